@@ -1,0 +1,72 @@
+/**
+ * Account service keys (SPEC.md § Authentication rule 3, API.md §1.2): created with a name and an
+ * explicit expiry, listed, revoked idempotently; at most `maxServiceKeysPerAccount` live keys.
+ */
+import { DateTime, Effect, Option, Redacted } from "effect"
+import { sha256Hex } from "../shared/Crypto.js"
+import { type AccountId, IdKinds, ServiceKeyId } from "../shared/Identifiers.js"
+import { Ids } from "../shared/Ids.js"
+import { formatCredential, newSecret } from "./Credential.js"
+import { AccountServiceKeyNotFound, InvalidInput } from "./Errors.js"
+import { IdentityLimits } from "./Limits.js"
+import { AccountServiceKeysRepo } from "./Ports.js"
+import type { AccountServiceKey } from "./Schema.js"
+
+export interface CreatedServiceKey {
+  readonly serviceKey: AccountServiceKey
+  /** The credential, shown once. */
+  readonly secret: Redacted.Redacted<string>
+}
+
+export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("core/AccountServiceKeys", {
+  effect: Effect.gen(function*() {
+    const repo = yield* AccountServiceKeysRepo
+    const ids = yield* Ids
+
+    const create = Effect.fn("AccountServiceKeys.create")(function*(input: {
+      readonly accountId: AccountId
+      readonly name: string
+      /** Required: a future time, or null for a key that never expires. */
+      readonly expiresAt: DateTime.Utc | null
+    }) {
+      const now = yield* DateTime.now
+      if (input.expiresAt !== null && !DateTime.greaterThan(input.expiresAt, now)) {
+        return yield* new InvalidInput({ field: "expiresAt", message: "must be in the future, or null for never" })
+      }
+      const limits = yield* IdentityLimits
+      const serviceKeyId = ServiceKeyId.make(yield* ids.typeId(IdKinds.accountServiceKey))
+      const secret = yield* newSecret
+      const serviceKey: AccountServiceKey = {
+        serviceKeyId,
+        accountId: input.accountId,
+        name: input.name,
+        createdAt: now,
+        expiresAt: input.expiresAt,
+        revokedAt: null
+      }
+      yield* repo.insert({
+        serviceKey,
+        secretHash: yield* sha256Hex(Redacted.value(secret)),
+        limit: limits.maxServiceKeysPerAccount,
+        now
+      })
+      return { serviceKey, secret: formatCredential(serviceKeyId, secret) } satisfies CreatedServiceKey
+    })
+
+    const list = Effect.fn("AccountServiceKeys.list")(function*(accountId: AccountId) {
+      return yield* repo.listUnrevoked(accountId)
+    })
+
+    const revoke = Effect.fn("AccountServiceKeys.revoke")(function*(accountId: AccountId, serviceKeyId: ServiceKeyId) {
+      const now = yield* DateTime.now
+      const revoked = yield* repo.revoke({ accountId, serviceKeyId, now })
+      return yield* Option.match(revoked, {
+        onNone: () => Effect.fail(new AccountServiceKeyNotFound({ serviceKeyId })),
+        onSome: Effect.succeed
+      })
+    })
+
+    return { create, list, revoke } as const
+  }),
+  dependencies: [Ids.Default]
+}) {}

@@ -1,0 +1,68 @@
+/** Accounts: create and get (the rest of the account lifecycle lives on top of these). */
+import { DateTime, Effect, Option, type Redacted } from "effect"
+import { AccountId, IdKinds } from "../shared/Identifiers.js"
+import { Ids } from "../shared/Ids.js"
+import { AccountNotFound } from "./Errors.js"
+import { type AccountRecord, AccountsRepo, PasswordHasher } from "./Ports.js"
+import type { Account } from "./Schema.js"
+
+export interface CreateAccountInput {
+  readonly email: string
+  readonly firstName?: string | null
+  readonly lastName?: string | null
+  readonly password?: Redacted.Redacted<string>
+}
+
+export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
+  effect: Effect.gen(function*() {
+    const repo = yield* AccountsRepo
+    const ids = yield* Ids
+    const hasher = yield* PasswordHasher
+
+    const create = Effect.fn("Accounts.create")(function*(input: CreateAccountInput) {
+      const now = yield* DateTime.now
+      const accountId = AccountId.make(yield* ids.typeId(IdKinds.account))
+      const passwordHash = input.password === undefined ? null : yield* hasher.hash(input.password)
+      const record: AccountRecord = {
+        accountId,
+        email: input.email,
+        firstName: input.firstName ?? null,
+        lastName: input.lastName ?? null,
+        phoneNumber: null,
+        phoneVerifiedAt: null,
+        pictureUrl: null,
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
+        deletedAt: null
+      }
+      yield* repo.insert(record)
+      return record
+    })
+
+    const get = Effect.fn("Accounts.get")(function*(accountId: AccountId) {
+      const found = yield* repo.findById(accountId)
+      return yield* Option.match(found, {
+        onNone: () => Effect.fail(new AccountNotFound({ accountId })),
+        onSome: Effect.succeed
+      })
+    })
+
+    return { create, get, isEmpty: repo.isEmpty } as const
+  }),
+  dependencies: [Ids.Default]
+}) {}
+
+/** The wire Account of a record; `defaultPictureUrl` stands in while no picture was committed. */
+export const toAccount = (record: AccountRecord, defaultPictureUrl: string): Account => ({
+  accountId: record.accountId,
+  createdAt: record.createdAt,
+  deletedAt: record.deletedAt,
+  email: record.email,
+  firstName: record.firstName,
+  lastName: record.lastName,
+  phoneNumber: record.phoneNumber,
+  phoneVerifiedAt: record.phoneVerifiedAt,
+  pictureUrl: record.pictureUrl ?? defaultPictureUrl,
+  updatedAt: record.updatedAt
+})

@@ -1,0 +1,66 @@
+/** Identity's repository ports: `Context.Tag`s with no implementation (DESIGN.md §4). */
+import { Context, type DateTime, type Effect, type Option, type Redacted } from "effect"
+import type { AccountId, ServiceKeyId } from "../shared/Identifiers.js"
+import type { AccountNotFound, AccountServiceKeyLimitReached, EmailTaken } from "./Errors.js"
+import type { AccountServiceKey } from "./Schema.js"
+
+/** An account as stored. `pictureUrl` null means "the default picture". */
+export interface AccountRecord {
+  readonly accountId: AccountId
+  readonly email: string
+  readonly firstName: string | null
+  readonly lastName: string | null
+  readonly phoneNumber: string | null
+  readonly phoneVerifiedAt: DateTime.Utc | null
+  readonly pictureUrl: string | null
+  readonly passwordHash: string | null
+  readonly createdAt: DateTime.Utc
+  readonly updatedAt: DateTime.Utc
+  readonly deletedAt: DateTime.Utc | null
+}
+
+export class AccountsRepo extends Context.Tag("core/AccountsRepo")<AccountsRepo, {
+  /** Inserts a new account; the email is unique without regard to case. */
+  readonly insert: (account: AccountRecord) => Effect.Effect<void, EmailTaken>
+  readonly findById: (accountId: AccountId) => Effect.Effect<Option.Option<AccountRecord>>
+  readonly findByEmail: (email: string) => Effect.Effect<Option.Option<AccountRecord>>
+  /** Whether any account exists (the standalone server bootstraps an empty store). */
+  readonly isEmpty: Effect.Effect<boolean>
+}>() {}
+
+/** A service key with the hash of its secret, as needed to verify a presented credential. */
+export interface StoredServiceKey {
+  readonly serviceKey: AccountServiceKey
+  readonly secretHash: string
+}
+
+export class AccountServiceKeysRepo extends Context.Tag("core/AccountServiceKeysRepo")<AccountServiceKeysRepo, {
+  /**
+   * Inserts a key unless the account already has `limit` live keys (unrevoked, unexpired at `now`).
+   * The check and the insert are atomic: concurrent creates never exceed the limit.
+   */
+  readonly insert: (args: {
+    readonly serviceKey: AccountServiceKey
+    readonly secretHash: string
+    readonly limit: number
+    readonly now: DateTime.Utc
+  }) => Effect.Effect<void, AccountServiceKeyLimitReached | AccountNotFound>
+  /** The account's unrevoked keys (expired included), newest first. */
+  readonly listUnrevoked: (accountId: AccountId) => Effect.Effect<ReadonlyArray<AccountServiceKey>>
+  readonly findById: (serviceKeyId: ServiceKeyId) => Effect.Effect<Option.Option<StoredServiceKey>>
+  /**
+   * Sets `revokedAt` to `now` unless already set (so a repeat keeps the first time) and returns
+   * the key; none when the account has no such key.
+   */
+  readonly revoke: (args: {
+    readonly accountId: AccountId
+    readonly serviceKeyId: ServiceKeyId
+    readonly now: DateTime.Utc
+  }) => Effect.Effect<Option.Option<AccountServiceKey>>
+}>() {}
+
+/** Password hashing (scrypt with a per-user salt in the adapters; DESIGN.md §7). */
+export class PasswordHasher extends Context.Tag("core/PasswordHasher")<PasswordHasher, {
+  readonly hash: (password: Redacted.Redacted<string>) => Effect.Effect<string>
+  readonly verify: (password: Redacted.Redacted<string>, hash: string) => Effect.Effect<boolean>
+}>() {}

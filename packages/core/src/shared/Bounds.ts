@@ -1,0 +1,26 @@
+/** Numeric and string bounds shared by every context (SPEC.md § Limits). */
+import { Schema } from "effect"
+
+/** ±9007199254740991: the integer range of every billing field (SPEC.md § Limits). */
+export const MAX_SAFE = Number.MAX_SAFE_INTEGER
+
+/** An integer within ±9007199254740991. */
+export const SafeInt = Schema.Int.pipe(Schema.between(-MAX_SAFE, MAX_SAFE)).annotations({ identifier: "SafeInt" })
+/** An integer in 0..9007199254740991. */
+export const NonNegativeSafeInt = Schema.Int.pipe(Schema.between(0, MAX_SAFE)).annotations({
+  identifier: "NonNegativeSafeInt"
+})
+/** An integer in 1..9007199254740991 (`int+` in the contract). */
+export const PositiveSafeInt = Schema.Int.pipe(Schema.between(1, MAX_SAFE)).annotations({ identifier: "PositiveSafeInt" })
+
+/** A string of `min..max` characters. */
+export const BoundedString = (min: number, max: number) => Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max))
+
+/** Email: the contract's pattern, at most 254 characters. */
+export const Email = Schema.String.pipe(
+  Schema.maxLength(254),
+  Schema.pattern(/^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/, {
+    message: () => "must be an email address"
+  })
+).annotations({ identifier: "Email", jsonSchema: { format: "email" } })
+export type Email = typeof Email.Type

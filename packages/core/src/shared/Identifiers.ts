@@ -1,0 +1,177 @@
+/**
+ * Identifiers (DESIGN.md D4, SPEC.md § Identifier shapes). Projects are UUIDv7; everything else is
+ * a TypeID-style `sb_<kind>_` + 26 characters: `[0-7]` then 25 lower-case Crockford base32 digits,
+ * the base32 encoding of a UUIDv7 (time-ordered). The exceptions the spec fixes are here too.
+ */
+import { Schema } from "effect"
+
+/** The service's fixed identifier prefix (`<svc>` in the spec). Defined once. */
+export const SVC = "sb" as const
+
+/** Crockford base32, lower case: digits and letters without i, l, o, u. */
+export const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+
+/** The identifier kinds in use: one short tag per resource. */
+export const IdKinds = {
+  account: "acc",
+  accountServiceKey: "ask",
+  projectApiKey: "sk",
+  organization: "org",
+  membership: "mem",
+  invitation: "inv",
+  call: "call",
+  event: "evt",
+  message: "msg",
+  user: "usr",
+  voiceProfile: "vpr",
+  line: "lin",
+  billingOperation: "bop",
+  operation: "opr",
+  webhookDestination: "whd",
+  delivery: "dlv",
+  oauthApp: "app",
+  grant: "grt",
+  request: "req"
+} as const
+export type IdKind = (typeof IdKinds)[keyof typeof IdKinds]
+
+const suffixPattern = "[0-7][0-9a-hjkmnp-tv-z]{25}"
+
+/** The regular expression of one TypeID kind. */
+export const typeIdPattern = (kind: IdKind): RegExp => new RegExp(`^${SVC}_${kind}_${suffixPattern}$`)
+
+/** Encodes 16 bytes (a UUID) as 26 Crockford base32 characters; the first is always 0-7. */
+export const encodeBase32Uuid = (bytes: Uint8Array): string => {
+  let n = 0n
+  for (const b of bytes) n = (n << 8n) | BigInt(b)
+  let out = ""
+  for (let i = 25; i >= 0; i--) out += CROCKFORD[Number((n >> BigInt(i * 5)) & 31n)]
+  return out
+}
+
+/** Encodes arbitrary bytes as lower-case Crockford base32 (5 bits a character, zero-padded). */
+export const encodeBase32 = (bytes: Uint8Array): string => {
+  let out = ""
+  let acc = 0
+  let bits = 0
+  for (const b of bytes) {
+    acc = (acc << 8) | b
+    bits += 8
+    while (bits >= 5) {
+      out += CROCKFORD[(acc >>> (bits - 5)) & 31]
+      bits -= 5
+    }
+    acc &= (1 << bits) - 1
+  }
+  if (bits > 0) out += CROCKFORD[(acc << (5 - bits)) & 31]
+  return out
+}
+
+/**
+ * A UUIDv7 (RFC 9562) from a Unix millisecond time and 10 random bytes: 48 bits of time, version 7,
+ * 12 random bits, variant 10, 62 random bits.
+ */
+export const uuidv7Bytes = (epochMillis: number, random: Uint8Array): Uint8Array => {
+  const b = new Uint8Array(16)
+  let t = Math.max(0, Math.floor(epochMillis))
+  for (let i = 5; i >= 0; i--) {
+    b[i] = t % 256
+    t = Math.floor(t / 256)
+  }
+  for (let i = 0; i < 10; i++) b[6 + i] = random[i] ?? 0
+  b[6] = 0x70 | ((b[6] ?? 0) & 0x0f)
+  b[8] = 0x80 | ((b[8] ?? 0) & 0x3f)
+  return b
+}
+
+const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("")
+
+export const formatUuid = (b: Uint8Array): string => {
+  const h = hex(b)
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
+/** A TypeID string for a kind, from UUID bytes. */
+export const formatTypeId = (kind: IdKind, uuid: Uint8Array): string => `${SVC}_${kind}_${encodeBase32Uuid(uuid)}`
+
+/** Schema of one TypeID kind, branded. */
+export const TypeId = <const K extends IdKind, const B extends string>(kind: K, brand: B) =>
+  Schema.String.pipe(
+    Schema.pattern(typeIdPattern(kind), {
+      message: () => `must be a ${SVC}_${kind}_ identifier`,
+      arbitrary: () => (fc) =>
+        fc.tuple(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.uint8Array({ minLength: 10, maxLength: 10 }))
+          .map(([ms, r]) => formatTypeId(kind, uuidv7Bytes(ms, r)))
+    }),
+    Schema.brand(brand)
+  )
+
+export const AccountId = TypeId(IdKinds.account, "AccountId").annotations({ identifier: "AccountId" })
+export type AccountId = typeof AccountId.Type
+export const ServiceKeyId = TypeId(IdKinds.accountServiceKey, "ServiceKeyId").annotations({ identifier: "ServiceKeyId" })
+export type ServiceKeyId = typeof ServiceKeyId.Type
+export const ApiKeyId = TypeId(IdKinds.projectApiKey, "ApiKeyId").annotations({ identifier: "ApiKeyId" })
+export type ApiKeyId = typeof ApiKeyId.Type
+export const OrganizationId = TypeId(IdKinds.organization, "OrganizationId").annotations({ identifier: "OrganizationId" })
+export type OrganizationId = typeof OrganizationId.Type
+export const CallId = TypeId(IdKinds.call, "CallId").annotations({ identifier: "CallId" })
+export type CallId = typeof CallId.Type
+export const EventId = TypeId(IdKinds.event, "EventId").annotations({ identifier: "EventId" })
+export type EventId = typeof EventId.Type
+export const MessageId = TypeId(IdKinds.message, "MessageId").annotations({ identifier: "MessageId" })
+export type MessageId = typeof MessageId.Type
+export const UserId = TypeId(IdKinds.user, "UserId").annotations({ identifier: "UserId" })
+export type UserId = typeof UserId.Type
+export const VoiceProfileId = TypeId(IdKinds.voiceProfile, "VoiceProfileId").annotations({ identifier: "VoiceProfileId" })
+export type VoiceProfileId = typeof VoiceProfileId.Type
+export const BillingOperationId = TypeId(IdKinds.billingOperation, "BillingOperationId").annotations({
+  identifier: "BillingOperationId"
+})
+export type BillingOperationId = typeof BillingOperationId.Type
+export const RequestId = TypeId(IdKinds.request, "RequestId").annotations({ identifier: "RequestId" })
+export type RequestId = typeof RequestId.Type
+
+/** Project ids are UUIDv7 on every surface (DESIGN.md D4). */
+export const ProjectId = Schema.String.pipe(
+  Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, {
+    message: () => "must be a lower-case UUIDv7",
+    arbitrary: () => (fc) =>
+      fc.tuple(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.uint8Array({ minLength: 10, maxLength: 10 }))
+        .map(([ms, r]) => formatUuid(uuidv7Bytes(ms, r)))
+  }),
+  Schema.brand("ProjectId")
+).annotations({ identifier: "ProjectId" })
+export type ProjectId = typeof ProjectId.Type
+
+/**
+ * The management API's `projectId` path parameter (SPEC.md § Identifier shapes): a UUID of
+ * versions 1-8 with variant 8/9/a/b, or the all-zero or all-f UUID.
+ */
+export const ManagementProjectId = Schema.String.pipe(
+  Schema.pattern(
+    /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/,
+    { message: () => "must be a UUID" }
+  )
+).annotations({ identifier: "ManagementProjectId" })
+
+/** Profile-picture / avatar upload ids: `sb_upl_` + 26 of `[0-9a-z]` (not the Crockford form). */
+export const UploadId = Schema.String.pipe(
+  Schema.pattern(new RegExp(`^${SVC}_upl_[0-9a-z]{26}$`), { message: () => `must be a ${SVC}_upl_ upload id` }),
+  Schema.brand("UploadId")
+).annotations({ identifier: "UploadId" })
+export type UploadId = typeof UploadId.Type
+
+/** TOTP factor ids: `auth_factor_` + alphanumerics, at most 128 characters in all. */
+export const TotpFactorId = Schema.String.pipe(
+  Schema.maxLength(128),
+  Schema.pattern(/^auth_factor_[A-Za-z0-9]+$/, { message: () => "must be an auth_factor_ id" }),
+  Schema.brand("TotpFactorId")
+).annotations({ identifier: "TotpFactorId" })
+export type TotpFactorId = typeof TotpFactorId.Type
+
+/** Invitation tokens: exactly 43 characters of `[A-Za-z0-9_-]`. */
+export const InvitationToken = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_-]{43}$/, { message: () => "must be 43 characters of A-Z, a-z, 0-9, _ and -" }),
+  Schema.brand("InvitationToken")
+).annotations({ identifier: "InvitationToken" })
+export type InvitationToken = typeof InvitationToken.Type

@@ -1,0 +1,43 @@
+/**
+ * Test databases (DESIGN.md §5): each test file gets its own — a fresh in-memory PGlite, or a
+ * `sb_test_<random>` database created on the PostgreSQL of `DATABASE_URL` and dropped afterwards.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
+import { DatabaseConfig, DatabaseError, DatabaseLive } from "./Database.js"
+
+export type TestBackend = "pglite" | "postgres"
+
+/** The backends SQL suites run on here: PGlite always, PostgreSQL when `DATABASE_URL` is set. */
+export const testBackends = (): ReadonlyArray<TestBackend> =>
+  process.env.DATABASE_URL ? ["pglite", "postgres"] : ["pglite"]
+
+const withDatabase = (url: string, database: string) => {
+  const u = new URL(url)
+  u.pathname = `/${database}`
+  return u.toString()
+}
+
+/** A throwaway PostgreSQL database for the life of the layer. */
+const scratchPostgres = Effect.gen(function*() {
+  const url = process.env.DATABASE_URL
+  if (!url) return yield* new DatabaseError({ message: "DATABASE_URL is not set" })
+  const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = (statement: string) =>
+    Effect.scoped(Effect.gen(function*() {
+      const client = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+      yield* client.unsafe(statement)
+    })).pipe(Effect.provide(Reactivity.layer))
+  yield* Effect.acquireRelease(
+    admin(`create database "${name}"`).pipe(Effect.mapError((e) => new DatabaseError({ message: String(e), cause: e }))),
+    () => admin(`drop database if exists "${name}" with (force)`).pipe(Effect.ignore)
+  )
+  return withDatabase(url, name)
+})
+
+/** The migrated database of one backend, fresh for this test file. */
+export const testDatabase = (backend: TestBackend) =>
+  backend === "pglite"
+    ? DatabaseLive(DatabaseConfig.Pglite({ dataDir: undefined }))
+    : Layer.unwrapScoped(Effect.map(scratchPostgres, (url) => DatabaseLive(DatabaseConfig.Postgres({ url: Redacted.make(url) }))))

@@ -1,0 +1,157 @@
+/**
+ * In-memory layers for every core port (DESIGN.md §2): one state object shared by the repositories,
+ * with a `Transactor` that snapshots it so a failed transaction really rolls back — the memory
+ * layers pass the same contract suite as the SQL ones.
+ */
+import {
+  AccountNotFound,
+  type AccountRecord,
+  AccountsRepo,
+  AccountServiceKeyLimitReached,
+  AccountServiceKeysRepo,
+  BeginOutcome,
+  EmailTaken,
+  IdempotencyStore,
+  type StoredResponse,
+  type StoredServiceKey,
+  Transactor
+} from "@switchboard/core"
+import { DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
+
+interface IdempotencyRow {
+  readonly fingerprint: string
+  readonly createdAt: DateTime.Utc
+  readonly lockedAt: DateTime.Utc
+  readonly response: StoredResponse | null
+}
+
+interface State {
+  accounts: Map<string, AccountRecord>
+  serviceKeys: Map<string, StoredServiceKey>
+  idempotency: Map<string, IdempotencyRow>
+}
+
+const copy = (s: State): State => ({
+  accounts: new Map(s.accounts),
+  serviceKeys: new Map(s.serviceKeys),
+  idempotency: new Map(s.idempotency)
+})
+
+const newestFirst = (a: StoredServiceKey, b: StoredServiceKey) =>
+  b.serviceKey.createdAt.epochMillis - a.serviceKey.createdAt.epochMillis ||
+  (b.serviceKey.serviceKeyId < a.serviceKey.serviceKeyId ? -1 : 1)
+
+const make = Effect.sync(() => {
+  const ref: { state: State } = { state: { accounts: new Map(), serviceKeys: new Map(), idempotency: new Map() } }
+  const st = () => ref.state
+
+  const transactor = Transactor.of({
+    withTransaction: (self) =>
+      Effect.suspend(() => {
+        const snapshot = copy(ref.state)
+        return Effect.onExit(self, (exit) =>
+          Effect.sync(() => {
+            if (Exit.isFailure(exit)) ref.state = snapshot
+          }))
+      })
+  })
+
+  const accounts = AccountsRepo.of({
+    insert: (account) =>
+      Effect.suspend((): Effect.Effect<void, EmailTaken> => {
+        const email = account.email.toLowerCase()
+        for (const a of st().accounts.values()) {
+          if (a.email.toLowerCase() === email) return Effect.fail(new EmailTaken({ email: account.email }))
+        }
+        st().accounts.set(account.accountId, account)
+        return Effect.void
+      }),
+    findById: (id) => Effect.sync(() => Option.fromNullable(st().accounts.get(id))),
+    findByEmail: (email) =>
+      Effect.sync(() =>
+        Option.fromNullable([...st().accounts.values()].find((a) => a.email.toLowerCase() === email.toLowerCase()))
+      ),
+    isEmpty: Effect.sync(() => st().accounts.size === 0)
+  })
+
+  const serviceKeys = AccountServiceKeysRepo.of({
+    insert: ({ limit, now, secretHash, serviceKey }) =>
+      Effect.suspend((): Effect.Effect<void, AccountNotFound | AccountServiceKeyLimitReached> => {
+        if (!st().accounts.has(serviceKey.accountId)) {
+          return Effect.fail(new AccountNotFound({ accountId: serviceKey.accountId }))
+        }
+        const live = [...st().serviceKeys.values()].filter(({ serviceKey: k }) =>
+          k.accountId === serviceKey.accountId && k.revokedAt === null &&
+          (k.expiresAt === null || DateTime.greaterThan(k.expiresAt, now))
+        ).length
+        if (live >= limit) return Effect.fail(new AccountServiceKeyLimitReached({ limit }))
+        st().serviceKeys.set(serviceKey.serviceKeyId, { serviceKey, secretHash })
+        return Effect.void
+      }),
+    listUnrevoked: (accountId) =>
+      Effect.sync(() =>
+        [...st().serviceKeys.values()]
+          .filter(({ serviceKey: k }) => k.accountId === accountId && k.revokedAt === null)
+          .sort(newestFirst)
+          .map((s) => s.serviceKey)
+      ),
+    findById: (id) => Effect.sync(() => Option.fromNullable(st().serviceKeys.get(id))),
+    revoke: ({ accountId, now, serviceKeyId }) =>
+      Effect.sync(() => {
+        const stored = st().serviceKeys.get(serviceKeyId)
+        if (stored === undefined || stored.serviceKey.accountId !== accountId) return Option.none()
+        if (stored.serviceKey.revokedAt !== null) return Option.some(stored.serviceKey)
+        const serviceKey = { ...stored.serviceKey, revokedAt: now }
+        st().serviceKeys.set(serviceKeyId, { ...stored, serviceKey })
+        return Option.some(serviceKey)
+      })
+  })
+
+  const idemKey = (scope: string, key: string) => `${scope}\u0000${key}`
+  const idempotency = IdempotencyStore.of({
+    begin: ({ fingerprint, key, lockFor, now, retainFor, scope }) =>
+      Effect.sync(() => {
+        const k = idemKey(scope, key)
+        const row = st().idempotency.get(k)
+        const fresh = () => {
+          st().idempotency.set(k, { fingerprint, createdAt: now, lockedAt: now, response: null })
+          return BeginOutcome.Acquired()
+        }
+        if (row === undefined) return fresh()
+        if (now.epochMillis - row.createdAt.epochMillis >= Duration.toMillis(retainFor)) return fresh()
+        if (row.fingerprint !== fingerprint) return BeginOutcome.Mismatch()
+        if (row.response !== null) return BeginOutcome.Replay({ response: row.response })
+        const lockedFor = now.epochMillis - row.lockedAt.epochMillis
+        if (lockedFor >= Duration.toMillis(lockFor)) {
+          st().idempotency.set(k, { ...row, lockedAt: now })
+          return BeginOutcome.Acquired()
+        }
+        return BeginOutcome.InProgress({
+          retryAfterSeconds: Math.max(1, Math.ceil((Duration.toMillis(lockFor) - lockedFor) / 1000))
+        })
+      }),
+    complete: ({ key, response, scope }) =>
+      Effect.sync(() => {
+        const k = idemKey(scope, key)
+        const row = st().idempotency.get(k)
+        if (row !== undefined) st().idempotency.set(k, { ...row, response })
+      }),
+    release: ({ key, scope }) =>
+      Effect.sync(() => {
+        const k = idemKey(scope, key)
+        const row = st().idempotency.get(k)
+        if (row !== undefined && row.response === null) st().idempotency.delete(k)
+      })
+  })
+
+  return Layer.mergeAll(
+    Layer.succeed(Transactor, transactor),
+    Layer.succeed(AccountsRepo, accounts),
+    Layer.succeed(AccountServiceKeysRepo, serviceKeys),
+    Layer.succeed(IdempotencyStore, idempotency)
+  )
+})
+
+/** Every repository port, in memory, sharing one state (a fresh state each time the layer is built). */
+export const RepositoriesMemory: Layer.Layer<Transactor | AccountsRepo | AccountServiceKeysRepo | IdempotencyStore> =
+  Layer.unwrapEffect(make)

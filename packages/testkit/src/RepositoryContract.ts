@@ -1,0 +1,206 @@
+/**
+ * The repository contract suite (DESIGN.md §2): one set of behaviours every implementation of the
+ * core's repository ports must show — the memory layers here, the PGlite and PostgreSQL layers of
+ * sql-adapter, and any host's own adapter. Call it from a test file with a layer that provides the
+ * ports on a fresh store.
+ */
+import { layer } from "@effect/vitest"
+import {
+  AccountId,
+  type AccountRecord,
+  AccountsRepo,
+  type AccountServiceKey,
+  AccountServiceKeysRepo,
+  formatTypeId,
+  IdempotencyStore,
+  IdKinds,
+  ServiceKeyId,
+  Transactor,
+  uuidv7Bytes
+} from "@switchboard/core"
+import { DateTime, Duration, Effect, Either, Layer, Option } from "effect"
+import { expect } from "vitest"
+
+export type RepositoryPorts = Transactor | AccountsRepo | AccountServiceKeysRepo | IdempotencyStore
+
+let counter = 0
+const rand = () => crypto.getRandomValues(new Uint8Array(10))
+const at = (iso: string) => DateTime.unsafeMake(iso) as DateTime.Utc
+const T0 = at("2030-01-01T00:00:00.000Z")
+const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms) as DateTime.Utc
+
+/** A fresh account record with a unique email; ids are time-ordered by `createdAt`. */
+export const accountFixture = (overrides: Partial<AccountRecord> = {}): AccountRecord => {
+  counter += 1
+  const createdAt = overrides.createdAt ?? T0
+  return {
+    accountId: AccountId.make(formatTypeId(IdKinds.account, uuidv7Bytes(createdAt.epochMillis, rand()))),
+    email: `user${counter}.${Date.now()}@example.com`,
+    firstName: null,
+    lastName: null,
+    phoneNumber: null,
+    phoneVerifiedAt: null,
+    pictureUrl: null,
+    passwordHash: null,
+    createdAt,
+    updatedAt: createdAt,
+    deletedAt: null,
+    ...overrides
+  }
+}
+
+const keyFixture = (accountId: AccountId, createdAt: DateTime.Utc, expiresAt: DateTime.Utc | null = null): AccountServiceKey => ({
+  serviceKeyId: ServiceKeyId.make(formatTypeId(IdKinds.accountServiceKey, uuidv7Bytes(createdAt.epochMillis, rand()))),
+  accountId,
+  name: `key ${++counter}`,
+  createdAt,
+  expiresAt,
+  revokedAt: null
+})
+
+const withAccount = Effect.gen(function*() {
+  const accounts = yield* AccountsRepo
+  const account = accountFixture()
+  yield* accounts.insert(account)
+  return account
+})
+
+/** Runs the whole repository contract against `makeLayer()` (built once for the block). */
+export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer<RepositoryPorts, E>) =>
+  layer(makeLayer(), { excludeTestServices: true, timeout: "180 seconds" })(`${name}: repository contract`, (it) => {
+    it.effect("accounts: insert, find by id and by email without regard to case", () =>
+      Effect.gen(function*() {
+        const accounts = yield* AccountsRepo
+        const account = accountFixture({ firstName: "Ada", lastName: null, passwordHash: "h$1" })
+        yield* accounts.insert(account)
+        expect(yield* accounts.isEmpty).toBe(false)
+        const byId = yield* accounts.findById(account.accountId)
+        expect(Option.getOrThrow(byId)).toEqual(account)
+        const byEmail = yield* accounts.findByEmail(account.email.toUpperCase())
+        expect(Option.getOrThrow(byEmail).accountId).toBe(account.accountId)
+        const missing = accountFixture()
+        expect(Option.isNone(yield* accounts.findById(missing.accountId))).toBe(true)
+      }))
+
+    it.effect("accounts: a second account with the same email in other case is EmailTaken", () =>
+      Effect.gen(function*() {
+        const accounts = yield* AccountsRepo
+        const account = accountFixture()
+        yield* accounts.insert(account)
+        const dup = accountFixture({ email: account.email.toUpperCase() })
+        const result = yield* Effect.either(accounts.insert(dup))
+        expect(Either.isLeft(result) && result.left._tag).toBe("EmailTaken")
+        expect(Option.isNone(yield* accounts.findById(dup.accountId))).toBe(true)
+      }))
+
+    it.effect("service keys: stored with their hash; unrevoked listed newest first, expired included", () =>
+      Effect.gen(function*() {
+        const keys = yield* AccountServiceKeysRepo
+        const account = yield* withAccount
+        const older = keyFixture(account.accountId, T0, plus(T0, 1000))
+        const newer = keyFixture(account.accountId, plus(T0, 5000))
+        yield* keys.insert({ serviceKey: older, secretHash: "a".repeat(64), limit: 20, now: T0 })
+        yield* keys.insert({ serviceKey: newer, secretHash: "b".repeat(64), limit: 20, now: plus(T0, 5000) })
+        const found = Option.getOrThrow(yield* keys.findById(older.serviceKeyId))
+        expect(found).toEqual({ serviceKey: older, secretHash: "a".repeat(64) })
+        // `older` has expired by now, but expired keys stay listed until revoked.
+        const listed = yield* keys.listUnrevoked(account.accountId)
+        expect(listed.map((k) => k.serviceKeyId)).toEqual([newer.serviceKeyId, older.serviceKeyId])
+      }))
+
+    it.effect("service keys: revoke sets revokedAt once, hides the key from the list, and is scoped to the owner", () =>
+      Effect.gen(function*() {
+        const keys = yield* AccountServiceKeysRepo
+        const account = yield* withAccount
+        const other = yield* withAccount
+        const key = keyFixture(account.accountId, T0)
+        yield* keys.insert({ serviceKey: key, secretHash: "c".repeat(64), limit: 20, now: T0 })
+        expect(Option.isNone(yield* keys.revoke({ accountId: other.accountId, serviceKeyId: key.serviceKeyId, now: T0 })))
+          .toBe(true)
+        const first = Option.getOrThrow(yield* keys.revoke({ accountId: account.accountId, serviceKeyId: key.serviceKeyId, now: plus(T0, 10) }))
+        expect(first.revokedAt?.epochMillis).toBe(plus(T0, 10).epochMillis)
+        const again = Option.getOrThrow(yield* keys.revoke({ accountId: account.accountId, serviceKeyId: key.serviceKeyId, now: plus(T0, 99) }))
+        expect(again).toEqual(first)
+        expect(yield* keys.listUnrevoked(account.accountId)).toEqual([])
+        const stored = Option.getOrThrow(yield* keys.findById(key.serviceKeyId))
+        expect(stored.serviceKey.revokedAt?.epochMillis).toBe(plus(T0, 10).epochMillis)
+        const unknown = keyFixture(account.accountId, T0).serviceKeyId
+        expect(Option.isNone(yield* keys.revoke({ accountId: account.accountId, serviceKeyId: unknown, now: T0 }))).toBe(true)
+      }))
+
+    it.effect("service keys: the limit counts live keys only, and a key for a missing account is refused", () =>
+      Effect.gen(function*() {
+        const keys = yield* AccountServiceKeysRepo
+        const account = yield* withAccount
+        const now = plus(T0, 60_000)
+        const expired = keyFixture(account.accountId, T0, plus(T0, 1))
+        yield* keys.insert({ serviceKey: expired, secretHash: "d".repeat(64), limit: 3, now: T0 })
+        const revoked = keyFixture(account.accountId, T0)
+        yield* keys.insert({ serviceKey: revoked, secretHash: "e".repeat(64), limit: 3, now: T0 })
+        yield* keys.revoke({ accountId: account.accountId, serviceKeyId: revoked.serviceKeyId, now: T0 })
+        for (let i = 0; i < 3; i++) {
+          yield* keys.insert({ serviceKey: keyFixture(account.accountId, now), secretHash: "f".repeat(64), limit: 3, now })
+        }
+        const over = yield* Effect.either(
+          keys.insert({ serviceKey: keyFixture(account.accountId, now), secretHash: "f".repeat(64), limit: 3, now })
+        )
+        expect(Either.isLeft(over) && over.left._tag).toBe("AccountServiceKeyLimitReached")
+        const ghost = accountFixture()
+        const orphan = yield* Effect.either(
+          keys.insert({ serviceKey: keyFixture(ghost.accountId, now), secretHash: "f".repeat(64), limit: 3, now })
+        )
+        expect(Either.isLeft(orphan) && orphan.left._tag).toBe("AccountNotFound")
+      }))
+
+    it.effect("service keys: concurrent creates never exceed the limit", () =>
+      Effect.gen(function*() {
+        const keys = yield* AccountServiceKeysRepo
+        const account = yield* withAccount
+        const attempts = Array.from({ length: 8 }, () =>
+          Effect.either(keys.insert({ serviceKey: keyFixture(account.accountId, T0), secretHash: "0".repeat(64), limit: 5, now: T0 })))
+        const results = yield* Effect.all(attempts, { concurrency: "unbounded" })
+        expect(results.filter(Either.isRight)).toHaveLength(5)
+        expect(yield* keys.listUnrevoked(account.accountId)).toHaveLength(5)
+      }))
+
+    it.effect("transactor: a failure rolls back everything written inside", () =>
+      Effect.gen(function*() {
+        const tx = yield* Transactor
+        const accounts = yield* AccountsRepo
+        const account = accountFixture()
+        const result = yield* Effect.either(tx.withTransaction(
+          Effect.zipRight(accounts.insert(account), Effect.fail("boom" as const))
+        ))
+        expect(Either.isLeft(result)).toBe(true)
+        expect(Option.isNone(yield* accounts.findById(account.accountId))).toBe(true)
+        const kept = accountFixture()
+        yield* tx.withTransaction(accounts.insert(kept))
+        expect(Option.isSome(yield* accounts.findById(kept.accountId))).toBe(true)
+      }))
+
+    it.effect("idempotency: acquire, in progress, replay, mismatch, release, lock takeover, retention", () =>
+      Effect.gen(function*() {
+        const store = yield* IdempotencyStore
+        const scope = `account:${accountFixture().accountId}`
+        const base = { scope, key: "k-1", fingerprint: "fp-1", lockFor: Duration.seconds(30), retainFor: Duration.hours(24) }
+        expect((yield* store.begin({ ...base, now: T0 }))._tag).toBe("Acquired")
+        const busy = yield* store.begin({ ...base, now: plus(T0, 1000) })
+        expect(busy._tag).toBe("InProgress")
+        if (busy._tag === "InProgress") expect(busy.retryAfterSeconds).toBeGreaterThanOrEqual(1)
+        expect((yield* store.begin({ ...base, fingerprint: "fp-2", now: plus(T0, 1000) }))._tag).toBe("Mismatch")
+        const response = { status: 201, headers: { location: "/x" }, body: "{\"secret\":\"s\"}" }
+        yield* store.complete({ scope, key: "k-1", response, now: plus(T0, 2000) })
+        const replay = yield* store.begin({ ...base, now: plus(T0, 3000) })
+        expect(replay).toMatchObject({ _tag: "Replay", response })
+        // Another principal's identical key is a different record.
+        expect((yield* store.begin({ ...base, scope: `${scope}-other`, now: plus(T0, 3000) }))._tag).toBe("Acquired")
+        // Released keys (unknown outcome) run again.
+        expect((yield* store.begin({ ...base, key: "k-2", now: T0 }))._tag).toBe("Acquired")
+        yield* store.release({ scope, key: "k-2" })
+        expect((yield* store.begin({ ...base, key: "k-2", now: plus(T0, 1) }))._tag).toBe("Acquired")
+        // A crashed attempt's lock is taken over once it is older than lockFor.
+        expect((yield* store.begin({ ...base, key: "k-2", now: plus(T0, 31_000) }))._tag).toBe("Acquired")
+        // Past retention, a finished key is forgotten.
+        expect((yield* store.begin({ ...base, fingerprint: "fp-9", now: plus(T0, 24 * 3600_000 + 1) }))._tag).toBe("Acquired")
+      }))
+  })

@@ -1,0 +1,3 @@
+import { RepositoriesMemory, repositoryContract } from "@switchboard/testkit"
+
+repositoryContract("memory", () => RepositoriesMemory)
