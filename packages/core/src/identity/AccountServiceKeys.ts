@@ -22,6 +22,8 @@ export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("co
   effect: Effect.gen(function*() {
     const repo = yield* AccountServiceKeysRepo
     const ids = yield* Ids
+    // Read once when the service is built: a host or the server overrides it by providing the tag.
+    const limits = yield* IdentityLimits
 
     const create = Effect.fn("AccountServiceKeys.create")(function*(input: {
       readonly accountId: AccountId
@@ -33,7 +35,6 @@ export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("co
       if (input.expiresAt !== null && !DateTime.greaterThan(input.expiresAt, now)) {
         return yield* new InvalidInput({ field: "expiresAt", message: "must be in the future, or null for never" })
       }
-      const limits = yield* IdentityLimits
       const serviceKeyId = ServiceKeyId.make(yield* ids.typeId(IdKinds.accountServiceKey))
       const secret = yield* newSecret
       const serviceKey: AccountServiceKey = {

@@ -16,11 +16,16 @@ export const PositiveSafeInt = Schema.Int.pipe(Schema.between(1, MAX_SAFE)).anno
 /** A string of `min..max` characters. */
 export const BoundedString = (min: number, max: number) => Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max))
 
-/** Email: the contract's pattern, at most 254 characters. */
+/**
+ * Email: at most 254 characters; the contract's local-part rule, and a domain of one or more DNS
+ * labels — a single label is allowed because the server's default bootstrap address is
+ * `admin@localhost` (the contract's own pattern would require a top-level domain).
+ */
 export const Email = Schema.String.pipe(
   Schema.maxLength(254),
-  Schema.pattern(/^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/, {
-    message: () => "must be an email address"
-  })
+  Schema.pattern(
+    /^(?!\.)(?!.*\.\.)[A-Za-z0-9_'+\-.]*[A-Za-z0-9_+-]@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
+    { message: () => "must be an email address" }
+  )
 ).annotations({ identifier: "Email", jsonSchema: { format: "email" } })
 export type Email = typeof Email.Type

@@ -1,0 +1,58 @@
+/**
+ * The HTTP application (DESIGN.md D6): the versioned API, its OpenAPI document, the problem-type
+ * pages and static assets on one router, behind the global middleware. It needs the core services,
+ * the repository ports and a `ServerConfig`; the server entry (or a host) supplies them.
+ */
+import { HttpApi, HttpApiBuilder, HttpRouter, HttpServerResponse } from "@effect/platform"
+import { Effect, Layer, Ref } from "effect"
+import { defaultAvatarSvg } from "./docs/Assets.js"
+import { openApiDocument } from "./docs/OpenApiDocument.js"
+import { catalogResponse, problemPageResponse } from "./docs/ProblemPages.js"
+import { InFlight, makeGlobalMiddleware, routePattern, type RouteTable } from "./http/Middleware.js"
+import { ServerConfig } from "./http/ServerConfig.js"
+import { V1Api } from "./v1/Api.js"
+import { AccountGroupLive, AuthnLive } from "./v1/Handlers.js"
+import { problem } from "./v1/Problems.js"
+
+const rawRoutes: ReadonlyArray<readonly [string, string]> = [
+  ["GET", "/openapi.json"],
+  ["GET", "/problems"],
+  ["GET", "/problems/:slug"],
+  ["GET", "/assets/default-avatar.svg"]
+]
+
+/** Every declared route, for 405 answers. */
+export const routeTable: RouteTable = (() => {
+  const routes: Array<{ method: string; pattern: RegExp }> = rawRoutes.map(([method, path]) => ({ method, pattern: routePattern(path) }))
+  HttpApi.reflect(V1Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => routes.push({ method: endpoint.method, pattern: routePattern(endpoint.path) })
+  })
+  return { routes }
+})()
+
+const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const config = yield* ServerConfig
+    const openapi = JSON.stringify(openApiDocument(config.apiUrl))
+    yield* router.get("/openapi.json", Effect.succeed(HttpServerResponse.text(openapi, { contentType: "application/json" })))
+    yield* router.get("/problems", Effect.sync(catalogResponse))
+    yield* router.get("/problems/:slug", Effect.flatMap(HttpRouter.params, ({ slug }) => {
+      const page = problemPageResponse(slug ?? "")
+      return page === undefined ? Effect.fail(problem("RESOURCE_NOT_FOUND", `No problem type ${slug}.`)) : Effect.succeed(page)
+    }))
+    yield* router.get("/assets/default-avatar.svg", Effect.succeed(HttpServerResponse.text(defaultAvatarSvg, {
+      contentType: "image/svg+xml",
+      headers: { "cache-control": "public, max-age=86400" }
+    })))
+  }))
+
+export const InFlightLive = Layer.effect(InFlight, Ref.make(0))
+
+const ApiLive = HttpApiBuilder.api(V1Api).pipe(Layer.provide(AccountGroupLive), Layer.provide(AuthnLive))
+
+/** The application's routes and middleware; `serve` it on an `HttpServer`. */
+export const HttpAppLive = Layer.mergeAll(ApiLive, RawRoutesLive, HttpApiBuilder.middleware(makeGlobalMiddleware(routeTable)))
+
+/** Serves the application on whatever `HttpServer` is provided. */
+export const HttpLive = HttpApiBuilder.serve().pipe(Layer.provide(HttpAppLive))

@@ -1,0 +1,13 @@
+/** @switchboard/http-adapter — the HTTP surfaces, the standalone server and its CLI. */
+export * from "./Http.js"
+export * from "./http/Middleware.js"
+export * from "./http/RequestContext.js"
+export * from "./http/ServerConfig.js"
+export * from "./v1/Api.js"
+export * from "./v1/Handlers.js"
+export * from "./v1/Pipeline.js"
+export * from "./v1/Problems.js"
+export * from "./docs/OpenApiDocument.js"
+export * from "./docs/ProblemPages.js"
+export * from "./server/PasswordHasherScrypt.js"
+export * from "./server/Server.js"

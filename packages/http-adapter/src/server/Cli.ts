@@ -1,0 +1,127 @@
+/**
+ * `switchboard` — the CLI of the standalone server.
+ *   switchboard serve                                   run the server (what `npm start` runs)
+ *   switchboard admin create-account --email E [--password P] [--json]
+ *   switchboard --version | --help
+ * Flags map onto the same configuration as the environment (DESIGN.md §4).
+ */
+import { Email, provisionAccount } from "@switchboard/core"
+import { Cause, ConfigProvider, Deferred, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
+import { readFileSync } from "node:fs"
+import { serverConfig } from "../http/ServerConfig.js"
+import { appLayer, bootstrapLine, runServer } from "./Server.js"
+
+const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version
+
+const usage = `Usage:
+  switchboard serve
+  switchboard admin create-account --email <email> [--password <password>] [--json]
+  switchboard --version
+
+Configuration comes from environment variables (see README.md): HOST, PORT, DATA_DIR, DATABASE_URL,
+API_URL, DASHBOARD_URL, SPECTRUM_URL, DOCS_URL, BOOTSTRAP_EMAIL, BOOTSTRAP_PASSWORD, ...`
+
+const fail = (message: string, code = 2): never => {
+  process.stderr.write(`switchboard: ${message}\n`)
+  process.exit(code)
+}
+
+const flags = (args: ReadonlyArray<string>) => {
+  const out = new Map<string, string | true>()
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    if (!a.startsWith("--")) fail(`unexpected argument ${JSON.stringify(a)}\n${usage}`)
+    const eq = a.indexOf("=")
+    if (eq > 0) out.set(a.slice(2, eq), a.slice(eq + 1))
+    else if (args[i + 1] !== undefined && !args[i + 1]!.startsWith("--")) out.set(a.slice(2), args[++i]!)
+    else out.set(a.slice(2), true)
+  }
+  return out
+}
+
+const describeFailure = (cause: Cause.Cause<unknown>) => {
+  const e = Cause.squash(cause) as { message?: unknown; _tag?: unknown }
+  return typeof e?.message === "string" && e.message !== "" ? e.message : Cause.pretty(cause)
+}
+
+const loadConfig = Effect.withConfigProvider(serverConfig, ConfigProvider.fromEnv())
+
+const serve = () => {
+  const stop = Effect.runSync(Deferred.make<void>())
+  let signals = 0
+  const onSignal = (signal: string) => {
+    signals += 1
+    if (signals > 1) process.exit(130)
+    process.stdout.write(`\nReceived ${signal}: finishing in-flight requests, then closing the database.\n`)
+    Effect.runSync(Deferred.succeed(stop, undefined))
+  }
+  process.on("SIGINT", () => onSignal("SIGINT"))
+  process.on("SIGTERM", () => onSignal("SIGTERM"))
+  const program = Effect.flatMap(loadConfig, (config) =>
+    runServer(config, { stop, print: (line) => process.stdout.write(`${line}\n`) }))
+  Effect.runPromiseExit(program).then((exit) => {
+    if (Exit.isSuccess(exit)) {
+      process.stdout.write("Stopped.\n")
+      process.exit(0)
+    }
+    fail(`could not run the server: ${describeFailure(exit.cause)}`, 1)
+  })
+}
+
+const createAccount = (args: ReadonlyArray<string>) => {
+  const f = flags(args)
+  const email = f.get("email")
+  if (typeof email !== "string") return fail(`--email is required\n${usage}`)
+  if (Option.isNone(Schema.decodeUnknownOption(Email)(email))) return fail(`--email ${JSON.stringify(email)} is not an email address`)
+  const password = f.get("password")
+  if (password === true || (typeof password === "string" && (password.length < 8 || password.length > 256))) {
+    return fail("--password must be 8 to 256 characters")
+  }
+  const json = f.get("json") === true
+  const program = Effect.flatMap(loadConfig, (config) =>
+    provisionAccount({
+      email,
+      password: typeof password === "string" ? Option.some(Redacted.make(password)) : Option.none(),
+      keyName: "admin"
+    }).pipe(Effect.provide(Layer.fresh(appLayer(config)))))
+  Effect.runPromiseExit(program).then((exit) => {
+    if (Exit.isFailure(exit)) {
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isSome(failure) && (failure.value as { _tag?: string })._tag === "EmailTaken") {
+        return fail(`an account with email ${email} already exists`, 1)
+      }
+      return fail(`could not create the account: ${describeFailure(exit.cause)}`, 1)
+    }
+    const line = bootstrapLine(exit.value)
+    if (json) process.stdout.write(`${line}\n`)
+    else {
+      const { bootstrap } = JSON.parse(line) as { bootstrap: Record<string, string> }
+      process.stdout.write(Object.entries(bootstrap).map(([k, v]) => `${k.padEnd(11)} ${v}`).join("\n") + "\n")
+      process.stdout.write("The password and service key are shown once; store them now.\n")
+    }
+    process.exit(0)
+  })
+}
+
+const [command, ...rest] = process.argv.slice(2)
+switch (command) {
+  case "serve":
+    if (rest.length > 0) fail(`serve takes no arguments (configure it with environment variables)\n${usage}`)
+    serve()
+    break
+  case "admin":
+    if (rest[0] === "create-account") createAccount(rest.slice(1))
+    else fail(`unknown admin command ${JSON.stringify(rest[0] ?? "")}\n${usage}`)
+    break
+  case "--version":
+  case "version":
+    process.stdout.write(`switchboard ${version}\n`)
+    break
+  case undefined:
+  case "--help":
+  case "help":
+    process.stdout.write(`${usage}\n`)
+    break
+  default:
+    fail(`unknown command ${JSON.stringify(command)}\n${usage}`)
+}

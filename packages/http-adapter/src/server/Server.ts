@@ -1,0 +1,81 @@
+/**
+ * The composition root (DESIGN.md §2): picks the storage (PGlite in DATA_DIR, or PostgreSQL with
+ * DATABASE_URL), wires core and HTTP, bootstraps an empty store, listens, and shuts down cleanly —
+ * on SIGINT/SIGTERM it stops accepting, lets in-flight requests finish (up to a grace period), then
+ * closes the server and the database.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { bootstrapIfEmpty, IdentityLimits, Ids, SecretsLive, SwitchboardCore } from "@switchboard/core"
+import { DatabaseConfig, DatabaseLive, RepositoriesSql } from "@switchboard/sql-adapter"
+import { Deferred, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
+import { createServer } from "node:http"
+import { join } from "node:path"
+import { HttpLive, InFlightLive } from "../Http.js"
+import { InFlight } from "../http/Middleware.js"
+import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
+import { PasswordHasherScrypt } from "./PasswordHasherScrypt.js"
+
+export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
+  Option.match(config.databaseUrl, {
+    onSome: (url) => DatabaseConfig.Postgres({ url }),
+    onNone: () => DatabaseConfig.Pglite({ dataDir: join(config.dataDir, "pglite") })
+  })
+
+/** Core services on the SQL ports, for one configuration. */
+export const appLayer = (config: ServerConfigShape, database: Layer.Layer<any, any, never> = DatabaseLive(databaseConfigOf(config))) => {
+  const ports = Layer.mergeAll(RepositoriesSql, PasswordHasherScrypt, SecretsLive).pipe(Layer.provideMerge(database))
+  return Layer.mergeAll(SwitchboardCore, Ids.Default, Layer.succeed(ServerConfig, config), InFlightLive).pipe(
+    Layer.provideMerge(Layer.succeed(IdentityLimits, { maxServiceKeysPerAccount: config.serviceKeyLimit })),
+    Layer.provideMerge(ports)
+  )
+}
+
+export interface BootstrapLine {
+  readonly bootstrap: { readonly accountId: string; readonly email: string; readonly password: string; readonly serviceKey: string }
+}
+
+/** The one line of JSON printed with the bootstrap credentials. */
+export const bootstrapLine = (p: { accountId: string; email: string; password: Redacted.Redacted<string>; serviceKey: Redacted.Redacted<string> }) =>
+  JSON.stringify({
+    bootstrap: { accountId: p.accountId, email: p.email, password: Redacted.value(p.password), serviceKey: Redacted.value(p.serviceKey) }
+  } satisfies BootstrapLine)
+
+/** Runs the standalone server until `stop` completes (a signal, or a test). */
+export const runServer = (config: ServerConfigShape, options: {
+  readonly stop: Deferred.Deferred<void>
+  readonly print: (line: string) => void
+  readonly onListening?: (address: { host: string; port: number }) => void
+}) =>
+  Effect.scoped(Effect.gen(function*() {
+    const app = yield* Layer.build(appLayer(config))
+    const provision = yield* bootstrapIfEmpty({ email: config.bootstrapEmail, password: config.bootstrapPassword }).pipe(
+      Effect.provide(app)
+    )
+    if (Option.isSome(provision)) options.print(bootstrapLine(provision.value))
+
+    const server = createServer()
+    yield* Layer.build(HttpLive.pipe(
+      Layer.provide(Layer.succeedContext(app)),
+      Layer.provide(NodeHttpServer.layer(() => server, { host: config.host, port: config.port }))
+    ))
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : config.port
+    options.onListening?.({ host: config.host, port })
+    const origin = `http://${config.host}:${port}`
+    options.print([
+      `Switchboard listening on ${origin}`,
+      `  versioned API   ${config.apiUrl}/v1   (schema ${config.apiUrl}/openapi.json)`,
+      `  problem pages   ${config.docsUrl}/problems/catalog`,
+      `  storage         ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${join(config.dataDir, "pglite")}`}`
+    ].join("\n"))
+
+    yield* Deferred.await(options.stop)
+    // Stop accepting; Node also closes idle keep-alive sockets. Then let in-flight requests finish.
+    server.close()
+    const inFlight = Effect.map(Effect.provide(InFlight, app), (ref) => ref).pipe(Effect.flatMap(Ref.get))
+    yield* inFlight.pipe(
+      Effect.repeat({ schedule: Schedule.spaced("25 millis"), until: (n) => n === 0 }),
+      Effect.timeout(Duration.seconds(config.shutdownGraceSeconds)),
+      Effect.ignore
+    )
+  }))

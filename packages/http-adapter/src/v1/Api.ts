@@ -1,0 +1,71 @@
+/**
+ * The versioned API's declaration (API.md §1.2): routes, path parameters, payloads and success
+ * schemas, from which routing and `/openapi.json` both come. Every error leaves as an RFC 9457
+ * problem; the problem codes each operation can answer are listed here for the OpenAPI document.
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import {
+  Account,
+  CreateAccountServiceKeyRequest,
+  CreateAccountServiceKeyResponse,
+  ListAccountServiceKeysResponse,
+  type Principal,
+  type ProblemCode,
+  RevokeAccountServiceKeyResponse,
+  ServiceKeyId
+} from "@switchboard/core"
+import { Context, Schema } from "effect"
+import { ProblemFailure } from "./Problems.js"
+
+/** The authenticated caller of a /v1 request. */
+export class CurrentPrincipal extends Context.Tag("http/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+
+/** Bearer authentication (SPEC.md § Authentication): every /v1 route outside /v1/auth uses it. */
+export class Authn extends HttpApiMiddleware.Tag<Authn>()("Authn", {
+  failure: ProblemFailure,
+  provides: CurrentPrincipal,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+export const AccountGroup = HttpApiGroup.make("account")
+  .add(HttpApiEndpoint.get("getAccount", "/v1/account").addSuccess(Account))
+  .add(HttpApiEndpoint.get("listAccountServiceKeys", "/v1/account/service-keys").addSuccess(ListAccountServiceKeysResponse))
+  .add(
+    HttpApiEndpoint.post("createAccountServiceKey", "/v1/account/service-keys")
+      .setPayload(CreateAccountServiceKeyRequest)
+      .addSuccess(CreateAccountServiceKeyResponse, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.del("revokeAccountServiceKey", "/v1/account/service-keys/:serviceKeyId")
+      .setPath(Schema.Struct({ serviceKeyId: ServiceKeyId }))
+      .addSuccess(RevokeAccountServiceKeyResponse)
+  )
+  .middleware(Authn)
+  .annotateContext(OpenApi.annotations({ title: "Account", description: "The caller's account and its service keys." }))
+
+export class V1Api extends HttpApi.make("switchboard-v1")
+  .add(AccountGroup)
+  .annotateContext(OpenApi.annotations({
+    title: "Switchboard versioned API",
+    version: "1.0.0",
+    description: "Every endpoint is under /v1. Errors are RFC 9457 problem documents (application/problem+json)."
+  })) {}
+
+/** Problem codes every authenticated operation can answer. */
+const common: ReadonlyArray<ProblemCode> = [
+  "NOT_AUTHENTICATED", "FORBIDDEN", "ACCOUNT_DELETED", "VALIDATION_FAILED", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"
+]
+const idempotent: ReadonlyArray<ProblemCode> = [
+  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS", "IDEMPOTENCY_UNAVAILABLE"
+]
+
+/** operationId → the problem codes it can answer (for the OpenAPI document). */
+export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  "account.getAccount": common,
+  "account.listAccountServiceKeys": common,
+  "account.createAccountServiceKey": [...common, ...idempotent, "ACCOUNT_SERVICE_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE"],
+  "account.revokeAccountServiceKey": [...common, ...idempotent, "ACCOUNT_SERVICE_KEY_NOT_FOUND"]
+}
+
+/** Operations that require an Idempotency-Key (*Idem* in API.md). */
+export const idempotentOperations = new Set(["account.createAccountServiceKey", "account.revokeAccountServiceKey"])

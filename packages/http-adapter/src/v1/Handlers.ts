@@ -1,0 +1,99 @@
+/** The versioned API's handlers: each authenticates, validates, calls core, and renders. */
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import {
+  Account,
+  AccountServiceKeys,
+  Accounts,
+  Authenticator,
+  CreateAccountServiceKeyRequest,
+  CreateAccountServiceKeyResponse,
+  ListAccountServiceKeysResponse,
+  RevokeAccountServiceKeyResponse,
+  toAccount
+} from "@switchboard/core"
+import { Effect, Layer, Redacted } from "effect"
+import { ServerConfig } from "../http/ServerConfig.js"
+import { Authn, CurrentPrincipal, V1Api } from "./Api.js"
+import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { problem } from "./Problems.js"
+
+/** Bearer authentication: the scheme word is checked here (the platform's extractor does not). */
+export const AuthnLive = Layer.effect(
+  Authn,
+  Effect.gen(function*() {
+    const authenticator = yield* Authenticator
+    return Authn.of({
+      bearer: () =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const header = request.headers["authorization"]
+          if (header === undefined || header.trim() === "") {
+            return yield* problem("NOT_AUTHENTICATED", "Send Authorization: Bearer <credential>.", {
+              headers: { "www-authenticate": `Bearer realm="api"` }
+            })
+          }
+          const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header)
+          if (m === null) {
+            return yield* problem("NOT_AUTHENTICATED", "The Authorization header must use the Bearer scheme.", {
+              headers: { "www-authenticate": `Bearer realm="api", error="invalid_request"` }
+            })
+          }
+          return yield* domain(authenticator.authenticate(Redacted.make(m[1]!)))
+        })
+    })
+  })
+)
+
+export const defaultPictureUrl = (apiUrl: string) => `${apiUrl}/assets/default-avatar.svg`
+
+export const AccountGroupLive = HttpApiBuilder.group(V1Api, "account", (handlers) =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    const keys = yield* AccountServiceKeys
+    const config = yield* ServerConfig
+    return handlers
+      .handleRaw("getAccount", () =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const record = yield* domain(accounts.get(principal.accountId))
+          return toResponse(yield* rendered(Account, toAccount(record, defaultPictureUrl(config.apiUrl))))
+        }))
+      .handleRaw("listAccountServiceKeys", () =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const serviceKeys = yield* keys.list(principal.accountId)
+          return toResponse(yield* rendered(ListAccountServiceKeysResponse, { serviceKeys }))
+        }))
+      .handleRaw("createAccountServiceKey", () =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const body = yield* decodeJsonBody(CreateAccountServiceKeyRequest)
+          return yield* idempotent(
+            { route: "/v1/account/service-keys", body: body.json },
+            Effect.gen(function*() {
+              const created = yield* domain(keys.create({
+                accountId: principal.accountId,
+                name: body.value.name,
+                expiresAt: body.value.expiresAt
+              }))
+              return yield* rendered(
+                CreateAccountServiceKeyResponse,
+                { serviceKey: created.serviceKey, secret: Redacted.value(created.secret) },
+                201,
+                { "cache-control": "no-store" }
+              )
+            })
+          )
+        }))
+      .handleRaw("revokeAccountServiceKey", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          return yield* idempotent(
+            { route: "/v1/account/service-keys/:serviceKeyId", path: { serviceKeyId: path.serviceKeyId } },
+            Effect.gen(function*() {
+              const serviceKey = yield* domain(keys.revoke(principal.accountId, path.serviceKeyId))
+              return yield* rendered(RevokeAccountServiceKeyResponse, { serviceKey })
+            })
+          )
+        }))
+  }))

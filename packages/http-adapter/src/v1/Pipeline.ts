@@ -1,0 +1,171 @@
+/**
+ * The steps every /v1 operation shares (API.md §0): reading and validating a JSON body, the
+ * Idempotency-Key protocol, and rendering a success. Each step fails only with `ProblemFailure`.
+ */
+import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  canonicalJson,
+  IdempotencyStore,
+  parseIdempotencyKey,
+  principalScope,
+  sha256Hex,
+  type StoredResponse,
+  Transactor,
+  type ValidationIssue
+} from "@switchboard/core"
+import { DateTime, Duration, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { RequestContext } from "../http/RequestContext.js"
+import { ServerConfig } from "../http/ServerConfig.js"
+import { CurrentPrincipal } from "./Api.js"
+import { problem, ProblemFailure, problemOfDomainError, renderProblem, validationFailed } from "./Problems.js"
+
+/** A response as data: what is sent, and what an idempotent replay sends again. */
+export type Rendered = StoredResponse
+
+const pointer = (path: ReadonlyArray<PropertyKey>) =>
+  path.map((p) => `/${String(p).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("")
+
+const issueCode = (tag: string) =>
+  tag === "Missing" ? "missing" : tag === "Unexpected" ? "unexpected_property" : tag === "Type" ? "invalid_type" : "invalid_value"
+
+/** Schema issues as the problem's `issues` (`path` a JSON pointer). */
+export const issuesOf = (error: ParseResult.ParseError, location: ValidationIssue["location"]): Array<ValidationIssue> =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({
+    code: issueCode(i._tag),
+    location,
+    message: i.message,
+    path: pointer(i.path)
+  }))
+
+const isJsonType = (contentType: string | undefined) =>
+  contentType !== undefined && /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(contentType.trim())
+
+/** Reads the body as JSON and decodes it with `schema`: 413 over the limit, 422 for anything malformed. */
+export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const config = yield* ServerConfig
+    const contentType = request.headers["content-type"]
+    if (!isJsonType(contentType)) {
+      return yield* validationFailed([{
+        code: "unsupported_media_type",
+        location: "header",
+        message: `Expected Content-Type application/json, got ${contentType === undefined ? "none" : JSON.stringify(contentType)}.`,
+        path: "/content-type"
+      }], "The request body must be JSON.")
+    }
+    const declared = Number(request.headers["content-length"] ?? "0")
+    const tooLarge = problem("PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`)
+    if (declared > config.maxBodyBytes) return yield* tooLarge
+    const text = yield* request.text.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
+      Effect.mapError(() => tooLarge)
+    )
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch (e) {
+      return yield* validationFailed([{
+        code: "malformed_json",
+        location: "body",
+        message: text.trim() === "" ? "The request body is empty." : `The body is not valid JSON: ${(e as Error).message}`,
+        path: ""
+      }], "The request body is not valid JSON.")
+    }
+    const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(json)
+    if (Either.isLeft(decoded)) return yield* validationFailed(issuesOf(decoded.left, "json"))
+    return { value: decoded.right, json }
+  })
+
+/** A success as data, encoded by the operation's schema. */
+export const rendered = <A, I>(schema: Schema.Schema<A, I>, value: A, status = 200, headers: Record<string, string> = {}) =>
+  Effect.map(Effect.orDie(Schema.encode(schema)(value)), (encoded): Rendered => ({
+    status,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(encoded)
+  }))
+
+export const toResponse = (r: Rendered, extraHeaders: Record<string, string> = {}) => {
+  const { "content-type": contentType = "application/json", ...headers } = r.headers
+  return HttpServerResponse.text(r.body, { status: r.status, contentType, headers: { ...headers, ...extraHeaders } })
+}
+
+/** Runs a core effect, turning its domain errors into problems through the one table. */
+export const domain = <A, E extends { readonly _tag: string }, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.mapError(self, (e) => e instanceof ProblemFailure ? e : problemOfDomainError(e as never))
+
+/**
+ * The Idempotency-Key protocol (API.md §0) around one operation: the key is required and scoped
+ * to the principal; the fingerprint covers method, route, path parameters and the canonical body.
+ * The operation and the stored outcome commit in one transaction, so a crash cannot leave a done
+ * operation without its record. Definitive outcomes (2xx, 4xx) are stored; 5xx and defects
+ * release the key so a retry runs again.
+ */
+export const idempotent = <R>(
+  op: { readonly route: string; readonly path?: Record<string, string>; readonly body?: unknown },
+  run: Effect.Effect<Rendered, ProblemFailure, R>
+) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const raw = request.headers["idempotency-key"]
+    if (raw === undefined) {
+      return yield* problem("IDEMPOTENCY_KEY_REQUIRED", "This operation requires an Idempotency-Key header.")
+    }
+    const key = parseIdempotencyKey(raw)
+    if (key === undefined) {
+      return yield* problem("IDEMPOTENCY_KEY_INVALID", "Idempotency-Key must be 1-255 visible ASCII characters.")
+    }
+    const principal = yield* CurrentPrincipal
+    const store = yield* IdempotencyStore
+    const tx = yield* Transactor
+    const config = yield* ServerConfig
+    const { requestId } = yield* RequestContext
+    const scope = principalScope(principal)
+    const fingerprint = yield* sha256Hex(canonicalJson({
+      method: request.method,
+      route: op.route,
+      path: op.path ?? {},
+      body: op.body ?? null
+    }))
+    const now = yield* DateTime.now
+    const outcome = yield* domain(store.begin({
+      scope,
+      key,
+      fingerprint,
+      now,
+      lockFor: Duration.seconds(60),
+      retainFor: Duration.hours(config.idempotencyRetentionHours)
+    }))
+    switch (outcome._tag) {
+      case "Replay":
+        return toResponse(outcome.response, { "idempotent-replayed": "true" })
+      case "Mismatch":
+        return yield* problem("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request.")
+      case "InProgress":
+        return yield* problem("IDEMPOTENCY_REQUEST_IN_PROGRESS", "A request with this Idempotency-Key is still in progress.", {
+          headers: { "retry-after": String(outcome.retryAfterSeconds) }
+        })
+      case "Acquired":
+        break
+    }
+    const finish = (r: Rendered) =>
+      Effect.as(domain(store.complete({ scope, key, response: r, now })), r)
+    const result = yield* tx.withTransaction(Effect.gen(function*() {
+      const attempt = yield* Effect.either(tx.withTransaction(run))
+      if (Either.isRight(attempt)) return yield* finish(attempt.right)
+      const failure = attempt.left
+      const body = renderProblemData(failure, config.docsUrl, requestId)
+      if (body.status >= 500) return yield* failure
+      return yield* finish(body)
+    })).pipe(
+      Effect.onExit((exit) => exit._tag === "Failure" ? Effect.ignore(store.release({ scope, key })) : Effect.void)
+    )
+    return toResponse(result)
+  })
+
+/** A problem as stored data (for replays of a 4xx outcome). */
+const renderProblemData = (p: ProblemFailure, docsUrl: string, requestId: string): Rendered => {
+  const res = renderProblem(p, docsUrl, requestId)
+  const body = res.body._tag === "Uint8Array" ? new TextDecoder().decode(res.body.body) : ""
+  return { status: res.status, headers: { ...p.headers, "content-type": "application/problem+json" }, body }
+}
