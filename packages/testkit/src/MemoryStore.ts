@@ -16,7 +16,7 @@ import {
   type StoredServiceKey,
   Transactor
 } from "@switchboard/core"
-import { DateTime, Duration, Effect, Exit, Layer, Option } from "effect"
+import { DateTime, Duration, Effect, Exit, FiberRef, Layer, Option } from "effect"
 
 interface IdempotencyRow {
   readonly fingerprint: string
@@ -41,19 +41,24 @@ const newestFirst = (a: StoredServiceKey, b: StoredServiceKey) =>
   b.serviceKey.createdAt.epochMillis - a.serviceKey.createdAt.epochMillis ||
   (b.serviceKey.serviceKeyId < a.serviceKey.serviceKeyId ? -1 : 1)
 
-const make = Effect.sync(() => {
+const make = Effect.gen(function*() {
   const ref: { state: State } = { state: { accounts: new Map(), serviceKeys: new Map(), idempotency: new Map() } }
   const st = () => ref.state
+  // One transaction at a time (re-entrant for nested ones), so a rollback never undoes another's commit.
+  const lock = yield* Effect.makeSemaphore(1)
+  const inTransaction = FiberRef.unsafeMake(false)
 
   const transactor = Transactor.of({
-    withTransaction: (self) =>
-      Effect.suspend(() => {
+    withTransaction: (self) => {
+      const run = Effect.suspend(() => {
         const snapshot = copy(ref.state)
-        return Effect.onExit(self, (exit) =>
+        return Effect.onExit(Effect.locally(self, inTransaction, true), (exit) =>
           Effect.sync(() => {
             if (Exit.isFailure(exit)) ref.state = snapshot
           }))
       })
+      return Effect.flatMap(FiberRef.get(inTransaction), (nested) => (nested ? run : lock.withPermits(1)(run)))
+    }
   })
 
   const accounts = AccountsRepo.of({

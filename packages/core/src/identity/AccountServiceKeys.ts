@@ -32,6 +32,9 @@ export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("co
       readonly expiresAt: DateTime.Utc | null
     }) {
       const now = yield* DateTime.now
+      if (input.name.length < 1 || input.name.length > 128) {
+        return yield* new InvalidInput({ field: "name", message: "must be 1 to 128 characters" })
+      }
       if (input.expiresAt !== null && !DateTime.greaterThan(input.expiresAt, now)) {
         return yield* new InvalidInput({ field: "expiresAt", message: "must be in the future, or null for never" })
       }

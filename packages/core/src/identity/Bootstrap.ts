@@ -4,6 +4,7 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import { encodeBase32 } from "../shared/Identifiers.js"
+import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { Accounts } from "./Accounts.js"
 import { AccountServiceKeys } from "./AccountServiceKeys.js"
@@ -28,9 +29,14 @@ export const provisionAccount = Effect.fn("Bootstrap.provisionAccount")(function
 }) {
   const accounts = yield* Accounts
   const keys = yield* AccountServiceKeys
+  const tx = yield* Transactor
   const password = Option.isSome(input.password) ? input.password.value : yield* generatePassword
-  const account = yield* accounts.create({ email: input.email, password })
-  const created = yield* keys.create({ accountId: account.accountId, name: input.keyName, expiresAt: null })
+  // One transaction: never an account without its key (bootstrap would not run again).
+  const { account, created } = yield* tx.withTransaction(Effect.gen(function*() {
+    const account = yield* accounts.create({ email: input.email, password })
+    const created = yield* keys.create({ accountId: account.accountId, name: input.keyName, expiresAt: null })
+    return { account, created }
+  }))
   return {
     accountId: account.accountId,
     email: account.email,

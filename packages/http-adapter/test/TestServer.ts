@@ -1,0 +1,46 @@
+/** A real server on a random loopback port with a fresh test database (DESIGN.md §5). */
+import { NodeHttpServer } from "@effect/platform-node"
+import { provisionAccount } from "@switchboard/core"
+import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
+import { type TestBackend, testDatabase } from "@switchboard/sql-adapter"
+import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { createServer } from "node:http"
+
+export interface TestServer {
+  readonly baseUrl: string
+  readonly serviceKey: string
+  readonly accountId: string
+  /** Provisions another account and returns its service key. */
+  readonly newAccount: (email: string) => Promise<{ accountId: string; serviceKey: string }>
+  readonly close: () => Promise<void>
+}
+
+export const startTestServer = async (backend: TestBackend, overrides: Partial<ServerConfigShape> = {}): Promise<TestServer> => {
+  const scope = Effect.runSync(Scope.make())
+  const config = makeServerConfig(overrides)
+  const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, testDatabase(backend)), scope))
+  const server = createServer()
+  await Effect.runPromise(Layer.buildWithScope(
+    HttpLive.pipe(
+      Layer.provide(Layer.succeedContext(app)),
+      Layer.provide(NodeHttpServer.layer(() => server, { host: "127.0.0.1", port: 0 }))
+    ),
+    scope
+  ))
+  const address = server.address()
+  if (address === null || typeof address !== "object") throw new Error("server did not listen")
+  const newAccount = async (email: string) => {
+    const p = await Effect.runPromise(
+      provisionAccount({ email, password: Option.none(), keyName: "test" }).pipe(Effect.provide(app))
+    )
+    return { accountId: p.accountId, serviceKey: Redacted.value(p.serviceKey) }
+  }
+  const admin = await newAccount("admin@example.com")
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    serviceKey: admin.serviceKey,
+    accountId: admin.accountId,
+    newAccount,
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
