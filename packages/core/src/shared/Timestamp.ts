@@ -24,7 +24,10 @@ export const parseTimestamp = (input: string): Either.Either<number, string> => 
   }
   if (hour > 23 || minute > 59 || second > 59) return Either.left("is not a real time of day")
   const millis = Number((m[7] ?? "").padEnd(3, "0").slice(0, 3))
-  return Either.right(Date.UTC(year, month - 1, day, hour, minute, second, millis))
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear puts the real year back.
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second, millis))
+  date.setUTCFullYear(year, month - 1, day)
+  return Either.right(date.getTime())
 }
 
 /** The canonical wire form: `YYYY-MM-DDTHH:mm:ss.SSSZ`. */

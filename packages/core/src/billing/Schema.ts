@@ -1,0 +1,431 @@
+/**
+ * Billing data (SPEC.md § Billing plan, § Billing operation states, § Limits; API.md §1.6;
+ * reference/contract.md §3.4; reference/billing.md §1–§3): the plan catalog, plan-change previews,
+ * billing operations and their requests.
+ *
+ * Every integer money or quantity field lies within ±9007199254740991 (SPEC.md § Limits): the
+ * Bounds helpers enforce it. Sums are checked with BigInt so that they stay exact.
+ */
+import { Schema } from "effect"
+import { BoundedString, NonNegativeSafeInt, PositiveSafeInt, SafeInt } from "../shared/Bounds.js"
+import { BillingOperationId } from "../shared/Identifiers.js"
+import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
+
+const strict = { onExcessProperty: "error" } as const
+
+/** The largest number of additions in one plan change (SPEC.md § Limits). */
+export const MAX_PLAN_CHANGE_ADDITIONS = 10
+
+// ---------------------------------------------------------------------------------------------
+// Scalars
+// ---------------------------------------------------------------------------------------------
+
+/** A billing category: a lower-case letter, then lower-case letters, digits or `_`; at most 64. */
+export const CategorySlug = Schema.String.pipe(
+  Schema.pattern(/^[a-z][a-z0-9_]{0,63}$/, { message: () => "must be a category slug like messaging" })
+).annotations({ identifier: "CategorySlug" })
+export type CategorySlug = typeof CategorySlug.Type
+
+/** A plan code: 1..64 characters. */
+export const PlanCode = BoundedString(1, 64).annotations({ identifier: "PlanCode" })
+export type PlanCode = typeof PlanCode.Type
+
+/** A fixed-charge code (e.g. `seats`): 1..64 characters, like a plan code. */
+export const FixedChargeCode = BoundedString(1, 64).annotations({ identifier: "FixedChargeCode" })
+
+/** An ISO 4217 currency code. */
+export const Currency = Schema.String.pipe(
+  Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 currency code like USD" })
+).annotations({ identifier: "Currency" })
+export type Currency = typeof Currency.Type
+
+/** A non-negative decimal string (contract.md §2.3 "decimal money strings"), e.g. `"1"`, `"0.25"`. */
+export const DecimalString = Schema.String.pipe(
+  Schema.maxLength(64),
+  Schema.pattern(/^\d+(?:\.\d+)?$/, { message: () => "must be a decimal number string like 12 or 0.5" })
+).annotations({ identifier: "DecimalString" })
+
+export const BillingInterval = Schema.Literal("weekly", "monthly", "quarterly", "semiannual", "yearly").annotations({
+  identifier: "BillingInterval"
+})
+export type BillingInterval = typeof BillingInterval.Type
+
+const DisplayName = BoundedString(1, 255)
+
+// ---------------------------------------------------------------------------------------------
+// The plan (SPEC.md § Billing plan)
+// ---------------------------------------------------------------------------------------------
+
+export const Entitlement = Schema.Struct({
+  featureKey: BoundedString(1, 255),
+  value: Schema.String
+}).annotations({ identifier: "Entitlement" })
+export type Entitlement = typeof Entitlement.Type
+
+/**
+ * A fixed charge a plan sells (the spec leaves its fields open). The shape is the one the preview
+ * algorithm reads (billing.md §3.0): a per-unit price in cents, whether it is billed in advance and
+ * prorated, the units a plan change starts with, and the quantities a customer may hold.
+ */
+export const FixedCharge = Schema.Struct({
+  fixedChargeCode: FixedChargeCode,
+  name: DisplayName,
+  unitAmountCents: NonNegativeSafeInt,
+  payInAdvance: Schema.Boolean,
+  prorated: Schema.Boolean,
+  defaultUnits: NonNegativeSafeInt,
+  minQuantity: NonNegativeSafeInt,
+  maxQuantity: NonNegativeSafeInt
+}).pipe(
+  Schema.filter((c) => c.minQuantity <= c.maxQuantity || "minQuantity must not exceed maxQuantity")
+).annotations({ identifier: "FixedCharge" })
+export type FixedCharge = typeof FixedCharge.Type
+
+/**
+ * A metered usage charge (the spec leaves its fields open): the metric it bills, a per-unit price
+ * in cents as a decimal string (usage prices are often fractions of a cent), and free units.
+ * Usage is billed in arrears unless the charge itself is paid in advance (billing.md §1.5).
+ */
+export const UsageCharge = Schema.Struct({
+  chargeCode: FixedChargeCode,
+  metricCode: BoundedString(1, 64),
+  name: DisplayName,
+  unitAmountCents: DecimalString,
+  freeUnits: NonNegativeSafeInt,
+  payInAdvance: Schema.Boolean
+}).annotations({ identifier: "UsageCharge" })
+export type UsageCharge = typeof UsageCharge.Type
+
+/** A usage threshold; a recurring one is invoiced again every further `amountCents`. */
+export const UsageThreshold = Schema.Struct({
+  amountCents: NonNegativeSafeInt,
+  displayName: Schema.NullOr(Schema.String),
+  recurring: Schema.Boolean
+}).annotations({ identifier: "UsageThreshold" })
+export type UsageThreshold = typeof UsageThreshold.Type
+
+/**
+ * A plan's thresholds, ordered by amount (SPEC.md). Also, as in Lago (billing.md §1.7): at most
+ * one recurring threshold, whose amount is positive (a recurring 0 would fire without end), and
+ * non-recurring amounts are distinct.
+ */
+export const UsageThresholds = Schema.Array(UsageThreshold).pipe(
+  Schema.filter((ts) => {
+    for (let i = 1; i < ts.length; i++) {
+      if (ts[i - 1]!.amountCents > ts[i]!.amountCents) return "usageThresholds must be ordered by amountCents, ascending"
+    }
+    const recurring = ts.filter((t) => t.recurring)
+    if (recurring.length > 1) return "at most one usage threshold may be recurring"
+    if (recurring.some((t) => t.amountCents === 0)) return "a recurring usage threshold must have a positive amountCents"
+    const fixed = ts.filter((t) => !t.recurring).map((t) => t.amountCents)
+    if (new Set(fixed).size !== fixed.length) return "non-recurring usage thresholds must have distinct amounts"
+    return true
+  })
+).annotations({ identifier: "UsageThresholds" })
+
+/** A minimum commitment: when a period's fees fall short, the difference is invoiced at period end. */
+export const MinimumCommitment = Schema.Struct({
+  amountCents: NonNegativeSafeInt,
+  displayName: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "MinimumCommitment" })
+export type MinimumCommitment = typeof MinimumCommitment.Type
+
+const uniqueBy = <A>(xs: ReadonlyArray<A>, key: (a: A) => string): boolean => new Set(xs.map(key)).size === xs.length
+
+/** A billing plan (SPEC.md § Billing plan; contract.md §3.4: no extra properties). */
+export const BillingPlan = Schema.Struct({
+  planCode: PlanCode,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  baseAmountCents: NonNegativeSafeInt,
+  currency: Currency,
+  interval: BillingInterval,
+  payInAdvance: Schema.Boolean,
+  isDefault: Schema.Boolean,
+  tier: Schema.NullOr(SafeInt),
+  tierDisplayName: Schema.NullOr(DisplayName),
+  categoryDisplayName: Schema.optionalWith(Schema.NullOr(DisplayName), { exact: true }),
+  entitlements: Schema.Array(Entitlement),
+  fixedCharges: Schema.Array(FixedCharge),
+  usageCharges: Schema.Array(UsageCharge),
+  usageThresholds: UsageThresholds,
+  minimumCommitment: Schema.NullOr(MinimumCommitment)
+}).pipe(
+  Schema.filter((p) => {
+    if (!uniqueBy(p.fixedCharges, (c) => c.fixedChargeCode)) return "fixed charge codes must be unique within a plan"
+    if (!uniqueBy(p.usageCharges, (c) => c.chargeCode)) return "usage charge codes must be unique within a plan"
+    if (!uniqueBy(p.entitlements, (e) => e.featureKey)) return "entitlement feature keys must be unique within a plan"
+    return true
+  })
+).annotations({ identifier: "BillingPlan", parseOptions: strict })
+export type BillingPlan = typeof BillingPlan.Type
+
+/**
+ * The plan catalog: category → plans (API.md §1.6, the `PLANS_FILE` contents and
+ * `listBillingPlans`). Within a category plan codes are unique and at most one plan is the default
+ * (SPEC.md § Billing plan: `isDefault`).
+ */
+export const BillingPlanCatalog = Schema.Record({ key: CategorySlug, value: Schema.Array(BillingPlan) }).pipe(
+  Schema.filter((catalog) => {
+    for (const [category, plans] of Object.entries(catalog)) {
+      if (plans.filter((p) => p.isDefault).length > 1) return `category ${category} has more than one default plan`
+      if (!uniqueBy(plans, (p) => p.planCode)) return `category ${category} repeats a planCode`
+    }
+    return true
+  })
+).annotations({ identifier: "BillingPlanCatalog", parseOptions: strict })
+export type BillingPlanCatalog = typeof BillingPlanCatalog.Type
+
+/** `listBillingPlans` (API.md §1.6). */
+export const ListBillingPlansResponse = Schema.Struct({ plans: BillingPlanCatalog }).annotations({
+  identifier: "ListBillingPlansResponse"
+})
+export type ListBillingPlansResponse = typeof ListBillingPlansResponse.Type
+
+// ---------------------------------------------------------------------------------------------
+// Requests (SPEC.md § Billing plan: preview request; contract.md §3.4; billing.md §3.1)
+// ---------------------------------------------------------------------------------------------
+
+/** A fixed charge to add with a plan change: an integer quantity ≥ 1 (billing.md §3.1). */
+export const FixedChargeAddition = Schema.Struct({
+  fixedChargeCode: FixedChargeCode,
+  quantity: PositiveSafeInt
+}).annotations({ identifier: "FixedChargeAddition" })
+export type FixedChargeAddition = typeof FixedChargeAddition.Type
+
+/** At most 10 additions, each fixed charge named once (SPEC.md § Billing plan, § Limits). */
+export const FixedChargeAdditions = Schema.Array(FixedChargeAddition).pipe(
+  Schema.maxItems(MAX_PLAN_CHANGE_ADDITIONS),
+  Schema.filter((xs) => uniqueBy(xs, (x) => x.fixedChargeCode) || "each fixed charge may be named once in additions")
+).annotations({ identifier: "FixedChargeAdditions" })
+
+const planChangeFields = {
+  category: CategorySlug,
+  planCode: PlanCode,
+  additions: Schema.optionalWith(FixedChargeAdditions, { exact: true })
+}
+
+/** The plan-change preview request (SPEC.md § Billing plan). */
+export const PreviewPlanChangeRequest = Schema.Struct(planChangeFields).annotations({
+  identifier: "PreviewPlanChangeRequest",
+  parseOptions: strict
+})
+export type PreviewPlanChangeRequest = typeof PreviewPlanChangeRequest.Type
+
+/** A held fixed charge (SPEC.md § Billing plan): a code and the integer quantity held. */
+export const HeldFixedCharge = Schema.Struct({
+  fixedChargeCode: FixedChargeCode,
+  quantity: NonNegativeSafeInt
+}).annotations({ identifier: "HeldFixedCharge" })
+export type HeldFixedCharge = typeof HeldFixedCharge.Type
+
+/** The fixed-charge-quantity preview request (API.md §1.6 `{fixedCharge: {fixedChargeCode, quantity}}`). */
+export const PreviewFixedChargeChangeRequest = Schema.Struct({
+  category: CategorySlug,
+  fixedCharge: HeldFixedCharge
+}).annotations({ identifier: "PreviewFixedChargeChangeRequest", parseOptions: strict })
+export type PreviewFixedChargeChangeRequest = typeof PreviewFixedChargeChangeRequest.Type
+
+/** `previewProjectChange`'s body: a plan change or a fixed-charge quantity change (API.md §1.6). */
+export const PreviewProjectChangeRequest = Schema.Union(PreviewPlanChangeRequest, PreviewFixedChargeChangeRequest)
+  .annotations({ identifier: "PreviewProjectChangeRequest", parseOptions: strict })
+export type PreviewProjectChangeRequest = typeof PreviewProjectChangeRequest.Type
+
+/** `changePlan` (SPEC.md § Endpoints: `category`, `planCode`; API.md §1.6 adds `additions?`). */
+export const ChangePlanRequest = Schema.Struct(planChangeFields).annotations({
+  identifier: "ChangePlanRequest",
+  parseOptions: strict
+})
+export type ChangePlanRequest = typeof ChangePlanRequest.Type
+
+/** `adjustFixedChargeQuantity` (API.md §1.6): the quantity to hold from now on. */
+export const AdjustFixedChargeQuantityRequest = Schema.Struct({
+  quantity: NonNegativeSafeInt
+}).annotations({ identifier: "AdjustFixedChargeQuantityRequest", parseOptions: strict })
+export type AdjustFixedChargeQuantityRequest = typeof AdjustFixedChargeQuantityRequest.Type
+
+// ---------------------------------------------------------------------------------------------
+// Preview results (SPEC.md § Billing plan: preview line, preview invoice, plan change; billing.md §3)
+// ---------------------------------------------------------------------------------------------
+
+export const PreviewLineKind = Schema.Literal("fixed_charge", "subscription", "usage", "commitment").annotations({
+  identifier: "PreviewLineKind"
+})
+export type PreviewLineKind = typeof PreviewLineKind.Type
+
+/**
+ * One billing line. The period is half-open `[periodStart, periodEnd)` (billing.md §3.0), written as
+ * our timestamps (ISO 8601 in UTC), so its start is not after its end.
+ */
+export const PreviewLine = Schema.Struct({
+  amountCents: SafeInt,
+  code: BoundedString(1, 64),
+  kind: PreviewLineKind,
+  name: Schema.String,
+  periodStart: NullableTimestamp,
+  periodEnd: NullableTimestamp,
+  units: DecimalString
+}).pipe(
+  Schema.filter((l) =>
+    l.periodStart === null || l.periodEnd === null || l.periodStart.epochMillis <= l.periodEnd.epochMillis ||
+    "periodStart must not be after periodEnd"
+  )
+).annotations({ identifier: "PreviewLine" })
+export type PreviewLine = typeof PreviewLine.Type
+
+/**
+ * The invoice due now. Its totals are consistent (billing.md §3.5 (d)): `feesCents` is the sum of
+ * the lines and `totalCents = feesCents − discountCents + taxesCents − creditsCents`.
+ */
+export const PreviewInvoice = Schema.Struct({
+  creditsCents: SafeInt,
+  currency: Currency,
+  discountCents: SafeInt,
+  feesCents: SafeInt,
+  lines: Schema.Array(PreviewLine),
+  taxesCents: SafeInt,
+  totalCents: SafeInt
+}).pipe(
+  Schema.filter((i) => {
+    const fees = i.lines.reduce((sum, l) => sum + BigInt(l.amountCents), 0n)
+    if (fees !== BigInt(i.feesCents)) return "feesCents must be the sum of the lines' amountCents"
+    const total = BigInt(i.feesCents) - BigInt(i.discountCents) + BigInt(i.taxesCents) - BigInt(i.creditsCents)
+    if (total !== BigInt(i.totalCents)) return "totalCents must be feesCents − discountCents + taxesCents − creditsCents"
+    return true
+  })
+).annotations({ identifier: "PreviewInvoice" })
+export type PreviewInvoice = typeof PreviewInvoice.Type
+
+/** The next regular charge. */
+export const NextCharge = Schema.Struct({
+  amountCents: SafeInt,
+  at: Timestamp,
+  currency: Currency
+}).annotations({ identifier: "NextCharge" })
+export type NextCharge = typeof NextCharge.Type
+
+/**
+ * When a plan change applies: `immediate` (now, charging with it), `on_payment` (once the amount
+ * due is paid), `period_end` (a downgrade at period end, charging nothing now).
+ */
+export const PlanChangeTiming = Schema.Literal("immediate", "on_payment", "period_end").annotations({
+  identifier: "PlanChangeTiming"
+})
+export type PlanChangeTiming = typeof PlanChangeTiming.Type
+
+/** The plan-change effect of a preview; `effectiveAt` is set exactly when timing is `period_end`. */
+export const PlanChangeEffect = Schema.Struct({
+  timing: PlanChangeTiming,
+  effectiveAt: NullableTimestamp,
+  additions: Schema.Array(PreviewLine),
+  unsoldFixedCharges: Schema.Array(HeldFixedCharge),
+  unusedTimeCredit: NonNegativeSafeInt,
+  minimumCommitment: Schema.NullOr(MinimumCommitment)
+}).pipe(
+  Schema.filter((e) =>
+    (e.timing === "period_end") === (e.effectiveAt !== null) ||
+    "effectiveAt is set for period_end and only for period_end"
+  )
+).annotations({ identifier: "PlanChangeEffect" })
+export type PlanChangeEffect = typeof PlanChangeEffect.Type
+
+/** `previewProjectChange`'s answer (API.md §1.6). */
+export const PreviewProjectChangeResponse = Schema.Struct({
+  dueNow: PreviewInvoice,
+  nextCharge: Schema.NullOr(NextCharge),
+  planChange: Schema.optionalWith(PlanChangeEffect, { exact: true })
+}).annotations({ identifier: "PreviewProjectChangeResponse" })
+export type PreviewProjectChangeResponse = typeof PreviewProjectChangeResponse.Type
+
+// ---------------------------------------------------------------------------------------------
+// Billing operations (SPEC.md § Billing plan: billing operation, § Billing operation states;
+// contract.md §3.4; billing.md §3.8)
+// ---------------------------------------------------------------------------------------------
+
+export const BillingOperationKind = Schema.Literal("change_plan", "adjust_fixed_charge_quantity").annotations({
+  identifier: "BillingOperationKind"
+})
+export type BillingOperationKind = typeof BillingOperationKind.Type
+
+export const billingFailureCodes = [
+  "payment_method_required", "payment_failed", "not_provisioned", "invalid_target", "internal"
+] as const
+export const BillingFailureCode = Schema.Literal(...billingFailureCodes).annotations({ identifier: "BillingFailureCode" })
+export type BillingFailureCode = typeof BillingFailureCode.Type
+
+export const billingFailureDetails = [
+  "cancellation_scheduled", "feature_not_sold_by_plan", "feature_not_found", "payment_timeout",
+  "plan_activation_timeout", "plan_not_found", "quantity_out_of_range", "reconciliation_required",
+  "release_required", "target_rejected"
+] as const
+export const BillingFailureDetail = Schema.Literal(...billingFailureDetails).annotations({
+  identifier: "BillingFailureDetail"
+})
+export type BillingFailureDetail = typeof BillingFailureDetail.Type
+
+/** Why an operation failed; `unsoldFixedCharges` lists what must be released first (billing.md §3.7). */
+export const BillingOperationFailure = Schema.Struct({
+  code: BillingFailureCode,
+  detail: Schema.NullOr(BillingFailureDetail),
+  retryable: Schema.Boolean,
+  unsoldFixedCharges: Schema.Array(HeldFixedCharge)
+}).annotations({ identifier: "BillingOperationFailure" })
+export type BillingOperationFailure = typeof BillingOperationFailure.Type
+
+/** What a succeeded operation produced; `effectiveAt` is set only for a `period_end` change. */
+export const BillingOperationResult = Schema.Struct({
+  type: Schema.Literal("version"),
+  version: BoundedString(1, 255),
+  effectiveAt: NullableTimestamp
+}).annotations({ identifier: "BillingOperationResult" })
+export type BillingOperationResult = typeof BillingOperationResult.Type
+
+const operationFields = {
+  operationId: BillingOperationId,
+  kind: BillingOperationKind,
+  submittedAt: NullableTimestamp
+}
+
+/** Still running; clients poll it (with `Retry-After`). */
+export const PendingBillingOperation = Schema.Struct({
+  ...operationFields,
+  status: Schema.Literal("pending"),
+  failure: Schema.Null,
+  result: Schema.Null,
+  resolvedAt: Schema.Null
+}).annotations({ identifier: "PendingBillingOperation" })
+export type PendingBillingOperation = typeof PendingBillingOperation.Type
+
+/** Applied (or, for `period_end`, scheduled). A terminal operation carries when it resolved. */
+export const SucceededBillingOperation = Schema.Struct({
+  ...operationFields,
+  status: Schema.Literal("succeeded"),
+  failure: Schema.Null,
+  result: BillingOperationResult,
+  resolvedAt: Timestamp
+}).annotations({ identifier: "SucceededBillingOperation" })
+export type SucceededBillingOperation = typeof SucceededBillingOperation.Type
+
+/** Failed; nothing changed. */
+export const FailedBillingOperation = Schema.Struct({
+  ...operationFields,
+  status: Schema.Literal("failed"),
+  failure: BillingOperationFailure,
+  result: Schema.Null,
+  resolvedAt: Timestamp
+}).annotations({ identifier: "FailedBillingOperation" })
+export type FailedBillingOperation = typeof FailedBillingOperation.Type
+
+/** A terminal operation (`changePlan` answers 200 with one when the key already resolved). */
+export const TerminalBillingOperation = Schema.Union(SucceededBillingOperation, FailedBillingOperation).annotations({
+  identifier: "TerminalBillingOperation"
+})
+export type TerminalBillingOperation = typeof TerminalBillingOperation.Type
+
+/** The authoritative state of a billing operation: pending, succeeded or failed. */
+export const BillingOperation = Schema.Union(
+  PendingBillingOperation,
+  SucceededBillingOperation,
+  FailedBillingOperation
+).annotations({ identifier: "BillingOperation" })
+export type BillingOperation = typeof BillingOperation.Type

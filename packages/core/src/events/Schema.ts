@@ -1,0 +1,111 @@
+/**
+ * Events (SPEC.md § Events, § Versioning; API.md §1.7, §5): the envelope every event travels in,
+ * and the two events whose payloads the spec gives.
+ */
+import { Schema } from "effect"
+import { BoundedString } from "../shared/Bounds.js"
+import { EventId } from "../shared/Identifiers.js"
+import { Timestamp } from "../shared/Timestamp.js"
+import { KeyPress } from "../voice/Schema.js"
+
+/** Every event carries this `apiVersion` (SPEC.md § Versioning 2). */
+export const EVENT_API_VERSION = "2026-07-01" as const
+export const EventApiVersion = Schema.Literal(EVENT_API_VERSION).annotations({ identifier: "EventApiVersion" })
+
+/**
+ * The fixed name segment that ends an external-webhook source. SPEC.md calls it "the service's
+ * fixed name segment" (distinct from the `<svc>` identifier prefix); API.md §5 fixes it as
+ * `switchboard` (`<slug>.external-webhook.switchboard`).
+ */
+export const EXTERNAL_WEBHOOK_SERVICE_SEGMENT = "switchboard" as const
+
+/**
+ * An event type: dot-separated lower-case segments (contract.md §2.3), e.g. `call.dtmf.received`.
+ * The first segment also admits `_`, since API.md §5's catalog has `api_key.created`.
+ */
+export const EventType = Schema.String.pipe(
+  Schema.maxLength(128),
+  Schema.pattern(/^[a-z][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)+$/, { message: () => "must be an event type like call.dtmf.received" })
+).annotations({ identifier: "EventType" })
+
+/** Where an event comes from (its form is per event type; the spec gives it for one). */
+export const EventSource = BoundedString(1, 255).annotations({ identifier: "EventSource" })
+
+/** An event's `data`: a JSON object (not an array, not null). */
+export const EventData = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "EventData"
+})
+
+/** The event envelope (SPEC.md § Event envelope), for any event type. */
+export const EventEnvelope = Schema.Struct({
+  id: EventId,
+  type: EventType,
+  apiVersion: EventApiVersion,
+  source: EventSource,
+  timestamp: Timestamp,
+  data: EventData
+}).annotations({ identifier: "EventEnvelope" })
+export type EventEnvelope = typeof EventEnvelope.Type
+
+// ---------------------------------------------------------------------------------------------
+// external-webhook.received
+// ---------------------------------------------------------------------------------------------
+
+/** Strict (padded) base64, at least one character. */
+export const Base64String = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.pattern(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, {
+    message: () => "must be base64"
+  })
+).annotations({ identifier: "Base64String" })
+
+/** `<1-64 of [a-z0-9_-]>.external-webhook.switchboard` (SPEC.md § Known events). */
+export const ExternalWebhookSource = Schema.String.pipe(
+  Schema.pattern(new RegExp(`^[a-z0-9_-]{1,64}\\.external-webhook\\.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}$`), {
+    message: () => `must be <slug>.external-webhook.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}`
+  })
+).annotations({ identifier: "ExternalWebhookSource" })
+
+export const ExternalWebhookReceivedData = Schema.Struct({
+  rawRequestBase64: Base64String
+}).annotations({ identifier: "ExternalWebhookReceivedData" })
+export type ExternalWebhookReceivedData = typeof ExternalWebhookReceivedData.Type
+
+/** `external-webhook.received`: the raw inbound request, base64-encoded. */
+export const ExternalWebhookReceivedEvent = Schema.Struct({
+  id: EventId,
+  type: Schema.Literal("external-webhook.received"),
+  apiVersion: EventApiVersion,
+  source: ExternalWebhookSource,
+  timestamp: Timestamp,
+  data: ExternalWebhookReceivedData
+}).annotations({ identifier: "ExternalWebhookReceivedEvent" })
+export type ExternalWebhookReceivedEvent = typeof ExternalWebhookReceivedEvent.Type
+
+// ---------------------------------------------------------------------------------------------
+// call.dtmf.received
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `call.dtmf.received`: data is one key press, whose `timestamp` equals the envelope's
+ * (SPEC.md § Call: key press; API.md §5).
+ */
+export const CallDtmfReceivedEvent = Schema.Struct({
+  id: EventId,
+  type: Schema.Literal("call.dtmf.received"),
+  apiVersion: EventApiVersion,
+  source: EventSource,
+  timestamp: Timestamp,
+  data: KeyPress
+}).pipe(
+  Schema.filter((e) =>
+    e.data.timestamp.epochMillis === e.timestamp.epochMillis || "data.timestamp must equal the event timestamp"
+  )
+).annotations({ identifier: "CallDtmfReceivedEvent" })
+export type CallDtmfReceivedEvent = typeof CallDtmfReceivedEvent.Type
+
+/** The events whose payloads the spec gives, told apart by `type`. */
+export const KnownEvent = Schema.Union(ExternalWebhookReceivedEvent, CallDtmfReceivedEvent).annotations({
+  identifier: "KnownEvent"
+})
+export type KnownEvent = typeof KnownEvent.Type

@@ -1,0 +1,437 @@
+/**
+ * Project data (SPEC.md § Resources and their fields, § Accepted message, § Endpoints;
+ * API.md §1.4, §2, §4; reference/contract.md §3.3, §3.10): management webhooks and egress
+ * addresses, the Slack integration body, privacy requests, the agent profile, project slugs and
+ * their availability, the SQL query request, and the accepted message.
+ *
+ * Request bodies reject unknown properties (the contract declares its request bodies
+ * `additionalProperties: false`); so does the accepted message (SPEC.md § Accepted message).
+ */
+import { Schema } from "effect"
+import { BoundedString, Email, NonNegativeSafeInt } from "../shared/Bounds.js"
+import { MessageId, ProjectId, UserId } from "../shared/Identifiers.js"
+import { Timestamp } from "../shared/Timestamp.js"
+
+/** Unknown properties are an error, not silently dropped. Propagates to nested structs. */
+const strict = { onExcessProperty: "error" } as const
+
+/** A key that must not appear at all (not even as `undefined`): JSON Schema `not: {}`. */
+const Absent = Schema.optionalWith(Schema.Never, { exact: true })
+
+const parseUrl = (s: string): URL | undefined => {
+  try {
+    return new URL(s)
+  } catch {
+    return undefined
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// URIs and URLs
+// ---------------------------------------------------------------------------------------------
+
+/** An absolute URI (scheme first, no white space), at most 2048 characters. */
+export const Uri = Schema.String.pipe(
+  Schema.maxLength(2048),
+  Schema.filter((s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s) && parseUrl(s) !== undefined, {
+    message: () => "must be an absolute URI"
+  })
+).annotations({ identifier: "Uri", jsonSchema: { format: "uri" } })
+export type Uri = typeof Uri.Type
+
+/**
+ * A management webhook URL (SPEC.md § Project webhook: "must be a valid URL"): an absolute
+ * `http` or `https` URL with a host, at most 2048 characters. Registration checks syntax only;
+ * whether the target is public and HTTPS is decided at delivery (DESIGN.md §7), so that operators
+ * can allow local targets for testing.
+ */
+export const WebhookUrl = Schema.String.pipe(
+  Schema.maxLength(2048),
+  Schema.filter((s) => {
+    const url = /^\S+$/.test(s) ? parseUrl(s) : undefined
+    return url !== undefined && (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== ""
+  }, { message: () => "must be a valid http(s) URL" })
+).annotations({ identifier: "WebhookUrl", jsonSchema: { format: "uri" } })
+export type WebhookUrl = typeof WebhookUrl.Type
+
+// ---------------------------------------------------------------------------------------------
+// Management webhooks and egress addresses (SPEC.md § Project webhook, § Webhook egress addresses)
+// ---------------------------------------------------------------------------------------------
+
+/** Management webhook ids are UUIDs (SPEC.md § Project webhook; contract.md §2.4). */
+export const ProjectWebhookId = Schema.UUID.pipe(Schema.brand("ProjectWebhookId")).annotations({
+  identifier: "ProjectWebhookId"
+})
+export type ProjectWebhookId = typeof ProjectWebhookId.Type
+
+/** A management API webhook as listed (SPEC.md § Project webhook (management API)). */
+export const ProjectWebhook = Schema.Struct({
+  id: ProjectWebhookId,
+  webhookUrl: WebhookUrl,
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}).annotations({ identifier: "ProjectWebhook" })
+export type ProjectWebhook = typeof ProjectWebhook.Type
+
+const octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+const ipv4Pattern = new RegExp(`^${octet}(?:\\.${octet}){3}$`)
+
+/**
+ * IPv4 blocks that are not globally reachable (IANA IPv4 Special-Purpose Address Registry, plus
+ * multicast and the reserved 240/4, which holds the limited broadcast address).
+ */
+const nonPublicIpv4Blocks: ReadonlyArray<readonly [base: string, prefix: number]> = [
+  ["0.0.0.0", 8], // "this network"
+  ["10.0.0.0", 8], // private (RFC 1918)
+  ["100.64.0.0", 10], // shared address space (RFC 6598, carrier-grade NAT)
+  ["127.0.0.0", 8], // loopback
+  ["169.254.0.0", 16], // link-local (cloud metadata lives here)
+  ["172.16.0.0", 12], // private (RFC 1918)
+  ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.0.2.0", 24], // documentation (TEST-NET-1)
+  ["192.88.99.0", 24], // deprecated 6to4 relay anycast
+  ["192.168.0.0", 16], // private (RFC 1918)
+  ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // documentation (TEST-NET-2)
+  ["203.0.113.0", 24], // documentation (TEST-NET-3)
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4] // reserved, and 255.255.255.255 broadcast
+]
+
+const ipv4ToInt = (s: string): number => s.split(".").reduce((n, part) => n * 256 + Number(part), 0)
+
+const nonPublicRanges = nonPublicIpv4Blocks.map(([base, prefix]) => {
+  const start = ipv4ToInt(base)
+  return [start, start + 2 ** (32 - prefix) - 1] as const
+})
+
+/** True for a dotted-quad IPv4 address (no leading zeros) that is publicly routable. */
+export const isPublicIpv4 = (s: string): boolean => {
+  if (!ipv4Pattern.test(s)) return false
+  const n = ipv4ToInt(s)
+  return nonPublicRanges.every(([start, end]) => n < start || n > end)
+}
+
+/** A public IPv4 address string: private, loopback, link-local and reserved ranges are refused. */
+export const PublicIpv4Address = Schema.String.pipe(
+  Schema.filter(isPublicIpv4, { message: () => "must be a public IPv4 address" })
+).annotations({ identifier: "PublicIpv4Address", jsonSchema: { format: "ipv4" } })
+
+/**
+ * The webhook egress addresses (SPEC.md § Webhook egress addresses): every address is to be
+ * allowlisted, so each appears once.
+ */
+export const WebhookEgressAddresses = Schema.Struct({
+  addresses: Schema.Array(PublicIpv4Address).pipe(
+    Schema.filter((xs) => new Set(xs).size === xs.length || "addresses must be unique")
+  )
+}).annotations({ identifier: "WebhookEgressAddresses" })
+export type WebhookEgressAddresses = typeof WebhookEgressAddresses.Type
+
+// ---------------------------------------------------------------------------------------------
+// Dashboard request bodies (SPEC.md § Endpoints, Dashboard API; API.md §2)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `PUT /api/projects/{id}/slack` (SPEC.md § Project slack integration). The spec gives
+ * `enabledFeatures` only as an empty list and leaves required-ness and allowed values open: we
+ * require every field and take feature names as short strings. The two secrets are `Redacted` in
+ * memory (DESIGN.md §4) and are never echoed back.
+ */
+export const SlackIntegrationRequest = Schema.Struct({
+  enabledFeatures: Schema.Array(BoundedString(1, 64)).pipe(Schema.maxItems(32)),
+  clientId: BoundedString(1, 256),
+  clientSecret: Schema.Redacted(BoundedString(1, 256)),
+  signingSecret: Schema.Redacted(BoundedString(1, 256)),
+  appId: BoundedString(1, 256)
+}).annotations({ identifier: "SlackIntegrationRequest", parseOptions: strict })
+export type SlackIntegrationRequest = typeof SlackIntegrationRequest.Type
+
+/** `PATCH /api/projects/{id}/imessage/auto-scale`: `{autoScale}` and nothing else (SPEC.md § Endpoints). */
+export const ImessageAutoScaleRequest = Schema.Struct({
+  autoScale: Schema.Boolean
+}).annotations({ identifier: "ImessageAutoScaleRequest", parseOptions: strict })
+export type ImessageAutoScaleRequest = typeof ImessageAutoScaleRequest.Type
+
+/**
+ * `POST /api/privacy-requests/` (SPEC.md § Privacy request): the spec bounds `email` at 254
+ * characters; we also require it to be an email address (the contract's pattern), since the
+ * request names a data subject.
+ */
+export const PrivacyRequest = Schema.Struct({
+  email: Email
+}).annotations({ identifier: "PrivacyRequest", parseOptions: strict })
+export type PrivacyRequest = typeof PrivacyRequest.Type
+
+// ---------------------------------------------------------------------------------------------
+// Agent profile (SPEC.md § Agent profile; contract.md §3.3)
+// ---------------------------------------------------------------------------------------------
+
+/** A project's agent profile. */
+export const AgentProfile = Schema.Struct({
+  avatarUrl: Uri,
+  firstName: Schema.String.pipe(Schema.minLength(1)),
+  lastName: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "AgentProfile" })
+export type AgentProfile = typeof AgentProfile.Type
+
+/** `PATCH …/agent-profile` (contract.md §3.3; the 256 bound matches the account names of API.md §1.2). */
+export const UpdateAgentProfileRequest = Schema.Struct({
+  firstName: Schema.optionalWith(BoundedString(1, 256), { exact: true }),
+  lastName: Schema.optionalWith(Schema.NullOr(BoundedString(1, 256)), { exact: true })
+}).annotations({ identifier: "UpdateAgentProfileRequest", parseOptions: strict })
+export type UpdateAgentProfileRequest = typeof UpdateAgentProfileRequest.Type
+
+// ---------------------------------------------------------------------------------------------
+// Project slugs (API.md §1.4; contract.md §2.3, §3.3)
+// ---------------------------------------------------------------------------------------------
+
+const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+
+/** A project slug as created: 3..63 lower-case letters and digits in hyphen-separated runs. */
+export const ProjectSlug = Schema.String.pipe(
+  Schema.minLength(3),
+  Schema.maxLength(63),
+  Schema.pattern(slugPattern, { message: () => "must be lower-case letters and digits separated by single hyphens" }),
+  Schema.brand("ProjectSlug")
+).annotations({ identifier: "ProjectSlug" })
+export type ProjectSlug = typeof ProjectSlug.Type
+
+/** The slug asked about in an availability check: 1..63 (shorter than 3 answers `too_short`). */
+export const ProjectSlugQuery = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(63),
+  Schema.pattern(slugPattern, { message: () => "must be lower-case letters and digits separated by single hyphens" })
+).annotations({ identifier: "ProjectSlugQuery" })
+
+export const AvailableProjectSlug = Schema.Struct({
+  available: Schema.Literal(true),
+  slug: ProjectSlug
+}).annotations({ identifier: "AvailableProjectSlug" })
+export type AvailableProjectSlug = typeof AvailableProjectSlug.Type
+
+export const SlugUnavailableReason = Schema.Literal("reserved", "retired", "taken", "too_short").annotations({
+  identifier: "SlugUnavailableReason"
+})
+export type SlugUnavailableReason = typeof SlugUnavailableReason.Type
+
+export const UnavailableProjectSlug = Schema.Struct({
+  available: Schema.Literal(false),
+  reason: SlugUnavailableReason,
+  slug: ProjectSlugQuery,
+  suggestion: Schema.optionalWith(ProjectSlug, { exact: true })
+}).annotations({ identifier: "UnavailableProjectSlug" })
+export type UnavailableProjectSlug = typeof UnavailableProjectSlug.Type
+
+/** checkProjectSlugAvailability's answer (contract.md §3.3). */
+export const ProjectSlugAvailability = Schema.Union(AvailableProjectSlug, UnavailableProjectSlug).annotations({
+  identifier: "ProjectSlugAvailability"
+})
+export type ProjectSlugAvailability = typeof ProjectSlugAvailability.Type
+
+// ---------------------------------------------------------------------------------------------
+// SQL query operation (SPEC.md § Endpoints, § Limits; contract.md §3.10)
+// ---------------------------------------------------------------------------------------------
+
+/** A query parameter name: a letter or `_`, then letters, digits or `_`; at most 64 characters. */
+export const SqlParameterName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: () => "must be a letter or _ then letters, digits or _ (max 64)" })
+).annotations({ identifier: "SqlParameterName" })
+
+/**
+ * The SQL query request. Strict parsing matters here beyond hygiene: a record whose key does not
+ * match the name pattern is otherwise dropped silently rather than rejected.
+ */
+export const SqlQueryRequest = Schema.Struct({
+  sql: BoundedString(1, 65536),
+  parameters: Schema.optionalWith(
+    Schema.Record({ key: SqlParameterName, value: Schema.String.pipe(Schema.maxLength(16384)) }),
+    { exact: true }
+  )
+}).annotations({ identifier: "SqlQueryRequest", parseOptions: strict })
+export type SqlQueryRequest = typeof SqlQueryRequest.Type
+
+// ---------------------------------------------------------------------------------------------
+// Accepted message (SPEC.md § Accepted message, § Message status)
+// ---------------------------------------------------------------------------------------------
+
+/** A platform identifier: a lower-case letter, then lower-case letters, digits or `_`; at most 64. */
+export const PlatformIdentifier = Schema.String.pipe(
+  Schema.pattern(/^[a-z][a-z0-9_]{0,63}$/, { message: () => "must be a platform identifier like whatsapp_business" })
+).annotations({ identifier: "PlatformIdentifier" })
+
+export const knownMessagePlatforms = ["email", "imessage", "sms", "telegram", "whatsapp", "whatsapp_business"] as const
+/** The six messaging platforms with their own accepted-message shape. */
+export const KnownMessagePlatform = Schema.Literal(...knownMessagePlatforms).annotations({
+  identifier: "KnownMessagePlatform"
+})
+export type KnownMessagePlatform = typeof KnownMessagePlatform.Type
+
+/** Any platform identifier that is not one of the six known ones (the unknown-platform shape). */
+export const UnknownMessagePlatform = PlatformIdentifier.pipe(
+  Schema.filter((p) => !(knownMessagePlatforms as ReadonlyArray<string>).includes(p), {
+    message: () => "a known platform uses its own message shape"
+  })
+).annotations({ identifier: "UnknownMessagePlatform" })
+
+// The spec leaves the structures below open ("Content structures of message content, space
+// snapshots, user snapshots, resource metadata, message acceptance …: not shown"). These are our
+// minimal shapes, modelled on the content arms of contract.md §5.3.
+
+/**
+ * Resource metadata: string keys to string values (the spec leaves it open). Bounded like common
+ * metadata maps: at most 50 entries, keys 1..64 characters, values at most 512. Strict, so that a
+ * key out of bounds is an error rather than silently dropped.
+ */
+export const ResourceMetadata = Schema.Record({
+  key: BoundedString(1, 64),
+  value: Schema.String.pipe(Schema.maxLength(512))
+}).pipe(
+  Schema.filter((m) => Object.keys(m).length <= 50 || "metadata holds at most 50 entries")
+).annotations({ identifier: "ResourceMetadata", parseOptions: strict })
+export type ResourceMetadata = typeof ResourceMetadata.Type
+
+/** A space snapshot (the spec leaves it open): the conversation's id and whether it is 1:1 or a group. */
+export const SpaceSnapshot = Schema.Struct({
+  id: BoundedString(1, 256),
+  type: Schema.Literal("direct", "group")
+}).annotations({ identifier: "SpaceSnapshot" })
+export type SpaceSnapshot = typeof SpaceSnapshot.Type
+
+/** A user snapshot (the spec leaves it open): the user and, when known, their platform handle. */
+export const UserSnapshot = Schema.Struct({
+  id: UserId,
+  handle: Schema.optionalWith(BoundedString(1, 320), { exact: true })
+}).annotations({ identifier: "UserSnapshot" })
+export type UserSnapshot = typeof UserSnapshot.Type
+
+/** The message acceptance object (the spec leaves it open): the upstream provider's message id, if any. */
+export const MessageAcceptance = Schema.Struct({
+  providerMessageId: Schema.NullOr(BoundedString(1, 256))
+}).annotations({ identifier: "MessageAcceptance" })
+export type MessageAcceptance = typeof MessageAcceptance.Type
+
+const MimeType = Schema.String.pipe(
+  Schema.maxLength(255),
+  Schema.pattern(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/, { message: () => "must be a MIME type" })
+)
+
+export const TextContent = Schema.Struct({
+  type: Schema.Literal("text"),
+  text: BoundedString(1, 65536)
+}).annotations({ identifier: "TextContent" })
+
+export const AttachmentContent = Schema.Struct({
+  type: Schema.Literal("attachment"),
+  attachmentId: BoundedString(1, 256),
+  name: BoundedString(1, 255),
+  mimeType: MimeType,
+  size: Schema.optionalWith(NonNegativeSafeInt, { exact: true })
+}).annotations({ identifier: "AttachmentContent" })
+
+export const RichLinkContent = Schema.Struct({
+  type: Schema.Literal("richlink"),
+  url: Uri
+}).annotations({ identifier: "RichLinkContent" })
+
+export const ReactionContent = Schema.Struct({
+  type: Schema.Literal("reaction"),
+  emoji: BoundedString(1, 32),
+  targetMessageId: MessageId
+}).annotations({ identifier: "ReactionContent" })
+
+/** Email content: a subject (RFC 5322 line bound) and a text body, with an optional HTML body. */
+export const EmailContent = Schema.Struct({
+  type: Schema.Literal("email"),
+  subject: Schema.String.pipe(Schema.maxLength(998)),
+  text: Schema.String.pipe(Schema.maxLength(1_048_576)),
+  html: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1_048_576)), { exact: true })
+}).annotations({ identifier: "EmailContent" })
+
+export const EmailMessageContent = EmailContent
+export const ImessageMessageContent = Schema.Union(TextContent, AttachmentContent, RichLinkContent, ReactionContent)
+  .annotations({ identifier: "ImessageMessageContent" })
+export const SmsMessageContent = Schema.Union(TextContent, AttachmentContent).annotations({ identifier: "SmsMessageContent" })
+export const TelegramMessageContent = Schema.Union(TextContent, AttachmentContent).annotations({
+  identifier: "TelegramMessageContent"
+})
+export const WhatsappMessageContent = Schema.Union(TextContent, AttachmentContent, ReactionContent).annotations({
+  identifier: "WhatsappMessageContent"
+})
+
+/** Content of a platform we do not model: a `type` tag plus any other properties. */
+export const GenericMessageContent = Schema.Struct(
+  { type: Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_.-]{0,63}$/)) },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "GenericMessageContent" })
+
+/**
+ * Accepted-message timestamps: `dispatchedAt` and `acceptedAt` are required, the other milestones
+ * must be absent. Dispatch precedes acceptance.
+ */
+export const AcceptedMessageTimestamps = Schema.Struct({
+  dispatchedAt: Timestamp,
+  acceptedAt: Timestamp,
+  deliveredAt: Absent,
+  failedAt: Absent,
+  receivedAt: Absent
+}).pipe(
+  Schema.filter((t) => t.dispatchedAt.epochMillis <= t.acceptedAt.epochMillis || "dispatchedAt must not be after acceptedAt")
+).annotations({ identifier: "AcceptedMessageTimestamps" })
+export type AcceptedMessageTimestamps = typeof AcceptedMessageTimestamps.Type
+
+const acceptedMessageFields = {
+  id: MessageId,
+  projectId: ProjectId,
+  space: SpaceSnapshot,
+  sentBy: UserSnapshot,
+  metadata: ResourceMetadata,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  acceptance: MessageAcceptance,
+  status: Schema.Literal("accepted"),
+  timestamps: AcceptedMessageTimestamps,
+  addressedTo: Schema.optionalWith(UserSnapshot, { exact: true }),
+  receivedBy: Schema.optionalWith(UserSnapshot, { exact: true }),
+  parentMessageId: Schema.optionalWith(MessageId, { exact: true }),
+  failure: Absent,
+  timestamp: Absent
+}
+
+/** One accepted-message shape: the common fields with a platform and its content. */
+const acceptedMessage = <P extends Schema.Schema.AnyNoContext, C extends Schema.Schema.AnyNoContext>(
+  platform: P,
+  content: C,
+  identifier: string
+) =>
+  Schema.Struct({ ...acceptedMessageFields, platform, content }).annotations({ identifier, parseOptions: strict })
+
+export const EmailAcceptedMessage = acceptedMessage(Schema.Literal("email"), EmailMessageContent, "EmailAcceptedMessage")
+export const ImessageAcceptedMessage = acceptedMessage(
+  Schema.Literal("imessage"), ImessageMessageContent, "ImessageAcceptedMessage"
+)
+export const SmsAcceptedMessage = acceptedMessage(Schema.Literal("sms"), SmsMessageContent, "SmsAcceptedMessage")
+export const TelegramAcceptedMessage = acceptedMessage(
+  Schema.Literal("telegram"), TelegramMessageContent, "TelegramAcceptedMessage"
+)
+export const WhatsappAcceptedMessage = acceptedMessage(
+  Schema.Literal("whatsapp"), WhatsappMessageContent, "WhatsappAcceptedMessage"
+)
+export const WhatsappBusinessAcceptedMessage = acceptedMessage(
+  Schema.Literal("whatsapp_business"), WhatsappMessageContent, "WhatsappBusinessAcceptedMessage"
+)
+export const UnknownPlatformAcceptedMessage = acceptedMessage(
+  UnknownMessagePlatform, GenericMessageContent, "UnknownPlatformAcceptedMessage"
+)
+
+/** An accepted message: one shape per platform, no extra properties (SPEC.md § Accepted message). */
+export const AcceptedMessage = Schema.Union(
+  EmailAcceptedMessage,
+  ImessageAcceptedMessage,
+  SmsAcceptedMessage,
+  TelegramAcceptedMessage,
+  WhatsappAcceptedMessage,
+  WhatsappBusinessAcceptedMessage,
+  UnknownPlatformAcceptedMessage
+).annotations({ identifier: "AcceptedMessage", parseOptions: strict })
+export type AcceptedMessage = typeof AcceptedMessage.Type

@@ -1,0 +1,58 @@
+/**
+ * The envelope of the Dashboard API and the management API (SPEC.md § Errors, "Dashboard and
+ * management API"; API.md §0). Success is `{succeed: true, data}`, failure is
+ * `{succeed: false, message, code?}`. The HTTP status is authoritative; the envelope only carries
+ * the body. `code` is ours (API.md §0, e.g. `HTTPS_REQUIRED`); the spec's error shape has only
+ * `message`, so `code` stays optional for clients written against the spec.
+ */
+import { Option, Schema, SchemaAST } from "effect"
+
+/** The identifier of a data schema, for naming its envelope (`Webhook` → `WebhookSuccessEnvelope`). */
+const dataName = (ast: SchemaAST.AST): Option.Option<string> => {
+  const own = SchemaAST.getIdentifierAnnotation(ast)
+  if (Option.isSome(own)) return own
+  // `Schema.Array(X)` of an identified X: `XList`.
+  if (SchemaAST.isTupleType(ast) && ast.elements.length === 0 && ast.rest.length === 1) {
+    const rest = ast.rest[0]
+    return rest === undefined ? Option.none() : Option.map(dataName(rest.type), (name) => `${name}List`)
+  }
+  return Option.none()
+}
+
+/**
+ * `{succeed: true, data}` for a data schema. The identifier is derived from the data schema's own
+ * (`<Data>SuccessEnvelope`); pass one when the data schema has none, so that two envelopes never
+ * share a name in the generated OpenAPI document.
+ */
+export const SuccessEnvelope = <A, I, R>(data: Schema.Schema<A, I, R>, identifier?: string) =>
+  Schema.Struct({ succeed: Schema.Literal(true), data }).annotations({
+    identifier: identifier ?? Option.match(dataName(data.ast), {
+      onNone: () => "SuccessEnvelope",
+      onSome: (name) => `${name}SuccessEnvelope`
+    })
+  })
+export type SuccessEnvelope<A> = { readonly succeed: true; readonly data: A }
+
+/** `{succeed: false, message, code?}` (SPEC.md § Errors; `code` per API.md §0). */
+export const ErrorEnvelope = Schema.Struct({
+  succeed: Schema.Literal(false),
+  message: Schema.String,
+  code: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { exact: true })
+}).annotations({ identifier: "ErrorEnvelope" })
+export type ErrorEnvelope = typeof ErrorEnvelope.Type
+
+/** Either envelope: what a client of these surfaces decodes before branching on `succeed`. */
+export const Envelope = <A, I, R>(data: Schema.Schema<A, I, R>, identifier?: string) => {
+  const success = SuccessEnvelope(data, identifier)
+  const name = Option.getOrElse(SchemaAST.getIdentifierAnnotation(success.ast), () => "SuccessEnvelope")
+  const union = name.endsWith("SuccessEnvelope") ? name.replace(/SuccessEnvelope$/, "Envelope") : `${name}OrError`
+  return Schema.Union(success, ErrorEnvelope).annotations({ identifier: union })
+}
+export type Envelope<A> = SuccessEnvelope<A> | ErrorEnvelope
+
+/** Builds a success body. */
+export const successEnvelope = <A>(data: A): SuccessEnvelope<A> => ({ succeed: true, data })
+
+/** Builds an error body; `code` is left out when not given. */
+export const errorEnvelope = (message: string, code?: string): ErrorEnvelope =>
+  code === undefined ? { succeed: false, message } : { succeed: false, message, code }

@@ -1,0 +1,318 @@
+/**
+ * The identity schemas (SPEC.md § Account, § Account service key, § Project API key,
+ * § Agent profile: upload ticket, § Other shapes: TOTP enrollment; API.md §1.2).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Either, ParseResult, Schema } from "effect"
+import {
+  Account, AccountServiceKey, CreateAccountServiceKeyRequest, CreateAccountServiceKeyResponse, ImageContentType,
+  KeyName, KnownPermission, ListAccountServiceKeysResponse, Permission, ProjectApiKey,
+  RevokeAccountServiceKeyResponse, TotpEnrollment, UploadTicket
+} from "../../src/identity/Schema.js"
+import { formatTypeId, formatUuid, type IdKind, IdKinds, uuidv7Bytes } from "../../src/shared/Identifiers.js"
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown, options?: { readonly onExcessProperty: "error" }) =>
+  Schema.decodeUnknownEither(schema)(input, options)
+
+const accepts = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
+  Either.getOrThrowWith(decode(schema, input), (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e)))
+
+const rejects = <A, I>(schema: Schema.Schema<A, I>, input: unknown): string => {
+  const result = decode(schema, input)
+  if (Either.isRight(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
+  return ParseResult.TreeFormatter.formatErrorSync(result.left)
+}
+
+/** Rejected both with the caller's strict option and with the default options (the annotation's work). */
+const rejectsExtra = <A, I>(schema: Schema.Schema<A, I>, input: object): void => {
+  const withExtra = { ...input, unexpected: true }
+  expect(Either.isLeft(decode(schema, withExtra, { onExcessProperty: "error" }))).toBe(true)
+  expect(Either.isLeft(decode(schema, withExtra))).toBe(true)
+}
+
+const roundTrips = <A, I>(schema: Schema.Schema<A, I>, input: unknown): void => {
+  const encoded = Schema.encodeEither(schema)(accepts(schema, input))
+  if (Either.isLeft(encoded)) throw new Error(ParseResult.TreeFormatter.formatErrorSync(encoded.left))
+  expect(encoded.right).toStrictEqual(input)
+}
+
+/** Every listed key is required: dropping any one of them is rejected. */
+const requiresEach = <A, I>(schema: Schema.Schema<A, I>, input: Record<string, unknown>, keys: ReadonlyArray<string>) => {
+  for (const key of keys) {
+    const { [key]: _, ...without } = input
+    rejects(schema, without)
+  }
+}
+
+const T0 = Date.UTC(2030, 0, 1)
+const typeId = (kind: IdKind, n = 1) => formatTypeId(kind, uuidv7Bytes(T0 + n, new Uint8Array(10).fill(n)))
+const projectId = formatUuid(uuidv7Bytes(T0, new Uint8Array(10).fill(9)))
+const at = "2030-01-01T00:00:00.000Z"
+const later = "2030-02-01T12:30:00.000Z"
+
+// ---------------------------------------------------------------------------------------------
+// Account
+// ---------------------------------------------------------------------------------------------
+
+describe("Account", () => {
+  const account = {
+    accountId: typeId(IdKinds.account),
+    createdAt: at,
+    deletedAt: null,
+    email: "ada@example.com",
+    firstName: "Ada",
+    lastName: null,
+    phoneNumber: "+15551234567",
+    phoneVerifiedAt: later,
+    pictureUrl: "https://cdn.example.com/pictures/ada.png",
+    updatedAt: later
+  }
+
+  it("decodes and round-trips an account", () => {
+    roundTrips(Account, account)
+  })
+
+  it("accepts null for every nullable field", () => {
+    roundTrips(Account, {
+      ...account,
+      createdAt: null,
+      deletedAt: null,
+      firstName: null,
+      lastName: null,
+      phoneNumber: null,
+      phoneVerifiedAt: null,
+      updatedAt: null
+    })
+  })
+
+  it("accepts and keeps extra properties (SPEC.md: extra properties are allowed)", () => {
+    const withExtra = { ...account, organizationIds: ["x"], locale: "en" }
+    expect(accepts(Account, withExtra)).toMatchObject({ organizationIds: ["x"], locale: "en" })
+    expect(Either.isRight(decode(Account, withExtra, { onExcessProperty: "error" }))).toBe(true)
+    roundTrips(Account, withExtra)
+  })
+
+  it("requires every field", () => {
+    requiresEach(Account, account, Object.keys(account))
+  })
+
+  it("rejects a bad email (255 characters, no @), a non-URI picture, another id kind, an offset timestamp", () => {
+    rejects(Account, { ...account, email: `${"a".repeat(243)}@example.com` })
+    accepts(Account, { ...account, email: `${"a".repeat(242)}@example.com` })
+    rejects(Account, { ...account, email: "ada.example.com" })
+    rejects(Account, { ...account, pictureUrl: "not a uri" })
+    rejects(Account, { ...account, pictureUrl: "/relative/path.png" })
+    rejects(Account, { ...account, accountId: typeId(IdKinds.organization) })
+    rejects(Account, { ...account, createdAt: "2030-01-01T00:00:00+00:00" })
+    rejects(Account, { ...account, deletedAt: "2030-02-30T00:00:00Z" })
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Account service keys
+// ---------------------------------------------------------------------------------------------
+
+describe("AccountServiceKey", () => {
+  const key = {
+    serviceKeyId: typeId(IdKinds.accountServiceKey),
+    accountId: typeId(IdKinds.account),
+    name: "CI deploys",
+    createdAt: at,
+    expiresAt: later,
+    revokedAt: null
+  }
+
+  it("decodes and round-trips a key, with or without expiry and revocation", () => {
+    roundTrips(AccountServiceKey, key)
+    roundTrips(AccountServiceKey, { ...key, expiresAt: null, revokedAt: later })
+  })
+
+  it("rejects extra properties, through its parseOptions annotation alone", () => {
+    rejectsExtra(AccountServiceKey, key)
+  })
+
+  it("requires every field; createdAt is not nullable", () => {
+    requiresEach(AccountServiceKey, key, Object.keys(key))
+    rejects(AccountServiceKey, { ...key, createdAt: null })
+    rejects(AccountServiceKey, { ...key, serviceKeyId: typeId(IdKinds.projectApiKey) })
+  })
+
+  it("rejects extra properties of a key nested in a response", () => {
+    roundTrips(ListAccountServiceKeysResponse, { serviceKeys: [key] })
+    rejects(ListAccountServiceKeysResponse, { serviceKeys: [{ ...key, secret: "leak" }] })
+    roundTrips(RevokeAccountServiceKeyResponse, { serviceKey: { ...key, revokedAt: later } })
+    roundTrips(CreateAccountServiceKeyResponse, { serviceKey: key, secret: "sb_ask_x_y" })
+    rejects(CreateAccountServiceKeyResponse, { serviceKey: key })
+  })
+})
+
+describe("CreateAccountServiceKeyRequest", () => {
+  it("decodes and round-trips a name with an explicit expiry or null", () => {
+    roundTrips(CreateAccountServiceKeyRequest, { name: "CI", expiresAt: "2031-01-01T00:00:00.000Z" })
+    roundTrips(CreateAccountServiceKeyRequest, { name: "CI", expiresAt: null })
+  })
+
+  it("requires the expiry key (API.md §1.2: the expiry is explicit)", () => {
+    rejects(CreateAccountServiceKeyRequest, { name: "CI" })
+  })
+
+  it("name: 1 and 128 characters ok, 0 and 129 rejected", () => {
+    accepts(CreateAccountServiceKeyRequest, { name: "a", expiresAt: null })
+    accepts(CreateAccountServiceKeyRequest, { name: "a".repeat(128), expiresAt: null })
+    rejects(CreateAccountServiceKeyRequest, { name: "", expiresAt: null })
+    rejects(CreateAccountServiceKeyRequest, { name: "a".repeat(129), expiresAt: null })
+    roundTrips(KeyName, "a".repeat(128))
+    rejects(KeyName, "a".repeat(129))
+  })
+
+  it("rejects extra properties and a non-UTC expiry", () => {
+    rejectsExtra(CreateAccountServiceKeyRequest, { name: "CI", expiresAt: null })
+    rejects(CreateAccountServiceKeyRequest, { name: "CI", expiresAt: "2031-01-01T00:00:00+02:00" })
+    rejects(CreateAccountServiceKeyRequest, { name: "CI", expiresAt: "2031-01-01T00:00:00z" })
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Project API keys and permissions
+// ---------------------------------------------------------------------------------------------
+
+describe("ProjectApiKey", () => {
+  const apiKey = {
+    apiKeyId: typeId(IdKinds.projectApiKey),
+    projectId,
+    createdByAccountId: typeId(IdKinds.account),
+    name: "Example key",
+    createdAt: at,
+    expiresAt: null,
+    permissionsUpdatedAt: null,
+    revokedAt: null,
+    permissions: ["project:read", "events:write"]
+  }
+
+  it("decodes and round-trips a key", () => {
+    roundTrips(ProjectApiKey, apiKey)
+    roundTrips(ProjectApiKey, { ...apiKey, expiresAt: later, permissionsUpdatedAt: later, revokedAt: later, permissions: [] })
+  })
+
+  it("preserves unknown permission values as sent", () => {
+    const withUnknown = { ...apiKey, permissions: ["project:read", "billing:read", "calls:dial"] }
+    expect(accepts(ProjectApiKey, withUnknown).permissions).toStrictEqual(["project:read", "billing:read", "calls:dial"])
+    roundTrips(ProjectApiKey, withUnknown)
+  })
+
+  it("rejects extra properties, through its parseOptions annotation alone", () => {
+    rejectsExtra(ProjectApiKey, apiKey)
+  })
+
+  it("requires every field and a UUIDv7 project id", () => {
+    requiresEach(ProjectApiKey, apiKey, Object.keys(apiKey))
+    rejects(ProjectApiKey, { ...apiKey, projectId: "6ba7b810-9dad-41d1-80b4-00c04fd430c8" })
+    rejects(ProjectApiKey, { ...apiKey, permissions: "project:read" })
+    rejects(ProjectApiKey, { ...apiKey, permissions: [1] })
+  })
+})
+
+describe("Permission", () => {
+  const known = ["events:read", "events:write", "platforms:read", "platforms:write", "project:read", "project:write"]
+
+  it.each(known)("accepts the known permission %s", (p) => {
+    roundTrips(KnownPermission, p)
+    roundTrips(Permission, p)
+  })
+
+  it("KnownPermission rejects other values; Permission keeps well-formed unknown ones", () => {
+    rejects(KnownPermission, "billing:read")
+    roundTrips(Permission, "billing:read")
+  })
+
+  it("Permission: 64 characters ok, 65 rejected; malformed values rejected", () => {
+    const at64 = `${"a".repeat(31)}:${"b".repeat(32)}`
+    expect(at64).toHaveLength(64)
+    roundTrips(Permission, at64)
+    rejects(Permission, `${at64}b`)
+    rejects(Permission, "")
+    rejects(Permission, "admin")
+    rejects(Permission, "Project:Read")
+    rejects(Permission, "project:")
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Uploads and TOTP
+// ---------------------------------------------------------------------------------------------
+
+describe("ImageContentType", () => {
+  it.each(["image/jpeg", "image/png", "image/webp"])("accepts %s", (t) => {
+    roundTrips(ImageContentType, t)
+  })
+
+  it("rejects other types", () => {
+    rejects(ImageContentType, "image/gif")
+    rejects(ImageContentType, "IMAGE/PNG")
+  })
+})
+
+describe("UploadTicket", () => {
+  const ticket = {
+    expiresAt: at,
+    formFields: { policy: "eyJ9", signature: "abc" },
+    uploadId: `sb_upl_${"k".repeat(26)}`,
+    uploadUrl: "https://api.example.com/v1/uploads/sb_upl_kkkkkkkkkkkkkkkkkkkkkkkkkk"
+  }
+
+  it("decodes and round-trips a ticket", () => {
+    roundTrips(UploadTicket, ticket)
+    roundTrips(UploadTicket, { ...ticket, formFields: {} })
+  })
+
+  it("rejects non-string form fields, a non-http(s) URL, a bad upload id and an offset expiry", () => {
+    rejects(UploadTicket, { ...ticket, formFields: { size: 5 } })
+    rejects(UploadTicket, { ...ticket, uploadUrl: "ftp://example.com/x" })
+    rejects(UploadTicket, { ...ticket, uploadId: "sb_upl_short" })
+    rejects(UploadTicket, { ...ticket, expiresAt: "2030-01-01T00:00:00+00:00" })
+    requiresEach(UploadTicket, ticket, Object.keys(ticket))
+  })
+})
+
+describe("TotpEnrollment", () => {
+  const enrollment = {
+    enrollmentToken: "tok_123",
+    expiresAt: at,
+    factorId: "auth_factor_01ABCdef",
+    secret: "JBSWY3DPEHPK3PXP",
+    uri: "otpauth://totp/Switchboard:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Switchboard"
+  }
+
+  it("decodes and round-trips an enrollment", () => {
+    roundTrips(TotpEnrollment, enrollment)
+  })
+
+  it("enrollmentToken: 1 and 4096 ok, 0 and 4097 rejected", () => {
+    accepts(TotpEnrollment, { ...enrollment, enrollmentToken: "t" })
+    accepts(TotpEnrollment, { ...enrollment, enrollmentToken: "t".repeat(4096) })
+    rejects(TotpEnrollment, { ...enrollment, enrollmentToken: "" })
+    rejects(TotpEnrollment, { ...enrollment, enrollmentToken: "t".repeat(4097) })
+  })
+
+  it("secret: 1 and 256 ok, 0 and 257 rejected", () => {
+    accepts(TotpEnrollment, { ...enrollment, secret: "S" })
+    accepts(TotpEnrollment, { ...enrollment, secret: "S".repeat(256) })
+    rejects(TotpEnrollment, { ...enrollment, secret: "" })
+    rejects(TotpEnrollment, { ...enrollment, secret: "S".repeat(257) })
+  })
+
+  it("uri: begins with otpauth://, 4096 ok, 4097 rejected", () => {
+    const base = "otpauth://totp/x?secret="
+    accepts(TotpEnrollment, { ...enrollment, uri: base + "A".repeat(4096 - base.length) })
+    rejects(TotpEnrollment, { ...enrollment, uri: base + "A".repeat(4097 - base.length) })
+    rejects(TotpEnrollment, { ...enrollment, uri: "https://example.com/totp" })
+  })
+
+  it("rejects a malformed factor id", () => {
+    rejects(TotpEnrollment, { ...enrollment, factorId: "factor_01" })
+  })
+})
