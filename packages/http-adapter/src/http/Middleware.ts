@@ -88,6 +88,13 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
                 }])))
               }
             }
+            // The client went away (or the server is stopping): nothing failed, and nobody reads the answer.
+            if (Cause.isInterruptedOnly(cause)) {
+              return Effect.as(
+                Effect.logDebug("request interrupted"),
+                render(problem("UPSTREAM_UNAVAILABLE", "The request was interrupted.", { headers: { "retry-after": "1" } }))
+              )
+            }
             const defect = Cause.squash(cause)
             if (isUnavailable(defect)) {
               return Effect.as(

@@ -1,0 +1,224 @@
+/**
+ * HTTP throughput benchmark: the real Switchboard server (embedded PGlite, in-process, exactly as
+ * the test harness starts it) against a raw `node:http` handler doing the same trivial job (check a
+ * bearer key, answer ~300 bytes of JSON). Both answer `GET /v1/account`.
+ *
+ *   npx tsx bench/http.ts            # or: npm run bench:http
+ *   BENCH_SECONDS=5 npx tsx bench/http.ts
+ *
+ * Environment:
+ *   BENCH_SECONDS      length of each measured run in seconds (default 10)
+ *   BENCH_CONNECTIONS  concurrent connections (default 10)
+ *
+ * Sequence: one 2 s warm-up per target (not counted), then A B A B measured runs; requests/second
+ * is the mean over the two runs of each target. The load generator runs in an autocannon worker
+ * thread so it does not share the servers' event loop. Any non-2xx response, connection error,
+ * timeout or body mismatch aborts with exit code 1. There are no speed thresholds: the output is
+ * a report, not a test.
+ */
+import autocannon from "autocannon"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
+
+const positiveInt = (name: string, fallback: number): number => {
+  const raw = process.env[name]
+  if (raw === undefined || raw === "") return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`bench:http: ${name} must be a positive integer, got ${JSON.stringify(raw)}`)
+    process.exit(2)
+  }
+  return n
+}
+
+const SECONDS = positiveInt("BENCH_SECONDS", 10)
+const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 10)
+const WARMUP_SECONDS = 2
+const ROUNDS = 2
+
+interface Target {
+  readonly name: string
+  readonly url: string
+  readonly headers: Record<string, string>
+}
+
+interface Run {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+  readonly requests: number
+}
+
+class BenchFailure extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Baseline: the least a server can do for the same request.
+
+/** Same shape and size as the real `GET /v1/account` body (~305 bytes). */
+const baselineBody = Buffer.from(JSON.stringify({
+  accountId: "sb_acc_01m7zvmfstebk8t92zkmkz70qg",
+  createdAt: "2026-01-01T00:00:00.000Z",
+  deletedAt: null,
+  email: "admin@example.com",
+  firstName: null,
+  lastName: null,
+  phoneNumber: null,
+  phoneVerifiedAt: null,
+  pictureUrl: "http://127.0.0.1/assets/default-avatar.svg",
+  updatedAt: "2026-01-01T00:00:00.000Z"
+}))
+const unauthorizedBody = Buffer.from(JSON.stringify({ code: "NOT_AUTHENTICATED", status: 401 }))
+
+const startBaseline = (serviceKey: string): Promise<{ server: Server; url: string }> =>
+  new Promise((resolve, reject) => {
+    const expected = `Bearer ${serviceKey}`
+    const server = createServer((req, res) => {
+      const ok = req.headers["authorization"] === expected
+      const body = ok ? baselineBody : unauthorizedBody
+      res.writeHead(ok ? 200 : 401, { "content-type": "application/json", "content-length": body.length })
+      res.end(body)
+    })
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      resolve({ server, url: `http://127.0.0.1:${port}/v1/account` })
+    })
+  })
+
+const closeServer = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    server.closeAllConnections()
+    server.close(() => resolve())
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Load.
+
+const load = async (target: Target, seconds: number, label: string): Promise<Run> => {
+  const result = await autocannon({
+    url: target.url,
+    method: "GET",
+    headers: target.headers,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: seconds,
+    workers: 1,
+    timeout: 10
+  })
+  const problems: Array<string> = []
+  if (result.non2xx > 0) {
+    const codes = Object.entries(result.statusCodeStats ?? {})
+      .filter(([code]) => !code.startsWith("2"))
+      .map(([code, s]) => `${code}×${s.count ?? 0}`)
+      .join(", ")
+    problems.push(`${result.non2xx} non-2xx responses (${codes})`)
+  }
+  if (result.errors > 0) problems.push(`${result.errors} connection errors (${result.timeouts} timeouts)`)
+  if (result.mismatches > 0) problems.push(`${result.mismatches} body mismatches`)
+  if (result["2xx"] === 0) problems.push("no successful responses at all")
+  if (problems.length > 0) throw new BenchFailure(`${target.name} (${label}): ${problems.join("; ")}`)
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    requests: result.requests.total
+  }
+}
+
+const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1)
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+// ---------------------------------------------------------------------------------------------
+
+const main = async (): Promise<number> => {
+  const t0 = Date.now()
+  let switchboard: TestServer | undefined
+  let baseline: Server | undefined
+  try {
+    switchboard = await startTestServer("pglite")
+    const key = switchboard.serviceKey
+    const base = await startBaseline(key)
+    baseline = base.server
+    const headers = { authorization: `Bearer ${key}` }
+    const targets: ReadonlyArray<Target> = [
+      { name: "switchboard", url: `${switchboard.baseUrl}/v1/account`, headers },
+      { name: "baseline", url: base.url, headers }
+    ]
+
+    // Sanity: both answer 200 with the key and 401 without, before any load.
+    for (const t of targets) {
+      const good = await fetch(t.url, { headers: t.headers })
+      const bodyBytes = (await good.arrayBuffer()).byteLength
+      const bad = await fetch(t.url)
+      await bad.arrayBuffer()
+      if (good.status !== 200 || bad.status !== 401) {
+        throw new BenchFailure(`${t.name}: expected 200 with key / 401 without, got ${good.status} / ${bad.status}`)
+      }
+      console.log(`${t.name.padEnd(11)} ${t.url}  (200 body ${bodyBytes} B)`)
+    }
+    console.log(`startup ${fmt((Date.now() - t0) / 1000, 1)} s; ${CONNECTIONS} connections, ${SECONDS} s per run, ` +
+      `${WARMUP_SECONDS} s warm-up, order ${"AB".repeat(ROUNDS).split("").join(" ")}`)
+
+    const memBefore = process.memoryUsage()
+    for (const t of targets) await load(t, WARMUP_SECONDS, "warm-up")
+
+    const runs = new Map<string, Array<Run>>(targets.map((t) => [t.name, []]))
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const t of targets) {
+        const r = await load(t, SECONDS, `run ${round}`)
+        runs.get(t.name)?.push(r)
+        console.log(`  run ${round} ${t.name.padEnd(11)} ${fmt(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  (${fmt(r.requests)} requests)`)
+      }
+    }
+    const memAfter = process.memoryUsage()
+
+    const summary = targets.map((t) => {
+      const rs = runs.get(t.name) ?? []
+      return {
+        name: t.name,
+        rps: mean(rs.map((r) => r.rps)),
+        p50: mean(rs.map((r) => r.p50)),
+        p99: mean(rs.map((r) => r.p99)),
+        max: Math.max(...rs.map((r) => r.max))
+      }
+    })
+    const [sb, bl] = summary
+    if (sb === undefined || bl === undefined || bl.rps <= 0) throw new BenchFailure("no measurements")
+    const ratio = sb.rps / bl.rps
+
+    console.log("")
+    for (const s of summary) {
+      console.log(`${s.name.padEnd(11)} ${fmt(s.rps).padStart(7)} req/s  p50 ${fmt(s.p50, 1)} ms  p99 ${fmt(s.p99, 1)} ms  max ${s.max} ms`)
+    }
+    const verdict = ratio < 1
+      ? `Switchboard is ${fmt(1 / ratio, 1)}x slower than a raw node:http handler`
+      : `Switchboard is ${fmt(ratio, 1)}x as fast as a raw node:http handler`
+    console.log(`ratio ${ratio >= 0.1 ? ratio.toFixed(2) : ratio.toPrecision(2)} (${verdict})`)
+    console.log(`memory rss ${fmt(memBefore.rss / 2 ** 20)} → ${fmt(memAfter.rss / 2 ** 20)} MiB, heap ` +
+      `${fmt(memBefore.heapUsed / 2 ** 20)} → ${fmt(memAfter.heapUsed / 2 ** 20)} MiB; total ${fmt((Date.now() - t0) / 1000, 1)} s`)
+    console.log(JSON.stringify({
+      bench: "http",
+      switchboardRps: Math.round(sb.rps),
+      baselineRps: Math.round(bl.rps),
+      ratio: Number(ratio.toFixed(4))
+    }))
+    return 0
+  } catch (e) {
+    console.error(`bench:http FAILED: ${e instanceof BenchFailure ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+    return 1
+  } finally {
+    if (baseline !== undefined) await closeServer(baseline)
+    if (switchboard !== undefined) await switchboard.close()
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error("bench:http FAILED during shutdown:", e)
+    process.exit(1)
+  }
+)
