@@ -3,7 +3,6 @@
  * reference/contract.md §3.4; reference/billing.md §3–§4, whose worked examples are the fixtures).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, ParseResult, Schema } from "effect"
 import {
   AdjustFixedChargeQuantityRequest, BillingFailureCode, billingFailureCodes, BillingFailureDetail,
   billingFailureDetails, BillingInterval, BillingOperation, BillingPlan, BillingPlanCatalog, CategorySlug,
@@ -14,48 +13,7 @@ import {
   UsageThresholds
 } from "../../src/billing/Schema.js"
 import { formatTypeId, IdKinds, uuidv7Bytes } from "../../src/shared/Identifiers.js"
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown, options?: { readonly onExcessProperty: "error" }) =>
-  Schema.decodeUnknownEither(schema)(input, options)
-
-const accepts = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(decode(schema, input), (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e)))
-
-/** For the schemas that forbid extra properties: decoded with `onExcessProperty: "error"`. */
-const acceptsStrict = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(
-    decode(schema, input, { onExcessProperty: "error" }),
-    (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e))
-  )
-
-const rejects = <A, I>(schema: Schema.Schema<A, I>, input: unknown): string => {
-  const result = decode(schema, input)
-  if (Either.isRight(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
-  return ParseResult.TreeFormatter.formatErrorSync(result.left)
-}
-
-const rejectsExtra = <A, I>(schema: Schema.Schema<A, I>, input: object): void => {
-  const withExtra = { ...input, unexpected: true }
-  expect(Either.isLeft(decode(schema, withExtra, { onExcessProperty: "error" }))).toBe(true)
-  expect(Either.isLeft(decode(schema, withExtra))).toBe(true)
-}
-
-const roundTrips = <A, I>(schema: Schema.Schema<A, I>, input: unknown): void => {
-  const encoded = Schema.encodeEither(schema)(accepts(schema, input))
-  if (Either.isLeft(encoded)) throw new Error(ParseResult.TreeFormatter.formatErrorSync(encoded.left))
-  expect(encoded.right).toStrictEqual(input)
-}
-
-const requiresEach = <A, I>(schema: Schema.Schema<A, I>, input: Record<string, unknown>, keys: ReadonlyArray<string>) => {
-  for (const key of keys) {
-    const { [key]: _, ...without } = input
-    rejects(schema, without)
-  }
-}
+import { accepts, acceptsStrict, rejects, rejectsExtra, requiresEach, roundTrips } from "./SchemaAssertions.js"
 
 const MAX = 9007199254740991
 const OVER = 9007199254740992

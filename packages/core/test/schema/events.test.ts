@@ -2,43 +2,13 @@
  * The event envelope and the two known events (SPEC.md § Events, § Versioning; API.md §5).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, ParseResult, Schema } from "effect"
 import {
   Base64String, CallDtmfReceivedEvent, EVENT_API_VERSION, EventEnvelope, EventType, EXTERNAL_WEBHOOK_SERVICE_SEGMENT,
   ExternalWebhookReceivedEvent, ExternalWebhookSource, KnownEvent
 } from "../../src/events/Schema.js"
-import { formatTypeId, type IdKind, IdKinds, uuidv7Bytes } from "../../src/shared/Identifiers.js"
+import { IdKinds } from "../../src/shared/Identifiers.js"
+import { rejects, requiresEach, roundTrips, typeId } from "./SchemaAssertions.js"
 
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => Schema.decodeUnknownEither(schema)(input)
-
-const accepts = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(decode(schema, input), (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e)))
-
-const rejects = <A, I>(schema: Schema.Schema<A, I>, input: unknown): string => {
-  const result = decode(schema, input)
-  if (Either.isRight(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
-  return ParseResult.TreeFormatter.formatErrorSync(result.left)
-}
-
-const roundTrips = <A, I>(schema: Schema.Schema<A, I>, input: unknown): void => {
-  const encoded = Schema.encodeEither(schema)(accepts(schema, input))
-  if (Either.isLeft(encoded)) throw new Error(ParseResult.TreeFormatter.formatErrorSync(encoded.left))
-  expect(encoded.right).toStrictEqual(input)
-}
-
-const requiresEach = <A, I>(schema: Schema.Schema<A, I>, input: Record<string, unknown>, keys: ReadonlyArray<string>) => {
-  for (const key of keys) {
-    const { [key]: _, ...without } = input
-    rejects(schema, without)
-  }
-}
-
-const T0 = Date.UTC(2030, 0, 1)
-const typeId = (kind: IdKind, n = 1) => formatTypeId(kind, uuidv7Bytes(T0 + n, new Uint8Array(10).fill(n)))
 const at = "2030-01-01T00:00:05.250Z"
 
 // ---------------------------------------------------------------------------------------------

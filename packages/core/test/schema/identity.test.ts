@@ -3,54 +3,15 @@
  * § Agent profile: upload ticket, § Other shapes: TOTP enrollment; API.md §1.2).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, ParseResult, Schema } from "effect"
+import { Either } from "effect"
 import {
   Account, AccountServiceKey, CreateAccountServiceKeyRequest, CreateAccountServiceKeyResponse, ImageContentType,
   KeyName, KnownPermission, ListAccountServiceKeysResponse, Permission, ProjectApiKey,
   RevokeAccountServiceKeyResponse, TotpEnrollment, UploadTicket
 } from "../../src/identity/Schema.js"
-import { formatTypeId, formatUuid, type IdKind, IdKinds, uuidv7Bytes } from "../../src/shared/Identifiers.js"
+import { IdKinds } from "../../src/shared/Identifiers.js"
+import { accepts, decode, projectIdFixture as projectId, rejects, rejectsExtra, requiresEach, roundTrips, typeId } from "./SchemaAssertions.js"
 
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown, options?: { readonly onExcessProperty: "error" }) =>
-  Schema.decodeUnknownEither(schema)(input, options)
-
-const accepts = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(decode(schema, input), (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e)))
-
-const rejects = <A, I>(schema: Schema.Schema<A, I>, input: unknown): string => {
-  const result = decode(schema, input)
-  if (Either.isRight(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
-  return ParseResult.TreeFormatter.formatErrorSync(result.left)
-}
-
-/** Rejected both with the caller's strict option and with the default options (the annotation's work). */
-const rejectsExtra = <A, I>(schema: Schema.Schema<A, I>, input: object): void => {
-  const withExtra = { ...input, unexpected: true }
-  expect(Either.isLeft(decode(schema, withExtra, { onExcessProperty: "error" }))).toBe(true)
-  expect(Either.isLeft(decode(schema, withExtra))).toBe(true)
-}
-
-const roundTrips = <A, I>(schema: Schema.Schema<A, I>, input: unknown): void => {
-  const encoded = Schema.encodeEither(schema)(accepts(schema, input))
-  if (Either.isLeft(encoded)) throw new Error(ParseResult.TreeFormatter.formatErrorSync(encoded.left))
-  expect(encoded.right).toStrictEqual(input)
-}
-
-/** Every listed key is required: dropping any one of them is rejected. */
-const requiresEach = <A, I>(schema: Schema.Schema<A, I>, input: Record<string, unknown>, keys: ReadonlyArray<string>) => {
-  for (const key of keys) {
-    const { [key]: _, ...without } = input
-    rejects(schema, without)
-  }
-}
-
-const T0 = Date.UTC(2030, 0, 1)
-const typeId = (kind: IdKind, n = 1) => formatTypeId(kind, uuidv7Bytes(T0 + n, new Uint8Array(10).fill(n)))
-const projectId = formatUuid(uuidv7Bytes(T0, new Uint8Array(10).fill(9)))
 const at = "2030-01-01T00:00:00.000Z"
 const later = "2030-02-01T12:30:00.000Z"
 

@@ -3,7 +3,7 @@
  * agent profile, slugs, the SQL query request and the accepted message.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, ParseResult, Redacted, Schema } from "effect"
+import { Redacted } from "effect"
 import {
   AcceptedMessage, AcceptedMessageTimestamps, AgentProfile, AvailableProjectSlug, EmailAcceptedMessage,
   GenericMessageContent, ImessageAcceptedMessage, ImessageAutoScaleRequest, isPublicIpv4, PlatformIdentifier,
@@ -12,53 +12,9 @@ import {
   UnavailableProjectSlug, UnknownPlatformAcceptedMessage, UpdateAgentProfileRequest, Uri, UserSnapshot,
   WebhookEgressAddresses, WebhookUrl, WhatsappAcceptedMessage, WhatsappBusinessAcceptedMessage
 } from "../../src/projects/Schema.js"
-import { formatTypeId, formatUuid, type IdKind, IdKinds, uuidv7Bytes } from "../../src/shared/Identifiers.js"
+import { IdKinds } from "../../src/shared/Identifiers.js"
+import { accepts, acceptsStrict, projectIdFixture as projectId, rejects, rejectsExtra, requiresEach, roundTrips, typeId } from "./SchemaAssertions.js"
 
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown, options?: { readonly onExcessProperty: "error" }) =>
-  Schema.decodeUnknownEither(schema)(input, options)
-
-const accepts = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(decode(schema, input), (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e)))
-
-const rejects = <A, I>(schema: Schema.Schema<A, I>, input: unknown): string => {
-  const result = decode(schema, input)
-  if (Either.isRight(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
-  return ParseResult.TreeFormatter.formatErrorSync(result.left)
-}
-
-/** Decoded with `onExcessProperty: "error"` (the schemas forbid extras); also rejected by default. */
-const acceptsStrict = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(
-    decode(schema, input, { onExcessProperty: "error" }),
-    (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e))
-  )
-
-const rejectsExtra = <A, I>(schema: Schema.Schema<A, I>, input: object): void => {
-  const withExtra = { ...input, unexpected: true }
-  expect(Either.isLeft(decode(schema, withExtra, { onExcessProperty: "error" }))).toBe(true)
-  expect(Either.isLeft(decode(schema, withExtra))).toBe(true)
-}
-
-const roundTrips = <A, I>(schema: Schema.Schema<A, I>, input: unknown): void => {
-  const encoded = Schema.encodeEither(schema)(accepts(schema, input))
-  if (Either.isLeft(encoded)) throw new Error(ParseResult.TreeFormatter.formatErrorSync(encoded.left))
-  expect(encoded.right).toStrictEqual(input)
-}
-
-const requiresEach = <A, I>(schema: Schema.Schema<A, I>, input: Record<string, unknown>, keys: ReadonlyArray<string>) => {
-  for (const key of keys) {
-    const { [key]: _, ...without } = input
-    rejects(schema, without)
-  }
-}
-
-const T0 = Date.UTC(2030, 0, 1)
-const typeId = (kind: IdKind, n = 1) => formatTypeId(kind, uuidv7Bytes(T0 + n, new Uint8Array(10).fill(n)))
-const projectId = formatUuid(uuidv7Bytes(T0, new Uint8Array(10).fill(9)))
 const at = "2030-01-01T00:00:00.000Z"
 const later = "2030-01-01T00:00:01.500Z"
 

@@ -3,7 +3,7 @@
  * makes them), the problem catalog and documents, and the Dashboard/management envelope.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Effect, Either, FastCheck, Layer, ParseResult, Schema, TestClock } from "effect"
+import { DateTime, Effect, Either, FastCheck, Layer, Schema, TestClock } from "effect"
 import { BoundedString, Email, MAX_SAFE, NonNegativeSafeInt, PositiveSafeInt, SafeInt } from "../../src/shared/Bounds.js"
 import {
   ErrorEnvelope, Envelope, errorEnvelope, SuccessEnvelope, successEnvelope
@@ -20,34 +20,9 @@ import {
 } from "../../src/shared/ProblemCatalog.js"
 import { Secrets } from "../../src/shared/Secrets.js"
 import { NullableTimestamp, Timestamp, TimestampString } from "../../src/shared/Timestamp.js"
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown, options?: { readonly onExcessProperty: "error" }) =>
-  Schema.decodeUnknownEither(schema)(input, options)
-
-/** Decodes or fails the test with the parse error. */
-const accepts = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(decode(schema, input), (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e)))
-
-/** Expects a decode failure; returns its message for further checks. */
-const rejects = <A, I>(schema: Schema.Schema<A, I>, input: unknown): string => {
-  const result = decode(schema, input)
-  if (Either.isRight(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
-  return ParseResult.TreeFormatter.formatErrorSync(result.left)
-}
-
-/** Decode then encode gives back the canonical input. */
-const roundTrips = <A, I>(schema: Schema.Schema<A, I>, input: unknown): void => {
-  const encoded = Schema.encodeEither(schema)(accepts(schema, input))
-  if (Either.isLeft(encoded)) throw new Error(ParseResult.TreeFormatter.formatErrorSync(encoded.left))
-  expect(encoded.right).toStrictEqual(input)
-}
+import { accepts, decode, rejects, roundTrips, T0 } from "./SchemaAssertions.js"
 
 const RANDOM = Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
-const T0 = Date.UTC(2030, 0, 1)
 const typeId = (kind: IdKind, ms = T0, random: Uint8Array = RANDOM) => formatTypeId(kind, uuidv7Bytes(ms, random))
 
 // ---------------------------------------------------------------------------------------------

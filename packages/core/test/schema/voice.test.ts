@@ -2,53 +2,20 @@
  * The call record (SPEC.md § Call (voice), § Call statuses; reference/calls.md §6–§8).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, ParseResult, Schema } from "effect"
-import { formatTypeId, formatUuid, type IdKind, IdKinds, uuidv7Bytes } from "../../src/shared/Identifiers.js"
+import { formatUuid, IdKinds, uuidv7Bytes } from "../../src/shared/Identifiers.js"
 import {
   AnsweredCall, AnsweredCallTimestamps, Call, CallStatus, callStatuses, CallVoiceProfile, CanceledCall,
   ConnectedCallTimestamps, DtmfDigit, DtmfInputs, EndedAfterConnectCallTimestamps, EndedBeforeAnswerCallTimestamps,
   EndedCallTimestamps, KeyPress, LiveCallStatus, MAX_DTMF_INPUTS, RingingCallTimestamps, StartedCallTimestamps,
   TerminalCallStatus
 } from "../../src/voice/Schema.js"
-
-// ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown, options?: { readonly onExcessProperty: "error" }) =>
-  Schema.decodeUnknownEither(schema)(input, options)
-
-const accepts = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(
-    decode(schema, input, { onExcessProperty: "error" }),
-    (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e))
-  )
-
-const rejects = <A, I>(schema: Schema.Schema<A, I>, input: unknown): string => {
-  const result = decode(schema, input)
-  if (Either.isRight(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
-  return ParseResult.TreeFormatter.formatErrorSync(result.left)
-}
-
-const rejectsExtra = <A, I>(schema: Schema.Schema<A, I>, input: object): void => {
-  const withExtra = { ...input, unexpected: true }
-  expect(Either.isLeft(decode(schema, withExtra, { onExcessProperty: "error" }))).toBe(true)
-  expect(Either.isLeft(decode(schema, withExtra))).toBe(true)
-}
-
-const roundTrips = <A, I>(schema: Schema.Schema<A, I>, input: unknown): void => {
-  const encoded = Schema.encodeEither(schema)(accepts(schema, input))
-  if (Either.isLeft(encoded)) throw new Error(ParseResult.TreeFormatter.formatErrorSync(encoded.left))
-  expect(encoded.right).toStrictEqual(input)
-}
+import { rejects, rejectsExtra, roundTrips, T0, typeId } from "./SchemaAssertions.js"
 
 const without = <T extends Record<string, unknown>>(input: T, key: string): Record<string, unknown> => {
   const { [key]: _, ...rest } = input
   return rest
 }
 
-const T0 = Date.UTC(2030, 0, 1)
-const typeId = (kind: IdKind, n = 1) => formatTypeId(kind, uuidv7Bytes(T0 + n, new Uint8Array(10).fill(n)))
 /** The wire form of T0 + `s` seconds. */
 const t = (s: number) => new Date(T0 + s * 1000).toISOString()
 
