@@ -9,6 +9,7 @@
  * Environment:
  *   BENCH_SECONDS      length of each measured run in seconds (default 10)
  *   BENCH_CONNECTIONS  concurrent connections (default 10)
+ *   BENCH_BACKEND      pglite (default) or postgres (uses DATABASE_URL)
  *
  * Sequence: one 2 s warm-up per target (not counted), then A B A B measured runs; requests/second
  * is the mean over the two runs of each target. The load generator runs in an autocannon worker
@@ -35,6 +36,12 @@ const positiveInt = (name: string, fallback: number): number => {
 const SECONDS = positiveInt("BENCH_SECONDS", 10)
 const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 10)
 const WARMUP_SECONDS = 2
+/** `postgres` runs Switchboard on the PostgreSQL of DATABASE_URL (a scratch database) instead of PGlite. */
+const BACKEND = process.env.BENCH_BACKEND === "postgres" ? "postgres" : "pglite"
+if (BACKEND === "postgres" && !process.env.DATABASE_URL) {
+  console.error("bench:http: BENCH_BACKEND=postgres needs DATABASE_URL")
+  process.exit(2)
+}
 const ROUNDS = 2
 
 interface Target {
@@ -138,7 +145,7 @@ const main = async (): Promise<number> => {
   let switchboard: TestServer | undefined
   let baseline: Server | undefined
   try {
-    switchboard = await startTestServer("pglite")
+    switchboard = await startTestServer(BACKEND)
     const key = switchboard.serviceKey
     const base = await startBaseline(key)
     baseline = base.server

@@ -3,7 +3,7 @@
  * pages and static assets on one router, behind the global middleware. It needs the core services,
  * the repository ports and a `ServerConfig`; the server entry (or a host) supplies them.
  */
-import { HttpApi, HttpApiBuilder, HttpRouter, HttpServerResponse } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Ref } from "effect"
 import { defaultAvatarSvg } from "./docs/Assets.js"
 import { openApiDocument } from "./docs/OpenApiDocument.js"
@@ -54,5 +54,12 @@ const ApiLive = HttpApiBuilder.api(V1Api).pipe(Layer.provide(AccountGroupLive), 
 /** The application's routes and middleware; `serve` it on an `HttpServer`. */
 export const HttpAppLive = Layer.mergeAll(ApiLive, RawRoutesLive, HttpApiBuilder.middleware(makeGlobalMiddleware(routeTable)))
 
-/** Serves the application on whatever `HttpServer` is provided. */
-export const HttpLive = HttpApiBuilder.serve().pipe(Layer.provide(HttpAppLive))
+/**
+ * Serves the application on whatever `HttpServer` is provided. The platform's per-request span is
+ * off: no exporter is configured, and building it is a measurable share of each request
+ * (DESIGN.md §6; see bench/README.md).
+ */
+export const HttpLive = HttpMiddleware.withTracerDisabledWhen(
+  HttpApiBuilder.serve().pipe(Layer.provide(HttpAppLive)),
+  () => true
+)

@@ -2,7 +2,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { provisionAccount } from "@switchboard/core"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
-import { type TestBackend, testDatabase } from "@switchboard/sql-adapter"
+import { type TestBackend, testStore } from "@switchboard/sql-adapter"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { createServer } from "node:http"
 
@@ -18,7 +18,7 @@ export interface TestServer {
 export const startTestServer = async (backend: TestBackend, overrides: Partial<ServerConfigShape> = {}): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
   const config = makeServerConfig(overrides)
-  const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, testDatabase(backend)), scope))
+  const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, testStore(backend)), scope))
   const server = createServer()
   await Effect.runPromise(Layer.buildWithScope(
     HttpLive.pipe(

@@ -1,8 +1,21 @@
-/** Every repository port on the SQL client (PGlite or PostgreSQL alike). */
+/** Every repository port on the SQL client (PGlite or PostgreSQL alike), and the whole store. */
+import { CredentialRevocationsInProcess } from "@switchboard/core"
 import { Layer } from "effect"
+import { DatabaseConfig, DatabaseLive } from "./Database.js"
 import { AccountServiceKeysRepoSql } from "./identity/AccountServiceKeysRepoSql.js"
 import { AccountsRepoSql } from "./identity/AccountsRepoSql.js"
+import { CredentialRevocationsSql } from "./identity/CredentialRevocationsSql.js"
 import { IdempotencyStoreSql } from "./shared/IdempotencyStoreSql.js"
 import { TransactorSql } from "./shared/TransactorSql.js"
 
 export const RepositoriesSql = Layer.mergeAll(TransactorSql, AccountsRepoSql, AccountServiceKeysRepoSql, IdempotencyStoreSql)
+
+/**
+ * The store of one database: repositories, credential revocations (across processes with
+ * PostgreSQL; in-process for PGlite, which one process owns) and the migrated client.
+ */
+export const StoreSql = (config: DatabaseConfig) =>
+  Layer.mergeAll(
+    RepositoriesSql,
+    DatabaseConfig.$is("Postgres")(config) ? CredentialRevocationsSql : CredentialRevocationsInProcess
+  ).pipe(Layer.provideMerge(DatabaseLive(config)))

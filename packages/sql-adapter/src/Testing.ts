@@ -5,7 +5,8 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
-import { DatabaseConfig, DatabaseError, DatabaseLive } from "./Database.js"
+import { DatabaseConfig, DatabaseError } from "./Database.js"
+import { StoreSql } from "./Repositories.js"
 
 export type TestBackend = "pglite" | "postgres"
 
@@ -19,8 +20,8 @@ const withDatabase = (url: string, database: string) => {
   return u.toString()
 }
 
-/** A throwaway PostgreSQL database for the life of the layer. */
-const scratchPostgres = Effect.gen(function*() {
+/** A throwaway PostgreSQL database for the life of the scope; yields its URL. */
+export const scratchPostgres = Effect.gen(function*() {
   const url = process.env.DATABASE_URL
   if (!url) return yield* new DatabaseError({ message: "DATABASE_URL is not set" })
   const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
@@ -36,8 +37,8 @@ const scratchPostgres = Effect.gen(function*() {
   return withDatabase(url, name)
 })
 
-/** The migrated database of one backend, fresh for this test file. */
-export const testDatabase = (backend: TestBackend) =>
+/** The whole store (migrated database, repositories, revocations) of one backend, fresh for this test file. */
+export const testStore = (backend: TestBackend) =>
   backend === "pglite"
-    ? DatabaseLive(DatabaseConfig.Pglite({ dataDir: undefined }))
-    : Layer.unwrapScoped(Effect.map(scratchPostgres, (url) => DatabaseLive(DatabaseConfig.Postgres({ url: Redacted.make(url) }))))
+    ? StoreSql(DatabaseConfig.Pglite({ dataDir: undefined }))
+    : Layer.unwrapScoped(Effect.map(scratchPostgres, (url) => StoreSql(DatabaseConfig.Postgres({ url: Redacted.make(url) }))))

@@ -1,6 +1,6 @@
 /**
  * The repository contract suite (DESIGN.md §2): one set of behaviours every implementation of the
- * core's repository ports must show — the memory layers here, the PGlite and PostgreSQL layers of
+ * core's storage ports (repositories, idempotency, transactions, credential revocations) must show — the memory layers here, the PGlite and PostgreSQL layers of
  * sql-adapter, and any host's own adapter. Call it from a test file with a layer that provides the
  * ports on a fresh store.
  */
@@ -11,6 +11,7 @@ import {
   AccountsRepo,
   type AccountServiceKey,
   AccountServiceKeysRepo,
+  CredentialRevocations,
   formatTypeId,
   IdempotencyStore,
   IdKinds,
@@ -18,10 +19,10 @@ import {
   Transactor,
   uuidv7Bytes
 } from "@switchboard/core"
-import { DateTime, Duration, Effect, Either, Layer, Option } from "effect"
+import { Chunk, DateTime, Duration, Effect, Either, Fiber, Layer, Option, Stream } from "effect"
 import { expect } from "vitest"
 
-export type RepositoryPorts = Transactor | AccountsRepo | AccountServiceKeysRepo | IdempotencyStore
+export type RepositoryPorts = Transactor | AccountsRepo | AccountServiceKeysRepo | IdempotencyStore | CredentialRevocations
 
 let counter = 0
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
@@ -176,6 +177,24 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         const kept = accountFixture()
         yield* tx.withTransaction(accounts.insert(kept))
         expect(Option.isSome(yield* accounts.findById(kept.accountId))).toBe(true)
+      }))
+
+    it.effect("credential revocations: a key id published in a committed transaction reaches subscribers", () =>
+      Effect.gen(function*() {
+        const revocations = yield* CredentialRevocations
+        const tx = yield* Transactor
+        const keyId = keyFixture(accountFixture().accountId, T0).serviceKeyId
+        const received = yield* revocations.subscribe.pipe(
+          Stream.filter((id) => id === keyId),
+          Stream.take(1),
+          Stream.runCollect,
+          Effect.fork
+        )
+        // Give a LISTEN-based subscriber time to register before anything is published.
+        yield* Effect.sleep(Duration.millis(200))
+        yield* tx.withTransaction(revocations.publish(keyId))
+        const got = yield* Fiber.join(received).pipe(Effect.timeout(Duration.seconds(5)))
+        expect(Chunk.toReadonlyArray(got)).toEqual([keyId])
       }))
 
     it.effect("idempotency: acquire, in progress, replay, mismatch, release, lock takeover, retention", () =>

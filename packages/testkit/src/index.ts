@@ -1,5 +1,5 @@
 /** @switchboard/testkit — in-memory layers for every core port, fixtures and the contract suites. */
-import { SecretsLive } from "@switchboard/core"
+import { CredentialRevocationsInProcess, SecretsLive } from "@switchboard/core"
 import { Layer } from "effect"
 import { PasswordHasherTest } from "./Adapters.js"
 import { RepositoriesMemory } from "./MemoryStore.js"
@@ -9,4 +9,4 @@ export * from "./MemoryStore.js"
 export * from "./RepositoryContract.js"
 
 /** Every port in memory, with real randomness: provide it under `SwitchboardCore` in tests and demos. */
-export const TestkitLive = Layer.mergeAll(RepositoriesMemory, PasswordHasherTest, SecretsLive)
+export const TestkitLive = Layer.mergeAll(RepositoriesMemory, PasswordHasherTest, SecretsLive, CredentialRevocationsInProcess)

@@ -1,3 +1,5 @@
+import { CredentialRevocationsInProcess } from "@switchboard/core"
 import { RepositoriesMemory, repositoryContract } from "@switchboard/testkit"
+import { Layer } from "effect"
 
-repositoryContract("memory", () => RepositoriesMemory)
+repositoryContract("memory", () => Layer.merge(RepositoriesMemory, CredentialRevocationsInProcess))

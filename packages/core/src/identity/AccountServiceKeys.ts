@@ -9,7 +9,8 @@ import { Ids } from "../shared/Ids.js"
 import { formatCredential, newSecret } from "./Credential.js"
 import { AccountServiceKeyNotFound, InvalidInput } from "./Errors.js"
 import { IdentityLimits } from "./Limits.js"
-import { AccountServiceKeysRepo } from "./Ports.js"
+import { CredentialCache } from "./CredentialCache.js"
+import { AccountServiceKeysRepo, CredentialRevocations } from "./Ports.js"
 import type { AccountServiceKey } from "./Schema.js"
 
 export interface CreatedServiceKey {
@@ -22,6 +23,8 @@ export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("co
   effect: Effect.gen(function*() {
     const repo = yield* AccountServiceKeysRepo
     const ids = yield* Ids
+    const cache = yield* CredentialCache
+    const revocations = yield* CredentialRevocations
     // Read once when the service is built: a host or the server overrides it by providing the tag.
     const limits = yield* IdentityLimits
 
@@ -64,10 +67,11 @@ export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("co
     const revoke = Effect.fn("AccountServiceKeys.revoke")(function*(accountId: AccountId, serviceKeyId: ServiceKeyId) {
       const now = yield* DateTime.now
       const revoked = yield* repo.revoke({ accountId, serviceKeyId, now })
-      return yield* Option.match(revoked, {
-        onNone: () => Effect.fail(new AccountServiceKeyNotFound({ serviceKeyId })),
-        onSome: Effect.succeed
-      })
+      if (Option.isNone(revoked)) return yield* new AccountServiceKeyNotFound({ serviceKeyId })
+      // Stop serving it from this process's cache now; tell the other processes (on commit).
+      cache.revoked(serviceKeyId, now.epochMillis)
+      yield* revocations.publish(serviceKeyId)
+      return revoked.value
     })
 
     return { create, list, revoke } as const

@@ -2,13 +2,16 @@
  * Verifies a presented bearer credential (SPEC.md § Authentication, DESIGN.md D5): the kind is told
  * apart by prefix, then an account service key is one indexed lookup by key id plus a constant-time
  * compare of the secret's SHA-256; expired and revoked keys, and deleted accounts, are refused.
+ * Verified keys are served from `CredentialCache` for up to its TTL (≤ 60 s); revocations, from
+ * this process or another, drop them at once.
  */
-import { Data, DateTime, Effect, Option, Redacted } from "effect"
+import { Clock, Data, DateTime, Effect, Option, Redacted, Stream } from "effect"
 import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
 import type { AccountId, ServiceKeyId } from "../shared/Identifiers.js"
 import { parseCredential } from "./Credential.js"
+import { type CachedServiceKey, CredentialCache } from "./CredentialCache.js"
 import { AccountDeleted, InvalidCredential } from "./Errors.js"
-import { AccountsRepo, AccountServiceKeysRepo } from "./Ports.js"
+import { AccountsRepo, AccountServiceKeysRepo, CredentialRevocations } from "./Ports.js"
 
 /** Who is calling. More kinds (project API keys, access tokens) join as their issues land. */
 export type Principal = Data.TaggedEnum<{
@@ -22,9 +25,34 @@ export const principalScope = (p: Principal): string => `account:${p.accountId}`
 const invalid = (reason: InvalidCredential["reason"], message: string) => new InvalidCredential({ reason, message })
 
 export class Authenticator extends Effect.Service<Authenticator>()("core/Authenticator", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const keys = yield* AccountServiceKeysRepo
     const accounts = yield* AccountsRepo
+    const cache = yield* CredentialCache
+    const revocations = yield* CredentialRevocations
+
+    // Every revocation, wherever it happened, drops the key from this process's cache.
+    yield* revocations.subscribe.pipe(
+      Stream.runForEach((keyId) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.revoked(keyId, now)))),
+      Effect.forkScoped
+    )
+
+    const load = (keyId: ServiceKeyId, now: number) =>
+      Effect.gen(function*() {
+        const cached = cache.get(keyId, now)
+        if (cached !== undefined) return Option.some(cached)
+        const stored = yield* keys.findById(keyId)
+        if (Option.isNone(stored)) return Option.none<CachedServiceKey>()
+        const account = yield* accounts.findById(stored.value.serviceKey.accountId)
+        if (Option.isNone(account)) return Option.none<CachedServiceKey>()
+        const entry: CachedServiceKey = {
+          stored: stored.value,
+          accountDeletedAt: account.value.deletedAt === null ? null : account.value.deletedAt.epochMillis
+        }
+        // Only usable keys are cached: a revoked or deleted one is refused from the database every time.
+        if (entry.stored.serviceKey.revokedAt === null && entry.accountDeletedAt === null) cache.set(keyId, entry, now)
+        return Option.some(entry)
+      })
 
     const authenticate = Effect.fn("Authenticator.authenticate")(function*(raw: Redacted.Redacted<string>) {
       const parsed = parseCredential(Redacted.value(raw))
@@ -35,21 +63,19 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
         case "AccessToken":
           return yield* invalid("unsupported", "Access tokens are not accepted on this route.")
         case "AccountServiceKey": {
-          const stored = yield* keys.findById(parsed.keyId as ServiceKeyId)
-          if (Option.isNone(stored)) return yield* invalid("unknown", "The credential is not valid.")
+          const now = yield* DateTime.now
+          const entry = yield* load(parsed.keyId as ServiceKeyId, now.epochMillis)
+          if (Option.isNone(entry)) return yield* invalid("unknown", "The credential is not valid.")
           const hash = yield* sha256Hex(Redacted.value(parsed.secret))
-          if (!constantTimeEqual(hash, stored.value.secretHash)) {
+          if (!constantTimeEqual(hash, entry.value.stored.secretHash)) {
             return yield* invalid("unknown", "The credential is not valid.")
           }
-          const key = stored.value.serviceKey
+          const key = entry.value.stored.serviceKey
           if (key.revokedAt !== null) return yield* invalid("revoked", "The service key is revoked.")
-          const now = yield* DateTime.now
           if (key.expiresAt !== null && !DateTime.greaterThan(key.expiresAt, now)) {
             return yield* invalid("expired", "The service key has expired.")
           }
-          const account = yield* accounts.findById(key.accountId)
-          if (Option.isNone(account)) return yield* invalid("unknown", "The credential is not valid.")
-          if (account.value.deletedAt !== null) return yield* new AccountDeleted({ accountId: key.accountId })
+          if (entry.value.accountDeletedAt !== null) return yield* new AccountDeleted({ accountId: key.accountId })
           return Principal.Account({ accountId: key.accountId, serviceKeyId: key.serviceKeyId })
         }
       }

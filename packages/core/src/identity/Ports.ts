@@ -1,5 +1,5 @@
 /** Identity's repository ports: `Context.Tag`s with no implementation (DESIGN.md §4). */
-import { Context, type DateTime, type Effect, type Option, type Redacted } from "effect"
+import { Context, type DateTime, type Effect, type Option, type Redacted, type Stream } from "effect"
 import type { AccountId, ServiceKeyId } from "../shared/Identifiers.js"
 import type { AccountNotFound, AccountServiceKeyLimitReached, EmailTaken } from "./Errors.js"
 import type { AccountServiceKey } from "./Schema.js"
@@ -63,4 +63,15 @@ export class AccountServiceKeysRepo extends Context.Tag("core/AccountServiceKeys
 export class PasswordHasher extends Context.Tag("core/PasswordHasher")<PasswordHasher, {
   readonly hash: (password: Redacted.Redacted<string>) => Effect.Effect<string>
   readonly verify: (password: Redacted.Redacted<string>, hash: string) => Effect.Effect<boolean>
+}>() {}
+
+/**
+ * Revocations of credentials, told to every server process so their caches drop the key at once
+ * (DESIGN.md D3: `pg_notify` on PostgreSQL; in-process where the store is single-process).
+ */
+export class CredentialRevocations extends Context.Tag("core/CredentialRevocations")<CredentialRevocations, {
+  /** Announces a revoked key id; with a transactional store it is delivered on commit. */
+  readonly publish: (keyId: string) => Effect.Effect<void>
+  /** Key ids revoked from now on, by any process. */
+  readonly subscribe: Stream.Stream<string>
 }>() {}

@@ -19,6 +19,7 @@ export interface ServerConfigShape {
   readonly idempotencyRetentionHours: number
   readonly serviceKeyLimit: number
   readonly shutdownGraceSeconds: number
+  readonly credentialCacheSeconds: number
 }
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
@@ -48,7 +49,14 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
     message: "SERVICE_KEY_LIMIT must be between 1 and 1000",
     validation: (n) => n >= 1 && n <= 1000
   })),
-  shutdownGraceSeconds: Config.integer("SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10))
+  shutdownGraceSeconds: Config.integer("SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10), Config.validate({
+    message: "SHUTDOWN_GRACE_SECONDS must be between 0 and 600",
+    validation: (n) => n >= 0 && n <= 600
+  })),
+  credentialCacheSeconds: Config.integer("CREDENTIAL_CACHE_SECONDS").pipe(Config.withDefault(30), Config.validate({
+    message: "CREDENTIAL_CACHE_SECONDS must be between 0 (off) and 60 (the spec's revocation bound)",
+    validation: (n) => n >= 0 && n <= 60
+  }))
 }).pipe(Config.map((c) => {
   // Every surface defaults to the server's own origin (API.md §0).
   const origin = `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`
@@ -80,5 +88,6 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   idempotencyRetentionHours: 24,
   serviceKeyLimit: 20,
   shutdownGraceSeconds: 10,
+  credentialCacheSeconds: 30,
   ...overrides
 })

@@ -5,8 +5,8 @@
  * closes the server and the database.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { bootstrapIfEmpty, IdentityLimits, Ids, SecretsLive, SwitchboardCore } from "@switchboard/core"
-import { DatabaseConfig, DatabaseLive, RepositoriesSql } from "@switchboard/sql-adapter"
+import { bootstrapIfEmpty, CredentialCachePolicy, IdentityLimits, Ids, SecretsLive, SwitchboardCore } from "@switchboard/core"
+import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
 import { Deferred, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
 import { createServer } from "node:http"
 import { join } from "node:path"
@@ -21,11 +21,14 @@ export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
     onNone: () => DatabaseConfig.Pglite({ dataDir: join(config.dataDir, "pglite") })
   })
 
-/** Core services on the SQL ports, for one configuration. */
-export const appLayer = (config: ServerConfigShape, database: Layer.Layer<any, any, never> = DatabaseLive(databaseConfigOf(config))) => {
-  const ports = Layer.mergeAll(RepositoriesSql, PasswordHasherScrypt, SecretsLive).pipe(Layer.provideMerge(database))
+/** Core services on the SQL store, for one configuration (a test passes its own store). */
+export const appLayer = (config: ServerConfigShape, store: ReturnType<typeof StoreSql> = StoreSql(databaseConfigOf(config))) => {
+  const ports = Layer.mergeAll(PasswordHasherScrypt, SecretsLive).pipe(Layer.provideMerge(store))
   return Layer.mergeAll(SwitchboardCore, Ids.Default, Layer.succeed(ServerConfig, config), InFlightLive).pipe(
-    Layer.provideMerge(Layer.succeed(IdentityLimits, { maxServiceKeysPerAccount: config.serviceKeyLimit })),
+    Layer.provideMerge(Layer.mergeAll(
+      Layer.succeed(IdentityLimits, { maxServiceKeysPerAccount: config.serviceKeyLimit }),
+      Layer.succeed(CredentialCachePolicy, { ttl: Duration.seconds(config.credentialCacheSeconds), maxEntries: 10_000 })
+    )),
     Layer.provideMerge(ports)
   )
 }

@@ -1,0 +1,50 @@
+/**
+ * Two core instances — two server processes, each with its own credential cache and connection
+ * pool — on one store: a key revoked through one is refused by the other at once, although the
+ * other had it cached (PostgreSQL: pg_notify/LISTEN; PGlite: one process, one in-process channel).
+ */
+import { Accounts, AccountServiceKeys, Authenticator, SecretsLive, SwitchboardCore } from "@switchboard/core"
+import { DatabaseConfig, scratchPostgres, StoreSql, testBackends } from "@switchboard/sql-adapter"
+import { PasswordHasherTest } from "@switchboard/testkit"
+import { Context, Duration, Effect, Either, Layer, Redacted, Schedule } from "effect"
+import { describe, expect, it } from "vitest"
+
+const node = (store: Layer.Layer<any, any, never>) =>
+  Layer.build(SwitchboardCore.pipe(Layer.provideMerge(Layer.mergeAll(PasswordHasherTest, SecretsLive)), Layer.provideMerge(store)))
+
+for (const backend of testBackends()) {
+  describe(`credential revocations across core instances (${backend})`, () => {
+    it("a key revoked on one instance is refused by another that had it cached", async () => {
+      const program = Effect.scoped(Effect.gen(function*() {
+        let a: Context.Context<any>
+        let b: Context.Context<any>
+        if (backend === "postgres") {
+          const url = Redacted.make(yield* scratchPostgres)
+          a = yield* node(Layer.fresh(StoreSql(DatabaseConfig.Postgres({ url }))))
+          b = yield* node(Layer.fresh(StoreSql(DatabaseConfig.Postgres({ url }))))
+        } else {
+          const store = yield* Layer.build(StoreSql(DatabaseConfig.Pglite({ dataDir: undefined })))
+          a = yield* node(Layer.succeedContext(store))
+          b = yield* node(Layer.succeedContext(store))
+        }
+        const onA = <X, E>(eff: Effect.Effect<X, E, any>) => Effect.provide(eff, a) as Effect.Effect<X, E>
+        const onB = <X, E>(eff: Effect.Effect<X, E, any>) => Effect.provide(eff, b) as Effect.Effect<X, E>
+        const account = yield* onA(Effect.flatMap(Accounts, (s) => s.create({ email: "two@example.com" })))
+        const created = yield* onA(Effect.flatMap(AccountServiceKeys, (s) =>
+          s.create({ accountId: account.accountId, name: "shared", expiresAt: null })))
+        const authB = onB(Effect.flatMap(Authenticator, (s) => Effect.either(s.authenticate(created.secret))))
+        expect(Either.isRight(yield* authB)).toBe(true) // now cached on B
+        // Let B's listener settle before the revocation is announced.
+        yield* Effect.sleep(Duration.millis(200))
+        yield* onA(Effect.flatMap(AccountServiceKeys, (s) => s.revoke(account.accountId, created.serviceKey.serviceKeyId)))
+        const refused = yield* authB.pipe(
+          Effect.filterOrFail(Either.isLeft, () => "still accepted" as const),
+          Effect.retry(Schedule.spaced("20 millis")),
+          Effect.timeout(Duration.seconds(5))
+        )
+        expect(Either.isLeft(refused) && refused.left._tag === "InvalidCredential" && refused.left.reason).toBe("revoked")
+      }))
+      await Effect.runPromise(program)
+    })
+  })
+}
