@@ -83,7 +83,8 @@ export const ProjectApiKey = Schema.Struct({
   expiresAt: NullableTimestamp,
   permissionsUpdatedAt: NullableTimestamp,
   revokedAt: NullableTimestamp,
-  permissions: Schema.Array(Schema.String)
+  // Known values and any other well-formed one, preserved as sent (SPEC.md § Project API key).
+  permissions: Schema.Array(Permission)
 }).annotations({ identifier: "ProjectApiKey", parseOptions: { onExcessProperty: "error" } })
 export type ProjectApiKey = typeof ProjectApiKey.Type
 

@@ -26,11 +26,12 @@ const problemFields = {
   code: ProblemCodeSchema,
   title: NonEmpty,
   status: Schema.Int.pipe(Schema.between(400, 599)),
-  detail: Schema.optional(NonEmpty),
-  instance: Schema.optional(NonEmpty),
-  requestId: Schema.optional(NonEmpty),
-  issues: Schema.optional(Schema.Array(ValidationIssue)),
-  remediation: Schema.optional(Schema.Never)
+  // exact: a member that is present must have its type; `undefined` is not "absent".
+  detail: Schema.optionalWith(NonEmpty, { exact: true }),
+  instance: Schema.optionalWith(NonEmpty, { exact: true }),
+  requestId: Schema.optionalWith(NonEmpty, { exact: true }),
+  issues: Schema.optionalWith(Schema.Array(ValidationIssue), { exact: true }),
+  remediation: Schema.optionalWith(Schema.Never, { exact: true })
 }
 
 /** The generic problem document: the catalog row must match (`status` and `title` of its `code`). */
@@ -47,14 +48,19 @@ export const Problem = Schema.Struct(problemFields, Schema.Record({ key: Schema.
 export type Problem = typeof Problem.Type
 
 /** `CAPTCHA_REQUIRED` adds three required fields (SPEC.md § Versioned API problems). */
-export const CaptchaRequiredProblem = Schema.Struct({
-  ...problemFields,
-  code: Schema.Literal("CAPTCHA_REQUIRED"),
-  status: Schema.Literal(403),
-  challengeContext: Schema.String,
-  provider: Schema.Literal("turnstile", "hcaptcha"),
-  siteKey: Schema.String
-}).annotations({ identifier: "CaptchaRequiredProblem" })
+export const CaptchaRequiredProblem = Schema.Struct(
+  {
+    ...problemFields,
+    code: Schema.Literal("CAPTCHA_REQUIRED"),
+    status: Schema.Literal(403),
+    title: Schema.Literal(ProblemCatalog.CAPTCHA_REQUIRED.title),
+    type: Schema.String.pipe(Schema.endsWith(`/problems/${problemSlug("CAPTCHA_REQUIRED")}`)),
+    challengeContext: Schema.String,
+    provider: Schema.Literal("turnstile", "hcaptcha"),
+    siteKey: Schema.String
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "CaptchaRequiredProblem" })
 
 /** Builds a problem document for a code. */
 export const makeProblem = (
