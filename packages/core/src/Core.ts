@@ -6,8 +6,27 @@ import { Layer } from "effect"
 import { Accounts } from "./identity/Accounts.js"
 import { AccountServiceKeys } from "./identity/AccountServiceKeys.js"
 import { Authenticator } from "./identity/Authenticator.js"
+import { AccessTokenVerifier } from "./identity/AccessTokenVerifier.js"
 import { CredentialCache } from "./identity/CredentialCache.js"
+import { ProjectKeyVerifier } from "./identity/ProjectKeyVerifier.js"
+import { OrganizationsCore } from "./identity/OrganizationsFeature.js"
+import { ProjectsCore } from "./projects/ProjectsFeature.js"
+import { ProjectApiKeysCore } from "./identity/ProjectApiKeysFeature.js"
+import { AccountSecurityCore } from "./identity/AccountSecurityFeature.js"
+import { UploadsCore } from "./identity/UploadsFeature.js"
+import { AccessTokensCore } from "./oauth/AccessTokensFeature.js"
 
-export const SwitchboardCore = Layer.mergeAll(Accounts.Default, AccountServiceKeys.Default, Authenticator.Default).pipe(
+const IdentityCore = Layer.mergeAll(Accounts.Default, AccountServiceKeys.Default, Authenticator.Default).pipe(
+  Layer.provideMerge(Layer.mergeAll(ProjectKeyVerifier.Default, AccessTokenVerifier.Default)),
   Layer.provideMerge(CredentialCache.Default)
 )
+
+/** Every service of core; feature services may use the identity services. */
+export const SwitchboardCore = Layer.mergeAll(
+  OrganizationsCore,
+  ProjectsCore,
+  ProjectApiKeysCore,
+  AccountSecurityCore,
+  UploadsCore,
+  AccessTokensCore
+).pipe(Layer.provideMerge(IdentityCore))

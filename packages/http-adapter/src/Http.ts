@@ -13,12 +13,20 @@ import { ServerConfig } from "./http/ServerConfig.js"
 import { V1Api } from "./v1/Api.js"
 import { AccountGroupLive, AuthnLive } from "./v1/Handlers.js"
 import { problem } from "./v1/Problems.js"
+import { UploadsRawRoutes, uploadsRawRouteTable } from "./v1/UploadsRoutes.js"
+import { OrganizationsGroupLive } from "./v1/OrganizationsHandlers.js"
+import { ProjectsGroupLive } from "./v1/ProjectsHandlers.js"
+import { ProjectApiKeysGroupLive } from "./v1/ProjectApiKeysHandlers.js"
+import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
+import { UploadsGroupLive } from "./v1/UploadsHandlers.js"
+import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 
 const rawRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/openapi.json"],
   ["GET", "/problems"],
   ["GET", "/problems/:slug"],
-  ["GET", "/assets/default-avatar.svg"]
+  ["GET", "/assets/default-avatar.svg"],
+  ...uploadsRawRouteTable
 ]
 
 /** Every declared route, for 405 answers. */
@@ -49,10 +57,26 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
 
 export const InFlightLive = Layer.effect(InFlight, Ref.make(0))
 
-const ApiLive = HttpApiBuilder.api(V1Api).pipe(Layer.provide(AccountGroupLive), Layer.provide(AuthnLive))
+const ApiLive = HttpApiBuilder.api(V1Api).pipe(
+  Layer.provide(Layer.mergeAll(
+    AccountGroupLive,
+    OrganizationsGroupLive,
+    ProjectsGroupLive,
+    ProjectApiKeysGroupLive,
+    AccountSecurityGroupLive,
+    UploadsGroupLive,
+    AccessTokensGroupLive
+  )),
+  Layer.provide(AuthnLive)
+)
 
 /** The application's routes and middleware; `serve` it on an `HttpServer`. */
-export const HttpAppLive = Layer.mergeAll(ApiLive, RawRoutesLive, HttpApiBuilder.middleware(makeGlobalMiddleware(routeTable)))
+export const HttpAppLive = Layer.mergeAll(
+  ApiLive,
+  RawRoutesLive,
+  UploadsRawRoutes,
+  HttpApiBuilder.middleware(makeGlobalMiddleware(routeTable))
+)
 
 /**
  * Serves the application on whatever `HttpServer` is provided. The platform's per-request span is

@@ -17,7 +17,7 @@ export interface TestServer {
 
 export const startTestServer = async (backend: TestBackend, overrides: Partial<ServerConfigShape> = {}): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
-  const config = makeServerConfig(overrides)
+  const config = makeServerConfig({ secretKey: Option.some(Redacted.make("test-secret-key-test-secret-key-0123456789")), ...overrides })
   const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, testStore(backend)), scope))
   const server = createServer()
   await Effect.runPromise(Layer.buildWithScope(

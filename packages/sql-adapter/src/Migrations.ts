@@ -4,9 +4,21 @@
  */
 import * as Migrator from "@effect/sql/Migrator"
 import m0001 from "./migrations/0001_identity.js"
+import m0002 from "./migrations/0002_organizations.js"
+import m0003 from "./migrations/0003_projects.js"
+import m0004 from "./migrations/0004_projectApiKeys.js"
+import m0005 from "./migrations/0005_accountSecurity.js"
+import m0006 from "./migrations/0006_uploads.js"
+import m0007 from "./migrations/0007_accessTokens.js"
 
 export const migrations = {
-  "0001_identity": m0001
+  "0001_identity": m0001,
+  "0002_organizations": m0002,
+  "0003_projects": m0003,
+  "0004_projectApiKeys": m0004,
+  "0005_accountSecurity": m0005,
+  "0006_uploads": m0006,
+  "0007_accessTokens": m0007
 }
 
 export const Migrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "switchboard_migrations" })

@@ -7,8 +7,25 @@ import { AccountsRepoSql } from "./identity/AccountsRepoSql.js"
 import { CredentialRevocationsSql } from "./identity/CredentialRevocationsSql.js"
 import { IdempotencyStoreSql } from "./shared/IdempotencyStoreSql.js"
 import { TransactorSql } from "./shared/TransactorSql.js"
+import { OrganizationsReposSql } from "./identity/OrganizationsSql.js"
+import { ProjectsReposSql } from "./projects/ProjectsSql.js"
+import { ProjectApiKeysReposSql } from "./identity/ProjectApiKeysSql.js"
+import { AccountSecurityReposSql } from "./identity/AccountSecuritySql.js"
+import { UploadsReposSql } from "./identity/UploadsSql.js"
+import { AccessTokensReposSql } from "./oauth/AccessTokensSql.js"
 
-export const RepositoriesSql = Layer.mergeAll(TransactorSql, AccountsRepoSql, AccountServiceKeysRepoSql, IdempotencyStoreSql)
+export const RepositoriesSql = Layer.mergeAll(
+  TransactorSql,
+  AccountsRepoSql,
+  AccountServiceKeysRepoSql,
+  IdempotencyStoreSql,
+  OrganizationsReposSql,
+  ProjectsReposSql,
+  ProjectApiKeysReposSql,
+  AccountSecurityReposSql,
+  UploadsReposSql,
+  AccessTokensReposSql
+)
 
 /**
  * The store of one database: repositories, credential revocations (across processes with

@@ -16,13 +16,20 @@ import {
   IdempotencyStore,
   IdKinds,
   ServiceKeyId,
+  type StorePorts,
   Transactor,
   uuidv7Bytes
 } from "@switchboard/core"
 import { Chunk, DateTime, Duration, Effect, Either, Fiber, Layer, Option, Stream } from "effect"
 import { expect } from "vitest"
+import { organizationsContract } from "./contracts/OrganizationsContract.js"
+import { projectsContract } from "./contracts/ProjectsContract.js"
+import { projectApiKeysContract } from "./contracts/ProjectApiKeysContract.js"
+import { accountSecurityContract } from "./contracts/AccountSecurityContract.js"
+import { uploadsContract } from "./contracts/UploadsContract.js"
+import { accessTokensContract } from "./contracts/AccessTokensContract.js"
 
-export type RepositoryPorts = Transactor | AccountsRepo | AccountServiceKeysRepo | IdempotencyStore | CredentialRevocations
+export type RepositoryPorts = StorePorts
 
 let counter = 0
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
@@ -222,4 +229,11 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         // Past retention, a finished key is forgotten.
         expect((yield* store.begin({ ...base, fingerprint: "fp-9", now: plus(T0, 24 * 3600_000 + 1) }))._tag).toBe("Acquired")
       }))
+
+    organizationsContract(it)
+    projectsContract(it)
+    projectApiKeysContract(it)
+    accountSecurityContract(it)
+    uploadsContract(it)
+    accessTokensContract(it)
   })

@@ -1,12 +1,29 @@
 /** @switchboard/testkit — in-memory layers for every core port, fixtures and the contract suites. */
-import { CredentialRevocationsInProcess, SecretsLive } from "@switchboard/core"
+import { CredentialRevocationsInProcess, SecretsLive, ServerSecretFromBytes } from "@switchboard/core"
 import { Layer } from "effect"
 import { PasswordHasherTest } from "./Adapters.js"
-import { RepositoriesMemory } from "./MemoryStore.js"
+import { RepositoriesMemory } from "./memory/Repositories.js"
 
 export * from "./Adapters.js"
-export * from "./MemoryStore.js"
+export * from "./memory/IdentityMemory.js"
+export * from "./memory/MemoryState.js"
+export * from "./memory/Repositories.js"
+export * from "./memory/OrganizationsMemory.js"
+export * from "./memory/ProjectsMemory.js"
+export * from "./memory/ProjectApiKeysMemory.js"
+export * from "./memory/AccountSecurityMemory.js"
+export * from "./memory/UploadsMemory.js"
+export * from "./memory/AccessTokensMemory.js"
 export * from "./RepositoryContract.js"
 
 /** Every port in memory, with real randomness: provide it under `SwitchboardCore` in tests and demos. */
-export const TestkitLive = Layer.mergeAll(RepositoriesMemory, PasswordHasherTest, SecretsLive, CredentialRevocationsInProcess)
+/** A fixed server secret for tests (never use it in a deployment). */
+export const TestServerSecret = ServerSecretFromBytes(new Uint8Array(32).fill(7))
+
+export const TestkitLive = Layer.mergeAll(
+  RepositoriesMemory,
+  PasswordHasherTest,
+  SecretsLive,
+  CredentialRevocationsInProcess,
+  TestServerSecret
+)

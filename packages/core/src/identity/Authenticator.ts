@@ -3,24 +3,19 @@
  * apart by prefix, then an account service key is one indexed lookup by key id plus a constant-time
  * compare of the secret's SHA-256; expired and revoked keys, and deleted accounts, are refused.
  * Verified keys are served from `CredentialCache` for up to its TTL (≤ 60 s); revocations, from
- * this process or another, drop them at once.
+ * this process or another, drop them at once. Project API keys and access tokens have their own
+ * verifiers.
  */
-import { Clock, Data, DateTime, Effect, Option, Redacted, Stream } from "effect"
+import { Clock, DateTime, Effect, Option, Redacted, Stream } from "effect"
 import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
-import type { AccountId, ServiceKeyId } from "../shared/Identifiers.js"
+import type { ServiceKeyId } from "../shared/Identifiers.js"
+import { Principal } from "./Access.js"
+import { AccessTokenVerifier } from "./AccessTokenVerifier.js"
 import { parseCredential } from "./Credential.js"
 import { type CachedServiceKey, CredentialCache } from "./CredentialCache.js"
 import { AccountDeleted, InvalidCredential } from "./Errors.js"
 import { AccountsRepo, AccountServiceKeysRepo, CredentialRevocations } from "./Ports.js"
-
-/** Who is calling. More kinds (project API keys, access tokens) join as their issues land. */
-export type Principal = Data.TaggedEnum<{
-  Account: { readonly accountId: AccountId; readonly serviceKeyId: ServiceKeyId }
-}>
-export const Principal = Data.taggedEnum<Principal>()
-
-/** The idempotency scope of a principal: keys never collide across callers. */
-export const principalScope = (p: Principal): string => `account:${p.accountId}`
+import { ProjectKeyVerifier } from "./ProjectKeyVerifier.js"
 
 const invalid = (reason: InvalidCredential["reason"], message: string) => new InvalidCredential({ reason, message })
 
@@ -30,6 +25,8 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
     const accounts = yield* AccountsRepo
     const cache = yield* CredentialCache
     const revocations = yield* CredentialRevocations
+    const projectKeys = yield* ProjectKeyVerifier
+    const accessTokens = yield* AccessTokenVerifier
 
     // Every revocation, wherever it happened, drops the key from this process's cache.
     yield* revocations.subscribe.pipe(
@@ -54,14 +51,17 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
         return Option.some(entry)
       })
 
-    const authenticate = Effect.fn("Authenticator.authenticate")(function*(raw: Redacted.Redacted<string>) {
+    const authenticate = Effect.fn("Authenticator.authenticate")(function*(raw: Redacted.Redacted<string>): Effect.fn.Return<
+      Principal,
+      InvalidCredential | AccountDeleted
+    > {
       const parsed = parseCredential(Redacted.value(raw))
       if (parsed === undefined) return yield* invalid("malformed", "The credential is not a recognised credential.")
       switch (parsed._tag) {
         case "ProjectApiKey":
-          return yield* invalid("unsupported", "Project API keys are not accepted on this route.")
+          return yield* projectKeys.verify(parsed.keyId, parsed.secret)
         case "AccessToken":
-          return yield* invalid("unsupported", "Access tokens are not accepted on this route.")
+          return yield* accessTokens.verify(parsed.token)
         case "AccountServiceKey": {
           const now = yield* DateTime.now
           const entry = yield* load(parsed.keyId as ServiceKeyId, now.epochMillis)

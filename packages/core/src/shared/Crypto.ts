@@ -16,3 +16,50 @@ export const constantTimeEqual = (a: string, b: string): boolean => {
   for (let i = 0; i < n; i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0)
   return diff === 0
 }
+
+const te = new TextEncoder()
+
+export const base64url = (bytes: Uint8Array): string =>
+  btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+
+export const fromBase64url = (s: string): Uint8Array | undefined => {
+  if (!/^[A-Za-z0-9_-]*$/.test(s)) return undefined
+  try {
+    return Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0))
+  } catch {
+    return undefined
+  }
+}
+
+/** HMAC-SHA-256 of a message under a raw key. */
+export const hmacSha256 = (key: Uint8Array, message: Uint8Array | string): Effect.Effect<Uint8Array> =>
+  Effect.promise(async () => {
+    const k = await globalThis.crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+    return new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", k, typeof message === "string" ? te.encode(message) : message))
+  })
+
+/** AES-256-GCM: `iv (12 bytes) || ciphertext+tag`, with `aad` bound to the purpose of the data. */
+export const aesGcmEncrypt = (key: Uint8Array, plaintext: Uint8Array, aad: string, iv: Uint8Array): Effect.Effect<Uint8Array> =>
+  Effect.promise(async () => {
+    const k = await globalThis.crypto.subtle.importKey("raw", key, "AES-GCM", false, ["encrypt"])
+    const ct = new Uint8Array(await globalThis.crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: te.encode(aad) }, k, plaintext))
+    const out = new Uint8Array(iv.length + ct.length)
+    out.set(iv)
+    out.set(ct, iv.length)
+    return out
+  })
+
+/** Decrypts `aesGcmEncrypt`'s output; none when the data or its `aad` were tampered with. */
+export const aesGcmDecrypt = (key: Uint8Array, sealed: Uint8Array, aad: string): Effect.Effect<Uint8Array | undefined> =>
+  Effect.promise(async () => {
+    try {
+      const k = await globalThis.crypto.subtle.importKey("raw", key, "AES-GCM", false, ["decrypt"])
+      return new Uint8Array(await globalThis.crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: sealed.subarray(0, 12), additionalData: te.encode(aad) },
+        k,
+        sealed.subarray(12)
+      ))
+    } catch {
+      return undefined
+    }
+  })

@@ -16,6 +16,13 @@ import {
 import { TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, Layer, Redacted, TestClock } from "effect"
 
+/** The principal of a service key, narrowed (the test fails on any other kind). */
+const asAccountPrincipal = (p: Principal) => {
+  if (p._tag !== "Account") throw new Error(`expected an account principal, got ${p._tag}`)
+  return p
+}
+
+
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
 
@@ -53,7 +60,7 @@ describe("AccountServiceKeys", () => {
       expect(parsed?._tag).toBe("AccountServiceKey")
       if (parsed?._tag !== "AccountServiceKey") return
       expect(parsed.keyId).toBe(created.serviceKey.serviceKeyId)
-      const principal = yield* (yield* Authenticator).authenticate(created.secret)
+      const principal = asAccountPrincipal(yield* (yield* Authenticator).authenticate(created.secret))
       expect(principal).toEqual(Principal.Account({ accountId, serviceKeyId: created.serviceKey.serviceKeyId }))
     }).pipe(Effect.provide(Env)))
 
@@ -72,7 +79,7 @@ describe("AccountServiceKeys", () => {
       const created = yield* keys.create({ accountId, name: "forever", expiresAt: null })
       expect(created.serviceKey.expiresAt).toBeNull()
       yield* TestClock.adjust("3650 days")
-      const principal = yield* (yield* Authenticator).authenticate(created.secret)
+      const principal = asAccountPrincipal(yield* (yield* Authenticator).authenticate(created.secret))
       expect(principal.serviceKeyId).toBe(created.serviceKey.serviceKeyId)
     }).pipe(Effect.provide(Env)))
 
@@ -157,7 +164,7 @@ describe("AccountServiceKeys", () => {
       }
       // The other account's key is untouched and still works.
       expect((yield* keys.list(other.accountId))[0]?.revokedAt).toBeNull()
-      const principal = yield* (yield* Authenticator).authenticate(theirs.secret)
+      const principal = asAccountPrincipal(yield* (yield* Authenticator).authenticate(theirs.secret))
       expect(principal.accountId).toBe(other.accountId)
     }).pipe(Effect.provide(Env)))
 

@@ -15,6 +15,13 @@ import {
 import { TestkitLive } from "@switchboard/testkit"
 import { Effect, Layer, Option, Redacted, TestClock } from "effect"
 
+/** The principal of a service key, narrowed (the test fails on any other kind). */
+const asAccountPrincipal = (p: Principal) => {
+  if (p._tag !== "Account") throw new Error(`expected an account principal, got ${p._tag}`)
+  return p
+}
+
+
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
 const email = "admin@example.com"
@@ -48,7 +55,7 @@ describe("Bootstrap", () => {
       expect(yield* hasher.verify(provisioned.password, hash)).toBe(true)
       expect(yield* hasher.verify(Redacted.make(`${password}x`), hash)).toBe(false)
 
-      const principal = yield* (yield* Authenticator).authenticate(provisioned.serviceKey)
+      const principal = asAccountPrincipal(yield* (yield* Authenticator).authenticate(provisioned.serviceKey))
       expect(principal._tag).toBe("Account")
       expect(principal.accountId).toBe(provisioned.accountId)
       const parsed = parseCredential(Redacted.value(provisioned.serviceKey))
@@ -60,7 +67,7 @@ describe("Bootstrap", () => {
 
       // The key never expires.
       yield* TestClock.adjust("3650 days")
-      expect(yield* (yield* Authenticator).authenticate(provisioned.serviceKey)).toEqual(
+      expect(asAccountPrincipal(yield* (yield* Authenticator).authenticate(provisioned.serviceKey))).toEqual(
         Principal.Account({ accountId: principal.accountId, serviceKeyId: principal.serviceKeyId })
       )
     }).pipe(Effect.provide(Env)))
@@ -102,7 +109,7 @@ describe("Bootstrap", () => {
       expect(hash).not.toContain(given)
       expect(yield* hasher.verify(Redacted.make(given), hash)).toBe(true)
       expect(yield* hasher.verify(Redacted.make("correct horse battery stapler"), hash)).toBe(false)
-      const principal = yield* (yield* Authenticator).authenticate(provisioned.serviceKey)
+      const principal = asAccountPrincipal(yield* (yield* Authenticator).authenticate(provisioned.serviceKey))
       expect(principal.accountId).toBe(provisioned.accountId)
     }).pipe(Effect.provide(Env)))
 
@@ -124,7 +131,7 @@ describe("Bootstrap", () => {
       )
       expect(results.filter(Option.isSome)).toHaveLength(1)
       const winner = Option.getOrThrow(results.find(Option.isSome) ?? Option.none())
-      const principal = yield* (yield* Authenticator).authenticate(winner.serviceKey)
+      const principal = asAccountPrincipal(yield* (yield* Authenticator).authenticate(winner.serviceKey))
       expect(principal.accountId).toBe(winner.accountId)
     }).pipe(Effect.provide(Env)))
 

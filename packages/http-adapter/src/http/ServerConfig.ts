@@ -2,7 +2,7 @@
  * Server configuration (DESIGN.md §4): only environment variables, read once, each with a default
  * that works for a local run. The CLI maps its flags onto the same names.
  */
-import { Config, Context, Effect, Layer, Option, type Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 
 export interface ServerConfigShape {
   readonly host: string
@@ -20,6 +20,7 @@ export interface ServerConfigShape {
   readonly serviceKeyLimit: number
   readonly shutdownGraceSeconds: number
   readonly credentialCacheSeconds: number
+  readonly secretKey: Option.Option<Redacted.Redacted<string>>
 }
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
@@ -53,6 +54,10 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
     message: "SHUTDOWN_GRACE_SECONDS must be between 0 and 600",
     validation: (n) => n >= 0 && n <= 600
   })),
+  secretKey: Config.option(Config.redacted("SECRET_KEY").pipe(Config.validate({
+    message: "SECRET_KEY must be at least 32 characters",
+    validation: (v) => Redacted.value(v).length >= 32
+  }))),
   credentialCacheSeconds: Config.integer("CREDENTIAL_CACHE_SECONDS").pipe(Config.withDefault(30), Config.validate({
     message: "CREDENTIAL_CACHE_SECONDS must be between 0 (off) and 60 (the spec's revocation bound)",
     validation: (n) => n >= 0 && n <= 60
@@ -89,5 +94,6 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   serviceKeyLimit: 20,
   shutdownGraceSeconds: 10,
   credentialCacheSeconds: 30,
+  secretKey: Option.none(),
   ...overrides
 })

@@ -14,6 +14,13 @@ import { HttpLive, InFlightLive } from "../Http.js"
 import { InFlight } from "../http/Middleware.js"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
 import { PasswordHasherScrypt } from "./PasswordHasherScrypt.js"
+import { ServerSecretLive } from "./ServerSecretFile.js"
+import { OrganizationsServerAdapters } from "./OrganizationsAdapters.js"
+import { ProjectsServerAdapters } from "./ProjectsAdapters.js"
+import { ProjectApiKeysServerAdapters } from "./ProjectApiKeysAdapters.js"
+import { AccountSecurityServerAdapters } from "./AccountSecurityAdapters.js"
+import { UploadsServerAdapters } from "./UploadsAdapters.js"
+import { AccessTokensServerAdapters } from "./AccessTokensAdapters.js"
 
 export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
   Option.match(config.databaseUrl, {
@@ -23,7 +30,15 @@ export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
 
 /** Core services on the SQL store, for one configuration (a test passes its own store). */
 export const appLayer = (config: ServerConfigShape, store: ReturnType<typeof StoreSql> = StoreSql(databaseConfigOf(config))) => {
-  const ports = Layer.mergeAll(PasswordHasherScrypt, SecretsLive).pipe(Layer.provideMerge(store))
+  const adapters = Layer.mergeAll(
+    OrganizationsServerAdapters(config),
+    ProjectsServerAdapters(config),
+    ProjectApiKeysServerAdapters(config),
+    AccountSecurityServerAdapters(config),
+    UploadsServerAdapters(config),
+    AccessTokensServerAdapters(config)
+  )
+  const ports = Layer.mergeAll(PasswordHasherScrypt, SecretsLive, ServerSecretLive(config), adapters).pipe(Layer.provideMerge(store))
   return Layer.mergeAll(SwitchboardCore, Ids.Default, Layer.succeed(ServerConfig, config), InFlightLive).pipe(
     Layer.provideMerge(Layer.mergeAll(
       Layer.succeed(IdentityLimits, { maxServiceKeysPerAccount: config.serviceKeyLimit }),

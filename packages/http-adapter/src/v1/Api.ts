@@ -3,29 +3,26 @@
  * schemas, from which routing and `/openapi.json` both come. Every error leaves as an RFC 9457
  * problem; the problem codes each operation can answer are listed here for the OpenAPI document.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   Account,
   CreateAccountServiceKeyRequest,
   CreateAccountServiceKeyResponse,
   ListAccountServiceKeysResponse,
-  type Principal,
   type ProblemCode,
   RevokeAccountServiceKeyResponse,
   ServiceKeyId
 } from "@switchboard/core"
-import { Context, Schema } from "effect"
-import { ProblemFailure } from "./Problems.js"
+import { Schema } from "effect"
+import { Authn } from "./Authn.js"
+import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./OrganizationsApi.js"
+import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./ProjectsApi.js"
+import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./ProjectApiKeysApi.js"
+import { AccountSecurityGroup, accountSecurityIdempotent, accountSecurityProblems } from "./AccountSecurityApi.js"
+import { UploadsGroup, uploadsIdempotent, uploadsProblems } from "./UploadsApi.js"
+import { AccessTokensGroup, accessTokensIdempotent, accessTokensProblems } from "./AccessTokensApi.js"
 
-/** The authenticated caller of a /v1 request. */
-export class CurrentPrincipal extends Context.Tag("http/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
-
-/** Bearer authentication (SPEC.md § Authentication): every /v1 route outside /v1/auth uses it. */
-export class Authn extends HttpApiMiddleware.Tag<Authn>()("Authn", {
-  failure: ProblemFailure,
-  provides: CurrentPrincipal,
-  security: { bearer: HttpApiSecurity.bearer }
-}) {}
+export { Authn, CurrentPrincipal } from "./Authn.js"
 
 export const AccountGroup = HttpApiGroup.make("account")
   .add(HttpApiEndpoint.get("getAccount", "/v1/account").addSuccess(Account))
@@ -45,6 +42,12 @@ export const AccountGroup = HttpApiGroup.make("account")
 
 export class V1Api extends HttpApi.make("switchboard-v1")
   .add(AccountGroup)
+  .add(OrganizationsGroup)
+  .add(ProjectsGroup)
+  .add(ProjectApiKeysGroup)
+  .add(AccountSecurityGroup)
+  .add(UploadsGroup)
+  .add(AccessTokensGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -64,8 +67,28 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   "account.getAccount": common,
   "account.listAccountServiceKeys": common,
   "account.createAccountServiceKey": [...common, ...idempotent, "ACCOUNT_SERVICE_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE"],
-  "account.revokeAccountServiceKey": [...common, ...idempotent, "ACCOUNT_SERVICE_KEY_NOT_FOUND"]
+  "account.revokeAccountServiceKey": [...common, ...idempotent, "ACCOUNT_SERVICE_KEY_NOT_FOUND"],
+  ...organizationsProblems,
+  ...projectsProblems,
+  ...projectApiKeysProblems,
+  ...accountSecurityProblems,
+  ...uploadsProblems,
+  ...accessTokensProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
-export const idempotentOperations = new Set(["account.createAccountServiceKey", "account.revokeAccountServiceKey"])
+export const idempotentOperations: ReadonlySet<string> = new Set([
+  "account.createAccountServiceKey",
+  "account.revokeAccountServiceKey",
+  ...organizationsIdempotent,
+  ...projectsIdempotent,
+  ...projectApiKeysIdempotent,
+  ...accountSecurityIdempotent,
+  ...uploadsIdempotent,
+  ...accessTokensIdempotent
+])
+
+/** The problem codes every authenticated operation can answer (for feature tables). */
+export const commonProblems = common
+/** The problem codes of the Idempotency-Key protocol (for feature tables). */
+export const idempotencyProblems = idempotent

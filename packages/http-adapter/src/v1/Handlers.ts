@@ -13,7 +13,9 @@ import {
 } from "@switchboard/core"
 import { Effect, Layer, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { Authn, CurrentPrincipal, V1Api } from "./Api.js"
+import { actingAccount } from "./Access.js"
+import { V1Api } from "./Api.js"
+import { Authn } from "./Authn.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { problem } from "./Problems.js"
 
@@ -54,25 +56,25 @@ export const AccountGroupLive = HttpApiBuilder.group(V1Api, "account", (handlers
     return handlers
       .handleRaw("getAccount", () =>
         Effect.gen(function*() {
-          const principal = yield* CurrentPrincipal
-          const record = yield* domain(accounts.get(principal.accountId))
+          const accountId = yield* actingAccount()
+          const record = yield* domain(accounts.get(accountId))
           return toResponse(yield* rendered(Account, toAccount(record, defaultPictureUrl(config.apiUrl))))
         }))
       .handleRaw("listAccountServiceKeys", () =>
         Effect.gen(function*() {
-          const principal = yield* CurrentPrincipal
-          const serviceKeys = yield* keys.list(principal.accountId)
+          const accountId = yield* actingAccount()
+          const serviceKeys = yield* keys.list(accountId)
           return toResponse(yield* rendered(ListAccountServiceKeysResponse, { serviceKeys }))
         }))
       .handleRaw("createAccountServiceKey", () =>
         Effect.gen(function*() {
-          const principal = yield* CurrentPrincipal
+          const accountId = yield* actingAccount()
           const body = yield* decodeJsonBody(CreateAccountServiceKeyRequest)
           return yield* idempotent(
             { route: "/v1/account/service-keys", body: body.json },
             Effect.gen(function*() {
               const created = yield* domain(keys.create({
-                accountId: principal.accountId,
+                accountId,
                 name: body.value.name,
                 expiresAt: body.value.expiresAt
               }))
@@ -87,11 +89,11 @@ export const AccountGroupLive = HttpApiBuilder.group(V1Api, "account", (handlers
         }))
       .handleRaw("revokeAccountServiceKey", ({ path }) =>
         Effect.gen(function*() {
-          const principal = yield* CurrentPrincipal
+          const accountId = yield* actingAccount()
           return yield* idempotent(
             { route: "/v1/account/service-keys/:serviceKeyId", path: { serviceKeyId: path.serviceKeyId } },
             Effect.gen(function*() {
-              const serviceKey = yield* domain(keys.revoke(principal.accountId, path.serviceKeyId))
+              const serviceKey = yield* domain(keys.revoke(accountId, path.serviceKeyId))
               return yield* rendered(RevokeAccountServiceKeyResponse, { serviceKey })
             })
           )

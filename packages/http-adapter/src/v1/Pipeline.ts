@@ -16,7 +16,7 @@ import {
 import { DateTime, Duration, Effect, Either, Option, ParseResult, Schema } from "effect"
 import { RequestContext } from "../http/RequestContext.js"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { CurrentPrincipal } from "./Api.js"
+import { CurrentPrincipal } from "./Authn.js"
 import { problem, ProblemFailure, problemOfDomainError, renderProblem, validationFailed } from "./Problems.js"
 
 /** A response as data: what is sent, and what an idempotent replay sends again. */

@@ -1,7 +1,6 @@
 /**
- * In-memory layers for every core port (DESIGN.md §2): one state object shared by the repositories,
- * with a `Transactor` that snapshots it so a failed transaction really rolls back — the memory
- * layers pass the same contract suite as the SQL ones.
+ * In-memory repositories of the identity slice: accounts, account service keys and idempotency
+ * records, as tables of the shared `MemoryState`.
  */
 import {
   AccountNotFound,
@@ -13,10 +12,10 @@ import {
   EmailTaken,
   IdempotencyStore,
   type StoredResponse,
-  type StoredServiceKey,
-  Transactor
+  type StoredServiceKey
 } from "@switchboard/core"
-import { DateTime, Duration, Effect, Exit, FiberRef, Layer, Option } from "effect"
+import { DateTime, Duration, Effect, Layer, Option } from "effect"
+import { MemoryState } from "./MemoryState.js"
 
 interface IdempotencyRow {
   readonly fingerprint: string
@@ -25,41 +24,16 @@ interface IdempotencyRow {
   readonly response: StoredResponse | null
 }
 
-interface State {
-  accounts: Map<string, AccountRecord>
-  serviceKeys: Map<string, StoredServiceKey>
-  idempotency: Map<string, IdempotencyRow>
-}
-
-const copy = (s: State): State => ({
-  accounts: new Map(s.accounts),
-  serviceKeys: new Map(s.serviceKeys),
-  idempotency: new Map(s.idempotency)
-})
-
 const newestFirst = (a: StoredServiceKey, b: StoredServiceKey) =>
   b.serviceKey.createdAt.epochMillis - a.serviceKey.createdAt.epochMillis ||
   (b.serviceKey.serviceKeyId < a.serviceKey.serviceKeyId ? -1 : 1)
 
 const make = Effect.gen(function*() {
-  const ref: { state: State } = { state: { accounts: new Map(), serviceKeys: new Map(), idempotency: new Map() } }
-  const st = () => ref.state
-  // One transaction at a time (re-entrant for nested ones), so a rollback never undoes another's commit.
-  const lock = yield* Effect.makeSemaphore(1)
-  const inTransaction = FiberRef.unsafeMake(false)
-
-  const transactor = Transactor.of({
-    withTransaction: (self) => {
-      const run = Effect.suspend(() => {
-        const snapshot = copy(ref.state)
-        return Effect.onExit(Effect.locally(self, inTransaction, true), (exit) =>
-          Effect.sync(() => {
-            if (Exit.isFailure(exit)) ref.state = snapshot
-          }))
-      })
-      return Effect.flatMap(FiberRef.get(inTransaction), (nested) => (nested ? run : lock.withPermits(1)(run)))
-    }
-  })
+  const state = yield* MemoryState
+  const accountsTable = state.table<string, AccountRecord>("accounts")
+  const serviceKeysTable = state.table<string, StoredServiceKey>("account_service_keys")
+  const idempotencyTable = state.table<string, IdempotencyRow>("idempotency_records")
+  const st = () => ({ accounts: accountsTable, serviceKeys: serviceKeysTable, idempotency: idempotencyTable })
 
   const accounts = AccountsRepo.of({
     insert: (account) =>
@@ -150,13 +124,12 @@ const make = Effect.gen(function*() {
   })
 
   return Layer.mergeAll(
-    Layer.succeed(Transactor, transactor),
     Layer.succeed(AccountsRepo, accounts),
     Layer.succeed(AccountServiceKeysRepo, serviceKeys),
     Layer.succeed(IdempotencyStore, idempotency)
   )
 })
 
-/** Every repository port, in memory, sharing one state (a fresh state each time the layer is built). */
-export const RepositoriesMemory: Layer.Layer<Transactor | AccountsRepo | AccountServiceKeysRepo | IdempotencyStore> =
+/** Accounts, service keys and idempotency records over the shared memory state. */
+export const IdentityReposMemory: Layer.Layer<AccountsRepo | AccountServiceKeysRepo | IdempotencyStore, never, MemoryState> =
   Layer.unwrapEffect(make)

@@ -1,0 +1,23 @@
+/** Every port the store provides: the identity slice's and each feature's. */
+import type { AccountsRepo, AccountServiceKeysRepo, CredentialRevocations } from "./identity/Ports.js"
+import type { IdempotencyStore } from "./shared/Idempotency.js"
+import type { Transactor } from "./shared/Ports.js"
+import type { OrganizationsPorts } from "./identity/OrganizationsFeature.js"
+import type { ProjectsPorts } from "./projects/ProjectsFeature.js"
+import type { ProjectApiKeysPorts } from "./identity/ProjectApiKeysFeature.js"
+import type { AccountSecurityPorts } from "./identity/AccountSecurityFeature.js"
+import type { UploadsPorts } from "./identity/UploadsFeature.js"
+import type { AccessTokensPorts } from "./oauth/AccessTokensFeature.js"
+
+export type StorePorts =
+  | Transactor
+  | AccountsRepo
+  | AccountServiceKeysRepo
+  | IdempotencyStore
+  | CredentialRevocations
+  | OrganizationsPorts
+  | ProjectsPorts
+  | ProjectApiKeysPorts
+  | AccountSecurityPorts
+  | UploadsPorts
+  | AccessTokensPorts

@@ -1,0 +1,99 @@
+/**
+ * Who may call what (SPEC.md § Authentication, API.md §1.1), decided in one pure function and
+ * tested as a table. The HTTP adapter states each route's requirement; organization membership
+ * and project visibility are checked by the services themselves (404s), not here.
+ */
+import { Data, Either } from "effect"
+import type { AccountId, ApiKeyId, ProjectId, ServiceKeyId } from "../shared/Identifiers.js"
+import type { ProblemCode } from "../shared/ProblemCatalog.js"
+
+/** The permissions of project API keys (SPEC.md § Project API key). */
+export type ProjectPermission =
+  | "project:read" | "project:write" | "platforms:read" | "platforms:write" | "events:read" | "events:write"
+
+/** Who is calling. */
+export type Principal = Data.TaggedEnum<{
+  /** An account service key: everything its account can reach. */
+  Account: { readonly accountId: AccountId; readonly serviceKeyId: ServiceKeyId }
+  /** A JWT access token of an account (dashboard session or OAuth grant): limited by its scopes. */
+  AccessToken: { readonly accountId: AccountId; readonly scopes: ReadonlyArray<string>; readonly tokenId: string }
+  /** A project API key: only its own project, only with its permissions. */
+  ProjectKey: {
+    readonly projectId: ProjectId
+    readonly apiKeyId: ApiKeyId
+    readonly permissions: ReadonlyArray<string>
+  }
+}>
+export const Principal = Data.taggedEnum<Principal>()
+
+/** The account acting, for account credentials. */
+export const accountOf = (p: Principal): AccountId | undefined => (p._tag === "ProjectKey" ? undefined : p.accountId)
+
+/** The idempotency and rate-limit scope of a principal: keys never collide across callers. */
+export const principalScope = (p: Principal): string =>
+  p._tag === "ProjectKey" ? `project-key:${p.apiKeyId}` : `account:${p.accountId}`
+
+/** OAuth scope → project permission (API.md §1.1). */
+export const scopeForPermission: Record<ProjectPermission, string> = {
+  "project:read": "projects:read",
+  "project:write": "projects:write",
+  "platforms:read": "spectrum:read",
+  "platforms:write": "spectrum:write",
+  "events:read": "webhooks:read",
+  "events:write": "webhooks:write"
+}
+
+/** What a route needs (one per route; the route table lives in the HTTP adapter). */
+export type Requirement = Data.TaggedEnum<{
+  /** `/v1/auth/*`: no credential needed; the Authorization header is ignored. */
+  Public: {}
+  /** `/v1/account/*`: an account credential. */
+  Account: {}
+  /** Organizations, members and invitations: an account credential; OAuth tokens need the scope. */
+  Organizations: { readonly scope: "members:read" | "members:write" }
+  /** The `/v1/organizations/{id}/projects` collection: an account credential with the projects scope. */
+  ProjectsCollection: { readonly scope: "projects:read" | "projects:write" }
+  /** Under `/v1/projects/{projectId}`: the permission; `accountOnly` refuses project keys. */
+  Project: { readonly projectId: string; readonly permission: ProjectPermission; readonly accountOnly: boolean }
+}>
+export const Requirement = Data.taggedEnum<Requirement>()
+
+/** A refusal, as the problem code the HTTP adapter sends and a detail for people. */
+export class AccessDenied extends Data.TaggedError("AccessDenied")<{ readonly code: ProblemCode; readonly detail: string }> {}
+
+const deny = (code: ProblemCode, detail: string) => Either.left(new AccessDenied({ code, detail }))
+const allow = Either.right<void>(undefined)
+
+const needScope = (scopes: ReadonlyArray<string>, scope: string) =>
+  scopes.includes(scope) ? allow : deny("INSUFFICIENT_SCOPE", `The access token lacks the scope ${scope} (insufficient_scope: ${scope}).`)
+
+/**
+ * Decides whether `principal` (undefined: no credential) may use a route with `requirement`.
+ * Credentials that fail verification never get here: they are 401 before.
+ */
+export const decide = (principal: Principal | undefined, requirement: Requirement): Either.Either<void, AccessDenied> => {
+  if (requirement._tag === "Public") return allow
+  if (principal === undefined) return deny("NOT_AUTHENTICATED", "Send Authorization: Bearer <credential>.")
+  switch (principal._tag) {
+    case "Account":
+      return allow
+    case "AccessToken":
+      return requirement._tag === "Account"
+        ? allow
+        : needScope(
+          principal.scopes,
+          requirement._tag === "Project" ? scopeForPermission[requirement.permission] : requirement.scope
+        )
+    case "ProjectKey":
+      if (requirement._tag !== "Project") {
+        return deny("FORBIDDEN", "Project API keys reach only /v1/projects/{projectId} of their own project.")
+      }
+      if (requirement.projectId !== principal.projectId) {
+        return deny("RESOURCE_MISMATCH", "This project API key belongs to another project.")
+      }
+      if (requirement.accountOnly) return deny("FORBIDDEN", "This operation needs an account credential, not a project API key.")
+      return principal.permissions.includes(requirement.permission)
+        ? allow
+        : deny("FORBIDDEN", `The project API key lacks the permission ${requirement.permission}.`)
+  }
+}

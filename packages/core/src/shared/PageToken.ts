@@ -1,0 +1,43 @@
+/**
+ * Cursor page tokens (API.md §0 Pagination): opaque and tamper-evident. A token is the base64url
+ * JSON of the cursor and the list it belongs to, plus an HMAC under the server secret; a token
+ * altered, forged, or taken from another list is refused (→ 422).
+ */
+import { Effect, Either, Schema } from "effect"
+import { base64url, constantTimeEqual, fromBase64url } from "./Crypto.js"
+import { mac } from "./ServerSecret.js"
+
+const te = new TextEncoder()
+const td = new TextDecoder()
+
+/** Page size: 1..100 (default 20 when absent). */
+export const PageSize = Schema.NumberFromString.pipe(Schema.compose(Schema.Int), Schema.between(1, 100))
+
+/** Signs `cursor` for the list named `list` (include the list's filters in the name). */
+export const encodePageToken = (list: string, cursor: unknown) =>
+  Effect.gen(function*() {
+    const body = base64url(te.encode(JSON.stringify({ l: list, c: cursor })))
+    const sig = base64url(yield* mac("page-token", body))
+    return `${body}.${sig}`
+  })
+
+/** The cursor of a token for `list`, or a reason it is not valid. */
+export const decodePageToken = <A, I>(list: string, token: string, cursor: Schema.Schema<A, I>) =>
+  Effect.gen(function*() {
+    const [body, sig, ...rest] = token.split(".")
+    if (body === undefined || sig === undefined || rest.length > 0 || token.length > 2048) {
+      return Either.left("pageToken is malformed")
+    }
+    const expected = base64url(yield* mac("page-token", body))
+    if (!constantTimeEqual(expected, sig)) return Either.left("pageToken is not valid")
+    const bytes = fromBase64url(body)
+    if (bytes === undefined) return Either.left("pageToken is malformed")
+    let parsed: { l?: unknown; c?: unknown }
+    try {
+      parsed = JSON.parse(td.decode(bytes)) as { l?: unknown; c?: unknown }
+    } catch {
+      return Either.left("pageToken is malformed")
+    }
+    if (parsed.l !== list) return Either.left("pageToken belongs to another list or other filters")
+    return Either.mapLeft(Schema.decodeUnknownEither(cursor)(parsed.c), () => "pageToken is not valid")
+  })

@@ -1,0 +1,5 @@
+/** The AccessTokens feature's adapters in the standalone server (e.g. filesystem or console implementations). */
+import { Layer } from "effect"
+import type { ServerConfigShape } from "../http/ServerConfig.js"
+
+export const AccessTokensServerAdapters = (_config: ServerConfigShape) => Layer.empty

@@ -1,0 +1,5 @@
+/** The Organizations feature's adapters in the standalone server (e.g. filesystem or console implementations). */
+import { Layer } from "effect"
+import type { ServerConfigShape } from "../http/ServerConfig.js"
+
+export const OrganizationsServerAdapters = (_config: ServerConfigShape) => Layer.empty

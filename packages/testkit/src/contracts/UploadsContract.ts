@@ -1,0 +1,5 @@
+/** The Uploads feature's part of the repository contract suite (called inside `repositoryContract`). */
+import type { Vitest } from "@effect/vitest"
+import type { StorePorts } from "@switchboard/core"
+
+export const uploadsContract = (_it: Vitest.MethodsNonLive<StorePorts, true>): void => {}
