@@ -8,6 +8,8 @@ import { createServer } from "node:http"
 
 export interface TestServer {
   readonly baseUrl: string
+  /** Runs an effect against the server's own services and store (core services, ports). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>
   readonly serviceKey: string
   readonly accountId: string
   /** Provisions another account and returns its service key. */
@@ -15,10 +17,18 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
-export const startTestServer = async (backend: TestBackend, overrides: Partial<ServerConfigShape> = {}): Promise<TestServer> => {
+/**
+ * `overrides` changes the configuration; `adapters` replaces server adapters with test doubles
+ * (their services win over the server's own).
+ */
+export const startTestServer = async (
+  backend: TestBackend,
+  overrides: Partial<ServerConfigShape> = {},
+  adapters: Layer.Layer<any, never, never> = Layer.empty as Layer.Layer<any, never, never>
+): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
   const config = makeServerConfig({ secretKey: Option.some(Redacted.make("test-secret-key-test-secret-key-0123456789")), ...overrides })
-  const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, testStore(backend)), scope))
+  const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, testStore(backend), adapters), scope))
   const server = createServer()
   await Effect.runPromise(Layer.buildWithScope(
     HttpLive.pipe(
@@ -38,6 +48,7 @@ export const startTestServer = async (backend: TestBackend, overrides: Partial<S
   const admin = await newAccount("admin@example.com")
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
+    run: (effect) => Effect.runPromise(Effect.provide(effect, app) as Effect.Effect<any, any>),
     serviceKey: admin.serviceKey,
     accountId: admin.accountId,
     newAccount,

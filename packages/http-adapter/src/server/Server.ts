@@ -28,8 +28,15 @@ export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
     onNone: () => DatabaseConfig.Pglite({ dataDir: join(config.dataDir, "pglite") })
   })
 
-/** Core services on the SQL store, for one configuration (a test passes its own store). */
-export const appLayer = (config: ServerConfigShape, store: ReturnType<typeof StoreSql> = StoreSql(databaseConfigOf(config))) => {
+/**
+ * Core services on the SQL store, for one configuration. A test passes its own store, and may pass
+ * `overrides`: layers that replace the server's adapters (e.g. an SMS sender whose inbox it reads).
+ */
+export const appLayer = (
+  config: ServerConfigShape,
+  store: ReturnType<typeof StoreSql> = StoreSql(databaseConfigOf(config)),
+  overrides: Layer.Layer<any, never, never> = Layer.empty as Layer.Layer<any, never, never>
+) => {
   const adapters = Layer.mergeAll(
     OrganizationsServerAdapters(config),
     ProjectsServerAdapters(config),
@@ -38,7 +45,10 @@ export const appLayer = (config: ServerConfigShape, store: ReturnType<typeof Sto
     UploadsServerAdapters(config),
     AccessTokensServerAdapters(config)
   )
-  const ports = Layer.mergeAll(PasswordHasherScrypt, SecretsLive, ServerSecretLive(config), adapters).pipe(Layer.provideMerge(store))
+  // Later layers win in mergeAll: overrides replace the server's own adapters.
+  const ports = Layer.mergeAll(PasswordHasherScrypt, SecretsLive, ServerSecretLive(config), adapters, overrides).pipe(
+    Layer.provideMerge(store)
+  )
   return Layer.mergeAll(SwitchboardCore, Ids.Default, Layer.succeed(ServerConfig, config), InFlightLive).pipe(
     Layer.provideMerge(Layer.mergeAll(
       Layer.succeed(IdentityLimits, { maxServiceKeysPerAccount: config.serviceKeyLimit }),

@@ -1,45 +1,33 @@
-/**
- * Problem responses of the versioned API (RFC 9457, API.md §0) and the ONE table that maps core
- * errors to problem codes (DESIGN.md §4). Everything that goes wrong on /v1 leaves as a
- * `ProblemFailure` and is rendered by the global middleware.
- */
-import { HttpServerResponse } from "@effect/platform"
-import { makeProblem, ProblemCodeSchema, type ProblemCode, type ValidationIssue } from "@switchboard/core"
-import { Schema } from "effect"
+/** The one table from core errors to /v1 problems (DESIGN.md §4), assembled from each feature's rows. */
+import { problem, ProblemFailure, validationFailed } from "./ProblemFailure.js"
+import { organizationsErrors } from "./OrganizationsErrors.js"
+import { projectsErrors } from "./ProjectsErrors.js"
+import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
+import { accountSecurityErrors } from "./AccountSecurityErrors.js"
+import { uploadsErrors } from "./UploadsErrors.js"
+import { accessTokensErrors } from "./AccessTokensErrors.js"
 
-/** A problem to send: its code, a detail, extra members and extra headers. */
-export class ProblemFailure extends Schema.TaggedError<ProblemFailure>()("ProblemFailure", {
-  code: ProblemCodeSchema,
-  detail: Schema.optional(Schema.String),
-  extra: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
-}) {}
+export * from "./ProblemFailure.js"
 
-export const problem = (
-  code: ProblemCode,
-  detail?: string,
-  options: { readonly extra?: Record<string, unknown>; readonly headers?: Record<string, string> } = {}
-) => new ProblemFailure({ code, ...(detail === undefined ? {} : { detail }), ...options })
+/** What a domain error means on the wire: error tag → problem. */
+export type ErrorTable = Readonly<Record<string, (e: { readonly _tag: string } & Record<string, unknown>) => ProblemFailure>>
 
-export const validationFailed = (issues: ReadonlyArray<ValidationIssue>, detail = "The request is not valid.") =>
-  problem("VALIDATION_FAILED", detail, { extra: { issues } })
-
-/** Renders a problem as `application/problem+json` with `requestId`. */
-export const renderProblem = (p: ProblemFailure, docsUrl: string, requestId: string) => {
-  const body = makeProblem(docsUrl, p.code, {
-    ...(p.detail === undefined ? {} : { detail: p.detail }),
-    requestId,
-    ...p.extra
-  })
-  return HttpServerResponse.unsafeJson(body, {
-    status: body.status,
-    contentType: "application/problem+json",
-    headers: p.headers ?? {}
-  })
+const features: ErrorTable = {
+  ...organizationsErrors,
+  ...projectsErrors,
+  ...projectApiKeysErrors,
+  ...accountSecurityErrors,
+  ...uploadsErrors,
+  ...accessTokensErrors
 }
 
-/** Core error tag → problem. The only place /v1 learns what a domain error means on the wire. */
+/**
+ * Core error tag → problem: the identity slice's rows below plus each feature's table
+ * (`v1/<Feature>Errors.ts`). The only place /v1 learns what a domain error means on the wire.
+ */
 export const problemOfDomainError = (e: { readonly _tag: string } & Record<string, unknown>): ProblemFailure => {
+  const row = features[e._tag]
+  if (row !== undefined) return row(e)
   switch (e._tag) {
     case "AccountNotFound":
       return problem("ACCOUNT_NOT_FOUND", "The account does not exist.")

@@ -1,0 +1,4 @@
+/** The Organizations feature's rows of the error table: core error tag → problem (see Problems.ts). */
+import type { ErrorTable } from "./Problems.js"
+
+export const organizationsErrors: ErrorTable = {}

@@ -1,0 +1,39 @@
+/**
+ * Problem responses of the versioned API (RFC 9457, API.md §0): everything that goes wrong on /v1
+ * leaves as a `ProblemFailure` and is rendered by the global middleware.
+ */
+import { HttpServerResponse } from "@effect/platform"
+import { makeProblem, ProblemCodeSchema, type ProblemCode, type ValidationIssue } from "@switchboard/core"
+import { Schema } from "effect"
+
+/** A problem to send: its code, a detail, extra members and extra headers. */
+export class ProblemFailure extends Schema.TaggedError<ProblemFailure>()("ProblemFailure", {
+  code: ProblemCodeSchema,
+  detail: Schema.optional(Schema.String),
+  extra: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+}) {}
+
+export const problem = (
+  code: ProblemCode,
+  detail?: string,
+  options: { readonly extra?: Record<string, unknown>; readonly headers?: Record<string, string> } = {}
+) => new ProblemFailure({ code, ...(detail === undefined ? {} : { detail }), ...options })
+
+export const validationFailed = (issues: ReadonlyArray<ValidationIssue>, detail = "The request is not valid.") =>
+  problem("VALIDATION_FAILED", detail, { extra: { issues } })
+
+/** Renders a problem as `application/problem+json` with `requestId`. */
+export const renderProblem = (p: ProblemFailure, docsUrl: string, requestId: string) => {
+  const body = makeProblem(docsUrl, p.code, {
+    ...(p.detail === undefined ? {} : { detail: p.detail }),
+    requestId,
+    ...p.extra
+  })
+  return HttpServerResponse.unsafeJson(body, {
+    status: body.status,
+    contentType: "application/problem+json",
+    headers: p.headers ?? {}
+  })
+}
+
