@@ -1,6 +1,7 @@
 /** Every port the store provides: the identity slice's and each feature's. */
 import type { AccountsRepo, AccountServiceKeysRepo, CredentialRevocations } from "./identity/Ports.js"
 import type { IdempotencyStore } from "./shared/Idempotency.js"
+import type { RateLimiter } from "./shared/RateLimit.js"
 import type { Transactor } from "./shared/Ports.js"
 import type { OrganizationsPorts } from "./identity/OrganizationsFeature.js"
 import type { ProjectsPorts } from "./projects/ProjectsFeature.js"
@@ -15,6 +16,7 @@ export type StorePorts =
   | AccountServiceKeysRepo
   | IdempotencyStore
   | CredentialRevocations
+  | RateLimiter
   | OrganizationsPorts
   | ProjectsPorts
   | ProjectApiKeysPorts

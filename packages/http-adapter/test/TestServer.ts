@@ -2,7 +2,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { provisionAccount } from "@switchboard/core"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
-import { type TestBackend, testStore } from "@switchboard/sql-adapter"
+import { DatabaseConfig, scratchPostgres, StoreSql, type TestBackend, testStore } from "@switchboard/sql-adapter"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { createServer } from "node:http"
 
@@ -24,11 +24,17 @@ export interface TestServer {
 export const startTestServer = async (
   backend: TestBackend,
   overrides: Partial<ServerConfigShape> = {},
-  adapters: Layer.Layer<any, never, never> = Layer.empty as Layer.Layer<any, never, never>
+  adapters: Layer.Layer<any, never, never> = Layer.empty as Layer.Layer<any, never, never>,
+  store: Layer.Layer<any, any, never> = testStore(backend)
 ): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
-  const config = makeServerConfig({ secretKey: Option.some(Redacted.make("test-secret-key-test-secret-key-0123456789")), ...overrides })
-  const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, testStore(backend), adapters), scope))
+  // Tests make many calls with one credential: a generous quota unless a test asks for a small one.
+  const config = makeServerConfig({
+    secretKey: Option.some(Redacted.make("test-secret-key-test-secret-key-0123456789")),
+    rateLimitQuota: 100_000,
+    ...overrides
+  })
+  const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, store as ReturnType<typeof testStore>, adapters), scope))
   const server = createServer()
   await Effect.runPromise(Layer.buildWithScope(
     HttpLive.pipe(
@@ -45,7 +51,7 @@ export const startTestServer = async (
     )
     return { accountId: p.accountId, serviceKey: Redacted.value(p.serviceKey) }
   }
-  const admin = await newAccount("admin@example.com")
+  const admin = await newAccount(`admin-${Math.random().toString(36).slice(2, 10)}@example.com`)
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
     run: (effect) => Effect.runPromise(Effect.provide(effect, app) as Effect.Effect<any, any>),
@@ -53,5 +59,30 @@ export const startTestServer = async (
     accountId: admin.accountId,
     newAccount,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+/**
+ * `n` servers on ONE database, as separate server processes would be: on PostgreSQL each has its own
+ * connection pool and listener; on PGlite (one process by nature) they share the store.
+ */
+export const startTestServers = async (backend: TestBackend, n: number, overrides: Partial<ServerConfigShape> = {}) => {
+  const scope = Effect.runSync(Scope.make())
+  const stores: Array<Layer.Layer<any, any, never>> = []
+  if (backend === "postgres") {
+    const url = Redacted.make(await Effect.runPromise(Scope.extend(scratchPostgres, scope)))
+    for (let i = 0; i < n; i++) stores.push(Layer.fresh(StoreSql(DatabaseConfig.Postgres({ url }))))
+  } else {
+    const shared = await Effect.runPromise(Layer.buildWithScope(testStore("pglite"), scope))
+    for (let i = 0; i < n; i++) stores.push(Layer.succeedContext(shared))
+  }
+  const servers: Array<TestServer> = []
+  for (const store of stores) servers.push(await startTestServer(backend, overrides, undefined, store))
+  return {
+    servers,
+    close: async () => {
+      for (const server of servers) await server.close()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
   }
 }

@@ -10,6 +10,7 @@ import m0004 from "./migrations/0004_projectApiKeys.js"
 import m0005 from "./migrations/0005_accountSecurity.js"
 import m0006 from "./migrations/0006_uploads.js"
 import m0007 from "./migrations/0007_accessTokens.js"
+import m0008 from "./migrations/0008_rate_limits.js"
 
 export const migrations = {
   "0001_identity": m0001,
@@ -18,7 +19,8 @@ export const migrations = {
   "0004_projectApiKeys": m0004,
   "0005_accountSecurity": m0005,
   "0006_uploads": m0006,
-  "0007_accessTokens": m0007
+  "0007_accessTokens": m0007,
+  "0008_rate_limits": m0008
 }
 
 export const Migrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "switchboard_migrations" })

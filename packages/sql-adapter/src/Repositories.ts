@@ -6,6 +6,7 @@ import { AccountServiceKeysRepoSql } from "./identity/AccountServiceKeysRepoSql.
 import { AccountsRepoSql } from "./identity/AccountsRepoSql.js"
 import { CredentialRevocationsSql } from "./identity/CredentialRevocationsSql.js"
 import { IdempotencyStoreSql } from "./shared/IdempotencyStoreSql.js"
+import { RateLimiterSql } from "./shared/RateLimiterSql.js"
 import { TransactorSql } from "./shared/TransactorSql.js"
 import { OrganizationsReposSql } from "./identity/OrganizationsSql.js"
 import { ProjectsReposSql } from "./projects/ProjectsSql.js"
@@ -19,6 +20,7 @@ export const RepositoriesSql = Layer.mergeAll(
   AccountsRepoSql,
   AccountServiceKeysRepoSql,
   IdempotencyStoreSql,
+  RateLimiterSql,
   OrganizationsReposSql,
   ProjectsReposSql,
   ProjectApiKeysReposSql,

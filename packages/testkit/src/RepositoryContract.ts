@@ -15,6 +15,7 @@ import {
   formatTypeId,
   IdempotencyStore,
   IdKinds,
+  RateLimiter,
   ServiceKeyId,
   type StorePorts,
   Transactor,
@@ -204,6 +205,27 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         expect(Chunk.toReadonlyArray(got)).toEqual([keyId])
       }))
 
+    it.effect("rate limits: counts per key and window, exactly under concurrency, and purges old windows", () =>
+      Effect.gen(function*() {
+        const limiter = yield* RateLimiter
+        const policy = { name: "contract", quota: 5, windowSeconds: 10 }
+        const key = `k-${accountFixture().accountId}`
+        const t = plus(T0, 2_000)
+        const first = yield* limiter.hit(key, policy, t)
+        expect(first).toEqual({ allowed: true, remaining: 4, resetSeconds: 8 })
+        const more = yield* Effect.all(Array.from({ length: 7 }, () => limiter.hit(key, policy, t)), { concurrency: "unbounded" })
+        // 8 hits in all: exactly 4 more allowed, whatever the interleaving.
+        expect(more.filter((s) => s.allowed)).toHaveLength(4)
+        expect(Math.min(...more.map((s) => s.remaining))).toBe(0)
+        const otherKey = yield* limiter.hit(`${key}-other`, policy, t)
+        expect(otherKey.remaining).toBe(4)
+        const nextWindow = yield* limiter.hit(key, policy, plus(T0, 10_000))
+        expect(nextWindow).toEqual({ allowed: true, remaining: 4, resetSeconds: 10 })
+        expect(yield* limiter.purge(plus(T0, 10_000))).toBeGreaterThanOrEqual(2)
+        const afterPurge = yield* limiter.hit(key, policy, plus(T0, 10_500))
+        expect(afterPurge.remaining).toBe(3)
+      }))
+
     it.effect("idempotency: acquire, in progress, replay, mismatch, release, lock takeover, retention", () =>
       Effect.gen(function*() {
         const store = yield* IdempotencyStore
@@ -228,6 +250,15 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         expect((yield* store.begin({ ...base, key: "k-2", now: plus(T0, 31_000) }))._tag).toBe("Acquired")
         // Past retention, a finished key is forgotten.
         expect((yield* store.begin({ ...base, fingerprint: "fp-9", now: plus(T0, 24 * 3600_000 + 1) }))._tag).toBe("Acquired")
+        // The sweeper deletes records created before its cut-off and keeps the others.
+        const sweptScope = `${scope}-swept`
+        yield* store.begin({ ...base, scope: sweptScope, key: "old", now: plus(T0, -10_000) })
+        yield* store.begin({ ...base, scope: sweptScope, key: "new", now: plus(T0, 10_000) })
+        expect(yield* store.purge(T0)).toBeGreaterThanOrEqual(1)
+        expect((yield* store.begin({ ...base, scope: sweptScope, key: "old", fingerprint: "other", now: plus(T0, 11_000) }))._tag)
+          .toBe("Acquired")
+        expect((yield* store.begin({ ...base, scope: sweptScope, key: "new", fingerprint: "other", now: plus(T0, 11_000) }))._tag)
+          .toBe("Mismatch")
       }))
 
     organizationsContract(it)

@@ -49,6 +49,8 @@ export class IdempotencyStore extends Context.Tag("core/IdempotencyStore")<Idemp
   }) => Effect.Effect<void, IdempotencyUnavailable>
   /** Forgets an in-flight record whose outcome is unknown (a 5xx or a crash), so a retry runs again. */
   readonly release: (args: { readonly scope: string; readonly key: string }) => Effect.Effect<void, IdempotencyUnavailable>
+  /** Deletes records created before `before` (the retention sweeper); returns how many. */
+  readonly purge: (before: DateTime.Utc) => Effect.Effect<number, IdempotencyUnavailable>
 }>() {}
 
 /** Idempotency-Key syntax: 1–255 visible ASCII; an sf-string in double quotes is accepted too. */

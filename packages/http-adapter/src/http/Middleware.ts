@@ -4,8 +4,8 @@
  * here as a problem document. Nothing leaves as a stack trace or an empty error body.
  */
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Ids, IdKinds } from "@switchboard/core"
-import { Cause, Context, Effect, Option, Ref } from "effect"
+import { Ids, IdKinds, policyHeader, RateLimiter, type RateLimitPolicy, sha256Hex, stateHeader } from "@switchboard/core"
+import { Cause, Context, DateTime, Effect, Option, Ref } from "effect"
 import { ProblemFailure, problem, renderProblem, validationFailed } from "../v1/Problems.js"
 import { traceIdOf, withRequestInfo } from "./RequestContext.js"
 import { ServerConfig } from "./ServerConfig.js"
@@ -43,11 +43,24 @@ const isUnavailable = (defect: unknown): boolean => {
   return false
 }
 
+/**
+ * The rate-limit key of a /v1 request: the presented credential (its hash — limits are per
+ * credential, API.md §0), or the client address when none was sent.
+ */
+const rateLimitKey = (request: HttpServerRequest.HttpServerRequest) => {
+  const bearer = /^Bearer[ ]+(\S{1,8192})\s*$/i.exec(request.headers["authorization"] ?? "")?.[1]
+  return bearer === undefined
+    ? Effect.succeed(`ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`)
+    : Effect.map(sha256Hex(bearer), (h) => `credential:${h.slice(0, 40)}`)
+}
+
 export const makeGlobalMiddleware = (table: RouteTable) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
     const ids = yield* Ids
     const inFlight = yield* InFlight
+    const limiter = yield* RateLimiter
+    const policy: RateLimitPolicy = { name: "default", quota: config.rateLimitQuota, windowSeconds: config.rateLimitWindowSeconds }
     return (app: HttpApp.Default): HttpApp.Default =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -56,7 +69,24 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
         yield* HttpApp.appendPreResponseHandler((_req, res) =>
           Effect.succeed(HttpServerResponse.setHeaders(res, { "x-request-id": requestId, "x-trace-id": traceId })))
         const render = (p: ProblemFailure) => renderProblem(p, config.docsUrl, requestId)
-        return yield* app.pipe(
+        // Rate limits on /v1 (API.md §0): every response carries the state; over the quota → 429.
+        const path = request.url.split("?")[0] ?? ""
+        const limited = path === "/v1" || path.startsWith("/v1/")
+        let guarded: HttpApp.Default<unknown> = app
+        if (limited) {
+          const state = yield* limiter.hit(yield* rateLimitKey(request), policy, yield* DateTime.now)
+          yield* HttpApp.appendPreResponseHandler((_req, res) =>
+            Effect.succeed(HttpServerResponse.setHeaders(res, {
+              "ratelimit-policy": policyHeader(policy),
+              ratelimit: stateHeader(policy, state)
+            })))
+          if (!state.allowed) {
+            guarded = Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
+              headers: { "retry-after": String(state.resetSeconds) }
+            }))
+          }
+        }
+        return yield* guarded.pipe(
           Effect.catchAllCause((cause) => {
             const failure = Cause.failureOption(cause)
             if (Option.isSome(failure)) {

@@ -21,6 +21,8 @@ export interface ServerConfigShape {
   readonly shutdownGraceSeconds: number
   readonly credentialCacheSeconds: number
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
+  readonly rateLimitQuota: number
+  readonly rateLimitWindowSeconds: number
 }
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
@@ -58,6 +60,14 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
     message: "SECRET_KEY must be at least 32 characters",
     validation: (v) => Redacted.value(v).length >= 32
   }))),
+  rateLimitQuota: Config.integer("RATE_LIMIT_QUOTA").pipe(Config.withDefault(100), Config.validate({
+    message: "RATE_LIMIT_QUOTA must be between 1 and 1000000",
+    validation: (n) => n >= 1 && n <= 1_000_000
+  })),
+  rateLimitWindowSeconds: Config.integer("RATE_LIMIT_WINDOW_SECONDS").pipe(Config.withDefault(10), Config.validate({
+    message: "RATE_LIMIT_WINDOW_SECONDS must be between 1 and 3600",
+    validation: (n) => n >= 1 && n <= 3600
+  })),
   credentialCacheSeconds: Config.integer("CREDENTIAL_CACHE_SECONDS").pipe(Config.withDefault(30), Config.validate({
     message: "CREDENTIAL_CACHE_SECONDS must be between 0 (off) and 60 (the spec's revocation bound)",
     validation: (n) => n >= 0 && n <= 60
@@ -95,5 +105,7 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   shutdownGraceSeconds: 10,
   credentialCacheSeconds: 30,
   secretKey: Option.none(),
+  rateLimitQuota: 100,
+  rateLimitWindowSeconds: 10,
   ...overrides
 })

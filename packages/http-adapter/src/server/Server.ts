@@ -13,6 +13,7 @@ import { join } from "node:path"
 import { HttpLive, InFlightLive } from "../Http.js"
 import { InFlight } from "../http/Middleware.js"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
+import { HousekeepingLive } from "./Housekeeping.js"
 import { PasswordHasherScrypt } from "./PasswordHasherScrypt.js"
 import { ServerSecretLive } from "./ServerSecretFile.js"
 import { OrganizationsServerAdapters } from "./OrganizationsAdapters.js"
@@ -81,6 +82,7 @@ export const runServer = (config: ServerConfigShape, options: {
     )
     if (Option.isSome(provision)) options.print(bootstrapLine(provision.value))
 
+    yield* Layer.build(HousekeepingLive.pipe(Layer.provide(Layer.succeedContext(app))))
     const server = createServer()
     yield* Layer.build(HttpLive.pipe(
       Layer.provide(Layer.succeedContext(app)),

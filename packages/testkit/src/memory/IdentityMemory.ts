@@ -120,6 +120,17 @@ const make = Effect.gen(function*() {
         const k = idemKey(scope, key)
         const row = st().idempotency.get(k)
         if (row !== undefined && row.response === null) st().idempotency.delete(k)
+      }),
+    purge: (before) =>
+      Effect.sync(() => {
+        let n = 0
+        for (const [k, row] of st().idempotency) {
+          if (row.createdAt.epochMillis < before.epochMillis) {
+            st().idempotency.delete(k)
+            n++
+          }
+        }
+        return n
       })
   })
 

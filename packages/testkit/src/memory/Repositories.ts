@@ -4,6 +4,7 @@
  */
 import { Layer } from "effect"
 import { IdentityReposMemory } from "./IdentityMemory.js"
+import { RateLimiterMemory } from "./RateLimitMemory.js"
 import { OrganizationsMemory } from "./OrganizationsMemory.js"
 import { ProjectsMemory } from "./ProjectsMemory.js"
 import { ProjectApiKeysMemory } from "./ProjectApiKeysMemory.js"
@@ -14,6 +15,7 @@ import { MemoryStateLive } from "./MemoryState.js"
 
 export const RepositoriesMemory = Layer.mergeAll(
   IdentityReposMemory,
+  RateLimiterMemory,
   OrganizationsMemory,
   ProjectsMemory,
   ProjectApiKeysMemory,

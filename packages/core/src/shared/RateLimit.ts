@@ -1,0 +1,47 @@
+/**
+ * Rate limits (API.md §0): fixed windows counted in the store, so every server process shares them.
+ * Headers follow draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: "default";q=100;w=10` and
+ * `RateLimit: "default";r=97;t=8`.
+ */
+import { Context, type DateTime, type Effect } from "effect"
+
+export interface RateLimitPolicy {
+  /** The policy's name in the headers. */
+  readonly name: string
+  /** Requests allowed per window. */
+  readonly quota: number
+  /** Window length in seconds. */
+  readonly windowSeconds: number
+}
+
+export interface RateLimitState {
+  readonly allowed: boolean
+  /** Requests left in this window (0 when refused). */
+  readonly remaining: number
+  /** Seconds until the window resets (≥ 1). */
+  readonly resetSeconds: number
+}
+
+export class RateLimiter extends Context.Tag("core/RateLimiter")<RateLimiter, {
+  /** Counts one request of `key` in the current window of `policy` and says whether it is allowed. */
+  readonly hit: (key: string, policy: RateLimitPolicy, now: DateTime.Utc) => Effect.Effect<RateLimitState>
+  /** Drops counters of windows that ended before `before` (housekeeping). */
+  readonly purge: (before: DateTime.Utc) => Effect.Effect<number>
+}>() {}
+
+/** The window a moment falls in: its start (epoch ms) and how many seconds are left of it. */
+export const windowOf = (policy: RateLimitPolicy, nowMillis: number) => {
+  const length = policy.windowSeconds * 1000
+  const start = Math.floor(nowMillis / length) * length
+  return { start, resetSeconds: Math.max(1, Math.ceil((start + length - nowMillis) / 1000)) }
+}
+
+/** The state after `count` requests in the window. */
+export const stateOf = (policy: RateLimitPolicy, count: number, resetSeconds: number): RateLimitState => ({
+  allowed: count <= policy.quota,
+  remaining: Math.max(0, policy.quota - count),
+  resetSeconds
+})
+
+export const policyHeader = (p: RateLimitPolicy) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`
+export const stateHeader = (p: RateLimitPolicy, s: RateLimitState) => `"${p.name}";r=${s.remaining};t=${s.resetSeconds}`
