@@ -15,8 +15,8 @@ import { Migrations } from "./Migrations.js"
 export type DatabaseConfig = Data.TaggedEnum<{
   /** A PostgreSQL server. */
   Postgres: { readonly url: Redacted.Redacted<string>; readonly maxConnections?: number }
-  /** The embedded PGlite; `dataDir` undefined keeps it in memory (tests). */
-  Pglite: { readonly dataDir: string | undefined; readonly maxConnections?: number }
+  /** The embedded PGlite; `dataDir` undefined keeps it in memory (tests). Always one connection. */
+  Pglite: { readonly dataDir: string | undefined }
 }>
 export const DatabaseConfig = Data.taggedEnum<DatabaseConfig>()
 
@@ -62,14 +62,17 @@ export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient.PgC
   DatabaseConfig.$match(config, {
     Postgres: ({ maxConnections, url }) =>
       PgClient.layer({ url, maxConnections: maxConnections ?? 10, ...clientOptions }),
-    Pglite: ({ dataDir, maxConnections }) =>
-      Layer.unwrapScoped(Effect.map(startPglite(dataDir, maxConnections ?? 8), (port) =>
+    // One connection: PGlite is a single session, and pglite-socket's multiplexer keeps only whole
+    // transactions together — concurrent extended-protocol queries from several connections
+    // interleave and read each other's results (seen under load: rows of another statement).
+    Pglite: ({ dataDir }) =>
+      Layer.unwrapScoped(Effect.map(startPglite(dataDir, 1), (port) =>
         PgClient.layer({
           host: "127.0.0.1",
           port,
           database: "postgres",
           username: "postgres",
-          maxConnections: maxConnections ?? 8,
+          maxConnections: 1,
           ...clientOptions
         })))
   }).pipe(Layer.mapError((e: SqlError.SqlError | DatabaseError) =>
