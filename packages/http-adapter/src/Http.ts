@@ -7,7 +7,7 @@ import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServerResponse
 import { Effect, Layer, Ref } from "effect"
 import { defaultAvatarSvg } from "./docs/Assets.js"
 import { openApiDocument } from "./docs/OpenApiDocument.js"
-import { catalogResponse, problemPageResponse } from "./docs/ProblemPages.js"
+import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
 import { InFlight, makeGlobalMiddleware, routePattern, type RouteTable } from "./http/Middleware.js"
 import { ServerConfig } from "./http/ServerConfig.js"
 import { V1Api } from "./v1/Api.js"
@@ -26,15 +26,20 @@ const rawRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/problems"],
   ["GET", "/problems/:slug"],
   ["GET", "/assets/default-avatar.svg"],
+  ["GET", "/deprecations"],
   ...uploadsRawRouteTable
 ]
 
-/** Every declared route, for 405 answers. */
+/** Every declared route, for 405 answers and lifecycle headers. */
 export const routeTable: RouteTable = (() => {
-  const routes: Array<{ method: string; pattern: RegExp }> = rawRoutes.map(([method, path]) => ({ method, pattern: routePattern(path) }))
+  const routes: Array<{ method: string; pattern: RegExp; operationId?: string }> = rawRoutes.map(([method, path]) => ({
+    method,
+    pattern: routePattern(path)
+  }))
   HttpApi.reflect(V1Api, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint }) => routes.push({ method: endpoint.method, pattern: routePattern(endpoint.path) })
+    onEndpoint: ({ endpoint, group }) =>
+      routes.push({ method: endpoint.method, pattern: routePattern(endpoint.path), operationId: `${group.identifier}.${endpoint.name}` })
   })
   return { routes }
 })()
@@ -49,6 +54,7 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
       const page = problemPageResponse(slug ?? "")
       return page === undefined ? Effect.fail(problem("RESOURCE_NOT_FOUND", `No problem type ${slug}.`)) : Effect.succeed(page)
     }))
+    yield* router.get("/deprecations", Effect.sync(() => deprecationsResponse(config.docsUrl)))
     yield* router.get("/assets/default-avatar.svg", Effect.succeed(HttpServerResponse.text(defaultAvatarSvg, {
       contentType: "image/svg+xml",
       headers: { "cache-control": "public, max-age=86400" }

@@ -57,6 +57,25 @@ for (const backend of testBackends()) {
       expect(picture.headers.get("content-type")).toBe("image/svg+xml")
     })
 
+    it("a deprecated operation announces Deprecation, Sunset and Link, and OpenAPI marks it", async () => {
+      const r = await call("/v1/me")
+      expect(r.res.status).toBe(200)
+      expect(r.body.accountId).toBe(s.accountId)
+      expect(r.res.headers.get("deprecation")).toBe(`@${Date.UTC(2026, 9, 1) / 1000}`)
+      expect(r.res.headers.get("sunset")).toBe("Wed, 30 Jun 2027 00:00:00 GMT")
+      expect(r.res.headers.get("link")).toMatch(/^<[^>]+\/deprecations#account\.getMe>; rel="deprecation"/)
+      // Errors of the operation carry them too; other operations do not.
+      const unauthenticated = await call("/v1/me", { key: null })
+      expect(unauthenticated.res.status).toBe(401)
+      expect(unauthenticated.res.headers.get("sunset")).not.toBeNull()
+      expect((await call("/v1/account")).res.headers.get("deprecation")).toBeNull()
+      const spec = await call("/openapi.json", { key: null })
+      expect(spec.body.paths["/v1/me"].get.deprecated).toBe(true)
+      expect(spec.body.paths["/v1/account"].get.deprecated).toBeUndefined()
+      const page = await fetch(`${s.baseUrl}/deprecations`)
+      expect(await page.text()).toContain("account.getMe")
+    })
+
     it("keeps a valid traceparent's trace id and ignores an invalid one", async () => {
       const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
       const kept = await call("/v1/account", { headers: { traceparent: `00-${trace}-00f067aa0ba902b7-01` } })

@@ -6,6 +6,7 @@
 import { OpenApi } from "@effect/platform"
 import { problemEntry, problemCodes } from "@switchboard/core"
 import { idempotentOperations, operationProblems, V1Api } from "../v1/Api.js"
+import { lifecycles } from "../v1/Lifecycle.js"
 
 const problemSchema = {
   type: "object",
@@ -64,6 +65,11 @@ export const openApiDocument = (apiUrl: string): Json => {
         }
       }
       op.responses = responses
+      const lifecycle = lifecycles[op.operationId]
+      if (lifecycle !== undefined) {
+        op.deprecated = true
+        op.description = `${op.description ?? ""} Deprecated since ${lifecycle.deprecatedAt.toISOString().slice(0, 10)}; removed after ${lifecycle.sunsetAt.toISOString().slice(0, 10)}. Use ${lifecycle.replacement}.`.trim()
+      }
       if (idempotentOperations.has(op.operationId)) {
         op.parameters = [...(op.parameters ?? []), {
           name: "Idempotency-Key",

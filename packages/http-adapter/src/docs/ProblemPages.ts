@@ -4,6 +4,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import { problemCodes, problemCodeOfSlug, problemEntry, type ProblemCode } from "@switchboard/core"
+import { lifecycles } from "../v1/Lifecycle.js"
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -49,6 +50,16 @@ ${problemCodes.map((code) => {
   }).join("\n")}
 </tbody></table>`)
 
+/** `/deprecations`: every deprecated operation, when it sunsets, and what replaces it. */
+export const deprecationsPage = () =>
+  layout("Deprecations", `<h1>Deprecated operations</h1>
+<p>Deprecated operations answer with <code>Deprecation</code>, <code>Sunset</code> and <code>Link</code> headers until they are removed.</p>
+<table><thead><tr><th>Operation</th><th>Deprecated</th><th>Sunset</th><th>Use instead</th></tr></thead><tbody>
+${Object.entries(lifecycles).map(([id, l]) =>
+    `<tr id="${escape(id)}"><td><code>${escape(id)}</code></td><td>${l.deprecatedAt.toISOString().slice(0, 10)}</td><td>${l.sunsetAt.toISOString().slice(0, 10)}</td><td><code>${escape(l.replacement)}</code></td></tr>`
+  ).join("\n")}
+</tbody></table>`)
+
 const html = (body: string) => HttpServerResponse.text(body, { contentType: "text/html; charset=utf-8" })
 
 /** The page for a slug, or none when the slug is not in the catalog. */
@@ -59,3 +70,5 @@ export const problemPageResponse = (slug: string) => {
 }
 
 export const catalogResponse = () => html(catalogPage())
+
+export const deprecationsResponse = (_docsUrl: string) => html(deprecationsPage())

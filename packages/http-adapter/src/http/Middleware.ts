@@ -6,6 +6,7 @@
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Ids, IdKinds, policyHeader, RateLimiter, type RateLimitPolicy, sha256Hex, stateHeader } from "@switchboard/core"
 import { Cause, Context, DateTime, Effect, Option, Ref } from "effect"
+import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
 import { ProblemFailure, problem, renderProblem, validationFailed } from "../v1/Problems.js"
 import { traceIdOf, withRequestInfo } from "./RequestContext.js"
 import { ServerConfig } from "./ServerConfig.js"
@@ -15,7 +16,7 @@ export class InFlight extends Context.Tag("http/InFlight")<InFlight, Ref.Ref<num
 
 /** Known routes as (method, pattern) so an unknown method on a known path answers 405 with Allow. */
 export interface RouteTable {
-  readonly routes: ReadonlyArray<{ readonly method: string; readonly pattern: RegExp }>
+  readonly routes: ReadonlyArray<{ readonly method: string; readonly pattern: RegExp; readonly operationId?: string }>
 }
 
 export const routePattern = (path: string) =>
@@ -61,6 +62,11 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
     const inFlight = yield* InFlight
     const limiter = yield* RateLimiter
     const policy: RateLimitPolicy = { name: "default", quota: config.rateLimitQuota, windowSeconds: config.rateLimitWindowSeconds }
+    // Deprecated operations (v1/Lifecycle.ts): only their routes are matched on each request.
+    const deprecated = table.routes.flatMap((r) => {
+      const lifecycle = r.operationId === undefined ? undefined : lifecycles[r.operationId]
+      return lifecycle === undefined ? [] : [{ ...r, headers: lifecycleHeaders(lifecycle, config.docsUrl, r.operationId!) }]
+    })
     return (app: HttpApp.Default): HttpApp.Default =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -69,8 +75,13 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
         yield* HttpApp.appendPreResponseHandler((_req, res) =>
           Effect.succeed(HttpServerResponse.setHeaders(res, { "x-request-id": requestId, "x-trace-id": traceId })))
         const render = (p: ProblemFailure) => renderProblem(p, config.docsUrl, requestId)
-        // Rate limits on /v1 (API.md §0): every response carries the state; over the quota → 429.
         const path = request.url.split("?")[0] ?? ""
+        for (const d of deprecated) {
+          if (d.method === request.method && d.pattern.test(path)) {
+            yield* HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, d.headers)))
+          }
+        }
+        // Rate limits on /v1 (API.md §0): every response carries the state; over the quota → 429.
         const limited = path === "/v1" || path.startsWith("/v1/")
         let guarded: HttpApp.Default<unknown> = app
         if (limited) {

@@ -26,6 +26,8 @@ export { Authn, CurrentPrincipal } from "./Authn.js"
 
 export const AccountGroup = HttpApiGroup.make("account")
   .add(HttpApiEndpoint.get("getAccount", "/v1/account").addSuccess(Account))
+  // Deprecated alias of getAccount: its lifecycle is declared in v1/Lifecycle.ts.
+  .add(HttpApiEndpoint.get("getMe", "/v1/me").addSuccess(Account))
   .add(HttpApiEndpoint.get("listAccountServiceKeys", "/v1/account/service-keys").addSuccess(ListAccountServiceKeysResponse))
   .add(
     HttpApiEndpoint.post("createAccountServiceKey", "/v1/account/service-keys")
@@ -65,6 +67,7 @@ const idempotent: ReadonlyArray<ProblemCode> = [
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
 export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   "account.getAccount": common,
+  "account.getMe": common,
   "account.listAccountServiceKeys": common,
   "account.createAccountServiceKey": [...common, ...idempotent, "ACCOUNT_SERVICE_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE"],
   "account.revokeAccountServiceKey": [...common, ...idempotent, "ACCOUNT_SERVICE_KEY_NOT_FOUND"],

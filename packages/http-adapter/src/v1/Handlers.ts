@@ -53,13 +53,15 @@ export const AccountGroupLive = HttpApiBuilder.group(V1Api, "account", (handlers
     const accounts = yield* Accounts
     const keys = yield* AccountServiceKeys
     const config = yield* ServerConfig
+    const getAccount = Effect.gen(function*() {
+      const accountId = yield* actingAccount()
+      const record = yield* domain(accounts.get(accountId))
+      return toResponse(yield* rendered(Account, toAccount(record, defaultPictureUrl(config.apiUrl))))
+    })
     return handlers
-      .handleRaw("getAccount", () =>
-        Effect.gen(function*() {
-          const accountId = yield* actingAccount()
-          const record = yield* domain(accounts.get(accountId))
-          return toResponse(yield* rendered(Account, toAccount(record, defaultPictureUrl(config.apiUrl))))
-        }))
+      .handleRaw("getAccount", () => getAccount)
+      // Deprecated: the global middleware adds its lifecycle headers (v1/Lifecycle.ts).
+      .handleRaw("getMe", () => getAccount)
       .handleRaw("listAccountServiceKeys", () =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
