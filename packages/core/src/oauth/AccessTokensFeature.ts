@@ -1,8 +1,18 @@
 /**
- * The AccessTokens feature in core: its services (`AccessTokensCore`, which needs only ports) and the ports it adds
- * to the store (`AccessTokensPorts`). Re-export the feature's modules from here.
+ * The AccessTokens feature in core: JWT signing keys (`SigningKeys`, over the `SigningKeysRepo`
+ * port) and the claims of access tokens; `identity/AccessTokenVerifier` verifies them for /v1.
+ * `AccessTokensCore` needs only ports (and the server secret and randomness every core needs).
  */
-import { Layer } from "effect"
+import type { SigningKeysRepo } from "./Ports.js"
+import { SigningKeys } from "./SigningKeys.js"
 
-export const AccessTokensCore = Layer.empty
-export type AccessTokensPorts = never
+export * from "./AccessTokenClaims.js"
+export * from "./Ports.js"
+export * from "./Scopes.js"
+export * from "./SigningKeyMaterial.js"
+export * from "./SigningKeys.js"
+export * from "./TokenAudience.js"
+
+/** The same layer value as `AccessTokenVerifier`'s dependency, so one instance (one key cache) serves both. */
+export const AccessTokensCore = SigningKeys.Default
+export type AccessTokensPorts = SigningKeysRepo

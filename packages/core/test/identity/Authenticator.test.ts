@@ -104,10 +104,11 @@ const cases: ReadonlyArray<Case> = [
   { name: "a project-key-shaped credential", credential: () => `${fixedId(IdKinds.projectApiKey, 2)}_${secretOf("k")}`, expected: "unsupported" },
   {
     name: "a JWT-shaped string",
+    // No kid: the verifier cannot even pick a key.
     credential: () => "eyJhbGciOiJFZERTQSIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzYl9hY2NfMDEifQ.c2lnbmF0dXJlLWJ5dGVz",
-    expected: "unsupported"
+    expected: "malformed"
   },
-  { name: "an unsigned JWT-shaped string", credential: () => "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", expected: "unsupported" }
+  { name: "an unsigned JWT-shaped string", credential: () => "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", expected: "unknown" }
 ]
 
 const authenticate = (credential: string) =>

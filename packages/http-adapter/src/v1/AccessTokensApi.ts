@@ -1,11 +1,39 @@
-/** The AccessTokens feature's /v1 routes: the group, the problem codes of each operation, the *Idem* ones. */
-import { HttpApiGroup } from "@effect/platform"
-import type { ProblemCode } from "@switchboard/core"
+/**
+ * The AccessTokens feature's /v1 routes: the public `/v1/auth` group (SPEC.md § Authentication
+ * rule 4, API.md §1.1). No Authn middleware: these routes need no credential and ignore the
+ * Authorization header, whatever it holds.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { ListOauthScopesResponse, type ProblemCode } from "@switchboard/core"
+import { ProblemFailure } from "./ProblemFailure.js"
 
 export const AccessTokensGroup = HttpApiGroup.make("accessTokens")
+  .add(
+    HttpApiEndpoint.get("listOauthScopes", "/v1/auth/oauth-scopes")
+      .addSuccess(ListOauthScopesResponse)
+      .annotate(OpenApi.Summary, "The business scopes OAuth apps can request (public)")
+  )
+  .add(
+    // The public contract's path for the same list (reference/contract.md §1.2 listOauthScopes).
+    HttpApiEndpoint.get("listOauthScopesByContractPath", "/v1/auth/oauth/scopes")
+      .addSuccess(ListOauthScopesResponse)
+      .annotate(OpenApi.Summary, "The business scopes OAuth apps can request (public; the contract's path)")
+  )
+  // Failures leave as problems (rate limits, internal errors); no Authn middleware adds it here.
+  .addError(ProblemFailure)
+  .annotateContext(OpenApi.annotations({
+    title: "Auth",
+    description: "Public endpoints: no credential needed, the Authorization header is ignored."
+  }))
+
+/** A public operation can still be rate limited or fail inside. */
+const publicProblems: ReadonlyArray<ProblemCode> = ["RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"]
 
 /** operationId ("accessTokens.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const accessTokensProblems: Record<string, ReadonlyArray<ProblemCode>> = {}
+export const accessTokensProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  "accessTokens.listOauthScopes": publicProblems,
+  "accessTokens.listOauthScopesByContractPath": publicProblems
+}
 
 /** operationIds that require an Idempotency-Key. */
 export const accessTokensIdempotent: ReadonlySet<string> = new Set()

@@ -1,5 +1,28 @@
-/** The AccessTokens feature's /v1 handlers. */
+/** The AccessTokens feature's /v1 handlers: the public `/v1/auth` routes. */
 import { HttpApiBuilder } from "@effect/platform"
+import { businessScopes, decide, ListOauthScopesResponse, Requirement } from "@switchboard/core"
+import { Effect, Either } from "effect"
 import { V1Api } from "./Api.js"
+import { rendered, toResponse } from "./Pipeline.js"
+import { problem } from "./Problems.js"
 
-export const AccessTokensGroupLive = HttpApiBuilder.group(V1Api, "accessTokens", (handlers) => handlers)
+/**
+ * Access to a public route: core decides without a principal, since no credential is read here
+ * (`authorize` in v1/Access.ts needs the principal the Authn middleware provides).
+ */
+const publicRoute = Effect.suspend(() => {
+  const decision = decide(undefined, Requirement.Public())
+  return Either.isRight(decision) ? Effect.void : Effect.fail(problem(decision.left.code, decision.left.detail))
+})
+
+const listScopes = Effect.gen(function*() {
+  yield* publicRoute
+  return toResponse(yield* rendered(ListOauthScopesResponse, { scopes: [...businessScopes] }, 200, {
+    "cache-control": "public, max-age=300"
+  }))
+})
+
+export const AccessTokensGroupLive = HttpApiBuilder.group(V1Api, "accessTokens", (handlers) =>
+  handlers
+    .handleRaw("listOauthScopes", () => listScopes)
+    .handleRaw("listOauthScopesByContractPath", () => listScopes))

@@ -1,0 +1,72 @@
+/**
+ * Ed25519 key material for JWT signing (reference/oauth.md §2.2): generating a key pair with jose,
+ * sealing the private JWK under the server secret for storage, and turning stored keys back into
+ * WebCrypto keys. `SigningKeys` builds on these; the testkit's token fixtures use them too.
+ */
+import { Effect } from "effect"
+import * as jose from "jose"
+import { seal, unseal } from "../shared/ServerSecret.js"
+import type { PublicSigningJwk, SigningKeyRecord } from "./Ports.js"
+
+/** The one JWS algorithm our tokens use. */
+export const SIGNING_ALG = "EdDSA"
+
+/** The purpose under which private signing keys are sealed (its own subkey of the server secret). */
+export const SIGNING_KEY_PURPOSE = "signing-key"
+
+/** A freshly generated key pair: the private half only ever leaves this object sealed. */
+export interface GeneratedSigningKey {
+  readonly kid: string
+  readonly publicJwk: PublicSigningJwk
+  readonly privateJwk: jose.JWK
+  readonly privateKey: jose.CryptoKey
+  readonly publicKey: jose.CryptoKey
+}
+
+/** A new Ed25519 key pair; its `kid` is the RFC 7638 thumbprint of the public key. */
+export const generateSigningKey: Effect.Effect<GeneratedSigningKey> = Effect.promise(async () => {
+  const { privateKey, publicKey } = await jose.generateKeyPair(SIGNING_ALG, { crv: "Ed25519", extractable: true })
+  const privateJwk = await jose.exportJWK(privateKey)
+  const exported = await jose.exportJWK(publicKey)
+  if (typeof exported.x !== "string") throw new Error("an Ed25519 public key without x")
+  const kid = await jose.calculateJwkThumbprint({ kty: "OKP", crv: "Ed25519", x: exported.x })
+  const publicJwk: PublicSigningJwk = { kty: "OKP", crv: "Ed25519", x: exported.x, kid, alg: SIGNING_ALG, use: "sig" }
+  return { kid, publicJwk, privateJwk: { ...privateJwk, kid, alg: SIGNING_ALG }, privateKey, publicKey }
+})
+
+const te = new TextEncoder()
+const td = new TextDecoder()
+
+/** The private JWK sealed for storage (AES-GCM under the `signing-key` subkey). */
+export const sealPrivateJwk = (jwk: jose.JWK) => seal(SIGNING_KEY_PURPOSE, te.encode(JSON.stringify(jwk)))
+
+/**
+ * The stored private key as a WebCrypto signing key. A key that does not unseal (the server secret
+ * changed, or the row was tampered with) is a defect: no token can be signed with it.
+ */
+export const unsealPrivateKey = (record: SigningKeyRecord) =>
+  Effect.flatMap(unseal(SIGNING_KEY_PURPOSE, record.privateKeySealed), (plain) =>
+    plain === undefined
+      ? Effect.dieMessage(`signing key ${record.kid} does not unseal: was the server secret (SECRET_KEY) changed?`)
+      : Effect.promise(() => jose.importJWK(JSON.parse(td.decode(plain)) as jose.JWK, SIGNING_ALG)).pipe(
+        Effect.map((key) => key as jose.CryptoKey)
+      ))
+
+/** The public key of a stored (or published) JWK, for verification. */
+export const importPublicKey = (jwk: PublicSigningJwk): Effect.Effect<jose.CryptoKey> =>
+  Effect.promise(() => jose.importJWK({ kty: jwk.kty, crv: jwk.crv, x: jwk.x }, SIGNING_ALG)).pipe(
+    Effect.map((key) => key as jose.CryptoKey)
+  )
+
+/** A compact JWS of `payload` under `key`: header `{alg: EdDSA, kid, typ?}`; nothing is added to the payload. */
+export const signJwt = (
+  key: jose.CryptoKey,
+  kid: string,
+  payload: jose.JWTPayload,
+  header: { readonly typ?: string } = {}
+): Effect.Effect<string> =>
+  Effect.promise(() =>
+    new jose.SignJWT(payload)
+      .setProtectedHeader({ alg: SIGNING_ALG, kid, ...(header.typ === undefined ? {} : { typ: header.typ }) })
+      .sign(key)
+  )
