@@ -70,7 +70,8 @@ const bootstrapOf = (out: string) => {
 const account = (baseUrl: string, key: string) =>
   fetch(`${baseUrl}/v1/account`, { headers: { authorization: `Bearer ${key}` } })
 
-describe("switchboard serve / admin", () => {
+// Each case starts real processes (PGlite initdb on the first): give them room on a busy machine.
+describe("switchboard serve / admin", { timeout: 180_000 }, () => {
   let serviceKey = ""
 
   it("first start bootstraps once: one JSON line, then URLs; the key works; SIGTERM stops cleanly", async () => {

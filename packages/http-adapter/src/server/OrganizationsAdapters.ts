@@ -1,4 +1,7 @@
-/** The Organizations feature's adapters in the standalone server (e.g. filesystem or console implementations). */
+/**
+ * The Organizations feature's adapters in the standalone server. It has none: its only ports are
+ * repositories (in the store), and invitation tokens are returned to the caller, not delivered.
+ */
 import { Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

@@ -1,0 +1,103 @@
+/**
+ * Organizations and their members (API.md §1.3). Any account may create an organization and
+ * becomes its owner. Only members see an organization (others get `OrganizationNotFound`, so its
+ * existence is not revealed). Owners and admins may remove members, admins not owners; anyone may
+ * leave; the last owner can neither leave nor be removed.
+ */
+import { DateTime, Effect, Option } from "effect"
+import { type AccountId, IdKinds, OrganizationId } from "../shared/Identifiers.js"
+import { Ids } from "../shared/Ids.js"
+import { ServerSecret } from "../shared/ServerSecret.js"
+import { InvalidInput } from "./Errors.js"
+import {
+  LastOwnerCannotLeave,
+  OrganizationActionForbidden,
+  OrganizationMemberNotFound,
+  OrganizationNotFound
+} from "./OrganizationErrors.js"
+import { type PageInput, pageOf, pageRequestOf } from "./OrganizationPages.js"
+import { type OrganizationRecord, OrganizationsRepo } from "./OrganizationsPorts.js"
+
+export class Organizations extends Effect.Service<Organizations>()("core/Organizations", {
+  effect: Effect.gen(function*() {
+    const repo = yield* OrganizationsRepo
+    const ids = yield* Ids
+    const secret = yield* ServerSecret
+    const withSecret = Effect.provideService(ServerSecret, secret)
+
+    /** The caller's role, or not found: a non-member cannot tell the organization exists. */
+    const roleIn = Effect.fn("Organizations.roleIn")(function*(organizationId: OrganizationId, accountId: AccountId) {
+      const role = yield* repo.roleOf(organizationId, accountId)
+      if (Option.isNone(role)) return yield* new OrganizationNotFound({ organizationId })
+      return role.value
+    })
+
+    const create = Effect.fn("Organizations.create")(function*(input: {
+      readonly accountId: AccountId
+      readonly name: string
+    }) {
+      if (input.name.length < 1 || input.name.length > 256) {
+        return yield* new InvalidInput({ field: "name", message: "must be 1 to 256 characters" })
+      }
+      const now = yield* DateTime.now
+      const organization: OrganizationRecord = {
+        organizationId: OrganizationId.make(yield* ids.typeId(IdKinds.organization)),
+        name: input.name,
+        createdAt: now,
+        updatedAt: now
+      }
+      yield* repo.insert(organization, input.accountId)
+      return organization
+    })
+
+    /** The caller's organizations, oldest first. */
+    const list = Effect.fn("Organizations.list")(function*(accountId: AccountId, page: PageInput) {
+      const name = `organizations:${accountId}`
+      const { pageSize, request } = yield* withSecret(pageRequestOf(name, page))
+      const rows = yield* repo.listForAccount(accountId, request)
+      return yield* withSecret(pageOf(name, rows, pageSize, (o) => ({ at: o.createdAt, id: o.organizationId })))
+    })
+
+    /** The members (with their email), by when they joined; the caller must be one of them. */
+    const listMembers = Effect.fn("Organizations.listMembers")(function*(input: {
+      readonly accountId: AccountId
+      readonly organizationId: OrganizationId
+    } & PageInput) {
+      yield* roleIn(input.organizationId, input.accountId)
+      const name = `members:${input.organizationId}`
+      const { pageSize, request } = yield* withSecret(pageRequestOf(name, input))
+      const rows = yield* repo.listMembers(input.organizationId, request)
+      return yield* withSecret(pageOf(name, rows, pageSize, (m) => ({ at: m.joinedAt, id: m.accountId })))
+    })
+
+    /**
+     * Removes `accountId` from the organization on behalf of `actorId` (the same account: leaving).
+     * The last-owner rule is enforced by the repository with the organization locked.
+     */
+    const removeMember = Effect.fn("Organizations.removeMember")(function*(input: {
+      readonly actorId: AccountId
+      readonly organizationId: OrganizationId
+      readonly accountId: AccountId
+    }) {
+      const { accountId, actorId, organizationId } = input
+      const actorRole = yield* roleIn(organizationId, actorId)
+      if (accountId !== actorId) {
+        if (actorRole === "member") {
+          return yield* new OrganizationActionForbidden({ message: "Only owners and admins can remove other members." })
+        }
+        const targetRole = yield* repo.roleOf(organizationId, accountId)
+        if (Option.isNone(targetRole)) return yield* new OrganizationMemberNotFound({ organizationId, accountId })
+        if (actorRole === "admin" && targetRole.value === "owner") {
+          return yield* new OrganizationActionForbidden({ message: "Admins cannot remove owners." })
+        }
+      }
+      const removed = yield* repo.removeMember(organizationId, accountId)
+      if (Option.isNone(removed)) return yield* new OrganizationMemberNotFound({ organizationId, accountId })
+      if (removed.value === "last_owner") return yield* new LastOwnerCannotLeave({ organizationId, accountId })
+      return removed.value
+    })
+
+    return { create, list, listMembers, removeMember, roleIn } as const
+  }),
+  dependencies: [Ids.Default]
+}) {}
