@@ -1,8 +1,23 @@
 /**
- * The AccountSecurity feature in core: its services (`AccountSecurityCore`, which needs only ports) and the ports it adds
- * to the store (`AccountSecurityPorts`). Re-export the feature's modules from here.
+ * The AccountSecurity feature in core (API.md §1.2): the caller's profile and deletion, phone
+ * verification and TOTP factors. `AccountSecurityCore` needs the ports below, plus `SmsSender`,
+ * `ServerSecret`, `Secrets`, the organizations port and the identity services (credential cache).
  */
 import { Layer } from "effect"
+import { AccountProfile } from "./AccountProfile.js"
+import type { AccountProfileRepo, PhoneVerificationsRepo, TotpFactorsRepo } from "./AccountSecurityPorts.js"
+import { PhoneVerifications } from "./PhoneVerification.js"
+import { TotpFactors } from "./TotpFactors.js"
 
-export const AccountSecurityCore = Layer.empty
-export type AccountSecurityPorts = never
+export * from "./AccountProfile.js"
+export * from "./AccountSecurityErrors.js"
+export * from "./AccountSecurityPorts.js"
+export * from "./AccountSecuritySchema.js"
+export * from "./PhoneVerification.js"
+export * from "./Totp.js"
+export * from "./TotpFactors.js"
+
+export const AccountSecurityCore = Layer.mergeAll(AccountProfile.Default, PhoneVerifications.Default, TotpFactors.Default)
+
+/** The store ports this feature adds (`SmsSender` is not one: the host or the server provides it). */
+export type AccountSecurityPorts = AccountProfileRepo | PhoneVerificationsRepo | TotpFactorsRepo

@@ -1,11 +1,82 @@
-/** The AccountSecurity feature's /v1 routes: the group, the problem codes of each operation, the *Idem* ones. */
-import { HttpApiGroup } from "@effect/platform"
-import type { ProblemCode } from "@switchboard/core"
+/**
+ * The AccountSecurity feature's /v1 routes (API.md §1.2): the caller's profile and deletion, phone
+ * verification and TOTP factors. Payload schemas are declared for the OpenAPI document; the
+ * handlers read bodies with `decodeJsonBody`.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  Account,
+  BeginTotpEnrollmentRequest,
+  ConfirmAccountPhoneVerificationRequest,
+  ConfirmTotpEnrollmentRequest,
+  ConfirmTotpEnrollmentResponse,
+  DeleteTotpFactorResponse,
+  type ProblemCode,
+  StartAccountPhoneVerificationRequest,
+  StartAccountPhoneVerificationResponse,
+  TotpEnrollment,
+  TotpFactorId,
+  UpdateAccountRequest
+} from "@switchboard/core"
+import { Schema } from "effect"
+import { Authn } from "./Authn.js"
 
 export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
+  .add(HttpApiEndpoint.patch("updateAccount", "/v1/account").setPayload(UpdateAccountRequest).addSuccess(Account))
+  .add(HttpApiEndpoint.del("deleteAccount", "/v1/account").addSuccess(Account))
+  .add(
+    HttpApiEndpoint.post("startAccountPhoneVerification", "/v1/account/phone/verifications")
+      .setPayload(StartAccountPhoneVerificationRequest)
+      .addSuccess(StartAccountPhoneVerificationResponse, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.put("confirmAccountPhoneVerification", "/v1/account/phone")
+      .setPayload(ConfirmAccountPhoneVerificationRequest)
+      .addSuccess(Account)
+  )
+  .add(
+    HttpApiEndpoint.post("beginTotpEnrollment", "/v1/account/mfa/totp")
+      .setPayload(BeginTotpEnrollmentRequest)
+      .addSuccess(TotpEnrollment, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.post("confirmTotpEnrollment", "/v1/account/mfa/totp/verify")
+      .setPayload(ConfirmTotpEnrollmentRequest)
+      .addSuccess(ConfirmTotpEnrollmentResponse)
+  )
+  .add(
+    HttpApiEndpoint.del("deleteTotpFactor", "/v1/account/mfa/factors/:factorId")
+      .setPath(Schema.Struct({ factorId: TotpFactorId }))
+      .addSuccess(DeleteTotpFactorResponse)
+  )
+  .middleware(Authn)
+  .annotateContext(OpenApi.annotations({
+    title: "Account security",
+    description: "The caller's profile and deletion, phone verification and TOTP factors."
+  }))
+
+// The shared lists of Api.ts, repeated: Api.ts imports this module, so importing them back is a cycle.
+const common: ReadonlyArray<ProblemCode> = [
+  "NOT_AUTHENTICATED", "FORBIDDEN", "ACCOUNT_DELETED", "VALIDATION_FAILED", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"
+]
+const idempotency: ReadonlyArray<ProblemCode> = [
+  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS", "IDEMPOTENCY_UNAVAILABLE"
+]
+const withBody: ReadonlyArray<ProblemCode> = [...common, "PAYLOAD_TOO_LARGE"]
 
 /** operationId ("accountSecurity.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const accountSecurityProblems: Record<string, ReadonlyArray<ProblemCode>> = {}
+export const accountSecurityProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  "accountSecurity.updateAccount": [...withBody, ...idempotency, "ACCOUNT_NOT_FOUND"],
+  "accountSecurity.deleteAccount": [...common, "ACCOUNT_NOT_FOUND", "ACCOUNT_OWNS_ORGANIZATIONS"],
+  "accountSecurity.startAccountPhoneVerification": [...withBody, "ACCOUNT_NOT_FOUND", "UPSTREAM_FAILURE"],
+  "accountSecurity.confirmAccountPhoneVerification": [...withBody, "ACCOUNT_NOT_FOUND"],
+  "accountSecurity.beginTotpEnrollment": [...withBody, "ACCOUNT_NOT_FOUND"],
+  "accountSecurity.confirmTotpEnrollment": withBody,
+  "accountSecurity.deleteTotpFactor": [...common, ...idempotency, "RESOURCE_NOT_FOUND"]
+}
 
 /** operationIds that require an Idempotency-Key. */
-export const accountSecurityIdempotent: ReadonlySet<string> = new Set()
+export const accountSecurityIdempotent: ReadonlySet<string> = new Set([
+  "accountSecurity.updateAccount",
+  "accountSecurity.deleteTotpFactor"
+])
