@@ -5,12 +5,12 @@
  */
 import { Accounts, AccountServiceKeys, Authenticator, SecretsLive, SwitchboardCore } from "@switchboard/core"
 import { DatabaseConfig, scratchPostgres, StoreSql, testBackends } from "@switchboard/sql-adapter"
-import { PasswordHasherTest, SmsSenderMemory, TestServerSecret } from "@switchboard/testkit"
+import { BlobStoreMemory, PasswordHasherTest, SmsSenderMemory, TestServerSecret } from "@switchboard/testkit"
 import { Context, Duration, Effect, Either, Layer, Redacted, Schedule } from "effect"
 import { describe, expect, it } from "vitest"
 
 const node = (store: Layer.Layer<any, any, never>) =>
-  Layer.build(SwitchboardCore.pipe(Layer.provideMerge(Layer.mergeAll(PasswordHasherTest, SecretsLive, TestServerSecret, SmsSenderMemory)), Layer.provideMerge(store)))
+  Layer.build(SwitchboardCore.pipe(Layer.provideMerge(Layer.mergeAll(PasswordHasherTest, SecretsLive, TestServerSecret, SmsSenderMemory, BlobStoreMemory)), Layer.provideMerge(store)))
 
 for (const backend of testBackends()) {
   describe(`credential revocations across core instances (${backend})`, () => {

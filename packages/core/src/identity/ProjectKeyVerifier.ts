@@ -1,14 +1,77 @@
 /**
- * Verifies a project API key credential (`sb_sk_<id26>_<secret>`). Placeholder until project API
- * keys exist: every project key is refused as not yet supported.
+ * Verifies a project API key credential (`sb_sk_<id26>_<secret52>`; SPEC.md § Authentication,
+ * DESIGN.md D5): one indexed lookup by key id (the key, its hash and its project's state), then a
+ * constant-time compare of the secret's SHA-256. Revoked keys are refused as `revoked`, expired ones
+ * as `expired`, keys of deleted projects as `revoked`; a good key is a `Principal.ProjectKey` with
+ * its permissions. `Authenticator` calls `verify`.
+ *
+ * Verified keys are served from memory for up to the `CredentialCachePolicy` TTL (≤ 60 s). A
+ * revocation or a permission change drops the key at once: `invalidate` here (the changing process,
+ * so the change applies to its next request), and every process through `CredentialRevocations`,
+ * to which this verifier subscribes (the Authenticator's subscriber only drops service keys).
  */
-import { Effect, type Redacted } from "effect"
-import type { Principal } from "./Access.js"
+import { Clock, DateTime, Effect, Option, Redacted, Stream } from "effect"
+import type { ProjectState } from "../projects/Ports.js"
+import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
+import type { ApiKeyId } from "../shared/Identifiers.js"
+import { Principal } from "./Access.js"
+import { CredentialCachePolicy } from "./CredentialCache.js"
 import { InvalidCredential } from "./Errors.js"
+import { makeProjectApiKeyCache } from "./ProjectApiKeyCache.js"
+import { ProjectApiKeysRepo, type StoredProjectApiKey } from "./ProjectApiKeyPorts.js"
+import { CredentialRevocations } from "./Ports.js"
+
+interface Entry {
+  readonly stored: StoredProjectApiKey
+  readonly projectState: ProjectState
+}
+
+const invalid = (reason: InvalidCredential["reason"], message: string) => new InvalidCredential({ reason, message })
 
 export class ProjectKeyVerifier extends Effect.Service<ProjectKeyVerifier>()("core/ProjectKeyVerifier", {
-  succeed: {
-    verify: (_keyId: string, _secret: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidCredential> =>
-      Effect.fail(new InvalidCredential({ reason: "unsupported", message: "Project API keys are not accepted yet." }))
-  }
+  scoped: Effect.gen(function*() {
+    const repo = yield* ProjectApiKeysRepo
+    const revocations = yield* CredentialRevocations
+    const cache = makeProjectApiKeyCache<Entry>(yield* CredentialCachePolicy)
+
+    // Every revocation or permission change, wherever it happened, drops the key here.
+    yield* revocations.subscribe.pipe(
+      Stream.runForEach((keyId) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.drop(keyId, now)))),
+      Effect.forkScoped
+    )
+
+    const load = (keyId: ApiKeyId, now: number) =>
+      Effect.gen(function*() {
+        const cached = cache.get(keyId, now)
+        if (cached !== undefined) return Option.some(cached)
+        const found = yield* repo.findForVerification(keyId)
+        if (Option.isNone(found)) return Option.none<Entry>()
+        const entry: Entry = found.value
+        // Only usable keys are cached: a revoked key or a deleted project is refused from the store every time.
+        if (entry.stored.apiKey.revokedAt === null && entry.projectState !== "deleted") cache.set(keyId, entry, now)
+        return Option.some(entry)
+      })
+
+    const verify = (keyId: string, secret: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidCredential> =>
+      Effect.gen(function*() {
+        const now = yield* DateTime.now
+        const entry = yield* load(keyId as ApiKeyId, now.epochMillis)
+        if (Option.isNone(entry)) return yield* invalid("unknown", "The credential is not valid.")
+        const hash = yield* sha256Hex(Redacted.value(secret))
+        if (!constantTimeEqual(hash, entry.value.stored.secretHash)) return yield* invalid("unknown", "The credential is not valid.")
+        const key = entry.value.stored.apiKey
+        if (key.revokedAt !== null) return yield* invalid("revoked", "The project API key is revoked.")
+        if (key.expiresAt !== null && !DateTime.greaterThan(key.expiresAt, now)) {
+          return yield* invalid("expired", "The project API key has expired.")
+        }
+        if (entry.value.projectState === "deleted") return yield* invalid("revoked", "The project of this API key has been deleted.")
+        return Principal.ProjectKey({ projectId: key.projectId, apiKeyId: key.apiKeyId, permissions: key.permissions })
+      })
+
+    /** The key was revoked or its permissions changed: stop serving it from this process's cache now. */
+    const invalidate = (keyId: string): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.drop(keyId, now)))
+
+    return { verify, invalidate, cachedKeys: () => cache.size() } as const
+  })
 }) {}

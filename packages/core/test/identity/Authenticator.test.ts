@@ -101,7 +101,8 @@ const cases: ReadonlyArray<Case> = [
     credential: (f) => `${f.revoked.keyId}_${otherSecret(f.revoked.credential)}`,
     expected: "unknown"
   },
-  { name: "a project-key-shaped credential", credential: () => `${fixedId(IdKinds.projectApiKey, 2)}_${secretOf("k")}`, expected: "unsupported" },
+  // Verified for real: no such project API key.
+  { name: "a project-key-shaped credential", credential: () => `${fixedId(IdKinds.projectApiKey, 2)}_${secretOf("k")}`, expected: "unknown" },
   {
     name: "a JWT-shaped string",
     // No kid: the verifier cannot even pick a key.

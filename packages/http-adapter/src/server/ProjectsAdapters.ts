@@ -1,5 +1,34 @@
-/** The Projects feature's adapters in the standalone server (e.g. filesystem or console implementations). */
-import { Layer } from "effect"
+/**
+ * The Projects feature's adapters in the standalone server: the closure job as a background fiber
+ * (API.md §1.4: a deleted project closes after `PROJECT_CLOSURE_SECONDS`, default 60), and the
+ * closure policy for the core services. Several server processes may run the job at once: the
+ * store finishes each project once.
+ */
+import { ProjectClosurePolicy, ProjectClosures } from "@switchboard/core"
+import { Config, Duration, Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 
-export const ProjectsServerAdapters = (_config: ServerConfigShape) => Layer.empty
+/** `PROJECT_CLOSURE_SECONDS`: how long a deleted project stays closing (0..86400, default 60). */
+export const projectClosureSeconds = Config.integer("PROJECT_CLOSURE_SECONDS").pipe(
+  Config.withDefault(60),
+  Config.validate({
+    message: "PROJECT_CLOSURE_SECONDS must be between 0 and 86400",
+    validation: (n) => n >= 0 && n <= 86_400
+  })
+)
+
+/** The policy for a closure delay: the job looks every quarter of it (1..10 s). */
+export const closurePolicy = (delaySeconds: number) => ({
+  delay: Duration.seconds(delaySeconds),
+  interval: Duration.seconds(Math.min(10, Math.max(1, Math.ceil(delaySeconds / 4)))),
+  batchSize: 100
+})
+
+export const ProjectsServerAdapters = (_config: ServerConfigShape) =>
+  Layer.unwrapEffect(Effect.map(projectClosureSeconds, (seconds) => {
+    const policy = Layer.succeed(ProjectClosurePolicy, closurePolicy(seconds))
+    const job = Layer.scopedDiscard(
+      Effect.flatMap(ProjectClosures, (closures) => Effect.forkScoped(closures.runPeriodically))
+    ).pipe(Layer.provide(ProjectClosures.Default), Layer.provide(policy))
+    return Layer.merge(policy, job)
+  }))

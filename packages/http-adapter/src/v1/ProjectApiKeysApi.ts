@@ -1,11 +1,73 @@
-/** The ProjectApiKeys feature's /v1 routes: the group, the problem codes of each operation, the *Idem* ones. */
-import { HttpApiGroup } from "@effect/platform"
-import type { ProblemCode } from "@switchboard/core"
+/** The ProjectApiKeys feature's /v1 routes (API.md §1.4): the group, the problem codes of each operation, the *Idem* ones. */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  ApiKeyId,
+  CreateProjectApiKeyRequest,
+  CreateProjectApiKeyResponse,
+  ListProjectApiKeysResponse,
+  type ProblemCode,
+  ProjectApiKeyResponse,
+  ProjectId,
+  UpdateProjectApiKeyRequest
+} from "@switchboard/core"
+import { Schema } from "effect"
+import { Authn } from "./Authn.js"
+
+const ProjectPath = Schema.Struct({ projectId: ProjectId })
+const KeyPath = Schema.Struct({ projectId: ProjectId, apiKeyId: ApiKeyId })
 
 export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
+  .add(
+    HttpApiEndpoint.get("listProjectApiKeys", "/v1/projects/:projectId/api-keys")
+      .setPath(ProjectPath)
+      .addSuccess(ListProjectApiKeysResponse)
+  )
+  .add(
+    HttpApiEndpoint.post("createProjectApiKey", "/v1/projects/:projectId/api-keys")
+      .setPath(ProjectPath)
+      .setPayload(CreateProjectApiKeyRequest)
+      .addSuccess(CreateProjectApiKeyResponse, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.patch("updateProjectApiKey", "/v1/projects/:projectId/api-keys/:apiKeyId")
+      .setPath(KeyPath)
+      .setPayload(UpdateProjectApiKeyRequest)
+      .addSuccess(ProjectApiKeyResponse)
+  )
+  .add(
+    HttpApiEndpoint.del("revokeProjectApiKey", "/v1/projects/:projectId/api-keys/:apiKeyId")
+      .setPath(KeyPath)
+      .addSuccess(ProjectApiKeyResponse)
+  )
+  .middleware(Authn)
+  .annotateContext(OpenApi.annotations({
+    title: "Project API keys",
+    description: "Credentials scoped to one project (sb_sk_…), with permissions."
+  }))
+
+// Kept here (not imported from Api.ts, which imports this module) to avoid an import cycle.
+const common: ReadonlyArray<ProblemCode> = [
+  "NOT_AUTHENTICATED", "FORBIDDEN", "INSUFFICIENT_SCOPE", "RESOURCE_MISMATCH", "ACCOUNT_DELETED", "VALIDATION_FAILED",
+  "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE", "PROJECT_NOT_FOUND", "PROJECT_DELETED"
+]
+const idempotency: ReadonlyArray<ProblemCode> = [
+  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS",
+  "IDEMPOTENCY_UNAVAILABLE"
+]
 
 /** operationId ("projectApiKeys.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const projectApiKeysProblems: Record<string, ReadonlyArray<ProblemCode>> = {}
+export const projectApiKeysProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  "projectApiKeys.listProjectApiKeys": common,
+  "projectApiKeys.createProjectApiKey": [...common, ...idempotency, "PROJECT_CLOSING", "API_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE"],
+  "projectApiKeys.updateProjectApiKey": [
+    ...common, ...idempotency, "PROJECT_CLOSING", "API_KEY_NOT_FOUND", "API_KEY_REVOKED", "PAYLOAD_TOO_LARGE"
+  ],
+  "projectApiKeys.revokeProjectApiKey": [...common, ...idempotency, "API_KEY_NOT_FOUND"]
+}
 
 /** operationIds that require an Idempotency-Key. */
-export const projectApiKeysIdempotent: ReadonlySet<string> = new Set()
+export const projectApiKeysIdempotent: ReadonlySet<string> = new Set([
+  "projectApiKeys.createProjectApiKey",
+  "projectApiKeys.updateProjectApiKey",
+  "projectApiKeys.revokeProjectApiKey"
+])

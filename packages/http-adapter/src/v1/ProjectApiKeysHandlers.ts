@@ -1,5 +1,82 @@
-/** The ProjectApiKeys feature's /v1 handlers. */
+/**
+ * The ProjectApiKeys feature's /v1 handlers (API.md §1.4). Listing needs `project:read` (a project
+ * key may list its project's keys); creating, updating and revoking need `project:write` from an
+ * account credential — a project API key never mints or changes keys.
+ */
 import { HttpApiBuilder } from "@effect/platform"
+import {
+  CreateProjectApiKeyRequest,
+  CreateProjectApiKeyResponse,
+  ListProjectApiKeysResponse,
+  ProjectApiKeyResponse,
+  ProjectApiKeys,
+  UpdateProjectApiKeyRequest
+} from "@switchboard/core"
+import { Effect, Redacted } from "effect"
 import { V1Api } from "./Api.js"
+import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { accountBehind, onProject } from "./ProjectsHandlers.js"
 
-export const ProjectApiKeysGroupLive = HttpApiBuilder.group(V1Api, "projectApiKeys", (handlers) => handlers)
+export const ProjectApiKeysGroupLive = HttpApiBuilder.group(V1Api, "projectApiKeys", (handlers) =>
+  Effect.gen(function*() {
+    const keys = yield* ProjectApiKeys
+    return handlers
+      .handleRaw("listProjectApiKeys", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "project:read")
+          const apiKeys = yield* domain(keys.list(path.projectId, principal))
+          return toResponse(yield* rendered(ListProjectApiKeysResponse, { apiKeys }))
+        }))
+      .handleRaw("createProjectApiKey", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "project:write", true)
+          const accountId = yield* accountBehind(principal)
+          const body = yield* decodeJsonBody(CreateProjectApiKeyRequest)
+          return yield* idempotent(
+            { route: "/v1/projects/:projectId/api-keys", path: { projectId: path.projectId }, body: body.json },
+            Effect.gen(function*() {
+              const created = yield* domain(keys.create({
+                projectId: path.projectId,
+                principal,
+                accountId,
+                name: body.value.name,
+                permissions: body.value.permissions,
+                expiresAt: body.value.expiresAt
+              }))
+              return yield* rendered(
+                CreateProjectApiKeyResponse,
+                { apiKey: created.apiKey, secret: Redacted.value(created.secret) },
+                201,
+                { "cache-control": "no-store" }
+              )
+            })
+          )
+        }))
+      .handleRaw("updateProjectApiKey", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "project:write", true)
+          const body = yield* decodeJsonBody(UpdateProjectApiKeyRequest)
+          return yield* idempotent(
+            {
+              route: "/v1/projects/:projectId/api-keys/:apiKeyId",
+              path: { projectId: path.projectId, apiKeyId: path.apiKeyId },
+              body: body.json
+            },
+            Effect.gen(function*() {
+              const apiKey = yield* domain(keys.updatePermissions(path.projectId, principal, path.apiKeyId, body.value.permissions))
+              return yield* rendered(ProjectApiKeyResponse, { apiKey })
+            })
+          )
+        }))
+      .handleRaw("revokeProjectApiKey", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "project:write", true)
+          return yield* idempotent(
+            { route: "/v1/projects/:projectId/api-keys/:apiKeyId", path: { projectId: path.projectId, apiKeyId: path.apiKeyId } },
+            Effect.gen(function*() {
+              const apiKey = yield* domain(keys.revoke(path.projectId, principal, path.apiKeyId))
+              return yield* rendered(ProjectApiKeyResponse, { apiKey })
+            })
+          )
+        }))
+  }))

@@ -1,11 +1,154 @@
-/** The Projects feature's /v1 routes: the group, the problem codes of each operation, the *Idem* ones. */
-import { HttpApiGroup } from "@effect/platform"
-import type { ProblemCode } from "@switchboard/core"
+/**
+ * The Projects feature's /v1 routes (API.md §1.4, except the avatar rows): the group, the problem
+ * codes of each operation, the *Idem* ones. Handlers read bodies and queries themselves
+ * (`handleRaw`), so the payload and query schemas here serve routing and the OpenAPI document.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  CreateProjectRequest,
+  OrganizationId,
+  type ProblemCode,
+  Project,
+  ProjectId,
+  ProjectPage,
+  Projects,
+  RotateProjectSecretResponse,
+  UpdateProjectRequest
+} from "@switchboard/core"
+import { Schema } from "effect"
+import { Authn } from "./Authn.js"
+
+const OrganizationPath = Schema.Struct({ organizationId: OrganizationId })
+const ProjectPath = Schema.Struct({ projectId: ProjectId })
+
+/**
+ * A query parameter as the platform sees it: an optional string, so that it never rejects a query
+ * itself (its failures would say location `param`); the handler decodes strictly and answers 422
+ * with location `query`. `queryDocs` then gives the OpenAPI document the real constraints.
+ */
+const queryParam = Schema.optional(Schema.String)
+
+interface QueryDoc {
+  readonly description: string
+  readonly schema: Record<string, unknown>
+  readonly required?: boolean
+}
+
+/** Rewrites the operation's query parameters in the OpenAPI document with their real schema. */
+const queryDocs = (docs: Record<string, QueryDoc>) => (operation: Record<string, any>) => ({
+  ...operation,
+  parameters: (operation.parameters ?? []).map((p: Record<string, any>) => {
+    const doc = p.in === "query" ? docs[p.name] : undefined
+    return doc === undefined ? p : { ...p, required: doc.required === true, description: doc.description, schema: doc.schema }
+  })
+})
+
+const timestampDoc = { type: "string", format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$" }
+const slugDoc = { type: "string", minLength: 1, maxLength: 63, pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" }
+
+const ListProjectsParams = Schema.Struct({
+  pageSize: queryParam,
+  pageToken: queryParam,
+  query: queryParam,
+  createdAfter: queryParam,
+  createdBefore: queryParam
+})
+const listProjectsDocs = queryDocs({
+  pageSize: { description: "1-100, default 20", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
+  pageToken: { description: "nextPageToken of the previous page (same filters)", schema: { type: "string", minLength: 1, maxLength: 2048 } },
+  query: { description: "case-insensitive substring of the name or the slug", schema: { type: "string", minLength: 1, maxLength: 256 } },
+  createdAfter: { description: "RFC 3339 UTC timestamp (upper-case T and Z); strictly after", schema: timestampDoc },
+  createdBefore: { description: "RFC 3339 UTC timestamp (upper-case T and Z); strictly before", schema: timestampDoc }
+})
+const SlugAvailabilityParams = Schema.Struct({ slug: queryParam })
+const slugAvailabilityDocs = queryDocs({
+  slug: { description: "the slug to check: 1-63 lower-case letters and digits separated by single hyphens", schema: slugDoc, required: true }
+})
 
 export const ProjectsGroup = HttpApiGroup.make("projects")
+  .add(
+    HttpApiEndpoint.post("createProject", "/v1/organizations/:organizationId/projects")
+      .setPath(OrganizationPath)
+      .setPayload(CreateProjectRequest)
+      .addSuccess(Project, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.get("listProjects", "/v1/organizations/:organizationId/projects")
+      .setPath(OrganizationPath)
+      .setUrlParams(ListProjectsParams)
+      .addSuccess(ProjectPage)
+      .annotate(OpenApi.Transform, listProjectsDocs)
+  )
+  .add(
+    HttpApiEndpoint.get("checkProjectSlugAvailability", "/v1/organizations/:organizationId/projects/slug-availability")
+      .setPath(OrganizationPath)
+      .setUrlParams(SlugAvailabilityParams)
+      .addSuccess(Projects.ProjectSlugAvailability)
+      .annotate(OpenApi.Transform, slugAvailabilityDocs)
+  )
+  .add(HttpApiEndpoint.get("getProject", "/v1/projects/:projectId").setPath(ProjectPath).addSuccess(Project))
+  .add(
+    HttpApiEndpoint.patch("updateProject", "/v1/projects/:projectId")
+      .setPath(ProjectPath)
+      .setPayload(UpdateProjectRequest)
+      .addSuccess(Project)
+  )
+  .add(HttpApiEndpoint.del("deleteProject", "/v1/projects/:projectId").setPath(ProjectPath).addSuccess(Project))
+  .add(
+    HttpApiEndpoint.post("rotateProjectSecret", "/v1/projects/:projectId/secret-rotations")
+      .setPath(ProjectPath)
+      .addSuccess(RotateProjectSecretResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("getAgentProfile", "/v1/projects/:projectId/agent-profile")
+      .setPath(ProjectPath)
+      .addSuccess(Projects.AgentProfile)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateAgentProfile", "/v1/projects/:projectId/agent-profile")
+      .setPath(ProjectPath)
+      .setPayload(Projects.UpdateAgentProfileRequest)
+      .addSuccess(Projects.AgentProfile)
+  )
+  .middleware(Authn)
+  .annotateContext(OpenApi.annotations({
+    title: "Projects",
+    description: "Projects of an organization, their agent profile and management secret."
+  }))
+
+// Kept here (not imported from Api.ts, which imports this module) to avoid an import cycle.
+const common: ReadonlyArray<ProblemCode> = [
+  "NOT_AUTHENTICATED", "FORBIDDEN", "INSUFFICIENT_SCOPE", "ACCOUNT_DELETED", "VALIDATION_FAILED", "RATE_LIMITED",
+  "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"
+]
+const idempotency: ReadonlyArray<ProblemCode> = [
+  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS",
+  "IDEMPOTENCY_UNAVAILABLE"
+]
+/** Routes under /v1/organizations/{organizationId}: an unknown organization, or one the caller is not in, is 404. */
+const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND"]
+/** Routes under /v1/projects/{projectId}. */
+const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED"]
+const projectWrite: ReadonlyArray<ProblemCode> = [...project, ...idempotency, "PROJECT_CLOSING"]
 
 /** operationId ("projects.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const projectsProblems: Record<string, ReadonlyArray<ProblemCode>> = {}
+export const projectsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  "projects.createProject": [...organization, ...idempotency, "SLUG_TAKEN", "PAYLOAD_TOO_LARGE"],
+  "projects.listProjects": organization,
+  "projects.checkProjectSlugAvailability": organization,
+  "projects.getProject": project,
+  "projects.updateProject": [...projectWrite, "PAYLOAD_TOO_LARGE"],
+  "projects.deleteProject": projectWrite,
+  "projects.rotateProjectSecret": projectWrite,
+  "projects.getAgentProfile": project,
+  "projects.updateAgentProfile": [...projectWrite, "PAYLOAD_TOO_LARGE"]
+}
 
 /** operationIds that require an Idempotency-Key. */
-export const projectsIdempotent: ReadonlySet<string> = new Set()
+export const projectsIdempotent: ReadonlySet<string> = new Set([
+  "projects.createProject",
+  "projects.updateProject",
+  "projects.deleteProject",
+  "projects.rotateProjectSecret",
+  "projects.updateAgentProfile"
+])

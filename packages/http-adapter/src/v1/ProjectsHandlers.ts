@@ -1,5 +1,151 @@
-/** The Projects feature's /v1 handlers. */
-import { HttpApiBuilder } from "@effect/platform"
+/**
+ * The Projects feature's /v1 handlers (API.md §1.4). Collection routes need an account credential
+ * (`Requirement.ProjectsCollection`); project routes state their permission
+ * (`Requirement.Project`), and core then checks that an account belongs to the project's
+ * organization (404 otherwise) and that the project's state allows the operation (409 closing,
+ * 410 deleted).
+ */
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import {
+  accountOf,
+  CreateProjectRequest,
+  ListProjectsQuery,
+  type ProjectPermission,
+  Project,
+  ProjectPage,
+  Projects,
+  ProjectsService,
+  Requirement,
+  RotateProjectSecretResponse,
+  SlugAvailabilityQuery,
+  toAgentProfile,
+  toProject,
+  UpdateProjectRequest
+} from "@switchboard/core"
+import { Effect, Either, Redacted, Schema } from "effect"
+import { ServerConfig } from "../http/ServerConfig.js"
+import { actingAccount, authorize } from "./Access.js"
 import { V1Api } from "./Api.js"
+import { defaultPictureUrl } from "./Handlers.js"
+import { decodeJsonBody, domain, idempotent, issuesOf, rendered, toResponse } from "./Pipeline.js"
+import { problem, validationFailed } from "./Problems.js"
 
-export const ProjectsGroupLive = HttpApiBuilder.group(V1Api, "projects", (handlers) => handlers)
+/** Decodes the query string strictly; failures are 422 with location `query`. */
+export const decodeQuery = <A, I>(schema: Schema.Schema<A, I>) =>
+  Effect.flatMap(HttpServerRequest.ParsedSearchParams, (params) => {
+    const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(params)
+    return Either.isLeft(decoded)
+      ? Effect.fail(validationFailed(issuesOf(decoded.left, "query"), "The query string is not valid."))
+      : Effect.succeed(decoded.right)
+  })
+
+/** The caller of a route under /v1/projects/{projectId}, if allowed (see identity/Access.ts). */
+export const onProject = (projectId: string, permission: ProjectPermission, accountOnly = false) =>
+  authorize(Requirement.Project({ projectId, permission, accountOnly }))
+
+/** The account behind a principal that must be one (routes with `accountOnly`). */
+export const accountBehind = (principal: Parameters<typeof accountOf>[0]) => {
+  const accountId = accountOf(principal)
+  return accountId === undefined
+    ? Effect.fail(problem("FORBIDDEN", "This operation needs an account credential, not a project API key."))
+    : Effect.succeed(accountId)
+}
+
+export const ProjectsGroupLive = HttpApiBuilder.group(V1Api, "projects", (handlers) =>
+  Effect.gen(function*() {
+    const projects = yield* ProjectsService
+    const config = yield* ServerConfig
+    const avatar = defaultPictureUrl(config.apiUrl)
+    const project = (record: Parameters<typeof toProject>[0]) => rendered(Project, toProject(record, avatar))
+
+    return handlers
+      .handleRaw("createProject", ({ path }) =>
+        Effect.gen(function*() {
+          const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:write" }))
+          const body = yield* decodeJsonBody(CreateProjectRequest)
+          return yield* idempotent(
+            { route: "/v1/organizations/:organizationId/projects", path: { organizationId: path.organizationId }, body: body.json },
+            Effect.gen(function*() {
+              const record = yield* domain(projects.create({
+                accountId,
+                organizationId: path.organizationId,
+                name: body.value.name,
+                slug: body.value.slug
+              }))
+              return yield* rendered(Project, toProject(record, avatar), 201, {
+                location: `${config.apiUrl}/v1/projects/${record.projectId}`
+              })
+            })
+          )
+        }))
+      .handleRaw("listProjects", ({ path }) =>
+        Effect.gen(function*() {
+          const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
+          const query = yield* decodeQuery(ListProjectsQuery)
+          const page = yield* domain(projects.list({ accountId, organizationId: path.organizationId, ...query }))
+          return toResponse(yield* rendered(ProjectPage, {
+            projects: page.projects.map((p) => toProject(p, avatar)),
+            ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
+          }))
+        }))
+      .handleRaw("checkProjectSlugAvailability", ({ path }) =>
+        Effect.gen(function*() {
+          const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
+          const { slug } = yield* decodeQuery(SlugAvailabilityQuery)
+          const answer = yield* domain(projects.slugAvailability({ accountId, organizationId: path.organizationId, slug }))
+          return toResponse(yield* rendered(Projects.ProjectSlugAvailability, answer))
+        }))
+      .handleRaw("getProject", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "project:read")
+          return toResponse(yield* project(yield* domain(projects.get(path.projectId, principal))))
+        }))
+      .handleRaw("updateProject", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "project:write", true)
+          const body = yield* decodeJsonBody(UpdateProjectRequest)
+          return yield* idempotent(
+            { route: "/v1/projects/:projectId", path: { projectId: path.projectId }, body: body.json },
+            Effect.flatMap(domain(projects.rename(path.projectId, principal, body.value.name)), project)
+          )
+        }))
+      .handleRaw("deleteProject", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "project:write", true)
+          return yield* idempotent(
+            { route: "/v1/projects/:projectId", path: { projectId: path.projectId } },
+            Effect.flatMap(domain(projects.delete(path.projectId, principal)), project)
+          )
+        }))
+      .handleRaw("rotateProjectSecret", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "project:write", true)
+          return yield* idempotent(
+            { route: "/v1/projects/:projectId/secret-rotations", path: { projectId: path.projectId } },
+            Effect.gen(function*() {
+              const secret = yield* domain(projects.rotateSecret(path.projectId, principal))
+              return yield* rendered(RotateProjectSecretResponse, { projectSecret: Redacted.value(secret) }, 200, {
+                "cache-control": "no-store"
+              })
+            })
+          )
+        }))
+      .handleRaw("getAgentProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "project:read")
+          const record = yield* domain(projects.get(path.projectId, principal))
+          return toResponse(yield* rendered(Projects.AgentProfile, toAgentProfile(record, avatar)))
+        }))
+      .handleRaw("updateAgentProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "project:write")
+          const body = yield* decodeJsonBody(Projects.UpdateAgentProfileRequest)
+          return yield* idempotent(
+            { route: "/v1/projects/:projectId/agent-profile", path: { projectId: path.projectId }, body: body.json },
+            Effect.gen(function*() {
+              const record = yield* domain(projects.updateAgentProfile(path.projectId, principal, body.value))
+              return yield* rendered(Projects.AgentProfile, toAgentProfile(record, avatar))
+            })
+          )
+        }))
+  }))

@@ -1,11 +1,92 @@
-/** The Uploads feature's /v1 routes: the group, the problem codes of each operation, the *Idem* ones. */
-import { HttpApiGroup } from "@effect/platform"
-import type { ProblemCode } from "@switchboard/core"
+/**
+ * The Uploads feature's /v1 routes (API.md §1.2 profile picture rows, §1.4 avatar rows): the group,
+ * the problem codes of each operation, the *Idem* ones. The upload target itself
+ * (`POST /v1/uploads/{uploadId}`, multipart, no bearer) and the served files (`GET /v1/files/{key}`)
+ * are raw routes (UploadsRoutes.ts).
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  Account,
+  CommitAccountProfilePictureRequest,
+  CommitAgentProfileAvatarRequest,
+  CreateAgentProfileAvatarUploadRequest,
+  type ProblemCode,
+  ProfilePictureUploadRequest,
+  ProjectId,
+  Projects,
+  UploadTicket
+} from "@switchboard/core"
+import { Schema } from "effect"
+import { Authn } from "./Authn.js"
+
+const ProjectPath = Schema.Struct({ projectId: ProjectId })
 
 export const UploadsGroup = HttpApiGroup.make("uploads")
+  .add(
+    HttpApiEndpoint.post("createAccountProfilePictureUpload", "/v1/account/profile-picture/uploads")
+      .setPayload(ProfilePictureUploadRequest)
+      .addSuccess(UploadTicket, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.put("commitAccountProfilePicture", "/v1/account/profile-picture")
+      .setPayload(CommitAccountProfilePictureRequest)
+      .addSuccess(Account)
+  )
+  .add(HttpApiEndpoint.del("resetAccountProfilePicture", "/v1/account/profile-picture").addSuccess(Account))
+  .add(
+    HttpApiEndpoint.post("createAgentProfileAvatarUpload", "/v1/projects/:projectId/agent-profile/avatar/uploads")
+      .setPath(ProjectPath)
+      .setPayload(CreateAgentProfileAvatarUploadRequest)
+      .addSuccess(UploadTicket, { status: 201 })
+  )
+  .add(
+    HttpApiEndpoint.put("commitAgentProfileAvatar", "/v1/projects/:projectId/agent-profile/avatar")
+      .setPath(ProjectPath)
+      .setPayload(CommitAgentProfileAvatarRequest)
+      .addSuccess(Projects.AgentProfile)
+  )
+  .add(
+    HttpApiEndpoint.del("resetAgentProfileAvatar", "/v1/projects/:projectId/agent-profile/avatar")
+      .setPath(ProjectPath)
+      .addSuccess(Projects.AgentProfile)
+  )
+  .middleware(Authn)
+  .annotateContext(OpenApi.annotations({
+    title: "Uploads",
+    description: "Profile pictures and agent avatars: a ticket (10 minutes, one JPEG/PNG/WebP file up to 5 MiB) whose formFields are " +
+      "posted as multipart/form-data, with the file last in a part named `file`, to its uploadUrl (no bearer; " +
+      "204 when stored); then a commit by uploadId. Committed files are served from /v1/files/{key}."
+  }))
+
+// Kept local rather than imported from Api.ts, which imports this module.
+const common: ReadonlyArray<ProblemCode> = [
+  "NOT_AUTHENTICATED", "FORBIDDEN", "ACCOUNT_DELETED", "VALIDATION_FAILED", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"
+]
+const idempotency: ReadonlyArray<ProblemCode> = [
+  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS", "IDEMPOTENCY_UNAVAILABLE"
+]
+
+/** What a commit can answer besides: unknown/foreign uploadId, expired/not uploaded/already committed. */
+const commit: ReadonlyArray<ProblemCode> = ["RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"]
+/** Routes under /v1/projects/{projectId} (project:write; project API keys allowed). */
+const projectWrite: ReadonlyArray<ProblemCode> = [
+  ...common, "INSUFFICIENT_SCOPE", "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "PROJECT_CLOSING"
+]
 
 /** operationId ("uploads.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const uploadsProblems: Record<string, ReadonlyArray<ProblemCode>> = {}
+export const uploadsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  "uploads.createAccountProfilePictureUpload": [...common, "PAYLOAD_TOO_LARGE"],
+  "uploads.commitAccountProfilePicture": [...common, ...idempotency, "ACCOUNT_NOT_FOUND", ...commit],
+  "uploads.resetAccountProfilePicture": [...common, ...idempotency, "ACCOUNT_NOT_FOUND"],
+  "uploads.createAgentProfileAvatarUpload": [...projectWrite, "PAYLOAD_TOO_LARGE"],
+  "uploads.commitAgentProfileAvatar": [...projectWrite, ...idempotency, ...commit],
+  "uploads.resetAgentProfileAvatar": [...projectWrite, ...idempotency]
+}
 
 /** operationIds that require an Idempotency-Key. */
-export const uploadsIdempotent: ReadonlySet<string> = new Set()
+export const uploadsIdempotent: ReadonlySet<string> = new Set([
+  "uploads.commitAccountProfilePicture",
+  "uploads.resetAccountProfilePicture",
+  "uploads.commitAgentProfileAvatar",
+  "uploads.resetAgentProfileAvatar"
+])

@@ -1,4 +1,119 @@
-/** The Projects feature's SQL repositories. */
-import { Layer } from "effect"
+/**
+ * The Projects feature's SQL repositories (API.md §1.4). The slug's unique index decides between
+ * concurrent creates (a violation is `SlugInUse`); read-then-write operations lock the row (`lock`,
+ * inside the service's transaction); the closure job takes due rows with `FOR UPDATE SKIP LOCKED`,
+ * so several processes finish each project once.
+ */
+import { SqlClient } from "@effect/sql"
+import { AccountId, OrganizationId, ProjectId, type ProjectRecord, Projects, ProjectsRepo, SlugInUse } from "@switchboard/core"
+import { Effect, Layer, Option, Schema } from "effect"
+import { DbTime, DbTimeOrNull, isUniqueViolation, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 
-export const ProjectsReposSql = Layer.empty
+const ProjectRow = Schema.Struct({
+  projectId: ProjectId,
+  organizationId: OrganizationId,
+  name: Schema.String,
+  slug: Projects.ProjectSlug,
+  state: Schema.Literal("active", "closing", "deleted"),
+  agentFirstName: Schema.NullOr(Schema.String),
+  agentLastName: Schema.NullOr(Schema.String),
+  agentAvatarUrl: Schema.NullOr(Schema.String),
+  createdByAccountId: AccountId,
+  createdAt: DbTime,
+  updatedAt: DbTime,
+  deletedAt: DbTimeOrNull,
+  closedAt: DbTimeOrNull
+})
+const decodeRows = Schema.decodeUnknown(Schema.Array(ProjectRow))
+const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
+
+export const ProjectsReposSql = Layer.effect(
+  ProjectsRepo,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const cols = sql.literal(
+      "project_id, organization_id, name, slug, state, agent_first_name, agent_last_name, agent_avatar_url, " +
+        "created_by_account_id, created_at, updated_at, deleted_at, closed_at"
+    )
+    const select = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
+      orDie(Effect.flatMap(statement, decodeRows)) as Effect.Effect<ReadonlyArray<ProjectRecord>>
+
+    return ProjectsRepo.of({
+      insert: ({ project: p, secretHash }) =>
+        // Its own savepoint: after a unique violation the surrounding transaction can go on.
+        sql.withTransaction(sql`insert into projects ${sql.insert({
+          projectId: p.projectId,
+          organizationId: p.organizationId,
+          name: p.name,
+          slug: p.slug,
+          state: p.state,
+          agentFirstName: p.agentFirstName,
+          agentLastName: p.agentLastName,
+          agentAvatarUrl: p.agentAvatarUrl,
+          secretHash,
+          createdByAccountId: p.createdByAccountId,
+          createdAt: toDate(p.createdAt),
+          updatedAt: toDate(p.updatedAt),
+          deletedAt: toDateOrNull(p.deletedAt),
+          closedAt: toDateOrNull(p.closedAt)
+        })}`).pipe(
+          Effect.asVoid,
+          Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(new SlugInUse({ slug: p.slug })) : Effect.die(e))
+        ),
+      findById: (projectId) => Effect.map(select(sql`select ${cols} from projects where project_id = ${projectId}`), first),
+      lock: (projectId) => Effect.map(select(sql`select ${cols} from projects where project_id = ${projectId} for update`), first),
+      update: (p) =>
+        orDie(sql`
+          update projects set
+            name = ${p.name},
+            agent_first_name = ${p.agentFirstName},
+            agent_last_name = ${p.agentLastName},
+            agent_avatar_url = ${p.agentAvatarUrl},
+            state = ${p.state},
+            updated_at = ${toDate(p.updatedAt)},
+            deleted_at = ${toDateOrNull(p.deletedAt)},
+            closed_at = ${toDateOrNull(p.closedAt)}
+          where project_id = ${p.projectId}`).pipe(Effect.asVoid),
+      setSecretHash: (projectId, secretHash) =>
+        orDie(sql`update projects set secret_hash = ${secretHash} where project_id = ${projectId}`).pipe(Effect.asVoid),
+      findSecretHash: (projectId) =>
+        orDie(sql<{ secretHash: string }>`select secret_hash from projects where project_id = ${projectId}`).pipe(
+          Effect.map((rows) => Option.map(first(rows), (r) => r.secretHash))
+        ),
+      slugHolders: (slugs) =>
+        slugs.length === 0
+          ? Effect.succeed([])
+          : orDie(sql<{ slug: string; live: boolean }>`
+              select slug, deleted_at is null as live from projects where ${sql.in("slug", [...slugs])}`).pipe(
+              Effect.map((rows) => rows.map((r) => ({ slug: r.slug, holder: r.live ? "active" as const : "retired" as const })))
+            ),
+      list: ({ after, createdAfter, createdBefore, limit, organizationId, query }) =>
+        select(sql`
+          select ${cols} from projects
+          where ${sql.and([
+            sql`organization_id = ${organizationId}`,
+            sql`deleted_at is null`,
+            query === undefined
+              ? sql`true`
+              : sql`(strpos(lower(name), lower(${query})) > 0 or strpos(slug, lower(${query})) > 0)`,
+            createdAfter === undefined ? sql`true` : sql`created_at > ${toDate(createdAfter)}`,
+            createdBefore === undefined ? sql`true` : sql`created_at < ${toDate(createdBefore)}`,
+            after === undefined
+              ? sql`true`
+              : sql`(created_at, project_id) < (${toDate(after.createdAt)}, ${after.projectId}::uuid)`
+          ])}
+          order by created_at desc, project_id desc
+          limit ${limit}`),
+      finishClosings: ({ closingBefore, limit, now }) =>
+        orDie(sql<{ projectId: string }>`
+          update projects set state = 'deleted', closed_at = ${toDate(now)}, updated_at = ${toDate(now)}
+          where project_id in (
+            select project_id from projects
+            where state = 'closing' and deleted_at <= ${toDate(closingBefore)}
+            order by deleted_at
+            limit ${limit}
+            for update skip locked)
+          returning project_id`).pipe(Effect.map((rows) => rows.map((r) => ProjectId.make(r.projectId))))
+    })
+  })
+)

@@ -1,0 +1,41 @@
+/**
+ * Project API key requests and responses (API.md §1.4; contract.md §3.3). Request bodies reject
+ * unknown properties; permission values other than the six known ones are accepted and preserved
+ * (SPEC.md § Project API key), as long as they look like permissions (`<area>:<action>`).
+ */
+import { Schema } from "effect"
+import { NullableTimestamp } from "../shared/Timestamp.js"
+import { KeyName, Permission, ProjectApiKey } from "./Schema.js"
+
+const strict = { onExcessProperty: "error" } as const
+
+/** 1..32 permissions (duplicates are dropped when stored). */
+export const ProjectApiKeyPermissions = Schema.Array(Permission).pipe(Schema.minItems(1), Schema.maxItems(32))
+  .annotations({ identifier: "ProjectApiKeyPermissions" })
+
+/** `POST /v1/projects/{projectId}/api-keys`: `expiresAt` optional (absent or null: never expires). */
+export const CreateProjectApiKeyRequest = Schema.Struct({
+  name: KeyName,
+  permissions: ProjectApiKeyPermissions,
+  expiresAt: Schema.optionalWith(NullableTimestamp, { exact: true })
+}).annotations({ identifier: "CreateProjectApiKeyRequest", parseOptions: strict })
+export type CreateProjectApiKeyRequest = typeof CreateProjectApiKeyRequest.Type
+
+export const CreateProjectApiKeyResponse = Schema.Struct({
+  apiKey: ProjectApiKey,
+  secret: Schema.String
+}).annotations({ identifier: "CreateProjectApiKeyResponse" })
+
+/** `PATCH …/api-keys/{apiKeyId}`: the full new permission list. */
+export const UpdateProjectApiKeyRequest = Schema.Struct({
+  permissions: ProjectApiKeyPermissions
+}).annotations({ identifier: "UpdateProjectApiKeyRequest", parseOptions: strict })
+export type UpdateProjectApiKeyRequest = typeof UpdateProjectApiKeyRequest.Type
+
+export const ProjectApiKeyResponse = Schema.Struct({
+  apiKey: ProjectApiKey
+}).annotations({ identifier: "ProjectApiKeyResponse" })
+
+export const ListProjectApiKeysResponse = Schema.Struct({
+  apiKeys: Schema.Array(ProjectApiKey)
+}).annotations({ identifier: "ListProjectApiKeysResponse" })

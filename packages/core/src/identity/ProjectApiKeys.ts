@@ -1,0 +1,140 @@
+/**
+ * Project API keys (API.md §1.4, SPEC.md § Project API key): created on a project by a member of
+ * its organization with a name, permissions (unknown values preserved) and an optional expiry;
+ * listed newest first without revoked ones; their permissions replaced; revoked idempotently. At
+ * most `ProjectApiKeyLimits.maxApiKeysPerProject` live keys per project. The credential is
+ * `sb_sk_<id26>_<secret52>`: its key id is the `apiKeyId`, and only the secret's SHA-256 is stored.
+ */
+import { DateTime, Effect, Option, Redacted } from "effect"
+import { makeProjectGate } from "../projects/ProjectGate.js"
+import { sha256Hex } from "../shared/Crypto.js"
+import { type AccountId, ApiKeyId, IdKinds, type ProjectId } from "../shared/Identifiers.js"
+import { Ids } from "../shared/Ids.js"
+import { Transactor } from "../shared/Ports.js"
+import type { Principal } from "./Access.js"
+import { formatCredential, newSecret } from "./Credential.js"
+import { InvalidInput } from "./Errors.js"
+import { ApiKeyNotFound, ApiKeyRevoked } from "./ProjectApiKeyErrors.js"
+import { ProjectApiKeyLimits, ProjectApiKeysRepo } from "./ProjectApiKeyPorts.js"
+import { ProjectKeyVerifier } from "./ProjectKeyVerifier.js"
+import { CredentialRevocations } from "./Ports.js"
+import type { ProjectApiKey } from "./Schema.js"
+
+export interface CreatedProjectApiKey {
+  readonly apiKey: ProjectApiKey
+  /** The credential, shown once. */
+  readonly secret: Redacted.Redacted<string>
+}
+
+/** Permissions as stored: duplicates dropped, first occurrence kept, order otherwise as sent. */
+export const normalizePermissions = (permissions: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(permissions)]
+
+/** Whether two permission lists grant the same (order and duplicates do not matter). */
+export const samePermissions = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => {
+  const x = new Set(a)
+  const y = new Set(b)
+  return x.size === y.size && [...x].every((p) => y.has(p))
+}
+
+const checkPermissions = (permissions: ReadonlyArray<string>) =>
+  permissions.length === 0
+    ? Effect.fail(new InvalidInput({ field: "permissions", message: "must name at least one permission" }))
+    : Effect.void
+
+export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/ProjectApiKeys", {
+  effect: Effect.gen(function*() {
+    const repo = yield* ProjectApiKeysRepo
+    const ids = yield* Ids
+    const tx = yield* Transactor
+    const verifier = yield* ProjectKeyVerifier
+    const revocations = yield* CredentialRevocations
+    const limits = yield* ProjectApiKeyLimits
+    const gate = yield* makeProjectGate
+
+    /** Drop the key from this process's cache now; tell the other processes (on commit). */
+    const changed = (apiKeyId: ApiKeyId) => Effect.zipRight(verifier.invalidate(apiKeyId), revocations.publish(apiKeyId))
+
+    const create = Effect.fn("ProjectApiKeys.create")(function*(input: {
+      readonly projectId: ProjectId
+      readonly principal: Principal
+      /** The account creating it (project keys cannot mint keys; the route needs an account). */
+      readonly accountId: AccountId
+      readonly name: string
+      readonly permissions: ReadonlyArray<string>
+      /** A future time, or null/absent for a key that never expires. */
+      readonly expiresAt?: DateTime.Utc | null | undefined
+    }) {
+      if (input.name.length < 1 || input.name.length > 128) {
+        return yield* new InvalidInput({ field: "name", message: "must be 1 to 128 characters" })
+      }
+      yield* checkPermissions(input.permissions)
+      const now = yield* DateTime.now
+      const expiresAt = input.expiresAt ?? null
+      if (expiresAt !== null && !DateTime.greaterThan(expiresAt, now)) {
+        return yield* new InvalidInput({ field: "expiresAt", message: "must be in the future" })
+      }
+      yield* gate.open(input.projectId, input.principal, "write")
+      const apiKeyId = ApiKeyId.make(yield* ids.typeId(IdKinds.projectApiKey))
+      const secret = yield* newSecret
+      const apiKey: ProjectApiKey = {
+        apiKeyId,
+        projectId: input.projectId,
+        createdByAccountId: input.accountId,
+        name: input.name,
+        createdAt: now,
+        expiresAt,
+        permissionsUpdatedAt: null,
+        revokedAt: null,
+        permissions: normalizePermissions(input.permissions)
+      }
+      yield* repo.insert({
+        apiKey,
+        secretHash: yield* sha256Hex(Redacted.value(secret)),
+        limit: limits.maxApiKeysPerProject,
+        now
+      })
+      return { apiKey, secret: formatCredential(apiKeyId, secret) } satisfies CreatedProjectApiKey
+    })
+
+    const list = Effect.fn("ProjectApiKeys.list")(function*(projectId: ProjectId, principal: Principal) {
+      yield* gate.open(projectId, principal, "read")
+      return yield* repo.listUnrevoked(projectId)
+    })
+
+    /** Replaces the permissions; `permissionsUpdatedAt` moves only when they actually change. */
+    const updatePermissions = Effect.fn("ProjectApiKeys.updatePermissions")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      apiKeyId: ApiKeyId,
+      permissions: ReadonlyArray<string>
+    ) {
+      yield* checkPermissions(permissions)
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        yield* gate.open(projectId, principal, "write", { lock: true })
+        const found = yield* repo.lock(projectId, apiKeyId)
+        if (Option.isNone(found)) return yield* new ApiKeyNotFound({ apiKeyId })
+        const key = found.value
+        if (key.revokedAt !== null) return yield* new ApiKeyRevoked({ apiKeyId })
+        if (samePermissions(key.permissions, permissions)) return key
+        const now = yield* DateTime.now
+        const next: ProjectApiKey = { ...key, permissions: normalizePermissions(permissions), permissionsUpdatedAt: now }
+        yield* repo.setPermissions({ apiKeyId, permissions: next.permissions, permissionsUpdatedAt: now })
+        yield* changed(apiKeyId)
+        return next
+      }))
+    })
+
+    /** Revokes the key (a repeat returns the first `revokedAt`); allowed while the project closes. */
+    const revoke = Effect.fn("ProjectApiKeys.revoke")(function*(projectId: ProjectId, principal: Principal, apiKeyId: ApiKeyId) {
+      yield* gate.open(projectId, principal, "revoke")
+      const now = yield* DateTime.now
+      const revoked = yield* repo.revoke({ projectId, apiKeyId, now })
+      if (Option.isNone(revoked)) return yield* new ApiKeyNotFound({ apiKeyId })
+      yield* changed(apiKeyId)
+      return revoked.value
+    })
+
+    return { create, list, updatePermissions, revoke } as const
+  }),
+  dependencies: [Ids.Default]
+}) {}

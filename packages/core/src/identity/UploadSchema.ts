@@ -1,0 +1,33 @@
+/**
+ * Request bodies of the upload operations (API.md §1.2, §1.4; reference/contract.md §3.2–3.3). The
+ * ticket they answer with is `UploadTicket` (identity/Schema.ts).
+ */
+import { Schema } from "effect"
+import { BoundedString } from "../shared/Bounds.js"
+import { UploadId } from "../shared/Identifiers.js"
+import { ImageContentType } from "./Schema.js"
+
+const strict = { onExcessProperty: "error" } as const
+
+/** `POST /v1/account/profile-picture/uploads`. */
+export const ProfilePictureUploadRequest = Schema.Struct({
+  contentType: ImageContentType
+}).annotations({ identifier: "ProfilePictureUploadRequest", parseOptions: strict })
+
+/** `PUT /v1/account/profile-picture`: the id has the spec's shape (`sb_upl_` + 26 of [0-9a-z]). */
+export const CommitAccountProfilePictureRequest = Schema.Struct({
+  uploadId: UploadId
+}).annotations({ identifier: "CommitAccountProfilePictureRequest", parseOptions: strict })
+
+/** `POST /v1/projects/{projectId}/agent-profile/avatar/uploads`. */
+export const CreateAgentProfileAvatarUploadRequest = Schema.Struct({
+  contentType: ImageContentType
+}).annotations({ identifier: "CreateAgentProfileAvatarUploadRequest", parseOptions: strict })
+
+/**
+ * `PUT /v1/projects/{projectId}/agent-profile/avatar`: the contract gives this `uploadId` no pattern
+ * (a plain string), so any bounded string is accepted and one never issued is simply not found.
+ */
+export const CommitAgentProfileAvatarRequest = Schema.Struct({
+  uploadId: BoundedString(1, 128)
+}).annotations({ identifier: "CommitAgentProfileAvatarRequest", parseOptions: strict })

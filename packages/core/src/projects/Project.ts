@@ -1,0 +1,92 @@
+/**
+ * The project resource on the wire (API.md §1.4; contract.md §3.3) and the requests of its
+ * operations. We send the fields API.md names; the contract's `createdByActorId`,
+ * `createdByActorKind` and `billingInitialization` are left out (no service identities and no
+ * billing initialisation here).
+ */
+import { Schema } from "effect"
+import { BoundedString } from "../shared/Bounds.js"
+import { AccountId, OrganizationId, ProjectId } from "../shared/Identifiers.js"
+import { PageSize } from "../shared/PageToken.js"
+import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
+import type { ProjectRecord } from "./Ports.js"
+import { type AgentProfile as AgentProfileType, AgentProfile, ProjectSlug, ProjectSlugQuery } from "./Schema.js"
+
+const strict = { onExcessProperty: "error" } as const
+
+/** Project names: 1..256 characters. */
+export const ProjectName = BoundedString(1, 256).annotations({ identifier: "ProjectName" })
+
+/** A project (no extra properties). */
+export const Project = Schema.Struct({
+  projectId: ProjectId,
+  organizationId: OrganizationId,
+  name: Schema.String,
+  slug: ProjectSlug,
+  agentProfile: AgentProfile,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deletedAt: NullableTimestamp,
+  createdByAccountId: AccountId
+}).annotations({ identifier: "Project", parseOptions: strict })
+export type Project = typeof Project.Type
+
+/** `POST /v1/organizations/{organizationId}/projects`. */
+export const CreateProjectRequest = Schema.Struct({
+  name: ProjectName,
+  slug: ProjectSlug
+}).annotations({ identifier: "CreateProjectRequest", parseOptions: strict })
+export type CreateProjectRequest = typeof CreateProjectRequest.Type
+
+/** `PATCH /v1/projects/{projectId}`: the name only (the slug is immutable). */
+export const UpdateProjectRequest = Schema.Struct({
+  name: ProjectName
+}).annotations({ identifier: "UpdateProjectRequest", parseOptions: strict })
+export type UpdateProjectRequest = typeof UpdateProjectRequest.Type
+
+/** One page of projects; `nextPageToken` is absent on the last page. */
+export const ProjectPage = Schema.Struct({
+  projects: Schema.Array(Project),
+  nextPageToken: Schema.optionalWith(Schema.String, { exact: true })
+}).annotations({ identifier: "ProjectPage" })
+export type ProjectPage = typeof ProjectPage.Type
+
+/** `POST /v1/projects/{projectId}/secret-rotations`: the new management secret, shown once. */
+export const RotateProjectSecretResponse = Schema.Struct({
+  projectSecret: Schema.String
+}).annotations({ identifier: "RotateProjectSecretResponse" })
+
+/** The query of `GET …/projects` (every parameter optional; timestamps strict RFC 3339 UTC). */
+export const ListProjectsQuery = Schema.Struct({
+  pageSize: Schema.optionalWith(PageSize, { exact: true }),
+  pageToken: Schema.optionalWith(BoundedString(1, 2048), { exact: true }),
+  query: Schema.optionalWith(BoundedString(1, 256), { exact: true }),
+  createdAfter: Schema.optionalWith(Timestamp, { exact: true }),
+  createdBefore: Schema.optionalWith(Timestamp, { exact: true })
+}).annotations({ identifier: "ListProjectsQuery" })
+export type ListProjectsQuery = typeof ListProjectsQuery.Type
+
+/** The query of `GET …/projects/slug-availability`. */
+export const SlugAvailabilityQuery = Schema.Struct({
+  slug: ProjectSlugQuery
+}).annotations({ identifier: "SlugAvailabilityQuery" })
+
+/** The agent profile of a stored project: the first name defaults to the project's name. */
+export const toAgentProfile = (record: ProjectRecord, defaultAvatarUrl: string): AgentProfileType => ({
+  avatarUrl: record.agentAvatarUrl ?? defaultAvatarUrl,
+  firstName: record.agentFirstName ?? record.name,
+  lastName: record.agentLastName
+})
+
+/** The wire project of a stored one; `defaultAvatarUrl` stands in while no avatar was committed. */
+export const toProject = (record: ProjectRecord, defaultAvatarUrl: string): Project => ({
+  projectId: record.projectId,
+  organizationId: record.organizationId,
+  name: record.name,
+  slug: record.slug,
+  agentProfile: toAgentProfile(record, defaultAvatarUrl),
+  createdAt: record.createdAt,
+  updatedAt: record.updatedAt,
+  deletedAt: record.deletedAt,
+  createdByAccountId: record.createdByAccountId
+})

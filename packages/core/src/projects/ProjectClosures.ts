@@ -1,0 +1,46 @@
+/**
+ * The closure job (API.md §1.4): a deleted project is `closing` for `delay` (reads work, writes
+ * answer 409), then becomes `deleted` (everything answers 410). Clock-driven so tests drive it with
+ * `TestClock`; the standalone server runs `runPeriodically` as a background fiber. Several processes
+ * may run it at once: the store finishes each project once.
+ */
+import { Context, DateTime, Duration, Effect } from "effect"
+import type { ProjectId } from "../shared/Identifiers.js"
+import { ProjectsRepo } from "./Ports.js"
+
+/** How long a project stays closing, how often the job looks, and how many it finishes per batch. */
+export class ProjectClosurePolicy extends Context.Reference<ProjectClosurePolicy>()("core/ProjectClosurePolicy", {
+  defaultValue: () => ({ delay: Duration.seconds(60), interval: Duration.seconds(5), batchSize: 100 })
+}) {}
+
+export class ProjectClosures extends Effect.Service<ProjectClosures>()("core/ProjectClosures", {
+  effect: Effect.gen(function*() {
+    const repo = yield* ProjectsRepo
+    const policy = yield* ProjectClosurePolicy
+    const batchSize = Math.max(1, policy.batchSize)
+
+    /** Finishes every closing project deleted at least `delay` before `now`; returns their ids. */
+    const completeClosures = Effect.fn("ProjectClosures.completeClosures")(function*(now: DateTime.Utc) {
+      const closingBefore = DateTime.subtractDuration(now, policy.delay)
+      const finished: Array<ProjectId> = []
+      for (;;) {
+        const batch = yield* repo.finishClosings({ closingBefore, now, limit: batchSize })
+        finished.push(...batch)
+        if (batch.length < batchSize) return finished
+      }
+    })
+
+    /** Runs `completeClosures` every `interval` for ever; a failed round is logged, not fatal. */
+    const runPeriodically = Effect.gen(function*() {
+      for (;;) {
+        yield* Effect.sleep(policy.interval)
+        yield* DateTime.now.pipe(
+          Effect.flatMap(completeClosures),
+          Effect.catchAllCause((cause) => Effect.logWarning("project closure round failed", cause))
+        )
+      }
+    })
+
+    return { completeClosures, runPeriodically, policy } as const
+  })
+}) {}

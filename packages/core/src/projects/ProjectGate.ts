@@ -1,0 +1,58 @@
+/**
+ * Who may see a project, and in which state it may be used (API.md §1.1, §1.4). Route permissions
+ * are decided before (identity/Access.ts `decide`); this adds what needs the store:
+ * - an account (service key or access token) must be a member of the project's organization,
+ *   otherwise the project does not exist for it (404, so its existence does not leak);
+ * - a project API key reaches only its own project (decide refuses others as RESOURCE_MISMATCH);
+ * - a deleted project answers 410 to everything, a closing one refuses writes (409).
+ */
+import { Effect, Option } from "effect"
+import type { Principal } from "../identity/Access.js"
+import { OrganizationsRepo } from "../identity/OrganizationsPorts.js"
+import type { OrganizationId, AccountId, ProjectId } from "../shared/Identifiers.js"
+import { ProjectClosing, ProjectDeleted, ProjectNotFound, ProjectOrganizationNotFound } from "./Errors.js"
+import { type ProjectRecord, ProjectsRepo } from "./Ports.js"
+
+/**
+ * - `read`: any state but deleted;
+ * - `write`: active only;
+ * - `revoke`: like read — revoking a credential stays possible while the project closes.
+ */
+export type ProjectUse = "read" | "write" | "revoke"
+
+export const makeProjectGate = Effect.gen(function*() {
+  const projects = yield* ProjectsRepo
+  const organizations = yield* OrganizationsRepo
+
+  /** The caller is a member of the organization (any role), else the organization is "not found". */
+  const requireMember = (organizationId: OrganizationId, accountId: AccountId) =>
+    Effect.flatMap(organizations.roleOf(organizationId, accountId), (role) =>
+      Option.isSome(role) ? Effect.void : Effect.fail(new ProjectOrganizationNotFound({ organizationId })))
+
+  const canSee = (record: ProjectRecord, principal: Principal): Effect.Effect<boolean> =>
+    principal._tag === "ProjectKey"
+      ? Effect.succeed(principal.projectId === record.projectId)
+      : Effect.map(organizations.roleOf(record.organizationId, principal.accountId), Option.isSome)
+
+  /**
+   * The project, if `principal` may see it and it is in a state that allows `use`. With `lock`, the
+   * row stays locked until the surrounding transaction ends (for a read-then-write).
+   */
+  const open = (
+    projectId: ProjectId,
+    principal: Principal,
+    use: ProjectUse,
+    options: { readonly lock?: boolean } = {}
+  ): Effect.Effect<ProjectRecord, ProjectNotFound | ProjectDeleted | ProjectClosing> =>
+    Effect.gen(function*() {
+      const found = yield* (options.lock === true ? projects.lock(projectId) : projects.findById(projectId))
+      if (Option.isNone(found)) return yield* new ProjectNotFound({ projectId })
+      const record = found.value
+      if (!(yield* canSee(record, principal))) return yield* new ProjectNotFound({ projectId })
+      if (record.state === "deleted") return yield* new ProjectDeleted({ projectId })
+      if (record.state === "closing" && use === "write") return yield* new ProjectClosing({ projectId })
+      return record
+    })
+
+  return { open, requireMember } as const
+})

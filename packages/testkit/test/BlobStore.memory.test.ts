@@ -1,0 +1,3 @@
+import { BlobStoreMemory, blobStoreContract } from "@switchboard/testkit"
+
+blobStoreContract("memory", () => BlobStoreMemory)
