@@ -89,9 +89,9 @@ for (const backend of testBackends()) {
       expect((await call(s, "/v1/account", `Bearer ${after}`)).res.status).toBe(200)
     })
 
-    it("GET /v1/auth/oauth-scopes is public: 200 with the business scopes, with no credential or any Authorization header", async () => {
+    it("GET /v1/auth/oauth/scopes is public: 200 with the business scopes, with no credential or any Authorization header", async () => {
       for (const authorization of [undefined, "Bearer garbage", "Bearer a.b.c", "Basic YTpi", "nonsense", `Bearer ${s.serviceKey}`]) {
-        for (const path of ["/v1/auth/oauth-scopes", "/v1/auth/oauth/scopes"]) {
+        for (const path of ["/v1/auth/oauth/scopes"]) {
           const r = await call(s, path, authorization)
           expect(r.res.status).toBe(200)
           expect(r.res.headers.get("content-type")).toContain("application/json")
@@ -101,12 +101,12 @@ for (const backend of testBackends()) {
         }
       }
       const expired = await s.run(mintExpiredAccessToken({ accountId: s.accountId }))
-      expect((await call(s, "/v1/auth/oauth-scopes", `Bearer ${expired}`)).res.status).toBe(200)
+      expect((await call(s, "/v1/auth/oauth/scopes", `Bearer ${expired}`)).res.status).toBe(200)
     })
 
     it("the OpenAPI document lists the public route without a security requirement", async () => {
       const doc = (await call(s, "/openapi.json")).body
-      const op = doc.paths["/v1/auth/oauth-scopes"].get
+      const op = doc.paths["/v1/auth/oauth/scopes"].get
       expect(op.operationId).toBe("accessTokens.listOauthScopes")
       expect(op.security ?? []).toEqual([])
       expect(Object.keys(op.responses)).toContain("200")

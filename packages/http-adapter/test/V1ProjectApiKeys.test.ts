@@ -228,7 +228,7 @@ for (const backend of testBackends()) {
       const back = await update(projectId, id, { permissions: ["project:read"] })
       expect(back.body.apiKey.permissionsUpdatedAt > changed.body.apiKey.permissionsUpdatedAt).toBe(true)
       expect((await asKey(`/v1/projects/${projectId}`)).res.status).toBe(200)
-      for (const [body, path] of [[{ permissions: [] }, "/permissions"], [{}, "/permissions"], [{ permissions: ["x"] }, "/permissions/0"], [{ permissions: ["project:read"], name: "x" }, "/name"]] as const) {
+      for (const [body, path] of [[{ permissions: [] }, "/permissions"], [{}, "/permissions"], [{ permissions: ["has space"] }, "/permissions/0"], [{ permissions: ["project:read"], name: "x" }, "/name"]] as const) {
         const r = await update(projectId, id, body)
         expectProblem(r, 422, "VALIDATION_FAILED")
         expect(r.body.issues.some((i: any) => i.path === path), JSON.stringify(r.body)).toBe(true)

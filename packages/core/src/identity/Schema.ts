@@ -70,7 +70,8 @@ export type KnownPermission = typeof KnownPermission.Type
 /** A permission string: known values, plus any other value, which is preserved as sent. */
 export const Permission = Schema.Union(
   KnownPermission,
-  Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64), Schema.pattern(/^[a-z][a-z0-9_-]*:[a-z][a-z0-9_-]*$/))
+  // API.md §1.4: unknown permission strings are preserved, not rejected — any visible ASCII, 1..64.
+  Schema.String.pipe(Schema.pattern(/^[\x21-\x7e]{1,64}$/, { message: () => "must be 1-64 visible ASCII characters" }))
 ).annotations({ identifier: "Permission" })
 
 /** A project API key: no extra properties; unknown permission values preserved. */

@@ -190,15 +190,15 @@ describe("Permission", () => {
     roundTrips(Permission, "billing:read")
   })
 
-  it("Permission: 64 characters ok, 65 rejected; malformed values rejected", () => {
+  it("Permission: unknown values are preserved (API.md §1.4); 64 characters ok, 65, empty or non-visible rejected", () => {
     const at64 = `${"a".repeat(31)}:${"b".repeat(32)}`
     expect(at64).toHaveLength(64)
     roundTrips(Permission, at64)
+    for (const unknown of ["admin", "Project:Read", "project:", "calls:listen"]) roundTrips(Permission, unknown)
     rejects(Permission, `${at64}b`)
     rejects(Permission, "")
-    rejects(Permission, "admin")
-    rejects(Permission, "Project:Read")
-    rejects(Permission, "project:")
+    rejects(Permission, "has space")
+    rejects(Permission, "caf\u00e9:read")
   })
 })
 

@@ -104,12 +104,18 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
               const e = failure.value as unknown
               if (e instanceof ProblemFailure) return Effect.succeed(render(e))
               if (e instanceof HttpApiError.HttpApiDecodeError) {
+                // The platform decodes path, query and headers; tell them apart by the first key.
+                const query = new URL(request.url, "http://localhost").searchParams
+                const locationOf = (key: unknown) =>
+                  typeof key === "string" && query.has(key) ? "query" as const
+                  : typeof key === "string" && key.toLowerCase() in request.headers ? "header" as const
+                  : "param" as const
                 return Effect.succeed(render(validationFailed(e.issues.map((i) => ({
                   code: i._tag === "Missing" ? "missing" : "invalid_value",
-                  location: "param" as const,
+                  location: locationOf(i.path[0]),
                   message: i.message,
                   path: i.path.map((p) => `/${String(p)}`).join("")
-                })), "A path parameter is not valid.")))
+                })), "A request parameter is not valid.")))
               }
               if (e instanceof HttpServerError.RouteNotFound) {
                 const url = new URL(request.url, "http://localhost")

@@ -9,15 +9,10 @@ import { ProblemFailure } from "./ProblemFailure.js"
 
 export const AccessTokensGroup = HttpApiGroup.make("accessTokens")
   .add(
-    HttpApiEndpoint.get("listOauthScopes", "/v1/auth/oauth-scopes")
+    // The public contract's path (reference/contract.md §1 listOauthScopes).
+    HttpApiEndpoint.get("listOauthScopes", "/v1/auth/oauth/scopes")
       .addSuccess(ListOauthScopesResponse)
       .annotate(OpenApi.Summary, "The business scopes OAuth apps can request (public)")
-  )
-  .add(
-    // The public contract's path for the same list (reference/contract.md §1.2 listOauthScopes).
-    HttpApiEndpoint.get("listOauthScopesByContractPath", "/v1/auth/oauth/scopes")
-      .addSuccess(ListOauthScopesResponse)
-      .annotate(OpenApi.Summary, "The business scopes OAuth apps can request (public; the contract's path)")
   )
   // Failures leave as problems (rate limits, internal errors); no Authn middleware adds it here.
   .addError(ProblemFailure)
@@ -31,8 +26,7 @@ const publicProblems: ReadonlyArray<ProblemCode> = ["RATE_LIMITED", "INTERNAL_ER
 
 /** operationId ("accessTokens.<name>") → the problem codes it can answer (for the OpenAPI document). */
 export const accessTokensProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "accessTokens.listOauthScopes": publicProblems,
-  "accessTokens.listOauthScopesByContractPath": publicProblems
+  "accessTokens.listOauthScopes": publicProblems
 }
 
 /** operationIds that require an Idempotency-Key. */

@@ -24,5 +24,4 @@ const listScopes = Effect.gen(function*() {
 
 export const AccessTokensGroupLive = HttpApiBuilder.group(V1Api, "accessTokens", (handlers) =>
   handlers
-    .handleRaw("listOauthScopes", () => listScopes)
-    .handleRaw("listOauthScopesByContractPath", () => listScopes))
+    .handleRaw("listOauthScopes", () => listScopes))

@@ -20,6 +20,7 @@ import {
 } from "@switchboard/core"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
+import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
 
 export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
   .add(HttpApiEndpoint.patch("updateAccount", "/v1/account").setPayload(UpdateAccountRequest).addSuccess(Account))
@@ -56,12 +57,6 @@ export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
   }))
 
 // The shared lists of Api.ts, repeated: Api.ts imports this module, so importing them back is a cycle.
-const common: ReadonlyArray<ProblemCode> = [
-  "NOT_AUTHENTICATED", "FORBIDDEN", "ACCOUNT_DELETED", "VALIDATION_FAILED", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"
-]
-const idempotency: ReadonlyArray<ProblemCode> = [
-  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS", "IDEMPOTENCY_UNAVAILABLE"
-]
 const withBody: ReadonlyArray<ProblemCode> = [...common, "PAYLOAD_TOO_LARGE"]
 
 /** operationId ("accountSecurity.<name>") → the problem codes it can answer (for the OpenAPI document). */

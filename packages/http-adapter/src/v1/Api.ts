@@ -21,6 +21,7 @@ import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems }
 import { AccountSecurityGroup, accountSecurityIdempotent, accountSecurityProblems } from "./AccountSecurityApi.js"
 import { UploadsGroup, uploadsIdempotent, uploadsProblems } from "./UploadsApi.js"
 import { AccessTokensGroup, accessTokensIdempotent, accessTokensProblems } from "./AccessTokensApi.js"
+import { commonProblems as common, idempotencyProblems as idempotent } from "./CommonProblems.js"
 
 export { Authn, CurrentPrincipal } from "./Authn.js"
 
@@ -56,13 +57,6 @@ export class V1Api extends HttpApi.make("switchboard-v1")
     description: "Every endpoint is under /v1. Errors are RFC 9457 problem documents (application/problem+json)."
   })) {}
 
-/** Problem codes every authenticated operation can answer. */
-const common: ReadonlyArray<ProblemCode> = [
-  "NOT_AUTHENTICATED", "FORBIDDEN", "ACCOUNT_DELETED", "VALIDATION_FAILED", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"
-]
-const idempotent: ReadonlyArray<ProblemCode> = [
-  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS", "IDEMPOTENCY_UNAVAILABLE"
-]
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
 export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
@@ -91,7 +85,3 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...accessTokensIdempotent
 ])
 
-/** The problem codes every authenticated operation can answer (for feature tables). */
-export const commonProblems = common
-/** The problem codes of the Idempotency-Key protocol (for feature tables). */
-export const idempotencyProblems = idempotent

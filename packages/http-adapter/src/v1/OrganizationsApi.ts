@@ -22,6 +22,7 @@ import {
 } from "@switchboard/core"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
+import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
 
 /**
  * A query parameter declared for the OpenAPI document only. Decoding here accepts anything (a
@@ -89,14 +90,6 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
   }))
 
 /** What every route here can answer (account credential, OAuth scope, validation of path and query). */
-const common: ReadonlyArray<ProblemCode> = [
-  "NOT_AUTHENTICATED", "FORBIDDEN", "INSUFFICIENT_SCOPE", "ACCOUNT_DELETED", "VALIDATION_FAILED", "RATE_LIMITED",
-  "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"
-]
-const idempotency: ReadonlyArray<ProblemCode> = [
-  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS",
-  "IDEMPOTENCY_UNAVAILABLE"
-]
 
 /** operationId ("organizations.<name>") → the problem codes it can answer (for the OpenAPI document). */
 export const organizationsProblems: Record<string, ReadonlyArray<ProblemCode>> = {

@@ -12,6 +12,7 @@ import {
 } from "@switchboard/core"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
+import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const KeyPath = Schema.Struct({ projectId: ProjectId, apiKeyId: ApiKeyId })
@@ -46,14 +47,6 @@ export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
   }))
 
 // Kept here (not imported from Api.ts, which imports this module) to avoid an import cycle.
-const common: ReadonlyArray<ProblemCode> = [
-  "NOT_AUTHENTICATED", "FORBIDDEN", "INSUFFICIENT_SCOPE", "RESOURCE_MISMATCH", "ACCOUNT_DELETED", "VALIDATION_FAILED",
-  "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE", "PROJECT_NOT_FOUND", "PROJECT_DELETED"
-]
-const idempotency: ReadonlyArray<ProblemCode> = [
-  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS",
-  "IDEMPOTENCY_UNAVAILABLE"
-]
 
 /** operationId ("projectApiKeys.<name>") → the problem codes it can answer (for the OpenAPI document). */
 export const projectApiKeysProblems: Record<string, ReadonlyArray<ProblemCode>> = {

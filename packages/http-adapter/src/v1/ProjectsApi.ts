@@ -17,6 +17,7 @@ import {
 } from "@switchboard/core"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
+import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
 
 const OrganizationPath = Schema.Struct({ organizationId: OrganizationId })
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
@@ -117,14 +118,6 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
   }))
 
 // Kept here (not imported from Api.ts, which imports this module) to avoid an import cycle.
-const common: ReadonlyArray<ProblemCode> = [
-  "NOT_AUTHENTICATED", "FORBIDDEN", "INSUFFICIENT_SCOPE", "ACCOUNT_DELETED", "VALIDATION_FAILED", "RATE_LIMITED",
-  "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"
-]
-const idempotency: ReadonlyArray<ProblemCode> = [
-  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS",
-  "IDEMPOTENCY_UNAVAILABLE"
-]
 /** Routes under /v1/organizations/{organizationId}: an unknown organization, or one the caller is not in, is 404. */
 const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND"]
 /** Routes under /v1/projects/{projectId}. */

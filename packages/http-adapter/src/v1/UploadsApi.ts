@@ -18,6 +18,7 @@ import {
 } from "@switchboard/core"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
+import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 
@@ -59,12 +60,6 @@ export const UploadsGroup = HttpApiGroup.make("uploads")
   }))
 
 // Kept local rather than imported from Api.ts, which imports this module.
-const common: ReadonlyArray<ProblemCode> = [
-  "NOT_AUTHENTICATED", "FORBIDDEN", "ACCOUNT_DELETED", "VALIDATION_FAILED", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"
-]
-const idempotency: ReadonlyArray<ProblemCode> = [
-  "IDEMPOTENCY_KEY_REQUIRED", "IDEMPOTENCY_KEY_INVALID", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_REQUEST_IN_PROGRESS", "IDEMPOTENCY_UNAVAILABLE"
-]
 
 /** What a commit can answer besides: unknown/foreign uploadId, expired/not uploaded/already committed. */
 const commit: ReadonlyArray<ProblemCode> = ["RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"]
