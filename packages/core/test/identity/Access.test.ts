@@ -1,0 +1,72 @@
+/** The reach rules (SPEC.md § Authentication, API.md §1.1) as one table over core's `decide`. */
+import { describe, expect, it } from "@effect/vitest"
+import { AccountId, ApiKeyId, decide, Principal, type ProjectPermission, ProjectId, Requirement, ServiceKeyId } from "@switchboard/core"
+import { Either } from "effect"
+
+const account = AccountId.make("sb_acc_01m7zvg8epecnadf5bkm51v23z")
+const P1 = ProjectId.make("0190a8d4-5b6c-7d8e-9f01-23456789abcd")
+const P2 = "0190a8d4-5b6c-7d8e-9f01-23456789abce"
+const key = (permissions: ReadonlyArray<ProjectPermission | string>) =>
+  Principal.ProjectKey({ projectId: P1, apiKeyId: ApiKeyId.make("sb_sk_01m7zvg8epecnadf5bkm51v23z"), permissions })
+const token = (scopes: ReadonlyArray<string>) => Principal.AccessToken({ accountId: account, scopes, tokenId: "t" })
+
+const principals = {
+  none: undefined,
+  serviceKey: Principal.Account({ accountId: account, serviceKeyId: ServiceKeyId.make("sb_ask_01m7zvg8epecnadf5bkm51v23z") }),
+  tokenNoScopes: token([]),
+  tokenProjectsRead: token(["projects:read"]),
+  tokenMembersRead: token(["members:read"]),
+  tokenSpectrumWrite: token(["spectrum:write"]),
+  keyAll: key(["project:read", "project:write", "platforms:read", "platforms:write", "events:read", "events:write"]),
+  keyProjectRead: key(["project:read"]),
+  keyWebhooksOnly: key(["events:read", "events:write"])
+} as const
+
+const requirements = {
+  public: Requirement.Public(),
+  account: Requirement.Account(),
+  membersRead: Requirement.Organizations({ scope: "members:read" }),
+  membersWrite: Requirement.Organizations({ scope: "members:write" }),
+  projectsRead: Requirement.ProjectsCollection({ scope: "projects:read" }),
+  ownRead: Requirement.Project({ projectId: P1, permission: "project:read", accountOnly: false }),
+  ownWrite: Requirement.Project({ projectId: P1, permission: "project:write", accountOnly: false }),
+  ownAccountOnly: Requirement.Project({ projectId: P1, permission: "project:write", accountOnly: true }),
+  ownPlatformsWrite: Requirement.Project({ projectId: P1, permission: "platforms:write", accountOnly: false }),
+  ownEventsRead: Requirement.Project({ projectId: P1, permission: "events:read", accountOnly: false }),
+  otherRead: Requirement.Project({ projectId: P2, permission: "project:read", accountOnly: false })
+} as const
+
+type Outcome = "ok" | "NOT_AUTHENTICATED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "RESOURCE_MISMATCH"
+const row = (ok: ReadonlyArray<keyof typeof requirements>, otherwise: Outcome, except: Partial<Record<keyof typeof requirements, Outcome>> = {}) =>
+  Object.fromEntries(Object.keys(requirements).map((r) => [r, ok.includes(r as never) ? "ok" : except[r as keyof typeof requirements] ?? otherwise]))
+
+const all = Object.keys(requirements) as Array<keyof typeof requirements>
+const table: Record<keyof typeof principals, Record<string, Outcome>> = {
+  none: row(["public"], "NOT_AUTHENTICATED"),
+  // Service keys reach everything their account can (membership is checked by the services).
+  serviceKey: row(all, "FORBIDDEN"),
+  tokenNoScopes: row(["public", "account"], "INSUFFICIENT_SCOPE"),
+  tokenProjectsRead: row(["public", "account", "projectsRead", "ownRead", "otherRead"], "INSUFFICIENT_SCOPE"),
+  tokenMembersRead: row(["public", "account", "membersRead"], "INSUFFICIENT_SCOPE"),
+  tokenSpectrumWrite: row(["public", "account", "ownPlatformsWrite"], "INSUFFICIENT_SCOPE"),
+  keyAll: row(["public", "ownRead", "ownWrite", "ownPlatformsWrite", "ownEventsRead"], "FORBIDDEN", { otherRead: "RESOURCE_MISMATCH" }),
+  keyProjectRead: row(["public", "ownRead"], "FORBIDDEN", { otherRead: "RESOURCE_MISMATCH" }),
+  keyWebhooksOnly: row(["public", "ownEventsRead"], "FORBIDDEN", { otherRead: "RESOURCE_MISMATCH" })
+}
+
+describe("decide: every principal × every requirement", () => {
+  for (const [name, expected] of Object.entries(table)) {
+    it(name, () => {
+      const got = Object.fromEntries(Object.entries(requirements).map(([r, requirement]) => {
+        const d = decide(principals[name as keyof typeof principals], requirement)
+        return [r, Either.isRight(d) ? "ok" : d.left.code]
+      }))
+      expect(got).toEqual(expected)
+    })
+  }
+
+  it("a scope refusal names the scope as insufficient_scope: <scope>", () => {
+    const d = decide(principals.tokenNoScopes, requirements.ownWrite)
+    expect(Either.isLeft(d) && d.left.detail).toContain("insufficient_scope: projects:write")
+  })
+})
