@@ -78,11 +78,11 @@ const baselineBody = Buffer.from(JSON.stringify({
 }))
 const unauthorizedBody = Buffer.from(JSON.stringify({ code: "NOT_AUTHENTICATED", status: 401 }))
 
-const startBaseline = (serviceKey: string): Promise<{ server: Server; url: string }> =>
+const startBaseline = (keys: ReadonlyArray<string>): Promise<{ server: Server; url: string }> =>
   new Promise((resolve, reject) => {
-    const expected = `Bearer ${serviceKey}`
+    const expected = new Set(keys.map((k) => `Bearer ${k}`))
     const server = createServer((req, res) => {
-      const ok = req.headers["authorization"] === expected
+      const ok = expected.has(req.headers["authorization"] ?? "")
       const body = ok ? baselineBody : unauthorizedBody
       res.writeHead(ok ? 200 : 401, { "content-type": "application/json", "content-length": body.length })
       res.end(body)
@@ -140,22 +140,53 @@ const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFracti
 
 // ---------------------------------------------------------------------------------------------
 
+/** Creates an organization, a project and a project API key on `server`; returns the project's URL and the key. */
+const projectFixture = async (server: TestServer) => {
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${server.baseUrl}${path}`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${server.serviceKey}`,
+        "content-type": "application/json",
+        "idempotency-key": `bench-${path}-${Date.now()}`
+      },
+      body: JSON.stringify(body)
+    })
+    if (res.status >= 300) throw new BenchFailure(`setup ${path}: ${res.status} ${await res.text()}`)
+    return (await res.json()) as Record<string, any>
+  }
+  const org = await post("/v1/organizations", { name: "Bench" })
+  const project = await post(`/v1/organizations/${org.organizationId}/projects`, { name: "Bench", slug: `bench-${Date.now().toString(36)}` })
+  const key = await post(`/v1/projects/${project.projectId}/api-keys`, { name: "bench", permissions: ["project:read"] })
+  return { url: `${server.baseUrl}/v1/projects/${project.projectId}`, key: key.secret as string }
+}
+
 const main = async (): Promise<number> => {
   const t0 = Date.now()
-  let switchboard: TestServer | undefined
+  const servers: Array<TestServer> = []
   let baseline: Server | undefined
   try {
-    switchboard = await startTestServer(BACKEND)
-    const key = switchboard.serviceKey
-    const base = await startBaseline(key)
+    // Two servers on their own databases: the default one (verified credentials cached for 30 s)
+    // and one with the cache off, so "before and after the cache" are measured in the same run.
+    const cached = await startTestServer(BACKEND)
+    servers.push(cached)
+    const uncached = await startTestServer(BACKEND, { credentialCacheSeconds: 0 })
+    servers.push(uncached)
+    const projectOn = await projectFixture(cached)
+    const projectOff = await projectFixture(uncached)
+    const keys = [cached.serviceKey, projectOn.key, projectOff.key]
+    const base = await startBaseline(keys)
     baseline = base.server
-    const headers = { authorization: `Bearer ${key}` }
+    const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
     const targets: ReadonlyArray<Target> = [
-      { name: "switchboard", url: `${switchboard.baseUrl}/v1/account`, headers },
-      { name: "baseline", url: base.url, headers }
+      { name: "account, service key", url: `${cached.baseUrl}/v1/account`, headers: bearer(cached.serviceKey) },
+      { name: "project, API key, cache on", url: projectOn.url, headers: bearer(projectOn.key) },
+      { name: "project, API key, cache off", url: projectOff.url, headers: bearer(projectOff.key) },
+      { name: "baseline", url: base.url, headers: bearer(cached.serviceKey) }
     ]
+    const width = Math.max(...targets.map((t) => t.name.length)) + 1
 
-    // Sanity: both answer 200 with the key and 401 without, before any load.
+    // Sanity: all answer 200 with the key and 401 without, before any load.
     for (const t of targets) {
       const good = await fetch(t.url, { headers: t.headers })
       const bodyBytes = (await good.arrayBuffer()).byteLength
@@ -164,10 +195,10 @@ const main = async (): Promise<number> => {
       if (good.status !== 200 || bad.status !== 401) {
         throw new BenchFailure(`${t.name}: expected 200 with key / 401 without, got ${good.status} / ${bad.status}`)
       }
-      console.log(`${t.name.padEnd(11)} ${t.url}  (200 body ${bodyBytes} B)`)
+      console.log(`${t.name.padEnd(width)} ${t.url}  (200 body ${bodyBytes} B)`)
     }
-    console.log(`startup ${fmt((Date.now() - t0) / 1000, 1)} s; ${CONNECTIONS} connections, ${SECONDS} s per run, ` +
-      `${WARMUP_SECONDS} s warm-up, order ${"AB".repeat(ROUNDS).split("").join(" ")}`)
+    console.log(`startup ${fmt((Date.now() - t0) / 1000, 1)} s; backend ${BACKEND}; ${CONNECTIONS} connections, ${SECONDS} s per run, ` +
+      `${WARMUP_SECONDS} s warm-up, ${ROUNDS} rounds over every target`)
 
     const memBefore = process.memoryUsage()
     for (const t of targets) await load(t, WARMUP_SECONDS, "warm-up")
@@ -177,7 +208,7 @@ const main = async (): Promise<number> => {
       for (const t of targets) {
         const r = await load(t, SECONDS, `run ${round}`)
         runs.get(t.name)?.push(r)
-        console.log(`  run ${round} ${t.name.padEnd(11)} ${fmt(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  (${fmt(r.requests)} requests)`)
+        console.log(`  run ${round} ${t.name.padEnd(width)} ${fmt(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  (${fmt(r.requests)} requests)`)
       }
     }
     const memAfter = process.memoryUsage()
@@ -192,25 +223,30 @@ const main = async (): Promise<number> => {
         max: Math.max(...rs.map((r) => r.max))
       }
     })
-    const [sb, bl] = summary
-    if (sb === undefined || bl === undefined || bl.rps <= 0) throw new BenchFailure("no measurements")
-    const ratio = sb.rps / bl.rps
+    const bl = summary.find((x) => x.name === "baseline")
+    if (bl === undefined || bl.rps <= 0) throw new BenchFailure("no measurements")
 
     console.log("")
-    for (const s of summary) {
-      console.log(`${s.name.padEnd(11)} ${fmt(s.rps).padStart(7)} req/s  p50 ${fmt(s.p50, 1)} ms  p99 ${fmt(s.p99, 1)} ms  max ${s.max} ms`)
+    const ratios: Record<string, number> = {}
+    for (const x of summary) {
+      const ratio = x.rps / bl.rps
+      if (x !== bl) ratios[x.name] = Number(ratio.toFixed(4))
+      const note = x === bl ? "" : `  ratio ${ratio >= 0.1 ? ratio.toFixed(2) : ratio.toPrecision(2)} (${fmt(1 / ratio, 1)}x slower than raw node:http)`
+      console.log(`${x.name.padEnd(width)} ${fmt(x.rps).padStart(7)} req/s  p50 ${fmt(x.p50, 1)} ms  p99 ${fmt(x.p99, 1)} ms  max ${x.max} ms${note}`)
     }
-    const verdict = ratio < 1
-      ? `Switchboard is ${fmt(1 / ratio, 1)}x slower than a raw node:http handler`
-      : `Switchboard is ${fmt(ratio, 1)}x as fast as a raw node:http handler`
-    console.log(`ratio ${ratio >= 0.1 ? ratio.toFixed(2) : ratio.toPrecision(2)} (${verdict})`)
+    const on = summary.find((x) => x.name === "project, API key, cache on")
+    const off = summary.find((x) => x.name === "project, API key, cache off")
+    if (on !== undefined && off !== undefined && off.rps > 0) {
+      console.log(`credential cache: project reads ${fmt(on.rps / off.rps, 2)}x the throughput with the cache on`)
+    }
     console.log(`memory rss ${fmt(memBefore.rss / 2 ** 20)} → ${fmt(memAfter.rss / 2 ** 20)} MiB, heap ` +
       `${fmt(memBefore.heapUsed / 2 ** 20)} → ${fmt(memAfter.heapUsed / 2 ** 20)} MiB; total ${fmt((Date.now() - t0) / 1000, 1)} s`)
     console.log(JSON.stringify({
       bench: "http",
-      switchboardRps: Math.round(sb.rps),
+      backend: BACKEND,
       baselineRps: Math.round(bl.rps),
-      ratio: Number(ratio.toFixed(4))
+      rps: Object.fromEntries(summary.map((x) => [x.name, Math.round(x.rps)])),
+      ratios
     }))
     return 0
   } catch (e) {
@@ -218,7 +254,7 @@ const main = async (): Promise<number> => {
     return 1
   } finally {
     if (baseline !== undefined) await closeServer(baseline)
-    if (switchboard !== undefined) await switchboard.close()
+    for (const server of servers) await server.close()
   }
 }
 

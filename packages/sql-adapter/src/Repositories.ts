@@ -1,5 +1,5 @@
 /** Every repository port on the SQL client (PGlite or PostgreSQL alike), and the whole store. */
-import { CredentialRevocationsInProcess } from "@switchboard/core"
+import { CredentialRevocationsInProcess, RateLimiterInProcess } from "@switchboard/core"
 import { Layer } from "effect"
 import { DatabaseConfig, DatabaseLive } from "./Database.js"
 import { AccountServiceKeysRepoSql } from "./identity/AccountServiceKeysRepoSql.js"
@@ -20,7 +20,6 @@ export const RepositoriesSql = Layer.mergeAll(
   AccountsRepoSql,
   AccountServiceKeysRepoSql,
   IdempotencyStoreSql,
-  RateLimiterSql,
   OrganizationsReposSql,
   ProjectsReposSql,
   ProjectApiKeysReposSql,
@@ -30,11 +29,14 @@ export const RepositoriesSql = Layer.mergeAll(
 )
 
 /**
- * The store of one database: repositories, credential revocations (across processes with
- * PostgreSQL; in-process for PGlite, which one process owns) and the migrated client.
+ * The store of one database: repositories, credential revocations and rate-limit counters (across
+ * processes with PostgreSQL; in-process for PGlite, which one process owns) and the migrated client.
  */
 export const StoreSql = (config: DatabaseConfig) =>
   Layer.mergeAll(
     RepositoriesSql,
-    DatabaseConfig.$is("Postgres")(config) ? CredentialRevocationsSql : CredentialRevocationsInProcess
+    // Shared across processes through PostgreSQL; within the one process that owns a PGlite.
+    ...(DatabaseConfig.$is("Postgres")(config)
+      ? [CredentialRevocationsSql, RateLimiterSql] as const
+      : [CredentialRevocationsInProcess, RateLimiterInProcess] as const)
   ).pipe(Layer.provideMerge(DatabaseLive(config)))

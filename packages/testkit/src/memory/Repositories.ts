@@ -4,7 +4,7 @@
  */
 import { Layer } from "effect"
 import { IdentityReposMemory } from "./IdentityMemory.js"
-import { RateLimiterMemory } from "./RateLimitMemory.js"
+import { RateLimiterInProcess } from "@switchboard/core"
 import { OrganizationsMemory } from "./OrganizationsMemory.js"
 import { ProjectsMemory } from "./ProjectsMemory.js"
 import { ProjectApiKeysMemory } from "./ProjectApiKeysMemory.js"
@@ -15,7 +15,7 @@ import { MemoryStateLive } from "./MemoryState.js"
 
 export const RepositoriesMemory = Layer.mergeAll(
   IdentityReposMemory,
-  RateLimiterMemory,
+  RateLimiterInProcess,
   OrganizationsMemory,
   ProjectsMemory,
   ProjectApiKeysMemory,
