@@ -1,9 +1,10 @@
-import { AccountsRepo, businessScopes, problemEntry, SigningKeys, SigningKeysRepo } from "@switchboard/core"
+import { AccountsRepo, businessScopes, SigningKeys, SigningKeysRepo } from "@switchboard/core"
 import { testBackends } from "@switchboard/sql-adapter"
 import { accountFixture, forgeAccessToken, mintAccessToken, mintExpiredAccessToken } from "@switchboard/testkit"
 import { DateTime, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "./TestServer.js"
+import { expectProblem } from "./HttpClient.js"
 
 const INVALID_TOKEN = `Bearer realm="api", error="invalid_token"`
 
@@ -13,12 +14,6 @@ const call = async (s: TestServer, path: string, authorization?: string) => {
   return { res, body: text === "" ? undefined : (JSON.parse(text) as any) }
 }
 
-const expectProblem = (r: { res: Response; body: any }, status: number, code: string) => {
-  expect(r.res.status).toBe(status)
-  expect(r.res.headers.get("content-type")).toBe("application/problem+json")
-  expect(r.body).toMatchObject({ code, status, title: problemEntry(code as never).title })
-  expect(r.body.requestId).toBe(r.res.headers.get("x-request-id"))
-}
 
 for (const backend of testBackends()) {
   describe(`/v1 with JWT access tokens (${backend})`, () => {

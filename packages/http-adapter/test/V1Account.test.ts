@@ -3,6 +3,7 @@ import { testBackends } from "@switchboard/sql-adapter"
 import { Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "./TestServer.js"
+import { expectProblem, httpClient } from "./HttpClient.js"
 
 const json = (body: unknown) => JSON.stringify(body)
 let seq = 0
@@ -16,15 +17,7 @@ for (const backend of testBackends()) {
     })
     afterAll(() => s.close())
 
-    const call = async (path: string, init: RequestInit & { key?: string | null } = {}) => {
-      const headers = new Headers(init.headers)
-      const key = init.key === undefined ? s.serviceKey : init.key
-      if (key !== null) headers.set("authorization", `Bearer ${key}`)
-      const res = await fetch(`${s.baseUrl}${path}`, { ...init, headers })
-      const text = await res.text()
-      const body = text === "" ? undefined : (JSON.parse(text) as any)
-      return { res, body, text }
-    }
+    const call = httpClient(() => s)
     const create = (payload: unknown, key = idem(), credential?: string) =>
       call("/v1/account/service-keys", {
         method: "POST",
@@ -32,16 +25,6 @@ for (const backend of testBackends()) {
         body: typeof payload === "string" ? payload : json(payload),
         ...(credential === undefined ? {} : { key: credential })
       })
-    const expectProblem = (r: { res: Response; body: any }, status: number, code: string) => {
-      expect(r.res.status).toBe(status)
-      expect(r.res.headers.get("content-type")).toBe("application/problem+json")
-      expect(r.body.code).toBe(code)
-      expect(r.body.status).toBe(status)
-      expect(r.body.title).toBe(problemEntry(code as never).title)
-      expect(r.body.type).toMatch(new RegExp(`/problems/${problemEntry(code as never).slug}$`))
-      expect(r.body.requestId).toBe(r.res.headers.get("x-request-id"))
-      expect(r.body).not.toHaveProperty("remediation")
-    }
 
     it("GET /v1/account returns the caller's Account with request and trace ids", async () => {
       const r = await call("/v1/account")

@@ -6,7 +6,6 @@ import {
   IdKinds,
   OrganizationId,
   OrganizationsRepo,
-  problemEntry,
   SmsSender,
   TotpEnrollment,
   type TotpFactorId,
@@ -22,6 +21,7 @@ import { DateTime, Effect, Either, HashMap, Logger, Option, Schema } from "effec
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccountSecurityServerAdapters } from "../src/server/AccountSecurityAdapters.js"
 import { startTestServer, type TestServer } from "./TestServer.js"
+import { expectProblem } from "./HttpClient.js"
 
 let seq = 0
 const idem = () => `as-${Date.now()}-${++seq}`
@@ -53,13 +53,6 @@ for (const backend of testBackends()) {
       })
       const text = await res.text()
       return { res, body: text === "" ? undefined : (JSON.parse(text) as any) }
-    }
-    const expectProblem = (r: { res: Response; body: any }, status: number, code: string) => {
-      expect(r.res.status, JSON.stringify(r.body)).toBe(status)
-      expect(r.res.headers.get("content-type")).toBe("application/problem+json")
-      expect(r.body.code).toBe(code)
-      expect(r.body.title).toBe(problemEntry(code as never).title)
-      expect(r.body.requestId).toBe(r.res.headers.get("x-request-id"))
     }
     const expectIssue = (r: { res: Response; body: any }, path: string, issueCode?: string) => {
       expectProblem(r, 422, "VALIDATION_FAILED")

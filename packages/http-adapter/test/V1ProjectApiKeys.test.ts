@@ -6,7 +6,6 @@ import {
   IdKinds,
   OrganizationId,
   OrganizationsRepo,
-  problemEntry,
   Principal,
   ProjectApiKey,
   ProjectApiKeyLimits,
@@ -23,6 +22,7 @@ import { ConfigProvider, type Context, DateTime, Duration, Effect, Either, Exit,
 import { ProjectApiKeysServerAdapters } from "../src/server/ProjectApiKeysAdapters.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "./TestServer.js"
+import { expectProblem, httpClient } from "./HttpClient.js"
 
 let seq = 0
 const idem = () => `key-${Date.now()}-${++seq}`
@@ -37,27 +37,7 @@ for (const backend of testBackends()) {
     })
     afterAll(() => s.close())
 
-    const call = async (path: string, init: RequestInit & { key?: string | null; idem?: string; json?: unknown } = {}) => {
-      const headers = new Headers(init.headers)
-      const key = init.key === undefined ? s.serviceKey : init.key
-      if (key !== null) headers.set("authorization", `Bearer ${key}`)
-      if (init.idem !== undefined) headers.set("idempotency-key", init.idem)
-      let body = init.body
-      if (init.json !== undefined) {
-        headers.set("content-type", "application/json")
-        body = typeof init.json === "string" ? init.json : JSON.stringify(init.json)
-      }
-      const res = await fetch(`${s.baseUrl}${path}`, { ...init, headers, body: body ?? null })
-      const text = await res.text()
-      return { res, body: text === "" ? undefined : (JSON.parse(text) as any) }
-    }
-    const expectProblem = (r: { res: Response; body: any }, status: number, code: string) => {
-      expect(r.res.status, JSON.stringify(r.body)).toBe(status)
-      expect(r.res.headers.get("content-type")).toBe("application/problem+json")
-      expect(r.body.code).toBe(code)
-      expect(r.body.title).toBe(problemEntry(code as never).title)
-      expect(r.body.requestId).toBe(r.res.headers.get("x-request-id"))
-    }
+    const call = httpClient(() => s)
     const newProject = async (accountId = s.accountId, credential = s.serviceKey) => {
       const organizationId = await s.run(Effect.gen(function*() {
         const id = OrganizationId.make(formatTypeId(IdKinds.organization, uuidv7Bytes(Date.now(), crypto.getRandomValues(new Uint8Array(10)))))

@@ -4,7 +4,6 @@ import {
   IdKinds,
   OrganizationId,
   OrganizationsRepo,
-  problemEntry,
   Project,
   ProjectClosurePolicy,
   ProjectClosures,
@@ -19,6 +18,7 @@ import { MemoryStateLive, ProjectsMemory } from "@switchboard/testkit"
 import { ConfigProvider, DateTime, Duration, Effect, Either, Exit, Layer, Redacted, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "./TestServer.js"
+import { expectProblem, httpClient } from "./HttpClient.js"
 
 let seq = 0
 const idem = () => `key-${Date.now()}-${++seq}`
@@ -34,27 +34,7 @@ for (const backend of testBackends()) {
     })
     afterAll(() => s.close())
 
-    const call = async (path: string, init: RequestInit & { key?: string | null; idem?: string; json?: unknown } = {}) => {
-      const headers = new Headers(init.headers)
-      const key = init.key === undefined ? s.serviceKey : init.key
-      if (key !== null) headers.set("authorization", `Bearer ${key}`)
-      if (init.idem !== undefined) headers.set("idempotency-key", init.idem)
-      let body = init.body
-      if (init.json !== undefined) {
-        headers.set("content-type", "application/json")
-        body = typeof init.json === "string" ? init.json : JSON.stringify(init.json)
-      }
-      const res = await fetch(`${s.baseUrl}${path}`, { ...init, headers, body: body ?? null })
-      const text = await res.text()
-      return { res, body: text === "" ? undefined : (JSON.parse(text) as any) }
-    }
-    const expectProblem = (r: { res: Response; body: any }, status: number, code: string) => {
-      expect(r.res.status, JSON.stringify(r.body)).toBe(status)
-      expect(r.res.headers.get("content-type")).toBe("application/problem+json")
-      expect(r.body.code).toBe(code)
-      expect(r.body.title).toBe(problemEntry(code as never).title)
-      expect(r.body.requestId).toBe(r.res.headers.get("x-request-id"))
-    }
+    const call = httpClient(() => s)
     /** A new organization owned by `accountId` (through the Organizations store port). */
     const newOrganization = (accountId = s.accountId) =>
       s.run(Effect.gen(function*() {

@@ -10,8 +10,7 @@ import {
   type UploadTicketRecord,
   UploadTicket,
   UploadTicketsRepo,
-  uploadFormOf,
-  problemEntry
+  uploadFormOf
 } from "@switchboard/core"
 import { testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Effect, Either, Schema } from "effect"
@@ -20,6 +19,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "./TestServer.js"
+import { expectProblem, httpClient } from "./HttpClient.js"
 
 const MiB = 1024 * 1024
 let seq = 0
@@ -60,20 +60,7 @@ for (const backend of testBackends()) {
 
     /** Our URLs name API_URL (no port in tests); requests go to the test server. */
     const local = (url: string) => url.replace(/^https?:\/\/[^/]+/, s.baseUrl)
-    const call = async (path: string, init: RequestInit & { key?: string | null } = {}) => {
-      const headers = new Headers(init.headers)
-      const key = init.key === undefined ? s.serviceKey : init.key
-      if (key !== null) headers.set("authorization", `Bearer ${key}`)
-      const res = await fetch(`${s.baseUrl}${path}`, { ...init, headers })
-      const text = await res.text()
-      return { res, body: text === "" ? undefined : (JSON.parse(text) as any), text }
-    }
-    const expectProblem = (r: { res: Response; body: any }, status: number, code: string) => {
-      expect({ status: r.res.status, code: r.body?.code }).toEqual({ status, code })
-      expect(r.res.headers.get("content-type")).toBe("application/problem+json")
-      expect(r.body.title).toBe(problemEntry(code as never).title)
-      expect(r.body.requestId).toBe(r.res.headers.get("x-request-id"))
-    }
+    const call = httpClient(() => s)
     const newTicket = async (contentType = "image/png", key = s.serviceKey) => {
       const r = await call("/v1/account/profile-picture/uploads", {
         method: "POST",
