@@ -16,22 +16,8 @@ import {
 } from "@switchboard/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, toDate } from "../shared/Sql.js"
+import { accountColumns, AccountRow } from "./AccountsRepoSql.js"
 
-const AccountRow = Schema.Struct({
-  accountId: AccountId,
-  email: Schema.String,
-  firstName: Schema.NullOr(Schema.String),
-  lastName: Schema.NullOr(Schema.String),
-  phoneNumber: Schema.NullOr(Schema.String),
-  phoneVerifiedAt: DbTimeOrNull,
-  pictureUrl: Schema.NullOr(Schema.String),
-  passwordHash: Schema.NullOr(Schema.String),
-  createdAt: DbTime,
-  updatedAt: DbTime,
-  deletedAt: DbTimeOrNull
-})
-const accountColumns =
-  "account_id, email, first_name, last_name, phone_number, phone_verified_at, picture_url, password_hash, created_at, updated_at, deleted_at"
 
 const AccountProfileRepoSql = Layer.effect(
   AccountProfileRepo,

@@ -3,7 +3,8 @@ import { AccountId, type AccountRecord, AccountsRepo, EmailTaken } from "@switch
 import { Effect, Layer, Schema } from "effect"
 import { DbTime, DbTimeOrNull, isUniqueViolation, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 
-const AccountRow = Schema.Struct({
+/** An `accounts` row (shared by every repository that reads accounts). */
+export const AccountRow = Schema.Struct({
   accountId: AccountId,
   email: Schema.String,
   firstName: Schema.NullOr(Schema.String),
@@ -17,13 +18,15 @@ const AccountRow = Schema.Struct({
   deletedAt: DbTimeOrNull
 })
 
-const columns = "account_id, email, first_name, last_name, phone_number, phone_verified_at, picture_url, password_hash, created_at, updated_at, deleted_at"
+/** The columns of `AccountRow`. */
+export const accountColumns =
+  "account_id, email, first_name, last_name, phone_number, phone_verified_at, picture_url, password_hash, created_at, updated_at, deleted_at"
 
 export const AccountsRepoSql = Layer.effect(
   AccountsRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const cols = sql.literal(columns)
+    const cols = sql.literal(accountColumns)
 
     const findById = SqlSchema.findOne({
       Request: Schema.String,
