@@ -46,10 +46,10 @@ export const appLayer = (
     UploadsServerAdapters(config),
     AccessTokensServerAdapters(config)
   )
-  // Later layers win in mergeAll: overrides replace the server's own adapters.
-  const ports = Layer.mergeAll(PasswordHasherScrypt, SecretsLive, ServerSecretLive(config), adapters, overrides).pipe(
-    Layer.provideMerge(store)
-  )
+  // The adapters build on the store and the base ports (e.g. signing keys need the server secret);
+  // later layers win in mergeAll, so overrides replace the server's own adapters.
+  const base = Layer.mergeAll(PasswordHasherScrypt, SecretsLive, ServerSecretLive(config)).pipe(Layer.provideMerge(store))
+  const ports = Layer.mergeAll(adapters, overrides).pipe(Layer.provideMerge(base))
   return Layer.mergeAll(SwitchboardCore, Ids.Default, Layer.succeed(ServerConfig, config), InFlightLive).pipe(
     Layer.provideMerge(Layer.mergeAll(
       Layer.succeed(IdentityLimits, { maxServiceKeysPerAccount: config.serviceKeyLimit }),
