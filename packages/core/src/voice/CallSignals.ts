@@ -1,0 +1,123 @@
+/**
+ * Call signals: the reducer-level inputs of the call state machine (API.md §1.5 ingestCallSignals;
+ * reference/calls.md §2 "Each is normalised to a reducer-level input {id, type, timestamp, data}").
+ *
+ * A signal is `{id, callId, type, timestamp, data}`; `data` depends on `type`:
+ *
+ * - `started`   — the call's fixed fields (the machine creates the record from them, T1);
+ * - `ringing`, `answered`, `connected` — `{}` (nothing beyond the moment itself);
+ * - `dtmf`      — `{digit, actorId}`; `digit` is any short string here, so that a bad key (`A`, `w`,
+ *                 `""`, `"12"`) reaches the machine and is *rejected* per signal (calls.md §3 rule 5)
+ *                 instead of failing a whole batch at decode time;
+ * - `ended`     — `{status, reason?}`: `status` is what the edge observed, in calls.md's terminal
+ *                 vocabulary (a normal hangup / BYE is `completed`); the machine resolves it against
+ *                 the call's current state (`CallMachine.resolveEndedStatus`). `reason` is the raw
+ *                 cause and is copied to the `call.ended` event (calls.md §1).
+ */
+import { Schema } from "effect"
+import { BoundedString } from "../shared/Bounds.js"
+import { CallId, ProjectId, UserId } from "../shared/Identifiers.js"
+import { Timestamp } from "../shared/Timestamp.js"
+import { ResourceMetadata } from "../projects/Schema.js"
+import {
+  CallDirection,
+  CallVoiceProfile,
+  DirectVoiceSpaceSnapshot,
+  TerminalCallStatus,
+  VoiceUserSnapshot
+} from "./Schema.js"
+
+const strict = { onExcessProperty: "error" } as const
+
+/**
+ * A signal's id: the SIP edge's own id for what it observed (webhook id, SIP INFO CSeq, …). Opaque
+ * to us; the machine only compares ids for equality (duplicate detection, calls.md §3 rule 2).
+ */
+export const CallSignalId = BoundedString(1, 256).pipe(Schema.brand("CallSignalId")).annotations({
+  identifier: "CallSignalId"
+})
+export type CallSignalId = typeof CallSignalId.Type
+
+export const callSignalTypes = ["started", "ringing", "answered", "connected", "dtmf", "ended"] as const
+export const CallSignalType = Schema.Literal(...callSignalTypes).annotations({ identifier: "CallSignalType" })
+export type CallSignalType = typeof CallSignalType.Type
+
+/** `started` data: the call's fixed fields (calls.md T1 "id, direction, caller, callee valid"). */
+export const CallStartedSignalData = Schema.Struct({
+  projectId: ProjectId,
+  direction: CallDirection,
+  voiceProfile: CallVoiceProfile,
+  space: DirectVoiceSpaceSnapshot,
+  caller: VoiceUserSnapshot,
+  callee: VoiceUserSnapshot,
+  metadata: ResourceMetadata
+}).annotations({ identifier: "CallStartedSignalData", parseOptions: strict })
+export type CallStartedSignalData = typeof CallStartedSignalData.Type
+
+/** `ringing`, `answered`, `connected` data: an empty object. */
+export const CallProgressSignalData = Schema.Struct({}).annotations({
+  identifier: "CallProgressSignalData",
+  parseOptions: strict
+})
+export type CallProgressSignalData = typeof CallProgressSignalData.Type
+
+/**
+ * `dtmf` data. The digit is validated by the machine, not here (see the module comment); the
+ * bound only keeps the input small.
+ */
+export const CallDtmfSignalData = Schema.Struct({
+  digit: Schema.String.pipe(Schema.maxLength(16)),
+  actorId: UserId
+}).annotations({ identifier: "CallDtmfSignalData", parseOptions: strict })
+export type CallDtmfSignalData = typeof CallDtmfSignalData.Type
+
+/**
+ * The raw cause of an end (calls.md §1: `data.reason`, e.g. `{sipCode: 486}` or
+ * `{hangupCause: "user_busy"}`; §4.3: `callee_hangup_before_connect`, `no_ack`, `bridge_failed`).
+ */
+export const CallEndReason = Schema.Struct({
+  sipCode: Schema.optionalWith(Schema.Int.pipe(Schema.between(100, 699)), { exact: true }),
+  hangupCause: Schema.optionalWith(BoundedString(1, 128), { exact: true }),
+  detail: Schema.optionalWith(BoundedString(1, 256), { exact: true })
+}).annotations({ identifier: "CallEndReason", parseOptions: strict })
+export type CallEndReason = typeof CallEndReason.Type
+
+/** `ended` data: the observed terminal status and, optionally, the raw cause. */
+export const CallEndedSignalData = Schema.Struct({
+  status: TerminalCallStatus,
+  reason: Schema.optionalWith(CallEndReason, { exact: true })
+}).annotations({ identifier: "CallEndedSignalData", parseOptions: strict })
+export type CallEndedSignalData = typeof CallEndedSignalData.Type
+
+const signal = <const T extends CallSignalType, D extends Schema.Schema.AnyNoContext>(type: T, data: D) =>
+  Schema.Struct({
+    id: CallSignalId,
+    callId: CallId,
+    type: Schema.Literal(type),
+    timestamp: Timestamp,
+    data
+  }).annotations({ identifier: `Call${type[0]!.toUpperCase()}${type.slice(1)}Signal`, parseOptions: strict })
+
+export const CallStartedSignal = signal("started", CallStartedSignalData)
+export type CallStartedSignal = typeof CallStartedSignal.Type
+export const CallRingingSignal = signal("ringing", CallProgressSignalData)
+export type CallRingingSignal = typeof CallRingingSignal.Type
+export const CallAnsweredSignal = signal("answered", CallProgressSignalData)
+export type CallAnsweredSignal = typeof CallAnsweredSignal.Type
+export const CallConnectedSignal = signal("connected", CallProgressSignalData)
+export type CallConnectedSignal = typeof CallConnectedSignal.Type
+export const CallDtmfSignal = signal("dtmf", CallDtmfSignalData)
+export type CallDtmfSignal = typeof CallDtmfSignal.Type
+export const CallEndedSignal = signal("ended", CallEndedSignalData)
+export type CallEndedSignal = typeof CallEndedSignal.Type
+
+/** One signal from the SIP edge (API.md §1.5), told apart by `type`. */
+export const CallSignal = Schema.Union(
+  CallStartedSignal,
+  CallRingingSignal,
+  CallAnsweredSignal,
+  CallConnectedSignal,
+  CallDtmfSignal,
+  CallEndedSignal
+).annotations({ identifier: "CallSignal" })
+export type CallSignal = typeof CallSignal.Type
