@@ -2,7 +2,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { provisionAccount } from "@switchboard/core"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
-import { DatabaseConfig, scratchPostgres, StoreSql, type TestBackend, testStore } from "@switchboard/sql-adapter"
+import { sharedTestStores, type TestBackend, testStore } from "@switchboard/sql-adapter"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { createServer } from "node:http"
 
@@ -68,14 +68,7 @@ export const startTestServer = async (
  */
 export const startTestServers = async (backend: TestBackend, n: number, overrides: Partial<ServerConfigShape> = {}) => {
   const scope = Effect.runSync(Scope.make())
-  const stores: Array<Layer.Layer<any, any, never>> = []
-  if (backend === "postgres") {
-    const url = Redacted.make(await Effect.runPromise(Scope.extend(scratchPostgres, scope)))
-    for (let i = 0; i < n; i++) stores.push(Layer.fresh(StoreSql(DatabaseConfig.Postgres({ url }))))
-  } else {
-    const shared = await Effect.runPromise(Layer.buildWithScope(testStore("pglite"), scope))
-    for (let i = 0; i < n; i++) stores.push(Layer.succeedContext(shared))
-  }
+  const stores = await Effect.runPromise(Scope.extend(sharedTestStores(backend, n), scope))
   const servers: Array<TestServer> = []
   for (const store of stores) servers.push(await startTestServer(backend, overrides, undefined, store))
   return {

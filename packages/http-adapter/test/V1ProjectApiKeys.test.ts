@@ -16,9 +16,9 @@ import {
   ServiceKeyId,
   uuidv7Bytes
 } from "@switchboard/core"
-import { DatabaseConfig, scratchPostgres, StoreSql, testBackends } from "@switchboard/sql-adapter"
+import { sharedTestStores, testBackends } from "@switchboard/sql-adapter"
 import { appLayer, makeServerConfig } from "@switchboard/http-adapter"
-import { ConfigProvider, type Context, DateTime, Duration, Effect, Either, Exit, Layer, Option, Redacted, Schedule, Schema } from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Either, Exit, Layer, Option, Redacted, Schedule, Schema } from "effect"
 import { ProjectApiKeysServerAdapters } from "../src/server/ProjectApiKeysAdapters.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "./TestServer.js"
@@ -279,17 +279,9 @@ for (const backend of testBackends()) {
   describe(`project keys across core instances (${backend})`, () => {
     it("a key revoked, or given new permissions, on one instance changes at once on another that had it cached", async () => {
       const program = Effect.scoped(Effect.gen(function*() {
-        let a: Context.Context<any>
-        let b: Context.Context<any>
-        if (backend === "postgres") {
-          const url = Redacted.make(yield* scratchPostgres)
-          a = yield* node(Layer.fresh(StoreSql(DatabaseConfig.Postgres({ url }))))
-          b = yield* node(Layer.fresh(StoreSql(DatabaseConfig.Postgres({ url }))))
-        } else {
-          const store = yield* Layer.build(StoreSql(DatabaseConfig.Pglite({ dataDir: undefined })))
-          a = yield* node(Layer.succeedContext(store))
-          b = yield* node(Layer.succeedContext(store))
-        }
+        const [storeA, storeB] = (yield* sharedTestStores(backend, 2)) as [Layer.Layer<any>, Layer.Layer<any>]
+        const a = yield* node(storeA)
+        const b = yield* node(storeB)
         const onA = <X, E>(eff: Effect.Effect<X, E, any>) => Effect.provide(eff, a) as Effect.Effect<X, E>
         const onB = <X, E>(eff: Effect.Effect<X, E, any>) => Effect.provide(eff, b) as Effect.Effect<X, E>
         const setup = onA(Effect.gen(function*() {

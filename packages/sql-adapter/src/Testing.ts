@@ -42,3 +42,18 @@ export const testStore = (backend: TestBackend) =>
   backend === "pglite"
     ? StoreSql(DatabaseConfig.Pglite({ dataDir: undefined }))
     : Layer.unwrapScoped(Effect.map(scratchPostgres, (url) => StoreSql(DatabaseConfig.Postgres({ url: Redacted.make(url) }))))
+
+/**
+ * `n` stores on ONE fresh database, as `n` server processes would see it: on PostgreSQL each has
+ * its own connection pool and listener; PGlite (one process by nature) is built once and shared.
+ * The database lives as long as the calling scope.
+ */
+export const sharedTestStores = (backend: TestBackend, n: number) =>
+  Effect.gen(function*() {
+    if (backend === "postgres") {
+      const url = Redacted.make(yield* scratchPostgres)
+      return Array.from({ length: n }, () => Layer.fresh(StoreSql(DatabaseConfig.Postgres({ url }))))
+    }
+    const shared = yield* Layer.build(testStore("pglite"))
+    return Array.from({ length: n }, () => Layer.succeedContext(shared))
+  })

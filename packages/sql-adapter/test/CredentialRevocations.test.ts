@@ -4,9 +4,9 @@
  * other had it cached (PostgreSQL: pg_notify/LISTEN; PGlite: one process, one in-process channel).
  */
 import { Accounts, AccountServiceKeys, Authenticator, SecretsLive, SwitchboardCore } from "@switchboard/core"
-import { DatabaseConfig, scratchPostgres, StoreSql, testBackends } from "@switchboard/sql-adapter"
+import { sharedTestStores, testBackends } from "@switchboard/sql-adapter"
 import { BlobStoreMemory, PasswordHasherTest, SmsSenderMemory, TestServerSecret } from "@switchboard/testkit"
-import { Context, Duration, Effect, Either, Layer, Redacted, Schedule } from "effect"
+import { Duration, Effect, Either, Layer, Schedule } from "effect"
 import { describe, expect, it } from "vitest"
 
 const node = (store: Layer.Layer<any, any, never>) =>
@@ -16,17 +16,9 @@ for (const backend of testBackends()) {
   describe(`credential revocations across core instances (${backend})`, () => {
     it("a key revoked on one instance is refused by another that had it cached", async () => {
       const program = Effect.scoped(Effect.gen(function*() {
-        let a: Context.Context<any>
-        let b: Context.Context<any>
-        if (backend === "postgres") {
-          const url = Redacted.make(yield* scratchPostgres)
-          a = yield* node(Layer.fresh(StoreSql(DatabaseConfig.Postgres({ url }))))
-          b = yield* node(Layer.fresh(StoreSql(DatabaseConfig.Postgres({ url }))))
-        } else {
-          const store = yield* Layer.build(StoreSql(DatabaseConfig.Pglite({ dataDir: undefined })))
-          a = yield* node(Layer.succeedContext(store))
-          b = yield* node(Layer.succeedContext(store))
-        }
+        const [storeA, storeB] = (yield* sharedTestStores(backend, 2)) as [Layer.Layer<any>, Layer.Layer<any>]
+        const a = yield* node(storeA)
+        const b = yield* node(storeB)
         const onA = <X, E>(eff: Effect.Effect<X, E, any>) => Effect.provide(eff, a) as Effect.Effect<X, E>
         const onB = <X, E>(eff: Effect.Effect<X, E, any>) => Effect.provide(eff, b) as Effect.Effect<X, E>
         const account = yield* onA(Effect.flatMap(Accounts, (s) => s.create({ email: "two@example.com" })))
