@@ -7,7 +7,6 @@
 import { layer } from "@effect/vitest"
 import {
   AccountId,
-  type AccountRecord,
   AccountsRepo,
   type AccountServiceKey,
   AccountServiceKeysRepo,
@@ -23,6 +22,7 @@ import {
 } from "@switchboard/core"
 import { Chunk, DateTime, Duration, Effect, Either, Fiber, Layer, Option, Stream } from "effect"
 import { expect } from "vitest"
+import { accountFixture } from "./Fixtures.js"
 import { organizationsContract } from "./contracts/OrganizationsContract.js"
 import { projectsContract } from "./contracts/ProjectsContract.js"
 import { projectApiKeysContract } from "./contracts/ProjectApiKeysContract.js"
@@ -37,26 +37,6 @@ const rand = () => crypto.getRandomValues(new Uint8Array(10))
 const at = (iso: string) => DateTime.unsafeMake(iso) as DateTime.Utc
 const T0 = at("2030-01-01T00:00:00.000Z")
 const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms) as DateTime.Utc
-
-/** A fresh account record with a unique email; ids are time-ordered by `createdAt`. */
-export const accountFixture = (overrides: Partial<AccountRecord> = {}): AccountRecord => {
-  counter += 1
-  const createdAt = overrides.createdAt ?? T0
-  return {
-    accountId: AccountId.make(formatTypeId(IdKinds.account, uuidv7Bytes(createdAt.epochMillis, rand()))),
-    email: `user${counter}.${Date.now()}@example.com`,
-    firstName: null,
-    lastName: null,
-    phoneNumber: null,
-    phoneVerifiedAt: null,
-    pictureUrl: null,
-    passwordHash: null,
-    createdAt,
-    updatedAt: createdAt,
-    deletedAt: null,
-    ...overrides
-  }
-}
 
 const keyFixture = (accountId: AccountId, createdAt: DateTime.Utc, expiresAt: DateTime.Utc | null = null): AccountServiceKey => ({
   serviceKeyId: ServiceKeyId.make(formatTypeId(IdKinds.accountServiceKey, uuidv7Bytes(createdAt.epochMillis, rand()))),

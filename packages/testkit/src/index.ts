@@ -14,6 +14,7 @@ export * from "./memory/ProjectApiKeysMemory.js"
 export * from "./memory/AccountSecurityMemory.js"
 export * from "./memory/UploadsMemory.js"
 export * from "./memory/AccessTokensMemory.js"
+export * from "./Fixtures.js"
 export * from "./RepositoryContract.js"
 
 /** Every port in memory, with real randomness: provide it under `SwitchboardCore` in tests and demos. */

@@ -1,12 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
-  AccountId,
-  type AccountRecord,
   AccountsRepo,
   agentAvatarPurpose,
   BlobStore,
-  formatTypeId,
-  IdKinds,
   profilePicturePurpose,
   SecretsLive,
   ServerSecretFromBytes,
@@ -16,11 +12,11 @@ import {
   Uploads,
   UploadSettings,
   UploadTicketsRepo,
-  uuidv7Bytes,
   verifyUploadForm
 } from "@switchboard/core"
 import { IdentityReposMemory, MemoryStateLive, TestServerSecret, UploadsMemory } from "@switchboard/testkit"
 import { Cause, Context, DateTime, Duration, Effect, Either, Exit, FastCheck as fc, Layer, Option, TestClock } from "effect"
+import { accountFixture } from "@switchboard/testkit"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
@@ -53,19 +49,7 @@ const jpeg = (size = 32) => new Uint8Array(size).map((_, i) => [0xff, 0xd8, 0xff
 let n = 0
 const newAccount = Effect.gen(function*() {
   n += 1
-  const record: AccountRecord = {
-    accountId: AccountId.make(formatTypeId(IdKinds.account, uuidv7Bytes(T0, crypto.getRandomValues(new Uint8Array(10))))),
-    email: `u${n}@example.com`,
-    firstName: null,
-    lastName: null,
-    phoneNumber: null,
-    phoneVerifiedAt: null,
-    pictureUrl: null,
-    passwordHash: null,
-    createdAt: at(T0),
-    updatedAt: at(T0),
-    deletedAt: null
-  }
+  const record = accountFixture({ email: `u${n}@example.com`, createdAt: at(T0) })
   yield* (yield* AccountsRepo).insert(record)
   return record.accountId
 })

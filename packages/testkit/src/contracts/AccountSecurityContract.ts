@@ -14,7 +14,7 @@ import {
 } from "@switchboard/core"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
-import { accountFixture } from "../RepositoryContract.js"
+import { accountFixture } from "../Fixtures.js"
 
 const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z") as DateTime.Utc
 const plus = (ms: number) => DateTime.unsafeMake(T0.epochMillis + ms) as DateTime.Utc

@@ -6,7 +6,6 @@
 import type { Vitest } from "@effect/vitest"
 import {
   AccountId,
-  type AccountRecord,
   AccountsRepo,
   formatTypeId,
   IdKinds,
@@ -22,6 +21,7 @@ import {
 } from "@switchboard/core"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
+import { accountFixture } from "../Fixtures.js"
 
 let counter = 0
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
@@ -32,20 +32,7 @@ const DAY = 86_400_000
 /** A new account in the store (memberships reference accounts); `email` keeps its case. */
 const newAccount = (email?: string) =>
   Effect.gen(function*() {
-    counter += 1
-    const account: AccountRecord = {
-      accountId: AccountId.make(formatTypeId(IdKinds.account, uuidv7Bytes(T0.epochMillis, rand()))),
-      email: email ?? `org-member${counter}.${Date.now()}@example.com`,
-      firstName: null,
-      lastName: null,
-      phoneNumber: null,
-      phoneVerifiedAt: null,
-      pictureUrl: null,
-      passwordHash: null,
-      createdAt: T0,
-      updatedAt: T0,
-      deletedAt: null
-    }
+    const account = accountFixture(email === undefined ? {} : { email })
     yield* (yield* AccountsRepo).insert(account)
     return account
   })

@@ -7,7 +7,6 @@
 import type { Vitest } from "@effect/vitest"
 import {
   AccountId,
-  type AccountRecord,
   AccountsRepo,
   formatTypeId,
   formatUuid,
@@ -24,6 +23,7 @@ import {
 } from "@switchboard/core"
 import { DateTime, Duration, Effect, Either, Fiber, Option } from "effect"
 import { expect } from "vitest"
+import { accountFixture } from "../Fixtures.js"
 
 let counter = 0
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
@@ -37,19 +37,7 @@ export const uniqueSlug = (prefix = "p") =>
 /** A new account and an organization it owns, in the store. */
 export const ownerAndOrganization = Effect.gen(function*() {
   counter += 1
-  const account: AccountRecord = {
-    accountId: AccountId.make(formatTypeId(IdKinds.account, uuidv7Bytes(T0.epochMillis, rand()))),
-    email: `project-owner${counter}.${Date.now()}@example.com`,
-    firstName: null,
-    lastName: null,
-    phoneNumber: null,
-    phoneVerifiedAt: null,
-    pictureUrl: null,
-    passwordHash: null,
-    createdAt: T0,
-    updatedAt: T0,
-    deletedAt: null
-  }
+  const account = accountFixture()
   yield* (yield* AccountsRepo).insert(account)
   const organizationId = OrganizationId.make(formatTypeId(IdKinds.organization, uuidv7Bytes(T0.epochMillis, rand())))
   yield* (yield* OrganizationsRepo).insert({ organizationId, name: `Org ${counter}`, createdAt: T0, updatedAt: T0 }, account.accountId)

@@ -2,7 +2,6 @@
 import type { Vitest } from "@effect/vitest"
 import {
   AccountId,
-  type AccountRecord,
   AccountPictureRepo,
   AccountsRepo,
   formatTypeId,
@@ -16,11 +15,11 @@ import {
 } from "@switchboard/core"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
+import { accountFixture } from "../Fixtures.js"
 
 const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
-let counter = 0
 
 const uploadIdFixture = () =>
   UploadId.make(`sb_upl_${Array.from(crypto.getRandomValues(new Uint8Array(26)), (b) => alphabet[b % 36]).join("")}`)
@@ -43,20 +42,7 @@ const ticketFixture = (overrides: Partial<UploadTicketRecord> = {}): UploadTicke
 
 const withAccount = (pictureUrl: string | null = null) =>
   Effect.gen(function*() {
-    counter += 1
-    const account: AccountRecord = {
-      accountId: AccountId.make(formatTypeId(IdKinds.account, uuidv7Bytes(T0, crypto.getRandomValues(new Uint8Array(10))))),
-      email: `uploads${counter}.${Date.now()}@example.com`,
-      firstName: null,
-      lastName: null,
-      phoneNumber: null,
-      phoneVerifiedAt: null,
-      pictureUrl,
-      passwordHash: null,
-      createdAt: at(T0),
-      updatedAt: at(T0),
-      deletedAt: null
-    }
+    const account = accountFixture({ pictureUrl, createdAt: at(T0) })
     yield* (yield* AccountsRepo).insert(account)
     return account
   })
