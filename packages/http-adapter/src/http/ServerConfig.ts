@@ -29,6 +29,13 @@ export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig,
 
 const trimSlash = (s: string) => s.replace(/\/+$/, "")
 
+/** An integer setting with a default and inclusive bounds; out of range, the server refuses to start. */
+export const boundedInteger = (name: string, fallback: number, min: number, max: number) =>
+  Config.integer(name).pipe(Config.withDefault(fallback), Config.validate({
+    message: `${name} must be between ${min} and ${max}`,
+    validation: (n) => n >= min && n <= max
+  }))
+
 export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
@@ -40,38 +47,17 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   docsUrl: Config.option(Config.string("DOCS_URL")),
   bootstrapEmail: Config.string("BOOTSTRAP_EMAIL").pipe(Config.withDefault("admin@localhost")),
   bootstrapPassword: Config.option(Config.redacted("BOOTSTRAP_PASSWORD")),
-  maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024), Config.validate({
-    message: "MAX_BODY_BYTES must be between 1 KiB and 64 MiB",
-    validation: (n) => n >= 1024 && n <= 64 * 1024 * 1024
-  })),
-  idempotencyRetentionHours: Config.integer("IDEMPOTENCY_RETENTION_HOURS").pipe(Config.withDefault(24), Config.validate({
-    message: "IDEMPOTENCY_RETENTION_HOURS must be between 1 and 720",
-    validation: (n) => n >= 1 && n <= 720
-  })),
-  serviceKeyLimit: Config.integer("SERVICE_KEY_LIMIT").pipe(Config.withDefault(20), Config.validate({
-    message: "SERVICE_KEY_LIMIT must be between 1 and 1000",
-    validation: (n) => n >= 1 && n <= 1000
-  })),
-  shutdownGraceSeconds: Config.integer("SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10), Config.validate({
-    message: "SHUTDOWN_GRACE_SECONDS must be between 0 and 600",
-    validation: (n) => n >= 0 && n <= 600
-  })),
+  maxBodyBytes: boundedInteger("MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
+  idempotencyRetentionHours: boundedInteger("IDEMPOTENCY_RETENTION_HOURS", 24, 1, 720),
+  serviceKeyLimit: boundedInteger("SERVICE_KEY_LIMIT", 20, 1, 1000),
+  shutdownGraceSeconds: boundedInteger("SHUTDOWN_GRACE_SECONDS", 10, 0, 600),
   secretKey: Config.option(Config.redacted("SECRET_KEY").pipe(Config.validate({
     message: "SECRET_KEY must be at least 32 characters",
     validation: (v) => Redacted.value(v).length >= 32
   }))),
-  rateLimitQuota: Config.integer("RATE_LIMIT_QUOTA").pipe(Config.withDefault(100), Config.validate({
-    message: "RATE_LIMIT_QUOTA must be between 1 and 1000000",
-    validation: (n) => n >= 1 && n <= 1_000_000
-  })),
-  rateLimitWindowSeconds: Config.integer("RATE_LIMIT_WINDOW_SECONDS").pipe(Config.withDefault(10), Config.validate({
-    message: "RATE_LIMIT_WINDOW_SECONDS must be between 1 and 3600",
-    validation: (n) => n >= 1 && n <= 3600
-  })),
-  credentialCacheSeconds: Config.integer("CREDENTIAL_CACHE_SECONDS").pipe(Config.withDefault(30), Config.validate({
-    message: "CREDENTIAL_CACHE_SECONDS must be between 0 (off) and 60 (the spec's revocation bound)",
-    validation: (n) => n >= 0 && n <= 60
-  }))
+  rateLimitQuota: boundedInteger("RATE_LIMIT_QUOTA", 100, 1, 1_000_000),
+  rateLimitWindowSeconds: boundedInteger("RATE_LIMIT_WINDOW_SECONDS", 10, 1, 3600),
+  credentialCacheSeconds: boundedInteger("CREDENTIAL_CACHE_SECONDS", 30, 0, 60)
 }).pipe(Config.map((c) => {
   // Every surface defaults to the server's own origin (API.md §0).
   const origin = `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`

@@ -5,17 +5,11 @@
  * store finishes each project once.
  */
 import { ProjectClosurePolicy, ProjectClosures } from "@switchboard/core"
-import { Config, Duration, Effect, Layer } from "effect"
-import type { ServerConfigShape } from "../http/ServerConfig.js"
+import { Duration, Effect, Layer } from "effect"
+import { boundedInteger, type ServerConfigShape } from "../http/ServerConfig.js"
 
 /** `PROJECT_CLOSURE_SECONDS`: how long a deleted project stays closing (0..86400, default 60). */
-export const projectClosureSeconds = Config.integer("PROJECT_CLOSURE_SECONDS").pipe(
-  Config.withDefault(60),
-  Config.validate({
-    message: "PROJECT_CLOSURE_SECONDS must be between 0 and 86400",
-    validation: (n) => n >= 0 && n <= 86_400
-  })
-)
+export const projectClosureSeconds = boundedInteger("PROJECT_CLOSURE_SECONDS", 60, 0, 86_400)
 
 /** The policy for a closure delay: the job looks every quarter of it (1..10 s). */
 export const closurePolicy = (delaySeconds: number) => ({
