@@ -15,6 +15,13 @@ import { ProjectApiKeysCore } from "./identity/ProjectApiKeysFeature.js"
 import { AccountSecurityCore } from "./identity/AccountSecurityFeature.js"
 import { UploadsCore } from "./identity/UploadsFeature.js"
 import { AccessTokensCore } from "./oauth/AccessTokensFeature.js"
+import { EventsCore } from "./events/EventsFeature.js"
+import { VoiceCore } from "./voice/VoiceFeature.js"
+import { BillingCore } from "./billing/BillingFeature.js"
+import { WebhooksCore } from "./events/WebhooksFeature.js"
+import { ManagementCore } from "./management/ManagementFeature.js"
+import { OAuthProviderCore } from "./oauth/OAuthProviderFeature.js"
+import { DashboardCore } from "./dashboard/DashboardFeature.js"
 
 const IdentityCore = Layer.mergeAll(Accounts.Default, AccountServiceKeys.Default, Authenticator.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(ProjectKeyVerifier.Default, AccessTokenVerifier.Default)),
@@ -28,5 +35,12 @@ export const SwitchboardCore = Layer.mergeAll(
   ProjectApiKeysCore,
   AccountSecurityCore,
   UploadsCore,
-  AccessTokensCore
+  AccessTokensCore,
+  EventsCore,
+  VoiceCore,
+  BillingCore,
+  WebhooksCore,
+  ManagementCore,
+  OAuthProviderCore,
+  DashboardCore
 ).pipe(Layer.provideMerge(IdentityCore))

@@ -9,6 +9,13 @@ import type { ProjectApiKeysPorts } from "./identity/ProjectApiKeysFeature.js"
 import type { AccountSecurityPorts } from "./identity/AccountSecurityFeature.js"
 import type { UploadsPorts } from "./identity/UploadsFeature.js"
 import type { AccessTokensPorts } from "./oauth/AccessTokensFeature.js"
+import type { EventsPorts } from "./events/EventsFeature.js"
+import type { VoicePorts } from "./voice/VoiceFeature.js"
+import type { BillingPorts } from "./billing/BillingFeature.js"
+import type { WebhooksPorts } from "./events/WebhooksFeature.js"
+import type { ManagementPorts } from "./management/ManagementFeature.js"
+import type { OAuthProviderPorts } from "./oauth/OAuthProviderFeature.js"
+import type { DashboardPorts } from "./dashboard/DashboardFeature.js"
 
 export type StorePorts =
   | Transactor
@@ -23,3 +30,10 @@ export type StorePorts =
   | AccountSecurityPorts
   | UploadsPorts
   | AccessTokensPorts
+  | EventsPorts
+  | VoicePorts
+  | BillingPorts
+  | WebhooksPorts
+  | ManagementPorts
+  | OAuthProviderPorts
+  | DashboardPorts

@@ -20,6 +20,15 @@ import { ProjectApiKeysGroupLive } from "./v1/ProjectApiKeysHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { UploadsGroupLive } from "./v1/UploadsHandlers.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
+import { VoiceGroupLive } from "./v1/VoiceHandlers.js"
+import { BillingGroupLive } from "./v1/BillingHandlers.js"
+import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
+import { VoiceRoutes, voiceRouteTable } from "./routes/VoiceRoutes.js"
+import { BillingRoutes, billingRouteTable } from "./routes/BillingRoutes.js"
+import { WebhooksRoutes, webhooksRouteTable } from "./routes/WebhooksRoutes.js"
+import { ManagementRoutes, managementRouteTable } from "./routes/ManagementRoutes.js"
+import { OAuthProviderRoutes, oAuthProviderRouteTable } from "./routes/OAuthProviderRoutes.js"
+import { DashboardRoutes, dashboardRouteTable } from "./routes/DashboardRoutes.js"
 
 const rawRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/openapi.json"],
@@ -27,7 +36,13 @@ const rawRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/problems/:slug"],
   ["GET", "/assets/default-avatar.svg"],
   ["GET", "/deprecations"],
-  ...uploadsRawRouteTable
+  ...uploadsRawRouteTable,
+  ...voiceRouteTable,
+  ...billingRouteTable,
+  ...webhooksRouteTable,
+  ...managementRouteTable,
+  ...oAuthProviderRouteTable,
+  ...dashboardRouteTable
 ]
 
 /** Every declared route, for 405 answers and lifecycle headers. */
@@ -71,7 +86,10 @@ const ApiLive = HttpApiBuilder.api(V1Api).pipe(
     ProjectApiKeysGroupLive,
     AccountSecurityGroupLive,
     UploadsGroupLive,
-    AccessTokensGroupLive
+    AccessTokensGroupLive,
+    VoiceGroupLive,
+    BillingGroupLive,
+    WebhooksGroupLive
   )),
   Layer.provide(AuthnLive)
 )
@@ -81,6 +99,12 @@ export const HttpAppLive = Layer.mergeAll(
   ApiLive,
   RawRoutesLive,
   UploadsRawRoutes,
+  VoiceRoutes,
+  BillingRoutes,
+  WebhooksRoutes,
+  ManagementRoutes,
+  OAuthProviderRoutes,
+  DashboardRoutes,
   HttpApiBuilder.middleware(makeGlobalMiddleware(routeTable))
 )
 

@@ -11,6 +11,8 @@ import m0005 from "./migrations/0005_accountSecurity.js"
 import m0006 from "./migrations/0006_uploads.js"
 import m0007 from "./migrations/0007_accessTokens.js"
 import m0008 from "./migrations/0008_rate_limits.js"
+import m0009 from "./migrations/0009_events.js"
+// Reserved: 0010_oauthProvider, 0011_dashboard, 0012_voice, 0013_billing, 0014_webhooks, 0015_management
 
 export const migrations = {
   "0001_identity": m0001,
@@ -20,7 +22,8 @@ export const migrations = {
   "0005_accountSecurity": m0005,
   "0006_uploads": m0006,
   "0007_accessTokens": m0007,
-  "0008_rate_limits": m0008
+  "0008_rate_limits": m0008,
+  "0009_events": m0009
 }
 
 export const Migrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "switchboard_migrations" })

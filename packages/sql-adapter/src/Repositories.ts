@@ -14,6 +14,13 @@ import { ProjectApiKeysReposSql } from "./identity/ProjectApiKeysSql.js"
 import { AccountSecurityReposSql } from "./identity/AccountSecuritySql.js"
 import { UploadsReposSql } from "./identity/UploadsSql.js"
 import { AccessTokensReposSql } from "./oauth/AccessTokensSql.js"
+import { EventsReposSql } from "./events/EventsSql.js"
+import { VoiceReposSql } from "./voice/VoiceSql.js"
+import { BillingReposSql } from "./billing/BillingSql.js"
+import { WebhooksReposSql } from "./events/WebhooksSql.js"
+import { ManagementReposSql } from "./management/ManagementSql.js"
+import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
+import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -25,7 +32,14 @@ export const RepositoriesSql = Layer.mergeAll(
   ProjectApiKeysReposSql,
   AccountSecurityReposSql,
   UploadsReposSql,
-  AccessTokensReposSql
+  AccessTokensReposSql,
+  EventsReposSql,
+  VoiceReposSql,
+  BillingReposSql,
+  WebhooksReposSql,
+  ManagementReposSql,
+  OAuthProviderReposSql,
+  DashboardReposSql
 )
 
 /**

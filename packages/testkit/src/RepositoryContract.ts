@@ -29,6 +29,13 @@ import { projectApiKeysContract } from "./contracts/ProjectApiKeysContract.js"
 import { accountSecurityContract } from "./contracts/AccountSecurityContract.js"
 import { uploadsContract } from "./contracts/UploadsContract.js"
 import { accessTokensContract } from "./contracts/AccessTokensContract.js"
+import { eventsContract } from "./contracts/EventsContract.js"
+import { voiceContract } from "./contracts/VoiceContract.js"
+import { billingContract } from "./contracts/BillingContract.js"
+import { webhooksContract } from "./contracts/WebhooksContract.js"
+import { managementContract } from "./contracts/ManagementContract.js"
+import { oAuthProviderContract } from "./contracts/OAuthProviderContract.js"
+import { dashboardContract } from "./contracts/DashboardContract.js"
 
 export type RepositoryPorts = StorePorts
 
@@ -247,4 +254,11 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
     accountSecurityContract(it)
     uploadsContract(it)
     accessTokensContract(it)
+    eventsContract(it)
+    voiceContract(it)
+    billingContract(it)
+    webhooksContract(it)
+    managementContract(it)
+    oAuthProviderContract(it)
+    dashboardContract(it)
   })

@@ -7,6 +7,7 @@ import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerRe
 import { Ids, IdKinds, policyHeader, RateLimiter, type RateLimitPolicy, sha256Hex, stateHeader } from "@switchboard/core"
 import { Cause, Context, DateTime, Effect, Option, Ref } from "effect"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
+import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure, surfaceOf } from "./Surfaces.js"
 import { ProblemFailure, problem, renderProblem, validationFailed } from "../v1/Problems.js"
 import { traceIdOf, withRequestInfo } from "./RequestContext.js"
 import { ServerConfig } from "./ServerConfig.js"
@@ -74,8 +75,10 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
         const traceId = traceIdOf(request.headers["traceparent"]) ?? (yield* newTraceId(ids))
         yield* HttpApp.appendPreResponseHandler((_req, res) =>
           Effect.succeed(HttpServerResponse.setHeaders(res, { "x-request-id": requestId, "x-trace-id": traceId })))
-        const render = (p: ProblemFailure) => renderProblem(p, config.docsUrl, requestId)
         const path = request.url.split("?")[0] ?? ""
+        const surface = surfaceOf(path)
+        const render = (p: ProblemFailure) =>
+          surface === "v1" ? renderProblem(p, config.docsUrl, requestId) : problemOnSurface(surface, p, config.docsUrl)
         for (const d of deprecated) {
           if (d.method === request.method && d.pattern.test(path)) {
             yield* HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, d.headers)))
@@ -103,6 +106,8 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
             if (Option.isSome(failure)) {
               const e = failure.value as unknown
               if (e instanceof ProblemFailure) return Effect.succeed(render(e))
+              if (e instanceof EnvelopeFailure) return Effect.succeed(renderEnvelopeFailure(e))
+              if (e instanceof OAuthFailure) return Effect.succeed(renderOAuthFailure(e))
               if (e instanceof HttpApiError.HttpApiDecodeError) {
                 // The platform decodes path, query and headers; tell them apart by the first key.
                 const query = new URL(request.url, "http://localhost").searchParams

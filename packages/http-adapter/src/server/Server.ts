@@ -22,6 +22,18 @@ import { ProjectApiKeysServerAdapters } from "./ProjectApiKeysAdapters.js"
 import { AccountSecurityServerAdapters } from "./AccountSecurityAdapters.js"
 import { UploadsServerAdapters } from "./UploadsAdapters.js"
 import { AccessTokensServerAdapters } from "./AccessTokensAdapters.js"
+import { VoiceServerAdapters } from "./VoiceAdapters.js"
+import { VoiceWorkers } from "./VoiceWorkers.js"
+import { BillingServerAdapters } from "./BillingAdapters.js"
+import { BillingWorkers } from "./BillingWorkers.js"
+import { WebhooksServerAdapters } from "./WebhooksAdapters.js"
+import { WebhooksWorkers } from "./WebhooksWorkers.js"
+import { ManagementServerAdapters } from "./ManagementAdapters.js"
+import { ManagementWorkers } from "./ManagementWorkers.js"
+import { OAuthProviderServerAdapters } from "./OAuthProviderAdapters.js"
+import { OAuthProviderWorkers } from "./OAuthProviderWorkers.js"
+import { DashboardServerAdapters } from "./DashboardAdapters.js"
+import { DashboardWorkers } from "./DashboardWorkers.js"
 
 export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
   Option.match(config.databaseUrl, {
@@ -44,19 +56,35 @@ export const appLayer = (
     ProjectApiKeysServerAdapters(config),
     AccountSecurityServerAdapters(config),
     UploadsServerAdapters(config),
-    AccessTokensServerAdapters(config)
+    AccessTokensServerAdapters(config),
+    VoiceServerAdapters(config),
+    BillingServerAdapters(config),
+    WebhooksServerAdapters(config),
+    ManagementServerAdapters(config),
+    OAuthProviderServerAdapters(config),
+    DashboardServerAdapters(config)
   )
   // The adapters build on the store and the base ports (e.g. signing keys need the server secret);
   // later layers win in mergeAll, so overrides replace the server's own adapters.
   const base = Layer.mergeAll(PasswordHasherScrypt, SecretsLive, ServerSecretLive(config)).pipe(Layer.provideMerge(store))
   const ports = Layer.mergeAll(adapters, overrides).pipe(Layer.provideMerge(base))
-  return Layer.mergeAll(SwitchboardCore, Ids.Default, Layer.succeed(ServerConfig, config), InFlightLive).pipe(
+  const services = Layer.mergeAll(SwitchboardCore, Ids.Default, Layer.succeed(ServerConfig, config), InFlightLive).pipe(
     Layer.provideMerge(Layer.mergeAll(
       Layer.succeed(IdentityLimits, { maxServiceKeysPerAccount: config.serviceKeyLimit }),
       Layer.succeed(CredentialCachePolicy, { ttl: Duration.seconds(config.credentialCacheSeconds), maxEntries: 10_000 })
     )),
     Layer.provideMerge(ports)
   )
+  // Background work of each feature (delivery engine, billing scheduler, …) runs on the services.
+  const workers = Layer.mergeAll(
+    VoiceWorkers(config),
+    BillingWorkers(config),
+    WebhooksWorkers(config),
+    ManagementWorkers(config),
+    OAuthProviderWorkers(config),
+    DashboardWorkers(config)
+  )
+  return workers.pipe(Layer.provideMerge(services))
 }
 
 export interface BootstrapLine {

@@ -21,6 +21,9 @@ import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems }
 import { AccountSecurityGroup, accountSecurityIdempotent, accountSecurityProblems } from "./AccountSecurityApi.js"
 import { UploadsGroup, uploadsIdempotent, uploadsProblems } from "./UploadsApi.js"
 import { AccessTokensGroup, accessTokensIdempotent, accessTokensProblems } from "./AccessTokensApi.js"
+import { VoiceGroup, voiceIdempotent, voiceProblems } from "./VoiceApi.js"
+import { BillingGroup, billingIdempotent, billingProblems } from "./BillingApi.js"
+import { WebhooksGroup, webhooksIdempotent, webhooksProblems } from "./WebhooksApi.js"
 import { commonProblems as common, idempotencyProblems as idempotent } from "./CommonProblems.js"
 
 export { Authn, CurrentPrincipal } from "./Authn.js"
@@ -51,6 +54,9 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(AccountSecurityGroup)
   .add(UploadsGroup)
   .add(AccessTokensGroup)
+  .add(VoiceGroup)
+  .add(BillingGroup)
+  .add(WebhooksGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -70,7 +76,10 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...projectApiKeysProblems,
   ...accountSecurityProblems,
   ...uploadsProblems,
-  ...accessTokensProblems
+  ...accessTokensProblems,
+  ...voiceProblems,
+  ...billingProblems,
+  ...webhooksProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -82,6 +91,9 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...projectApiKeysIdempotent,
   ...accountSecurityIdempotent,
   ...uploadsIdempotent,
-  ...accessTokensIdempotent
+  ...accessTokensIdempotent,
+  ...voiceIdempotent,
+  ...billingIdempotent,
+  ...webhooksIdempotent
 ])
 

@@ -6,6 +6,9 @@ import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
 import { accountSecurityErrors } from "./AccountSecurityErrors.js"
 import { uploadsErrors } from "./UploadsErrors.js"
 import { accessTokensErrors } from "./AccessTokensErrors.js"
+import { voiceErrors } from "./VoiceErrors.js"
+import { billingErrors } from "./BillingErrors.js"
+import { webhooksErrors } from "./WebhooksErrors.js"
 
 export * from "./ProblemFailure.js"
 
@@ -18,7 +21,10 @@ const features: ErrorTable = {
   ...projectApiKeysErrors,
   ...accountSecurityErrors,
   ...uploadsErrors,
-  ...accessTokensErrors
+  ...accessTokensErrors,
+  ...voiceErrors,
+  ...billingErrors,
+  ...webhooksErrors
 }
 
 /**

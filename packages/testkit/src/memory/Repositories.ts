@@ -11,6 +11,13 @@ import { ProjectApiKeysMemory } from "./ProjectApiKeysMemory.js"
 import { AccountSecurityMemory } from "./AccountSecurityMemory.js"
 import { UploadsMemory } from "./UploadsMemory.js"
 import { AccessTokensMemory } from "./AccessTokensMemory.js"
+import { EventsMemory } from "./EventsMemory.js"
+import { VoiceMemory } from "./VoiceMemory.js"
+import { BillingMemory } from "./BillingMemory.js"
+import { WebhooksMemory } from "./WebhooksMemory.js"
+import { ManagementMemory } from "./ManagementMemory.js"
+import { OAuthProviderMemory } from "./OAuthProviderMemory.js"
+import { DashboardMemory } from "./DashboardMemory.js"
 import { MemoryStateLive } from "./MemoryState.js"
 
 export const RepositoriesMemory = Layer.mergeAll(
@@ -21,5 +28,12 @@ export const RepositoriesMemory = Layer.mergeAll(
   ProjectApiKeysMemory,
   AccountSecurityMemory,
   UploadsMemory,
-  AccessTokensMemory
+  AccessTokensMemory,
+  EventsMemory,
+  VoiceMemory,
+  BillingMemory,
+  WebhooksMemory,
+  ManagementMemory,
+  OAuthProviderMemory,
+  DashboardMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))

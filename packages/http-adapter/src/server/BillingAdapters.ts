@@ -1,0 +1,5 @@
+/** The Billing feature's adapters for the standalone server (slot: fill in). */
+import { Layer } from "effect"
+import type { ServerConfigShape } from "../http/ServerConfig.js"
+
+export const BillingServerAdapters = (_config: ServerConfigShape) => Layer.empty

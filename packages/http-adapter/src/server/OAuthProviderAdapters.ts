@@ -1,0 +1,5 @@
+/** The OAuthProvider feature's adapters for the standalone server (slot: fill in). */
+import { Layer } from "effect"
+import type { ServerConfigShape } from "../http/ServerConfig.js"
+
+export const OAuthProviderServerAdapters = (_config: ServerConfigShape) => Layer.empty

@@ -1,0 +1,5 @@
+/** The Voice feature's adapters for the standalone server (slot: fill in). */
+import { Layer } from "effect"
+import type { ServerConfigShape } from "../http/ServerConfig.js"
+
+export const VoiceServerAdapters = (_config: ServerConfigShape) => Layer.empty

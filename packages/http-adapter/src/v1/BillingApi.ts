@@ -1,0 +1,11 @@
+/** The Billing feature's /v1 routes (slot: fill in; see CONTRIBUTING.md). */
+import { HttpApiGroup } from "@effect/platform"
+import type { ProblemCode } from "@switchboard/core"
+import { Authn } from "./Authn.js"
+
+export const BillingGroup = HttpApiGroup.make("billing").middleware(Authn)
+
+/** operationId → problem codes (OpenAPI). */
+export const billingProblems: Record<string, ReadonlyArray<ProblemCode>> = {}
+/** operationIds that need an Idempotency-Key. */
+export const billingIdempotent: ReadonlyArray<string> = []

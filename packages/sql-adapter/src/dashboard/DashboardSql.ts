@@ -1,0 +1,4 @@
+/** The Dashboard feature's repositories in SQL (slot: fill in; see CONTRIBUTING.md). */
+import { Layer } from "effect"
+
+export const DashboardReposSql = Layer.empty

@@ -1,0 +1,4 @@
+/** The Voice feature's repositories in SQL (slot: fill in; see CONTRIBUTING.md). */
+import { Layer } from "effect"
+
+export const VoiceReposSql = Layer.empty

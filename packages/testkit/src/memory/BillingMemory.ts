@@ -1,0 +1,5 @@
+/** The Billing feature's ports in memory (slot: fill in; see CONTRIBUTING.md). */
+import { Layer } from "effect"
+import type { MemoryState } from "./MemoryState.js"
+
+export const BillingMemory: Layer.Layer<never, never, MemoryState> = Layer.empty
