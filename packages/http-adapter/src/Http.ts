@@ -22,6 +22,7 @@ import { UploadsGroupLive } from "./v1/UploadsHandlers.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { VoiceGroupLive } from "./v1/VoiceHandlers.js"
 import { BillingGroupLive } from "./v1/BillingHandlers.js"
+import { OAuthProviderGroupLive } from "./v1/OAuthProviderHandlers.js"
 import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
 import { VoiceRoutes, voiceRouteTable } from "./routes/VoiceRoutes.js"
 import { BillingRoutes, billingRouteTable } from "./routes/BillingRoutes.js"
@@ -89,7 +90,8 @@ const ApiLive = HttpApiBuilder.api(V1Api).pipe(
     AccessTokensGroupLive,
     VoiceGroupLive,
     BillingGroupLive,
-    WebhooksGroupLive
+    WebhooksGroupLive,
+    OAuthProviderGroupLive
   )),
   Layer.provide(AuthnLive)
 )

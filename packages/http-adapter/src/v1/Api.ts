@@ -23,6 +23,7 @@ import { UploadsGroup, uploadsIdempotent, uploadsProblems } from "./UploadsApi.j
 import { AccessTokensGroup, accessTokensIdempotent, accessTokensProblems } from "./AccessTokensApi.js"
 import { VoiceGroup, voiceIdempotent, voiceProblems } from "./VoiceApi.js"
 import { BillingGroup, billingIdempotent, billingProblems } from "./BillingApi.js"
+import { OAuthProviderGroup, oAuthProviderIdempotent, oAuthProviderProblems } from "./OAuthProviderApi.js"
 import { WebhooksGroup, webhooksIdempotent, webhooksProblems } from "./WebhooksApi.js"
 import { commonProblems as common, idempotencyProblems as idempotent } from "./CommonProblems.js"
 
@@ -57,6 +58,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(VoiceGroup)
   .add(BillingGroup)
   .add(WebhooksGroup)
+  .add(OAuthProviderGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -79,7 +81,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...accessTokensProblems,
   ...voiceProblems,
   ...billingProblems,
-  ...webhooksProblems
+  ...webhooksProblems,
+  ...oAuthProviderProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -94,6 +97,7 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...accessTokensIdempotent,
   ...voiceIdempotent,
   ...billingIdempotent,
-  ...webhooksIdempotent
+  ...webhooksIdempotent,
+  ...oAuthProviderIdempotent
 ])
 

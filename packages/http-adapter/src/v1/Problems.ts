@@ -8,6 +8,7 @@ import { uploadsErrors } from "./UploadsErrors.js"
 import { accessTokensErrors } from "./AccessTokensErrors.js"
 import { voiceErrors } from "./VoiceErrors.js"
 import { billingErrors } from "./BillingErrors.js"
+import { oAuthProviderErrors } from "./OAuthProviderErrors.js"
 import { webhooksErrors } from "./WebhooksErrors.js"
 
 export * from "./ProblemFailure.js"
@@ -24,7 +25,8 @@ const features: ErrorTable = {
   ...accessTokensErrors,
   ...voiceErrors,
   ...billingErrors,
-  ...webhooksErrors
+  ...webhooksErrors,
+  ...oAuthProviderErrors
 }
 
 /**
