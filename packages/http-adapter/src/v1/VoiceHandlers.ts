@@ -1,5 +1,276 @@
-/** The Voice feature's /v1 handlers (slot: fill in). */
-import { HttpApiBuilder } from "@effect/platform"
+/**
+ * The Voice feature's /v1 handlers (API.md §1.5). Reads need `platforms:read`, writes
+ * `platforms:write`, signal ingestion `events:write` (project API keys with those permissions may
+ * call them; OAuth tokens need the mapped scopes). Configuring and rotating the outbound SIP
+ * credential and creating a call take an Idempotency-Key; a replay returns the same response,
+ * one-time password included (as the protocol stores it), with `Cache-Control: no-store`.
+ */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import {
+  AssignVoiceLineProfileRequest,
+  BatchUpdateVoiceLineProfileAssignmentsRequest,
+  BatchUpdateVoiceLineProfileAssignmentsResponse,
+  CallPage,
+  Calls,
+  ConfigureVoiceProfileOutboundRequest,
+  ConfigureVoiceProfileOutboundResponse,
+  CreateCallRequest,
+  CreateDefaultVoiceProfileRequest,
+  CreateVoiceProfileRequest,
+  DeleteVoiceProfileOutboundResponse,
+  DeleteVoiceProfileQuery,
+  ExpectedVersionQuery,
+  IngestCallSignalsRequest,
+  IngestCallSignalsResponse,
+  ListCallsQuery,
+  ListVoiceProfilesQuery,
+  RejectCallRequest,
+  ReplaceVoiceProfileInboundRequest,
+  RotateVoiceProfileOutboundCredentialRequest,
+  RotateVoiceProfileOutboundCredentialResponse,
+  UpdateDefaultVoiceProfileRequest,
+  UpdateVoiceProfileInboundRequest,
+  UpdateVoiceProfileOutboundAuthenticationRequest,
+  UpdateVoiceProfileOutboundAuthenticationResponse,
+  UpdateVoiceProfileRequest,
+  Voice,
+  VoiceLineProfileAssignment,
+  VoiceProfile,
+  VoiceProfileInboundConfiguration,
+  VoiceProfilePage,
+  VoiceProfiles
+} from "@switchboard/core"
+import { Effect, Redacted } from "effect"
 import { V1Api } from "./Api.js"
+import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
-export const VoiceGroupLive = HttpApiBuilder.group(V1Api, "voice", (handlers) => handlers)
+const BASE = "/v1/projects/:projectId/platforms/voice"
+const noStore = { "cache-control": "no-store" }
+
+export const VoiceGroupLive = HttpApiBuilder.group(V1Api, "voice", (handlers) =>
+  Effect.gen(function*() {
+    const profiles = yield* VoiceProfiles
+    const calls = yield* Calls
+    const read = (projectId: string) => onProject(projectId, "platforms:read")
+    const write = (projectId: string) => onProject(projectId, "platforms:write")
+
+    return handlers
+      // Profiles ----------------------------------------------------------------------------------
+      .handleRaw("createDefaultVoiceProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(CreateDefaultVoiceProfileRequest)
+          const r = yield* domain(profiles.createDefault(path.projectId, principal, body.value))
+          return toResponse(yield* rendered(VoiceProfile, r.profile, r.created ? 201 : 200))
+        }))
+      .handleRaw("getDefaultVoiceProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* read(path.projectId)
+          return toResponse(yield* rendered(VoiceProfile, yield* domain(profiles.getDefault(path.projectId, principal))))
+        }))
+      .handleRaw("updateDefaultVoiceProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(UpdateDefaultVoiceProfileRequest)
+          const profile = yield* domain(profiles.update(path.projectId, principal, "default", body.value))
+          return toResponse(yield* rendered(VoiceProfile, profile))
+        }))
+      .handleRaw("createVoiceProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(CreateVoiceProfileRequest)
+          const profile = yield* domain(profiles.create(path.projectId, principal, body.value))
+          return toResponse(yield* rendered(VoiceProfile, profile, 201))
+        }))
+      .handleRaw("listVoiceProfiles", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* read(path.projectId)
+          const query = yield* decodeQuery(ListVoiceProfilesQuery)
+          const page = yield* domain(profiles.list(path.projectId, principal, query))
+          return toResponse(yield* rendered(VoiceProfilePage, {
+            profiles: page.profiles,
+            ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
+          }))
+        }))
+      .handleRaw("getVoiceProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* read(path.projectId)
+          return toResponse(yield* rendered(VoiceProfile, yield* domain(profiles.get(path.projectId, principal, path.profileId))))
+        }))
+      .handleRaw("updateVoiceProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(UpdateVoiceProfileRequest)
+          const profile = yield* domain(profiles.update(path.projectId, principal, path.profileId, body.value))
+          return toResponse(yield* rendered(VoiceProfile, profile))
+        }))
+      .handleRaw("deleteVoiceProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const query = yield* decodeQuery(DeleteVoiceProfileQuery)
+          yield* domain(profiles.remove(path.projectId, principal, path.profileId, {
+            expectedVersion: query.expectedVersion,
+            force: query.force === "true"
+          }))
+          return HttpServerResponse.empty({ status: 204 })
+        }))
+      .handleRaw("configureVoiceProfileOutbound", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(ConfigureVoiceProfileOutboundRequest)
+          return yield* idempotent(
+            { route: `${BASE}/profiles/:profileId/outbound`, path: { ...path }, body: body.json },
+            Effect.gen(function*() {
+              const r = yield* domain(profiles.configureOutbound(path.projectId, principal, path.profileId, {
+                algorithm: body.value.authentication.algorithm,
+                expectedVersion: body.value.expectedVersion
+              }))
+              return yield* rendered(
+                ConfigureVoiceProfileOutboundResponse,
+                { outbound: r.outbound, password: Redacted.value(r.password), profileVersion: r.profileVersion },
+                201,
+                noStore
+              )
+            })
+          )
+        }))
+      .handleRaw("updateVoiceProfileOutboundAuthentication", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(UpdateVoiceProfileOutboundAuthenticationRequest)
+          const r = yield* domain(profiles.updateOutboundAuthentication(path.projectId, principal, path.profileId, {
+            algorithm: body.value.authentication.algorithm,
+            expectedVersion: body.value.expectedVersion
+          }))
+          return toResponse(yield* rendered(UpdateVoiceProfileOutboundAuthenticationResponse, r))
+        }))
+      .handleRaw("rotateVoiceProfileOutboundCredential", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(RotateVoiceProfileOutboundCredentialRequest)
+          return yield* idempotent(
+            { route: `${BASE}/profiles/:profileId/outbound/rotate`, path: { ...path }, body: body.json },
+            Effect.gen(function*() {
+              const r = yield* domain(profiles.rotateOutbound(path.projectId, principal, path.profileId, body.value))
+              return yield* rendered(
+                RotateVoiceProfileOutboundCredentialResponse,
+                {
+                  password: Redacted.value(r.password),
+                  previousPasswordValidUntil: r.previousPasswordValidUntil,
+                  profileVersion: r.profileVersion
+                },
+                200,
+                noStore
+              )
+            })
+          )
+        }))
+      .handleRaw("deleteVoiceProfileOutbound", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
+          const r = yield* domain(profiles.deleteOutbound(path.projectId, principal, path.profileId, expectedVersion))
+          return toResponse(yield* rendered(DeleteVoiceProfileOutboundResponse, { outbound: null, profileVersion: r.profileVersion }))
+        }))
+      .handleRaw("replaceVoiceProfileInbound", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(ReplaceVoiceProfileInboundRequest)
+          const r = yield* domain(profiles.replaceInbound(path.projectId, principal, path.profileId, body.value))
+          return toResponse(
+            yield* rendered(VoiceProfileInboundConfiguration, { inbound: r.inbound, profileVersion: r.profileVersion }, r.created ? 201 : 200)
+          )
+        }))
+      .handleRaw("updateVoiceProfileInbound", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(UpdateVoiceProfileInboundRequest)
+          const r = yield* domain(profiles.updateInbound(path.projectId, principal, path.profileId, body.value))
+          return toResponse(yield* rendered(VoiceProfileInboundConfiguration, r))
+        }))
+      .handleRaw("deleteVoiceProfileInbound", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
+          const r = yield* domain(profiles.deleteInbound(path.projectId, principal, path.profileId, expectedVersion))
+          return toResponse(yield* rendered(VoiceProfileInboundConfiguration, r))
+        }))
+      // Line profile assignments ----------------------------------------------------------------
+      .handleRaw("batchUpdateVoiceLineProfileAssignments", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(BatchUpdateVoiceLineProfileAssignmentsRequest)
+          const assignments = yield* domain(profiles.batchAssign(path.projectId, principal, body.value.updates))
+          return toResponse(yield* rendered(BatchUpdateVoiceLineProfileAssignmentsResponse, { assignments }))
+        }))
+      .handleRaw("getVoiceLineProfileAssignment", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* read(path.projectId)
+          const assignment = yield* domain(profiles.getAssignment(path.projectId, principal, path.lineId))
+          return toResponse(yield* rendered(VoiceLineProfileAssignment, assignment))
+        }))
+      .handleRaw("assignVoiceLineProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(AssignVoiceLineProfileRequest)
+          const assignment = yield* domain(profiles.assign(path.projectId, principal, path.lineId, body.value))
+          return toResponse(yield* rendered(VoiceLineProfileAssignment, assignment))
+        }))
+      .handleRaw("unassignVoiceLineProfile", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
+          yield* domain(profiles.unassign(path.projectId, principal, path.lineId, expectedVersion))
+          return HttpServerResponse.empty({ status: 204 })
+        }))
+      // Calls -----------------------------------------------------------------------------------
+      .handleRaw("listCalls", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* read(path.projectId)
+          const query = yield* decodeQuery(ListCallsQuery)
+          const page = yield* domain(calls.list(path.projectId, principal, query))
+          return toResponse(yield* rendered(CallPage, {
+            calls: page.calls,
+            ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
+          }))
+        }))
+      .handleRaw("createCall", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(CreateCallRequest)
+          return yield* idempotent(
+            { route: `${BASE}/calls`, path: { projectId: path.projectId }, body: body.json },
+            Effect.flatMap(domain(calls.create(path.projectId, principal, body.value)), (call) => rendered(Voice.Call, call, 201))
+          )
+        }))
+      .handleRaw("ingestCallSignals", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "events:write")
+          const body = yield* decodeJsonBody(IngestCallSignalsRequest)
+          const results = yield* domain(calls.ingest(path.projectId, principal, body.value.signals))
+          return toResponse(yield* rendered(IngestCallSignalsResponse, { results }))
+        }))
+      .handleRaw("getCall", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* read(path.projectId)
+          return toResponse(yield* rendered(Voice.Call, yield* domain(calls.get(path.projectId, principal, path.callId))))
+        }))
+      .handleRaw("cancelCall", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          return toResponse(yield* rendered(Voice.Call, yield* domain(calls.cancel(path.projectId, principal, path.callId))))
+        }))
+      .handleRaw("rejectCall", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(RejectCallRequest)
+          const call = yield* domain(calls.reject(path.projectId, principal, path.callId, body.value.reason))
+          return toResponse(yield* rendered(Voice.Call, call))
+        }))
+      .handleRaw("hangupCall", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          return toResponse(yield* rendered(Voice.Call, yield* domain(calls.hangup(path.projectId, principal, path.callId))))
+        }))
+  }))
