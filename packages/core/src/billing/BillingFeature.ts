@@ -1,8 +1,24 @@
 /**
- * The Billing feature in core (slot: fill in; see CONTRIBUTING.md). `BillingCore` is a layer of the
- * feature's services needing only ports; `BillingPorts` the port tags it adds.
+ * The Billing feature in core (API.md §1.6; reference/billing.md): the plan catalog, subscriptions,
+ * plan-change previews (pure), billing operations, invoices, payment methods and the period-end
+ * scheduler. `BillingCore` is a layer of its services needing only ports; `BillingPorts` the store's
+ * port it adds (the catalog and the payment provider are adapters' ports: `BillingCatalog`,
+ * `PaymentProvider`).
  */
 import { Layer } from "effect"
+import { BillingService } from "./BillingService.js"
+import type { BillingRepo } from "./Ports.js"
+import { PaymentMethods } from "./PaymentMethods.js"
 
-export const BillingCore = Layer.empty
-export type BillingPorts = never
+export * from "./BillingAccess.js"
+export * from "./BillingService.js"
+export { validateCatalog } from "./Catalog.js"
+export * from "./Errors.js"
+export * from "./Events.js"
+export { type FixedChargePreview, type FixedChargePreviewInput, previewFixedChargeChange } from "./FixedChargeChange.js"
+export * from "./PaymentMethods.js"
+export * from "./Ports.js"
+export { parseDecimal, thresholdsCrossed, usageAmount } from "./Usage.js"
+
+export const BillingCore = Layer.mergeAll(BillingService.Default, PaymentMethods.Default)
+export type BillingPorts = BillingRepo

@@ -219,9 +219,13 @@ export const HeldFixedCharge = Schema.Struct({
 }).annotations({ identifier: "HeldFixedCharge" })
 export type HeldFixedCharge = typeof HeldFixedCharge.Type
 
-/** The fixed-charge-quantity preview request (API.md §1.6 `{fixedCharge: {fixedChargeCode, quantity}}`). */
+/**
+ * The fixed-charge-quantity preview request (API.md §1.6 `{fixedCharge: {fixedChargeCode, quantity}}`):
+ * the quantity to hold from now on. `category` may be left out when one subscription's plan sells
+ * the charge (contract.md §3.4 sends it).
+ */
 export const PreviewFixedChargeChangeRequest = Schema.Struct({
-  category: CategorySlug,
+  category: Schema.optionalWith(CategorySlug, { exact: true }),
   fixedCharge: HeldFixedCharge
 }).annotations({ identifier: "PreviewFixedChargeChangeRequest", parseOptions: strict })
 export type PreviewFixedChargeChangeRequest = typeof PreviewFixedChargeChangeRequest.Type
@@ -429,3 +433,159 @@ export const BillingOperation = Schema.Union(
   FailedBillingOperation
 ).annotations({ identifier: "BillingOperation" })
 export type BillingOperation = typeof BillingOperation.Type
+
+// ---------------------------------------------------------------------------------------------
+// Overview, effective terms, invoices, payment method (API.md §1.6; contract.md §3.4)
+// ---------------------------------------------------------------------------------------------
+
+/** A subscription's status (contract.md §3.4 `SubscriptionStatus`). */
+export const SubscriptionStatus = Schema.Literal("active", "past_due", "terminated", "restricted", "suspended").annotations({
+  identifier: "SubscriptionStatus"
+})
+export type SubscriptionStatus = typeof SubscriptionStatus.Type
+
+/** A fixed charge as the subscription holds it: the plan's price and the quantity held. */
+export const SubscribedFixedCharge = Schema.Struct({
+  fixedChargeCode: FixedChargeCode,
+  name: Schema.String,
+  quantity: NonNegativeSafeInt,
+  unitAmountCents: NonNegativeSafeInt,
+  payInAdvance: Schema.Boolean,
+  prorated: Schema.Boolean
+}).annotations({ identifier: "SubscribedFixedCharge" })
+export type SubscribedFixedCharge = typeof SubscribedFixedCharge.Type
+
+/** A change waiting to apply: a downgrade at period end, or an upgrade waiting for its payment. */
+export const ScheduledPlanChange = Schema.Struct({
+  operationId: BillingOperationId,
+  planCode: PlanCode,
+  timing: Schema.Literal("period_end", "on_payment"),
+  /** When it applies (`period_end`), or when the payment window closes (`on_payment`). */
+  effectiveAt: NullableTimestamp,
+  expiresAt: NullableTimestamp,
+  /** Where the customer completes the payment (`on_payment`), else null. */
+  paymentUrl: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "ScheduledPlanChange" })
+export type ScheduledPlanChange = typeof ScheduledPlanChange.Type
+
+/** One category's subscription of a project (contract.md §3.4 `ProjectSubscription`, plus our fields). */
+export const ProjectSubscription = Schema.Struct({
+  category: CategorySlug,
+  categoryDisplayName: Schema.optionalWith(Schema.NullOr(DisplayName), { exact: true }),
+  planCode: PlanCode,
+  planName: Schema.String,
+  status: SubscriptionStatus,
+  baseAmountCents: NonNegativeSafeInt,
+  currency: Currency,
+  interval: BillingInterval,
+  currentPeriodStart: NullableTimestamp,
+  currentPeriodEnd: NullableTimestamp,
+  cancelsAt: NullableTimestamp,
+  entitlements: Schema.Array(Entitlement),
+  fixedCharges: Schema.Array(SubscribedFixedCharge),
+  scheduledChange: Schema.NullOr(ScheduledPlanChange)
+}).annotations({ identifier: "ProjectSubscription" })
+export type ProjectSubscription = typeof ProjectSubscription.Type
+
+/** Usage of one metric in the current period (contract.md §3.4 `MeteredUsage`). */
+export const MeteredUsage = Schema.Struct({
+  amountCents: NonNegativeSafeInt,
+  category: CategorySlug,
+  categoryDisplayName: Schema.optionalWith(Schema.NullOr(DisplayName), { exact: true }),
+  currency: Currency,
+  displayName: Schema.String,
+  metricCode: BoundedString(1, 64),
+  units: NonNegativeSafeInt
+}).annotations({ identifier: "MeteredUsage" })
+export type MeteredUsage = typeof MeteredUsage.Type
+
+/** `getBillingOverview` (API.md §1.6; contract.md §3.4 `GetBillingOverviewResponse`). */
+export const BillingOverview = Schema.Struct({
+  entitlementsVersion: NonNegativeSafeInt,
+  subscriptions: Schema.Array(ProjectSubscription),
+  usage: Schema.Array(MeteredUsage)
+}).annotations({ identifier: "BillingOverview" })
+export type BillingOverview = typeof BillingOverview.Type
+
+/** What one category of a project is billed on now (`getEffectiveTerms`). */
+export const EffectiveCategoryTerms = Schema.Struct({
+  category: CategorySlug,
+  planCode: PlanCode,
+  planName: Schema.String,
+  /** `default`: the category's default plan since creation; `purchase`: chosen with changePlan. */
+  source: Schema.Literal("default", "purchase"),
+  paymentMode: Schema.Literal("in_advance", "in_arrears"),
+  baseAmountCents: NonNegativeSafeInt,
+  currency: Currency,
+  interval: BillingInterval,
+  fixedCharges: Schema.Array(SubscribedFixedCharge),
+  usageCharges: Schema.Array(UsageCharge),
+  entitlements: Schema.Array(Entitlement),
+  minimumCommitment: Schema.NullOr(MinimumCommitment),
+  currentPeriodStart: Timestamp,
+  currentPeriodEnd: Timestamp,
+  nextBillingAt: Timestamp,
+  pendingChange: Schema.NullOr(ScheduledPlanChange),
+  cancelsAt: NullableTimestamp
+}).annotations({ identifier: "EffectiveCategoryTerms" })
+export type EffectiveCategoryTerms = typeof EffectiveCategoryTerms.Type
+
+export const EffectiveTerms = Schema.Struct({
+  organizationId: Schema.String,
+  projectId: Schema.String,
+  timeZone: Schema.Literal("UTC"),
+  /** The organization's credit balance (unused-time credit not yet applied). */
+  creditBalanceCents: NonNegativeSafeInt,
+  terms: Schema.Array(EffectiveCategoryTerms)
+}).annotations({ identifier: "EffectiveTerms" })
+export type EffectiveTerms = typeof EffectiveTerms.Type
+
+export const InvoiceKind = Schema.Literal("subscription", "one_off", "credit").annotations({ identifier: "InvoiceKind" })
+export const PaymentStatus = Schema.Literal("pending", "succeeded", "failed").annotations({ identifier: "PaymentStatus" })
+export type PaymentStatus = typeof PaymentStatus.Type
+
+export const InvoiceSubject = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("project"), projectId: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("organization"), organizationId: Schema.String })
+).annotations({ identifier: "InvoiceSubject" })
+
+/** An invoice (contract.md §3.4 `Invoice`, plus its lines and amounts). */
+export const Invoice = Schema.Struct({
+  invoiceId: Schema.String,
+  number: Schema.String,
+  kind: InvoiceKind,
+  issuedAt: NullableTimestamp,
+  paymentStatus: PaymentStatus,
+  currency: Currency,
+  feesCents: SafeInt,
+  creditsCents: SafeInt,
+  totalCents: SafeInt,
+  pdfUrl: Schema.NullOr(Schema.String),
+  subjects: Schema.Array(InvoiceSubject),
+  lines: Schema.Array(PreviewLine)
+}).annotations({ identifier: "Invoice" })
+export type Invoice = typeof Invoice.Type
+
+export const ListInvoicesResponse = Schema.Struct({ invoices: Schema.Array(Invoice) }).annotations({
+  identifier: "ListInvoicesResponse"
+})
+
+/** The card on file (contract.md §3.4 `GetOrganizationPaymentMethodResponse`). */
+export const PaymentMethodDetails = Schema.Struct({
+  brand: Schema.NullOr(Schema.String),
+  expiresMonth: Schema.NullOr(Schema.Int.pipe(Schema.between(1, 12))),
+  expiresYear: Schema.NullOr(Schema.Int),
+  last4: Schema.NullOr(Schema.String.pipe(Schema.pattern(/^\d{4}$/)))
+}).annotations({ identifier: "PaymentMethodDetails" })
+
+export const PaymentMethodResponse = Schema.Struct({
+  cardOnFile: Schema.Boolean,
+  paymentMethod: Schema.NullOr(PaymentMethodDetails)
+}).annotations({ identifier: "PaymentMethodResponse" })
+export type PaymentMethodResponse = typeof PaymentMethodResponse.Type
+
+export const CheckoutResponse = Schema.Struct({ checkoutUrl: Schema.String }).annotations({ identifier: "CheckoutResponse" })
+export const SetupIntentResponse = Schema.Struct({
+  clientSecret: Schema.String.pipe(Schema.minLength(1)),
+  publishableKey: Schema.String.pipe(Schema.pattern(/^pk_/))
+}).annotations({ identifier: "SetupIntentResponse" })

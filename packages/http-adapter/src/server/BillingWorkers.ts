@@ -1,8 +1,44 @@
 /**
- * The Billing feature's background work in a server process (slot: fill in): a scoped layer built on
- * the core services and ports, e.g. a fiber forked with `Effect.forkScoped`.
+ * The Billing feature's background work in a server process (API.md §1.6): the period-end
+ * scheduler — every `BILLING_TICK_SECONDS` one `BillingService.tick` (periods that ended, usage
+ * thresholds, operations not started, `on_payment` windows that closed, invoices to collect),
+ * driven by `Clock` — and `BillingKicker`, which runs a new billing operation right after the
+ * request that created it (the scheduler picks up any it missed). Several processes may run both:
+ * the store makes each piece of work happen once.
+ *
+ * With `BILLING_SCHEDULER_ENABLED=false` neither runs: operations stay pending until a scheduler
+ * process (or a test, by hand: `BillingService.tick()` under `TestClock`) runs them.
  */
-import { Layer } from "effect"
+import { BillingService } from "@switchboard/core"
+import { Duration, Effect, FiberSet, Layer } from "effect"
+import { BillingKicker } from "../v1/BillingApi.js"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 
-export const BillingWorkers = (_config: ServerConfigShape) => Layer.empty
+export { BillingKicker }
+
+export const BillingWorkers = (config: ServerConfigShape) =>
+  config.billingSchedulerEnabled
+    ? Layer.scoped(
+      BillingKicker,
+      Effect.gen(function*() {
+        const billing = yield* BillingService
+        const running = yield* FiberSet.make()
+        const interval = Duration.seconds(config.billingTickSeconds)
+        yield* billing.tick().pipe(
+          Effect.tap((r) =>
+            r.closed + r.progressive + r.processed + r.expired + r.collected > 0 ? Effect.logDebug("billing tick", r) : Effect.void
+          ),
+          Effect.catchAllCause((cause) => Effect.logWarning("billing tick failed; will retry", cause)),
+          Effect.delay(interval),
+          Effect.forever,
+          Effect.forkScoped
+        )
+        return BillingKicker.of({
+          kick: (operationId) =>
+            FiberSet.run(running, billing.process(operationId).pipe(
+              Effect.catchAllCause((cause) => Effect.logWarning("billing operation left for the scheduler", cause))
+            )).pipe(Effect.asVoid)
+        })
+      })
+    )
+    : Layer.empty

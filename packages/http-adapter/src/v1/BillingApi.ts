@@ -1,11 +1,91 @@
-/** The Billing feature's /v1 routes (slot: fill in; see CONTRIBUTING.md). */
-import { HttpApiGroup } from "@effect/platform"
-import type { ProblemCode } from "@switchboard/core"
+/**
+ * The Billing feature's /v1 routes (API.md §1.6): the group, the problem codes of each operation,
+ * the *Idem* ones. Handlers read bodies themselves (`handleRaw`); the payload schemas here serve
+ * routing and the OpenAPI document.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Billing, BillingOperationId, OrganizationId, type ProblemCode, ProjectId } from "@switchboard/core"
+import { Context, type Effect, Schema } from "effect"
 import { Authn } from "./Authn.js"
+import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
 
-export const BillingGroup = HttpApiGroup.make("billing").middleware(Authn)
+/**
+ * Runs a new billing operation in the background of this process (provided by the server's billing
+ * workers, server/BillingWorkers.ts; absent when they are off — the scheduler runs it then).
+ */
+export class BillingKicker extends Context.Tag("http/BillingKicker")<BillingKicker, {
+  readonly kick: (operationId: string) => Effect.Effect<void>
+}>() {}
 
-/** operationId → problem codes (OpenAPI). */
-export const billingProblems: Record<string, ReadonlyArray<ProblemCode>> = {}
-/** operationIds that need an Idempotency-Key. */
-export const billingIdempotent: ReadonlyArray<string> = []
+const ProjectPath = Schema.Struct({ projectId: ProjectId })
+const OperationPath = Schema.Struct({ projectId: ProjectId, operationId: BillingOperationId })
+const OrganizationPath = Schema.Struct({ organizationId: OrganizationId })
+const OrganizationProjectPath = Schema.Struct({ organizationId: OrganizationId, projectId: ProjectId })
+const FixedChargePath = Schema.Struct({
+  organizationId: OrganizationId,
+  projectId: ProjectId,
+  fixedChargeCode: Billing.FixedChargeCode
+})
+
+const organizationBilling = "/v1/organizations/:organizationId/billing"
+const projectBilling = `${organizationBilling}/projects/:projectId`
+
+export const BillingGroup = HttpApiGroup.make("billing")
+  .add(HttpApiEndpoint.get("listBillingPlans", "/v1/projects/:projectId/billing/plans").setPath(ProjectPath)
+    .addSuccess(Billing.ListBillingPlansResponse))
+  .add(HttpApiEndpoint.get("getBillingOverview", "/v1/projects/:projectId/billing").setPath(ProjectPath)
+    .addSuccess(Billing.BillingOverview))
+  .add(HttpApiEndpoint.get("getBillingOperation", "/v1/projects/:projectId/billing/operations/:operationId").setPath(OperationPath)
+    .addSuccess(Billing.BillingOperation))
+  .add(HttpApiEndpoint.post("previewProjectChange", `${projectBilling}/preview`).setPath(OrganizationProjectPath)
+    .setPayload(Billing.PreviewProjectChangeRequest).addSuccess(Billing.PreviewProjectChangeResponse))
+  .add(HttpApiEndpoint.post("changePlan", `${projectBilling}/purchase`).setPath(OrganizationProjectPath)
+    .setPayload(Billing.ChangePlanRequest)
+    .addSuccess(Billing.TerminalBillingOperation)
+    .addSuccess(Billing.PendingBillingOperation, { status: 202 }))
+  .add(HttpApiEndpoint.post("adjustFixedChargeQuantity", `${projectBilling}/fixed-charges/:fixedChargeCode`).setPath(FixedChargePath)
+    .setPayload(Billing.AdjustFixedChargeQuantityRequest)
+    .addSuccess(Billing.TerminalBillingOperation)
+    .addSuccess(Billing.PendingBillingOperation, { status: 202 }))
+  .add(HttpApiEndpoint.get("getEffectiveTerms", `${projectBilling}/terms`).setPath(OrganizationProjectPath)
+    .addSuccess(Billing.EffectiveTerms))
+  .add(HttpApiEndpoint.get("listInvoices", `${organizationBilling}/invoices`).setPath(OrganizationPath)
+    .addSuccess(Billing.ListInvoicesResponse))
+  .add(HttpApiEndpoint.get("getOrganizationPaymentMethod", `${organizationBilling}/payment-method`).setPath(OrganizationPath)
+    .addSuccess(Billing.PaymentMethodResponse))
+  .add(HttpApiEndpoint.post("createOrganizationPaymentMethodCheckout", `${organizationBilling}/checkout`).setPath(OrganizationPath)
+    .addSuccess(Billing.CheckoutResponse))
+  .add(HttpApiEndpoint.post("createOrganizationSetupIntent", `${organizationBilling}/setup-intent`).setPath(OrganizationPath)
+    .addSuccess(Billing.SetupIntentResponse))
+  .middleware(Authn)
+  .annotateContext(OpenApi.annotations({
+    title: "Billing",
+    description: "Plans, subscriptions, plan-change previews, billing operations, invoices and payment methods. " +
+      "Account credentials (billing:read / billing:write for OAuth access tokens); project API keys may read their project's billing."
+  }))
+
+const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "BILLING_NOT_PROVISIONED"]
+const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND"]
+const organizationProject: ReadonlyArray<ProblemCode> = [...organization, "PROJECT_NOT_FOUND", "PROJECT_DELETED", "BILLING_NOT_PROVISIONED"]
+
+/** operationId ("billing.<name>") → the problem codes it can answer (for the OpenAPI document). */
+export const billingProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  "billing.listBillingPlans": project,
+  "billing.getBillingOverview": project,
+  "billing.getBillingOperation": [...project, "OPERATION_NOT_FOUND"],
+  "billing.previewProjectChange": [...organizationProject, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
+  "billing.changePlan": [...organizationProject, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],
+  "billing.adjustFixedChargeQuantity": [...organizationProject, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],
+  "billing.getEffectiveTerms": organizationProject,
+  "billing.listInvoices": organization,
+  "billing.getOrganizationPaymentMethod": organization,
+  "billing.createOrganizationPaymentMethodCheckout": organization,
+  "billing.createOrganizationSetupIntent": [...organization, ...idempotency]
+}
+
+/** operationIds that require an Idempotency-Key. */
+export const billingIdempotent: ReadonlyArray<string> = [
+  "billing.changePlan",
+  "billing.adjustFixedChargeQuantity",
+  "billing.createOrganizationSetupIntent"
+]

@@ -1,5 +1,215 @@
-/** The Billing feature's /v1 handlers (slot: fill in). */
-import { HttpApiBuilder } from "@effect/platform"
+/**
+ * The Billing feature's /v1 handlers (API.md §1.6). Each route states what it needs
+ * (`decideBilling`: account credentials, `billing:read|write` for access tokens, project keys only
+ * for their project's billing reads); core then checks membership (404) and the project's state.
+ *
+ * `changePlan` and `adjustFixedChargeQuantity` require an Idempotency-Key. The key is kept with the
+ * billing operation itself (scoped to the caller, with the request's fingerprint), so a repeat
+ * answers the operation as it is now: 202 + `Location` + `Retry-After` while pending, 200 once it
+ * resolved (contract.md §1 5: "200 = key already resolved to a terminal operation").
+ */
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import {
+  accountOf, Billing, BillingService, canonicalJson, decideBilling, type OperationRequest,
+  parseIdempotencyKey, PaymentMethods, type Principal, principalScope, type ProjectId, sha256Hex, toBillingOperation
+} from "@switchboard/core"
+import { Effect, Either, Option } from "effect"
+import { ServerConfig } from "../http/ServerConfig.js"
 import { V1Api } from "./Api.js"
+import { BillingKicker } from "./BillingApi.js"
+import { CurrentPrincipal } from "./Authn.js"
+import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { problem } from "./Problems.js"
 
-export const BillingGroupLive = HttpApiBuilder.group(V1Api, "billing", (handlers) => handlers)
+/** The caller, if `decideBilling` lets it use a billing route. */
+const authorizeBilling = (route: Parameters<typeof decideBilling>[1]) =>
+  Effect.flatMap(CurrentPrincipal, (principal) => {
+    const decision = decideBilling(principal, route)
+    if (Either.isRight(decision)) return Effect.succeed(principal)
+    const { code, detail } = decision.left
+    const scope = /insufficient_scope: (\S+)\)/.exec(detail)?.[1]
+    return Effect.fail(problem(code, detail, scope === undefined ? {} : {
+      headers: { "www-authenticate": `Bearer realm="api", error="insufficient_scope", scope="${scope}"` }
+    }))
+  })
+
+/** The account of an organization route (decideBilling refused project keys already). */
+const accountFor = (principal: Principal) => {
+  const accountId = accountOf(principal)
+  return accountId === undefined
+    ? Effect.fail(problem("FORBIDDEN", "Organization billing needs an account credential."))
+    : Effect.succeed(accountId)
+}
+
+const noStore = { "cache-control": "no-store" }
+
+export const BillingGroupLive = HttpApiBuilder.group(V1Api, "billing", (handlers) =>
+  Effect.gen(function*() {
+    const billing = yield* BillingService
+    const payments = yield* PaymentMethods
+    const config = yield* ServerConfig
+
+    /** A project route: the caller may read the project's billing. */
+    const projectRead = (projectId: ProjectId) =>
+      Effect.gen(function*() {
+        const principal = yield* authorizeBilling({ scope: "billing:read", organizationRoute: false, projectId })
+        yield* domain(billing.openProject(principal, projectId, "read"))
+        return principal
+      })
+
+    /** An organization route on one of its projects. */
+    const organizationProject = (
+      organizationId: Parameters<typeof billing.openOrganizationProject>[1],
+      projectId: ProjectId,
+      use: "read" | "write"
+    ) =>
+      Effect.gen(function*() {
+        const principal = yield* authorizeBilling({ scope: use === "read" ? "billing:read" : "billing:write", organizationRoute: true, projectId })
+        const accountId = yield* accountFor(principal)
+        const project = yield* domain(billing.openOrganizationProject(accountId, organizationId, projectId, use))
+        return { principal, project }
+      })
+
+    const organization = (organizationId: Parameters<typeof billing.openOrganization>[1], scope: "billing:read" | "billing:write") =>
+      Effect.gen(function*() {
+        const principal = yield* authorizeBilling({ scope, organizationRoute: true })
+        yield* domain(billing.openOrganization(yield* accountFor(principal), organizationId))
+        return principal
+      })
+
+    const operationUrl = (projectId: string, operationId: string) =>
+      `${config.apiUrl}/v1/projects/${projectId}/billing/operations/${operationId}`
+
+    /** The operation as the answer of its route: 202 while pending (poll `Location`), 200 once resolved. */
+    const operationResponse = (operation: Billing.BillingOperation, projectId: string, replayed: boolean) =>
+      Effect.gen(function*() {
+        const replay = replayed ? { "idempotent-replayed": "true" } : {}
+        if (operation.status === "pending") {
+          return toResponse(yield* rendered(Billing.BillingOperation, operation, 202, {
+            location: operationUrl(projectId, operation.operationId),
+            "retry-after": "1",
+            ...noStore,
+            ...replay
+          }))
+        }
+        return toResponse(yield* rendered(Billing.BillingOperation, operation, 200, { ...noStore, ...replay }))
+      })
+
+    /** Creates (or finds, for the same key) a billing operation and starts it. */
+    const submitOperation = (args: {
+      readonly principal: Principal
+      readonly projectId: ProjectId
+      readonly kind: Billing.BillingOperationKind
+      readonly request: OperationRequest | { readonly type: "adjust_fixed_charge_quantity"; readonly fixedChargeCode: string; readonly quantity: number }
+      readonly route: string
+      readonly path: Record<string, string>
+      readonly body: unknown
+    }) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const raw = request.headers["idempotency-key"]
+        if (raw === undefined) return yield* problem("IDEMPOTENCY_KEY_REQUIRED", "This operation requires an Idempotency-Key header.")
+        const key = parseIdempotencyKey(raw)
+        if (key === undefined) return yield* problem("IDEMPOTENCY_KEY_INVALID", "Idempotency-Key must be 1-255 visible ASCII characters.")
+        const fingerprint = yield* sha256Hex(canonicalJson({ method: request.method, route: args.route, path: args.path, body: args.body }))
+        const { created, operation } = yield* domain(billing.submit({
+          principal: args.principal,
+          projectId: args.projectId,
+          kind: args.kind,
+          request: args.request,
+          idempotency: { scope: principalScope(args.principal), key, fingerprint }
+        }))
+        if (created) {
+          const kicker = yield* Effect.serviceOption(BillingKicker)
+          if (Option.isSome(kicker)) yield* kicker.value.kick(operation.operationId)
+        }
+        // A repeat answers the operation as it is now.
+        return yield* operationResponse(toBillingOperation(operation), args.projectId, !created)
+      })
+
+    return handlers
+      .handleRaw("listBillingPlans", ({ path }) =>
+        Effect.gen(function*() {
+          yield* projectRead(path.projectId)
+          return toResponse(yield* rendered(Billing.ListBillingPlansResponse, { plans: billing.listPlans() }))
+        }))
+      .handleRaw("getBillingOverview", ({ path }) =>
+        Effect.gen(function*() {
+          yield* projectRead(path.projectId)
+          return toResponse(yield* rendered(Billing.BillingOverview, yield* domain(billing.overview(path.projectId)), 200, noStore))
+        }))
+      .handleRaw("getBillingOperation", ({ path }) =>
+        Effect.gen(function*() {
+          yield* projectRead(path.projectId)
+          const operation = yield* domain(billing.getOperation(path.projectId, path.operationId))
+          return toResponse(yield* rendered(Billing.BillingOperation, operation, 200, {
+            ...noStore,
+            ...(operation.status === "pending" ? { "retry-after": "1" } : {})
+          }))
+        }))
+      .handleRaw("previewProjectChange", ({ path }) =>
+        Effect.gen(function*() {
+          const { project } = yield* organizationProject(path.organizationId, path.projectId, "read")
+          const body = yield* decodeJsonBody(Billing.PreviewProjectChangeRequest)
+          const preview = yield* domain(billing.preview(path.projectId, body.value, project))
+          return toResponse(yield* rendered(Billing.PreviewProjectChangeResponse, preview, 200, noStore))
+        }))
+      .handleRaw("changePlan", ({ path }) =>
+        Effect.gen(function*() {
+          const { principal } = yield* organizationProject(path.organizationId, path.projectId, "write")
+          const body = yield* decodeJsonBody(Billing.ChangePlanRequest)
+          return yield* submitOperation({
+            principal,
+            projectId: path.projectId,
+            kind: "change_plan",
+            request: { type: "change_plan", category: body.value.category, planCode: body.value.planCode, additions: body.value.additions ?? [] },
+            route: "/v1/organizations/:organizationId/billing/projects/:projectId/purchase",
+            path: { organizationId: path.organizationId, projectId: path.projectId },
+            body: body.json
+          })
+        }))
+      .handleRaw("adjustFixedChargeQuantity", ({ path }) =>
+        Effect.gen(function*() {
+          const { principal } = yield* organizationProject(path.organizationId, path.projectId, "write")
+          const body = yield* decodeJsonBody(Billing.AdjustFixedChargeQuantityRequest)
+          return yield* submitOperation({
+            principal,
+            projectId: path.projectId,
+            kind: "adjust_fixed_charge_quantity",
+            request: { type: "adjust_fixed_charge_quantity", fixedChargeCode: path.fixedChargeCode, quantity: body.value.quantity },
+            route: "/v1/organizations/:organizationId/billing/projects/:projectId/fixed-charges/:fixedChargeCode",
+            path: { organizationId: path.organizationId, projectId: path.projectId, fixedChargeCode: path.fixedChargeCode },
+            body: body.json
+          })
+        }))
+      .handleRaw("getEffectiveTerms", ({ path }) =>
+        Effect.gen(function*() {
+          yield* organizationProject(path.organizationId, path.projectId, "read")
+          return toResponse(yield* rendered(Billing.EffectiveTerms, yield* domain(billing.terms(path.projectId)), 200, noStore))
+        }))
+      .handleRaw("listInvoices", ({ path }) =>
+        Effect.gen(function*() {
+          yield* organization(path.organizationId, "billing:read")
+          const invoices = yield* domain(billing.listInvoices(path.organizationId))
+          return toResponse(yield* rendered(Billing.ListInvoicesResponse, { invoices }, 200, noStore))
+        }))
+      .handleRaw("getOrganizationPaymentMethod", ({ path }) =>
+        Effect.gen(function*() {
+          yield* organization(path.organizationId, "billing:read")
+          return toResponse(yield* rendered(Billing.PaymentMethodResponse, yield* payments.get(path.organizationId), 200, noStore))
+        }))
+      .handleRaw("createOrganizationPaymentMethodCheckout", ({ path }) =>
+        Effect.gen(function*() {
+          yield* organization(path.organizationId, "billing:write")
+          return toResponse(yield* rendered(Billing.CheckoutResponse, yield* payments.checkout(path.organizationId), 200, noStore))
+        }))
+      .handleRaw("createOrganizationSetupIntent", ({ path }) =>
+        Effect.gen(function*() {
+          yield* organization(path.organizationId, "billing:write")
+          return yield* idempotent(
+            { route: "/v1/organizations/:organizationId/billing/setup-intent", path: { organizationId: path.organizationId } },
+            Effect.flatMap(payments.setupIntent(path.organizationId), (intent) =>
+              rendered(Billing.SetupIntentResponse, intent, 200, noStore))
+          )
+        }))
+  }))

@@ -1,0 +1,44 @@
+/**
+ * Who may use the billing routes (API.md §1.1, §1.6), decided in one pure function beside
+ * identity/Access.ts `decide`:
+ * - an account service key: allowed (membership is checked by the service: 404 otherwise);
+ * - an access token: needs `billing:read` (reads) or `billing:write` (changes);
+ * - a project API key: never on organization routes; on its own project's billing reads with
+ *   `project:read`; never on billing changes (they need an account).
+ */
+import { Either } from "effect"
+import { AccessDenied, type Principal } from "../identity/Access.js"
+
+export interface BillingRoute {
+  readonly scope: "billing:read" | "billing:write"
+  /** Routes under `/v1/organizations/{organizationId}/billing`. */
+  readonly organizationRoute: boolean
+  /** The project of the route, if any. */
+  readonly projectId?: string
+}
+
+const deny = (code: AccessDenied["code"], detail: string) => Either.left(new AccessDenied({ code, detail }))
+const allow = Either.right<void>(undefined)
+
+export const decideBilling = (principal: Principal | undefined, route: BillingRoute): Either.Either<void, AccessDenied> => {
+  if (principal === undefined) return deny("NOT_AUTHENTICATED", "Send Authorization: Bearer <credential>.")
+  switch (principal._tag) {
+    case "Account":
+      return allow
+    case "AccessToken":
+      return principal.scopes.includes(route.scope)
+        ? allow
+        : deny("INSUFFICIENT_SCOPE", `The access token lacks the scope ${route.scope} (insufficient_scope: ${route.scope}).`)
+    case "ProjectKey":
+      if (route.organizationRoute || route.projectId === undefined) {
+        return deny("FORBIDDEN", "Organization billing needs an account credential, not a project API key.")
+      }
+      if (route.projectId !== principal.projectId) return deny("RESOURCE_MISMATCH", "This project API key belongs to another project.")
+      if (route.scope === "billing:write") {
+        return deny("FORBIDDEN", "Billing changes need an account credential, not a project API key.")
+      }
+      return principal.permissions.includes("project:read")
+        ? allow
+        : deny("FORBIDDEN", "The project API key lacks the permission project:read.")
+  }
+}

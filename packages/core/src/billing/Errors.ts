@@ -1,0 +1,49 @@
+/** The billing context's domain errors: no HTTP knowledge here (the adapters map them). */
+import { Schema } from "effect"
+import { BillingFailureCode, BillingFailureDetail, HeldFixedCharge } from "./Schema.js"
+
+/** No billing operation with that id on the project. */
+export class BillingOperationNotFound extends Schema.TaggedError<BillingOperationNotFound>()("BillingOperationNotFound", {
+  operationId: Schema.String
+}) {}
+
+/**
+ * A preview the catalog or the subscription refuses (reference/billing.md §3.2, §3.7): the same
+ * `{code, detail}` an operation would fail with.
+ */
+export class BillingChangeRejected extends Schema.TaggedError<BillingChangeRejected>()("BillingChangeRejected", {
+  code: BillingFailureCode,
+  detail: Schema.NullOr(BillingFailureDetail),
+  retryable: Schema.Boolean,
+  unsoldFixedCharges: Schema.Array(HeldFixedCharge),
+  message: Schema.String
+}) {}
+
+/** The request is well-formed but cannot be read (e.g. a fixed charge sold in several categories, no category given). */
+export class BillingRequestInvalid extends Schema.TaggedError<BillingRequestInvalid>()("BillingRequestInvalid", {
+  field: Schema.String,
+  message: Schema.String
+}) {}
+
+/** The project's subscription is on a plan the catalog no longer has. */
+export class BillingNotProvisioned extends Schema.TaggedError<BillingNotProvisioned>()("BillingNotProvisioned", {
+  projectId: Schema.String,
+  message: Schema.String
+}) {}
+
+/** An Idempotency-Key of the caller that created another billing operation (another request body). */
+export class BillingIdempotencyKeyReused extends Schema.TaggedError<BillingIdempotencyKeyReused>()(
+  "BillingIdempotencyKeyReused",
+  { key: Schema.String }
+) {}
+
+/** Usage for a metric no plan of the project prices. */
+export class UsageMetricUnknown extends Schema.TaggedError<UsageMetricUnknown>()("UsageMetricUnknown", {
+  metricCode: Schema.String
+}) {}
+
+/** A plan catalog that cannot be used (API.md §1.6: the server refuses to start and says why). */
+export class BillingCatalogInvalid extends Schema.TaggedError<BillingCatalogInvalid>()("BillingCatalogInvalid", {
+  source: Schema.String,
+  message: Schema.String
+}) {}
