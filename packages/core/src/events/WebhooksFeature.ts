@@ -1,8 +1,27 @@
 /**
- * The Webhooks feature in core (slot: fill in; see CONTRIBUTING.md). `WebhooksCore` is a layer of the
- * feature's services needing only ports; `WebhooksPorts` the port tags it adds.
+ * The Webhooks feature in core (issue 7): management webhooks (API.md §4), v1 webhook destinations
+ * (API.md §1.7), the event catalog (API.md §5) and the delivery engine that drains the events
+ * outbox. `WebhooksCore` needs only ports; the outbound HTTP port `WebhookSender` is not a store
+ * port — the engine asks for it per call (the server provides it; tests provide doubles).
  */
 import { Layer } from "effect"
+import { ManagementWebhooks } from "./ManagementWebhooks.js"
+import { WebhookDeliveryEngine } from "./WebhookDelivery.js"
+import { WebhookDestinations } from "./WebhookDestinations.js"
+import type { WebhooksRepo } from "./WebhookPorts.js"
 
-export const WebhooksCore = Layer.empty
-export type WebhooksPorts = never
+export * from "./Addresses.js"
+export * from "./Catalog.js"
+export * from "./DeliveryPolicy.js"
+export * from "./Endpoints.js"
+export * from "./ManagementWebhooks.js"
+export * from "./Signing.js"
+export * from "./WebhookDelivery.js"
+export * from "./WebhookDestinations.js"
+export * from "./WebhookErrors.js"
+export * from "./WebhookPorts.js"
+export * from "./WebhookSchema.js"
+export * from "./WebhookUrl.js"
+
+export const WebhooksCore = Layer.mergeAll(ManagementWebhooks.Default, WebhookDestinations.Default, WebhookDeliveryEngine.Default)
+export type WebhooksPorts = WebhooksRepo

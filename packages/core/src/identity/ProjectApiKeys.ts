@@ -5,7 +5,9 @@
  * most `ProjectApiKeyLimits.maxApiKeysPerProject` live keys per project. The credential is
  * `sb_sk_<id26>_<secret52>`: its key id is the `apiKeyId`, and only the secret's SHA-256 is stored.
  */
-import { DateTime, Effect, Option, Redacted } from "effect"
+import { DateTime, Effect, Option, Redacted, Schema } from "effect"
+import { ApiKeyEventData } from "../events/Catalog.js"
+import { EventPublisher } from "../events/EventsFeature.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { sha256Hex } from "../shared/Crypto.js"
 import { type AccountId, ApiKeyId, IdKinds, type ProjectId } from "../shared/Identifiers.js"
@@ -36,6 +38,17 @@ export const samePermissions = (a: ReadonlyArray<string>, b: ReadonlyArray<strin
   return x.size === y.size && [...x].every((p) => y.has(p))
 }
 
+/** The source of API key events: `<project slug>.api-keys.switchboard`. */
+export const apiKeyEventSource = (projectSlug: string) => `${projectSlug}.api-keys.switchboard`
+
+/** The event of a key change (API.md §5): `data` is the key as listed, never its secret. */
+const apiKeyEvent = (type: "api_key.created" | "api_key.revoked", projectSlug: string, key: ProjectApiKey, at: DateTime.Utc) => ({
+  type,
+  source: apiKeyEventSource(projectSlug),
+  timestamp: at,
+  data: Schema.encodeSync(ApiKeyEventData)(key) as Record<string, unknown>
+})
+
 const checkPermissions = (permissions: ReadonlyArray<string>) =>
   permissions.length === 0
     ? Effect.fail(new InvalidInput({ field: "permissions", message: "must name at least one permission" }))
@@ -50,6 +63,7 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
     const revocations = yield* CredentialRevocations
     const limits = yield* ProjectApiKeyLimits
     const gate = yield* makeProjectGate
+    const events = yield* EventPublisher
 
     /** Drop the key from this process's cache now; tell the other processes (on commit). */
     const changed = (apiKeyId: ApiKeyId) => Effect.zipRight(verifier.invalidate(apiKeyId), revocations.publish(apiKeyId))
@@ -73,7 +87,7 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
       if (expiresAt !== null && !DateTime.greaterThan(expiresAt, now)) {
         return yield* new InvalidInput({ field: "expiresAt", message: "must be in the future" })
       }
-      yield* gate.open(input.projectId, input.principal, "write")
+      const project = yield* gate.open(input.projectId, input.principal, "write")
       const apiKeyId = ApiKeyId.make(yield* ids.typeId(IdKinds.projectApiKey))
       const secret = yield* newSecret
       const apiKey: ProjectApiKey = {
@@ -87,12 +101,12 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
         revokedAt: null,
         permissions: normalizePermissions(input.permissions)
       }
-      yield* repo.insert({
-        apiKey,
-        secretHash: yield* sha256Hex(Redacted.value(secret)),
-        limit: limits.maxApiKeysPerProject,
-        now
-      })
+      const secretHash = yield* sha256Hex(Redacted.value(secret))
+      // The key and its `api_key.created` event commit together (the events outbox).
+      yield* tx.withTransaction(Effect.zipRight(
+        repo.insert({ apiKey, secretHash, limit: limits.maxApiKeysPerProject, now }),
+        events.publish(input.projectId, [apiKeyEvent("api_key.created", project.slug, apiKey, now)])
+      ))
       return { apiKey, secret: formatCredential(apiKeyId, secret) } satisfies CreatedProjectApiKey
     })
 
@@ -124,17 +138,28 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
       }))
     })
 
-    /** Revokes the key (a repeat returns the first `revokedAt`); allowed while the project closes. */
+    /**
+     * Revokes the key (a repeat returns the first `revokedAt`); allowed while the project closes.
+     * The first revocation publishes `api_key.revoked` in its transaction; a repeat publishes nothing.
+     */
     const revoke = Effect.fn("ProjectApiKeys.revoke")(function*(projectId: ProjectId, principal: Principal, apiKeyId: ApiKeyId) {
-      yield* gate.open(projectId, principal, "revoke")
+      const project = yield* gate.open(projectId, principal, "revoke")
       const now = yield* DateTime.now
-      const revoked = yield* repo.revoke({ projectId, apiKeyId, now })
-      if (Option.isNone(revoked)) return yield* new ApiKeyNotFound({ apiKeyId })
+      const revoked = yield* tx.withTransaction(Effect.gen(function*() {
+        const before = yield* repo.lock(projectId, apiKeyId)
+        if (Option.isNone(before)) return yield* new ApiKeyNotFound({ apiKeyId })
+        const result = yield* repo.revoke({ projectId, apiKeyId, now })
+        if (Option.isNone(result)) return yield* new ApiKeyNotFound({ apiKeyId })
+        if (before.value.revokedAt === null) {
+          yield* events.publish(projectId, [apiKeyEvent("api_key.revoked", project.slug, result.value, now)])
+        }
+        return result.value
+      }))
       yield* changed(apiKeyId)
-      return revoked.value
+      return revoked
     })
 
     return { create, list, updatePermissions, revoke } as const
   }),
-  dependencies: [Ids.Default]
+  dependencies: [Ids.Default, EventPublisher.Default]
 }) {}

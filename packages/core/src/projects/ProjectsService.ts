@@ -10,6 +10,8 @@
 import { DateTime, Effect, Either, Option, Redacted, Schema } from "effect"
 import type { Principal } from "../identity/Access.js"
 import { InvalidInput } from "../identity/Errors.js"
+import { ProjectEventData } from "../events/Catalog.js"
+import { EventPublisher } from "../events/EventsFeature.js"
 import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
 import { canonicalJson } from "../shared/Idempotency.js"
 import { type AccountId, encodeBase32, type OrganizationId, ProjectId } from "../shared/Identifiers.js"
@@ -39,6 +41,26 @@ const DEFAULT_PAGE_SIZE = 20
 /** The cursor inside a page token: the last row's time and id. */
 const Cursor = Schema.Struct({ t: Schema.Int, id: ProjectId })
 
+/** The source of project events: `<slug>.projects.switchboard` (the form of SPEC.md § Known events). */
+export const projectEventSource = (slug: string) => `${slug}.projects.switchboard`
+
+/** The event of a project change (API.md §5: `data` is the project after the change). */
+export const projectEvent = (type: "project.created" | "project.updated" | "project.deleted", p: ProjectRecord, at: DateTime.Utc) => ({
+  type,
+  source: projectEventSource(p.slug),
+  timestamp: at,
+  data: Schema.encodeSync(ProjectEventData)({
+    projectId: p.projectId,
+    organizationId: p.organizationId,
+    name: p.name,
+    slug: p.slug,
+    state: p.state,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+    deletedAt: p.deletedAt
+  }) as Record<string, unknown>
+})
+
 const checkLength = (field: string, value: string, min: number, max: number) =>
   value.length < min || value.length > max
     ? Effect.fail(new InvalidInput({ field, message: `must be ${min} to ${max} characters` }))
@@ -62,6 +84,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
     const tx = yield* Transactor
     const serverSecret = yield* ServerSecret
     const gate = yield* makeProjectGate
+    const events = yield* EventPublisher
 
     const newProjectSecret = Effect.map(secrets.randomBytes(PROJECT_SECRET_BYTES), (b) => Redacted.make(encodeBase32(b)))
 
@@ -114,8 +137,13 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
         deletedAt: null,
         closedAt: null
       }
+      const secretHash = yield* sha256Hex(Redacted.value(secret))
       // The unique index decides between concurrent creates; the loser learns why and what is free.
-      yield* repo.insert({ project, secretHash: yield* sha256Hex(Redacted.value(secret)) }).pipe(
+      // The project and its `project.created` event commit together (the events outbox).
+      yield* tx.withTransaction(Effect.zipRight(
+        repo.insert({ project, secretHash }),
+        events.publish(projectId, [projectEvent("project.created", project, now)])
+      )).pipe(
         Effect.catchTag("SlugInUse", () =>
           Effect.flatMap(holderOf(input.slug), (holder) => unavailable(input.slug, holder === "retired" ? "retired" : "taken")))
       )
@@ -187,8 +215,16 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
       return yield* gate.open(projectId, principal, "read")
     })
 
-    /** Locks the project (active only), applies `change`, and writes it when something changed. */
-    const modify = (projectId: ProjectId, principal: Principal, change: (p: ProjectRecord, now: DateTime.Utc) => ProjectRecord) =>
+    /**
+     * Locks the project (active only), applies `change`, and writes it when something changed,
+     * with the change's event in the same transaction.
+     */
+    const modify = (
+      projectId: ProjectId,
+      principal: Principal,
+      event: "project.updated" | "project.deleted",
+      change: (p: ProjectRecord, now: DateTime.Utc) => ProjectRecord
+    ) =>
       tx.withTransaction(Effect.gen(function*() {
         const current = yield* gate.open(projectId, principal, "write", { lock: true })
         const now = yield* DateTime.now
@@ -196,17 +232,18 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
         if (next === current) return current
         const written = { ...next, updatedAt: now }
         yield* repo.update(written)
+        yield* events.publish(projectId, [projectEvent(event, written, now)])
         return written
       }))
 
     const rename = Effect.fn("ProjectsService.rename")(function*(projectId: ProjectId, principal: Principal, name: string) {
       yield* checkLength("name", name, 1, 256)
-      return yield* modify(projectId, principal, (p) => (p.name === name ? p : { ...p, name }))
+      return yield* modify(projectId, principal, "project.updated", (p) => (p.name === name ? p : { ...p, name }))
     })
 
     /** Starts the closure: the project is `closing` with `deletedAt` set; `ProjectClosures` finishes it. */
     const remove = Effect.fn("ProjectsService.delete")(function*(projectId: ProjectId, principal: Principal) {
-      return yield* modify(projectId, principal, (p, now) => ({ ...p, state: "closing", deletedAt: now }))
+      return yield* modify(projectId, principal, "project.deleted", (p, now) => ({ ...p, state: "closing", deletedAt: now }))
     })
 
     const updateAgentProfile = Effect.fn("ProjectsService.updateAgentProfile")(function*(
@@ -216,7 +253,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
     ) {
       if (update.firstName !== undefined) yield* checkLength("firstName", update.firstName, 1, 256)
       if (update.lastName !== undefined && update.lastName !== null) yield* checkLength("lastName", update.lastName, 1, 256)
-      return yield* modify(projectId, principal, (p) => {
+      return yield* modify(projectId, principal, "project.updated", (p) => {
         const firstName = update.firstName === undefined ? p.agentFirstName : update.firstName
         const lastName = update.lastName === undefined ? p.agentLastName : update.lastName
         return firstName === p.agentFirstName && lastName === p.agentLastName
@@ -249,5 +286,5 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
 
     return { create, list, slugAvailability, get, rename, delete: remove, updateAgentProfile, rotateSecret, verifySecret } as const
   }),
-  dependencies: [Ids.Default]
+  dependencies: [Ids.Default, EventPublisher.Default]
 }) {}

@@ -1,5 +1,163 @@
-/** The Webhooks feature's adapters for the standalone server (slot: fill in). */
-import { Layer } from "effect"
+/**
+ * The Webhooks feature's adapters for the standalone server: the delivery policy from the
+ * configuration, and the guarded outbound HTTP sender (DESIGN.md §7; issue 7 "outbound guard"):
+ *
+ * - only `https://` targets (`http://` too when ALLOW_PRIVATE_WEBHOOK_TARGETS=true);
+ * - the host is resolved here, and the connection goes to an address that was checked: every
+ *   address the name resolves to must be public (no loopback, private, CGNAT, link-local/metadata,
+ *   multicast or reserved ranges, IPv4 or IPv6), else the attempt is refused — the check runs in
+ *   the socket's own `lookup`, so a name cannot resolve differently between check and connect;
+ * - redirects are never followed (a 3xx is an answer, and a failure);
+ * - the attempt is aborted after the timeout (30 s by default);
+ * - at most 64 KiB of a response body is read, its first 1 KiB kept for the delivery's `lastError`.
+ *
+ * Connections are kept alive per target (agents), so a busy destination does not pay a TLS
+ * handshake per delivery.
+ */
+import { defaultWebhookPolicy, isIpLiteral, isPublicAddress, type SendOutcome, WebhookPolicy, WebhookSender } from "@switchboard/core"
+import { Effect, Layer } from "effect"
+import { type LookupAddress, lookup as dnsLookup } from "node:dns"
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http"
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 
-export const WebhooksServerAdapters = (_config: ServerConfigShape) => Layer.empty
+class TargetRefused extends Error {
+  readonly refused = true
+}
+
+const MAX_BODY_READ = 64 * 1024
+const BODY_KEPT = 1024
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | ReadonlyArray<LookupAddress>, family?: number) => void
+
+/** A `lookup` for sockets that refuses names resolving to any non-public address (unless allowed). */
+export const guardedLookup = (allowPrivate: boolean) =>
+  (hostname: string, options: { family?: number | string; hints?: number; all?: boolean }, callback: LookupCallback) => {
+    const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : typeof options.family === "number" ? options.family : 0
+    dnsLookup(hostname, { all: true, family, ...(options.hints === undefined ? {} : { hints: options.hints }) }, (err, addresses) => {
+      if (err !== null) return callback(err, [])
+      const list = addresses as Array<LookupAddress>
+      if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no addresses`), { code: "ENOTFOUND" }), [])
+      if (!allowPrivate) {
+        const bad = list.find((a) => !isPublicAddress(a.address))
+        if (bad !== undefined) {
+          return callback(new TargetRefused(`${hostname} resolves to ${bad.address}, which is not a public address`), [])
+        }
+      }
+      if (options.all === true) return callback(null, list)
+      return callback(null, list[0]!.address, list[0]!.family)
+    })
+  }
+
+/** The guarded sender (see the module comment). */
+export const makeWebhookSender = (options: { readonly allowPrivate: boolean; readonly maxSockets?: number }) => {
+  const lookup = guardedLookup(options.allowPrivate)
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, lookup: lookup as never }
+  const httpAgent = new HttpAgent(agentOptions)
+  const httpsAgent = new HttpsAgent(agentOptions)
+
+  const send = (req: { url: string; headers: Readonly<Record<string, string>>; body: string; timeoutMs: number }) =>
+    Effect.async<SendOutcome>((resume) => {
+      let url: URL
+      try {
+        url = new URL(req.url)
+      } catch {
+        resume(Effect.succeed({ _tag: "Refused", reason: "not a valid URL" }))
+        return
+      }
+      const secure = url.protocol === "https:"
+      if (!secure && !(options.allowPrivate && url.protocol === "http:")) {
+        resume(Effect.succeed({ _tag: "Refused", reason: `${url.protocol}// targets are not allowed (https only)` }))
+        return
+      }
+      if (url.username !== "" || url.password !== "") {
+        resume(Effect.succeed({ _tag: "Refused", reason: "URLs with credentials are not allowed" }))
+        return
+      }
+      // Sockets skip `lookup` for IP literals: check those here.
+      const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+      if (!options.allowPrivate && isIpLiteral(host) && !isPublicAddress(host)) {
+        resume(Effect.succeed({ _tag: "Refused", reason: `${host} is not a public address` }))
+        return
+      }
+      let done = false
+      const finish = (outcome: SendOutcome) => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        resume(Effect.succeed(outcome))
+      }
+      const body = Buffer.from(req.body, "utf8")
+      const request = (secure ? httpsRequest : httpRequest)(url, {
+        method: "POST",
+        headers: { ...req.headers, "content-length": String(body.length) },
+        agent: secure ? httpsAgent : httpAgent,
+        lookup: lookup as never
+      }, (res: IncomingMessage) => {
+        const chunks: Array<Buffer> = []
+        let read = 0
+        res.on("data", (chunk: Buffer) => {
+          read += chunk.length
+          if (chunks.reduce((n, c) => n + c.length, 0) < BODY_KEPT) chunks.push(chunk)
+          if (read > MAX_BODY_READ) {
+            res.destroy()
+            finish({ _tag: "Response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, BODY_KEPT).toString("utf8") })
+          }
+        })
+        res.on("end", () =>
+          finish({ _tag: "Response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, BODY_KEPT).toString("utf8") }))
+        res.on("error", (e) => finish({ _tag: "NetworkError", message: e.message }))
+      })
+      const timer = setTimeout(() => {
+        finish({ _tag: "Timeout" })
+        request.destroy()
+      }, req.timeoutMs)
+      request.on("error", (e: NodeJS.ErrnoException) => {
+        if (e instanceof TargetRefused) return finish({ _tag: "Refused", reason: e.message })
+        if (e.code === "ENOTFOUND" || e.code === "EAI_AGAIN" || e.code === "EAI_NONAME") {
+          return finish({ _tag: "DnsFailure", message: `${url.hostname}: ${e.code}` })
+        }
+        finish({ _tag: "NetworkError", message: e.code === undefined ? e.message : `${e.code}: ${e.message}` })
+      })
+      request.end(body)
+      return Effect.sync(() => {
+        done = true
+        clearTimeout(timer)
+        request.destroy()
+      })
+    })
+
+  return {
+    sender: WebhookSender.of({ send }),
+    close: () => {
+      httpAgent.destroy()
+      httpsAgent.destroy()
+    }
+  }
+}
+
+/** The delivery policy of the server's configuration (API.md §4 defaults). */
+export const webhookPolicyOf = (config: ServerConfigShape) => ({
+  ...defaultWebhookPolicy,
+  maxAttempts: config.webhookMaxAttempts,
+  baseDelayMs: config.webhookRetryBaseMs,
+  maxDelayMs: config.webhookRetryMaxMs,
+  timeoutMs: config.webhookTimeoutSeconds * 1000,
+  concurrency: config.webhookConcurrency,
+  allowInsecureTargets: config.allowPrivateWebhookTargets
+})
+
+export const WebhooksServerAdapters = (config: ServerConfigShape) =>
+  Layer.mergeAll(
+    Layer.succeed(WebhookPolicy, webhookPolicyOf(config)),
+    Layer.scoped(
+      WebhookSender,
+      Effect.map(
+        Effect.acquireRelease(
+          Effect.sync(() => makeWebhookSender({ allowPrivate: config.allowPrivateWebhookTargets, maxSockets: config.webhookConcurrency * 2 })),
+          (s) => Effect.sync(s.close)
+        ),
+        (s) => s.sender
+      )
+    )
+  )

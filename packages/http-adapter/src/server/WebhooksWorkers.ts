@@ -1,8 +1,21 @@
 /**
- * The Webhooks feature's background work in a server process (slot: fill in): a scoped layer built on
- * the core services and ports, e.g. a fiber forked with `Effect.forkScoped`.
+ * The webhook delivery engine of a server process (issue 7): it drains the events outbox into
+ * deliveries and attempts them (core `WebhookDeliveryEngine.run`), until the process stops. Any
+ * number of processes may run it on one PostgreSQL (claims use `FOR UPDATE SKIP LOCKED` and
+ * leases). WEBHOOK_DELIVERY_ENABLED=false turns it off (tests drive the engine by hand then).
+ * On shutdown, attempts in flight are interrupted and give their deliveries back.
  */
-import { Layer } from "effect"
+import { WebhookDeliveryEngine, WebhookSender } from "@switchboard/core"
+import { Duration, Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 
-export const WebhooksWorkers = (_config: ServerConfigShape) => Layer.empty
+export const WebhooksWorkers = (config: ServerConfigShape) =>
+  config.webhookDeliveryEnabled
+    ? Layer.scopedDiscard(Effect.gen(function*() {
+      const engine = yield* WebhookDeliveryEngine
+      const sender = yield* WebhookSender
+      yield* Effect.forkScoped(
+        engine.run(Duration.millis(config.webhookPollIntervalMs)).pipe(Effect.provideService(WebhookSender, sender))
+      )
+    }))
+    : Layer.empty

@@ -1,5 +1,342 @@
-/** The Webhooks feature's part of the repository contract suite (slot: fill in; see CONTRIBUTING.md). */
+/**
+ * Webhooks' part of the repository contract suite: endpoints (scoped by kind and project, listed
+ * oldest first after a cursor, one live management webhook per URL), fan-out (undispatched events
+ * in outbox order, taken once; duplicate deliveries ignored), claims (only due, unleased deliveries
+ * of enabled live endpoints; a lease hides a delivery until it runs out; outcomes recorded only
+ * under the current claim), manual retries, cancellation and the newest-first delivery list.
+ *
+ * The suite shares one store with the others, so each case first drains what earlier cases left.
+ */
 import type { Vitest } from "@effect/vitest"
-import type { StorePorts } from "@switchboard/core"
+import {
+  type DeliveryRecord,
+  EventOutbox,
+  type Events,
+  formatTypeId,
+  formatUuid,
+  IdKinds,
+  type StorePorts,
+  Transactor,
+  uuidv7Bytes,
+  type WebhookEndpoint,
+  WebhooksRepo
+} from "@switchboard/core"
+import { DateTime, Effect, Either, Option } from "effect"
+import { expect } from "vitest"
 
-export const webhooksContract = (_it: Vitest.MethodsNonLive<StorePorts, true>): void => {}
+const rand = () => crypto.getRandomValues(new Uint8Array(10))
+const T0 = Date.parse("2031-01-01T00:00:00.000Z")
+const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const FAR = at(Date.parse("2999-01-01T00:00:00.000Z"))
+const newProjectId = () => formatUuid(uuidv7Bytes(Date.now(), rand()))
+
+const endpointFixture = (overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => {
+  const createdAt = overrides.createdAt ?? at(T0)
+  return {
+    endpointId: formatTypeId(IdKinds.webhookDestination, uuidv7Bytes(createdAt.epochMillis, rand())),
+    kind: "destination",
+    projectId: newProjectId(),
+    url: "https://hooks.example.com/in",
+    name: "hook",
+    description: null,
+    status: "enabled",
+    enabledEvents: ["*"],
+    apiVersion: "2026-07-01",
+    secret: new Uint8Array([1, 2, 3, 250]),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    createdAt,
+    updatedAt: createdAt,
+    deletedAt: null,
+    ...overrides
+  }
+}
+
+const eventFixture = (type: string, ms: number, data: Record<string, unknown> = {}): Events.EventEnvelope => ({
+  id: formatTypeId(IdKinds.event, uuidv7Bytes(ms, rand())) as Events.EventEnvelope["id"],
+  type,
+  apiVersion: "2026-07-01",
+  source: "test.contract",
+  timestamp: at(ms),
+  data
+})
+
+/** Marks every leftover event dispatched and finishes every leftover claimable delivery. */
+const quiesce = Effect.gen(function*() {
+  const repo = yield* WebhooksRepo
+  const tx = yield* Transactor
+  for (;;) {
+    const n = yield* tx.withTransaction(Effect.gen(function*() {
+      const events = yield* repo.takeUndispatched(500)
+      yield* repo.markDispatched(events.map((e) => e.position), at(T0))
+      return events.length
+    }))
+    if (n === 0) break
+  }
+  for (;;) {
+    const claimed = yield* repo.claimDue({ now: FAR, leaseUntil: FAR, limit: 500 })
+    for (const c of claimed) {
+      yield* repo.completeAttempts([{
+        deliveryId: c.delivery.deliveryId,
+        claimSeq: c.delivery.claimSeq,
+        status: "delivered",
+        attemptCount: c.delivery.attemptCount + 1,
+        nextAttemptAt: FAR,
+        lastAttemptAt: FAR,
+        lastError: null,
+        lastResponseStatus: 200,
+        deliveredAt: FAR
+      }])
+    }
+    if (claimed.length === 0) break
+  }
+})
+
+/** Appends events for a project and returns them with their positions (as fan-out sees them). */
+const appendEvents = (projectId: string, events: ReadonlyArray<Events.EventEnvelope>) =>
+  Effect.gen(function*() {
+    const outbox = yield* EventOutbox
+    const repo = yield* WebhooksRepo
+    const tx = yield* Transactor
+    yield* outbox.append(events.map((event) => ({ projectId, event })))
+    return yield* tx.withTransaction(repo.takeUndispatched(1000))
+  })
+
+const deliveryFor = (endpoint: WebhookEndpoint, event: { position: number; event: Events.EventEnvelope }, createdMs: number): DeliveryRecord => ({
+  deliveryId: formatTypeId(IdKinds.delivery, uuidv7Bytes(createdMs, rand())),
+  endpointId: endpoint.endpointId,
+  projectId: endpoint.projectId,
+  eventId: event.event.id,
+  eventPosition: event.position,
+  eventType: event.event.type,
+  status: "pending",
+  attemptCount: 0,
+  nextAttemptAt: at(createdMs),
+  leasedUntil: null,
+  claimSeq: 0,
+  lastAttemptAt: null,
+  lastError: null,
+  lastResponseStatus: null,
+  deliveredAt: null,
+  createdAt: at(createdMs)
+})
+
+export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+  it.effect("webhooks: endpoints by kind and project, oldest first after a cursor, counted, updated", () =>
+    Effect.gen(function*() {
+      const repo = yield* WebhooksRepo
+      const projectId = newProjectId()
+      const a = endpointFixture({ projectId, createdAt: at(T0), secret: new Uint8Array([0, 255, 7]) })
+      const b = endpointFixture({ projectId, createdAt: at(T0 + 1000), enabledEvents: ["call.started", "project.created"] })
+      const c = endpointFixture({ projectId, createdAt: at(T0 + 2000), description: "third" })
+      const other = endpointFixture({ createdAt: at(T0) })
+      for (const e of [c, a, b, other]) yield* repo.insertEndpoint(e)
+      expect(Option.getOrThrow(yield* repo.findEndpoint("destination", projectId, a.endpointId))).toEqual(a)
+      expect(Option.isNone(yield* repo.findEndpoint("management", projectId, a.endpointId))).toBe(true)
+      expect(Option.isNone(yield* repo.findEndpoint("destination", other.projectId, a.endpointId))).toBe(true)
+      const all = yield* repo.listEndpoints({ kind: "destination", projectId, after: undefined, limit: 10 })
+      expect(all.map((e) => e.endpointId)).toEqual([a.endpointId, b.endpointId, c.endpointId])
+      expect(all[1]!.enabledEvents).toEqual(["call.started", "project.created"])
+      const rest = yield* repo.listEndpoints({ kind: "destination", projectId, after: { createdAt: a.createdAt, id: a.endpointId }, limit: 1 })
+      expect(rest.map((e) => e.endpointId)).toEqual([b.endpointId])
+      expect(yield* repo.countLiveEndpoints("destination", projectId)).toBe(3)
+
+      const rotated = {
+        ...b,
+        url: "https://hooks.example.com/v2",
+        status: "disabled" as const,
+        secret: new Uint8Array([9, 9]),
+        previousSecret: b.secret,
+        previousSecretExpiresAt: at(T0 + 86_400_000),
+        updatedAt: at(T0 + 5000)
+      }
+      yield* repo.updateEndpoint(rotated)
+      expect(Option.getOrThrow(yield* repo.lockEndpoint("destination", projectId, b.endpointId))).toEqual(rotated)
+      yield* repo.updateEndpoint({ ...c, deletedAt: at(T0 + 6000), updatedAt: at(T0 + 6000) })
+      expect(yield* repo.countLiveEndpoints("destination", projectId)).toBe(2)
+      expect((yield* repo.listEndpoints({ kind: "destination", projectId, after: undefined, limit: 10 })).map((e) => e.endpointId))
+        .toEqual([a.endpointId, b.endpointId])
+    }))
+
+  it.effect("webhooks: one live management webhook per project and URL; a deleted URL can be registered again", () =>
+    Effect.gen(function*() {
+      const repo = yield* WebhooksRepo
+      const projectId = newProjectId()
+      const first = endpointFixture({ kind: "management", endpointId: crypto.randomUUID(), projectId, url: "https://m.example.com/a" })
+      yield* repo.insertEndpoint(first)
+      const dup = yield* Effect.either(repo.insertEndpoint({ ...first, endpointId: crypto.randomUUID() }))
+      expect(Either.isLeft(dup) && dup.left._tag).toBe("WebhookUrlTaken")
+      // Another project, or a v1 destination, may use the same URL.
+      yield* repo.insertEndpoint({ ...first, endpointId: crypto.randomUUID(), projectId: newProjectId() })
+      yield* repo.insertEndpoint(endpointFixture({ projectId, url: first.url }))
+      yield* repo.updateEndpoint({ ...first, deletedAt: at(T0 + 1), updatedAt: at(T0 + 1) })
+      yield* repo.insertEndpoint({ ...first, endpointId: crypto.randomUUID(), createdAt: at(T0 + 2) })
+      expect(yield* repo.countLiveEndpoints("management", projectId)).toBe(1)
+    }))
+
+  it.effect("webhooks: fan-out takes undispatched events in outbox order, once; subscribers are enabled live endpoints", () =>
+    Effect.gen(function*() {
+      yield* quiesce
+      const repo = yield* WebhooksRepo
+      const tx = yield* Transactor
+      const projectId = newProjectId()
+      const e1 = eventFixture("project.created", T0, { n: 1, nested: { list: [1, "x", null] } })
+      const e2 = eventFixture("project.updated", T0 + 1)
+      const taken = yield* appendEvents(projectId, [e1, e2])
+      expect(taken.map((t) => t.event)).toEqual([e1, e2])
+      expect(taken[0]!.position).toBeLessThan(taken[1]!.position)
+      expect(taken.every((t) => t.projectId === projectId)).toBe(true)
+      // Rolled back: still undispatched.
+      const failed = yield* Effect.either(tx.withTransaction(Effect.zipRight(
+        repo.markDispatched(taken.map((t) => t.position), at(T0)),
+        Effect.fail("boom" as const)
+      )))
+      expect(Either.isLeft(failed)).toBe(true)
+      expect((yield* tx.withTransaction(repo.takeUndispatched(10))).map((t) => t.event.id)).toEqual([e1.id, e2.id])
+      yield* tx.withTransaction(repo.markDispatched(taken.map((t) => t.position), at(T0)))
+      expect(yield* tx.withTransaction(repo.takeUndispatched(10))).toEqual([])
+
+      const on = endpointFixture({ projectId })
+      const off = endpointFixture({ projectId, status: "disabled" })
+      const gone = endpointFixture({ projectId, deletedAt: at(T0) })
+      const elsewhere = endpointFixture()
+      for (const e of [on, off, gone, elsewhere]) yield* repo.insertEndpoint(e)
+      expect((yield* repo.subscribers([projectId])).map((e) => e.endpointId)).toEqual([on.endpointId])
+      expect((yield* repo.subscribers([projectId, elsewhere.projectId])).map((e) => e.endpointId).sort())
+        .toEqual([on.endpointId, elsewhere.endpointId].sort())
+      expect(yield* repo.subscribers([])).toEqual([])
+    }))
+
+  it.effect("webhooks: claims lease due deliveries of enabled endpoints once; outcomes only under the current claim", () =>
+    Effect.gen(function*() {
+      yield* quiesce
+      const repo = yield* WebhooksRepo
+      const projectId = newProjectId()
+      const endpoint = endpointFixture({ projectId, secret: new Uint8Array([42, 0, 1]) })
+      const disabled = endpointFixture({ projectId, status: "disabled" })
+      yield* repo.insertEndpoint(endpoint)
+      yield* repo.insertEndpoint(disabled)
+      const [ev1, ev2, ev3] = yield* appendEvents(projectId, [
+        eventFixture("project.created", T0, { a: 1 }),
+        eventFixture("project.updated", T0 + 1),
+        eventFixture("project.updated", T0 + 2)
+      ])
+      const now = T0 + 10_000
+      const d1 = deliveryFor(endpoint, ev1!, now - 100)
+      const d2 = { ...deliveryFor(endpoint, ev2!, now - 50), nextAttemptAt: at(now + 60_000) } // not yet due
+      const d3 = deliveryFor(disabled, ev3!, now - 100) // endpoint disabled: held
+      yield* repo.insertDeliveries([d1, d2, d3])
+      yield* repo.insertDeliveries([{ ...d1, deliveryId: formatTypeId(IdKinds.delivery, uuidv7Bytes(now, rand())) }]) // same endpoint+event: ignored
+
+      const claimed = yield* repo.claimDue({ now: at(now), leaseUntil: at(now + 30_000), limit: 10 })
+      expect(claimed.map((c) => c.delivery.deliveryId)).toEqual([d1.deliveryId])
+      const c = claimed[0]!
+      expect(c.delivery.claimSeq).toBe(1)
+      expect(c.delivery.leasedUntil).toEqual(at(now + 30_000))
+      expect(c.endpoint).toEqual(endpoint)
+      expect(c.event).toEqual(ev1!.event)
+      // Leased: nobody else gets it until the lease runs out.
+      expect(yield* repo.claimDue({ now: at(now + 1000), leaseUntil: at(now + 31_000), limit: 10 })).toEqual([])
+      // The lease ran out (the process died): claimed again, with a new claim number.
+      const again = yield* repo.claimDue({ now: at(now + 30_000), leaseUntil: at(now + 60_000), limit: 10 })
+      expect(again.map((x) => [x.delivery.deliveryId, x.delivery.claimSeq])).toEqual([[d1.deliveryId, 2]])
+      const record = {
+        deliveryId: d1.deliveryId,
+        status: "pending" as const,
+        attemptCount: 1,
+        nextAttemptAt: at(now + 40_000),
+        lastAttemptAt: at(now + 30_000),
+        lastError: "HTTP 503",
+        lastResponseStatus: 503,
+        deliveredAt: null
+      }
+      expect(yield* repo.completeAttempts([{ ...record, claimSeq: 1 }])).toEqual([]) // stale claim
+      expect(yield* repo.completeAttempts([{ ...record, claimSeq: 2 }])).toEqual([d1.deliveryId])
+      expect(yield* repo.completeAttempts([{ ...record, claimSeq: 2 }])).toEqual([]) // not leased any more
+      const after = Option.getOrThrow(yield* repo.lockDelivery(endpoint.endpointId, ev1!.event.id))
+      expect(after).toMatchObject({ status: "pending", attemptCount: 1, leasedUntil: null, lastError: "HTTP 503", lastResponseStatus: 503 })
+      expect(after.nextAttemptAt).toEqual(at(now + 40_000))
+
+      // Release (shutdown): due at once, claimable again.
+      const third = yield* repo.claimDue({ now: at(now + 40_000), leaseUntil: at(now + 70_000), limit: 1 })
+      expect(third.map((x) => x.delivery.deliveryId)).toEqual([d1.deliveryId])
+      yield* repo.releaseClaim({ deliveryId: d1.deliveryId, claimSeq: third[0]!.delivery.claimSeq, now: at(now + 41_000) })
+      const released = Option.getOrThrow(yield* repo.lockDelivery(endpoint.endpointId, ev1!.event.id))
+      expect(released.leasedUntil).toBeNull()
+      expect(released.nextAttemptAt).toEqual(at(now + 41_000))
+
+      // Delivered: never claimed again.
+      const fourth = yield* repo.claimDue({ now: at(now + 41_000), leaseUntil: at(now + 70_000), limit: 10 })
+      expect(fourth.map((x) => x.delivery.deliveryId)).toEqual([d1.deliveryId])
+      expect(yield* repo.completeAttempts([{
+        ...record,
+        claimSeq: fourth[0]!.delivery.claimSeq,
+        status: "delivered",
+        attemptCount: 2,
+        lastError: null,
+        lastResponseStatus: 204,
+        deliveredAt: at(now + 41_500)
+      }])).toEqual([d1.deliveryId])
+      // d2 becomes due later; d3 waits for its endpoint to be enabled.
+      expect((yield* repo.claimDue({ now: at(now + 60_000), leaseUntil: at(now + 90_000), limit: 10 })).map((x) => x.delivery.deliveryId))
+        .toEqual([d2.deliveryId])
+      yield* repo.updateEndpoint({ ...disabled, status: "enabled" })
+      expect((yield* repo.claimDue({ now: at(now + 60_000), leaseUntil: at(now + 90_000), limit: 10 })).map((x) => x.delivery.deliveryId))
+        .toEqual([d3.deliveryId])
+    }))
+
+  it.effect("webhooks: retry scheduling, cancellation, and the newest-first delivery list by status", () =>
+    Effect.gen(function*() {
+      yield* quiesce
+      const repo = yield* WebhooksRepo
+      const projectId = newProjectId()
+      const endpoint = endpointFixture({ projectId })
+      yield* repo.insertEndpoint(endpoint)
+      const events = yield* appendEvents(projectId, [0, 1, 2, 3].map((i) => eventFixture("project.updated", T0 + i)))
+      const ds = events.map((e, i) => deliveryFor(endpoint, e, T0 + 1000 * (i + 1)))
+      const base = yield* repo.deliveryCounts
+      yield* repo.insertDeliveries(ds)
+      expect(yield* repo.deliveryCounts).toEqual({ pending: base.pending + 4, deadLettered: base.deadLettered })
+      // d0 dead-lettered after one attempt.
+      const [c0] = yield* repo.claimDue({ now: at(T0 + 1000), leaseUntil: at(T0 + 2000), limit: 1 })
+      yield* repo.completeAttempts([{
+        deliveryId: c0!.delivery.deliveryId,
+        claimSeq: c0!.delivery.claimSeq,
+        status: "dead_lettered",
+        attemptCount: 6,
+        nextAttemptAt: at(T0 + 1500),
+        lastAttemptAt: at(T0 + 1500),
+        lastError: "HTTP 500",
+        lastResponseStatus: 500,
+        deliveredAt: null
+      }])
+      expect((yield* repo.listDeliveries({ endpointId: endpoint.endpointId, status: "dead_lettered", before: undefined, limit: 10 }))
+        .map((d) => d.deliveryId)).toEqual([ds[0]!.deliveryId])
+      expect(yield* repo.deliveryCounts).toEqual({ pending: base.pending + 3, deadLettered: base.deadLettered + 1 })
+      // A manual retry makes it pending and due at the given time.
+      yield* repo.scheduleDelivery({ deliveryId: ds[0]!.deliveryId, at: at(T0 + 9000) })
+      const revived = Option.getOrThrow(yield* repo.lockDelivery(endpoint.endpointId, ds[0]!.eventId))
+      expect(revived).toMatchObject({ status: "pending", attemptCount: 6, leasedUntil: null })
+      expect(revived.nextAttemptAt).toEqual(at(T0 + 9000))
+
+      const all = yield* repo.listDeliveries({ endpointId: endpoint.endpointId, status: undefined, before: undefined, limit: 10 })
+      expect(all.map((d) => d.deliveryId)).toEqual([...ds].reverse().map((d) => d.deliveryId))
+      const page = yield* repo.listDeliveries({
+        endpointId: endpoint.endpointId,
+        status: undefined,
+        before: { createdAt: ds[2]!.createdAt, id: ds[2]!.deliveryId },
+        limit: 1
+      })
+      expect(page.map((d) => d.deliveryId)).toEqual([ds[1]!.deliveryId])
+
+      expect(yield* repo.deliveryCounts).toEqual({ pending: base.pending + 4, deadLettered: base.deadLettered })
+      expect(yield* repo.cancelPendingDeliveries(endpoint.endpointId)).toBe(4)
+      expect(yield* repo.deliveryCounts).toEqual(base)
+      expect((yield* repo.listDeliveries({ endpointId: endpoint.endpointId, status: "cancelled", before: undefined, limit: 10 })).length).toBe(4)
+      expect(yield* repo.claimDue({ now: FAR, leaseUntil: FAR, limit: 10 })).toEqual([])
+      // A cancelled delivery cannot be scheduled again.
+      yield* repo.scheduleDelivery({ deliveryId: ds[1]!.deliveryId, at: at(T0) })
+      expect(Option.getOrThrow(yield* repo.lockDelivery(endpoint.endpointId, ds[1]!.eventId)).status).toBe("cancelled")
+      expect(Option.isNone(yield* repo.lockDelivery(endpoint.endpointId, eventFixture("x.y", T0).id))).toBe(true)
+    }))
+}

@@ -1,5 +1,211 @@
-/** The Webhooks feature's ports in memory (slot: fill in; see CONTRIBUTING.md). */
-import { Layer } from "effect"
-import type { MemoryState } from "./MemoryState.js"
+/**
+ * Webhooks in memory: endpoints and deliveries in tables of the shared `MemoryState` (so
+ * transactions roll them back), fan-out reading the events outbox's table `"events"`. Transactions
+ * run one at a time here, so "locking" a row is reading it. Also a recording `WebhookSender` double.
+ */
+import {
+  type ClaimedDelivery,
+  type DeliveryRecord,
+  type OutboundRequest,
+  type OutboxRow,
+  type SendOutcome,
+  type WebhookEndpoint,
+  WebhookSender,
+  WebhooksRepo,
+  WebhookUrlTaken
+} from "@switchboard/core"
+import { DateTime, Effect, Layer, Option } from "effect"
+import { MemoryState } from "./MemoryState.js"
 
-export const WebhooksMemory: Layer.Layer<never, never, MemoryState> = Layer.empty
+const live = (e: WebhookEndpoint) => e.deletedAt === null
+const ms = (t: DateTime.Utc) => t.epochMillis
+
+/** (createdAt, id) ascending. */
+const byCreated = <T>(created: (x: T) => DateTime.Utc, id: (x: T) => string) => (a: T, b: T) =>
+  ms(created(a)) - ms(created(b)) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0)
+
+export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> = Layer.effect(
+  WebhooksRepo,
+  Effect.gen(function*() {
+    const state = yield* MemoryState
+    const endpoints = state.table<string, WebhookEndpoint>("webhook_endpoints")
+    const deliveries = state.table<string, DeliveryRecord>("webhook_deliveries")
+    const events = state.table<number, OutboxRow>("events")
+
+    const findEndpoint = (kind: WebhookEndpoint["kind"], projectId: string, endpointId: string) =>
+      Effect.sync(() => {
+        const e = endpoints.get(endpointId)
+        return e !== undefined && e.kind === kind && e.projectId === projectId ? Option.some(e) : Option.none()
+      })
+
+    const deliveryOf = (endpointId: string, eventId: string) =>
+      [...deliveries.values()].find((d) => d.endpointId === endpointId && d.eventId === eventId)
+
+    return WebhooksRepo.of({
+      insertEndpoint: (endpoint) =>
+        Effect.suspend(() => {
+          const taken = endpoint.kind === "management" && [...endpoints.values()].some((e) =>
+            e.kind === "management" && live(e) && e.projectId === endpoint.projectId && e.url === endpoint.url
+          )
+          if (taken) return Effect.fail(new WebhookUrlTaken({ webhookUrl: endpoint.url }))
+          endpoints.set(endpoint.endpointId, endpoint)
+          return Effect.void
+        }),
+      findEndpoint,
+      lockEndpoint: findEndpoint,
+      updateEndpoint: (endpoint) => Effect.sync(() => void endpoints.set(endpoint.endpointId, endpoint)),
+      listEndpoints: ({ after, kind, limit, projectId }) =>
+        Effect.sync(() =>
+          [...endpoints.values()]
+            .filter((e) => e.kind === kind && e.projectId === projectId && live(e))
+            .filter((e) =>
+              after === undefined ||
+              ms(e.createdAt) > ms(after.createdAt) ||
+              (ms(e.createdAt) === ms(after.createdAt) && e.endpointId > after.id)
+            )
+            .sort(byCreated((e) => e.createdAt, (e) => e.endpointId))
+            .slice(0, limit)
+        ),
+      countLiveEndpoints: (kind, projectId) =>
+        Effect.sync(() => [...endpoints.values()].filter((e) => e.kind === kind && e.projectId === projectId && live(e)).length),
+      deliveryCounts: Effect.sync(() => {
+        const all = [...deliveries.values()]
+        return {
+          pending: all.filter((d) => d.status === "pending").length,
+          deadLettered: all.filter((d) => d.status === "dead_lettered").length
+        }
+      }),
+      cancelPendingDeliveries: (endpointId) =>
+        Effect.sync(() => {
+          let n = 0
+          for (const d of [...deliveries.values()]) {
+            if (d.endpointId === endpointId && d.status === "pending") {
+              deliveries.set(d.deliveryId, { ...d, status: "cancelled", leasedUntil: null })
+              n++
+            }
+          }
+          return n
+        }),
+
+      takeUndispatched: (limit) =>
+        Effect.sync(() =>
+          [...events.values()]
+            .filter((r) => r.dispatchedAt === null)
+            .sort((a, b) => a.position - b.position)
+            .slice(0, limit)
+            .map(({ event, position, projectId }) => ({ event, position, projectId }))
+        ),
+      subscribers: (projectIds) =>
+        Effect.sync(() => {
+          const wanted = new Set(projectIds)
+          return [...endpoints.values()].filter((e) => wanted.has(e.projectId) && live(e) && e.status === "enabled")
+        }),
+      insertDeliveries: (rows) =>
+        Effect.sync(() => {
+          for (const d of rows) if (deliveryOf(d.endpointId, d.eventId) === undefined) deliveries.set(d.deliveryId, d)
+        }),
+      markDispatched: (positions, at) =>
+        Effect.sync(() => {
+          for (const p of positions) {
+            const row = events.get(p)
+            if (row !== undefined) events.set(p, { ...row, dispatchedAt: at })
+          }
+        }),
+
+      refreshStatistics: Effect.void,
+
+      claimDue: ({ leaseUntil, limit, now }) =>
+        Effect.sync(() => {
+          const due = [...deliveries.values()]
+            .filter((d) =>
+              d.status === "pending" && ms(d.nextAttemptAt) <= ms(now) &&
+              (d.leasedUntil === null || ms(d.leasedUntil) <= ms(now))
+            )
+            .filter((d) => {
+              const e = endpoints.get(d.endpointId)
+              return e !== undefined && live(e) && e.status === "enabled"
+            })
+            .sort((a, b) => ms(a.nextAttemptAt) - ms(b.nextAttemptAt) || a.eventPosition - b.eventPosition)
+            .slice(0, limit)
+          const out: Array<ClaimedDelivery> = []
+          for (const d of due) {
+            const claimed = { ...d, leasedUntil: leaseUntil, claimSeq: d.claimSeq + 1 }
+            deliveries.set(d.deliveryId, claimed)
+            const event = events.get(d.eventPosition)
+            if (event === undefined) continue
+            out.push({ delivery: claimed, endpoint: endpoints.get(d.endpointId)!, event: event.event })
+          }
+          return out
+        }),
+      completeAttempts: (attempts) =>
+        Effect.sync(() => {
+          const recorded: Array<string> = []
+          for (const a of attempts) {
+            const d = deliveries.get(a.deliveryId)
+            if (d === undefined || d.claimSeq !== a.claimSeq || d.leasedUntil === null || d.status !== "pending") continue
+            deliveries.set(d.deliveryId, {
+              ...d,
+              status: a.status,
+              attemptCount: a.attemptCount,
+              nextAttemptAt: a.nextAttemptAt,
+              leasedUntil: null,
+              lastAttemptAt: a.lastAttemptAt,
+              lastError: a.lastError,
+              lastResponseStatus: a.lastResponseStatus,
+              deliveredAt: a.deliveredAt
+            })
+            recorded.push(d.deliveryId)
+          }
+          return recorded
+        }),
+      releaseClaim: ({ claimSeq, deliveryId, now }) =>
+        Effect.sync(() => {
+          const d = deliveries.get(deliveryId)
+          if (d !== undefined && d.claimSeq === claimSeq && d.leasedUntil !== null && d.status === "pending") {
+            deliveries.set(deliveryId, { ...d, leasedUntil: null, nextAttemptAt: now })
+          }
+        }),
+
+      lockDelivery: (endpointId, eventId) => Effect.sync(() => Option.fromNullable(deliveryOf(endpointId, eventId))),
+      scheduleDelivery: ({ at, deliveryId }) =>
+        Effect.sync(() => {
+          const d = deliveries.get(deliveryId)
+          if (d !== undefined && (d.status === "pending" || d.status === "dead_lettered")) {
+            deliveries.set(deliveryId, { ...d, status: "pending", nextAttemptAt: at, leasedUntil: null })
+          }
+        }),
+      listDeliveries: ({ before, endpointId, limit, status }) =>
+        Effect.sync(() =>
+          [...deliveries.values()]
+            .filter((d) => d.endpointId === endpointId && (status === undefined || d.status === status))
+            .filter((d) =>
+              before === undefined ||
+              ms(d.createdAt) < ms(before.createdAt) ||
+              (ms(d.createdAt) === ms(before.createdAt) && d.deliveryId < before.id)
+            )
+            .sort(byCreated((d) => d.createdAt, (d) => d.deliveryId))
+            .reverse()
+            .slice(0, limit)
+        )
+    })
+  })
+)
+
+export const WebhooksMemory = WebhooksRepoMemory
+
+/** A `WebhookSender` double: records every request and answers with `respond` (default: 204). */
+export const makeRecordingSender = (respond: (request: OutboundRequest, index: number) => SendOutcome = () => ({
+  _tag: "Response",
+  status: 204,
+  body: ""
+})) => {
+  const requests: Array<OutboundRequest> = []
+  const layer = Layer.succeed(WebhookSender, {
+    send: (request) =>
+      Effect.sync(() => {
+        requests.push(request)
+        return respond(request, requests.length - 1)
+      })
+  })
+  return { requests, layer }
+}

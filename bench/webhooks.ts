@@ -1,0 +1,276 @@
+/**
+ * Webhook delivery throughput: the real delivery engine (outbox → fan-out → signed, leased,
+ * recorded attempts) of a Switchboard server on PGlite (or PostgreSQL) delivering a backlog of
+ * events to a local receiver, against a baseline measured in the same run: raw `node:http` POSTs of
+ * the same body to the same receiver, with the same concurrency and keep-alive — the ceiling of
+ * any sender on this machine.
+ *
+ *   npx tsx bench/webhooks.ts            # or: npm run bench:webhooks
+ *   BENCH_SECONDS=5 npx tsx bench/webhooks.ts
+ *
+ * Environment:
+ *   BENCH_SECONDS       length of each measured run in seconds (default 10)
+ *   BENCH_CONCURRENCY   deliveries in flight at once, both sides (default 16, the server default)
+ *   BENCH_BACKEND       pglite (default) or postgres (uses DATABASE_URL)
+ *
+ * Sequence: a 1 s warm-up of each side (not counted), then baseline, engine, baseline, engine;
+ * deliveries/second is the mean of the two runs of each. For the engine, a backlog larger than a
+ * run can drain is published (one transaction per 1000 events) while its engine is stopped, then
+ * the engine runs for BENCH_SECONDS and every delivery the receiver accepts is counted; a sample of
+ * them is verified with the `standardwebhooks` package. Any non-2xx, failed verification or
+ * dead-lettered delivery aborts with exit code 1. No speed thresholds: a report, not a test.
+ */
+import {
+  EventPublisher,
+  Transactor,
+  WebhookDeliveryEngine,
+  WebhookSender
+} from "@switchboard/core"
+import { DateTime, Duration, Effect, Fiber } from "effect"
+import { Agent, createServer, request, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Webhook } from "standardwebhooks"
+import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
+
+const positiveInt = (name: string, fallback: number): number => {
+  const raw = process.env[name]
+  if (raw === undefined || raw === "") return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`bench:webhooks: ${name} must be a positive integer, got ${JSON.stringify(raw)}`)
+    process.exit(2)
+  }
+  return n
+}
+
+const SECONDS = positiveInt("BENCH_SECONDS", 10)
+const CONCURRENCY = positiveInt("BENCH_CONCURRENCY", 16)
+const BACKEND = process.env.BENCH_BACKEND === "postgres" ? "postgres" : "pglite"
+if (BACKEND === "postgres" && !process.env.DATABASE_URL) {
+  console.error("bench:webhooks: BENCH_BACKEND=postgres needs DATABASE_URL")
+  process.exit(2)
+}
+const ROUNDS = 2
+const WARMUP_SECONDS = 1
+
+class BenchFailure extends Error {}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1)
+
+// ---------------------------------------------------------------------------------------------
+// The receiver: answers 204, keeps a sample for verification, counts per path.
+
+interface ReceiverState {
+  readonly counts: Map<string, number>
+  readonly sample: Array<{ headers: Record<string, string>; body: string }>
+  non2xx: number
+}
+
+const startReceiver = (): Promise<{ server: Server; port: number; state: ReceiverState }> =>
+  new Promise((resolve, reject) => {
+    const state: ReceiverState = { counts: new Map(), sample: [], non2xx: 0 }
+    const server = createServer((req, res) => {
+      const chunks: Array<Buffer> = []
+      req.on("data", (c: Buffer) => chunks.push(c))
+      req.on("end", () => {
+        const path = req.url ?? "/"
+        state.counts.set(path, (state.counts.get(path) ?? 0) + 1)
+        if (path === "/engine" && state.sample.length < 50) {
+          const headers: Record<string, string> = {}
+          for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v
+          state.sample.push({ headers, body: Buffer.concat(chunks).toString("utf8") })
+        }
+        res.writeHead(204)
+        res.end()
+      })
+    })
+    server.keepAliveTimeout = 60_000
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as AddressInfo).port, state }))
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Baseline: `CONCURRENCY` loops POSTing the same body over keep-alive connections.
+
+const baselineRun = async (port: number, body: string, seconds: number): Promise<number> => {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
+  const payload = Buffer.from(body)
+  const deadline = Date.now() + seconds * 1000
+  let done = 0
+  const post = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = request({
+        host: "127.0.0.1",
+        port,
+        path: "/baseline",
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": payload.length }
+      }, (res) => {
+        res.resume()
+        res.on("end", () => (res.statusCode === 204 ? resolve() : reject(new BenchFailure(`baseline got ${res.statusCode}`))))
+      })
+      req.on("error", reject)
+      req.end(payload)
+    })
+  const started = Date.now()
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (Date.now() < deadline) {
+      await post()
+      done++
+    }
+  }))
+  agent.destroy()
+  return done / ((Date.now() - started) / 1000)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Engine: publish a backlog with the engine stopped, then run it for `seconds`.
+
+const publishBacklog = (server: TestServer, projectId: string, events: number) =>
+  server.run(Effect.gen(function*() {
+    const tx = yield* Transactor
+    const publisher = yield* EventPublisher
+    for (let done = 0; done < events; done += 1000) {
+      const now = yield* DateTime.now
+      yield* tx.withTransaction(publisher.publish(projectId, Array.from({ length: Math.min(1000, events - done) }, (_, i) => ({
+        type: "project.updated",
+        source: "bench.projects.switchboard",
+        timestamp: now,
+        data: { projectId, name: `Bench ${done + i}`, seq: done + i }
+      }))))
+    }
+  }))
+
+const engineRun = async (server: TestServer, state: ReceiverState, seconds: number): Promise<{ rate: number; delivered: number }> => {
+  const before = state.counts.get("/engine") ?? 0
+  const started = Date.now()
+  const fiber = await server.run(Effect.gen(function*() {
+    const engine = yield* WebhookDeliveryEngine
+    const sender = yield* WebhookSender
+    return yield* Effect.forkDaemon(engine.run(Duration.millis(100)).pipe(Effect.provideService(WebhookSender, sender)))
+  }))
+  await new Promise((r) => setTimeout(r, seconds * 1000))
+  await server.run(Fiber.interrupt(fiber))
+  const delivered = (state.counts.get("/engine") ?? 0) - before
+  return { rate: delivered / ((Date.now() - started) / 1000), delivered }
+}
+
+const main = async (): Promise<number> => {
+  const t0 = Date.now()
+  let receiver: Server | undefined
+  let server: TestServer | undefined
+  try {
+    const rec = await startReceiver()
+    receiver = rec.server
+    server = await startTestServer(BACKEND, {
+      allowPrivateWebhookTargets: true,
+      webhookDeliveryEnabled: false, // the bench starts and stops the engine itself
+      webhookConcurrency: CONCURRENCY
+    })
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${server!.baseUrl}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server!.serviceKey}`, "content-type": "application/json", "idempotency-key": `bench-${path}-${Date.now()}` },
+        body: JSON.stringify(body)
+      })
+      if (res.status >= 300) throw new BenchFailure(`setup ${path}: ${res.status} ${await res.text()}`)
+      return (await res.json()) as Record<string, any>
+    }
+    const org = await post("/v1/organizations", { name: "Bench" })
+    const project = await post(`/v1/organizations/${org.organizationId}/projects`, { name: "Bench", slug: `bench-${Date.now().toString(36)}` })
+    const destination = await post(`/v1/projects/${project.projectId}/webhooks/destinations`, {
+      apiVersion: "2026-07-01",
+      enabledEvents: ["project.updated"],
+      name: "bench",
+      url: `http://127.0.0.1:${rec.port}/engine`
+    })
+    const secret = destination.signingSecret as string
+
+    // A body like the engine's, for the baseline.
+    const body = JSON.stringify({
+      id: "sb_evt_01m7zvmfstebk8t92zkmkz70qg",
+      type: "project.updated",
+      apiVersion: "2026-07-01",
+      source: "bench.projects.switchboard",
+      timestamp: new Date().toISOString(),
+      data: { projectId: project.projectId, name: "Bench 0", seq: 0 }
+    })
+
+    // Enough backlog that no run drains it: a generous guess, topped up before each run.
+    let backlog = 0
+    const ensureBacklog = async (needed: number) => {
+      if (backlog >= needed) return
+      const add = needed - backlog
+      const p0 = Date.now()
+      await publishBacklog(server!, project.projectId, add)
+      backlog += add
+      console.log(`  published ${fmt(add)} events in ${fmt((Date.now() - p0) / 1000, 1)} s`)
+    }
+    console.log(`startup ${fmt((Date.now() - t0) / 1000, 1)} s; backend ${BACKEND}; concurrency ${CONCURRENCY}; ${SECONDS} s per run, ${ROUNDS} rounds`)
+
+    await ensureBacklog(2000)
+    const warm = await engineRun(server, rec.state, WARMUP_SECONDS)
+    backlog -= warm.delivered
+    await baselineRun(rec.port, body, WARMUP_SECONDS)
+
+    const baseline: Array<number> = []
+    const engine: Array<number> = []
+    for (let round = 1; round <= ROUNDS; round++) {
+      const b = await baselineRun(rec.port, body, SECONDS)
+      baseline.push(b)
+      console.log(`  run ${round} baseline ${fmt(b).padStart(8)} req/s`)
+      const guess = Math.ceil(Math.max(...engine, warm.rate, 500) * SECONDS * 2)
+      await ensureBacklog(guess)
+      const e = await engineRun(server, rec.state, SECONDS)
+      backlog -= e.delivered
+      if (backlog <= 0) console.log("  (the backlog ran out during the run: the rate is a lower bound)")
+      engine.push(e.rate)
+      console.log(`  run ${round} engine   ${fmt(e.rate).padStart(8)} deliveries/s (${fmt(e.delivered)} delivered)`)
+    }
+
+    // Every sampled delivery verifies; nothing was dead-lettered.
+    const verifier = new Webhook(secret)
+    for (const s of rec.state.sample) verifier.verify(s.body, s.headers)
+    const dead = await fetch(`${server.baseUrl}/v1/projects/${project.projectId}/webhooks/destinations/${destination.destination.destinationId}/deliveries?status=dead_lettered&pageSize=1`, {
+      headers: { authorization: `Bearer ${server.serviceKey}` }
+    })
+    const deadBody = (await dead.json()) as { deliveries: Array<unknown> }
+    if (deadBody.deliveries.length > 0) throw new BenchFailure("some deliveries were dead-lettered")
+
+    const bl = mean(baseline)
+    const en = mean(engine)
+    const ratio = en / bl
+    console.log("")
+    console.log(`baseline (raw node:http POST)   ${fmt(bl).padStart(8)} req/s`)
+    console.log(`delivery engine (${BACKEND.padEnd(8)})    ${fmt(en).padStart(8)} deliveries/s  ratio ${ratio.toFixed(3)} (${fmt(1 / ratio, 1)}x slower than raw POSTs)`)
+    console.log(`verified ${rec.state.sample.length} sampled deliveries with standardwebhooks; total ${fmt((Date.now() - t0) / 1000, 1)} s`)
+    console.log(JSON.stringify({
+      bench: "webhooks",
+      backend: BACKEND,
+      concurrency: CONCURRENCY,
+      baselineRps: Math.round(bl),
+      deliveriesPerSecond: Math.round(en),
+      ratio: Number(ratio.toFixed(4))
+    }))
+    return 0
+  } catch (e) {
+    console.error(`bench:webhooks FAILED: ${e instanceof BenchFailure ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+    return 1
+  } finally {
+    if (server !== undefined) await server.close()
+    if (receiver !== undefined) {
+      receiver.closeAllConnections()
+      receiver.close()
+    }
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error("bench:webhooks FAILED during shutdown:", e)
+    process.exit(1)
+  }
+)

@@ -1,0 +1,138 @@
+/**
+ * Management webhooks (API.md §4; contract.md §5.2–5.3): per project, a list of URLs that receive
+ * every event of the project, signed with the `X-Spectrum-*` v0 scheme. Created with a 64-hex
+ * signing secret shown once (stored sealed: signing needs it back); one live webhook per URL;
+ * deleted softly (a URL registered again gets a new id and secret). Deleting a webhook cancels
+ * its pending deliveries. The management routes authenticate the project first, so methods take
+ * its id as given.
+ */
+import { DateTime, Effect, Either, Option, type Redacted } from "effect"
+import { Ids } from "../shared/Ids.js"
+import { Transactor } from "../shared/Ports.js"
+import { Secrets } from "../shared/Secrets.js"
+import { ServerSecret } from "../shared/ServerSecret.js"
+import { WebhookPolicy } from "./DeliveryPolicy.js"
+import { makeEndpointOps, newManagementSecret, sealSecret } from "./Endpoints.js"
+import { EVENT_API_VERSION } from "./Schema.js"
+import { ManagementWebhookNotFound, WebhookUrlInvalid } from "./WebhookErrors.js"
+import { type DeliveryStatus, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
+import { checkWebhookUrl } from "./WebhookUrl.js"
+
+export interface ManagementWebhook {
+  /** A UUID. */
+  readonly id: string
+  readonly projectId: string
+  readonly webhookUrl: string
+  readonly createdAt: DateTime.Utc
+  readonly updatedAt: DateTime.Utc
+}
+
+const toManagementWebhook = (e: WebhookEndpoint): ManagementWebhook => ({
+  id: e.endpointId,
+  projectId: e.projectId,
+  webhookUrl: e.url,
+  createdAt: e.createdAt,
+  updatedAt: e.updatedAt
+})
+
+export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("core/ManagementWebhooks", {
+  effect: Effect.gen(function*() {
+    const repo = yield* WebhooksRepo
+    const ids = yield* Ids
+    const tx = yield* Transactor
+    const secrets = yield* Secrets
+    const serverSecret = yield* ServerSecret
+    const policy = yield* WebhookPolicy
+    const ops = yield* makeEndpointOps
+
+    /** The live webhook, or ManagementWebhookNotFound. */
+    const live = (projectId: string, webhookId: string, lock = false) =>
+      Effect.flatMap(
+        lock ? repo.lockEndpoint("management", projectId, webhookId) : repo.findEndpoint("management", projectId, webhookId),
+        (found) =>
+          Option.isSome(found) && found.value.deletedAt === null
+            ? Effect.succeed(found.value)
+            : Effect.fail(new ManagementWebhookNotFound({ webhookId }))
+      )
+
+    /** Live webhooks of the project, oldest first. */
+    const list = Effect.fn("ManagementWebhooks.list")(function*(projectId: string) {
+      const out: Array<ManagementWebhook> = []
+      let after: { createdAt: DateTime.Utc; id: string } | undefined
+      for (;;) {
+        const page = yield* repo.listEndpoints({ kind: "management", projectId, after, limit: 100 })
+        out.push(...page.map(toManagementWebhook))
+        const last = page[page.length - 1]
+        if (page.length < 100 || last === undefined) return out as ReadonlyArray<ManagementWebhook>
+        after = { createdAt: last.createdAt, id: last.endpointId }
+      }
+    })
+
+    /** Registers a URL; the signing secret (64 hex) is returned here only. */
+    const create = Effect.fn("ManagementWebhooks.create")(function*(input: { readonly projectId: string; readonly webhookUrl: string }) {
+      const checked = checkWebhookUrl(input.webhookUrl, policy.allowInsecureTargets)
+      if (Either.isLeft(checked)) return yield* new WebhookUrlInvalid({ message: `webhookUrl ${checked.left}` })
+      const secret = yield* newManagementSecret.pipe(Effect.provideService(Secrets, secrets))
+      const sealed = yield* sealSecret(secret.key).pipe(
+        Effect.provideService(Secrets, secrets),
+        Effect.provideService(ServerSecret, serverSecret)
+      )
+      const now = yield* DateTime.now
+      const endpoint: WebhookEndpoint = {
+        endpointId: yield* ids.uuidv7(),
+        kind: "management",
+        projectId: input.projectId,
+        url: checked.right,
+        name: null,
+        description: null,
+        status: "enabled",
+        enabledEvents: ["*"],
+        apiVersion: EVENT_API_VERSION,
+        secret: sealed,
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        createdAt: now,
+        updatedAt: now,
+        deletedAt: null
+      }
+      yield* ops.insertLimited(endpoint, repo.insertEndpoint(endpoint))
+      return { webhook: toManagementWebhook(endpoint), signingSecret: secret.shown as Redacted.Redacted<string> }
+    })
+
+    /** Deletes a live webhook (soft); its pending deliveries are cancelled. */
+    const remove = Effect.fn("ManagementWebhooks.remove")(function*(input: { readonly projectId: string; readonly webhookId: string }) {
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        const current = yield* live(input.projectId, input.webhookId, true)
+        const now = yield* DateTime.now
+        const deleted = { ...current, deletedAt: now, updatedAt: now }
+        yield* repo.updateEndpoint(deleted)
+        yield* repo.cancelPendingDeliveries(current.endpointId)
+        return toManagementWebhook(deleted)
+      }))
+    })
+
+    /** A live webhook's deliveries, newest first (dead-lettered ones stay here, retryable). */
+    const listDeliveries = Effect.fn("ManagementWebhooks.listDeliveries")(function*(input: {
+      readonly projectId: string
+      readonly webhookId: string
+      readonly status?: DeliveryStatus | undefined
+      readonly pageSize?: number | undefined
+      readonly pageToken?: string | undefined
+    }) {
+      return yield* ops.deliveriesPage(yield* live(input.projectId, input.webhookId), input)
+    })
+
+    /** Attempts the delivery of an event again now (see `makeEndpointOps.retry`). */
+    const retryDelivery = Effect.fn("ManagementWebhooks.retryDelivery")(function*(input: {
+      readonly projectId: string
+      readonly webhookId: string
+      readonly eventId: string
+      readonly expectedAttemptCount?: number | undefined
+    }) {
+      return yield* ops.retry(yield* live(input.projectId, input.webhookId), input)
+    })
+
+    return { list, create, remove, listDeliveries, retryDelivery } as const
+  }),
+  dependencies: [Ids.Default]
+}) {}

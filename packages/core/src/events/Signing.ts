@@ -1,0 +1,92 @@
+/**
+ * Webhook signatures. Two schemes, one per kind of webhook:
+ *
+ * - **Management webhooks** (API.md §4, contract.md §5.3; Slack's v0 scheme): `X-Spectrum-Signature:
+ *   v0=<hex HMAC-SHA256(secret, "v0:" + timestamp + ":" + body)>`, the secret being the 64 hex
+ *   characters shown at creation, used as is (its UTF-8 bytes are the key).
+ * - **v1 destinations** (API.md §1.7, Standard Webhooks): `webhook-signature: v1,<base64
+ *   HMAC-SHA256(key, id + "." + timestamp + "." + body)>`, the key being the bytes behind
+ *   `whsec_<base64>`; during a rotation overlap one signature per live secret, space-separated.
+ */
+import { Effect } from "effect"
+import { hmacSha256 } from "../shared/Crypto.js"
+
+const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("")
+
+/** Standard (padded) base64 of bytes. */
+export const base64 = (bytes: Uint8Array): string => {
+  let s = ""
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  return btoa(s)
+}
+
+/** Bytes of standard base64, or undefined. */
+export const fromBase64 = (s: string): Uint8Array | undefined => {
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s)) return undefined
+  return Uint8Array.from(atob(s), (c) => c.charCodeAt(0))
+}
+
+/** The prefix of v1 signing secrets (Standard Webhooks). */
+export const WHSEC_PREFIX = "whsec_"
+
+/** `whsec_<base64 key>`. */
+export const formatWhsec = (key: Uint8Array): string => `${WHSEC_PREFIX}${base64(key)}`
+
+/** The key of a `whsec_…` secret, or undefined. */
+export const parseWhsec = (secret: string): Uint8Array | undefined =>
+  secret.startsWith(WHSEC_PREFIX) ? fromBase64(secret.slice(WHSEC_PREFIX.length)) : undefined
+
+/** `v0=<64 lower-case hex>` over `v0:<timestamp>:<body>` (management webhooks). */
+export const managementSignature = (secret: string, timestampSeconds: number, body: string): Effect.Effect<string> =>
+  Effect.map(hmacSha256(new TextEncoder().encode(secret), `v0:${timestampSeconds}:${body}`), (mac) => `v0=${hex(mac)}`)
+
+/** `v1,<base64>` over `<id>.<timestamp>.<body>` for each key, space-separated (v1 destinations). */
+export const standardSignature = (
+  keys: ReadonlyArray<Uint8Array>,
+  messageId: string,
+  timestampSeconds: number,
+  body: string
+): Effect.Effect<string> =>
+  Effect.map(
+    Effect.forEach(keys, (key) => hmacSha256(key, `${messageId}.${timestampSeconds}.${body}`)),
+    (macs) => macs.map((mac) => `v1,${base64(mac)}`).join(" ")
+  )
+
+/** What a delivery attempt sends besides the body. */
+export interface SignedHeaders {
+  readonly [name: string]: string
+}
+
+/** The headers of a management webhook delivery (API.md §4). */
+export const managementHeaders = (args: {
+  readonly secret: string
+  readonly webhookId: string
+  readonly eventType: string
+  readonly timestampSeconds: number
+  readonly body: string
+  readonly userAgent: string
+}): Effect.Effect<SignedHeaders> =>
+  Effect.map(managementSignature(args.secret, args.timestampSeconds, args.body), (signature) => ({
+    "content-type": "application/json",
+    "user-agent": args.userAgent,
+    "x-spectrum-event": args.eventType,
+    "x-spectrum-webhook-id": args.webhookId,
+    "x-spectrum-timestamp": String(args.timestampSeconds),
+    "x-spectrum-signature": signature
+  }))
+
+/** The headers of a v1 destination delivery (Standard Webhooks; `webhook-id` is the event id). */
+export const standardHeaders = (args: {
+  readonly keys: ReadonlyArray<Uint8Array>
+  readonly messageId: string
+  readonly timestampSeconds: number
+  readonly body: string
+  readonly userAgent: string
+}): Effect.Effect<SignedHeaders> =>
+  Effect.map(standardSignature(args.keys, args.messageId, args.timestampSeconds, args.body), (signature) => ({
+    "content-type": "application/json",
+    "user-agent": args.userAgent,
+    "webhook-id": args.messageId,
+    "webhook-timestamp": String(args.timestampSeconds),
+    "webhook-signature": signature
+  }))

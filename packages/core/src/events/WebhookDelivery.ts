@@ -1,0 +1,314 @@
+/**
+ * The delivery engine (issue 7; API.md §4, §1.7; reference/http-conventions.md §7 "job drain"):
+ *
+ * 1. **Fan-out** (`dispatch`): in one transaction, take outbox events not yet fanned out (`FOR
+ *    UPDATE SKIP LOCKED`, so several processes share the work), create one delivery per event and
+ *    matching endpoint (same project, enabled, live, selection `"*"` or the type), and mark the
+ *    events `dispatched_at`. An event is thus fanned out exactly once, and only once committed.
+ * 2. **Attempts** (`deliverDue`, `run`): claim due deliveries with a lease (`FOR UPDATE SKIP
+ *    LOCKED`), send each signed request through the `WebhookSender` port *outside* any
+ *    transaction, and record the outcome under the claim: delivered, retried later (backoff with
+ *    jitter, `DeliveryPolicy`), or dead-lettered. A process that dies mid-attempt leaves its lease
+ *    to run out; the delivery is then claimed again — at least once, never dropped.
+ *
+ * Time comes from `Clock` (tests drive it with `TestClock`); jitter from `Secrets`.
+ */
+import { Clock, DateTime, Duration, Effect, FiberSet, Queue, Ref, Schema } from "effect"
+import { IdKinds } from "../shared/Identifiers.js"
+import { Ids } from "../shared/Ids.js"
+import { Transactor } from "../shared/Ports.js"
+import { Secrets } from "../shared/Secrets.js"
+import { ServerSecret } from "../shared/ServerSecret.js"
+import { afterAttempt, classify, describeOutcome, type SendOutcome, unitOf, WebhookPolicy } from "./DeliveryPolicy.js"
+import { signingKeys } from "./Endpoints.js"
+import type { StoredOutboxEvent } from "./EventsFeature.js"
+import { EventEnvelope } from "./Schema.js"
+import { managementHeaders, standardHeaders } from "./Signing.js"
+import { type AttemptRecord, type ClaimedDelivery, type DeliveryRecord, type WebhookEndpoint, WebhookSender, WebhooksRepo } from "./WebhookPorts.js"
+
+/** Whether `endpoint` receives `event` (pure): same project, enabled, live, selected type and version. */
+export const subscribes = (endpoint: WebhookEndpoint, event: StoredOutboxEvent): boolean =>
+  event.projectId !== null &&
+  endpoint.projectId === event.projectId &&
+  endpoint.status === "enabled" &&
+  endpoint.deletedAt === null &&
+  (endpoint.kind === "management" || endpoint.apiVersion === event.event.apiVersion) &&
+  (endpoint.enabledEvents.includes("*") || endpoint.enabledEvents.includes(event.event.type))
+
+const encodeEnvelope = Schema.encodeEither(EventEnvelope)
+const td = new TextDecoder()
+
+export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>()("core/WebhookDeliveryEngine", {
+  effect: Effect.gen(function*() {
+    const repo = yield* WebhooksRepo
+    const tx = yield* Transactor
+    const ids = yield* Ids
+    const secrets = yield* Secrets
+    const serverSecret = yield* ServerSecret
+    const policy = yield* WebhookPolicy
+    const leaseMs = policy.timeoutMs + policy.leaseMarginMs
+
+    // Planner statistics are refreshed once the first deliveries exist, then after every further
+    // 5 000 at most every 10 minutes (see `WebhooksRepo.refreshStatistics`).
+    let insertedSinceRefresh = 0
+    let refreshedAt: number | undefined
+    const maybeRefreshStatistics = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const due = refreshedAt === undefined
+        ? insertedSinceRefresh >= 50
+        : insertedSinceRefresh >= 5_000 && now - refreshedAt >= 600_000
+      if (!due) return
+      insertedSinceRefresh = 0
+      refreshedAt = now
+      yield* repo.refreshStatistics
+    })
+
+    /** Fans out one batch of undispatched events; returns how many events it took. */
+    const dispatch = Effect.fn("WebhookDeliveryEngine.dispatch")(function*() {
+      const taken = yield* tx.withTransaction(Effect.gen(function*() {
+        const events = yield* repo.takeUndispatched(policy.batchSize)
+        if (events.length === 0) return 0
+        const now = yield* DateTime.now
+        const projectIds = [...new Set(events.flatMap((e) => (e.projectId === null ? [] : [e.projectId])))]
+        const endpoints = projectIds.length === 0 ? [] : yield* repo.subscribers(projectIds)
+        const deliveries: Array<DeliveryRecord> = []
+        for (const event of events) {
+          for (const endpoint of endpoints) {
+            if (!subscribes(endpoint, event)) continue
+            deliveries.push({
+              deliveryId: yield* ids.typeId(IdKinds.delivery),
+              endpointId: endpoint.endpointId,
+              projectId: endpoint.projectId,
+              eventId: event.event.id,
+              eventPosition: event.position,
+              eventType: event.event.type,
+              status: "pending",
+              attemptCount: 0,
+              nextAttemptAt: now,
+              leasedUntil: null,
+              claimSeq: 0,
+              lastAttemptAt: null,
+              lastError: null,
+              lastResponseStatus: null,
+              deliveredAt: null,
+              createdAt: now
+            })
+          }
+        }
+        if (deliveries.length > 0) yield* repo.insertDeliveries(deliveries)
+        yield* repo.markDispatched(events.map((e) => e.position), now)
+        insertedSinceRefresh += deliveries.length
+        return events.length
+      }))
+      yield* maybeRefreshStatistics
+      return taken
+    })
+
+    /** Fans out until the outbox has nothing left; returns how many events. */
+    const dispatchAll = Effect.gen(function*() {
+      let total = 0
+      for (;;) {
+        const n = yield* dispatch()
+        total += n
+        if (n < policy.batchSize) return total
+      }
+    })
+
+    /**
+     * Unsealed signing keys per endpoint, while its sealed secrets stay the same (a rotation or a
+     * new secret changes them, so the cache can never sign with a stale key). Bounded.
+     */
+    const keyCache = new Map<string, { readonly sealed: string; readonly keys: ReadonlyArray<Uint8Array> }>()
+    const sealedId = (e: WebhookEndpoint, now: DateTime.Utc) =>
+      [
+        e.secret.join(","),
+        e.previousSecret !== null && e.previousSecretExpiresAt !== null && DateTime.greaterThan(e.previousSecretExpiresAt, now)
+          ? e.previousSecret.join(",")
+          : ""
+      ].join("|")
+    const keysOf = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
+      Effect.gen(function*() {
+        const id = sealedId(endpoint, now)
+        const cached = keyCache.get(endpoint.endpointId)
+        if (cached !== undefined && cached.sealed === id) return cached.keys
+        const keys = yield* signingKeys(endpoint, now).pipe(Effect.provideService(ServerSecret, serverSecret))
+        if (keys === undefined || keys.length === 0) return undefined
+        if (keyCache.size >= 10_000) keyCache.clear()
+        keyCache.set(endpoint.endpointId, { sealed: id, keys })
+        return keys
+      })
+
+    /** The request of one attempt: the envelope as the body, signed per the endpoint's kind. */
+    const signedRequest = (claimed: ClaimedDelivery, now: DateTime.Utc) =>
+      Effect.gen(function*() {
+        const encoded = encodeEnvelope(claimed.event)
+        if (encoded._tag === "Left") return { _tag: "Refused", reason: "the event does not encode" } as const
+        const body = JSON.stringify(encoded.right)
+        const keys = yield* keysOf(claimed.endpoint, now)
+        if (keys === undefined) {
+          return { _tag: "Refused", reason: "the signing secret cannot be unsealed (was SECRET_KEY changed?)" } as const
+        }
+        const timestampSeconds = Math.floor(now.epochMillis / 1000)
+        const headers = claimed.endpoint.kind === "management"
+          ? yield* managementHeaders({
+            secret: td.decode(keys[0]),
+            webhookId: claimed.endpoint.endpointId,
+            eventType: claimed.event.type,
+            timestampSeconds,
+            body,
+            userAgent: policy.userAgent
+          })
+          : yield* standardHeaders({ keys, messageId: claimed.event.id, timestampSeconds, body, userAgent: policy.userAgent })
+        return { _tag: "Request", request: { url: claimed.endpoint.url, headers, body, timeoutMs: policy.timeoutMs } } as const
+      })
+
+    /**
+     * Sends one claimed delivery and says what to record: delivered, pending until the next
+     * attempt, or dead-lettered. Interrupted (shutdown) before it has an answer, it gives the
+     * delivery back unattempted so another process can take it at once.
+     */
+    const outcomeOf = (claimed: ClaimedDelivery) =>
+      Effect.gen(function*() {
+        const sender = yield* WebhookSender
+        const started = yield* DateTime.now
+        const prepared = yield* signedRequest(claimed, started)
+        const outcome: SendOutcome = prepared._tag === "Refused"
+          ? { _tag: "Refused", reason: prepared.reason }
+          : yield* sender.send(prepared.request)
+        const now = yield* DateTime.now
+        const verdict = classify(outcome)
+        const attemptCount = claimed.delivery.attemptCount + 1
+        const next = afterAttempt(policy, attemptCount, verdict, now, unitOf(yield* secrets.randomBytes(4)))
+        const record: AttemptRecord = {
+          deliveryId: claimed.delivery.deliveryId,
+          claimSeq: claimed.delivery.claimSeq,
+          status: next.status,
+          attemptCount,
+          nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : now,
+          lastAttemptAt: started,
+          lastError: verdict === "delivered" ? null : describeOutcome(outcome),
+          lastResponseStatus: outcome._tag === "Response" ? outcome.status : null,
+          deliveredAt: next.status === "delivered" ? now : null
+        }
+        return { record, claimed }
+      }).pipe(
+        Effect.onInterrupt(() =>
+          Effect.flatMap(DateTime.now, (now) =>
+            repo.releaseClaim({ deliveryId: claimed.delivery.deliveryId, claimSeq: claimed.delivery.claimSeq, now })))
+      )
+
+    /** Writes finished attempts (one statement for all); logs the dead-lettered ones. */
+    const recordAll = (results: ReadonlyArray<{ readonly record: AttemptRecord; readonly claimed: ClaimedDelivery }>) =>
+      Effect.gen(function*() {
+        if (results.length === 0) return
+        yield* Effect.uninterruptible(repo.completeAttempts(results.map((r) => r.record)))
+        for (const { claimed, record } of results) {
+          if (record.status !== "dead_lettered") continue
+          yield* Effect.logWarning("webhook delivery dead-lettered").pipe(Effect.annotateLogs({
+            deliveryId: claimed.delivery.deliveryId,
+            eventId: claimed.event.id,
+            endpointId: claimed.endpoint.endpointId,
+            attempts: record.attemptCount,
+            lastError: record.lastError
+          }))
+        }
+      })
+
+    /** One attempt of a claimed delivery, recorded under its claim; returns where the delivery stands. */
+    const attempt = (claimed: ClaimedDelivery) =>
+      Effect.flatMap(outcomeOf(claimed), (result) => Effect.as(recordAll([result]), result.record.status))
+
+    const claim = (limit: number) =>
+      Effect.flatMap(DateTime.now, (now) =>
+        repo.claimDue({ now, leaseUntil: DateTime.unsafeMake(now.epochMillis + leaseMs) as DateTime.Utc, limit }))
+
+    /**
+     * Claims up to `concurrency` due deliveries and attempts them all, `concurrency` at a time;
+     * returns how many it attempted. (Claiming no more than run at once keeps every lease valid.)
+     */
+    const deliverDue = Effect.fn("WebhookDeliveryEngine.deliverDue")(function*() {
+      const claimed = yield* claim(policy.concurrency)
+      const results = yield* Effect.forEach(claimed, outcomeOf, { concurrency: policy.concurrency })
+      yield* recordAll(results)
+      return claimed.length
+    })
+
+    /** Fans out everything, then attempts what is due until nothing is; for tests and tools. */
+    const drain = Effect.fn("WebhookDeliveryEngine.drain")(function*() {
+      let attempted = 0
+      yield* dispatchAll
+      for (;;) {
+        const n = yield* deliverDue()
+        attempted += n
+        if (n === 0) return attempted
+        yield* dispatchAll
+      }
+    })
+
+    /**
+     * The engine of a server process, for ever: keep up to `concurrency` attempts running,
+     * claiming due deliveries as slots free up — a few at a time, so one claim serves several
+     * slots — and fan out new events at least every `pollInterval`. Idle, it looks again every
+     * `pollInterval` (or as soon as an attempt ends). A failed round is logged and retried, never
+     * fatal. Interrupting it interrupts the attempts in flight, which give their deliveries back.
+     */
+    const run = (pollInterval: Duration.DurationInput) =>
+      Effect.scoped(Effect.gen(function*() {
+        const pollMs = Duration.toMillis(Duration.decode(pollInterval))
+        // Finished attempts are written in batches by one writer: while a write (a commit) is
+        // under way the next results gather, so busy engines commit once for many deliveries.
+        // Created before the attempts' fiber set, so at shutdown the attempts stop first and
+        // whatever they finished is still written.
+        type Result = Effect.Effect.Success<ReturnType<typeof outcomeOf>>
+        const finished = yield* Queue.unbounded<Result>()
+        const writeSome = (results: ReadonlyArray<Result>) =>
+          recordAll(results).pipe(Effect.catchAllCause((cause) => Effect.logWarning("webhook attempts not recorded", cause)))
+        yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(finished), (rest) => writeSome([...rest])))
+        yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+          const first = yield* Queue.take(finished)
+          const more = yield* Queue.takeUpTo(finished, 499)
+          yield* writeSome([first, ...more])
+        })))
+        const running = yield* FiberSet.make<unknown, never>()
+        const inFlight = yield* Ref.make(0)
+        const wake = yield* Effect.makeLatch(false)
+        const minBatch = Math.max(1, Math.floor(policy.concurrency / 4))
+        let lastDispatch = Number.NEGATIVE_INFINITY
+        const logged = <A>(what: string, fallback: A) => <E, R>(self: Effect.Effect<A, E, R>) =>
+          Effect.catchAllCause(self, (cause) => Effect.as(Effect.logWarning(what, cause), fallback))
+
+        /** One round: fan out if due, then claim for the free slots; whether to go again at once. */
+        const round = Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          if (now - lastDispatch >= pollMs) {
+            lastDispatch = now
+            yield* dispatchAll.pipe(logged("webhook fan-out failed", 0))
+          }
+          const busy = yield* Ref.get(inFlight)
+          const free = policy.concurrency - busy
+          if (free < (busy === 0 ? 1 : minBatch)) return false
+          const claimed = yield* claim(free).pipe(logged("webhook claim failed", [] as ReadonlyArray<ClaimedDelivery>))
+          for (const c of claimed) {
+            yield* Ref.update(inFlight, (n) => n + 1)
+            yield* FiberSet.run(running, outcomeOf(c).pipe(
+              Effect.flatMap((result) => Queue.offer(finished, result)),
+              Effect.catchAllCause((cause) => Effect.logWarning("webhook attempt failed", cause)),
+              Effect.ensuring(Effect.zipRight(Ref.update(inFlight, (n) => n - 1), wake.open))
+            ))
+          }
+          return claimed.length === free
+        })
+        for (;;) {
+          // Closed before the round looks at the free slots: an attempt ending after that opens
+          // it again, so the wait below cannot miss it.
+          yield* wake.close
+          if (yield* round) continue
+          const woken = yield* Effect.raceFirst(Effect.as(Effect.sleep(pollInterval), false), Effect.as(wake.await, true))
+          if (!woken) lastDispatch = Number.NEGATIVE_INFINITY
+        }
+      }))
+
+    return { dispatch, dispatchAll, deliverDue, drain, run, attempt, outcomeOf, policy } as const
+  }),
+  dependencies: [Ids.Default]
+}) {}

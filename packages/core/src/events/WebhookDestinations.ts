@@ -1,0 +1,283 @@
+/**
+ * v1 webhook destinations (API.md §1.7; contract.md §1 8b, §3.9): created on a project with a URL,
+ * a payload API version (immutable) and an event selection (`["*"]` or types from the catalog);
+ * listed (live only, oldest first, cursor pages), read, updated, deleted (a stable tombstone; a
+ * repeated delete returns it again), their signing secret rotated with an overlap during which
+ * deliveries carry both signatures; their deliveries listed and retried. Secrets are `whsec_…`,
+ * shown only at creation and rotation, stored sealed.
+ *
+ * Access: reads need `events:read`, writes `events:write` (checked by the route); project
+ * visibility and state through the project gate (a closing project refuses writes).
+ */
+import { DateTime, Effect, Either, Option, type Redacted, Schema } from "effect"
+import type { Principal } from "../identity/Access.js"
+import { makeProjectGate } from "../projects/ProjectGate.js"
+import { IdKinds, type ProjectId } from "../shared/Identifiers.js"
+import { Ids } from "../shared/Ids.js"
+import { decodePageToken, encodePageToken } from "../shared/PageToken.js"
+import { Transactor } from "../shared/Ports.js"
+import { Secrets } from "../shared/Secrets.js"
+import { ServerSecret } from "../shared/ServerSecret.js"
+import { isSelectableApiVersion, knownEventTypes } from "./Catalog.js"
+import { WebhookPolicy } from "./DeliveryPolicy.js"
+import { makeEndpointOps, newDestinationSecret, sealSecret } from "./Endpoints.js"
+import {
+  InvalidWebhookQuery,
+  InvalidWebhookRequest,
+  UnsupportedWebhookApiVersion,
+  WebhookDestinationDeleted,
+  WebhookDestinationNotFound,
+  WebhookUrlInvalid
+} from "./WebhookErrors.js"
+import { type DeliveryStatus, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
+import {
+  type CreateWebhookDestinationRequest,
+  DEFAULT_OVERLAP_SECONDS,
+  type UpdateWebhookDestinationRequest,
+  type WebhookDestination,
+  type WebhookDestinationId,
+  type WebhookEventSelection
+} from "./WebhookSchema.js"
+import { checkWebhookUrl } from "./WebhookUrl.js"
+
+/** The wire form of a stored destination. */
+export const toWebhookDestination = (e: WebhookEndpoint): WebhookDestination => ({
+  apiVersion: e.apiVersion,
+  createdAt: e.createdAt,
+  deletedAt: e.deletedAt,
+  description: e.description,
+  destinationId: e.endpointId as WebhookDestinationId,
+  enabledEvents: e.enabledEvents as WebhookEventSelection,
+  name: e.name ?? "",
+  projectId: e.projectId as ProjectId,
+  status: e.status,
+  updatedAt: e.updatedAt,
+  url: e.url
+})
+
+const Cursor = Schema.Struct({ t: Schema.Int, id: Schema.String })
+
+export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("core/WebhookDestinations", {
+  effect: Effect.gen(function*() {
+    const repo = yield* WebhooksRepo
+    const ids = yield* Ids
+    const tx = yield* Transactor
+    const secrets = yield* Secrets
+    const serverSecret = yield* ServerSecret
+    const policy = yield* WebhookPolicy
+    const gate = yield* makeProjectGate
+    const ops = yield* makeEndpointOps
+
+    const withKeys = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+      self.pipe(Effect.provideService(Secrets, secrets), Effect.provideService(ServerSecret, serverSecret))
+
+    const checkUrl = (url: string) =>
+      Either.match(checkWebhookUrl(url, policy.allowInsecureTargets), {
+        onLeft: (reason) => Effect.fail(new WebhookUrlInvalid({ message: `url ${reason}` })),
+        onRight: Effect.succeed
+      })
+
+    const checkEvents = (selection: ReadonlyArray<string>) => {
+      if (selection.length === 1 && selection[0] === "*") return Effect.void
+      const unknown = selection.filter((t) => !knownEventTypes.has(t))
+      return unknown.length === 0
+        ? Effect.void
+        : Effect.fail(new InvalidWebhookRequest({
+          field: "enabledEvents",
+          message: `unknown event types: ${unknown.slice(0, 5).join(", ")} (see the event-types operation)`
+        }))
+    }
+
+    /** The destination (deleted ones too), or not found. */
+    const find = (projectId: ProjectId, destinationId: string, lock = false) =>
+      Effect.flatMap(
+        lock ? repo.lockEndpoint("destination", projectId, destinationId) : repo.findEndpoint("destination", projectId, destinationId),
+        (found) => Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(new WebhookDestinationNotFound({ destinationId }))
+      )
+
+    /** The destination unless deleted (410). */
+    const live = (projectId: ProjectId, destinationId: string, lock = false) =>
+      Effect.flatMap(find(projectId, destinationId, lock), (e) =>
+        e.deletedAt === null ? Effect.succeed(e) : Effect.fail(new WebhookDestinationDeleted({ destinationId })))
+
+    /** Checks the caller may see (or, for `write`, change) the project. */
+    const openProject = Effect.fn("WebhookDestinations.openProject")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      use: "read" | "write" = "read"
+    ) {
+      yield* gate.open(projectId, principal, use)
+    })
+
+    const create = Effect.fn("WebhookDestinations.create")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      request: CreateWebhookDestinationRequest
+    ) {
+      if (!isSelectableApiVersion(request.apiVersion)) {
+        return yield* new UnsupportedWebhookApiVersion({ apiVersion: request.apiVersion })
+      }
+      const url = yield* checkUrl(request.url)
+      yield* checkEvents(request.enabledEvents)
+      yield* gate.open(projectId, principal, "write")
+      const secret = yield* withKeys(newDestinationSecret)
+      const sealed = yield* withKeys(sealSecret(secret.key))
+      const now = yield* DateTime.now
+      const endpoint: WebhookEndpoint = {
+        endpointId: yield* ids.typeId(IdKinds.webhookDestination),
+        kind: "destination",
+        projectId,
+        url,
+        name: request.name,
+        description: request.description ?? null,
+        status: request.status ?? "enabled",
+        enabledEvents: request.enabledEvents,
+        apiVersion: request.apiVersion,
+        secret: sealed,
+        previousSecret: null,
+        previousSecretExpiresAt: null,
+        createdAt: now,
+        updatedAt: now,
+        deletedAt: null
+      }
+      yield* ops.insertLimited(endpoint, Effect.orDie(repo.insertEndpoint(endpoint)))
+      return { destination: toWebhookDestination(endpoint), signingSecret: secret.shown as Redacted.Redacted<string> }
+    })
+
+    /** Live destinations, oldest first, in signed cursor pages. */
+    const list = Effect.fn("WebhookDestinations.list")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      query: { readonly pageSize?: number | undefined; readonly pageToken?: string | undefined } = {}
+    ) {
+      yield* gate.open(projectId, principal, "read")
+      const pageSize = query.pageSize ?? 20
+      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
+        return yield* new InvalidWebhookQuery({ parameter: "pageSize", message: "must be an integer from 1 to 100" })
+      }
+      const listName = `webhook-destinations:${projectId}`
+      let after: { createdAt: DateTime.Utc; id: string } | undefined
+      if (query.pageToken !== undefined) {
+        const decoded = yield* decodePageToken(listName, query.pageToken, Cursor).pipe(
+          Effect.provideService(ServerSecret, serverSecret)
+        )
+        if (Either.isLeft(decoded)) return yield* new InvalidWebhookQuery({ parameter: "pageToken", message: decoded.left })
+        after = { createdAt: DateTime.unsafeMake(decoded.right.t) as DateTime.Utc, id: decoded.right.id }
+      }
+      const rows = yield* repo.listEndpoints({ kind: "destination", projectId, after, limit: pageSize + 1 })
+      const page = rows.slice(0, pageSize)
+      const last = page[page.length - 1]
+      const nextPageToken = rows.length > pageSize && last !== undefined
+        ? yield* encodePageToken(listName, { t: last.createdAt.epochMillis, id: last.endpointId }).pipe(
+          Effect.provideService(ServerSecret, serverSecret)
+        )
+        : undefined
+      return { destinations: page.map(toWebhookDestination), nextPageToken }
+    })
+
+    const get = Effect.fn("WebhookDestinations.get")(function*(projectId: ProjectId, principal: Principal, destinationId: string) {
+      yield* gate.open(projectId, principal, "read")
+      return toWebhookDestination(yield* live(projectId, destinationId))
+    })
+
+    const update = Effect.fn("WebhookDestinations.update")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      destinationId: string,
+      patch: UpdateWebhookDestinationRequest
+    ) {
+      const url = patch.url === undefined ? undefined : yield* checkUrl(patch.url)
+      if (patch.enabledEvents !== undefined) yield* checkEvents(patch.enabledEvents)
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        yield* gate.open(projectId, principal, "write")
+        const current = yield* live(projectId, destinationId, true)
+        const next: WebhookEndpoint = {
+          ...current,
+          url: url ?? current.url,
+          name: patch.name ?? current.name,
+          description: patch.description === undefined ? current.description : patch.description,
+          status: patch.status ?? current.status,
+          enabledEvents: patch.enabledEvents ?? current.enabledEvents
+        }
+        const changed = next.url !== current.url || next.name !== current.name || next.description !== current.description ||
+          next.status !== current.status || next.enabledEvents.join("\n") !== current.enabledEvents.join("\n")
+        if (!changed) return toWebhookDestination(current)
+        const written = { ...next, updatedAt: yield* DateTime.now }
+        yield* repo.updateEndpoint(written)
+        return toWebhookDestination(written)
+      }))
+    })
+
+    /** Deletes the destination; a repeat returns the same tombstone. Pending deliveries are cancelled. */
+    const remove = Effect.fn("WebhookDestinations.delete")(function*(projectId: ProjectId, principal: Principal, destinationId: string) {
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        yield* gate.open(projectId, principal, "revoke")
+        const current = yield* find(projectId, destinationId, true)
+        if (current.deletedAt !== null) return toWebhookDestination(current)
+        const now = yield* DateTime.now
+        const deleted = { ...current, deletedAt: now, updatedAt: now }
+        yield* repo.updateEndpoint(deleted)
+        yield* repo.cancelPendingDeliveries(current.endpointId)
+        return toWebhookDestination(deleted)
+      }))
+    })
+
+    /**
+     * A new signing secret, returned once. The previous one keeps signing for `overlapSeconds`
+     * (default one day; 0 ends it at once): deliveries in between carry both signatures. A
+     * rotation during an overlap drops the older secret.
+     */
+    const rotateSecret = Effect.fn("WebhookDestinations.rotateSecret")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      destinationId: string,
+      overlapSeconds: number = DEFAULT_OVERLAP_SECONDS
+    ) {
+      const secret = yield* withKeys(newDestinationSecret)
+      const sealed = yield* withKeys(sealSecret(secret.key))
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        yield* gate.open(projectId, principal, "write")
+        const current = yield* live(projectId, destinationId, true)
+        const now = yield* DateTime.now
+        const previousSecretExpiresAt = overlapSeconds > 0
+          ? DateTime.unsafeMake(now.epochMillis + overlapSeconds * 1000) as DateTime.Utc
+          : null
+        yield* repo.updateEndpoint({
+          ...current,
+          secret: sealed,
+          previousSecret: previousSecretExpiresAt === null ? null : current.secret,
+          previousSecretExpiresAt,
+          updatedAt: now
+        })
+        return { previousSecretExpiresAt, signingSecret: secret.shown as Redacted.Redacted<string> }
+      }))
+    })
+
+    const retryDelivery = Effect.fn("WebhookDestinations.retryDelivery")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      destinationId: string,
+      request: { readonly eventId: string; readonly eventType: string; readonly expectedAttemptCount: number }
+    ) {
+      yield* gate.open(projectId, principal, "write")
+      return yield* ops.retry(yield* live(projectId, destinationId), request)
+    })
+
+    const listDeliveries = Effect.fn("WebhookDestinations.listDeliveries")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      destinationId: string,
+      query: {
+        readonly status?: DeliveryStatus | undefined
+        readonly pageSize?: number | undefined
+        readonly pageToken?: string | undefined
+      } = {}
+    ) {
+      yield* gate.open(projectId, principal, "read")
+      return yield* ops.deliveriesPage(yield* find(projectId, destinationId), query)
+    })
+
+    return { openProject, create, list, get, update, delete: remove, rotateSecret, retryDelivery, listDeliveries } as const
+  }),
+  dependencies: [Ids.Default]
+}) {}

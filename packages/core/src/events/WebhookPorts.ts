@@ -1,0 +1,183 @@
+/**
+ * Webhooks' ports: the store of webhooks and deliveries, and the outbound HTTP sender.
+ *
+ * Both kinds of webhook — management webhooks (API.md §4) and v1 destinations (API.md §1.7) — are
+ * *endpoints* of one table: a URL, a sealed signing secret (sealed with `ServerSecret.seal`, since
+ * signing needs it back), an event selection and a status. The delivery engine fans each outbox
+ * event out to one *delivery* per matching endpoint, then attempts due deliveries.
+ */
+import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { StoredOutboxEvent } from "./EventsFeature.js"
+import type { SendOutcome } from "./DeliveryPolicy.js"
+import type { EventEnvelope } from "./Schema.js"
+import type { WebhookUrlTaken } from "./WebhookErrors.js"
+
+/** `destination`: a v1 webhook destination; `management`: a management-API webhook. */
+export type EndpointKind = "destination" | "management"
+
+export interface WebhookEndpoint {
+  /** `sb_whd_…` for destinations, a UUID for management webhooks. */
+  readonly endpointId: string
+  readonly kind: EndpointKind
+  readonly projectId: string
+  readonly url: string
+  readonly name: string | null
+  readonly description: string | null
+  readonly status: "enabled" | "disabled"
+  /** `["*"]` or event types. */
+  readonly enabledEvents: ReadonlyArray<string>
+  readonly apiVersion: string
+  /** The signing secret, sealed. */
+  readonly secret: Uint8Array
+  /** During a rotation overlap: the previous secret (sealed) and when it stops signing. */
+  readonly previousSecret: Uint8Array | null
+  readonly previousSecretExpiresAt: DateTime.Utc | null
+  readonly createdAt: DateTime.Utc
+  readonly updatedAt: DateTime.Utc
+  readonly deletedAt: DateTime.Utc | null
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "dead_lettered" | "cancelled"
+
+export interface DeliveryRecord {
+  readonly deliveryId: string
+  readonly endpointId: string
+  readonly projectId: string
+  readonly eventId: string
+  /** The event's outbox position. */
+  readonly eventPosition: number
+  readonly eventType: string
+  readonly status: DeliveryStatus
+  /** Finished attempts. */
+  readonly attemptCount: number
+  /** When a pending delivery is next due. */
+  readonly nextAttemptAt: DateTime.Utc
+  /** Set while an engine holds the delivery (an attempt in flight); it may be claimed again after. */
+  readonly leasedUntil: DateTime.Utc | null
+  /** Bumped by every claim; an attempt's outcome is recorded only under the claim that made it. */
+  readonly claimSeq: number
+  readonly lastAttemptAt: DateTime.Utc | null
+  readonly lastError: string | null
+  readonly lastResponseStatus: number | null
+  readonly deliveredAt: DateTime.Utc | null
+  readonly createdAt: DateTime.Utc
+}
+
+/** A claimed delivery with what the attempt needs. */
+export interface ClaimedDelivery {
+  readonly delivery: DeliveryRecord
+  readonly endpoint: WebhookEndpoint
+  readonly event: EventEnvelope
+}
+
+/** The outcome of a finished attempt, written under its claim. */
+export interface AttemptRecord {
+  readonly deliveryId: string
+  readonly claimSeq: number
+  readonly status: "pending" | "delivered" | "dead_lettered"
+  readonly attemptCount: number
+  readonly nextAttemptAt: DateTime.Utc
+  readonly lastAttemptAt: DateTime.Utc
+  readonly lastError: string | null
+  readonly lastResponseStatus: number | null
+  readonly deliveredAt: DateTime.Utc | null
+}
+
+/** A cursor in a list ordered by creation time, then id. */
+export interface CreatedCursor {
+  readonly createdAt: DateTime.Utc
+  readonly id: string
+}
+
+export class WebhooksRepo extends Context.Tag("core/WebhooksRepo")<WebhooksRepo, {
+  // --- endpoints ---------------------------------------------------------------------------
+  /** Inserts an endpoint; a live management webhook of the project with the same URL is `WebhookUrlTaken`. */
+  readonly insertEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<void, WebhookUrlTaken>
+  /** The endpoint of that kind on that project (deleted ones too). */
+  readonly findEndpoint: (kind: EndpointKind, projectId: string, endpointId: string) => Effect.Effect<Option.Option<WebhookEndpoint>>
+  /** Like `findEndpoint`, with the row locked until the surrounding transaction ends. */
+  readonly lockEndpoint: (kind: EndpointKind, projectId: string, endpointId: string) => Effect.Effect<Option.Option<WebhookEndpoint>>
+  /** Writes the mutable fields (url, name, description, status, events, secrets, updatedAt, deletedAt). */
+  readonly updateEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<void>
+  /** Live endpoints of a kind on a project, oldest first, after the cursor, at most `limit`. */
+  readonly listEndpoints: (args: {
+    readonly kind: EndpointKind
+    readonly projectId: string
+    readonly after: CreatedCursor | undefined
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
+  /** Live endpoints of a kind on a project. */
+  readonly countLiveEndpoints: (kind: EndpointKind, projectId: string) => Effect.Effect<number>
+  /** Deliveries waiting for an attempt (pending) and kept after their last attempt (dead-lettered), all projects. */
+  readonly deliveryCounts: Effect.Effect<{ readonly pending: number; readonly deadLettered: number }>
+  /** Cancels the endpoint's pending deliveries (it was deleted); returns how many. */
+  readonly cancelPendingDeliveries: (endpointId: string) => Effect.Effect<number>
+
+  // --- fan-out -------------------------------------------------------------------------------
+  /**
+   * Up to `limit` events not yet fanned out, in outbox order, locked for the surrounding
+   * transaction; rows another transaction holds are skipped (`FOR UPDATE SKIP LOCKED`).
+   */
+  readonly takeUndispatched: (limit: number) => Effect.Effect<ReadonlyArray<StoredOutboxEvent>>
+  /** Enabled, live endpoints of these projects. */
+  readonly subscribers: (projectIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
+  /** Inserts deliveries; one that already exists (same endpoint and event) is left as it is. */
+  readonly insertDeliveries: (deliveries: ReadonlyArray<DeliveryRecord>) => Effect.Effect<void>
+  /** Marks events fanned out. */
+  readonly markDispatched: (positions: ReadonlyArray<number>, at: DateTime.Utc) => Effect.Effect<void>
+  /**
+   * Lets the store refresh its query planner's statistics of the outbox and delivery tables (the
+   * engine asks after fanning out many deliveries): PGlite runs no autovacuum, and a planner that
+   * has never seen these tables grow sorts every due delivery to claim a few. A no-op in memory.
+   */
+  readonly refreshStatistics: Effect.Effect<void>
+
+  // --- attempts ------------------------------------------------------------------------------
+  /**
+   * Claims up to `limit` pending deliveries due at `now` whose endpoint is enabled and live and
+   * that no live lease holds: each gets `leasedUntil` and a new `claimSeq`. Concurrent claimers
+   * never get the same delivery (`FOR UPDATE SKIP LOCKED`).
+   */
+  readonly claimDue: (args: {
+    readonly now: DateTime.Utc
+    readonly leaseUntil: DateTime.Utc
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+  /**
+   * Records attempts' outcomes and ends their leases, each only if its claim is still the current
+   * one; returns the ids of the deliveries recorded.
+   */
+  readonly completeAttempts: (attempts: ReadonlyArray<AttemptRecord>) => Effect.Effect<ReadonlyArray<string>>
+  /** Gives a claimed delivery back unattempted (shutdown), due at once, if the claim is current. */
+  readonly releaseClaim: (args: { readonly deliveryId: string; readonly claimSeq: number; readonly now: DateTime.Utc }) => Effect.Effect<void>
+
+  // --- deliveries ----------------------------------------------------------------------------
+  /** The delivery of an event to an endpoint, with its row locked until the transaction ends. */
+  readonly lockDelivery: (endpointId: string, eventId: string) => Effect.Effect<Option.Option<DeliveryRecord>>
+  /** Makes a pending or dead-lettered delivery pending and due at `at` (a manual retry). */
+  readonly scheduleDelivery: (args: { readonly deliveryId: string; readonly at: DateTime.Utc }) => Effect.Effect<void>
+  /** An endpoint's deliveries, newest first, optionally of one status, after the cursor. */
+  readonly listDeliveries: (args: {
+    readonly endpointId: string
+    readonly status: DeliveryStatus | undefined
+    readonly before: CreatedCursor | undefined
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<DeliveryRecord>>
+}>() {}
+
+/** One outbound webhook request. */
+export interface OutboundRequest {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  readonly timeoutMs: number
+}
+
+/**
+ * The outbound HTTP port. The server's implementation guards the target (https only, public
+ * addresses only, no redirects) unless the operator allows private targets; tests record or fake.
+ * It never fails: every outcome, including refusals, is a `SendOutcome`.
+ */
+export class WebhookSender extends Context.Tag("core/WebhookSender")<WebhookSender, {
+  readonly send: (request: OutboundRequest) => Effect.Effect<SendOutcome>
+}>() {}

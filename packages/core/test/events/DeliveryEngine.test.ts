@@ -1,0 +1,311 @@
+/**
+ * The delivery engine on the memory store with `TestClock` and a recording sender: fan-out in the
+ * change's transaction order, signed requests, retries on the backoff schedule, dead-lettering
+ * after 6 attempts, the manual retry with its fencing, leases that let another engine take over a
+ * crashed attempt, and shutdown giving claims back.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import {
+  EventOutbox,
+  EventPublisher,
+  ManagementWebhooks,
+  parseWhsec,
+  ProjectApiKeys,
+  ProjectsService,
+  type SendOutcome,
+  Transactor,
+  WebhookDeliveryEngine,
+  WebhookDestinations,
+  WebhookSender,
+  WebhooksRepo
+} from "@switchboard/core"
+import { makeRecordingSender } from "@switchboard/testkit"
+import { DateTime, Duration, Effect, Either, Fiber, Layer, Redacted, TestClock } from "effect"
+import { createHmac } from "node:crypto"
+import { at, setupProject, T0, webhooksEnv } from "./TestEnv.js"
+
+const fail503: SendOutcome = { _tag: "Response", status: 503, body: "busy" }
+const ok: SendOutcome = { _tag: "Response", status: 200, body: "" }
+
+const destination = (ctx: Effect.Effect.Success<ReturnType<typeof setupProject>>, url: string, enabledEvents: ReadonlyArray<string> = ["*"]) =>
+  Effect.flatMap(WebhookDestinations, (d) =>
+    d.create(ctx.projectId, ctx.principal, { apiVersion: "2026-07-01", enabledEvents: enabledEvents as ["*"], name: "test", url }))
+
+const rename = (ctx: Effect.Effect.Success<ReturnType<typeof setupProject>>, name: string) =>
+  Effect.flatMap(ProjectsService, (p) => p.rename(ctx.projectId, ctx.principal, name))
+
+const drain = (sender: Layer.Layer<WebhookSender>) =>
+  Effect.flatMap(WebhookDeliveryEngine, (e) => e.drain()).pipe(Effect.provide(sender))
+
+const deliveriesOf = (ctx: Effect.Effect.Success<ReturnType<typeof setupProject>>, destinationId: string) =>
+  Effect.map(
+    Effect.flatMap(WebhookDestinations, (d) => d.listDeliveries(ctx.projectId, ctx.principal, destinationId)),
+    (p) => p.deliveries
+  )
+
+describe("WebhookDeliveryEngine", () => {
+  it.effect("fans each committed event out to every matching endpoint once and sends it signed", () =>
+    Effect.gen(function*() {
+      const ctx = yield* setupProject()
+      const all = yield* destination(ctx, "https://a.example.com/hook")
+      const keysOnly = yield* destination(ctx, "https://b.example.com/hook", ["api_key.created"])
+      const mgmt = yield* (yield* ManagementWebhooks).create({ projectId: ctx.projectId, webhookUrl: "https://m.example.com/hook" })
+      const sender = makeRecordingSender()
+      yield* drain(sender.layer) // project.created was published before the endpoints existed
+      const before = sender.requests.length
+      yield* TestClock.setTime(T0 + 5000)
+      yield* rename(ctx, "Renamed")
+      yield* rename(ctx, "Renamed") // no change: no event
+      expect(yield* drain(sender.layer)).toBe(2)
+      const sent = sender.requests.slice(before)
+      expect(sent.map((r) => r.url).sort()).toEqual(["https://a.example.com/hook", "https://m.example.com/hook"])
+      // v1: Standard Webhooks with the destination's key.
+      const v1 = sent.find((r) => r.url.startsWith("https://a."))!
+      const envelope = JSON.parse(v1.body)
+      expect(envelope).toMatchObject({ type: "project.updated", apiVersion: "2026-07-01", timestamp: "2030-01-01T00:00:05.000Z", data: { name: "Renamed" } })
+      const key = Buffer.from(parseWhsec(Redacted.value(all.signingSecret))!)
+      const ts = v1.headers["webhook-timestamp"]!
+      expect(ts).toBe(String((T0 + 5000) / 1000))
+      expect(v1.headers["webhook-signature"]).toBe(`v1,${createHmac("sha256", key).update(`${envelope.id}.${ts}.${v1.body}`).digest("base64")}`)
+      expect(v1.headers["webhook-id"]).toBe(envelope.id)
+      expect(v1.timeoutMs).toBe(30_000)
+      // Management: v0 with the 64-hex secret.
+      const m = sent.find((r) => r.url.startsWith("https://m."))!
+      const secret = Redacted.value(mgmt.signingSecret)
+      expect(m.headers["x-spectrum-signature"]).toBe(`v0=${createHmac("sha256", secret).update(`v0:${ts}:${m.body}`).digest("hex")}`)
+      expect(m.headers["x-spectrum-webhook-id"]).toBe(mgmt.webhook.id)
+      expect(m.body).toBe(v1.body)
+      // Nothing more to do; the filtered destination got nothing.
+      expect(yield* drain(sender.layer)).toBe(0)
+      expect(yield* deliveriesOf(ctx, keysOnly.destination.destinationId)).toEqual([])
+    }).pipe(Effect.provide(webhooksEnv())))
+
+  it.effect("an event whose transaction rolled back is never delivered", () =>
+    Effect.gen(function*() {
+      const ctx = yield* setupProject()
+      yield* destination(ctx, "https://a.example.com/hook")
+      const sender = makeRecordingSender()
+      yield* drain(sender.layer)
+      const before = sender.requests.length
+      const tx = yield* Transactor
+      const publisher = yield* EventPublisher
+      const failed = yield* Effect.either(tx.withTransaction(Effect.zipRight(
+        publisher.publish(ctx.projectId, [{ type: "project.updated", source: "t", timestamp: at(T0), data: { rolled: "back" } }]),
+        Effect.fail("boom" as const)
+      )))
+      expect(Either.isLeft(failed)).toBe(true)
+      expect(yield* drain(sender.layer)).toBe(0)
+      expect(sender.requests.length).toBe(before)
+    }).pipe(Effect.provide(webhooksEnv())))
+
+  it.effect("retries on the backoff schedule, dead-letters after 6 attempts, and a fenced retry redelivers", () =>
+    Effect.gen(function*() {
+      const ctx = yield* setupProject()
+      const d = yield* destination(ctx, "https://down.example.com/hook", ["project.updated"])
+      let answer: SendOutcome = fail503
+      const sender = makeRecordingSender(() => answer)
+      yield* rename(ctx, "Down")
+      const engine = yield* WebhookDeliveryEngine
+      const run = (e: Effect.Effect<number, never, WebhookSender>) => e.pipe(Effect.provide(sender.layer))
+      expect(yield* run(engine.drain())).toBe(1)
+      const times: Array<number> = []
+      for (let attempt = 2; attempt <= 6; attempt++) {
+        const [pending] = yield* deliveriesOf(ctx, d.destination.destinationId)
+        expect(pending).toMatchObject({ status: "pending", attemptCount: attempt - 1, lastError: "HTTP 503: busy", lastResponseStatus: 503 })
+        const wait = pending!.nextAttemptAt!.epochMillis - (yield* DateTime.now).epochMillis
+        times.push(wait)
+        // Not due yet: nothing happens a millisecond early.
+        yield* TestClock.adjust(Duration.millis(Math.max(0, wait - 1)))
+        expect(yield* run(engine.drain())).toBe(0)
+        yield* TestClock.adjust(Duration.millis(1))
+        expect(yield* run(engine.drain())).toBe(1)
+      }
+      // 200 ms, 1 s, 5 s, 10 s, 10 s, each ±50 %.
+      const expected = [200, 1000, 5000, 10_000, 10_000]
+      times.forEach((t, i) => {
+        expect(t).toBeGreaterThanOrEqual(expected[i]! * 0.5)
+        expect(t).toBeLessThanOrEqual(expected[i]! * 1.5)
+      })
+      const [dead] = yield* deliveriesOf(ctx, d.destination.destinationId)
+      expect(dead).toMatchObject({ status: "dead_lettered", attemptCount: 6, nextAttemptAt: null })
+      expect(sender.requests.filter((r) => r.url === "https://down.example.com/hook")).toHaveLength(6)
+      yield* TestClock.adjust(Duration.hours(1))
+      expect(yield* run(engine.drain())).toBe(0)
+
+      const destinations = yield* WebhookDestinations
+      const retry = (expectedAttemptCount: number, eventType = "project.updated") =>
+        Effect.either(destinations.retryDelivery(ctx.projectId, ctx.principal, d.destination.destinationId, {
+          eventId: dead!.eventId,
+          eventType,
+          expectedAttemptCount
+        }))
+      const stale = yield* retry(5)
+      expect(Either.isLeft(stale) && stale.left._tag).toBe("WebhookRetryRefused")
+      expect(Either.isLeft(yield* retry(6, "project.created"))).toBe(true)
+      answer = ok
+      expect(Either.isRight(yield* retry(6))).toBe(true)
+      expect(yield* run(engine.drain())).toBe(1)
+      const [done] = yield* deliveriesOf(ctx, d.destination.destinationId)
+      expect(done).toMatchObject({ status: "delivered", attemptCount: 7, lastError: null, lastResponseStatus: 200 })
+      const again = yield* retry(7)
+      expect(Either.isLeft(again) && again.left._tag).toBe("WebhookRetryRefused")
+    }).pipe(Effect.provide(webhooksEnv())))
+
+  it.effect("a retry overrides a pending delivery's backoff once; fatal answers dead-letter at once", () =>
+    Effect.gen(function*() {
+      const ctx = yield* setupProject()
+      const d = yield* destination(ctx, "https://slow.example.com/hook", ["project.updated"])
+      let answer: SendOutcome = fail503
+      const sender = makeRecordingSender(() => answer)
+      const engine = yield* WebhookDeliveryEngine
+      yield* rename(ctx, "Once")
+      yield* engine.drain().pipe(Effect.provide(sender.layer))
+      const [pending] = yield* deliveriesOf(ctx, d.destination.destinationId)
+      expect(pending!.status).toBe("pending")
+      yield* (yield* WebhookDestinations).retryDelivery(ctx.projectId, ctx.principal, d.destination.destinationId, {
+        eventId: pending!.eventId,
+        eventType: "project.updated",
+        expectedAttemptCount: 1
+      })
+      answer = { _tag: "Response", status: 301, body: "" }
+      expect(yield* engine.drain().pipe(Effect.provide(sender.layer))).toBe(1)
+      const [dead] = yield* deliveriesOf(ctx, d.destination.destinationId)
+      expect(dead).toMatchObject({ status: "dead_lettered", attemptCount: 2, lastResponseStatus: 301 })
+      expect(dead!.lastError).toContain("redirects are not followed")
+    }).pipe(Effect.provide(webhooksEnv())))
+
+  it.effect("an attempt whose engine died is taken over once its lease runs out; the dead engine's late answer is ignored", () =>
+    Effect.gen(function*() {
+      const ctx = yield* setupProject()
+      const d = yield* destination(ctx, "https://a.example.com/hook", ["project.updated"])
+      const engine = yield* WebhookDeliveryEngine
+      const repo = yield* WebhooksRepo
+      yield* rename(ctx, "Crash")
+      yield* engine.dispatchAll
+      // Another process claims it and dies mid-attempt.
+      const now = yield* DateTime.now
+      const [claimed] = yield* repo.claimDue({ now, leaseUntil: at(now.epochMillis + 35_000), limit: 10 })
+      expect(claimed).toBeDefined()
+      const sender = makeRecordingSender()
+      expect(yield* engine.drain().pipe(Effect.provide(sender.layer))).toBe(0)
+      const [inFlight] = yield* deliveriesOf(ctx, d.destination.destinationId)
+      expect(inFlight).toMatchObject({ status: "pending", inFlight: true, attemptCount: 0 })
+      const retry = yield* Effect.either((yield* WebhookDestinations).retryDelivery(ctx.projectId, ctx.principal, d.destination.destinationId, {
+        eventId: inFlight!.eventId, eventType: "project.updated", expectedAttemptCount: 0
+      }))
+      expect(Either.isLeft(retry) && retry.left._tag).toBe("WebhookRetryRefused")
+      yield* TestClock.adjust(Duration.seconds(35))
+      expect(yield* engine.drain().pipe(Effect.provide(sender.layer))).toBe(1)
+      expect(sender.requests).toHaveLength(1)
+      // The dead engine's answer arrives late: fenced off.
+      expect(yield* repo.completeAttempts([{
+        deliveryId: claimed!.delivery.deliveryId,
+        claimSeq: claimed!.delivery.claimSeq,
+        status: "dead_lettered",
+        attemptCount: 1,
+        nextAttemptAt: now,
+        lastAttemptAt: now,
+        lastError: "late",
+        lastResponseStatus: 500,
+        deliveredAt: null
+      }])).toEqual([])
+      const [delivered] = yield* deliveriesOf(ctx, d.destination.destinationId)
+      expect(delivered).toMatchObject({ status: "delivered", attemptCount: 1 })
+    }).pipe(Effect.provide(webhooksEnv())))
+
+  it.effect("the running engine delivers on its own; interrupted mid-attempt, it gives the delivery back", () =>
+    Effect.gen(function*() {
+      const ctx = yield* setupProject()
+      const d = yield* destination(ctx, "https://a.example.com/hook", ["project.updated"])
+      const engine = yield* WebhookDeliveryEngine
+      const sender = makeRecordingSender()
+      const fiber = yield* Effect.fork(engine.run(Duration.millis(100)).pipe(Effect.provide(sender.layer)))
+      yield* rename(ctx, "Live")
+      yield* TestClock.adjust(Duration.millis(100))
+      yield* Effect.yieldNow()
+      for (let i = 0; i < 20 && sender.requests.length === 0; i++) yield* TestClock.adjust(Duration.millis(100))
+      expect(sender.requests.map((r) => JSON.parse(r.body).data.name)).toEqual(["Live"])
+      yield* Fiber.interrupt(fiber)
+
+      // A receiver that never answers: interrupting the engine releases the claim at once.
+      const hanging = Layer.succeed(WebhookSender, { send: () => Effect.never })
+      const stuck = yield* Effect.fork(engine.run(Duration.millis(100)).pipe(Effect.provide(hanging)))
+      yield* rename(ctx, "Stuck")
+      for (let i = 0; i < 20; i++) {
+        yield* TestClock.adjust(Duration.millis(100))
+        const ds = yield* deliveriesOf(ctx, d.destination.destinationId)
+        if (ds.some((x) => x.inFlight)) break
+      }
+      expect((yield* deliveriesOf(ctx, d.destination.destinationId)).filter((x) => x.inFlight)).toHaveLength(1)
+      yield* Fiber.interrupt(stuck)
+      const after = yield* deliveriesOf(ctx, d.destination.destinationId)
+      expect(after.filter((x) => x.inFlight)).toEqual([])
+      const stuckOne = after.find((x) => x.status === "pending")!
+      expect(stuckOne).toMatchObject({ attemptCount: 0, inFlight: false })
+      expect(yield* engine.drain().pipe(Effect.provide(sender.layer))).toBe(1)
+    }).pipe(Effect.provide(webhooksEnv())))
+
+  it.effect("a rotation overlap signs with both keys until it ends, then with the new key only", () =>
+    Effect.gen(function*() {
+      const ctx = yield* setupProject()
+      const created = yield* destination(ctx, "https://a.example.com/hook", ["project.updated"])
+      const rotated = yield* (yield* WebhookDestinations).rotateSecret(ctx.projectId, ctx.principal, created.destination.destinationId, 60)
+      expect(rotated.previousSecretExpiresAt).toEqual(at(T0 + 60_000))
+      const sender = makeRecordingSender()
+      yield* rename(ctx, "Overlap")
+      yield* drain(sender.layer)
+      yield* TestClock.adjust(Duration.seconds(60))
+      yield* rename(ctx, "After")
+      yield* drain(sender.layer)
+      const sigs = sender.requests.map((r) => r.headers["webhook-signature"]!.split(" "))
+      expect(sigs.map((s) => s.length)).toEqual([2, 1])
+      const sign = (secret: Redacted.Redacted<string>, i: number) => {
+        const r = sender.requests[i]!
+        const key = Buffer.from(parseWhsec(Redacted.value(secret))!)
+        return `v1,${createHmac("sha256", key).update(`${r.headers["webhook-id"]}.${r.headers["webhook-timestamp"]}.${r.body}`).digest("base64")}`
+      }
+      expect(sigs[0]).toEqual([sign(rotated.signingSecret, 0), sign(created.signingSecret, 0)])
+      expect(sigs[1]).toEqual([sign(rotated.signingSecret, 1)])
+    }).pipe(Effect.provide(webhooksEnv())))
+
+  it.effect("events reach the outbox in their change's transaction: project and API key lifecycle", () =>
+    Effect.gen(function*() {
+      const ctx = yield* setupProject("life")
+      const outbox = yield* EventOutbox
+      const types = () => Effect.map(outbox.list({ projectId: ctx.projectId, after: 0, limit: 100 }), (es) => es.map((e) => e.event))
+      const keys = yield* ProjectApiKeys
+      const created = yield* keys.create({ projectId: ctx.projectId, principal: ctx.principal, accountId: ctx.accountId, name: "k", permissions: ["project:read"] })
+      yield* keys.revoke(ctx.projectId, ctx.principal, created.apiKey.apiKeyId)
+      yield* keys.revoke(ctx.projectId, ctx.principal, created.apiKey.apiKeyId) // repeat: no second event
+      yield* rename(ctx, "Life")
+      yield* (yield* ProjectsService).delete(ctx.projectId, ctx.principal)
+      const events = yield* types()
+      expect(events.map((e) => e.type)).toEqual(["project.created", "api_key.created", "api_key.revoked", "project.updated", "project.deleted"])
+      const slug = ctx.project.slug
+      expect(events.map((e) => e.source)).toEqual([
+        `${slug}.projects.switchboard`, `${slug}.api-keys.switchboard`, `${slug}.api-keys.switchboard`,
+        `${slug}.projects.switchboard`, `${slug}.projects.switchboard`
+      ])
+      expect(events[0]!.data).toEqual({
+        projectId: ctx.projectId,
+        organizationId: ctx.organizationId,
+        name: "Hooks",
+        slug,
+        state: "active",
+        createdAt: "2030-01-01T00:00:00.000Z",
+        updatedAt: "2030-01-01T00:00:00.000Z",
+        deletedAt: null
+      })
+      expect(events[1]!.data).toMatchObject({ apiKeyId: created.apiKey.apiKeyId, revokedAt: null, permissions: ["project:read"] })
+      expect(events[1]!.data).not.toHaveProperty("secret")
+      expect(events[2]!.data).toMatchObject({ apiKeyId: created.apiKey.apiKeyId, revokedAt: "2030-01-01T00:00:00.000Z" })
+      expect(events[4]!.data).toMatchObject({ state: "closing", deletedAt: "2030-01-01T00:00:00.000Z", name: "Life" })
+      // A failed create (slug taken) leaves no event behind.
+      const dup = yield* Effect.either((yield* ProjectsService).create({
+        accountId: ctx.accountId, organizationId: ctx.organizationId, name: "Dup", slug
+      }))
+      expect(Either.isLeft(dup)).toBe(true)
+      const all = yield* Effect.flatMap(WebhooksRepo, (r) => r.takeUndispatched(1000))
+      expect(all.filter((e) => (e.event.data as { name?: string }).name === "Dup")).toEqual([])
+    }).pipe(Effect.provide(webhooksEnv())))
+})

@@ -1,0 +1,70 @@
+/**
+ * Retry policy (API.md §4): which outcomes are retried, the backoff schedule with its jitter, and
+ * when a delivery is dead-lettered.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { afterAttempt, classify, defaultWebhookPolicy as policy, describeOutcome, retryDelayMs, type SendOutcome, unitOf } from "@switchboard/core"
+import { DateTime, FastCheck as fc } from "effect"
+
+const response = (status: number): SendOutcome => ({ _tag: "Response", status, body: "" })
+const now = DateTime.unsafeMake(Date.parse("2030-01-01T00:00:00.000Z")) as DateTime.Utc
+
+describe("classify", () => {
+  it.each([
+    [response(200), "delivered"], [response(204), "delivered"], [response(299), "delivered"],
+    [response(500), "retry"], [response(503), "retry"], [response(599), "retry"], [response(408), "retry"], [response(429), "retry"],
+    [response(301), "fatal"], [response(302), "fatal"], [response(307), "fatal"], [response(400), "fatal"], [response(401), "fatal"],
+    [response(404), "fatal"], [response(410), "fatal"], [response(100), "fatal"],
+    [{ _tag: "NetworkError", message: "ECONNREFUSED" }, "retry"], [{ _tag: "Timeout" }, "retry"],
+    [{ _tag: "Refused", reason: "private address" }, "fatal"], [{ _tag: "DnsFailure", message: "ENOTFOUND" }, "fatal"]
+  ] as const)("%j → %s", (outcome, verdict) => {
+    expect(classify(outcome)).toBe(verdict)
+  })
+
+  it("describes failures briefly, saying redirects are not followed", () => {
+    expect(describeOutcome({ _tag: "Response", status: 302, body: "" })).toBe("HTTP 302 (redirects are not followed)")
+    expect(describeOutcome({ _tag: "Response", status: 503, body: "x".repeat(1000) })).toHaveLength("HTTP 503: ".length + 200)
+    expect(describeOutcome({ _tag: "Timeout" })).toBe("timed out")
+  })
+})
+
+describe("backoff", () => {
+  it("expected delays (no jitter at u = 0.5): 200 ms, 1 s, 5 s, 10 s, 10 s", () => {
+    expect([1, 2, 3, 4, 5].map((n) => retryDelayMs(policy, n, 0.5))).toEqual([200, 1000, 5000, 10_000, 10_000])
+  })
+
+  it.prop("each delay lies within ±50 % of min(200 ms × 5ⁿ⁻¹, 10 s)", [fc.integer({ min: 1, max: 30 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })], ([n, u]) => {
+    const raw = Math.min(10_000, 200 * 5 ** (n - 1))
+    const d = retryDelayMs(policy, n, u)
+    expect(d).toBeGreaterThanOrEqual(Math.floor(raw * 0.5))
+    expect(d).toBeLessThanOrEqual(Math.ceil(raw * 1.5))
+  })
+
+  it.prop("jitter is monotone in the random number", [fc.integer({ min: 1, max: 6 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })], ([n, a, b]) => {
+    const [lo, hi] = a <= b ? [a, b] : [b, a]
+    expect(retryDelayMs(policy, n, lo)).toBeLessThanOrEqual(retryDelayMs(policy, n, hi))
+  })
+
+  it.prop("unitOf maps 4 bytes into [0, 1)", [fc.uint8Array({ minLength: 4, maxLength: 4 })], ([b]) => {
+    const u = unitOf(b)
+    expect(u).toBeGreaterThanOrEqual(0)
+    expect(u).toBeLessThan(1)
+  })
+})
+
+describe("afterAttempt", () => {
+  it("delivered ends it; a retryable failure waits while attempts remain; the 6th failure dead-letters", () => {
+    expect(afterAttempt(policy, 1, "delivered", now, 0.5)).toEqual({ status: "delivered" })
+    for (let n = 1; n < 6; n++) {
+      const r = afterAttempt(policy, n, "retry", now, 0.5)
+      expect(r.status).toBe("pending")
+      if (r.status === "pending") expect(r.nextAttemptAt.epochMillis - now.epochMillis).toBe(retryDelayMs(policy, n, 0.5))
+    }
+    expect(afterAttempt(policy, 6, "retry", now, 0.5)).toEqual({ status: "dead_lettered" })
+    expect(afterAttempt(policy, 7, "retry", now, 0.5)).toEqual({ status: "dead_lettered" })
+  })
+
+  it.prop("a fatal outcome dead-letters at once, whatever the attempt", [fc.integer({ min: 1, max: 10 })], ([n]) => {
+    expect(afterAttempt(policy, n, "fatal", now, 0.1)).toEqual({ status: "dead_lettered" })
+  })
+})
