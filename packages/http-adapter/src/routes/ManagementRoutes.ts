@@ -1,9 +1,346 @@
 /**
- * The Management feature's routes outside the HttpApi declaration (slot: fill in): pages, the Dashboard
- * API, OAuth endpoints, the management API. `ManagementRoutes` adds them to `HttpApiBuilder.Router`;
- * `managementRouteTable` lists [method, path pattern] for 405 answers.
+ * The project management API (API.md §4; SPEC.md § Project management API; contract.md §5.2): raw
+ * routes under `/projects/{projectId}`, HTTP Basic `projectId:projectSecret`, envelope bodies,
+ * HTTPS only. Every route runs the shared steps of `ManagementPipeline.ts` first (TLS, credentials,
+ * rate limit, closing projects). Paths accept an optional trailing slash.
+ *
+ * | route | data |
+ * |---|---|
+ * | GET /projects/{projectId}/ | `{id, name, slug, profile}` |
+ * | GET, POST /projects/{projectId}/webhooks/ | webhooks oldest first; `{webhookUrl}` → webhook with `signingSecret` (once) |
+ * | DELETE /projects/{projectId}/webhooks/{webhookId}/ | `{id}` |
+ * | GET /projects/{projectId}/webhooks/{webhookId}/deliveries | `{deliveries, nextPageToken?}` newest first (`?status=`, `?pageSize=`, `?pageToken=`) |
+ * | POST /projects/{projectId}/webhooks/{webhookId}/deliveries/{eventId}/retry | `{expectedAttemptCount?}` → the delivery, due now |
+ * | GET /projects/{projectId}/webhooks/egress-ips | `{addresses}` (EGRESS_IPS) |
+ * | GET, PATCH /projects/{projectId}/platforms/ | all seven platforms; `{platform, enabled}` |
+ * | GET, POST /projects/{projectId}/lines/, DELETE …/lines/{lineId}/ | `{lines}`; `{platform}` → `{line}`; `{id}` |
+ * | GET, POST /projects/{projectId}/users/, GET, DELETE …/users/{userId}/ | `{users}` (`?type=`, `?id=`…); user; user; `{id}` |
+ *
+ * The two delivery routes are ours: API.md §4 keeps dead-lettered deliveries "visible and
+ * retryable", and these make them so on the surface the webhooks belong to.
+ *
+ * Lists of lines and users are wrapped in a named array (`data.lines`, `data.users`) and the
+ * webhook list is a bare array, as in the public contract these clients were written for.
  */
-import { Layer } from "effect"
+import { HttpApiBuilder, HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import {
+  CreateUserRequest,
+  type Line,
+  LinePlatform,
+  Lines,
+  ManagementWebhooks,
+  PlatformStatesSchema,
+  Platforms,
+  type ProjectRecord,
+  ProjectUser,
+  ProjectUsers,
+  Projects,
+  Timestamp,
+  TogglePlatformRequest,
+  toAgentProfile,
+  UserId,
+  UserType,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookDeliveryStatus
+} from "@switchboard/core"
+import { Effect, Redacted, Schema } from "effect"
+import { ServerConfig } from "../http/ServerConfig.js"
+import { envelopeFailure } from "../http/Surfaces.js"
+import { defaultPictureUrl } from "../v1/Handlers.js"
+import { envelopeErrors } from "./ManagementErrors.js"
+import { envelope, jsonBody, makeManagementGuard, type ManagementUse } from "./ManagementPipeline.js"
 
-export const ManagementRoutes = Layer.empty
-export const managementRouteTable: ReadonlyArray<readonly [string, string]> = []
+// ---------------------------------------------------------------------------------------------
+// Wire shapes
+// ---------------------------------------------------------------------------------------------
+
+export const ManagementProject = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  slug: Schema.String,
+  profile: Projects.AgentProfile
+}).annotations({ identifier: "ManagementProject" })
+
+const webhookFields = {
+  id: Schema.String,
+  webhookUrl: Schema.String,
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+}
+export const ManagementWebhookSchema = Schema.Struct(webhookFields).annotations({ identifier: "ManagementWebhook" })
+export const CreatedManagementWebhook = Schema.Struct({ ...webhookFields, signingSecret: Schema.String })
+  .annotations({ identifier: "CreatedManagementWebhook" })
+
+export const CreateWebhookRequest = Schema.Struct({
+  webhookUrl: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048))
+}).annotations({ identifier: "CreateWebhookRequest", parseOptions: { onExcessProperty: "error" } })
+
+export const EgressAddresses = Schema.Struct({ addresses: Schema.Array(Schema.String) })
+  .annotations({ identifier: "EgressAddresses" })
+
+export const ManagementLine = Schema.Struct({
+  id: Schema.String,
+  platform: LinePlatform,
+  phoneNumber: Schema.String,
+  voiceCapable: Schema.Boolean,
+  createdAt: Timestamp
+}).annotations({ identifier: "ManagementLine" })
+
+export const AllocateLineRequest = Schema.Struct({ platform: LinePlatform })
+  .annotations({ identifier: "AllocateLineRequest", parseOptions: { onExcessProperty: "error" } })
+
+export const RetryDeliveryRequest = Schema.Struct({
+  expectedAttemptCount: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 1000)), { exact: true })
+}).annotations({ identifier: "RetryDeliveryRequest", parseOptions: { onExcessProperty: "error" } })
+
+/** Query of the delivery list. */
+const DeliveryListQuery = Schema.Struct({
+  status: Schema.optionalWith(WebhookDeliveryStatus, { exact: true }),
+  pageSize: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), { exact: true }),
+  pageToken: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)), { exact: true })
+})
+
+const deliveryListQuery = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const params = new URL(request.url, "http://localhost").searchParams
+  const raw: Record<string, string> = {}
+  for (const key of ["status", "pageSize", "pageToken"]) {
+    const values = params.getAll(key)
+    if (values.length > 1) return yield* envelopeFailure(422, "VALIDATION_FAILED", `${key}: send it at most once.`)
+    if (values[0] !== undefined) raw[key] = values[0]
+  }
+  const decoded = Schema.decodeUnknownEither(DeliveryListQuery)(raw)
+  if (decoded._tag === "Left") {
+    return yield* envelopeFailure(
+      422,
+      "VALIDATION_FAILED",
+      "status must be pending, delivered, dead_lettered or cancelled; pageSize an integer from 1 to 100; pageToken a token from a previous page."
+    )
+  }
+  return decoded.right
+})
+
+/** The retry body is optional: no body is `{}`. */
+const retryBody = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const empty = request.headers["content-type"] === undefined &&
+    (request.headers["content-length"] === undefined || request.headers["content-length"] === "0")
+  return empty ? {} : yield* jsonBody(RetryDeliveryRequest)
+})
+
+const Deleted = Schema.Struct({ id: Schema.String }).annotations({ identifier: "DeletedResource" })
+
+const toLine = (line: Line) => ({
+  id: line.lineId,
+  platform: line.platform,
+  phoneNumber: line.phoneNumber,
+  voiceCapable: line.voiceCapable,
+  createdAt: line.createdAt
+})
+
+/** Query of the user list: `?type=shared|dedicated` and up to 100 `?id=` (contract.md §5.2). */
+const UserListQuery = Schema.Struct({
+  type: Schema.optionalWith(UserType, { exact: true }),
+  id: Schema.optionalWith(Schema.Array(UserId).pipe(Schema.maxItems(100)), { exact: true })
+})
+
+const userListQuery = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const params = new URL(request.url, "http://localhost").searchParams
+  const types = params.getAll("type")
+  if (types.length > 1) return yield* envelopeFailure(422, "VALIDATION_FAILED", "type: send it at most once.")
+  const ids = params.getAll("id")
+  const decoded = Schema.decodeUnknownEither(UserListQuery)({
+    ...(types[0] === undefined ? {} : { type: types[0] }),
+    ...(ids.length === 0 ? {} : { id: ids })
+  })
+  if (decoded._tag === "Left") {
+    return yield* envelopeFailure(422, "VALIDATION_FAILED", "type must be shared or dedicated; id must be up to 100 user ids.")
+  }
+  return decoded.right
+})
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+// ---------------------------------------------------------------------------------------------
+
+type Method = "GET" | "POST" | "PATCH" | "DELETE"
+
+/** (method, path) of each route, for 405 answers (patterns accept an optional trailing slash). */
+export const managementRouteTable: ReadonlyArray<readonly [string, string]> = [
+  ["GET", "/projects/:projectId"],
+  ["GET", "/projects/:projectId/webhooks"],
+  ["POST", "/projects/:projectId/webhooks"],
+  ["GET", "/projects/:projectId/webhooks/egress-ips"],
+  ["DELETE", "/projects/:projectId/webhooks/:webhookId"],
+  ["GET", "/projects/:projectId/webhooks/:webhookId/deliveries"],
+  ["POST", "/projects/:projectId/webhooks/:webhookId/deliveries/:eventId/retry"],
+  ["GET", "/projects/:projectId/platforms"],
+  ["PATCH", "/projects/:projectId/platforms"],
+  ["GET", "/projects/:projectId/lines"],
+  ["POST", "/projects/:projectId/lines"],
+  ["DELETE", "/projects/:projectId/lines/:lineId"],
+  ["GET", "/projects/:projectId/users"],
+  ["POST", "/projects/:projectId/users"],
+  ["GET", "/projects/:projectId/users/:userId"],
+  ["DELETE", "/projects/:projectId/users/:userId"]
+]
+
+export const ManagementRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const config = yield* ServerConfig
+    const { guard, unmatched } = yield* makeManagementGuard
+    const platforms = yield* Platforms
+    const users = yield* ProjectUsers
+    const webhooks = yield* ManagementWebhooks
+    const lines = yield* Lines
+    const avatar = defaultPictureUrl(config.apiUrl)
+
+    /** Registers `path` (the router ignores a trailing slash) with the guard in front of `handler`. */
+    const route = <R>(
+      method: Method,
+      path: string,
+      use: ManagementUse,
+      handler: (
+        project: ProjectRecord,
+        params: Readonly<Record<string, string | undefined>>
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+    ) => {
+      const app = Effect.gen(function*() {
+        const project = yield* guard(use)
+        const params = yield* HttpRouter.params
+        return yield* envelopeErrors(handler(project, params)).pipe(Effect.provideService(ServerConfig, config))
+      })
+      const at = path as HttpRouter.PathInput
+      // HEAD answers as GET does (Node sends no body), as the `Allow` of 405 answers promises.
+      if (method === "GET") return Effect.zipRight(router.get(at, app as any), router.head(at, app as any))
+      return (method === "POST" ? router.post : method === "PATCH" ? router.patch : router.del)(at, app as any)
+    }
+
+    yield* route("GET", "/projects/:projectId", "read", (project) =>
+      envelope(ManagementProject, {
+        id: project.projectId,
+        name: project.name,
+        slug: project.slug,
+        profile: toAgentProfile(project, avatar)
+      }))
+
+    // Webhooks (interface B).
+    yield* route("GET", "/projects/:projectId/webhooks", "read", (project) =>
+      Effect.flatMap(webhooks.list(project.projectId), (list) => envelope(Schema.Array(ManagementWebhookSchema), [...list])))
+    yield* route("POST", "/projects/:projectId/webhooks", "write", (project) =>
+      Effect.gen(function*() {
+        const body = yield* jsonBody(CreateWebhookRequest)
+        const { signingSecret, webhook } = yield* webhooks.create({ projectId: project.projectId, webhookUrl: body.webhookUrl })
+        return yield* envelope(CreatedManagementWebhook, {
+          id: webhook.id,
+          webhookUrl: webhook.webhookUrl,
+          signingSecret: Redacted.value(signingSecret),
+          createdAt: webhook.createdAt,
+          updatedAt: webhook.updatedAt
+        })
+      }))
+    yield* route("GET", "/projects/:projectId/webhooks/egress-ips", "read", () =>
+      envelope(EgressAddresses, { addresses: [...config.egressIps] }))
+    yield* route("DELETE", "/projects/:projectId/webhooks/:webhookId", "write", (project, params) =>
+      Effect.flatMap(
+        webhooks.remove({ projectId: project.projectId, webhookId: params["webhookId"] ?? "" }),
+        (webhook) => envelope(Deleted, { id: webhook.id })
+      ))
+
+    // Deliveries of a webhook: dead letters stay visible and can be retried.
+    yield* route("GET", "/projects/:projectId/webhooks/:webhookId/deliveries", "read", (project, params) =>
+      Effect.gen(function*() {
+        const query = yield* deliveryListQuery
+        const page = yield* webhooks.listDeliveries({ projectId: project.projectId, webhookId: params["webhookId"] ?? "", ...query })
+        return yield* envelope(WebhookDeliveryPage, {
+          deliveries: page.deliveries,
+          ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
+        })
+      }))
+    yield* route("POST", "/projects/:projectId/webhooks/:webhookId/deliveries/:eventId/retry", "write", (project, params) =>
+      Effect.gen(function*() {
+        const body = yield* retryBody
+        const delivery = yield* webhooks.retryDelivery({
+          projectId: project.projectId,
+          webhookId: params["webhookId"] ?? "",
+          eventId: params["eventId"] ?? "",
+          expectedAttemptCount: body.expectedAttemptCount
+        })
+        return yield* envelope(WebhookDelivery, delivery)
+      }))
+
+    // Platforms (interface C).
+    yield* route("GET", "/projects/:projectId/platforms", "read", (project) =>
+      Effect.flatMap(platforms.get(project.projectId), (states) => envelope(PlatformStatesSchema, states)))
+    yield* route("PATCH", "/projects/:projectId/platforms", "write", (project) =>
+      Effect.gen(function*() {
+        const body = yield* jsonBody(TogglePlatformRequest)
+        const states = yield* platforms.set({ projectId: project.projectId, platform: body.platform, enabled: body.enabled })
+        return yield* envelope(PlatformStatesSchema, states)
+      }))
+
+    // Lines (interface A).
+    const LineList = Schema.Struct({ lines: Schema.Array(ManagementLine) })
+    yield* route("GET", "/projects/:projectId/lines", "read", (project) =>
+      Effect.flatMap(lines.list(project.projectId), (list) => envelope(LineList, { lines: list.map(toLine) })))
+    yield* route("POST", "/projects/:projectId/lines", "write", (project) =>
+      Effect.gen(function*() {
+        const body = yield* jsonBody(AllocateLineRequest)
+        const line = yield* lines.allocate({ projectId: project.projectId, platform: body.platform })
+        return yield* envelope(Schema.Struct({ line: ManagementLine }), { line: toLine(line) })
+      }))
+    yield* route("DELETE", "/projects/:projectId/lines/:lineId", "write", (project, params) =>
+      Effect.flatMap(
+        lines.release({ projectId: project.projectId, lineId: params["lineId"] ?? "" }),
+        (line) => envelope(Deleted, { id: line.lineId })
+      ))
+
+    // Users.
+    const UserList = Schema.Struct({ users: Schema.Array(ProjectUser) })
+    const userOf = (u: ProjectUser): ProjectUser => ({
+      id: u.id,
+      projectId: u.projectId,
+      firstName: u.firstName,
+      lastName: u.lastName,
+      email: u.email,
+      phoneNumber: u.phoneNumber,
+      assignedPhoneNumber: u.assignedPhoneNumber,
+      createdAt: u.createdAt
+    })
+    yield* route("GET", "/projects/:projectId/users", "read", (project) =>
+      Effect.gen(function*() {
+        const query = yield* userListQuery
+        const list = yield* users.list({ projectId: project.projectId, type: query.type, ids: query.id })
+        return yield* envelope(UserList, { users: list.map(userOf) })
+      }))
+    yield* route("POST", "/projects/:projectId/users", "write", (project) =>
+      Effect.gen(function*() {
+        const body = yield* jsonBody(CreateUserRequest)
+        // A dedicated user's number must be one of the project's lines (read through interface A).
+        const assigned = body.assignedPhoneNumber ?? null
+        const lineNumbers = assigned === null ? [] : (yield* lines.list(project.projectId)).map((l) => l.phoneNumber)
+        const { user } = yield* users.create({
+          projectId: project.projectId,
+          phoneNumber: body.phoneNumber,
+          firstName: body.firstName,
+          lastName: body.lastName,
+          email: body.email,
+          assignedPhoneNumber: assigned
+        }, lineNumbers)
+        return yield* envelope(ProjectUser, userOf(user))
+      }))
+    yield* route("GET", "/projects/:projectId/users/:userId", "read", (project, params) =>
+      Effect.flatMap(users.get(project.projectId, params["userId"] ?? ""), (user) => envelope(ProjectUser, userOf(user))))
+    yield* route("DELETE", "/projects/:projectId/users/:userId", "write", (project, params) =>
+      Effect.flatMap(users.remove(project.projectId, params["userId"] ?? ""), (user) => envelope(Deleted, { id: user.id })))
+
+    // Anything else under /projects: refused over plaintext, else 404 or 405 (the global middleware).
+    const fallback = Effect.gen(function*() {
+      const request = yield* unmatched
+      return yield* Effect.fail(new HttpServerError.RouteNotFound({ request }))
+    })
+    yield* router.all("/projects", fallback)
+    yield* router.all("/projects/*", fallback)
+  }))

@@ -1,5 +1,13 @@
-/** The Management feature's adapters for the standalone server (slot: fill in). */
-import { Layer } from "effect"
-import type { ServerConfigShape } from "../http/ServerConfig.js"
+/**
+ * The Management feature's adapters in the standalone server: the end-user cap per project from
+ * `MANAGEMENT_USER_LIMIT` (1..1 000 000, default 1000). The rate limit and TLS settings are server
+ * settings (ServerConfig); lines come from the Voice feature's `LineProvider`.
+ */
+import { ManagementLimits } from "@switchboard/core"
+import { Effect, Layer } from "effect"
+import { boundedInteger, type ServerConfigShape } from "../http/ServerConfig.js"
 
-export const ManagementServerAdapters = (_config: ServerConfigShape) => Layer.empty
+export const managementUserLimit = boundedInteger("MANAGEMENT_USER_LIMIT", 1000, 1, 1_000_000)
+
+export const ManagementServerAdapters = (_config: ServerConfigShape) =>
+  Layer.effect(ManagementLimits, Effect.map(managementUserLimit, (maxUsersPerProject) => ({ maxUsersPerProject })))

@@ -1,0 +1,105 @@
+/**
+ * Management API data (API.md §4; reference/contract.md §5.2): platform toggles, end users, and the
+ * request bodies of the management routes. Request bodies reject unknown properties (the contract
+ * declares them `additionalProperties: false`).
+ */
+import { Schema } from "effect"
+import { BoundedString, Email } from "../shared/Bounds.js"
+import { ProjectId, UserId } from "../shared/Identifiers.js"
+import { Timestamp } from "../shared/Timestamp.js"
+
+const strict = { onExcessProperty: "error" } as const
+
+// ---------------------------------------------------------------------------------------------
+// Platforms (interface C)
+// ---------------------------------------------------------------------------------------------
+
+export const platformNames = ["imessage", "whatsapp_business", "slack", "sms", "voice", "telegram", "email"] as const
+
+/** The platforms a project can switch on and off (the same set as a line's platform). */
+export const PlatformName = Schema.Literal(...platformNames).annotations({ identifier: "PlatformName" })
+export type PlatformName = typeof PlatformName.Type
+
+/** Every platform's state: all seven keys, always. */
+export type PlatformStates = Record<PlatformName, { enabled: boolean }>
+
+const PlatformState = Schema.Struct({ enabled: Schema.Boolean }).annotations({ identifier: "PlatformState" })
+
+/** The wire form of `PlatformStates` (`GET /projects/{projectId}/platforms/`). */
+export const PlatformStatesSchema = Schema.Struct({
+  imessage: PlatformState,
+  whatsapp_business: PlatformState,
+  slack: PlatformState,
+  sms: PlatformState,
+  voice: PlatformState,
+  telegram: PlatformState,
+  email: PlatformState
+}).annotations({ identifier: "PlatformStates" })
+
+/** Every platform off: the state of a project that never toggled one. */
+export const defaultPlatformStates = (): PlatformStates =>
+  Object.fromEntries(platformNames.map((p) => [p, { enabled: false }])) as PlatformStates
+
+/** `PATCH /projects/{projectId}/platforms/`: one platform on or off. */
+export const TogglePlatformRequest = Schema.Struct({
+  platform: PlatformName,
+  enabled: Schema.Boolean
+}).annotations({ identifier: "TogglePlatformRequest", parseOptions: strict })
+export type TogglePlatformRequest = typeof TogglePlatformRequest.Type
+
+// ---------------------------------------------------------------------------------------------
+// End users
+// ---------------------------------------------------------------------------------------------
+
+/** An E.164 phone number: `+`, a non-zero digit, then 6 to 14 digits (contract.md §5.2). */
+export const E164PhoneNumber = Schema.String.pipe(
+  Schema.pattern(/^\+[1-9]\d{6,14}$/, { message: () => "must be an E.164 phone number such as +15550100123" })
+).annotations({ identifier: "E164PhoneNumber" })
+
+/** A person's name part: 1..256 characters, or null. */
+const NamePart = Schema.NullOr(BoundedString(1, 256))
+
+/**
+ * An end user of a project: someone the project's agent talks to. A `shared` user reaches the project
+ * through the shared pool (no assigned number); a `dedicated` user is assigned one of the project's
+ * own lines (`assignedPhoneNumber`).
+ */
+export const ProjectUser = Schema.Struct({
+  id: UserId,
+  projectId: ProjectId,
+  firstName: Schema.NullOr(Schema.String),
+  lastName: Schema.NullOr(Schema.String),
+  email: Schema.NullOr(Schema.String),
+  phoneNumber: Schema.String,
+  assignedPhoneNumber: Schema.NullOr(Schema.String),
+  createdAt: Timestamp
+}).annotations({ identifier: "ProjectUser" })
+export type ProjectUser = typeof ProjectUser.Type
+
+export const UserType = Schema.Literal("shared", "dedicated").annotations({ identifier: "UserType" })
+export type UserType = typeof UserType.Type
+
+/** The type a user has: dedicated when assigned one of the project's lines. */
+export const userTypeOf = (user: { readonly assignedPhoneNumber: string | null }): UserType =>
+  user.assignedPhoneNumber === null ? "shared" : "dedicated"
+
+/**
+ * `POST /projects/{projectId}/users/`. `type` is optional (it follows from `assignedPhoneNumber`);
+ * when sent it must agree: `dedicated` needs an assigned number, `shared` must not have one.
+ */
+export const CreateUserRequest = Schema.Struct({
+  type: Schema.optionalWith(UserType, { exact: true }),
+  phoneNumber: E164PhoneNumber,
+  firstName: Schema.optionalWith(NamePart, { exact: true }),
+  lastName: Schema.optionalWith(NamePart, { exact: true }),
+  email: Schema.optionalWith(Schema.NullOr(Email), { exact: true }),
+  assignedPhoneNumber: Schema.optionalWith(Schema.NullOr(E164PhoneNumber), { exact: true })
+}).pipe(
+  Schema.filter((r) => {
+    const assigned = r.assignedPhoneNumber !== undefined && r.assignedPhoneNumber !== null
+    if (r.type === "dedicated" && !assigned) return { path: ["assignedPhoneNumber"], message: "is required for a dedicated user" }
+    if (r.type === "shared" && assigned) return { path: ["assignedPhoneNumber"], message: "must be absent for a shared user" }
+    return true
+  })
+).annotations({ identifier: "CreateUserRequest", parseOptions: strict })
+export type CreateUserRequest = typeof CreateUserRequest.Type
