@@ -5,17 +5,45 @@
  * account, `jti` the token id, `scope` space-separated. Every failure is an `InvalidCredential`
  * (`expired`, `malformed` or `unknown`) with a message saying what was wrong; a deleted account
  * is `AccountDeleted`.
+ *
+ * A token minted by the OAuth token endpoint names its grant (`grant_id`) and token family
+ * (`family_id`): it works only while they are live (SPEC.md § Dashboard API and OAuth provider rule
+ * 3: revocation reaches API servers within about a minute). Their liveness is one cached lookup
+ * (≤ the credential cache TTL, at most 60 s); a withdrawal or family revocation drops it at once,
+ * here through `invalidate` and in every process through `CredentialRevocations`.
  */
-import { Clock, Effect, Option, Redacted, Schema } from "effect"
+import { Clock, Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
 import * as jose from "jose"
 import { ACCESS_TOKEN_TYP, parseScope } from "../oauth/AccessTokenClaims.js"
+import { makeGrantLivenessCache, type Liveness } from "../oauth/GrantLivenessCache.js"
+import { OAuthGrantsRepo, OAuthTokensRepo } from "../oauth/OAuthProviderPorts.js"
 import { SIGNING_ALG } from "../oauth/SigningKeyMaterial.js"
 import { SigningKeys } from "../oauth/SigningKeys.js"
 import { TokenAudience } from "../oauth/TokenAudience.js"
 import { AccountId } from "../shared/Identifiers.js"
 import { Principal } from "./Access.js"
+import { CredentialCachePolicy } from "./CredentialCache.js"
 import { AccountDeleted, InvalidCredential } from "./Errors.js"
-import { AccountsRepo } from "./Ports.js"
+import { AccountsRepo, CredentialRevocations } from "./Ports.js"
+
+/** What a verified access token says. Times in epoch seconds. */
+export interface VerifiedAccessToken {
+  readonly accountId: AccountId
+  readonly scopes: ReadonlyArray<string>
+  readonly tokenId: string
+  readonly issuer: string
+  readonly audience: string
+  readonly issuedAt: number
+  readonly expiresAt: number
+  /** The OAuth client it was issued to (`client_id`), if any. */
+  readonly clientId: string | null
+  /** The OAuth grant and token family it was issued under, if any (session tokens have none). */
+  readonly grantId: string | null
+  readonly familyId: string | null
+}
+
+const optionalString = (value: unknown): string | null | undefined =>
+  value === undefined ? null : typeof value === "string" && value.length > 0 && value.length <= 256 ? value : undefined
 
 const invalid = (reason: InvalidCredential["reason"], message: string) => new InvalidCredential({ reason, message })
 
@@ -47,14 +75,50 @@ const rejection = (e: unknown): InvalidCredential => {
 }
 
 export class AccessTokenVerifier extends Effect.Service<AccessTokenVerifier>()("core/AccessTokenVerifier", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const keys = yield* SigningKeys
     const accounts = yield* AccountsRepo
+    const grants = yield* OAuthGrantsRepo
+    const tokens = yield* OAuthTokensRepo
+    const revocations = yield* CredentialRevocations
+    const policy = yield* CredentialCachePolicy
+    const liveness = makeGrantLivenessCache({ ttlMillis: Duration.toMillis(policy.ttl), maxEntries: policy.maxEntries })
     // Read once when the service is built: the server provides the tag from its configuration.
     const { audience, issuer } = yield* TokenAudience
 
-    const verify = Effect.fn("AccessTokenVerifier.verify")(function*(token: Redacted.Redacted<string>): Effect.fn.Return<
-      Principal,
+    // Every revocation, wherever it happened, drops the grant or family from this process's cache.
+    yield* revocations.subscribe.pipe(
+      Stream.runForEach((id) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => liveness.drop(id, now)))),
+      Effect.forkScoped
+    )
+
+    /** Whether the family (else the grant) the token names is live: cached, else one lookup. */
+    const isLive = (grantId: string, familyId: string | null, now: number) =>
+      Effect.gen(function*() {
+        const id = familyId ?? grantId
+        const cached = liveness.get(id, now)
+        if (cached !== undefined) return cached.live && cached.grantId === grantId
+        let loaded: Liveness
+        if (familyId !== null) {
+          const family = yield* tokens.findFamily(familyId)
+          loaded = Option.match(family, {
+            onNone: () => ({ live: false, grantId }),
+            onSome: (f) => ({ live: f.revokedAt === null, grantId: f.grantId })
+          })
+        } else {
+          const grant = yield* grants.findById(grantId)
+          loaded = { live: Option.isSome(grant) && grant.value.revokedAt === null, grantId }
+        }
+        liveness.set(id, loaded, now)
+        return loaded.live && loaded.grantId === grantId
+      })
+
+    /** The grant or family was revoked: stop serving it from this process's cache now. */
+    const invalidate = (id: string): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => liveness.drop(id, now)))
+
+    const verifyToken = Effect.fn("AccessTokenVerifier.verifyToken")(function*(token: Redacted.Redacted<string>): Effect.fn.Return<
+      VerifiedAccessToken,
       InvalidCredential | AccountDeleted
     > {
       const jwt = Redacted.value(token)
@@ -93,13 +157,36 @@ export class AccessTokenVerifier extends Effect.Service<AccessTokenVerifier>()("
       if (scopes === undefined) return yield* invalid("malformed", "The access token's \"scope\" claim is not valid.")
       const sub = payload.sub
       if (!isAccountId(sub)) return yield* invalid("unknown", "The access token's subject is not an account.")
+      const clientId = optionalString(payload.client_id)
+      const grantId = optionalString(payload.grant_id)
+      const familyId = optionalString(payload.family_id)
+      if (clientId === undefined || grantId === undefined || familyId === undefined || (familyId !== null && grantId === null)) {
+        return yield* invalid("malformed", "The access token's client_id, grant_id or family_id claim is not valid.")
+      }
+      if (grantId !== null && !(yield* isLive(grantId, familyId, now))) {
+        return yield* invalid("revoked", "The access token's grant was revoked.")
+      }
       const account = yield* accounts.findById(sub)
       if (Option.isNone(account)) return yield* invalid("unknown", "The access token's account does not exist.")
       if (account.value.deletedAt !== null) return yield* new AccountDeleted({ accountId: sub })
-      return Principal.AccessToken({ accountId: sub, scopes, tokenId: payload.jti })
+      return {
+        accountId: sub,
+        scopes,
+        tokenId: payload.jti,
+        issuer,
+        audience,
+        issuedAt: typeof payload.iat === "number" ? payload.iat : Math.floor(now / 1000),
+        expiresAt: payload.exp as number,
+        clientId,
+        grantId,
+        familyId
+      } satisfies VerifiedAccessToken
     })
 
-    return { verify } as const
+    const verify = (token: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidCredential | AccountDeleted> =>
+      Effect.map(verifyToken(token), (t) => Principal.AccessToken({ accountId: t.accountId, scopes: t.scopes, tokenId: t.tokenId }))
+
+    return { verify, verifyToken, invalidate, cachedLiveness: () => liveness.size() } as const
   }),
   dependencies: [SigningKeys.Default]
 }) {}

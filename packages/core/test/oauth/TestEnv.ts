@@ -1,13 +1,15 @@
 /** The layers of the oauth tests: the verifier and signing keys over the memory store, nothing else. */
-import { AccessTokenVerifier, SecretsLive, SigningKeys } from "@switchboard/core"
-import { IdentityReposMemory, MemoryStateLive, SigningKeysRepoMemory, TestServerSecret } from "@switchboard/testkit"
+import { AccessTokenVerifier, CredentialRevocationsInProcess, SecretsLive, SigningKeys } from "@switchboard/core"
+import { IdentityReposMemory, MemoryStateLive, OAuthProviderMemory, SigningKeysRepoMemory, TestServerSecret } from "@switchboard/testkit"
 import { Layer } from "effect"
 
-export const StoreMemory = Layer.mergeAll(IdentityReposMemory, SigningKeysRepoMemory).pipe(Layer.provideMerge(MemoryStateLive))
+export const StoreMemory = Layer.mergeAll(IdentityReposMemory, SigningKeysRepoMemory, OAuthProviderMemory).pipe(
+  Layer.provideMerge(MemoryStateLive)
+)
 
 /** A fresh store each time it is provided; `SigningKeys` is the verifier's own instance (one key cache). */
 export const Env = Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(StoreMemory, SecretsLive, TestServerSecret))
+  Layer.provideMerge(Layer.mergeAll(StoreMemory, SecretsLive, TestServerSecret, CredentialRevocationsInProcess))
 )
 
 export const T0 = Date.parse("2030-01-01T00:00:00.000Z")

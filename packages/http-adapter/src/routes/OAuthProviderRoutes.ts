@@ -1,9 +1,73 @@
 /**
- * The OAuthProvider feature's routes outside the HttpApi declaration (slot: fill in): pages, the Dashboard
- * API, OAuth endpoints, the management API. `OAuthProviderRoutes` adds them to `HttpApiBuilder.Router`;
- * `oAuthProviderRouteTable` lists [method, path pattern] for 405 answers.
+ * The OAuthProvider feature's routes outside the HttpApi declaration (SPEC.md § OAuth endpoints;
+ * API.md §3): the authorization endpoint and its consent screen, token, revocation, introspection,
+ * userinfo, registration (disabled), the JWKS and the two path-insertion discovery documents. The
+ * appended form (`/api/auth/.well-known/…`) and the domain root (`/.well-known/openid-configuration`)
+ * are not routes: 404. `oAuthProviderRouteTable` lists [method, path] for 405 answers.
  */
-import { Layer } from "effect"
+import { HttpApiBuilder, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import type { AccountsRepo, OAuthProvider, Secrets, ServerSecret, Sessions, SigningKeys } from "@switchboard/core"
+import { Effect } from "effect"
+import type { OAuthFailure } from "../http/Surfaces.js"
+import { AUTHORIZE_PATH, authorizeGet, CONSENT_PATH, consentPost } from "./OAuthAuthorize.js"
+import {
+  discoveryEndpoint,
+  introspectEndpoint,
+  jwksEndpoint,
+  registerEndpoint,
+  revokeEndpoint,
+  tokenEndpoint,
+  userinfoEndpoint
+} from "./OAuthEndpoints.js"
 
-export const OAuthProviderRoutes = Layer.empty
-export const oAuthProviderRouteTable: ReadonlyArray<readonly [string, string]> = []
+export const OAUTH_PATHS = {
+  authorize: AUTHORIZE_PATH,
+  consent: CONSENT_PATH,
+  token: "/api/auth/oauth2/token",
+  userinfo: "/api/auth/oauth2/userinfo",
+  revoke: "/api/auth/oauth2/revoke",
+  introspect: "/api/auth/oauth2/introspect",
+  register: "/api/auth/oauth2/register",
+  jwks: "/api/auth/jwks",
+  oauthMetadata: "/.well-known/oauth-authorization-server/api/auth",
+  openidMetadata: "/.well-known/openid-configuration/api/auth"
+} as const
+
+/** The services the handlers use, taken from the application once. */
+type Needs = OAuthProvider | Sessions | AccountsRepo | ServerSecret | SigningKeys | Secrets
+
+export const OAuthProviderRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<Needs>()
+    const serve = (
+      handler: Effect.Effect<HttpServerResponse.HttpServerResponse, OAuthFailure, Needs | HttpServerRequest.HttpServerRequest>
+    ) => Effect.provide(handler, context)
+    const p = OAUTH_PATHS
+    yield* router.get(p.authorize, serve(authorizeGet))
+    yield* router.post(p.consent, serve(consentPost))
+    yield* router.post(p.token, serve(tokenEndpoint))
+    yield* router.get(p.userinfo, serve(userinfoEndpoint))
+    yield* router.post(p.userinfo, serve(userinfoEndpoint))
+    yield* router.post(p.revoke, serve(revokeEndpoint))
+    yield* router.post(p.introspect, serve(introspectEndpoint))
+    yield* router.post(p.register, serve(registerEndpoint))
+    for (const path of [p.jwks, p.oauthMetadata, p.openidMetadata]) {
+      const handler = serve(path === p.jwks ? jwksEndpoint : discoveryEndpoint)
+      yield* router.get(path, handler)
+      yield* router.head(path, handler)
+    }
+  }))
+
+export const oAuthProviderRouteTable: ReadonlyArray<readonly [string, string]> = [
+  ["GET", OAUTH_PATHS.authorize],
+  ["POST", OAUTH_PATHS.consent],
+  ["POST", OAUTH_PATHS.token],
+  ["GET", OAUTH_PATHS.userinfo],
+  ["POST", OAUTH_PATHS.userinfo],
+  ["POST", OAUTH_PATHS.revoke],
+  ["POST", OAUTH_PATHS.introspect],
+  ["POST", OAUTH_PATHS.register],
+  ["GET", OAUTH_PATHS.jwks],
+  ["GET", OAUTH_PATHS.oauthMetadata],
+  ["GET", OAUTH_PATHS.openidMetadata]
+]

@@ -1,11 +1,42 @@
-/** The OAuthProvider feature's /v1 routes (slot: fill in; see CONTRIBUTING.md). */
-import { HttpApiGroup } from "@effect/platform"
-import type { ProblemCode } from "@switchboard/core"
+/**
+ * The OAuthProvider feature's /v1 routes (API.md §1.2): the account's authorized OAuth
+ * applications and their withdrawal (the same effect as the Dashboard's `DELETE
+ * /api/oauth-consents/{clientId}`: the consent and every live code and token of the grant).
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import {
+  ListAuthorizedApplicationsParams,
+  ListAuthorizedApplicationsResponse,
+  OAuthClientId,
+  type ProblemCode
+} from "@switchboard/core"
+import { Schema } from "effect"
 import { Authn } from "./Authn.js"
+import { commonProblems as common } from "./CommonProblems.js"
 
-export const OAuthProviderGroup = HttpApiGroup.make("oAuthProvider").middleware(Authn)
+export const OAuthProviderGroup = HttpApiGroup.make("oAuthProvider")
+  .add(
+    HttpApiEndpoint.get("listAuthorizedApplications", "/v1/account/oauth/authorized-applications")
+      .setUrlParams(ListAuthorizedApplicationsParams)
+      .addSuccess(ListAuthorizedApplicationsResponse)
+      .annotate(OpenApi.Summary, "The OAuth apps the account authorized (one entry per live grant)")
+  )
+  .add(
+    HttpApiEndpoint.del("revokeAuthorizedApplication", "/v1/account/oauth/authorized-applications/:applicationId")
+      .setPath(Schema.Struct({ applicationId: OAuthClientId }))
+      .addSuccess(HttpApiSchema.NoContent)
+      .annotate(OpenApi.Summary, "Withdraws the account's consent to an app and revokes every live token of it")
+  )
+  .middleware(Authn)
+  .annotateContext(OpenApi.annotations({
+    title: "Authorized applications",
+    description: "OAuth apps the account has authorized, and withdrawing them."
+  }))
 
 /** operationId → problem codes (OpenAPI). */
-export const oAuthProviderProblems: Record<string, ReadonlyArray<ProblemCode>> = {}
+export const oAuthProviderProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  "oAuthProvider.listAuthorizedApplications": common,
+  "oAuthProvider.revokeAuthorizedApplication": [...common, "RESOURCE_NOT_FOUND"]
+}
 /** operationIds that need an Idempotency-Key. */
 export const oAuthProviderIdempotent: ReadonlyArray<string> = []

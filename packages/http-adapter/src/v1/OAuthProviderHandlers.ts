@@ -1,5 +1,49 @@
-/** The OAuthProvider feature's /v1 handlers (slot: fill in). */
-import { HttpApiBuilder } from "@effect/platform"
+/** The OAuthProvider feature's /v1 handlers: the account's authorized applications. */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import {
+  authorizedApplication,
+  DEFAULT_AUTHORIZED_APPLICATIONS_LIMIT,
+  ListAuthorizedApplicationsResponse,
+  OAuthGrants,
+  paginateByCursor
+} from "@switchboard/core"
+import { Effect } from "effect"
+import { actingAccount } from "./Access.js"
 import { V1Api } from "./Api.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
+import { validationFailed } from "./ProblemFailure.js"
 
-export const OAuthProviderGroupLive = HttpApiBuilder.group(V1Api, "oAuthProvider", (handlers) => handlers)
+export const OAuthProviderGroupLive = HttpApiBuilder.group(V1Api, "oAuthProvider", (handlers) =>
+  Effect.gen(function*() {
+    const grants = yield* OAuthGrants
+    return handlers
+      .handleRaw("listAuthorizedApplications", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const accountId = yield* actingAccount()
+          if (urlParams.after !== undefined && urlParams.before !== undefined) {
+            return yield* validationFailed([{
+              code: "invalid_value",
+              location: "query",
+              message: "Send after or before, not both.",
+              path: "/before"
+            }])
+          }
+          const apps = yield* grants.listForAccount(accountId)
+          const { after, before, page } = paginateByCursor(apps.map((a) => ({ ...a, id: a.grantId })), {
+            after: urlParams.after,
+            before: urlParams.before,
+            limit: urlParams.limit ?? DEFAULT_AUTHORIZED_APPLICATIONS_LIMIT,
+            order: urlParams.order ?? "desc"
+          })
+          return toResponse(yield* rendered(ListAuthorizedApplicationsResponse, {
+            authorizedApplications: page.map(authorizedApplication),
+            listMetadata: { after, before }
+          }))
+        }))
+      .handleRaw("revokeAuthorizedApplication", ({ path }) =>
+        Effect.gen(function*() {
+          const accountId = yield* actingAccount()
+          yield* domain(grants.withdraw(accountId, path.applicationId))
+          return HttpServerResponse.empty({ status: 204 })
+        }))
+  }))

@@ -1,5 +1,258 @@
-/** The OAuthProvider feature's part of the repository contract suite (slot: fill in; see CONTRIBUTING.md). */
+/**
+ * The OAuthProvider feature's part of the repository contract suite (called inside
+ * `repositoryContract`): apps, grants (one live grant per account and app, consent as a union,
+ * revocation of everything under a grant), single-use codes under concurrency, token families and
+ * tokens, and the sweep of expired rows.
+ */
 import type { Vitest } from "@effect/vitest"
-import type { StorePorts } from "@switchboard/core"
+import {
+  AccountsRepo,
+  type AuthorizationCodeRecord,
+  formatTypeId,
+  IdKinds,
+  type OAuthApp,
+  OAuthAppsRepo,
+  OAuthGrantsRepo,
+  type OAuthTokenRecord,
+  OAuthTokensRepo,
+  type StorePorts,
+  type TokenFamilyRecord,
+  uuidv7Bytes
+} from "@switchboard/core"
+import { DateTime, Effect, Option } from "effect"
+import { expect } from "vitest"
+import { accountFixture } from "../Fixtures.js"
 
-export const oAuthProviderContract = (_it: Vitest.MethodsNonLive<StorePorts, true>): void => {}
+const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const T0 = Date.parse("2030-01-01T00:00:00.000Z")
+const rand = () => crypto.getRandomValues(new Uint8Array(10))
+const hex = () => Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("")
+const uuid = () => crypto.randomUUID()
+
+const appFixture = (ownerAccountId: OAuthApp["ownerAccountId"], createdAt: number, overrides: Partial<OAuthApp> = {}): OAuthApp => ({
+  clientId: formatTypeId(IdKinds.oauthApp, uuidv7Bytes(createdAt, rand())),
+  ownerAccountId,
+  name: "Acme",
+  logoUri: "https://acme.example/logo.png",
+  homepageUri: null,
+  redirectUris: ["https://acme.example/cb", "http://127.0.0.1:9/cb?x=1"],
+  clientType: "confidential",
+  scopes: ["openid", "email", "projects:read"],
+  createdAt: at(createdAt),
+  updatedAt: at(createdAt),
+  ...overrides
+})
+
+const grantId = (ms: number) => formatTypeId(IdKinds.grant, uuidv7Bytes(ms, rand()))
+
+/** An account, and a confidential app it owns. */
+const setup = Effect.gen(function*() {
+  const owner = accountFixture()
+  const user = accountFixture()
+  yield* (yield* AccountsRepo).insert(owner)
+  yield* (yield* AccountsRepo).insert(user)
+  const app = appFixture(owner.accountId, T0)
+  yield* (yield* OAuthAppsRepo).insert({ app, secretHash: hex() })
+  return { owner, user, app }
+})
+
+const codeFixture = (c: { grantId: string; clientId: string; accountId: AuthorizationCodeRecord["accountId"] }): AuthorizationCodeRecord => ({
+  codeHash: hex(),
+  grantId: c.grantId,
+  clientId: c.clientId,
+  accountId: c.accountId,
+  redirectUri: "https://acme.example/cb",
+  codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+  scopes: ["openid", "projects:read"],
+  nonce: "n-0S6_WzA2Mj",
+  resource: null,
+  authTime: at(T0 - 5000),
+  createdAt: at(T0),
+  expiresAt: at(T0 + 60_000),
+  consumedAt: null
+})
+
+const familyFixture = (f: { grantId: string; clientId: string; accountId: TokenFamilyRecord["accountId"] }): TokenFamilyRecord => ({
+  familyId: uuid(),
+  grantId: f.grantId,
+  clientId: f.clientId,
+  accountId: f.accountId,
+  resource: "https://api.example",
+  authTime: at(T0 - 5000),
+  createdAt: at(T0),
+  revokedAt: null
+})
+
+const tokenFixture = (family: TokenFamilyRecord, kind: OAuthTokenRecord["kind"], expiresAt = T0 + 3_600_000): OAuthTokenRecord => ({
+  tokenHash: hex(),
+  kind,
+  familyId: family.familyId,
+  grantId: family.grantId,
+  clientId: family.clientId,
+  accountId: family.accountId,
+  scopes: ["openid", "offline_access"],
+  createdAt: at(T0),
+  expiresAt: at(expiresAt),
+  revokedAt: null,
+  rotatedAt: null
+})
+
+export const oAuthProviderContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+  it.effect("oauth apps: stored as given, listed newest first, updated, secret replaced, removed", () =>
+    Effect.gen(function*() {
+      const repo = yield* OAuthAppsRepo
+      const { app, owner } = yield* setup
+      const found = yield* repo.find(app.clientId)
+      expect(Option.getOrThrow(found).app).toEqual(app)
+      const newer = appFixture(owner.accountId, T0 + 1000, { clientType: "public", logoUri: null, homepageUri: "https://h.example" })
+      yield* repo.insert({ app: newer, secretHash: null })
+      expect(Option.getOrThrow(yield* repo.lock(newer.clientId))).toEqual({ app: newer, secretHash: null })
+      expect((yield* repo.listByOwner(owner.accountId)).map((a) => a.clientId)).toEqual([newer.clientId, app.clientId])
+
+      const changed: OAuthApp = { ...app, name: "Acme 2", redirectUris: ["https://acme.example/other"], scopes: ["openid"], updatedAt: at(T0 + 5) }
+      yield* repo.update(changed)
+      expect(Option.getOrThrow(yield* repo.find(app.clientId)).app).toEqual(changed)
+      const hash = hex()
+      yield* repo.setSecretHash({ clientId: app.clientId, secretHash: hash, updatedAt: at(T0 + 9) })
+      const rotated = Option.getOrThrow(yield* repo.find(app.clientId))
+      expect(rotated.secretHash).toBe(hash)
+      expect(rotated.app.updatedAt).toEqual(at(T0 + 9))
+
+      yield* repo.remove({ clientId: app.clientId, now: at(T0 + 10) })
+      expect(Option.isNone(yield* repo.find(app.clientId))).toBe(true)
+      expect(Option.isNone(yield* repo.lock(app.clientId))).toBe(true)
+      expect((yield* repo.listByOwner(owner.accountId)).map((a) => a.clientId)).toEqual([newer.clientId])
+    }))
+
+  it.effect("oauth grants: concurrent consents leave one live grant with the union of scopes; revoked grants are replaced", () =>
+    Effect.gen(function*() {
+      const grants = yield* OAuthGrantsRepo
+      const { app, user } = yield* setup
+      const results = yield* Effect.all(
+        [["openid"], ["email"], ["projects:read", "openid"]].map((scopes, i) =>
+          grants.upsertLive({ grantId: grantId(T0 + i), accountId: user.accountId, clientId: app.clientId, scopes, now: at(T0 + i) })
+        ),
+        { concurrency: "unbounded" }
+      )
+      expect(new Set(results.map((g) => g.grantId)).size).toBe(1)
+      const live = Option.getOrThrow(yield* grants.findLive(user.accountId, app.clientId))
+      expect(live.scopes).toEqual(["openid", "email", "projects:read"])
+      expect(live.revokedAt).toBeNull()
+      expect(Option.getOrThrow(yield* grants.findById(live.grantId))).toEqual(live)
+
+      const listed = yield* grants.listLiveForAccount(user.accountId)
+      expect(listed).toEqual([{ grant: live, app }])
+      expect(yield* grants.listLiveIdsForClient(app.clientId)).toEqual([live.grantId])
+
+      expect(yield* grants.revoke({ grantId: live.grantId, now: at(T0 + 100) })).toBe(true)
+      expect(yield* grants.revoke({ grantId: live.grantId, now: at(T0 + 200) })).toBe(false)
+      expect(Option.getOrThrow(yield* grants.findById(live.grantId)).revokedAt).toEqual(at(T0 + 100))
+      expect(Option.isNone(yield* grants.findLive(user.accountId, app.clientId))).toBe(true)
+      expect(yield* grants.listLiveForAccount(user.accountId)).toEqual([])
+      expect(yield* grants.listLiveIdsForClient(app.clientId)).toEqual([])
+
+      const again = yield* grants.upsertLive({
+        grantId: grantId(T0 + 300),
+        accountId: user.accountId,
+        clientId: app.clientId,
+        scopes: ["email"],
+        now: at(T0 + 300)
+      })
+      expect(again.grantId).not.toBe(live.grantId)
+      expect(again.scopes).toEqual(["email"])
+      // A removed app's grants are not listed.
+      yield* (yield* OAuthAppsRepo).remove({ clientId: app.clientId, now: at(T0 + 400) })
+      expect(yield* grants.listLiveForAccount(user.accountId)).toEqual([])
+    }))
+
+  it.effect("oauth codes: of concurrent consumptions exactly one succeeds; later ones are replays; unknown codes are unknown", () =>
+    Effect.gen(function*() {
+      const grants = yield* OAuthGrantsRepo
+      const tokens = yield* OAuthTokensRepo
+      const { app, user } = yield* setup
+      const grant = yield* grants.upsertLive({ grantId: grantId(T0), accountId: user.accountId, clientId: app.clientId, scopes: ["openid"], now: at(T0) })
+      const code = codeFixture({ grantId: grant.grantId, clientId: app.clientId, accountId: user.accountId })
+      yield* tokens.insertCode(code)
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 5 }, () => tokens.consumeCode({ codeHash: code.codeHash, now: at(T0 + 10) })),
+        { concurrency: "unbounded" }
+      )
+      const consumed = outcomes.filter((o) => o._tag === "Consumed")
+      expect(consumed).toHaveLength(1)
+      expect(consumed[0]).toEqual({ _tag: "Consumed", code: { ...code, consumedAt: at(T0 + 10) } })
+      expect(outcomes.filter((o) => o._tag === "Replayed")).toHaveLength(4)
+      expect(yield* tokens.consumeCode({ codeHash: hex(), now: at(T0) })).toEqual({ _tag: "Unknown" })
+    }))
+
+  it.effect("oauth tokens: stored as given; rotation, single and family revocation; revoking a grant takes its codes, families and tokens", () =>
+    Effect.gen(function*() {
+      const grants = yield* OAuthGrantsRepo
+      const tokens = yield* OAuthTokensRepo
+      const { app, user } = yield* setup
+      const grant = yield* grants.upsertLive({ grantId: grantId(T0), accountId: user.accountId, clientId: app.clientId, scopes: ["openid"], now: at(T0) })
+      const ids = { grantId: grant.grantId, clientId: app.clientId, accountId: user.accountId }
+      const family = familyFixture(ids)
+      const other = familyFixture(ids)
+      yield* tokens.insertFamily(family)
+      yield* tokens.insertFamily(other)
+      expect(Option.getOrThrow(yield* tokens.findFamily(family.familyId))).toEqual(family)
+      const access = tokenFixture(family, "access")
+      const refresh = tokenFixture(family, "refresh")
+      const otherAccess = tokenFixture(other, "access")
+      for (const t of [access, refresh, otherAccess]) yield* tokens.insertToken(t)
+      expect(Option.getOrThrow(yield* tokens.findToken(access.tokenHash))).toEqual(access)
+      expect(Option.getOrThrow(yield* tokens.lockToken(refresh.tokenHash))).toEqual(refresh)
+      expect(Option.isNone(yield* tokens.findToken(hex()))).toBe(true)
+
+      yield* tokens.markRotated({ tokenHash: refresh.tokenHash, now: at(T0 + 1) })
+      yield* tokens.markRotated({ tokenHash: refresh.tokenHash, now: at(T0 + 2) })
+      expect(Option.getOrThrow(yield* tokens.findToken(refresh.tokenHash)).rotatedAt).toEqual(at(T0 + 1))
+
+      yield* tokens.revokeToken({ tokenHash: access.tokenHash, now: at(T0 + 3) })
+      yield* tokens.revokeToken({ tokenHash: access.tokenHash, now: at(T0 + 4) })
+      expect(Option.getOrThrow(yield* tokens.findToken(access.tokenHash)).revokedAt).toEqual(at(T0 + 3))
+
+      yield* tokens.revokeFamily({ familyId: family.familyId, now: at(T0 + 5) })
+      expect(Option.getOrThrow(yield* tokens.findFamily(family.familyId)).revokedAt).toEqual(at(T0 + 5))
+      expect(Option.getOrThrow(yield* tokens.findToken(refresh.tokenHash)).revokedAt).toEqual(at(T0 + 5))
+      expect(Option.getOrThrow(yield* tokens.findToken(access.tokenHash)).revokedAt).toEqual(at(T0 + 3))
+      expect(Option.getOrThrow(yield* tokens.findToken(otherAccess.tokenHash)).revokedAt).toBeNull()
+
+      const code = codeFixture(ids)
+      yield* tokens.insertCode(code)
+      expect(yield* grants.revoke({ grantId: grant.grantId, now: at(T0 + 6) })).toBe(true)
+      expect(Option.getOrThrow(yield* tokens.findFamily(other.familyId)).revokedAt).toEqual(at(T0 + 6))
+      expect(Option.getOrThrow(yield* tokens.findToken(otherAccess.tokenHash)).revokedAt).toEqual(at(T0 + 6))
+      expect(Option.getOrThrow(yield* tokens.findFamily(family.familyId)).revokedAt).toEqual(at(T0 + 5))
+      // The pending code is spent: presenting it is a replay.
+      expect((yield* tokens.consumeCode({ codeHash: code.codeHash, now: at(T0 + 7) }))._tag).toBe("Replayed")
+    }))
+
+  it.effect("oauth sweep: deletes codes and tokens expired before the cutoff and families left empty, nothing else", () =>
+    Effect.gen(function*() {
+      const grants = yield* OAuthGrantsRepo
+      const tokens = yield* OAuthTokensRepo
+      const { app, user } = yield* setup
+      const grant = yield* grants.upsertLive({ grantId: grantId(T0), accountId: user.accountId, clientId: app.clientId, scopes: ["openid"], now: at(T0) })
+      const ids = { grantId: grant.grantId, clientId: app.clientId, accountId: user.accountId }
+      const oldFamily = familyFixture(ids)
+      const liveFamily = familyFixture(ids)
+      yield* tokens.insertFamily(oldFamily)
+      yield* tokens.insertFamily(liveFamily)
+      const expired = tokenFixture(oldFamily, "access", T0 + 1000)
+      const live = tokenFixture(liveFamily, "refresh", T0 + 10_000_000)
+      const expiredLiveFamily = tokenFixture(liveFamily, "access", T0 + 1000)
+      for (const t of [expired, live, expiredLiveFamily]) yield* tokens.insertToken(t)
+      const code = codeFixture(ids)
+      yield* tokens.insertCode(code)
+      const swept = yield* tokens.sweep({ before: at(T0 + 100_000) })
+      // Other cases' rows may be swept too (one store): count at least ours.
+      expect(swept).toBeGreaterThanOrEqual(4)
+      expect(Option.isNone(yield* tokens.findToken(expired.tokenHash))).toBe(true)
+      expect(Option.isNone(yield* tokens.findToken(expiredLiveFamily.tokenHash))).toBe(true)
+      expect(Option.isSome(yield* tokens.findToken(live.tokenHash))).toBe(true)
+      expect(Option.isNone(yield* tokens.findFamily(oldFamily.familyId))).toBe(true)
+      expect(Option.isSome(yield* tokens.findFamily(liveFamily.familyId))).toBe(true)
+      expect(yield* tokens.consumeCode({ codeHash: code.codeHash, now: at(T0) })).toEqual({ _tag: "Unknown" })
+    }))
+}

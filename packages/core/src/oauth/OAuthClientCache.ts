@@ -1,0 +1,44 @@
+/**
+ * OAuth apps as client authentication needs them, kept in memory for a short while (≤ the
+ * credential cache TTL, at most 60 s): every token, introspection and revocation request starts
+ * with the client's record, and apps rarely change. A change (new secret, new settings, removal)
+ * drops the entry at once — in this process directly, in others through `CredentialRevocations`
+ * (`pg_notify` on PostgreSQL) — and keeps it out for one TTL, so a load that raced the change
+ * cannot put the old record back. Unknown clients are not cached.
+ */
+import { Clock, Duration, Effect, Option, Stream } from "effect"
+import { CredentialCachePolicy } from "../identity/CredentialCache.js"
+import { CredentialRevocations } from "../identity/Ports.js"
+import { makeProjectApiKeyCache } from "../identity/ProjectApiKeyCache.js"
+import { OAuthAppsRepo, type StoredOAuthApp } from "./OAuthProviderPorts.js"
+
+export class OAuthClientCache extends Effect.Service<OAuthClientCache>()("core/OAuthClientCache", {
+  scoped: Effect.gen(function*() {
+    const repo = yield* OAuthAppsRepo
+    const revocations = yield* CredentialRevocations
+    const policy = yield* CredentialCachePolicy
+    const cache = makeProjectApiKeyCache<StoredOAuthApp>({ ttl: Duration.millis(Math.min(Duration.toMillis(policy.ttl), 60_000)), maxEntries: policy.maxEntries })
+
+    yield* revocations.subscribe.pipe(
+      Stream.runForEach((id) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.drop(id, now)))),
+      Effect.forkScoped
+    )
+
+    /** The app (not removed), from memory while fresh. */
+    const find = (clientId: string): Effect.Effect<Option.Option<StoredOAuthApp>> =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const hit = cache.get(clientId, now)
+        if (hit !== undefined) return Option.some(hit)
+        const found = yield* repo.find(clientId)
+        if (Option.isSome(found)) cache.set(clientId, found.value, now)
+        return found
+      })
+
+    /** The app changed: stop serving it from this process's memory now. */
+    const invalidate = (clientId: string): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.drop(clientId, now)))
+
+    return { find, invalidate, size: () => cache.size() } as const
+  })
+}) {}

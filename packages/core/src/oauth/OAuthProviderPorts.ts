@@ -1,0 +1,146 @@
+/**
+ * The OAuth provider's store ports (DESIGN.md §4: `Context.Tag`s with no implementation). The model
+ * is grant-centric (reference/oauth.md §0.6): every code, token family and token carries the id of
+ * the grant (one account's consent to one app) it was issued under, so withdrawing the grant kills
+ * them all in one transaction. Codes and tokens are stored as the SHA-256 of their value only.
+ */
+import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { AccountId } from "../shared/Identifiers.js"
+import type { OAuthApp, OAuthGrant } from "./OAuthSchema.js"
+
+/** An app with the SHA-256 of its client secret (null for public clients). */
+export interface StoredOAuthApp {
+  readonly app: OAuthApp
+  readonly secretHash: string | null
+}
+
+export class OAuthAppsRepo extends Context.Tag("core/OAuthAppsRepo")<OAuthAppsRepo, {
+  readonly insert: (stored: StoredOAuthApp) => Effect.Effect<void>
+  /** The owner's apps that were not removed, newest first. */
+  readonly listByOwner: (ownerAccountId: AccountId) => Effect.Effect<ReadonlyArray<OAuthApp>>
+  /** An app that was not removed. */
+  readonly find: (clientId: string) => Effect.Effect<Option.Option<StoredOAuthApp>>
+  /** Like `find`, with the row locked until the surrounding transaction ends. */
+  readonly lock: (clientId: string) => Effect.Effect<Option.Option<StoredOAuthApp>>
+  /** Replaces the app's settings (name, logo, homepage, redirect URIs, scopes) and `updatedAt`. */
+  readonly update: (app: OAuthApp) => Effect.Effect<void>
+  readonly setSecretHash: (args: {
+    readonly clientId: string
+    readonly secretHash: string
+    readonly updatedAt: DateTime.Utc
+  }) => Effect.Effect<void>
+  /** Marks the app removed: it no longer authenticates, authorizes or lists. */
+  readonly remove: (args: { readonly clientId: string; readonly now: DateTime.Utc }) => Effect.Effect<void>
+}>() {}
+
+export class OAuthGrantsRepo extends Context.Tag("core/OAuthGrantsRepo")<OAuthGrantsRepo, {
+  /** The live (unrevoked) grant of the account for the app, if any. */
+  readonly findLive: (accountId: AccountId, clientId: string) => Effect.Effect<Option.Option<OAuthGrant>>
+  readonly findById: (grantId: string) => Effect.Effect<Option.Option<OAuthGrant>>
+  /**
+   * Records consent to `scopes`, atomically: the live grant of (account, app) gains the scopes
+   * (union) and `updatedAt = now`; without one, a grant `grantId` is created. Concurrent calls
+   * leave exactly one live grant. Returns the grant as stored.
+   */
+  readonly upsertLive: (args: {
+    readonly grantId: string
+    readonly accountId: AccountId
+    readonly clientId: string
+    readonly scopes: ReadonlyArray<string>
+    readonly now: DateTime.Utc
+  }) => Effect.Effect<OAuthGrant>
+  /** The account's live grants with their apps (removed apps left out), newest grant first. */
+  readonly listLiveForAccount: (accountId: AccountId) => Effect.Effect<ReadonlyArray<{
+    readonly grant: OAuthGrant
+    readonly app: OAuthApp
+  }>>
+  /** The ids of every live grant of an app (any account). */
+  readonly listLiveIdsForClient: (clientId: string) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * Revokes the grant and, in the same transaction, every code (consumed), token family and token
+   * issued under it. False when the grant is unknown or was already revoked.
+   */
+  readonly revoke: (args: { readonly grantId: string; readonly now: DateTime.Utc }) => Effect.Effect<boolean>
+}>() {}
+
+/** An authorization code, bound to everything the token request must match (reference/oauth.md §2.3 step 10). */
+export interface AuthorizationCodeRecord {
+  readonly codeHash: string
+  readonly grantId: string
+  readonly clientId: string
+  readonly accountId: AccountId
+  readonly redirectUri: string
+  readonly codeChallenge: string
+  readonly scopes: ReadonlyArray<string>
+  readonly nonce: string | null
+  readonly resource: string | null
+  /** When the user last signed in (the id_token's `auth_time`). */
+  readonly authTime: DateTime.Utc
+  readonly createdAt: DateTime.Utc
+  readonly expiresAt: DateTime.Utc
+  readonly consumedAt: DateTime.Utc | null
+}
+
+/**
+ * The tokens of one code exchange and all refreshes after it. Reusing a rotated-out refresh token
+ * revokes the family; JWT access tokens name their family, so they stop working too.
+ */
+export interface TokenFamilyRecord {
+  /** A UUIDv7. */
+  readonly familyId: string
+  readonly grantId: string
+  readonly clientId: string
+  readonly accountId: AccountId
+  /** The audience of the family's access tokens (RFC 8707): null for opaque tokens, the API's URL for JWTs. */
+  readonly resource: string | null
+  readonly authTime: DateTime.Utc
+  readonly createdAt: DateTime.Utc
+  readonly revokedAt: DateTime.Utc | null
+}
+
+export type OAuthTokenKind = "access" | "refresh"
+
+export interface OAuthTokenRecord {
+  readonly tokenHash: string
+  readonly kind: OAuthTokenKind
+  readonly familyId: string
+  readonly grantId: string
+  readonly clientId: string
+  readonly accountId: AccountId
+  readonly scopes: ReadonlyArray<string>
+  readonly createdAt: DateTime.Utc
+  readonly expiresAt: DateTime.Utc
+  readonly revokedAt: DateTime.Utc | null
+  /** A refresh token that was exchanged (rotated out); null otherwise. */
+  readonly rotatedAt: DateTime.Utc | null
+}
+
+/** What consuming a code found. */
+export type CodeConsumption =
+  /** First use: now marked consumed. */
+  | { readonly _tag: "Consumed"; readonly code: AuthorizationCodeRecord }
+  /** Already consumed before: a replay. */
+  | { readonly _tag: "Replayed"; readonly code: AuthorizationCodeRecord }
+  | { readonly _tag: "Unknown" }
+
+export class OAuthTokensRepo extends Context.Tag("core/OAuthTokensRepo")<OAuthTokensRepo, {
+  readonly insertCode: (code: AuthorizationCodeRecord) => Effect.Effect<void>
+  /** Marks the code consumed, atomically: of concurrent calls exactly one sees `Consumed`. */
+  readonly consumeCode: (args: { readonly codeHash: string; readonly now: DateTime.Utc }) => Effect.Effect<CodeConsumption>
+  readonly insertFamily: (family: TokenFamilyRecord) => Effect.Effect<void>
+  readonly findFamily: (familyId: string) => Effect.Effect<Option.Option<TokenFamilyRecord>>
+  readonly insertToken: (token: OAuthTokenRecord) => Effect.Effect<void>
+  readonly findToken: (tokenHash: string) => Effect.Effect<Option.Option<OAuthTokenRecord>>
+  /** Like `findToken`, with the row locked until the surrounding transaction ends. */
+  readonly lockToken: (tokenHash: string) => Effect.Effect<Option.Option<OAuthTokenRecord>>
+  readonly markRotated: (args: { readonly tokenHash: string; readonly now: DateTime.Utc }) => Effect.Effect<void>
+  /** Revokes one token (a repeat keeps the first time). */
+  readonly revokeToken: (args: { readonly tokenHash: string; readonly now: DateTime.Utc }) => Effect.Effect<void>
+  /** Revokes the family and every token of it. */
+  readonly revokeFamily: (args: { readonly familyId: string; readonly now: DateTime.Utc }) => Effect.Effect<void>
+  /**
+   * Deletes codes and tokens that expired before `before`, and families left without tokens that
+   * were created before it. Returns how many rows went.
+   */
+  readonly sweep: (args: { readonly before: DateTime.Utc }) => Effect.Effect<number>
+}>() {}
