@@ -1,8 +1,72 @@
 /**
- * The Dashboard feature in core (slot: fill in; see CONTRIBUTING.md). `DashboardCore` is a layer of the
- * feature's services needing only ports; `DashboardPorts` the port tags it adds.
+ * The Dashboard feature in core (API.md §2): the sign-in component (sessions, sign-up and sign-in
+ * with password and TOTP), privacy requests with their audit trail, per-project dashboard settings
+ * (iMessage auto-scale, Slack), onboarding answers, the Dashboard's project views and the
+ * diagnostics of the store. `DashboardCore` needs only ports (and the identity services);
+ * `DashboardPorts` lists the port tags it adds.
  */
 import { Layer } from "effect"
+import { AccountProfile } from "../identity/AccountProfile.js"
+import { OrganizationsCore } from "../identity/OrganizationsFeature.js"
+import { TotpFactors } from "../identity/TotpFactors.js"
+import { OAuthGrants } from "../oauth/OAuthGrants.js"
+import { ProjectsService } from "../projects/ProjectsService.js"
+import type {
+  AccountErasureRepo,
+  AuditLog,
+  OnboardingRepo,
+  PrivacyRequestsRepo,
+  ProjectSettingsRepo,
+  SessionsRepo,
+  SignInThrottleRepo,
+  StoreHealth
+} from "./DashboardPorts.js"
+import { DashboardProjects } from "./DashboardProjects.js"
+import { Diagnostics } from "./Diagnostics.js"
+import { Onboarding } from "./Onboarding.js"
+import { PrivacyRequests } from "./PrivacyRequests.js"
+import { ProjectIntegrations } from "./ProjectIntegrations.js"
+import { Sessions } from "./Sessions.js"
+import { SignIn } from "./SignIn.js"
 
-export const DashboardCore = Layer.empty
-export type DashboardPorts = never
+export * from "./DashboardErrors.js"
+export * from "./DashboardPorts.js"
+export * from "./DashboardProjects.js"
+export * from "./Diagnostics.js"
+export * from "./Onboarding.js"
+export * from "./PrivacyRequests.js"
+export * from "./ProjectIntegrations.js"
+export * from "./Sessions.js"
+export * from "./SessionTokens.js"
+export * from "./SignIn.js"
+
+/** Services of other features the Dashboard's build on; stateless, so a private instance is fine. */
+const Dependencies = Layer.mergeAll(
+  TotpFactors.Default,
+  AccountProfile.Default,
+  ProjectsService.Default,
+  OrganizationsCore,
+  OAuthGrants.Default
+)
+
+export const DashboardCore = Layer.mergeAll(
+  SignIn.Default,
+  PrivacyRequests.Default,
+  ProjectIntegrations.Default,
+  DashboardProjects.Default,
+  Onboarding.Default,
+  Diagnostics.Default
+).pipe(
+  Layer.provideMerge(Sessions.Default),
+  Layer.provide(Dependencies)
+)
+
+export type DashboardPorts =
+  | SessionsRepo
+  | SignInThrottleRepo
+  | PrivacyRequestsRepo
+  | AuditLog
+  | ProjectSettingsRepo
+  | OnboardingRepo
+  | AccountErasureRepo
+  | StoreHealth

@@ -1,0 +1,25 @@
+/**
+ * System diagnostics of the Dashboard API (API.md §2 `GET /api/system/diagnostics`), for a session
+ * of an organization owner: the store's health (reachable, round-trip latency, applied
+ * migrations). The HTTP adapter adds what only the process knows (version, release line, uptime)
+ * and the webhook delivery counts.
+ */
+import { Effect } from "effect"
+import { OrganizationsRepo } from "../identity/OrganizationsPorts.js"
+import type { AccountId } from "../shared/Identifiers.js"
+import { NotAnOrganizationOwner } from "./DashboardErrors.js"
+import { StoreHealth } from "./DashboardPorts.js"
+
+export class Diagnostics extends Effect.Service<Diagnostics>()("core/Diagnostics", {
+  effect: Effect.gen(function*() {
+    const health = yield* StoreHealth
+    const organizations = yield* OrganizationsRepo
+
+    const database = Effect.fn("Diagnostics.database")(function*(accountId: AccountId) {
+      if (!(yield* organizations.ownsAny(accountId))) return yield* new NotAnOrganizationOwner()
+      return yield* health.check
+    })
+
+    return { database } as const
+  })
+}) {}

@@ -1,0 +1,233 @@
+/**
+ * Every Dashboard API operation (API.md §2) in one table — method, path, tag, who may call it, the
+ * request body and the response data — from which the routes are registered, 405 answers are
+ * derived, and `GET /api/openapi.json` (OpenAPI 3.1, `info.version` 0.1.0) is written. The
+ * sign-in component (`/api/auth/*`) is not part of this API's operation list (SPEC.md § What the
+ * service does) and has its own table in `DashboardSignIn.ts`.
+ */
+import { JSONSchema, type Schema } from "effect"
+import * as S from "./DashboardSchemas.js"
+
+/** Who may call an operation. */
+export type Access =
+  /** Anyone, without a credential. */
+  | { readonly _tag: "Public" }
+  /** A session (every scope) or an OAuth access token holding `scope`. */
+  | { readonly _tag: "Scope"; readonly scope: string }
+  /** A signed-in session only: OAuth tokens are refused (403). */
+  | { readonly _tag: "Session" }
+  /** Any valid caller: a session, or an OAuth access token with any scope. */
+  | { readonly _tag: "Caller" }
+
+export const Public: Access = { _tag: "Public" }
+export const SessionOnly: Access = { _tag: "Session" }
+export const AnyCaller: Access = { _tag: "Caller" }
+export const scope = (s: string): Access => ({ _tag: "Scope", scope: s })
+
+export type Tag =
+  | "Projects" | "Billing" | "Payments" | "Profile" | "Onboarding" | "OTP" | "Account" | "Privacy" | "Analytics" | "System"
+
+export interface DashboardOperation {
+  readonly operationId: string
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+  /** Router form: `:param` segments. */
+  readonly path: string
+  readonly tag: Tag
+  readonly summary: string
+  readonly access: Access
+  readonly body?: Schema.Schema<any, any>
+  readonly data?: Schema.Schema<any, any>
+}
+
+const op = (o: DashboardOperation) => o
+
+export const dashboardOperations = [
+  op({ operationId: "getHealth", method: "GET", path: "/api/health", tag: "System", summary: "Liveness, version and release line", access: Public, data: S.Health }),
+  op({ operationId: "getOpenApi", method: "GET", path: "/api/openapi.json", tag: "System", summary: "This API description", access: Public }),
+  op({ operationId: "getProfile", method: "GET", path: "/api/profile", tag: "Profile", summary: "The caller's profile (email with the email scope)", access: scope("profile"), data: S.Profile }),
+  op({ operationId: "listProjects", method: "GET", path: "/api/projects", tag: "Projects", summary: "The caller's projects", access: scope("projects:read"), data: S.DashboardProject }),
+  op({ operationId: "createProject", method: "POST", path: "/api/projects", tag: "Projects", summary: "Create a project", access: scope("projects:write"), body: S.CreateProjectBody, data: S.DashboardProject }),
+  op({ operationId: "getProject", method: "GET", path: "/api/projects/:id", tag: "Projects", summary: "One project (404 if not a member)", access: scope("projects:read"), data: S.DashboardProject }),
+  op({ operationId: "getIMessageAutoScale", method: "GET", path: "/api/projects/:id/imessage/auto-scale", tag: "Projects", summary: "iMessage auto-scale setting", access: scope("spectrum:read"), data: S.AutoScale }),
+  op({ operationId: "setIMessageAutoScale", method: "PATCH", path: "/api/projects/:id/imessage/auto-scale", tag: "Projects", summary: "Turn iMessage auto-scale on or off", access: scope("spectrum:write"), body: S.AutoScaleBody, data: S.AutoScale }),
+  op({ operationId: "getSlackIntegration", method: "GET", path: "/api/projects/:id/slack", tag: "Projects", summary: "The Slack integration, secrets redacted", access: scope("spectrum:read"), data: S.SlackIntegration }),
+  op({ operationId: "putSlackIntegration", method: "PUT", path: "/api/projects/:id/slack", tag: "Projects", summary: "Set the Slack integration (secrets stored sealed, never shown again)", access: scope("spectrum:write"), body: S.SlackBody, data: S.SlackIntegration }),
+  op({ operationId: "getPlatforms", method: "GET", path: "/api/projects/:id/platforms", tag: "Projects", summary: "Platform states", access: scope("spectrum:read"), data: S.PlatformStates }),
+  op({ operationId: "togglePlatform", method: "POST", path: "/api/projects/:id/platforms/toggle", tag: "Projects", summary: "Turn a platform on or off", access: scope("spectrum:write"), body: S.TogglePlatformBody, data: S.PlatformStates }),
+  op({ operationId: "regenerateProjectSecret", method: "POST", path: "/api/projects/:id/regenerate-secret", tag: "Projects", summary: "New management secret, shown once", access: scope("projects:write"), data: S.ProjectSecret }),
+  op({ operationId: "listProjectWebhooks", method: "GET", path: "/api/projects/:id/webhooks", tag: "Projects", summary: "Management webhooks", access: scope("webhooks:read"), data: S.ProjectWebhook }),
+  op({ operationId: "createProjectWebhook", method: "POST", path: "/api/projects/:id/webhooks", tag: "Projects", summary: "Add a management webhook (signing secret shown once)", access: scope("webhooks:write"), body: S.CreateWebhookBody, data: S.CreatedProjectWebhook }),
+  op({ operationId: "deleteProjectWebhook", method: "DELETE", path: "/api/projects/:id/webhooks/:webhookId", tag: "Projects", summary: "Remove a management webhook", access: scope("webhooks:write"), data: S.DeletedProjectWebhook }),
+  op({ operationId: "listProjectMembers", method: "GET", path: "/api/projects/:id/members", tag: "Projects", summary: "Members of the project's organization", access: scope("members:read"), data: S.ProjectMember }),
+  op({ operationId: "inviteProjectMember", method: "POST", path: "/api/projects/:id/members/invitations", tag: "Projects", summary: "Invite someone to the project's organization (token shown once)", access: scope("members:write"), body: S.InvitationBody, data: S.CreatedInvitation }),
+  op({ operationId: "getProjectSubscription", method: "GET", path: "/api/projects/:id/subscription", tag: "Billing", summary: "Subscription and usage", access: scope("billing:read"), data: S.Subscription }),
+  op({ operationId: "startCheckout", method: "POST", path: "/api/billing/checkout", tag: "Billing", summary: "A checkout page to add a payment method", access: scope("billing:write"), body: S.CheckoutBody, data: S.Checkout }),
+  op({ operationId: "getProjectPayments", method: "GET", path: "/api/projects/:id/payments", tag: "Payments", summary: "Payment provider setup of the project's organization", access: scope("payments:read"), data: S.PaymentMethod }),
+  op({ operationId: "setUpProjectPayments", method: "POST", path: "/api/projects/:id/payments", tag: "Payments", summary: "Start payment provider setup (a setup intent)", access: scope("payments:write"), data: S.PaymentSetup }),
+  op({ operationId: "getOnboardingDetails", method: "GET", path: "/api/onboarding/details", tag: "Onboarding", summary: "Stored onboarding answers", access: SessionOnly, data: S.OnboardingDetails }),
+  op({ operationId: "saveOnboardingDetails", method: "POST", path: "/api/onboarding/details", tag: "Onboarding", summary: "Store onboarding answers", access: SessionOnly, body: S.OnboardingBody, data: S.OnboardingDetails }),
+  op({ operationId: "sendOtp", method: "POST", path: "/api/otp/send", tag: "OTP", summary: "Text a phone verification code", access: SessionOnly, body: S.OtpSendBody, data: S.OtpSent }),
+  op({ operationId: "verifyOtp", method: "POST", path: "/api/otp/verify", tag: "OTP", summary: "Confirm the phone number with the code", access: SessionOnly, body: S.OtpVerifyBody, data: S.OtpVerified }),
+  op({ operationId: "listServiceKeys", method: "GET", path: "/api/account/service-keys", tag: "Account", summary: "The account's service keys", access: SessionOnly, data: S.ServiceKeys }),
+  op({ operationId: "createServiceKey", method: "POST", path: "/api/account/service-keys", tag: "Account", summary: "Create a service key (shown once)", access: SessionOnly, body: S.CreateServiceKeyBody, data: S.CreatedServiceKey }),
+  op({ operationId: "revokeServiceKey", method: "DELETE", path: "/api/account/service-keys/:serviceKeyId", tag: "Account", summary: "Revoke a service key", access: SessionOnly, data: S.CreatedServiceKey.fields.serviceKey }),
+  op({ operationId: "listOAuthApps", method: "GET", path: "/api/oauth-apps", tag: "Account", summary: "The account's OAuth apps", access: SessionOnly, data: S.OAuthAppView }),
+  op({ operationId: "createOAuthApp", method: "POST", path: "/api/oauth-apps", tag: "Account", summary: "Create an OAuth app (a confidential app's secret is shown once)", access: SessionOnly, body: S.CreateOAuthAppBody, data: S.OAuthAppWithSecret }),
+  op({ operationId: "getOAuthApp", method: "GET", path: "/api/oauth-apps/:clientId", tag: "Account", summary: "One OAuth app", access: SessionOnly, data: S.OAuthAppView }),
+  op({ operationId: "updateOAuthApp", method: "PATCH", path: "/api/oauth-apps/:clientId", tag: "Account", summary: "Change an OAuth app's settings", access: SessionOnly, body: S.UpdateOAuthAppBody, data: S.OAuthAppView }),
+  op({ operationId: "deleteOAuthApp", method: "DELETE", path: "/api/oauth-apps/:clientId", tag: "Account", summary: "Delete an OAuth app and every grant of it", access: SessionOnly, data: S.Deleted }),
+  op({ operationId: "rotateOAuthAppSecret", method: "POST", path: "/api/oauth-apps/:clientId/rotate-secret", tag: "Account", summary: "New client secret, shown once", access: SessionOnly, data: S.OAuthAppWithSecret }),
+  op({ operationId: "listOAuthConsents", method: "GET", path: "/api/oauth-consents", tag: "Account", summary: "Apps the account authorized", access: SessionOnly, data: S.OAuthConsent }),
+  op({ operationId: "withdrawOAuthConsent", method: "DELETE", path: "/api/oauth-consents/:clientId", tag: "Account", summary: "Withdraw an app's access (consent and every live token)", access: SessionOnly, data: S.Withdrawn }),
+  op({ operationId: "getIdentitySnapshot", method: "GET", path: "/api/analytics/identity", tag: "Analytics", summary: "Identity snapshot for product analytics", access: scope("profile"), data: S.IdentitySnapshot }),
+  op({ operationId: "getSystemDiagnostics", method: "GET", path: "/api/system/diagnostics", tag: "System", summary: "Diagnostics (a session of an organization owner)", access: SessionOnly, data: S.Diagnostics }),
+  op({ operationId: "createPrivacyRequest", method: "POST", path: "/api/privacy-requests", tag: "Privacy", summary: "Ask for the erasure of your account's data", access: AnyCaller, body: S.PrivacyRequestBody, data: S.PrivacyRequestReceived })
+] as const satisfies ReadonlyArray<DashboardOperation>
+
+export type DashboardOperationId = (typeof dashboardOperations)[number]["operationId"]
+
+export const operation = (id: DashboardOperationId): DashboardOperation => dashboardOperations.find((o) => o.operationId === id)!
+
+/** Operations whose data is a list of the `data` schema. */
+const listOperations = new Set<string>([
+  "listProjects", "listProjectWebhooks", "listProjectMembers", "listOAuthApps", "listOAuthConsents"
+])
+
+type Json = Record<string, any>
+
+const scopes: Record<string, string> = {
+  openid: "identify the user", profile: "name and profile picture", email: "email address", offline_access: "refresh token",
+  "projects:read": "view projects", "projects:write": "create, edit, delete projects", "members:read": "see collaborators",
+  "members:write": "invite and remove collaborators", "webhooks:read": "view project webhooks",
+  "webhooks:write": "create and delete project webhooks", "billing:read": "view subscription and billing",
+  "billing:write": "manage subscription, start checkout", "spectrum:read": "view platform configuration",
+  "spectrum:write": "edit platform configuration", "payments:read": "view payment provider setup",
+  "payments:write": "enable and manage payment providers"
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } }
+})
+
+/** The OpenAPI 3.1 document of the Dashboard API. */
+export const dashboardOpenApi = (dashboardUrl: string, version = "0.1.0"): Json => {
+  const definitions: Record<string, any> = {}
+  const schemaOf = (schema: Schema.Schema<any, any>) =>
+    JSONSchema.fromAST(schema.ast, { definitions, definitionPath: "#/components/schemas/", target: "openApi3.1" })
+  const paths: Json = {}
+  for (const o of dashboardOperations as ReadonlyArray<DashboardOperation>) {
+    const path = o.path.replace(/:([A-Za-z]+)/g, "{$1}")
+    const params = [...o.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: { type: "string", maxLength: 100 }
+    }))
+    const data = o.data === undefined
+      ? {}
+      : listOperations.has(o.operationId)
+      ? { type: "array", items: schemaOf(o.data) }
+      : schemaOf(o.data)
+    const responses: Json = {
+      "200": o.operationId === "getOpenApi"
+        ? { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } }
+        : {
+          description: "Success",
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["succeed", "data"],
+                properties: { succeed: { type: "boolean", const: true }, data }
+              }
+            }
+          }
+        }
+    }
+    if (o.access._tag !== "Public") {
+      responses["401"] = errorResponse("Missing, expired or revoked session or token")
+      responses["403"] = errorResponse(
+        o.access._tag === "Scope"
+          ? `The token lacks the scope (message contains insufficient_scope: ${o.access.scope})`
+          : o.access._tag === "Session"
+          ? "Needs a signed-in session; OAuth tokens are refused"
+          : "Forbidden"
+      )
+    }
+    if (params.length > 0) responses["404"] = errorResponse("Not found, or not visible to the caller")
+    if (o.body !== undefined) responses["422"] = errorResponse("The body failed schema validation")
+    responses["500"] = errorResponse("Service-side error, safe to retry with backoff")
+    const security = o.access._tag === "Public"
+      ? []
+      : o.access._tag === "Session"
+      ? [{ session: [] }]
+      : [{ session: [] }, { oauth2: o.access._tag === "Scope" ? [o.access.scope] : [] }]
+    const entry: Json = {
+      operationId: o.operationId,
+      tags: [o.tag],
+      summary: o.summary,
+      ...(params.length > 0 ? { parameters: params } : {}),
+      security,
+      responses
+    }
+    if (o.access._tag === "Scope") entry["x-required-scope"] = o.access.scope
+    if (o.body !== undefined) {
+      const body = schemaOf(o.body)
+      entry.requestBody = {
+        required: true,
+        description: "The same schema in all three content types; form fields are coerced (booleans, numbers, lists).",
+        content: {
+          "application/json": { schema: body },
+          "application/x-www-form-urlencoded": { schema: body },
+          "multipart/form-data": { schema: body }
+        }
+      }
+    }
+    paths[path] = { ...paths[path], [o.method.toLowerCase()]: entry }
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Switchboard Dashboard API",
+      version,
+      description: "The REST API of the web dashboard. Every response is an envelope: `{succeed: true, data}` or " +
+        "`{succeed: false, message, code}`; the HTTP status is authoritative. Callers: a signed-in session " +
+        "(cookie `sb_session`, every scope; state-changing requests need `X-CSRF-Token`, a same-origin `Origin` or " +
+        "`X-Requested-With`) or an OAuth access token (its scopes). The sign-in component under `/api/auth/*` is " +
+        "not part of this operation list."
+    },
+    servers: [{ url: dashboardUrl }],
+    tags: ["Projects", "Billing", "Payments", "Profile", "Onboarding", "OTP", "Account", "Privacy", "Analytics", "System"]
+      .map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: {
+        ...definitions,
+        ErrorEnvelope: {
+          type: "object",
+          required: ["succeed", "message"],
+          properties: {
+            succeed: { type: "boolean", const: false },
+            message: { type: "string" },
+            code: { type: "string", minLength: 1 }
+          }
+        }
+      },
+      securitySchemes: {
+        session: { type: "apiKey", in: "cookie", name: "sb_session", description: "A signed-in session: every scope." },
+        oauth2: {
+          type: "oauth2",
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${dashboardUrl}/api/auth/oauth2/authorize`,
+              tokenUrl: `${dashboardUrl}/api/auth/oauth2/token`,
+              refreshUrl: `${dashboardUrl}/api/auth/oauth2/token`,
+              scopes
+            }
+          }
+        }
+      }
+    }
+  }
+}
