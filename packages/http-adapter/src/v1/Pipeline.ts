@@ -8,9 +8,11 @@ import {
   IdempotencyStore,
   parseIdempotencyKey,
   principalScope,
+  seal,
   sha256Hex,
   type StoredResponse,
   Transactor,
+  unseal,
   type ValidationIssue
 } from "@switchboard/core"
 import { DateTime, Duration, Effect, Either, Option, ParseResult, Schema } from "effect"
@@ -137,8 +139,15 @@ export const idempotent = <R>(
       retainFor: Duration.hours(config.idempotencyRetentionHours)
     }))
     switch (outcome._tag) {
-      case "Replay":
-        return toResponse(outcome.response, { "idempotent-replayed": "true" })
+      case "Replay": {
+        const response = yield* openStoredResponse(outcome.response)
+        if (response === undefined) {
+          return yield* problem("IDEMPOTENCY_UNAVAILABLE", "The stored outcome of this Idempotency-Key cannot be read (was SECRET_KEY changed?).", {
+            headers: { "retry-after": "1" }
+          })
+        }
+        return toResponse(response, { "idempotent-replayed": "true" })
+      }
       case "Mismatch":
         return yield* problem("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request.")
       case "InProgress":
@@ -149,7 +158,7 @@ export const idempotent = <R>(
         break
     }
     const finish = (r: Rendered) =>
-      Effect.as(domain(store.complete({ scope, key, response: r, now })), r)
+      Effect.flatMap(sealStoredResponse(r), (stored) => Effect.as(domain(store.complete({ scope, key, response: stored, now })), r))
     const result = yield* tx.withTransaction(Effect.gen(function*() {
       const attempt = yield* Effect.either(tx.withTransaction(run))
       if (Either.isRight(attempt)) return yield* finish(attempt.right)
@@ -162,6 +171,28 @@ export const idempotent = <R>(
     )
     return toResponse(result)
   })
+
+/**
+ * Stored outcomes can hold one-time secrets (a created key's secret, a SIP password), which a replay
+ * must return (API.md §0) but the store must not keep in plain text (DESIGN.md §7): the body is
+ * sealed under the server secret and opened on replay.
+ */
+const SEALED_PREFIX = "sealed:v1:"
+const IDEMPOTENCY_PURPOSE = "idempotency-response"
+
+const sealStoredResponse = (r: Rendered) =>
+  Effect.map(seal(IDEMPOTENCY_PURPOSE, new TextEncoder().encode(r.body)), (sealed): Rendered => ({
+    ...r,
+    body: SEALED_PREFIX + Buffer.from(sealed).toString("base64")
+  }))
+
+const openStoredResponse = (r: Rendered) =>
+  r.body.startsWith(SEALED_PREFIX)
+    ? Effect.map(
+      unseal(IDEMPOTENCY_PURPOSE, new Uint8Array(Buffer.from(r.body.slice(SEALED_PREFIX.length), "base64"))),
+      (plain): Rendered | undefined => plain === undefined ? undefined : { ...r, body: new TextDecoder().decode(plain) }
+    )
+    : Effect.succeed<Rendered | undefined>(r)
 
 /** A problem as stored data (for replays of a 4xx outcome). */
 const renderProblemData = (p: ProblemFailure, docsUrl: string, requestId: string): Rendered => {
