@@ -34,6 +34,8 @@ const env = (port?: number) => {
   delete e.DATABASE_URL
   delete e.PORT
   if (port !== undefined) e.PORT = String(port)
+  // The management API's HTTPS listener: a free port, so concurrent runs never collide on 8443.
+  e.TLS_PORT = "0"
   return e
 }
 

@@ -5,9 +5,15 @@ import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@s
 import { sharedTestStores, type TestBackend, testStore } from "@switchboard/sql-adapter"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { createServer } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
+import { generateLocalhostCertificate } from "../src/server/ManagementTls.js"
 
 export interface TestServer {
   readonly baseUrl: string
+  /** With `{ tls: true }`: the same application over HTTPS (the management API's listener). */
+  readonly tlsBaseUrl: string | undefined
+  /** With `{ tls: true }`: the PEM certificate to trust (self-signed for localhost and 127.0.0.1). */
+  readonly tlsCa: string | undefined
   /** Runs an effect against the server's own services and store (core services, ports). */
   readonly run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>
   readonly serviceKey: string
@@ -15,6 +21,15 @@ export interface TestServer {
   /** Provisions another account and returns its service key. */
   readonly newAccount: (email: string) => Promise<{ accountId: string; serviceKey: string }>
   readonly close: () => Promise<void>
+}
+
+/** One generated localhost certificate per test process (generating one takes a moment). */
+let certificate: Promise<{ cert: string; key: string }> | undefined
+const testCertificate = () => (certificate ??= generateLocalhostCertificate(2))
+
+export interface TestServerOptions {
+  /** Also serve the application over HTTPS on another random port (`tlsBaseUrl`, trusted via `tlsCa`). */
+  readonly tls?: boolean
 }
 
 /**
@@ -25,7 +40,8 @@ export const startTestServer = async (
   backend: TestBackend,
   overrides: Partial<ServerConfigShape> = {},
   adapters: Layer.Layer<any, never, never> = Layer.empty as Layer.Layer<any, never, never>,
-  store: Layer.Layer<any, any, never> = testStore(backend)
+  store: Layer.Layer<any, any, never> = testStore(backend),
+  options: TestServerOptions = {}
 ): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
   // Tests make many calls with one credential: a generous quota unless a test asks for a small one.
@@ -45,6 +61,21 @@ export const startTestServer = async (
   ))
   const address = server.address()
   if (address === null || typeof address !== "object") throw new Error("server did not listen")
+  let tls: { baseUrl: string; ca: string } | undefined
+  if (options.tls === true) {
+    const { cert, key } = await testCertificate()
+    const tlsServer = createHttpsServer({ cert, key })
+    await Effect.runPromise(Layer.buildWithScope(
+      HttpLive.pipe(
+        Layer.provide(Layer.succeedContext(app)),
+        Layer.provide(NodeHttpServer.layer(() => tlsServer as unknown as ReturnType<typeof createServer>, { host: "127.0.0.1", port: 0 }))
+      ),
+      scope
+    ))
+    const tlsAddress = tlsServer.address()
+    if (tlsAddress === null || typeof tlsAddress !== "object") throw new Error("TLS server did not listen")
+    tls = { baseUrl: `https://127.0.0.1:${tlsAddress.port}`, ca: cert }
+  }
   const newAccount = async (email: string) => {
     const p = await Effect.runPromise(
       provisionAccount({ email, password: Option.none(), keyName: "test" }).pipe(Effect.provide(app))
@@ -54,6 +85,8 @@ export const startTestServer = async (
   const admin = await newAccount(`admin-${Math.random().toString(36).slice(2, 10)}@example.com`)
   return {
     baseUrl: `http://127.0.0.1:${address.port}`,
+    tlsBaseUrl: tls?.baseUrl,
+    tlsCa: tls?.ca,
     run: (effect) => Effect.runPromise(Effect.provide(effect, app) as Effect.Effect<any, any>),
     serviceKey: admin.serviceKey,
     accountId: admin.accountId,

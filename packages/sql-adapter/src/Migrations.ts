@@ -12,7 +12,13 @@ import m0006 from "./migrations/0006_uploads.js"
 import m0007 from "./migrations/0007_accessTokens.js"
 import m0008 from "./migrations/0008_rate_limits.js"
 import m0009 from "./migrations/0009_events.js"
-// Reserved: 0010_oauthProvider, 0011_dashboard, 0012_voice, 0013_billing, 0014_webhooks, 0015_management
+import m0010 from "./migrations/0010_oauthProvider.js"
+import m0014 from "./migrations/0014_webhooks.js"
+import m0011 from "./migrations/0011_dashboard.js"
+import m0015 from "./migrations/0015_management.js"
+import m0012 from "./migrations/0012_voice.js"
+import m0013 from "./migrations/0013_billing.js"
+// Reserved: 0010_oauthProvider, 0011_dashboard, 0013_billing, 0014_webhooks, 0015_management
 
 export const migrations = {
   "0001_identity": m0001,
@@ -23,7 +29,13 @@ export const migrations = {
   "0006_uploads": m0006,
   "0007_accessTokens": m0007,
   "0008_rate_limits": m0008,
-  "0009_events": m0009
+  "0009_events": m0009,
+  "0010_oauthProvider": m0010,
+  "0011_dashboard": m0011,
+  "0015_management": m0015,
+  "0012_voice": m0012,
+  "0013_billing": m0013,
+  "0014_webhooks": m0014
 }
 
 export const Migrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "switchboard_migrations" })

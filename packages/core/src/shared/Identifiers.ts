@@ -26,6 +26,7 @@ export const IdKinds = {
   voiceProfile: "vpr",
   line: "lin",
   billingOperation: "bop",
+  invoice: "bin",
   operation: "opr",
   webhookDestination: "whd",
   delivery: "dlv",

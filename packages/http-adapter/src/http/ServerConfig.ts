@@ -2,7 +2,8 @@
  * Server configuration (DESIGN.md §4): only environment variables, read once, each with a default
  * that works for a local run. The CLI maps its flags onto the same names.
  */
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { parseEgressIps } from "@switchboard/core"
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 
 export interface ServerConfigShape {
   readonly host: string
@@ -20,9 +21,55 @@ export interface ServerConfigShape {
   readonly serviceKeyLimit: number
   readonly shutdownGraceSeconds: number
   readonly credentialCacheSeconds: number
+  /** How often this process deletes OAuth codes and tokens that expired a day ago (OAUTH_SWEEP_INTERVAL_SECONDS; 0: never). */
+  readonly oauthSweepIntervalSeconds: number
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
   readonly rateLimitQuota: number
   readonly rateLimitWindowSeconds: number
+  /** Webhook egress addresses (EGRESS_IPS): public IPv4 addresses receivers allowlist. */
+  readonly egressIps: ReadonlyArray<string>
+  /** Webhooks may target http:// URLs and private or loopback addresses (local development, tests). */
+  readonly allowPrivateWebhookTargets: boolean
+  /** Whether this process runs the webhook delivery engine (several processes may). */
+  readonly webhookDeliveryEnabled: boolean
+  /** How often an idle delivery engine looks for new events and due deliveries. */
+  readonly webhookPollIntervalMs: number
+  /** First retry delay; each next one is 5× longer, capped at `webhookRetryMaxMs`, ±50 % jitter (API.md §4). */
+  readonly webhookRetryBaseMs: number
+  readonly webhookRetryMaxMs: number
+  /** Attempts before a delivery is dead-lettered (API.md §4: 6). */
+  readonly webhookMaxAttempts: number
+  /** Per-attempt timeout (API.md §4: 30 s). */
+  readonly webhookTimeoutSeconds: number
+  /** Deliveries attempted at once by one process. */
+  readonly webhookConcurrency: number
+  /** PEM files of the management API's TLS listener (TLS_CERT, TLS_KEY); none: a generated localhost certificate. */
+  readonly tlsCert: Option.Option<string>
+  readonly tlsKey: Option.Option<string>
+  /** Port of the HTTPS listener (TLS_PORT, default 8443; 0 picks a free one). */
+  readonly tlsPort: number
+  /** Behind a TLS-terminating proxy: honour `X-Forwarded-Proto` and `X-Forwarded-For` (TRUST_PROXY). */
+  readonly trustProxy: boolean
+  /** Management API requests per project per window (API.md §0: 5 per second). */
+  readonly managementRateLimitQuota: number
+  readonly managementRateLimitWindowSeconds: number
+  /** The release line this server runs (RELEASE_LINE: stable, the default, or beta; API.md §0). */
+  readonly releaseLine: "stable" | "beta"
+  /** How long a Dashboard session lives after sign-in (SESSION_TTL_HOURS, default 7 days). */
+  readonly sessionTtlHours: number
+  /** Failed sign-ins per email allowed in one window before it is locked until the window ends. */
+  readonly signInMaxFailures: number
+  readonly signInWindowMinutes: number
+  /** Whether `POST /api/auth/sign-up/email` creates accounts (SIGN_UP_ENABLED). */
+  readonly signUpEnabled: boolean
+  /** Whether this process runs the privacy-request job (PRIVACY_JOB_ENABLED), and how often. */
+  readonly privacyJobEnabled: boolean
+  readonly privacyJobIntervalSeconds: number
+  /** The billing plan catalog (PLANS_FILE); none: the sample catalog that ships with the server. */
+  readonly plansFile: Option.Option<string>
+  /** Whether this process runs the billing scheduler (BILLING_SCHEDULER_ENABLED), and how often. */
+  readonly billingSchedulerEnabled: boolean
+  readonly billingTickSeconds: number
 }
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
@@ -57,7 +104,38 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   }))),
   rateLimitQuota: boundedInteger("RATE_LIMIT_QUOTA", 100, 1, 1_000_000),
   rateLimitWindowSeconds: boundedInteger("RATE_LIMIT_WINDOW_SECONDS", 10, 1, 3600),
-  credentialCacheSeconds: boundedInteger("CREDENTIAL_CACHE_SECONDS", 30, 0, 60)
+  credentialCacheSeconds: boundedInteger("CREDENTIAL_CACHE_SECONDS", 30, 0, 60),
+  oauthSweepIntervalSeconds: boundedInteger("OAUTH_SWEEP_INTERVAL_SECONDS", 3600, 0, 86_400),
+  egressIps: Config.string("EGRESS_IPS").pipe(Config.withDefault(""), Config.mapOrFail((raw) => {
+    const parsed = parseEgressIps(raw)
+    return "ok" in parsed
+      ? Either.right(parsed.ok)
+      : Either.left(ConfigError.InvalidData(["EGRESS_IPS"], `EGRESS_IPS must list public IPv4 addresses: ${parsed.error}`))
+  })),
+  allowPrivateWebhookTargets: Config.boolean("ALLOW_PRIVATE_WEBHOOK_TARGETS").pipe(Config.withDefault(false)),
+  webhookDeliveryEnabled: Config.boolean("WEBHOOK_DELIVERY_ENABLED").pipe(Config.withDefault(true)),
+  webhookPollIntervalMs: boundedInteger("WEBHOOK_POLL_INTERVAL_MS", 500, 10, 60_000),
+  webhookRetryBaseMs: boundedInteger("WEBHOOK_RETRY_BASE_MS", 200, 1, 60_000),
+  webhookRetryMaxMs: boundedInteger("WEBHOOK_RETRY_MAX_MS", 10_000, 1, 3_600_000),
+  webhookMaxAttempts: boundedInteger("WEBHOOK_MAX_ATTEMPTS", 6, 1, 50),
+  webhookTimeoutSeconds: boundedInteger("WEBHOOK_TIMEOUT_SECONDS", 30, 1, 300),
+  webhookConcurrency: boundedInteger("WEBHOOK_CONCURRENCY", 16, 1, 256),
+  tlsCert: Config.option(Config.string("TLS_CERT")),
+  tlsKey: Config.option(Config.string("TLS_KEY")),
+  tlsPort: boundedInteger("TLS_PORT", 8443, 0, 65535),
+  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  managementRateLimitQuota: boundedInteger("MANAGEMENT_RATE_LIMIT", 5, 1, 1_000_000),
+  managementRateLimitWindowSeconds: boundedInteger("MANAGEMENT_RATE_LIMIT_WINDOW_SECONDS", 1, 1, 3600),
+  releaseLine: Config.literal("stable", "beta")("RELEASE_LINE").pipe(Config.withDefault("stable" as const)),
+  sessionTtlHours: boundedInteger("SESSION_TTL_HOURS", 168, 1, 8760),
+  signInMaxFailures: boundedInteger("SIGN_IN_MAX_FAILURES", 10, 1, 1000),
+  signInWindowMinutes: boundedInteger("SIGN_IN_WINDOW_MINUTES", 15, 1, 1440),
+  signUpEnabled: Config.boolean("SIGN_UP_ENABLED").pipe(Config.withDefault(true)),
+  privacyJobEnabled: Config.boolean("PRIVACY_JOB_ENABLED").pipe(Config.withDefault(true)),
+  privacyJobIntervalSeconds: boundedInteger("PRIVACY_JOB_INTERVAL_SECONDS", 30, 1, 86_400),
+  plansFile: Config.option(Config.string("PLANS_FILE")),
+  billingSchedulerEnabled: Config.boolean("BILLING_SCHEDULER_ENABLED").pipe(Config.withDefault(true)),
+  billingTickSeconds: boundedInteger("BILLING_TICK_SECONDS", 30, 1, 3600)
 }).pipe(Config.map((c) => {
   // Every surface defaults to the server's own origin (API.md §0).
   const origin = `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`
@@ -66,7 +144,10 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
     ...c,
     apiUrl: url(c.apiUrl),
     dashboardUrl: url(c.dashboardUrl),
-    spectrumUrl: url(c.spectrumUrl),
+    // The management API is HTTPS only: its default is the TLS listener's origin.
+    spectrumUrl: Option.isNone(c.spectrumUrl) && c.tlsPort !== 0
+      ? `https://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.tlsPort}`
+      : url(c.spectrumUrl),
     docsUrl: url(c.docsUrl)
   }
 }))
@@ -90,8 +171,34 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   serviceKeyLimit: 20,
   shutdownGraceSeconds: 10,
   credentialCacheSeconds: 30,
+  oauthSweepIntervalSeconds: 3600,
   secretKey: Option.none(),
   rateLimitQuota: 100,
   rateLimitWindowSeconds: 10,
+  egressIps: [],
+  allowPrivateWebhookTargets: false,
+  webhookDeliveryEnabled: true,
+  webhookPollIntervalMs: 500,
+  webhookRetryBaseMs: 200,
+  webhookRetryMaxMs: 10_000,
+  webhookMaxAttempts: 6,
+  webhookTimeoutSeconds: 30,
+  webhookConcurrency: 16,
+  tlsCert: Option.none(),
+  tlsKey: Option.none(),
+  tlsPort: 8443,
+  trustProxy: false,
+  managementRateLimitQuota: 5,
+  managementRateLimitWindowSeconds: 1,
+  releaseLine: "stable",
+  sessionTtlHours: 168,
+  signInMaxFailures: 10,
+  signInWindowMinutes: 15,
+  signUpEnabled: true,
+  privacyJobEnabled: true,
+  privacyJobIntervalSeconds: 30,
+  plansFile: Option.none(),
+  billingSchedulerEnabled: true,
+  billingTickSeconds: 30,
   ...overrides
 })

@@ -2,10 +2,11 @@
  * `switchboard` — the CLI of the standalone server.
  *   switchboard serve                                   run the server (what `npm start` runs)
  *   switchboard admin create-account --email E [--password P] [--json]
+ *   switchboard admin rotate-signing-key [--json]
  *   switchboard --version | --help
  * Flags map onto the same configuration as the environment (DESIGN.md §4).
  */
-import { Email, provisionAccount } from "@switchboard/core"
+import { Email, provisionAccount, SigningKeys } from "@switchboard/core"
 import { Cause, ConfigProvider, Deferred, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { serverConfig } from "../http/ServerConfig.js"
@@ -16,10 +17,12 @@ const version = (JSON.parse(readFileSync(new URL("../../package.json", import.me
 const usage = `Usage:
   switchboard serve
   switchboard admin create-account --email <email> [--password <password>] [--json]
+  switchboard admin rotate-signing-key [--json]
   switchboard --version
 
 Configuration comes from environment variables (see README.md): HOST, PORT, DATA_DIR, DATABASE_URL,
-API_URL, DASHBOARD_URL, SPECTRUM_URL, DOCS_URL, BOOTSTRAP_EMAIL, BOOTSTRAP_PASSWORD, ...`
+API_URL, DASHBOARD_URL, SPECTRUM_URL, DOCS_URL, BOOTSTRAP_EMAIL, BOOTSTRAP_PASSWORD, SECRET_KEY,
+TLS_CERT, TLS_KEY, TLS_PORT, TRUST_PROXY, PLANS_FILE, EGRESS_IPS, ALLOW_PRIVATE_WEBHOOK_TARGETS, ...`
 
 const fail = (message: string, code = 2): never => {
   process.stderr.write(`switchboard: ${message}\n`)
@@ -103,6 +106,33 @@ const createAccount = (args: ReadonlyArray<string>) => {
   })
 }
 
+/**
+ * Rotates the JWT signing keys (reference/oauth.md §2.2): the next key, published since the last
+ * rotation (so every relying party and server already holds it), starts signing; the current key
+ * retires but stays published until the last token it signed has expired; a new next key is
+ * published. Servers pick the change up within their key cache's lifetime (30 s) and keep
+ * accepting tokens of the retired key meanwhile. With the embedded database, run it while the
+ * server is stopped (PGlite has one owner); with PostgreSQL, any time.
+ */
+const rotateSigningKey = (args: ReadonlyArray<string>) => {
+  const f = flags(args)
+  for (const key of f.keys()) if (key !== "json") fail(`rotate-signing-key takes no --${key}\n${usage}`)
+  const json = f.get("json") === true
+  const program = Effect.flatMap(loadConfig, (config) =>
+    Effect.flatMap(SigningKeys, (keys) => keys.rotate()).pipe(Effect.provide(Layer.fresh(appLayer(config)))))
+  Effect.runPromiseExit(program).then((exit) => {
+    if (Exit.isFailure(exit)) return fail(`could not rotate the signing keys: ${describeFailure(exit.cause)}`, 1)
+    const { current, next, retired } = exit.value
+    if (json) process.stdout.write(`${JSON.stringify({ rotated: { current, next, retired } })}\n`)
+    else {
+      process.stdout.write(`signing key ${current} now signs\n`)
+      if (retired !== null) process.stdout.write(`signing key ${retired} retired; published until its last token expires\n`)
+      process.stdout.write(`signing key ${next} published as the next key\n`)
+    }
+    process.exit(0)
+  })
+}
+
 const [command, ...rest] = process.argv.slice(2)
 switch (command) {
   case "serve":
@@ -111,6 +141,7 @@ switch (command) {
     break
   case "admin":
     if (rest[0] === "create-account") createAccount(rest.slice(1))
+    else if (rest[0] === "rotate-signing-key") rotateSigningKey(rest.slice(1))
     else fail(`unknown admin command ${JSON.stringify(rest[0] ?? "")}\n${usage}`)
     break
   case "--version":

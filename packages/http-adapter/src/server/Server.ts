@@ -9,6 +9,7 @@ import { bootstrapIfEmpty, CredentialCachePolicy, IdentityLimits, Ids, SecretsLi
 import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
 import { Deferred, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
 import { createServer } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
 import { join } from "node:path"
 import { HttpLive, InFlightLive } from "../Http.js"
 import { InFlight } from "../http/Middleware.js"
@@ -30,6 +31,7 @@ import { WebhooksServerAdapters } from "./WebhooksAdapters.js"
 import { WebhooksWorkers } from "./WebhooksWorkers.js"
 import { ManagementServerAdapters } from "./ManagementAdapters.js"
 import { ManagementWorkers } from "./ManagementWorkers.js"
+import { loadTlsMaterial } from "./ManagementTls.js"
 import { OAuthProviderServerAdapters } from "./OAuthProviderAdapters.js"
 import { OAuthProviderWorkers } from "./OAuthProviderWorkers.js"
 import { DashboardServerAdapters } from "./DashboardAdapters.js"
@@ -101,9 +103,11 @@ export const bootstrapLine = (p: { accountId: string; email: string; password: R
 export const runServer = (config: ServerConfigShape, options: {
   readonly stop: Deferred.Deferred<void>
   readonly print: (line: string) => void
-  readonly onListening?: (address: { host: string; port: number }) => void
+  readonly onListening?: (address: { host: string; port: number; tlsPort: number }) => void
 }) =>
   Effect.scoped(Effect.gen(function*() {
+    // A TLS setting that does not work stops the start before anything is opened or printed.
+    const tls = yield* loadTlsMaterial(config)
     const app = yield* Layer.build(appLayer(config))
     const provision = yield* bootstrapIfEmpty({ email: config.bootstrapEmail, password: config.bootstrapPassword }).pipe(
       Effect.provide(app)
@@ -116,20 +120,38 @@ export const runServer = (config: ServerConfigShape, options: {
       Layer.provide(Layer.succeedContext(app)),
       Layer.provide(NodeHttpServer.layer(() => server, { host: config.host, port: config.port }))
     ))
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : config.port
-    options.onListening?.({ host: config.host, port })
-    const origin = `http://${config.host}:${port}`
+    // The same application over TLS (API.md §4: the management API is HTTPS only; the server
+    // terminates TLS itself with TLS_CERT/TLS_KEY, or a generated localhost certificate).
+    const tlsServer = createHttpsServer({ cert: tls.cert, key: tls.key })
+    yield* Layer.build(HttpLive.pipe(
+      Layer.provide(Layer.succeedContext(app)),
+      Layer.provide(NodeHttpServer.layer(() => tlsServer as unknown as ReturnType<typeof createServer>, {
+        host: config.host,
+        port: config.tlsPort
+      }))
+    ))
+    const portOf = (s: { address: () => unknown }, fallback: number) => {
+      const address = s.address() as { port?: number } | null
+      return typeof address === "object" && address !== null && typeof address.port === "number" ? address.port : fallback
+    }
+    const port = portOf(server, config.port)
+    const tlsPort = portOf(tlsServer, config.tlsPort)
+    options.onListening?.({ host: config.host, port, tlsPort })
+    const host = config.host.includes(":") ? `[${config.host}]` : config.host
     options.print([
-      `Switchboard listening on ${origin}`,
+      `Switchboard listening on http://${host}:${port} and https://${host}:${tlsPort}`,
       `  versioned API   ${config.apiUrl}/v1   (schema ${config.apiUrl}/openapi.json)`,
+      `  management API  ${config.tlsPort === 0 ? `https://${host}:${tlsPort}` : config.spectrumUrl}/projects/{projectId}/   (HTTPS only)`,
       `  problem pages   ${config.docsUrl}/problems/catalog`,
-      `  storage         ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${join(config.dataDir, "pglite")}`}`
+      `  storage         ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${join(config.dataDir, "pglite")}`}`,
+      `  TLS certificate ${tls.certPath}${tls.selfSigned ? " (self-signed for localhost, generated)" : ""}`,
+      `  TLS SHA-256     ${tls.fingerprint}`
     ].join("\n"))
 
     yield* Deferred.await(options.stop)
     // Stop accepting; Node also closes idle keep-alive sockets. Then let in-flight requests finish.
     server.close()
+    tlsServer.close()
     const inFlight = Effect.map(Effect.provide(InFlight, app), (ref) => ref).pipe(Effect.flatMap(Ref.get))
     yield* inFlight.pipe(
       Effect.repeat({ schedule: Schedule.spaced("25 millis"), until: (n) => n === 0 }),
