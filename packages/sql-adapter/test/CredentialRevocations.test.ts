@@ -3,14 +3,14 @@
  * pool — on one store: a key revoked through one is refused by the other at once, although the
  * other had it cached (PostgreSQL: pg_notify/LISTEN; PGlite: one process, one in-process channel).
  */
-import { Accounts, AccountServiceKeys, Authenticator, SecretsLive, SwitchboardCore } from "@switchboard/core"
+import { Accounts, AccountServiceKeys, Authenticator, SwitchboardCore } from "@switchboard/core"
 import { sharedTestStores, testBackends } from "@switchboard/sql-adapter"
-import { BlobStoreMemory, PasswordHasherTest, SmsSenderMemory, TestServerSecret } from "@switchboard/testkit"
+import { TestPorts } from "@switchboard/testkit"
 import { Duration, Effect, Either, Layer, Schedule } from "effect"
 import { describe, expect, it } from "vitest"
 
 const node = (store: Layer.Layer<any, any, never>) =>
-  Layer.build(SwitchboardCore.pipe(Layer.provideMerge(Layer.mergeAll(PasswordHasherTest, SecretsLive, TestServerSecret, SmsSenderMemory, BlobStoreMemory)), Layer.provideMerge(store)))
+  Layer.build(SwitchboardCore.pipe(Layer.provideMerge(TestPorts), Layer.provideMerge(store)))
 
 for (const backend of testBackends()) {
   describe(`credential revocations across core instances (${backend})`, () => {

@@ -3,6 +3,10 @@ import { CredentialRevocationsInProcess, SecretsLive, ServerSecretFromBytes } fr
 import { Layer } from "effect"
 import { PasswordHasherTest } from "./Adapters.js"
 import { RepositoriesMemory } from "./memory/Repositories.js"
+import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
+import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
+import { SmsSenderMemory } from "./memory/AccountSecurityMemory.js"
+import { BlobStoreMemory } from "./memory/UploadsMemory.js"
 
 export * from "./Adapters.js"
 export * from "./memory/IdentityMemory.js"
@@ -27,6 +31,22 @@ export * from "./RepositoryContract.js"
 /** Every port in memory, with real randomness: provide it under `SwitchboardCore` in tests and demos. */
 /** A fixed server secret for tests (never use it in a deployment). */
 export const TestServerSecret = ServerSecretFromBytes(new Uint8Array(32).fill(7))
+
+/**
+ * The ports of a core that are not the store's, as test doubles: for a core on a SQL store (the
+ * store provides repositories and revocations; these provide the rest).
+ */
+export const TestPorts = Layer.mergeAll(
+  PasswordHasherTest,
+  SecretsLive,
+  TestServerSecret,
+  SmsSenderMemory,
+  BlobStoreMemory,
+  BillingCatalogTest(),
+  PaymentProviderTest,
+  LineProviderSimulatedMemory,
+  Layer.suspend(() => makeSipGatewayRecording().layer)
+)
 
 export const TestkitLive = Layer.mergeAll(
   RepositoriesMemory,
