@@ -2,72 +2,20 @@
  * The standalone server as an operator runs it: the `switchboard` binary in a child process on an
  * embedded database in a temporary DATA_DIR.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { request } from "node:http"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { bootstrapOf, cliEnv, runCli as runIn, startServer, stopServer } from "./CliProcess.js"
 
-const bin = join(import.meta.dirname, "..", "bin", "switchboard.js")
 const dataDir = mkdtempSync(join(tmpdir(), "switchboard-cli-"))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-
-interface Running {
-  readonly child: ChildProcess
-  readonly output: () => string
-  readonly exited: Promise<number | null>
-  readonly baseUrl: string
-}
-
-const env = (port?: number) => {
-  const e: Record<string, string> = { ...process.env as Record<string, string>, DATA_DIR: dataDir, HOST: "127.0.0.1" }
-  delete e.DATABASE_URL
-  delete e.PORT
-  if (port !== undefined) e.PORT = String(port)
-  // The management API's HTTPS listener: a free port, so concurrent runs never collide on 8443.
-  e.TLS_PORT = "0"
-  return e
-}
-
-const start = async (): Promise<Running> => {
-  const port = await freePort()
-  const child = spawn(process.execPath, [bin, "serve"], { env: env(port), stdio: ["ignore", "pipe", "pipe"] })
-  let out = ""
-  child.stdout!.on("data", (d) => (out += d))
-  child.stderr!.on("data", (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  const deadline = Date.now() + 60_000
-  while (!out.includes("Switchboard listening on")) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${out}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return { child, output: () => out, exited, baseUrl: `http://127.0.0.1:${port}` }
-}
-
-const runCli = (args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: env(), stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("exit", (code) => resolve({ code, stdout, stderr }))
-  })
-
-const bootstrapOf = (out: string) => {
-  const line = out.split("\n").find((l) => l.startsWith("{\"bootstrap\""))
-  return line === undefined ? undefined : (JSON.parse(line) as { bootstrap: Record<string, string> }).bootstrap
-}
+// The management API's HTTPS listener: a free port, so concurrent runs never collide on 8443.
+const env = cliEnv(dataDir, { PORT: undefined, TLS_PORT: "0" })
+const start = () => startServer(env)
+const runCli = (args: ReadonlyArray<string>) => runIn(args, env)
 
 const account = (baseUrl: string, key: string) =>
   fetch(`${baseUrl}/v1/account`, { headers: { authorization: `Bearer ${key}` } })
@@ -93,8 +41,7 @@ describe("switchboard serve / admin", { timeout: 180_000 }, () => {
       body: JSON.stringify({ name: "from cli test", expiresAt: null })
     })
     expect(created.status).toBe(201)
-    s.child.kill("SIGTERM")
-    expect(await s.exited).toBe(0)
+    expect(await stopServer(s)).toBe(0)
     expect(s.output()).toContain("Stopped.")
   })
 
@@ -105,8 +52,7 @@ describe("switchboard serve / admin", { timeout: 180_000 }, () => {
     const list = await fetch(`${s.baseUrl}/v1/account/service-keys`, { headers: { authorization: `Bearer ${serviceKey}` } })
     const names = ((await list.json()) as { serviceKeys: Array<{ name: string }> }).serviceKeys.map((k) => k.name)
     expect(names).toEqual(["from cli test", "bootstrap"])
-    s.child.kill("SIGINT")
-    expect(await s.exited).toBe(0)
+    expect(await stopServer(s, "SIGINT")).toBe(0)
   })
 
   it("finishes an in-flight request after SIGTERM before closing the database", async () => {
@@ -152,8 +98,7 @@ describe("switchboard serve / admin", { timeout: 180_000 }, () => {
     const s = await start()
     const me = await account(s.baseUrl, created!.serviceKey!)
     expect((await me.json() as { email: string }).email).toBe("ops@example.com")
-    s.child.kill("SIGTERM")
-    expect(await s.exited).toBe(0)
+    expect(await stopServer(s)).toBe(0)
   })
 
   it("--version and unknown commands", async () => {

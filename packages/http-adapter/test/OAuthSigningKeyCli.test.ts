@@ -5,58 +5,18 @@
  * rotation makes the next key (published all along) the signing one, keeps the old one published
  * (retired, until its last token has expired) and publishes a new next key.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { cliEnv, runCli as runIn, startServer, stopServer } from "./CliProcess.js"
 
-const bin = join(import.meta.dirname, "..", "bin", "switchboard.js")
 const dataDir = mkdtempSync(join(tmpdir(), "switchboard-keys-"))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-
-const env = (port?: number) => {
-  const e: Record<string, string> = { ...process.env as Record<string, string>, DATA_DIR: dataDir, HOST: "127.0.0.1" }
-  delete e.DATABASE_URL
-  delete e.SECRET_KEY
-  delete e.PORT
-  if (port !== undefined) e.PORT = String(port)
-  return e
-}
-
-const serve = async (): Promise<{ child: ChildProcess; baseUrl: string; exited: Promise<number | null> }> => {
-  const port = await freePort()
-  const child = spawn(process.execPath, [bin, "serve"], { env: env(port), stdio: ["ignore", "pipe", "pipe"] })
-  let out = ""
-  child.stdout!.on("data", (d) => (out += d))
-  child.stderr!.on("data", (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  const deadline = Date.now() + 60_000
-  while (!out.includes("Switchboard listening on")) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${out}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return { child, baseUrl: `http://127.0.0.1:${port}`, exited }
-}
-
-const runCli = (args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: env(), stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("exit", (code) => resolve({ code, stdout, stderr }))
-  })
+const env = cliEnv(dataDir, { SECRET_KEY: undefined, PORT: undefined })
+const serve = () => startServer(env)
+const runCli = (args: ReadonlyArray<string>) => runIn(args, env)
 
 const kids = async (baseUrl: string) => {
   const res = await fetch(`${baseUrl}/api/auth/jwks`)
@@ -72,8 +32,7 @@ describe("switchboard admin rotate-signing-key", { timeout: 240_000 }, () => {
     const [current, next, ...rest] = await kids(first.baseUrl)
     expect(rest).toEqual([])
     expect(current).not.toBe(next)
-    first.child.kill("SIGTERM")
-    expect(await first.exited).toBe(0)
+    expect(await stopServer(first)).toBe(0)
     // SECRET_KEY unset: the server secret was generated into the data directory, readable by its owner only.
     const secretFile = join(dataDir, "secret.key")
     expect(existsSync(secretFile)).toBe(true)
@@ -90,8 +49,7 @@ describe("switchboard admin rotate-signing-key", { timeout: 240_000 }, () => {
     const second = await serve()
     // Current, next, then the retired key, still published for the tokens it signed.
     expect(await kids(second.baseUrl)).toEqual([next, r.next, current])
-    second.child.kill("SIGTERM")
-    expect(await second.exited).toBe(0)
+    expect(await stopServer(second)).toBe(0)
 
     const human = await runCli(["admin", "rotate-signing-key"])
     expect(human.code, human.stderr).toBe(0)

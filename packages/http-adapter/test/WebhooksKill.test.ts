@@ -4,53 +4,31 @@
  * flight and the rest wait), SIGKILL, then a restart on the same DATA_DIR with the receiver
  * answering: every event arrives, each verified by the `standardwebhooks` package.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Webhook } from "standardwebhooks"
 import { afterAll, describe, expect, it } from "vitest"
-import { freePort, type Receiver, startReceiver, waitUntil } from "./WebhookReceiver.js"
+import { bootstrapOf, cliEnv, startServer, stopServer } from "./CliProcess.js"
+import { type Receiver, startReceiver, waitUntil } from "./WebhookReceiver.js"
 
-const bin = join(import.meta.dirname, "..", "bin", "switchboard.js")
 const dataDir = mkdtempSync(join(tmpdir(), "switchboard-webhooks-"))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-interface Running {
-  readonly child: ChildProcess
-  readonly output: () => string
-  readonly exited: Promise<number | null>
-  readonly baseUrl: string
-}
-
-const start = async (): Promise<Running> => {
-  const port = await freePort()
-  const env: Record<string, string> = {
-    ...process.env as Record<string, string>,
-    DATA_DIR: dataDir,
-    HOST: "127.0.0.1",
-    PORT: String(port),
-    ALLOW_PRIVATE_WEBHOOK_TARGETS: "true",
-    WEBHOOK_POLL_INTERVAL_MS: "20",
-    WEBHOOK_RETRY_BASE_MS: "10",
-    WEBHOOK_RETRY_MAX_MS: "50",
-    // Long enough that nothing dead-letters while the receiver hangs; the lease (timeout + 5 s)
-    // runs out while the server restarts.
-    WEBHOOK_TIMEOUT_SECONDS: "5",
-    WEBHOOK_CONCURRENCY: "4"
-  }
-  delete env.DATABASE_URL
-  const child = spawn(process.execPath, [bin, "serve"], { env, stdio: ["ignore", "pipe", "pipe"] })
-  let out = ""
-  child.stdout!.on("data", (d) => (out += d))
-  child.stderr!.on("data", (d) => (out += d))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  await waitUntil("the server to listen", () => {
-    if (child.exitCode !== null) throw new Error(`server exited:\n${out}`)
-    return out.includes("Switchboard listening on")
-  }, 90_000)
-  return { child, output: () => out, exited, baseUrl: `http://127.0.0.1:${port}` }
-}
+const start = () =>
+  startServer(
+    cliEnv(dataDir, {
+      ALLOW_PRIVATE_WEBHOOK_TARGETS: "true",
+      WEBHOOK_POLL_INTERVAL_MS: "20",
+      WEBHOOK_RETRY_BASE_MS: "10",
+      WEBHOOK_RETRY_MAX_MS: "50",
+      // Long enough that nothing dead-letters while the receiver hangs; the lease (timeout + 5 s)
+      // runs out while the server restarts.
+      WEBHOOK_TIMEOUT_SECONDS: "5",
+      WEBHOOK_CONCURRENCY: "4"
+    }),
+    90_000
+  )
 
 describe("webhook deliveries survive a killed server", { timeout: 240_000 }, () => {
   let receiver: Receiver | undefined
@@ -62,9 +40,9 @@ describe("webhook deliveries survive a killed server", { timeout: 240_000 }, () 
     receiver = await startReceiver()
     receiver.answer = () => "hang"
     const first = await start()
-    const line = first.output().split("\n").find((l) => l.startsWith("{\"bootstrap\""))
-    expect(line).toBeDefined()
-    const serviceKey = (JSON.parse(line!) as { bootstrap: { serviceKey: string } }).bootstrap.serviceKey
+    const boot = bootstrapOf(first.output())
+    expect(boot).toBeDefined()
+    const serviceKey = boot!.serviceKey!
     let n = 0
     const post = async (base: string, path: string, body: unknown, method = "POST") => {
       const res = await fetch(`${base}${path}`, {
@@ -88,8 +66,7 @@ describe("webhook deliveries survive a killed server", { timeout: 240_000 }, () 
     for (const name of names) await post(first.baseUrl, `/v1/projects/${project.projectId}`, { name }, "PATCH")
     // Some deliveries are in flight (the receiver holds them), the rest wait for a free slot.
     await receiver.waitFor((rs) => rs.length >= 1, 60_000)
-    first.child.kill("SIGKILL")
-    await first.exited
+    await stopServer(first, "SIGKILL")
 
     receiver.answer = () => ({ status: 204 })
     const second = await start()
@@ -113,8 +90,7 @@ describe("webhook deliveries survive a killed server", { timeout: 240_000 }, () 
       expect([...new Set(seen.values())].sort()).toEqual([...names].sort())
       expect(seen.size).toBe(names.length) // one event id per rename: nothing lost, nothing invented
     } finally {
-      second.child.kill("SIGTERM")
-      expect(await second.exited).toBe(0)
+      expect(await stopServer(second)).toBe(0)
     }
   })
 })
