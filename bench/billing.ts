@@ -16,33 +16,16 @@
  * BENCH_BACKEND (pglite, default, or postgres with DATABASE_URL). Any failed preview or non-2xx
  * response aborts with exit code 1. No thresholds: the output is a report, not a test.
  */
-import autocannon from "autocannon"
 import { Either, Schema } from "effect"
 import { previewPlanChange, type PlanChangePreviewInput } from "../packages/core/src/billing/PlanChange.js"
 import { BillingPlanCatalog, PreviewPlanChangeRequest } from "../packages/core/src/billing/Schema.js"
 import { billingTestCatalogJson } from "../packages/testkit/src/memory/BillingMemory.js"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
+import { autocannonRun, backendFromEnv, BenchFailure, createProject, fmt, mean, positiveInt, runBench } from "./lib.js"
 
-const positiveInt = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`bench:billing: ${name} must be a positive integer, got ${JSON.stringify(raw)}`)
-    process.exit(2)
-  }
-  return n
-}
-const SECONDS = positiveInt("BENCH_SECONDS", 5)
-const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 10)
-const BACKEND = process.env.BENCH_BACKEND === "postgres" ? "postgres" : "pglite"
-if (BACKEND === "postgres" && !process.env.DATABASE_URL) {
-  console.error("bench:billing: BENCH_BACKEND=postgres needs DATABASE_URL")
-  process.exit(2)
-}
-
-class BenchFailure extends Error {}
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const SECONDS = positiveInt("billing", "BENCH_SECONDS", 5)
+const CONNECTIONS = positiveInt("billing", "BENCH_CONNECTIONS", 10)
+const BACKEND = backendFromEnv("billing")
 
 // ---------------------------------------------------------------------------------------------
 // Pure
@@ -114,31 +97,15 @@ const pure = () => {
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-const load = async (name: string, url: string, init: { method: string; headers: Record<string, string>; body?: string }) => {
-  const result = await autocannon({
-    url, method: init.method as "GET" | "POST", headers: init.headers, ...(init.body === undefined ? {} : { body: init.body }),
-    connections: CONNECTIONS, pipelining: 1, duration: SECONDS, workers: 1, timeout: 10
-  })
-  if (result.non2xx > 0 || result.errors > 0 || result["2xx"] === 0) {
-    throw new BenchFailure(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result["2xx"]} ok`)
-  }
-  return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99 }
-}
+const load = (name: string, url: string, init: { method: "GET" | "POST"; headers: Record<string, string>; body?: string }) =>
+  autocannonRun(name, { url, ...init, connections: CONNECTIONS, seconds: SECONDS })
 
 const http = async () => {
   const server: TestServer = await startTestServer(BACKEND, { billingSchedulerEnabled: false, rateLimitQuota: 1_000_000 })
   try {
     const headers = { authorization: `Bearer ${server.serviceKey}`, "content-type": "application/json" }
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${server.baseUrl}${path}`, {
-        method: "POST", headers: { ...headers, "idempotency-key": `bench-${Date.now()}-${Math.random()}` }, body: JSON.stringify(body)
-      })
-      if (res.status >= 300) throw new BenchFailure(`setup ${path}: ${res.status} ${await res.text()}`)
-      return (await res.json()) as Record<string, any>
-    }
-    const org = await post("/v1/organizations", { name: "Bench" })
-    const project = await post(`/v1/organizations/${org.organizationId}/projects`, { name: "Bench", slug: `bench-billing-${Date.now().toString(36)}` })
-    const previewUrl = `${server.baseUrl}/v1/organizations/${org.organizationId}/billing/projects/${project.projectId}/preview`
+    const { organizationId, projectId } = await createProject(server, "bench-billing")
+    const previewUrl = `${server.baseUrl}/v1/organizations/${organizationId}/billing/projects/${projectId}/preview`
     const body = JSON.stringify({ category: "messaging", planCode: "messaging_pro_monthly", additions: [{ fixedChargeCode: "seats", quantity: 3 }] })
     const check = await fetch(previewUrl, { method: "POST", headers, body })
     if (check.status !== 200) throw new BenchFailure(`preview: ${check.status} ${await check.text()}`)
@@ -155,7 +122,6 @@ const http = async () => {
       runs.account.push(a.rps)
       last = { preview: p, account: a }
     }
-    const mean = (xs: ReadonlyArray<number>) => xs.reduce((x, y) => x + y, 0) / xs.length
     const preview = mean(runs.preview)
     const account = mean(runs.account)
     console.log(`\nHTTP (${BACKEND}, ${CONNECTIONS} connections, ${SECONDS} s per run, 2 rounds)`)
@@ -183,4 +149,4 @@ const main = async () => {
   }
 }
 
-main().then((code) => process.exit(code))
+runBench("billing", main)

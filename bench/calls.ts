@@ -29,28 +29,13 @@ import { SqlClient } from "@effect/sql"
 import { CallMachine, Calls, CallSignal, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core"
 import { Effect, Schema } from "effect"
 import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { performance } from "node:perf_hooks"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
+import { alternateRounds, backendFromEnv, BenchFailure, closeServer, createProject, fmt, listenLocal, mean, positiveInt, runBench } from "./lib.js"
 
-const positiveInt = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`bench:calls: ${name} must be a positive integer, got ${JSON.stringify(raw)}`)
-    process.exit(2)
-  }
-  return n
-}
-
-const SECONDS = positiveInt("BENCH_SECONDS", 5)
-const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 4)
-const BACKEND = process.env.BENCH_BACKEND === "postgres" ? "postgres" : "pglite"
-if (BACKEND === "postgres" && !process.env.DATABASE_URL) {
-  console.error("bench:calls: BENCH_BACKEND=postgres needs DATABASE_URL")
-  process.exit(2)
-}
+const SECONDS = positiveInt("calls", "BENCH_SECONDS", 5)
+const CONNECTIONS = positiveInt("calls", "BENCH_CONNECTIONS", 4)
+const BACKEND = backendFromEnv("calls")
 const WARMUP_SECONDS = 1
 const ROUNDS = 2
 const PRESSES = 20
@@ -58,10 +43,6 @@ const SIGNALS_PER_CALL = 5 + PRESSES
 const CALLS_PER_BATCH = 4
 const BATCH = CALLS_PER_BATCH * SIGNALS_PER_CALL
 
-class BenchFailure extends Error {}
-
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
-const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1)
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
 const DIGITS = "0123456789*#"
 
@@ -150,64 +131,44 @@ interface Target {
 }
 
 /** The baseline: parse the batch, decode every signal, apply it to calls kept in a Map; answer the outcomes. */
-const startBaseline = (): Promise<{ server: Server; url: string }> =>
-  new Promise((resolve, reject) => {
-    const calls = new Map<string, { call: CallMachine.CallTransition["call"]; ids: Set<string> }>()
-    const server = createServer((req, res) => {
-      const chunks: Array<Buffer> = []
-      req.on("data", (c: Buffer) => chunks.push(c))
-      req.on("end", () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { signals: ReadonlyArray<unknown> }
-        const results = body.signals.map((raw) => {
-          const s = decodeSignal(raw)
-          const entry = calls.get(s.callId) ?? { call: undefined, ids: new Set<string>() }
-          const t = CallMachine.apply(entry.call, s, entry.ids as unknown as ReadonlySet<never>)
-          if (t.outcome === "applied") {
-            entry.call = t.call
-            entry.ids.add(s.id)
-            calls.set(s.callId, entry)
-          }
-          return { id: s.id, outcome: t.outcome }
-        })
-        const out = Buffer.from(JSON.stringify({ results }))
-        res.writeHead(200, { "content-type": "application/json", "content-length": out.length })
-        res.end(out)
+const startBaseline = async (): Promise<{ server: Server; url: string }> => {
+  const calls = new Map<string, { call: CallMachine.CallTransition["call"]; ids: Set<string> }>()
+  const server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { signals: ReadonlyArray<unknown> }
+      const results = body.signals.map((raw) => {
+        const s = decodeSignal(raw)
+        const entry = calls.get(s.callId) ?? { call: undefined, ids: new Set<string>() }
+        const t = CallMachine.apply(entry.call, s, entry.ids as unknown as ReadonlySet<never>)
+        if (t.outcome === "applied") {
+          entry.call = t.call
+          entry.ids.add(s.id)
+          calls.set(s.callId, entry)
+        }
+        return { id: s.id, outcome: t.outcome }
       })
-    })
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      resolve({ server, url: `http://127.0.0.1:${port}/signals` })
+      const out = Buffer.from(JSON.stringify({ results }))
+      res.writeHead(200, { "content-type": "application/json", "content-length": out.length })
+      res.end(out)
     })
   })
-
-const closeServer = (server: Server): Promise<void> =>
-  new Promise((resolve) => {
-    server.closeAllConnections()
-    server.close(() => resolve())
-  })
+  const { origin } = await listenLocal(server)
+  return { server, url: `${origin}/signals` }
+}
 
 /** Organization, project, default voice profile and an events:write project key on the server. */
 const voiceFixture = async (server: TestServer): Promise<Target> => {
-  const send = async (method: string, path: string, body: unknown, key = server.serviceKey) => {
-    const res = await fetch(`${server.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": `bench-${path}-${Date.now()}` },
-      body: JSON.stringify(body)
-    })
-    if (res.status >= 300) throw new BenchFailure(`setup ${method} ${path}: ${res.status} ${await res.text()}`)
-    return (await res.json()) as Record<string, any>
-  }
-  const org = await send("POST", "/v1/organizations", { name: "Bench" })
-  const project = await send("POST", `/v1/organizations/${org.organizationId}/projects`, { name: "Bench", slug: `bench-${Date.now().toString(36)}` })
-  const voice = `/v1/projects/${project.projectId}/platforms/voice`
+  const { projectId, send } = await createProject(server)
+  const voice = `/v1/projects/${projectId}/platforms/voice`
   const profile = await send("PUT", `${voice}/profiles/default`, { protocol: "sip" })
-  const key = await send("POST", `/v1/projects/${project.projectId}/api-keys`, { name: "edge", permissions: ["events:write"] })
+  const key = await send("POST", `/v1/projects/${projectId}/api-keys`, { name: "edge", permissions: ["events:write"] })
   return {
     name: `switchboard (${BACKEND})`,
     url: `${server.baseUrl}${voice}/calls/signals`,
     headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
-    projectId: project.projectId,
+    projectId,
     profileId: profile.profileId
   }
 }
@@ -307,16 +268,16 @@ const main = async (): Promise<number> => {
     const baseTarget: Target = { ...target, name: "raw node:http + reducer in a Map", url: base.url, headers: { "content-type": "application/json" } }
     const targets = [target, baseTarget]
     const width = Math.max(...targets.map((t) => t.name.length)) + 1
-    for (const t of targets) await load(t, WARMUP_SECONDS)
-    const runs = new Map<string, Array<Awaited<ReturnType<typeof load>>>>(targets.map((t) => [t.name, []]))
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const t of targets) {
-        const run = await load(t, SECONDS)
-        runs.get(t.name)!.push(run)
+    const runs = await alternateRounds({
+      targets,
+      warmupSeconds: WARMUP_SECONDS,
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      run: load,
+      onRun: (round, t, run) =>
         console.log(`   run ${round} ${t.name.padEnd(width)} ${fmt(run.signalsPerSecond).padStart(8)} signals/s  ` +
           `batch p50 ${fmt(run.p50, 1)} ms  p99 ${fmt(run.p99, 1)} ms  (${run.batches} batches)`)
-      }
-    }
+    })
     const summary = targets.map((t) => {
       const rs = runs.get(t.name)!
       return { name: t.name, signalsPerSecond: mean(rs.map((x) => x.signalsPerSecond)), p50: mean(rs.map((x) => x.p50)) }
@@ -353,4 +314,4 @@ const main = async (): Promise<number> => {
   }
 }
 
-main().then((code) => process.exit(code))
+runBench("calls", main)

@@ -17,31 +17,28 @@
  * timeout or body mismatch aborts with exit code 1. There are no speed thresholds: the output is
  * a report, not a test.
  */
-import autocannon from "autocannon"
 import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
+import {
+  alternateRounds,
+  type AutocannonRun,
+  autocannonRun,
+  backendFromEnv,
+  BenchFailure,
+  closeServer,
+  createProject,
+  failureText,
+  fmt,
+  listenLocal,
+  mean,
+  positiveInt,
+  runBench
+} from "./lib.js"
 
-const positiveInt = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`bench:http: ${name} must be a positive integer, got ${JSON.stringify(raw)}`)
-    process.exit(2)
-  }
-  return n
-}
-
-const SECONDS = positiveInt("BENCH_SECONDS", 10)
-const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 10)
+const SECONDS = positiveInt("http", "BENCH_SECONDS", 10)
+const CONNECTIONS = positiveInt("http", "BENCH_CONNECTIONS", 10)
 const WARMUP_SECONDS = 2
-/** `postgres` runs Switchboard on the PostgreSQL of DATABASE_URL (a scratch database) instead of PGlite. */
-const BACKEND = process.env.BENCH_BACKEND === "postgres" ? "postgres" : "pglite"
-if (BACKEND === "postgres" && !process.env.DATABASE_URL) {
-  console.error("bench:http: BENCH_BACKEND=postgres needs DATABASE_URL")
-  process.exit(2)
-}
+const BACKEND = backendFromEnv("http")
 const ROUNDS = 2
 
 interface Target {
@@ -49,16 +46,6 @@ interface Target {
   readonly url: string
   readonly headers: Record<string, string>
 }
-
-interface Run {
-  readonly rps: number
-  readonly p50: number
-  readonly p99: number
-  readonly max: number
-  readonly requests: number
-}
-
-class BenchFailure extends Error {}
 
 // ---------------------------------------------------------------------------------------------
 // Baseline: the least a server can do for the same request.
@@ -78,87 +65,31 @@ const baselineBody = Buffer.from(JSON.stringify({
 }))
 const unauthorizedBody = Buffer.from(JSON.stringify({ code: "NOT_AUTHENTICATED", status: 401 }))
 
-const startBaseline = (keys: ReadonlyArray<string>): Promise<{ server: Server; url: string }> =>
-  new Promise((resolve, reject) => {
-    const expected = new Set(keys.map((k) => `Bearer ${k}`))
-    const server = createServer((req, res) => {
-      const ok = expected.has(req.headers["authorization"] ?? "")
-      const body = ok ? baselineBody : unauthorizedBody
-      res.writeHead(ok ? 200 : 401, { "content-type": "application/json", "content-length": body.length })
-      res.end(body)
-    })
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
-      resolve({ server, url: `http://127.0.0.1:${port}/v1/account` })
-    })
+const startBaseline = async (keys: ReadonlyArray<string>): Promise<{ server: Server; url: string }> => {
+  const expected = new Set(keys.map((k) => `Bearer ${k}`))
+  const server = createServer((req, res) => {
+    const ok = expected.has(req.headers["authorization"] ?? "")
+    const body = ok ? baselineBody : unauthorizedBody
+    res.writeHead(ok ? 200 : 401, { "content-type": "application/json", "content-length": body.length })
+    res.end(body)
   })
-
-const closeServer = (server: Server): Promise<void> =>
-  new Promise((resolve) => {
-    server.closeAllConnections()
-    server.close(() => resolve())
-  })
+  const { origin } = await listenLocal(server)
+  return { server, url: `${origin}/v1/account` }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Load.
 
-const load = async (target: Target, seconds: number, label: string): Promise<Run> => {
-  const result = await autocannon({
-    url: target.url,
-    method: "GET",
-    headers: target.headers,
-    connections: CONNECTIONS,
-    pipelining: 1,
-    duration: seconds,
-    workers: 1,
-    timeout: 10
-  })
-  const problems: Array<string> = []
-  if (result.non2xx > 0) {
-    const codes = Object.entries(result.statusCodeStats ?? {})
-      .filter(([code]) => !code.startsWith("2"))
-      .map(([code, s]) => `${code}×${s.count ?? 0}`)
-      .join(", ")
-    problems.push(`${result.non2xx} non-2xx responses (${codes})`)
-  }
-  if (result.errors > 0) problems.push(`${result.errors} connection errors (${result.timeouts} timeouts)`)
-  if (result.mismatches > 0) problems.push(`${result.mismatches} body mismatches`)
-  if (result["2xx"] === 0) problems.push("no successful responses at all")
-  if (problems.length > 0) throw new BenchFailure(`${target.name} (${label}): ${problems.join("; ")}`)
-  return {
-    rps: result.requests.total / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    max: result.latency.max,
-    requests: result.requests.total
-  }
-}
-
-const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1)
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const load = (target: Target, seconds: number, label: string): Promise<AutocannonRun> =>
+  autocannonRun(`${target.name} (${label})`, { url: target.url, method: "GET", headers: target.headers, connections: CONNECTIONS, seconds })
 
 // ---------------------------------------------------------------------------------------------
 
 /** Creates an organization, a project and a project API key on `server`; returns the project's URL and the key. */
 const projectFixture = async (server: TestServer) => {
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${server.baseUrl}${path}`, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${server.serviceKey}`,
-        "content-type": "application/json",
-        "idempotency-key": `bench-${path}-${Date.now()}`
-      },
-      body: JSON.stringify(body)
-    })
-    if (res.status >= 300) throw new BenchFailure(`setup ${path}: ${res.status} ${await res.text()}`)
-    return (await res.json()) as Record<string, any>
-  }
-  const org = await post("/v1/organizations", { name: "Bench" })
-  const project = await post(`/v1/organizations/${org.organizationId}/projects`, { name: "Bench", slug: `bench-${Date.now().toString(36)}` })
-  const key = await post(`/v1/projects/${project.projectId}/api-keys`, { name: "bench", permissions: ["project:read"] })
-  return { url: `${server.baseUrl}/v1/projects/${project.projectId}`, key: key.secret as string }
+  const { projectId, send } = await createProject(server)
+  const key = await send("POST", `/v1/projects/${projectId}/api-keys`, { name: "bench", permissions: ["project:read"] })
+  return { url: `${server.baseUrl}/v1/projects/${projectId}`, key: key.secret as string }
 }
 
 const main = async (): Promise<number> => {
@@ -201,16 +132,15 @@ const main = async (): Promise<number> => {
       `${WARMUP_SECONDS} s warm-up, ${ROUNDS} rounds over every target`)
 
     const memBefore = process.memoryUsage()
-    for (const t of targets) await load(t, WARMUP_SECONDS, "warm-up")
-
-    const runs = new Map<string, Array<Run>>(targets.map((t) => [t.name, []]))
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const t of targets) {
-        const r = await load(t, SECONDS, `run ${round}`)
-        runs.get(t.name)?.push(r)
+    const runs = await alternateRounds({
+      targets,
+      warmupSeconds: WARMUP_SECONDS,
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      run: load,
+      onRun: (round, t, r) =>
         console.log(`  run ${round} ${t.name.padEnd(width)} ${fmt(r.rps).padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  max ${r.max} ms  (${fmt(r.requests)} requests)`)
-      }
-    }
+    })
     const memAfter = process.memoryUsage()
 
     const summary = targets.map((t) => {
@@ -250,7 +180,7 @@ const main = async (): Promise<number> => {
     }))
     return 0
   } catch (e) {
-    console.error(`bench:http FAILED: ${e instanceof BenchFailure ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+    console.error(`bench:http FAILED: ${failureText(e)}`)
     return 1
   } finally {
     if (baseline !== undefined) await closeServer(baseline)
@@ -258,10 +188,4 @@ const main = async (): Promise<number> => {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error("bench:http FAILED during shutdown:", e)
-    process.exit(1)
-  }
-)
+runBench("http", main)

@@ -23,36 +23,19 @@
  */
 import { createHash, randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { Worker } from "node:worker_threads"
 import { CookieJar, driveAuthorization, newApp, newUser, type OAuthTestServer, startOAuthServer } from "../packages/http-adapter/test/OAuthServer.js"
+import { alternateRounds, backendFromEnv, BenchFailure, closeServer, failureText, fmt, listenLocal, mean, positiveInt, runBench } from "./lib.js"
 
-const positiveInt = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`bench:oauth: ${name} must be a positive integer, got ${JSON.stringify(raw)}`)
-    process.exit(2)
-  }
-  return n
-}
-
-const SECONDS = positiveInt("BENCH_SECONDS", 10)
-const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 10)
+const SECONDS = positiveInt("oauth", "BENCH_SECONDS", 10)
+const CONNECTIONS = positiveInt("oauth", "BENCH_CONNECTIONS", 10)
 const WARMUP_SECONDS = 2
 const ROUNDS = 2
-const BACKEND = process.env.BENCH_BACKEND === "postgres" ? "postgres" : "pglite"
-if (BACKEND === "postgres" && !process.env.DATABASE_URL) {
-  console.error("bench:oauth: BENCH_BACKEND=postgres needs DATABASE_URL")
-  process.exit(2)
-}
+const BACKEND = backendFromEnv("oauth")
 
 const CALLBACK = "https://bench.example/cb"
 const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
 const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-
-class BenchFailure extends Error {}
 
 interface Target {
   readonly name: string
@@ -146,45 +129,42 @@ const load = (target: Target, seconds: number, label: string): Promise<Run> =>
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
 
-const startBaseline = (authorization: string, introspectToken: string, refreshTokens: ReadonlyArray<string>) =>
-  new Promise<{ server: Server; origin: string }>((resolve, reject) => {
-    const access = new Map<string, { sub: string; scope: string; exp: number }>([[sha256(introspectToken), { sub: "sb_acc_bench", scope: "openid", exp: 4_000_000_000 }]])
-    const refresh = new Map<string, string>(refreshTokens.map((t) => [sha256(t), "openid offline_access"]))
-    const server = createServer((req, res) => {
-      const chunks: Array<Buffer> = []
-      req.on("data", (c: Buffer) => chunks.push(c))
-      req.on("end", () => {
-        const answer = (status: number, body: unknown) => {
-          const text = JSON.stringify(body)
-          res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(text) })
-          res.end(text)
-        }
-        if (req.headers.authorization !== authorization) return answer(401, { error: "invalid_client" })
-        const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"))
-        if (req.url === "/api/auth/oauth2/introspect") {
-          const t = access.get(sha256(form.get("token") ?? ""))
-          return answer(200, t === undefined ? { active: false } : { active: true, client_id: "bench", token_type: "Bearer", ...t })
-        }
-        const old = sha256(form.get("refresh_token") ?? "")
-        const scope = refresh.get(old)
-        if (form.get("grant_type") !== "refresh_token" || scope === undefined) return answer(400, { error: "invalid_grant" })
-        refresh.delete(old)
-        const at = randomBytes(32).toString("base64url")
-        const rt = randomBytes(32).toString("base64url")
-        access.set(sha256(at), { sub: "sb_acc_bench", scope, exp: Math.floor(Date.now() / 1000) + 3600 })
-        refresh.set(sha256(rt), scope)
-        return answer(200, { access_token: at, token_type: "Bearer", expires_in: 3600, scope, refresh_token: rt })
-      })
+const startBaseline = async (authorization: string, introspectToken: string, refreshTokens: ReadonlyArray<string>) => {
+  const access = new Map<string, { sub: string; scope: string; exp: number }>([[sha256(introspectToken), { sub: "sb_acc_bench", scope: "openid", exp: 4_000_000_000 }]])
+  const refresh = new Map<string, string>(refreshTokens.map((t) => [sha256(t), "openid offline_access"]))
+  const server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const answer = (status: number, body: unknown) => {
+        const text = JSON.stringify(body)
+        res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(text) })
+        res.end(text)
+      }
+      if (req.headers.authorization !== authorization) return answer(401, { error: "invalid_client" })
+      const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"))
+      if (req.url === "/api/auth/oauth2/introspect") {
+        const t = access.get(sha256(form.get("token") ?? ""))
+        return answer(200, t === undefined ? { active: false } : { active: true, client_id: "bench", token_type: "Bearer", ...t })
+      }
+      const old = sha256(form.get("refresh_token") ?? "")
+      const scope = refresh.get(old)
+      if (form.get("grant_type") !== "refresh_token" || scope === undefined) return answer(400, { error: "invalid_grant" })
+      refresh.delete(old)
+      const at = randomBytes(32).toString("base64url")
+      const rt = randomBytes(32).toString("base64url")
+      access.set(sha256(at), { sub: "sb_acc_bench", scope, exp: Math.floor(Date.now() / 1000) + 3600 })
+      refresh.set(sha256(rt), scope)
+      return answer(200, { access_token: at, token_type: "Bearer", expires_in: 3600, scope, refresh_token: rt })
     })
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }))
   })
+  const { origin } = await listenLocal(server)
+  return { server, origin }
+}
 
 // ---------------------------------------------------------------------------------------------
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`
-const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1)
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 /** One code flow over HTTP (sign-in skipped with a session made directly): the token response. */
 const tokensFor = async (s: OAuthTestServer, app: { clientId: string; secret: string }, jar: CookieJar, credentials: { email: string; password: string }) => {
@@ -242,15 +222,15 @@ const main = async (): Promise<number> => {
     console.log(`startup ${fmt((Date.now() - t0) / 1000, 1)} s; backend ${BACKEND}; ${CONNECTIONS} connections, ${SECONDS} s per run, ` +
       `${WARMUP_SECONDS} s warm-up, ${ROUNDS} rounds over every target`)
 
-    for (const t of targets) await load(t, WARMUP_SECONDS, "warm-up")
-    const runs = new Map<string, Array<Run>>(targets.map((t) => [t.name, []]))
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const t of targets) {
-        const r = await load(t, SECONDS, `run ${round}`)
-        runs.get(t.name)?.push(r)
+    const runs = await alternateRounds({
+      targets,
+      warmupSeconds: WARMUP_SECONDS,
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      run: load,
+      onRun: (round, t, r) =>
         console.log(`  run ${round} ${t.name.padEnd(width)} ${fmt(r.rps).padStart(7)} req/s  p50 ${fmt(r.p50, 1)} ms  p99 ${fmt(r.p99, 1)} ms  (${fmt(r.requests)} requests)`)
-      }
-    }
+    })
     const rps = (name: string) => mean((runs.get(name) ?? []).map((r) => r.rps))
     const introspection = rps("introspection") / rps("introspection baseline")
     const refresh = rps("refresh grant") / rps("refresh baseline")
@@ -270,21 +250,12 @@ const main = async (): Promise<number> => {
     }))
     return 0
   } catch (e) {
-    console.error(`bench:oauth FAILED: ${e instanceof BenchFailure ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+    console.error(`bench:oauth FAILED: ${failureText(e)}`)
     return 1
   } finally {
-    if (baseline !== undefined) {
-      baseline.closeAllConnections()
-      await new Promise((r) => baseline!.close(r))
-    }
+    if (baseline !== undefined) await closeServer(baseline)
     await server?.close()
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error("bench:oauth FAILED during shutdown:", e)
-    process.exit(1)
-  }
-)
+runBench("oauth", main)

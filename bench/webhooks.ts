@@ -28,35 +28,15 @@ import {
 } from "@switchboard/core"
 import { DateTime, Duration, Effect, Fiber } from "effect"
 import { Agent, createServer, request, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
+import { backendFromEnv, BenchFailure, closeServer, createProject, failureText, fmt, listenLocal, mean, positiveInt, runBench } from "./lib.js"
 
-const positiveInt = (name: string, fallback: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`bench:webhooks: ${name} must be a positive integer, got ${JSON.stringify(raw)}`)
-    process.exit(2)
-  }
-  return n
-}
-
-const SECONDS = positiveInt("BENCH_SECONDS", 10)
-const CONCURRENCY = positiveInt("BENCH_CONCURRENCY", 16)
-const BACKEND = process.env.BENCH_BACKEND === "postgres" ? "postgres" : "pglite"
-if (BACKEND === "postgres" && !process.env.DATABASE_URL) {
-  console.error("bench:webhooks: BENCH_BACKEND=postgres needs DATABASE_URL")
-  process.exit(2)
-}
+const SECONDS = positiveInt("webhooks", "BENCH_SECONDS", 10)
+const CONCURRENCY = positiveInt("webhooks", "BENCH_CONCURRENCY", 16)
+const BACKEND = backendFromEnv("webhooks")
 const ROUNDS = 2
 const WARMUP_SECONDS = 1
-
-class BenchFailure extends Error {}
-
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
-const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1)
 
 // ---------------------------------------------------------------------------------------------
 // The receiver: answers 204, keeps a sample for verification, counts per path.
@@ -67,28 +47,27 @@ interface ReceiverState {
   non2xx: number
 }
 
-const startReceiver = (): Promise<{ server: Server; port: number; state: ReceiverState }> =>
-  new Promise((resolve, reject) => {
-    const state: ReceiverState = { counts: new Map(), sample: [], non2xx: 0 }
-    const server = createServer((req, res) => {
-      const chunks: Array<Buffer> = []
-      req.on("data", (c: Buffer) => chunks.push(c))
-      req.on("end", () => {
-        const path = req.url ?? "/"
-        state.counts.set(path, (state.counts.get(path) ?? 0) + 1)
-        if (path === "/engine" && state.sample.length < 50) {
-          const headers: Record<string, string> = {}
-          for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v
-          state.sample.push({ headers, body: Buffer.concat(chunks).toString("utf8") })
-        }
-        res.writeHead(204)
-        res.end()
-      })
+const startReceiver = async (): Promise<{ server: Server; port: number; state: ReceiverState }> => {
+  const state: ReceiverState = { counts: new Map(), sample: [], non2xx: 0 }
+  const server = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const path = req.url ?? "/"
+      state.counts.set(path, (state.counts.get(path) ?? 0) + 1)
+      if (path === "/engine" && state.sample.length < 50) {
+        const headers: Record<string, string> = {}
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v
+        state.sample.push({ headers, body: Buffer.concat(chunks).toString("utf8") })
+      }
+      res.writeHead(204)
+      res.end()
     })
-    server.keepAliveTimeout = 60_000
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as AddressInfo).port, state }))
   })
+  server.keepAliveTimeout = 60_000
+  const { port } = await listenLocal(server)
+  return { server, port, state }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Baseline: `CONCURRENCY` loops POSTing the same body over keep-alive connections.
@@ -169,18 +148,8 @@ const main = async (): Promise<number> => {
       webhookDeliveryEnabled: false, // the bench starts and stops the engine itself
       webhookConcurrency: CONCURRENCY
     })
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${server!.baseUrl}${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${server!.serviceKey}`, "content-type": "application/json", "idempotency-key": `bench-${path}-${Date.now()}` },
-        body: JSON.stringify(body)
-      })
-      if (res.status >= 300) throw new BenchFailure(`setup ${path}: ${res.status} ${await res.text()}`)
-      return (await res.json()) as Record<string, any>
-    }
-    const org = await post("/v1/organizations", { name: "Bench" })
-    const project = await post(`/v1/organizations/${org.organizationId}/projects`, { name: "Bench", slug: `bench-${Date.now().toString(36)}` })
-    const destination = await post(`/v1/projects/${project.projectId}/webhooks/destinations`, {
+    const project = await createProject(server)
+    const destination = await project.send("POST", `/v1/projects/${project.projectId}/webhooks/destinations`, {
       apiVersion: "2026-07-01",
       enabledEvents: ["project.updated"],
       name: "bench",
@@ -256,21 +225,12 @@ const main = async (): Promise<number> => {
     }))
     return 0
   } catch (e) {
-    console.error(`bench:webhooks FAILED: ${e instanceof BenchFailure ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+    console.error(`bench:webhooks FAILED: ${failureText(e)}`)
     return 1
   } finally {
     if (server !== undefined) await server.close()
-    if (receiver !== undefined) {
-      receiver.closeAllConnections()
-      receiver.close()
-    }
+    if (receiver !== undefined) await closeServer(receiver)
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error("bench:webhooks FAILED during shutdown:", e)
-    process.exit(1)
-  }
-)
+runBench("webhooks", main)
