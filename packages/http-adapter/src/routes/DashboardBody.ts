@@ -9,8 +9,9 @@
  * as they are — no coercion. Unknown properties are refused; every failure is a 422 envelope that
  * names the field, and a body over the limit is 413.
  */
-import { HttpIncomingMessage, HttpServerRequest, Multipart } from "@effect/platform"
+import { HttpServerRequest, Multipart } from "@effect/platform"
 import { Effect, Either, Option, ParseResult, Schema, SchemaAST, Stream } from "effect"
+import { declaredBodyWithin, readBodyText } from "../http/Body.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import { CSRF_FIELD } from "./DashboardSession.js"
@@ -51,8 +52,7 @@ export const readDashboardBody: Effect.Effect<RawBody, EnvelopeFailure, HttpServ
     const request = yield* HttpServerRequest.HttpServerRequest
     const config = yield* ServerConfig
     const tooLarge = envelopeFailure(413, "PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`)
-    if (Number(request.headers["content-length"] ?? "0") > config.maxBodyBytes) return yield* tooLarge
-    const limited = HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes))
+    yield* declaredBodyWithin(config.maxBodyBytes).pipe(Effect.mapError(() => tooLarge))
     const type = mediaType(request.headers["content-type"])
 
     if (type === "multipart/form-data") {
@@ -80,7 +80,7 @@ export const readDashboardBody: Effect.Effect<RawBody, EnvelopeFailure, HttpServ
       return { kind: "multipart", value: record, csrf: typeof csrf === "string" ? csrf : undefined }
     }
 
-    const text = yield* request.text.pipe(limited, Effect.mapError(() => tooLarge))
+    const text = yield* readBodyText(config.maxBodyBytes).pipe(Effect.mapError(() => tooLarge))
     if (type === "application/x-www-form-urlencoded") {
       const params = new URLSearchParams(text)
       const entries = [...params]

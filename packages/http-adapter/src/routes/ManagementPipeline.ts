@@ -16,7 +16,7 @@
  * Then the route: JSON bodies decoded strictly (413 over the size limit, 422 for anything else that
  * is wrong), domain errors mapped by one table, success as `{succeed: true, data}`.
  */
-import { HttpApp, HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   ManagementAccess,
   policyHeader,
@@ -27,6 +27,7 @@ import {
   successEnvelope
 } from "@switchboard/core"
 import { DateTime, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
+import { isJsonType, readBodyText } from "../http/Body.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import { clientAddressOf, isHttpsRequest } from "./ManagementTransport.js"
@@ -55,9 +56,6 @@ export const envelope = <A, I>(schema: Schema.Schema<A, I>, value: A, status = 2
   Effect.map(Effect.orDie(Schema.encode(schema)(value)), (data) =>
     HttpServerResponse.unsafeJson(successEnvelope(data), { status, headers: { "cache-control": "no-store" } }))
 
-const isJsonType = (contentType: string | undefined) =>
-  contentType !== undefined && /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(contentType.trim())
-
 /** A readable message naming each wrong field: `phoneNumber: must be an E.164 phone number`. */
 const issuesMessage = (error: ParseResult.ParseError) =>
   ParseResult.ArrayFormatter.formatErrorSync(error)
@@ -76,11 +74,8 @@ export const jsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
     if (!isJsonType(contentType)) {
       return yield* invalid(`The request body must be JSON (Content-Type application/json), not ${contentType ?? "none"}.`)
     }
-    const tooLarge = envelopeFailure(413, "PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`)
-    if (Number(request.headers["content-length"] ?? "0") > config.maxBodyBytes) return yield* tooLarge
-    const text = yield* request.text.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
-      Effect.mapError(() => tooLarge)
+    const text = yield* readBodyText(config.maxBodyBytes).pipe(
+      Effect.mapError(() => envelopeFailure(413, "PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`))
     )
     let json: unknown
     try {

@@ -4,9 +4,10 @@
  * values treated as absent), client authentication (Basic or body, exactly one), the redirects of
  * the authorization endpoint (`iss` and `state` on every one) and the headers every answer carries.
  */
-import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { clientCredentials, OAuthProvider, type OAuthProtocolError } from "@switchboard/core"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
+import { readBodyText } from "../http/Body.js"
 import { oauthFailure, type OAuthFailure } from "../http/Surfaces.js"
 
 /** Responses with tokens or about tokens are never cached (RFC 6749 §5.1). */
@@ -57,11 +58,8 @@ export const readForm = Effect.gen(function*() {
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/.test(contentType)) {
     return yield* oauthFailure(400, "invalid_request", "The body must be application/x-www-form-urlencoded.")
   }
-  const tooLarge = oauthFailure(413, "invalid_request", `The body exceeds ${MAX_FORM_BYTES} bytes.`)
-  if (Number(request.headers["content-length"] ?? "0") > MAX_FORM_BYTES) return yield* tooLarge
-  const text = yield* request.text.pipe(
-    HttpIncomingMessage.withMaxBodySize(Option.some(MAX_FORM_BYTES)),
-    Effect.mapError(() => tooLarge)
+  const text = yield* readBodyText(MAX_FORM_BYTES).pipe(
+    Effect.mapError(() => oauthFailure(413, "invalid_request", `The body exceeds ${MAX_FORM_BYTES} bytes.`))
   )
   const parsed = parseForm(text)
   if ("repeated" in parsed) {

@@ -2,7 +2,7 @@
  * The steps every /v1 operation shares (API.md §0): reading and validating a JSON body, the
  * Idempotency-Key protocol, and rendering a success. Each step fails only with `ProblemFailure`.
  */
-import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   canonicalJson,
   IdempotencyStore,
@@ -15,7 +15,8 @@ import {
   unseal,
   type ValidationIssue
 } from "@switchboard/core"
-import { DateTime, Duration, Effect, Either, Option, ParseResult, Schema } from "effect"
+import { DateTime, Duration, Effect, Either, ParseResult, Schema } from "effect"
+import { isJsonType, readBodyText } from "../http/Body.js"
 import { RequestContext } from "../http/RequestContext.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { CurrentPrincipal } from "./Authn.js"
@@ -39,9 +40,6 @@ export const issuesOf = (error: ParseResult.ParseError, location: ValidationIssu
     path: pointer(i.path)
   }))
 
-const isJsonType = (contentType: string | undefined) =>
-  contentType !== undefined && /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i.test(contentType.trim())
-
 /** Reads the body as JSON and decodes it with `schema`: 413 over the limit, 422 for anything malformed. */
 export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
   Effect.gen(function*() {
@@ -56,12 +54,8 @@ export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
         path: "/content-type"
       }], "The request body must be JSON.")
     }
-    const declared = Number(request.headers["content-length"] ?? "0")
-    const tooLarge = problem("PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`)
-    if (declared > config.maxBodyBytes) return yield* tooLarge
-    const text = yield* request.text.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(config.maxBodyBytes)),
-      Effect.mapError(() => tooLarge)
+    const text = yield* readBodyText(config.maxBodyBytes).pipe(
+      Effect.mapError(() => problem("PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`))
     )
     let json: unknown
     try {
