@@ -7,8 +7,6 @@ import {
   formatTypeId,
   IdKinds,
   normalizePermissions,
-  OrganizationId,
-  OrganizationsRepo,
   parseCredential,
   Principal,
   ProjectApiKeyLimits,
@@ -16,18 +14,15 @@ import {
   ProjectApiKeysRepo,
   ProjectClosures,
   ProjectKeyVerifier,
-  Projects,
   ProjectsService,
   samePermissions,
-  ServiceKeyId,
   SwitchboardCore,
   uuidv7Bytes
 } from "@switchboard/core"
 import { TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, Layer, Redacted, TestClock } from "effect"
+import { at, organizationWithProject, T0 } from "../ProjectFixtures.js"
 
-const T0 = Date.parse("2030-01-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
 
 let n = 0
@@ -36,19 +31,7 @@ const setup = (slug = "keys") =>
   Effect.gen(function*() {
     yield* TestClock.setTime(T0)
     const account = yield* (yield* Accounts).create({ email: `keys${++n}@example.com` })
-    const organizationId = OrganizationId.make(formatTypeId(IdKinds.organization, uuidv7Bytes(T0, crypto.getRandomValues(new Uint8Array(10)))))
-    yield* (yield* OrganizationsRepo).insert({ organizationId, name: "Org", createdAt: at(T0), updatedAt: at(T0) }, account.accountId)
-    const principal = Principal.Account({
-      accountId: account.accountId,
-      serviceKeyId: ServiceKeyId.make(formatTypeId(IdKinds.accountServiceKey, uuidv7Bytes(T0, new Uint8Array(10).fill(1))))
-    })
-    const project = yield* (yield* ProjectsService).create({
-      accountId: account.accountId,
-      organizationId,
-      name: "Keys",
-      slug: Projects.ProjectSlug.make(`${slug}-${n}`)
-    })
-    return { accountId: account.accountId, organizationId, principal, projectId: project.projectId }
+    return yield* organizationWithProject(account.accountId, { name: "Keys", slug: `${slug}-${n}` })
   })
 
 type Ctx = Effect.Effect.Success<ReturnType<typeof setup>>
