@@ -1,7 +1,7 @@
 /**
  * What management webhooks and v1 destinations share: signing secrets (made here, sealed at rest
- * with `ServerSecret.seal`, unsealed to sign), creation under the per-project limit, deliveries as
- * listed on the wire, and the fenced manual retry.
+ * with `ServerSecret.seal`, unsealed to sign), creation under the per-project limit, lists in
+ * signed cursor pages, deliveries as listed on the wire, and the fenced manual retry.
  */
 import { DateTime, Effect, Either, Option, Redacted, Schema } from "effect"
 import { ProjectsRepo } from "../projects/Ports.js"
@@ -86,7 +86,14 @@ export const toWireDelivery = (d: DeliveryRecord, now: DateTime.Utc): WebhookDel
   }
 }
 
-const DeliveryCursor = Schema.Struct({ t: Schema.Int, id: Schema.String })
+/** A page cursor: the position (creation time, id) of the last row of the page before. */
+const PageCursor = Schema.Struct({ t: Schema.Int, id: Schema.String })
+
+/** Where a row stands in its list: its creation time, then its id. */
+export interface PagePosition {
+  readonly createdAt: DateTime.Utc
+  readonly id: string
+}
 
 /** Shared operations over one kind of endpoint. */
 export const makeEndpointOps = Effect.gen(function*() {
@@ -94,7 +101,53 @@ export const makeEndpointOps = Effect.gen(function*() {
   const projects = yield* ProjectsRepo
   const tx = yield* Transactor
   const policy = yield* WebhookPolicy
+  const secrets = yield* Secrets
   const serverSecret = yield* ServerSecret
+
+  /** A new signing secret made by `make` (shown once), and its key sealed for storage. */
+  const newSealedSecret = (make: Effect.Effect<NewSecret, never, Secrets>) =>
+    Effect.gen(function*() {
+      const secret = yield* make
+      const sealed = yield* sealSecret(secret.key)
+      return { secret, sealed }
+    }).pipe(Effect.provideService(Secrets, secrets), Effect.provideService(ServerSecret, serverSecret))
+
+  /**
+   * One page of the list named `listName` (name its filters too): `pageSize` 1 to 100 (default
+   * 20), `pageToken` a signed cursor of this list. `fetch` reads up to `limit` rows past the
+   * cursor's position (none: from the start) in list order; `positionOf` places a row, for the
+   * next page's token (absent on the last page).
+   */
+  const cursorPage = <Row, E, R>(
+    listName: string,
+    query: { readonly pageSize?: number | undefined; readonly pageToken?: string | undefined },
+    fetch: (cursor: PagePosition | undefined, limit: number) => Effect.Effect<ReadonlyArray<Row>, E, R>,
+    positionOf: (row: Row) => PagePosition
+  ) =>
+    Effect.gen(function*() {
+      const pageSize = query.pageSize ?? 20
+      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
+        return yield* new InvalidWebhookQuery({ parameter: "pageSize", message: "must be an integer from 1 to 100" })
+      }
+      let cursor: PagePosition | undefined
+      if (query.pageToken !== undefined) {
+        const decoded = yield* decodePageToken(listName, query.pageToken, PageCursor).pipe(
+          Effect.provideService(ServerSecret, serverSecret)
+        )
+        if (Either.isLeft(decoded)) return yield* new InvalidWebhookQuery({ parameter: "pageToken", message: decoded.left })
+        cursor = { createdAt: DateTime.unsafeMake(decoded.right.t) as DateTime.Utc, id: decoded.right.id }
+      }
+      const rows = yield* fetch(cursor, pageSize + 1)
+      const page = rows.slice(0, pageSize)
+      const last = page[page.length - 1]
+      const position = rows.length > pageSize && last !== undefined ? positionOf(last) : undefined
+      const nextPageToken = position !== undefined
+        ? yield* encodePageToken(listName, { t: position.createdAt.epochMillis, id: position.id }).pipe(
+          Effect.provideService(ServerSecret, serverSecret)
+        )
+        : undefined
+      return { page, nextPageToken }
+    })
 
   /**
    * Inserts an endpoint unless the project already has the maximum of live ones of its kind. The
@@ -115,28 +168,13 @@ export const makeEndpointOps = Effect.gen(function*() {
     readonly pageToken?: string | undefined
   }) =>
     Effect.gen(function*() {
-      const pageSize = query.pageSize ?? 20
-      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
-        return yield* new InvalidWebhookQuery({ parameter: "pageSize", message: "must be an integer from 1 to 100" })
-      }
-      const listName = `webhook-deliveries:${endpoint.endpointId}:${query.status ?? "*"}`
-      let before: { createdAt: DateTime.Utc; id: string } | undefined
-      if (query.pageToken !== undefined) {
-        const decoded = yield* decodePageToken(listName, query.pageToken, DeliveryCursor).pipe(
-          Effect.provideService(ServerSecret, serverSecret)
-        )
-        if (Either.isLeft(decoded)) return yield* new InvalidWebhookQuery({ parameter: "pageToken", message: decoded.left })
-        before = { createdAt: DateTime.unsafeMake(decoded.right.t) as DateTime.Utc, id: decoded.right.id }
-      }
-      const rows = yield* repo.listDeliveries({ endpointId: endpoint.endpointId, status: query.status, before, limit: pageSize + 1 })
+      const { page, nextPageToken } = yield* cursorPage(
+        `webhook-deliveries:${endpoint.endpointId}:${query.status ?? "*"}`,
+        query,
+        (before, limit) => repo.listDeliveries({ endpointId: endpoint.endpointId, status: query.status, before, limit }),
+        (d) => ({ createdAt: d.createdAt, id: d.deliveryId })
+      )
       const now = yield* DateTime.now
-      const page = rows.slice(0, pageSize)
-      const last = page[page.length - 1]
-      const nextPageToken = rows.length > pageSize && last !== undefined
-        ? yield* encodePageToken(listName, { t: last.createdAt.epochMillis, id: last.deliveryId }).pipe(
-          Effect.provideService(ServerSecret, serverSecret)
-        )
-        : undefined
       return { deliveries: page.map((d) => toWireDelivery(d, now)), nextPageToken }
     })
 
@@ -172,5 +210,5 @@ export const makeEndpointOps = Effect.gen(function*() {
       return toWireDelivery({ ...d, status: "pending", nextAttemptAt: now, leasedUntil: null }, now)
     }))
 
-  return { insertLimited, deliveriesPage, retry } as const
+  return { newSealedSecret, insertLimited, cursorPage, deliveriesPage, retry } as const
 })

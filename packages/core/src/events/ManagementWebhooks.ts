@@ -9,10 +9,8 @@
 import { DateTime, Effect, Either, Option, type Redacted } from "effect"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
-import { Secrets } from "../shared/Secrets.js"
-import { ServerSecret } from "../shared/ServerSecret.js"
 import { WebhookPolicy } from "./DeliveryPolicy.js"
-import { makeEndpointOps, newManagementSecret, sealSecret } from "./Endpoints.js"
+import { makeEndpointOps, newManagementSecret } from "./Endpoints.js"
 import { EVENT_API_VERSION } from "./Schema.js"
 import { ManagementWebhookNotFound, WebhookUrlInvalid } from "./WebhookErrors.js"
 import { type DeliveryStatus, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
@@ -40,8 +38,6 @@ export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("co
     const repo = yield* WebhooksRepo
     const ids = yield* Ids
     const tx = yield* Transactor
-    const secrets = yield* Secrets
-    const serverSecret = yield* ServerSecret
     const policy = yield* WebhookPolicy
     const ops = yield* makeEndpointOps
 
@@ -72,11 +68,7 @@ export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("co
     const create = Effect.fn("ManagementWebhooks.create")(function*(input: { readonly projectId: string; readonly webhookUrl: string }) {
       const checked = checkWebhookUrl(input.webhookUrl, policy.allowInsecureTargets)
       if (Either.isLeft(checked)) return yield* new WebhookUrlInvalid({ message: `webhookUrl ${checked.left}` })
-      const secret = yield* newManagementSecret.pipe(Effect.provideService(Secrets, secrets))
-      const sealed = yield* sealSecret(secret.key).pipe(
-        Effect.provideService(Secrets, secrets),
-        Effect.provideService(ServerSecret, serverSecret)
-      )
+      const { secret, sealed } = yield* ops.newSealedSecret(newManagementSecret)
       const now = yield* DateTime.now
       const endpoint: WebhookEndpoint = {
         endpointId: yield* ids.uuidv7(),

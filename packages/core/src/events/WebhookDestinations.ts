@@ -9,20 +9,16 @@
  * Access: reads need `events:read`, writes `events:write` (checked by the route); project
  * visibility and state through the project gate (a closing project refuses writes).
  */
-import { DateTime, Effect, Either, Option, type Redacted, Schema } from "effect"
+import { DateTime, Effect, Either, Option, type Redacted } from "effect"
 import type { Principal } from "../identity/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { IdKinds, type ProjectId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
-import { decodePageToken, encodePageToken } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
-import { Secrets } from "../shared/Secrets.js"
-import { ServerSecret } from "../shared/ServerSecret.js"
 import { isSelectableApiVersion, knownEventTypes } from "./Catalog.js"
 import { WebhookPolicy } from "./DeliveryPolicy.js"
-import { makeEndpointOps, newDestinationSecret, sealSecret } from "./Endpoints.js"
+import { makeEndpointOps, newDestinationSecret } from "./Endpoints.js"
 import {
-  InvalidWebhookQuery,
   InvalidWebhookRequest,
   UnsupportedWebhookApiVersion,
   WebhookDestinationDeleted,
@@ -55,21 +51,14 @@ export const toWebhookDestination = (e: WebhookEndpoint): WebhookDestination => 
   url: e.url
 })
 
-const Cursor = Schema.Struct({ t: Schema.Int, id: Schema.String })
-
 export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("core/WebhookDestinations", {
   effect: Effect.gen(function*() {
     const repo = yield* WebhooksRepo
     const ids = yield* Ids
     const tx = yield* Transactor
-    const secrets = yield* Secrets
-    const serverSecret = yield* ServerSecret
     const policy = yield* WebhookPolicy
     const gate = yield* makeProjectGate
     const ops = yield* makeEndpointOps
-
-    const withKeys = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-      self.pipe(Effect.provideService(Secrets, secrets), Effect.provideService(ServerSecret, serverSecret))
 
     const checkUrl = (url: string) =>
       Either.match(checkWebhookUrl(url, policy.allowInsecureTargets), {
@@ -120,8 +109,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
       const url = yield* checkUrl(request.url)
       yield* checkEvents(request.enabledEvents)
       yield* gate.open(projectId, principal, "write")
-      const secret = yield* withKeys(newDestinationSecret)
-      const sealed = yield* withKeys(sealSecret(secret.key))
+      const { secret, sealed } = yield* ops.newSealedSecret(newDestinationSecret)
       const now = yield* DateTime.now
       const endpoint: WebhookEndpoint = {
         endpointId: yield* ids.typeId(IdKinds.webhookDestination),
@@ -151,27 +139,12 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
       query: { readonly pageSize?: number | undefined; readonly pageToken?: string | undefined } = {}
     ) {
       yield* gate.open(projectId, principal, "read")
-      const pageSize = query.pageSize ?? 20
-      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
-        return yield* new InvalidWebhookQuery({ parameter: "pageSize", message: "must be an integer from 1 to 100" })
-      }
-      const listName = `webhook-destinations:${projectId}`
-      let after: { createdAt: DateTime.Utc; id: string } | undefined
-      if (query.pageToken !== undefined) {
-        const decoded = yield* decodePageToken(listName, query.pageToken, Cursor).pipe(
-          Effect.provideService(ServerSecret, serverSecret)
-        )
-        if (Either.isLeft(decoded)) return yield* new InvalidWebhookQuery({ parameter: "pageToken", message: decoded.left })
-        after = { createdAt: DateTime.unsafeMake(decoded.right.t) as DateTime.Utc, id: decoded.right.id }
-      }
-      const rows = yield* repo.listEndpoints({ kind: "destination", projectId, after, limit: pageSize + 1 })
-      const page = rows.slice(0, pageSize)
-      const last = page[page.length - 1]
-      const nextPageToken = rows.length > pageSize && last !== undefined
-        ? yield* encodePageToken(listName, { t: last.createdAt.epochMillis, id: last.endpointId }).pipe(
-          Effect.provideService(ServerSecret, serverSecret)
-        )
-        : undefined
+      const { page, nextPageToken } = yield* ops.cursorPage(
+        `webhook-destinations:${projectId}`,
+        query,
+        (after, limit) => repo.listEndpoints({ kind: "destination", projectId, after, limit }),
+        (e) => ({ createdAt: e.createdAt, id: e.endpointId })
+      )
       return { destinations: page.map(toWebhookDestination), nextPageToken }
     })
 
@@ -233,8 +206,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
       destinationId: string,
       overlapSeconds: number = DEFAULT_OVERLAP_SECONDS
     ) {
-      const secret = yield* withKeys(newDestinationSecret)
-      const sealed = yield* withKeys(sealSecret(secret.key))
+      const { secret, sealed } = yield* ops.newSealedSecret(newDestinationSecret)
       return yield* tx.withTransaction(Effect.gen(function*() {
         yield* gate.open(projectId, principal, "write")
         const current = yield* live(projectId, destinationId, true)
