@@ -3,10 +3,10 @@
  * with `ServerSecret.seal`, unsealed to sign), creation under the per-project limit, lists in
  * signed cursor pages, deliveries as listed on the wire, and the fenced manual retry.
  */
-import { DateTime, Effect, Either, Option, Redacted, Schema } from "effect"
+import { DateTime, Effect, Option, Redacted } from "effect"
 import { ProjectsRepo } from "../projects/Ports.js"
 import type { ProjectId } from "../shared/Identifiers.js"
-import { decodePageToken, encodePageToken } from "../shared/PageToken.js"
+import { createdAtPage, type CreatedPosition } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { seal, ServerSecret, unseal } from "../shared/ServerSecret.js"
@@ -86,14 +86,8 @@ export const toWireDelivery = (d: DeliveryRecord, now: DateTime.Utc): WebhookDel
   }
 }
 
-/** A page cursor: the position (creation time, id) of the last row of the page before. */
-const PageCursor = Schema.Struct({ t: Schema.Int, id: Schema.String })
-
 /** Where a row stands in its list: its creation time, then its id. */
-export interface PagePosition {
-  readonly createdAt: DateTime.Utc
-  readonly id: string
-}
+export type PagePosition = CreatedPosition
 
 /** Shared operations over one kind of endpoint. */
 export const makeEndpointOps = Effect.gen(function*() {
@@ -129,24 +123,14 @@ export const makeEndpointOps = Effect.gen(function*() {
       if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
         return yield* new InvalidWebhookQuery({ parameter: "pageSize", message: "must be an integer from 1 to 100" })
       }
-      let cursor: PagePosition | undefined
-      if (query.pageToken !== undefined) {
-        const decoded = yield* decodePageToken(listName, query.pageToken, PageCursor).pipe(
-          Effect.provideService(ServerSecret, serverSecret)
-        )
-        if (Either.isLeft(decoded)) return yield* new InvalidWebhookQuery({ parameter: "pageToken", message: decoded.left })
-        cursor = { createdAt: DateTime.unsafeMake(decoded.right.t) as DateTime.Utc, id: decoded.right.id }
-      }
-      const rows = yield* fetch(cursor, pageSize + 1)
-      const page = rows.slice(0, pageSize)
-      const last = page[page.length - 1]
-      const position = rows.length > pageSize && last !== undefined ? positionOf(last) : undefined
-      const nextPageToken = position !== undefined
-        ? yield* encodePageToken(listName, { t: position.createdAt.epochMillis, id: position.id }).pipe(
-          Effect.provideService(ServerSecret, serverSecret)
-        )
-        : undefined
-      return { page, nextPageToken }
+      return yield* createdAtPage({
+        list: listName,
+        pageSize,
+        pageToken: query.pageToken,
+        fetch,
+        positionOf,
+        invalidToken: (message) => new InvalidWebhookQuery({ parameter: "pageToken", message })
+      }).pipe(Effect.provideService(ServerSecret, serverSecret))
     })
 
   /**

@@ -7,7 +7,7 @@
  * Named `ProjectsService` rather than `Projects`: the core's index already exports the projects
  * schema catalog as the namespace `Projects`.
  */
-import { DateTime, Effect, Either, Option, Redacted, Schema } from "effect"
+import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import type { Principal } from "../identity/Access.js"
 import { InvalidInput } from "../identity/Errors.js"
 import { ProjectEventData } from "../events/Catalog.js"
@@ -16,7 +16,7 @@ import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
 import { canonicalJson } from "../shared/Idempotency.js"
 import { type AccountId, encodeBase32, type OrganizationId, ProjectId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
-import { decodePageToken, encodePageToken } from "../shared/PageToken.js"
+import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
@@ -37,9 +37,6 @@ import {
 export const PROJECT_SECRET_BYTES = 32
 
 const DEFAULT_PAGE_SIZE = 20
-
-/** The cursor inside a page token: the last row's time and id. */
-const Cursor = Schema.Struct({ t: Schema.Int, id: ProjectId })
 
 /** The source of project events: `<slug>.projects.switchboard` (the form of SPEC.md § Known events). */
 export const projectEventSource = (slug: string) => `${slug}.projects.switchboard`
@@ -162,30 +159,23 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
         createdAfter: input.createdAfter?.epochMillis ?? null,
         createdBefore: input.createdBefore?.epochMillis ?? null
       })}`
-      let after: { createdAt: DateTime.Utc; projectId: ProjectId } | undefined
-      if (input.pageToken !== undefined) {
-        const decoded = yield* decodePageToken(listName, input.pageToken, Cursor).pipe(
-          Effect.provideService(ServerSecret, serverSecret)
-        )
-        if (Either.isLeft(decoded)) return yield* new InvalidProjectQuery({ parameter: "pageToken", message: decoded.left })
-        after = { createdAt: DateTime.unsafeMake(decoded.right.t) as DateTime.Utc, projectId: decoded.right.id }
-      }
-      const rows = yield* repo.list({
-        organizationId: input.organizationId,
-        query: input.query,
-        createdAfter: input.createdAfter,
-        createdBefore: input.createdBefore,
-        after,
-        limit: pageSize + 1
-      })
-      const projects = rows.slice(0, pageSize)
-      const last = projects[projects.length - 1]
-      const nextPageToken = rows.length > pageSize && last !== undefined
-        ? yield* encodePageToken(listName, { t: last.createdAt.epochMillis, id: last.projectId }).pipe(
-          Effect.provideService(ServerSecret, serverSecret)
-        )
-        : undefined
-      return { projects, nextPageToken }
+      const { page, nextPageToken } = yield* createdAtPage({
+        list: listName,
+        pageSize,
+        pageToken: input.pageToken,
+        fetch: (after, limit) =>
+          repo.list({
+            organizationId: input.organizationId,
+            query: input.query,
+            createdAfter: input.createdAfter,
+            createdBefore: input.createdBefore,
+            after: after && { createdAt: after.createdAt, projectId: after.id as ProjectId },
+            limit
+          }),
+        positionOf: (p) => ({ createdAt: p.createdAt, id: p.projectId }),
+        invalidToken: (message) => new InvalidProjectQuery({ parameter: "pageToken", message })
+      }).pipe(Effect.provideService(ServerSecret, serverSecret))
+      return { projects: page, nextPageToken }
     })
 
     const slugAvailability = Effect.fn("ProjectsService.slugAvailability")(function*(input: {

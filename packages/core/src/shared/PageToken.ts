@@ -3,9 +3,9 @@
  * JSON of the cursor and the list it belongs to, plus an HMAC under the server secret; a token
  * altered, forged, or taken from another list is refused (→ 422).
  */
-import { Effect, Either, Schema } from "effect"
+import { DateTime, Effect, Either, Schema } from "effect"
 import { base64url, constantTimeEqual, fromBase64url } from "./Crypto.js"
-import { mac } from "./ServerSecret.js"
+import { mac, type ServerSecret } from "./ServerSecret.js"
 
 const te = new TextEncoder()
 const td = new TextDecoder()
@@ -40,4 +40,43 @@ export const decodePageToken = <A, I>(list: string, token: string, cursor: Schem
     }
     if (parsed.l !== list) return Either.left("pageToken belongs to another list or other filters")
     return Either.mapLeft(Schema.decodeUnknownEither(cursor)(parsed.c), () => "pageToken is not valid")
+  })
+
+/** Where a page of a list ordered by creation ends: the last row's creation time and id. */
+export interface CreatedPosition {
+  readonly createdAt: DateTime.Utc
+  readonly id: string
+}
+
+const CreatedCursor = Schema.Struct({ t: Schema.Int, id: Schema.String })
+const cursorOf = (p: CreatedPosition): typeof CreatedCursor.Type => ({ t: p.createdAt.epochMillis, id: p.id })
+
+/**
+ * One page of a list ordered by (creation time, id): decodes `pageToken` (a bad one fails with
+ * `invalidToken(reason)`), fetches one row more than `pageSize` after it, and signs the next
+ * page's token when that extra row exists. `list` names the list and its filters, so a token is
+ * refused on any other.
+ */
+export const createdAtPage = <Row, E, R, E2>(args: {
+  readonly list: string
+  readonly pageSize: number
+  readonly pageToken: string | undefined
+  readonly fetch: (after: CreatedPosition | undefined, limit: number) => Effect.Effect<ReadonlyArray<Row>, E, R>
+  readonly positionOf: (row: Row) => CreatedPosition
+  readonly invalidToken: (reason: string) => E2
+}): Effect.Effect<{ readonly page: ReadonlyArray<Row>; readonly nextPageToken: string | undefined }, E | E2, R | ServerSecret> =>
+  Effect.gen(function*() {
+    let after: CreatedPosition | undefined
+    if (args.pageToken !== undefined) {
+      const decoded = yield* decodePageToken(args.list, args.pageToken, CreatedCursor)
+      if (Either.isLeft(decoded)) return yield* Effect.fail(args.invalidToken(decoded.left))
+      after = { createdAt: DateTime.unsafeMake(decoded.right.t) as DateTime.Utc, id: decoded.right.id }
+    }
+    const rows = yield* args.fetch(after, args.pageSize + 1)
+    const page = rows.slice(0, args.pageSize)
+    const last = page[page.length - 1]
+    const nextPageToken = rows.length > args.pageSize && last !== undefined
+      ? yield* encodePageToken(args.list, cursorOf(args.positionOf(last)))
+      : undefined
+    return { page, nextPageToken }
   })

@@ -12,14 +12,14 @@
  *   Each calls the `SipGateway` inside the same transaction, so an unreachable edge changes nothing.
  *   A move the machine does not take is `CallActionNotAllowed` (→ 409 FAILED_PRECONDITION).
  */
-import { DateTime, Effect, Either, Option, Schema } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import { EventPublisher } from "../events/EventsFeature.js"
 import type { Principal } from "../identity/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { canonicalJson } from "../shared/Idempotency.js"
 import { CallId, encodeBase32Uuid, IdKinds, type ProjectId, UserId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
-import { decodePageToken, encodePageToken } from "../shared/PageToken.js"
+import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import type { CallSignalResult, CreateCallRequest } from "./CallApiSchema.js"
@@ -40,7 +40,6 @@ import type { Call, CallDirection, CallStatus } from "./Schema.js"
 
 const DEFAULT_PAGE_SIZE = 20
 const NO_IDS: ReadonlySet<CallSignalId> = new Set()
-const Cursor = Schema.Struct({ t: Schema.Number, id: Schema.String })
 const encodeDraft = Schema.encodeSync(CallEventDraft)
 
 /** What an ignored or rejected signal says, and the reason codes the service adds to the machine's. */
@@ -192,31 +191,24 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
         createdAfter: input.createdAfter?.epochMillis ?? null,
         createdBefore: input.createdBefore?.epochMillis ?? null
       })}`
-      let after: { createdAt: DateTime.Utc; callId: string } | undefined
-      if (input.pageToken !== undefined) {
-        const decoded = yield* decodePageToken(listName, input.pageToken, Cursor).pipe(
-          Effect.provideService(ServerSecret, serverSecret)
-        )
-        if (Either.isLeft(decoded)) return yield* new InvalidVoiceQuery({ parameter: "pageToken", message: decoded.left })
-        after = { createdAt: DateTime.unsafeMake(decoded.right.t) as DateTime.Utc, callId: decoded.right.id }
-      }
-      const rows = yield* repo.list({
-        projectId,
-        status: input.status,
-        direction: input.direction,
-        createdAfter: input.createdAfter,
-        createdBefore: input.createdBefore,
-        after,
-        limit: pageSize + 1
-      })
-      const calls = rows.slice(0, pageSize)
-      const last = calls[calls.length - 1]
-      const nextPageToken = rows.length > pageSize && last !== undefined
-        ? yield* encodePageToken(listName, { t: last.createdAt.epochMillis, id: last.id }).pipe(
-          Effect.provideService(ServerSecret, serverSecret)
-        )
-        : undefined
-      return { calls, nextPageToken }
+      const { page, nextPageToken } = yield* createdAtPage({
+        list: listName,
+        pageSize,
+        pageToken: input.pageToken,
+        fetch: (after, limit) =>
+          repo.list({
+            projectId,
+            status: input.status,
+            direction: input.direction,
+            createdAfter: input.createdAfter,
+            createdBefore: input.createdBefore,
+            after: after && { createdAt: after.createdAt, callId: after.id },
+            limit
+          }),
+        positionOf: (call) => ({ createdAt: call.createdAt, id: call.id }),
+        invalidToken: (message) => new InvalidVoiceQuery({ parameter: "pageToken", message })
+      }).pipe(Effect.provideService(ServerSecret, serverSecret))
+      return { calls: page, nextPageToken }
     })
 
     /** Places an outbound call from one of the project's voice lines (a `started` signal, then the INVITE). */

@@ -24,7 +24,7 @@ import { makeProjectGate } from "../projects/ProjectGate.js"
 import { canonicalJson } from "../shared/Idempotency.js"
 import { encodeBase32, IdKinds, type ProjectId, VoiceProfileId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
-import { decodePageToken, encodePageToken } from "../shared/PageToken.js"
+import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
@@ -68,8 +68,6 @@ import type {
 /** The default profile's fixed name. */
 export const DEFAULT_VOICE_PROFILE_NAME = "Default"
 const DEFAULT_PAGE_SIZE = 20
-
-const Cursor = Schema.Struct({ t: Schema.Number, id: Schema.String })
 
 /** The inbound configuration as shown: never the password. */
 export const inboundView = (inbound: StoredSipInbound | null): SipInboundConfiguration | null =>
@@ -297,21 +295,18 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
       const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE
       const isDefault = input.default === undefined ? undefined : input.default === "true"
       const listName = `voice-profiles:${projectId}:${canonicalJson({ default: isDefault ?? null })}`
-      let after: { createdAt: DateTime.Utc; profileId: string } | undefined
-      if (input.pageToken !== undefined) {
-        const decoded = yield* withKeys(decodePageToken(listName, input.pageToken, Cursor))
-        if (Either.isLeft(decoded)) return yield* new InvalidVoiceQuery({ parameter: "pageToken", message: decoded.left })
-        after = { createdAt: DateTime.unsafeMake(decoded.right.t) as DateTime.Utc, profileId: decoded.right.id }
-      }
-      const rows = yield* repo.list({ projectId, isDefault, after, limit: pageSize + 1 })
-      const page = rows.slice(0, pageSize)
+      const { page, nextPageToken } = yield* withKeys(createdAtPage({
+        list: listName,
+        pageSize,
+        pageToken: input.pageToken,
+        fetch: (after, limit) =>
+          repo.list({ projectId, isDefault, after: after && { createdAt: after.createdAt, profileId: after.id }, limit }),
+        positionOf: (r) => ({ createdAt: r.createdAt, id: r.profileId }),
+        invalidToken: (message) => new InvalidVoiceQuery({ parameter: "pageToken", message })
+      }))
       const counts = yield* repo.lineCounts(projectId, page.filter((r) => !r.isDefault).map((r) => r.profileId))
       const defaultCount = page.some((r) => r.isDefault) ? yield* repo.defaultLineCount(projectId) : 0
       const profiles = yield* Effect.forEach(page, (r) => view(r, r.isDefault ? defaultCount : counts.get(r.profileId) ?? 0))
-      const last = page[page.length - 1]
-      const nextPageToken = rows.length > pageSize && last !== undefined
-        ? yield* withKeys(encodePageToken(listName, { t: last.createdAt.epochMillis, id: last.profileId }))
-        : undefined
       return { profiles, nextPageToken }
     })
 
