@@ -27,6 +27,11 @@ export class RateLimiter extends Context.Tag("core/RateLimiter")<RateLimiter, {
   readonly hit: (key: string, policy: RateLimitPolicy, now: DateTime.Utc) => Effect.Effect<RateLimitState>
   /** Drops counters of windows that ended before `before` (housekeeping). */
   readonly purge: (before: DateTime.Utc) => Effect.Effect<number>
+  /**
+   * Writes counts held in this process to the shared store now (a limiter that batches its writes
+   * does this on its own every few hundred milliseconds and at shutdown; others have nothing to do).
+   */
+  readonly sync: Effect.Effect<void>
 }>() {}
 
 /** The window a moment falls in: its start (epoch ms) and how many seconds are left of it. */

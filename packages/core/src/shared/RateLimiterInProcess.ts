@@ -30,6 +30,7 @@ export const RateLimiterInProcess: Layer.Layer<RateLimiter> = Layer.sync(RateLim
           }
         }
         return n
-      })
+      }),
+    sync: Effect.void
   })
 })
