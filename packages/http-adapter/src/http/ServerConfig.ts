@@ -70,6 +70,12 @@ export interface ServerConfigShape {
   /** Whether this process runs the billing scheduler (BILLING_SCHEDULER_ENABLED), and how often. */
   readonly billingSchedulerEnabled: boolean
   readonly billingTickSeconds: number
+  /** Overall deadline of one request (REQUEST_TIMEOUT_MS): past it the client gets 504 REQUEST_TIMEOUT. */
+  readonly requestTimeoutMs: number
+  /** Longest one SQL statement may run (DATABASE_STATEMENT_TIMEOUT_MS) before the database cancels it. */
+  readonly databaseStatementTimeoutMs: number
+  /** Longest wait to open a database connection or get one from the pool (DATABASE_CONNECT_TIMEOUT_MS). */
+  readonly databaseConnectTimeoutMs: number
 }
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
@@ -135,7 +141,10 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   privacyJobIntervalSeconds: boundedInteger("PRIVACY_JOB_INTERVAL_SECONDS", 30, 1, 86_400),
   plansFile: Config.option(Config.string("PLANS_FILE")),
   billingSchedulerEnabled: Config.boolean("BILLING_SCHEDULER_ENABLED").pipe(Config.withDefault(true)),
-  billingTickSeconds: boundedInteger("BILLING_TICK_SECONDS", 30, 1, 3600)
+  billingTickSeconds: boundedInteger("BILLING_TICK_SECONDS", 30, 1, 3600),
+  requestTimeoutMs: boundedInteger("REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
+  databaseStatementTimeoutMs: boundedInteger("DATABASE_STATEMENT_TIMEOUT_MS", 10_000, 100, 600_000),
+  databaseConnectTimeoutMs: boundedInteger("DATABASE_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000)
 }).pipe(Config.map((c) => {
   // Every surface defaults to the server's own origin (API.md §0).
   const origin = `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`
@@ -200,5 +209,8 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   plansFile: Option.none(),
   billingSchedulerEnabled: true,
   billingTickSeconds: 30,
+  requestTimeoutMs: 30_000,
+  databaseStatementTimeoutMs: 10_000,
+  databaseConnectTimeoutMs: 5_000,
   ...overrides
 })
