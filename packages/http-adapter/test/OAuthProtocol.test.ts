@@ -406,7 +406,7 @@ for (const backend of testBackends()) {
         const app = await newApp(s, owner.accountId, { redirectUris: [CALLBACK], name: "Reporter" })
         const member = await newUser(s)
         const memberCookie = await sessionCookie(s, member.accountId)
-        const jwtCode = await code({ scope: "projects:read offline_access", resource: s.baseUrl }, app, memberCookie)
+        const jwtCode = await code({ scope: "openid projects:read offline_access", resource: s.baseUrl }, app, memberCookie)
         const jwtRes = await token({
           grant_type: "authorization_code",
           code: jwtCode,

@@ -37,13 +37,14 @@ for (const backend of testBackends()) {
 
     it("a JWT access token cached by server B stops working there soon after the grant is withdrawn on server A", async () => {
       const user = await newUser(a)
-      const app = await newApp(a, user.accountId, { redirectUris: [CALLBACK], scopes: ["projects:read"] })
+      const app = await newApp(a, user.accountId, { redirectUris: [CALLBACK], scopes: ["openid", "projects:read"] })
       const cookie = await sessionCookie(a, user.accountId)
       const query = new URLSearchParams({
         response_type: "code",
         client_id: app.clientId,
         redirect_uri: CALLBACK,
-        scope: "projects:read",
+        scope: "openid projects:read",
+        nonce: "n-0S6_WzA2Mj",
         code_challenge: CHALLENGE,
         code_challenge_method: "S256",
         resource: API

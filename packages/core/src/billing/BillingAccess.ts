@@ -7,7 +7,7 @@
  *   `project:read`; never on billing changes (they need an account).
  */
 import { Either } from "effect"
-import { AccessDenied, type Principal } from "../identity/Access.js"
+import { AccessDenied, denyScope, type Principal } from "../identity/Access.js"
 
 export interface BillingRoute {
   readonly scope: "billing:read" | "billing:write"
@@ -26,9 +26,7 @@ export const decideBilling = (principal: Principal | undefined, route: BillingRo
     case "Account":
       return allow
     case "AccessToken":
-      return principal.scopes.includes(route.scope)
-        ? allow
-        : deny("INSUFFICIENT_SCOPE", `The access token lacks the scope ${route.scope} (insufficient_scope: ${route.scope}).`)
+      return principal.scopes.includes(route.scope) ? allow : denyScope(route.scope)
     case "ProjectKey":
       if (route.organizationRoute || route.projectId === undefined) {
         return deny("FORBIDDEN", "Organization billing needs an account credential, not a project API key.")

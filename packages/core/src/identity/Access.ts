@@ -15,8 +15,17 @@ export type ProjectPermission =
 export type Principal = Data.TaggedEnum<{
   /** An account service key: everything its account can reach. */
   Account: { readonly accountId: AccountId; readonly serviceKeyId: ServiceKeyId }
-  /** A JWT access token of an account (dashboard session or OAuth grant): limited by its scopes. */
-  AccessToken: { readonly accountId: AccountId; readonly scopes: ReadonlyArray<string>; readonly tokenId: string }
+  /**
+   * A JWT access token of an account, limited by its scopes. `session`: minted for a signed-in
+   * Dashboard session (`GET /api/auth/token`), a first-party credential; `grant`: minted by the
+   * OAuth token endpoint for a third-party app, which reaches only what its scopes grant.
+   */
+  AccessToken: {
+    readonly accountId: AccountId
+    readonly scopes: ReadonlyArray<string>
+    readonly tokenId: string
+    readonly origin: "session" | "grant"
+  }
   /** A project API key: only its own project, only with its permissions. */
   ProjectKey: {
     readonly projectId: ProjectId
@@ -47,25 +56,53 @@ export const scopeForPermission: Record<ProjectPermission, string> = {
 export type Requirement = Data.TaggedEnum<{
   /** `/v1/auth/*`: no credential needed; the Authorization header is ignored. */
   Public: {}
-  /** `/v1/account/*`: an account credential. */
-  Account: {}
+  /**
+   * `/v1/account/*`: an account credential. `profile`: reading the caller's own profile, which an
+   * OAuth token may do with `openid`, `profile` or `email`; otherwise (changing the account,
+   * credentials, security factors, authorized apps, deletion) a first-party credential only.
+   */
+  Account: { readonly access?: "profile" }
   /** Organizations, members and invitations: an account credential; OAuth tokens need the scope. */
   Organizations: { readonly scope: "members:read" | "members:write" }
   /** The `/v1/organizations/{id}/projects` collection: an account credential with the projects scope. */
   ProjectsCollection: { readonly scope: "projects:read" | "projects:write" }
-  /** Under `/v1/projects/{projectId}`: the permission; `accountOnly` refuses project keys. */
-  Project: { readonly projectId: string; readonly permission: ProjectPermission; readonly accountOnly: boolean }
+  /**
+   * Under `/v1/projects/{projectId}`: the permission; `accountOnly` refuses project keys;
+   * `mintsCredential` (project API keys, the management secret) refuses OAuth grant tokens too,
+   * since a credential minted through a grant would outlive it.
+   */
+  Project: {
+    readonly projectId: string
+    readonly permission: ProjectPermission
+    readonly accountOnly: boolean
+    readonly mintsCredential?: boolean
+  }
 }>
 export const Requirement = Data.taggedEnum<Requirement>()
 
-/** A refusal, as the problem code the HTTP adapter sends and a detail for people. */
-export class AccessDenied extends Data.TaggedError("AccessDenied")<{ readonly code: ProblemCode; readonly detail: string }> {}
+/**
+ * A refusal: the problem code the HTTP adapter sends, a detail for people and, for a scope
+ * refusal, the scope that is missing (for the RFC 6750 `insufficient_scope` challenge).
+ */
+export class AccessDenied extends Data.TaggedError("AccessDenied")<{
+  readonly code: ProblemCode
+  readonly detail: string
+  readonly scope?: string
+}> {}
 
 const deny = (code: ProblemCode, detail: string) => Either.left(new AccessDenied({ code, detail }))
 const allow = Either.right<void>(undefined)
 
-const needScope = (scopes: ReadonlyArray<string>, scope: string) =>
-  scopes.includes(scope) ? allow : deny("INSUFFICIENT_SCOPE", `The access token lacks the scope ${scope} (insufficient_scope: ${scope}).`)
+/** A scope refusal naming the missing scope. */
+export const denyScope = (scope: string) =>
+  Either.left(new AccessDenied({ code: "INSUFFICIENT_SCOPE", detail: `The access token lacks the scope ${scope} (insufficient_scope: ${scope}).`, scope }))
+
+const needScope = (scopes: ReadonlyArray<string>, scope: string) => (scopes.includes(scope) ? allow : denyScope(scope))
+
+/** The scopes that let an OAuth token read its user's own profile (SPEC.md § Scopes). */
+export const profileScopes: ReadonlyArray<string> = ["openid", "profile", "email"]
+
+const FIRST_PARTY = "a first-party credential (an account service key or a Dashboard session's access token)"
 
 /**
  * Decides whether `principal` (undefined: no credential) may use a route with `requirement`.
@@ -77,13 +114,28 @@ export const decide = (principal: Principal | undefined, requirement: Requiremen
   switch (principal._tag) {
     case "Account":
       return allow
-    case "AccessToken":
-      return requirement._tag === "Account"
-        ? allow
-        : needScope(
-          principal.scopes,
-          requirement._tag === "Project" ? scopeForPermission[requirement.permission] : requirement.scope
-        )
+    case "AccessToken": {
+      if (principal.origin === "session") {
+        return requirement._tag === "Account"
+          ? allow
+          : needScope(principal.scopes, requirement._tag === "Project" ? scopeForPermission[requirement.permission] : requirement.scope)
+      }
+      // A token of an OAuth grant reaches only what its scopes grant (SPEC.md § Scopes).
+      switch (requirement._tag) {
+        case "Account":
+          if (requirement.access === "profile") {
+            return profileScopes.some((s) => principal.scopes.includes(s)) ? allow : denyScope("profile")
+          }
+          return deny("FORBIDDEN", `No OAuth scope allows changing the account, its credentials or security factors: this needs ${FIRST_PARTY}.`)
+        case "Project":
+          if (requirement.mintsCredential === true) {
+            return deny("FORBIDDEN", `A credential created through an OAuth grant would outlive it: this needs ${FIRST_PARTY}.`)
+          }
+          return needScope(principal.scopes, scopeForPermission[requirement.permission])
+        default:
+          return needScope(principal.scopes, requirement.scope)
+      }
+    }
     case "ProjectKey":
       if (requirement._tag !== "Project") {
         return deny("FORBIDDEN", "Project API keys reach only /v1/projects/{projectId} of their own project.")

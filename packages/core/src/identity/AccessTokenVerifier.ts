@@ -184,7 +184,13 @@ export class AccessTokenVerifier extends Effect.Service<AccessTokenVerifier>()("
     })
 
     const verify = (token: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidCredential | AccountDeleted> =>
-      Effect.map(verifyToken(token), (t) => Principal.AccessToken({ accountId: t.accountId, scopes: t.scopes, tokenId: t.tokenId }))
+      Effect.map(verifyToken(token), (t) => Principal.AccessToken({
+        accountId: t.accountId,
+        scopes: t.scopes,
+        tokenId: t.tokenId,
+        // A token that names no grant or client was minted for a Dashboard session (first party).
+        origin: t.grantId === null && t.clientId === null ? "session" : "grant"
+      }))
 
     return { verify, verifyToken, invalidate, cachedLiveness: () => liveness.size() } as const
   }),

@@ -26,7 +26,7 @@ const T0 = Date.parse("2030-01-01T00:00:15.000Z")
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
 let n = 0
 const email = (what: string) => `${what}.${++n}@example.com`
-const principal = (accountId: AccountId) => Principal.AccessToken({ accountId, scopes: [], tokenId: "test" })
+const principal = (accountId: AccountId) => Principal.AccessToken({ accountId, scopes: [], tokenId: "test", origin: "session" })
 
 describe("slugFromName", () => {
   it("derives readable slugs", () => {

@@ -8,7 +8,13 @@ const P1 = ProjectId.make("0190a8d4-5b6c-7d8e-9f01-23456789abcd")
 const P2 = "0190a8d4-5b6c-7d8e-9f01-23456789abce"
 const key = (permissions: ReadonlyArray<ProjectPermission | string>) =>
   Principal.ProjectKey({ projectId: P1, apiKeyId: ApiKeyId.make("sb_sk_01m7zvg8epecnadf5bkm51v23z"), permissions })
-const token = (scopes: ReadonlyArray<string>) => Principal.AccessToken({ accountId: account, scopes, tokenId: "t" })
+const token = (scopes: ReadonlyArray<string>) => Principal.AccessToken({ accountId: account, scopes, tokenId: "t", origin: "session" })
+/** A token of an OAuth grant (a third-party app): only what its scopes grant. */
+const grant = (scopes: ReadonlyArray<string>) => Principal.AccessToken({ accountId: account, scopes, tokenId: "g", origin: "grant" })
+const everyScope = [
+  "openid", "profile", "email", "offline_access", "projects:read", "projects:write", "members:read", "members:write",
+  "webhooks:read", "webhooks:write", "billing:read", "billing:write", "spectrum:read", "spectrum:write", "payments:read", "payments:write"
+]
 
 const principals = {
   none: undefined,
@@ -17,6 +23,10 @@ const principals = {
   tokenProjectsRead: token(["projects:read"]),
   tokenMembersRead: token(["members:read"]),
   tokenSpectrumWrite: token(["spectrum:write"]),
+  grantOpenid: grant(["openid"]),
+  grantProfileEmail: grant(["profile", "email"]),
+  grantProjectsRead: grant(["projects:read"]),
+  grantEveryScope: grant(everyScope),
   keyAll: key(["project:read", "project:write", "platforms:read", "platforms:write", "events:read", "events:write"]),
   keyProjectRead: key(["project:read"]),
   keyWebhooksOnly: key(["events:read", "events:write"])
@@ -24,13 +34,15 @@ const principals = {
 
 const requirements = {
   public: Requirement.Public(),
-  account: Requirement.Account(),
+  account: Requirement.Account({}),
+  ownProfile: Requirement.Account({ access: "profile" }),
   membersRead: Requirement.Organizations({ scope: "members:read" }),
   membersWrite: Requirement.Organizations({ scope: "members:write" }),
   projectsRead: Requirement.ProjectsCollection({ scope: "projects:read" }),
   ownRead: Requirement.Project({ projectId: P1, permission: "project:read", accountOnly: false }),
   ownWrite: Requirement.Project({ projectId: P1, permission: "project:write", accountOnly: false }),
   ownAccountOnly: Requirement.Project({ projectId: P1, permission: "project:write", accountOnly: true }),
+  ownMintsCredential: Requirement.Project({ projectId: P1, permission: "project:write", accountOnly: true, mintsCredential: true }),
   ownPlatformsWrite: Requirement.Project({ projectId: P1, permission: "platforms:write", accountOnly: false }),
   ownEventsRead: Requirement.Project({ projectId: P1, permission: "events:read", accountOnly: false }),
   otherRead: Requirement.Project({ projectId: P2, permission: "project:read", accountOnly: false })
@@ -45,10 +57,19 @@ const table: Record<keyof typeof principals, Record<string, Outcome>> = {
   none: row(["public"], "NOT_AUTHENTICATED"),
   // Service keys reach everything their account can (membership is checked by the services).
   serviceKey: row(all, "FORBIDDEN"),
-  tokenNoScopes: row(["public", "account"], "INSUFFICIENT_SCOPE"),
-  tokenProjectsRead: row(["public", "account", "projectsRead", "ownRead", "otherRead"], "INSUFFICIENT_SCOPE"),
-  tokenMembersRead: row(["public", "account", "membersRead"], "INSUFFICIENT_SCOPE"),
-  tokenSpectrumWrite: row(["public", "account", "ownPlatformsWrite"], "INSUFFICIENT_SCOPE"),
+  // A Dashboard session's token is first party: the account routes, and projects as its scopes say.
+  tokenNoScopes: row(["public", "account", "ownProfile"], "INSUFFICIENT_SCOPE"),
+  tokenProjectsRead: row(["public", "account", "ownProfile", "projectsRead", "ownRead", "otherRead"], "INSUFFICIENT_SCOPE"),
+  tokenMembersRead: row(["public", "account", "ownProfile", "membersRead"], "INSUFFICIENT_SCOPE"),
+  tokenSpectrumWrite: row(["public", "account", "ownProfile", "ownPlatformsWrite"], "INSUFFICIENT_SCOPE"),
+  // An OAuth grant's token: openid/profile/email read the own profile and nothing else; no scope
+  // changes the account or mints a credential that would outlive the grant.
+  grantOpenid: row(["public", "ownProfile"], "INSUFFICIENT_SCOPE", { account: "FORBIDDEN", ownMintsCredential: "FORBIDDEN" }),
+  grantProfileEmail: row(["public", "ownProfile"], "INSUFFICIENT_SCOPE", { account: "FORBIDDEN", ownMintsCredential: "FORBIDDEN" }),
+  grantProjectsRead: row(["public", "projectsRead", "ownRead", "otherRead"], "INSUFFICIENT_SCOPE", {
+    account: "FORBIDDEN", ownMintsCredential: "FORBIDDEN"
+  }),
+  grantEveryScope: row(all.filter((r) => r !== "account" && r !== "ownMintsCredential"), "FORBIDDEN"),
   keyAll: row(["public", "ownRead", "ownWrite", "ownPlatformsWrite", "ownEventsRead"], "FORBIDDEN", { otherRead: "RESOURCE_MISMATCH" }),
   keyProjectRead: row(["public", "ownRead"], "FORBIDDEN", { otherRead: "RESOURCE_MISMATCH" }),
   keyWebhooksOnly: row(["public", "ownEventsRead"], "FORBIDDEN", { otherRead: "RESOURCE_MISMATCH" })
@@ -65,8 +86,17 @@ describe("decide: every principal × every requirement", () => {
     })
   }
 
-  it("a scope refusal names the scope as insufficient_scope: <scope>", () => {
+  it("a scope refusal names the scope as insufficient_scope: <scope>, and carries it", () => {
     const d = decide(principals.tokenNoScopes, requirements.ownWrite)
     expect(Either.isLeft(d) && d.left.detail).toContain("insufficient_scope: projects:write")
+    expect(Either.isLeft(d) && d.left.scope).toBe("projects:write")
+    const p = decide(principals.grantProjectsRead, requirements.ownProfile)
+    expect(Either.isLeft(p) && p.left.scope).toBe("profile")
+  })
+
+  it("a first-party refusal names what is needed", () => {
+    const d = decide(principals.grantEveryScope, requirements.account)
+    expect(Either.isLeft(d) && d.left.detail).toContain("first-party credential")
+    expect(Either.isLeft(d) && d.left.scope).toBeUndefined()
   })
 })

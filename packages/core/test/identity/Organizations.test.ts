@@ -341,7 +341,7 @@ describe("access to the organization routes (the requirements the HTTP handlers 
   const accountId = AccountId.make(formatTypeId(IdKinds.account, uuidv7Bytes(T0, new Uint8Array(10))))
   const read = Requirement.Organizations({ scope: "members:read" })
   const write = Requirement.Organizations({ scope: "members:write" })
-  const token = (scopes: ReadonlyArray<string>) => Principal.AccessToken({ accountId, scopes, tokenId: "t" })
+  const token = (scopes: ReadonlyArray<string>) => Principal.AccessToken({ accountId, scopes, tokenId: "t", origin: "session" })
   const projectKey = Principal.ProjectKey({
     projectId: ProjectId.make("01890a5d-ac96-774b-bcce-b302099a8057"),
     apiKeyId: ApiKeyId.make(formatTypeId(IdKinds.projectApiKey, uuidv7Bytes(T0, new Uint8Array(10)))),

@@ -141,10 +141,11 @@ describe("AccessTokenVerifier", () => {
       expect(principal).toEqual(Principal.AccessToken({
         accountId: AccountId.make(f.accountId),
         scopes: ["projects:read", "billing:write"],
-        tokenId: "at_1"
+        tokenId: "at_1",
+        origin: "session"
       }))
       const scopeless = yield* verify(yield* mint(f, { tokenId: "at_2" }))
-      expect(scopeless).toEqual(Principal.AccessToken({ accountId: AccountId.make(f.accountId), scopes: [], tokenId: "at_2" }))
+      expect(scopeless).toEqual(Principal.AccessToken({ accountId: AccountId.make(f.accountId), scopes: [], tokenId: "at_2", origin: "session" }))
     }).pipe(Effect.provide(Env)))
 
   it.effect("exp is checked against Clock: valid until the second before exp, expired from exp on", () =>

@@ -35,7 +35,8 @@ export const principalOf = (caller: DashboardCaller): Principal & { readonly acc
   Principal.AccessToken({
     accountId: caller.accountId,
     scopes: caller._tag === "Token" ? caller.scopes : [],
-    tokenId: caller._tag === "Token" ? caller.grantId : caller.session.sessionId
+    tokenId: caller._tag === "Token" ? caller.grantId : caller.session.sessionId,
+    origin: caller._tag === "Token" ? "grant" : "session"
   }) as Principal & { readonly accountId: AccountId }
 
 /** Whether the caller holds a scope (a session holds all). */

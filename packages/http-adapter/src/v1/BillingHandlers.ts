@@ -19,18 +19,14 @@ import { V1Api } from "./Api.js"
 import { BillingKicker } from "./BillingApi.js"
 import { CurrentPrincipal } from "./Authn.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { refusal } from "./Access.js"
 import { problem } from "./Problems.js"
 
 /** The caller, if `decideBilling` lets it use a billing route. */
 const authorizeBilling = (route: Parameters<typeof decideBilling>[1]) =>
   Effect.flatMap(CurrentPrincipal, (principal) => {
     const decision = decideBilling(principal, route)
-    if (Either.isRight(decision)) return Effect.succeed(principal)
-    const { code, detail } = decision.left
-    const scope = /insufficient_scope: (\S+)\)/.exec(detail)?.[1]
-    return Effect.fail(problem(code, detail, scope === undefined ? {} : {
-      headers: { "www-authenticate": `Bearer realm="api", error="insufficient_scope", scope="${scope}"` }
-    }))
+    return Either.isRight(decision) ? Effect.succeed(principal) : Effect.fail(refusal(decision.left))
   })
 
 /** The account of an organization route (decideBilling refused project keys already). */

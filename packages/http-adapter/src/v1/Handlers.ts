@@ -8,6 +8,7 @@ import {
   CreateAccountServiceKeyRequest,
   CreateAccountServiceKeyResponse,
   ListAccountServiceKeysResponse,
+  Requirement,
   RevokeAccountServiceKeyResponse,
   toAccount
 } from "@switchboard/core"
@@ -54,7 +55,7 @@ export const AccountGroupLive = HttpApiBuilder.group(V1Api, "account", (handlers
     const keys = yield* AccountServiceKeys
     const config = yield* ServerConfig
     const getAccount = Effect.gen(function*() {
-      const accountId = yield* actingAccount()
+      const accountId = yield* actingAccount(Requirement.Account({ access: "profile" }))
       const record = yield* domain(accounts.get(accountId))
       return toResponse(yield* rendered(Account, toAccount(record, defaultPictureUrl(config.apiUrl))))
     })

@@ -29,7 +29,7 @@ export const ProjectApiKeysGroupLive = HttpApiBuilder.group(V1Api, "projectApiKe
         }))
       .handleRaw("createProjectApiKey", ({ path }) =>
         Effect.gen(function*() {
-          const principal = yield* onProject(path.projectId, "project:write", true)
+          const principal = yield* onProject(path.projectId, "project:write", true, true)
           const accountId = yield* accountBehind(principal)
           const body = yield* decodeJsonBody(CreateProjectApiKeyRequest)
           return yield* idempotent(
@@ -54,7 +54,7 @@ export const ProjectApiKeysGroupLive = HttpApiBuilder.group(V1Api, "projectApiKe
         }))
       .handleRaw("updateProjectApiKey", ({ path }) =>
         Effect.gen(function*() {
-          const principal = yield* onProject(path.projectId, "project:write", true)
+          const principal = yield* onProject(path.projectId, "project:write", true, true)
           const body = yield* decodeJsonBody(UpdateProjectApiKeyRequest)
           return yield* idempotent(
             {

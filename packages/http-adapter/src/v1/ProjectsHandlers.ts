@@ -40,8 +40,8 @@ export const decodeQuery = <A, I>(schema: Schema.Schema<A, I>) =>
   })
 
 /** The caller of a route under /v1/projects/{projectId}, if allowed (see identity/Access.ts). */
-export const onProject = (projectId: string, permission: ProjectPermission, accountOnly = false) =>
-  authorize(Requirement.Project({ projectId, permission, accountOnly }))
+export const onProject = (projectId: string, permission: ProjectPermission, accountOnly = false, mintsCredential = false) =>
+  authorize(Requirement.Project({ projectId, permission, accountOnly, mintsCredential }))
 
 /** The account behind a principal that must be one (routes with `accountOnly`). */
 export const accountBehind = (principal: Parameters<typeof accountOf>[0]) => {
@@ -119,7 +119,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(V1Api, "projects", (handle
         }))
       .handleRaw("rotateProjectSecret", ({ path }) =>
         Effect.gen(function*() {
-          const principal = yield* onProject(path.projectId, "project:write", true)
+          const principal = yield* onProject(path.projectId, "project:write", true, true)
           return yield* idempotent(
             { route: "/v1/projects/:projectId/secret-rotations", path: { projectId: path.projectId } },
             Effect.gen(function*() {
