@@ -8,13 +8,24 @@ import { PgClient } from "@effect/sql-pg"
 import type { SqlClient, SqlError } from "@effect/sql"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Data, Effect, Layer, type Redacted, String as Str } from "effect"
+import { SqlError as SqlFailure } from "@effect/sql/SqlError"
+import { Data, Duration, Effect, Layer, Redacted, String as Str } from "effect"
 import { mkdirSync } from "node:fs"
+import Pg from "pg"
 import { Migrations } from "./Migrations.js"
 
 export type DatabaseConfig = Data.TaggedEnum<{
-  /** A PostgreSQL server. */
-  Postgres: { readonly url: Redacted.Redacted<string>; readonly maxConnections?: number }
+  /**
+   * A PostgreSQL server. Every wait is bounded: `statementTimeoutMs` (the server cancels a longer
+   * statement; the client gives up 1 s later if the server does not answer at all) and
+   * `connectTimeoutMs` (opening a connection, or waiting for a free one in the pool).
+   */
+  Postgres: {
+    readonly url: Redacted.Redacted<string>
+    readonly maxConnections?: number
+    readonly statementTimeoutMs?: number
+    readonly connectTimeoutMs?: number
+  }
   /** The embedded PGlite; `dataDir` undefined keeps it in memory (tests). Always one connection. */
   Pglite: { readonly dataDir: string | undefined }
 }>
@@ -57,11 +68,53 @@ export const startPglite = (dataDir: string | undefined, maxConnections: number)
     return Number(address.slice(address.lastIndexOf(":") + 1))
   })
 
+/** Default bounds of the PostgreSQL client (the server's settings override them). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
+
+/**
+ * The `pg` pool of a PostgreSQL server with bounded waits, checked with one `SELECT 1` (start-up
+ * fails clearly when the server cannot be reached), ended with the scope.
+ */
+const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
+  const statementTimeoutMs = o.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
+  const connectTimeoutMs = o.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+  return Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new Pg.Pool({
+        connectionString: Redacted.value(o.url),
+        max: o.maxConnections ?? 10,
+        connectionTimeoutMillis: connectTimeoutMs,
+        idleTimeoutMillis: 30_000,
+        // The server cancels a statement that runs too long (57014); if the server is frozen and
+        // answers nothing, the client stops waiting a second later.
+        statement_timeout: statementTimeoutMs,
+        query_timeout: statementTimeoutMs + 1_000,
+        idle_in_transaction_session_timeout: statementTimeoutMs * 2,
+        keepAlive: true,
+        application_name: "switchboard"
+      })
+      pool.on("error", () => {})
+      return pool
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+  ).pipe(
+    Effect.tap((pool) =>
+      Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlFailure({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(Effect.timeoutFail({
+        duration: Duration.millis(connectTimeoutMs),
+        onTimeout: () => new SqlFailure({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+      }))
+    )
+  )
+}
+
 /** A `PgClient` (and `SqlClient`) for the configured database, without migrations. */
 export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, DatabaseError> =>
   DatabaseConfig.$match(config, {
-    Postgres: ({ maxConnections, url }) =>
-      PgClient.layer({ url, maxConnections: maxConnections ?? 10, ...clientOptions }),
+    Postgres: (o) => PgClient.layerFromPool({ acquire: postgresPool(o), ...clientOptions }),
     // One connection: PGlite is a single session, and pglite-socket's multiplexer keeps only whole
     // transactions together — concurrent extended-protocol queries from several connections
     // interleave and read each other's results (seen under load: rows of another statement).

@@ -176,4 +176,6 @@ export class StoreHealth extends Context.Tag("core/StoreHealth")<StoreHealth, {
  */
 export class DeliveryStats extends Context.Tag("core/DeliveryStats")<DeliveryStats, {
   readonly counts: Effect.Effect<{ readonly pending: number; readonly deadLettered: number }>
+  /** When the longest-waiting pending delivery was due (epoch ms), or null: the backlog's age. */
+  readonly oldestPendingDueMillis: Effect.Effect<number | null>
 }>() {}

@@ -110,6 +110,8 @@ export class WebhooksRepo extends Context.Tag("core/WebhooksRepo")<WebhooksRepo,
   readonly countLiveEndpoints: (kind: EndpointKind, projectId: string) => Effect.Effect<number>
   /** Deliveries waiting for an attempt (pending) and kept after their last attempt (dead-lettered), all projects. */
   readonly deliveryCounts: Effect.Effect<{ readonly pending: number; readonly deadLettered: number }>
+  /** When the longest-waiting pending delivery was due (epoch ms), or null when none is pending. */
+  readonly oldestPendingDueMillis: Effect.Effect<number | null>
   /** Cancels the endpoint's pending deliveries (it was deleted); returns how many. */
   readonly cancelPendingDeliveries: (endpointId: string) => Effect.Effect<number>
 

@@ -4,7 +4,7 @@
  * here as a problem document. Nothing leaves as a stack trace or an empty error body.
  */
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Ids, IdKinds, policyHeader, RateLimiter, type RateLimitPolicy, sha256Hex, stateHeader } from "@switchboard/core"
+import { Ids, IdKinds, policyHeader, ProblemCatalog, RateLimiter, type RateLimitPolicy, sha256Hex, stateHeader } from "@switchboard/core"
 import { Cause, Context, DateTime, Effect, Option, Ref } from "effect"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
 import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure, surfaceOf } from "./Surfaces.js"
@@ -30,19 +30,37 @@ const allowedMethods = (table: RouteTable, pathname: string) => {
   return [...methods].sort()
 }
 
-/** Whether a defect comes from a database that cannot be reached (→ 503, DESIGN.md §4). */
-const isUnavailable = (defect: unknown): boolean => {
+/**
+ * Whether a defect comes from a database that cannot be reached (→ 503) or did not answer in time
+ * (→ 504 UPSTREAM_TIMEOUT): connection errors, the server's `statement_timeout` (57014), the
+ * client's query or connect timeout, a pool that could not hand out a connection in time.
+ */
+export const databaseOutage = (defect: unknown): "unavailable" | "timeout" | undefined => {
   const seen = new Set<unknown>()
   let current: unknown = defect
   while (typeof current === "object" && current !== null && !seen.has(current)) {
     seen.add(current)
     const c = current as { _tag?: unknown; code?: unknown; message?: unknown; cause?: unknown }
-    if (typeof c.code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|57P0[1-3]|08\d{3})$/.test(c.code)) return true
-    if (c._tag === "DatabaseUnavailable") return true
-    if (typeof c.message === "string" && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect/i.test(c.message)) return true
+    if (c.code === "57014" || (typeof c.message === "string" && /Query read timeout|statement timeout/i.test(c.message))) return "timeout"
+    if (typeof c.code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|57P0[1-3]|08\d{3})$/.test(c.code)) return "unavailable"
+    if (c._tag === "DatabaseUnavailable") return "unavailable"
+    if (typeof c.message === "string" && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Connection timed out/i.test(c.message)) {
+      return "unavailable"
+    }
     current = c.cause
   }
-  return false
+  return undefined
+}
+
+/** A short, single-line description of a failure for the log (no stack). */
+const summary = (cause: Cause.Cause<unknown>): string => {
+  const e = Cause.squash(cause) as { _tag?: unknown; code?: unknown; message?: unknown; detail?: unknown }
+  if (e instanceof ProblemFailure) return `${e.code}: ${typeof e.detail === "string" ? e.detail : ""}`.slice(0, 300)
+  const text = typeof e === "object" && e !== null
+    ? [typeof e._tag === "string" ? e._tag : undefined, typeof e.code === "string" ? e.code : undefined, typeof e.message === "string" ? e.message : undefined]
+      .filter((x) => x !== undefined).join(": ")
+    : String(e)
+  return text.replace(/\s+/g, " ").slice(0, 300)
 }
 
 /**
@@ -85,27 +103,62 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
           }
         }
         // Rate limits on /v1 (API.md §0): every response carries the state; over the quota → 429.
+        // Inside the guarded region: a limiter that cannot reach its store fails like any other use
+        // of the database (503 + Retry-After), never as an empty 500.
         const limited = path === "/v1" || path.startsWith("/v1/")
-        let guarded: HttpApp.Default<unknown> = app
-        if (limited) {
-          const state = yield* limiter.hit(yield* rateLimitKey(request), policy, yield* DateTime.now)
-          yield* HttpApp.appendPreResponseHandler((_req, res) =>
-            Effect.succeed(HttpServerResponse.setHeaders(res, {
-              "ratelimit-policy": policyHeader(policy),
-              ratelimit: stateHeader(policy, state)
-            })))
-          if (!state.allowed) {
-            guarded = Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
-              headers: { "retry-after": String(state.resetSeconds) }
-            }))
-          }
-        }
-        return yield* guarded.pipe(
+        const guarded: HttpApp.Default<unknown> = limited
+          ? Effect.gen(function*() {
+            const state = yield* limiter.hit(yield* rateLimitKey(request), policy, yield* DateTime.now)
+            yield* HttpApp.appendPreResponseHandler((_req, res) =>
+              Effect.succeed(HttpServerResponse.setHeaders(res, {
+                "ratelimit-policy": policyHeader(policy),
+                ratelimit: stateHeader(policy, state)
+              })))
+            if (!state.allowed) {
+              return yield* Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
+                headers: { "retry-after": String(state.resetSeconds) }
+              }))
+            }
+            return yield* app
+          })
+          : app
+        // The request deadline (REQUEST_TIMEOUT_MS): past it the caller gets 504 at once; the work
+        // is interrupted in the background (a frozen database must not hold the answer too).
+        // (`Effect.exit` first: the work's fiber always succeeds, so its response headers — rate
+        // limits, management limits — come back to this fiber on failures too. The platform runs
+        // middleware uninterruptibly: the deadline needs an interruptible region to cut.)
+        const bounded = guarded.pipe(
+          Effect.exit,
+          Effect.disconnect,
+          Effect.interruptible,
+          Effect.timeoutFail({
+            duration: config.requestTimeoutMs,
+            onTimeout: () =>
+              problem("REQUEST_TIMEOUT", `The request did not finish within ${config.requestTimeoutMs} ms; retry shortly.`, {
+                headers: { "retry-after": "1" }
+              })
+          }),
+          Effect.flatten
+        )
+        /** One structured line per failed request (the cause's trace only at debug level). */
+        const logFailure = (level: "warning" | "error", message: string, cause: Cause.Cause<unknown>, status: number) =>
+          Effect.zipRight(
+            (level === "error" ? Effect.logError(message) : Effect.logWarning(message)).pipe(
+              Effect.annotateLogs({ requestId, method: request.method, path, status, error: summary(cause) })
+            ),
+            Effect.logDebug(Cause.pretty(cause)).pipe(Effect.annotateLogs({ requestId }))
+          )
+        return yield* bounded.pipe(
           Effect.catchAllCause((cause) => {
             const failure = Cause.failureOption(cause)
             if (Option.isSome(failure)) {
               const e = failure.value as unknown
-              if (e instanceof ProblemFailure) return Effect.succeed(render(e))
+              if (e instanceof ProblemFailure) {
+                const status = ProblemCatalog[e.code].status
+                return status >= 500
+                  ? Effect.as(logFailure("warning", e.code === "REQUEST_TIMEOUT" ? "request deadline passed" : "request failed", cause, status), render(e))
+                  : Effect.succeed(render(e))
+              }
               if (e instanceof EnvelopeFailure) return Effect.succeed(renderEnvelopeFailure(e))
               if (e instanceof OAuthFailure) return Effect.succeed(renderOAuthFailure(e))
               if (e instanceof HttpApiError.HttpApiDecodeError) {
@@ -148,14 +201,21 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
               )
             }
             const defect = Cause.squash(cause)
-            if (isUnavailable(defect)) {
+            const outage = databaseOutage(defect)
+            if (outage === "timeout") {
               return Effect.as(
-                Effect.logWarning("database unavailable", Cause.pretty(cause)),
+                logFailure("warning", "database timed out", cause, 504),
+                render(problem("UPSTREAM_TIMEOUT", "The database did not answer in time; retry shortly.", { headers: { "retry-after": "5" } }))
+              )
+            }
+            if (outage === "unavailable") {
+              return Effect.as(
+                logFailure("warning", "database unavailable", cause, 503),
                 render(problem("UPSTREAM_UNAVAILABLE", "The database is unavailable; retry shortly.", { headers: { "retry-after": "5" } }))
               )
             }
             return Effect.as(
-              Effect.logError("unhandled failure", Cause.pretty(cause)),
+              logFailure("error", "unhandled failure", cause, 500),
               render(problem("INTERNAL_ERROR", "An unexpected error occurred."))
             )
           }),

@@ -43,6 +43,7 @@ const op = (o: DashboardOperation) => o
 
 export const dashboardOperations = [
   op({ operationId: "getHealth", method: "GET", path: "/api/health", tag: "System", summary: "Liveness, version and release line", access: Public, data: S.Health }),
+  op({ operationId: "getReadiness", method: "GET", path: "/api/health/ready", tag: "System", summary: "Readiness: 200 when the database answers, 503 otherwise; reports the webhook delivery backlog", access: Public, data: S.Readiness }),
   op({ operationId: "getOpenApi", method: "GET", path: "/api/openapi.json", tag: "System", summary: "This API description", access: Public }),
   op({ operationId: "getProfile", method: "GET", path: "/api/profile", tag: "Profile", summary: "The caller's profile (email with the email scope)", access: scope("profile"), data: S.Profile }),
   op({ operationId: "listProjects", method: "GET", path: "/api/projects", tag: "Projects", summary: "The caller's projects", access: scope("projects:read"), data: S.DashboardProject }),

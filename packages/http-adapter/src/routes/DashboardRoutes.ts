@@ -12,6 +12,7 @@ import {
   BillingService,
   DashboardProjects,
   DeliveryStats,
+  StoreHealth,
   Diagnostics,
   ManagementWebhooks,
   OAuthApps,
@@ -122,6 +123,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const grants = yield* OAuthGrants
     // Provided by the webhooks feature when it counts its deliveries (optional).
     const deliveryStats = yield* Effect.serviceOption(DeliveryStats)
+    const storeHealth = yield* StoreHealth
 
     /** Registers one operation of the table with its handler. */
     const handle = <B = never>(id: DashboardOperationId, run: (ctx: Ctx<B>) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, Secrets>) => {
@@ -155,6 +157,33 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
 
     // --- System -----------------------------------------------------------------------------
     yield* handle("getHealth", () => ok(S.Health, { status: "ok" as const, version: serverVersion, releaseLine: config.releaseLine }))
+    yield* handle("getReadiness", () =>
+      Effect.gen(function*() {
+        // Bounded even on a frozen database: the check is abandoned (not awaited) after 2 s.
+        const database = yield* storeHealth.check.pipe(
+          Effect.disconnect,
+          Effect.timeoutTo({ duration: "2 seconds", onTimeout: () => ({ ok: false, latencyMs: 2000 }), onSuccess: (r) => r })
+        )
+        const deliveries = database.ok && Option.isSome(deliveryStats)
+          ? yield* Effect.all([deliveryStats.value.counts, deliveryStats.value.oldestPendingDueMillis]).pipe(
+            Effect.map(([counts, due]) => ({ ...counts, backlogAgeSeconds: due === null ? 0 : Math.max(0, Math.floor((Date.now() - due) / 1000)) })),
+            Effect.disconnect,
+            Effect.timeoutTo({ duration: "2 seconds", onTimeout: () => ({ pending: 0, deadLettered: 0, backlogAgeSeconds: 0 }), onSuccess: (r) => r }),
+            Effect.catchAllCause(() => Effect.succeed({ pending: 0, deadLettered: 0, backlogAgeSeconds: 0 }))
+          )
+          : { pending: 0, deadLettered: 0, backlogAgeSeconds: 0 }
+        const report = {
+          status: database.ok ? "ready" as const : "not_ready" as const,
+          database: { ok: database.ok, latencyMs: database.latencyMs },
+          deliveries
+        }
+        if (database.ok) return yield* ok(S.Readiness, report)
+        const data = yield* Effect.orDie(Schema.encode(S.Readiness)(report))
+        return HttpServerResponse.unsafeJson(
+          { succeed: false, code: "UPSTREAM_UNAVAILABLE", message: "The database does not answer; this instance is not ready.", data },
+          { status: 503, headers: { "retry-after": "5", "cache-control": "no-store" } }
+        )
+      }))
     yield* handle("getOpenApi", () => Effect.succeed(HttpServerResponse.text(openApi, { contentType: "application/json" })))
     yield* handle("getSystemDiagnostics", ({ caller }) =>
       Effect.gen(function*() {

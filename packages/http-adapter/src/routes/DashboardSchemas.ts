@@ -86,6 +86,18 @@ export const Health = Schema.Struct({
   releaseLine: Schema.Literal("stable", "beta")
 }).annotations({ identifier: "Health" })
 
+/** Readiness (`GET /api/health/ready`): the database decides; the delivery backlog is reported. */
+export const Readiness = Schema.Struct({
+  status: Schema.Literal("ready", "not_ready"),
+  database: Schema.Struct({ ok: Schema.Boolean, latencyMs: Schema.Number }),
+  deliveries: Schema.Struct({
+    pending: Schema.Int,
+    deadLettered: Schema.Int,
+    /** How long the longest-waiting due delivery has waited (0: none is overdue). */
+    backlogAgeSeconds: Schema.Int
+  })
+}).annotations({ identifier: "Readiness" })
+
 export const Profile = Schema.Struct({
   id: Schema.String,
   email: Schema.optional(Schema.String),

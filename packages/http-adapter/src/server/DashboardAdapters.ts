@@ -15,5 +15,5 @@ export const DashboardServerAdapters = (config: ServerConfigShape) =>
       window: Duration.minutes(config.signInWindowMinutes)
     }),
     // Diagnostics report the delivery engine's backlog from the webhooks store.
-    Layer.effect(DeliveryStats, Effect.map(WebhooksRepo, (repo) => DeliveryStats.of({ counts: repo.deliveryCounts })))
+    Layer.effect(DeliveryStats, Effect.map(WebhooksRepo, (repo) => DeliveryStats.of({ counts: repo.deliveryCounts, oldestPendingDueMillis: repo.oldestPendingDueMillis })))
   )

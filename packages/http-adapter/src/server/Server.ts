@@ -39,7 +39,12 @@ import { DashboardWorkers } from "./DashboardWorkers.js"
 
 export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
   Option.match(config.databaseUrl, {
-    onSome: (url) => DatabaseConfig.Postgres({ url }),
+    onSome: (url) =>
+      DatabaseConfig.Postgres({
+        url,
+        statementTimeoutMs: config.databaseStatementTimeoutMs,
+        connectTimeoutMs: config.databaseConnectTimeoutMs
+      }),
     onNone: () => DatabaseConfig.Pglite({ dataDir: join(config.dataDir, "pglite") })
   })
 

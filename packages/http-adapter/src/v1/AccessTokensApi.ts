@@ -22,7 +22,7 @@ export const AccessTokensGroup = HttpApiGroup.make("accessTokens")
   }))
 
 /** A public operation can still be rate limited or fail inside. */
-const publicProblems: ReadonlyArray<ProblemCode> = ["RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"]
+const publicProblems: ReadonlyArray<ProblemCode> = ["RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE", "UPSTREAM_TIMEOUT", "REQUEST_TIMEOUT"]
 
 /** operationId ("accessTokens.<name>") → the problem codes it can answer (for the OpenAPI document). */
 export const accessTokensProblems: Record<string, ReadonlyArray<ProblemCode>> = {

@@ -4,7 +4,7 @@ import type { ProblemCode } from "@switchboard/core"
 /** Every authenticated operation can answer these. */
 export const commonProblems: ReadonlyArray<ProblemCode> = [
   "NOT_AUTHENTICATED", "FORBIDDEN", "INSUFFICIENT_SCOPE", "ACCOUNT_DELETED", "VALIDATION_FAILED", "RATE_LIMITED",
-  "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE"
+  "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE", "UPSTREAM_TIMEOUT", "REQUEST_TIMEOUT"
 ]
 
 /** The Idempotency-Key protocol's problems (*Idem* operations). */

@@ -250,6 +250,9 @@ export const WebhooksRepoSql = Layer.effect(
         from webhook_deliveries where status in ('pending', 'dead_lettered')`).pipe(
         Effect.map((rows) => ({ pending: rows[0]?.pending ?? 0, deadLettered: rows[0]?.deadLettered ?? 0 }))
       ),
+      oldestPendingDueMillis: orDie(sql<{ due: number | null }>`
+        select (extract(epoch from min(next_attempt_at)) * 1000)::float8 as due
+        from webhook_deliveries where status = 'pending'`).pipe(Effect.map((rows) => rows[0]?.due ?? null)),
       cancelPendingDeliveries: (endpointId) =>
         orDie(sql<{ deliveryId: string }>`
           update webhook_deliveries set status = 'cancelled', leased_until = null

@@ -75,6 +75,10 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
           deadLettered: all.filter((d) => d.status === "dead_lettered").length
         }
       }),
+      oldestPendingDueMillis: Effect.sync(() => {
+        const due = [...deliveries.values()].filter((d) => d.status === "pending").map((d) => ms(d.nextAttemptAt))
+        return due.length === 0 ? null : Math.min(...due)
+      }),
       cancelPendingDeliveries: (endpointId) =>
         Effect.sync(() => {
           let n = 0

@@ -1,0 +1,102 @@
+/**
+ * A PostgreSQL cluster a test owns (never the shared one): `initdb` into a temporary directory,
+ * started on a free port, and stopped, frozen (SIGSTOP on the postmaster and every backend) or
+ * thawed at the test's will. Needs the PostgreSQL server binaries (Debian's postgresql package);
+ * as root, the cluster runs as the `postgres` user.
+ */
+import { execFileSync } from "node:child_process"
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/** The directory of `initdb`/`pg_ctl`, if the server binaries are installed. */
+export const postgresBin = (() => {
+  const root = "/usr/lib/postgresql"
+  if (!existsSync(root)) return undefined
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a))
+  return versions[0] === undefined ? undefined : join(root, versions[0], "bin")
+})()
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+    s.on("error", reject)
+  })
+
+export interface OwnPostgres {
+  readonly url: string
+  readonly stop: () => void
+  readonly start: () => void
+  readonly freeze: () => void
+  readonly thaw: () => void
+  readonly destroy: () => void
+}
+
+export const startOwnPostgres = async (): Promise<OwnPostgres> => {
+  if (postgresBin === undefined) throw new Error("the PostgreSQL server binaries are not installed")
+  const asRoot = process.getuid?.() === 0
+  const run = (command: string, args: ReadonlyArray<string>) => {
+    const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", join(postgresBin!, command), ...args]] : [join(postgresBin!, command), [...args]]
+    execFileSync(file, argv as Array<string>, { stdio: "pipe", timeout: 60_000 })
+  }
+  const dir = mkdtempSync(join(tmpdir(), "switchboard-pg-"))
+  if (asRoot) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim())
+    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim())
+    chownSync(dir, uid, gid)
+  }
+  const data = join(dir, "data")
+  run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
+  const port = await freePort()
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`
+  const start = () => run("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"])
+  start()
+  let frozen = false
+  /** The postmaster and its children (the backends, checkpointer, …). */
+  const processes = () => {
+    const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
+    const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)]).toString().split("\n").map((l) => Number(l.trim())).filter((n) => n > 0)
+    return [pid, ...children]
+  }
+  const signal = (sig: NodeJS.Signals) => {
+    for (const pid of processes()) {
+      try {
+        process.kill(pid, sig)
+      } catch {
+        // gone already
+      }
+    }
+  }
+  const thaw = () => {
+    if (!frozen) return
+    frozen = false
+    signal("SIGCONT")
+  }
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    start,
+    stop: () => {
+      thaw()
+      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+    },
+    freeze: () => {
+      // Stop the postmaster first so it cannot fork new backends, then every child.
+      frozen = true
+      signal("SIGSTOP")
+    },
+    thaw,
+    destroy: () => {
+      thaw()
+      try {
+        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+      } catch {
+        // not running
+      }
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
