@@ -118,4 +118,8 @@ export const HttpAppLive = Layer.mergeAll(
 export const HttpLive = HttpMiddleware.withTracerDisabledWhen(
   HttpApiBuilder.serve().pipe(Layer.provide(HttpAppLive)),
   () => true
+).pipe(
+  // No exporter is configured: the spans of `Effect.fn` service methods are not built on requests
+  // (DESIGN.md §6: keep span creation off the hot path unless an exporter exports them).
+  Layer.provide(Layer.setTracerEnabled(false))
 )

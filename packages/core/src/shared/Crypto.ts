@@ -1,13 +1,15 @@
 /** Small WebCrypto helpers (core runs in any JS runtime, so no node:crypto). */
 import { Effect } from "effect"
+import { sha256HexSync } from "./Sha256.js"
 
-const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("")
+export { sha256HexSync } from "./Sha256.js"
 
-/** SHA-256 of a UTF-8 string, lower-case hex. */
-export const sha256Hex = (input: string): Effect.Effect<string> =>
-  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(input))).pipe(
-    Effect.map((buf) => hex(new Uint8Array(buf)))
-  )
+
+/**
+ * SHA-256 of a UTF-8 string, lower-case hex. Synchronous plain JavaScript (shared/Sha256.ts): the
+ * inputs are short secrets and keys, where WebCrypto's promise round trip costs more than hashing.
+ */
+export const sha256Hex = (input: string): Effect.Effect<string> => Effect.sync(() => sha256HexSync(input))
 
 /** Compares two strings in time independent of where they differ (lengths are not secret here). */
 export const constantTimeEqual = (a: string, b: string): boolean => {

@@ -4,7 +4,7 @@
  * here as a problem document. Nothing leaves as a stack trace or an empty error body.
  */
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Ids, IdKinds, policyHeader, ProblemCatalog, RateLimiter, type RateLimitPolicy, sha256Hex, stateHeader } from "@switchboard/core"
+import { Ids, IdKinds, policyHeader, ProblemCatalog, RateLimiter, type RateLimitPolicy, sha256HexSync, stateHeader } from "@switchboard/core"
 import { Cause, Context, DateTime, Effect, Option, Ref } from "effect"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
 import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure, surfaceOf } from "./Surfaces.js"
@@ -67,11 +67,11 @@ const summary = (cause: Cause.Cause<unknown>): string => {
  * The rate-limit key of a /v1 request: the presented credential (its hash — limits are per
  * credential, API.md §0), or the client address when none was sent.
  */
-const rateLimitKey = (request: HttpServerRequest.HttpServerRequest) => {
+const rateLimitKey = (request: HttpServerRequest.HttpServerRequest): string => {
   const bearer = /^Bearer[ ]+(\S{1,8192})\s*$/i.exec(request.headers["authorization"] ?? "")?.[1]
   return bearer === undefined
-    ? Effect.succeed(`ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`)
-    : Effect.map(sha256Hex(bearer), (h) => `credential:${h.slice(0, 40)}`)
+    ? `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
+    : `credential:${sha256HexSync(bearer).slice(0, 40)}`
 }
 
 export const makeGlobalMiddleware = (table: RouteTable) =>
@@ -108,7 +108,7 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
         const limited = path === "/v1" || path.startsWith("/v1/")
         const guarded: HttpApp.Default<unknown> = limited
           ? Effect.gen(function*() {
-            const state = yield* limiter.hit(yield* rateLimitKey(request), policy, yield* DateTime.now)
+            const state = yield* limiter.hit(rateLimitKey(request), policy, yield* DateTime.now)
             yield* HttpApp.appendPreResponseHandler((_req, res) =>
               Effect.succeed(HttpServerResponse.setHeaders(res, {
                 "ratelimit-policy": policyHeader(policy),
