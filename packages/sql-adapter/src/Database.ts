@@ -1,8 +1,8 @@
 /**
  * The database (DESIGN.md D2): a PostgreSQL server when `DATABASE_URL` is set, otherwise the
- * embedded PGlite (Postgres compiled to WASM) with its data directory on disk, served on a loopback
- * socket by pglite-socket and driven by the same `@effect/sql-pg` client — one dialect, one set of
- * migrations and repositories.
+ * embedded PGlite (Postgres compiled to WASM) with its data directory on disk, driven in process
+ * through PGlite's own API by an `@effect/sql` client with `@effect/sql-pg`'s compiler
+ * (PgliteClient.ts) — one dialect, one set of migrations and repositories.
  */
 import { PgClient } from "@effect/sql-pg"
 import type { SqlClient, SqlError } from "@effect/sql"
@@ -13,6 +13,7 @@ import { Data, Duration, Effect, Layer, Redacted, String as Str } from "effect"
 import { mkdirSync } from "node:fs"
 import Pg from "pg"
 import { Migrations } from "./Migrations.js"
+import { PgliteClientLayer } from "./PgliteClient.js"
 
 export type DatabaseConfig = Data.TaggedEnum<{
   /**
@@ -40,19 +41,26 @@ const clientOptions = {
   transformJson: false
 } as const
 
-/** Starts PGlite and its loopback socket for the life of the scope; yields the port. */
+/** Opens PGlite (in `dataDir`, or in memory) for the life of the scope. */
+export const openPglite = (dataDir: string | undefined) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
+        return await PGlite.create(dataDir === undefined ? undefined : dataDir)
+      },
+      catch: (cause) => new DatabaseError({ message: `could not open the embedded database at ${dataDir ?? "memory"}`, cause })
+    }),
+    (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+  )
+
+/**
+ * Starts PGlite and a loopback socket to it for the life of the scope; yields the port. The server
+ * does not use it (it talks to PGlite in process); it is for external tools such as `psql`.
+ */
 export const startPglite = (dataDir: string | undefined, maxConnections: number) =>
   Effect.gen(function*() {
-    const db = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
-          return await PGlite.create(dataDir === undefined ? undefined : dataDir)
-        },
-        catch: (cause) => new DatabaseError({ message: `could not open the embedded database at ${dataDir ?? "memory"}`, cause })
-      }),
-      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
-    )
+    const db = yield* openPglite(dataDir)
     const server = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
@@ -115,19 +123,8 @@ const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
 export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, DatabaseError> =>
   DatabaseConfig.$match(config, {
     Postgres: (o) => PgClient.layerFromPool({ acquire: postgresPool(o), ...clientOptions }),
-    // One connection: PGlite is a single session, and pglite-socket's multiplexer keeps only whole
-    // transactions together — concurrent extended-protocol queries from several connections
-    // interleave and read each other's results (seen under load: rows of another statement).
-    Pglite: ({ dataDir }) =>
-      Layer.unwrapScoped(Effect.map(startPglite(dataDir, 1), (port) =>
-        PgClient.layer({
-          host: "127.0.0.1",
-          port,
-          database: "postgres",
-          username: "postgres",
-          maxConnections: 1,
-          ...clientOptions
-        })))
+    // In process, over PGlite's own API (PgliteClient.ts): one session, serialized.
+    Pglite: ({ dataDir }) => PgliteClientLayer(openPglite(dataDir), clientOptions)
   }).pipe(Layer.mapError((e: SqlError.SqlError | DatabaseError) =>
     e instanceof DatabaseError ? e : new DatabaseError({ message: `could not connect to the database: ${e.message}`, cause: e })
   ))

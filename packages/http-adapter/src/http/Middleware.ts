@@ -7,6 +7,7 @@ import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerRe
 import { Ids, IdKinds, policyHeader, ProblemCatalog, RateLimiter, type RateLimitPolicy, sha256HexSync, stateHeader } from "@switchboard/core"
 import { Cause, Context, DateTime, Effect, Option, Ref } from "effect"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
+import { illFormedText } from "./Body.js"
 import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure, surfaceOf } from "./Surfaces.js"
 import { ProblemFailure, problem, renderProblem, validationFailed } from "../v1/Problems.js"
 import { traceIdOf, withRequestInfo } from "./RequestContext.js"
@@ -63,6 +64,33 @@ const summary = (cause: Cause.Cause<unknown>): string => {
   return text.replace(/\s+/g, " ").slice(0, 300)
 }
 
+/** The first unusable part of a request URL: a path segment or query parameter. */
+export const urlIssue = (url: string): { code: string; location: "param" | "query"; message: string; path: string } | undefined => {
+  const q = url.indexOf("?")
+  const path = q === -1 ? url : url.slice(0, q)
+  if (path.includes("%")) {
+    for (const segment of path.split("/")) {
+      let decoded: string
+      try {
+        decoded = decodeURIComponent(segment)
+      } catch {
+        return { code: "invalid_value", location: "param", message: "A path segment is not valid percent-encoded UTF-8.", path: "" }
+      }
+      const why = illFormedText(decoded)
+      if (why !== undefined) return { code: "invalid_text", location: "param", message: `A path segment ${why}.`, path: "" }
+    }
+  }
+  if (q !== -1 && q < url.length - 1) {
+    for (const [key, value] of new URLSearchParams(url.slice(q + 1))) {
+      const why = illFormedText(key) ?? illFormedText(value)
+      if (why !== undefined) {
+        return { code: "invalid_text", location: "query", message: `The query parameter ${why}.`, path: `/${key.replace(/[\u0000-\u001f]/g, "?").slice(0, 64)}` }
+      }
+    }
+  }
+  return undefined
+}
+
 /**
  * The rate-limit key of a /v1 request: the presented credential (its hash — limits are per
  * credential, API.md §0), or the client address when none was sent.
@@ -106,6 +134,12 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
         // Inside the guarded region: a limiter that cannot reach its store fails like any other use
         // of the database (503 + Retry-After), never as an empty 500.
         const limited = path === "/v1" || path.startsWith("/v1/")
+        // Text no parameter can hold (U+0000, lone surrogates, broken percent-encoding) is refused
+        // here, for every route of every surface, before a handler or the database sees it.
+        const urlProblem = urlIssue(request.url)
+        const checked: HttpApp.Default<unknown> = urlProblem === undefined
+          ? app
+          : Effect.fail(validationFailed([urlProblem], "A request parameter is not valid."))
         const guarded: HttpApp.Default<unknown> = limited
           ? Effect.gen(function*() {
             const state = yield* limiter.hit(rateLimitKey(request), policy, yield* DateTime.now)
@@ -119,9 +153,9 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
                 headers: { "retry-after": String(state.resetSeconds) }
               }))
             }
-            return yield* app
+            return yield* checked
           })
-          : app
+          : checked
         // The request deadline (REQUEST_TIMEOUT_MS): past it the caller gets 504 at once; the work
         // is interrupted in the background (a frozen database must not hold the answer too).
         // (`Effect.exit` first: the work's fiber always succeeds, so its response headers — rate
@@ -178,6 +212,16 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
               if (e instanceof HttpServerError.RouteNotFound) {
                 const url = new URL(request.url, "http://localhost")
                 const allow = allowedMethods(table, url.pathname)
+                // The path has a route's shape for this very method, yet the router refused it: a
+                // parameter is unusable (over 100 characters, `..`, undecodable) → 422, not 405.
+                if (allow.includes(request.method)) {
+                  return Effect.succeed(render(validationFailed([{
+                    code: "invalid_value",
+                    location: "param",
+                    message: "A path parameter is not valid: at most 100 characters, percent-encoded UTF-8, not . or ..",
+                    path: ""
+                  }], "A path parameter is not valid.")))
+                }
                 return Effect.succeed(render(allow.length > 0
                   ? problem("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${allow.join(", ")}.`, {
                     headers: { allow: allow.join(", ") }

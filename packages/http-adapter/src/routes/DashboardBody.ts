@@ -11,7 +11,7 @@
  */
 import { HttpServerRequest, Multipart } from "@effect/platform"
 import { Effect, Either, Option, ParseResult, Schema, SchemaAST, Stream } from "effect"
-import { declaredBodyWithin, readBodyText } from "../http/Body.js"
+import { declaredBodyWithin, illFormedText, parseJsonBody, readBodyText } from "../http/Body.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import { CSRF_FIELD } from "./DashboardSession.js"
@@ -31,6 +31,15 @@ const MAX_FIELD_BYTES = 64 * 1024
 export const invalidBody = (message: string) => envelopeFailure(422, "VALIDATION_FAILED", message)
 
 const mediaType = (contentType: string | undefined) => (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+
+/** The first form field whose name or value is text no field can hold (NUL, lone surrogates). */
+const illFormedField = (entries: ReadonlyArray<readonly [string, string]>) => {
+  for (const [k, v] of entries) {
+    const why = illFormedText(k) ?? illFormedText(v)
+    if (why !== undefined) return invalidBody(`${k.slice(0, 64).replace(/[\u0000-\u001f]/g, "?")}: the field ${why}.`)
+  }
+  return undefined
+}
 
 /** Fields into a record: a repeated name (or `name[]`) becomes a list. */
 export const fieldsToRecord = (entries: Iterable<readonly [string, string]>): Record<string, string | Array<string>> => {
@@ -56,6 +65,13 @@ export const readDashboardBody: Effect.Effect<RawBody, EnvelopeFailure, HttpServ
     const type = mediaType(request.headers["content-type"])
 
     if (type === "multipart/form-data") {
+      // Without a boundary the body cannot be split into parts; a compressed multipart body is not decoded.
+      if (!/;\s*boundary=("[^"]+"|[^;\s]+)/i.test(request.headers["content-type"] ?? "")) {
+        return yield* invalidBody("multipart/form-data needs a boundary parameter in Content-Type.")
+      }
+      if ((request.headers["content-encoding"] ?? "identity").trim().toLowerCase() !== "identity") {
+        return yield* envelopeFailure(415, "UNSUPPORTED_MEDIA_TYPE", "A multipart/form-data body cannot use Content-Encoding.")
+      }
       const fields: Array<readonly [string, string]> = []
       yield* Stream.runForEach(request.multipartStream, (part) => {
         if (part._tag === "File") return Effect.fail(invalidBody(`${part.key}: files are not accepted here; send form fields only.`))
@@ -74,29 +90,35 @@ export const readDashboardBody: Effect.Effect<RawBody, EnvelopeFailure, HttpServ
               : invalidBody("The body is not a readable multipart/form-data body.")
           ))
       )
+      const badField = illFormedField(fields)
+      if (badField !== undefined) return yield* badField
       const record = fieldsToRecord(fields)
       const csrf = record[CSRF_FIELD]
       delete record[CSRF_FIELD]
       return { kind: "multipart", value: record, csrf: typeof csrf === "string" ? csrf : undefined }
     }
 
-    const text = yield* readBodyText(config.maxBodyBytes).pipe(Effect.mapError(() => tooLarge))
+    const text = yield* readBodyText(config.maxBodyBytes).pipe(Effect.mapError((e) =>
+      e._tag === "BodyTooLarge" ? tooLarge : e.status === 415 ? envelopeFailure(415, "UNSUPPORTED_MEDIA_TYPE", e.message) : invalidBody(e.message)
+    ))
     if (type === "application/x-www-form-urlencoded") {
       const params = new URLSearchParams(text)
       const entries = [...params]
       if (entries.length > MAX_FORM_FIELDS) return yield* invalidBody(`The form has more than ${MAX_FORM_FIELDS} fields.`)
       if (entries.some(([k, v]) => k.length + v.length > MAX_FIELD_BYTES)) return yield* invalidBody("A form field is too long.")
+      const badField = illFormedField(entries)
+      if (badField !== undefined) return yield* badField
       const record = fieldsToRecord(entries)
       const csrf = record[CSRF_FIELD]
       delete record[CSRF_FIELD]
       return { kind: "form", value: record, csrf: typeof csrf === "string" ? csrf : undefined }
     }
     if (type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type) || (type === "" && text.trim() !== "")) {
-      try {
-        return { kind: "json", value: JSON.parse(text), csrf: undefined }
-      } catch (e) {
-        return yield* invalidBody(`The body is not valid JSON: ${(e as Error).message}`)
+      const parsed = parseJsonBody(text)
+      if ("refused" in parsed) {
+        return yield* invalidBody(parsed.refused.path === "" ? parsed.refused.message : `${parsed.refused.path}: ${parsed.refused.message}`)
       }
+      return { kind: "json", value: parsed.ok, csrf: undefined }
     }
     if (type === "" && text.trim() === "") return { kind: "none", value: {}, csrf: undefined }
     return yield* envelopeFailure(

@@ -27,7 +27,7 @@ import {
   successEnvelope
 } from "@switchboard/core"
 import { DateTime, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
-import { isJsonType, readBodyText } from "../http/Body.js"
+import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import { clientAddressOf, isHttpsRequest } from "./ManagementTransport.js"
@@ -75,14 +75,21 @@ export const jsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
       return yield* invalid(`The request body must be JSON (Content-Type application/json), not ${contentType ?? "none"}.`)
     }
     const text = yield* readBodyText(config.maxBodyBytes).pipe(
-      Effect.mapError(() => envelopeFailure(413, "PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`))
+      Effect.mapError((e) =>
+        e._tag === "BodyTooLarge"
+          ? envelopeFailure(413, "PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`)
+          : e.status === 415
+          ? envelopeFailure(415, "UNSUPPORTED_MEDIA_TYPE", e.message)
+          : invalid(e.message)
+      )
     )
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch {
-      return yield* invalid(text.trim() === "" ? "The request body is empty." : "The request body is not valid JSON.")
+    const parsed = parseJsonBody(text)
+    if ("refused" in parsed) {
+      return yield* invalid(parsed.refused.code === "malformed_json"
+        ? (text.trim() === "" ? "The request body is empty." : "The request body is not valid JSON.")
+        : `${parsed.refused.path === "" ? "The body" : parsed.refused.path}: ${parsed.refused.message}`)
     }
+    const json = parsed.ok
     const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(json)
     if (Either.isLeft(decoded)) return yield* invalid(issuesMessage(decoded.left))
     return decoded.right

@@ -6,8 +6,8 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { clientCredentials, OAuthProvider, type OAuthProtocolError } from "@switchboard/core"
-import { Effect } from "effect"
-import { readBodyText } from "../http/Body.js"
+import { Effect, Redacted } from "effect"
+import { illFormedText, readBodyText } from "../http/Body.js"
 import { oauthFailure, type OAuthFailure } from "../http/Surfaces.js"
 
 /** Responses with tokens or about tokens are never cached (RFC 6749 §5.1). */
@@ -59,11 +59,19 @@ export const readForm = Effect.gen(function*() {
     return yield* oauthFailure(400, "invalid_request", "The body must be application/x-www-form-urlencoded.")
   }
   const text = yield* readBodyText(MAX_FORM_BYTES).pipe(
-    Effect.mapError(() => oauthFailure(413, "invalid_request", `The body exceeds ${MAX_FORM_BYTES} bytes.`))
+    Effect.mapError((e) =>
+      e._tag === "BodyTooLarge"
+        ? oauthFailure(413, "invalid_request", `The body exceeds ${MAX_FORM_BYTES} bytes.`)
+        : oauthFailure(e.status === 415 ? 415 : 400, "invalid_request", e.message)
+    )
   )
   const parsed = parseForm(text)
   if ("repeated" in parsed) {
     return yield* oauthFailure(400, "invalid_request", `The parameter ${parsed.repeated.slice(0, 64)} must not be repeated.`)
+  }
+  for (const [name, value] of parsed.form) {
+    const why = illFormedText(name) ?? illFormedText(value)
+    if (why !== undefined) return yield* oauthFailure(400, "invalid_request", `The parameter ${JSON.stringify(name.slice(0, 64))} ${why}.`)
   }
   return parsed.form
 })
@@ -95,8 +103,13 @@ export const authenticateClient = (form: Form) =>
         return yield* presented.error === "invalid_client"
           ? oauthFailure(401, "invalid_client", presented.description, basicChallenge)
           : oauthFailure(400, presented.error, presented.description)
-      case "Presented":
+      case "Presented": {
+        // Text no client id or secret can hold (U+0000, lone surrogates) is refused before any lookup.
+        if (illFormedText(presented.client.clientId) !== undefined || illFormedText(Redacted.value(presented.client.secret ?? Redacted.make(""))) !== undefined) {
+          return yield* oauthFailure(401, "invalid_client", "The client credentials are not valid.", basicChallenge)
+        }
         return yield* protocol(provider.authenticateClient(presented.client))
+      }
     }
   })
 

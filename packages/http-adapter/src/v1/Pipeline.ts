@@ -16,7 +16,7 @@ import {
   type ValidationIssue
 } from "@switchboard/core"
 import { DateTime, Duration, Effect, Either, ParseResult, Schema } from "effect"
-import { isJsonType, readBodyText } from "../http/Body.js"
+import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
 import { RequestContext } from "../http/RequestContext.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { CurrentPrincipal } from "./Authn.js"
@@ -55,19 +55,24 @@ export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
       }], "The request body must be JSON.")
     }
     const text = yield* readBodyText(config.maxBodyBytes).pipe(
-      Effect.mapError(() => problem("PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`))
+      Effect.mapError((e) =>
+        e._tag === "BodyTooLarge"
+          ? problem("PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`)
+          : validationFailed([{
+            code: e.status === 415 ? "unsupported_encoding" : "unreadable_body",
+            location: e.location,
+            message: e.message,
+            path: e.location === "header" ? "/content-encoding" : ""
+          }], e.message)
+      )
     )
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch (e) {
-      return yield* validationFailed([{
-        code: "malformed_json",
-        location: "body",
-        message: text.trim() === "" ? "The request body is empty." : `The body is not valid JSON: ${(e as Error).message}`,
-        path: ""
-      }], "The request body is not valid JSON.")
+    const parsed = parseJsonBody(text)
+    if ("refused" in parsed) {
+      return yield* validationFailed([{ ...parsed.refused, location: "body" }], parsed.refused.code === "malformed_json"
+        ? "The request body is not valid JSON."
+        : parsed.refused.message)
     }
+    const json = parsed.ok
     const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(json)
     if (Either.isLeft(decoded)) return yield* validationFailed(issuesOf(decoded.left, "json"))
     return { value: decoded.right, json }

@@ -8,6 +8,7 @@
  *   an oversized file is refused while it streams (413), never buffered whole. → 204 No Content.
  * - `GET /v1/files/{key}`: a committed picture or avatar, public, with its stored content type.
  */
+import { illFormedText } from "../http/Body.js"
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import { type UploadTicketRecord, Uploads } from "@switchboard/core"
 import { Effect, Option, Stream } from "effect"
@@ -72,6 +73,8 @@ const receiveUpload = (uploads: Uploads) =>
       if (part._tag === "Field") {
         if (file !== undefined) return Effect.void
         if (Object.hasOwn(fields, part.key)) return Effect.fail(formIssue(`/${part.key}`, "is sent more than once"))
+        const why = illFormedText(part.key) ?? illFormedText(part.value)
+        if (why !== undefined) return Effect.fail(formIssue(`/${part.key.replace(/[\u0000-\u001f]/g, "?")}`, why, "invalid_text"))
         fields[part.key] = part.value
         return Effect.void
       }
