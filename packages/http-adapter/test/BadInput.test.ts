@@ -12,6 +12,7 @@
  */
 import { testBackends } from "@switchboard/sql-adapter"
 import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "./TestServer.js"
@@ -44,6 +45,18 @@ const raw = (base: string, method: string, path: string, headers: Record<string,
     req.on("error", reject)
     if (body !== undefined) req.write(body)
     req.end()
+  })
+
+/** Sends raw bytes on a fresh connection; resolves with everything the server wrote before closing. */
+const rawSocket = (base: string, bytes: string) =>
+  new Promise<string>((resolve, reject) => {
+    const url = new URL(base)
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes))
+    const chunks: Array<Buffer> = []
+    socket.on("data", (c: Buffer) => chunks.push(c))
+    socket.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    socket.on("error", reject)
+    socket.setTimeout(20_000, () => socket.destroy(new Error("no answer")))
   })
 
 const deep = (n: number) => "[".repeat(n) + "]".repeat(n)
@@ -151,6 +164,23 @@ for (const backend of testBackends()) {
       expect(projects.json?.succeed).toBe(false)
       const query = await raw(s.baseUrl, "GET", "/api/projects/?x=%00", bearer)
       expectEnvelope(query, 422)
+    })
+
+    it("headers over the limit: 431 in the surface's format with X-Request-ID (item 9)", async () => {
+      const big = "x".repeat(32 * 1024)
+      const onV1 = await rawSocket(s.baseUrl, `GET /v1/account HTTP/1.1\r\nHost: a\r\nX-Big: ${big}\r\n\r\n`)
+      const [head, body] = onV1.split("\r\n\r\n")
+      expect(head).toMatch(/^HTTP\/1.1 431 /)
+      expect(head).toMatch(/content-type: application\/problem\+json/i)
+      expect(head).toMatch(/x-request-id: sb_req_[0-9a-z]{26}/i)
+      expect(JSON.parse(body!)).toMatchObject({ code: "REQUEST_HEADERS_TOO_LARGE", status: 431 })
+      const onDashboard = await rawSocket(s.baseUrl, `GET /api/projects/ HTTP/1.1\r\nHost: a\r\nX-Big: ${big}\r\n\r\n`)
+      expect(onDashboard).toMatch(/^HTTP\/1.1 431 /)
+      expect(JSON.parse(onDashboard.split("\r\n\r\n")[1]!)).toMatchObject({ succeed: false, code: "REQUEST_HEADERS_TOO_LARGE" })
+      const onOAuth = await rawSocket(s.baseUrl, `POST /api/auth/oauth2/token HTTP/1.1\r\nHost: a\r\nX-Big: ${big}\r\n\r\n`)
+      expect(JSON.parse(onOAuth.split("\r\n\r\n")[1]!)).toMatchObject({ error: "invalid_request" })
+      // Under the limit, the same request is served.
+      expect((await v1("GET", "/v1/account", undefined, { "x-big": "x".repeat(8 * 1024) })).status).toBe(200)
     })
 
     it("OAuth: NUL in client_id or in client credentials is invalid_request / invalid_client, never 500", async () => {

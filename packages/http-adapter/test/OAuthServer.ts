@@ -9,7 +9,7 @@ import { type CreateOAuthApp, OAuthApps, provisionAccount, Sessions } from "@swi
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
 import { type TestBackend, testStore } from "@switchboard/sql-adapter"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
-import { createServer } from "node:http"
+import { makeHttpServer } from "../src/server/NodeServers.js"
 import { createServer as createNetServer } from "node:net"
 
 export interface OAuthTestServer {
@@ -43,7 +43,7 @@ export const startOAuthServer = async (backend: TestBackend, overrides: Partial<
     ...overrides
   })
   const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, testStore(backend)), scope))
-  const server = createServer()
+  const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
   await Effect.runPromise(Layer.buildWithScope(
     HttpLive.pipe(
       Layer.provide(Layer.succeedContext(app)),

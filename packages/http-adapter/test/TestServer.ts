@@ -4,8 +4,7 @@ import { provisionAccount } from "@switchboard/core"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
 import { sharedTestStores, type TestBackend, testStore } from "@switchboard/sql-adapter"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
-import { createServer } from "node:http"
-import { createServer as createHttpsServer } from "node:https"
+import { makeHttpServer, makeHttpsServer } from "../src/server/NodeServers.js"
 import { generateLocalhostCertificate } from "../src/server/ManagementTls.js"
 
 export interface TestServer {
@@ -51,7 +50,7 @@ export const startTestServer = async (
     ...overrides
   })
   const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, store as ReturnType<typeof testStore>, adapters), scope))
-  const server = createServer()
+  const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
   await Effect.runPromise(Layer.buildWithScope(
     HttpLive.pipe(
       Layer.provide(Layer.succeedContext(app)),
@@ -64,11 +63,11 @@ export const startTestServer = async (
   let tls: { baseUrl: string; ca: string } | undefined
   if (options.tls === true) {
     const { cert, key } = await testCertificate()
-    const tlsServer = createHttpsServer({ cert, key })
+    const tlsServer = makeHttpsServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl, cert, key })
     await Effect.runPromise(Layer.buildWithScope(
       HttpLive.pipe(
         Layer.provide(Layer.succeedContext(app)),
-        Layer.provide(NodeHttpServer.layer(() => tlsServer as unknown as ReturnType<typeof createServer>, { host: "127.0.0.1", port: 0 }))
+        Layer.provide(NodeHttpServer.layer(() => tlsServer, { host: "127.0.0.1", port: 0 }))
       ),
       scope
     ))

@@ -56,6 +56,8 @@ export const ProblemCatalog = {
   ORGANIZATION_SSO_REQUIRED: { status: 403, title: "Organization SSO Required" },
   ORGANIZATION_SYNC_UNAVAILABLE: { status: 409, title: "Organization Synchronization Unavailable" },
   PAYLOAD_TOO_LARGE: { status: 413, title: "Payload Too Large" },
+  /** Headers over MAX_HEADER_BYTES: answered by the server before the application sees the request. */
+  REQUEST_HEADERS_TOO_LARGE: { status: 431, title: "Request Header Fields Too Large" },
   PAYMENT_PROVIDER_NOT_READY: { status: 503, title: "Payment Provider Not Ready" },
   PROJECT_CLOSING: { status: 409, title: "Project Is Closing" },
   PROJECT_DELETED: { status: 410, title: "Project Deleted" },

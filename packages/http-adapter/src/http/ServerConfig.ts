@@ -76,6 +76,8 @@ export interface ServerConfigShape {
   readonly databaseStatementTimeoutMs: number
   /** Longest wait to open a database connection or get one from the pool (DATABASE_CONNECT_TIMEOUT_MS). */
   readonly databaseConnectTimeoutMs: number
+  /** Largest request head (request line and headers) accepted (MAX_HEADER_BYTES); larger → 431. */
+  readonly maxHeaderBytes: number
 }
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
@@ -144,7 +146,8 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   billingTickSeconds: boundedInteger("BILLING_TICK_SECONDS", 30, 1, 3600),
   requestTimeoutMs: boundedInteger("REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
   databaseStatementTimeoutMs: boundedInteger("DATABASE_STATEMENT_TIMEOUT_MS", 10_000, 100, 600_000),
-  databaseConnectTimeoutMs: boundedInteger("DATABASE_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000)
+  databaseConnectTimeoutMs: boundedInteger("DATABASE_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000),
+  maxHeaderBytes: boundedInteger("MAX_HEADER_BYTES", 16 * 1024, 1024, 1024 * 1024)
 }).pipe(Config.map((c) => {
   // Every surface defaults to the server's own origin (API.md §0).
   const origin = `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`
@@ -212,5 +215,6 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   requestTimeoutMs: 30_000,
   databaseStatementTimeoutMs: 10_000,
   databaseConnectTimeoutMs: 5_000,
+  maxHeaderBytes: 16 * 1024,
   ...overrides
 })

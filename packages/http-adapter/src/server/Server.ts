@@ -8,13 +8,12 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { bootstrapIfEmpty, CredentialCachePolicy, IdentityLimits, Ids, SecretsLive, SwitchboardCore } from "@switchboard/core"
 import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
 import { Deferred, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
-import { createServer } from "node:http"
-import { createServer as createHttpsServer } from "node:https"
 import { join } from "node:path"
 import { HttpLive, InFlightLive } from "../Http.js"
 import { InFlight } from "../http/Middleware.js"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
 import { HousekeepingLive } from "./Housekeeping.js"
+import { makeHttpServer, makeHttpsServer } from "./NodeServers.js"
 import { PasswordHasherScrypt } from "./PasswordHasherScrypt.js"
 import { ServerSecretLive } from "./ServerSecretFile.js"
 import { OrganizationsServerAdapters } from "./OrganizationsAdapters.js"
@@ -120,17 +119,17 @@ export const runServer = (config: ServerConfigShape, options: {
     if (Option.isSome(provision)) options.print(bootstrapLine(provision.value))
 
     yield* Layer.build(HousekeepingLive.pipe(Layer.provide(Layer.succeedContext(app))))
-    const server = createServer()
+    const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
     yield* Layer.build(HttpLive.pipe(
       Layer.provide(Layer.succeedContext(app)),
       Layer.provide(NodeHttpServer.layer(() => server, { host: config.host, port: config.port }))
     ))
     // The same application over TLS (API.md §4: the management API is HTTPS only; the server
     // terminates TLS itself with TLS_CERT/TLS_KEY, or a generated localhost certificate).
-    const tlsServer = createHttpsServer({ cert: tls.cert, key: tls.key })
+    const tlsServer = makeHttpsServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl, cert: tls.cert, key: tls.key })
     yield* Layer.build(HttpLive.pipe(
       Layer.provide(Layer.succeedContext(app)),
-      Layer.provide(NodeHttpServer.layer(() => tlsServer as unknown as ReturnType<typeof createServer>, {
+      Layer.provide(NodeHttpServer.layer(() => tlsServer, {
         host: config.host,
         port: config.tlsPort
       }))
