@@ -1,6 +1,7 @@
 /** Every repository port on the SQL client (PGlite or PostgreSQL alike), and the whole store. */
 import { CredentialRevocationsInProcess, RateLimiterInProcess } from "@switchboard/core"
-import { Layer } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
 import { DatabaseConfig, DatabaseLive } from "./Database.js"
 import { AccountServiceKeysRepoSql } from "./identity/AccountServiceKeysRepoSql.js"
 import { AccountsRepoSql } from "./identity/AccountsRepoSql.js"
@@ -52,5 +53,13 @@ export const StoreSql = (config: DatabaseConfig) =>
     // Shared across processes through PostgreSQL; within the one process that owns a PGlite.
     ...(DatabaseConfig.$is("Postgres")(config)
       ? [CredentialRevocationsSql, RateLimiterSql] as const
-      : [CredentialRevocationsInProcess, RateLimiterInProcess] as const)
+      : [CredentialRevocationsInProcess, RateLimiterInProcess, ReleaseAbandonedIdempotencyLocks] as const)
   ).pipe(Layer.provideMerge(DatabaseLive(config)))
+
+/**
+ * PGlite has one owner, so at start every Idempotency-Key still in progress belongs to a process
+ * that is gone: release them, and a retry runs at once instead of waiting out the lock.
+ */
+const ReleaseAbandonedIdempotencyLocks = Layer.effectDiscard(
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`delete from idempotency_records where response_status is null`).pipe(Effect.orDie)
+)

@@ -24,6 +24,14 @@ export type BeginOutcome = Data.TaggedEnum<{
 }>
 export const BeginOutcome = Data.taggedEnum<BeginOutcome>()
 
+/**
+ * An honest `Retry-After` (seconds) for a key whose first attempt has held it `lockedForMs` of at
+ * most `lockForMs`: soon for a young attempt (most finish in milliseconds), longer the longer it has
+ * run, never past the moment the lock lapses and a retry takes it over.
+ */
+export const inProgressRetryAfter = (lockedForMs: number, lockForMs: number): number =>
+  Math.max(1, Math.min(Math.ceil((lockForMs - lockedForMs) / 1000), 1 + Math.floor(lockedForMs / 1000)))
+
 /** The idempotency store cannot be reached (→ 503 `IDEMPOTENCY_UNAVAILABLE`). */
 export class IdempotencyUnavailable extends Schema.TaggedError<IdempotencyUnavailable>()("IdempotencyUnavailable", {}) {}
 

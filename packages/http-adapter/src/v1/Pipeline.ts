@@ -134,7 +134,9 @@ export const idempotent = <R>(
       key,
       fingerprint,
       now,
-      lockFor: Duration.seconds(60),
+      // The holder answers within the request deadline (REQUEST_TIMEOUT_MS) or is gone: past it,
+      // plus a second's margin, its key is taken over.
+      lockFor: Duration.millis(config.requestTimeoutMs + 1000),
       retainFor: Duration.hours(config.idempotencyRetentionHours)
     }))
     switch (outcome._tag) {

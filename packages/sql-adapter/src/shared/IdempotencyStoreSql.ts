@@ -1,6 +1,6 @@
 /** Idempotency records in PostgreSQL, shared by every server process (API.md §0, DESIGN.md D3). */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { BeginOutcome, IdempotencyStore, IdempotencyUnavailable, type StoredResponse } from "@switchboard/core"
+import { BeginOutcome, IdempotencyStore, inProgressRetryAfter, IdempotencyUnavailable, type StoredResponse } from "@switchboard/core"
 import { Duration, Effect, Layer } from "effect"
 import { toDate } from "./Sql.js"
 
@@ -57,9 +57,7 @@ export const IdempotencyStoreSql = Layer.effect(
           yield* sql`update idempotency_records set locked_at = ${toDate(now)} where scope = ${scope} and key = ${key}`
           return BeginOutcome.Acquired()
         }
-        return BeginOutcome.InProgress({
-          retryAfterSeconds: Math.max(1, Math.ceil((Duration.toMillis(lockFor) - lockedFor) / 1000))
-        })
+        return BeginOutcome.InProgress({ retryAfterSeconds: inProgressRetryAfter(lockedFor, Duration.toMillis(lockFor)) })
       })).pipe(Effect.catchTag("SqlError", unavailable))
 
     const complete: IdempotencyStore["Type"]["complete"] = ({ key, response, scope }) =>

@@ -12,7 +12,8 @@ import {
   EmailTaken,
   IdempotencyStore,
   type StoredResponse,
-  type StoredServiceKey
+  type StoredServiceKey,
+  inProgressRetryAfter
 } from "@switchboard/core"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
@@ -106,7 +107,7 @@ const make = Effect.gen(function*() {
           return BeginOutcome.Acquired()
         }
         return BeginOutcome.InProgress({
-          retryAfterSeconds: Math.max(1, Math.ceil((Duration.toMillis(lockFor) - lockedFor) / 1000))
+          retryAfterSeconds: inProgressRetryAfter(lockedFor, Duration.toMillis(lockFor))
         })
       }),
     complete: ({ key, response, scope }) =>
