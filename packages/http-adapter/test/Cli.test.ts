@@ -2,9 +2,9 @@
  * The standalone server as an operator runs it: the `switchboard` binary in a child process on an
  * embedded database in a temporary DATA_DIR.
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
-import { tmpdir } from "node:os"
+import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { bootstrapOf, cliEnv, runCli as runIn, startServer, stopServer } from "./CliProcess.js"
@@ -98,6 +98,39 @@ describe("switchboard serve / admin", { timeout: 180_000 }, () => {
     const s = await start()
     const me = await account(s.baseUrl, created!.serviceKey!)
     expect((await me.json() as { email: string }).email).toBe("ops@example.com")
+    expect(await stopServer(s)).toBe(0)
+  })
+
+  it("the data directory has one owner: admin commands against a running server's PGlite fail clearly and change nothing", async () => {
+    const s = await start()
+    try {
+      const lock = JSON.parse(readFileSync(join(dataDir, "pglite.lock"), "utf8")) as { pid: number }
+      expect(lock.pid).toBe(s.child.pid)
+      const blocked = await runCli(["admin", "create-account", "--email", "ghost@example.com", "--json"])
+      expect(blocked.code).toBe(1)
+      expect(blocked.stderr).toContain(`pid ${s.child.pid}`)
+      expect(blocked.stderr).toContain("stop that process first")
+      expect(blocked.stdout).toBe("")
+      const rotate = await runCli(["admin", "rotate-signing-key"])
+      expect(rotate.code).toBe(1)
+      expect(rotate.stderr).toContain(`pid ${s.child.pid}`)
+      // A second server is refused the same way, and the first keeps serving.
+      await expect(startServer(env, 30_000)).rejects.toThrow(/in use by another Switchboard process/)
+      expect((await account(s.baseUrl, serviceKey)).status).toBe(200)
+    } finally {
+      expect(await stopServer(s)).toBe(0)
+    }
+    expect(existsSync(join(dataDir, "pglite.lock"))).toBe(false)
+    // Nothing was created while the server ran; now the command works.
+    const created = await runCli(["admin", "create-account", "--email", "ghost@example.com", "--json"])
+    expect(created.code, created.stderr).toBe(0)
+  })
+
+  it("a stale lock (its process is gone) is taken over", async () => {
+    writeFileSync(join(dataDir, "pglite.lock"), JSON.stringify({ pid: 2 ** 22 + 12345, hostname: hostname(), startedAt: "then", command: "crashed" }))
+    const s = await start()
+    expect(s.output()).toContain("taking over the stale lock")
+    expect((await account(s.baseUrl, serviceKey)).status).toBe(200)
     expect(await stopServer(s)).toBe(0)
   })
 

@@ -11,6 +11,8 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { SqlError as SqlFailure } from "@effect/sql/SqlError"
 import { Data, Duration, Effect, Layer, Redacted, String as Str } from "effect"
 import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
+import { takeDataDirLock } from "./DataDirLock.js"
 import Pg from "pg"
 import { Migrations } from "./Migrations.js"
 import { PgliteClientLayer } from "./PgliteClient.js"
@@ -41,8 +43,25 @@ const clientOptions = {
   transformJson: false
 } as const
 
-/** Opens PGlite (in `dataDir`, or in memory) for the life of the scope. */
+/**
+ * Opens PGlite (in `dataDir`, or in memory) for the life of the scope. A data directory is locked
+ * first (DataDirLock.ts): a second process fails with a clear message and opens nothing.
+ */
 export const openPglite = (dataDir: string | undefined) =>
+  Effect.zipRight(
+    dataDir === undefined
+      ? Effect.void
+      : Effect.acquireRelease(
+        Effect.suspend(() => {
+          mkdirSync(dirname(dataDir), { recursive: true })
+          return takeDataDirLock(dataDir)
+        }).pipe(Effect.mapError((e) => new DatabaseError({ message: e.message, cause: e }))),
+        (release) => Effect.sync(release)
+      ),
+    openPgliteUnlocked(dataDir)
+  )
+
+const openPgliteUnlocked = (dataDir: string | undefined) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {

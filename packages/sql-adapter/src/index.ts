@@ -1,5 +1,6 @@
 /** @switchboard/sql-adapter — PostgreSQL layers for every core port, migrations, and embedded PGlite. */
 export * from "./Database.js"
+export * from "./DataDirLock.js"
 export * from "./Migrations.js"
 export * from "./Repositories.js"
 export * from "./Testing.js"
