@@ -43,6 +43,8 @@ for (const backend of testBackends()) {
         webhookRetryBaseMs: 10,
         webhookRetryMaxMs: 40,
         webhookTimeoutSeconds: 2,
+        // The fast schedule alone: a failing delivery is dead-lettered within the test.
+        webhookRetryHorizonHours: 0,
         egressIps: ["34.120.1.2", "52.24.126.164"]
       })
       receiver = await startReceiver()
@@ -112,6 +114,28 @@ for (const backend of testBackends()) {
         (await deliveries(projectId, destination.destinationId)).some((d) => d.eventId === payload.id && d.status === "delivered"))
       const d = (await deliveries(projectId, destination.destinationId)).find((x) => x.eventId === payload.id)!
       expect(d).toMatchObject({ eventType: "project.updated", status: "delivered", attemptCount: 1, lastError: null, lastResponseStatus: 204, nextAttemptAt: null, inFlight: false })
+    })
+
+    it("send test event: a signed webhook.test delivery to that destination only, listed among its deliveries", async () => {
+      const projectId = await newProject()
+      const path = `/test-${unique("t")}`
+      const otherPath = `/other-${unique("t")}`
+      const { destination, signingSecret } = await createDestination(projectId, { url: receiver.url(path) })
+      await createDestination(projectId, { url: receiver.url(otherPath) })
+      const queued = await call(`${hooks(projectId)}/destinations/${destination.destinationId}/test-events`, { method: "POST" })
+      expect(queued.res.status, queued.text).toBe(202)
+      expect(queued.body).toMatchObject({ eventType: "webhook.test", eventId: expect.stringMatching(/^sb_evt_/), deliveryId: expect.stringMatching(/^sb_del_|^sb_/) })
+      await receiver.waitFor((rs) => at(path)(rs).some((r) => envelopeOf(r).type === "webhook.test"))
+      const r = at(path)(receiver.received).find((x) => envelopeOf(x).type === "webhook.test")!
+      expect(verifyStandard(signingSecret, r)).toMatchObject({ id: queued.body.eventId, type: "webhook.test", data: { destinationId: destination.destinationId } })
+      await waitUntil("the test delivery record", async () =>
+        (await deliveries(projectId, destination.destinationId)).some((d) => d.eventId === queued.body.eventId && d.status === "delivered"))
+      // Nobody else got it.
+      await new Promise((done) => setTimeout(done, 200))
+      expect(at(otherPath)(receiver.received).some((x) => envelopeOf(x).type === "webhook.test")).toBe(false)
+      const unknown = await call(`${hooks(projectId)}/destinations/sb_whd_0aaaaaaaaaaaaaaaaaaaaaaaaa/test-events`, { method: "POST" })
+      expect(unknown.res.status).toBe(404)
+      expect(unknown.body.code).toBe("WEBHOOK_DESTINATION_NOT_FOUND")
     })
 
     it("enabledEvents filters by type; [\"*\"] gets everything, including api_key.created and api_key.revoked", async () => {

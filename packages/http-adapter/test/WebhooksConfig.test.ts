@@ -19,6 +19,7 @@ describe("webhook settings", () => {
       allowPrivateWebhookTargets: false,
       webhookDeliveryEnabled: true,
       webhookMaxAttempts: 6,
+      webhookRetryHorizonHours: 24,
       webhookRetryBaseMs: 200,
       webhookRetryMaxMs: 10_000,
       webhookTimeoutSeconds: 30

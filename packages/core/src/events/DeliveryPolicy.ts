@@ -6,12 +6,19 @@
  * unresolvable name) ends the delivery at once. A delivery that ends without success is kept as
  * dead-lettered (listed and retryable), never dropped. Pure functions, plus the policy as a
  * `Context.Reference` whose defaults are the numbers above (the server maps its settings onto it).
+ *
+ * After that fast schedule, a long tail (what Svix and Stripe users expect): retries at about
+ * 5 min, 30 min, 2 h, 5 h, then every 10 h, and a last one at the horizon (`longTailHorizonMs`,
+ * 24 h by default; 0 keeps the fast schedule alone), ±10 % jitter. Only then is a delivery
+ * dead-lettered.
  */
 import { Context, DateTime } from "effect"
 
 export interface WebhookPolicyShape {
-  /** Attempts before dead-lettering (API.md §4: 6). */
+  /** Attempts of the fast schedule (API.md §4: 6); the long tail follows. */
   readonly maxAttempts: number
+  /** How long after the fast schedule the long tail keeps retrying (24 h; 0: no tail). */
+  readonly longTailHorizonMs: number
   /** Delay after the first failed attempt (200 ms). */
   readonly baseDelayMs: number
   /** Growth per further failure (×5). */
@@ -31,6 +38,8 @@ export interface WebhookPolicyShape {
   readonly batchSize: number
   /** Deliveries attempted at once by one engine. */
   readonly concurrency: number
+  /** Deliveries of one endpoint in flight at once, across processes (fair claiming). */
+  readonly endpointConcurrency: number
   /** `http://` targets and private/loopback addresses allowed (local development and tests only). */
   readonly allowInsecureTargets: boolean
   /** Live webhooks per project and kind (v1 destinations; management webhooks). */
@@ -40,6 +49,7 @@ export interface WebhookPolicyShape {
 
 export const defaultWebhookPolicy: WebhookPolicyShape = {
   maxAttempts: 6,
+  longTailHorizonMs: 24 * 60 * 60 * 1000,
   baseDelayMs: 200,
   factor: 5,
   maxDelayMs: 10_000,
@@ -48,6 +58,7 @@ export const defaultWebhookPolicy: WebhookPolicyShape = {
   leaseMarginMs: 5_000,
   batchSize: 100,
   concurrency: 16,
+  endpointConcurrency: 4,
   allowInsecureTargets: false,
   maxEndpointsPerProject: 100,
   userAgent: "switchboard-webhook/0.1.0"
@@ -116,6 +127,44 @@ export const retryDelayMs = (policy: WebhookPolicyShape, failedAttempts: number,
   return Math.max(0, Math.round(raw * (1 - policy.jitter + 2 * policy.jitter * u)))
 }
 
+/** The long tail's nominal waits, in order: 5 min, 30 min, 2 h, 5 h, then 10 h each. */
+const LONG_TAIL_STEPS_MS = [5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000] as const
+/** The long tail's jitter (relative). */
+export const LONG_TAIL_JITTER = 0.1
+
+/**
+ * The nominal waits of the long tail within `horizonMs`: the steps while they fit, then one last
+ * wait that ends at the horizon (when at least the first step remains). Their sum never exceeds
+ * the horizon.
+ */
+export const longTailDelaysMs = (horizonMs: number): ReadonlyArray<number> => {
+  const out: Array<number> = []
+  let total = 0
+  for (let i = 0; ; i++) {
+    const step = LONG_TAIL_STEPS_MS[Math.min(i, LONG_TAIL_STEPS_MS.length - 1)]!
+    if (total + step > horizonMs) break
+    out.push(step)
+    total += step
+  }
+  if (horizonMs - total >= LONG_TAIL_STEPS_MS[0]) out.push(horizonMs - total)
+  return out
+}
+
+/** Every attempt a delivery gets: the fast schedule's, then one per long-tail wait. */
+export const totalAttempts = (policy: WebhookPolicyShape): number =>
+  policy.maxAttempts + longTailDelaysMs(policy.longTailHorizonMs).length
+
+/**
+ * The wait after `failedAttempts` failed attempts, on the whole schedule: the fast schedule's
+ * (`retryDelayMs`) up to `maxAttempts`, then the long tail's with ±10 % jitter.
+ */
+export const scheduledDelayMs = (policy: WebhookPolicyShape, failedAttempts: number, unit: number): number => {
+  if (failedAttempts < policy.maxAttempts) return retryDelayMs(policy, failedAttempts, unit)
+  const nominal = longTailDelaysMs(policy.longTailHorizonMs)[failedAttempts - policy.maxAttempts] ?? 0
+  const u = Math.min(Math.max(unit, 0), 1 - Number.EPSILON)
+  return Math.max(0, Math.round(nominal * (1 - LONG_TAIL_JITTER + 2 * LONG_TAIL_JITTER * u)))
+}
+
 /** Where a delivery stands after an attempt. */
 export type AttemptResult =
   | { readonly status: "delivered" }
@@ -134,8 +183,8 @@ export const afterAttempt = (
   unit: number
 ): AttemptResult => {
   if (verdict === "delivered") return { status: "delivered" }
-  if (verdict === "fatal" || attemptCount >= policy.maxAttempts) return { status: "dead_lettered" }
-  return { status: "pending", nextAttemptAt: DateTime.unsafeMake(now.epochMillis + retryDelayMs(policy, attemptCount, unit)) as DateTime.Utc }
+  if (verdict === "fatal" || attemptCount >= totalAttempts(policy)) return { status: "dead_lettered" }
+  return { status: "pending", nextAttemptAt: DateTime.unsafeMake(now.epochMillis + scheduledDelayMs(policy, attemptCount, unit)) as DateTime.Utc }
 }
 
 /** A uniform number in [0, 1) from 4 random bytes. */

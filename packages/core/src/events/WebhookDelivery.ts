@@ -220,7 +220,12 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
 
     const claim = (limit: number) =>
       Effect.flatMap(DateTime.now, (now) =>
-        repo.claimDue({ now, leaseUntil: DateTime.unsafeMake(now.epochMillis + leaseMs) as DateTime.Utc, limit }))
+        repo.claimDue({
+          now,
+          leaseUntil: DateTime.unsafeMake(now.epochMillis + leaseMs) as DateTime.Utc,
+          limit,
+          perEndpoint: policy.endpointConcurrency
+        }))
 
     /**
      * Claims up to `concurrency` due deliveries and attempts them all, `concurrency` at a time;

@@ -16,6 +16,7 @@ import { IdKinds, type ProjectId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
 import { isSelectableApiVersion, knownEventTypes } from "./Catalog.js"
+import { EVENT_API_VERSION, type EventEnvelope } from "./Schema.js"
 import { WebhookPolicy } from "./DeliveryPolicy.js"
 import { makeEndpointOps, newDestinationSecret } from "./Endpoints.js"
 import {
@@ -50,6 +51,9 @@ export const toWebhookDestination = (e: WebhookEndpoint): WebhookDestination => 
   updatedAt: e.updatedAt,
   url: e.url
 })
+
+/** The type of the event `sendTestEvent` delivers. */
+export const TEST_EVENT_TYPE = "webhook.test" as const
 
 export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("core/WebhookDestinations", {
   effect: Effect.gen(function*() {
@@ -249,7 +253,52 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
       return yield* ops.deliveriesPage(yield* find(projectId, destinationId), query)
     })
 
-    return { openProject, create, list, get, update, delete: remove, rotateSecret, retryDelivery, listDeliveries } as const
+    /**
+     * Sends a `webhook.test` event to this destination only (not to the project's event log, not
+     * to other destinations), signed and retried like any delivery. Returns its ids.
+     */
+    const sendTestEvent = Effect.fn("WebhookDestinations.sendTestEvent")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      destinationId: string
+    ) {
+      yield* gate.open(projectId, principal, "write")
+      const endpoint = yield* live(projectId, destinationId)
+      const now = yield* DateTime.now
+      const event: EventEnvelope = {
+        id: (yield* ids.typeId(IdKinds.event)) as EventEnvelope["id"],
+        type: TEST_EVENT_TYPE,
+        apiVersion: EVENT_API_VERSION,
+        source: `${destinationId}.webhooks.switchboard`,
+        timestamp: now,
+        data: { destinationId, message: "A test event from Switchboard: this destination receives and verifies deliveries." }
+      }
+      const deliveryId = yield* ids.typeId(IdKinds.delivery)
+      yield* repo.insertTestDelivery({
+        event,
+        delivery: {
+          deliveryId,
+          endpointId: endpoint.endpointId,
+          projectId: endpoint.projectId,
+          eventId: event.id,
+          eventPosition: 0,
+          eventType: event.type,
+          status: "pending",
+          attemptCount: 0,
+          nextAttemptAt: now,
+          leasedUntil: null,
+          claimSeq: 0,
+          lastAttemptAt: null,
+          lastError: null,
+          lastResponseStatus: null,
+          deliveredAt: null,
+          createdAt: now
+        }
+      })
+      return { deliveryId, eventId: event.id, eventType: TEST_EVENT_TYPE }
+    })
+
+    return { openProject, create, list, get, update, delete: remove, rotateSecret, retryDelivery, listDeliveries, sendTestEvent } as const
   }),
   dependencies: [Ids.Default]
 }) {}

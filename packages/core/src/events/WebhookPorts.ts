@@ -123,6 +123,11 @@ export class WebhooksRepo extends Context.Tag("core/WebhooksRepo")<WebhooksRepo,
   readonly takeUndispatched: (limit: number) => Effect.Effect<ReadonlyArray<StoredOutboxEvent>>
   /** Enabled, live endpoints of these projects. */
   readonly subscribers: (projectIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
+  /**
+   * Records a test event for one endpoint and its pending delivery, due at once. The event belongs
+   * to no project's event log and is never fanned out: only this endpoint receives it.
+   */
+  readonly insertTestDelivery: (args: { readonly event: EventEnvelope; readonly delivery: DeliveryRecord }) => Effect.Effect<void>
   /** Inserts deliveries; one that already exists (same endpoint and event) is left as it is. */
   readonly insertDeliveries: (deliveries: ReadonlyArray<DeliveryRecord>) => Effect.Effect<void>
   /** Marks events fanned out. */
@@ -144,6 +149,13 @@ export class WebhooksRepo extends Context.Tag("core/WebhooksRepo")<WebhooksRepo,
     readonly now: DateTime.Utc
     readonly leaseUntil: DateTime.Utc
     readonly limit: number
+    /**
+     * Fair claiming: at most this many deliveries of one endpoint in flight (leased, by any
+     * process) at once, and the claim goes round-robin over endpoints — each endpoint's earliest
+     * due delivery first, then each one's second, … — so one endpoint's backlog never holds up
+     * another's deliveries.
+     */
+    readonly perEndpoint: number
   }) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
   /**
    * Records attempts' outcomes and ends their leases, each only if its claim is still the current

@@ -126,6 +126,13 @@ export const RetryWebhookDeliveryResponse = Schema.Struct({
   status: Schema.Literal("accepted")
 }).annotations({ identifier: "RetryWebhookDeliveryResponse" })
 
+/** What `sendWebhookTestEvent` queued: one `webhook.test` delivery to the destination. */
+export const SendWebhookTestEventResponse = Schema.Struct({
+  deliveryId: Schema.String,
+  eventId: Schema.String,
+  eventType: Schema.Literal("webhook.test")
+}).annotations({ identifier: "SendWebhookTestEventResponse" })
+
 export const WebhookDestinationPage = Schema.Struct({
   destinations: Schema.Array(WebhookDestination),
   nextPageToken: Schema.optionalWith(Schema.String, { exact: true })

@@ -184,7 +184,7 @@ describe("WebhookDeliveryEngine", () => {
       yield* engine.dispatchAll
       // Another process claims it and dies mid-attempt.
       const now = yield* DateTime.now
-      const [claimed] = yield* repo.claimDue({ now, leaseUntil: at(now.epochMillis + 35_000), limit: 10 })
+      const [claimed] = yield* repo.claimDue({ now, leaseUntil: at(now.epochMillis + 35_000), limit: 10, perEndpoint: 1000 })
       expect(claimed).toBeDefined()
       const sender = makeRecordingSender()
       expect(yield* engine.drain().pipe(Effect.provide(sender.layer))).toBe(0)

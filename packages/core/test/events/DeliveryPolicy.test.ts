@@ -3,8 +3,23 @@
  * when a delivery is dead-lettered.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { afterAttempt, classify, defaultWebhookPolicy as policy, describeOutcome, retryDelayMs, type SendOutcome, unitOf } from "@switchboard/core"
+import {
+  afterAttempt,
+  classify,
+  defaultWebhookPolicy,
+  describeOutcome,
+  LONG_TAIL_JITTER,
+  longTailDelaysMs,
+  retryDelayMs,
+  scheduledDelayMs,
+  type SendOutcome,
+  totalAttempts,
+  unitOf
+} from "@switchboard/core"
 import { DateTime, FastCheck as fc } from "effect"
+
+/** The fast schedule alone (API.md §4), as the fast-schedule cases below describe it. */
+const policy = { ...defaultWebhookPolicy, longTailHorizonMs: 0 }
 
 const response = (status: number): SendOutcome => ({ _tag: "Response", status, body: "" })
 const now = DateTime.unsafeMake(Date.parse("2030-01-01T00:00:00.000Z")) as DateTime.Utc
@@ -66,5 +81,48 @@ describe("afterAttempt", () => {
 
   it.prop("a fatal outcome dead-letters at once, whatever the attempt", [fc.integer({ min: 1, max: 10 })], ([n]) => {
     expect(afterAttempt(policy, n, "fatal", now, 0.1)).toEqual({ status: "dead_lettered" })
+  })
+})
+
+describe("the long tail after the fast schedule", () => {
+  const HOUR = 3_600_000
+  it("by default (24 h): 5 min, 30 min, 2 h, 5 h, 10 h, then the rest up to the horizon; 12 attempts in all", () => {
+    expect(defaultWebhookPolicy.longTailHorizonMs).toBe(24 * HOUR)
+    expect(longTailDelaysMs(24 * HOUR)).toEqual([5 * 60_000, 30 * 60_000, 2 * HOUR, 5 * HOUR, 10 * HOUR, 24 * HOUR - (17 * HOUR + 35 * 60_000)])
+    expect(totalAttempts(defaultWebhookPolicy)).toBe(12)
+  })
+
+  it.each([
+    [0, []],
+    [4 * 60_000, []],
+    [5 * 60_000, [5 * 60_000]],
+    [HOUR, [5 * 60_000, 30 * 60_000, 25 * 60_000]],
+    [72 * HOUR, [5 * 60_000, 30 * 60_000, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR, 10 * HOUR, 72 * HOUR - 67 * HOUR - 35 * 60_000]]
+  ] as const)("horizon %d ms → %j", (horizon, expected) => {
+    expect(longTailDelaysMs(horizon)).toEqual(expected)
+  })
+
+  it.prop("nominal waits never decrease (but the last), and add up to at most the horizon", [fc.integer({ min: 0, max: 30 * 24 * HOUR })], ([h]) => {
+    const d = longTailDelaysMs(h)
+    expect(d.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(h)
+    for (let i = 1; i < d.length - 1; i++) expect(d[i]!).toBeGreaterThanOrEqual(d[i - 1]!)
+    for (const x of d) expect(x).toBeGreaterThanOrEqual(5 * 60_000)
+  }, { fastCheck: { seed: 1124, numRuns: 200 } })
+
+  it.prop("the fast part is unchanged; tail waits lie within ±10 % of their nominal value", [fc.integer({ min: 1, max: 12 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })], ([n, u]) => {
+    const p = defaultWebhookPolicy
+    if (n < p.maxAttempts) expect(scheduledDelayMs(p, n, u)).toBe(retryDelayMs(p, n, u))
+    else {
+      const nominal = longTailDelaysMs(p.longTailHorizonMs)[n - p.maxAttempts] ?? 0
+      expect(scheduledDelayMs(p, n, u)).toBeGreaterThanOrEqual(Math.floor(nominal * (1 - LONG_TAIL_JITTER)))
+      expect(scheduledDelayMs(p, n, u)).toBeLessThanOrEqual(Math.ceil(nominal * (1 + LONG_TAIL_JITTER)))
+    }
+  }, { fastCheck: { seed: 1124, numRuns: 200 } })
+
+  it("after the 6th failure a delivery waits about 5 minutes; after the 12th it is dead-lettered", () => {
+    const sixth = afterAttempt(defaultWebhookPolicy, 6, "retry", now, 0.5)
+    expect(sixth).toEqual({ status: "pending", nextAttemptAt: DateTime.unsafeMake(now.epochMillis + 5 * 60_000) })
+    expect(afterAttempt(defaultWebhookPolicy, 11, "retry", now, 0.5).status).toBe("pending")
+    expect(afterAttempt(defaultWebhookPolicy, 12, "retry", now, 0.5)).toEqual({ status: "dead_lettered" })
   })
 })

@@ -23,7 +23,8 @@ import { organizationWithProject, T0 } from "../ProjectFixtures.js"
 
 export { at, T0 } from "../ProjectFixtures.js"
 
-export const testPolicy: WebhookPolicyShape = { ...defaultWebhookPolicy, allowInsecureTargets: true }
+/** The fast schedule alone (no long tail), so dead-lettering is reached within a test. */
+export const testPolicy: WebhookPolicyShape = { ...defaultWebhookPolicy, allowInsecureTargets: true, longTailHorizonMs: 0 }
 
 export const webhooksEnv = (policy: Partial<WebhookPolicyShape> = {}) =>
   Layer.mergeAll(

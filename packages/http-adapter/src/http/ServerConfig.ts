@@ -39,10 +39,14 @@ export interface ServerConfigShape {
   readonly webhookRetryMaxMs: number
   /** Attempts before a delivery is dead-lettered (API.md §4: 6). */
   readonly webhookMaxAttempts: number
+  /** How long the long tail keeps retrying after the fast attempts (WEBHOOK_RETRY_HORIZON_HOURS; 0: none). */
+  readonly webhookRetryHorizonHours: number
   /** Per-attempt timeout (API.md §4: 30 s). */
   readonly webhookTimeoutSeconds: number
   /** Deliveries attempted at once by one process. */
   readonly webhookConcurrency: number
+  /** Deliveries of one destination in flight at once, across processes (WEBHOOK_DESTINATION_CONCURRENCY). */
+  readonly webhookDestinationConcurrency: number
   /** PEM files of the management API's TLS listener (TLS_CERT, TLS_KEY); none: a generated localhost certificate. */
   readonly tlsCert: Option.Option<string>
   readonly tlsKey: Option.Option<string>
@@ -126,8 +130,10 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   webhookRetryBaseMs: boundedInteger("WEBHOOK_RETRY_BASE_MS", 200, 1, 60_000),
   webhookRetryMaxMs: boundedInteger("WEBHOOK_RETRY_MAX_MS", 10_000, 1, 3_600_000),
   webhookMaxAttempts: boundedInteger("WEBHOOK_MAX_ATTEMPTS", 6, 1, 50),
+  webhookRetryHorizonHours: boundedInteger("WEBHOOK_RETRY_HORIZON_HOURS", 24, 0, 720),
   webhookTimeoutSeconds: boundedInteger("WEBHOOK_TIMEOUT_SECONDS", 30, 1, 300),
   webhookConcurrency: boundedInteger("WEBHOOK_CONCURRENCY", 16, 1, 256),
+  webhookDestinationConcurrency: boundedInteger("WEBHOOK_DESTINATION_CONCURRENCY", 4, 1, 256),
   tlsCert: Config.option(Config.string("TLS_CERT")),
   tlsKey: Config.option(Config.string("TLS_KEY")),
   tlsPort: boundedInteger("TLS_PORT", 8443, 0, 65535),
@@ -194,8 +200,10 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   webhookRetryBaseMs: 200,
   webhookRetryMaxMs: 10_000,
   webhookMaxAttempts: 6,
+  webhookRetryHorizonHours: 24,
   webhookTimeoutSeconds: 30,
   webhookConcurrency: 16,
+  webhookDestinationConcurrency: 4,
   tlsCert: Option.none(),
   tlsKey: Option.none(),
   tlsPort: 8443,

@@ -140,10 +140,12 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
 export const webhookPolicyOf = (config: ServerConfigShape) => ({
   ...defaultWebhookPolicy,
   maxAttempts: config.webhookMaxAttempts,
+  longTailHorizonMs: config.webhookRetryHorizonHours * 3_600_000,
   baseDelayMs: config.webhookRetryBaseMs,
   maxDelayMs: config.webhookRetryMaxMs,
   timeoutMs: config.webhookTimeoutSeconds * 1000,
   concurrency: config.webhookConcurrency,
+  endpointConcurrency: config.webhookDestinationConcurrency,
   allowInsecureTargets: config.allowPrivateWebhookTargets
 })
 

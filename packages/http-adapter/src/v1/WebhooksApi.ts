@@ -18,6 +18,7 @@ import {
   ProjectId,
   RetryWebhookDeliveryRequest,
   RetryWebhookDeliveryResponse,
+  SendWebhookTestEventResponse,
   RotateWebhookSigningSecretRequest,
   RotateWebhookSigningSecretResponse,
   UpdateWebhookDestinationRequest,
@@ -91,6 +92,12 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       .addSuccess(RetryWebhookDeliveryResponse, { status: 202 })
   )
   .add(
+    HttpApiEndpoint.post("sendWebhookTestEvent", `${base}/destinations/:destinationId/test-events`)
+      .setPath(DestinationPath)
+      .addSuccess(SendWebhookTestEventResponse, { status: 202 })
+      .annotate(OpenApi.Description, "Queues a signed `webhook.test` event for this destination only (not the project's event log, not other destinations); it is delivered and retried like any event and listed among the destination's deliveries.")
+  )
+  .add(
     HttpApiEndpoint.post("rotateWebhookSigningSecret", `${base}/destinations/:destinationId/secret-rotations`)
       .setPath(DestinationPath)
       .setPayload(RotateWebhookSigningSecretRequest)
@@ -148,6 +155,7 @@ export const webhooksProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   "webhooks.deleteWebhookDestination": [...project, "WEBHOOK_DESTINATION_NOT_FOUND"],
   "webhooks.retryWebhookDelivery": [...write, ...destination, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
   "webhooks.rotateWebhookSigningSecret": [...write, ...destination, "PAYLOAD_TOO_LARGE"],
+  "webhooks.sendWebhookTestEvent": [...write, ...destination],
   "webhooks.listWebhookDeliveries": [...project, "WEBHOOK_DESTINATION_NOT_FOUND"],
   "webhooks.listWebhookEgressAddresses": project,
   "webhooks.listWebhookEventTypes": project,

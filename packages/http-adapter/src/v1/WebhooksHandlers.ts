@@ -19,6 +19,7 @@ import {
   type ProjectId,
   RetryWebhookDeliveryRequest,
   RetryWebhookDeliveryResponse,
+  SendWebhookTestEventResponse,
   RotateWebhookSigningSecretRequest,
   RotateWebhookSigningSecretResponse,
   sha256Hex,
@@ -206,6 +207,12 @@ export const WebhooksGroupLive = HttpApiBuilder.group(V1Api, "webhooks", (handle
               )
             })
           )
+        }))
+      .handleRaw("sendWebhookTestEvent", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "events:write")
+          const queued = yield* domain(destinations.sendTestEvent(path.projectId, principal, path.destinationId))
+          return toResponse(yield* rendered(SendWebhookTestEventResponse, queued, 202))
         }))
       .handleRaw("retryWebhookDelivery", ({ path }) =>
         Effect.gen(function*() {

@@ -279,6 +279,19 @@ export const WebhooksRepoSql = Layer.effect(
         projectIds.length === 0 ? Effect.succeed([]) : endpointRows(sql`
           select * from webhook_endpoints
           where ${sql.in("project_id", projectIds)} and deleted_at is null and status = 'enabled'`),
+      insertTestDelivery: ({ delivery: d, event }) =>
+        orDie(sql`
+          with ev as (
+            insert into events (id, project_id, type, source, occurred_at, api_version, data, dispatched_at)
+            values (${event.id}, null, ${event.type}, ${event.source}, ${toDate(event.timestamp)}, ${event.apiVersion},
+                    ${JSON.stringify(event.data)}::jsonb, ${toDate(d.createdAt)})
+            returning position
+          )
+          insert into webhook_deliveries (delivery_id, endpoint_id, project_id, event_id, event_position, event_type, status,
+                                          attempt_count, next_attempt_at, claim_seq, created_at)
+          select ${d.deliveryId}, ${d.endpointId}, ${d.projectId}, ${event.id}, ev.position, ${event.type}, 'pending',
+                 0, ${toDate(d.nextAttemptAt)}, 0, ${toDate(d.createdAt)}
+          from ev`).pipe(Effect.asVoid),
       insertDeliveries: (rows) =>
         Effect.forEach(
           Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK)),
@@ -297,17 +310,31 @@ export const WebhooksRepoSql = Layer.effect(
         Effect.catchAll((e) => Effect.logWarning("webhook tables: analyze failed", e))
       ),
 
-      claimDue: ({ leaseUntil, limit, now }) =>
+      claimDue: ({ leaseUntil, limit, now, perEndpoint }) =>
         orDie(Effect.flatMap(
           sql`
-            with due as (
-              select d.delivery_id from ${asyncCommit}, webhook_deliveries d
+            with busy as (
+              select endpoint_id, count(*)::int as n from webhook_deliveries
+              where status = 'pending' and leased_until > ${toDate(now)}
+              group by endpoint_id
+            ), ranked as (
+              select d.delivery_id, d.next_attempt_at, d.event_position,
+                row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_position) as rn,
+                coalesce(b.n, 0) as busy
+              from webhook_deliveries d
               join webhook_endpoints e on e.endpoint_id = d.endpoint_id
+              left join busy b on b.endpoint_id = d.endpoint_id
               where d.status = 'pending' and d.next_attempt_at <= ${toDate(now)}
                 and (d.leased_until is null or d.leased_until <= ${toDate(now)})
                 and e.status = 'enabled' and e.deleted_at is null
-              order by d.next_attempt_at, d.event_position
+            ), fair as (
+              select delivery_id from ranked where rn + busy <= ${perEndpoint}
+              order by rn, next_attempt_at, event_position
               limit ${limit}
+            ), due as (
+              select d.delivery_id from ${asyncCommit}, webhook_deliveries d
+              where d.delivery_id = any(array(select delivery_id from fair))
+                and d.status = 'pending' and (d.leased_until is null or d.leased_until <= ${toDate(now)})
               for update of d skip locked
             ), claimed as (
               update webhook_deliveries w set leased_until = ${toDate(leaseUntil)}, claim_seq = w.claim_seq + 1

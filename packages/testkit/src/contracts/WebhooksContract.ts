@@ -74,7 +74,7 @@ const quiesce = Effect.gen(function*() {
     if (n === 0) break
   }
   for (;;) {
-    const claimed = yield* repo.claimDue({ now: FAR, leaseUntil: FAR, limit: 500 })
+    const claimed = yield* repo.claimDue({ now: FAR, leaseUntil: FAR, limit: 500, perEndpoint: 1000 })
     for (const c of claimed) {
       yield* repo.completeAttempts([{
         deliveryId: c.delivery.deliveryId,
@@ -228,7 +228,7 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       yield* repo.insertDeliveries([d1, d2, d3])
       yield* repo.insertDeliveries([{ ...d1, deliveryId: formatTypeId(IdKinds.delivery, uuidv7Bytes(now, rand())) }]) // same endpoint+event: ignored
 
-      const claimed = yield* repo.claimDue({ now: at(now), leaseUntil: at(now + 30_000), limit: 10 })
+      const claimed = yield* repo.claimDue({ now: at(now), leaseUntil: at(now + 30_000), limit: 10, perEndpoint: 1000 })
       expect(claimed.map((c) => c.delivery.deliveryId)).toEqual([d1.deliveryId])
       const c = claimed[0]!
       expect(c.delivery.claimSeq).toBe(1)
@@ -236,9 +236,9 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       expect(c.endpoint).toEqual(endpoint)
       expect(c.event).toEqual(ev1!.event)
       // Leased: nobody else gets it until the lease runs out.
-      expect(yield* repo.claimDue({ now: at(now + 1000), leaseUntil: at(now + 31_000), limit: 10 })).toEqual([])
+      expect(yield* repo.claimDue({ now: at(now + 1000), leaseUntil: at(now + 31_000), limit: 10, perEndpoint: 1000 })).toEqual([])
       // The lease ran out (the process died): claimed again, with a new claim number.
-      const again = yield* repo.claimDue({ now: at(now + 30_000), leaseUntil: at(now + 60_000), limit: 10 })
+      const again = yield* repo.claimDue({ now: at(now + 30_000), leaseUntil: at(now + 60_000), limit: 10, perEndpoint: 1000 })
       expect(again.map((x) => [x.delivery.deliveryId, x.delivery.claimSeq])).toEqual([[d1.deliveryId, 2]])
       const record = {
         deliveryId: d1.deliveryId,
@@ -258,7 +258,7 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       expect(after.nextAttemptAt).toEqual(at(now + 40_000))
 
       // Release (shutdown): due at once, claimable again.
-      const third = yield* repo.claimDue({ now: at(now + 40_000), leaseUntil: at(now + 70_000), limit: 1 })
+      const third = yield* repo.claimDue({ now: at(now + 40_000), leaseUntil: at(now + 70_000), limit: 1, perEndpoint: 1000 })
       expect(third.map((x) => x.delivery.deliveryId)).toEqual([d1.deliveryId])
       yield* repo.releaseClaim({ deliveryId: d1.deliveryId, claimSeq: third[0]!.delivery.claimSeq, now: at(now + 41_000) })
       const released = Option.getOrThrow(yield* repo.lockDelivery(endpoint.endpointId, ev1!.event.id))
@@ -266,7 +266,7 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       expect(released.nextAttemptAt).toEqual(at(now + 41_000))
 
       // Delivered: never claimed again.
-      const fourth = yield* repo.claimDue({ now: at(now + 41_000), leaseUntil: at(now + 70_000), limit: 10 })
+      const fourth = yield* repo.claimDue({ now: at(now + 41_000), leaseUntil: at(now + 70_000), limit: 10, perEndpoint: 1000 })
       expect(fourth.map((x) => x.delivery.deliveryId)).toEqual([d1.deliveryId])
       expect(yield* repo.completeAttempts([{
         ...record,
@@ -278,11 +278,42 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
         deliveredAt: at(now + 41_500)
       }])).toEqual([d1.deliveryId])
       // d2 becomes due later; d3 waits for its endpoint to be enabled.
-      expect((yield* repo.claimDue({ now: at(now + 60_000), leaseUntil: at(now + 90_000), limit: 10 })).map((x) => x.delivery.deliveryId))
+      expect((yield* repo.claimDue({ now: at(now + 60_000), leaseUntil: at(now + 90_000), limit: 10, perEndpoint: 1000 })).map((x) => x.delivery.deliveryId))
         .toEqual([d2.deliveryId])
       yield* repo.updateEndpoint({ ...disabled, status: "enabled" })
-      expect((yield* repo.claimDue({ now: at(now + 60_000), leaseUntil: at(now + 90_000), limit: 10 })).map((x) => x.delivery.deliveryId))
+      expect((yield* repo.claimDue({ now: at(now + 60_000), leaseUntil: at(now + 90_000), limit: 10, perEndpoint: 1000 })).map((x) => x.delivery.deliveryId))
         .toEqual([d3.deliveryId])
+    }))
+
+  it.effect("webhooks: claims are fair — round-robin over endpoints, at most perEndpoint in flight per endpoint", () =>
+    Effect.gen(function*() {
+      yield* quiesce
+      const repo = yield* WebhooksRepo
+      const projectA = newProjectId()
+      const projectB = newProjectId()
+      const dead = endpointFixture({ projectId: projectA })
+      const healthy = endpointFixture({ projectId: projectB })
+      yield* repo.insertEndpoint(dead)
+      yield* repo.insertEndpoint(healthy)
+      const now = T0 + 20_000
+      // A backlog of 30 older deliveries to one endpoint, then 3 newer ones to another.
+      const backlog = yield* appendEvents(projectA, Array.from({ length: 30 }, (_, i) => eventFixture("project.updated", T0 + i)))
+      const fresh = yield* appendEvents(projectB, Array.from({ length: 3 }, (_, i) => eventFixture("project.updated", T0 + 100 + i)))
+      yield* repo.insertDeliveries(backlog.map((e, i) => deliveryFor(dead, e, now - 10_000 + i)))
+      yield* repo.insertDeliveries(fresh.map((e, i) => deliveryFor(healthy, e, now - 100 + i)))
+
+      const perEndpointOf = (claimed: ReadonlyArray<{ readonly endpoint: { readonly endpointId: string } }>) =>
+        [dead.endpointId, healthy.endpointId].map((id) => claimed.filter((c) => c.endpoint.endpointId === id).length)
+      const first = yield* repo.claimDue({ now: at(now), leaseUntil: at(now + 30_000), limit: 4, perEndpoint: 2 })
+      // Round-robin: each endpoint's earliest first, then each one's second; two per endpoint at most.
+      expect(perEndpointOf(first)).toEqual([2, 2])
+      expect(first.filter((c) => c.endpoint.endpointId === healthy.endpointId).map((c) => c.event.id)).toEqual(fresh.slice(0, 2).map((e) => e.event.id))
+      // While those are in flight, the dead endpoint gets nothing more; the healthy one its third.
+      const second = yield* repo.claimDue({ now: at(now + 1), leaseUntil: at(now + 30_000), limit: 10, perEndpoint: 2 })
+      expect(perEndpointOf(second)).toEqual([0, 0])
+      const third = yield* repo.claimDue({ now: at(now + 2), leaseUntil: at(now + 30_000), limit: 10, perEndpoint: 3 })
+      expect(perEndpointOf(third)).toEqual([1, 1])
+      yield* quiesce
     }))
 
   it.effect("webhooks: retry scheduling, cancellation, and the newest-first delivery list by status", () =>
@@ -298,7 +329,7 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       yield* repo.insertDeliveries(ds)
       expect(yield* repo.deliveryCounts).toEqual({ pending: base.pending + 4, deadLettered: base.deadLettered })
       // d0 dead-lettered after one attempt.
-      const [c0] = yield* repo.claimDue({ now: at(T0 + 1000), leaseUntil: at(T0 + 2000), limit: 1 })
+      const [c0] = yield* repo.claimDue({ now: at(T0 + 1000), leaseUntil: at(T0 + 2000), limit: 1, perEndpoint: 1000 })
       yield* repo.completeAttempts([{
         deliveryId: c0!.delivery.deliveryId,
         claimSeq: c0!.delivery.claimSeq,
@@ -333,7 +364,7 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       expect(yield* repo.cancelPendingDeliveries(endpoint.endpointId)).toBe(4)
       expect(yield* repo.deliveryCounts).toEqual(base)
       expect((yield* repo.listDeliveries({ endpointId: endpoint.endpointId, status: "cancelled", before: undefined, limit: 10 })).length).toBe(4)
-      expect(yield* repo.claimDue({ now: FAR, leaseUntil: FAR, limit: 10 })).toEqual([])
+      expect(yield* repo.claimDue({ now: FAR, leaseUntil: FAR, limit: 10, perEndpoint: 1000 })).toEqual([])
       // A cancelled delivery cannot be scheduled again.
       yield* repo.scheduleDelivery({ deliveryId: ds[1]!.deliveryId, at: at(T0) })
       expect(Option.getOrThrow(yield* repo.lockDelivery(endpoint.endpointId, ds[1]!.eventId)).status).toBe("cancelled")

@@ -31,6 +31,7 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
     const endpoints = state.table<string, WebhookEndpoint>("webhook_endpoints")
     const deliveries = state.table<string, DeliveryRecord>("webhook_deliveries")
     const events = state.table<number, OutboxRow>("events")
+    let testEvents = 0
 
     const findEndpoint = (kind: WebhookEndpoint["kind"], projectId: string, endpointId: string) =>
       Effect.sync(() => {
@@ -104,6 +105,13 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
           const wanted = new Set(projectIds)
           return [...endpoints.values()].filter((e) => wanted.has(e.projectId) && live(e) && e.status === "enabled")
         }),
+      insertTestDelivery: ({ delivery, event }) =>
+        Effect.sync(() => {
+          // Test events take negative positions: the outbox's own counter never reaches them.
+          const position = -(++testEvents)
+          events.set(position, { position, projectId: null, event, dispatchedAt: delivery.createdAt })
+          deliveries.set(delivery.deliveryId, { ...delivery, eventPosition: position })
+        }),
       insertDeliveries: (rows) =>
         Effect.sync(() => {
           for (const d of rows) if (deliveryOf(d.endpointId, d.eventId) === undefined) deliveries.set(d.deliveryId, d)
@@ -118,8 +126,13 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
 
       refreshStatistics: Effect.void,
 
-      claimDue: ({ leaseUntil, limit, now }) =>
+      claimDue: ({ leaseUntil, limit, now, perEndpoint }) =>
         Effect.sync(() => {
+          const busy = new Map<string, number>()
+          for (const d of deliveries.values()) {
+            if (d.status === "pending" && d.leasedUntil !== null && ms(d.leasedUntil) > ms(now)) busy.set(d.endpointId, (busy.get(d.endpointId) ?? 0) + 1)
+          }
+          const rank = new Map<string, number>()
           const due = [...deliveries.values()]
             .filter((d) =>
               d.status === "pending" && ms(d.nextAttemptAt) <= ms(now) &&
@@ -130,6 +143,15 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
               return e !== undefined && live(e) && e.status === "enabled"
             })
             .sort((a, b) => ms(a.nextAttemptAt) - ms(b.nextAttemptAt) || a.eventPosition - b.eventPosition)
+            // Round-robin over endpoints, each within its in-flight cap (as the SQL store does).
+            .map((d) => {
+              const rn = (rank.get(d.endpointId) ?? 0) + 1
+              rank.set(d.endpointId, rn)
+              return { d, rn }
+            })
+            .filter(({ d, rn }) => rn + (busy.get(d.endpointId) ?? 0) <= perEndpoint)
+            .sort((a, b) => a.rn - b.rn || ms(a.d.nextAttemptAt) - ms(b.d.nextAttemptAt) || a.d.eventPosition - b.d.eventPosition)
+            .map(({ d }) => d)
             .slice(0, limit)
           const out: Array<ClaimedDelivery> = []
           for (const d of due) {
