@@ -31,7 +31,8 @@ import { ManagementRoutes, managementRouteTable } from "./routes/ManagementRoute
 import { OAuthProviderRoutes, oAuthProviderRouteTable } from "./routes/OAuthProviderRoutes.js"
 import { DashboardRoutes, dashboardRouteTable } from "./routes/DashboardRoutes.js"
 
-const rawRoutes: ReadonlyArray<readonly [string, string]> = [
+/** Routes outside the HttpApi (pages, Dashboard, OAuth, management, uploads, …) as (method, router path). */
+export const rawRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/openapi.json"],
   ["GET", "/problems"],
   ["GET", "/problems/:slug"],
