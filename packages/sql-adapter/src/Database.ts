@@ -15,7 +15,7 @@ import { dirname } from "node:path"
 import { takeDataDirLock } from "./DataDirLock.js"
 import Pg from "pg"
 import { Migrations } from "./Migrations.js"
-import { PgliteClientLayer } from "./PgliteClient.js"
+import { PgliteClientLayer, pgliteParsers } from "./PgliteClient.js"
 
 export type DatabaseConfig = Data.TaggedEnum<{
   /**
@@ -66,7 +66,8 @@ const openPgliteUnlocked = (dataDir: string | undefined) =>
     Effect.tryPromise({
       try: async () => {
         if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
-        return await PGlite.create(dataDir === undefined ? undefined : dataDir)
+        // int8 as text, as node-postgres gives it (set once here: per-query parsers cost ~60 µs each).
+        return await PGlite.create(dataDir === undefined ? undefined : dataDir, { parsers: pgliteParsers })
       },
       catch: (cause) => new DatabaseError({ message: `could not open the embedded database at ${dataDir ?? "memory"}`, cause })
     }),

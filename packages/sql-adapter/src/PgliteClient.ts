@@ -19,8 +19,11 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { Context, Effect, Layer, Stream } from "effect"
 
 const INT8 = 20
-/** node-postgres leaves int8 as text (it may not fit a double); so do we. */
-const parsers = { [INT8]: (value: string) => value }
+/**
+ * node-postgres leaves int8 as text (it may not fit a double); so do we. Give these to
+ * `PGlite.create` (per query they cost far more than the statement).
+ */
+export const pgliteParsers = { [INT8]: (value: string) => value }
 
 /** A JS array as a PostgreSQL array literal (node-postgres' `arrayString`). */
 const arrayLiteral = (values: ReadonlyArray<unknown>): string =>
@@ -64,10 +67,10 @@ export const makePgliteClient = (db: PGlite, options: PgliteClientOptions) =>
       Effect.tryPromise({
         try: async (): Promise<ReadonlyArray<any>> => {
           if (params.length === 0 && rowMode === "object") {
-            const results = await db.exec(sql, { parsers })
+            const results = await db.exec(sql)
             return results.length === 1 ? results[0]!.rows : results.map((r) => r.rows)
           }
-          const result = await db.query(sql, params.map(prepare), { parsers, rowMode })
+          const result = await db.query(sql, params.map(prepare), rowMode === "array" ? { rowMode } : undefined)
           return result.rows as ReadonlyArray<any>
         },
         catch: failure
@@ -78,7 +81,7 @@ export const makePgliteClient = (db: PGlite, options: PgliteClientOptions) =>
         lock(transform === undefined ? run(sql, params) : Effect.map(run(sql, params), transform))
       return {
         execute,
-        executeRaw: (sql, params) => lock(Effect.tryPromise({ try: () => db.query(sql, params.map(prepare), { parsers }), catch: failure })),
+        executeRaw: (sql, params) => lock(Effect.tryPromise({ try: () => db.query(sql, params.map(prepare)), catch: failure })),
         executeStream: (sql, params, transform) =>
           Stream.fromIterableEffect(execute(sql, params, transform)).pipe(Stream.rechunk(128)),
         executeValues: (sql, params) => lock(run(sql, params, "array")) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,

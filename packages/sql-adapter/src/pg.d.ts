@@ -17,7 +17,7 @@ declare module "pg" {
   export class Pool {
     constructor(config?: PoolConfig)
     readonly options: PoolConfig & Record<string, unknown>
-    query(text: string): Promise<{ readonly rows: ReadonlyArray<unknown> }>
+    query(text: string, values?: ReadonlyArray<unknown>): Promise<{ readonly rows: ReadonlyArray<unknown> }>
     on(event: "error", listener: (error: Error) => void): this
     end(): Promise<void>
   }
