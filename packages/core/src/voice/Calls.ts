@@ -2,10 +2,10 @@
  * Calls (API.md §1.5; reference/calls.md): the call records, driven only through the pure reducer
  * `CallMachine.apply`.
  *
- * - **Signals** from the SIP edge are applied one at a time, each in its own transaction: the call
- *   row is locked (`CallsRepo.lock`, so concurrent signals for one call serialise), the reducer
- *   decides, and on `applied` the call, the signal's id and the transition's event (outbox) are
- *   written together. Ignored and rejected signals write nothing.
+ * - **Signals** from the SIP edge are applied in order, a batch in one transaction: the batch's
+ *   call rows are locked (`CallsRepo.lockCalls`, so concurrent batches for one call serialise), the
+ *   reducer decides each signal, and on `applied` the call, the signal's id and the transition's
+ *   event (outbox) are written. Ignored and rejected signals write nothing.
  * - **API actions** are signals too: `create` is a `started` signal for a new outbound call,
  *   `cancel` an `ended(canceled)` (487), `reject` an `ended(rejected|busy)` (603 / 486), `hangup` an
  *   `ended(completed)` — which the machine turns into `failed` before connect and `completed` after.
@@ -133,7 +133,12 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
      * call's row is locked for the whole read-decide-write.
      */
     const applySignal = Effect.fn("Calls.applySignal")(function*(projectId: string, signal: CallSignal) {
-      return yield* tx.withTransaction(Effect.gen(function*(): Effect.fn.Return<CallSignalResult> {
+      return yield* tx.withTransaction(applyInTransaction(projectId, signal))
+    })
+
+    /** One signal's read-decide-write, inside the caller's transaction (the call row stays locked). */
+    const applyInTransaction = (projectId: string, signal: CallSignal) =>
+      Effect.gen(function*(): Effect.fn.Return<CallSignalResult> {
         let locked = yield* repo.lockForSignal(projectId, signal.callId, signal.id)
         if (Option.isNone(locked) && signal.type === "started") {
           if (signal.data.projectId !== projectId) return refused(signal, "project-mismatch")
@@ -150,17 +155,24 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
         const t = apply(current?.call, signal, current?.signalApplied === true ? new Set([signal.id]) : NO_IDS)
         if (t.outcome === "applied") yield* commit(projectId, signal.id, t)
         return result(signal, t)
-      }))
-    })
+      })
 
-    /** A batch of signals from the SIP edge, in order, each in its own transaction. */
+    /**
+     * A batch of signals from the SIP edge, in one transaction: the batch's existing calls are
+     * locked together (in call-id order: concurrent batches never deadlock), then the signals are
+     * applied in order, each seeing the ones before it — the same results, calls and events as one
+     * signal at a time, with one commit instead of one per signal.
+     */
     const ingest = Effect.fn("Calls.ingest")(function*(
       projectId: ProjectId,
       principal: Principal,
       signals: ReadonlyArray<CallSignal>
     ) {
       yield* gate.open(projectId, principal, "write")
-      return yield* Effect.forEach(signals, (signal) => applySignal(projectId, signal))
+      return yield* tx.withTransaction(Effect.gen(function*() {
+        yield* repo.lockCalls(projectId, [...new Set(signals.map((s) => s.callId))])
+        return yield* Effect.forEach(signals, (signal) => applyInTransaction(projectId, signal))
+      }))
     })
 
     const get = Effect.fn("Calls.get")(function*(projectId: ProjectId, principal: Principal, callId: string) {

@@ -124,6 +124,11 @@ export class CallsRepo extends Context.Tag("core/CallsRepo")<CallsRepo, {
    * The hot path of signal ingestion, one statement: the call with its row locked (so concurrent
    * signals of one call serialise) and whether `signalId` was already applied to it.
    */
+  /**
+   * Locks the project's existing calls among `callIds` for the surrounding transaction, in call-id
+   * order (two batches touching the same calls never deadlock).
+   */
+  readonly lockCalls: (projectId: string, callIds: ReadonlyArray<string>) => Effect.Effect<void>
   readonly lockForSignal: (projectId: string, callId: string, signalId: string) => Effect.Effect<
     Option.Option<{ readonly call: Call; readonly signalApplied: boolean }>
   >

@@ -216,6 +216,10 @@ export const CallsRepoSql = Layer.effect(
         Effect.map(calls(sql`select record from calls where call_id = ${callId} and project_id = ${projectId}`), first),
       lock: (projectId, callId) =>
         Effect.map(calls(sql`select record from calls where call_id = ${callId} and project_id = ${projectId} for update`), first),
+      lockCalls: (projectId, callIds) =>
+        callIds.length === 0 ? Effect.void : orDie(sql`
+          select call_id from calls where project_id = ${projectId} and ${sql.in("call_id", [...callIds].sort())}
+          order by call_id for update`).pipe(Effect.asVoid),
       lockForSignal: (projectId, callId, signalId) =>
         orDie(Effect.flatMap(
           sql<{ record: unknown; signalApplied: boolean }>`

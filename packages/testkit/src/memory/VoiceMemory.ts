@@ -161,6 +161,8 @@ const make = Effect.gen(function*() {
   const callsRepo = CallsRepo.of({
     find: (projectId, callId) => Effect.sync(() => Option.fromNullable(ownCall(projectId, callId))),
     lock: (projectId, callId) => Effect.sync(() => Option.fromNullable(ownCall(projectId, callId))),
+    // One fiber at a time runs a memory transaction: nothing to lock.
+    lockCalls: () => Effect.void,
     lockForSignal: (projectId, callId, signalId) =>
       Effect.sync(() => {
         const call = ownCall(projectId, callId)
