@@ -13,8 +13,22 @@ export const NonNegativeSafeInt = Schema.Int.pipe(Schema.between(0, MAX_SAFE)).a
 /** An integer in 1..9007199254740991 (`int+` in the contract). */
 export const PositiveSafeInt = Schema.Int.pipe(Schema.between(1, MAX_SAFE)).annotations({ identifier: "PositiveSafeInt" })
 
-/** A string of `min..max` characters. */
-export const BoundedString = (min: number, max: number) => Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max))
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * Text every store can hold: no U+0000 (PostgreSQL text refuses it) and no lone UTF-16 surrogate
+ * (not representable in UTF-8). One rule for every string field; the HTTP edge applies the same
+ * rule to whole bodies, queries and paths before decoding.
+ */
+export const isStorableText = (s: string): boolean => !s.includes("\u0000") && !loneSurrogate.test(s)
+
+/** A string of `min..max` characters of storable text. */
+export const BoundedString = (min: number, max: number) =>
+  Schema.String.pipe(
+    Schema.minLength(min),
+    Schema.maxLength(max),
+    Schema.filter(isStorableText, { message: () => "must not contain U+0000 or a lone UTF-16 surrogate", jsonSchema: {} })
+  )
 
 /**
  * Email: at most 254 characters; the contract's local-part rule, and a domain of one or more DNS

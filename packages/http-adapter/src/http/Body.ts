@@ -6,6 +6,7 @@
  */
 import { HttpIncomingMessage, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
+import { isStorableText } from "@switchboard/core"
 import { Effect, Option, Schema } from "effect"
 import { IncomingMessage } from "node:http"
 import type { Transform } from "node:stream"
@@ -185,14 +186,13 @@ const readNodeBody = (incoming: IncomingMessage, maxBytes: number, coding: Codin
 /** Deepest JSON nesting accepted in a request body (arrays and objects). */
 export const MAX_JSON_DEPTH = 64
 
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-
 /**
  * Why a string cannot be stored, if it cannot: U+0000 (PostgreSQL text refuses it) or a lone
- * UTF-16 surrogate (not representable in UTF-8, refused by jsonb). One rule for every surface.
+ * UTF-16 surrogate (not representable in UTF-8, refused by jsonb). The rule is core's
+ * `isStorableText` (also in every `BoundedString`); here it is applied to whole requests.
  */
 export const illFormedText = (s: string): string | undefined =>
-  s.includes("\u0000") ? "contains U+0000 (NUL)" : loneSurrogate.test(s) ? "contains a lone UTF-16 surrogate" : undefined
+  isStorableText(s) ? undefined : s.includes("\u0000") ? "contains U+0000 (NUL)" : "contains a lone UTF-16 surrogate"
 
 /** A refusal of a JSON body: what, and where (a JSON pointer; "" for the whole body). */
 export interface JsonRefusal {

@@ -1,0 +1,20 @@
+/** One rule for every string field (issue 11 item 4): no U+0000, no lone UTF-16 surrogate. */
+import { describe, expect, it } from "@effect/vitest"
+import { BoundedString, isStorableText } from "@switchboard/core"
+import { Either, FastCheck as fc, Schema } from "effect"
+
+describe("storable text", () => {
+  it.each([
+    ["plain", true], ["", true], ["émoji 😀", true], ["a\u0000b", false], ["\ud800", false], ["x\udc00", false],
+    ["\ud83d\ude00", true], ["\ude00\ud83d", false]
+  ] as const)("%j → %s", (s, ok) => {
+    expect(isStorableText(s)).toBe(ok)
+    expect(Either.isRight(Schema.decodeUnknownEither(BoundedString(0, 100))(s))).toBe(ok)
+  })
+
+  it.prop("well-formed text without NUL is storable; with a NUL it is not", [fc.string({ unit: "grapheme", maxLength: 40 })], ([s]) => {
+    const clean = s.replace(/\u0000/g, "")
+    expect(isStorableText(clean)).toBe(true)
+    expect(isStorableText(`${clean}\u0000`)).toBe(false)
+  }, { fastCheck: { seed: 1124, numRuns: 200 } })
+})
