@@ -151,6 +151,30 @@ export class CallsRepo extends Context.Tag("core/CallsRepo")<CallsRepo, {
   }) => Effect.Effect<void>
   /** The project's calls, newest first (by `createdAt`, then id), with the filters, at most `limit`. */
   readonly list: (request: CallListRequest) => Effect.Effect<ReadonlyArray<Call>>
+  /**
+   * A signal batch's reads, for the surrounding transaction: the project's calls among `callIds`
+   * (rows locked, in call-id order), which of `signalIds` each has applied, and which of `callIds`
+   * belong to another project.
+   */
+  readonly loadBatch: (args: {
+    readonly projectId: string
+    readonly callIds: ReadonlyArray<string>
+    readonly signalIds: ReadonlyArray<string>
+  }) => Effect.Effect<{
+    readonly calls: ReadonlyMap<string, { readonly call: Call; readonly applied: ReadonlySet<string> }>
+    readonly elsewhere: ReadonlySet<string>
+  }>
+  /**
+   * A signal batch's writes, set-based: new calls, the final state of changed calls, and every
+   * applied signal id. False (and nothing of the new calls written) when a new call's id was taken
+   * meanwhile — the caller rolls back and applies the batch one signal at a time.
+   */
+  readonly writeBatch: (args: {
+    readonly projectId: string
+    readonly created: ReadonlyArray<Call>
+    readonly updated: ReadonlyArray<Call>
+    readonly applied: ReadonlyArray<{ readonly callId: string; readonly signalId: string; readonly appliedAt: DateTime.Utc }>
+  }) => Effect.Effect<boolean>
 }>() {}
 
 // ---------------------------------------------------------------------------------------------

@@ -255,6 +255,59 @@ export const CallsRepoSql = Layer.effect(
             insert into call_signals (call_id, signal_id, applied_at)
             select call_id, ${signalId}, ${toDate(appliedAt)} from updated
             on conflict do nothing`)).pipe(Effect.asVoid),
+      loadBatch: ({ callIds, projectId, signalIds }) =>
+        Effect.gen(function*() {
+          if (callIds.length === 0) return { calls: new Map(), elsewhere: new Set<string>() }
+          const ids = [...callIds].sort()
+          const rows = yield* orDie(sql<{ callId: string; projectId: string; record: unknown }>`
+            select call_id, project_id, record from calls where ${sql.in("call_id", ids)} order by call_id for update`)
+          const applied = signalIds.length === 0 ? [] : yield* orDie(sql<{ callId: string; signalId: string }>`
+            select call_id, signal_id from call_signals where ${sql.in("call_id", ids)} and ${sql.in("signal_id", [...new Set(signalIds)])}`)
+          const found = new Map<string, { readonly call: Voice.Call; readonly applied: ReadonlySet<string> }>()
+          const elsewhere = new Set<string>()
+          for (const r of rows) {
+            if (r.projectId !== projectId) {
+              elsewhere.add(r.callId)
+              continue
+            }
+            const call = yield* orDie(decodeCall(json(r.record)))
+            found.set(r.callId, { call, applied: new Set(applied.filter((a) => a.callId === r.callId).map((a) => a.signalId)) })
+          }
+          return { calls: found, elsewhere }
+        }),
+      writeBatch: ({ applied, created, projectId, updated }) =>
+        Effect.gen(function*() {
+          if (created.length > 0) {
+            const rows = yield* Effect.forEach(created, (call) =>
+              Effect.map(stored(call), (record) => ({
+                callId: call.id,
+                projectId,
+                status: call.status,
+                direction: call.direction,
+                createdAt: toDate(call.createdAt),
+                record
+              })))
+            const inserted = yield* orDie(sql<{ callId: string }>`
+              insert into calls ${sql.insert(rows)} on conflict (call_id) do nothing returning call_id`)
+            if (inserted.length !== created.length) return false
+          }
+          if (updated.length > 0) {
+            const rows = yield* Effect.forEach(updated, (call) =>
+              Effect.map(stored(call), (record) => ({ callId: call.id, status: call.status, record })))
+            yield* orDie(sql`
+              update calls set status = data.status, record = data.record::json
+              from ${sql.updateValues(rows, "data")}
+              where calls.call_id = data.call_id and calls.project_id = ${projectId}`)
+          }
+          if (applied.length > 0) {
+            yield* orDie(sql`insert into call_signals ${sql.insert(applied.map((a) => ({
+              callId: a.callId,
+              signalId: a.signalId,
+              appliedAt: toDate(a.appliedAt)
+            })))} on conflict do nothing`)
+          }
+          return true
+        }),
       list: ({ after, createdAfter, createdBefore, direction, limit, projectId, status }) =>
         calls(sql`
           select record from calls

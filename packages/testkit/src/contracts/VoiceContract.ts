@@ -239,6 +239,40 @@ export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void
       expect([back.dtmfInputs.length, back.dtmfInputsTruncated]).toEqual([100, true])
     }))
 
+  it.effect("call batches: one read of calls, applied ids and ids of other projects; one write of new and changed calls and ids; a taken id writes no new call", () =>
+    Effect.gen(function*() {
+      const calls = yield* CallsRepo
+      const profiles = yield* VoiceProfilesRepo
+      const tx = yield* Transactor
+      const projectId = yield* newProject
+      const other = yield* newProject
+      const profile = profileFixture(projectId, T0, true)
+      yield* profiles.insert(profile)
+      const mine = callFixture(projectId, profile.profileId, T0 + 1000).call
+      const theirs = callFixture(other, profile.profileId, T0 + 1500).call
+      yield* calls.insertApplied({ projectId, call: mine, signalId: "m0", appliedAt: mine.createdAt })
+      yield* calls.insertApplied({ projectId: other, call: theirs, signalId: "t0", appliedAt: theirs.createdAt })
+      const fresh = callFixture(projectId, profile.profileId, T0 + 2000).call
+      const loaded = yield* tx.withTransaction(calls.loadBatch({ projectId, callIds: [fresh.id, theirs.id, mine.id], signalIds: ["m0", "m1", "t0"] }))
+      expect([...loaded.calls.keys()]).toEqual([mine.id])
+      expect(loaded.calls.get(mine.id)).toEqual({ call: mine, applied: new Set(["m0"]) })
+      expect([...loaded.elsewhere]).toEqual([theirs.id])
+      const ended = CallMachine.apply(mine, signal(mine.id, "m1", "ended", T0 + 9000, { status: "completed" }), new Set()).call!
+      expect(yield* tx.withTransaction(calls.writeBatch({
+        projectId,
+        created: [fresh],
+        updated: [ended],
+        applied: [{ callId: fresh.id, signalId: "f0", appliedAt: fresh.createdAt }, { callId: mine.id, signalId: "m1", appliedAt: at(T0 + 9000) }]
+      }))).toBe(true)
+      expect(yield* calls.find(projectId, fresh.id)).toEqual(Option.some(fresh))
+      expect(yield* calls.find(projectId, mine.id)).toEqual(Option.some(ended))
+      expect(yield* calls.lockForSignal(projectId, mine.id, "m1")).toEqual(Option.some({ call: ended, signalApplied: true }))
+      expect(yield* calls.lockForSignal(projectId, fresh.id, "f0")).toEqual(Option.some({ call: fresh, signalApplied: true }))
+      // A new call whose id another project holds: false, and the call there is untouched.
+      expect(yield* tx.withTransaction(calls.writeBatch({ projectId, created: [{ ...theirs, projectId } as Voice.Call], updated: [], applied: [] }))).toBe(false)
+      expect(yield* calls.find(other, theirs.id)).toEqual(Option.some(theirs))
+    }))
+
   it.effect("call signals: concurrent signals of one call serialise on its row lock; concurrent creates make one call; a rollback leaves nothing", () =>
     Effect.gen(function*() {
       const calls = yield* CallsRepo

@@ -181,6 +181,29 @@ const make = Effect.gen(function*() {
         calls.set(call.id, { projectId, call })
         signals.set(`${call.id}\u0000${signalId}`, true)
       }),
+    loadBatch: ({ callIds, projectId, signalIds }) =>
+      Effect.sync(() => {
+        const found = new Map<string, { readonly call: Call; readonly applied: ReadonlySet<string> }>()
+        const elsewhere = new Set<string>()
+        for (const callId of callIds) {
+          const row = calls.get(callId)
+          if (row === undefined) continue
+          if (row.projectId !== projectId) {
+            elsewhere.add(callId)
+            continue
+          }
+          found.set(callId, { call: row.call, applied: new Set(signalIds.filter((s) => signals.has(`${callId}\u0000${s}`))) })
+        }
+        return { calls: found, elsewhere }
+      }),
+    writeBatch: ({ applied, created, projectId, updated }) =>
+      Effect.sync(() => {
+        if (created.some((c) => calls.has(c.id))) return false
+        for (const call of created) calls.set(call.id, { projectId, call })
+        for (const call of updated) if (ownCall(projectId, call.id) !== undefined) calls.set(call.id, { projectId, call })
+        for (const a of applied) signals.set(`${a.callId}\u0000${a.signalId}`, true)
+        return true
+      }),
     list: ({ after, createdAfter, createdBefore, direction, limit, projectId, status }) =>
       Effect.sync(() =>
         [...calls.values()]
