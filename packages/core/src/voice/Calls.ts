@@ -236,10 +236,10 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
       })
 
     /**
-     * A batch of signals from the SIP edge, in one transaction: the batch's existing calls are
-     * locked together (in call-id order: concurrent batches never deadlock), then the signals are
-     * applied in order, each seeing the ones before it — the same results, calls and events as one
-     * signal at a time, with one commit instead of one per signal.
+     * A batch of signals from the SIP edge, in one transaction, set-based (`applyBatch`). Should a
+     * new call of the batch be created by another transaction meanwhile, the batch is rolled back
+     * and applied again one signal at a time (still one transaction, the calls locked together in
+     * call-id order) — the same results, calls and events either way.
      */
     const ingest = Effect.fn("Calls.ingest")(function*(
       projectId: ProjectId,

@@ -278,7 +278,8 @@ export const CallsRepoSql = Layer.effect(
       writeBatch: ({ applied, created, projectId, updated }) =>
         Effect.gen(function*() {
           if (created.length > 0) {
-            const rows = yield* Effect.forEach(created, (call) =>
+            // In id order, like the locks: concurrent batches creating the same calls never deadlock.
+            const rows = yield* Effect.forEach([...created].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)), (call) =>
               Effect.map(stored(call), (record) => ({
                 callId: call.id,
                 projectId,
