@@ -6,9 +6,9 @@
  */
 import { execFileSync } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { freePort } from "./WebhookReceiver.js"
 
 /** The directory of `initdb`/`pg_ctl`, if the server binaries are installed. */
 export const postgresBin = (() => {
@@ -17,15 +17,6 @@ export const postgresBin = (() => {
   const versions = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a))
   return versions[0] === undefined ? undefined : join(root, versions[0], "bin")
 })()
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-    s.on("error", reject)
-  })
 
 export interface OwnPostgres {
   readonly url: string

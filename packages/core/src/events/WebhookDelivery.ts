@@ -24,7 +24,15 @@ import { signingKeys } from "./Endpoints.js"
 import type { StoredOutboxEvent } from "./EventsFeature.js"
 import { EventEnvelope } from "./Schema.js"
 import { managementHeaders, standardHeaders } from "./Signing.js"
-import { type AttemptRecord, type ClaimedDelivery, type DeliveryRecord, type WebhookEndpoint, WebhookSender, WebhooksRepo } from "./WebhookPorts.js"
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type DeliveryRecord,
+  newDelivery,
+  type WebhookEndpoint,
+  WebhookSender,
+  WebhooksRepo
+} from "./WebhookPorts.js"
 
 /** Whether `endpoint` receives `event` (pure): same project, enabled, live, selected type and version. */
 export const subscribes = (endpoint: WebhookEndpoint, event: StoredOutboxEvent): boolean =>
@@ -75,24 +83,14 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         for (const event of events) {
           for (const endpoint of endpoints) {
             if (!subscribes(endpoint, event)) continue
-            deliveries.push({
+            deliveries.push(newDelivery({
               deliveryId: yield* ids.typeId(IdKinds.delivery),
-              endpointId: endpoint.endpointId,
-              projectId: endpoint.projectId,
+              endpoint,
               eventId: event.event.id,
               eventPosition: event.position,
               eventType: event.event.type,
-              status: "pending",
-              attemptCount: 0,
-              nextAttemptAt: now,
-              leasedUntil: null,
-              claimSeq: 0,
-              lastAttemptAt: null,
-              lastError: null,
-              lastResponseStatus: null,
-              deliveredAt: null,
-              createdAt: now
-            })
+              now
+            }))
           }
         }
         if (deliveries.length > 0) yield* repo.insertDeliveries(deliveries)

@@ -26,7 +26,7 @@ import {
   WebhookDestinationNotFound,
   WebhookUrlInvalid
 } from "./WebhookErrors.js"
-import { type DeliveryStatus, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
+import { type DeliveryStatus, newDelivery, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
 import {
   type CreateWebhookDestinationRequest,
   DEFAULT_OVERLAP_SECONDS,
@@ -276,24 +276,8 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
       const deliveryId = yield* ids.typeId(IdKinds.delivery)
       yield* repo.insertTestDelivery({
         event,
-        delivery: {
-          deliveryId,
-          endpointId: endpoint.endpointId,
-          projectId: endpoint.projectId,
-          eventId: event.id,
-          eventPosition: 0,
-          eventType: event.type,
-          status: "pending",
-          attemptCount: 0,
-          nextAttemptAt: now,
-          leasedUntil: null,
-          claimSeq: 0,
-          lastAttemptAt: null,
-          lastError: null,
-          lastResponseStatus: null,
-          deliveredAt: null,
-          createdAt: now
-        }
+        // The store gives the event its position.
+        delivery: newDelivery({ deliveryId, endpoint, eventId: event.id, eventPosition: 0, eventType: event.type, now })
       })
       return { deliveryId, eventId: event.id, eventType: TEST_EVENT_TYPE }
     })

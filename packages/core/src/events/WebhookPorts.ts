@@ -179,6 +179,33 @@ export class WebhooksRepo extends Context.Tag("core/WebhooksRepo")<WebhooksRepo,
   }) => Effect.Effect<ReadonlyArray<DeliveryRecord>>
 }>() {}
 
+/** A new delivery of an event to an endpoint: pending, due `now`, never attempted. */
+export const newDelivery = (args: {
+  readonly deliveryId: string
+  readonly endpoint: WebhookEndpoint
+  readonly eventId: string
+  readonly eventPosition: number
+  readonly eventType: string
+  readonly now: DateTime.Utc
+}): DeliveryRecord => ({
+  deliveryId: args.deliveryId,
+  endpointId: args.endpoint.endpointId,
+  projectId: args.endpoint.projectId,
+  eventId: args.eventId,
+  eventPosition: args.eventPosition,
+  eventType: args.eventType,
+  status: "pending",
+  attemptCount: 0,
+  nextAttemptAt: args.now,
+  leasedUntil: null,
+  claimSeq: 0,
+  lastAttemptAt: null,
+  lastError: null,
+  lastResponseStatus: null,
+  deliveredAt: null,
+  createdAt: args.now
+})
+
 /** One outbound webhook request. */
 export interface OutboundRequest {
   readonly url: string
