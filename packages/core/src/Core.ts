@@ -22,10 +22,11 @@ import { WebhooksCore } from "./events/WebhooksFeature.js"
 import { ManagementCore } from "./management/ManagementFeature.js"
 import { OAuthProviderCore } from "./oauth/OAuthProviderFeature.js"
 import { DashboardCore } from "./dashboard/DashboardFeature.js"
+import { RecordCache } from "./shared/RecordCache.js"
 
 const IdentityCore = Layer.mergeAll(Accounts.Default, AccountServiceKeys.Default, Authenticator.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(ProjectKeyVerifier.Default, AccessTokenVerifier.Default)),
-  Layer.provideMerge(CredentialCache.Default)
+  Layer.provideMerge(Layer.mergeAll(CredentialCache.Default, RecordCache.Default))
 )
 
 /** Every service of core; feature services may use the identity services. */

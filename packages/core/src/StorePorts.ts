@@ -2,6 +2,7 @@
 import type { AccountsRepo, AccountServiceKeysRepo, CredentialRevocations } from "./identity/Ports.js"
 import type { IdempotencyStore } from "./shared/Idempotency.js"
 import type { RateLimiter } from "./shared/RateLimit.js"
+import type { RecordChanges } from "./shared/RecordCache.js"
 import type { Transactor } from "./shared/Ports.js"
 import type { OrganizationsPorts } from "./identity/OrganizationsFeature.js"
 import type { ProjectsPorts } from "./projects/ProjectsFeature.js"
@@ -24,6 +25,7 @@ export type StorePorts =
   | IdempotencyStore
   | CredentialRevocations
   | RateLimiter
+  | RecordChanges
   | OrganizationsPorts
   | ProjectsPorts
   | ProjectApiKeysPorts

@@ -8,6 +8,7 @@ import { AccountsRepoSql } from "./identity/AccountsRepoSql.js"
 import { CredentialRevocationsSql } from "./identity/CredentialRevocationsSql.js"
 import { IdempotencyStoreSql } from "./shared/IdempotencyStoreSql.js"
 import { RateLimiterSql } from "./shared/RateLimiterSql.js"
+import { RecordChangesSql } from "./shared/RecordChangesSql.js"
 import { TransactorSql } from "./shared/TransactorSql.js"
 import { OrganizationsReposSql } from "./identity/OrganizationsSql.js"
 import { ProjectsReposSql } from "./projects/ProjectsSql.js"
@@ -50,6 +51,7 @@ export const RepositoriesSql = Layer.mergeAll(
 export const StoreSql = (config: DatabaseConfig) =>
   Layer.mergeAll(
     RepositoriesSql,
+    RecordChangesSql,
     // Shared across processes through PostgreSQL; within the one process that owns a PGlite.
     ...(DatabaseConfig.$is("Postgres")(config)
       ? [CredentialRevocationsSql, RateLimiterSql] as const

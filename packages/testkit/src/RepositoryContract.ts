@@ -7,6 +7,7 @@
 import { layer } from "@effect/vitest"
 import {
   AccountId,
+  AccountProfileRepo,
   AccountsRepo,
   type AccountServiceKey,
   AccountServiceKeysRepo,
@@ -15,6 +16,7 @@ import {
   IdempotencyStore,
   IdKinds,
   RateLimiter,
+  RecordChanges,
   ServiceKeyId,
   type StorePorts,
   Transactor,
@@ -190,6 +192,24 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         yield* tx.withTransaction(revocations.publish(keyId))
         const got = yield* Fiber.join(received).pipe(Effect.timeout(Duration.seconds(5)))
         expect(Chunk.toReadonlyArray(got)).toEqual([keyId])
+      }))
+
+    it.effect("record changes: a store that announces them announces an account update after commit, whoever wrote it", () =>
+      Effect.gen(function*() {
+        const changes = yield* RecordChanges
+        if (!changes.available) return // the in-memory store announces nothing, so records are never cached
+        const accounts = yield* AccountsRepo
+        const profiles = yield* AccountProfileRepo
+        const tx = yield* Transactor
+        const account = accountFixture()
+        yield* accounts.insert(account)
+        const key = `account:${account.accountId}`
+        const received = yield* changes.changes.pipe(Stream.filter((k) => k === key), Stream.take(1), Stream.runCollect, Effect.fork)
+        // Give a LISTEN-based subscriber time to register before anything is written.
+        yield* Effect.sleep(Duration.millis(200))
+        yield* tx.withTransaction(profiles.updateNames({ accountId: account.accountId, now: T0, firstName: "Ada" }))
+        const got = yield* Fiber.join(received).pipe(Effect.timeout(Duration.seconds(5)))
+        expect(Chunk.toReadonlyArray(got)).toEqual([key])
       }))
 
     it.effect("rate limits: counts per key and window, exactly under concurrency, and purges old windows", () =>

@@ -2,6 +2,7 @@
 import { DateTime, Effect, Option, type Redacted } from "effect"
 import { AccountId, IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
+import { RecordCache } from "../shared/RecordCache.js"
 import { AccountNotFound } from "./Errors.js"
 import { type AccountRecord, AccountsRepo, PasswordHasher } from "./Ports.js"
 import type { Account } from "./Schema.js"
@@ -18,6 +19,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     const repo = yield* AccountsRepo
     const ids = yield* Ids
     const hasher = yield* PasswordHasher
+    const records = yield* RecordCache
 
     const create = Effect.fn("Accounts.create")(function*(input: CreateAccountInput) {
       const now = yield* DateTime.now
@@ -48,7 +50,15 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       })
     })
 
-    return { create, get, isEmpty: repo.isEmpty } as const
+    /**
+     * The account for a read answered as is (`GET /v1/account`): served from `RecordCache` for up to
+     * the credential TTL. Never use it to read before a write: use `get`.
+     */
+    const read = (accountId: AccountId) =>
+      Effect.flatMap(records.read("account", accountId, repo.findById(accountId)), (found) =>
+        Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(new AccountNotFound({ accountId })))
+
+    return { create, get, read, isEmpty: repo.isEmpty } as const
   }),
   dependencies: [Ids.Default]
 }) {}

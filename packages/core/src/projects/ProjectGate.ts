@@ -10,6 +10,7 @@ import { Effect, Option } from "effect"
 import type { Principal } from "../identity/Access.js"
 import { OrganizationsRepo } from "../identity/OrganizationsPorts.js"
 import type { OrganizationId, AccountId, ProjectId } from "../shared/Identifiers.js"
+import { RecordCache } from "../shared/RecordCache.js"
 import { ProjectClosing, ProjectDeleted, ProjectNotFound, ProjectOrganizationNotFound } from "./Errors.js"
 import { type ProjectRecord, ProjectsRepo } from "./Ports.js"
 
@@ -23,6 +24,7 @@ export type ProjectUse = "read" | "write" | "revoke"
 export const makeProjectGate = Effect.gen(function*() {
   const projects = yield* ProjectsRepo
   const organizations = yield* OrganizationsRepo
+  const records = yield* RecordCache
 
   /** The caller is a member of the organization (any role), else the organization is "not found". */
   const requireMember = (organizationId: OrganizationId, accountId: AccountId) =>
@@ -36,16 +38,22 @@ export const makeProjectGate = Effect.gen(function*() {
 
   /**
    * The project, if `principal` may see it and it is in a state that allows `use`. With `lock`, the
-   * row stays locked until the surrounding transaction ends (for a read-then-write).
+   * row stays locked until the surrounding transaction ends (for a read-then-write). With `cached`
+   * (a read answered as is, never before a write), the record may come from `RecordCache`;
+   * membership is always checked against the store.
    */
   const open = (
     projectId: ProjectId,
     principal: Principal,
     use: ProjectUse,
-    options: { readonly lock?: boolean } = {}
+    options: { readonly lock?: boolean; readonly cached?: boolean } = {}
   ): Effect.Effect<ProjectRecord, ProjectNotFound | ProjectDeleted | ProjectClosing> =>
     Effect.gen(function*() {
-      const found = yield* (options.lock === true ? projects.lock(projectId) : projects.findById(projectId))
+      const found = yield* (options.lock === true
+        ? projects.lock(projectId)
+        : options.cached === true
+        ? records.read("project", projectId, projects.findById(projectId))
+        : projects.findById(projectId))
       if (Option.isNone(found)) return yield* new ProjectNotFound({ projectId })
       const record = found.value
       if (!(yield* canSee(record, principal))) return yield* new ProjectNotFound({ projectId })

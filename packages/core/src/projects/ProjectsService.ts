@@ -206,6 +206,12 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
     })
 
     /**
+     * Like `get`, for a read answered as is (`GET /v1/projects/{id}`): the record may come from
+     * `RecordCache` (≤ the credential TTL, dropped on any change). Never use it before a write.
+     */
+    const read = (projectId: ProjectId, principal: Principal) => gate.open(projectId, principal, "read", { cached: true })
+
+    /**
      * Locks the project (active only), applies `change`, and writes it when something changed,
      * with the change's event in the same transaction.
      */
@@ -274,7 +280,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
       return constantTimeEqual(yield* sha256Hex(Redacted.value(secret)), stored.value)
     })
 
-    return { create, list, slugAvailability, get, rename, delete: remove, updateAgentProfile, rotateSecret, verifySecret } as const
+    return { create, list, slugAvailability, get, read, rename, delete: remove, updateAgentProfile, rotateSecret, verifySecret } as const
   }),
   dependencies: [Ids.Default, EventPublisher.Default]
 }) {}

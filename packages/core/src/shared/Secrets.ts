@@ -9,12 +9,34 @@ export class Secrets extends Context.Tag("core/Secrets")<Secrets, {
   readonly randomBytes: (n: number) => Effect.Effect<Uint8Array>
 }>() {}
 
-export const SecretsLive: Layer.Layer<Secrets> = Layer.succeed(Secrets, {
-  randomBytes: (n) =>
-    Effect.sync(() => {
+/**
+ * Small requests (ids, tokens: ≤ 64 bytes) are cut from a pooled buffer that one `getRandomValues`
+ * call refills — each call costs far more than the bytes (the pattern of Node's `randomUUID`
+ * cache). Every byte is handed out once and copied out of the pool.
+ */
+const makePool = () => {
+  const POOL = 4096
+  const pool = new Uint8Array(POOL)
+  let offset = POOL
+  return (n: number): Uint8Array => {
+    if (n > 64) {
       const out = new Uint8Array(n)
       // getRandomValues fills at most 65 536 bytes per call.
       for (let i = 0; i < n; i += 65_536) globalThis.crypto.getRandomValues(out.subarray(i, Math.min(n, i + 65_536)))
       return out
-    })
+    }
+    if (offset + n > POOL) {
+      globalThis.crypto.getRandomValues(pool)
+      offset = 0
+    }
+    const out = pool.slice(offset, offset + n)
+    pool.fill(0, offset, offset + n)
+    offset += n
+    return out
+  }
+}
+
+export const SecretsLive: Layer.Layer<Secrets> = Layer.sync(Secrets, () => {
+  const take = makePool()
+  return { randomBytes: (n) => Effect.sync(() => take(n)) }
 })

@@ -15,7 +15,8 @@ import {
   WebhookDeliveryEngine,
   WebhookDestinations,
   WebhookPolicy,
-  type WebhookPolicyShape
+  type WebhookPolicyShape,
+  RecordCache
 } from "@switchboard/core"
 import { accountFixture, TestkitLive } from "@switchboard/testkit"
 import { Effect, Layer, TestClock } from "effect"
@@ -37,6 +38,7 @@ export const webhooksEnv = (policy: Partial<WebhookPolicyShape> = {}) =>
     Ids.Default
   ).pipe(
     Layer.provideMerge(Layer.succeed(WebhookPolicy, { ...testPolicy, ...policy })),
+    Layer.provideMerge(RecordCache.Default),
     Layer.provideMerge(TestkitLive)
   )
 

@@ -19,7 +19,9 @@ import {
   SecretsLive,
   ServerSecretFromBytes,
   sha256Hex,
-  uuidv7Bytes
+  uuidv7Bytes,
+  RecordCache,
+  RecordChangesNone
 } from "@switchboard/core"
 import {
   IdentityReposMemory,
@@ -36,7 +38,7 @@ const DAY = 86_400_000
 // Only the ports this feature needs, on a fresh memory store per test.
 const Store = Layer.mergeAll(IdentityReposMemory, OrganizationsMemory).pipe(Layer.provideMerge(MemoryStateLive))
 const Env = Layer.mergeAll(OrganizationsCore, Accounts.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(Store, SecretsLive, TestServerSecret, PasswordHasherTest))
+  Layer.provideMerge(Layer.mergeAll(Store, SecretsLive, TestServerSecret, PasswordHasherTest, RecordCache.Default.pipe(Layer.provide(Layer.succeedContext(RecordChangesNone)))))
 )
 
 let seq = 0

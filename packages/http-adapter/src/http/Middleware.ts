@@ -4,13 +4,14 @@
  * here as a problem document. Nothing leaves as a stack trace or an empty error body.
  */
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Ids, IdKinds, policyHeader, ProblemCatalog, RateLimiter, type RateLimitPolicy, sha256HexSync, stateHeader } from "@switchboard/core"
-import { Cause, Context, DateTime, Effect, Option, Ref } from "effect"
+import { policyHeader, ProblemCatalog, RateLimiter, type RateLimitPolicy, RecordCache, sha256HexSync, stateHeader } from "@switchboard/core"
+import { Cause, Context, DateTime, Effect, Exit, Fiber, Option, Ref } from "effect"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
 import { illFormedText } from "./Body.js"
 import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure, surfaceOf } from "./Surfaces.js"
 import { ProblemFailure, problem, renderProblem, validationFailed } from "../v1/Problems.js"
 import { traceIdOf, withRequestInfo } from "./RequestContext.js"
+import { newRequestId, newTraceId } from "./RequestIds.js"
 import { ServerConfig } from "./ServerConfig.js"
 
 /** How many requests are being served: shutdown waits for zero before closing the database. */
@@ -102,33 +103,62 @@ const rateLimitKey = (request: HttpServerRequest.HttpServerRequest): string => {
     : `credential:${sha256HexSync(bearer).slice(0, 40)}`
 }
 
+/**
+ * Runs `work` (which never fails) with a deadline: past `ms`, the caller gets `onTimeout` at once and
+ * the work is interrupted in the background — a frozen database must not hold the answer too. One
+ * forked fiber and one timer per request (cheaper than a race of fibers); the work's fiber-local
+ * state (pre-response handlers of the management API) comes back to the caller when it finishes.
+ */
+const withDeadline = <A, R>(work: Effect.Effect<A, never, R>, ms: number, onTimeout: () => ProblemFailure): Effect.Effect<A, ProblemFailure, R> =>
+  Effect.flatMap(Effect.fork(Effect.interruptible(work)), (fiber) =>
+    Effect.async<A, ProblemFailure>((resume) => {
+      let done = false
+      const timer = setTimeout(() => {
+        if (done) return
+        done = true
+        resume(Effect.zipRight(Fiber.interruptFork(fiber), Effect.fail(onTimeout())))
+      }, ms)
+      fiber.addObserver((exit) => {
+        clearTimeout(timer)
+        if (done) return
+        done = true
+        resume(Exit.isSuccess(exit) ? Effect.as(Fiber.inheritAll(fiber), exit.value) : Effect.failCause(exit.cause as Cause.Cause<never>))
+      })
+      return Effect.sync(() => clearTimeout(timer))
+    }))
+
+const readOnlyMethods = new Set(["GET", "HEAD", "OPTIONS"])
+
 export const makeGlobalMiddleware = (table: RouteTable) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
-    const ids = yield* Ids
     const inFlight = yield* InFlight
     const limiter = yield* RateLimiter
+    const records = yield* RecordCache
     const policy: RateLimitPolicy = { name: "default", quota: config.rateLimitQuota, windowSeconds: config.rateLimitWindowSeconds }
+    const policyValue = policyHeader(policy)
     // Deprecated operations (v1/Lifecycle.ts): only their routes are matched on each request.
     const deprecated = table.routes.flatMap((r) => {
       const lifecycle = r.operationId === undefined ? undefined : lifecycles[r.operationId]
       return lifecycle === undefined ? [] : [{ ...r, headers: lifecycleHeaders(lifecycle, config.docsUrl, r.operationId!) }]
     })
+    const timeoutProblem = () =>
+      problem("REQUEST_TIMEOUT", `The request did not finish within ${config.requestTimeoutMs} ms; retry shortly.`, {
+        headers: { "retry-after": "1" }
+      })
     return (app: HttpApp.Default): HttpApp.Default =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const requestId = yield* ids.typeId(IdKinds.request)
-        const traceId = traceIdOf(request.headers["traceparent"]) ?? (yield* newTraceId(ids))
-        yield* HttpApp.appendPreResponseHandler((_req, res) =>
-          Effect.succeed(HttpServerResponse.setHeaders(res, { "x-request-id": requestId, "x-trace-id": traceId })))
-        const path = request.url.split("?")[0] ?? ""
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const requestId = newRequestId()
+        const traceId = traceIdOf(request.headers["traceparent"]) ?? newTraceId()
+        // Every header this middleware adds, set once on whatever response leaves.
+        const headers: Record<string, string> = { "x-request-id": requestId, "x-trace-id": traceId }
+        const q = request.url.indexOf("?")
+        const path = q === -1 ? request.url : request.url.slice(0, q)
         const surface = surfaceOf(path)
         const render = (p: ProblemFailure) =>
           surface === "v1" ? renderProblem(p, config.docsUrl, requestId) : problemOnSurface(surface, p, config.docsUrl)
         for (const d of deprecated) {
-          if (d.method === request.method && d.pattern.test(path)) {
-            yield* HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, d.headers)))
-          }
+          if (d.method === request.method && d.pattern.test(path)) Object.assign(headers, d.headers)
         }
         // Rate limits on /v1 (API.md §0): every response carries the state; over the quota → 429.
         // Inside the guarded region: a limiter that cannot reach its store fails like any other use
@@ -136,44 +166,25 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
         const limited = path === "/v1" || path.startsWith("/v1/")
         // Text no parameter can hold (U+0000, lone surrogates, broken percent-encoding) is refused
         // here, for every route of every surface, before a handler or the database sees it.
-        const urlProblem = urlIssue(request.url)
+        const urlProblem = request.url.includes("%") || q !== -1 ? urlIssue(request.url) : undefined
         const checked: HttpApp.Default<unknown> = urlProblem === undefined
           ? app
           : Effect.fail(validationFailed([urlProblem], "A request parameter is not valid."))
         const guarded: HttpApp.Default<unknown> = limited
-          ? Effect.gen(function*() {
-            const state = yield* limiter.hit(rateLimitKey(request), policy, yield* DateTime.now)
-            yield* HttpApp.appendPreResponseHandler((_req, res) =>
-              Effect.succeed(HttpServerResponse.setHeaders(res, {
-                "ratelimit-policy": policyHeader(policy),
-                ratelimit: stateHeader(policy, state)
-              })))
-            if (!state.allowed) {
-              return yield* Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
-                headers: { "retry-after": String(state.resetSeconds) }
-              }))
-            }
-            return yield* checked
-          })
+          ? Effect.flatMap(DateTime.now, (now) =>
+            Effect.flatMap(limiter.hit(rateLimitKey(request), policy, now), (state) => {
+              headers["ratelimit-policy"] = policyValue
+              headers["ratelimit"] = stateHeader(policy, state)
+              return state.allowed
+                ? checked
+                : Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
+                  headers: { "retry-after": String(state.resetSeconds) }
+                }))
+            }))
           : checked
-        // The request deadline (REQUEST_TIMEOUT_MS): past it the caller gets 504 at once; the work
-        // is interrupted in the background (a frozen database must not hold the answer too).
-        // (`Effect.exit` first: the work's fiber always succeeds, so its response headers — rate
-        // limits, management limits — come back to this fiber on failures too. The platform runs
-        // middleware uninterruptibly: the deadline needs an interruptible region to cut.)
-        const bounded = guarded.pipe(
-          Effect.exit,
-          Effect.disconnect,
-          Effect.interruptible,
-          Effect.timeoutFail({
-            duration: config.requestTimeoutMs,
-            onTimeout: () =>
-              problem("REQUEST_TIMEOUT", `The request did not finish within ${config.requestTimeoutMs} ms; retry shortly.`, {
-                headers: { "retry-after": "1" }
-              })
-          }),
-          Effect.flatten
-        )
+        // The request deadline (REQUEST_TIMEOUT_MS). (`Effect.exit` first: the work's fiber always
+        // succeeds, so its failures are rendered here like any other.)
+        const bounded = Effect.flatten(withDeadline(Effect.exit(guarded), config.requestTimeoutMs, timeoutProblem))
         /** One structured line per failed request (the cause's trace only at debug level). */
         const logFailure = (level: "warning" | "error", message: string, cause: Cause.Cause<unknown>, status: number) =>
           Effect.zipRight(
@@ -182,7 +193,7 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
             ),
             Effect.logDebug(Cause.pretty(cause)).pipe(Effect.annotateLogs({ requestId }))
           )
-        return yield* bounded.pipe(
+        return bounded.pipe(
           Effect.catchAllCause((cause) => {
             const failure = Cause.failureOption(cause)
             if (Option.isSome(failure)) {
@@ -263,12 +274,18 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
               render(problem("INTERNAL_ERROR", "An unexpected error occurred."))
             )
           }),
+          Effect.map((response) => {
+            // A request that may have written: cached records (RecordCache) are forgotten before
+            // its answer leaves, so the client's next read sees its own write.
+            if (!readOnlyMethods.has(request.method)) records.clear()
+            return HttpServerResponse.setHeaders(response, headers)
+          }),
           withRequestInfo({ requestId, traceId })
         )
       }).pipe((self) =>
-        Effect.acquireUseRelease(Ref.update(inFlight, (n) => n + 1), () => self, () => Ref.update(inFlight, (n) => n - 1))
+        Effect.zipRight(
+          Ref.update(inFlight, (n) => n + 1),
+          Effect.ensuring(self, Ref.update(inFlight, (n) => n - 1))
+        )
       )
   })
-
-const newTraceId = (ids: Ids) =>
-  Effect.map(ids.uuidv7(), (uuid) => uuid.replace(/-/g, "")) // time-ordered, 128 bits, never all zero

@@ -56,7 +56,7 @@ export const AccountGroupLive = HttpApiBuilder.group(V1Api, "account", (handlers
     const config = yield* ServerConfig
     const getAccount = Effect.gen(function*() {
       const accountId = yield* actingAccount(Requirement.Account({ access: "profile" }))
-      const record = yield* domain(accounts.get(accountId))
+      const record = yield* domain(accounts.read(accountId))
       return toResponse(yield* rendered(Account, toAccount(record, defaultPictureUrl(config.apiUrl))))
     })
     return handlers

@@ -98,7 +98,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(V1Api, "projects", (handle
       .handleRaw("getProject", ({ path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:read")
-          return toResponse(yield* project(yield* domain(projects.get(path.projectId, principal))))
+          return toResponse(yield* project(yield* domain(projects.read(path.projectId, principal))))
         }))
       .handleRaw("updateProject", ({ path }) =>
         Effect.gen(function*() {
@@ -133,7 +133,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(V1Api, "projects", (handle
       .handleRaw("getAgentProfile", ({ path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:read")
-          const record = yield* domain(projects.get(path.projectId, principal))
+          const record = yield* domain(projects.read(path.projectId, principal))
           return toResponse(yield* rendered(Projects.AgentProfile, toAgentProfile(record, avatar)))
         }))
       .handleRaw("updateAgentProfile", ({ path }) =>

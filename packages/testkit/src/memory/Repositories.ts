@@ -4,7 +4,7 @@
  */
 import { Layer } from "effect"
 import { IdentityReposMemory } from "./IdentityMemory.js"
-import { RateLimiterInProcess } from "@switchboard/core"
+import { RateLimiterInProcess, RecordChangesNone } from "@switchboard/core"
 import { OrganizationsMemory } from "./OrganizationsMemory.js"
 import { ProjectsMemory } from "./ProjectsMemory.js"
 import { ProjectApiKeysMemory } from "./ProjectApiKeysMemory.js"
@@ -22,6 +22,8 @@ import { MemoryStateLive } from "./MemoryState.js"
 
 export const RepositoriesMemory = Layer.mergeAll(
   IdentityReposMemory,
+  // The in-memory store announces no changes, so core never caches records over it (RecordCache).
+  Layer.succeedContext(RecordChangesNone),
   RateLimiterInProcess,
   OrganizationsMemory,
   ProjectsMemory,

@@ -1,0 +1,78 @@
+/**
+ * The records an authenticated read returns most often — the caller's account (`GET /v1/account`)
+ * and a project (`GET /v1/projects/{id}`) — served from memory for the credential cache's TTL
+ * (`CredentialCachePolicy`, ≤ 60 s), like the verified credential itself (issue 12: no database
+ * statement on a cached read).
+ *
+ * Freshness, in the order it is enforced:
+ * - a change made anywhere — any process, any writer, a background job — is announced by the store
+ *   after commit (`RecordChanges`: PostgreSQL/PGlite triggers + `LISTEN`), and the record is dropped
+ *   and kept out for one TTL (a read that raced the change cannot put the old row back);
+ * - the host calls `clear` when a request that may have written finishes in this process, before
+ *   its answer leaves, so a client that reads after its own write never sees the old record; a
+ *   load that started before a `clear` is not cached;
+ * - only the read paths named above use it: reads inside a transaction (read-modify-write) always go
+ *   to the store.
+ * A store that cannot announce changes (`available: false`, the in-memory testkit) disables it.
+ */
+import { Clock, Context, Effect, Option, Stream } from "effect"
+import { CredentialCachePolicy } from "../identity/CredentialCache.js"
+import { makeTtlCache } from "./TtlCache.js"
+
+/** Changes to cached records, announced by the store after commit: `account:<accountId>` or `project:<projectId>`. */
+export class RecordChanges extends Context.Tag("core/RecordChanges")<RecordChanges, {
+  /** Whether `changes` announces every change (else nothing is cached). */
+  readonly available: boolean
+  readonly changes: Stream.Stream<string>
+}>() {}
+
+/** For stores that announce nothing (the in-memory testkit): records are never cached. */
+export const RecordChangesNone = Context.make(RecordChanges, { available: false, changes: Stream.never })
+
+export type RecordKind = "account" | "project"
+
+export class RecordCache extends Effect.Service<RecordCache>()("core/RecordCache", {
+  scoped: Effect.gen(function*() {
+    const store = yield* RecordChanges
+    const policy = yield* CredentialCachePolicy
+    const cache = makeTtlCache<unknown>(store.available ? policy : { ttl: policy.ttl, maxEntries: 0 })
+    // Bumped by every change and every `clear`: a load that saw another generation is not cached.
+    let generation = 0
+
+    if (cache.enabled) {
+      yield* store.changes.pipe(
+        Stream.runForEach((key) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Effect.sync(() => {
+              generation++
+              cache.drop(key, now)
+            }))
+        ),
+        Effect.forkScoped
+      )
+    }
+
+    /** The record of `kind` and `id`, from memory when fresh, else from `load` (cached when found). */
+    const read = <A>(kind: RecordKind, id: string, load: Effect.Effect<Option.Option<A>>): Effect.Effect<Option.Option<A>> =>
+      cache.enabled
+        ? Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const key = `${kind}:${id}`
+          const hit = cache.get(key, now)
+          if (hit !== undefined) return Effect.succeed(Option.some(hit as A))
+          const seen = generation
+          return Effect.tap(load, (found) =>
+            Effect.sync(() => {
+              if (Option.isSome(found) && generation === seen) cache.set(key, found.value, now)
+            }))
+        })
+        : load
+
+    /** Something may have been written in this process: forget everything now. */
+    const clear = (): void => {
+      generation++
+      cache.clear()
+    }
+
+    return { read, clear, enabled: cache.enabled, size: () => cache.size() } as const
+  })
+}) {}

@@ -1,0 +1,118 @@
+/**
+ * RecordCache (shared/RecordCache.ts): reads are served from memory within the TTL; a change
+ * announced by the store, or a local `clear`, is seen by the next read; a load that raced a change
+ * is not cached; a store that announces nothing disables the cache.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { CredentialCachePolicy, RecordCache, RecordChanges } from "@switchboard/core"
+import { Context, Deferred, Duration, Effect, Layer, Option, PubSub, Stream, TestClock } from "effect"
+
+/** A store whose rows are a Map, counting loads, announcing changes through a PubSub. */
+const makeStore = Effect.gen(function*() {
+  const hub = yield* PubSub.unbounded<string>()
+  const rows = new Map<string, string>([["a", "v1"]])
+  let loads = 0
+  const load = (id: string) => Effect.sync(() => {
+    loads++
+    return Option.fromNullable(rows.get(id))
+  })
+  const layer = (available: boolean) =>
+    RecordCache.Default.pipe(
+      Layer.provide(Layer.succeed(RecordChanges, { available, changes: Stream.fromPubSub(hub) })),
+      Layer.provide(Layer.succeed(CredentialCachePolicy, { ttl: Duration.seconds(30), maxEntries: 100 }))
+    )
+  return { hub, rows, load, layer, loads: () => loads }
+})
+
+/** The service, alive for the test's scope (its change subscriber with it). */
+const built = (layer: Layer.Layer<RecordCache>) => Effect.map(Layer.build(layer), (ctx) => Context.get(ctx, RecordCache))
+
+/** Lets the subscriber fiber take announced changes. */
+const settle = Effect.repeatN(Effect.yieldNow(), 20)
+
+describe("RecordCache", () => {
+  it.scoped("serves a read from memory within the TTL, and loads again after it", () =>
+    Effect.gen(function*() {
+      const store = yield* makeStore
+      const cache = yield* built(store.layer(true))
+      expect(yield* cache.read("account", "a", store.load("a"))).toEqual(Option.some("v1"))
+      store.rows.set("a", "v2") // not announced: the cached copy is served
+      expect(yield* cache.read("account", "a", store.load("a"))).toEqual(Option.some("v1"))
+      expect(store.loads()).toBe(1)
+      yield* TestClock.adjust(Duration.seconds(30))
+      expect(yield* cache.read("account", "a", store.load("a"))).toEqual(Option.some("v2"))
+      expect(store.loads()).toBe(2)
+    }))
+
+  it.scoped("an announced change is seen by the next read, and the record stays uncached for one TTL", () =>
+    Effect.gen(function*() {
+      const store = yield* makeStore
+      const cache = yield* built(store.layer(true))
+      yield* settle
+      yield* cache.read("account", "a", store.load("a"))
+      store.rows.set("a", "v2")
+      yield* PubSub.publish(store.hub, "account:a")
+      yield* settle
+      expect(yield* cache.read("account", "a", store.load("a"))).toEqual(Option.some("v2"))
+      expect(yield* cache.read("account", "a", store.load("a"))).toEqual(Option.some("v2"))
+      expect(store.loads()).toBe(3) // tombstoned: both reads went to the store
+      // Another kind with the same id is a different record.
+      yield* cache.read("project", "a", store.load("a"))
+      yield* cache.read("project", "a", store.load("a"))
+      expect(store.loads()).toBe(4)
+    }))
+
+  it.scoped("clear forgets everything at once", () =>
+    Effect.gen(function*() {
+      const store = yield* makeStore
+      const cache = yield* built(store.layer(true))
+      yield* cache.read("account", "a", store.load("a"))
+      store.rows.set("a", "v2")
+      cache.clear()
+      expect(yield* cache.read("account", "a", store.load("a"))).toEqual(Option.some("v2"))
+      expect(cache.size()).toBe(1)
+    }))
+
+  it.scoped("a load that raced a change or a clear is not cached", () =>
+    Effect.gen(function*() {
+      const store = yield* makeStore
+      const cache = yield* built(store.layer(true))
+      yield* settle
+      for (const interfere of [
+        () => Effect.sync(() => cache.clear()),
+        () => Effect.zipRight(PubSub.publish(store.hub, "account:a"), settle)
+      ]) {
+        const started = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        // The load reads the old row, then waits while the change commits and is announced.
+        const slowLoad = Effect.zipRight(
+          Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)),
+          Effect.succeed(Option.some("old"))
+        )
+        const fiber = yield* Effect.fork(cache.read("account", "a", slowLoad))
+        yield* Deferred.await(started)
+        yield* interfere()
+        yield* Deferred.succeed(release, undefined)
+        yield* fiber.await
+        store.rows.set("a", "new")
+        expect(yield* cache.read("account", "a", store.load("a"))).toEqual(Option.some("new"))
+        store.rows.set("a", "v1")
+        cache.clear()
+      }
+    }))
+
+  it.scoped("a missing record is never cached; a store that announces nothing disables the cache", () =>
+    Effect.gen(function*() {
+      const store = yield* makeStore
+      const cache = yield* built(store.layer(true))
+      expect(yield* cache.read("account", "b", store.load("b"))).toEqual(Option.none())
+      store.rows.set("b", "v1")
+      expect(yield* cache.read("account", "b", store.load("b"))).toEqual(Option.some("v1"))
+      const off = yield* built(store.layer(false))
+      expect(off.enabled).toBe(false)
+      const before = store.loads()
+      yield* off.read("account", "a", store.load("a"))
+      yield* off.read("account", "a", store.load("a"))
+      expect(store.loads()).toBe(before + 2)
+    }))
+})
