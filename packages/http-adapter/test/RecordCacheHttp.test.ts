@@ -42,8 +42,8 @@ for (const backend of testBackends()) {
 
     beforeAll(async () => {
       const [storeA, storeB] = (await Effect.runPromise(Scope.extend(sharedTestStores(backend, 2), scope))) as [Layer.Layer<any>, Layer.Layer<any>]
-      a = await startTestServer(backend, {}, Layer.empty, storeA)
-      b = await startTestServer(backend, {}, Layer.empty, storeB)
+      a = await startTestServer(backend, {}, Layer.empty as Layer.Layer<any>, storeA)
+      b = await startTestServer(backend, {}, Layer.empty as Layer.Layer<any>, storeB)
       const org = await call(a, "POST", "/v1/organizations", a.serviceKey, { name: "Fresh" })
       const p = await call(a, "POST", `/v1/organizations/${org.organizationId}/projects`, a.serviceKey, { name: "Fresh", slug: `fresh-${Date.now().toString(36)}` })
       const k = await call(a, "POST", `/v1/projects/${p.projectId}/api-keys`, a.serviceKey, { name: "read", permissions: ["project:read"] })

@@ -1,5 +1,6 @@
 /** Accounts: create and get (the rest of the account lifecycle lives on top of these). */
 import { DateTime, Effect, Option, type Redacted } from "effect"
+import { fn } from "../shared/Traced.js"
 import { AccountId, IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { RecordCache } from "../shared/RecordCache.js"
@@ -21,7 +22,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
     const hasher = yield* PasswordHasher
     const records = yield* RecordCache
 
-    const create = Effect.fn("Accounts.create")(function*(input: CreateAccountInput) {
+    const create = fn("Accounts.create")(function*(input: CreateAccountInput) {
       const now = yield* DateTime.now
       const accountId = AccountId.make(yield* ids.typeId(IdKinds.account))
       const passwordHash = input.password === undefined ? null : yield* hasher.hash(input.password)
@@ -42,7 +43,7 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
       return record
     })
 
-    const get = Effect.fn("Accounts.get")(function*(accountId: AccountId) {
+    const get = fn("Accounts.get")(function*(accountId: AccountId) {
       const found = yield* repo.findById(accountId)
       return yield* Option.match(found, {
         onNone: () => Effect.fail(new AccountNotFound({ accountId })),

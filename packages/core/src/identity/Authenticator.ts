@@ -7,6 +7,7 @@
  * verifiers.
  */
 import { Clock, DateTime, Effect, Option, Redacted, Stream } from "effect"
+import { fn } from "../shared/Traced.js"
 import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
 import type { ServiceKeyId } from "../shared/Identifiers.js"
 import { Principal } from "./Access.js"
@@ -51,7 +52,7 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
         return Option.some(entry)
       })
 
-    const authenticate = Effect.fn("Authenticator.authenticate")(function*(raw: Redacted.Redacted<string>): Effect.fn.Return<
+    const authenticate = fn("Authenticator.authenticate")(function*(raw: Redacted.Redacted<string>): Effect.fn.Return<
       Principal,
       InvalidCredential | AccountDeleted
     > {

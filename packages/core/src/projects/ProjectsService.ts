@@ -8,6 +8,7 @@
  * schema catalog as the namespace `Projects`.
  */
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
+import { fn } from "../shared/Traced.js"
 import type { Principal } from "../identity/Access.js"
 import { InvalidInput } from "../identity/Errors.js"
 import { ProjectEventData } from "../events/Catalog.js"
@@ -107,7 +108,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
     const holderOf = (slug: string) =>
       Effect.map(repo.slugHolders([slug]), (rows) => rows.find((r) => r.slug === slug)?.holder)
 
-    const create = Effect.fn("ProjectsService.create")(function*(input: {
+    const create = fn("ProjectsService.create")(function*(input: {
       readonly accountId: AccountId
       readonly organizationId: OrganizationId
       readonly name: string
@@ -147,7 +148,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
       return project
     })
 
-    const list = Effect.fn("ProjectsService.list")(function*(input: ListProjectsInput) {
+    const list = fn("ProjectsService.list")(function*(input: ListProjectsInput) {
       yield* gate.requireMember(input.organizationId, input.accountId)
       const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE
       if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
@@ -178,7 +179,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
       return { projects: page, nextPageToken }
     })
 
-    const slugAvailability = Effect.fn("ProjectsService.slugAvailability")(function*(input: {
+    const slugAvailability = fn("ProjectsService.slugAvailability")(function*(input: {
       readonly accountId: AccountId
       readonly organizationId: OrganizationId
       readonly slug: string
@@ -201,7 +202,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
       } satisfies ProjectSlugAvailability
     })
 
-    const get = Effect.fn("ProjectsService.get")(function*(projectId: ProjectId, principal: Principal) {
+    const get = fn("ProjectsService.get")(function*(projectId: ProjectId, principal: Principal) {
       return yield* gate.open(projectId, principal, "read")
     })
 
@@ -232,17 +233,17 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
         return written
       }))
 
-    const rename = Effect.fn("ProjectsService.rename")(function*(projectId: ProjectId, principal: Principal, name: string) {
+    const rename = fn("ProjectsService.rename")(function*(projectId: ProjectId, principal: Principal, name: string) {
       yield* checkLength("name", name, 1, 256)
       return yield* modify(projectId, principal, "project.updated", (p) => (p.name === name ? p : { ...p, name }))
     })
 
     /** Starts the closure: the project is `closing` with `deletedAt` set; `ProjectClosures` finishes it. */
-    const remove = Effect.fn("ProjectsService.delete")(function*(projectId: ProjectId, principal: Principal) {
+    const remove = fn("ProjectsService.delete")(function*(projectId: ProjectId, principal: Principal) {
       return yield* modify(projectId, principal, "project.deleted", (p, now) => ({ ...p, state: "closing", deletedAt: now }))
     })
 
-    const updateAgentProfile = Effect.fn("ProjectsService.updateAgentProfile")(function*(
+    const updateAgentProfile = fn("ProjectsService.updateAgentProfile")(function*(
       projectId: ProjectId,
       principal: Principal,
       update: { readonly firstName?: string; readonly lastName?: string | null }
@@ -259,7 +260,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
     })
 
     /** A new management secret, returned once; the old one stops working when this commits. */
-    const rotateSecret = Effect.fn("ProjectsService.rotateSecret")(function*(projectId: ProjectId, principal: Principal) {
+    const rotateSecret = fn("ProjectsService.rotateSecret")(function*(projectId: ProjectId, principal: Principal) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         yield* gate.open(projectId, principal, "write", { lock: true })
         const secret = yield* newProjectSecret
@@ -269,7 +270,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
     })
 
     /** Whether `secret` is the current management secret of a project that is not deleted. */
-    const verifySecret = Effect.fn("ProjectsService.verifySecret")(function*(
+    const verifySecret = fn("ProjectsService.verifySecret")(function*(
       projectId: ProjectId,
       secret: Redacted.Redacted<string>
     ) {
