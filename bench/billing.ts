@@ -140,7 +140,17 @@ const main = async () => {
     console.log(JSON.stringify({
       bench: "billing", seconds: SECONDS, backend: BACKEND,
       pure: { baseline: Math.round(p.baseline), previews: Object.fromEntries(p.results.map((r) => [r.name, Math.round(r.rps)])) },
-      http: { preview: Math.round(h.preview), account: Math.round(h.account), ratio: Number((h.preview / h.account).toFixed(3)) }
+      http: { preview: Math.round(h.preview), account: Math.round(h.account), ratio: Number((h.preview / h.account).toFixed(3)) },
+      results: [{
+        name: "plan-change preview over HTTP",
+        value: Math.round(h.preview),
+        unit: "req/s",
+        baseline: "GET /v1/account",
+        baselineValue: Math.round(h.account),
+        ratio: Number((h.preview / h.account).toFixed(3)),
+        goal: null,
+        met: null
+      }]
     }))
     return 0
   } catch (e) {
