@@ -53,6 +53,7 @@ import {
   type ScheduledPlanChange, type SubscribedFixedCharge
 } from "./Schema.js"
 import { thresholdsCrossed, usageAmount, usageTotal } from "./Usage.js"
+import { fn } from "../shared/Traced.js"
 
 /** How long an `on_payment` operation waits for its payment at most (Stripe's cap; billing.md §3.6). */
 export const PAYMENT_WINDOW = Duration.hours(23)
@@ -143,7 +144,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
     // -------------------------------------------------------------------------------------------
 
     /** A project under `/v1/projects/{projectId}/billing`: the caller must see it (see ProjectGate). */
-    const openProject = Effect.fn("Billing.openProject")(function*(principal: Principal, projectId: ProjectId, use: ProjectUse) {
+    const openProject = fn("Billing.openProject")(function*(principal: Principal, projectId: ProjectId, use: ProjectUse) {
       return yield* gate.open(projectId, principal, use)
     })
 
@@ -151,7 +152,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
      * A project under `/v1/organizations/{organizationId}/billing/projects/{projectId}`: the account
      * must be a member of the organization (404 otherwise) and the project one of its projects.
      */
-    const openOrganizationProject = Effect.fn("Billing.openOrganizationProject")(function*(
+    const openOrganizationProject = fn("Billing.openOrganizationProject")(function*(
       accountId: AccountId,
       organizationId: OrganizationId,
       projectId: ProjectId,
@@ -166,7 +167,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       return record
     })
 
-    const openOrganization = Effect.fn("Billing.openOrganization")(function*(accountId: AccountId, organizationId: OrganizationId) {
+    const openOrganization = fn("Billing.openOrganization")(function*(accountId: AccountId, organizationId: OrganizationId) {
       const role = yield* organizations.roleOf(organizationId, accountId)
       if (Option.isNone(role)) return yield* new ProjectOrganizationNotFound({ organizationId })
     })
@@ -494,7 +495,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       }
     }
 
-    const overview = Effect.fn("Billing.overview")(function*(projectId: ProjectId) {
+    const overview = fn("Billing.overview")(function*(projectId: ProjectId) {
       const { subs } = yield* subscriptionsOf(projectId)
       const waiting = yield* pendingPayments(projectId)
       const subscriptions: Array<ProjectSubscription> = []
@@ -538,7 +539,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       return { entitlementsVersion: version, subscriptions, usage } satisfies BillingOverview
     })
 
-    const terms = Effect.fn("Billing.terms")(function*(projectId: ProjectId) {
+    const terms = fn("Billing.terms")(function*(projectId: ProjectId) {
       const { project, subs } = yield* subscriptionsOf(projectId)
       const waiting = yield* pendingPayments(projectId)
       const account = yield* repo.findAccount(project.organizationId)
@@ -575,7 +576,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
 
     const listPlans = (): BillingPlanCatalog => catalog
 
-    const listInvoices = Effect.fn("Billing.listInvoices")(function*(organizationId: OrganizationId) {
+    const listInvoices = fn("Billing.listInvoices")(function*(organizationId: OrganizationId) {
       // Projects nobody looked at yet are billed as if subscribed at creation: materialise them first.
       const now = yield* DateTime.now
       for (;;) {
@@ -589,7 +590,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       return (yield* repo.listInvoices(organizationId)).map(toInvoice)
     })
 
-    const getOperation = Effect.fn("Billing.getOperation")(function*(projectId: ProjectId, operationId: string) {
+    const getOperation = fn("Billing.getOperation")(function*(projectId: ProjectId, operationId: string) {
       const op = yield* repo.findOperation(operationId)
       if (Option.isNone(op) || op.value.projectId !== projectId) return yield* new BillingOperationNotFound({ operationId })
       return toBillingOperation(op.value)
@@ -631,7 +632,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       return Either.right(category ?? categories[0] ?? "")
     }
 
-    const preview = Effect.fn("Billing.preview")(function*(projectId: ProjectId, request: PreviewProjectChangeRequest, known?: ProjectRecord) {
+    const preview = fn("Billing.preview")(function*(projectId: ProjectId, request: PreviewProjectChangeRequest, known?: ProjectRecord) {
       const { project, subs } = yield* subscriptionsOf(projectId, known)
       const now = yield* DateTime.now
       const account = Option.getOrUndefined(yield* repo.findAccount(project.organizationId))
@@ -716,7 +717,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
      * request returns the operation it created (`created: false`), with another request it is
      * refused. The project must be writable (locked while the operation is written).
      */
-    const submit = Effect.fn("Billing.submit")(function*(input: {
+    const submit = fn("Billing.submit")(function*(input: {
       readonly principal: Principal
       readonly projectId: ProjectId
       readonly kind: BillingOperationKind
@@ -962,7 +963,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
      * Runs a pending operation that has not started (idempotent: an operation already resolved, or
      * waiting for its payment, is returned as it is). A defect fails it `internal` (retryable).
      */
-    const process = Effect.fn("Billing.process")(function*(operationId: string) {
+    const process = fn("Billing.process")(function*(operationId: string) {
       const run = tx.withTransaction(Effect.gen(function*() {
         const op = yield* repo.lockOperation(operationId)
         if (Option.isNone(op)) return yield* new BillingOperationNotFound({ operationId })
@@ -996,7 +997,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
      * amounts computed when it was asked (billing.md §3.6), declined → `payment_failed`. Late
      * (past the window) → `payment_timeout`. Repeats return the operation as it is.
      */
-    const settlePayment = Effect.fn("Billing.settlePayment")(function*(operationId: string, outcome: "succeeded" | "failed") {
+    const settlePayment = fn("Billing.settlePayment")(function*(operationId: string, outcome: "succeeded" | "failed") {
       const done = yield* tx.withTransaction(Effect.gen(function*() {
         const found = yield* repo.lockOperation(operationId)
         if (Option.isNone(found)) return yield* new BillingOperationNotFound({ operationId })
@@ -1026,7 +1027,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
     })
 
     /** What a payment page shows: the operation and the payment it waits for (none once it stopped waiting). */
-    const paymentOf = Effect.fn("Billing.paymentOf")(function*(operationId: string) {
+    const paymentOf = fn("Billing.paymentOf")(function*(operationId: string) {
       const op = yield* repo.findOperation(operationId)
       if (Option.isNone(op)) return Option.none()
       const waiting = op.value.awaitingPayment
@@ -1042,7 +1043,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
     // -------------------------------------------------------------------------------------------
 
     /** Records usage of a metric for a project (hosts meter it); thresholds are checked by the scheduler. */
-    const recordUsage = Effect.fn("Billing.recordUsage")(function*(input: {
+    const recordUsage = fn("Billing.recordUsage")(function*(input: {
       readonly projectId: ProjectId
       readonly metricCode: string
       readonly units: number
@@ -1086,7 +1087,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
      * operations not started and expires those whose payment window closed. Safe to run from
      * several processes at once.
      */
-    const tick = Effect.fn("Billing.tick")(function*() {
+    const tick = fn("Billing.tick")(function*() {
       const now = yield* DateTime.now
       let materialised = 0
       for (const p of yield* repo.unsubscribedProjects({ categories, limit: TICK_BATCH })) {

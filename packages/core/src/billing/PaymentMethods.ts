@@ -9,6 +9,7 @@ import type { OrganizationId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { BillingRepo, PaymentProvider, type StoredPaymentMethod } from "./Ports.js"
 import type { PaymentMethodResponse } from "./Schema.js"
+import { fn } from "../shared/Traced.js"
 
 export class PaymentMethods extends Effect.Service<PaymentMethods>()("core/PaymentMethods", {
   accessors: true,
@@ -18,7 +19,7 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("core/Payme
     const tx = yield* Transactor
 
     /** The card on file, if any (contract.md §3.4 `GetOrganizationPaymentMethodResponse`). */
-    const get = Effect.fn("PaymentMethods.get")(function*(organizationId: OrganizationId) {
+    const get = fn("PaymentMethods.get")(function*(organizationId: OrganizationId) {
       const account = yield* repo.findAccount(organizationId)
       const method = Option.flatMap(account, (a) => Option.fromNullable(a.paymentMethod))
       return Option.match(method, {
@@ -31,16 +32,16 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("core/Payme
     })
 
     /** A page where the customer adds a card (the URL is not the card: `get` tells when it is saved). */
-    const checkout = Effect.fn("PaymentMethods.checkout")(function*(organizationId: OrganizationId) {
+    const checkout = fn("PaymentMethods.checkout")(function*(organizationId: OrganizationId) {
       return yield* provider.createCheckout({ organizationId })
     })
 
-    const setupIntent = Effect.fn("PaymentMethods.setupIntent")(function*(organizationId: OrganizationId) {
+    const setupIntent = fn("PaymentMethods.setupIntent")(function*(organizationId: OrganizationId) {
       return yield* provider.createSetupIntent({ organizationId })
     })
 
     /** The provider saved a card for the organization: it replaces the one on file. */
-    const attach = Effect.fn("PaymentMethods.attach")(function*(organizationId: OrganizationId, method: StoredPaymentMethod) {
+    const attach = fn("PaymentMethods.attach")(function*(organizationId: OrganizationId, method: StoredPaymentMethod) {
       yield* tx.withTransaction(Effect.gen(function*() {
         const account = yield* repo.lockAccount(organizationId)
         yield* repo.updateAccount({ ...account, paymentMethod: method })
@@ -48,7 +49,7 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("core/Payme
     })
 
     /** The card was removed at the provider. */
-    const detach = Effect.fn("PaymentMethods.detach")(function*(organizationId: OrganizationId) {
+    const detach = fn("PaymentMethods.detach")(function*(organizationId: OrganizationId) {
       yield* tx.withTransaction(Effect.gen(function*() {
         const account = yield* repo.lockAccount(organizationId)
         yield* repo.updateAccount({ ...account, paymentMethod: null })

@@ -17,6 +17,7 @@ import { ProjectSlug } from "../projects/Schema.js"
 import { ProjectsService } from "../projects/ProjectsService.js"
 import { isReservedSlug, SLUG_MAX_LENGTH, SLUG_MIN_LENGTH } from "../projects/Slugs.js"
 import type { AccountId, OrganizationId, ProjectId } from "../shared/Identifiers.js"
+import { fn } from "../shared/Traced.js"
 
 /** How many organizations and projects a Dashboard list walks at most (the list is not paged). */
 export const DASHBOARD_MAX_ORGANIZATIONS = 100
@@ -82,7 +83,7 @@ export class DashboardProjects extends Effect.Service<DashboardProjects>()("core
       })
 
     /** Every live project of the caller's organizations, newest first within each organization. */
-    const list = Effect.fn("DashboardProjects.list")(function*(accountId: AccountId) {
+    const list = fn("DashboardProjects.list")(function*(accountId: AccountId) {
       const out: Array<ProjectRecord> = []
       for (const organization of yield* organizationsOf(accountId)) {
         let pageToken: string | undefined
@@ -105,7 +106,7 @@ export class DashboardProjects extends Effect.Service<DashboardProjects>()("core
      * or else in a new organization the caller owns. The slug comes from the name; when it is held,
      * the suggestion offered is taken.
      */
-    const create = Effect.fn("DashboardProjects.create")(function*(input: {
+    const create = fn("DashboardProjects.create")(function*(input: {
       readonly accountId: AccountId
       readonly name: string
       readonly organizationId?: OrganizationId | undefined
@@ -124,17 +125,17 @@ export class DashboardProjects extends Effect.Service<DashboardProjects>()("core
       )
     })
 
-    const get = Effect.fn("DashboardProjects.get")(function*(projectId: ProjectId, principal: Principal) {
+    const get = fn("DashboardProjects.get")(function*(projectId: ProjectId, principal: Principal) {
       return yield* projects.get(projectId, principal)
     })
 
     /** The project if the caller may see it and it allows `use` (writes: active projects only). */
-    const open = Effect.fn("DashboardProjects.open")(function*(projectId: ProjectId, principal: Principal, use: ProjectUse) {
+    const open = fn("DashboardProjects.open")(function*(projectId: ProjectId, principal: Principal, use: ProjectUse) {
       return yield* gate.open(projectId, principal, use)
     })
 
     /** The members of the project's organization, by when they joined (at most 1000). */
-    const members = Effect.fn("DashboardProjects.members")(function*(projectId: ProjectId, principal: Principal & { readonly accountId: AccountId }) {
+    const members = fn("DashboardProjects.members")(function*(projectId: ProjectId, principal: Principal & { readonly accountId: AccountId }) {
       const project = yield* projects.get(projectId, principal)
       const out: Array<MembershipRecord> = []
       let pageToken: string | undefined
@@ -152,7 +153,7 @@ export class DashboardProjects extends Effect.Service<DashboardProjects>()("core
     })
 
     /** Invites `email` to the project's organization (owners and admins; the token is shown once). */
-    const invite = Effect.fn("DashboardProjects.invite")(function*(
+    const invite = fn("DashboardProjects.invite")(function*(
       projectId: ProjectId,
       principal: Principal & { readonly accountId: AccountId },
       input: { readonly email: string; readonly role: OrganizationRole }
@@ -166,7 +167,7 @@ export class DashboardProjects extends Effect.Service<DashboardProjects>()("core
       })
     })
 
-    const identity = Effect.fn("DashboardProjects.identity")(function*(accountId: AccountId) {
+    const identity = fn("DashboardProjects.identity")(function*(accountId: AccountId) {
       const account = yield* accounts.get(accountId)
       const orgs = yield* organizationsOf(accountId)
       const projectCount = (yield* list(accountId)).length
@@ -181,7 +182,7 @@ export class DashboardProjects extends Effect.Service<DashboardProjects>()("core
     })
 
     /** Whether the account owns at least one organization (who may read the diagnostics). */
-    const ownsAnOrganization = Effect.fn("DashboardProjects.ownsAnOrganization")(function*(accountId: AccountId) {
+    const ownsAnOrganization = fn("DashboardProjects.ownsAnOrganization")(function*(accountId: AccountId) {
       return yield* organizationsRepo.ownsAny(accountId)
     })
 

@@ -9,13 +9,14 @@ import { OrganizationsRepo } from "../identity/OrganizationsPorts.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { NotAnOrganizationOwner } from "./DashboardErrors.js"
 import { StoreHealth } from "./DashboardPorts.js"
+import { fn } from "../shared/Traced.js"
 
 export class Diagnostics extends Effect.Service<Diagnostics>()("core/Diagnostics", {
   effect: Effect.gen(function*() {
     const health = yield* StoreHealth
     const organizations = yield* OrganizationsRepo
 
-    const database = Effect.fn("Diagnostics.database")(function*(accountId: AccountId) {
+    const database = fn("Diagnostics.database")(function*(accountId: AccountId) {
       if (!(yield* organizations.ownsAny(accountId))) return yield* new NotAnOrganizationOwner()
       return yield* health.check
     })

@@ -7,6 +7,7 @@ import { DateTime, Effect, Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { type OnboardingRecord, OnboardingRepo } from "./DashboardPorts.js"
+import { fn } from "../shared/Traced.js"
 
 export interface OnboardingAnswers {
   readonly companyName?: string | null | undefined
@@ -20,11 +21,11 @@ export class Onboarding extends Effect.Service<Onboarding>()("core/Onboarding", 
     const repo = yield* OnboardingRepo
     const tx = yield* Transactor
 
-    const get = Effect.fn("Onboarding.get")(function*(accountId: AccountId) {
+    const get = fn("Onboarding.get")(function*(accountId: AccountId) {
       return yield* repo.get(accountId)
     })
 
-    const save = Effect.fn("Onboarding.save")(function*(accountId: AccountId, answers: OnboardingAnswers) {
+    const save = fn("Onboarding.save")(function*(accountId: AccountId, answers: OnboardingAnswers) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const now = yield* DateTime.now
         const current = yield* repo.get(accountId)

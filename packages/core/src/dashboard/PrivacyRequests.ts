@@ -34,6 +34,7 @@ import {
   PrivacyRequestsRepo
 } from "./DashboardPorts.js"
 import { dashboardId, Sessions } from "./Sessions.js"
+import { fn } from "../shared/Traced.js"
 
 /** The placeholder address an erased account is left with (unique, never deliverable: RFC 2606 `.invalid`). */
 export const erasedEmail = (accountId: string) => `erased-${accountId.slice(-26)}@erased.invalid`
@@ -70,7 +71,7 @@ export class PrivacyRequests extends Effect.Service<PrivacyRequests>()("core/Pri
       })
 
     /** Records an erasure request for `email` from the caller `requestedBy`. */
-    const submit = Effect.fn("PrivacyRequests.submit")(function*(input: {
+    const submit = fn("PrivacyRequests.submit")(function*(input: {
       readonly email: string
       readonly requestedBy: AccountId | null
     }) {
@@ -98,7 +99,7 @@ export class PrivacyRequests extends Effect.Service<PrivacyRequests>()("core/Pri
       return { requestId: request.requestId, status: "received" as const }
     })
 
-    const find = Effect.fn("PrivacyRequests.find")(function*(requestId: string) {
+    const find = fn("PrivacyRequests.find")(function*(requestId: string) {
       return yield* requests.find(requestId)
     })
 
@@ -155,7 +156,7 @@ export class PrivacyRequests extends Effect.Service<PrivacyRequests>()("core/Pri
      * Processes up to `limit` received requests, oldest first, each in its own transaction; what
      * was done. Safe to run in several processes at once (claimed requests are skipped).
      */
-    const processPending = Effect.fn("PrivacyRequests.processPending")(function*(
+    const processPending = fn("PrivacyRequests.processPending")(function*(
       options: { readonly limit?: number; readonly hooks?: ReadonlyArray<ErasureHook> } = {}
     ) {
       const limit = options.limit ?? 100

@@ -13,6 +13,7 @@ import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { seal, ServerSecret, unseal } from "../shared/ServerSecret.js"
 import { ProjectSettingsRepo, type SlackIntegrationRecord } from "./DashboardPorts.js"
+import { fn } from "../shared/Traced.js"
 
 /** What stands in for a stored secret in every response. */
 export const REDACTED = "[redacted]"
@@ -62,13 +63,13 @@ export class ProjectIntegrations extends Effect.Service<ProjectIntegrations>()("
     const withKeys = <A>(self: Effect.Effect<A, never, Secrets | ServerSecret>) =>
       self.pipe(Effect.provideService(Secrets, secrets), Effect.provideService(ServerSecret, serverSecret))
 
-    const getAutoScale = Effect.fn("ProjectIntegrations.getAutoScale")(function*(projectId: ProjectId, principal: Principal) {
+    const getAutoScale = fn("ProjectIntegrations.getAutoScale")(function*(projectId: ProjectId, principal: Principal) {
       yield* gate.open(projectId, principal, "read")
       const stored = yield* settings.getAutoScale(projectId)
       return { autoScale: Option.isSome(stored) && stored.value.autoScale }
     })
 
-    const setAutoScale = Effect.fn("ProjectIntegrations.setAutoScale")(function*(
+    const setAutoScale = fn("ProjectIntegrations.setAutoScale")(function*(
       projectId: ProjectId,
       principal: Principal,
       autoScale: boolean
@@ -81,12 +82,12 @@ export class ProjectIntegrations extends Effect.Service<ProjectIntegrations>()("
       }))
     })
 
-    const getSlack = Effect.fn("ProjectIntegrations.getSlack")(function*(projectId: ProjectId, principal: Principal) {
+    const getSlack = fn("ProjectIntegrations.getSlack")(function*(projectId: ProjectId, principal: Principal) {
       yield* gate.open(projectId, principal, "read")
       return Option.map(yield* settings.getSlack(projectId), view)
     })
 
-    const putSlack = Effect.fn("ProjectIntegrations.putSlack")(function*(
+    const putSlack = fn("ProjectIntegrations.putSlack")(function*(
       projectId: ProjectId,
       principal: Principal,
       input: SlackIntegrationInput
@@ -114,7 +115,7 @@ export class ProjectIntegrations extends Effect.Service<ProjectIntegrations>()("
      * The Slack secrets in clear, for the code that talks to Slack (never for a response). None
      * when the project has no integration; a secret that no longer opens (SECRET_KEY changed) is a defect.
      */
-    const slackSecrets = Effect.fn("ProjectIntegrations.slackSecrets")(function*(projectId: ProjectId) {
+    const slackSecrets = fn("ProjectIntegrations.slackSecrets")(function*(projectId: ProjectId) {
       const stored = yield* settings.getSlack(projectId)
       if (Option.isNone(stored)) return Option.none<{ clientSecret: Redacted.Redacted<string>; signingSecret: Redacted.Redacted<string> }>()
       const open = (purpose: string, sealed: Uint8Array) =>

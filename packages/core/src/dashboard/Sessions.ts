@@ -10,6 +10,7 @@ import { base64url, sha256Hex } from "../shared/Crypto.js"
 import { type AccountId, encodeBase32Uuid, SVC, uuidv7Bytes } from "../shared/Identifiers.js"
 import { Secrets } from "../shared/Secrets.js"
 import { type SessionRecord, SessionsRepo } from "./DashboardPorts.js"
+import { fn } from "../shared/Traced.js"
 
 export interface Session {
   readonly sessionId: string
@@ -64,7 +65,7 @@ export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
     const policy = yield* SessionPolicy
 
     /** A new session for an account that just proved who it is. */
-    const create = Effect.fn("Sessions.create")(function*(accountId: AccountId) {
+    const create = fn("Sessions.create")(function*(accountId: AccountId) {
       const now = yield* DateTime.now
       const token = base64url(yield* secrets.randomBytes(SESSION_TOKEN_BYTES))
       const record: SessionRecord = {
@@ -80,7 +81,7 @@ export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
     })
 
     /** The live session of a cookie value: unknown, expired, signed-out or of a deleted account → none. */
-    const resolve = Effect.fn("Sessions.resolve")(function*(token: string) {
+    const resolve = fn("Sessions.resolve")(function*(token: string) {
       if (!isSessionTokenShape(token)) return Option.none<Session>()
       const found = yield* repo.findByTokenHash(yield* sha256Hex(token))
       if (Option.isNone(found)) return Option.none<Session>()
@@ -92,18 +93,18 @@ export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
     })
 
     /** Sign-out: the session of that token ends (nothing happens for an unknown one). */
-    const revoke = Effect.fn("Sessions.revoke")(function*(token: string) {
+    const revoke = fn("Sessions.revoke")(function*(token: string) {
       if (!isSessionTokenShape(token)) return Option.none<Session>()
       return Option.map(yield* repo.deleteByTokenHash(yield* sha256Hex(token)), toSession)
     })
 
     /** Ends every session of an account (erasure). */
-    const revokeAll = Effect.fn("Sessions.revokeAll")(function*(accountId: AccountId) {
+    const revokeAll = fn("Sessions.revokeAll")(function*(accountId: AccountId) {
       return yield* repo.deleteForAccount(accountId)
     })
 
     /** Housekeeping: drops expired sessions, at most `limit` per call. */
-    const purgeExpired = Effect.fn("Sessions.purgeExpired")(function*(limit = 1000) {
+    const purgeExpired = fn("Sessions.purgeExpired")(function*(limit = 1000) {
       return yield* repo.deleteExpired({ now: yield* DateTime.now, limit })
     })
 

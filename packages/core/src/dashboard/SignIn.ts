@@ -17,6 +17,7 @@ import { sha256Hex } from "../shared/Crypto.js"
 import { InvalidSignIn, PasswordRejected, SignInLocked, TotpCodeInvalid, TotpCodeRequired } from "./DashboardErrors.js"
 import { SignInThrottleRepo } from "./DashboardPorts.js"
 import { Sessions } from "./Sessions.js"
+import { fn } from "../shared/Traced.js"
 
 export interface SignInPolicyShape {
   /** Failed attempts per email allowed in one window. */
@@ -72,7 +73,7 @@ export class SignIn extends Effect.Service<SignIn>()("core/SignIn", {
       })
 
     /** Creates an account with a password and signs it in. */
-    const signUp = Effect.fn("SignIn.signUp")(function*(input: {
+    const signUp = fn("SignIn.signUp")(function*(input: {
       readonly email: string
       readonly password: Redacted.Redacted<string>
       readonly firstName?: string | null
@@ -91,7 +92,7 @@ export class SignIn extends Effect.Service<SignIn>()("core/SignIn", {
     })
 
     /** Checks the email, password and (when enrolled) TOTP code, and opens a new session. */
-    const signIn = Effect.fn("SignIn.signIn")(function*(input: {
+    const signIn = fn("SignIn.signIn")(function*(input: {
       readonly email: string
       readonly password: Redacted.Redacted<string>
       readonly code?: string | undefined

@@ -18,6 +18,7 @@ import { Context, DateTime, Effect } from "effect"
 import { IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { EVENT_API_VERSION, type EventEnvelope } from "./Schema.js"
+import { fn } from "../shared/Traced.js"
 
 /** One event as the outbox holds it: the envelope and the project it belongs to (if any). */
 export interface OutboxEvent {
@@ -74,7 +75,7 @@ export class EventPublisher extends Effect.Service<EventPublisher>()("core/Event
      * Appends the events of one change, in order, to the outbox; run it inside the change's
      * transaction. Returns the envelopes as written.
      */
-    const publish = Effect.fn("EventPublisher.publish")(function*(
+    const publish = fn("EventPublisher.publish")(function*(
       projectId: string | null,
       inputs: ReadonlyArray<EventInput>
     ) {

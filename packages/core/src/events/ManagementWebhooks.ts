@@ -15,6 +15,7 @@ import { EVENT_API_VERSION } from "./Schema.js"
 import { ManagementWebhookNotFound, WebhookUrlInvalid } from "./WebhookErrors.js"
 import { type DeliveryStatus, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
 import { checkWebhookUrl } from "./WebhookUrl.js"
+import { fn } from "../shared/Traced.js"
 
 export interface ManagementWebhook {
   /** A UUID. */
@@ -52,7 +53,7 @@ export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("co
       )
 
     /** Live webhooks of the project, oldest first. */
-    const list = Effect.fn("ManagementWebhooks.list")(function*(projectId: string) {
+    const list = fn("ManagementWebhooks.list")(function*(projectId: string) {
       const out: Array<ManagementWebhook> = []
       let after: { createdAt: DateTime.Utc; id: string } | undefined
       for (;;) {
@@ -65,7 +66,7 @@ export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("co
     })
 
     /** Registers a URL; the signing secret (64 hex) is returned here only. */
-    const create = Effect.fn("ManagementWebhooks.create")(function*(input: { readonly projectId: string; readonly webhookUrl: string }) {
+    const create = fn("ManagementWebhooks.create")(function*(input: { readonly projectId: string; readonly webhookUrl: string }) {
       const checked = checkWebhookUrl(input.webhookUrl, policy.allowInsecureTargets)
       if (Either.isLeft(checked)) return yield* new WebhookUrlInvalid({ message: `webhookUrl ${checked.left}` })
       const { secret, sealed } = yield* ops.newSealedSecret(newManagementSecret)
@@ -92,7 +93,7 @@ export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("co
     })
 
     /** Deletes a live webhook (soft); its pending deliveries are cancelled. */
-    const remove = Effect.fn("ManagementWebhooks.remove")(function*(input: { readonly projectId: string; readonly webhookId: string }) {
+    const remove = fn("ManagementWebhooks.remove")(function*(input: { readonly projectId: string; readonly webhookId: string }) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* live(input.projectId, input.webhookId, true)
         const now = yield* DateTime.now
@@ -104,7 +105,7 @@ export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("co
     })
 
     /** A live webhook's deliveries, newest first (dead-lettered ones stay here, retryable). */
-    const listDeliveries = Effect.fn("ManagementWebhooks.listDeliveries")(function*(input: {
+    const listDeliveries = fn("ManagementWebhooks.listDeliveries")(function*(input: {
       readonly projectId: string
       readonly webhookId: string
       readonly status?: DeliveryStatus | undefined
@@ -115,7 +116,7 @@ export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("co
     })
 
     /** Attempts the delivery of an event again now (see `makeEndpointOps.retry`). */
-    const retryDelivery = Effect.fn("ManagementWebhooks.retryDelivery")(function*(input: {
+    const retryDelivery = fn("ManagementWebhooks.retryDelivery")(function*(input: {
       readonly projectId: string
       readonly webhookId: string
       readonly eventId: string

@@ -36,6 +36,7 @@ import {
   type WebhookEventSelection
 } from "./WebhookSchema.js"
 import { checkWebhookUrl } from "./WebhookUrl.js"
+import { fn } from "../shared/Traced.js"
 
 /** The wire form of a stored destination. */
 export const toWebhookDestination = (e: WebhookEndpoint): WebhookDestination => ({
@@ -94,7 +95,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
         e.deletedAt === null ? Effect.succeed(e) : Effect.fail(new WebhookDestinationDeleted({ destinationId })))
 
     /** Checks the caller may see (or, for `write`, change) the project. */
-    const openProject = Effect.fn("WebhookDestinations.openProject")(function*(
+    const openProject = fn("WebhookDestinations.openProject")(function*(
       projectId: ProjectId,
       principal: Principal,
       use: "read" | "write" = "read"
@@ -102,7 +103,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
       yield* gate.open(projectId, principal, use)
     })
 
-    const create = Effect.fn("WebhookDestinations.create")(function*(
+    const create = fn("WebhookDestinations.create")(function*(
       projectId: ProjectId,
       principal: Principal,
       request: CreateWebhookDestinationRequest
@@ -137,7 +138,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
     })
 
     /** Live destinations, oldest first, in signed cursor pages. */
-    const list = Effect.fn("WebhookDestinations.list")(function*(
+    const list = fn("WebhookDestinations.list")(function*(
       projectId: ProjectId,
       principal: Principal,
       query: { readonly pageSize?: number | undefined; readonly pageToken?: string | undefined } = {}
@@ -152,12 +153,12 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
       return { destinations: page.map(toWebhookDestination), nextPageToken }
     })
 
-    const get = Effect.fn("WebhookDestinations.get")(function*(projectId: ProjectId, principal: Principal, destinationId: string) {
+    const get = fn("WebhookDestinations.get")(function*(projectId: ProjectId, principal: Principal, destinationId: string) {
       yield* gate.open(projectId, principal, "read")
       return toWebhookDestination(yield* live(projectId, destinationId))
     })
 
-    const update = Effect.fn("WebhookDestinations.update")(function*(
+    const update = fn("WebhookDestinations.update")(function*(
       projectId: ProjectId,
       principal: Principal,
       destinationId: string,
@@ -186,7 +187,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
     })
 
     /** Deletes the destination; a repeat returns the same tombstone. Pending deliveries are cancelled. */
-    const remove = Effect.fn("WebhookDestinations.delete")(function*(projectId: ProjectId, principal: Principal, destinationId: string) {
+    const remove = fn("WebhookDestinations.delete")(function*(projectId: ProjectId, principal: Principal, destinationId: string) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         yield* gate.open(projectId, principal, "revoke")
         const current = yield* find(projectId, destinationId, true)
@@ -204,7 +205,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
      * (default one day; 0 ends it at once): deliveries in between carry both signatures. A
      * rotation during an overlap drops the older secret.
      */
-    const rotateSecret = Effect.fn("WebhookDestinations.rotateSecret")(function*(
+    const rotateSecret = fn("WebhookDestinations.rotateSecret")(function*(
       projectId: ProjectId,
       principal: Principal,
       destinationId: string,
@@ -229,7 +230,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
       }))
     })
 
-    const retryDelivery = Effect.fn("WebhookDestinations.retryDelivery")(function*(
+    const retryDelivery = fn("WebhookDestinations.retryDelivery")(function*(
       projectId: ProjectId,
       principal: Principal,
       destinationId: string,
@@ -239,7 +240,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
       return yield* ops.retry(yield* live(projectId, destinationId), request)
     })
 
-    const listDeliveries = Effect.fn("WebhookDestinations.listDeliveries")(function*(
+    const listDeliveries = fn("WebhookDestinations.listDeliveries")(function*(
       projectId: ProjectId,
       principal: Principal,
       destinationId: string,
@@ -257,7 +258,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
      * Sends a `webhook.test` event to this destination only (not to the project's event log, not
      * to other destinations), signed and retried like any delivery. Returns its ids.
      */
-    const sendTestEvent = Effect.fn("WebhookDestinations.sendTestEvent")(function*(
+    const sendTestEvent = fn("WebhookDestinations.sendTestEvent")(function*(
       projectId: ProjectId,
       principal: Principal,
       destinationId: string

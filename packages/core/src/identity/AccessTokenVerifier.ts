@@ -25,6 +25,7 @@ import { Principal } from "./Access.js"
 import { CredentialCachePolicy } from "./CredentialCache.js"
 import { AccountDeleted, InvalidCredential } from "./Errors.js"
 import { AccountsRepo, CredentialRevocations } from "./Ports.js"
+import { fn } from "../shared/Traced.js"
 
 /** What a verified access token says. Times in epoch seconds. */
 export interface VerifiedAccessToken {
@@ -117,7 +118,7 @@ export class AccessTokenVerifier extends Effect.Service<AccessTokenVerifier>()("
     const invalidate = (id: string): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => liveness.drop(id, now)))
 
-    const verifyToken = Effect.fn("AccessTokenVerifier.verifyToken")(function*(token: Redacted.Redacted<string>): Effect.fn.Return<
+    const verifyToken = fn("AccessTokenVerifier.verifyToken")(function*(token: Redacted.Redacted<string>): Effect.fn.Return<
       VerifiedAccessToken,
       InvalidCredential | AccountDeleted
     > {

@@ -14,6 +14,7 @@ import { CredentialCache } from "./CredentialCache.js"
 import { AccountDeleted, AccountNotFound } from "./Errors.js"
 import { OrganizationsRepo } from "./OrganizationsPorts.js"
 import { AccountServiceKeysRepo, CredentialRevocations } from "./Ports.js"
+import { fn } from "../shared/Traced.js"
 
 /** How many memberships one pass of account deletion removes before listing again. */
 const MEMBERSHIP_BATCH = 100
@@ -36,7 +37,7 @@ export class AccountProfile extends Effect.Service<AccountProfile>()("core/Accou
         return yield* Option.isSome(found) ? new AccountDeleted({ accountId }) : new AccountNotFound({ accountId })
       })
 
-    const update = Effect.fn("AccountProfile.update")(function*(
+    const update = fn("AccountProfile.update")(function*(
       accountId: AccountId,
       patch: { readonly firstName?: string; readonly lastName?: string | null }
     ) {
@@ -63,7 +64,7 @@ export class AccountProfile extends Effect.Service<AccountProfile>()("core/Accou
         }
       })
 
-    const deleteAccount = Effect.fn("AccountProfile.delete")(function*(accountId: AccountId) {
+    const deleteAccount = fn("AccountProfile.delete")(function*(accountId: AccountId) {
       const now = yield* DateTime.now
       return yield* tx.withTransaction(Effect.gen(function*() {
         // The row lock orders this against other writes to the account (phone binding, a second delete).

@@ -12,6 +12,7 @@ import { IdentityLimits } from "./Limits.js"
 import { CredentialCache } from "./CredentialCache.js"
 import { AccountServiceKeysRepo, CredentialRevocations } from "./Ports.js"
 import type { AccountServiceKey } from "./Schema.js"
+import { fn } from "../shared/Traced.js"
 
 export interface CreatedServiceKey {
   readonly serviceKey: AccountServiceKey
@@ -28,7 +29,7 @@ export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("co
     // Read once when the service is built: a host or the server overrides it by providing the tag.
     const limits = yield* IdentityLimits
 
-    const create = Effect.fn("AccountServiceKeys.create")(function*(input: {
+    const create = fn("AccountServiceKeys.create")(function*(input: {
       readonly accountId: AccountId
       readonly name: string
       /** Required: a future time, or null for a key that never expires. */
@@ -60,11 +61,11 @@ export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("co
       return { serviceKey, secret: formatCredential(serviceKeyId, secret) } satisfies CreatedServiceKey
     })
 
-    const list = Effect.fn("AccountServiceKeys.list")(function*(accountId: AccountId) {
+    const list = fn("AccountServiceKeys.list")(function*(accountId: AccountId) {
       return yield* repo.listUnrevoked(accountId)
     })
 
-    const revoke = Effect.fn("AccountServiceKeys.revoke")(function*(accountId: AccountId, serviceKeyId: ServiceKeyId) {
+    const revoke = fn("AccountServiceKeys.revoke")(function*(accountId: AccountId, serviceKeyId: ServiceKeyId) {
       const now = yield* DateTime.now
       const revoked = yield* repo.revoke({ accountId, serviceKeyId, now })
       if (Option.isNone(revoked)) return yield* new AccountServiceKeyNotFound({ serviceKeyId })

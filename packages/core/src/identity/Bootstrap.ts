@@ -8,6 +8,7 @@ import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { Accounts } from "./Accounts.js"
 import { AccountServiceKeys } from "./AccountServiceKeys.js"
+import { fn } from "../shared/Traced.js"
 
 export interface ProvisionedAccount {
   readonly accountId: string
@@ -22,7 +23,7 @@ export const generatePassword = Effect.flatMap(Secrets, (s) => s.randomBytes(20)
 )
 
 /** Creates an account with a password (generated when absent) and a service key named `name`. */
-export const provisionAccount = Effect.fn("Bootstrap.provisionAccount")(function*(input: {
+export const provisionAccount = fn("Bootstrap.provisionAccount")(function*(input: {
   readonly email: string
   readonly password: Option.Option<Redacted.Redacted<string>>
   readonly keyName: string
@@ -49,7 +50,7 @@ export const provisionAccount = Effect.fn("Bootstrap.provisionAccount")(function
  * On an empty store: provision the bootstrap account and return it (once). Otherwise none — also
  * when another process won the race to bootstrap the same empty store.
  */
-export const bootstrapIfEmpty = Effect.fn("Bootstrap.ifEmpty")(function*(input: {
+export const bootstrapIfEmpty = fn("Bootstrap.ifEmpty")(function*(input: {
   readonly email: string
   readonly password: Option.Option<Redacted.Redacted<string>>
 }) {

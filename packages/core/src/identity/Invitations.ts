@@ -18,6 +18,7 @@ import { type Invitation, InvitationId } from "./OrganizationSchema.js"
 import { MemberAlreadyExists, type OrganizationRole, OrganizationsRepo } from "./OrganizationsPorts.js"
 import { Organizations } from "./Organizations.js"
 import { AccountsRepo } from "./Ports.js"
+import { fn } from "../shared/Traced.js"
 
 /** How long an invitation can be accepted. */
 export const INVITATION_TTL = Duration.days(7)
@@ -62,7 +63,7 @@ export class Invitations extends Effect.Service<Invitations>()("core/Invitations
           ? Effect.succeed(role)
           : Effect.fail(new OrganizationActionForbidden({ message: `Only owners and admins can ${action}.` })))
 
-    const create = Effect.fn("Invitations.create")(function*(input: {
+    const create = fn("Invitations.create")(function*(input: {
       readonly actorId: AccountId
       readonly organizationId: OrganizationId
       readonly email: string
@@ -100,7 +101,7 @@ export class Invitations extends Effect.Service<Invitations>()("core/Invitations
      * mismatch (checked before the state, so a stranger learns nothing about the invitation);
      * accepted/revoked/expired → not pending; already a member → `MemberAlreadyExists`.
      */
-    const accept = Effect.fn("Invitations.accept")(function*(input: {
+    const accept = fn("Invitations.accept")(function*(input: {
       readonly accountId: AccountId
       readonly token: Redacted.Redacted<string>
     }) {
@@ -117,7 +118,7 @@ export class Invitations extends Effect.Service<Invitations>()("core/Invitations
     })
 
     /** Revokes a pending (or expired) invitation; a repeat returns the same `revokedAt`. */
-    const revoke = Effect.fn("Invitations.revoke")(function*(input: {
+    const revoke = fn("Invitations.revoke")(function*(input: {
       readonly actorId: AccountId
       readonly organizationId: OrganizationId
       readonly invitationId: InvitationId
@@ -130,7 +131,7 @@ export class Invitations extends Effect.Service<Invitations>()("core/Invitations
     })
 
     /** Pending invitations (not accepted, revoked or expired), oldest first; owners and admins only. */
-    const listPending = Effect.fn("Invitations.listPending")(function*(input: {
+    const listPending = fn("Invitations.listPending")(function*(input: {
       readonly actorId: AccountId
       readonly organizationId: OrganizationId
     } & PageInput) {

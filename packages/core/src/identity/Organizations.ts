@@ -17,6 +17,7 @@ import {
 } from "./OrganizationErrors.js"
 import { type PageInput, pageOf, pageRequestOf } from "./OrganizationPages.js"
 import { type OrganizationRecord, OrganizationsRepo } from "./OrganizationsPorts.js"
+import { fn } from "../shared/Traced.js"
 
 export class Organizations extends Effect.Service<Organizations>()("core/Organizations", {
   effect: Effect.gen(function*() {
@@ -26,13 +27,13 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     const withSecret = Effect.provideService(ServerSecret, secret)
 
     /** The caller's role, or not found: a non-member cannot tell the organization exists. */
-    const roleIn = Effect.fn("Organizations.roleIn")(function*(organizationId: OrganizationId, accountId: AccountId) {
+    const roleIn = fn("Organizations.roleIn")(function*(organizationId: OrganizationId, accountId: AccountId) {
       const role = yield* repo.roleOf(organizationId, accountId)
       if (Option.isNone(role)) return yield* new OrganizationNotFound({ organizationId })
       return role.value
     })
 
-    const create = Effect.fn("Organizations.create")(function*(input: {
+    const create = fn("Organizations.create")(function*(input: {
       readonly accountId: AccountId
       readonly name: string
     }) {
@@ -51,7 +52,7 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     })
 
     /** The caller's organizations, oldest first. */
-    const list = Effect.fn("Organizations.list")(function*(accountId: AccountId, page: PageInput) {
+    const list = fn("Organizations.list")(function*(accountId: AccountId, page: PageInput) {
       const name = `organizations:${accountId}`
       const { pageSize, request } = yield* withSecret(pageRequestOf(name, page))
       const rows = yield* repo.listForAccount(accountId, request)
@@ -59,7 +60,7 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     })
 
     /** The members (with their email), by when they joined; the caller must be one of them. */
-    const listMembers = Effect.fn("Organizations.listMembers")(function*(input: {
+    const listMembers = fn("Organizations.listMembers")(function*(input: {
       readonly accountId: AccountId
       readonly organizationId: OrganizationId
     } & PageInput) {
@@ -74,7 +75,7 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
      * Removes `accountId` from the organization on behalf of `actorId` (the same account: leaving).
      * The last-owner rule is enforced by the repository with the organization locked.
      */
-    const removeMember = Effect.fn("Organizations.removeMember")(function*(input: {
+    const removeMember = fn("Organizations.removeMember")(function*(input: {
       readonly actorId: AccountId
       readonly organizationId: OrganizationId
       readonly accountId: AccountId

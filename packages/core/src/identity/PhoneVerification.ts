@@ -16,6 +16,7 @@ import { AccountProfileRepo, PhoneVerificationsRepo, SmsSender } from "./Account
 import { normalizePhoneNumber, type StartAccountPhoneVerificationResponse } from "./AccountSecuritySchema.js"
 import { AccountDeleted, AccountNotFound } from "./Errors.js"
 import type { AccountRecord } from "./Ports.js"
+import { fn } from "../shared/Traced.js"
 
 export const PHONE_CODE_TTL = Duration.minutes(10)
 export const PHONE_RESEND_COOLDOWN = Duration.seconds(60)
@@ -73,7 +74,7 @@ export class PhoneVerifications extends Effect.Service<PhoneVerifications>()("co
         return found.value
       })
 
-    const start = Effect.fn("PhoneVerifications.start")(function*(accountId: AccountId, phoneNumberInput: string) {
+    const start = fn("PhoneVerifications.start")(function*(accountId: AccountId, phoneNumberInput: string) {
       const phoneNumber = normalizePhoneNumber(phoneNumberInput)
       const now = yield* DateTime.now
       const code = yield* Effect.provideService(newPhoneCode, Secrets, secrets)
@@ -94,7 +95,7 @@ export class PhoneVerifications extends Effect.Service<PhoneVerifications>()("co
       }))
     })
 
-    const confirm = Effect.fn("PhoneVerifications.confirm")(function*(
+    const confirm = fn("PhoneVerifications.confirm")(function*(
       accountId: AccountId,
       phoneNumberInput: string,
       code: string

@@ -21,6 +21,7 @@ import { ProjectApiKeyLimits, ProjectApiKeysRepo } from "./ProjectApiKeyPorts.js
 import { ProjectKeyVerifier } from "./ProjectKeyVerifier.js"
 import { CredentialRevocations } from "./Ports.js"
 import type { ProjectApiKey } from "./Schema.js"
+import { fn } from "../shared/Traced.js"
 
 export interface CreatedProjectApiKey {
   readonly apiKey: ProjectApiKey
@@ -68,7 +69,7 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
     /** Drop the key from this process's cache now; tell the other processes (on commit). */
     const changed = (apiKeyId: ApiKeyId) => Effect.zipRight(verifier.invalidate(apiKeyId), revocations.publish(apiKeyId))
 
-    const create = Effect.fn("ProjectApiKeys.create")(function*(input: {
+    const create = fn("ProjectApiKeys.create")(function*(input: {
       readonly projectId: ProjectId
       readonly principal: Principal
       /** The account creating it (project keys cannot mint keys; the route needs an account). */
@@ -110,13 +111,13 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
       return { apiKey, secret: formatCredential(apiKeyId, secret) } satisfies CreatedProjectApiKey
     })
 
-    const list = Effect.fn("ProjectApiKeys.list")(function*(projectId: ProjectId, principal: Principal) {
+    const list = fn("ProjectApiKeys.list")(function*(projectId: ProjectId, principal: Principal) {
       yield* gate.open(projectId, principal, "read")
       return yield* repo.listUnrevoked(projectId)
     })
 
     /** Replaces the permissions; `permissionsUpdatedAt` moves only when they actually change. */
-    const updatePermissions = Effect.fn("ProjectApiKeys.updatePermissions")(function*(
+    const updatePermissions = fn("ProjectApiKeys.updatePermissions")(function*(
       projectId: ProjectId,
       principal: Principal,
       apiKeyId: ApiKeyId,
@@ -142,7 +143,7 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
      * Revokes the key (a repeat returns the first `revokedAt`); allowed while the project closes.
      * The first revocation publishes `api_key.revoked` in its transaction; a repeat publishes nothing.
      */
-    const revoke = Effect.fn("ProjectApiKeys.revoke")(function*(projectId: ProjectId, principal: Principal, apiKeyId: ApiKeyId) {
+    const revoke = fn("ProjectApiKeys.revoke")(function*(projectId: ProjectId, principal: Principal, apiKeyId: ApiKeyId) {
       const project = yield* gate.open(projectId, principal, "revoke")
       const now = yield* DateTime.now
       const revoked = yield* tx.withTransaction(Effect.gen(function*() {

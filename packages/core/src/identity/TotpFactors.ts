@@ -17,6 +17,7 @@ import type { ConfirmTotpEnrollmentResponse, DeleteTotpFactorResponse } from "./
 import { AccountDeleted, AccountNotFound } from "./Errors.js"
 import { AccountsRepo } from "./Ports.js"
 import { encodeBase32Rfc4648, totpMatchingSteps, otpauthUri, totpStep } from "./Totp.js"
+import { fn } from "../shared/Traced.js"
 
 /** 160 bits: the secret length RFC 4226 §4 recommends. */
 export const TOTP_SECRET_BYTES = 20
@@ -78,7 +79,7 @@ export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors
         onSome: (step) => factors.useStep({ factorId: factor.factorId, step, now })
       })
 
-    const beginEnrollment = Effect.fn("TotpFactors.beginEnrollment")(function*(accountId: AccountId) {
+    const beginEnrollment = fn("TotpFactors.beginEnrollment")(function*(accountId: AccountId) {
       const account = yield* accounts.findById(accountId)
       if (Option.isNone(account)) return yield* new AccountNotFound({ accountId })
       if (account.value.deletedAt !== null) return yield* new AccountDeleted({ accountId })
@@ -110,7 +111,7 @@ export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors
       } satisfies TotpEnrollmentStarted
     })
 
-    const confirmEnrollment = Effect.fn("TotpFactors.confirmEnrollment")(function*(
+    const confirmEnrollment = fn("TotpFactors.confirmEnrollment")(function*(
       accountId: AccountId,
       enrollmentToken: Redacted.Redacted<string>,
       code: string
@@ -146,7 +147,7 @@ export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors
      * Checks a code against the account's verified factors (sign-in's second step) and uses its
      * step up; the factor it matched. `reused` when it matched only steps used already.
      */
-    const verifyTotp = Effect.fn("TotpFactors.verifyTotp")(function*(accountId: AccountId, code: string) {
+    const verifyTotp = fn("TotpFactors.verifyTotp")(function*(accountId: AccountId, code: string) {
       if (!/^\d{6}$/.test(code)) return yield* new TotpCodeRejected({ reason: "invalid" })
       const now = yield* DateTime.now
       let reused = false
@@ -159,11 +160,11 @@ export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors
     })
 
     /** Whether sign-in must ask this account for a TOTP code. */
-    const hasVerifiedFactor = Effect.fn("TotpFactors.hasVerifiedFactor")(function*(accountId: AccountId) {
+    const hasVerifiedFactor = fn("TotpFactors.hasVerifiedFactor")(function*(accountId: AccountId) {
       return (yield* factors.listVerified(accountId)).length > 0
     })
 
-    const deleteFactor = Effect.fn("TotpFactors.delete")(function*(accountId: AccountId, factorId: TotpFactorId) {
+    const deleteFactor = fn("TotpFactors.delete")(function*(accountId: AccountId, factorId: TotpFactorId) {
       const now = yield* DateTime.now
       const deleted = yield* factors.softDelete({ accountId, factorId, now })
       if (Option.isNone(deleted) || deleted.value.deletedAt === null) return yield* new TotpFactorNotFound({ factorId })

@@ -37,6 +37,7 @@ import {
   type UploadTicketRecord,
   UploadTicketsRepo
 } from "./UploadPorts.js"
+import { fn } from "../shared/Traced.js"
 
 /** The owner of an account's own tickets: the principal scope of any account credential. */
 export const accountUploadOwner = (accountId: AccountId): string => `account:${accountId}`
@@ -64,7 +65,7 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
     const base = settings.publicBaseUrl.replace(/\/+$/, "")
     const fileUrl = (key: string) => `${base}/v1/files/${key}`
 
-    const createTicket = Effect.fn("Uploads.createTicket")(function*(input: {
+    const createTicket = fn("Uploads.createTicket")(function*(input: {
       readonly owner: string
       readonly purpose: UploadPurpose
       readonly contentType: ImageContentType
@@ -98,7 +99,7 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
      * Checks an upload before its file is read: the form verifies and was issued for `uploadId`
      * (the path's), has not expired, and its ticket still awaits its file. Returns the ticket.
      */
-    const authorizeUpload = Effect.fn("Uploads.authorizeUpload")(function*(
+    const authorizeUpload = fn("Uploads.authorizeUpload")(function*(
       uploadId: string,
       fields: Readonly<Record<string, string>>
     ) {
@@ -127,7 +128,7 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
      * number. Once only: a concurrent second upload loses with `already_received` and its copy is
      * removed (each attempt writes its own key, so the loser never touches the winner's file).
      */
-    const receive = Effect.fn("Uploads.receive")(function*(ticket: UploadTicketRecord, bytes: Uint8Array) {
+    const receive = fn("Uploads.receive")(function*(ticket: UploadTicketRecord, bytes: Uint8Array) {
       if (bytes.length > ticket.maxBytes) return yield* new UploadTooLarge({ maxBytes: ticket.maxBytes })
       const detected = sniffImageType(bytes)
       if (detected !== ticket.contentType) {
@@ -149,7 +150,7 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
      * is served at. Run it inside the transaction of the change that stores that URL, so both
      * commit together. Unknown, malformed and other owners' ids are all `UploadNotFound`.
      */
-    const claim = Effect.fn("Uploads.claim")(function*(input: {
+    const claim = fn("Uploads.claim")(function*(input: {
       readonly owner: string
       readonly purpose: UploadPurpose
       readonly uploadId: string
@@ -185,7 +186,7 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
      * Makes a received profile-picture upload of the account its picture. `replaced` is the file
      * the old picture used: pass it to `discard` once the caller's transaction has committed.
      */
-    const commitAccountPicture = Effect.fn("Uploads.commitAccountPicture")(function*(input: {
+    const commitAccountPicture = fn("Uploads.commitAccountPicture")(function*(input: {
       readonly accountId: AccountId
       readonly uploadId: string
     }) {
@@ -200,7 +201,7 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
     })
 
     /** Back to the default picture (a no-op when already there); `replaced` as for the commit. */
-    const resetAccountPicture = Effect.fn("Uploads.resetAccountPicture")(function*(accountId: AccountId) {
+    const resetAccountPicture = fn("Uploads.resetAccountPicture")(function*(accountId: AccountId) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const current = yield* orFail(accounts.findById(accountId), () => new AccountNotFound({ accountId }))
         if (current.pictureUrl === null) return { account: current, replaced: null }

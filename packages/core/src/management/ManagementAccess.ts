@@ -11,6 +11,7 @@ import { ProjectsRepo } from "../projects/Ports.js"
 import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
 import { ProjectId } from "../shared/Identifiers.js"
 import { ManagementUnauthorized } from "./Errors.js"
+import { fn } from "../shared/Traced.js"
 
 /** Longest username or password looked at: a project id is 36 characters, a secret 52. */
 const MAX_CREDENTIAL_PART = 256
@@ -26,7 +27,7 @@ export class ManagementAccess extends Effect.Service<ManagementAccess>()("core/M
      * The project that `username:password` opens, when the username is the path's project id
      * (UUIDs compare without regard to case). Fails `ManagementUnauthorized` otherwise.
      */
-    const authenticate = Effect.fn("ManagementAccess.authenticate")(function*(input: {
+    const authenticate = fn("ManagementAccess.authenticate")(function*(input: {
       readonly pathProjectId: string
       readonly username: string
       readonly password: Redacted.Redacted<string>

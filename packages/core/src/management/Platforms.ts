@@ -10,6 +10,7 @@ import { ProjectId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { PlatformsRepo } from "./Ports.js"
 import { defaultPlatformStates, type PlatformName } from "./Schema.js"
+import { fn } from "../shared/Traced.js"
 
 export { PlatformName, type PlatformStates } from "./Schema.js"
 
@@ -33,7 +34,7 @@ export class Platforms extends Effect.Service<Platforms>()("core/Platforms", {
       })
 
     /** All seven platforms' states (all off by default). */
-    const get = Effect.fn("Platforms.get")(function*(projectId: string) {
+    const get = fn("Platforms.get")(function*(projectId: string) {
       const id = decodeProjectId(projectId)
       return Option.isNone(id) ? defaultPlatformStates() : yield* statesOf(id.value)
     })
@@ -42,7 +43,7 @@ export class Platforms extends Effect.Service<Platforms>()("core/Platforms", {
      * Switches one platform on or off and returns every platform's state. The project must be active:
      * a closing project refuses changes, a missing or deleted one is not found.
      */
-    const set = Effect.fn("Platforms.set")(function*(input: {
+    const set = fn("Platforms.set")(function*(input: {
       readonly projectId: string
       readonly platform: PlatformName
       readonly enabled: boolean

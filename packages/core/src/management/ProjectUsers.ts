@@ -18,6 +18,7 @@ import { Transactor } from "../shared/Ports.js"
 import { AssignedNumberNotALine, ProjectUserLimitReached, ProjectUserNotFound } from "./Errors.js"
 import { ManagementLimits, type ProjectUserRecord, ProjectUsersRepo } from "./Ports.js"
 import type { UserType } from "./Schema.js"
+import { fn } from "../shared/Traced.js"
 
 const decodeUserId = Schema.decodeUnknownOption(UserId)
 
@@ -62,7 +63,7 @@ export class ProjectUsers extends Effect.Service<ProjectUsers>()("core/ProjectUs
           : Effect.void)
 
     /** The project's users, oldest first; `type` and `ids` narrow the list. */
-    const list = Effect.fn("ProjectUsers.list")(function*(input: {
+    const list = fn("ProjectUsers.list")(function*(input: {
       readonly projectId: ProjectId
       readonly type?: UserType | undefined
       readonly ids?: ReadonlyArray<UserId> | undefined
@@ -70,7 +71,7 @@ export class ProjectUsers extends Effect.Service<ProjectUsers>()("core/ProjectUs
       return yield* users.list(input)
     })
 
-    const get = Effect.fn("ProjectUsers.get")(function*(projectId: ProjectId, userId: string) {
+    const get = fn("ProjectUsers.get")(function*(projectId: ProjectId, userId: string) {
       const id = decodeUserId(userId)
       const found = Option.isNone(id) ? Option.none() : yield* users.findById(projectId, id.value)
       if (Option.isNone(found)) return yield* new ProjectUserNotFound({ userId })
@@ -81,7 +82,7 @@ export class ProjectUsers extends Effect.Service<ProjectUsers>()("core/ProjectUs
      * Creates a user, or returns the existing one with that key (with the fields sent applied).
      * `lineNumbers` are the phone numbers of the project's active lines.
      */
-    const create = Effect.fn("ProjectUsers.create")(function*(input: CreateProjectUserInput, lineNumbers: ReadonlyArray<string>) {
+    const create = fn("ProjectUsers.create")(function*(input: CreateProjectUserInput, lineNumbers: ReadonlyArray<string>) {
       const assignedPhoneNumber = input.assignedPhoneNumber ?? null
       if (assignedPhoneNumber !== null && !lineNumbers.includes(assignedPhoneNumber)) {
         return yield* new AssignedNumberNotALine({ assignedPhoneNumber })
@@ -115,7 +116,7 @@ export class ProjectUsers extends Effect.Service<ProjectUsers>()("core/ProjectUs
     })
 
     /** Deletes a user for good; an unknown or already deleted one is not found. */
-    const remove = Effect.fn("ProjectUsers.remove")(function*(projectId: ProjectId, userId: string) {
+    const remove = fn("ProjectUsers.remove")(function*(projectId: ProjectId, userId: string) {
       const id = decodeUserId(userId)
       if (Option.isNone(id)) return yield* new ProjectUserNotFound({ userId })
       return yield* tx.withTransaction(Effect.gen(function*() {

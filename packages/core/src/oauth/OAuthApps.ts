@@ -29,6 +29,7 @@ import {
   type SettingIssue,
   webUriIssue
 } from "./OAuthSchema.js"
+import { fn } from "../shared/Traced.js"
 
 /** The prefix of client secrets. */
 export const CLIENT_SECRET_PREFIX = `${SVC}_cs_`
@@ -91,7 +92,7 @@ export class OAuthApps extends Effect.Service<OAuthApps>()("core/OAuthApps", {
           ? Effect.succeed(found.value)
           : Effect.fail(new OAuthAppNotFound({ clientId })))
 
-    const create = Effect.fn("OAuthApps.create")(function*(input: CreateOAuthApp) {
+    const create = fn("OAuthApps.create")(function*(input: CreateOAuthApp) {
       const settings = {
         name: input.name,
         logoUri: input.logoUri ?? null,
@@ -119,16 +120,16 @@ export class OAuthApps extends Effect.Service<OAuthApps>()("core/OAuthApps", {
       return { app, clientSecret }
     })
 
-    const list = Effect.fn("OAuthApps.list")(function*(ownerAccountId: AccountId) {
+    const list = fn("OAuthApps.list")(function*(ownerAccountId: AccountId) {
       return yield* repo.listByOwner(ownerAccountId)
     })
 
-    const get = Effect.fn("OAuthApps.get")(function*(ownerAccountId: AccountId, clientId: string) {
+    const get = fn("OAuthApps.get")(function*(ownerAccountId: AccountId, clientId: string) {
       return (yield* owned(ownerAccountId, clientId, false)).app
     })
 
     /** Changes the given settings; the client type cannot change (a secret cannot appear or vanish). */
-    const update = Effect.fn("OAuthApps.update")(function*(ownerAccountId: AccountId, clientId: string, patch: OAuthAppPatch) {
+    const update = fn("OAuthApps.update")(function*(ownerAccountId: AccountId, clientId: string, patch: OAuthAppPatch) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const { app } = yield* owned(ownerAccountId, clientId, true)
         const settings = {
@@ -147,7 +148,7 @@ export class OAuthApps extends Effect.Service<OAuthApps>()("core/OAuthApps", {
     })
 
     /** Removes the app and revokes every grant of it, with all their codes and tokens. */
-    const remove = Effect.fn("OAuthApps.remove")(function*(ownerAccountId: AccountId, clientId: string) {
+    const remove = fn("OAuthApps.remove")(function*(ownerAccountId: AccountId, clientId: string) {
       yield* tx.withTransaction(Effect.gen(function*() {
         yield* owned(ownerAccountId, clientId, true)
         yield* repo.remove({ clientId, now: yield* DateTime.now })
@@ -158,7 +159,7 @@ export class OAuthApps extends Effect.Service<OAuthApps>()("core/OAuthApps", {
     })
 
     /** A new secret for a confidential app (shown once); the old one stops working at once. */
-    const rotateSecret = Effect.fn("OAuthApps.rotateSecret")(function*(ownerAccountId: AccountId, clientId: string) {
+    const rotateSecret = fn("OAuthApps.rotateSecret")(function*(ownerAccountId: AccountId, clientId: string) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const { app } = yield* owned(ownerAccountId, clientId, true)
         if (app.clientType !== "confidential") return yield* new OAuthAppIsPublic({ clientId })

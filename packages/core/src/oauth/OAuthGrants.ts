@@ -18,6 +18,7 @@ import { Transactor } from "../shared/Ports.js"
 import { OAuthGrantNotFound } from "./OAuthErrors.js"
 import { OAuthGrantsRepo, OAuthTokensRepo } from "./OAuthProviderPorts.js"
 import { catalogOrder, type OAuthApp } from "./OAuthSchema.js"
+import { fn } from "../shared/Traced.js"
 
 /** One app the account authorized, as the account's lists show it. */
 export interface AuthorizedApp {
@@ -59,7 +60,7 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants
      * Revokes a grant and everything issued under it (one transaction), then tells every process.
      * Runs inside the caller's transaction when there is one (the announcement goes out on commit).
      */
-    const revokeGrant = Effect.fn("OAuthGrants.revokeGrant")(function*(grantId: string) {
+    const revokeGrant = fn("OAuthGrants.revokeGrant")(function*(grantId: string) {
       const now = yield* DateTime.now
       const revoked = yield* tx.withTransaction(Effect.gen(function*() {
         const changed = yield* repo.revoke({ grantId, now })
@@ -71,13 +72,13 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants
     })
 
     /** Revokes one token family (a reused refresh token) and tells every process. */
-    const revokeFamily = Effect.fn("OAuthGrants.revokeFamily")(function*(familyId: string) {
+    const revokeFamily = fn("OAuthGrants.revokeFamily")(function*(familyId: string) {
       const now = yield* DateTime.now
       yield* tx.withTransaction(Effect.zipRight(tokens.revokeFamily({ familyId, now }), revocations.publish(familyId)))
       yield* verifier.invalidate(familyId)
     })
 
-    const listForAccount = Effect.fn("OAuthGrants.listForAccount")(function*(accountId: AccountId) {
+    const listForAccount = fn("OAuthGrants.listForAccount")(function*(accountId: AccountId) {
       const rows = yield* repo.listLiveForAccount(accountId)
       return rows.map(({ app, grant }): AuthorizedApp => ({
         clientId: app.clientId,
@@ -92,7 +93,7 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants
     })
 
     /** Withdraws the account's consent to the app: the grant and every live code and token of it. */
-    const withdraw = Effect.fn("OAuthGrants.withdraw")(function*(accountId: AccountId, clientId: string) {
+    const withdraw = fn("OAuthGrants.withdraw")(function*(accountId: AccountId, clientId: string) {
       const grant = yield* repo.findLive(accountId, clientId)
       if (Option.isNone(grant)) return yield* new OAuthGrantNotFound({ clientId })
       const revoked = yield* revokeGrant(grant.value.grantId)
@@ -100,7 +101,7 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants
       if (!revoked) return
     })
 
-    const verifyAccessToken = Effect.fn("OAuthGrants.verifyAccessToken")(function*(token: string) {
+    const verifyAccessToken = fn("OAuthGrants.verifyAccessToken")(function*(token: string) {
       if (token.length === 0 || token.length > MAX_OPAQUE_TOKEN_LENGTH) return Option.none<VerifiedOAuthAccessToken>()
       const found = yield* tokens.findToken(yield* sha256Hex(token))
       if (Option.isNone(found)) return Option.none<VerifiedOAuthAccessToken>()

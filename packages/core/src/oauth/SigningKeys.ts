@@ -16,6 +16,7 @@ import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { type PublicSigningJwk, type SigningKeyRecord, SigningKeysRepo } from "./Ports.js"
 import { generateSigningKey, importPublicKey, sealPrivateJwk, signJwt, unsealPrivateKey } from "./SigningKeyMaterial.js"
+import { fn } from "../shared/Traced.js"
 
 export interface SigningKeysPolicyShape {
   /**
@@ -124,7 +125,7 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
      * Makes sure a current key (and a next key) exist: creates them when the store has none.
      * Called at server start; concurrent starts, in any process, end with exactly one current key.
      */
-    const ensureCurrent = Effect.fn("SigningKeys.ensureCurrent")(function*() {
+    const ensureCurrent = fn("SigningKeys.ensureCurrent")(function*() {
       const now = yield* DateTime.now
       const published = yield* repo.listPublished(now)
       if (published.some((k) => k.state === "current") && published.some((k) => k.state === "next")) return
@@ -135,7 +136,7 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
     })
 
     /** The public key set: the current key, the next key and retired keys not yet expired. */
-    const verificationKeys = Effect.fn("SigningKeys.verificationKeys")(function*() {
+    const verificationKeys = fn("SigningKeys.verificationKeys")(function*() {
       const now = yield* Clock.currentTimeMillis
       const set = yield* keySet(now)
       return { keys: set.keys.filter((k) => publishedAt(k.record, now)).map((k) => k.record.publicJwk) } satisfies VerificationKeySet
@@ -184,7 +185,7 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
      * `exp` no further away than `maxTokenLifetime` (a retired key's publication covers exactly
      * that); `iat` is set from Clock when absent. Anything else is a programming error (a defect).
      */
-    const sign = Effect.fn("SigningKeys.sign")(function*(payload: jose.JWTPayload, header: { readonly typ?: string } = {}) {
+    const sign = fn("SigningKeys.sign")(function*(payload: jose.JWTPayload, header: { readonly typ?: string } = {}) {
       const now = yield* Clock.currentTimeMillis
       if (typeof payload.exp !== "number" || !Number.isFinite(payload.exp)) {
         return yield* Effect.dieMessage("SigningKeys.sign: the payload needs a numeric exp")
@@ -202,7 +203,7 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
      * Rotates: the next key starts signing, the current key retires (published for the longest
      * token lifetime plus grace, then dropped), and a new next key is published.
      */
-    const rotate = Effect.fn("SigningKeys.rotate")(function*() {
+    const rotate = fn("SigningKeys.rotate")(function*() {
       const now = yield* DateTime.now
       const next = yield* newRecord("next", now)
       const fallback = yield* newRecord("current", now)

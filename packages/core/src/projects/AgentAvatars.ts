@@ -16,6 +16,7 @@ import type { ProjectId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { makeProjectGate } from "./ProjectGate.js"
 import { type ProjectRecord, ProjectsRepo } from "./Ports.js"
+import { fn } from "../shared/Traced.js"
 
 export class AgentAvatars extends Effect.Service<AgentAvatars>()("core/AgentAvatars", {
   effect: Effect.gen(function*() {
@@ -25,7 +26,7 @@ export class AgentAvatars extends Effect.Service<AgentAvatars>()("core/AgentAvat
     const gate = yield* makeProjectGate
 
     /** A ticket for the avatar of an active project the principal can see. */
-    const createUpload = Effect.fn("AgentAvatars.createUpload")(function*(input: {
+    const createUpload = fn("AgentAvatars.createUpload")(function*(input: {
       readonly projectId: ProjectId
       readonly principal: Principal
       readonly contentType: ImageContentType
@@ -51,7 +52,7 @@ export class AgentAvatars extends Effect.Service<AgentAvatars>()("core/AgentAvat
      * avatar. `replaced` is the old avatar's file: `Uploads.discard` it once the caller's
      * transaction has committed.
      */
-    const commit = Effect.fn("AgentAvatars.commit")(function*(input: {
+    const commit = fn("AgentAvatars.commit")(function*(input: {
       readonly projectId: ProjectId
       readonly principal: Principal
       readonly uploadId: string
@@ -68,7 +69,7 @@ export class AgentAvatars extends Effect.Service<AgentAvatars>()("core/AgentAvat
     })
 
     /** Back to the default avatar; a no-op (nothing written) when it is already the default. */
-    const reset = Effect.fn("AgentAvatars.reset")(function*(projectId: ProjectId, principal: Principal) {
+    const reset = fn("AgentAvatars.reset")(function*(projectId: ProjectId, principal: Principal) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         const project = yield* gate.open(projectId, principal, "write", { lock: true })
         if (project.agentAvatarUrl === null) return { project, replaced: null }

@@ -7,6 +7,7 @@
 import { Context, DateTime, Duration, Effect } from "effect"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { ProjectsRepo } from "./Ports.js"
+import { fn } from "../shared/Traced.js"
 
 /** How long a project stays closing, how often the job looks, and how many it finishes per batch. */
 export class ProjectClosurePolicy extends Context.Reference<ProjectClosurePolicy>()("core/ProjectClosurePolicy", {
@@ -20,7 +21,7 @@ export class ProjectClosures extends Effect.Service<ProjectClosures>()("core/Pro
     const batchSize = Math.max(1, policy.batchSize)
 
     /** Finishes every closing project deleted at least `delay` before `now`; returns their ids. */
-    const completeClosures = Effect.fn("ProjectClosures.completeClosures")(function*(now: DateTime.Utc) {
+    const completeClosures = fn("ProjectClosures.completeClosures")(function*(now: DateTime.Utc) {
       const closingBefore = DateTime.subtractDuration(now, policy.delay)
       const finished: Array<ProjectId> = []
       for (;;) {

@@ -13,6 +13,7 @@ import { IdKinds, typeIdPattern } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
 import { Timestamp } from "../shared/Timestamp.js"
+import { fn } from "../shared/Traced.js"
 
 /** The platforms a line can serve (the same seven as the platform toggles, interfaces.md C). */
 export const LinePlatform = Schema.Literal("imessage", "whatsapp_business", "slack", "sms", "voice", "telegram", "email")
@@ -131,18 +132,18 @@ export class Lines extends Effect.Service<Lines>()("core/Lines", {
     const tx = yield* Transactor
 
     /** The project's active lines, oldest first. */
-    const list = Effect.fn("Lines.list")(function*(projectId: string) {
+    const list = fn("Lines.list")(function*(projectId: string) {
       return yield* repo.listActive(projectId)
     })
 
-    const get = Effect.fn("Lines.get")(function*(projectId: string, lineId: string) {
+    const get = fn("Lines.get")(function*(projectId: string, lineId: string) {
       const found = yield* repo.find(projectId, lineId)
       if (Option.isNone(found)) return yield* new LineNotFound({ lineId })
       return found.value.line
     })
 
     /** A new line from the provider; the number goes back if the line cannot be stored. */
-    const allocate = Effect.fn("Lines.allocate")(function*(args: { readonly projectId: string; readonly platform: LinePlatform }) {
+    const allocate = fn("Lines.allocate")(function*(args: { readonly projectId: string; readonly platform: LinePlatform }) {
       const number = yield* provider.allocate(args)
       const line: Line = {
         lineId: yield* ids.typeId(IdKinds.line),
@@ -159,7 +160,7 @@ export class Lines extends Effect.Service<Lines>()("core/Lines", {
     })
 
     /** Releases the line (it disappears from list/get) and returns its number to the provider. */
-    const release = Effect.fn("Lines.release")(function*(args: { readonly projectId: string; readonly lineId: string }) {
+    const release = fn("Lines.release")(function*(args: { readonly projectId: string; readonly lineId: string }) {
       const now = yield* DateTime.now
       const released = yield* tx.withTransaction(repo.release({ ...args, now }))
       if (Option.isNone(released)) return yield* new LineNotFound({ lineId: args.lineId })

@@ -64,6 +64,7 @@ import type {
   VoiceMediaEncryption,
   VoiceProfile
 } from "./VoiceProfileSchema.js"
+import { fn } from "../shared/Traced.js"
 
 /** The default profile's fixed name. */
 export const DEFAULT_VOICE_PROFILE_NAME = "Default"
@@ -181,12 +182,12 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
     // -------------------------------------------------------------------------------------------
     // Profiles
 
-    const getDefault = Effect.fn("VoiceProfiles.getDefault")(function*(projectId: ProjectId, principal: Principal) {
+    const getDefault = fn("VoiceProfiles.getDefault")(function*(projectId: ProjectId, principal: Principal) {
       yield* gate.open(projectId, principal, "read")
       return yield* render(yield* lookup(projectId, "default", false))
     })
 
-    const get = Effect.fn("VoiceProfiles.get")(function*(projectId: ProjectId, principal: Principal, profileId: string) {
+    const get = fn("VoiceProfiles.get")(function*(projectId: ProjectId, principal: Principal, profileId: string) {
       yield* gate.open(projectId, principal, "read")
       return yield* render(yield* lookup(projectId, profileId, false))
     })
@@ -217,7 +218,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
      * Creates the default profile if absent (`created: true`); an identical existing one is
      * returned as it is; a different one is `VoiceDefaultProfileExists`.
      */
-    const createDefault = Effect.fn("VoiceProfiles.createDefault")(function*(
+    const createDefault = fn("VoiceProfiles.createDefault")(function*(
       projectId: ProjectId,
       principal: Principal,
       input: { readonly protocol: "sip"; readonly mediaEncryption?: VoiceMediaEncryption | undefined }
@@ -241,7 +242,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
       }))
     })
 
-    const create = Effect.fn("VoiceProfiles.create")(function*(
+    const create = fn("VoiceProfiles.create")(function*(
       projectId: ProjectId,
       principal: Principal,
       input: { readonly name: string; readonly protocol: "sip"; readonly mediaEncryption?: VoiceMediaEncryption | undefined }
@@ -259,7 +260,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
       }))
     })
 
-    const update = Effect.fn("VoiceProfiles.update")(function*(
+    const update = fn("VoiceProfiles.update")(function*(
       projectId: ProjectId,
       principal: Principal,
       ref: ProfileRef,
@@ -286,7 +287,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
       return yield* render(record)
     })
 
-    const list = Effect.fn("VoiceProfiles.list")(function*(
+    const list = fn("VoiceProfiles.list")(function*(
       projectId: ProjectId,
       principal: Principal,
       input: { readonly default?: "true" | "false" | undefined; readonly pageSize?: number | undefined; readonly pageToken?: string | undefined }
@@ -311,7 +312,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
     })
 
     /** Deletes an additional profile; one assigned to lines needs `force` (its lines go back to the default). */
-    const remove = Effect.fn("VoiceProfiles.remove")(function*(
+    const remove = fn("VoiceProfiles.remove")(function*(
       projectId: ProjectId,
       principal: Principal,
       ref: ProfileRef,
@@ -336,7 +337,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
     const newPassword = Effect.map(secrets.randomBytes(20), (b) => Redacted.make(encodeBase32(b)))
     const newUsername = Effect.map(secrets.randomBytes(10), (b) => `sb${encodeBase32(b)}`)
 
-    const configureOutbound = Effect.fn("VoiceProfiles.configureOutbound")(function*(
+    const configureOutbound = fn("VoiceProfiles.configureOutbound")(function*(
       projectId: ProjectId,
       principal: Principal,
       ref: ProfileRef,
@@ -363,7 +364,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
     })
 
     /** Changes the Digest algorithm only: username, password and grace period stay. */
-    const updateOutboundAuthentication = Effect.fn("VoiceProfiles.updateOutboundAuthentication")(function*(
+    const updateOutboundAuthentication = fn("VoiceProfiles.updateOutboundAuthentication")(function*(
       projectId: ProjectId,
       principal: Principal,
       ref: ProfileRef,
@@ -379,7 +380,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
       return { outbound: (yield* outboundView(record.outbound, now))!, profileVersion: record.version }
     })
 
-    const rotateOutbound = Effect.fn("VoiceProfiles.rotateOutbound")(function*(
+    const rotateOutbound = fn("VoiceProfiles.rotateOutbound")(function*(
       projectId: ProjectId,
       principal: Principal,
       ref: ProfileRef,
@@ -414,7 +415,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
       return { password, previousPasswordValidUntil: result, profileVersion: record.version }
     })
 
-    const deleteOutbound = Effect.fn("VoiceProfiles.deleteOutbound")(function*(
+    const deleteOutbound = fn("VoiceProfiles.deleteOutbound")(function*(
       projectId: ProjectId,
       principal: Principal,
       ref: ProfileRef,
@@ -431,7 +432,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
      * For the SIP edge: whether a Digest username/password is the profile's current outbound
      * credential, or the previous one within its grace period.
      */
-    const verifyOutboundPassword = Effect.fn("VoiceProfiles.verifyOutboundPassword")(function*(
+    const verifyOutboundPassword = fn("VoiceProfiles.verifyOutboundPassword")(function*(
       projectId: string,
       profileId: string,
       credentials: { readonly username: string; readonly password: Redacted.Redacted<string> }
@@ -459,7 +460,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
         }))
 
     /** Creates or replaces the inbound destination; `created` when there was none. */
-    const replaceInbound = Effect.fn("VoiceProfiles.replaceInbound")(function*(
+    const replaceInbound = fn("VoiceProfiles.replaceInbound")(function*(
       projectId: ProjectId,
       principal: Principal,
       ref: ProfileRef,
@@ -476,7 +477,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
     })
 
     /** Partial update: `credentials` omitted keeps them, null removes them, an object replaces them. */
-    const updateInbound = Effect.fn("VoiceProfiles.updateInbound")(function*(
+    const updateInbound = fn("VoiceProfiles.updateInbound")(function*(
       projectId: ProjectId,
       principal: Principal,
       ref: ProfileRef,
@@ -503,7 +504,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
       return { inbound: inboundView(record.inbound), profileVersion: record.version }
     })
 
-    const deleteInbound = Effect.fn("VoiceProfiles.deleteInbound")(function*(
+    const deleteInbound = fn("VoiceProfiles.deleteInbound")(function*(
       projectId: ProjectId,
       principal: Principal,
       ref: ProfileRef,
@@ -515,7 +516,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
     })
 
     /** For the SIP edge: where to deliver a call of this profile, with the password to present. */
-    const inboundDestination = Effect.fn("VoiceProfiles.inboundDestination")(function*(projectId: string, profileId: string) {
+    const inboundDestination = fn("VoiceProfiles.inboundDestination")(function*(projectId: string, profileId: string) {
       const found = yield* repo.find(projectId, profileId)
       if (Option.isNone(found) || found.value.inbound === null) return Option.none()
       const inbound = found.value.inbound
@@ -553,7 +554,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
       updatedAt: line.assignmentUpdatedAt
     })
 
-    const getAssignment = Effect.fn("VoiceProfiles.getAssignment")(function*(
+    const getAssignment = fn("VoiceProfiles.getAssignment")(function*(
       projectId: ProjectId,
       principal: Principal,
       lineId: string
@@ -606,7 +607,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
         return out
       })
 
-    const assign = Effect.fn("VoiceProfiles.assign")(function*(
+    const assign = fn("VoiceProfiles.assign")(function*(
       projectId: ProjectId,
       principal: Principal,
       lineId: string,
@@ -624,7 +625,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
     })
 
     /** Back to the default profile. */
-    const unassign = Effect.fn("VoiceProfiles.unassign")(function*(
+    const unassign = fn("VoiceProfiles.unassign")(function*(
       projectId: ProjectId,
       principal: Principal,
       lineId: string,
@@ -636,7 +637,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
       }))
     })
 
-    const batchAssign = Effect.fn("VoiceProfiles.batchAssign")(function*(
+    const batchAssign = fn("VoiceProfiles.batchAssign")(function*(
       projectId: ProjectId,
       principal: Principal,
       updates: ReadonlyArray<VoiceLineProfileAssignmentUpdate>
