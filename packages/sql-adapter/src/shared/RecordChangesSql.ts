@@ -1,5 +1,5 @@
 /**
- * `RecordChanges` from the database itself (migration 0016): triggers on `accounts` and `projects`
+ * `RecordChanges` from the database itself (migration 0017): triggers on `accounts` and `projects`
  * announce every update or delete on `sb_record_changes` after commit, whoever wrote it, and every
  * process `LISTEN`s on one dedicated connection (PGlite: in process). If that connection is lost,
  * the cache TTL (≤ 60 s) still bounds how long an old record is served.
