@@ -36,7 +36,8 @@ const Api = HttpApi.make("floor").add(
   HttpApiGroup.make("account").add(HttpApiEndpoint.get("getAccount", "/v1/account").addSuccess(AccountBody)).middleware(Bearer)
 )
 
-const account = {
+/** The same shape and size as the real `GET /v1/account` body (~305 bytes). */
+export const account = {
   accountId: "sb_acc_01m7zvmfstebk8t92zkmkz70qg",
   createdAt: "2026-01-01T00:00:00.000Z",
   deletedAt: null,

@@ -23,7 +23,7 @@
  */
 import { createServer, type Server } from "node:http"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
-import { startFloor } from "./floor.js"
+import { account, startFloor } from "./floor.js"
 import {
   alternateRounds,
   backendFromEnv,
@@ -62,19 +62,7 @@ interface Run extends LoadResult {
 // ---------------------------------------------------------------------------------------------
 // Baseline: the least a server can do for the same request.
 
-/** Same shape and size as the real `GET /v1/account` body (~305 bytes). */
-const baselineBody = Buffer.from(JSON.stringify({
-  accountId: "sb_acc_01m7zvmfstebk8t92zkmkz70qg",
-  createdAt: "2026-01-01T00:00:00.000Z",
-  deletedAt: null,
-  email: "admin@example.com",
-  firstName: null,
-  lastName: null,
-  phoneNumber: null,
-  phoneVerifiedAt: null,
-  pictureUrl: "http://127.0.0.1/assets/default-avatar.svg",
-  updatedAt: "2026-01-01T00:00:00.000Z"
-}))
+const baselineBody = Buffer.from(JSON.stringify(account))
 const unauthorizedBody = Buffer.from(JSON.stringify({ code: "NOT_AUTHENTICATED", status: 401 }))
 
 const startBaseline = async (keys: ReadonlyArray<string>): Promise<{ server: Server; url: string }> => {
