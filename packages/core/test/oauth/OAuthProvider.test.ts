@@ -23,7 +23,7 @@ import {
   sha256Hex,
   type TokenResponse
 } from "@switchboard/core"
-import { accountFixture, TestServerSecret } from "@switchboard/testkit"
+import { accountFixture, MemoryState, TestServerSecret } from "@switchboard/testkit"
 import { Context, DateTime, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import * as jose from "jose"
 import { StoreMemory, T0 } from "./TestEnv.js"
@@ -302,6 +302,37 @@ describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
       // The grant and its other family live on.
       expect(yield* opaqueLive(at_(otherFamily))).toBe(true)
       yield* refresh(s, otherFamily)
+    }).pipe(Effect.provide(Env)))
+
+  it.effect("concurrent refreshes with one token: exactly one is issued; the other is a reuse and takes the family, the winner's tokens too", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      const outcomes = yield* Effect.all([refresh(s, t0), refresh(s, t0), refresh(s, t0)].map(Effect.either), { concurrency: "unbounded" })
+      const issued = outcomes.filter((o) => o._tag === "Right").map((o) => o.right)
+      expect(issued).toHaveLength(1)
+      for (const o of outcomes) if (o._tag === "Left") expect(o.left.error).toBe("invalid_grant")
+      const winner = issued[0]!
+      // The leak was detected: the winner's access and refresh tokens are dead.
+      expect(yield* opaqueLive(at_(winner))).toBe(false)
+      expect(yield* introspect(s, at_(winner))).toEqual({ active: false })
+      expect(yield* errorOf(refresh(s, winner))).toBe("invalid_grant")
+    }).pipe(Effect.provide(Env)))
+
+  it.effect("a deleted account's tokens: introspection inactive, refresh refused, userinfo invalid_token (seen at once)", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      expect(yield* introspect(s, at_(t0))).toMatchObject({ active: true })
+      const accounts = (yield* MemoryState).table<string, typeof s.user>("accounts")
+      accounts.set(s.user.accountId, { ...s.user, deletedAt: at(T0 + 1) })
+      expect(yield* introspect(s, at_(t0))).toEqual({ active: false })
+      expect(yield* introspect(s, Redacted.value(Option.getOrThrow(t0.refreshToken)))).toEqual({ active: false })
+      expect(yield* errorOf(refresh(s, t0))).toBe("invalid_grant")
+      expect(yield* errorOf((yield* OAuthProvider).userInfo(at_(t0)))).toBe("invalid_token")
+      // Nothing was rotated by the refused refresh: the account coming back makes it work again.
+      accounts.set(s.user.accountId, s.user)
+      expect((yield* refresh(s, t0)).scope).toBe("openid offline_access")
     }).pipe(Effect.provide(Env)))
 
   it.effect("refresh scope: widening is invalid_scope (the token stays usable); narrowing recomputes the lifetime", () =>

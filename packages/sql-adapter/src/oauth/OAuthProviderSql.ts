@@ -18,9 +18,12 @@ import {
   OAuthGrantsRepo,
   type OAuthTokenRecord,
   OAuthTokensRepo,
+  type RotationResult,
+  type TokenContext,
   type TokenFamilyRecord
 } from "@switchboard/core"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
+import { accountColumns, AccountRow } from "../identity/AccountsRepoSql.js"
 import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 
 const Strings = Schema.Array(Schema.String)
@@ -108,6 +111,17 @@ const familyCols = "family_id, grant_id, client_id, account_id, resource, auth_t
 const tokenCols = "token_hash, kind, family_id, grant_id, client_id, account_id, scopes, created_at, expires_at, revoked_at, rotated_at"
 
 const prefixed = (prefix: string, cols: string) => cols.split(", ").map((c) => `${prefix}.${c}`).join(", ")
+
+const camel = (snake: string) => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+/** `t.c as <alias>_c` for every column: the joined row's parts stay apart after the name transform. */
+const aliased = (table: string, alias: string, cols: string) => cols.split(", ").map((c) => `${table}.${c} as ${alias}_${c}`).join(", ")
+/** The part of a joined row under `alias` (see `aliased`), with its own column names; none when the join found no row. */
+const part = (row: Record<string, unknown>, alias: string, cols: string, key: string): Record<string, unknown> | undefined => {
+  const names = cols.split(", ").map(camel)
+  const at = (name: string) => row[`${alias}${name.charAt(0).toUpperCase()}${name.slice(1)}`]
+  if (at(camel(key)) === null || at(camel(key)) === undefined) return undefined
+  return Object.fromEntries(names.map((n) => [n, at(n)]))
+}
 
 const AppsRepoSql = Layer.effect(
   OAuthAppsRepo,
@@ -267,6 +281,68 @@ const TokensRepoSql = Layer.effect(
     const fCols = sql.literal(familyCols)
     const tCols = sql.literal(tokenCols)
 
+    const decodeToken = Schema.decodeUnknown(TokenRow)
+    const decodeFamily = Schema.decodeUnknown(FamilyRow)
+    const decodeAccount = Schema.decodeUnknown(AccountRow)
+    const contextCols = sql.literal([
+      aliased("t", "t", tokenCols),
+      aliased("f", "f", familyCols),
+      aliased("a", "a", accountColumns)
+    ].join(", "))
+    const optional = <A, I>(decode: (u: unknown) => Effect.Effect<A, I>, value: Record<string, unknown> | undefined) =>
+      value === undefined ? Effect.succeed(Option.none<A>()) : Effect.map(decode(value), Option.some)
+
+    const findTokenContext = (tokenHash: string): Effect.Effect<Option.Option<TokenContext>> =>
+      orDie(Effect.gen(function*() {
+        // One statement: the token by its hash, its family and its account by primary key.
+        const rows = yield* sql<Record<string, unknown>>`
+          select ${contextCols}
+          from oauth_tokens t
+          left join oauth_families f on f.family_id = t.family_id
+          left join accounts a on a.account_id = t.account_id
+          where t.token_hash = ${tokenHash}`
+        const row = rows[0]
+        if (row === undefined) return Option.none<TokenContext>()
+        const token = yield* decodeToken(part(row, "t", tokenCols, "token_hash"))
+        const family = yield* optional(decodeFamily, part(row, "f", familyCols, "family_id"))
+        const account = yield* optional(decodeAccount, part(row, "a", accountColumns, "account_id"))
+        return Option.some<TokenContext>({ token, family, account })
+      }))
+
+    const tokenValues = (t: OAuthTokenRecord) =>
+      sql`(${t.tokenHash}, ${t.kind}, ${t.familyId}, ${t.grantId}, ${t.clientId}, ${t.accountId}, ${json(t.scopes)}::jsonb,
+        ${toDate(t.createdAt)}::timestamptz, ${toDate(t.expiresAt)}::timestamptz,
+        ${toDateOrNull(t.revokedAt)}::timestamptz, ${toDateOrNull(t.rotatedAt)}::timestamptz)`
+
+    const rotateRefreshToken = (args: {
+      readonly tokenHash: string
+      readonly now: DateTime.Utc
+      readonly issue: ReadonlyArray<OAuthTokenRecord>
+    }): Effect.Effect<RotationResult> =>
+      // One statement (so one transaction): the conditional update decides, the insert only
+      // follows it. A concurrent rotation holds the row: this one waits, re-checks
+      // `rotated_at is null`, finds it set and writes nothing.
+      orDie(
+        args.issue.length === 0
+          ? sql<{ tokenHash: string }>`
+            update oauth_tokens t set rotated_at = ${toDate(args.now)}
+            where t.token_hash = ${args.tokenHash} and t.kind = 'refresh' and t.rotated_at is null and t.revoked_at is null
+              and exists (select 1 from oauth_families f where f.family_id = t.family_id and f.revoked_at is null)
+            returning t.token_hash`
+          : sql<{ tokenHash: string }>`
+            with rotated as (
+              update oauth_tokens t set rotated_at = ${toDate(args.now)}
+              where t.token_hash = ${args.tokenHash} and t.kind = 'refresh' and t.rotated_at is null and t.revoked_at is null
+                and exists (select 1 from oauth_families f where f.family_id = t.family_id and f.revoked_at is null)
+              returning t.token_hash
+            ), issued as (
+              insert into oauth_tokens (${sql.literal(tokenCols)})
+              select v.* from (values ${sql.join(", ", false)(args.issue.map(tokenValues))}) as v
+              where exists (select 1 from rotated)
+            )
+            select token_hash from rotated`
+      ).pipe(Effect.map((rows): RotationResult => rows.length > 0 ? "Rotated" : "NotRotated"))
+
     const revokeFamily = ({ familyId, now }: { readonly familyId: string; readonly now: DateTime.Utc }) =>
       sql.withTransaction(Effect.gen(function*() {
         const at = toDate(now)
@@ -333,6 +409,8 @@ const TokensRepoSql = Layer.effect(
       findToken: (tokenHash) => tokens(sql`select ${tCols} from oauth_tokens where token_hash = ${tokenHash}`).pipe(Effect.map(first)),
       lockToken: (tokenHash) =>
         tokens(sql`select ${tCols} from oauth_tokens where token_hash = ${tokenHash} for update`).pipe(Effect.map(first)),
+      findTokenContext,
+      rotateRefreshToken,
       markRotated: ({ now, tokenHash }) =>
         orDie(sql`update oauth_tokens set rotated_at = ${toDate(now)} where token_hash = ${tokenHash} and rotated_at is null`).pipe(
           Effect.asVoid
