@@ -17,7 +17,7 @@
 import { Clock, DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { AccessTokenVerifier, type VerifiedAccessToken } from "../identity/AccessTokenVerifier.js"
 import { newSecret } from "../identity/Credential.js"
-import { type AccountRecord, AccountsRepo } from "../identity/Ports.js"
+import { AccountsRepo } from "../identity/Ports.js"
 import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
 import { type AccountId, AccountId as AccountIdSchema, IdKinds, SVC } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
@@ -33,6 +33,7 @@ import {
   OAuthGrantsRepo,
   type OAuthTokenRecord,
   OAuthTokensRepo,
+  type TokenAccount,
   type TokenFamilyRecord
 } from "./OAuthProviderPorts.js"
 import { OAuthClientCache } from "./OAuthClientCache.js"
@@ -112,7 +113,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
       Effect.map(isAccountId(accountId) ? accounts.findById(accountId) : Effect.succeed(Option.none()), (found) =>
         Option.filter(found, (a) => a.deletedAt === null))
 
-    const claimsFrom = (a: AccountRecord, scopes: ReadonlyArray<string>) =>
+    const claimsFrom = (a: TokenAccount, scopes: ReadonlyArray<string>) =>
       userClaims({
         accountId: a.accountId,
         email: a.email,
@@ -218,8 +219,8 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
     const mintTokens = (args: {
       readonly client: OAuthApp
       /** The (live) account the tokens are for. */
-      readonly account: AccountRecord
-      readonly family: TokenFamilyRecord
+      readonly account: TokenAccount
+      readonly family: Pick<TokenFamilyRecord, "familyId" | "grantId" | "accountId" | "resource" | "authTime">
       readonly scopes: ReadonlyArray<string>
       /** The refresh token's scopes (those of the grant's original request). */
       readonly refreshScopes: ReadonlyArray<string>
@@ -405,7 +406,9 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
         if (Option.isNone(live)) return invalid("The account no longer exists.")
         // The app's maximum scope set may have shrunk since: access tokens never exceed it.
         const scopes = catalogOrder((requested ?? rt.scopes).filter((s) => client.scopes.includes(s)))
-        const minted = yield* mintTokens({ client, account: live.value, family: family.value, scopes, refreshScopes: rt.scopes, nonce: null })
+        // The family's ids are its tokens' (a token is always issued with its family's grant and account).
+        const tokenFamily = { familyId: rt.familyId, grantId: rt.grantId, accountId: rt.accountId, resource: family.value.resource, authTime: family.value.authTime }
+        const minted = yield* mintTokens({ client, account: live.value, family: tokenFamily, scopes, refreshScopes: rt.scopes, nonce: null })
         const rotated = yield* tokens.rotateRefreshToken({ tokenHash, now, issue: minted.records })
         if (rotated === "Rotated") return { _tag: "Issued", response: minted.response } satisfies RefreshOutcome
         // Someone got there first: a concurrent use of the same token (a reuse), or a revocation.
@@ -439,7 +442,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
       Effect.gen(function*() {
         if (token.length === 0 || token.length > MAX_OPAQUE_TOKEN_LENGTH) return Option.none<OAuthTokenRecord>()
         // One lookup: the token with its account.
-        const found = yield* tokens.findTokenContext(yield* sha256Hex(token))
+        const found = yield* tokens.findTokenWithAccountState(yield* sha256Hex(token))
         if (Option.isNone(found)) return Option.none<OAuthTokenRecord>()
         const t = found.value.token
         const now = yield* DateTime.now

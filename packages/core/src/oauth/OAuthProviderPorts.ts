@@ -124,12 +124,24 @@ export type CodeConsumption =
   | { readonly _tag: "Replayed"; readonly code: AuthorizationCodeRecord }
   | { readonly _tag: "Unknown" }
 
-/** A token with what its use depends on, read together: its family and its account (either may be gone). */
+/** What the refresh grant (its checks, the id_token's claims) needs of a token's account. */
+export type TokenAccount = Pick<AccountRecord, "accountId" | "email" | "firstName" | "lastName" | "pictureUrl" | "deletedAt">
+
+/** What the refresh grant needs of a token's family. */
+export type TokenFamilyState = Pick<TokenFamilyRecord, "familyId" | "resource" | "authTime" | "revokedAt">
+
+/** A token with what a refresh depends on, read together: its family and its account (either may be gone). */
 export interface TokenContext {
   readonly token: OAuthTokenRecord
-  readonly family: Option.Option<TokenFamilyRecord>
+  readonly family: Option.Option<TokenFamilyState>
   /** The token's account as stored (deleted accounts included: `deletedAt` says). */
-  readonly account: Option.Option<AccountRecord>
+  readonly account: Option.Option<TokenAccount>
+}
+
+/** A token with whether its account is there and when it was deleted (introspection, userinfo). */
+export interface TokenWithAccountState {
+  readonly token: OAuthTokenRecord
+  readonly account: Option.Option<{ readonly deletedAt: DateTime.Utc | null }>
 }
 
 /** What a rotation found: `Rotated` wrote everything; otherwise nothing was written. */
@@ -147,10 +159,15 @@ export class OAuthTokensRepo extends Context.Tag("core/OAuthTokensRepo")<OAuthTo
   readonly lockToken: (tokenHash: string) => Effect.Effect<Option.Option<OAuthTokenRecord>>
   readonly markRotated: (args: { readonly tokenHash: string; readonly now: DateTime.Utc }) => Effect.Effect<void>
   /**
-   * The token of `tokenHash` with its family and its account, in one lookup (the hot path of
-   * introspection, userinfo and the refresh grant); none when no such token is stored.
+   * The token of `tokenHash` with its family and its account, in one lookup (the refresh grant's
+   * read); none when no such token is stored.
    */
   readonly findTokenContext: (tokenHash: string) => Effect.Effect<Option.Option<TokenContext>>
+  /**
+   * The token of `tokenHash` with its account's state, in one lookup (introspection and userinfo:
+   * a deleted account's tokens are dead); none when no such token is stored.
+   */
+  readonly findTokenWithAccountState: (tokenHash: string) => Effect.Effect<Option.Option<TokenWithAccountState>>
   /**
    * One refresh-token rotation, atomically: when the refresh token `tokenHash` is still neither
    * rotated nor revoked and its family is not revoked, marks it rotated at `now` and stores

@@ -20,10 +20,10 @@ import {
   OAuthTokensRepo,
   type RotationResult,
   type TokenContext,
-  type TokenFamilyRecord
+  type TokenFamilyRecord,
+  type TokenWithAccountState
 } from "@switchboard/core"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
-import { accountColumns, AccountRow } from "../identity/AccountsRepoSql.js"
 import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 
 const Strings = Schema.Array(Schema.String)
@@ -111,17 +111,6 @@ const familyCols = "family_id, grant_id, client_id, account_id, resource, auth_t
 const tokenCols = "token_hash, kind, family_id, grant_id, client_id, account_id, scopes, created_at, expires_at, revoked_at, rotated_at"
 
 const prefixed = (prefix: string, cols: string) => cols.split(", ").map((c) => `${prefix}.${c}`).join(", ")
-
-const camel = (snake: string) => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
-/** `t.c as <alias>_c` for every column: the joined row's parts stay apart after the name transform. */
-const aliased = (table: string, alias: string, cols: string) => cols.split(", ").map((c) => `${table}.${c} as ${alias}_${c}`).join(", ")
-/** The part of a joined row under `alias` (see `aliased`), with its own column names; none when the join found no row. */
-const part = (row: Record<string, unknown>, alias: string, cols: string, key: string): Record<string, unknown> | undefined => {
-  const names = cols.split(", ").map(camel)
-  const at = (name: string) => row[`${alias}${name.charAt(0).toUpperCase()}${name.slice(1)}`]
-  if (at(camel(key)) === null || at(camel(key)) === undefined) return undefined
-  return Object.fromEntries(names.map((n) => [n, at(n)]))
-}
 
 const AppsRepoSql = Layer.effect(
   OAuthAppsRepo,
@@ -281,33 +270,80 @@ const TokensRepoSql = Layer.effect(
     const fCols = sql.literal(familyCols)
     const tCols = sql.literal(tokenCols)
 
-    const decodeToken = Schema.decodeUnknown(TokenRow)
-    const decodeFamily = Schema.decodeUnknown(FamilyRow)
-    const decodeAccount = Schema.decodeUnknown(AccountRow)
-    const contextCols = sql.literal([
-      aliased("t", "t", tokenCols),
-      aliased("f", "f", familyCols),
-      aliased("a", "a", accountColumns)
-    ].join(", "))
-    const optional = <A, I>(decode: (u: unknown) => Effect.Effect<A, I>, value: Record<string, unknown> | undefined) =>
-      value === undefined ? Effect.succeed(Option.none<A>()) : Effect.map(decode(value), Option.some)
+    // The hot reads select only what their callers use: every column costs (PGlite especially).
+    const tokenWithAccount = decoder(Schema.Struct({ ...TokenRow.fields, accountFound: Schema.Boolean, accountDeletedAt: DbTimeOrNull }))
+    const tokenContext = decoder(Schema.Struct({
+      ...TokenRow.fields,
+      familyFound: Schema.Boolean,
+      familyResource: Schema.NullOr(Schema.String),
+      familyAuthTime: DbTimeOrNull,
+      familyRevokedAt: DbTimeOrNull,
+      accountFound: Schema.Boolean,
+      accountEmail: Schema.NullOr(Schema.String),
+      accountFirstName: Schema.NullOr(Schema.String),
+      accountLastName: Schema.NullOr(Schema.String),
+      accountPictureUrl: Schema.NullOr(Schema.String),
+      accountDeletedAt: DbTimeOrNull
+    }))
+    const tokenOf = (r: typeof TokenRow.Type): OAuthTokenRecord => ({
+      tokenHash: r.tokenHash,
+      kind: r.kind,
+      familyId: r.familyId,
+      grantId: r.grantId,
+      clientId: r.clientId,
+      accountId: r.accountId,
+      scopes: r.scopes,
+      createdAt: r.createdAt,
+      expiresAt: r.expiresAt,
+      revokedAt: r.revokedAt,
+      rotatedAt: r.rotatedAt
+    })
+    const tJoinCols = sql.literal(prefixed("t", tokenCols))
+
+    const findTokenWithAccountState = (tokenHash: string): Effect.Effect<Option.Option<TokenWithAccountState>> =>
+      tokenWithAccount(sql`
+        select ${tJoinCols}, a.account_id is not null as account_found, a.deleted_at as account_deleted_at
+        from oauth_tokens t left join accounts a on a.account_id = t.account_id
+        where t.token_hash = ${tokenHash}`).pipe(
+        Effect.map((rows) =>
+          Option.map(first(rows), (r): TokenWithAccountState => ({
+            token: tokenOf(r),
+            account: r.accountFound ? Option.some({ deletedAt: r.accountDeletedAt }) : Option.none()
+          }))
+        )
+      )
 
     const findTokenContext = (tokenHash: string): Effect.Effect<Option.Option<TokenContext>> =>
-      orDie(Effect.gen(function*() {
-        // One statement: the token by its hash, its family and its account by primary key.
-        const rows = yield* sql<Record<string, unknown>>`
-          select ${contextCols}
-          from oauth_tokens t
-          left join oauth_families f on f.family_id = t.family_id
-          left join accounts a on a.account_id = t.account_id
-          where t.token_hash = ${tokenHash}`
-        const row = rows[0]
-        if (row === undefined) return Option.none<TokenContext>()
-        const token = yield* decodeToken(part(row, "t", tokenCols, "token_hash"))
-        const family = yield* optional(decodeFamily, part(row, "f", familyCols, "family_id"))
-        const account = yield* optional(decodeAccount, part(row, "a", accountColumns, "account_id"))
-        return Option.some<TokenContext>({ token, family, account })
-      }))
+      // One statement: the token by its hash, its family and its account by primary key.
+      tokenContext(sql`
+        select ${tJoinCols},
+          f.family_id is not null as family_found, f.resource as family_resource, f.auth_time as family_auth_time,
+          f.revoked_at as family_revoked_at,
+          a.account_id is not null as account_found, a.email as account_email, a.first_name as account_first_name,
+          a.last_name as account_last_name, a.picture_url as account_picture_url, a.deleted_at as account_deleted_at
+        from oauth_tokens t
+        left join oauth_families f on f.family_id = t.family_id
+        left join accounts a on a.account_id = t.account_id
+        where t.token_hash = ${tokenHash}`).pipe(
+        Effect.map((rows) =>
+          Option.map(first(rows), (r): TokenContext => ({
+            token: tokenOf(r),
+            family: r.familyFound && r.familyAuthTime !== null
+              ? Option.some({ familyId: r.familyId, resource: r.familyResource, authTime: r.familyAuthTime, revokedAt: r.familyRevokedAt })
+              : Option.none(),
+            account: r.accountFound && r.accountEmail !== null
+              ? Option.some({
+                accountId: r.accountId,
+                email: r.accountEmail,
+                firstName: r.accountFirstName,
+                lastName: r.accountLastName,
+                pictureUrl: r.accountPictureUrl,
+                deletedAt: r.accountDeletedAt
+              })
+              : Option.none()
+          }))
+        )
+      )
 
     const tokenValues = (t: OAuthTokenRecord) =>
       sql`(${t.tokenHash}, ${t.kind}, ${t.familyId}, ${t.grantId}, ${t.clientId}, ${t.accountId}, ${json(t.scopes)}::jsonb,
@@ -410,6 +446,7 @@ const TokensRepoSql = Layer.effect(
       lockToken: (tokenHash) =>
         tokens(sql`select ${tCols} from oauth_tokens where token_hash = ${tokenHash} for update`).pipe(Effect.map(first)),
       findTokenContext,
+      findTokenWithAccountState,
       rotateRefreshToken,
       markRotated: ({ now, tokenHash }) =>
         orDie(sql`update oauth_tokens set rotated_at = ${toDate(now)} where token_hash = ${tokenHash} and rotated_at is null`).pipe(

@@ -229,7 +229,7 @@ export const oAuthProviderContract = (it: Vitest.MethodsNonLive<StorePorts, true
       expect((yield* tokens.consumeCode({ codeHash: code.codeHash, now: at(T0 + 7) }))._tag).toBe("Replayed")
     }))
 
-  it.effect("oauth token context: the token with its family and account, equal to reading each alone; gone parts are none", () =>
+  it.effect("oauth token context: the token with its family and account (or its account's state), equal to reading each alone; gone parts are none", () =>
     Effect.gen(function*() {
       const grants = yield* OAuthGrantsRepo
       const tokens = yield* OAuthTokensRepo
@@ -244,14 +244,29 @@ export const oAuthProviderContract = (it: Vitest.MethodsNonLive<StorePorts, true
       for (const t of [access, refresh]) yield* tokens.insertToken(t)
       for (const t of [access, refresh]) {
         const context = Option.getOrThrow(yield* tokens.findTokenContext(t.tokenHash))
-        // The joined read is exactly the three reads one at a time.
+        // The joined read is exactly the three reads one at a time (the parts its callers use).
         expect(context.token).toEqual(Option.getOrThrow(yield* tokens.findToken(t.tokenHash)))
         expect(context.token).toEqual(t)
-        expect(context.family).toEqual(yield* tokens.findFamily(family.familyId))
-        expect(context.account).toEqual(yield* accounts.findById(user.accountId))
-        expect(Option.getOrThrow(context.account).deletedAt).toBeNull()
+        const f = Option.getOrThrow(yield* tokens.findFamily(family.familyId))
+        expect(Option.getOrThrow(context.family)).toEqual({ familyId: f.familyId, resource: f.resource, authTime: f.authTime, revokedAt: f.revokedAt })
+        const a = Option.getOrThrow(yield* accounts.findById(user.accountId))
+        expect(Option.getOrThrow(context.account)).toEqual({
+          accountId: a.accountId,
+          email: a.email,
+          firstName: a.firstName,
+          lastName: a.lastName,
+          pictureUrl: a.pictureUrl,
+          deletedAt: a.deletedAt
+        })
+        const state = Option.getOrThrow(yield* tokens.findTokenWithAccountState(t.tokenHash))
+        expect(state.token).toEqual(t)
+        expect(Option.getOrThrow(state.account)).toEqual({ deletedAt: null })
       }
       expect(Option.isNone(yield* tokens.findTokenContext(hex()))).toBe(true)
+      expect(Option.isNone(yield* tokens.findTokenWithAccountState(hex()))).toBe(true)
+      // A revoked family shows as revoked.
+      yield* tokens.revokeFamily({ familyId: family.familyId, now: at(T0 + 9) })
+      expect(Option.getOrThrow(Option.getOrThrow(yield* tokens.findTokenContext(access.tokenHash)).family).revokedAt).toEqual(at(T0 + 9))
       // A token whose account row is not there: the token, no account.
       const stranger = accountFixture()
       const orphanFamily = familyFixture({ ...ids, accountId: stranger.accountId })
@@ -261,7 +276,19 @@ export const oAuthProviderContract = (it: Vitest.MethodsNonLive<StorePorts, true
       const context = Option.getOrThrow(yield* tokens.findTokenContext(orphan.tokenHash))
       expect(context.token).toEqual(orphan)
       expect(Option.isNone(context.account)).toBe(true)
-      expect(Option.getOrThrow(context.family)).toEqual(orphanFamily)
+      expect(Option.getOrThrow(context.family).familyId).toBe(orphanFamily.familyId)
+      const state = Option.getOrThrow(yield* tokens.findTokenWithAccountState(orphan.tokenHash))
+      expect(state.token).toEqual(orphan)
+      expect(Option.isNone(state.account)).toBe(true)
+      // A deleted account: there, with its deletion time.
+      const gone = accountFixture({ deletedAt: at(T0 + 20) })
+      yield* accounts.insert(gone)
+      const goneFamily = familyFixture({ ...ids, accountId: gone.accountId })
+      yield* tokens.insertFamily(goneFamily)
+      const goneToken = tokenFixture(goneFamily, "refresh")
+      yield* tokens.insertToken(goneToken)
+      expect(Option.getOrThrow(Option.getOrThrow(yield* tokens.findTokenContext(goneToken.tokenHash)).account).deletedAt).toEqual(at(T0 + 20))
+      expect(Option.getOrThrow(Option.getOrThrow(yield* tokens.findTokenWithAccountState(goneToken.tokenHash)).account)).toEqual({ deletedAt: at(T0 + 20) })
     }))
 
   it.effect("oauth refresh rotation: atomic and conditional; of concurrent rotations exactly one writes; revoked or rotated tokens and revoked families write nothing", () =>

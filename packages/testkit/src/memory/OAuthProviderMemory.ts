@@ -16,6 +16,7 @@ import {
   OAuthTokensRepo,
   type StoredOAuthApp,
   type TokenContext,
+  type TokenWithAccountState,
   type TokenFamilyRecord
 } from "@switchboard/core"
 import { DateTime, Effect, Layer, Option } from "effect"
@@ -138,10 +139,31 @@ const make = Effect.gen(function*() {
       Effect.sync(() => {
         const token = tokens.get(tokenHash)
         if (token === undefined) return Option.none<TokenContext>()
+        const family = families.get(token.familyId)
+        const account = accounts.get(token.accountId)
         return Option.some<TokenContext>({
           token,
-          family: Option.fromNullable(families.get(token.familyId)),
-          account: Option.fromNullable(accounts.get(token.accountId))
+          family: family === undefined
+            ? Option.none()
+            : Option.some({ familyId: family.familyId, resource: family.resource, authTime: family.authTime, revokedAt: family.revokedAt }),
+          account: account === undefined ? Option.none() : Option.some({
+            accountId: account.accountId,
+            email: account.email,
+            firstName: account.firstName,
+            lastName: account.lastName,
+            pictureUrl: account.pictureUrl,
+            deletedAt: account.deletedAt
+          })
+        })
+      }),
+    findTokenWithAccountState: (tokenHash) =>
+      Effect.sync(() => {
+        const token = tokens.get(tokenHash)
+        if (token === undefined) return Option.none<TokenWithAccountState>()
+        const account = accounts.get(token.accountId)
+        return Option.some<TokenWithAccountState>({
+          token,
+          account: account === undefined ? Option.none() : Option.some({ deletedAt: account.deletedAt })
         })
       }),
     rotateRefreshToken: ({ issue, now, tokenHash }) =>
