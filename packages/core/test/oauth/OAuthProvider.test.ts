@@ -371,6 +371,66 @@ describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
     }).pipe(Effect.provide(Env)))
 })
 
+/**
+ * The memory store with one hook: `race.before` runs just before a refresh's rotation write, as
+ * another request would between the refresh's read and its write.
+ */
+const race: { before: ((repo: OAuthTokensRepo["Type"], tokenHash: string) => Effect.Effect<void>) | undefined } = { before: undefined }
+const RacingTokens = Layer.effect(
+  OAuthTokensRepo,
+  Effect.map(OAuthTokensRepo, (repo) =>
+    OAuthTokensRepo.of({
+      ...repo,
+      rotateRefreshToken: (args) =>
+        Effect.zipRight(race.before === undefined ? Effect.void : race.before(repo, args.tokenHash), repo.rotateRefreshToken(args))
+    }))
+)
+const RacingEnv = OAuthProviderCore.pipe(
+  Layer.provideMerge(Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default)),
+  Layer.provideMerge(RacingTokens.pipe(
+    Layer.provideMerge(Layer.mergeAll(StoreMemory, SecretsLive, TestServerSecret, CredentialRevocationsInProcess))
+  ))
+)
+
+describe("OAuthProvider: refresh racing another request between its read and its write", () => {
+  it.effect("another use of the same token wins: this one is refused as a reuse and the family dies", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      const sibling = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      race.before = (repo, tokenHash) => repo.markRotated({ tokenHash, now: at(T0) })
+      const refused = yield* Effect.flip(refresh(s, t0)).pipe(Effect.ensuring(Effect.sync(() => (race.before = undefined))))
+      expect(refused.error).toBe("invalid_grant")
+      expect(refused.description).toContain("already used")
+      // The family is revoked: its first access token is dead; the grant's other family lives.
+      expect(yield* opaqueLive(at_(t0))).toBe(false)
+      expect(yield* opaqueLive(at_(sibling))).toBe(true)
+    }).pipe(Effect.provide(RacingEnv)))
+
+  it.effect("a revocation of the family wins: refused as revoked, the token left unrotated", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      const tokens = yield* OAuthTokensRepo
+      const rtHash = yield* sha256Hex(Redacted.value(Option.getOrThrow(t0.refreshToken)))
+      const familyId = Option.getOrThrow(yield* tokens.findToken(rtHash)).familyId
+      race.before = (repo) => repo.revokeFamily({ familyId, now: at(T0) })
+      const refused = yield* Effect.flip(refresh(s, t0)).pipe(Effect.ensuring(Effect.sync(() => (race.before = undefined))))
+      expect(refused.error).toBe("invalid_grant")
+      expect(refused.description).toContain("revoked")
+      expect(Option.getOrThrow(yield* tokens.findToken(rtHash)).rotatedAt).toBeNull()
+      expect(yield* errorOf(refresh(s, t0))).toBe("invalid_grant")
+    }).pipe(Effect.provide(RacingEnv)))
+
+  it.effect("no race: the same hook-wrapped store refreshes normally", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      const t1 = yield* refresh(s, t0)
+      expect(yield* opaqueLive(at_(t1))).toBe(true)
+    }).pipe(Effect.provide(RacingEnv)))
+})
+
 describe("OAuthProvider: introspection, revocation, userinfo", () => {
   it.effect("introspection shows only the caller's live tokens; refresh tokens have no token_type", () =>
     Effect.gen(function*() {
