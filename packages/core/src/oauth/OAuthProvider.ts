@@ -17,7 +17,7 @@
 import { Clock, DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { AccessTokenVerifier, type VerifiedAccessToken } from "../identity/AccessTokenVerifier.js"
 import { newSecret } from "../identity/Credential.js"
-import { type AccountRecord, AccountsRepo } from "../identity/Ports.js"
+import { AccountsRepo } from "../identity/Ports.js"
 import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
 import { type AccountId, AccountId as AccountIdSchema, IdKinds, SVC } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
@@ -33,6 +33,7 @@ import {
   OAuthGrantsRepo,
   type OAuthTokenRecord,
   OAuthTokensRepo,
+  type TokenAccount,
   type TokenFamilyRecord
 } from "./OAuthProviderPorts.js"
 import { OAuthClientCache } from "./OAuthClientCache.js"
@@ -112,7 +113,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
       Effect.map(isAccountId(accountId) ? accounts.findById(accountId) : Effect.succeed(Option.none()), (found) =>
         Option.filter(found, (a) => a.deletedAt === null))
 
-    const claimsFrom = (a: AccountRecord, scopes: ReadonlyArray<string>) =>
+    const claimsFrom = (a: TokenAccount, scopes: ReadonlyArray<string>) =>
       userClaims({
         accountId: a.accountId,
         email: a.email,
@@ -136,10 +137,11 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
      * id alone (sending a secret is refused). Every refusal is `invalid_client`.
      */
     const authenticateClient = Effect.fn("OAuthProvider.authenticateClient")(function*(presented: PresentedClient) {
-      const refuse = oauthError("invalid_client", "Client authentication failed.")
-      if (presented.clientId.length > 128) return yield* refuse
+      // Built only when refusing: constructing the error (schema check, stack) costs more than the rest.
+      const refuse = () => oauthError("invalid_client", "Client authentication failed.")
+      if (presented.clientId.length > 128) return yield* refuse()
       const found = yield* apps.find(presented.clientId)
-      if (Option.isNone(found)) return yield* refuse
+      if (Option.isNone(found)) return yield* refuse()
       const { app, secretHash } = found.value
       const secret = presented.secret === null ? "" : Redacted.value(presented.secret)
       if (app.clientType === "public") {
@@ -147,7 +149,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
         return app
       }
       if (secret === "" || secretHash === null) return yield* oauthError("invalid_client", "This client must authenticate with its secret.")
-      if (secret.length > 256 || !constantTimeEqual(yield* sha256Hex(secret), secretHash)) return yield* refuse
+      if (secret.length > 256 || !constantTimeEqual(yield* sha256Hex(secret), secretHash)) return yield* refuse()
       return app
     })
 
@@ -209,12 +211,16 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
       return code
     })
 
-    /** Issues an access token (and a refresh token and id_token when the scopes say so) in a family. */
-    const issueTokens = (args: {
+    /**
+     * Mints an access token (and a refresh token and id_token when the scopes say so) in a family:
+     * the response, and the records the caller stores with it (in the same transaction). Nothing
+     * is written here, so everything that can fail happens before any write.
+     */
+    const mintTokens = (args: {
       readonly client: OAuthApp
       /** The (live) account the tokens are for. */
-      readonly account: AccountRecord
-      readonly family: TokenFamilyRecord
+      readonly account: TokenAccount
+      readonly family: Pick<TokenFamilyRecord, "familyId" | "grantId" | "accountId" | "resource" | "authTime">
       readonly scopes: ReadonlyArray<string>
       /** The refresh token's scopes (those of the grant's original request). */
       readonly refreshScopes: ReadonlyArray<string>
@@ -225,6 +231,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
         const now = yield* Clock.currentTimeMillis
         const lifetime = accessTokenLifetime(scopes)
         const expiresAt = now + lifetime
+        const records: Array<OAuthTokenRecord> = []
         let accessToken: Redacted.Redacted<string>
         if (family.resource !== null) {
           const claims = {
@@ -244,7 +251,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
           accessToken = Redacted.make(yield* keys.sign(claims, { typ: ACCESS_TOKEN_TYP }))
         } else {
           accessToken = yield* opaque(ACCESS_TOKEN_PREFIX)
-          yield* tokens.insertToken({
+          records.push({
             tokenHash: yield* hashOf(accessToken),
             kind: "access",
             familyId: family.familyId,
@@ -256,12 +263,12 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
             expiresAt: DateTime.unsafeMake(expiresAt) as DateTime.Utc,
             revokedAt: null,
             rotatedAt: null
-          } satisfies OAuthTokenRecord)
+          })
         }
         let refreshToken = Option.none<Redacted.Redacted<string>>()
         if (issuesRefreshToken(args.refreshScopes)) {
           const rt = yield* opaque(REFRESH_TOKEN_PREFIX)
-          yield* tokens.insertToken({
+          records.push({
             tokenHash: yield* hashOf(rt),
             kind: "refresh",
             familyId: family.familyId,
@@ -289,14 +296,15 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
             ...(args.nonce === null ? {} : { nonce: args.nonce })
           }))
         }
-        return {
+        const response: TokenResponse = {
           accessToken,
           tokenType: "Bearer",
           expiresIn: Math.floor(lifetime / 1000),
           scope: formatScope(scopes),
           refreshToken,
           idToken
-        } satisfies TokenResponse
+        }
+        return { response, records: records as ReadonlyArray<OAuthTokenRecord> }
       })
 
     /** `grant_type=authorization_code` for an authenticated client. */
@@ -349,8 +357,10 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
           createdAt: now,
           revokedAt: null
         }
+        const minted = yield* mintTokens({ client, account: account.value, family, scopes: code.scopes, refreshScopes: code.scopes, nonce: code.nonce })
         yield* tokens.insertFamily(family)
-        return yield* issueTokens({ client, account: account.value, family, scopes: code.scopes, refreshScopes: code.scopes, nonce: code.nonce })
+        for (const record of minted.records) yield* tokens.insertToken(record)
+        return minted.response
       }))
     })
 
@@ -372,11 +382,15 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
         return yield* oauthError("invalid_grant", "The refresh token is not valid.")
       }
       const tokenHash = yield* sha256Hex(args.refreshToken)
-      const outcome: RefreshOutcome = yield* tx.withTransaction(Effect.gen(function*() {
-        const now = yield* DateTime.now
-        const found = yield* tokens.lockToken(tokenHash)
-        if (Option.isNone(found) || found.value.kind !== "refresh") return invalid("The refresh token is not valid.")
-        const rt = found.value
+      const now = yield* DateTime.now
+      // One read (the token, its family and account together), the checks, the new tokens minted
+      // and signed in memory, then one atomic write: rotate the old token and store the new ones,
+      // only if nobody rotated or revoked it meanwhile.
+      const outcome: RefreshOutcome = yield* Effect.gen(function*() {
+        const found = yield* tokens.findTokenContext(tokenHash)
+        if (Option.isNone(found) || found.value.token.kind !== "refresh") return invalid("The refresh token is not valid.")
+        const { account, family } = found.value
+        const rt = found.value.token
         if (rt.clientId !== client.clientId) return invalid("The refresh token was issued to another client.")
         if (rt.rotatedAt !== null) return { _tag: "Reused", familyId: rt.familyId } satisfies RefreshOutcome
         if (rt.revokedAt !== null) return invalid("The refresh token was revoked.")
@@ -384,19 +398,26 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
         if (requested !== undefined && !covers(rt.scopes, requested)) {
           return { _tag: "Refused", error: oauthError("invalid_scope", "scope exceeds the scopes originally granted.") } satisfies RefreshOutcome
         }
-        const family = yield* tokens.findFamily(rt.familyId)
         if (Option.isNone(family) || family.value.revokedAt !== null) return invalid("The refresh token was revoked.")
         if (args.resource !== undefined && args.resource !== family.value.resource) {
           return { _tag: "Refused", error: oauthError("invalid_target", "resource differs from the authorization request's.") } satisfies RefreshOutcome
         }
-        const account = yield* liveAccount(rt.accountId)
-        if (Option.isNone(account)) return invalid("The account no longer exists.")
-        yield* tokens.markRotated({ tokenHash, now })
+        const live = Option.filter(account, (a) => isAccountId(a.accountId) && a.deletedAt === null)
+        if (Option.isNone(live)) return invalid("The account no longer exists.")
         // The app's maximum scope set may have shrunk since: access tokens never exceed it.
         const scopes = catalogOrder((requested ?? rt.scopes).filter((s) => client.scopes.includes(s)))
-        const response = yield* issueTokens({ client, account: account.value, family: family.value, scopes, refreshScopes: rt.scopes, nonce: null })
-        return { _tag: "Issued", response } satisfies RefreshOutcome
-      }))
+        // The family's ids are its tokens' (a token is always issued with its family's grant and account).
+        const tokenFamily = { familyId: rt.familyId, grantId: rt.grantId, accountId: rt.accountId, resource: family.value.resource, authTime: family.value.authTime }
+        const minted = yield* mintTokens({ client, account: live.value, family: tokenFamily, scopes, refreshScopes: rt.scopes, nonce: null })
+        const rotated = yield* tokens.rotateRefreshToken({ tokenHash, now, issue: minted.records })
+        if (rotated === "Rotated") return { _tag: "Issued", response: minted.response } satisfies RefreshOutcome
+        // Someone got there first: a concurrent use of the same token (a reuse), or a revocation.
+        const again = yield* tokens.findTokenContext(tokenHash)
+        if (Option.isSome(again) && again.value.token.rotatedAt !== null) {
+          return { _tag: "Reused", familyId: again.value.token.familyId } satisfies RefreshOutcome
+        }
+        return invalid("The refresh token was revoked.")
+      })
       switch (outcome._tag) {
         case "Issued":
           return outcome.response
@@ -420,13 +441,15 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
     const liveOpaque = (token: string) =>
       Effect.gen(function*() {
         if (token.length === 0 || token.length > MAX_OPAQUE_TOKEN_LENGTH) return Option.none<OAuthTokenRecord>()
-        const found = yield* tokens.findToken(yield* sha256Hex(token))
+        // One lookup: the token with its account.
+        const found = yield* tokens.findTokenWithAccountState(yield* sha256Hex(token))
         if (Option.isNone(found)) return Option.none<OAuthTokenRecord>()
-        const t = found.value
+        const t = found.value.token
         const now = yield* DateTime.now
         if (t.revokedAt !== null || t.rotatedAt !== null || !DateTime.greaterThan(t.expiresAt, now)) return Option.none<OAuthTokenRecord>()
-        if (Option.isNone(yield* liveAccount(t.accountId))) return Option.none<OAuthTokenRecord>()
-        return found
+        const account = found.value.account
+        if (Option.isNone(account) || !isAccountId(t.accountId) || account.value.deletedAt !== null) return Option.none<OAuthTokenRecord>()
+        return Option.some(t)
       })
 
     /** RFC 7662: the caller's own live tokens are described; anything else is exactly `{active:false}`. */

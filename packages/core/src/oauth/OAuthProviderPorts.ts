@@ -5,6 +5,7 @@
  * them all in one transaction. Codes and tokens are stored as the SHA-256 of their value only.
  */
 import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { AccountRecord } from "../identity/Ports.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import type { OAuthApp, OAuthGrant } from "./OAuthSchema.js"
 
@@ -123,6 +124,29 @@ export type CodeConsumption =
   | { readonly _tag: "Replayed"; readonly code: AuthorizationCodeRecord }
   | { readonly _tag: "Unknown" }
 
+/** What the refresh grant (its checks, the id_token's claims) needs of a token's account. */
+export type TokenAccount = Pick<AccountRecord, "accountId" | "email" | "firstName" | "lastName" | "pictureUrl" | "deletedAt">
+
+/** What the refresh grant needs of a token's family. */
+export type TokenFamilyState = Pick<TokenFamilyRecord, "familyId" | "resource" | "authTime" | "revokedAt">
+
+/** A token with what a refresh depends on, read together: its family and its account (either may be gone). */
+export interface TokenContext {
+  readonly token: OAuthTokenRecord
+  readonly family: Option.Option<TokenFamilyState>
+  /** The token's account as stored (deleted accounts included: `deletedAt` says). */
+  readonly account: Option.Option<TokenAccount>
+}
+
+/** A token with whether its account is there and when it was deleted (introspection, userinfo). */
+export interface TokenWithAccountState {
+  readonly token: OAuthTokenRecord
+  readonly account: Option.Option<{ readonly deletedAt: DateTime.Utc | null }>
+}
+
+/** What a rotation found: `Rotated` wrote everything; otherwise nothing was written. */
+export type RotationResult = "Rotated" | "NotRotated"
+
 export class OAuthTokensRepo extends Context.Tag("core/OAuthTokensRepo")<OAuthTokensRepo, {
   readonly insertCode: (code: AuthorizationCodeRecord) => Effect.Effect<void>
   /** Marks the code consumed, atomically: of concurrent calls exactly one sees `Consumed`. */
@@ -134,6 +158,28 @@ export class OAuthTokensRepo extends Context.Tag("core/OAuthTokensRepo")<OAuthTo
   /** Like `findToken`, with the row locked until the surrounding transaction ends. */
   readonly lockToken: (tokenHash: string) => Effect.Effect<Option.Option<OAuthTokenRecord>>
   readonly markRotated: (args: { readonly tokenHash: string; readonly now: DateTime.Utc }) => Effect.Effect<void>
+  /**
+   * The token of `tokenHash` with its family and its account, in one lookup (the refresh grant's
+   * read); none when no such token is stored.
+   */
+  readonly findTokenContext: (tokenHash: string) => Effect.Effect<Option.Option<TokenContext>>
+  /**
+   * The token of `tokenHash` with its account's state, in one lookup (introspection and userinfo:
+   * a deleted account's tokens are dead); none when no such token is stored.
+   */
+  readonly findTokenWithAccountState: (tokenHash: string) => Effect.Effect<Option.Option<TokenWithAccountState>>
+  /**
+   * One refresh-token rotation, atomically: when the refresh token `tokenHash` is still neither
+   * rotated nor revoked and its family is not revoked, marks it rotated at `now` and stores
+   * `issue` (the new tokens) — `Rotated`. Otherwise (a concurrent rotation or revocation got there
+   * first, or the token is unknown) nothing is written — `NotRotated`. Of concurrent rotations of
+   * one token exactly one is `Rotated`.
+   */
+  readonly rotateRefreshToken: (args: {
+    readonly tokenHash: string
+    readonly now: DateTime.Utc
+    readonly issue: ReadonlyArray<OAuthTokenRecord>
+  }) => Effect.Effect<RotationResult>
   /** Revokes one token (a repeat keeps the first time). */
   readonly revokeToken: (args: { readonly tokenHash: string; readonly now: DateTime.Utc }) => Effect.Effect<void>
   /** Revokes the family and every token of it. */

@@ -23,7 +23,7 @@ import {
   sha256Hex,
   type TokenResponse
 } from "@switchboard/core"
-import { accountFixture, TestServerSecret } from "@switchboard/testkit"
+import { accountFixture, MemoryState, TestServerSecret } from "@switchboard/testkit"
 import { Context, DateTime, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import * as jose from "jose"
 import { StoreMemory, T0 } from "./TestEnv.js"
@@ -304,6 +304,37 @@ describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
       yield* refresh(s, otherFamily)
     }).pipe(Effect.provide(Env)))
 
+  it.effect("concurrent refreshes with one token: exactly one is issued; the other is a reuse and takes the family, the winner's tokens too", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      const outcomes = yield* Effect.all([refresh(s, t0), refresh(s, t0), refresh(s, t0)].map(Effect.either), { concurrency: "unbounded" })
+      const issued = outcomes.filter((o) => o._tag === "Right").map((o) => o.right)
+      expect(issued).toHaveLength(1)
+      for (const o of outcomes) if (o._tag === "Left") expect(o.left.error).toBe("invalid_grant")
+      const winner = issued[0]!
+      // The leak was detected: the winner's access and refresh tokens are dead.
+      expect(yield* opaqueLive(at_(winner))).toBe(false)
+      expect(yield* introspect(s, at_(winner))).toEqual({ active: false })
+      expect(yield* errorOf(refresh(s, winner))).toBe("invalid_grant")
+    }).pipe(Effect.provide(Env)))
+
+  it.effect("a deleted account's tokens: introspection inactive, refresh refused, userinfo invalid_token (seen at once)", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      expect(yield* introspect(s, at_(t0))).toMatchObject({ active: true })
+      const accounts = (yield* MemoryState).table<string, typeof s.user>("accounts")
+      accounts.set(s.user.accountId, { ...s.user, deletedAt: at(T0 + 1) })
+      expect(yield* introspect(s, at_(t0))).toEqual({ active: false })
+      expect(yield* introspect(s, Redacted.value(Option.getOrThrow(t0.refreshToken)))).toEqual({ active: false })
+      expect(yield* errorOf(refresh(s, t0))).toBe("invalid_grant")
+      expect(yield* errorOf((yield* OAuthProvider).userInfo(at_(t0)))).toBe("invalid_token")
+      // Nothing was rotated by the refused refresh: the account coming back makes it work again.
+      accounts.set(s.user.accountId, s.user)
+      expect((yield* refresh(s, t0)).scope).toBe("openid offline_access")
+    }).pipe(Effect.provide(Env)))
+
   it.effect("refresh scope: widening is invalid_scope (the token stays usable); narrowing recomputes the lifetime", () =>
     Effect.gen(function*() {
       const s = yield* setup()
@@ -338,6 +369,66 @@ describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
       yield* TestClock.adjust("1 hour")
       expect(yield* Effect.flip((yield* AccessTokenVerifier).verify(Redacted.make(at_(jwt))))).toMatchObject({ reason: "expired" })
     }).pipe(Effect.provide(Env)))
+})
+
+/**
+ * The memory store with one hook: `race.before` runs just before a refresh's rotation write, as
+ * another request would between the refresh's read and its write.
+ */
+const race: { before: ((repo: OAuthTokensRepo["Type"], tokenHash: string) => Effect.Effect<void>) | undefined } = { before: undefined }
+const RacingTokens = Layer.effect(
+  OAuthTokensRepo,
+  Effect.map(OAuthTokensRepo, (repo) =>
+    OAuthTokensRepo.of({
+      ...repo,
+      rotateRefreshToken: (args) =>
+        Effect.zipRight(race.before === undefined ? Effect.void : race.before(repo, args.tokenHash), repo.rotateRefreshToken(args))
+    }))
+)
+const RacingEnv = OAuthProviderCore.pipe(
+  Layer.provideMerge(Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default)),
+  Layer.provideMerge(RacingTokens.pipe(
+    Layer.provideMerge(Layer.mergeAll(StoreMemory, SecretsLive, TestServerSecret, CredentialRevocationsInProcess))
+  ))
+)
+
+describe("OAuthProvider: refresh racing another request between its read and its write", () => {
+  it.effect("another use of the same token wins: this one is refused as a reuse and the family dies", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      const sibling = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      race.before = (repo, tokenHash) => repo.markRotated({ tokenHash, now: at(T0) })
+      const refused = yield* Effect.flip(refresh(s, t0)).pipe(Effect.ensuring(Effect.sync(() => (race.before = undefined))))
+      expect(refused.error).toBe("invalid_grant")
+      expect(refused.description).toContain("already used")
+      // The family is revoked: its first access token is dead; the grant's other family lives.
+      expect(yield* opaqueLive(at_(t0))).toBe(false)
+      expect(yield* opaqueLive(at_(sibling))).toBe(true)
+    }).pipe(Effect.provide(RacingEnv)))
+
+  it.effect("a revocation of the family wins: refused as revoked, the token left unrotated", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      const tokens = yield* OAuthTokensRepo
+      const rtHash = yield* sha256Hex(Redacted.value(Option.getOrThrow(t0.refreshToken)))
+      const familyId = Option.getOrThrow(yield* tokens.findToken(rtHash)).familyId
+      race.before = (repo) => repo.revokeFamily({ familyId, now: at(T0) })
+      const refused = yield* Effect.flip(refresh(s, t0)).pipe(Effect.ensuring(Effect.sync(() => (race.before = undefined))))
+      expect(refused.error).toBe("invalid_grant")
+      expect(refused.description).toContain("revoked")
+      expect(Option.getOrThrow(yield* tokens.findToken(rtHash)).rotatedAt).toBeNull()
+      expect(yield* errorOf(refresh(s, t0))).toBe("invalid_grant")
+    }).pipe(Effect.provide(RacingEnv)))
+
+  it.effect("no race: the same hook-wrapped store refreshes normally", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
+      const t1 = yield* refresh(s, t0)
+      expect(yield* opaqueLive(at_(t1))).toBe(true)
+    }).pipe(Effect.provide(RacingEnv)))
 })
 
 describe("OAuthProvider: introspection, revocation, userinfo", () => {

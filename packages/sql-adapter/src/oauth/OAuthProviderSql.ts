@@ -18,7 +18,10 @@ import {
   OAuthGrantsRepo,
   type OAuthTokenRecord,
   OAuthTokensRepo,
-  type TokenFamilyRecord
+  type RotationResult,
+  type TokenContext,
+  type TokenFamilyRecord,
+  type TokenWithAccountState
 } from "@switchboard/core"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
@@ -267,6 +270,115 @@ const TokensRepoSql = Layer.effect(
     const fCols = sql.literal(familyCols)
     const tCols = sql.literal(tokenCols)
 
+    // The hot reads select only what their callers use: every column costs (PGlite especially).
+    const tokenWithAccount = decoder(Schema.Struct({ ...TokenRow.fields, accountFound: Schema.Boolean, accountDeletedAt: DbTimeOrNull }))
+    const tokenContext = decoder(Schema.Struct({
+      ...TokenRow.fields,
+      familyFound: Schema.Boolean,
+      familyResource: Schema.NullOr(Schema.String),
+      familyAuthTime: DbTimeOrNull,
+      familyRevokedAt: DbTimeOrNull,
+      accountFound: Schema.Boolean,
+      accountEmail: Schema.NullOr(Schema.String),
+      accountFirstName: Schema.NullOr(Schema.String),
+      accountLastName: Schema.NullOr(Schema.String),
+      accountPictureUrl: Schema.NullOr(Schema.String),
+      accountDeletedAt: DbTimeOrNull
+    }))
+    const tokenOf = (r: typeof TokenRow.Type): OAuthTokenRecord => ({
+      tokenHash: r.tokenHash,
+      kind: r.kind,
+      familyId: r.familyId,
+      grantId: r.grantId,
+      clientId: r.clientId,
+      accountId: r.accountId,
+      scopes: r.scopes,
+      createdAt: r.createdAt,
+      expiresAt: r.expiresAt,
+      revokedAt: r.revokedAt,
+      rotatedAt: r.rotatedAt
+    })
+    const tJoinCols = sql.literal(prefixed("t", tokenCols))
+
+    const findTokenWithAccountState = (tokenHash: string): Effect.Effect<Option.Option<TokenWithAccountState>> =>
+      tokenWithAccount(sql`
+        select ${tJoinCols}, a.account_id is not null as account_found, a.deleted_at as account_deleted_at
+        from oauth_tokens t left join accounts a on a.account_id = t.account_id
+        where t.token_hash = ${tokenHash}`).pipe(
+        Effect.map((rows) =>
+          Option.map(first(rows), (r): TokenWithAccountState => ({
+            token: tokenOf(r),
+            account: r.accountFound ? Option.some({ deletedAt: r.accountDeletedAt }) : Option.none()
+          }))
+        )
+      )
+
+    const findTokenContext = (tokenHash: string): Effect.Effect<Option.Option<TokenContext>> =>
+      // One statement: the token by its hash, its family and its account by primary key.
+      tokenContext(sql`
+        select ${tJoinCols},
+          f.family_id is not null as family_found, f.resource as family_resource, f.auth_time as family_auth_time,
+          f.revoked_at as family_revoked_at,
+          a.account_id is not null as account_found, a.email as account_email, a.first_name as account_first_name,
+          a.last_name as account_last_name, a.picture_url as account_picture_url, a.deleted_at as account_deleted_at
+        from oauth_tokens t
+        left join oauth_families f on f.family_id = t.family_id
+        left join accounts a on a.account_id = t.account_id
+        where t.token_hash = ${tokenHash}`).pipe(
+        Effect.map((rows) =>
+          Option.map(first(rows), (r): TokenContext => ({
+            token: tokenOf(r),
+            family: r.familyFound && r.familyAuthTime !== null
+              ? Option.some({ familyId: r.familyId, resource: r.familyResource, authTime: r.familyAuthTime, revokedAt: r.familyRevokedAt })
+              : Option.none(),
+            account: r.accountFound && r.accountEmail !== null
+              ? Option.some({
+                accountId: r.accountId,
+                email: r.accountEmail,
+                firstName: r.accountFirstName,
+                lastName: r.accountLastName,
+                pictureUrl: r.accountPictureUrl,
+                deletedAt: r.accountDeletedAt
+              })
+              : Option.none()
+          }))
+        )
+      )
+
+    const tokenValues = (t: OAuthTokenRecord) =>
+      sql`(${t.tokenHash}, ${t.kind}, ${t.familyId}, ${t.grantId}, ${t.clientId}, ${t.accountId}, ${json(t.scopes)}::jsonb,
+        ${toDate(t.createdAt)}::timestamptz, ${toDate(t.expiresAt)}::timestamptz,
+        ${toDateOrNull(t.revokedAt)}::timestamptz, ${toDateOrNull(t.rotatedAt)}::timestamptz)`
+
+    const rotateRefreshToken = (args: {
+      readonly tokenHash: string
+      readonly now: DateTime.Utc
+      readonly issue: ReadonlyArray<OAuthTokenRecord>
+    }): Effect.Effect<RotationResult> =>
+      // One statement (so one transaction): the conditional update decides, the insert only
+      // follows it. A concurrent rotation holds the row: this one waits, re-checks
+      // `rotated_at is null`, finds it set and writes nothing.
+      orDie(
+        args.issue.length === 0
+          ? sql<{ tokenHash: string }>`
+            update oauth_tokens t set rotated_at = ${toDate(args.now)}
+            where t.token_hash = ${args.tokenHash} and t.kind = 'refresh' and t.rotated_at is null and t.revoked_at is null
+              and exists (select 1 from oauth_families f where f.family_id = t.family_id and f.revoked_at is null)
+            returning t.token_hash`
+          : sql<{ tokenHash: string }>`
+            with rotated as (
+              update oauth_tokens t set rotated_at = ${toDate(args.now)}
+              where t.token_hash = ${args.tokenHash} and t.kind = 'refresh' and t.rotated_at is null and t.revoked_at is null
+                and exists (select 1 from oauth_families f where f.family_id = t.family_id and f.revoked_at is null)
+              returning t.token_hash
+            ), issued as (
+              insert into oauth_tokens (${sql.literal(tokenCols)})
+              select v.* from (values ${sql.join(", ", false)(args.issue.map(tokenValues))}) as v
+              where exists (select 1 from rotated)
+            )
+            select token_hash from rotated`
+      ).pipe(Effect.map((rows): RotationResult => rows.length > 0 ? "Rotated" : "NotRotated"))
+
     const revokeFamily = ({ familyId, now }: { readonly familyId: string; readonly now: DateTime.Utc }) =>
       sql.withTransaction(Effect.gen(function*() {
         const at = toDate(now)
@@ -333,6 +445,9 @@ const TokensRepoSql = Layer.effect(
       findToken: (tokenHash) => tokens(sql`select ${tCols} from oauth_tokens where token_hash = ${tokenHash}`).pipe(Effect.map(first)),
       lockToken: (tokenHash) =>
         tokens(sql`select ${tCols} from oauth_tokens where token_hash = ${tokenHash} for update`).pipe(Effect.map(first)),
+      findTokenContext,
+      findTokenWithAccountState,
+      rotateRefreshToken,
       markRotated: ({ now, tokenHash }) =>
         orDie(sql`update oauth_tokens set rotated_at = ${toDate(now)} where token_hash = ${tokenHash} and rotated_at is null`).pipe(
           Effect.asVoid

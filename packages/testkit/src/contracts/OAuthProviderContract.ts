@@ -2,7 +2,8 @@
  * The OAuthProvider feature's part of the repository contract suite (called inside
  * `repositoryContract`): apps, grants (one live grant per account and app, consent as a union,
  * revocation of everything under a grant), single-use codes under concurrency, token families and
- * tokens, and the sweep of expired rows.
+ * tokens, a token read with its family and account, refresh rotation (atomic, conditional, one
+ * winner under concurrency), and the sweep of expired rows.
  */
 import type { Vitest } from "@effect/vitest"
 import {
@@ -226,6 +227,132 @@ export const oAuthProviderContract = (it: Vitest.MethodsNonLive<StorePorts, true
       expect(Option.getOrThrow(yield* tokens.findFamily(family.familyId)).revokedAt).toEqual(at(T0 + 5))
       // The pending code is spent: presenting it is a replay.
       expect((yield* tokens.consumeCode({ codeHash: code.codeHash, now: at(T0 + 7) }))._tag).toBe("Replayed")
+    }))
+
+  it.effect("oauth token context: the token with its family and account (or its account's state), equal to reading each alone; gone parts are none", () =>
+    Effect.gen(function*() {
+      const grants = yield* OAuthGrantsRepo
+      const tokens = yield* OAuthTokensRepo
+      const accounts = yield* AccountsRepo
+      const { app, user } = yield* setup
+      const grant = yield* grants.upsertLive({ grantId: grantId(T0), accountId: user.accountId, clientId: app.clientId, scopes: ["openid"], now: at(T0) })
+      const ids = { grantId: grant.grantId, clientId: app.clientId, accountId: user.accountId }
+      const family = { ...familyFixture(ids), resource: null }
+      yield* tokens.insertFamily(family)
+      const access = tokenFixture(family, "access")
+      const refresh = { ...tokenFixture(family, "refresh"), revokedAt: at(T0 + 1), rotatedAt: at(T0 + 2) }
+      for (const t of [access, refresh]) yield* tokens.insertToken(t)
+      for (const t of [access, refresh]) {
+        const context = Option.getOrThrow(yield* tokens.findTokenContext(t.tokenHash))
+        // The joined read is exactly the three reads one at a time (the parts its callers use).
+        expect(context.token).toEqual(Option.getOrThrow(yield* tokens.findToken(t.tokenHash)))
+        expect(context.token).toEqual(t)
+        const f = Option.getOrThrow(yield* tokens.findFamily(family.familyId))
+        expect(Option.getOrThrow(context.family)).toEqual({ familyId: f.familyId, resource: f.resource, authTime: f.authTime, revokedAt: f.revokedAt })
+        const a = Option.getOrThrow(yield* accounts.findById(user.accountId))
+        expect(Option.getOrThrow(context.account)).toEqual({
+          accountId: a.accountId,
+          email: a.email,
+          firstName: a.firstName,
+          lastName: a.lastName,
+          pictureUrl: a.pictureUrl,
+          deletedAt: a.deletedAt
+        })
+        const state = Option.getOrThrow(yield* tokens.findTokenWithAccountState(t.tokenHash))
+        expect(state.token).toEqual(t)
+        expect(Option.getOrThrow(state.account)).toEqual({ deletedAt: null })
+      }
+      expect(Option.isNone(yield* tokens.findTokenContext(hex()))).toBe(true)
+      expect(Option.isNone(yield* tokens.findTokenWithAccountState(hex()))).toBe(true)
+      // A revoked family shows as revoked.
+      yield* tokens.revokeFamily({ familyId: family.familyId, now: at(T0 + 9) })
+      expect(Option.getOrThrow(Option.getOrThrow(yield* tokens.findTokenContext(access.tokenHash)).family).revokedAt).toEqual(at(T0 + 9))
+      // A token whose account row is not there: the token, no account.
+      const stranger = accountFixture()
+      const orphanFamily = familyFixture({ ...ids, accountId: stranger.accountId })
+      yield* tokens.insertFamily(orphanFamily)
+      const orphan = tokenFixture(orphanFamily, "access")
+      yield* tokens.insertToken(orphan)
+      const context = Option.getOrThrow(yield* tokens.findTokenContext(orphan.tokenHash))
+      expect(context.token).toEqual(orphan)
+      expect(Option.isNone(context.account)).toBe(true)
+      expect(Option.getOrThrow(context.family).familyId).toBe(orphanFamily.familyId)
+      const state = Option.getOrThrow(yield* tokens.findTokenWithAccountState(orphan.tokenHash))
+      expect(state.token).toEqual(orphan)
+      expect(Option.isNone(state.account)).toBe(true)
+      // A deleted account: there, with its deletion time.
+      const gone = accountFixture({ deletedAt: at(T0 + 20) })
+      yield* accounts.insert(gone)
+      const goneFamily = familyFixture({ ...ids, accountId: gone.accountId })
+      yield* tokens.insertFamily(goneFamily)
+      const goneToken = tokenFixture(goneFamily, "refresh")
+      yield* tokens.insertToken(goneToken)
+      expect(Option.getOrThrow(Option.getOrThrow(yield* tokens.findTokenContext(goneToken.tokenHash)).account).deletedAt).toEqual(at(T0 + 20))
+      expect(Option.getOrThrow(Option.getOrThrow(yield* tokens.findTokenWithAccountState(goneToken.tokenHash)).account)).toEqual({ deletedAt: at(T0 + 20) })
+    }))
+
+  it.effect("oauth refresh rotation: atomic and conditional; of concurrent rotations exactly one writes; revoked or rotated tokens and revoked families write nothing", () =>
+    Effect.gen(function*() {
+      const grants = yield* OAuthGrantsRepo
+      const tokens = yield* OAuthTokensRepo
+      const { app, user } = yield* setup
+      const grant = yield* grants.upsertLive({ grantId: grantId(T0), accountId: user.accountId, clientId: app.clientId, scopes: ["openid"], now: at(T0) })
+      const ids = { grantId: grant.grantId, clientId: app.clientId, accountId: user.accountId }
+      const family = { ...familyFixture(ids), resource: null }
+      yield* tokens.insertFamily(family)
+      const refresh = tokenFixture(family, "refresh")
+      yield* tokens.insertToken(refresh)
+
+      // Concurrent rotations of one token, each with its own new tokens: one wins, the others store nothing.
+      const attempts = Array.from({ length: 4 }, () => [tokenFixture(family, "access"), tokenFixture(family, "refresh")] as const)
+      const results = yield* Effect.all(
+        attempts.map((issue) => tokens.rotateRefreshToken({ tokenHash: refresh.tokenHash, now: at(T0 + 10), issue })),
+        { concurrency: "unbounded" }
+      )
+      expect(results.filter((r) => r === "Rotated")).toHaveLength(1)
+      const winner = attempts[results.indexOf("Rotated")]!
+      for (const issued of winner) expect(Option.getOrThrow(yield* tokens.findToken(issued.tokenHash))).toEqual(issued)
+      for (const [i, issue] of attempts.entries()) {
+        if (results[i] === "Rotated") continue
+        for (const issued of issue) expect(Option.isNone(yield* tokens.findToken(issued.tokenHash))).toBe(true)
+      }
+      expect(Option.getOrThrow(yield* tokens.findToken(refresh.tokenHash)).rotatedAt).toEqual(at(T0 + 10))
+
+      // Rotated already: nothing more.
+      const late = tokenFixture(family, "refresh")
+      expect(yield* tokens.rotateRefreshToken({ tokenHash: refresh.tokenHash, now: at(T0 + 11), issue: [late] })).toBe("NotRotated")
+      expect(Option.isNone(yield* tokens.findToken(late.tokenHash))).toBe(true)
+      expect(Option.getOrThrow(yield* tokens.findToken(refresh.tokenHash)).rotatedAt).toEqual(at(T0 + 10))
+
+      // The new refresh token rotates in turn; an access token never does; unknown tokens do not.
+      const next = winner[1]
+      const third = tokenFixture(family, "refresh")
+      expect(yield* tokens.rotateRefreshToken({ tokenHash: next.tokenHash, now: at(T0 + 12), issue: [third] })).toBe("Rotated")
+      expect(yield* tokens.rotateRefreshToken({ tokenHash: winner[0].tokenHash, now: at(T0 + 12), issue: [tokenFixture(family, "refresh")] }))
+        .toBe("NotRotated")
+      expect(Option.getOrThrow(yield* tokens.findToken(winner[0].tokenHash)).rotatedAt).toBeNull()
+      expect(yield* tokens.rotateRefreshToken({ tokenHash: hex(), now: at(T0 + 12), issue: [] })).toBe("NotRotated")
+
+      // A revoked token, or a live token of a revoked family: nothing written.
+      const revoked = { ...tokenFixture(family, "refresh"), revokedAt: at(T0 + 5) }
+      yield* tokens.insertToken(revoked)
+      const blocked = tokenFixture(family, "refresh")
+      expect(yield* tokens.rotateRefreshToken({ tokenHash: revoked.tokenHash, now: at(T0 + 13), issue: [blocked] })).toBe("NotRotated")
+      expect(Option.isNone(yield* tokens.findToken(blocked.tokenHash))).toBe(true)
+      expect(Option.getOrThrow(yield* tokens.findToken(revoked.tokenHash)).rotatedAt).toBeNull()
+
+      const withdrawn = { ...familyFixture(ids), resource: null }
+      yield* tokens.insertFamily(withdrawn)
+      const inWithdrawn = tokenFixture(withdrawn, "refresh")
+      yield* tokens.insertToken(inWithdrawn)
+      yield* tokens.revokeFamily({ familyId: withdrawn.familyId, now: at(T0 + 14) })
+      // The family is revoked but the token row is left live (as a revocation racing the rotation would):
+      const liveRow = { ...tokenFixture(withdrawn, "refresh") }
+      yield* tokens.insertToken(liveRow)
+      const blocked2 = tokenFixture(withdrawn, "access")
+      expect(yield* tokens.rotateRefreshToken({ tokenHash: liveRow.tokenHash, now: at(T0 + 15), issue: [blocked2] })).toBe("NotRotated")
+      expect(Option.isNone(yield* tokens.findToken(blocked2.tokenHash))).toBe(true)
+      expect(Option.getOrThrow(yield* tokens.findToken(liveRow.tokenHash)).rotatedAt).toBeNull()
     }))
 
   it.effect("oauth sweep: deletes codes and tokens expired before the cutoff and families left empty, nothing else", () =>

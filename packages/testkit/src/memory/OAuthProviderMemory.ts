@@ -5,6 +5,7 @@
  * are atomic, as in the SQL layer.
  */
 import {
+  type AccountRecord,
   type AuthorizationCodeRecord,
   catalogOrder,
   type OAuthApp,
@@ -14,6 +15,8 @@ import {
   type OAuthTokenRecord,
   OAuthTokensRepo,
   type StoredOAuthApp,
+  type TokenContext,
+  type TokenWithAccountState,
   type TokenFamilyRecord
 } from "@switchboard/core"
 import { DateTime, Effect, Layer, Option } from "effect"
@@ -34,6 +37,8 @@ const make = Effect.gen(function*() {
   const codes = state.table<string, AuthorizationCodeRecord>("oauth_codes")
   const families = state.table<string, TokenFamilyRecord>("oauth_families")
   const tokens = state.table<string, OAuthTokenRecord>("oauth_tokens")
+  // The identity slice's table (IdentityMemory.ts): the token context joins it, as SQL does.
+  const accounts = state.table<string, AccountRecord>("accounts")
 
   const liveApp = (clientId: string) => {
     const row = apps.get(clientId)
@@ -130,6 +135,48 @@ const make = Effect.gen(function*() {
     insertToken: (token) => Effect.sync(() => void tokens.set(token.tokenHash, token)),
     findToken: (tokenHash) => Effect.sync(() => Option.fromNullable(tokens.get(tokenHash))),
     lockToken: (tokenHash) => Effect.sync(() => Option.fromNullable(tokens.get(tokenHash))),
+    findTokenContext: (tokenHash) =>
+      Effect.sync(() => {
+        const token = tokens.get(tokenHash)
+        if (token === undefined) return Option.none<TokenContext>()
+        const family = families.get(token.familyId)
+        const account = accounts.get(token.accountId)
+        return Option.some<TokenContext>({
+          token,
+          family: family === undefined
+            ? Option.none()
+            : Option.some({ familyId: family.familyId, resource: family.resource, authTime: family.authTime, revokedAt: family.revokedAt }),
+          account: account === undefined ? Option.none() : Option.some({
+            accountId: account.accountId,
+            email: account.email,
+            firstName: account.firstName,
+            lastName: account.lastName,
+            pictureUrl: account.pictureUrl,
+            deletedAt: account.deletedAt
+          })
+        })
+      }),
+    findTokenWithAccountState: (tokenHash) =>
+      Effect.sync(() => {
+        const token = tokens.get(tokenHash)
+        if (token === undefined) return Option.none<TokenWithAccountState>()
+        const account = accounts.get(token.accountId)
+        return Option.some<TokenWithAccountState>({
+          token,
+          account: account === undefined ? Option.none() : Option.some({ deletedAt: account.deletedAt })
+        })
+      }),
+    rotateRefreshToken: ({ issue, now, tokenHash }) =>
+      Effect.sync(() => {
+        const t = tokens.get(tokenHash)
+        const family = t === undefined ? undefined : families.get(t.familyId)
+        if (t === undefined || t.kind !== "refresh" || t.rotatedAt !== null || t.revokedAt !== null || family === undefined || family.revokedAt !== null) {
+          return "NotRotated" as const
+        }
+        tokens.set(tokenHash, { ...t, rotatedAt: now })
+        for (const issued of issue) tokens.set(issued.tokenHash, issued)
+        return "Rotated" as const
+      }),
     markRotated: ({ now, tokenHash }) =>
       Effect.sync(() => {
         const t = tokens.get(tokenHash)
