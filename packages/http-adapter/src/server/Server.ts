@@ -4,7 +4,8 @@
  * on SIGINT/SIGTERM it stops accepting, lets in-flight requests finish (up to a grace period), then
  * closes the server and the database.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+// The module, not the package index (which loads undici, cluster, … at start).
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { bootstrapIfEmpty, CredentialCachePolicy, IdentityLimits, Ids, SecretsLive, SwitchboardCore } from "@switchboard/core"
 import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
 import { Deferred, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
