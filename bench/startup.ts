@@ -143,8 +143,7 @@ const baseline = async () => {
 
 const scratchDatabase = async () => {
   const name = `sb_bench_startup_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6)}`
-  const admin = new Pg.Client({ connectionString: process.env.DATABASE_URL })
-  await admin.connect()
+  const admin = new Pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 1 })
   await admin.query(`CREATE DATABASE ${name}`)
   await admin.end()
   const url = new URL(process.env.DATABASE_URL!)
@@ -152,8 +151,7 @@ const scratchDatabase = async () => {
   return {
     url: url.toString(),
     drop: async () => {
-      const c = new Pg.Client({ connectionString: process.env.DATABASE_URL })
-      await c.connect()
+      const c = new Pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 1 })
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
       await c.end()
     }

@@ -2,7 +2,13 @@
 // `npm ci && npm start` needs no build step: the CLI's TypeScript is compiled on first use into a
 // cached bundle (bundle.js), rebuilt whenever a source changes; without one, tsx runs the sources.
 import { pathToFileURL } from "node:url"
-import { cliBundle, cliSource } from "./bundle.js"
+import { cacheDir, cliBundle, cliSource } from "./bundle.js"
+
+// The server keeps the embedded database's template there too (SWITCHBOARD_CACHE_DIR).
+if (!process.env.SWITCHBOARD_CACHE_DIR) {
+  const dir = cacheDir()
+  if (dir !== undefined) process.env.SWITCHBOARD_CACHE_DIR = dir
+}
 
 const bundle = await cliBundle()
 if (bundle !== undefined) {

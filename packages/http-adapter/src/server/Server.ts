@@ -45,7 +45,13 @@ export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
         statementTimeoutMs: config.databaseStatementTimeoutMs,
         connectTimeoutMs: config.databaseConnectTimeoutMs
       }),
-    onNone: () => DatabaseConfig.Pglite({ dataDir: join(config.dataDir, "pglite") })
+    onNone: () =>
+      DatabaseConfig.Pglite({
+        dataDir: join(config.dataDir, "pglite"),
+        // A new data directory is a copy of the cluster template made once per installation.
+        templateDir: Option.getOrUndefined(config.cacheDir),
+        sharedBuffersMb: config.pgliteSharedBuffersMb
+      })
   })
 
 /**
