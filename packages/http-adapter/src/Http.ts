@@ -64,8 +64,12 @@ export const routeTable: RouteTable = (() => {
 const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
-    const openapi = JSON.stringify(openApiDocument(config.apiUrl))
-    yield* router.get("/openapi.json", Effect.succeed(HttpServerResponse.text(openapi, { contentType: "application/json" })))
+    // Made on its first request, not at start (it walks every schema of the API), then kept.
+    let openapi: string | undefined
+    yield* router.get("/openapi.json", Effect.sync(() => {
+      openapi ??= JSON.stringify(openApiDocument(config.apiUrl))
+      return HttpServerResponse.text(openapi, { contentType: "application/json" })
+    }))
     yield* router.get("/problems", Effect.sync(catalogResponse))
     yield* router.get("/problems/:slug", Effect.flatMap(HttpRouter.params, ({ slug }) => {
       const page = problemPageResponse(slug ?? "")

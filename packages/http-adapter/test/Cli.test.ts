@@ -7,6 +7,7 @@ import { request } from "node:http"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { pgliteTemplatePath } from "@switchboard/sql-adapter"
 import { bootstrapOf, cliEnv, runCli as runIn, startServer, stopServer } from "./CliProcess.js"
 
 const dataDir = mkdtempSync(join(tmpdir(), "switchboard-cli-"))
@@ -53,6 +54,29 @@ describe("switchboard serve / admin", { timeout: 180_000 }, () => {
     const names = ((await list.json()) as { serviceKeys: Array<{ name: string }> }).serviceKeys.map((k) => k.name)
     expect(names).toEqual(["from cli test", "bootstrap"])
     expect(await stopServer(s, "SIGINT")).toBe(0)
+  })
+
+  it("a first start on another new data directory (a copy of the cluster template) bootstraps its own account, once", async () => {
+    const other = mkdtempSync(join(tmpdir(), "switchboard-cli-"))
+    try {
+      const s = await startServer(cliEnv(other, { PORT: undefined, TLS_PORT: "0" }))
+      const boot = bootstrapOf(s.output())
+      expect(boot).toBeDefined()
+      expect(s.output().split("\n").filter((l) => l.startsWith("{\"bootstrap\"")).length).toBe(1)
+      expect(boot!.serviceKey).not.toBe(serviceKey)
+      expect((await account(s.baseUrl, boot!.serviceKey!)).status).toBe(200)
+      // Its own database: the first data directory's key is unknown here.
+      expect((await account(s.baseUrl, serviceKey)).status).toBe(401)
+      expect(await stopServer(s)).toBe(0)
+      const cache = process.env.SWITCHBOARD_CACHE_DIR ?? join(import.meta.dirname, "..", "..", "..", "node_modules", ".cache", "switchboard")
+      expect(existsSync(join(pgliteTemplatePath(cache), "PG_VERSION"))).toBe(true)
+      const again = await startServer(cliEnv(other, { PORT: undefined, TLS_PORT: "0" }))
+      expect(bootstrapOf(again.output())).toBeUndefined()
+      expect((await account(again.baseUrl, boot!.serviceKey!)).status).toBe(200)
+      expect(await stopServer(again)).toBe(0)
+    } finally {
+      rmSync(other, { recursive: true, force: true })
+    }
   })
 
   it("finishes an in-flight request after SIGTERM before closing the database", async () => {

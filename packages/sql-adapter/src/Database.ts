@@ -16,6 +16,7 @@ import { takeDataDirLock } from "./DataDirLock.js"
 import Pg from "pg"
 import { Migrations } from "./Migrations.js"
 import { PgliteClientLayer, pgliteParsers } from "./PgliteClient.js"
+import { initPgliteDataDir, needsInit } from "./PgliteInit.js"
 
 export type DatabaseConfig = Data.TaggedEnum<{
   /**
@@ -29,8 +30,14 @@ export type DatabaseConfig = Data.TaggedEnum<{
     readonly statementTimeoutMs?: number
     readonly connectTimeoutMs?: number
   }
-  /** The embedded PGlite; `dataDir` undefined keeps it in memory (tests). Always one connection. */
-  Pglite: { readonly dataDir: string | undefined }
+  /**
+   * The embedded PGlite; `dataDir` undefined keeps it in memory (tests). Always one connection.
+   * A new data directory is made from the cluster template in `templateDir` when there is one,
+   * else by initdb in a child process, then saved there as the template (PgliteInit.ts).
+   * `sharedBuffersMb`: PostgreSQL's `shared_buffers` (PGlite's default, 128 MB, is all resident
+   * once the server has started: PostgreSQL initialises its buffer pool).
+   */
+  Pglite: { readonly dataDir: string | undefined; readonly templateDir?: string | undefined; readonly sharedBuffersMb?: number | undefined }
 }>
 export const DatabaseConfig = Data.taggedEnum<DatabaseConfig>()
 
@@ -47,7 +54,7 @@ const clientOptions = {
  * Opens PGlite (in `dataDir`, or in memory) for the life of the scope. A data directory is locked
  * first (DataDirLock.ts): a second process fails with a clear message and opens nothing.
  */
-export const openPglite = (dataDir: string | undefined) =>
+export const openPglite = (dataDir: string | undefined, options: PgliteOpenOptions = {}) =>
   Effect.zipRight(
     dataDir === undefined
       ? Effect.void
@@ -58,16 +65,29 @@ export const openPglite = (dataDir: string | undefined) =>
         }).pipe(Effect.mapError((e) => new DatabaseError({ message: e.message, cause: e }))),
         (release) => Effect.sync(release)
       ),
-    openPgliteUnlocked(dataDir)
+    openPgliteUnlocked(dataDir, options)
   )
 
-const openPgliteUnlocked = (dataDir: string | undefined) =>
+export interface PgliteOpenOptions {
+  readonly templateDir?: string | undefined
+  readonly sharedBuffersMb?: number | undefined
+}
+
+const openPgliteUnlocked = (dataDir: string | undefined, options: PgliteOpenOptions) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
+        if (dataDir !== undefined) {
+          mkdirSync(dirname(dataDir), { recursive: true })
+          if (needsInit(dataDir)) await initPgliteDataDir(dataDir, options.templateDir)
+        }
         // int8 as text, as node-postgres gives it (set once here: per-query parsers cost ~60 µs each).
-        return await PGlite.create(dataDir === undefined ? undefined : dataDir, { parsers: pgliteParsers })
+        return await PGlite.create(dataDir === undefined ? undefined : dataDir, {
+          parsers: pgliteParsers,
+          ...(options.sharedBuffersMb === undefined
+            ? {}
+            : { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.sharedBuffersMb}MB`] })
+        })
       },
       catch: (cause) => new DatabaseError({ message: `could not open the embedded database at ${dataDir ?? "memory"}`, cause })
     }),
@@ -144,7 +164,7 @@ export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient.PgC
   DatabaseConfig.$match(config, {
     Postgres: (o) => PgClient.layerFromPool({ acquire: postgresPool(o), ...clientOptions }),
     // In process, over PGlite's own API (PgliteClient.ts): one session, serialized.
-    Pglite: ({ dataDir }) => PgliteClientLayer(openPglite(dataDir), clientOptions)
+    Pglite: ({ dataDir, sharedBuffersMb, templateDir }) => PgliteClientLayer(openPglite(dataDir, { templateDir, sharedBuffersMb }), clientOptions)
   }).pipe(Layer.mapError((e: SqlError.SqlError | DatabaseError) =>
     e instanceof DatabaseError ? e : new DatabaseError({ message: `could not connect to the database: ${e.message}`, cause: e })
   ))

@@ -1,6 +1,7 @@
 /** @switchboard/sql-adapter — PostgreSQL layers for every core port, migrations, and embedded PGlite. */
 export * from "./Database.js"
 export * from "./DataDirLock.js"
+export * from "./PgliteInit.js"
 export * from "./Migrations.js"
 export * from "./Repositories.js"
 export * from "./Testing.js"

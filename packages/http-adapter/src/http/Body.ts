@@ -5,7 +5,8 @@
  * envelope, an OAuth error).
  */
 import { HttpIncomingMessage, HttpServerRequest } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+// The module, not the package index: the index loads every Node module of the package (undici, cluster, …) at start.
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { isStorableText } from "@switchboard/core"
 import { Effect, Option, Schema } from "effect"
 import { IncomingMessage } from "node:http"

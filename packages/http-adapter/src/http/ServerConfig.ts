@@ -82,6 +82,13 @@ export interface ServerConfigShape {
   readonly databaseConnectTimeoutMs: number
   /** Largest request head (request line and headers) accepted (MAX_HEADER_BYTES); larger → 431. */
   readonly maxHeaderBytes: number
+  /**
+   * Where the CLI keeps what it makes once for every start (SWITCHBOARD_CACHE_DIR; the CLI sets it
+   * to node_modules/.cache/switchboard): its compiled bundle and the embedded database's template.
+   */
+  readonly cacheDir: Option.Option<string>
+  /** PostgreSQL `shared_buffers` of the embedded database, in MB (PGLITE_SHARED_BUFFERS_MB). */
+  readonly pgliteSharedBuffersMb: number
 }
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
@@ -153,7 +160,9 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   requestTimeoutMs: boundedInteger("REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
   databaseStatementTimeoutMs: boundedInteger("DATABASE_STATEMENT_TIMEOUT_MS", 10_000, 100, 600_000),
   databaseConnectTimeoutMs: boundedInteger("DATABASE_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000),
-  maxHeaderBytes: boundedInteger("MAX_HEADER_BYTES", 16 * 1024, 1024, 1024 * 1024)
+  maxHeaderBytes: boundedInteger("MAX_HEADER_BYTES", 16 * 1024, 1024, 1024 * 1024),
+  cacheDir: Config.option(Config.string("SWITCHBOARD_CACHE_DIR")),
+  pgliteSharedBuffersMb: boundedInteger("PGLITE_SHARED_BUFFERS_MB", 32, 1, 16_384)
 }).pipe(Config.map((c) => {
   // Every surface defaults to the server's own origin (API.md §0).
   const origin = `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`
@@ -224,5 +233,7 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   databaseStatementTimeoutMs: 10_000,
   databaseConnectTimeoutMs: 5_000,
   maxHeaderBytes: 16 * 1024,
+  cacheDir: Option.none(),
+  pgliteSharedBuffersMb: 32,
   ...overrides
 })

@@ -104,7 +104,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     // What handlers read per request beyond the request itself, captured once.
     const services = yield* Effect.context<Sessions | OAuthGrants | ServerConfig | ServerSecret | SigningKeys | Secrets>()
     const startedAt = Date.now()
-    const openApi = JSON.stringify(dashboardOpenApi(config.dashboardUrl))
+    // Made on its first request, not at start, then kept.
+    let openApi: string | undefined
     const projects = yield* DashboardProjects
     const projectsService = yield* ProjectsService
     const integrations = yield* ProjectIntegrations
@@ -184,7 +185,11 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           { status: 503, headers: { "retry-after": "5", "cache-control": "no-store" } }
         )
       }))
-    yield* handle("getOpenApi", () => Effect.succeed(HttpServerResponse.text(openApi, { contentType: "application/json" })))
+    yield* handle("getOpenApi", () =>
+      Effect.sync(() => {
+        openApi ??= JSON.stringify(dashboardOpenApi(config.dashboardUrl))
+        return HttpServerResponse.text(openApi, { contentType: "application/json" })
+      }))
     yield* handle("getSystemDiagnostics", ({ caller }) =>
       Effect.gen(function*() {
         const database = yield* diagnostics.database(caller.accountId)

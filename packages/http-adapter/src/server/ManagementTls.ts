@@ -9,7 +9,6 @@ import { Effect, Option } from "effect"
 import { createPrivateKey, X509Certificate } from "node:crypto"
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { generate } from "selfsigned"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 
 export interface TlsMaterial {
@@ -29,6 +28,8 @@ const GENERATED_DAYS = 365
 /** A new self-signed certificate for localhost: `{ cert, key }` in PEM. */
 export const generateLocalhostCertificate = async (days = GENERATED_DAYS): Promise<{ cert: string; key: string }> => {
   const notBeforeDate = new Date(Date.now() - 60_000)
+  // Loaded only when a certificate is made (its ASN.1 and X.509 modules are not needed otherwise).
+  const { generate } = await import("selfsigned")
   const pems = await generate([{ name: "commonName", value: "localhost" }], {
     keySize: 2048,
     algorithm: "sha256",

@@ -4,7 +4,8 @@
  * on SIGINT/SIGTERM it stops accepting, lets in-flight requests finish (up to a grace period), then
  * closes the server and the database.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+// The module, not the package index (which loads undici, cluster, … at start).
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { bootstrapIfEmpty, CredentialCachePolicy, IdentityLimits, Ids, SecretsLive, SwitchboardCore } from "@switchboard/core"
 import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
 import { Deferred, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
@@ -44,7 +45,13 @@ export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
         statementTimeoutMs: config.databaseStatementTimeoutMs,
         connectTimeoutMs: config.databaseConnectTimeoutMs
       }),
-    onNone: () => DatabaseConfig.Pglite({ dataDir: join(config.dataDir, "pglite") })
+    onNone: () =>
+      DatabaseConfig.Pglite({
+        dataDir: join(config.dataDir, "pglite"),
+        // A new data directory is a copy of the cluster template made once per installation.
+        templateDir: Option.getOrUndefined(config.cacheDir),
+        sharedBuffersMb: config.pgliteSharedBuffersMb
+      })
   })
 
 /**
