@@ -98,11 +98,19 @@ describe("switchboard serve / admin", { timeout: 180_000 }, () => {
       })
       req.on("error", reject)
       // Half the body now, the rest after the signal: the request is in flight when shutdown starts.
+      // The signal waits until the server is serving it (readiness counts requests in flight, its
+      // own included), so a slow machine cannot send SIGTERM before the request has arrived.
       req.write(body.slice(0, 10))
-      setTimeout(() => {
+      const signalWhenServing = async () => {
+        for (let i = 0; i < 600; i++) {
+          const ready = (await (await fetch(`${s.baseUrl}/api/health/ready`)).json()) as { data: { requestsInFlight: number } }
+          if (ready.data.requestsInFlight >= 2) break
+          await new Promise((r) => setTimeout(r, 50))
+        }
         s.child.kill("SIGTERM")
         setTimeout(() => req.end(body.slice(10)), 300)
-      }, 300)
+      }
+      signalWhenServing().catch(reject)
     })
     expect(await response).toBe(201)
     expect(await s.exited).toBe(0)

@@ -63,8 +63,9 @@ describe.runIf(postgresBin !== undefined)("a sick database", () => {
     expect((await call(`${s.baseUrl}/api/health`)).status).toBe(200)
     const ready = await call(`${s.baseUrl}/api/health/ready`)
     expect(ready.status).toBe(200)
-    const body = await ready.json() as { data: { status: string; database: { ok: boolean }; deliveries: { backlogAgeSeconds: number } } }
+    const body = await ready.json() as { data: { status: string; database: { ok: boolean }; deliveries: { backlogAgeSeconds: number }; requestsInFlight: number } }
     expect(body.data.status).toBe("ready")
+    expect(body.data.requestsInFlight).toBe(1) // this very request
     expect(body.data.database.ok).toBe(true)
     expect(body.data.deliveries.backlogAgeSeconds).toBe(0)
   })

@@ -35,7 +35,8 @@ import {
   type SigningKeys,
   toInvitation
 } from "@switchboard/core"
-import { Effect, Option, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Ref, Schema } from "effect"
+import { InFlight } from "../http/Middleware.js"
 import { readFileSync } from "node:fs"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { envelopeFailure } from "../http/Surfaces.js"
@@ -125,6 +126,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     // Provided by the webhooks feature when it counts its deliveries (optional).
     const deliveryStats = yield* Effect.serviceOption(DeliveryStats)
     const storeHealth = yield* StoreHealth
+    const inFlight = yield* InFlight
 
     /** Registers one operation of the table with its handler. */
     const handle = <B = never>(id: DashboardOperationId, run: (ctx: Ctx<B>) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, Secrets>) => {
@@ -176,7 +178,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const report = {
           status: database.ok ? "ready" as const : "not_ready" as const,
           database: { ok: database.ok, latencyMs: database.latencyMs },
-          deliveries
+          deliveries,
+          requestsInFlight: yield* Ref.get(inFlight)
         }
         if (database.ok) return yield* ok(S.Readiness, report)
         const data = yield* Effect.orDie(Schema.encode(S.Readiness)(report))

@@ -95,7 +95,9 @@ export const Readiness = Schema.Struct({
     deadLettered: Schema.Int,
     /** How long the longest-waiting due delivery has waited (0: none is overdue). */
     backlogAgeSeconds: Schema.Int
-  })
+  }),
+  /** Requests this process is serving now, this one included (shutdown waits for them). */
+  requestsInFlight: Schema.Int
 }).annotations({ identifier: "Readiness" })
 
 export const Profile = Schema.Struct({
