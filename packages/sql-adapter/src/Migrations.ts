@@ -18,6 +18,7 @@ import m0011 from "./migrations/0011_dashboard.js"
 import m0015 from "./migrations/0015_management.js"
 import m0012 from "./migrations/0012_voice.js"
 import m0013 from "./migrations/0013_billing.js"
+import m0016 from "./migrations/0016_webhook_claims.js"
 // Reserved: 0010_oauthProvider, 0011_dashboard, 0013_billing, 0014_webhooks, 0015_management
 
 export const migrations = {
@@ -35,7 +36,8 @@ export const migrations = {
   "0015_management": m0015,
   "0012_voice": m0012,
   "0013_billing": m0013,
-  "0014_webhooks": m0014
+  "0014_webhooks": m0014,
+  "0016_webhook_claims": m0016
 }
 
 export const Migrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "switchboard_migrations" })

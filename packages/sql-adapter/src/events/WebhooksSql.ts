@@ -313,23 +313,33 @@ export const WebhooksRepoSql = Layer.effect(
       claimDue: ({ leaseUntil, limit, now, perEndpoint }) =>
         orDie(Effect.flatMap(
           sql`
-            with busy as (
-              select endpoint_id, count(*)::int as n from webhook_deliveries
-              where status = 'pending' and leased_until > ${toDate(now)}
-              group by endpoint_id
-            ), ranked as (
-              select d.delivery_id, d.next_attempt_at, d.event_position,
-                row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_position) as rn,
-                coalesce(b.n, 0) as busy
-              from webhook_deliveries d
-              join webhook_endpoints e on e.endpoint_id = d.endpoint_id
-              left join busy b on b.endpoint_id = d.endpoint_id
-              where d.status = 'pending' and d.next_attempt_at <= ${toDate(now)}
-                and (d.leased_until is null or d.leased_until <= ${toDate(now)})
-                and e.status = 'enabled' and e.deleted_at is null
+            with recursive endpoints_pending (endpoint_id) as (
+              (select endpoint_id from webhook_deliveries where status = 'pending' order by endpoint_id limit 1)
+              union all
+              select (select d.endpoint_id from webhook_deliveries d
+                      where d.status = 'pending' and d.endpoint_id > p.endpoint_id
+                      order by d.endpoint_id limit 1)
+              from endpoints_pending p where p.endpoint_id is not null
+            ), endpoints_open as (
+              select e.endpoint_id, ${perEndpoint} - (
+                select count(*) from webhook_deliveries b
+                where b.endpoint_id = e.endpoint_id and b.status = 'pending'
+                  and b.leased_until is not null and b.leased_until > ${toDate(now)}
+              )::int as room
+              from endpoints_pending p
+              join webhook_endpoints e on e.endpoint_id = p.endpoint_id
+              where e.status = 'enabled' and e.deleted_at is null
             ), fair as (
-              select delivery_id from ranked where rn + busy <= ${perEndpoint}
-              order by rn, next_attempt_at, event_position
+              select c.delivery_id from endpoints_open o cross join lateral (
+                select d.delivery_id, d.next_attempt_at, d.event_position,
+                  row_number() over (order by d.next_attempt_at, d.event_position) as rn
+                from webhook_deliveries d
+                where d.endpoint_id = o.endpoint_id and d.status = 'pending' and d.next_attempt_at <= ${toDate(now)}
+                  and (d.leased_until is null or d.leased_until <= ${toDate(now)})
+                order by d.next_attempt_at, d.event_position
+                limit greatest(o.room, 0)
+              ) c
+              order by c.rn, c.next_attempt_at, c.event_position
               limit ${limit}
             ), due as (
               select d.delivery_id from ${asyncCommit}, webhook_deliveries d
