@@ -34,6 +34,15 @@ import {
   WebhooksRepo
 } from "./WebhookPorts.js"
 
+/**
+ * Resumes after one turn of the event loop (a real 0 ms timer, whatever the `Clock`: I/O that is
+ * ready runs first).
+ */
+const nextMacrotask: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const timer = setTimeout(() => resume(Effect.void), 0)
+  return Effect.sync(() => clearTimeout(timer))
+})
+
 /** Whether `endpoint` receives `event` (pure): same project, enabled, live, selected type and version. */
 export const subscribes = (endpoint: WebhookEndpoint, event: StoredOutboxEvent): boolean =>
   event.projectId !== null &&
@@ -293,6 +302,9 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(finished), (rest) => writeSome([...rest])))
         yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
           const first = yield* Queue.take(finished)
+          // One turn of the event loop first: answers already on their sockets (all of them, when
+          // the database runs on this thread and held it) join this batch.
+          yield* nextMacrotask
           const more = yield* Queue.takeUpTo(finished, 499)
           yield* writeSome([first, ...more])
           yield* free(1 + more.length)
@@ -307,7 +319,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
 
         const running = yield* FiberSet.make<unknown, never>()
         const sending = yield* Effect.makeSemaphore(policy.concurrency)
-        const minBatch = Math.max(1, Math.floor(policy.concurrency / 4))
+        const minBatch = Math.max(1, Math.floor(depth / 4))
 
         /** A held delivery: waits for a sending slot, then is attempted if its lease still covers the attempt. */
         const attemptHeld = (c: ClaimedDelivery) =>
