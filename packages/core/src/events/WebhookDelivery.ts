@@ -273,14 +273,14 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
      *
      * A held delivery is sent only while its lease outlasts the attempt's timeout (else it is
      * given back unattempted), so no other engine can take it over while its request may still
-     * be under way. Idle, the claimer looks again every `pollInterval` or as soon as it is woken.
+     * be under way. Idle, the claimer looks again after each fan-out round (every `pollInterval`)
+     * or as soon as a write frees places.
      * A failed round is logged and retried, never fatal. Interrupting the engine interrupts the
      * attempts in flight and waiting, which give their deliveries back; what they finished is
      * still written.
      */
     const run = (pollInterval: Duration.DurationInput) =>
       Effect.scoped(Effect.gen(function*() {
-        const pollMs = Duration.toMillis(Duration.decode(pollInterval))
         const wake = yield* Effect.makeLatch(false)
         const depth = policy.concurrency * 2
         // Claimed and not yet recorded (or given back): at most `depth`.
@@ -310,10 +310,12 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
           yield* free(1 + more.length)
         })))
 
-        // Fan-out: at least every `pollInterval`; a full batch means more are waiting.
+        // Fan-out: at least every `pollInterval`; a full batch means more are waiting. Each round
+        // wakes the claimer: the idle claimer looks for due deliveries (retries, other processes'
+        // fan-out) only then, so an idle engine runs one fan-out and one claim per poll interval.
         yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
           const n = yield* dispatch().pipe(logged("webhook fan-out failed", 0))
-          if (n > 0) yield* wake.open
+          yield* wake.open
           if (n < policy.batchSize) yield* Effect.sleep(pollInterval)
         })))
 
@@ -363,7 +365,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
           // that opens it again, so the wait below cannot miss it.
           yield* wake.close
           if (yield* round) continue
-          yield* Effect.raceFirst(Effect.sleep(pollMs), wake.await)
+          yield* wake.await
         }
       }))
 
