@@ -261,7 +261,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
      * The engine of a server process, for ever. Three fibers:
      *
      * - **fan-out**: fans out new events at least every `pollInterval` (at once again while
-     *   batches come back full), and wakes the claimer when it took any;
+     *   batches come back full), then wakes the claimer;
      * - **claimer**: keeps up to 2 × `concurrency` deliveries *held* — claimed and not yet
      *   recorded — claiming for the free places as they free up (many at a time, so one claim
      *   statement serves many deliveries); at most `concurrency` of them are being sent at once,
@@ -311,11 +311,15 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         })))
 
         // Fan-out: at least every `pollInterval`; a full batch means more are waiting. Each round
-        // wakes the claimer: the idle claimer looks for due deliveries (retries, other processes'
-        // fan-out) only then, so an idle engine runs one fan-out and one claim per poll interval.
+        // wakes the claimer and waits for its next round to end before sleeping: the idle claimer
+        // looks for due deliveries (retries, other processes' fan-out) only then, so an idle
+        // engine runs one fan-out and one claim, one after the other, per poll interval.
+        const roundDone = yield* Effect.makeLatch(false)
         yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
           const n = yield* dispatch().pipe(logged("webhook fan-out failed", 0))
+          yield* roundDone.close
           yield* wake.open
+          yield* roundDone.await
           if (n < policy.batchSize) yield* Effect.sleep(pollInterval)
         })))
 
@@ -364,7 +368,9 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
           // Closed before the round looks at the free places: a write or fan-out ending after
           // that opens it again, so the wait below cannot miss it.
           yield* wake.close
-          if (yield* round) continue
+          const again = yield* round
+          yield* roundDone.open
+          if (again) continue
           yield* wake.await
         }
       }))
