@@ -13,14 +13,15 @@ import m0007 from "./migrations/0007_accessTokens.js"
 import m0008 from "./migrations/0008_rate_limits.js"
 import m0009 from "./migrations/0009_events.js"
 import m0010 from "./migrations/0010_oauthProvider.js"
-import m0014 from "./migrations/0014_webhooks.js"
 import m0011 from "./migrations/0011_dashboard.js"
-import m0015 from "./migrations/0015_management.js"
 import m0012 from "./migrations/0012_voice.js"
 import m0013 from "./migrations/0013_billing.js"
+import m0014 from "./migrations/0014_webhooks.js"
+import m0015 from "./migrations/0015_management.js"
+import m0016 from "./migrations/0016_webhook_claims.js"
 import m0017 from "./migrations/0017_recordChanges.js"
-// Reserved: 0010_oauthProvider, 0011_dashboard, 0013_billing, 0014_webhooks, 0015_management
 
+/** Every migration, in id order (a test checks the ids are unique and increasing). */
 export const migrations = {
   "0001_identity": m0001,
   "0002_organizations": m0002,
@@ -33,10 +34,11 @@ export const migrations = {
   "0009_events": m0009,
   "0010_oauthProvider": m0010,
   "0011_dashboard": m0011,
-  "0015_management": m0015,
   "0012_voice": m0012,
   "0013_billing": m0013,
   "0014_webhooks": m0014,
+  "0015_management": m0015,
+  "0016_webhook_claims": m0016,
   "0017_recordChanges": m0017
 }
 

@@ -9,7 +9,7 @@
  *   `whsec_<base64>`; during a rotation overlap one signature per live secret, space-separated.
  */
 import { Effect } from "effect"
-import { hmacSha256 } from "../shared/Crypto.js"
+import { hmacSha256Sync } from "../shared/Sha256.js"
 
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("")
 
@@ -38,7 +38,7 @@ export const parseWhsec = (secret: string): Uint8Array | undefined =>
 
 /** `v0=<64 lower-case hex>` over `v0:<timestamp>:<body>` (management webhooks). */
 export const managementSignature = (secret: string, timestampSeconds: number, body: string): Effect.Effect<string> =>
-  Effect.map(hmacSha256(new TextEncoder().encode(secret), `v0:${timestampSeconds}:${body}`), (mac) => `v0=${hex(mac)}`)
+  Effect.sync(() => `v0=${hex(hmacSha256Sync(new TextEncoder().encode(secret), `v0:${timestampSeconds}:${body}`))}`)
 
 /** `v1,<base64>` over `<id>.<timestamp>.<body>` for each key, space-separated (v1 destinations). */
 export const standardSignature = (
@@ -47,10 +47,10 @@ export const standardSignature = (
   timestampSeconds: number,
   body: string
 ): Effect.Effect<string> =>
-  Effect.map(
-    Effect.forEach(keys, (key) => hmacSha256(key, `${messageId}.${timestampSeconds}.${body}`)),
-    (macs) => macs.map((mac) => `v1,${base64(mac)}`).join(" ")
-  )
+  Effect.sync(() => {
+    const message = `${messageId}.${timestampSeconds}.${body}`
+    return keys.map((key) => `v1,${base64(hmacSha256Sync(key, message))}`).join(" ")
+  })
 
 /** What a delivery attempt sends besides the body. */
 export interface SignedHeaders {

@@ -13,7 +13,7 @@
  *
  * Time comes from `Clock` (tests drive it with `TestClock`); jitter from `Secrets`.
  */
-import { Clock, DateTime, Duration, Effect, FiberSet, Queue, Ref, Schema } from "effect"
+import { Clock, DateTime, Duration, Effect, FiberSet, Queue, Schema } from "effect"
 import { IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
@@ -33,6 +33,15 @@ import {
   WebhookSender,
   WebhooksRepo
 } from "./WebhookPorts.js"
+
+/**
+ * Resumes after one turn of the event loop (a real 0 ms timer, whatever the `Clock`: I/O that is
+ * ready runs first).
+ */
+const nextMacrotask: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const timer = setTimeout(() => resume(Effect.void), 0)
+  return Effect.sync(() => clearTimeout(timer))
+})
 
 /** Whether `endpoint` receives `event` (pure): same project, enabled, live, selected type and version. */
 export const subscribes = (endpoint: WebhookEndpoint, event: StoredOutboxEvent): boolean =>
@@ -249,65 +258,120 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
     })
 
     /**
-     * The engine of a server process, for ever: keep up to `concurrency` attempts running,
-     * claiming due deliveries as slots free up — a few at a time, so one claim serves several
-     * slots — and fan out new events at least every `pollInterval`. Idle, it looks again every
-     * `pollInterval` (or as soon as an attempt ends). A failed round is logged and retried, never
-     * fatal. Interrupting it interrupts the attempts in flight, which give their deliveries back.
+     * The engine of a server process, for ever. Three fibers:
+     *
+     * - **fan-out**: fans out new events at least every `pollInterval` (at once again while
+     *   batches come back full), then wakes the claimer;
+     * - **claimer**: keeps up to 2 × `concurrency` deliveries *held* — claimed and not yet
+     *   recorded — claiming for the free places as they free up (many at a time, so one claim
+     *   statement serves many deliveries); at most `concurrency` of them are being sent at once,
+     *   the others wait their turn, so sending never waits for a claim statement;
+     * - **writer**: finished attempts are written in batches by one writer (one statement per
+     *   batch: while a write is under way the next results gather); a place is free again only
+     *   once its result is written, since until then its lease still counts against the
+     *   endpoint's in-flight cap in the store; the writer then wakes the claimer.
+     *
+     * A held delivery is sent only while its lease outlasts the attempt's timeout (else it is
+     * given back unattempted), so no other engine can take it over while its request may still
+     * be under way. Idle, the claimer looks again after each fan-out round (every `pollInterval`)
+     * or as soon as a write frees places.
+     * A failed round is logged and retried, never fatal. Interrupting the engine interrupts the
+     * attempts in flight and waiting, which give their deliveries back; what they finished is
+     * still written.
      */
     const run = (pollInterval: Duration.DurationInput) =>
       Effect.scoped(Effect.gen(function*() {
-        const pollMs = Duration.toMillis(Duration.decode(pollInterval))
-        // Finished attempts are written in batches by one writer: while a write (a commit) is
-        // under way the next results gather, so busy engines commit once for many deliveries.
+        const wake = yield* Effect.makeLatch(false)
+        const depth = policy.concurrency * 2
+        // Claimed and not yet recorded (or given back): at most `depth`.
+        let held = 0
+        const free = (n: number) =>
+          Effect.suspend(() => {
+            held -= n
+            return wake.open
+          })
+        const logged = <A>(what: string, fallback: A) => <E, R>(self: Effect.Effect<A, E, R>) =>
+          Effect.catchAllCause(self, (cause) => Effect.as(Effect.logWarning(what, cause), fallback))
+
         // Created before the attempts' fiber set, so at shutdown the attempts stop first and
         // whatever they finished is still written.
         type Result = Effect.Effect.Success<ReturnType<typeof outcomeOf>>
         const finished = yield* Queue.unbounded<Result>()
         const writeSome = (results: ReadonlyArray<Result>) =>
-          recordAll(results).pipe(Effect.catchAllCause((cause) => Effect.logWarning("webhook attempts not recorded", cause)))
+          recordAll(results).pipe(logged<void>("webhook attempts not recorded", undefined))
         yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(finished), (rest) => writeSome([...rest])))
         yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
           const first = yield* Queue.take(finished)
+          // One turn of the event loop first: answers already on their sockets (all of them, when
+          // the database runs on this thread and held it) join this batch.
+          yield* nextMacrotask
           const more = yield* Queue.takeUpTo(finished, 499)
           yield* writeSome([first, ...more])
+          yield* free(1 + more.length)
         })))
-        const running = yield* FiberSet.make<unknown, never>()
-        const inFlight = yield* Ref.make(0)
-        const wake = yield* Effect.makeLatch(false)
-        const minBatch = Math.max(1, Math.floor(policy.concurrency / 4))
-        let lastDispatch = Number.NEGATIVE_INFINITY
-        const logged = <A>(what: string, fallback: A) => <E, R>(self: Effect.Effect<A, E, R>) =>
-          Effect.catchAllCause(self, (cause) => Effect.as(Effect.logWarning(what, cause), fallback))
 
-        /** One round: fan out if due, then claim for the free slots; whether to go again at once. */
+        // Fan-out: at least every `pollInterval`; a full batch means more are waiting. Each round
+        // wakes the claimer and waits for its next round to end before sleeping: the idle claimer
+        // looks for due deliveries (retries, other processes' fan-out) only then, so an idle
+        // engine runs one fan-out and one claim, one after the other, per poll interval.
+        const roundDone = yield* Effect.makeLatch(false)
+        yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+          const n = yield* dispatch().pipe(logged("webhook fan-out failed", 0))
+          yield* roundDone.close
+          yield* wake.open
+          yield* roundDone.await
+          if (n < policy.batchSize) yield* Effect.sleep(pollInterval)
+        })))
+
+        const running = yield* FiberSet.make<unknown, never>()
+        const sending = yield* Effect.makeSemaphore(policy.concurrency)
+        const minBatch = Math.max(1, Math.floor(depth / 4))
+
+        /** A held delivery: waits for a sending slot, then is attempted if its lease still covers the attempt. */
+        const attemptHeld = (c: ClaimedDelivery) =>
+          sending.withPermits(1)(Effect.gen(function*() {
+            const now = yield* Clock.currentTimeMillis
+            const leasedUntil = c.delivery.leasedUntil?.epochMillis ?? 0
+            if (now + policy.timeoutMs + 1_000 > leasedUntil) {
+              yield* repo.releaseClaim({
+                deliveryId: c.delivery.deliveryId,
+                claimSeq: c.delivery.claimSeq,
+                now: DateTime.unsafeMake(now) as DateTime.Utc
+              })
+              return yield* free(1)
+            }
+            const result = yield* outcomeOf(c)
+            yield* Queue.offer(finished, result)
+          })).pipe(
+            Effect.catchAllCause((cause) => Effect.zipRight(Effect.logWarning("webhook attempt failed", cause), free(1)))
+          )
+
+        /** One round: claim for the free places; whether to go again at once. */
         const round = Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          if (now - lastDispatch >= pollMs) {
-            lastDispatch = now
-            yield* dispatchAll.pipe(logged("webhook fan-out failed", 0))
-          }
-          const busy = yield* Ref.get(inFlight)
-          const free = policy.concurrency - busy
-          if (free < (busy === 0 ? 1 : minBatch)) return false
-          const claimed = yield* claim(free).pipe(logged("webhook claim failed", [] as ReadonlyArray<ClaimedDelivery>))
+          const room = depth - held
+          if (room < (held === 0 ? 1 : minBatch)) return false
+          const claimed = yield* claim(room).pipe(logged("webhook claim failed", [] as ReadonlyArray<ClaimedDelivery>))
+          held += claimed.length
           for (const c of claimed) {
-            yield* Ref.update(inFlight, (n) => n + 1)
-            yield* FiberSet.run(running, outcomeOf(c).pipe(
-              Effect.flatMap((result) => Queue.offer(finished, result)),
-              Effect.catchAllCause((cause) => Effect.logWarning("webhook attempt failed", cause)),
-              Effect.ensuring(Effect.zipRight(Ref.update(inFlight, (n) => n - 1), wake.open))
-            ))
+            yield* FiberSet.run(
+              running,
+              attemptHeld(c).pipe(Effect.onInterrupt(() =>
+                Effect.flatMap(DateTime.now, (now) =>
+                  repo.releaseClaim({ deliveryId: c.delivery.deliveryId, claimSeq: c.delivery.claimSeq, now })
+                )
+              ))
+            )
           }
-          return claimed.length === free
+          return claimed.length === room
         })
         for (;;) {
-          // Closed before the round looks at the free slots: an attempt ending after that opens
-          // it again, so the wait below cannot miss it.
+          // Closed before the round looks at the free places: a write or fan-out ending after
+          // that opens it again, so the wait below cannot miss it.
           yield* wake.close
-          if (yield* round) continue
-          const woken = yield* Effect.raceFirst(Effect.as(Effect.sleep(pollInterval), false), Effect.as(wake.await, true))
-          if (!woken) lastDispatch = Number.NEGATIVE_INFINITY
+          const again = yield* round
+          yield* roundDone.open
+          if (again) continue
+          yield* wake.await
         }
       }))
 

@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import { sha256HexSync } from "./Sha256.js"
 
-export { sha256HexSync } from "./Sha256.js"
+export { hmacSha256Sync, sha256HexSync } from "./Sha256.js"
 
 
 /**

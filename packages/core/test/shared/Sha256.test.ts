@@ -1,6 +1,6 @@
 /** The synchronous SHA-256 (shared/Sha256.ts) agrees with WebCrypto and the FIPS 180-4 examples. */
 import { describe, expect, it } from "@effect/vitest"
-import { sha256HexSync } from "@switchboard/core"
+import { hmacSha256Sync, sha256HexSync } from "@switchboard/core"
 import { FastCheck as fc } from "effect"
 
 const webCrypto = async (s: string) =>
@@ -23,5 +23,37 @@ describe("sha256HexSync", () => {
       { seed: 1124, numRuns: 300 }
     )
     for (let n = 50; n < 140; n++) expect(sha256HexSync("x".repeat(n))).toBe(await webCrypto("x".repeat(n)))
+  })
+})
+
+const webCryptoHmac = async (key: Uint8Array, message: string) => {
+  const k = await globalThis.crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+  return new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", k, new TextEncoder().encode(message)))
+}
+const hexOf = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("")
+
+describe("hmacSha256Sync", () => {
+  it("RFC 4231 test cases 1, 2 and 6 (a key longer than a block)", () => {
+    expect(hexOf(hmacSha256Sync(new Uint8Array(20).fill(0x0b), "Hi There")))
+      .toBe("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+    expect(hexOf(hmacSha256Sync(new TextEncoder().encode("Jefe"), "what do ya want for nothing?")))
+      .toBe("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    expect(hexOf(hmacSha256Sync(new Uint8Array(131).fill(0xaa), "Test Using Larger Than Block-Size Key - Hash Key First")))
+      .toBe("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+  })
+
+  it("agrees with WebCrypto on any key and message, bytes or text", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 1, maxLength: 150 }),
+        fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: "grapheme", maxLength: 80 })),
+        async (key, message) => {
+          const expected = await webCryptoHmac(key, message)
+          expect(hmacSha256Sync(key, message)).toEqual(expected)
+          expect(hmacSha256Sync(key, new TextEncoder().encode(message))).toEqual(expected)
+        }
+      ),
+      { seed: 4231, numRuns: 300 }
+    )
   })
 })

@@ -148,23 +148,26 @@ const toEvent = (id: string, type: string, source: string, occurredAt: DateTime.
   data: json(data)
 })
 
-const deliveryColumns = (d: DeliveryRecord) => ({
-  deliveryId: d.deliveryId,
-  endpointId: d.endpointId,
-  projectId: d.projectId,
-  eventId: d.eventId,
-  eventPosition: d.eventPosition,
-  eventType: d.eventType,
+const isoOrNull = (dt: DateTime.Utc | null) => (dt === null ? null : toDate(dt).toISOString())
+
+/** A delivery as a row of `jsonb_to_recordset` (see `insertDeliveries`). */
+const deliveryJson = (d: DeliveryRecord) => ({
+  delivery_id: d.deliveryId,
+  endpoint_id: d.endpointId,
+  project_id: d.projectId,
+  event_id: d.eventId,
+  event_position: d.eventPosition,
+  event_type: d.eventType,
   status: d.status,
-  attemptCount: d.attemptCount,
-  nextAttemptAt: toDate(d.nextAttemptAt),
-  leasedUntil: toDateOrNull(d.leasedUntil),
-  claimSeq: d.claimSeq,
-  lastAttemptAt: toDateOrNull(d.lastAttemptAt),
-  lastError: d.lastError,
-  lastResponseStatus: d.lastResponseStatus,
-  deliveredAt: toDateOrNull(d.deliveredAt),
-  createdAt: toDate(d.createdAt)
+  attempt_count: d.attemptCount,
+  next_attempt_at: toDate(d.nextAttemptAt).toISOString(),
+  leased_until: isoOrNull(d.leasedUntil),
+  claim_seq: d.claimSeq,
+  last_attempt_at: isoOrNull(d.lastAttemptAt),
+  last_error: d.lastError,
+  last_response_status: d.lastResponseStatus,
+  delivered_at: isoOrNull(d.deliveredAt),
+  created_at: toDate(d.createdAt).toISOString()
 })
 
 const CHUNK = 1000
@@ -295,8 +298,22 @@ export const WebhooksRepoSql = Layer.effect(
       insertDeliveries: (rows) =>
         Effect.forEach(
           Array.from({ length: Math.ceil(rows.length / CHUNK) }, (_, i) => rows.slice(i * CHUNK, (i + 1) * CHUNK)),
+          // One parameter per chunk (a JSON array of rows), not 16 per row: binding and parsing
+          // thousands of parameters costs more than the insert.
           (chunk) =>
-            orDie(sql`insert into webhook_deliveries ${sql.insert(chunk.map(deliveryColumns))}
+            orDie(sql`
+              insert into webhook_deliveries (delivery_id, endpoint_id, project_id, event_id, event_position, event_type, status,
+                attempt_count, next_attempt_at, leased_until, claim_seq, last_attempt_at, last_error, last_response_status,
+                delivered_at, created_at)
+              select delivery_id, endpoint_id, project_id, event_id, event_position, event_type, status,
+                attempt_count, next_attempt_at, leased_until, claim_seq, last_attempt_at, last_error, last_response_status,
+                delivered_at, created_at
+              from jsonb_to_recordset(${JSON.stringify(chunk.map(deliveryJson))}::jsonb) as v(
+                delivery_id text, endpoint_id text, project_id uuid, event_id text, event_position bigint, event_type text,
+                status text, attempt_count integer, next_attempt_at timestamptz, leased_until timestamptz, claim_seq integer,
+                last_attempt_at timestamptz, last_error text, last_response_status integer, delivered_at timestamptz,
+                created_at timestamptz
+              )
               on conflict (endpoint_id, event_id) do nothing`),
           { discard: true }
         ),
@@ -313,23 +330,33 @@ export const WebhooksRepoSql = Layer.effect(
       claimDue: ({ leaseUntil, limit, now, perEndpoint }) =>
         orDie(Effect.flatMap(
           sql`
-            with busy as (
-              select endpoint_id, count(*)::int as n from webhook_deliveries
-              where status = 'pending' and leased_until > ${toDate(now)}
-              group by endpoint_id
-            ), ranked as (
-              select d.delivery_id, d.next_attempt_at, d.event_position,
-                row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.event_position) as rn,
-                coalesce(b.n, 0) as busy
-              from webhook_deliveries d
-              join webhook_endpoints e on e.endpoint_id = d.endpoint_id
-              left join busy b on b.endpoint_id = d.endpoint_id
-              where d.status = 'pending' and d.next_attempt_at <= ${toDate(now)}
-                and (d.leased_until is null or d.leased_until <= ${toDate(now)})
-                and e.status = 'enabled' and e.deleted_at is null
+            with recursive endpoints_pending (endpoint_id) as (
+              (select endpoint_id from webhook_deliveries where status = 'pending' order by endpoint_id limit 1)
+              union all
+              select (select d.endpoint_id from webhook_deliveries d
+                      where d.status = 'pending' and d.endpoint_id > p.endpoint_id
+                      order by d.endpoint_id limit 1)
+              from endpoints_pending p where p.endpoint_id is not null
+            ), endpoints_open as (
+              select e.endpoint_id, ${perEndpoint} - (
+                select count(*) from webhook_deliveries b
+                where b.endpoint_id = e.endpoint_id and b.status = 'pending'
+                  and b.leased_until is not null and b.leased_until > ${toDate(now)}
+              )::int as room
+              from endpoints_pending p
+              join webhook_endpoints e on e.endpoint_id = p.endpoint_id
+              where e.status = 'enabled' and e.deleted_at is null
             ), fair as (
-              select delivery_id from ranked where rn + busy <= ${perEndpoint}
-              order by rn, next_attempt_at, event_position
+              select c.delivery_id from endpoints_open o cross join lateral (
+                select d.delivery_id, d.next_attempt_at, d.event_position,
+                  row_number() over (order by d.next_attempt_at, d.event_position) as rn
+                from webhook_deliveries d
+                where d.endpoint_id = o.endpoint_id and d.status = 'pending' and d.next_attempt_at <= ${toDate(now)}
+                  and (d.leased_until is null or d.leased_until <= ${toDate(now)})
+                order by d.next_attempt_at, d.event_position
+                limit greatest(o.room, 0)
+              ) c
+              order by c.rn, c.next_attempt_at, c.event_position
               limit ${limit}
             ), due as (
               select d.delivery_id from ${asyncCommit}, webhook_deliveries d

@@ -316,6 +316,128 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       yield* quiesce
     }))
 
+  it.effect("webhooks: a claim batch is the fair reference batch — round-robin, each endpoint within its cap counting live leases, at most limit", () =>
+    Effect.gen(function*() {
+      const repo = yield* WebhooksRepo
+      // A small seeded generator: the same scenarios on every store.
+      let seed = 20261125
+      const next = (n: number) => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+        return (seed >>> 8) % n
+      }
+      for (let scenario = 0; scenario < 8; scenario++) {
+        yield* quiesce
+        const now = T0 + 1_000_000 * (scenario + 1)
+        const projectId = newProjectId()
+        const endpoints = Array.from({ length: 2 + next(4) }, (_, i) =>
+          endpointFixture({ projectId, status: i === 0 && scenario % 3 === 0 ? "disabled" : "enabled" }))
+        for (const e of endpoints) yield* repo.insertEndpoint(e)
+        const all: Array<DeliveryRecord> = []
+        for (const e of endpoints) {
+          const n = next(13)
+          if (n === 0) continue
+          const events = yield* appendEvents(projectId, Array.from({ length: n }, (_, i) => eventFixture("project.updated", now + i)))
+          // Due times spread around `now` (some not due yet), distinct so the order is total.
+          all.push(...events.map((ev) => ({ ...deliveryFor(e, ev, now - 60_000), nextAttemptAt: at(now - 5_000 + next(8_000) * 2 + (ev.position % 2)) })))
+        }
+        yield* repo.insertDeliveries(all)
+        // Some deliveries already in flight (a live lease at `now`), claimed a moment before.
+        const leased = yield* repo.claimDue({ now: at(now - 1), leaseUntil: at(now + 30_000), limit: next(6), perEndpoint: 1000 })
+        const leasedIds = new Set(leased.map((c) => c.delivery.deliveryId))
+        const limit = 1 + next(12)
+        const perEndpoint = 1 + next(5)
+
+        // The reference: per enabled endpoint, its due unleased deliveries by (due, position),
+        // ranked; those whose rank plus the endpoint's live leases fit the cap; by (rank, due,
+        // position); the first `limit`.
+        const enabled = new Set(endpoints.filter((e) => e.status === "enabled").map((e) => e.endpointId))
+        const ms = (d: DeliveryRecord) => d.nextAttemptAt.epochMillis
+        const byDue = (a: DeliveryRecord, b: DeliveryRecord) => ms(a) - ms(b) || a.eventPosition - b.eventPosition
+        const ranked = endpoints.flatMap((e) => {
+          const busy = leased.filter((c) => c.endpoint.endpointId === e.endpointId).length
+          return all
+            .filter((d) => d.endpointId === e.endpointId && enabled.has(d.endpointId) && ms(d) <= now && !leasedIds.has(d.deliveryId))
+            .sort(byDue)
+            .map((d, i) => ({ d, rn: i + 1 }))
+            .filter(({ rn }) => rn + busy <= perEndpoint)
+        })
+        const expected = ranked
+          .sort((a, b) => a.rn - b.rn || byDue(a.d, b.d))
+          .slice(0, limit)
+          .map(({ d }) => d.deliveryId)
+
+        const claimed = yield* repo.claimDue({ now: at(now), leaseUntil: at(now + 30_000), limit, perEndpoint })
+        expect(claimed.map((c) => c.delivery.deliveryId).sort(), `scenario ${scenario}`).toEqual([...expected].sort())
+        for (const e of endpoints) {
+          const inFlight = [...leased, ...claimed].filter((c) => c.endpoint.endpointId === e.endpointId).length
+          expect(inFlight, `scenario ${scenario}`).toBeLessThanOrEqual(Math.max(perEndpoint, leased.filter((c) => c.endpoint.endpointId === e.endpointId).length))
+        }
+        // Each claimed delivery comes with its own endpoint and event, under a new claim.
+        for (const c of claimed) {
+          const d = all.find((x) => x.deliveryId === c.delivery.deliveryId)!
+          expect(c.endpoint.endpointId).toBe(d.endpointId)
+          expect(c.event.id).toBe(d.eventId)
+          expect(c.delivery.claimSeq).toBe(1)
+          expect(c.delivery.leasedUntil).toEqual(at(now + 30_000))
+        }
+      }
+      yield* quiesce
+    }))
+
+  it.effect("webhooks: a batch of attempt outcomes (delivered, retried, dead-lettered, stale) records the same rows as one at a time", () =>
+    Effect.gen(function*() {
+      yield* quiesce
+      const repo = yield* WebhooksRepo
+      const projectId = newProjectId()
+      const batched = endpointFixture({ projectId })
+      const single = endpointFixture({ projectId })
+      yield* repo.insertEndpoint(batched)
+      yield* repo.insertEndpoint(single)
+      const now = T0 + 50_000_000
+      const events = yield* appendEvents(projectId, Array.from({ length: 7 }, (_, i) => eventFixture("project.updated", now + i)))
+      yield* repo.insertDeliveries(events.flatMap((ev, i) => [deliveryFor(batched, ev, now - 100 + i), deliveryFor(single, ev, now - 100 + i)]))
+      // The 7th delivery's lease runs out and it is claimed again: its first claim's outcome is stale.
+      const first = yield* repo.claimDue({ now: at(now), leaseUntil: at(now + 1_000), limit: 100, perEndpoint: 1000 })
+      expect(first).toHaveLength(14)
+      const retaken = yield* repo.claimDue({ now: at(now + 1_000), leaseUntil: at(now + 30_000), limit: 100, perEndpoint: 1000 })
+      expect(retaken).toHaveLength(14)
+      const claimOf = (endpointId: string, eventId: string) =>
+        retaken.find((c) => c.endpoint.endpointId === endpointId && c.event.id === eventId)!.delivery
+      const outcome = (i: number, claimSeq: (seq: number) => number) => {
+        const t = now + 2_000 + i
+        const kinds = [
+          { status: "delivered" as const, lastError: null, lastResponseStatus: 204, deliveredAt: at(t), nextAttemptAt: at(t) },
+          { status: "pending" as const, lastError: "HTTP 503: busy", lastResponseStatus: 503, deliveredAt: null, nextAttemptAt: at(t + 700) },
+          { status: "dead_lettered" as const, lastError: "HTTP 410", lastResponseStatus: 410, deliveredAt: null, nextAttemptAt: at(t) },
+          { status: "pending" as const, lastError: "timed out", lastResponseStatus: null, deliveredAt: null, nextAttemptAt: at(t + 9_000) }
+        ]
+        return { ...kinds[i % kinds.length]!, attemptCount: 1 + i, lastAttemptAt: at(t - 1), claimSeq: claimSeq(2) }
+      }
+      const recordsFor = (endpointId: string) =>
+        events.map((ev, i) => {
+          const d = claimOf(endpointId, ev.event.id)
+          return { deliveryId: d.deliveryId, ...outcome(i, (seq) => (i === 6 ? seq - 1 : d.claimSeq)) }
+        })
+      const batch = yield* repo.completeAttempts(recordsFor(batched.endpointId))
+      const oneByOne: Array<string> = []
+      for (const r of recordsFor(single.endpointId)) oneByOne.push(...(yield* repo.completeAttempts([r])))
+      const eventOf = (deliveryId: string) => retaken.find((c) => c.delivery.deliveryId === deliveryId)!.event.id
+      expect(batch.map(eventOf).sort()).toEqual(oneByOne.map(eventOf).sort())
+      expect(batch).toHaveLength(6) // the stale outcome is not recorded
+      for (const ev of events) {
+        const a = Option.getOrThrow(yield* repo.lockDelivery(batched.endpointId, ev.event.id))
+        const b = Option.getOrThrow(yield* repo.lockDelivery(single.endpointId, ev.event.id))
+        const { deliveryId: _a, endpointId: _ea, ...restA } = a
+        const { deliveryId: _b, endpointId: _eb, ...restB } = b
+        expect(restA).toEqual(restB)
+      }
+      // The stale one is still leased under its second claim, untouched.
+      const stale = Option.getOrThrow(yield* repo.lockDelivery(batched.endpointId, events[6]!.event.id))
+      expect(stale).toMatchObject({ status: "pending", attemptCount: 0, claimSeq: 2 })
+      expect(stale.leasedUntil).toEqual(at(now + 30_000))
+      yield* quiesce
+    }))
+
   it.effect("webhooks: retry scheduling, cancellation, and the newest-first delivery list by status", () =>
     Effect.gen(function*() {
       yield* quiesce
