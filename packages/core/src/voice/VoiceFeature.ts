@@ -14,6 +14,7 @@ import { VoiceProfiles } from "./VoiceProfiles.js"
 
 export * from "./CallApiSchema.js"
 export * from "./CallEvents.js"
+export * from "./CallSignalBatchDecoder.js"
 export * from "./Calls.js"
 export * from "./CallWire.js"
 export * from "./Errors.js"
