@@ -30,7 +30,7 @@
  * JSON summary read by `npm run bench`. There are no speed thresholds: it is a report, not a test.
  */
 import { PGlite } from "@electric-sql/pglite"
-import { CallMachine, CallSignal, callEventSource, encodeCallEventData, Events, formatTypeId, IdKinds, makeCallEncoder, uuidv7Bytes } from "@switchboard/core"
+import { CallMachine, CallSignal, callEventSource, Events, formatTypeId, IdKinds, uuidv7Bytes, Voice } from "@switchboard/core"
 import { Schema } from "effect"
 import { createServer, type Server } from "node:http"
 import { performance } from "node:perf_hooks"
@@ -49,6 +49,8 @@ const GOAL = BACKEND === "postgres" ? 5000 : 1500
 const GOAL_TEXT = BACKEND === "postgres" ? "≥ 5 000 signals/s" : "≥ 1 500 signals/s"
 
 const decodeSignal = Schema.decodeUnknownSync(CallSignal)
+const encodeCall = Schema.encodeSync(Voice.Call)
+const encodeDraft = Schema.encodeSync(CallMachine.CallEventDraft)
 
 // ---------------------------------------------------------------------------------------------
 // 1. The reducer.
@@ -144,9 +146,9 @@ const template = (projectId: string, profileId: string) => {
     status: call.status,
     direction: call.direction,
     createdAt: new Date(call.createdAt.epochMillis).toISOString(),
-    record: JSON.stringify(makeCallEncoder()(call)),
+    record: JSON.stringify(encodeCall(call)),
     signals: signals.map((s) => ({ suffix: s.id.slice(call.id.length), at: new Date(s.timestamp.epochMillis).toISOString() })),
-    events: events.map((e) => ({ type: e.type, at: new Date(e.timestamp.epochMillis).toISOString(), data: JSON.stringify(encodeCallEventData(e)) }))
+    events: events.map((e) => ({ type: e.type, at: new Date(e.timestamp.epochMillis).toISOString(), data: JSON.stringify(encodeDraft(e).data) }))
   }
 }
 
