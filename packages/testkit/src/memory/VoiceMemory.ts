@@ -10,6 +10,7 @@
  */
 import {
   CallsRepo,
+  EventOutbox,
   type Line,
   LineProvider,
   type LineRecord,
@@ -48,6 +49,7 @@ const make = Effect.gen(function*() {
   const profiles = state.table<string, VoiceProfileRecord>(VOICE_PROFILES_TABLE)
   const calls = state.table<string, CallRow>(CALLS_TABLE)
   const signals = state.table<string, true>(CALL_SIGNALS_TABLE)
+  const outbox = yield* EventOutbox
 
   const activeLine = (projectId: string, lineId: string) => {
     const row = lines.get(lineId)
@@ -196,12 +198,13 @@ const make = Effect.gen(function*() {
         }
         return { calls: found, elsewhere, profiles: new Set(profileIds.filter((id) => ownProfile(projectId, id) !== undefined)) }
       }),
-    writeBatch: ({ applied, created, projectId, updated }) =>
-      Effect.sync(() => {
+    writeBatch: ({ applied, created, events, projectId, updated }) =>
+      Effect.gen(function*() {
         if (created.some((c) => calls.has(c.id))) return false
         for (const call of created) calls.set(call.id, { projectId, call })
         for (const call of updated) if (ownCall(projectId, call.id) !== undefined) calls.set(call.id, { projectId, call })
         for (const a of applied) signals.set(`${a.callId}\u0000${a.signalId}`, true)
+        yield* outbox.append(events)
         return true
       }),
     list: ({ after, createdAfter, createdBefore, direction, limit, projectId, status }) =>
@@ -314,7 +317,7 @@ export const makeSipGatewayRecording = (): SipGatewayRecordingShape & {
 export const VoiceMemory: Layer.Layer<
   LinesRepo | VoiceProfilesRepo | CallsRepo | LineProvider | SipGateway | SipGatewayRecording,
   never,
-  MemoryState
+  MemoryState | EventOutbox
 > = Layer.mergeAll(
   Layer.unwrapEffect(make),
   LineProviderSimulatedMemory,
