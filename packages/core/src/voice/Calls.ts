@@ -164,8 +164,8 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
      * A batch, set-based: one read of the batch's calls (locked, in call-id order), of which of its
      * signals they have applied and of the voice profiles its `started` signals name; every signal
      * decided in order by the pure reducer on the calls in memory; then one write of the new calls,
-     * changed calls, applied signal ids and events. The same results, calls and events as one
-     * signal at a time (V1VoiceBatch.test.ts).
+     * changed calls and applied signal ids, and one of the events. The same results, calls and
+     * events as one signal at a time (V1VoiceBatch.test.ts).
      */
     const applyBatch = (projectId: string, signals: ReadonlyArray<CallSignal>) =>
       Effect.gen(function*() {
@@ -221,23 +221,18 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
           }
           results.push(result(signal, t))
         }
-        // The events' envelopes (ids) now; they are written with the calls, in the same statement.
-        const events = yield* Effect.forEach(transitions, (t) => {
-          const source = callEventSource(projectId, t.call.id)
-          return Effect.forEach(t.events, (e) =>
-            Effect.map(
-              publisher.envelope({ type: e.type, source, timestamp: e.timestamp, data: encodeCallEventData(e) }),
-              (event) => ({ projectId, event })
-            ))
-        })
         const written = yield* repo.writeBatch({
           projectId,
           created: [...created].map((id) => state.get(id)!.call),
           updated: [...changed].map((id) => state.get(id)!.call),
-          applied,
-          events: events.flat()
+          applied
         })
         if (!written) return yield* new BatchRace()
+        const source = (t: CallTransition & { outcome: "applied" }) => callEventSource(projectId, t.call.id)
+        if (transitions.length > 0) {
+          yield* publisher.publish(projectId, transitions.flatMap((t) =>
+            t.events.map((e) => ({ type: e.type, source: source(t), timestamp: e.timestamp, data: encodeCallEventData(e) }))))
+        }
         return results
       })
 

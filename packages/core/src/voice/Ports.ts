@@ -7,7 +7,6 @@
  * (`VoiceProfileRecord`, `Voice.Call`) next to the columns its lookups need.
  */
 import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
-import type { OutboxEvent } from "../events/EventsFeature.js"
 import { BoundedString, PositiveSafeInt } from "../shared/Bounds.js"
 import { ProjectId, VoiceProfileId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
@@ -170,17 +169,15 @@ export class CallsRepo extends Context.Tag("core/CallsRepo")<CallsRepo, {
   }>
   /**
    * A signal batch's writes, set-based (one statement in SQL): new calls, the final state of
-   * changed calls, every applied signal id, and the batch's events appended to the events outbox
-   * (`EventOutbox`, the same table) in their order. False when a new call's id was taken meanwhile
-   * (then neither the changed calls, the applied ids nor the events are written) — the caller
-   * rolls back and applies the batch one signal at a time.
+   * changed calls, and every applied signal id. False when a new call's id was taken meanwhile
+   * (then neither the changed calls nor the applied ids are written) — the caller rolls back and
+   * applies the batch one signal at a time.
    */
   readonly writeBatch: (args: {
     readonly projectId: string
     readonly created: ReadonlyArray<Call>
     readonly updated: ReadonlyArray<Call>
     readonly applied: ReadonlyArray<{ readonly callId: string; readonly signalId: string; readonly appliedAt: DateTime.Utc }>
-    readonly events: ReadonlyArray<OutboxEvent>
   }) => Effect.Effect<boolean>
 }>() {}
 

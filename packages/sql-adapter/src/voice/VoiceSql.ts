@@ -289,18 +289,17 @@ export const CallsRepoSql = Layer.effect(
           }
           return { calls: found, elsewhere, profiles }
         }),
-      writeBatch: ({ applied, created, events, projectId, updated }) =>
+      writeBatch: ({ applied, created, projectId, updated }) =>
         Effect.gen(function*() {
-          if (created.length === 0 && updated.length === 0 && applied.length === 0 && events.length === 0) return true
+          if (created.length === 0 && updated.length === 0 && applied.length === 0) return true
           // In id order, like the locks: concurrent batches creating the same calls never deadlock.
           const fresh = [...created].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
           const record = makeCallEncoder()
           const text = (call: Voice.Call) => JSON.stringify(record(call))
           // One statement, arrays as one parameter each: the new calls (skipping ids taken
-          // meanwhile), then — only if every new call was inserted — the changed calls, the
-          // applied ids and the events (the outbox's table, as EventOutboxSql writes it; in their
-          // order, so their positions follow it). The foreign keys of the applied ids are checked
-          // at its end, when the new calls exist.
+          // meanwhile), then — only if every new call was inserted — the changed calls and the
+          // applied ids. The foreign keys of the applied ids are checked at its end, when the new
+          // calls exist.
           const [row] = yield* orDie(sql<{ ok: boolean }>`
             with new_calls as (
               insert into calls (call_id, project_id, status, direction, created_at, record)
@@ -332,19 +331,6 @@ export const CallsRepoSql = Layer.effect(
               where complete.ok
               on conflict do nothing
               returning call_id
-            ),
-            outbox as (
-              insert into events (id, project_id, type, source, occurred_at, api_version, data)
-              select e.id, e.project_id, e.type, e.source, e.occurred_at, e.api_version, e.data::jsonb
-              from complete, unnest(
-                ${events.map((e) => e.event.id)}::text[], ${events.map((e) => e.projectId)}::uuid[],
-                ${events.map((e) => e.event.type)}::text[], ${events.map((e) => e.event.source)}::text[],
-                ${events.map((e) => formatTimestamp(e.event.timestamp))}::timestamptz[],
-                ${events.map((e) => e.event.apiVersion)}::text[], ${events.map((e) => JSON.stringify(e.event.data))}::text[]
-              ) with ordinality as e(id, project_id, type, source, occurred_at, api_version, data, n)
-              where complete.ok
-              order by e.n
-              returning position
             )
             select ok from complete`)
           return row?.ok === true

@@ -11,8 +11,6 @@ import {
   CallMachine,
   CallSignal,
   CallsRepo,
-  EventOutbox,
-  type Events,
   formatTypeId,
   IdKinds,
   type Line,
@@ -241,7 +239,7 @@ export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void
       expect([back.dtmfInputs.length, back.dtmfInputsTruncated]).toEqual([100, true])
     }))
 
-  it.effect("call batches: one read of calls, applied ids, ids of other projects and the project's profiles; one write of new and changed calls, ids and events (in order); a taken id writes nothing but new calls", () =>
+  it.effect("call batches: one read of calls, applied ids, ids of other projects and the project's profiles; one write of new and changed calls and ids; a taken id writes nothing but new calls", () =>
     Effect.gen(function*() {
       const calls = yield* CallsRepo
       const profiles = yield* VoiceProfilesRepo
@@ -274,22 +272,6 @@ export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void
       expect([none.calls.size, none.elsewhere.size, none.profiles.size]).toEqual([0, 0, 0])
       const ended = CallMachine.apply(mine, signal(mine.id, "m1", "ended", T0 + 9000, { status: "completed" }), new Set()).call!
       const odd2 = `f"0\\,}`
-      const outbox = yield* EventOutbox
-      const event = (type: string, ms: number, data: Record<string, unknown>): Events.EventEnvelope => ({
-        id: id(IdKinds.event, ms) as Events.EventEnvelope["id"],
-        type,
-        apiVersion: "2026-07-01",
-        source: `/v1/projects/${projectId}/platforms/voice/calls/x`,
-        timestamp: at(ms),
-        data
-      })
-      // In the batch's order (not time order), with data of any JSON shape.
-      const events = [
-        event("call.started", T0 + 2000, { callId: fresh.id, status: "started" }),
-        event("call.ended", T0 + 9000, { callId: mine.id, status: "completed", reason: { detail: `"q" \\ {x,y} é 😀` } }),
-        event("call.dtmf.received", T0 + 1, { digit: "#", list: [1, null, "x"], nested: { a: { b: [] } } })
-      ]
-      const before = (yield* outbox.list({ projectId, after: 0, limit: 100 })).length
       expect(yield* tx.withTransaction(calls.writeBatch({
         projectId,
         created: [fresh],
@@ -298,12 +280,8 @@ export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void
           { callId: fresh.id, signalId: "f0", appliedAt: fresh.createdAt },
           { callId: fresh.id, signalId: odd2, appliedAt: fresh.createdAt },
           { callId: mine.id, signalId: "m1", appliedAt: at(T0 + 9000) }
-        ],
-        events: events.map((event) => ({ projectId, event }))
+        ]
       }))).toBe(true)
-      const appended = (yield* outbox.list({ projectId, after: 0, limit: 100 })).slice(before)
-      expect(appended.map((e) => e.event)).toEqual(events)
-      expect(appended.every((e, i) => i === 0 || e.position > appended[i - 1]!.position)).toBe(true)
       expect(yield* calls.find(projectId, fresh.id)).toEqual(Option.some(fresh))
       expect(yield* calls.find(projectId, mine.id)).toEqual(Option.some(ended))
       expect(yield* calls.lockForSignal(projectId, mine.id, "m1")).toEqual(Option.some({ call: ended, signalApplied: true }))
@@ -316,15 +294,13 @@ export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void
         projectId,
         created: [{ ...theirs, projectId } as Voice.Call],
         updated: [later],
-        applied: [{ callId: fresh.id, signalId: "f1", appliedAt: at(T0 + 2500) }],
-        events: [{ projectId, event: event("call.ringing", T0 + 2500, { callId: fresh.id, status: "ringing" }) }]
+        applied: [{ callId: fresh.id, signalId: "f1", appliedAt: at(T0 + 2500) }]
       }))).toBe(false)
-      expect(yield* outbox.list({ projectId, after: 0, limit: 100 })).toHaveLength(before + events.length)
       expect(yield* calls.find(other, theirs.id)).toEqual(Option.some(theirs))
       expect(yield* calls.find(projectId, fresh.id)).toEqual(Option.some(fresh))
       expect(yield* calls.lockForSignal(projectId, fresh.id, "f1")).toEqual(Option.some({ call: fresh, signalApplied: false }))
       // Nothing to write is a success.
-      expect(yield* tx.withTransaction(calls.writeBatch({ projectId, created: [], updated: [], applied: [], events: [] }))).toBe(true)
+      expect(yield* tx.withTransaction(calls.writeBatch({ projectId, created: [], updated: [], applied: [] }))).toBe(true)
     }))
 
   it.effect("call signals: concurrent signals of one call serialise on its row lock; concurrent creates make one call; a rollback leaves nothing", () =>

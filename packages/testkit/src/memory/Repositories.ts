@@ -29,14 +29,11 @@ export const RepositoriesMemory = Layer.mergeAll(
   AccountSecurityMemory,
   UploadsMemory,
   AccessTokensMemory,
+  EventsMemory,
   VoiceMemory,
   BillingMemory,
   WebhooksMemory,
   ManagementMemory,
   OAuthProviderMemory,
   DashboardMemory
-).pipe(
-  // One outbox for every feature (the calls' batch write appends to it too).
-  Layer.provideMerge(EventsMemory),
-  Layer.provideMerge(MemoryStateLive)
-)
+).pipe(Layer.provideMerge(MemoryStateLive))

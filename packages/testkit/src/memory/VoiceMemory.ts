@@ -10,7 +10,6 @@
  */
 import {
   CallsRepo,
-  EventOutbox,
   type Line,
   LineProvider,
   type LineRecord,
@@ -49,7 +48,6 @@ const make = Effect.gen(function*() {
   const profiles = state.table<string, VoiceProfileRecord>(VOICE_PROFILES_TABLE)
   const calls = state.table<string, CallRow>(CALLS_TABLE)
   const signals = state.table<string, true>(CALL_SIGNALS_TABLE)
-  const outbox = yield* EventOutbox
 
   const activeLine = (projectId: string, lineId: string) => {
     const row = lines.get(lineId)
@@ -198,13 +196,12 @@ const make = Effect.gen(function*() {
         }
         return { calls: found, elsewhere, profiles: new Set(profileIds.filter((id) => ownProfile(projectId, id) !== undefined)) }
       }),
-    writeBatch: ({ applied, created, events, projectId, updated }) =>
-      Effect.gen(function*() {
+    writeBatch: ({ applied, created, projectId, updated }) =>
+      Effect.sync(() => {
         if (created.some((c) => calls.has(c.id))) return false
         for (const call of created) calls.set(call.id, { projectId, call })
         for (const call of updated) if (ownCall(projectId, call.id) !== undefined) calls.set(call.id, { projectId, call })
         for (const a of applied) signals.set(`${a.callId}\u0000${a.signalId}`, true)
-        yield* outbox.append(events)
         return true
       }),
     list: ({ after, createdAfter, createdBefore, direction, limit, projectId, status }) =>
@@ -317,7 +314,7 @@ export const makeSipGatewayRecording = (): SipGatewayRecordingShape & {
 export const VoiceMemory: Layer.Layer<
   LinesRepo | VoiceProfilesRepo | CallsRepo | LineProvider | SipGateway | SipGatewayRecording,
   never,
-  MemoryState | EventOutbox
+  MemoryState
 > = Layer.mergeAll(
   Layer.unwrapEffect(make),
   LineProviderSimulatedMemory,
