@@ -1,92 +1,73 @@
 /**
- * Call-signal ingestion benchmark (issue 5; DESIGN.md §6: a hot path). Two parts, each against a
- * baseline measured in the same run:
+ * Call-signal ingestion benchmark (issue 12 goal 5; DESIGN.md §6: a hot path). Every call is 25
+ * signals (started, ringing, answered, connected, 20 key presses, ended); a batch is 4 whole calls,
+ * 100 signals. Each number comes with a baseline measured in the same run:
  *
- * 1. In process — the pure reducer `CallMachine.apply` folding whole calls (started, ringing,
- *    answered, connected, 20 key presses, ended), in µs per signal, against decoding the same
- *    signals from JSON with their schema (the least any implementation does per signal).
- * 2. In the server's process, no HTTP — `Calls.applySignal` on the same store, one signal per
- *    transaction, sequentially; against one `select 1` round trip to the same database, so the
- *    cost of a signal reads as a number of round trips whatever the machine's load.
- * 3. Over HTTP — `POST /v1/projects/{id}/platforms/voice/calls/signals` on the real server
- *    (embedded PGlite, started exactly as the tests do), batches of 100 signals (4 whole calls),
- *    each signal in its own transaction with the call row, its id and its event; against a raw
- *    `node:http` handler that parses the same batch, decodes and applies it to calls in a `Map`
- *    (no database, no Effect HTTP stack).
+ * 1. In process — the pure reducer `CallMachine.apply` folding whole calls, µs per signal, against
+ *    decoding the same signals with their schema (what any implementation pays per signal).
+ * 2. Over HTTP, the goal's number — `POST /v1/projects/{id}/platforms/voice/calls/signals` on the
+ *    real server (in this process, started as the tests do; the senders run in a child process,
+ *    `calls-sender.ts`, so this process's CPU time is the server's), every signal must be
+ *    `applied`; against a **multi-row INSERT baseline**: the rows such a batch writes — 4 call
+ *    rows (the final records, as stored), 100 applied signal ids and 100 events (as stored) —
+ *    inserted with one multi-row INSERT per table in one transaction through the raw driver (`pg`
+ *    on PostgreSQL, PGlite's own API on PGlite) into scratch tables of the same shape (keys,
+ *    indexes, foreign key), by as many concurrent loops as there are HTTP senders. Reported as rows/s
+ *    and as signals/s equivalent (one batch's rows = 100 signals).
+ * 3. The same HTTP load against a raw `node:http` handler that parses the batch, decodes every
+ *    signal and applies it to calls in a `Map` (no database, no Effect HTTP stack).
  *
  *   npx tsx bench/calls.ts              # or: npm run bench:calls
  *   BENCH_SECONDS=3 npx tsx bench/calls.ts
+ *   BENCH_BACKEND=postgres DATABASE_URL=postgres://… npx tsx bench/calls.ts
  *
  * Environment:
  *   BENCH_SECONDS      length of each measured run in seconds (default 5)
- *   BENCH_CONNECTIONS  concurrent HTTP senders (default 4)
+ *   BENCH_CONNECTIONS  concurrent HTTP senders, and baseline loops (default 4)
  *   BENCH_BACKEND      pglite (default) or postgres (uses DATABASE_URL)
  *
- * Every HTTP batch must answer 200 with all 100 signals applied, or the run aborts (exit 1). There
- * are no speed thresholds: the output is a report, not a test.
+ * Any failed request or baseline statement aborts the run (exit 1). The last stdout line is the
+ * JSON summary read by `npm run bench`. There are no speed thresholds: it is a report, not a test.
  */
-import { SqlClient } from "@effect/sql"
-import { CallMachine, Calls, CallSignal, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core"
-import { Effect, Schema } from "effect"
+import { PGlite } from "@electric-sql/pglite"
+import { CallMachine, CallSignal, callEventSource, Events, formatTypeId, IdKinds, uuidv7Bytes, Voice } from "@switchboard/core"
+import { Schema } from "effect"
 import { createServer, type Server } from "node:http"
 import { performance } from "node:perf_hooks"
+import Pg from "pg"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
-import { alternateRounds, backendFromEnv, BenchFailure, closeServer, createProject, fmt, listenLocal, mean, positiveInt, runBench } from "./lib.js"
+import { signalLoadInChild, voiceFixture } from "./calls-load.js"
+import { BATCH, CALLS_PER_BATCH, PRESSES, SIGNALS_PER_CALL, wholeCall } from "./calls-signals.js"
+import { backendFromEnv, BenchFailure, closeServer, fmt, listenLocal, mean, positiveInt, runBench } from "./lib.js"
 
 const SECONDS = positiveInt("calls", "BENCH_SECONDS", 5)
 const CONNECTIONS = positiveInt("calls", "BENCH_CONNECTIONS", 4)
 const BACKEND = backendFromEnv("calls")
 const WARMUP_SECONDS = 1
 const ROUNDS = 2
-const PRESSES = 20
-const SIGNALS_PER_CALL = 5 + PRESSES
-const CALLS_PER_BATCH = 4
-const BATCH = CALLS_PER_BATCH * SIGNALS_PER_CALL
-
-const rand = () => crypto.getRandomValues(new Uint8Array(10))
-const DIGITS = "0123456789*#"
-
-// ---------------------------------------------------------------------------------------------
-// Signals: one whole call in wire form.
-
-let callCounter = 0
-const wholeCall = (projectId: string, profileId: string): ReadonlyArray<Record<string, unknown>> => {
-  const base = Date.UTC(2031, 0, 1) + ++callCounter * 60_000
-  const callId = formatTypeId(IdKinds.call, uuidv7Bytes(base, rand()))
-  const caller = formatTypeId(IdKinds.user, uuidv7Bytes(base, rand()))
-  const at = (ms: number) => new Date(base + ms).toISOString()
-  const sig = (n: number, type: string, ms: number, data: unknown = {}) => ({ id: `${callId}-${n}`, callId, type, timestamp: at(ms), data })
-  return [
-    sig(0, "started", 0, {
-      projectId,
-      direction: "inbound",
-      voiceProfile: { id: profileId, endpoint: { type: "sip" } },
-      space: { id: `space-${callId}`, type: "direct" },
-      caller: { id: caller, handle: "+15550100" },
-      callee: { id: formatTypeId(IdKinds.user, uuidv7Bytes(base, rand())), handle: "+12015550100" },
-      metadata: {}
-    }),
-    sig(1, "ringing", 1000),
-    sig(2, "answered", 2000),
-    sig(3, "connected", 3000),
-    ...Array.from({ length: PRESSES }, (_, i) => sig(4 + i, "dtmf", 4000 + i * 100, { digit: DIGITS[i % 12], actorId: caller })),
-    sig(4 + PRESSES, "ended", 30_000, { status: "completed", reason: { hangupCause: "normal_clearing" } })
-  ]
-}
+const GOAL = BACKEND === "postgres" ? 5000 : 1500
+const GOAL_TEXT = BACKEND === "postgres" ? "≥ 5 000 signals/s" : "≥ 1 500 signals/s"
 
 const decodeSignal = Schema.decodeUnknownSync(CallSignal)
+const encodeCall = Schema.encodeSync(Voice.Call)
+const encodeDraft = Schema.encodeSync(CallMachine.CallEventDraft)
+
+// ---------------------------------------------------------------------------------------------
+// 1. The reducer.
 
 /** Applies one call's signals with the reducer, applied ids kept as the service keeps them. */
 const foldCall = (signals: ReadonlyArray<CallSignal>) => {
   let call: CallMachine.CallTransition["call"] = undefined
   const applied = new Set<string>()
+  const events: Array<CallMachine.CallEventDraft> = []
   for (const s of signals) {
     const t = CallMachine.apply(call, s, applied as unknown as ReadonlySet<never>)
     if (t.outcome !== "applied") throw new BenchFailure(`reducer: ${s.type} was ${t.outcome}`)
     call = t.call
     applied.add(s.id)
+    events.push(...t.events)
   }
-  return call
+  return { call: call!, events }
 }
 
 /** Runs `work` (which handles `perRun` signals) repeatedly for about `seconds`; returns µs per signal. */
@@ -98,40 +79,176 @@ const timeLoop = (seconds: number, perRun: number, work: () => void) => {
     work()
     signals += perRun
   } while (performance.now() < deadline)
-  return { usPerSignal: ((performance.now() - t0) * 1000) / signals, signals }
+  return ((performance.now() - t0) * 1000) / signals
 }
 
 const benchReducer = () => {
   const projectId = "01890a5d-ac96-774b-bcce-b302099a8057"
-  const profileId = formatTypeId(IdKinds.voiceProfile, uuidv7Bytes(Date.now(), rand()))
+  const profileId = formatTypeId(IdKinds.voiceProfile, uuidv7Bytes(Date.now(), crypto.getRandomValues(new Uint8Array(10))))
   const wire = Array.from({ length: 200 }, () => wholeCall(projectId, profileId))
   const decoded = wire.map((c) => c.map((s) => decodeSignal(s)))
   const perRun = wire.length * SIGNALS_PER_CALL
-  // Warm-up (JIT), then alternating measured runs.
-  timeLoop(WARMUP_SECONDS, perRun, () => decoded.forEach(foldCall))
-  timeLoop(WARMUP_SECONDS, perRun, () => wire.forEach((c) => c.forEach((s) => decodeSignal(s))))
+  const fold = () => decoded.forEach(foldCall)
+  const decode = () => wire.forEach((c) => c.forEach((s) => decodeSignal(s)))
+  timeLoop(WARMUP_SECONDS / 2, perRun, fold)
+  timeLoop(WARMUP_SECONDS / 2, perRun, decode)
   const reducer: Array<number> = []
-  const decode: Array<number> = []
+  const decoding: Array<number> = []
   for (let round = 0; round < ROUNDS; round++) {
-    reducer.push(timeLoop(SECONDS / 2, perRun, () => decoded.forEach(foldCall)).usPerSignal)
-    decode.push(timeLoop(SECONDS / 2, perRun, () => wire.forEach((c) => c.forEach((s) => decodeSignal(s)))).usPerSignal)
+    reducer.push(timeLoop(SECONDS / 4, perRun, fold))
+    decoding.push(timeLoop(SECONDS / 4, perRun, decode))
   }
-  return { reducerUs: mean(reducer), decodeUs: mean(decode) }
+  return { reducerUs: mean(reducer), decodeUs: mean(decoding) }
 }
 
 // ---------------------------------------------------------------------------------------------
-// HTTP.
+// 2. The multi-row INSERT baseline.
 
-interface Target {
-  readonly name: string
-  readonly url: string
-  readonly headers: Record<string, string>
-  readonly projectId: string
-  readonly profileId: string
+/** The scratch tables: the shape of `calls`, `call_signals` and `events` (migrations 0009, 0012). */
+const SCRATCH = [
+  `create table bench_calls (
+    call_id text collate "C" primary key, project_id uuid not null, status text not null, direction text not null,
+    created_at timestamptz not null, record json not null)`,
+  "create index bench_calls_by_project on bench_calls (project_id, created_at desc, call_id desc)",
+  "create index bench_calls_by_project_status on bench_calls (project_id, status, created_at desc, call_id desc)",
+  `create table bench_call_signals (
+    call_id text collate "C" not null references bench_calls (call_id), signal_id text collate "C" not null,
+    applied_at timestamptz not null, primary key (call_id, signal_id))`,
+  `create table bench_events (
+    position bigserial primary key, id text not null unique, project_id uuid, type text not null, source text not null,
+    occurred_at timestamptz not null, api_version text not null, data jsonb not null, dispatched_at timestamptz)`,
+  "create index bench_events_project on bench_events (project_id, position)",
+  "create index bench_events_undispatched on bench_events (position) where dispatched_at is null"
+]
+
+/** `INSERT INTO table (cols) VALUES ($1,…),(…)` for `rows` rows of `cols.length` values. */
+const multiRowInsert = (table: string, cols: ReadonlyArray<string>, rows: number) => {
+  const values = Array.from({ length: rows }, (_, r) => `(${cols.map((_, c) => `$${r * cols.length + c + 1}`).join(",")})`)
+  return `insert into ${table} (${cols.join(",")}) values ${values.join(",")}`
+}
+const CALL_COLS = ["call_id", "project_id", "status", "direction", "created_at", "record"]
+const SIGNAL_COLS = ["call_id", "signal_id", "applied_at"]
+const EVENT_COLS = ["id", "project_id", "type", "source", "occurred_at", "api_version", "data"]
+const INSERT_CALLS = multiRowInsert("bench_calls", CALL_COLS, CALLS_PER_BATCH)
+const INSERT_SIGNALS = multiRowInsert("bench_call_signals", SIGNAL_COLS, BATCH)
+const INSERT_EVENTS = multiRowInsert("bench_events", EVENT_COLS, BATCH)
+const ROWS_PER_BATCH = CALLS_PER_BATCH + 2 * BATCH
+
+/**
+ * One template call as the server stores it: the final record's JSON, its signals' ids and times,
+ * its events' type, time and data JSON. Each batch copies it with fresh ids.
+ */
+const template = (projectId: string, profileId: string) => {
+  const signals = wholeCall(projectId, profileId).map((s) => decodeSignal(s))
+  const { call, events } = foldCall(signals)
+  return {
+    callId: call.id as string,
+    status: call.status,
+    direction: call.direction,
+    createdAt: new Date(call.createdAt.epochMillis).toISOString(),
+    record: JSON.stringify(encodeCall(call)),
+    signals: signals.map((s) => ({ suffix: s.id.slice(call.id.length), at: new Date(s.timestamp.epochMillis).toISOString() })),
+    events: events.map((e) => ({ type: e.type, at: new Date(e.timestamp.epochMillis).toISOString(), data: JSON.stringify(encodeDraft(e).data) }))
+  }
 }
 
-/** The baseline: parse the batch, decode every signal, apply it to calls kept in a Map; answer the outcomes. */
-const startBaseline = async (): Promise<{ server: Server; url: string }> => {
+/** The parameters of one batch's three INSERTs, with fresh call and event ids. */
+const batchParams = (projectId: string, t: ReturnType<typeof template>) => {
+  const calls: Array<unknown> = []
+  const signals: Array<unknown> = []
+  const events: Array<unknown> = []
+  for (let c = 0; c < CALLS_PER_BATCH; c++) {
+    const now = Date.now()
+    const callId = formatTypeId(IdKinds.call, uuidv7Bytes(now, crypto.getRandomValues(new Uint8Array(10))))
+    calls.push(callId, projectId, t.status, t.direction, t.createdAt, t.record.replaceAll(t.callId, callId))
+    for (const s of t.signals) signals.push(callId, `${callId}${s.suffix}`, s.at)
+    const source = callEventSource(projectId, callId)
+    for (const e of t.events) {
+      const id = formatTypeId(IdKinds.event, uuidv7Bytes(now, crypto.getRandomValues(new Uint8Array(10))))
+      events.push(id, projectId, e.type, source, e.at, Events.EVENT_API_VERSION, e.data.replaceAll(t.callId, callId))
+    }
+  }
+  return { calls, signals, events }
+}
+
+interface Baseline {
+  readonly run: (seconds: number) => Promise<{ batches: number; seconds: number }>
+  readonly close: () => Promise<void>
+}
+
+/** `CONNECTIONS` loops, each inserting one batch's rows per transaction, for `seconds`. */
+const loops = async (seconds: number, insertBatch: () => Promise<void>) => {
+  const deadline = performance.now() + seconds * 1000
+  let batches = 0
+  const t0 = performance.now()
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (performance.now() < deadline) {
+      await insertBatch()
+      batches++
+    }
+  }))
+  return { batches, seconds: (performance.now() - t0) / 1000 }
+}
+
+const postgresBaseline = async (projectId: string, t: ReturnType<typeof template>): Promise<Baseline> => {
+  const url = process.env.DATABASE_URL!
+  const database = `bench_calls_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = new Pg.Pool({ connectionString: url, max: 1 })
+  await admin.query(`create database ${database}`)
+  const u = new URL(url)
+  u.pathname = `/${database}`
+  // One single-connection pool per loop: its statements are one session's, BEGIN to COMMIT.
+  const sessions = Array.from({ length: CONNECTIONS }, () => new Pg.Pool({ connectionString: u.toString(), max: 1 }))
+  for (const s of SCRATCH) await sessions[0]!.query(s)
+  let next = 0
+  const free = [...sessions]
+  const insertBatch = async () => {
+    const p = batchParams(projectId, t)
+    const session = free.pop() ?? sessions[next++ % sessions.length]!
+    try {
+      await session.query("begin")
+      await session.query(INSERT_CALLS, p.calls)
+      await session.query(INSERT_SIGNALS, p.signals)
+      await session.query(INSERT_EVENTS, p.events)
+      await session.query("commit")
+    } catch (e) {
+      await session.query("rollback").catch(() => undefined)
+      throw new BenchFailure(`baseline: ${e instanceof Error ? e.message : String(e)}`)
+    } finally {
+      free.push(session)
+    }
+  }
+  return {
+    run: (seconds) => loops(seconds, insertBatch),
+    close: async () => {
+      await Promise.all(sessions.map((s) => s.end()))
+      await admin.query(`drop database if exists ${database}`)
+      await admin.end()
+    }
+  }
+}
+
+const pgliteBaseline = async (projectId: string, t: ReturnType<typeof template>): Promise<Baseline> => {
+  const db = await PGlite.create()
+  for (const s of SCRATCH) await db.exec(s)
+  const insertBatch = async () => {
+    const p = batchParams(projectId, t)
+    await db.transaction(async (tx) => {
+      await tx.query(INSERT_CALLS, p.calls)
+      await tx.query(INSERT_SIGNALS, p.signals)
+      await tx.query(INSERT_EVENTS, p.events)
+    }).catch((e: unknown) => {
+      throw new BenchFailure(`baseline: ${e instanceof Error ? e.message : String(e)}`)
+    })
+  }
+  return { run: (seconds) => loops(seconds, insertBatch), close: () => db.close() }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. The raw node:http handler.
+
+/** Parses the batch, decodes every signal, applies it to calls kept in a Map; answers the outcomes. */
+const startRawHandler = async (): Promise<{ server: Server; url: string }> => {
   const calls = new Map<string, { call: CallMachine.CallTransition["call"]; ids: Set<string> }>()
   const server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
@@ -158,158 +275,116 @@ const startBaseline = async (): Promise<{ server: Server; url: string }> => {
   return { server, url: `${origin}/signals` }
 }
 
-/** Organization, project, default voice profile and an events:write project key on the server. */
-const voiceFixture = async (server: TestServer): Promise<Target> => {
-  const { projectId, send } = await createProject(server)
-  const voice = `/v1/projects/${projectId}/platforms/voice`
-  const profile = await send("PUT", `${voice}/profiles/default`, { protocol: "sip" })
-  const key = await send("POST", `/v1/projects/${projectId}/api-keys`, { name: "edge", permissions: ["events:write"] })
-  return {
-    name: `switchboard (${BACKEND})`,
-    url: `${server.baseUrl}${voice}/calls/signals`,
-    headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
-    projectId,
-    profileId: profile.profileId
-  }
-}
+// ---------------------------------------------------------------------------------------------
 
-/** Sequential runs of `work` for about `seconds`; milliseconds per run. */
-const sequential = async (seconds: number, work: (i: number) => Promise<unknown>) => {
-  const deadline = performance.now() + seconds * 1000
-  const t0 = performance.now()
-  let n = 0
-  do await work(n++)
-  while (performance.now() < deadline)
-  return (performance.now() - t0) / n
-}
-
-/** Calls.applySignal in the server's process vs a `select 1` round trip, alternating. */
-const benchService = async (server: TestServer, target: Target) => {
-  const roundTrip = () => server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`select 1`))
-  let queue: Array<CallSignal> = []
-  const apply = () => {
-    if (queue.length === 0) queue = wholeCall(target.projectId, target.profileId).map((s) => decodeSignal(s))
-    const signal = queue.shift()!
-    return server.run(Effect.flatMap(Calls, (calls) => calls.applySignal(target.projectId, signal))).then((r) => {
-      if (r.outcome !== "applied") throw new BenchFailure(`applySignal: ${signal.type} was ${r.outcome} (${r.reason})`)
-    })
-  }
-  await sequential(WARMUP_SECONDS / 2, roundTrip)
-  await sequential(WARMUP_SECONDS / 2, apply)
-  const rt: Array<number> = []
-  const sv: Array<number> = []
-  for (let round = 0; round < ROUNDS; round++) {
-    rt.push(await sequential(SECONDS / 4, roundTrip))
-    sv.push(await sequential(SECONDS / 2, apply))
-  }
-  return { roundTripMs: mean(rt), signalMs: mean(sv) }
-}
-
-/** `CONNECTIONS` senders posting batches for `seconds`; every signal must be applied. */
-const load = async (target: Target, seconds: number) => {
-  const deadline = performance.now() + seconds * 1000
-  const latencies: Array<number> = []
-  let signals = 0
-  const t0 = performance.now()
-  const sender = async () => {
-    while (performance.now() < deadline) {
-      const batch = Array.from({ length: CALLS_PER_BATCH }, () => wholeCall(target.projectId, target.profileId)).flat()
-      const started = performance.now()
-      const res = await fetch(target.url, { method: "POST", headers: target.headers, body: JSON.stringify({ signals: batch }) })
-      const text = await res.text()
-      latencies.push(performance.now() - started)
-      if (res.status !== 200) throw new BenchFailure(`${target.name}: HTTP ${res.status} ${text.slice(0, 300)}`)
-      const body = JSON.parse(text) as { results: ReadonlyArray<{ outcome: string }> }
-      if (body.results.length !== BATCH || body.results.some((r) => r.outcome !== "applied")) {
-        throw new BenchFailure(`${target.name}: not every signal applied: ${text.slice(0, 300)}`)
-      }
-      signals += BATCH
-    }
-  }
-  await Promise.all(Array.from({ length: CONNECTIONS }, sender))
-  const elapsed = (performance.now() - t0) / 1000
-  latencies.sort((a, b) => a - b)
-  return {
-    signalsPerSecond: signals / elapsed,
-    p50: latencies[Math.floor(latencies.length / 2)] ?? 0,
-    p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
-    batches: latencies.length
-  }
+interface Measured {
+  readonly signalsPerSecond: number
+  readonly p50: number | undefined
+  readonly cpuUsPerSignal: number | undefined
 }
 
 const main = async (): Promise<number> => {
   const t0 = Date.now()
   let server: TestServer | undefined
-  let baseline: Server | undefined
+  let raw: Server | undefined
+  let baseline: Baseline | undefined
   try {
-    console.log(`bench:calls — ${SECONDS} s per measured run, ${ROUNDS} rounds; calls of ${SIGNALS_PER_CALL} signals ` +
-      `(started, ringing, answered, connected, ${PRESSES} key presses, ended)`)
+    console.log(`bench:calls (${BACKEND}) — ${SECONDS} s per measured run, ${ROUNDS} rounds, ${CONNECTIONS} senders; ` +
+      `batches of ${BATCH} signals = ${CALLS_PER_BATCH} calls of ${SIGNALS_PER_CALL} (started, ringing, answered, connected, ${PRESSES} key presses, ended)`)
     console.log("")
-    console.log("1. In process: CallMachine.apply vs decoding the signal from JSON")
+    console.log("1. In process: CallMachine.apply vs decoding the signal with its schema")
     const r = benchReducer()
     console.log(`   reducer  ${fmt(r.reducerUs, 3)} µs/signal  (${fmt(1e6 / r.reducerUs)} signals/s on one core)`)
     console.log(`   decode   ${fmt(r.decodeUs, 3)} µs/signal  (Schema.decodeUnknownSync(CallSignal), the baseline)`)
     console.log(`   ratio    the reducer costs ${fmt(r.reducerUs / r.decodeUs, 2)}x decoding its input`)
-
     console.log("")
+
     server = await startTestServer(BACKEND)
     const target = await voiceFixture(server)
-    console.log(`   (server startup ${fmt((Date.now() - t0) / 1000, 1)} s)`)
-    console.log(`2. In the server's process: Calls.applySignal (one transaction per signal) vs a select 1 round trip (${BACKEND})`)
-    const sv = await benchService(server, target)
-    console.log(`   applySignal  ${fmt(sv.signalMs, 2)} ms/signal  (${fmt(1000 / sv.signalMs)} signals/s, sequential)`)
-    console.log(`   round trip   ${fmt(sv.roundTripMs, 2)} ms  (select 1, the baseline)`)
-    console.log(`   ratio        a signal costs ${fmt(sv.signalMs / sv.roundTripMs, 1)} round trips ` +
-      "(BEGIN, lock + seen, update + id, event, COMMIT)")
-    console.log("")
-    console.log(`3. HTTP: batches of ${BATCH} signals, ${CONNECTIONS} concurrent senders`)
-    const base = await startBaseline()
-    baseline = base.server
-    const baseTarget: Target = { ...target, name: "raw node:http + reducer in a Map", url: base.url, headers: { "content-type": "application/json" } }
-    const targets = [target, baseTarget]
-    const width = Math.max(...targets.map((t) => t.name.length)) + 1
-    const runs = await alternateRounds({
-      targets,
-      warmupSeconds: WARMUP_SECONDS,
-      seconds: SECONDS,
-      rounds: ROUNDS,
-      run: load,
-      onRun: (round, t, run) =>
-        console.log(`   run ${round} ${t.name.padEnd(width)} ${fmt(run.signalsPerSecond).padStart(8)} signals/s  ` +
-          `batch p50 ${fmt(run.p50, 1)} ms  p99 ${fmt(run.p99, 1)} ms  (${run.batches} batches)`)
+    const rawHandler = await startRawHandler()
+    raw = rawHandler.server
+    const t = template(target.projectId, target.profileId)
+    baseline = BACKEND === "postgres" ? await postgresBaseline(target.projectId, t) : await pgliteBaseline(target.projectId, t)
+    console.log(`   (setup ${fmt((Date.now() - t0) / 1000, 1)} s)`)
+    console.log(`2. HTTP, batches of ${BATCH} (senders in a child process) vs the multi-row INSERT baseline (raw ${BACKEND === "postgres" ? "pg" : "PGlite"}, ${CONNECTIONS} loops)`)
+    console.log(`3. HTTP vs a raw node:http handler (no database)`)
+
+    const B = baseline
+    type Target = { readonly name: string; readonly run: (seconds: number) => Promise<Measured> }
+    const http = (name: string, url: string, headers: Record<string, string>): Target => ({
+      name,
+      run: async (seconds) => {
+        const cpu = process.cpuUsage()
+        const load = await signalLoadInChild({ url, headers, projectId: target.projectId, profileId: target.profileId, connections: CONNECTIONS, seconds, label: name })
+        const used = process.cpuUsage(cpu)
+        return { signalsPerSecond: load.signalsPerSecond, p50: load.p50, cpuUsPerSignal: (used.user + used.system) / Math.max(load.signals, 1) }
+      }
     })
-    const summary = targets.map((t) => {
-      const rs = runs.get(t.name)!
-      return { name: t.name, signalsPerSecond: mean(rs.map((x) => x.signalsPerSecond)), p50: mean(rs.map((x) => x.p50)) }
+    const targets: ReadonlyArray<Target> = [
+      http(`switchboard (${BACKEND})`, target.url, target.headers),
+      {
+        name: "multi-row INSERT baseline",
+        run: async (seconds) => {
+          const b = await B.run(seconds)
+          return { signalsPerSecond: (b.batches * BATCH) / b.seconds, p50: undefined, cpuUsPerSignal: undefined }
+        }
+      },
+      http("raw node:http + reducer in a Map", rawHandler.url, { "content-type": "application/json" })
+    ]
+    const width = Math.max(...targets.map((x) => x.name.length)) + 1
+    // Warm-up (not counted): the JIT, the pools, the tables' first pages.
+    for (const x of targets) await x.run(2 * WARMUP_SECONDS)
+    const runs = new Map<string, Array<Measured>>(targets.map((x) => [x.name, []]))
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const x of targets) {
+        const m = await x.run(SECONDS)
+        runs.get(x.name)!.push(m)
+        console.log(`   run ${round} ${x.name.padEnd(width)} ${fmt(m.signalsPerSecond).padStart(8)} signals/s` +
+          (m.p50 === undefined ? "" : `  batch p50 ${fmt(m.p50, 1)} ms`) +
+          (m.cpuUsPerSignal === undefined ? "" : `  ${fmt(m.cpuUsPerSignal, 1)} µs CPU/signal in this process`))
+      }
+    }
+    const avg = (name: string, f: (m: Measured) => number | undefined) => mean(runs.get(name)!.map((m) => f(m) ?? 0))
+    const [sbName, blName, rawName] = targets.map((x) => x.name) as [string, string, string]
+    const sb = avg(sbName, (m) => m.signalsPerSecond)
+    const sbCpu = avg(sbName, (m) => m.cpuUsPerSignal)
+    const bl = avg(blName, (m) => m.signalsPerSecond)
+    const rw = avg(rawName, (m) => m.signalsPerSecond)
+    const blRows = (bl / BATCH) * ROWS_PER_BATCH
+    console.log("")
+    console.log(`   ${sbName.padEnd(width)} ${fmt(sb).padStart(8)} signals/s  (${fmt(sbCpu, 1)} µs server CPU/signal; goal ≥ ${fmt(GOAL)})`)
+    console.log(`   ${blName.padEnd(width)} ${fmt(bl).padStart(8)} signals/s equivalent  (${fmt(blRows)} rows/s: ${ROWS_PER_BATCH} rows per ${BATCH} signals)`)
+    console.log(`   ${rawName.padEnd(width)} ${fmt(rw).padStart(8)} signals/s`)
+    console.log(`   ratio to the INSERT baseline ${(sb / bl).toFixed(3)}; to the raw handler ${(sb / rw).toFixed(3)}`)
+    console.log("")
+    const row = (name: string, value: number, unit: string, baseline: string | null, baselineValue: number | null, goal: string | null = null, met: boolean | null = null) => ({
+      name,
+      value: Number(value.toFixed(unit.startsWith("µs") ? 2 : 0)),
+      unit,
+      baseline,
+      baselineValue: baselineValue === null ? null : Number(baselineValue.toFixed(unit.startsWith("µs") ? 2 : 0)),
+      ratio: baselineValue === null ? null : Number((value / baselineValue).toFixed(4)),
+      goal,
+      met
     })
-    const [sb, bl] = summary as [typeof summary[0], typeof summary[0]]
-    const ratio = sb.signalsPerSecond / bl.signalsPerSecond
-    console.log("")
-    console.log(`   ${sb.name.padEnd(width)} ${fmt(sb.signalsPerSecond).padStart(8)} signals/s  (${fmt(1000 / sb.signalsPerSecond, 2)} ms/signal, batch p50 ${fmt(sb.p50, 1)} ms)`)
-    console.log(`   ${bl.name.padEnd(width)} ${fmt(bl.signalsPerSecond).padStart(8)} signals/s`)
-    console.log(`   ratio ${ratio.toPrecision(2)} (${fmt(1 / ratio, 1)}x slower than the raw handler without a database)`)
-    console.log("")
     console.log(JSON.stringify({
       bench: "calls",
       backend: BACKEND,
-      seconds: SECONDS,
-      connections: CONNECTIONS,
-      reducerMicrosPerSignal: Number(r.reducerUs.toFixed(3)),
-      decodeMicrosPerSignal: Number(r.decodeUs.toFixed(3)),
-      reducerToDecodeRatio: Number((r.reducerUs / r.decodeUs).toFixed(3)),
-      serviceMsPerSignal: Number(sv.signalMs.toFixed(3)),
-      roundTripMs: Number(sv.roundTripMs.toFixed(3)),
-      signalToRoundTripRatio: Number((sv.signalMs / sv.roundTripMs).toFixed(2)),
-      httpSignalsPerSecond: Math.round(sb.signalsPerSecond),
-      baselineSignalsPerSecond: Math.round(bl.signalsPerSecond),
-      httpToBaselineRatio: Number(ratio.toFixed(4))
+      results: [
+        row(`signals over HTTP, batches of ${BATCH}, ${CONNECTIONS} senders`, sb, "signals/s", "multi-row INSERT of the same rows, raw driver", bl, GOAL_TEXT, sb >= GOAL),
+        row("multi-row INSERT baseline (calls, applied ids, events)", blRows, "rows/s", null, null),
+        row(`signals over HTTP vs a raw node:http handler without a database`, sb, "signals/s", "raw node:http + reducer in a Map", rw),
+        row("server CPU per signal over HTTP", sbCpu, "µs CPU/signal", null, null),
+        row("reducer (CallMachine.apply)", r.reducerUs, "µs/signal", "Schema decode of the signal", r.decodeUs)
+      ]
     }))
     return 0
   } catch (e) {
     console.error(e instanceof BenchFailure ? `bench:calls failed: ${e.message}` : e)
     return 1
   } finally {
-    if (baseline !== undefined) await closeServer(baseline)
+    if (baseline !== undefined) await baseline.close().catch(() => undefined)
+    if (raw !== undefined) await closeServer(raw)
     if (server !== undefined) await server.close()
   }
 }

@@ -67,6 +67,18 @@ for (const backend of testBackends()) {
       timestamps: r.call?.timestamps
     })
 
+    /**
+     * The whole of `value` with its ids (TypeIDs, UUIDs) replaced by their order of first
+     * appearance: the two runs use different ids for the same calls, parties and projects.
+     */
+    const anonymous = (value: unknown) => {
+      const seen = new Map<string, string>()
+      return JSON.parse(JSON.stringify(value).replace(/sb_[a-z]+_[0-9a-z]{26}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
+        if (!seen.has(id)) seen.set(id, `id${seen.size}`)
+        return seen.get(id)!
+      }))
+    }
+
     it("a batch gives the results, calls and events of one signal at a time", async () => {
       const runs = fc.sample(fc.array(step, { minLength: 1, maxLength: 30 }), { seed: 20261124, numRuns: backend === "pglite" ? 20 : 10 })
       for (const steps of runs) {
@@ -81,6 +93,10 @@ for (const backend of testBackends()) {
           oneByOne.push(r.body.results[0])
         }
         expect(together.body.results.map(normal), JSON.stringify(steps)).toEqual(oneByOne.map(normal))
+        // Everything else too: whole results (the call after each signal), whole stored calls, whole events.
+        const idsFirst = (callIds: ReadonlyArray<string>, projectId: string) => [projectId, ...callIds]
+        expect(anonymous([idsFirst(batch.callIds, projects[0]!.projectId), together.body.results]), JSON.stringify(steps))
+          .toEqual(anonymous([idsFirst(single.callIds, projects[1]!.projectId), oneByOne]))
         for (let c = 0; c < 3; c++) {
           const a = await call(`${voicePath(projects[0]!.projectId)}/calls/${batch.callIds[c]}`)
           const b = await call(`${voicePath(projects[1]!.projectId)}/calls/${single.callIds[c]}`)
@@ -89,6 +105,8 @@ for (const backend of testBackends()) {
           const ea = await callEvents(s, projects[0]!.projectId, batch.callIds[c])
           const eb = await callEvents(s, projects[1]!.projectId, single.callIds[c])
           expect(ea.map((e) => [e.type, e.timestamp])).toEqual(eb.map((e) => [e.type, e.timestamp]))
+          expect(anonymous([projects[0]!.projectId, batch.callIds[c], a.body, ea]))
+            .toEqual(anonymous([projects[1]!.projectId, single.callIds[c], b.body, eb]))
         }
       }
     }, 300_000)

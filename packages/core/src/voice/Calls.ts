@@ -12,7 +12,7 @@
  *   Each calls the `SipGateway` inside the same transaction, so an unreachable edge changes nothing.
  *   A move the machine does not take is `CallActionNotAllowed` (→ 409 FAILED_PRECONDITION).
  */
-import { Data, DateTime, Effect, Option, Schema } from "effect"
+import { Data, DateTime, Effect, Option } from "effect"
 import { EventPublisher } from "../events/EventsFeature.js"
 import type { Principal } from "../identity/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
@@ -24,7 +24,8 @@ import { Transactor } from "../shared/Ports.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import type { CallSignalResult, CreateCallRequest } from "./CallApiSchema.js"
 import { callEventSource } from "./CallEvents.js"
-import { apply, CallEventDraft, type CallTransition } from "./CallMachine.js"
+import { encodeCallEventData } from "./CallWire.js"
+import { apply, type CallTransition } from "./CallMachine.js"
 import { type CallSignal, CallSignalId, type CallStartedSignalData } from "./CallSignals.js"
 import {
   CallActionNotAllowed,
@@ -43,7 +44,6 @@ const DEFAULT_PAGE_SIZE = 20
 /** A new call of a signal batch was created by another transaction between the batch's read and write. */
 class BatchRace extends Data.TaggedError("BatchRace")<{}> {}
 const NO_IDS: ReadonlySet<CallSignalId> = new Set()
-const encodeDraft = Schema.encodeSync(CallEventDraft)
 
 /** What an ignored or rejected signal says, and the reason codes the service adds to the machine's. */
 export type CallServiceRejection =
@@ -105,7 +105,7 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
         type: e.type,
         source,
         timestamp: e.timestamp,
-        data: encodeDraft(e).data as Record<string, unknown>
+        data: encodeCallEventData(e)
       })))
     }
 
@@ -161,17 +161,21 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
       })
 
     /**
-     * A batch, set-based: one read of the batch's calls (locked, in call-id order) and of which of
-     * its signals they have applied; every signal decided in order by the pure reducer on the calls
-     * in memory; then one write each for new calls, changed calls, applied signal ids and events.
-     * The same results, calls and events as one signal at a time (V1VoiceBatch.test.ts).
+     * A batch, set-based: one read of the batch's calls (locked, in call-id order), of which of its
+     * signals they have applied and of the voice profiles its `started` signals name; every signal
+     * decided in order by the pure reducer on the calls in memory; then one write of the new calls,
+     * changed calls and applied signal ids, and one of the events. The same results, calls and
+     * events as one signal at a time (V1VoiceBatch.test.ts).
      */
     const applyBatch = (projectId: string, signals: ReadonlyArray<CallSignal>) =>
       Effect.gen(function*() {
+        const profileIds = new Set<string>()
+        for (const s of signals) if (s.type === "started") profileIds.add(s.data.voiceProfile.id)
         const loaded = yield* repo.loadBatch({
           projectId,
           callIds: [...new Set(signals.map((s) => s.callId))],
-          signalIds: signals.map((s) => s.id)
+          signalIds: [...new Set(signals.map((s) => s.id))],
+          profileIds: [...profileIds]
         })
         const state = new Map<string, { call: Call; applied: Set<string> }>()
         for (const [id, c] of loaded.calls) state.set(id, { call: c.call, applied: new Set(c.applied) })
@@ -179,7 +183,6 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
         const changed = new Set<string>()
         const applied: Array<{ readonly callId: string; readonly signalId: string; readonly appliedAt: DateTime.Utc }> = []
         const transitions: Array<CallTransition & { outcome: "applied" }> = []
-        const profileExists = new Map<string, boolean>()
         const results: Array<CallSignalResult> = []
         for (const signal of signals) {
           const current = state.get(signal.callId)
@@ -188,9 +191,7 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
               results.push(refused(signal, "project-mismatch"))
               continue
             }
-            const profileId = signal.data.voiceProfile.id
-            if (!profileExists.has(profileId)) profileExists.set(profileId, Option.isSome(yield* profiles.find(projectId, profileId)))
-            if (profileExists.get(profileId) !== true) {
+            if (!loaded.profiles.has(signal.data.voiceProfile.id)) {
               results.push(refused(signal, "unknown-voice-profile"))
               continue
             }
@@ -230,7 +231,7 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
         const source = (t: CallTransition & { outcome: "applied" }) => callEventSource(projectId, t.call.id)
         if (transitions.length > 0) {
           yield* publisher.publish(projectId, transitions.flatMap((t) =>
-            t.events.map((e) => ({ type: e.type, source: source(t), timestamp: e.timestamp, data: encodeDraft(e).data as Record<string, unknown> }))))
+            t.events.map((e) => ({ type: e.type, source: source(t), timestamp: e.timestamp, data: encodeCallEventData(e) }))))
         }
         return results
       })

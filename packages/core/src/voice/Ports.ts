@@ -152,22 +152,26 @@ export class CallsRepo extends Context.Tag("core/CallsRepo")<CallsRepo, {
   /** The project's calls, newest first (by `createdAt`, then id), with the filters, at most `limit`. */
   readonly list: (request: CallListRequest) => Effect.Effect<ReadonlyArray<Call>>
   /**
-   * A signal batch's reads, for the surrounding transaction: the project's calls among `callIds`
-   * (rows locked, in call-id order), which of `signalIds` each has applied, and which of `callIds`
-   * belong to another project.
+   * A signal batch's reads, for the surrounding transaction (one statement in SQL): the project's
+   * calls among `callIds` (rows locked, in call-id order), which of `signalIds` each has applied,
+   * which of `callIds` belong to another project, and which of `profileIds` are voice profiles of
+   * the project (the profiles its `started` signals name).
    */
   readonly loadBatch: (args: {
     readonly projectId: string
     readonly callIds: ReadonlyArray<string>
     readonly signalIds: ReadonlyArray<string>
+    readonly profileIds: ReadonlyArray<string>
   }) => Effect.Effect<{
     readonly calls: ReadonlyMap<string, { readonly call: Call; readonly applied: ReadonlySet<string> }>
     readonly elsewhere: ReadonlySet<string>
+    readonly profiles: ReadonlySet<string>
   }>
   /**
-   * A signal batch's writes, set-based: new calls, the final state of changed calls, and every
-   * applied signal id. False (and nothing of the new calls written) when a new call's id was taken
-   * meanwhile — the caller rolls back and applies the batch one signal at a time.
+   * A signal batch's writes, set-based (one statement in SQL): new calls, the final state of
+   * changed calls, and every applied signal id. False when a new call's id was taken meanwhile
+   * (then neither the changed calls nor the applied ids are written) — the caller rolls back and
+   * applies the batch one signal at a time.
    */
   readonly writeBatch: (args: {
     readonly projectId: string

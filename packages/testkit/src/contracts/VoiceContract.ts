@@ -239,7 +239,7 @@ export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void
       expect([back.dtmfInputs.length, back.dtmfInputsTruncated]).toEqual([100, true])
     }))
 
-  it.effect("call batches: one read of calls, applied ids and ids of other projects; one write of new and changed calls and ids; a taken id writes no new call", () =>
+  it.effect("call batches: one read of calls, applied ids, ids of other projects and the project's profiles; one write of new and changed calls and ids; a taken id writes nothing but new calls", () =>
     Effect.gen(function*() {
       const calls = yield* CallsRepo
       const profiles = yield* VoiceProfilesRepo
@@ -247,30 +247,60 @@ export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void
       const projectId = yield* newProject
       const other = yield* newProject
       const profile = profileFixture(projectId, T0, true)
+      const otherProfile = profileFixture(other, T0 + 1, true)
       yield* profiles.insert(profile)
+      yield* profiles.insert(otherProfile)
       const mine = callFixture(projectId, profile.profileId, T0 + 1000).call
-      const theirs = callFixture(other, profile.profileId, T0 + 1500).call
+      const theirs = callFixture(other, otherProfile.profileId, T0 + 1500).call
+      // Signal ids are opaque text: quotes, backslashes, commas and braces survive the array parameters.
+      const odd = `m"2,{x}\\ ' y`
       yield* calls.insertApplied({ projectId, call: mine, signalId: "m0", appliedAt: mine.createdAt })
+      yield* calls.updateApplied({ projectId, call: mine, signalId: odd, appliedAt: mine.createdAt })
       yield* calls.insertApplied({ projectId: other, call: theirs, signalId: "t0", appliedAt: theirs.createdAt })
       const fresh = callFixture(projectId, profile.profileId, T0 + 2000).call
-      const loaded = yield* tx.withTransaction(calls.loadBatch({ projectId, callIds: [fresh.id, theirs.id, mine.id], signalIds: ["m0", "m1", "t0"] }))
+      const loaded = yield* tx.withTransaction(calls.loadBatch({
+        projectId,
+        callIds: [fresh.id, theirs.id, mine.id],
+        signalIds: ["m0", "m1", "t0", odd],
+        profileIds: [otherProfile.profileId, profile.profileId, id(IdKinds.voiceProfile, T0 + 3)]
+      }))
       expect([...loaded.calls.keys()]).toEqual([mine.id])
-      expect(loaded.calls.get(mine.id)).toEqual({ call: mine, applied: new Set(["m0"]) })
+      expect(loaded.calls.get(mine.id)).toEqual({ call: mine, applied: new Set(["m0", odd]) })
       expect([...loaded.elsewhere]).toEqual([theirs.id])
+      expect([...loaded.profiles]).toEqual([profile.profileId])
+      const none = yield* tx.withTransaction(calls.loadBatch({ projectId, callIds: [fresh.id], signalIds: ["f0"], profileIds: [] }))
+      expect([none.calls.size, none.elsewhere.size, none.profiles.size]).toEqual([0, 0, 0])
       const ended = CallMachine.apply(mine, signal(mine.id, "m1", "ended", T0 + 9000, { status: "completed" }), new Set()).call!
+      const odd2 = `f"0\\,}`
       expect(yield* tx.withTransaction(calls.writeBatch({
         projectId,
         created: [fresh],
         updated: [ended],
-        applied: [{ callId: fresh.id, signalId: "f0", appliedAt: fresh.createdAt }, { callId: mine.id, signalId: "m1", appliedAt: at(T0 + 9000) }]
+        applied: [
+          { callId: fresh.id, signalId: "f0", appliedAt: fresh.createdAt },
+          { callId: fresh.id, signalId: odd2, appliedAt: fresh.createdAt },
+          { callId: mine.id, signalId: "m1", appliedAt: at(T0 + 9000) }
+        ]
       }))).toBe(true)
       expect(yield* calls.find(projectId, fresh.id)).toEqual(Option.some(fresh))
       expect(yield* calls.find(projectId, mine.id)).toEqual(Option.some(ended))
       expect(yield* calls.lockForSignal(projectId, mine.id, "m1")).toEqual(Option.some({ call: ended, signalApplied: true }))
       expect(yield* calls.lockForSignal(projectId, fresh.id, "f0")).toEqual(Option.some({ call: fresh, signalApplied: true }))
-      // A new call whose id another project holds: false, and the call there is untouched.
-      expect(yield* tx.withTransaction(calls.writeBatch({ projectId, created: [{ ...theirs, projectId } as Voice.Call], updated: [], applied: [] }))).toBe(false)
+      expect(yield* calls.lockForSignal(projectId, fresh.id, odd2)).toEqual(Option.some({ call: fresh, signalApplied: true }))
+      // A new call whose id another project holds: false; the call there is untouched, and neither
+      // the changed call nor the applied ids of the batch are written.
+      const later = CallMachine.apply(fresh, signal(fresh.id, "f1", "ringing", T0 + 2500), new Set()).call!
+      expect(yield* tx.withTransaction(calls.writeBatch({
+        projectId,
+        created: [{ ...theirs, projectId } as Voice.Call],
+        updated: [later],
+        applied: [{ callId: fresh.id, signalId: "f1", appliedAt: at(T0 + 2500) }]
+      }))).toBe(false)
       expect(yield* calls.find(other, theirs.id)).toEqual(Option.some(theirs))
+      expect(yield* calls.find(projectId, fresh.id)).toEqual(Option.some(fresh))
+      expect(yield* calls.lockForSignal(projectId, fresh.id, "f1")).toEqual(Option.some({ call: fresh, signalApplied: false }))
+      // Nothing to write is a success.
+      expect(yield* tx.withTransaction(calls.writeBatch({ projectId, created: [], updated: [], applied: [] }))).toBe(true)
     }))
 
   it.effect("call signals: concurrent signals of one call serialise on its row lock; concurrent creates make one call; a rollback leaves nothing", () =>

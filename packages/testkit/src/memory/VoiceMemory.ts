@@ -181,7 +181,7 @@ const make = Effect.gen(function*() {
         calls.set(call.id, { projectId, call })
         signals.set(`${call.id}\u0000${signalId}`, true)
       }),
-    loadBatch: ({ callIds, projectId, signalIds }) =>
+    loadBatch: ({ callIds, profileIds, projectId, signalIds }) =>
       Effect.sync(() => {
         const found = new Map<string, { readonly call: Call; readonly applied: ReadonlySet<string> }>()
         const elsewhere = new Set<string>()
@@ -194,7 +194,7 @@ const make = Effect.gen(function*() {
           }
           found.set(callId, { call: row.call, applied: new Set(signalIds.filter((s) => signals.has(`${callId}\u0000${s}`))) })
         }
-        return { calls: found, elsewhere }
+        return { calls: found, elsewhere, profiles: new Set(profileIds.filter((id) => ownProfile(projectId, id) !== undefined)) }
       }),
     writeBatch: ({ applied, created, projectId, updated }) =>
       Effect.sync(() => {

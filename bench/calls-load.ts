@@ -1,0 +1,60 @@
+/** Signal batches from a child process (`calls-sender.ts`): the server's process pays only for serving them. */
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import type { TestServer } from "../packages/http-adapter/test/TestServer.js"
+import { BenchFailure, createProject } from "./lib.js"
+
+const sender = fileURLToPath(new URL("./calls-sender.ts", import.meta.url))
+
+export interface SignalLoad {
+  readonly signals: number
+  readonly seconds: number
+  readonly signalsPerSecond: number
+  readonly batches: number
+  readonly p50: number
+  readonly p99: number
+}
+
+export const signalLoadInChild = (options: {
+  readonly url: string
+  readonly headers: Record<string, string>
+  readonly projectId: string
+  readonly profileId: string
+  readonly connections: number
+  readonly seconds: number
+  readonly label: string
+}): Promise<SignalLoad> =>
+  new Promise((resolve, reject) => {
+    const { label, ...args } = options
+    const child = spawn(process.execPath, ["--import", "tsx", sender, JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("error", reject)
+    child.on("close", (code) => {
+      const last = stdout.trim().split("\n").pop() ?? ""
+      let r: any
+      try {
+        r = JSON.parse(last)
+      } catch {
+        return reject(new BenchFailure(`${label}: the sender exited ${code}: ${stderr.slice(0, 500)}`))
+      }
+      if (code !== 0 || r.error !== undefined) return reject(new BenchFailure(`${label}: ${r.error ?? `the sender exited ${code}`}`))
+      resolve(r as SignalLoad)
+    })
+  })
+
+/** Organization, project, default voice profile and an `events:write` project key on `server`. */
+export const voiceFixture = async (server: TestServer) => {
+  const { projectId, send } = await createProject(server)
+  const voice = `/v1/projects/${projectId}/platforms/voice`
+  const profile = await send("PUT", `${voice}/profiles/default`, { protocol: "sip" })
+  const key = await send("POST", `/v1/projects/${projectId}/api-keys`, { name: "edge", permissions: ["events:write"] })
+  return {
+    url: `${server.baseUrl}${voice}/calls/signals`,
+    headers: { authorization: `Bearer ${key.secret}`, "content-type": "application/json" },
+    projectId,
+    profileId: profile.profileId as string
+  }
+}
