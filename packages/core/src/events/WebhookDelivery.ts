@@ -33,6 +33,7 @@ import {
   WebhookSender,
   WebhooksRepo
 } from "./WebhookPorts.js"
+import { fn } from "../shared/Traced.js"
 
 /**
  * Resumes after one turn of the event loop (a real 0 ms timer, whatever the `Clock`: I/O that is
@@ -81,7 +82,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
     })
 
     /** Fans out one batch of undispatched events; returns how many events it took. */
-    const dispatch = Effect.fn("WebhookDeliveryEngine.dispatch")(function*() {
+    const dispatch = fn("WebhookDeliveryEngine.dispatch")(function*() {
       const taken = yield* tx.withTransaction(Effect.gen(function*() {
         const events = yield* repo.takeUndispatched(policy.batchSize)
         if (events.length === 0) return 0
@@ -238,7 +239,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
      * Claims up to `concurrency` due deliveries and attempts them all, `concurrency` at a time;
      * returns how many it attempted. (Claiming no more than run at once keeps every lease valid.)
      */
-    const deliverDue = Effect.fn("WebhookDeliveryEngine.deliverDue")(function*() {
+    const deliverDue = fn("WebhookDeliveryEngine.deliverDue")(function*() {
       const claimed = yield* claim(policy.concurrency)
       const results = yield* Effect.forEach(claimed, outcomeOf, { concurrency: policy.concurrency })
       yield* recordAll(results)
@@ -246,7 +247,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
     })
 
     /** Fans out everything, then attempts what is due until nothing is; for tests and tools. */
-    const drain = Effect.fn("WebhookDeliveryEngine.drain")(function*() {
+    const drain = fn("WebhookDeliveryEngine.drain")(function*() {
       let attempted = 0
       yield* dispatchAll
       for (;;) {

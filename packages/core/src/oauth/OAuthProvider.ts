@@ -51,6 +51,7 @@ import {
   REFRESH_TOKEN_LIFETIME,
   userClaims
 } from "./TokenPolicy.js"
+import { fn } from "../shared/Traced.js"
 
 export const ACCESS_TOKEN_PREFIX = `${SVC}_oat_`
 export const REFRESH_TOKEN_PREFIX = `${SVC}_ort_`
@@ -127,7 +128,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
       Effect.map(liveAccount(accountId), Option.map((a) => claimsFrom(a, scopes)))
 
     /** An app that exists (not removed). */
-    const findClient = Effect.fn("OAuthProvider.findClient")(function*(clientId: string) {
+    const findClient = fn("OAuthProvider.findClient")(function*(clientId: string) {
       if (clientId.length === 0 || clientId.length > 128) return Option.none<OAuthApp>()
       return Option.map(yield* apps.find(clientId), (s) => s.app)
     })
@@ -136,7 +137,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
      * Authenticates the calling client: a confidential client by its secret, a public client by its
      * id alone (sending a secret is refused). Every refusal is `invalid_client`.
      */
-    const authenticateClient = Effect.fn("OAuthProvider.authenticateClient")(function*(presented: PresentedClient) {
+    const authenticateClient = fn("OAuthProvider.authenticateClient")(function*(presented: PresentedClient) {
       // Built only when refusing: constructing the error (schema check, stack) costs more than the rest.
       const refuse = () => oauthError("invalid_client", "Client authentication failed.")
       if (presented.clientId.length > 128) return yield* refuse()
@@ -154,7 +155,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
     })
 
     /** Whether the account's live grant for the client already covers `scopes` (consent can be skipped). */
-    const hasConsent = Effect.fn("OAuthProvider.hasConsent")(function*(accountId: AccountId, clientId: string, scopes: ReadonlyArray<string>) {
+    const hasConsent = fn("OAuthProvider.hasConsent")(function*(accountId: AccountId, clientId: string, scopes: ReadonlyArray<string>) {
       const grant = yield* grantsRepo.findLive(accountId, clientId)
       return Option.isSome(grant) && covers(grant.value.scopes, scopes)
     })
@@ -164,7 +165,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
      * the user just approved the consent screen (the grant gains the scopes); otherwise the live
      * grant must already cover them (`consent_required`).
      */
-    const issueCode = Effect.fn("OAuthProvider.issueCode")(function*(args: {
+    const issueCode = fn("OAuthProvider.issueCode")(function*(args: {
       readonly accountId: AccountId
       readonly request: AuthorizationRequest
       readonly authTime: DateTime.Utc
@@ -308,7 +309,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
       })
 
     /** `grant_type=authorization_code` for an authenticated client. */
-    const exchangeCode = Effect.fn("OAuthProvider.exchangeCode")(function*(args: {
+    const exchangeCode = fn("OAuthProvider.exchangeCode")(function*(args: {
       readonly client: OAuthApp
       readonly code: string
       readonly redirectUri: string
@@ -365,7 +366,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
     })
 
     /** `grant_type=refresh_token` for an authenticated client: rotation, reuse detection, narrowing. */
-    const refresh = Effect.fn("OAuthProvider.refresh")(function*(args: {
+    const refresh = fn("OAuthProvider.refresh")(function*(args: {
       readonly client: OAuthApp
       readonly refreshToken: string
       readonly scope?: string | undefined
@@ -453,7 +454,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
       })
 
     /** RFC 7662: the caller's own live tokens are described; anything else is exactly `{active:false}`. */
-    const introspect = Effect.fn("OAuthProvider.introspect")(function*(args: { readonly client: OAuthApp; readonly token: string }) {
+    const introspect = fn("OAuthProvider.introspect")(function*(args: { readonly client: OAuthApp; readonly token: string }) {
       const { client, token } = args
       if (looksLikeJwt(token)) {
         const jwt = yield* verifiedJwt(token)
@@ -492,7 +493,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
      * tokens issued with it); an opaque access token only itself; a JWT access token its family (it
      * cannot be revoked alone). Unknown, foreign, expired or already revoked tokens: nothing happens.
      */
-    const revoke = Effect.fn("OAuthProvider.revoke")(function*(args: { readonly client: OAuthApp; readonly token: string }) {
+    const revoke = fn("OAuthProvider.revoke")(function*(args: { readonly client: OAuthApp; readonly token: string }) {
       const { client, token } = args
       if (looksLikeJwt(token)) {
         const jwt = yield* verifiedJwt(token)
@@ -510,7 +511,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
     })
 
     /** OIDC userinfo: the claims an access token with `openid` may see. */
-    const userInfo = Effect.fn("OAuthProvider.userInfo")(function*(token: string) {
+    const userInfo = fn("OAuthProvider.userInfo")(function*(token: string) {
       let accountId: AccountId
       let scopes: ReadonlyArray<string>
       if (looksLikeJwt(token)) {
@@ -533,7 +534,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
     })
 
     /** Deletes codes and tokens that expired more than a day ago. */
-    const sweep = Effect.fn("OAuthProvider.sweep")(function*() {
+    const sweep = fn("OAuthProvider.sweep")(function*() {
       const now = yield* DateTime.now
       return yield* tokens.sweep({ before: DateTime.unsafeMake(now.epochMillis - DAY) as DateTime.Utc })
     })

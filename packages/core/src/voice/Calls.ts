@@ -38,6 +38,7 @@ import {
 import { LinesRepo } from "./Lines.js"
 import { CallsRepo, SipGateway, VoiceProfilesRepo } from "./Ports.js"
 import type { Call, CallDirection, CallStatus } from "./Schema.js"
+import { fn } from "../shared/Traced.js"
 
 const DEFAULT_PAGE_SIZE = 20
 
@@ -135,7 +136,7 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
      * Applies one signal in its own transaction (API.md §1.5 ingestCallSignals; calls.md §3): the
      * call's row is locked for the whole read-decide-write.
      */
-    const applySignal = Effect.fn("Calls.applySignal")(function*(projectId: string, signal: CallSignal) {
+    const applySignal = fn("Calls.applySignal")(function*(projectId: string, signal: CallSignal) {
       return yield* tx.withTransaction(applyInTransaction(projectId, signal))
     })
 
@@ -242,7 +243,7 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
      * and applied again one signal at a time (still one transaction, the calls locked together in
      * call-id order) — the same results, calls and events either way.
      */
-    const ingest = Effect.fn("Calls.ingest")(function*(
+    const ingest = fn("Calls.ingest")(function*(
       projectId: ProjectId,
       principal: Principal,
       signals: ReadonlyArray<CallSignal>
@@ -260,14 +261,14 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
       }))
     })
 
-    const get = Effect.fn("Calls.get")(function*(projectId: ProjectId, principal: Principal, callId: string) {
+    const get = fn("Calls.get")(function*(projectId: ProjectId, principal: Principal, callId: string) {
       yield* gate.open(projectId, principal, "read")
       const found = yield* repo.find(projectId, callId)
       if (Option.isNone(found)) return yield* new CallNotFound({ callId })
       return found.value
     })
 
-    const list = Effect.fn("Calls.list")(function*(
+    const list = fn("Calls.list")(function*(
       projectId: ProjectId,
       principal: Principal,
       input: {
@@ -309,7 +310,7 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
     })
 
     /** Places an outbound call from one of the project's voice lines (a `started` signal, then the INVITE). */
-    const create = Effect.fn("Calls.create")(function*(projectId: ProjectId, principal: Principal, input: CreateCallRequest) {
+    const create = fn("Calls.create")(function*(projectId: ProjectId, principal: Principal, input: CreateCallRequest) {
       return yield* tx.withTransaction(Effect.gen(function*() {
         yield* gate.open(projectId, principal, "write")
         const found = yield* lines.find(projectId, input.lineId)
@@ -405,10 +406,10 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
         return t.call
       }))
 
-    const cancel = Effect.fn("Calls.cancel")(function*(projectId: ProjectId, principal: Principal, callId: string) {
+    const cancel = fn("Calls.cancel")(function*(projectId: ProjectId, principal: Principal, callId: string) {
       return yield* act(projectId, principal, callId, "cancel")
     })
-    const reject = Effect.fn("Calls.reject")(function*(
+    const reject = fn("Calls.reject")(function*(
       projectId: ProjectId,
       principal: Principal,
       callId: string,
@@ -416,7 +417,7 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
     ) {
       return yield* act(projectId, principal, callId, "reject", reason)
     })
-    const hangup = Effect.fn("Calls.hangup")(function*(projectId: ProjectId, principal: Principal, callId: string) {
+    const hangup = fn("Calls.hangup")(function*(projectId: ProjectId, principal: Principal, callId: string) {
       return yield* act(projectId, principal, callId, "hangup")
     })
 
