@@ -5,7 +5,7 @@
  */
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { policyHeader, ProblemCatalog, RateLimiter, type RateLimitPolicy, RecordCache, sha256HexSync, stateHeader } from "@switchboard/core"
-import { Cause, Context, DateTime, Effect, Exit, Fiber, Option, Ref } from "effect"
+import { Cause, Context, DateTime, Effect, Exit, Fiber, FiberRef, Option, Ref } from "effect"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
 import { illFormedText } from "./Body.js"
 import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure, surfaceOf } from "./Surfaces.js"
@@ -106,8 +106,8 @@ const rateLimitKey = (request: HttpServerRequest.HttpServerRequest): string => {
 /**
  * Runs `work` (which never fails) with a deadline: past `ms`, the caller gets `onTimeout` at once and
  * the work is interrupted in the background — a frozen database must not hold the answer too. One
- * forked fiber and one timer per request (cheaper than a race of fibers); the work's fiber-local
- * state (pre-response handlers of the management API) comes back to the caller when it finishes.
+ * forked fiber and one timer per request (cheaper than a race of fibers); the work's pre-response
+ * handlers (the management API's headers) come back to the caller when it finishes.
  */
 const withDeadline = <A, R>(work: Effect.Effect<A, never, R>, ms: number, onTimeout: () => ProblemFailure): Effect.Effect<A, ProblemFailure, R> =>
   Effect.flatMap(Effect.fork(Effect.interruptible(work)), (fiber) =>
@@ -122,7 +122,10 @@ const withDeadline = <A, R>(work: Effect.Effect<A, never, R>, ms: number, onTime
         clearTimeout(timer)
         if (done) return
         done = true
-        resume(Exit.isSuccess(exit) ? Effect.as(Fiber.inheritAll(fiber), exit.value) : Effect.failCause(exit.cause as Cause.Cause<never>))
+        if (Exit.isFailure(exit)) return resume(Effect.failCause(exit.cause as Cause.Cause<never>))
+        // Only the pre-response handlers come back (a full join diffs every fiber-local value).
+        const handlers = fiber.getFiberRef(HttpApp.currentPreResponseHandlers)
+        resume(Option.isNone(handlers) ? Effect.succeed(exit.value) : Effect.as(FiberRef.set(HttpApp.currentPreResponseHandlers, handlers), exit.value))
       })
       return Effect.sync(() => clearTimeout(timer))
     }))
