@@ -15,7 +15,7 @@
  * - Errors are `SqlError`s whose `cause` is the `pg` error (`code`, `constraint`, …). A connection
  *   that failed for any other reason than the server's answer (read timeout, reset, a failed
  *   COMMIT/ROLLBACK) is destroyed, not returned to the pool.
- * - An interrupted statement is cancelled on the server (`pg_cancel_backend`, best effort) without
+ * - An interrupted statement is cancelled on the server (a CancelRequest, best effort) without
  *   waiting; its connection returns to the pool once the server has answered.
  * - `listen` shares one dedicated connection (not from the pool) between all channels, and
  *   reconnects (then LISTENs again) when it is lost. Notifications sent meanwhile are lost: users
@@ -142,7 +142,7 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
             broken = e
           }
           c.once("error", onError)
-          c.query(query, (error, result) => {
+          const answered = (error: Error | null | undefined, result: QueryResult | undefined) => {
             c.removeListener("error", onError)
             if (error !== null && error !== undefined && query.name !== undefined && isInvalidatedPlan(error)) {
               prepared.forget(query.text)
@@ -163,7 +163,12 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
               }
               resume(Effect.succeed(out))
             }
-          })
+          }
+          try {
+            c.query(query, answered)
+          } catch (error) {
+            answered(error as Error, undefined)
+          }
         }
         pool.connect((error, c, release) => {
           if (error || c === undefined) {
@@ -201,6 +206,8 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
       readonly query: QueryConfig
       readonly settle: (error: unknown, result: any) => void
       state: "queued" | "running" | "interrupted"
+      /** Set while it runs: cancels it on the server. */
+      interrupt?: () => void
     }
 
     const holdConnection = (client: PoolClient) => {
@@ -224,11 +231,10 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
         running = job
         job.state = "running"
         let cancelled: Promise<void> | undefined
-        const interrupt = () => {
+        job.interrupt = () => {
           cancelled = cancelOn(client)
         }
-        ;(job as { interrupt?: () => void }).interrupt = interrupt
-        client.query(job.query, (error, result) => {
+        const answered = (error: Error | null | undefined, result: QueryResult | undefined) => {
           if (error) {
             if (job.query.name !== undefined && isInvalidatedPlan(error)) prepared.forget(job.query.text)
             if (!answeredByServer(error) || TRANSACTION_END.test(job.query.text)) broken ??= error
@@ -240,7 +246,12 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
           if (job.state !== "interrupted") job.settle(error, result)
           if (cancelled !== undefined) void cancelled.then(next)
           else next()
-        })
+        }
+        try {
+          client.query(job.query, answered)
+        } catch (error) {
+          answered(error as Error, undefined)
+        }
       }
 
       const run = <A>(
@@ -272,7 +283,7 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
               const i = queue.indexOf(job)
               if (i >= 0) queue.splice(i, 1)
             } else if (job.state === "running") {
-              ;(job as { interrupt?: () => void }).interrupt?.()
+              job.interrupt?.()
             }
             job.state = "interrupted"
           })
