@@ -215,6 +215,7 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
       let running: Job | undefined
       let broken: Error | undefined
       let onIdle: (() => void) | undefined
+      let released = false
       const onError = (e: Error) => {
         broken = e
       }
@@ -247,6 +248,9 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
           if (cancelled !== undefined) void cancelled.then(next)
           else next()
         }
+        // A broken connection (read timeout, reset, failed COMMIT/ROLLBACK) takes no more statements:
+        // `pg` would queue them behind the one that never answered.
+        if (broken !== undefined) return answered(broken, undefined)
         try {
           client.query(job.query, answered)
         } catch (error) {
@@ -262,6 +266,7 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
         prepare = true
       ) =>
         Effect.async<A, SqlError>((resume) => {
+          if (released) return resume(Effect.fail(failure(new Error("The connection was released"))))
           const job: Job = {
             query: queryOf(text, values, rowMode, prepare),
             state: "queued",
@@ -301,6 +306,7 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
       }
       /** Back to the pool once nothing runs on it any more (destroyed if it broke). */
       const release = () => {
+        released = true
         const give = () => {
           client.removeListener("error", onError)
           client.release(broken)
