@@ -248,9 +248,6 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
           if (cancelled !== undefined) void cancelled.then(next)
           else next()
         }
-        // A broken connection (read timeout, reset, failed COMMIT/ROLLBACK) takes no more statements:
-        // `pg` would queue them behind the one that never answered.
-        if (broken !== undefined) return answered(broken, undefined)
         try {
           client.query(job.query, answered)
         } catch (error) {
