@@ -17,7 +17,6 @@ import * as Statement from "@effect/sql/Statement"
 import { PgClient } from "@effect/sql-pg"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { Context, Effect, Layer, Stream } from "effect"
-import { makeLeanClient, rowTransform } from "./LeanStatements.js"
 
 const INT8 = 20
 /**
@@ -56,7 +55,9 @@ export interface PgliteClientOptions {
 export const makePgliteClient = (db: PGlite, options: PgliteClientOptions) =>
   Effect.gen(function*() {
     const compiler = PgClient.makeCompiler(options.transformQueryNames, options.transformJson)
-    const transformRows = rowTransform(options)
+    const transformRows = options.transformResultNames
+      ? Statement.defaultTransforms(options.transformResultNames, options.transformJson).array
+      : undefined
     const session = yield* Effect.makeSemaphore(1)
 
     const failure = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
@@ -91,9 +92,8 @@ export const makePgliteClient = (db: PGlite, options: PgliteClientOptions) =>
     // Outside a transaction: the session for one statement. Inside: held for the whole transaction.
     const single = connection(session.withPermits(1))
     const held = connection((self) => self)
-    // Statements without a span, scope or acquirer each (LeanStatements.ts).
-    const client = yield* makeLeanClient({
-      connection: single,
+    const client = yield* Client.make({
+      acquirer: Effect.succeed(single),
       transactionAcquirer: Effect.as(Effect.acquireRelease(session.take(1), () => session.release(1)), held),
       compiler,
       spanAttributes: [["db.system.name", "postgresql"], ["server.address", "pglite"]],
