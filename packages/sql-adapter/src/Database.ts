@@ -1,5 +1,6 @@
 /**
- * The database (DESIGN.md D2): a PostgreSQL server when `DATABASE_URL` is set, otherwise the
+ * The database (DESIGN.md D2): a PostgreSQL server when `DATABASE_URL` is set (a `pg` pool driven
+ * by our own `@effect/sql` client, PostgresClient.ts), otherwise the
  * embedded PGlite (Postgres compiled to WASM) with its data directory on disk, driven in process
  * through PGlite's own API by an `@effect/sql` client with `@effect/sql-pg`'s compiler
  * (PgliteClient.ts) — one dialect, one set of migrations and repositories.
@@ -17,6 +18,7 @@ import Pg from "pg"
 import { Migrations } from "./Migrations.js"
 import { PgliteClientLayer, pgliteParsers } from "./PgliteClient.js"
 import { initPgliteDataDir, needsInit } from "./PgliteInit.js"
+import { PostgresClientLayer } from "./PostgresClient.js"
 
 export type DatabaseConfig = Data.TaggedEnum<{
   /**
@@ -162,7 +164,8 @@ const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
 /** A `PgClient` (and `SqlClient`) for the configured database, without migrations. */
 export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, DatabaseError> =>
   DatabaseConfig.$match(config, {
-    Postgres: (o) => PgClient.layerFromPool({ acquire: postgresPool(o), ...clientOptions }),
+    // Over the pool directly (PostgresClient.ts): no span, scope or acquirer per statement; hot statements prepared.
+    Postgres: (o) => PostgresClientLayer(postgresPool(o), clientOptions),
     // In process, over PGlite's own API (PgliteClient.ts): one session, serialized.
     Pglite: ({ dataDir, sharedBuffersMb, templateDir }) => PgliteClientLayer(openPglite(dataDir, { templateDir, sharedBuffersMb }), clientOptions)
   }).pipe(Layer.mapError((e: SqlError.SqlError | DatabaseError) =>
