@@ -13,6 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import type { ResultRow } from "./lib.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, "..")
@@ -30,17 +31,7 @@ const BENCHES: ReadonlyArray<{ readonly name: string; readonly backends: boolean
   { name: "startup", backends: true }
 ]
 
-interface Row {
-  readonly name: string
-  readonly value: number
-  readonly unit: string
-  readonly baseline: string | null
-  readonly baselineValue: number | null
-  readonly ratio: number | null
-  readonly goal: string | null
-  readonly met: boolean | null
-}
-interface Summary { readonly bench: string; readonly backend?: string; readonly results?: ReadonlyArray<Row>; readonly [k: string]: unknown }
+interface Summary { readonly bench: string; readonly backend?: string; readonly results?: ReadonlyArray<ResultRow>; readonly [k: string]: unknown }
 interface Results {
   readonly machine: { readonly cpus: number; readonly model: string; readonly memoryGiB: number; readonly node: string; readonly date: string }
   readonly runs: Record<string, Summary>

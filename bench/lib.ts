@@ -8,6 +8,18 @@ import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { TestServer } from "../packages/http-adapter/test/TestServer.js"
 
+/** One row of a bench's JSON summary (its last stdout line), as `npm run bench` (bench/all.ts) reads it. */
+export interface ResultRow {
+  readonly name: string
+  readonly value: number
+  readonly unit: string
+  readonly baseline: string | null
+  readonly baselineValue: number | null
+  readonly ratio: number | null
+  readonly goal: string | null
+  readonly met: boolean | null
+}
+
 /** A failed bench: its message is the whole report (no stack). */
 export class BenchFailure extends Error {}
 

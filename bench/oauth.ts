@@ -21,7 +21,7 @@
  * introspection or a refresh without id_token aborts with exit code 1. The last stdout line is the
  * JSON summary for `npm run bench`.
  */
-import { alternateRounds, backendFromEnv, failureText, fmt, mean, positiveInt, runBench } from "./lib.js"
+import { alternateRounds, backendFromEnv, failureText, fmt, mean, positiveInt, runBench, type ResultRow } from "./lib.js"
 import { type OAuthRun, type OAuthTarget, oauthLoad, startOidcPeer, startOurs, startRawBaseline } from "./oauth-lib.js"
 
 const SECONDS = positiveInt("oauth", "BENCH_SECONDS", 5)
@@ -31,16 +31,6 @@ const ROUNDS = 2
 const BACKEND = backendFromEnv("oauth")
 const GOAL = 2
 
-interface ResultRow {
-  readonly name: string
-  readonly value: number
-  readonly unit: string
-  readonly baseline: string | null
-  readonly baselineValue: number | null
-  readonly ratio: number | null
-  readonly goal: string | null
-  readonly met: boolean | null
-}
 
 interface Measured extends OAuthRun {
   /** CPU time of this process per request (µs): our server's, when the target is ours. */

@@ -25,7 +25,7 @@ import { pgliteParsers } from "../packages/sql-adapter/src/PgliteClient.js"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Exit, Layer, Redacted, Runtime, Scope, String as Str } from "effect"
 import Pg from "pg"
-import { backendFromEnv, fmt, positiveInt } from "./lib.js"
+import { backendFromEnv, fmt, positiveInt, type ResultRow } from "./lib.js"
 
 const backend = backendFromEnv("sql")
 const seconds = positiveInt("sql", "BENCH_SECONDS", 3)
@@ -93,18 +93,8 @@ const clientRunner = async (layer: Layer.Layer<SqlClient.SqlClient, unknown>, se
 }
 const ourClient = (config: DatabaseConfig) => clientRunner(DatabaseClient(config), true)
 
-interface Row {
-  readonly name: string
-  readonly value: number
-  readonly unit: string
-  readonly baseline: string | null
-  readonly baselineValue: number | null
-  readonly ratio: number | null
-  readonly goal: string | null
-  readonly met: boolean | null
-}
 const CLOSE = 1.5
-const row = (name: string, unit: string, value: number, baseline: string, baselineValue: number, goal: boolean): Row => ({
+const row = (name: string, unit: string, value: number, baseline: string, baselineValue: number, goal: boolean): ResultRow => ({
   name,
   value: Math.round(value * 10) / 10,
   unit,
@@ -123,7 +113,7 @@ const print = (label: string, measured: Record<string, { statements: number; wal
   }
 }
 
-const main = async (): Promise<ReadonlyArray<Row>> => {
+const main = async (): Promise<ReadonlyArray<ResultRow>> => {
   if (backend === "pglite") {
     const db = await PGlite.create({ parsers: pgliteParsers })
     for (const s of SETUP) await db.exec(s)
