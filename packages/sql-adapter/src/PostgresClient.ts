@@ -59,6 +59,30 @@ const TRANSACTION_END = /^\s*(commit|rollback)\b/i
 const rowsOf = (result: QueryResult | ReadonlyArray<QueryResult>): Rows =>
   Array.isArray(result) ? result.map((r: QueryResult) => r.rows ?? []) : (result as QueryResult).rows ?? []
 
+/** A statement runner: text, values, row mode, what to make of the result, whether it may be prepared. */
+type Runner = <A>(
+  text: string,
+  values: ReadonlyArray<unknown>,
+  rowMode: "array" | undefined,
+  done: (result: any) => A,
+  prepare?: boolean
+) => Effect.Effect<A, SqlError>
+
+/** The `@effect/sql` connection over one runner (the pool, or one held connection). */
+const connectionOver = (run: Runner): Connection => {
+  const connection: Connection = {
+    execute: (sql, params, transform: Transform) =>
+      run(sql, params, undefined, (r) => transform === undefined ? rowsOf(r) : transform(rowsOf(r))),
+    executeRaw: (sql, params) => run(sql, params, undefined, (r) => r),
+    executeValues: (sql, params) => run(sql, params, "array", (r) => rowsOf(r)) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
+    executeUnprepared: (sql, params, transform: Transform) =>
+      run(sql, params, undefined, (r) => transform === undefined ? rowsOf(r) : transform(rowsOf(r)), false),
+    executeStream: (sql, params, transform: Transform) =>
+      Stream.fromIterableEffect(connection.execute(sql, params, transform)).pipe(Stream.rechunk(128))
+  }
+  return connection
+}
+
 /**
  * Names for hot statement texts: a text is named the second time it is seen (one-off texts such
  * as DDL or variable-length batches never take a slot), at most `capacity` names in all.
@@ -189,16 +213,7 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
         })
       })
 
-    const poolConnection: Connection = {
-      execute: (sql, params, transform: Transform) =>
-        onPool(sql, params, undefined, (r) => transform === undefined ? rowsOf(r) : transform(rowsOf(r))),
-      executeRaw: (sql, params) => onPool(sql, params, undefined, (r) => r),
-      executeValues: (sql, params) => onPool(sql, params, "array", (r) => rowsOf(r)) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
-      executeUnprepared: (sql, params, transform: Transform) =>
-        onPool(sql, params, undefined, (r) => transform === undefined ? rowsOf(r) : transform(rowsOf(r)), false),
-      executeStream: (sql, params, transform: Transform) =>
-        Stream.fromIterableEffect(poolConnection.execute(sql, params, transform)).pipe(Stream.rechunk(128))
-    }
+    const poolConnection = connectionOver(onPool)
 
     // ---- A held connection (transaction, reserve): statements queued, one at a time.
 
@@ -291,16 +306,7 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
           })
         })
 
-      const connection: Connection = {
-        execute: (sql, params, transform: Transform) =>
-          run(sql, params, undefined, (r) => transform === undefined ? rowsOf(r) : transform(rowsOf(r))),
-        executeRaw: (sql, params) => run(sql, params, undefined, (r) => r),
-        executeValues: (sql, params) => run(sql, params, "array", (r) => rowsOf(r)) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
-        executeUnprepared: (sql, params, transform: Transform) =>
-          run(sql, params, undefined, (r) => transform === undefined ? rowsOf(r) : transform(rowsOf(r)), false),
-        executeStream: (sql, params, transform: Transform) =>
-          Stream.fromIterableEffect(connection.execute(sql, params, transform)).pipe(Stream.rechunk(128))
-      }
+      const connection = connectionOver(run)
       /** Back to the pool once nothing runs on it any more (destroyed if it broke). */
       const release = () => {
         released = true
