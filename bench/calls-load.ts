@@ -1,8 +1,8 @@
 /** Signal batches from a child process (`calls-sender.ts`): the server's process pays only for serving them. */
-import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import type { TestServer } from "../packages/http-adapter/test/TestServer.js"
 import { BenchFailure, createProject } from "./lib.js"
+import { runChild } from "./load.js"
 
 const sender = fileURLToPath(new URL("./calls-sender.ts", import.meta.url))
 
@@ -24,25 +24,16 @@ export const signalLoadInChild = (options: {
   readonly seconds: number
   readonly label: string
 }): Promise<SignalLoad> =>
-  new Promise((resolve, reject) => {
-    const { label, ...args } = options
-    const child = spawn(process.execPath, ["--import", "tsx", sender, JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("error", reject)
-    child.on("close", (code) => {
-      const last = stdout.trim().split("\n").pop() ?? ""
-      let r: any
-      try {
-        r = JSON.parse(last)
-      } catch {
-        return reject(new BenchFailure(`${label}: the sender exited ${code}: ${stderr.slice(0, 500)}`))
-      }
-      if (code !== 0 || r.error !== undefined) return reject(new BenchFailure(`${label}: ${r.error ?? `the sender exited ${code}`}`))
-      resolve(r as SignalLoad)
-    })
+  runChild(["--import", "tsx", sender, JSON.stringify((({ label: _label, ...args }) => args)(options))], options.label).then(({ code, stdout, stderr }) => {
+    const last = stdout.trim().split("\n").pop() ?? ""
+    let r: any
+    try {
+      r = JSON.parse(last)
+    } catch {
+      throw new BenchFailure(`${options.label}: the sender exited ${code}: ${stderr.slice(0, 500)}`)
+    }
+    if (code !== 0 || r.error !== undefined) throw new BenchFailure(`${options.label}: ${r.error ?? `the sender exited ${code}`}`)
+    return r as SignalLoad
   })
 
 /** Organization, project, default voice profile and an `events:write` project key on `server`. */

@@ -11,6 +11,7 @@ import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { CookieJar, driveAuthorization, newApp, newUser, type OAuthTestServer, startOAuthServer } from "../packages/http-adapter/test/OAuthServer.js"
 import { BenchFailure, closeServer, listenLocal } from "./lib.js"
+import { runChild } from "./load.js"
 
 const CALLBACK = "https://bench.example/cb"
 const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -42,16 +43,11 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
 const undiciPath = createRequire(import.meta.url).resolve("undici")
 
 /** A child process's whole stdout, failing with its stderr when it exits non-zero. */
-const runChild = (args: ReadonlyArray<string>, label: string): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    child.on("error", reject)
-    child.on("close", (code) => code === 0 ? resolve(stdout) : reject(new BenchFailure(`${label}: load exited ${code}: ${stderr.slice(0, 500)}`)))
-  })
+const childOutput = async (args: ReadonlyArray<string>, label: string): Promise<string> => {
+  const { code, stdout, stderr } = await runChild(args, label)
+  if (code !== 0) throw new BenchFailure(`${label}: load exited ${code}: ${stderr.slice(0, 500)}`)
+  return stdout
+}
 
 /** One run of `seconds` against `target` from a child process; the chains advance. Any failed request throws. */
 export const oauthLoad = async (target: OAuthTarget, seconds: number, connections: number, label: string): Promise<OAuthRun> => {
@@ -66,7 +62,7 @@ export const oauthLoad = async (target: OAuthTarget, seconds: number, connection
     seconds,
     connections
   }
-  const out = await runChild([here("./oauth-load.mjs"), JSON.stringify(config)], `${target.name} (${label})`)
+  const out = await childOutput([here("./oauth-load.mjs"), JSON.stringify(config)], `${target.name} (${label})`)
   const m = JSON.parse(out.trim().split("\n").at(-1)!) as { done: number; elapsedMs: number; failures: Array<string>; p50: number; p99: number; refreshTokens: Array<string> }
   if (target.kind === "refresh") target.refreshTokens = m.refreshTokens
   if (m.failures.length > 0) throw new BenchFailure(`${target.name} (${label}): ${m.failures[0]}`)
