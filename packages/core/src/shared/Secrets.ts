@@ -14,7 +14,7 @@ export class Secrets extends Context.Tag("core/Secrets")<Secrets, {
  * call refills — each call costs far more than the bytes (the pattern of Node's `randomUUID`
  * cache). Every byte is handed out once and copied out of the pool.
  */
-const makePool = () => {
+export const makeRandomPool = () => {
   const POOL = 4096
   const pool = new Uint8Array(POOL)
   let offset = POOL
@@ -37,6 +37,6 @@ const makePool = () => {
 }
 
 export const SecretsLive: Layer.Layer<Secrets> = Layer.sync(Secrets, () => {
-  const take = makePool()
+  const take = makeRandomPool()
   return { randomBytes: (n) => Effect.sync(() => take(n)) }
 })
