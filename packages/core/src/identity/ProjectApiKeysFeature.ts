@@ -8,7 +8,6 @@
 import type { ProjectApiKeysRepo } from "./ProjectApiKeyPorts.js"
 import { ProjectApiKeys } from "./ProjectApiKeys.js"
 
-export * from "./ProjectApiKeyCache.js"
 export * from "./ProjectApiKeyErrors.js"
 export * from "./ProjectApiKeyPorts.js"
 export * from "./ProjectApiKeys.js"

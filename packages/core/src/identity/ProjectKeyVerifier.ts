@@ -17,7 +17,7 @@ import type { ApiKeyId } from "../shared/Identifiers.js"
 import { Principal } from "./Access.js"
 import { CredentialCachePolicy } from "./CredentialCache.js"
 import { InvalidCredential } from "./Errors.js"
-import { makeProjectApiKeyCache } from "./ProjectApiKeyCache.js"
+import { makeTtlCache } from "../shared/TtlCache.js"
 import { ProjectApiKeysRepo, type StoredProjectApiKey } from "./ProjectApiKeyPorts.js"
 import { CredentialRevocations } from "./Ports.js"
 
@@ -32,7 +32,7 @@ export class ProjectKeyVerifier extends Effect.Service<ProjectKeyVerifier>()("co
   scoped: Effect.gen(function*() {
     const repo = yield* ProjectApiKeysRepo
     const revocations = yield* CredentialRevocations
-    const cache = makeProjectApiKeyCache<Entry>(yield* CredentialCachePolicy)
+    const cache = makeTtlCache<Entry>(yield* CredentialCachePolicy)
 
     // Every revocation or permission change, wherever it happened, drops the key here.
     yield* revocations.subscribe.pipe(

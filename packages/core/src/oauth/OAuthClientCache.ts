@@ -6,10 +6,10 @@
  * (`pg_notify` on PostgreSQL) — and keeps it out for one TTL, so a load that raced the change
  * cannot put the old record back. Unknown clients are not cached.
  */
-import { Clock, Duration, Effect, Option, Stream } from "effect"
+import { Clock, Effect, Option, Stream } from "effect"
 import { CredentialCachePolicy } from "../identity/CredentialCache.js"
 import { CredentialRevocations } from "../identity/Ports.js"
-import { makeProjectApiKeyCache } from "../identity/ProjectApiKeyCache.js"
+import { makeTtlCache } from "../shared/TtlCache.js"
 import { OAuthAppsRepo, type StoredOAuthApp } from "./OAuthProviderPorts.js"
 
 export class OAuthClientCache extends Effect.Service<OAuthClientCache>()("core/OAuthClientCache", {
@@ -17,7 +17,7 @@ export class OAuthClientCache extends Effect.Service<OAuthClientCache>()("core/O
     const repo = yield* OAuthAppsRepo
     const revocations = yield* CredentialRevocations
     const policy = yield* CredentialCachePolicy
-    const cache = makeProjectApiKeyCache<StoredOAuthApp>({ ttl: Duration.millis(Math.min(Duration.toMillis(policy.ttl), 60_000)), maxEntries: policy.maxEntries })
+    const cache = makeTtlCache<StoredOAuthApp>(policy)
 
     yield* revocations.subscribe.pipe(
       Stream.runForEach((id) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.drop(id, now)))),
