@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { RateLimiter } from "@switchboard/core"
 import { makeRateLimiterSql, sharedTestStores, testBackends } from "@switchboard/sql-adapter"
-import { Context, DateTime, Effect, Exit, Layer, Scope } from "effect"
+import { Context, DateTime, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { describe, expect, it } from "vitest"
 
 const NOW = DateTime.unsafeMake("2030-01-01T00:00:01.000Z")
@@ -54,6 +54,21 @@ for (const backend of testBackends()) {
         // A learns B's hits at its next sync and refuses from then on.
         yield* a.sync
         expect((yield* a.hit(key, policy, NOW)).allowed).toBe(false)
+      })))
+    })
+
+    it("one process stays exact while a sync is writing: a hit then still counts the hits being written", async () => {
+      await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        const [store] = (yield* stores(backend, 1)) as [Layer.Layer<any>]
+        const limiter = yield* limiterOn(store, MANUAL)
+        const key = "credential:during-sync"
+        yield* hits(limiter, key, 4) // 1 in the database, 3 pending
+        const syncing = yield* Effect.fork(limiter.sync)
+        yield* Effect.repeatN(Effect.yieldNow(), 5) // the sync has taken the 3 and waits for the database
+        const during = yield* limiter.hit(key, policy, NOW)
+        expect(during.remaining).toBe(policy.quota - 5)
+        yield* Fiber.join(syncing)
+        expect((yield* limiter.hit(key, policy, NOW)).remaining).toBe(policy.quota - 6)
       })))
     })
 

@@ -5,8 +5,9 @@
  * Each process keeps, per (policy, key, window), the count PostgreSQL last reported (`shared`) and
  * the hits it has admitted since (`pending`). The first hit of a key in a window in this process is
  * counted in PostgreSQL at once (one upsert, so a fresh key starts from the true shared count);
- * later hits are decided in memory against `shared + pending`, and every `syncMillis` one multi-row
- * upsert adds all pending counts and reads back the shared totals.
+ * later hits are decided in memory against `shared + writing + pending` (`writing`: the hits a sync
+ * is adding right now, so a hit during a sync still sees them), and every `syncMillis` one
+ * multi-row upsert adds all pending counts and reads back the shared totals.
  *
  * Tolerance (documented in the README): hits admitted by other processes become visible here at
  * their next sync, so over one window N processes can admit at most
@@ -27,6 +28,8 @@ interface Counter {
   shared: number
   /** Hits admitted or refused here and not yet added to PostgreSQL. */
   pending: number
+  /** Hits being added to PostgreSQL by a sync right now (counted until its answer is learned). */
+  writing: number
 }
 
 /** How often a process adds its pending counts to PostgreSQL by default. */
@@ -54,13 +57,13 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
           on conflict (policy, key, window_start) do update set count = rate_limit_counters.count + excluded.count
           returning count`.pipe(Effect.map((rows) => rows[0]?.count ?? n))
 
-      const learn = (rows: ReadonlyArray<{ policy: string; key: string; windowStart: Date; count: number }>) =>
-        Effect.sync(() => {
-          for (const r of rows) {
-            const c = counters.get(counterKey(r.policy, r.key, new Date(r.windowStart).getTime()))
-            if (c !== undefined) c.shared = Math.max(c.shared, r.count)
-          }
-        })
+      const learnNow = (rows: ReadonlyArray<{ policy: string; key: string; windowStart: Date; count: number }>) => {
+        for (const r of rows) {
+          const c = counters.get(counterKey(r.policy, r.key, new Date(r.windowStart).getTime()))
+          if (c !== undefined) c.shared = Math.max(c.shared, r.count)
+        }
+      }
+      const learn = (rows: ReadonlyArray<{ policy: string; key: string; windowStart: Date; count: number }>) => Effect.sync(() => learnNow(rows))
 
       /**
        * At most two statements, however many keys: one upsert adds every pending count, one read
@@ -72,6 +75,7 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
         for (const [k, c] of counters) {
           if (c.pending > 0) {
             batch.push({ counter: c, delta: c.pending })
+            c.writing += c.pending
             c.pending = 0
           } else if (c.windowEnd <= now) {
             counters.delete(k)
@@ -91,9 +95,22 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
         }
           on conflict (policy, key, window_start) do update set count = rate_limit_counters.count + excluded.count
           returning policy, key, window_start, count`.pipe(
-          Effect.flatMap(learn),
+          // The totals now include the written hits: they stop counting as in flight in the same step.
+          Effect.flatMap((rows) =>
+            Effect.sync(() => {
+              learnNow(rows)
+              for (const { counter, delta } of batch) counter.writing -= delta
+            })
+          ),
           // Not written (database away): keep the hits pending for the next sync.
-          Effect.tapError(() => Effect.sync(() => { for (const { counter, delta } of batch) counter.pending += delta }))
+          Effect.tapErrorCause(() =>
+            Effect.sync(() => {
+              for (const { counter, delta } of batch) {
+                counter.writing -= delta
+                counter.pending += delta
+              }
+            })
+          )
         )
         const read = idle.length === 0 ? Effect.void : sql<{ policy: string; key: string; windowStart: Date; count: number }>`
           select policy, key, window_start, count from rate_limit_counters
@@ -119,7 +136,7 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
             const known = syncMillis > 0 ? counters.get(k) : undefined
             if (known !== undefined) {
               known.pending += 1
-              return Effect.succeed(stateOf(policy, known.shared + known.pending, resetSeconds))
+              return Effect.succeed(stateOf(policy, known.shared + known.writing + known.pending, resetSeconds))
             }
             // First hit of this key and window here (or exact mode): count it in PostgreSQL now.
             return addOne(policy, key, start, 1).pipe(
@@ -133,7 +150,8 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
                       windowStart: start,
                       windowEnd: start + policy.windowSeconds * 1000,
                       shared: count,
-                      pending: 0
+                      pending: 0,
+                      writing: 0
                     })
                   } else {
                     c.shared = Math.max(c.shared, count)
