@@ -11,9 +11,8 @@ import {
   type SubscriptionRecord, Timestamp
 } from "@switchboard/core"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
-import { DbTime, orDie, toDate } from "../shared/Sql.js"
+import { DbTime, firstRow, orDie, parseJson, recordsOf, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 
-const json = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 const Int = Schema.Number
 /** A `bigint` column: `pg` returns it as a string. */
 const BigIntColumn = Schema.Union(Schema.Number, Schema.NumberFromString)
@@ -124,15 +123,10 @@ const AccountRow = Schema.Struct({
   invoiceCount: Int
 })
 
-const decodeSubscription = Schema.decodeUnknown(SubscriptionJson)
 const encodeSubscription = Schema.encode(SubscriptionJson)
-const decodeOperation = Schema.decodeUnknown(OperationJson)
 const encodeOperation = Schema.encode(OperationJson)
-const decodeInvoiceRows = Schema.decodeUnknown(Schema.Array(InvoiceRow))
-const decodeAccountRows = Schema.decodeUnknown(Schema.Array(AccountRow))
 const decodePaymentMethod = Schema.decodeUnknown(Schema.NullOr(PaymentMethodJson))
 
-const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 const periodEndsAt = (s: SubscriptionRecord) => new Date((s.periodEnd + 1) * 86_400_000)
 
 const invoiceCols = [
@@ -145,25 +139,22 @@ export const BillingReposSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const subscriptions = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
-      orDie(Effect.flatMap(statement, (rows) =>
-        Effect.forEach(rows as ReadonlyArray<{ record: unknown }>, (r) => decodeSubscription(json(r.record))))) as Effect.Effect<
-          ReadonlyArray<SubscriptionRecord>
-        >
-    const operations = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
-      orDie(Effect.flatMap(statement, (rows) =>
-        Effect.forEach(rows as ReadonlyArray<{ record: unknown }>, (r) => decodeOperation(json(r.record))))) as Effect.Effect<
-          ReadonlyArray<OperationRecord>
-        >
-    const invoices = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
-      orDie(Effect.flatMap(statement, decodeInvoiceRows)).pipe(Effect.map((rows) =>
-        rows.map((r): InvoiceRecord => ({ ...r, lines: json(r.lines) as InvoiceRecord["lines"] }))
+    const subscriptions: (statement: Rows) => Effect.Effect<ReadonlyArray<SubscriptionRecord>> = recordsOf(SubscriptionJson)
+    // `OperationJson` checks the columns lookups rely on; the nested result, failure and invoice are
+    // written here from a typed record and read back as written, so their schema stays loose.
+    const operationRecords = recordsOf(OperationJson)
+    const operations = (statement: Rows) => operationRecords(statement) as Effect.Effect<ReadonlyArray<OperationRecord>>
+    const invoiceRows = rowsOf(InvoiceRow)
+    const invoices = (statement: Rows) =>
+      invoiceRows(statement).pipe(Effect.map((rows) =>
+        rows.map((r): InvoiceRecord => ({ ...r, lines: parseJson(r.lines) as InvoiceRecord["lines"] }))
       ))
-    const accounts = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
-      orDie(Effect.flatMap(statement, decodeAccountRows).pipe(Effect.flatMap((rows) =>
-        Effect.forEach(rows, (r) =>
-          Effect.map(decodePaymentMethod(json(r.paymentMethod)), (paymentMethod): BillingAccountRecord => ({ ...r, paymentMethod })))
-      )))
+    const accountRows = rowsOf(AccountRow)
+    const accounts = (statement: Rows) =>
+      accountRows(statement).pipe(Effect.flatMap((rows) =>
+        orDie(Effect.forEach(rows, (r) =>
+          Effect.map(decodePaymentMethod(parseJson(r.paymentMethod)), (paymentMethod): BillingAccountRecord => ({ ...r, paymentMethod }))))
+      ))
     const subscriptionText = (s: SubscriptionRecord) => Effect.map(orDie(encodeSubscription(s)), JSON.stringify)
     const operationText = (o: OperationRecord) => Effect.map(orDie(encodeOperation(o)), JSON.stringify)
 
@@ -175,7 +166,7 @@ export const BillingReposSql = Layer.effect(
           subscriptions(sql`
             select record from billing_subscriptions where project_id = ${projectId} and category = ${category}
             for update`),
-          first
+          firstRow
         ),
       insertSubscription: (sub) =>
         Effect.flatMap(subscriptionText(sub), (record) =>
@@ -232,18 +223,18 @@ export const BillingReposSql = Layer.effect(
                 operations(sql`
                   select record from billing_operations
                   where idempotency_scope = ${op.idempotencyScope} and idempotency_key = ${op.idempotencyKey}`),
-                first
+                firstRow
               ))
         ),
       findOperationByKey: (scope, key) =>
         Effect.map(
           operations(sql`select record from billing_operations where idempotency_scope = ${scope} and idempotency_key = ${key}`),
-          first
+          firstRow
         ),
       findOperation: (operationId) =>
-        Effect.map(operations(sql`select record from billing_operations where operation_id = ${operationId}`), first),
+        Effect.map(operations(sql`select record from billing_operations where operation_id = ${operationId}`), firstRow),
       lockOperation: (operationId) =>
-        Effect.map(operations(sql`select record from billing_operations where operation_id = ${operationId} for update`), first),
+        Effect.map(operations(sql`select record from billing_operations where operation_id = ${operationId} for update`), firstRow),
       updateOperation: (op) =>
         Effect.flatMap(operationText(op), (record) =>
           orDie(sql`
@@ -290,7 +281,7 @@ export const BillingReposSql = Layer.effect(
           where organization_id = ${organizationId} and total_cents <> 0
           order by issued_at desc, invoice_id desc`),
       findInvoiceByKey: (uniqueKey) =>
-        Effect.map(invoices(sql`select ${sql.literal(invoiceCols)} from billing_invoices where unique_key = ${uniqueKey}`), first),
+        Effect.map(invoices(sql`select ${sql.literal(invoiceCols)} from billing_invoices where unique_key = ${uniqueKey}`), firstRow),
       collectibleInvoices: (limit) =>
         orDie(sql<{ invoiceId: string }>`
           select invoice_id from billing_invoices
@@ -300,7 +291,7 @@ export const BillingReposSql = Layer.effect(
       lockInvoice: (invoiceId) =>
         Effect.map(
           invoices(sql`select ${sql.literal(invoiceCols)} from billing_invoices where invoice_id = ${invoiceId} for update`),
-          first
+          firstRow
         ),
       updateInvoicePayment: (inv) =>
         orDie(sql`
@@ -312,7 +303,7 @@ export const BillingReposSql = Layer.effect(
           accounts(sql`
             select organization_id, payment_method, credit_balance_cents, invoice_count
             from billing_accounts where organization_id = ${organizationId}`),
-          first
+          firstRow
         ),
       lockAccount: (organizationId) =>
         Effect.gen(function*() {

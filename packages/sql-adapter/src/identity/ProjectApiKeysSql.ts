@@ -17,7 +17,7 @@ import {
   ProjectNotFound
 } from "@switchboard/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, firstRow, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 
 const KeyRow = Schema.Struct({
   apiKeyId: ApiKeyId,
@@ -36,11 +36,8 @@ const VerificationRow = Schema.Struct({
   ...KeyRow.fields,
   projectState: Schema.Literal("active", "closing", "deleted")
 })
-const decodeKeys = Schema.decodeUnknown(Schema.Array(KeyRow))
-const decodeVerification = Schema.decodeUnknown(Schema.Array(VerificationRow))
 
 const toKey = ({ secretHash: _, ...row }: KeyRow): ProjectApiKey => row
-const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
 export const ProjectApiKeysReposSql = Layer.effect(
   ProjectApiKeysRepo,
@@ -52,8 +49,8 @@ export const ProjectApiKeysReposSql = Layer.effect(
     ]
     const cols = sql.literal(names.join(", "))
     const keyCols = sql.literal(names.map((n) => `k.${n}`).join(", "))
-    const keys = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
-      orDie(Effect.flatMap(statement, decodeKeys)) as Effect.Effect<ReadonlyArray<KeyRow>>
+    const keys = rowsOf(KeyRow)
+    const verifications = rowsOf(VerificationRow)
 
     return ProjectApiKeysRepo.of({
       insert: ({ apiKey: k, limit, now, secretHash }) =>
@@ -87,14 +84,11 @@ export const ProjectApiKeysReposSql = Layer.effect(
           where project_id = ${projectId} and revoked_at is null
           order by created_at desc, api_key_id desc`).pipe(Effect.map((rows) => rows.map(toKey))),
       findForVerification: (apiKeyId) =>
-        orDie(Effect.flatMap(
-          sql`
-            select ${keyCols}, p.state as project_state
-            from project_api_keys k join projects p on p.project_id = k.project_id
-            where k.api_key_id = ${apiKeyId}`,
-          decodeVerification
-        )).pipe(Effect.map((rows) =>
-          Option.map(first(rows), ({ projectState, ...row }) => ({
+        verifications(sql`
+          select ${keyCols}, p.state as project_state
+          from project_api_keys k join projects p on p.project_id = k.project_id
+          where k.api_key_id = ${apiKeyId}`).pipe(Effect.map((rows) =>
+          Option.map(firstRow(rows), ({ projectState, ...row }) => ({
             stored: { apiKey: toKey(row), secretHash: row.secretHash },
             projectState
           }))
@@ -103,18 +97,18 @@ export const ProjectApiKeysReposSql = Layer.effect(
         keys(sql`
           select ${cols} from project_api_keys
           where api_key_id = ${apiKeyId} and project_id = ${projectId}
-          for update`).pipe(Effect.map((rows) => Option.map(first(rows), toKey))),
+          for update`).pipe(Effect.map((rows) => Option.map(firstRow(rows), toKey))),
       setPermissions: ({ apiKeyId, permissions, permissionsUpdatedAt }) =>
         orDie(sql`
           update project_api_keys
           set permissions = ${JSON.stringify(permissions)}::jsonb, permissions_updated_at = ${toDate(permissionsUpdatedAt)}
           where api_key_id = ${apiKeyId}`).pipe(Effect.asVoid),
       revoke: ({ apiKeyId, now, projectId }) =>
-        // coalesce keeps the first revocation time: a repeat returns the same revokedAt.
+        // coalesce keeps the firstRow revocation time: a repeat returns the same revokedAt.
         keys(sql`
           update project_api_keys set revoked_at = coalesce(revoked_at, ${toDate(now)})
           where api_key_id = ${apiKeyId} and project_id = ${projectId}
-          returning ${cols}`).pipe(Effect.map((rows) => Option.map(first(rows), toKey)))
+          returning ${cols}`).pipe(Effect.map((rows) => Option.map(firstRow(rows), toKey)))
     })
   })
 )

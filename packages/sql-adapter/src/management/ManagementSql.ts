@@ -14,11 +14,10 @@ import {
   ProjectUsersRepo,
   UserId
 } from "@switchboard/core"
-import { Effect, Layer, Option, Schema } from "effect"
-import { DbTime, isUniqueViolation, orDie, toDate } from "../shared/Sql.js"
+import { Effect, Layer, Schema } from "effect"
+import { DbTime, firstRow, isUniqueViolation, orDie, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 
 const PlatformRow = Schema.Struct({ platform: PlatformName, enabled: Schema.Boolean })
-const decodePlatforms = Schema.decodeUnknown(Schema.Array(PlatformRow))
 
 const UserRow = Schema.Struct({
   id: UserId,
@@ -31,18 +30,15 @@ const UserRow = Schema.Struct({
   createdAt: DbTime,
   updatedAt: DbTime
 })
-const decodeUsers = Schema.decodeUnknown(Schema.Array(UserRow))
-const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
+
+const platforms = rowsOf(PlatformRow)
 
 const PlatformsSql = Layer.effect(
   PlatformsRepo,
   Effect.map(SqlClient.SqlClient, (sql) =>
     PlatformsRepo.of({
       list: (projectId) =>
-        orDie(Effect.flatMap(
-          sql`select platform, enabled from project_platforms where project_id = ${projectId}`,
-          decodePlatforms
-        )),
+        platforms(sql`select platform, enabled from project_platforms where project_id = ${projectId}`),
       set: ({ enabled, now, platform, projectId }) =>
         orDie(sql`
           insert into project_platforms (project_id, platform, enabled, updated_at)
@@ -59,8 +55,7 @@ const ProjectUsersSql = Layer.effect(
     const cols = sql.literal(
       "user_id as id, project_id, first_name, last_name, email, phone_number, assigned_phone_number, created_at, updated_at"
     )
-    const select = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
-      orDie(Effect.flatMap(statement, decodeUsers)) as Effect.Effect<ReadonlyArray<ProjectUserRecord>>
+    const select: (statement: Rows) => Effect.Effect<ReadonlyArray<ProjectUserRecord>> = rowsOf(UserRow)
 
     return ProjectUsersRepo.of({
       list: ({ ids, projectId, type }) =>
@@ -81,7 +76,7 @@ const ProjectUsersSql = Layer.effect(
       findById: (projectId, userId) =>
         Effect.map(
           select(sql`select ${cols} from project_users where user_id = ${userId} and project_id = ${projectId}`),
-          first
+          firstRow
         ),
       findByKey: ({ assignedPhoneNumber, phoneNumber, projectId }) =>
         Effect.map(
@@ -89,7 +84,7 @@ const ProjectUsersSql = Layer.effect(
             select ${cols} from project_users
             where project_id = ${projectId} and phone_number = ${phoneNumber}
               and coalesce(assigned_phone_number, '') = ${assignedPhoneNumber ?? ""}`),
-          first
+          firstRow
         ),
       count: (projectId) =>
         orDie(sql<{ n: number }>`select count(*)::int as n from project_users where project_id = ${projectId}`)
@@ -119,7 +114,7 @@ const ProjectUsersSql = Layer.effect(
       remove: (projectId, userId) =>
         Effect.map(
           select(sql`delete from project_users where user_id = ${userId} and project_id = ${projectId} returning ${cols}`),
-          first
+          firstRow
         )
     })
   })

@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { AccountId, OrganizationId, ProjectId, type ProjectRecord, Projects, ProjectsRepo, SlugInUse } from "@switchboard/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { DbTime, DbTimeOrNull, isUniqueViolation, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, firstRow, isUniqueViolation, orDie, type Rows, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 
 const ProjectRow = Schema.Struct({
   projectId: ProjectId,
@@ -24,8 +24,6 @@ const ProjectRow = Schema.Struct({
   deletedAt: DbTimeOrNull,
   closedAt: DbTimeOrNull
 })
-const decodeRows = Schema.decodeUnknown(Schema.Array(ProjectRow))
-const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
 export const ProjectsReposSql = Layer.effect(
   ProjectsRepo,
@@ -35,8 +33,7 @@ export const ProjectsReposSql = Layer.effect(
       "project_id, organization_id, name, slug, state, agent_first_name, agent_last_name, agent_avatar_url, " +
         "created_by_account_id, created_at, updated_at, deleted_at, closed_at"
     )
-    const select = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
-      orDie(Effect.flatMap(statement, decodeRows)) as Effect.Effect<ReadonlyArray<ProjectRecord>>
+    const select: (statement: Rows) => Effect.Effect<ReadonlyArray<ProjectRecord>> = rowsOf(ProjectRow)
 
     return ProjectsRepo.of({
       insert: ({ project: p, secretHash }) =>
@@ -60,8 +57,8 @@ export const ProjectsReposSql = Layer.effect(
           Effect.asVoid,
           Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(new SlugInUse({ slug: p.slug })) : Effect.die(e))
         ),
-      findById: (projectId) => Effect.map(select(sql`select ${cols} from projects where project_id = ${projectId}`), first),
-      lock: (projectId) => Effect.map(select(sql`select ${cols} from projects where project_id = ${projectId} for update`), first),
+      findById: (projectId) => Effect.map(select(sql`select ${cols} from projects where project_id = ${projectId}`), firstRow),
+      lock: (projectId) => Effect.map(select(sql`select ${cols} from projects where project_id = ${projectId} for update`), firstRow),
       update: (p) =>
         orDie(sql`
           update projects set
@@ -78,7 +75,7 @@ export const ProjectsReposSql = Layer.effect(
         orDie(sql`update projects set secret_hash = ${secretHash} where project_id = ${projectId}`).pipe(Effect.asVoid),
       findSecretHash: (projectId) =>
         orDie(sql<{ secretHash: string }>`select secret_hash from projects where project_id = ${projectId}`).pipe(
-          Effect.map((rows) => Option.map(first(rows), (r) => r.secretHash))
+          Effect.map((rows) => Option.map(firstRow(rows), (r) => r.secretHash))
         ),
       slugHolders: (slugs) =>
         slugs.length === 0

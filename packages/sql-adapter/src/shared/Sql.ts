@@ -1,6 +1,6 @@
 /** Small helpers every SQL repository shares. */
 import type { SqlError } from "@effect/sql"
-import { DateTime, Effect, type ParseResult, Schema } from "effect"
+import { DateTime, Effect, Option, type ParseResult, Schema } from "effect"
 
 /** A `timestamptz` column: `pg` returns a Date. */
 export const DbTime = Schema.DateTimeUtcFromDate
@@ -24,3 +24,32 @@ export const isUniqueViolation = (e: SqlError.SqlError) => sqlState(e) === "2350
  */
 export const orDie = <A, R>(self: Effect.Effect<A, SqlError.SqlError | ParseResult.ParseError, R>): Effect.Effect<A, never, R> =>
   Effect.orDie(self)
+
+/** What a `sql` template gives: rows, or the statement's failure. */
+export type Rows = Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>
+
+/**
+ * The one row mapper of the repositories: a statement's rows decoded by `row` (a schema of one
+ * row, camel-cased columns). SQL and decode failures are defects (see `orDie`). Hoist the call:
+ * `const users = rowsOf(UserRow)` once, then `users(sql\`…\`)` per statement.
+ */
+export const rowsOf = <A, I>(row: Schema.Schema<A, I>): (statement: Rows) => Effect.Effect<ReadonlyArray<A>> => {
+  const decode = Schema.decodeUnknown(Schema.Array(row))
+  return (statement) => orDie(Effect.flatMap(statement, decode))
+}
+
+/** A JSON column's value: PGlite may hand back the text where `pg` hands back the parsed value. */
+export const parseJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
+
+/**
+ * Rows that store a core record as the JSON of its schema in a `record` column: each decoded by
+ * `schema`, like `rowsOf`.
+ */
+export const recordsOf = <A, I>(schema: Schema.Schema<A, I>): (statement: Rows) => Effect.Effect<ReadonlyArray<A>> => {
+  const decode = Schema.decodeUnknown(schema)
+  const rows = rowsOf(Schema.Struct({ record: Schema.Unknown }))
+  return (statement) => Effect.flatMap(rows(statement), (rs) => orDie(Effect.forEach(rs, (r) => decode(parseJson(r.record)))))
+}
+
+/** The first row, if any. */
+export const firstRow = <A>(rows: ReadonlyArray<A>): Option.Option<A> => Option.fromNullable(rows[0])

@@ -27,10 +27,8 @@ import {
   VoiceProfilesRepo
 } from "@switchboard/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { DbTime, isUniqueViolation, orDie, toDate } from "../shared/Sql.js"
+import { DbTime, firstRow, isUniqueViolation, orDie, parseJson, recordsOf, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 
-const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
-const json = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
 // ---------------------------------------------------------------------------------------------
 // Lines
@@ -47,7 +45,7 @@ const LineRow = Schema.Struct({
   assignmentVersion: Schema.Number,
   assignmentUpdatedAt: DbTime
 })
-const decodeLines = Schema.decodeUnknown(Schema.Array(LineRow))
+const lineRows = rowsOf(LineRow)
 const toLineRecord = (r: typeof LineRow.Type): LineRecord => ({
   line: {
     lineId: r.lineId,
@@ -71,8 +69,7 @@ export const LinesRepoSql = Layer.effect(
       "line_id, project_id, platform, phone_number, voice_capable, created_at, released_at, voice_profile_id, " +
         "assignment_version, assignment_updated_at"
     )
-    const select = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
-      orDie(Effect.flatMap(statement, decodeLines)).pipe(Effect.map((rows) => rows.map(toLineRecord)))
+    const select = (statement: Rows) => lineRows(statement).pipe(Effect.map((rows) => rows.map(toLineRecord)))
 
     return LinesRepo.of({
       insert: (line) =>
@@ -94,20 +91,20 @@ export const LinesRepoSql = Layer.effect(
       find: (projectId, lineId) =>
         Effect.map(
           select(sql`select ${cols} from lines where line_id = ${lineId} and project_id = ${projectId} and released_at is null`),
-          first
+          firstRow
         ),
       lock: (projectId, lineId) =>
         Effect.map(
           select(sql`
             select ${cols} from lines where line_id = ${lineId} and project_id = ${projectId} and released_at is null
             for update`),
-          first
+          firstRow
         ),
       release: ({ lineId, now, projectId }) =>
         select(sql`
           update lines set released_at = ${toDate(now)}, voice_profile_id = null
           where line_id = ${lineId} and project_id = ${projectId} and released_at is null
-          returning ${cols}`).pipe(Effect.map((rows) => Option.map(first(rows), (r) => r.line)))
+          returning ${cols}`).pipe(Effect.map((rows) => Option.map(firstRow(rows), (r) => r.line)))
     })
   })
 )
@@ -115,18 +112,15 @@ export const LinesRepoSql = Layer.effect(
 // ---------------------------------------------------------------------------------------------
 // Voice profiles
 
-const decodeProfile = Schema.decodeUnknown(VoiceProfileRecord)
 const encodeProfile = Schema.encode(VoiceProfileRecord)
-const ProfileRow = Schema.Struct({ record: Schema.Unknown })
+const profileRecords = recordsOf(VoiceProfileRecord)
 
 export const VoiceProfilesRepoSql = Layer.effect(
   VoiceProfilesRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const records = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
-      orDie(Effect.flatMap(statement, (rows) =>
-        Effect.forEach(rows as ReadonlyArray<typeof ProfileRow.Type>, (r) => decodeProfile(json(r.record)))))
-    const one = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) => Effect.map(records(statement), first)
+    const records = profileRecords
+    const one = (statement: Rows) => Effect.map(records(statement), firstRow)
     const stored = (record: VoiceProfileRecord) => Effect.map(orDie(encodeProfile(record)), JSON.stringify)
 
     return VoiceProfilesRepo.of({
@@ -207,9 +201,7 @@ export const CallsRepoSql = Layer.effect(
   CallsRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const calls = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
-      orDie(Effect.flatMap(statement, (rows) =>
-        Effect.forEach(rows as ReadonlyArray<{ readonly record: unknown }>, (r) => decodeCall(json(r.record)))))
+    const calls = recordsOf(Voice.Call)
     // The record's JSON, built without re-validating the call through the schema: every call
     // written here comes from the reducer, whose every applied call the schema accepts
     // (CallMachine.prop.test.ts), and every call read back is decoded by the schema.
@@ -217,9 +209,9 @@ export const CallsRepoSql = Layer.effect(
 
     return CallsRepo.of({
       find: (projectId, callId) =>
-        Effect.map(calls(sql`select record from calls where call_id = ${callId} and project_id = ${projectId}`), first),
+        Effect.map(calls(sql`select record from calls where call_id = ${callId} and project_id = ${projectId}`), firstRow),
       lock: (projectId, callId) =>
-        Effect.map(calls(sql`select record from calls where call_id = ${callId} and project_id = ${projectId} for update`), first),
+        Effect.map(calls(sql`select record from calls where call_id = ${callId} and project_id = ${projectId} for update`), firstRow),
       lockCalls: (projectId, callIds) =>
         callIds.length === 0 ? Effect.void : orDie(sql`
           select call_id from calls where project_id = ${projectId} and ${sql.in("call_id", [...callIds].sort())}
@@ -232,8 +224,8 @@ export const CallsRepoSql = Layer.effect(
             from calls c where c.call_id = ${callId} and c.project_id = ${projectId}
             for update of c`,
           (rows) =>
-            Effect.forEach(rows, (r) => Effect.map(decodeCall(json(r.record)), (call) => ({ call, signalApplied: r.signalApplied })))
-        )).pipe(Effect.map(first)),
+            Effect.forEach(rows, (r) => Effect.map(decodeCall(parseJson(r.record)), (call) => ({ call, signalApplied: r.signalApplied })))
+        )).pipe(Effect.map(firstRow)),
       insertApplied: ({ appliedAt, call, projectId, signalId }) =>
         Effect.flatMap(stored(call), (text) =>
           // One statement: the call and the signal that created it, or nothing when the id is taken.
@@ -285,7 +277,7 @@ export const CallsRepoSql = Layer.effect(
           for (const r of rows) {
             if (r.kind === "profile") profiles.add(r.id)
             else if (r.projectId !== projectId) elsewhere.add(r.id)
-            else found.set(r.id, { call: yield* orDie(decodeCall(json(r.record))), applied: new Set(r.applied ?? []) })
+            else found.set(r.id, { call: yield* orDie(decodeCall(parseJson(r.record))), applied: new Set(r.applied ?? []) })
           }
           return { calls: found, elsewhere, profiles }
         }),
