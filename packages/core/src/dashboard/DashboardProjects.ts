@@ -73,7 +73,7 @@ export class DashboardProjects extends Effect.Service<DashboardProjects>()("core
         while (out.length < DASHBOARD_MAX_ORGANIZATIONS) {
           const last = out[out.length - 1]
           const page = yield* organizationsRepo.listForAccount(accountId, {
-            after: last === undefined ? undefined : { at: last.createdAt, id: last.organizationId },
+            after: last === undefined ? undefined : { createdAt: last.createdAt, id: last.organizationId },
             limit: PAGE
           })
           out.push(...page)

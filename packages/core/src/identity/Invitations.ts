@@ -13,7 +13,7 @@ import { ServerSecret } from "../shared/ServerSecret.js"
 import { AccountNotFound } from "./Errors.js"
 import { type InvitationRecord, InvitationsRepo } from "./InvitationsPorts.js"
 import { InvitationEmailMismatch, InvitationNotFound, OrganizationActionForbidden } from "./OrganizationErrors.js"
-import { type PageInput, pageOf, pageRequestOf } from "./OrganizationPages.js"
+import { organizationPage, type PageInput } from "./OrganizationPages.js"
 import { type Invitation, InvitationId } from "./OrganizationSchema.js"
 import { MemberAlreadyExists, type OrganizationRole, OrganizationsRepo } from "./OrganizationsPorts.js"
 import { Organizations } from "./Organizations.js"
@@ -137,10 +137,11 @@ export class Invitations extends Effect.Service<Invitations>()("core/Invitations
     } & PageInput) {
       yield* manager(input.organizationId, input.actorId, "list invitations")
       const name = `invitations:${input.organizationId}`
-      const { pageSize, request } = yield* withSecret(pageRequestOf(name, input))
       const now = yield* DateTime.now
-      const rows = yield* repo.listPending(input.organizationId, now, request)
-      return yield* withSecret(pageOf(name, rows, pageSize, (i) => ({ at: i.createdAt, id: i.invitationId })))
+      return yield* withSecret(organizationPage(name, input, (request) => repo.listPending(input.organizationId, now, request), (i) => ({
+        createdAt: i.createdAt,
+        id: i.invitationId
+      })))
     })
 
     return { create, accept, revoke, listPending } as const

@@ -1,10 +1,11 @@
 /**
  * Paging of the Organizations feature's lists (API.md §0 Pagination): `pageSize` 1..100 (default
  * 20) and an opaque, signed `pageToken` holding the cursor `(time, id)` of the last row shown. A
- * token only works for the list (and caller) it was issued for.
+ * token only works for the list (and caller) it was issued for. The paging itself is the shared
+ * keyset helper (`createdAtPage`); this module adds the feature's defaults and its error.
  */
-import { DateTime, Effect, Either, Schema } from "effect"
-import { decodePageToken, encodePageToken } from "../shared/PageToken.js"
+import { Effect } from "effect"
+import { createdAtPage, type CreatedPosition } from "../shared/PageToken.js"
 import type { ServerSecret } from "../shared/ServerSecret.js"
 import { OrganizationPageRequestInvalid } from "./OrganizationErrors.js"
 import type { PageRequest } from "./OrganizationsPorts.js"
@@ -24,44 +25,26 @@ export interface Page<A> {
   readonly nextPageToken: string | undefined
 }
 
-const Cursor = Schema.Struct({ at: Schema.Int, id: Schema.String })
-
-/**
- * The repository request of a page: one row more than asked for, so that `pageOf` knows whether
- * another page follows without a count.
- */
-export const pageRequestOf = (
+/** One page of the list named `list`: `fetch` reads the rows after the cursor (at most `limit`). */
+export const organizationPage = <A, E, R>(
   list: string,
-  input: PageInput
-): Effect.Effect<{ readonly pageSize: number; readonly request: PageRequest }, OrganizationPageRequestInvalid, ServerSecret> =>
+  input: PageInput,
+  fetch: (request: PageRequest) => Effect.Effect<ReadonlyArray<A>, E, R>,
+  positionOf: (row: A) => CreatedPosition
+): Effect.Effect<Page<A>, E | OrganizationPageRequestInvalid, R | ServerSecret> =>
   Effect.gen(function*() {
     const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
       return yield* new OrganizationPageRequestInvalid({ field: "pageSize", message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
     }
-    // An empty token is the first page (clients often send back `nextPageToken ?? ""`).
-    if (input.pageToken === undefined || input.pageToken === "") {
-      return { pageSize, request: { after: undefined, limit: pageSize + 1 } }
-    }
-    const cursor = yield* decodePageToken(list, input.pageToken, Cursor)
-    if (Either.isLeft(cursor)) return yield* new OrganizationPageRequestInvalid({ field: "pageToken", message: cursor.left })
-    return {
+    const { nextPageToken, page } = yield* createdAtPage({
+      list,
       pageSize,
-      request: { after: { at: DateTime.unsafeMake(cursor.right.at), id: cursor.right.id }, limit: pageSize + 1 }
-    }
-  })
-
-/** The page of `rows` (fetched with `pageRequestOf`'s limit) and the next token, if more follow. */
-export const pageOf = <A>(
-  list: string,
-  rows: ReadonlyArray<A>,
-  pageSize: number,
-  cursorOf: (row: A) => { readonly at: DateTime.Utc; readonly id: string }
-): Effect.Effect<Page<A>, never, ServerSecret> =>
-  Effect.gen(function*() {
-    if (rows.length <= pageSize) return { items: rows, nextPageToken: undefined }
-    const items = rows.slice(0, pageSize)
-    const last = cursorOf(items[items.length - 1]!)
-    const nextPageToken = yield* encodePageToken(list, { at: last.at.epochMillis, id: last.id })
-    return { items, nextPageToken }
+      // An empty token is the first page (clients often send back `nextPageToken ?? ""`).
+      pageToken: input.pageToken === "" ? undefined : input.pageToken,
+      fetch: (after, limit) => fetch({ after, limit }),
+      positionOf,
+      invalidToken: (message) => new OrganizationPageRequestInvalid({ field: "pageToken", message })
+    })
+    return { items: page, nextPageToken }
   })

@@ -15,7 +15,7 @@ import {
   OrganizationMemberNotFound,
   OrganizationNotFound
 } from "./OrganizationErrors.js"
-import { type PageInput, pageOf, pageRequestOf } from "./OrganizationPages.js"
+import { organizationPage, type PageInput } from "./OrganizationPages.js"
 import { type OrganizationRecord, OrganizationsRepo } from "./OrganizationsPorts.js"
 import { fn } from "../shared/Traced.js"
 
@@ -54,9 +54,10 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     /** The caller's organizations, oldest first. */
     const list = fn("Organizations.list")(function*(accountId: AccountId, page: PageInput) {
       const name = `organizations:${accountId}`
-      const { pageSize, request } = yield* withSecret(pageRequestOf(name, page))
-      const rows = yield* repo.listForAccount(accountId, request)
-      return yield* withSecret(pageOf(name, rows, pageSize, (o) => ({ at: o.createdAt, id: o.organizationId })))
+      return yield* withSecret(organizationPage(name, page, (request) => repo.listForAccount(accountId, request), (o) => ({
+        createdAt: o.createdAt,
+        id: o.organizationId
+      })))
     })
 
     /** The members (with their email), by when they joined; the caller must be one of them. */
@@ -66,9 +67,10 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     } & PageInput) {
       yield* roleIn(input.organizationId, input.accountId)
       const name = `members:${input.organizationId}`
-      const { pageSize, request } = yield* withSecret(pageRequestOf(name, input))
-      const rows = yield* repo.listMembers(input.organizationId, request)
-      return yield* withSecret(pageOf(name, rows, pageSize, (m) => ({ at: m.joinedAt, id: m.accountId })))
+      return yield* withSecret(organizationPage(name, input, (request) => repo.listMembers(input.organizationId, request), (m) => ({
+        createdAt: m.joinedAt,
+        id: m.accountId
+      })))
     })
 
     /**

@@ -5,6 +5,7 @@
  */
 import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
 import type { AccountId, OrganizationId } from "../shared/Identifiers.js"
+import type { CreatedPosition } from "../shared/PageToken.js"
 
 export const OrganizationRole = Schema.Literal("owner", "admin", "member")
 export type OrganizationRole = typeof OrganizationRole.Type
@@ -26,7 +27,7 @@ export interface MembershipRecord {
 
 /** A page of rows after a cursor `(createdAt or joinedAt, id)`, in ascending order. */
 export interface PageRequest {
-  readonly after: { readonly at: DateTime.Utc; readonly id: string } | undefined
+  readonly after: CreatedPosition | undefined
   readonly limit: number
 }
 

@@ -58,7 +58,7 @@ const Page = Schema.Struct({
   limit: Schema.Int
 })
 const pageParams = (page: PageRequest) => ({
-  after: page.after === undefined ? undefined : { at: toDate(page.after.at), id: page.after.id },
+  after: page.after === undefined ? undefined : { at: toDate(page.after.createdAt), id: page.after.id },
   limit: page.limit
 })
 

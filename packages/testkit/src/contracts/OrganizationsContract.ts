@@ -126,11 +126,11 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
       const first = yield* repo.listForAccount(me.accountId, firstPage(2))
       expect(first.map((o) => o.organizationId)).toEqual([oldest.organizationId, tieA.organizationId])
       const second = yield* repo.listForAccount(me.accountId, {
-        after: { at: tieA.createdAt, id: tieA.organizationId },
+        after: { createdAt: tieA.createdAt, id: tieA.organizationId },
         limit: 2
       })
       expect(second.map((o) => o.organizationId)).toEqual([tieB.organizationId, newest.organizationId])
-      const last = yield* repo.listForAccount(me.accountId, { after: { at: newest.createdAt, id: newest.organizationId }, limit: 2 })
+      const last = yield* repo.listForAccount(me.accountId, { after: { createdAt: newest.createdAt, id: newest.organizationId }, limit: 2 })
       expect(last.map((o) => o.organizationId)).toEqual([joined.organizationId])
       expect(yield* repo.listForAccount((yield* newAccount()).accountId, firstPage(10))).toEqual([])
     }))
@@ -160,7 +160,7 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
       const page1 = yield* repo.listMembers(organization.organizationId, firstPage(2))
       expect(page1.map((m) => m.accountId)).toEqual([owner.accountId, x.accountId])
       const page2 = yield* repo.listMembers(organization.organizationId, {
-        after: { at: page1[1]!.joinedAt, id: page1[1]!.accountId },
+        after: { createdAt: page1[1]!.joinedAt, id: page1[1]!.accountId },
         limit: 2
       })
       expect(page2.map((m) => m.accountId)).toEqual([y.accountId, c.accountId])
@@ -283,7 +283,7 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
       expect(all).toEqual([a, b, c])
       const page1 = yield* invitations.listPending(organizationId, now, firstPage(2))
       expect(page1.map((i) => i.invitationId)).toEqual([a.invitationId, b.invitationId])
-      const page2 = yield* invitations.listPending(organizationId, now, { after: { at: b.createdAt, id: b.invitationId }, limit: 2 })
+      const page2 = yield* invitations.listPending(organizationId, now, { after: { createdAt: b.createdAt, id: b.invitationId }, limit: 2 })
       expect(page2.map((i) => i.invitationId)).toEqual([c.invitationId])
       // Just before its expiry, the expired one was still pending.
       const earlier = yield* invitations.listPending(organizationId, plus(now, -1), firstPage(100))

@@ -51,7 +51,7 @@ const page = <A>(rows: ReadonlyArray<A>, request: PageRequest, cursorOf: (a: A) 
     ? sorted
     : sorted.filter((row) => {
       const c = cursorOf(row)
-      return c.at.epochMillis > after.at.epochMillis || (c.at.epochMillis === after.at.epochMillis && c.id > after.id)
+      return c.at.epochMillis > after.createdAt.epochMillis || (c.at.epochMillis === after.createdAt.epochMillis && c.id > after.id)
     })
   return rest.slice(0, request.limit)
 }
