@@ -7,7 +7,7 @@
  *   `project:read`; never on billing changes (they need an account).
  */
 import { Either } from "effect"
-import { AccessDenied, denyScope, type Principal } from "../identity/Access.js"
+import { AccessDenied, denyScope, type Principal } from "../credentials/Access.js"
 
 export interface BillingRoute {
   readonly scope: "billing:read" | "billing:write"

@@ -19,8 +19,8 @@
  * Every state change writes its `billing.*` events in its own transaction.
  */
 import { DateTime, Duration, Effect, Either, Option, Schema } from "effect"
-import { type Principal } from "../identity/Access.js"
-import { OrganizationsRepo } from "../identity/OrganizationsPorts.js"
+import { type Principal } from "../credentials/Access.js"
+import { OrganizationsRepo } from "../organizations/OrganizationsPorts.js"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { ProjectClosing, ProjectDeleted, ProjectNotFound, ProjectOrganizationNotFound } from "../projects/Errors.js"
 import { makeProjectGate, type ProjectUse } from "../projects/ProjectGate.js"

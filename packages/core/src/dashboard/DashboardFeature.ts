@@ -1,31 +1,23 @@
 /**
  * The Dashboard feature in core (API.md §2): the sign-in component (sessions, sign-up and sign-in
- * with password and TOTP), privacy requests with their audit trail, per-project dashboard settings
- * (iMessage auto-scale, Slack), onboarding answers, the Dashboard's project views and the
- * diagnostics of the store. `DashboardCore` needs only ports (and the identity services);
+ * with password and TOTP), onboarding answers, the Dashboard's project views and the diagnostics
+ * of the store. It also composes the services the Dashboard API serves from other contexts:
+ * privacy requests (`privacy/`) and per-project settings (`projects/ProjectIntegrations`). `DashboardCore` needs only ports (and the identity services);
  * `DashboardPorts` lists the port tags it adds.
  */
 import { Layer } from "effect"
-import { AccountProfile } from "../identity/AccountProfile.js"
-import { OrganizationsCore } from "../identity/OrganizationsFeature.js"
-import { TotpFactors } from "../identity/TotpFactors.js"
+import { AccountProfile } from "../accounts/AccountProfile.js"
+import { OrganizationsCore } from "../organizations/OrganizationsFeature.js"
+import { TotpFactors } from "../accounts/TotpFactors.js"
 import { OAuthGrants } from "../oauth/OAuthGrants.js"
 import { ProjectsService } from "../projects/ProjectsService.js"
-import type {
-  AccountErasureRepo,
-  AuditLog,
-  OnboardingRepo,
-  PrivacyRequestsRepo,
-  ProjectSettingsRepo,
-  SessionsRepo,
-  SignInThrottleRepo,
-  StoreHealth
-} from "./DashboardPorts.js"
+import type { OnboardingRepo, SessionsRepo, SignInThrottleRepo, StoreHealth } from "./DashboardPorts.js"
+import type { PrivacyPorts } from "../privacy/PrivacyFeature.js"
 import { DashboardProjects } from "./DashboardProjects.js"
 import { Diagnostics } from "./Diagnostics.js"
 import { Onboarding } from "./Onboarding.js"
-import { PrivacyRequests } from "./PrivacyRequests.js"
-import { ProjectIntegrations } from "./ProjectIntegrations.js"
+import { PrivacyRequests } from "../privacy/PrivacyRequests.js"
+import { ProjectIntegrations } from "../projects/ProjectIntegrations.js"
 import { Sessions } from "./Sessions.js"
 import { SignIn } from "./SignIn.js"
 
@@ -34,8 +26,6 @@ export * from "./DashboardPorts.js"
 export * from "./DashboardProjects.js"
 export * from "./Diagnostics.js"
 export * from "./Onboarding.js"
-export * from "./PrivacyRequests.js"
-export * from "./ProjectIntegrations.js"
 export * from "./Sessions.js"
 export * from "./SessionTokens.js"
 export * from "./SignIn.js"
@@ -64,9 +54,6 @@ export const DashboardCore = Layer.mergeAll(
 export type DashboardPorts =
   | SessionsRepo
   | SignInThrottleRepo
-  | PrivacyRequestsRepo
-  | AuditLog
-  | ProjectSettingsRepo
+  | PrivacyPorts
   | OnboardingRepo
-  | AccountErasureRepo
   | StoreHealth

@@ -6,11 +6,11 @@
  * services, so membership rules are theirs: a project outside the caller's organizations is 404.
  */
 import { type DateTime, Effect } from "effect"
-import type { Principal } from "../identity/Access.js"
-import { Accounts } from "../identity/Accounts.js"
-import { Invitations } from "../identity/Invitations.js"
-import { Organizations } from "../identity/Organizations.js"
-import { type MembershipRecord, type OrganizationRecord, type OrganizationRole, OrganizationsRepo } from "../identity/OrganizationsPorts.js"
+import type { Principal } from "../credentials/Access.js"
+import { Accounts } from "../accounts/Accounts.js"
+import { Invitations } from "../organizations/Invitations.js"
+import { Organizations } from "../organizations/Organizations.js"
+import { type MembershipRecord, type OrganizationRecord, type OrganizationRole, OrganizationsRepo } from "../organizations/OrganizationsPorts.js"
 import { makeProjectGate, type ProjectUse } from "../projects/ProjectGate.js"
 import type { ProjectRecord } from "../projects/Ports.js"
 import { ProjectSlug } from "../projects/Schema.js"

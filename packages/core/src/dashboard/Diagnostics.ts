@@ -5,7 +5,7 @@
  * and the webhook delivery counts.
  */
 import { Effect } from "effect"
-import { OrganizationsRepo } from "../identity/OrganizationsPorts.js"
+import { OrganizationsRepo } from "../organizations/OrganizationsPorts.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { NotAnOrganizationOwner } from "./DashboardErrors.js"
 import { StoreHealth } from "./DashboardPorts.js"

@@ -5,7 +5,7 @@
  * sign-in, ends at sign-out, and stops resolving at once when its account is deleted.
  */
 import { Clock, Context, DateTime, Duration, Effect, Option, Redacted } from "effect"
-import { AccountsRepo } from "../identity/Ports.js"
+import { AccountsRepo } from "../accounts/Ports.js"
 import { base64url, sha256Hex } from "../shared/Crypto.js"
 import { type AccountId, encodeBase32Uuid, SVC, uuidv7Bytes } from "../shared/Identifiers.js"
 import { Secrets } from "../shared/Secrets.js"

@@ -10,9 +10,9 @@
  * - A sign-in that needs a code and has none is not a failure: the password was right.
  */
 import { Context, DateTime, Duration, Effect, Option, Redacted } from "effect"
-import { Accounts } from "../identity/Accounts.js"
-import { TotpFactors } from "../identity/TotpFactors.js"
-import { AccountsRepo, PasswordHasher } from "../identity/Ports.js"
+import { Accounts } from "../accounts/Accounts.js"
+import { TotpFactors } from "../accounts/TotpFactors.js"
+import { AccountsRepo, PasswordHasher } from "../accounts/Ports.js"
 import { sha256Hex } from "../shared/Crypto.js"
 import { InvalidSignIn, PasswordRejected, SignInLocked, TotpCodeInvalid, TotpCodeRequired } from "./DashboardErrors.js"
 import { SignInThrottleRepo } from "./DashboardPorts.js"

@@ -9,7 +9,7 @@
  * webhooks); a context adds its types with one line in `eventCatalog`.
  */
 import { JSONSchema, Schema } from "effect"
-import { ProjectApiKey } from "../identity/Schema.js"
+import { ProjectApiKey } from "../accounts/Schema.js"
 import { OrganizationId, ProjectId } from "../shared/Identifiers.js"
 import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { ProjectSlug } from "../projects/Schema.js"

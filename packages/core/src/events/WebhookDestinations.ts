@@ -10,7 +10,7 @@
  * visibility and state through the project gate (a closing project refuses writes).
  */
 import { DateTime, Effect, Either, Option, type Redacted } from "effect"
-import type { Principal } from "../identity/Access.js"
+import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { IdKinds, type ProjectId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"

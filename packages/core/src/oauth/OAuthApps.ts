@@ -8,8 +8,8 @@
  * commit), so no server process authenticates a client with its old record for long.
  */
 import { DateTime, Effect, Option, Redacted } from "effect"
-import { newSecret } from "../identity/Credential.js"
-import { CredentialRevocations } from "../identity/Ports.js"
+import { newSecret } from "../credentials/Credential.js"
+import { CredentialRevocations } from "../accounts/Ports.js"
 import { sha256Hex } from "../shared/Crypto.js"
 import { type AccountId, IdKinds, SVC } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"

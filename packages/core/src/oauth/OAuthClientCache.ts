@@ -7,8 +7,8 @@
  * cannot put the old record back. Unknown clients are not cached.
  */
 import { Clock, Effect, Option, Stream } from "effect"
-import { CredentialCachePolicy } from "../identity/CredentialCache.js"
-import { CredentialRevocations } from "../identity/Ports.js"
+import { CredentialCachePolicy } from "../credentials/CredentialCache.js"
+import { CredentialRevocations } from "../accounts/Ports.js"
 import { makeTtlCache } from "../shared/TtlCache.js"
 import { OAuthAppsRepo, type StoredOAuthApp } from "./OAuthProviderPorts.js"
 

@@ -10,8 +10,8 @@
  * tokens of deleted accounts are none.
  */
 import { DateTime, Effect, Option } from "effect"
-import { AccessTokenVerifier } from "../identity/AccessTokenVerifier.js"
-import { AccountsRepo, CredentialRevocations } from "../identity/Ports.js"
+import { AccessTokenVerifier } from "../credentials/AccessTokenVerifier.js"
+import { AccountsRepo, CredentialRevocations } from "../accounts/Ports.js"
 import { sha256Hex } from "../shared/Crypto.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"

@@ -15,9 +15,9 @@
  * - introspection (RFC 7662), revocation (RFC 7009) and userinfo (OIDC Core §5.3).
  */
 import { Clock, DateTime, Effect, Option, Redacted, Schema } from "effect"
-import { AccessTokenVerifier, type VerifiedAccessToken } from "../identity/AccessTokenVerifier.js"
-import { newSecret } from "../identity/Credential.js"
-import { AccountsRepo } from "../identity/Ports.js"
+import { AccessTokenVerifier, type VerifiedAccessToken } from "../credentials/AccessTokenVerifier.js"
+import { newSecret } from "../credentials/Credential.js"
+import { AccountsRepo } from "../accounts/Ports.js"
 import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
 import { type AccountId, AccountId as AccountIdSchema, IdKinds, SVC } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"

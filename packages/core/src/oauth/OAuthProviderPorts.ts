@@ -5,7 +5,7 @@
  * them all in one transaction. Codes and tokens are stored as the SHA-256 of their value only.
  */
 import { Context, type DateTime, type Effect, type Option } from "effect"
-import type { AccountRecord } from "../identity/Ports.js"
+import type { AccountRecord } from "../accounts/Ports.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import type { OAuthApp, OAuthGrant } from "./OAuthSchema.js"
 

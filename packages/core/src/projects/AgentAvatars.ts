@@ -8,10 +8,10 @@
  * through `ProjectsRepo.update` under the row lock, so the avatar that is replaced is known exactly.
  */
 import { DateTime, Effect } from "effect"
-import { type Principal, principalScope } from "../identity/Access.js"
-import type { ImageContentType } from "../identity/Schema.js"
-import { agentAvatarPurpose } from "../identity/UploadPorts.js"
-import { blobKeyOfFileUrl, Uploads } from "../identity/Uploads.js"
+import { type Principal, principalScope } from "../credentials/Access.js"
+import type { ImageContentType } from "../accounts/Schema.js"
+import { agentAvatarPurpose } from "../uploads/UploadPorts.js"
+import { blobKeyOfFileUrl, Uploads } from "../uploads/Uploads.js"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { makeProjectGate } from "./ProjectGate.js"

@@ -7,8 +7,8 @@
  * - a deleted project answers 410 to everything, a closing one refuses writes (409).
  */
 import { Effect, Option } from "effect"
-import type { Principal } from "../identity/Access.js"
-import { OrganizationsRepo } from "../identity/OrganizationsPorts.js"
+import type { Principal } from "../credentials/Access.js"
+import { OrganizationsRepo } from "../organizations/OrganizationsPorts.js"
 import type { OrganizationId, AccountId, ProjectId } from "../shared/Identifiers.js"
 import { RecordCache } from "../shared/RecordCache.js"
 import { ProjectClosing, ProjectDeleted, ProjectNotFound, ProjectOrganizationNotFound } from "./Errors.js"

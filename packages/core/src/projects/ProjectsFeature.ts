@@ -4,8 +4,12 @@
  */
 import { Layer } from "effect"
 import { ProjectClosures } from "./ProjectClosures.js"
+import { Platforms } from "./Platforms.js"
+import type { PlatformsRepo, ProjectUsersRepo } from "./PlatformsAndUsersPorts.js"
 import type { ProjectsRepo } from "./Ports.js"
 import { ProjectsService } from "./ProjectsService.js"
+import type { ProjectSettingsRepo } from "./ProjectSettingsPorts.js"
+import { ProjectUsers } from "./ProjectUsers.js"
 
 export * from "./Errors.js"
 export * from "./Ports.js"
@@ -14,7 +18,18 @@ export * from "./ProjectClosures.js"
 export * from "./ProjectGate.js"
 export * from "./ProjectsService.js"
 export * from "./Slugs.js"
+export { Platforms } from "./Platforms.js"
+export * from "./PlatformsAndUsersErrors.js"
+export * from "./PlatformsAndUsersPorts.js"
+export * from "./PlatformsAndUsersSchema.js"
+export * from "./ProjectIntegrations.js"
+export * from "./ProjectSettingsPorts.js"
+export * from "./ProjectUsers.js"
 
-export const ProjectsCore = Layer.mergeAll(ProjectsService.Default, ProjectClosures.Default)
-/** Projects also read memberships through `OrganizationsRepo`, the Organizations feature's port. */
-export type ProjectsPorts = ProjectsRepo
+/** Platform switches and end users (the management API's, also the Dashboard's) are the project's. */
+export const ProjectsCore = Layer.mergeAll(ProjectsService.Default, ProjectClosures.Default, Platforms.Default, ProjectUsers.Default)
+/**
+ * Projects also read memberships through `OrganizationsRepo`, the Organizations feature's port.
+ * `ProjectSettingsRepo` backs `ProjectIntegrations`, which the Dashboard feature composes.
+ */
+export type ProjectsPorts = ProjectsRepo | PlatformsRepo | ProjectUsersRepo | ProjectSettingsRepo

@@ -9,8 +9,8 @@
  */
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { fn } from "../shared/Traced.js"
-import type { Principal } from "../identity/Access.js"
-import { InvalidInput } from "../identity/Errors.js"
+import type { Principal } from "../credentials/Access.js"
+import { InvalidInput } from "../accounts/Errors.js"
 import { ProjectEventData } from "../events/Catalog.js"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"

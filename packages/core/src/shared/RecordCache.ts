@@ -16,7 +16,7 @@
  * A store that cannot announce changes (`available: false`, the in-memory testkit) disables it.
  */
 import { Clock, Context, Effect, Option, Stream } from "effect"
-import { CredentialCachePolicy } from "../identity/CredentialCache.js"
+import { CredentialCachePolicy } from "../credentials/CredentialCache.js"
 import { makeTtlCache } from "./TtlCache.js"
 
 /** Changes to cached records, announced by the store after commit: `account:<accountId>` or `project:<projectId>`. */

@@ -14,7 +14,7 @@
  */
 import { Data, DateTime, Effect, Option } from "effect"
 import { EventPublisher } from "../events/EventsFeature.js"
-import type { Principal } from "../identity/Access.js"
+import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { canonicalJson } from "../shared/Idempotency.js"
 import { CallId, encodeBase32Uuid, IdKinds, type ProjectId, UserId } from "../shared/Identifiers.js"

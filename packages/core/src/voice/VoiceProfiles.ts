@@ -18,8 +18,8 @@
  *   form (1–100) is all-or-nothing: every line and profile is checked before anything is written.
  */
 import { DateTime, Duration, Effect, Either, Option, Redacted } from "effect"
-import type { Principal } from "../identity/Access.js"
-import { InvalidInput } from "../identity/Errors.js"
+import type { Principal } from "../credentials/Access.js"
+import { InvalidInput } from "../accounts/Errors.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { canonicalJson } from "../shared/Idempotency.js"
 import { encodeBase32, IdKinds, type ProjectId, VoiceProfileId } from "../shared/Identifiers.js"

@@ -27,7 +27,9 @@ import { DateTime, Effect, Either, FastCheck as fc, Layer, Redacted, Schema, Tes
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
-const Env = ManagementCore.pipe(Layer.provideMerge(TestkitLive))
+/** What the management API serves: its access rule, and the project's platforms and end users. */
+const ManagementServices = Layer.mergeAll(ManagementCore, Platforms.Default, ProjectUsers.Default)
+const Env = ManagementServices.pipe(Layer.provideMerge(TestkitLive))
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
 let n = 0
 
@@ -225,7 +227,7 @@ describe("ProjectUsers", () => {
       const over = yield* failureOf(users.create({ projectId: project.projectId, phoneNumber: "+15550100303" }, []))
       expect(over).toMatchObject({ _tag: "ProjectUserLimitReached", limit: 2 })
       expect((yield* users.create({ projectId: project.projectId, phoneNumber: "+15550100302", lastName: "B" }, [])).created).toBe(false)
-    }).pipe(Effect.provide(ManagementCore.pipe(
+    }).pipe(Effect.provide(ManagementServices.pipe(
       Layer.provideMerge(TestkitLive),
       Layer.provide(Layer.succeed(ManagementLimits, { maxUsersPerProject: 2 }))
     ))))

@@ -1,7 +1,7 @@
 /** Regressions: present-but-undefined problem members, CAPTCHA_REQUIRED extensions, empty permissions. */
 import { describe, expect, it } from "@effect/vitest"
 import { CaptchaRequiredProblem, makeProblem, Problem } from "../../src/shared/Problem.js"
-import { ProjectApiKey } from "../../src/identity/Schema.js"
+import { ProjectApiKey } from "../../src/accounts/Schema.js"
 import { IdKinds } from "../../src/shared/Identifiers.js"
 import { accepts, projectIdFixture, rejects, typeId } from "./SchemaAssertions.js"
 

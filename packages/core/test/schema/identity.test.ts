@@ -8,7 +8,7 @@ import {
   Account, AccountServiceKey, CreateAccountServiceKeyRequest, CreateAccountServiceKeyResponse, ImageContentType,
   KeyName, KnownPermission, ListAccountServiceKeysResponse, Permission, ProjectApiKey,
   RevokeAccountServiceKeyResponse, TotpEnrollment, UploadTicket
-} from "../../src/identity/Schema.js"
+} from "../../src/accounts/Schema.js"
 import { IdKinds } from "../../src/shared/Identifiers.js"
 import { accepts, decode, projectIdFixture as projectId, rejects, rejectsExtra, requiresEach, roundTrips, typeId } from "./SchemaAssertions.js"
 

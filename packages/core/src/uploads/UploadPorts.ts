@@ -4,7 +4,7 @@
  */
 import { Context, type DateTime, Duration, type Effect, type Option } from "effect"
 import type { AccountId, UploadId } from "../shared/Identifiers.js"
-import type { ImageContentType } from "./Schema.js"
+import type { ImageContentType } from "../accounts/Schema.js"
 
 /** A ticket's life: issued (`pending`), file stored (`received`), used by a commit (`committed`). */
 export type UploadState = "pending" | "received" | "committed"

@@ -6,13 +6,13 @@
  * the project's rule (`ProjectGate`: members of its organization; writes on active projects only).
  */
 import { DateTime, Effect, Option, Redacted } from "effect"
-import type { Principal } from "../identity/Access.js"
-import { makeProjectGate } from "../projects/ProjectGate.js"
+import type { Principal } from "../credentials/Access.js"
+import { makeProjectGate } from "./ProjectGate.js"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { seal, ServerSecret, unseal } from "../shared/ServerSecret.js"
-import { ProjectSettingsRepo, type SlackIntegrationRecord } from "./DashboardPorts.js"
+import { ProjectSettingsRepo, type SlackIntegrationRecord } from "./ProjectSettingsPorts.js"
 import { fn } from "../shared/Traced.js"
 
 /** What stands in for a stored secret in every response. */

@@ -16,10 +16,10 @@ import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
 import type { ApiKeyId } from "../shared/Identifiers.js"
 import { Principal } from "./Access.js"
 import { CredentialCachePolicy } from "./CredentialCache.js"
-import { InvalidCredential } from "./Errors.js"
+import { InvalidCredential } from "../accounts/Errors.js"
 import { makeTtlCache } from "../shared/TtlCache.js"
 import { ProjectApiKeysRepo, type StoredProjectApiKey } from "./ProjectApiKeyPorts.js"
-import { CredentialRevocations } from "./Ports.js"
+import { CredentialRevocations } from "../accounts/Ports.js"
 
 interface Entry {
   readonly stored: StoredProjectApiKey

@@ -3,7 +3,7 @@
  * process uses — the testkit's memory store and the embedded PGlite.
  */
 import { Effect, Layer, PubSub, Stream } from "effect"
-import { CredentialRevocations } from "./Ports.js"
+import { CredentialRevocations } from "../accounts/Ports.js"
 
 export const CredentialRevocationsInProcess: Layer.Layer<CredentialRevocations> = Layer.scoped(
   CredentialRevocations,

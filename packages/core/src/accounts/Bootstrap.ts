@@ -7,7 +7,7 @@ import { encodeBase32 } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { Accounts } from "./Accounts.js"
-import { AccountServiceKeys } from "./AccountServiceKeys.js"
+import { AccountServiceKeys } from "../credentials/AccountServiceKeys.js"
 import { fn } from "../shared/Traced.js"
 
 export interface ProvisionedAccount {

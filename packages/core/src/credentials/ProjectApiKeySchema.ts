@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { NullableTimestamp } from "../shared/Timestamp.js"
-import { KeyName, Permission, ProjectApiKey } from "./Schema.js"
+import { KeyName, Permission, ProjectApiKey } from "../accounts/Schema.js"
 
 const strict = { onExcessProperty: "error" } as const
 

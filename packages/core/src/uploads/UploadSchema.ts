@@ -5,7 +5,7 @@
 import { Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"
 import { UploadId } from "../shared/Identifiers.js"
-import { ImageContentType } from "./Schema.js"
+import { ImageContentType } from "../accounts/Schema.js"
 
 const strict = { onExcessProperty: "error" } as const
 

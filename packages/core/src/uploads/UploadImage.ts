@@ -2,7 +2,7 @@
  * What an uploaded file is, by its magic number (SPEC.md § Agent profile: JPEG, PNG, WebP). Pure;
  * the declared content type of a ticket must match what the bytes say.
  */
-import type { ImageContentType } from "./Schema.js"
+import type { ImageContentType } from "../accounts/Schema.js"
 
 const startsWith = (bytes: Uint8Array, prefix: ReadonlyArray<number>, at = 0) =>
   bytes.length >= at + prefix.length && prefix.every((b, i) => bytes[at + i] === b)

@@ -10,14 +10,14 @@
  *   concurrent creates never pass the limit.
  */
 import { DateTime, Effect, Option, Schema } from "effect"
-import { ProjectClosing, ProjectDeleted, ProjectNotFound } from "../projects/Errors.js"
-import { ProjectsRepo } from "../projects/Ports.js"
+import { ProjectClosing, ProjectDeleted, ProjectNotFound } from "./Errors.js"
+import { ProjectsRepo } from "./Ports.js"
 import { IdKinds, type ProjectId, UserId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
-import { AssignedNumberNotALine, ProjectUserLimitReached, ProjectUserNotFound } from "./Errors.js"
-import { ManagementLimits, type ProjectUserRecord, ProjectUsersRepo } from "./Ports.js"
-import type { UserType } from "./Schema.js"
+import { AssignedNumberNotALine, ProjectUserLimitReached, ProjectUserNotFound } from "./PlatformsAndUsersErrors.js"
+import { ManagementLimits, type ProjectUserRecord, ProjectUsersRepo } from "./PlatformsAndUsersPorts.js"
+import type { UserType } from "./PlatformsAndUsersSchema.js"
 import { fn } from "../shared/Traced.js"
 
 const decodeUserId = Schema.decodeUnknownOption(UserId)

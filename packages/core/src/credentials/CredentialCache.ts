@@ -6,7 +6,7 @@
  */
 import { Context, Duration, Effect } from "effect"
 import { makeTtlCache } from "../shared/TtlCache.js"
-import type { StoredServiceKey } from "./Ports.js"
+import type { StoredServiceKey } from "../accounts/Ports.js"
 
 export interface CachedServiceKey {
   readonly stored: StoredServiceKey

@@ -8,7 +8,7 @@ import { DateTime, Effect, Option } from "effect"
 import { type AccountId, IdKinds, OrganizationId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
-import { InvalidInput } from "./Errors.js"
+import { InvalidInput } from "../accounts/Errors.js"
 import {
   LastOwnerCannotLeave,
   OrganizationActionForbidden,

@@ -23,8 +23,8 @@ import { TokenAudience } from "../oauth/TokenAudience.js"
 import { AccountId } from "../shared/Identifiers.js"
 import { Principal } from "./Access.js"
 import { CredentialCachePolicy } from "./CredentialCache.js"
-import { AccountDeleted, InvalidCredential } from "./Errors.js"
-import { AccountsRepo, CredentialRevocations } from "./Ports.js"
+import { AccountDeleted, InvalidCredential } from "../accounts/Errors.js"
+import { AccountsRepo, CredentialRevocations } from "../accounts/Ports.js"
 import { fn } from "../shared/Traced.js"
 
 /** What a verified access token says. Times in epoch seconds. */

@@ -11,7 +11,7 @@ import { mac } from "../shared/ServerSecret.js"
 import { formatTimestamp, parseTimestamp } from "../shared/Timestamp.js"
 import { UploadFormInvalid, UploadSignatureInvalid } from "./UploadErrors.js"
 import type { UploadPurpose, UploadTicketRecord } from "./UploadPorts.js"
-import { ImageContentType } from "./Schema.js"
+import { ImageContentType } from "../accounts/Schema.js"
 
 /** The fields a ticket's form carries, in the order they are signed; `signature` last. */
 export const uploadFormFieldNames = [

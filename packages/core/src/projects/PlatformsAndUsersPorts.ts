@@ -1,8 +1,8 @@
 /** The management context's store ports and limits (DESIGN.md §4: `Context.Tag`s with no implementation). */
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { ProjectId, UserId } from "../shared/Identifiers.js"
-import type { ProjectUserExists } from "./Errors.js"
-import type { PlatformName, ProjectUser, UserType } from "./Schema.js"
+import type { ProjectUserExists } from "./PlatformsAndUsersErrors.js"
+import type { PlatformName, ProjectUser, UserType } from "./PlatformsAndUsersSchema.js"
 
 /** Limits of the management context with their defaults; the server config may override them. */
 export class ManagementLimits extends Context.Reference<ManagementLimits>()("core/ManagementLimits", {

@@ -16,24 +16,24 @@
  * Afterwards the request keeps only a hash of the email.
  */
 import { DateTime, Effect, Option } from "effect"
-import { AccountProfile } from "../identity/AccountProfile.js"
-import { PhoneVerificationsRepo, TotpFactorsRepo } from "../identity/AccountSecurityPorts.js"
-import { AccountServiceKeys } from "../identity/AccountServiceKeys.js"
-import { AccountsRepo } from "../identity/Ports.js"
+import { AccountProfile } from "../accounts/AccountProfile.js"
+import { PhoneVerificationsRepo, TotpFactorsRepo } from "../accounts/AccountSecurityPorts.js"
+import { AccountServiceKeys } from "../credentials/AccountServiceKeys.js"
+import { AccountsRepo } from "../accounts/Ports.js"
 import { OAuthGrants } from "../oauth/OAuthGrants.js"
 import { sha256Hex } from "../shared/Crypto.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
+import { OnboardingRepo } from "../dashboard/DashboardPorts.js"
 import {
   AccountErasureRepo,
   AuditLog,
-  OnboardingRepo,
   type PrivacyRequestOutcome,
   type PrivacyRequestRecord,
   PrivacyRequestsRepo
-} from "./DashboardPorts.js"
-import { dashboardId, Sessions } from "./Sessions.js"
+} from "./Ports.js"
+import { dashboardId, Sessions } from "../dashboard/Sessions.js"
 import { fn } from "../shared/Traced.js"
 
 /** The placeholder address an erased account is left with (unique, never deliverable: RFC 2606 `.invalid`). */

@@ -14,9 +14,9 @@ import { Ids } from "../shared/Ids.js"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { formatTimestamp } from "../shared/Timestamp.js"
-import { AccountNotFound } from "./Errors.js"
-import { AccountsRepo } from "./Ports.js"
-import type { ImageContentType, UploadTicket } from "./Schema.js"
+import { AccountNotFound } from "../accounts/Errors.js"
+import { AccountsRepo } from "../accounts/Ports.js"
+import type { ImageContentType, UploadTicket } from "../accounts/Schema.js"
 import {
   UploadContentMismatch,
   UploadExpired,

@@ -4,15 +4,15 @@
  * (`GET`/`PATCH /projects/{projectId}/platforms/`) and the Dashboard API (`…/platforms`, `…/toggle`).
  */
 import { DateTime, Effect, Option, Schema } from "effect"
-import { ProjectClosing, ProjectDeleted, ProjectNotFound } from "../projects/Errors.js"
-import { ProjectsRepo } from "../projects/Ports.js"
+import { ProjectClosing, ProjectDeleted, ProjectNotFound } from "./Errors.js"
+import { ProjectsRepo } from "./Ports.js"
 import { ProjectId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
-import { PlatformsRepo } from "./Ports.js"
-import { defaultPlatformStates, type PlatformName } from "./Schema.js"
+import { PlatformsRepo } from "./PlatformsAndUsersPorts.js"
+import { defaultPlatformStates, type PlatformName } from "./PlatformsAndUsersSchema.js"
 import { fn } from "../shared/Traced.js"
 
-export { PlatformName, type PlatformStates } from "./Schema.js"
+export { PlatformName, type PlatformStates } from "./PlatformsAndUsersSchema.js"
 
 const decodeProjectId = Schema.decodeUnknownOption(ProjectId)
 

@@ -4,7 +4,7 @@ import type { ProjectClosing, ProjectDeleted, ProjectNotFound } from "../project
 import type { ProjectState } from "../projects/Ports.js"
 import type { ApiKeyId, ProjectId } from "../shared/Identifiers.js"
 import type { ApiKeyLimitReached } from "./ProjectApiKeyErrors.js"
-import type { ProjectApiKey } from "./Schema.js"
+import type { ProjectApiKey } from "../accounts/Schema.js"
 
 /** A key with the SHA-256 of its secret. */
 export interface StoredProjectApiKey {

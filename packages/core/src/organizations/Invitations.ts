@@ -10,14 +10,14 @@ import { type AccountId, IdKinds, type OrganizationId } from "../shared/Identifi
 import { Ids } from "../shared/Ids.js"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
-import { AccountNotFound } from "./Errors.js"
+import { AccountNotFound } from "../accounts/Errors.js"
 import { type InvitationRecord, InvitationsRepo } from "./InvitationsPorts.js"
 import { InvitationEmailMismatch, InvitationNotFound, OrganizationActionForbidden } from "./OrganizationErrors.js"
 import { organizationPage, type PageInput } from "./OrganizationPages.js"
 import { type Invitation, InvitationId } from "./OrganizationSchema.js"
 import { MemberAlreadyExists, type OrganizationRole, OrganizationsRepo } from "./OrganizationsPorts.js"
 import { Organizations } from "./Organizations.js"
-import { AccountsRepo } from "./Ports.js"
+import { AccountsRepo } from "../accounts/Ports.js"
 import { fn } from "../shared/Traced.js"
 
 /** How long an invitation can be accepted. */

@@ -14,8 +14,8 @@ import { Principal } from "./Access.js"
 import { AccessTokenVerifier } from "./AccessTokenVerifier.js"
 import { parseCredential } from "./Credential.js"
 import { type CachedServiceKey, CredentialCache } from "./CredentialCache.js"
-import { AccountDeleted, InvalidCredential } from "./Errors.js"
-import { AccountsRepo, AccountServiceKeysRepo, CredentialRevocations } from "./Ports.js"
+import { AccountDeleted, InvalidCredential } from "../accounts/Errors.js"
+import { AccountsRepo, AccountServiceKeysRepo, CredentialRevocations } from "../accounts/Ports.js"
 import { ProjectKeyVerifier } from "./ProjectKeyVerifier.js"
 
 const invalid = (reason: InvalidCredential["reason"], message: string) => new InvalidCredential({ reason, message })

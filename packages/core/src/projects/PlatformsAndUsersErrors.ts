@@ -1,0 +1,22 @@
+/** Errors of a project's end users (the management API's users; no HTTP knowledge here). */
+import { Schema } from "effect"
+
+/** No such end user in the project (unknown, deleted, or another project's). */
+export class ProjectUserNotFound extends Schema.TaggedError<ProjectUserNotFound>()("ProjectUserNotFound", {
+  userId: Schema.String
+}) {}
+
+/** The project already has its maximum number of end users. */
+export class ProjectUserLimitReached extends Schema.TaggedError<ProjectUserLimitReached>()("ProjectUserLimitReached", {
+  limit: Schema.Number
+}) {}
+
+/** A dedicated user's assigned number is not one of the project's active lines. */
+export class AssignedNumberNotALine extends Schema.TaggedError<AssignedNumberNotALine>()("AssignedNumberNotALine", {
+  assignedPhoneNumber: Schema.String
+}) {}
+
+/** The store refused an end user because the project already has one with that key (the unique index). */
+export class ProjectUserExists extends Schema.TaggedError<ProjectUserExists>()("ProjectUserExists", {
+  phoneNumber: Schema.String
+}) {}
