@@ -3,24 +3,24 @@ import { CredentialRevocationsInProcess, RateLimiterInProcess } from "@switchboa
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { DatabaseConfig, DatabaseLive } from "./Database.js"
-import { AccountServiceKeysRepoSql } from "./identity/AccountServiceKeysRepoSql.js"
-import { AccountsRepoSql } from "./identity/AccountsRepoSql.js"
-import { CredentialRevocationsSql } from "./identity/CredentialRevocationsSql.js"
+import { AccountServiceKeysRepoSql } from "./credentials/AccountServiceKeysRepoSql.js"
+import { AccountsRepoSql } from "./accounts/AccountsRepoSql.js"
+import { CredentialRevocationsSql } from "./credentials/CredentialRevocationsSql.js"
 import { IdempotencyStoreSql } from "./shared/IdempotencyStoreSql.js"
 import { RateLimiterSql } from "./shared/RateLimiterSql.js"
 import { RecordChangesSql } from "./shared/RecordChangesSql.js"
 import { TransactorSql } from "./shared/TransactorSql.js"
-import { OrganizationsReposSql } from "./identity/OrganizationsSql.js"
+import { OrganizationsReposSql } from "./organizations/OrganizationsSql.js"
 import { ProjectsReposSql } from "./projects/ProjectsSql.js"
-import { ProjectApiKeysReposSql } from "./identity/ProjectApiKeysSql.js"
-import { AccountSecurityReposSql } from "./identity/AccountSecuritySql.js"
-import { UploadsReposSql } from "./identity/UploadsSql.js"
+import { ProjectApiKeysReposSql } from "./credentials/ProjectApiKeysSql.js"
+import { AccountSecurityReposSql } from "./accounts/AccountSecuritySql.js"
+import { UploadsReposSql } from "./uploads/UploadsSql.js"
 import { AccessTokensReposSql } from "./oauth/AccessTokensSql.js"
 import { EventsReposSql } from "./events/EventsSql.js"
 import { VoiceReposSql } from "./voice/VoiceSql.js"
 import { BillingReposSql } from "./billing/BillingSql.js"
 import { WebhooksReposSql } from "./events/WebhooksSql.js"
-import { ManagementReposSql } from "./management/ManagementSql.js"
+import { PlatformsAndUsersReposSql } from "./projects/PlatformsAndUsersSql.js"
 import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 
@@ -39,7 +39,7 @@ export const RepositoriesSql = Layer.mergeAll(
   VoiceReposSql,
   BillingReposSql,
   WebhooksReposSql,
-  ManagementReposSql,
+  PlatformsAndUsersReposSql,
   OAuthProviderReposSql,
   DashboardReposSql
 )

@@ -21,7 +21,7 @@ import {
   StoreHealth
 } from "@switchboard/core"
 import { Effect, Layer, Schema } from "effect"
-import { accountColumns, AccountRow } from "../identity/AccountsRepoSql.js"
+import { accountColumns, AccountRow } from "../accounts/AccountsRepoSql.js"
 import { DbTime, DbTimeOrNull, orDie, toDate } from "../shared/Sql.js"
 
 /** A jsonb column: parsed by the driver, or text under another driver setting. */

@@ -1,6 +1,6 @@
 /**
  * The AccountSecurity feature in memory: its repositories over `MemoryState` (profile writes go to
- * the same `"accounts"` table as `IdentityMemory`), and an SMS sender that keeps an inbox tests read.
+ * the same `"accounts"` table as `AccountsMemory`), and an SMS sender that keeps an inbox tests read.
  */
 import {
   type AccountRecord,

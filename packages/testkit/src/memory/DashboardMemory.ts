@@ -2,7 +2,7 @@
  * The Dashboard feature's ports in memory: sessions, sign-in failure windows, privacy requests,
  * the audit log, per-project settings, onboarding answers and the account erasure write — tables
  * of the shared `MemoryState` (so they roll back with transactions; account writes go to the same
- * `"accounts"` table as `IdentityMemory`) — and a store health that is always up. Each operation
+ * `"accounts"` table as `AccountsMemory`) — and a store health that is always up. Each operation
  * is one synchronous step, and memory transactions run one at a time, so there is nothing to lock.
  */
 import {

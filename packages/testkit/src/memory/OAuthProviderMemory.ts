@@ -37,7 +37,7 @@ const make = Effect.gen(function*() {
   const codes = state.table<string, AuthorizationCodeRecord>("oauth_codes")
   const families = state.table<string, TokenFamilyRecord>("oauth_families")
   const tokens = state.table<string, OAuthTokenRecord>("oauth_tokens")
-  // The identity slice's table (IdentityMemory.ts): the token context joins it, as SQL does.
+  // The identity slice's table (AccountsMemory.ts): the token context joins it, as SQL does.
   const accounts = state.table<string, AccountRecord>("accounts")
 
   const liveApp = (clientId: string) => {

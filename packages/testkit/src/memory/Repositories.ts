@@ -3,7 +3,7 @@
  * feature adds its memory layer to the list below.
  */
 import { Layer } from "effect"
-import { IdentityReposMemory } from "./IdentityMemory.js"
+import { IdentityReposMemory } from "./AccountsMemory.js"
 import { RateLimiterInProcess, RecordChangesNone } from "@switchboard/core"
 import { OrganizationsMemory } from "./OrganizationsMemory.js"
 import { ProjectsMemory } from "./ProjectsMemory.js"
@@ -15,7 +15,7 @@ import { EventsMemory } from "./EventsMemory.js"
 import { VoiceMemory } from "./VoiceMemory.js"
 import { BillingMemory } from "./BillingMemory.js"
 import { WebhooksMemory } from "./WebhooksMemory.js"
-import { ManagementMemory } from "./ManagementMemory.js"
+import { PlatformsAndUsersMemory } from "./PlatformsAndUsersMemory.js"
 import { OAuthProviderMemory } from "./OAuthProviderMemory.js"
 import { DashboardMemory } from "./DashboardMemory.js"
 import { MemoryStateLive } from "./MemoryState.js"
@@ -35,7 +35,7 @@ export const RepositoriesMemory = Layer.mergeAll(
   VoiceMemory,
   BillingMemory,
   WebhooksMemory,
-  ManagementMemory,
+  PlatformsAndUsersMemory,
   OAuthProviderMemory,
   DashboardMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))

@@ -41,7 +41,7 @@ export const BlobStoreMemory: Layer.Layer<BlobStore> = Layer.sync(BlobStore, () 
 const make = Effect.gen(function*() {
   const state = yield* MemoryState
   const tickets = state.table<string, UploadTicketRecord>("upload_tickets")
-  // The identity slice's accounts table (IdentityMemory.ts): the same Map, so pictures are the accounts' own.
+  // The identity slice's accounts table (AccountsMemory.ts): the same Map, so pictures are the accounts' own.
   const accounts = state.table<string, AccountRecord>("accounts")
 
   /** Moves a ticket `from` one state to the next, once; none otherwise. */

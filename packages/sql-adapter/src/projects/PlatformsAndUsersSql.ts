@@ -120,4 +120,4 @@ const ProjectUsersSql = Layer.effect(
   })
 )
 
-export const ManagementReposSql = Layer.mergeAll(PlatformsSql, ProjectUsersSql)
+export const PlatformsAndUsersReposSql = Layer.mergeAll(PlatformsSql, ProjectUsersSql)

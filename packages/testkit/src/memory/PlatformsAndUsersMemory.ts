@@ -93,4 +93,4 @@ const users = Layer.effect(
   })
 )
 
-export const ManagementMemory: Layer.Layer<PlatformsRepo | ProjectUsersRepo, never, MemoryState> = Layer.mergeAll(platforms, users)
+export const PlatformsAndUsersMemory: Layer.Layer<PlatformsRepo | ProjectUsersRepo, never, MemoryState> = Layer.mergeAll(platforms, users)
