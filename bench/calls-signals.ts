@@ -2,7 +2,7 @@
  * What `calls.ts`, its load child (`calls-sender.ts`) and `profile-calls.ts` share: one whole call
  * in wire form (started, ringing, answered, connected, `PRESSES` key presses, ended).
  */
-import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core"
+import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 
 export const PRESSES = 20
 export const SIGNALS_PER_CALL = 5 + PRESSES

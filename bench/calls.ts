@@ -30,7 +30,9 @@
  * JSON summary read by `npm run bench`. There are no speed thresholds: it is a report, not a test.
  */
 import { PGlite } from "@electric-sql/pglite"
-import { CallMachine, CallSignal, callEventSource, Events, formatTypeId, IdKinds, uuidv7Bytes, Voice } from "@switchboard/core"
+import { Events, Voice } from "@switchboard/core"
+import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
+import { CallMachine, CallSignal, callEventSource } from "@switchboard/core/voice"
 import { Schema } from "effect"
 import { createServer, type Server } from "node:http"
 import { performance } from "node:perf_hooks"

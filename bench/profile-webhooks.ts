@@ -8,7 +8,8 @@
  *   npx tsx bench/profile-webhooks.ts
  *   BENCH_BACKEND=postgres PROFILE_OUT=/tmp/wh.cpuprofile npx tsx bench/profile-webhooks.ts
  */
-import { EventPublisher, Transactor, WebhookDeliveryEngine, WebhookSender } from "@switchboard/core"
+import { EventPublisher, WebhookDeliveryEngine, WebhookSender } from "@switchboard/core/events"
+import { Transactor } from "@switchboard/core/shared"
 import { DateTime, Duration, Effect, Fiber } from "effect"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"

@@ -24,12 +24,8 @@
  * non-2xx, failed verification or dead-lettered delivery aborts with exit code 1. No speed
  * thresholds: a report, not a test.
  */
-import {
-  EventPublisher,
-  Transactor,
-  WebhookDeliveryEngine,
-  WebhookSender
-} from "@switchboard/core"
+import { EventPublisher, WebhookDeliveryEngine, WebhookSender } from "@switchboard/core/events"
+import { Transactor } from "@switchboard/core/shared"
 import { DateTime, Duration, Effect, Fiber } from "effect"
 import { Agent, createServer, request, type Server } from "node:http"
 import { Webhook } from "standardwebhooks"

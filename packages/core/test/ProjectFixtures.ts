@@ -1,16 +1,16 @@
 /** The project setup the core service tests share: an organization with one project, owned by an account. */
+import { Projects } from "@switchboard/core"
+import { Principal } from "@switchboard/core/credentials"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { ProjectsService } from "@switchboard/core/projects"
 import {
   type AccountId,
   formatTypeId,
   IdKinds,
   OrganizationId,
-  OrganizationsRepo,
-  Principal,
-  Projects,
-  ProjectsService,
   ServiceKeyId,
   uuidv7Bytes
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import { DateTime, Effect } from "effect"
 
 export const T0 = Date.parse("2030-01-01T00:00:00.000Z")

@@ -1,4 +1,4 @@
-import { BlobStore } from "@switchboard/core"
+import { BlobStore } from "@switchboard/core/uploads"
 import { BlobStoreFilesystem } from "../src/server/UploadsAdapters.js"
 import { blobStoreContract } from "@switchboard/testkit"
 import { Effect, Exit } from "effect"

@@ -1,4 +1,7 @@
-import { type AccountId, Accounts, AuditLog, erasedEmail, type ProjectId, ProjectsService, PrivacyRequests } from "@switchboard/core"
+import { Accounts } from "@switchboard/core/accounts"
+import { AuditLog, erasedEmail, PrivacyRequests } from "@switchboard/core/privacy"
+import { ProjectsService } from "@switchboard/core/projects"
+import { type AccountId, type ProjectId } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
 import { makeSmsInbox } from "@switchboard/testkit"
 import { Effect, Option, Redacted } from "effect"

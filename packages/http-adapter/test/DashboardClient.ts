@@ -1,5 +1,6 @@
 /** Helpers the Dashboard suites share: a browser-like cookie jar, sign-up, OAuth tokens, envelope checks. */
-import { type AccountId, OAuthApps, OAuthProvider, s256 } from "@switchboard/core"
+import { OAuthApps, OAuthProvider, s256 } from "@switchboard/core/oauth"
+import { type AccountId } from "@switchboard/core/shared"
 import { DateTime, Effect, Redacted } from "effect"
 import { expect } from "vitest"
 import type { TestServer } from "./TestServer.js"

@@ -1,4 +1,5 @@
-import { Accounts, decodeBase32Rfc4648, TotpFactors, totp, type AccountId } from "@switchboard/core"
+import { Accounts, decodeBase32Rfc4648, TotpFactors, totp } from "@switchboard/core/accounts"
+import { type AccountId } from "@switchboard/core/shared"
 import { makeServerConfig } from "@switchboard/http-adapter"
 import { testBackends } from "@switchboard/sql-adapter"
 import { Clock, Effect, Redacted } from "effect"

@@ -2,17 +2,10 @@
  * The project management API (API.md §4) on a real server over real TLS: the test server's HTTPS
  * listener with a generated localhost certificate, trusted by the client as its only CA.
  */
-import {
-  AccountId,
-  formatTypeId,
-  IdKinds,
-  OrganizationId,
-  OrganizationsRepo,
-  ProjectId,
-  ProjectsRepo,
-  uuidv7Bytes,
-  WebhookDeliveryEngine
-} from "@switchboard/core"
+import { WebhookDeliveryEngine } from "@switchboard/core/events"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { ProjectsRepo } from "@switchboard/core/projects"
+import { AccountId, formatTypeId, IdKinds, OrganizationId, ProjectId, uuidv7Bytes } from "@switchboard/core/shared"
 import { sharedTestStores, testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Effect, Exit, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -5,7 +5,9 @@
  * sign-in page and the consent screen over plain HTTP.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { type CreateOAuthApp, OAuthApps, provisionAccount, Sessions } from "@switchboard/core"
+import { provisionAccount } from "@switchboard/core/accounts"
+import { Sessions } from "@switchboard/core/dashboard"
+import { type CreateOAuthApp, OAuthApps } from "@switchboard/core/oauth"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
 import { type TestBackend, testStore } from "@switchboard/sql-adapter"
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"

@@ -3,7 +3,7 @@
  * are served from memory, yet a client that writes sees its own write on the next read, and a change
  * made through another server on the same database is seen within moments (triggers + LISTEN).
  */
-import { RecordCache } from "@switchboard/core"
+import { RecordCache } from "@switchboard/core/shared"
 import { sharedTestStores, testBackends } from "@switchboard/sql-adapter"
 import { Effect, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -48,7 +48,7 @@ describe.runIf(postgresBin !== undefined)("a sick database", () => {
       body: JSON.stringify({ name: "Sick", slug: "sick-db" })
     })).json() as { projectId: string }).projectId
     expect(project).toMatch(/^[0-9a-f-]{36}$/)
-    const { Sessions } = await import("@switchboard/core")
+    const { Sessions } = await import("@switchboard/core/dashboard")
     const { Effect } = await import("effect")
     const created = await s.run(Effect.flatMap(Sessions, (sessions) => sessions.create(s.accountId as never)))
     sessionCookie = `sb_session=${Redacted.value(created.token)}`

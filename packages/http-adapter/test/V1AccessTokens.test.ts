@@ -1,4 +1,5 @@
-import { AccountsRepo, businessScopes, SigningKeys, SigningKeysRepo } from "@switchboard/core"
+import { AccountsRepo } from "@switchboard/core/accounts"
+import { businessScopes, SigningKeys, SigningKeysRepo } from "@switchboard/core/oauth"
 import { testBackends } from "@switchboard/sql-adapter"
 import { accountFixture, forgeAccessToken, mintAccessToken, mintExpiredAccessToken } from "@switchboard/testkit"
 import { DateTime, Effect } from "effect"

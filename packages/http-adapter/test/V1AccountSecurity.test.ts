@@ -1,19 +1,21 @@
 import {
   Account,
-  type AccountId,
   decodeBase32Rfc4648,
+  SmsSender,
+  TotpEnrollment,
+  TotpFactors,
+  TotpFactorsRepo,
+  totp
+} from "@switchboard/core/accounts"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import {
+  type AccountId,
   formatTypeId,
   IdKinds,
   OrganizationId,
-  OrganizationsRepo,
-  SmsSender,
-  TotpEnrollment,
   type TotpFactorId,
-  TotpFactors,
-  TotpFactorsRepo,
-  totp,
   uuidv7Bytes
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import { makeServerConfig } from "@switchboard/http-adapter"
 import { testBackends } from "@switchboard/sql-adapter"
 import { makeSmsInbox } from "@switchboard/testkit"

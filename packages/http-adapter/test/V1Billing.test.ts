@@ -3,7 +3,10 @@
  * PLANS_FILE) with the simulated payment provider and the scheduler switched off — operations and
  * ticks are run by hand, under `TestClock` where time matters.
  */
-import { Billing, BillingRepo, BillingService, EventOutbox, type ProjectId } from "@switchboard/core"
+import { Billing } from "@switchboard/core"
+import { BillingRepo, BillingService } from "@switchboard/core/billing"
+import { EventOutbox } from "@switchboard/core/events"
+import { type ProjectId } from "@switchboard/core/shared"
 import { mintAccessToken } from "@switchboard/testkit"
 import { testBackends } from "@switchboard/sql-adapter"
 import { Effect, Either, Option, Schema, TestClock, TestContext } from "effect"

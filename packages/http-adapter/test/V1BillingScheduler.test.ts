@@ -5,7 +5,8 @@
  * - with the scheduler on, a billing operation runs by itself after the request;
  * - an invalid PLANS_FILE stops the server's billing adapters with a message that says why.
  */
-import { BillingRepo, BillingService, ServerSecretFromBytes } from "@switchboard/core"
+import { BillingRepo, BillingService } from "@switchboard/core/billing"
+import { ServerSecretFromBytes } from "@switchboard/core/shared"
 import { billingTestCatalogJson } from "@switchboard/testkit"
 import { testBackends } from "@switchboard/sql-adapter"
 import { makeServerConfig } from "@switchboard/http-adapter"

@@ -4,14 +4,9 @@ import {
   InvitationsRepo,
   ListMembersResponse,
   Membership,
-  Organization,
-  OrganizationId,
-  AccountId,
-  formatTypeId,
-  IdKinds,
-  sha256Hex,
-  uuidv7Bytes
-} from "@switchboard/core"
+  Organization
+} from "@switchboard/core/organizations"
+import { OrganizationId, AccountId, formatTypeId, IdKinds, sha256Hex, uuidv7Bytes } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Effect, Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -1,21 +1,9 @@
-import {
-  AccountId,
-  Accounts,
-  Authenticator,
-  formatTypeId,
-  IdKinds,
-  OrganizationId,
-  OrganizationsRepo,
-  Principal,
-  ProjectApiKey,
-  ProjectApiKeyLimits,
-  ProjectApiKeys,
-  ProjectClosures,
-  Projects,
-  ProjectsService,
-  ServiceKeyId,
-  uuidv7Bytes
-} from "@switchboard/core"
+import { Projects } from "@switchboard/core"
+import { Accounts, ProjectApiKey } from "@switchboard/core/accounts"
+import { Authenticator, Principal, ProjectApiKeyLimits, ProjectApiKeys } from "@switchboard/core/credentials"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { ProjectClosures, ProjectsService } from "@switchboard/core/projects"
+import { AccountId, formatTypeId, IdKinds, OrganizationId, ServiceKeyId, uuidv7Bytes } from "@switchboard/core/shared"
 import { sharedTestStores, testBackends } from "@switchboard/sql-adapter"
 import { appLayer, makeServerConfig } from "@switchboard/http-adapter"
 import { ConfigProvider, DateTime, Duration, Effect, Either, Exit, Layer, Option, Redacted, Schedule, Schema } from "effect"

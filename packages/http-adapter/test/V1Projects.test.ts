@@ -1,16 +1,6 @@
-import {
-  AccountId,
-  formatTypeId,
-  IdKinds,
-  OrganizationId,
-  OrganizationsRepo,
-  Project,
-  ProjectClosurePolicy,
-  ProjectClosures,
-  ProjectId,
-  ProjectsService,
-  uuidv7Bytes
-} from "@switchboard/core"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { Project, ProjectClosurePolicy, ProjectClosures, ProjectsService } from "@switchboard/core/projects"
+import { AccountId, formatTypeId, IdKinds, OrganizationId, ProjectId, uuidv7Bytes } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
 import { ProjectsServerAdapters } from "../src/server/ProjectsAdapters.js"
 import { makeServerConfig } from "@switchboard/http-adapter"

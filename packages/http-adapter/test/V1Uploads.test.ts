@@ -1,17 +1,7 @@
-import {
-  Account,
-  AccountId,
-  formatTypeId,
-  IdKinds,
-  OrganizationId,
-  OrganizationsRepo,
-  uuidv7Bytes,
-  UploadId,
-  type UploadTicketRecord,
-  UploadTicket,
-  UploadTicketsRepo,
-  uploadFormOf
-} from "@switchboard/core"
+import { Account, UploadTicket } from "@switchboard/core/accounts"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes, UploadId } from "@switchboard/core/shared"
+import { type UploadTicketRecord, UploadTicketsRepo, uploadFormOf } from "@switchboard/core/uploads"
 import { testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Effect, Either, Schema } from "effect"
 import { mkdtemp, readdir, rm } from "node:fs/promises"

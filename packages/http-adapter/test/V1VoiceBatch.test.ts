@@ -4,7 +4,7 @@
  * gives exactly the results, final calls and events of the same signals sent one at a time.
  * Property test (seeded, bounded) through the real server on each backend.
  */
-import { IdKinds } from "@switchboard/core"
+import { IdKinds } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
 import { FastCheck as fc } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

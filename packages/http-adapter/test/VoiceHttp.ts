@@ -1,15 +1,8 @@
 /** What the /v1 voice suites share: a project with lines, signal builders, the outbox's call events. */
-import {
-  AccountId,
-  CallEvent,
-  EventOutbox,
-  formatTypeId,
-  IdKinds,
-  Lines,
-  OrganizationId,
-  OrganizationsRepo,
-  uuidv7Bytes
-} from "@switchboard/core"
+import { EventOutbox } from "@switchboard/core/events"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes } from "@switchboard/core/shared"
+import { CallEvent, Lines } from "@switchboard/core/voice"
 import { DateTime, Effect, Either, Schema } from "effect"
 import { expect } from "vitest"
 import type { CallInit, CallResult } from "./HttpClient.js"

@@ -4,7 +4,7 @@
  * from-scratch HMAC for the management v0 scheme. The server runs its delivery engine with fast
  * retries (base 10 ms) and private targets allowed (the receiver is on 127.0.0.1).
  */
-import { eventCatalog, eventEnvelopeSchema, ManagementWebhooks } from "@switchboard/core"
+import { eventCatalog, eventEnvelopeSchema, ManagementWebhooks } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
 import { Effect, Either, Redacted, Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"

@@ -7,7 +7,7 @@
  * - two engines on one database (two server processes) deliver every delivery exactly once — none
  *   twice within its lease — and every request verifies (Standard Webhooks).
  */
-import { EventPublisher, WebhookDeliveryEngine, WebhookSender, WebhooksRepo } from "@switchboard/core"
+import { EventPublisher, WebhookDeliveryEngine, WebhookSender, WebhooksRepo } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Duration, Effect, Fiber } from "effect"
 import { createServer, type Server } from "node:http"

@@ -2,7 +2,7 @@
  * The webhook settings of the server configuration: defaults per API.md §4, EGRESS_IPS validated
  * (public IPv4 only), and the policy the delivery engine gets from them.
  */
-import { defaultWebhookPolicy } from "@switchboard/core"
+import { defaultWebhookPolicy } from "@switchboard/core/events"
 import { ConfigProvider, Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { serverConfig } from "../src/http/ServerConfig.js"

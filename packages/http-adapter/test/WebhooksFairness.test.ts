@@ -6,7 +6,7 @@
  * deliveries never attempted.
  */
 import { DateTime, Effect } from "effect"
-import { EventPublisher } from "@switchboard/core"
+import { EventPublisher } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { httpClient } from "./HttpClient.js"

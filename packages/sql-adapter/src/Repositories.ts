@@ -1,5 +1,6 @@
 /** Every repository port on the SQL client (PGlite or PostgreSQL alike), and the whole store. */
-import { CredentialRevocationsInProcess, RateLimiterInProcess } from "@switchboard/core"
+import { CredentialRevocationsInProcess } from "@switchboard/core/credentials"
+import { RateLimiterInProcess } from "@switchboard/core/shared"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { DatabaseConfig, DatabaseLive } from "./Database.js"

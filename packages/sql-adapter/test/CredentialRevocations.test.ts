@@ -3,7 +3,9 @@
  * pool — on one store: a key revoked through one is refused by the other at once, although the
  * other had it cached (PostgreSQL: pg_notify/LISTEN; PGlite: one process, one in-process channel).
  */
-import { Accounts, AccountServiceKeys, Authenticator, SwitchboardCore } from "@switchboard/core"
+import { SwitchboardCore } from "@switchboard/core"
+import { Accounts } from "@switchboard/core/accounts"
+import { AccountServiceKeys, Authenticator } from "@switchboard/core/credentials"
 import { sharedTestStores, testBackends } from "@switchboard/sql-adapter"
 import { TestPorts } from "@switchboard/testkit"
 import { Duration, Effect, Either, Layer, Schedule } from "effect"

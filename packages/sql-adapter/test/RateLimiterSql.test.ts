@@ -4,7 +4,7 @@
  * set far apart and driven by hand, so every step is deterministic.
  */
 import { SqlClient } from "@effect/sql"
-import { RateLimiter } from "@switchboard/core"
+import { RateLimiter } from "@switchboard/core/shared"
 import { makeRateLimiterSql, sharedTestStores, testBackends } from "@switchboard/sql-adapter"
 import { Context, DateTime, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { describe, expect, it } from "vitest"

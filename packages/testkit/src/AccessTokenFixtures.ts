@@ -6,17 +6,15 @@
  */
 import {
   ACCESS_TOKEN_TYP,
-  base64url,
   formatScope,
-  fromBase64url,
   generateSigningKey,
-  hmacSha256,
   SigningKeys,
   SigningKeysRepo,
   signJwt,
   TokenAudience,
   unsealPrivateKey
-} from "@switchboard/core"
+} from "@switchboard/core/oauth"
+import { base64url, fromBase64url, hmacSha256 } from "@switchboard/core/shared"
 import { Clock, DateTime, Duration, Effect } from "effect"
 
 type Claim = "iss" | "aud" | "sub" | "exp" | "iat" | "jti" | "scope"

@@ -3,7 +3,8 @@
  * WebCrypto PBKDF2 with a low iteration count — fast in tests and clearly not the production hasher
  * (the standalone server uses scrypt). Randomness can be seeded for reproducible ids and secrets.
  */
-import { constantTimeEqual, PasswordHasher, Secrets } from "@switchboard/core"
+import { PasswordHasher } from "@switchboard/core/accounts"
+import { constantTimeEqual, Secrets } from "@switchboard/core/shared"
 import { Effect, Layer, Redacted } from "effect"
 
 const ITERATIONS = 1000

@@ -1,5 +1,6 @@
 /** Store fixtures shared by the contract suites and tests. */
-import { AccountId, type AccountRecord, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core"
+import { type AccountRecord } from "@switchboard/core/accounts"
+import { AccountId, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime } from "effect"
 
 let counter = 0

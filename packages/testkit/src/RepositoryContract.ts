@@ -5,23 +5,25 @@
  * ports on a fresh store.
  */
 import { layer } from "@effect/vitest"
+import { type StorePorts } from "@switchboard/core"
 import {
-  AccountId,
   AccountProfileRepo,
   AccountsRepo,
   type AccountServiceKey,
   AccountServiceKeysRepo,
-  CredentialRevocations,
+  CredentialRevocations
+} from "@switchboard/core/accounts"
+import {
+  AccountId,
   formatTypeId,
   IdempotencyStore,
   IdKinds,
   RateLimiter,
   RecordChanges,
   ServiceKeyId,
-  type StorePorts,
   Transactor,
   uuidv7Bytes
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import { Chunk, DateTime, Duration, Effect, Either, Fiber, Layer, Option, Stream } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "./Fixtures.js"

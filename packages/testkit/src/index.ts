@@ -1,5 +1,6 @@
 /** @switchboard/testkit — in-memory layers for every core port, fixtures and the contract suites. */
-import { CredentialRevocationsInProcess, SecretsLive, ServerSecretFromBytes } from "@switchboard/core"
+import { CredentialRevocationsInProcess } from "@switchboard/core/credentials"
+import { SecretsLive, ServerSecretFromBytes } from "@switchboard/core/shared"
 import { Layer } from "effect"
 import { PasswordHasherTest } from "./Adapters.js"
 import { RepositoriesMemory } from "./memory/Repositories.js"

@@ -1,4 +1,4 @@
-import { CredentialRevocationsInProcess } from "@switchboard/core"
+import { CredentialRevocationsInProcess } from "@switchboard/core/credentials"
 import { RepositoriesMemory, repositoryContract } from "@switchboard/testkit"
 import { Layer } from "effect"
 

@@ -1,24 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
+import { SwitchboardCore } from "@switchboard/core"
 import {
-  type AccountId,
   AccountProfile,
   Accounts,
-  AccountServiceKeys,
-  Authenticator,
   decodeBase32Rfc4648,
-  CredentialCache,
-  formatTypeId,
-  IdKinds,
-  OrganizationId,
-  OrganizationsRepo,
   PhoneVerifications,
   PhoneVerificationsRepo,
-  SwitchboardCore,
   TotpFactors,
   TotpFactorsRepo,
-  totp,
-  uuidv7Bytes
-} from "@switchboard/core"
+  totp
+} from "@switchboard/core/accounts"
+import { AccountServiceKeys, Authenticator, CredentialCache } from "@switchboard/core/credentials"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { type AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes } from "@switchboard/core/shared"
 import { SmsInbox, TestkitLive } from "@switchboard/testkit"
 import { Context, DateTime, Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AccountProfile, Accounts, SwitchboardCore } from "@switchboard/core"
+import { SwitchboardCore } from "@switchboard/core"
+import { AccountProfile, Accounts } from "@switchboard/core/accounts"
 import { accountFixture, TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, Layer, TestClock } from "effect"
 

@@ -1,17 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import {
-  AccountId,
-  Accounts,
-  AccountsRepo,
-  AccountServiceKeys,
-  Authenticator,
-  bootstrapIfEmpty,
-  parseCredential,
-  PasswordHasher,
-  Principal,
-  provisionAccount,
-  SwitchboardCore
-} from "@switchboard/core"
+import { SwitchboardCore } from "@switchboard/core"
+import { Accounts, AccountsRepo, bootstrapIfEmpty, PasswordHasher, provisionAccount } from "@switchboard/core/accounts"
+import { AccountServiceKeys, Authenticator, parseCredential, Principal } from "@switchboard/core/credentials"
+import { AccountId } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
 import { Effect, Layer, Option, Redacted, TestClock } from "effect"
 

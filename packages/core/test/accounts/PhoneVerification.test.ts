@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { SwitchboardCore } from "@switchboard/core"
 import {
   Accounts,
   codeFromUint32,
@@ -6,9 +7,8 @@ import {
   normalizePhoneNumber,
   PhoneNumberInput,
   PhoneVerifications,
-  PhoneVerificationsRepo,
-  SwitchboardCore
-} from "@switchboard/core"
+  PhoneVerificationsRepo
+} from "@switchboard/core/accounts"
 import { SecretsSeeded, SmsInbox, TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, FastCheck, Layer, Option, Schema, TestClock } from "effect"
 

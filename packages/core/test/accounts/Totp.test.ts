@@ -9,7 +9,7 @@ import {
   totp,
   totpStep,
   dynamicTruncate
-} from "@switchboard/core"
+} from "@switchboard/core/accounts"
 import { Effect, FastCheck } from "effect"
 
 const rfcSecret = new TextEncoder().encode("12345678901234567890")

@@ -1,15 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import {
-  type AccountId,
-  Accounts,
-  decodeBase32Rfc4648,
-  SwitchboardCore,
-  TotpFactorId,
-  TotpFactors,
-  TotpFactorsRepo,
-  totp,
-  unseal
-} from "@switchboard/core"
+import { SwitchboardCore } from "@switchboard/core"
+import { Accounts, decodeBase32Rfc4648, TotpFactors, TotpFactorsRepo, totp } from "@switchboard/core/accounts"
+import { type AccountId, TotpFactorId, unseal } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
 

@@ -4,10 +4,21 @@
  * timeout, downgrades at period end, period rollover, usage thresholds, commitments and events.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { Projects, SwitchboardCore } from "@switchboard/core"
+import { Accounts } from "@switchboard/core/accounts"
+import { billingEventSchemas, BillingRepo, BillingService, PaymentMethods } from "@switchboard/core/billing"
+import { Principal } from "@switchboard/core/credentials"
+import { EventOutbox } from "@switchboard/core/events"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { ProjectsService } from "@switchboard/core/projects"
 import {
-  Accounts, billingEventSchemas, BillingRepo, BillingService, EventOutbox, formatTypeId, IdKinds, OrganizationId, OrganizationsRepo,
-  PaymentMethods, Principal, type ProjectId, Projects, ProjectsService, ServiceKeyId, SwitchboardCore, uuidv7Bytes
-} from "@switchboard/core"
+  formatTypeId,
+  IdKinds,
+  OrganizationId,
+  type ProjectId,
+  ServiceKeyId,
+  uuidv7Bytes
+} from "@switchboard/core/shared"
 import { ScriptedPayments, TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, Layer, Option, Schema, TestClock } from "effect"
 

@@ -1,6 +1,7 @@
 /** The reach rules (SPEC.md § Authentication, API.md §1.1) as one table over core's `decide`. */
 import { describe, expect, it } from "@effect/vitest"
-import { AccountId, ApiKeyId, decide, Principal, type ProjectPermission, ProjectId, Requirement, ServiceKeyId } from "@switchboard/core"
+import { decide, Principal, type ProjectPermission, Requirement } from "@switchboard/core/credentials"
+import { AccountId, ApiKeyId, ProjectId, ServiceKeyId } from "@switchboard/core/shared"
 import { Either } from "effect"
 
 const account = AccountId.make("sb_acc_01m7zvg8epecnadf5bkm51v23z")

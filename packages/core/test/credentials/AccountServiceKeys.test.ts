@@ -1,18 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import {
-  type AccountId,
-  Accounts,
-  AccountServiceKeys,
-  Authenticator,
-  formatTypeId,
-  IdentityLimits,
-  IdKinds,
-  parseCredential,
-  Principal,
-  ServiceKeyId,
-  SwitchboardCore,
-  uuidv7Bytes
-} from "@switchboard/core"
+import { SwitchboardCore } from "@switchboard/core"
+import { Accounts, IdentityLimits } from "@switchboard/core/accounts"
+import { AccountServiceKeys, Authenticator, parseCredential, Principal } from "@switchboard/core/credentials"
+import { type AccountId, formatTypeId, IdKinds, ServiceKeyId, uuidv7Bytes } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, Layer, Redacted, TestClock } from "effect"
 

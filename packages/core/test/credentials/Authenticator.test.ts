@@ -1,21 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
+import { SwitchboardCore } from "@switchboard/core"
+import { Accounts, AccountsRepo, AccountServiceKeysRepo } from "@switchboard/core/accounts"
+import { AccountServiceKeys, Authenticator, MAX_CREDENTIAL_LENGTH, Principal } from "@switchboard/core/credentials"
 import {
   AccountId,
-  Accounts,
-  AccountsRepo,
-  AccountServiceKeys,
-  AccountServiceKeysRepo,
-  Authenticator,
   CROCKFORD,
   formatTypeId,
   IdKinds,
-  MAX_CREDENTIAL_LENGTH,
-  Principal,
   ServiceKeyId,
   sha256Hex,
-  SwitchboardCore,
   uuidv7Bytes
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import { accountFixture, TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, Layer, Redacted, TestClock } from "effect"
 

@@ -1,18 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
-  CROCKFORD,
-  encodeBase32Uuid,
   formatCredential,
-  IdKinds,
   MAX_CREDENTIAL_LENGTH,
   newSecret,
   parseCredential,
   SECRET_BYTES,
-  SECRET_LENGTH,
-  Secrets,
-  SecretsLive,
-  SVC
-} from "@switchboard/core"
+  SECRET_LENGTH
+} from "@switchboard/core/credentials"
+import { CROCKFORD, encodeBase32Uuid, IdKinds, Secrets, SecretsLive, SVC } from "@switchboard/core/shared"
 import { SecretsSeeded } from "@switchboard/testkit"
 import { Effect, FastCheck as fc, Layer, Redacted } from "effect"
 

@@ -4,18 +4,16 @@
  * `CredentialRevocations`; an unannounced change is bounded by the TTL; expiry holds on a hit.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { SwitchboardCore } from "@switchboard/core"
+import { Accounts, AccountServiceKeysRepo, CredentialRevocations } from "@switchboard/core/accounts"
 import {
-  Accounts,
   AccountServiceKeys,
-  AccountServiceKeysRepo,
   Authenticator,
   type CachedServiceKey,
   CredentialCache,
-  CredentialCachePolicy,
-  CredentialRevocations,
-  ServiceKeyId,
-  SwitchboardCore
-} from "@switchboard/core"
+  CredentialCachePolicy
+} from "@switchboard/core/credentials"
+import { ServiceKeyId } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
 import { DateTime, Duration, Effect, Either, Layer, Redacted, TestClock } from "effect"
 

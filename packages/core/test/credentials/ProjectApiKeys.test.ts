@@ -1,24 +1,19 @@
 import { describe, expect, it } from "@effect/vitest"
+import { SwitchboardCore } from "@switchboard/core"
+import { Accounts, CredentialRevocations } from "@switchboard/core/accounts"
 import {
-  Accounts,
-  ApiKeyId,
   Authenticator,
-  CredentialRevocations,
-  formatTypeId,
-  IdKinds,
   normalizePermissions,
   parseCredential,
   Principal,
   ProjectApiKeyLimits,
   ProjectApiKeys,
   ProjectApiKeysRepo,
-  ProjectClosures,
   ProjectKeyVerifier,
-  ProjectsService,
-  samePermissions,
-  SwitchboardCore,
-  uuidv7Bytes
-} from "@switchboard/core"
+  samePermissions
+} from "@switchboard/core/credentials"
+import { ProjectClosures, ProjectsService } from "@switchboard/core/projects"
+import { ApiKeyId, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, Layer, Redacted, TestClock } from "effect"
 import { at, organizationWithProject, T0 } from "../ProjectFixtures.js"

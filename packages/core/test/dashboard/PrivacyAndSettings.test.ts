@@ -1,24 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import {
-  type AccountId,
-  Accounts,
-  AccountServiceKeys,
-  AuditLog,
-  Authenticator,
-  DashboardProjects,
-  erasedEmail,
-  hasSlugShape,
-  isReservedSlug,
-  Onboarding,
-  OrganizationsRepo,
-  Principal,
-  PrivacyRequests,
-  ProjectIntegrations,
-  Sessions,
-  SignIn,
-  slugFromName,
-  SwitchboardCore
-} from "@switchboard/core"
+import { SwitchboardCore } from "@switchboard/core"
+import { Accounts } from "@switchboard/core/accounts"
+import { AccountServiceKeys, Authenticator, Principal } from "@switchboard/core/credentials"
+import { DashboardProjects, Onboarding, Sessions, SignIn, slugFromName } from "@switchboard/core/dashboard"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { AuditLog, erasedEmail, PrivacyRequests } from "@switchboard/core/privacy"
+import { hasSlugShape, isReservedSlug, ProjectIntegrations } from "@switchboard/core/projects"
+import { type AccountId } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
 import { Effect, Either, FastCheck, Layer, Option, Redacted, TestClock } from "effect"
 

@@ -1,17 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
+import { SwitchboardCore } from "@switchboard/core"
+import { AccountProfile, decodeBase32Rfc4648, TotpFactors, totp } from "@switchboard/core/accounts"
 import {
-  AccountProfile,
-  decodeBase32Rfc4648,
   passwordProblem,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   Sessions,
   SignIn,
-  SignInPolicy,
-  SwitchboardCore,
-  TotpFactors,
-  totp
-} from "@switchboard/core"
+  SignInPolicy
+} from "@switchboard/core/dashboard"
 import { TestkitLive } from "@switchboard/testkit"
 import { Duration, Effect, Either, FastCheck, Layer, Option, Redacted, TestClock } from "effect"
 

@@ -3,7 +3,14 @@
  * against Node's own `net.BlockList` and URL parser as independent oracles.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { isPublicAddress, isPublicIPv4, isPublicIPv6, parseEgressIps, parseIPv4, parseIPv6 } from "@switchboard/core"
+import {
+  isPublicAddress,
+  isPublicIPv4,
+  isPublicIPv6,
+  parseEgressIps,
+  parseIPv4,
+  parseIPv6
+} from "@switchboard/core/events"
 import { FastCheck as fc } from "effect"
 import { BlockList } from "node:net"
 

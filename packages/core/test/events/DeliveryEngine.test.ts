@@ -5,20 +5,20 @@
  * crashed attempt, and shutdown giving claims back.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { ProjectApiKeys } from "@switchboard/core/credentials"
 import {
   EventOutbox,
   EventPublisher,
   ManagementWebhooks,
   parseWhsec,
-  ProjectApiKeys,
-  ProjectsService,
   type SendOutcome,
-  Transactor,
   WebhookDeliveryEngine,
   WebhookDestinations,
   WebhookSender,
   WebhooksRepo
-} from "@switchboard/core"
+} from "@switchboard/core/events"
+import { ProjectsService } from "@switchboard/core/projects"
+import { Transactor } from "@switchboard/core/shared"
 import { makeRecordingSender } from "@switchboard/testkit"
 import { DateTime, Duration, Effect, Either, Fiber, Layer, Redacted, TestClock } from "effect"
 import { createHmac } from "node:crypto"

@@ -15,7 +15,7 @@ import {
   type SendOutcome,
   totalAttempts,
   unitOf
-} from "@switchboard/core"
+} from "@switchboard/core/events"
 import { DateTime, FastCheck as fc } from "effect"
 
 /** The fast schedule alone (API.md §4), as the fast-schedule cases below describe it. */

@@ -11,7 +11,7 @@ import {
   parseWhsec,
   standardHeaders,
   standardSignature
-} from "@switchboard/core"
+} from "@switchboard/core/events"
 import { Effect, FastCheck as fc } from "effect"
 import { createHmac } from "node:crypto"
 

@@ -2,22 +2,19 @@
  * The services the webhook tests need, on the testkit's memory store, with webhook targets on
  * loopback allowed (as the test server allows them) unless a test asks for the default policy.
  */
+import { AccountsRepo } from "@switchboard/core/accounts"
+import { CredentialCache, ProjectApiKeys, ProjectKeyVerifier } from "@switchboard/core/credentials"
 import {
-  AccountsRepo,
-  CredentialCache,
   defaultWebhookPolicy,
   EventPublisher,
-  Ids,
   ManagementWebhooks,
-  ProjectApiKeys,
-  ProjectKeyVerifier,
-  ProjectsService,
   WebhookDeliveryEngine,
   WebhookDestinations,
   WebhookPolicy,
-  type WebhookPolicyShape,
-  RecordCache
-} from "@switchboard/core"
+  type WebhookPolicyShape
+} from "@switchboard/core/events"
+import { ProjectsService } from "@switchboard/core/projects"
+import { Ids, RecordCache } from "@switchboard/core/shared"
 import { accountFixture, TestkitLive } from "@switchboard/testkit"
 import { Effect, Layer, TestClock } from "effect"
 import { organizationWithProject, T0 } from "../ProjectFixtures.js"

@@ -8,10 +8,10 @@ import {
   eventCatalog,
   eventJsonSchema,
   ManagementWebhooks,
-  ProjectsService,
   WebhookDestinations,
   WebhooksRepo
-} from "@switchboard/core"
+} from "@switchboard/core/events"
+import { ProjectsService } from "@switchboard/core/projects"
 import { Effect, Either, Option, Redacted, TestClock } from "effect"
 import { setupProject, webhooksEnv } from "./TestEnv.js"
 

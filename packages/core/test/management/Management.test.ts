@@ -1,27 +1,28 @@
 import { describe, expect, it, layer } from "@effect/vitest"
+import { Projects } from "@switchboard/core"
+import { ManagementAccess, ManagementCore } from "@switchboard/core/management"
 import {
-  AccountId,
   applyUserFields,
   CreateUserRequest,
+  ManagementLimits,
+  platformNames,
+  Platforms,
+  type ProjectRecord,
+  ProjectsRepo,
+  ProjectUsers,
+  type ProjectUserRecord
+} from "@switchboard/core/projects"
+import {
+  AccountId,
   formatTypeId,
   formatUuid,
   IdKinds,
-  ManagementAccess,
-  ManagementCore,
-  ManagementLimits,
   OrganizationId,
-  platformNames,
-  Platforms,
   ProjectId,
-  type ProjectRecord,
-  Projects,
-  ProjectsRepo,
-  ProjectUsers,
-  type ProjectUserRecord,
   sha256Hex,
   UserId,
   uuidv7Bytes
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, FastCheck as fc, Layer, Redacted, Schema, TestClock } from "effect"
 

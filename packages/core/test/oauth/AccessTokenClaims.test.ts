@@ -7,7 +7,7 @@ import {
   parseScope,
   protocolScopes,
   tokenAudienceOf
-} from "@switchboard/core"
+} from "@switchboard/core/oauth"
 import { FastCheck } from "effect"
 
 const scopeToken = FastCheck.stringMatching(/^[\x21\x23-\x5b\x5d-\x7e]{1,20}$/)

@@ -1,16 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import {
-  AccessTokenVerifier,
-  AccountId,
-  AccountsRepo,
-  base64url,
-  formatTypeId,
-  IdKinds,
-  Principal,
-  SigningKeys,
-  TokenAudience,
-  uuidv7Bytes
-} from "@switchboard/core"
+import { AccountsRepo } from "@switchboard/core/accounts"
+import { AccessTokenVerifier, Principal } from "@switchboard/core/credentials"
+import { SigningKeys, TokenAudience } from "@switchboard/core/oauth"
+import { AccountId, base64url, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import {
   accessTokenPayload,
   type AccessTokenForgery,

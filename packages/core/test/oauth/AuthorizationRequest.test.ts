@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
-  AccountId,
   checkAuthorizationRequest,
   clientCredentials,
   discoveryDocument,
@@ -12,7 +11,8 @@ import {
   type Params,
   s256,
   verifierMatches
-} from "@switchboard/core"
+} from "@switchboard/core/oauth"
+import { AccountId } from "@switchboard/core/shared"
 import { DateTime, Effect, FastCheck, Redacted } from "effect"
 
 const API = "https://api.example"

@@ -4,11 +4,10 @@
  * reuse detection, withdrawal (and how fast JWT access tokens of a withdrawn grant stop working).
  */
 import { describe, expect, it } from "@effect/vitest"
+import { AccountsRepo } from "@switchboard/core/accounts"
+import { AccessTokenVerifier, CredentialRevocationsInProcess } from "@switchboard/core/credentials"
 import {
-  AccessTokenVerifier,
-  AccountsRepo,
   checkAuthorizationRequest,
-  CredentialRevocationsInProcess,
   OAuthApps,
   OAuthAppsRepo,
   OAuthGrants,
@@ -18,11 +17,10 @@ import {
   OAuthTokensRepo,
   type PresentedClient,
   s256,
-  SecretsLive,
   SigningKeys,
-  sha256Hex,
   type TokenResponse
-} from "@switchboard/core"
+} from "@switchboard/core/oauth"
+import { SecretsLive, sha256Hex } from "@switchboard/core/shared"
 import { accountFixture, MemoryState, TestServerSecret } from "@switchboard/testkit"
 import { Context, DateTime, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import * as jose from "jose"

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import {
-  AccessTokenVerifier,
-  AccountsRepo,
-  fromBase64url,
-  ServerSecretFromBytes,
-  SigningKeys,
-  SigningKeysRepo,
-  unseal
-} from "@switchboard/core"
+import { AccountsRepo } from "@switchboard/core/accounts"
+import { AccessTokenVerifier } from "@switchboard/core/credentials"
+import { SigningKeys, SigningKeysRepo } from "@switchboard/core/oauth"
+import { fromBase64url, ServerSecretFromBytes, unseal } from "@switchboard/core/shared"
 import { accountFixture, mintAccessToken } from "@switchboard/testkit"
 import { Cause, DateTime, Effect, Exit, Layer, Redacted, TestClock } from "effect"
 import * as jose from "jose"

@@ -1,5 +1,7 @@
 /** The layers of the oauth tests: the verifier and signing keys over the memory store, nothing else. */
-import { AccessTokenVerifier, CredentialRevocationsInProcess, SecretsLive, SigningKeys } from "@switchboard/core"
+import { AccessTokenVerifier, CredentialRevocationsInProcess } from "@switchboard/core/credentials"
+import { SigningKeys } from "@switchboard/core/oauth"
+import { SecretsLive } from "@switchboard/core/shared"
 import { IdentityReposMemory, MemoryStateLive, OAuthProviderMemory, SigningKeysRepoMemory, TestServerSecret } from "@switchboard/testkit"
 import { Layer } from "effect"
 

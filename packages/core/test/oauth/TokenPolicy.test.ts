@@ -10,7 +10,7 @@ import {
   REFRESH_TOKEN_LIFETIME,
   scopeLifetime,
   userClaims
-} from "@switchboard/core"
+} from "@switchboard/core/oauth"
 import { FastCheck } from "effect"
 
 const MIN = 60_000

@@ -1,28 +1,28 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Accounts } from "@switchboard/core/accounts"
+import { decide, Principal, Requirement } from "@switchboard/core/credentials"
 import {
-  AccountId,
-  Accounts,
-  ApiKeyId,
-  decide,
-  encodePageToken,
-  formatTypeId,
-  IdKinds,
   InvitationsRepo,
   Invitations,
   type OrganizationRole,
   Organizations,
   OrganizationsCore,
-  OrganizationsRepo,
-  Principal,
+  OrganizationsRepo
+} from "@switchboard/core/organizations"
+import {
+  AccountId,
+  ApiKeyId,
+  encodePageToken,
+  formatTypeId,
+  IdKinds,
   ProjectId,
-  Requirement,
   SecretsLive,
   ServerSecretFromBytes,
   sha256Hex,
   uuidv7Bytes,
   RecordCache,
   RecordChangesNone
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import {
   IdentityReposMemory,
   MemoryStateLive,

@@ -1,25 +1,26 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Projects, SwitchboardCore } from "@switchboard/core"
+import { Accounts } from "@switchboard/core/accounts"
+import { Principal } from "@switchboard/core/credentials"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
 import {
-  Accounts,
+  Project,
+  ProjectClosures,
+  ProjectClosurePolicy,
+  ProjectsRepo,
+  ProjectsService,
+  toProject
+} from "@switchboard/core/projects"
+import {
   ApiKeyId,
   formatTypeId,
   formatUuid,
   IdKinds,
   OrganizationId,
-  OrganizationsRepo,
-  Principal,
-  Project,
-  ProjectClosures,
-  ProjectClosurePolicy,
   ProjectId,
-  Projects,
-  ProjectsRepo,
-  ProjectsService,
   ServiceKeyId,
-  SwitchboardCore,
-  toProject,
   uuidv7Bytes
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
 import { DateTime, Duration, Effect, Either, Layer, Option, Redacted, Schema, TestClock } from "effect"
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Projects } from "@switchboard/core"
 import {
   isReservedSlug,
   numberedCandidates,
-  Projects,
   reservedSlugs,
   suggestionBase,
   unavailableReason,
   withSuffix
-} from "@switchboard/core"
+} from "@switchboard/core/projects"
 import { FastCheck, Schema } from "effect"
 
 const isCreatable = Schema.is(Projects.ProjectSlug)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { canonicalJson, parseIdempotencyKey } from "@switchboard/core"
+import { canonicalJson, parseIdempotencyKey } from "@switchboard/core/shared"
 import { FastCheck as fc } from "effect"
 
 const visibleAscii = fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c))

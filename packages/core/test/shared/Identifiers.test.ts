@@ -8,7 +8,7 @@ import {
   typeIdPattern,
   UploadId,
   uuidv7Bytes
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import { SecretsSeeded } from "@switchboard/testkit"
 import { Effect, FastCheck as fc, Layer, Schema, TestClock } from "effect"
 

@@ -4,7 +4,8 @@
  * is not cached; a store that announces nothing disables the cache.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { CredentialCachePolicy, RecordCache, RecordChanges } from "@switchboard/core"
+import { CredentialCachePolicy } from "@switchboard/core/credentials"
+import { RecordCache, RecordChanges } from "@switchboard/core/shared"
 import { Context, Deferred, Duration, Effect, Layer, Option, PubSub, Stream, TestClock } from "effect"
 
 /** A store whose rows are a Map, counting loads, announcing changes through a PubSub. */

@@ -1,6 +1,6 @@
 /** One rule for every string field (issue 11 item 4): no U+0000, no lone UTF-16 surrogate. */
 import { describe, expect, it } from "@effect/vitest"
-import { BoundedString, isStorableText } from "@switchboard/core"
+import { BoundedString, isStorableText } from "@switchboard/core/shared"
 import { Either, FastCheck as fc, Schema } from "effect"
 
 describe("storable text", () => {

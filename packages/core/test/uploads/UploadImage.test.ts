@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type ImageContentType, imageExtension, sniffImageType } from "@switchboard/core"
+import { type ImageContentType } from "@switchboard/core/accounts"
+import { imageExtension, sniffImageType } from "@switchboard/core/uploads"
 import { FastCheck as fc } from "effect"
 
 const JPEG = [0xff, 0xd8, 0xff]

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
+import { AccountsRepo } from "@switchboard/core/accounts"
+import { SecretsLive, ServerSecretFromBytes } from "@switchboard/core/shared"
 import {
-  AccountsRepo,
   agentAvatarPurpose,
   BlobStore,
   profilePicturePurpose,
-  SecretsLive,
-  ServerSecretFromBytes,
   type StoredBlob,
   uploadFormFieldNames,
   uploadFormOf,
@@ -13,7 +12,7 @@ import {
   UploadSettings,
   UploadTicketsRepo,
   verifyUploadForm
-} from "@switchboard/core"
+} from "@switchboard/core/uploads"
 import { IdentityReposMemory, MemoryStateLive, TestServerSecret, UploadsMemory } from "@switchboard/testkit"
 import { Cause, Context, DateTime, Duration, Effect, Either, Exit, FastCheck as fc, Layer, Option, TestClock } from "effect"
 import { accountFixture } from "@switchboard/testkit"

@@ -4,17 +4,9 @@
  * actions (create, cancel, reject, hangup) and their SIP commands; the list.
  */
 import { describe, expect, it } from "@effect/vitest"
-import {
-  CallEvent,
-  Calls,
-  CallSignal,
-  EventOutbox,
-  IdKinds,
-  Lines,
-  formatTypeId,
-  uuidv7Bytes,
-  VoiceProfiles
-} from "@switchboard/core"
+import { EventOutbox } from "@switchboard/core/events"
+import { IdKinds, formatTypeId, uuidv7Bytes } from "@switchboard/core/shared"
+import { CallEvent, Calls, CallSignal, Lines, VoiceProfiles } from "@switchboard/core/voice"
 import { SipGatewayRecording } from "@switchboard/testkit"
 import { Effect, Either, Schema, TestClock } from "effect"
 import { Env, failureOf, iso, type ProjectCtx, setupProject, T0 } from "./VoiceFixtures.js"

@@ -1,6 +1,12 @@
 /** Lines (interfaces.md A) on the memory store with the testkit's simulated provider. */
 import { describe, expect, it } from "@effect/vitest"
-import { LineProvider, Lines, LineUnavailable, simulatedLineNumber, simulatedVoiceCapable } from "@switchboard/core"
+import {
+  LineProvider,
+  Lines,
+  LineUnavailable,
+  simulatedLineNumber,
+  simulatedVoiceCapable
+} from "@switchboard/core/voice"
 import { Effect, Layer, TestClock } from "effect"
 import { Env, failureOf, setupProject } from "./VoiceFixtures.js"
 

@@ -1,9 +1,15 @@
 /** SIP Digest material (voice/SipDigest.ts): MD5 against node's, HA1 per RFC 2617/8760, sealing. */
 import { describe, expect, it } from "@effect/vitest"
-import { digestMaterial, md5Hex, sealDigestMaterial, unsealDigestMaterial, matchesDigest } from "@switchboard/core"
+import {
+  digestMaterial,
+  md5Hex,
+  sealDigestMaterial,
+  unsealDigestMaterial,
+  matchesDigest
+} from "@switchboard/core/voice"
 import { TestServerSecret } from "@switchboard/testkit"
 import { Effect, FastCheck as fc, Layer } from "effect"
-import { SecretsLive } from "@switchboard/core"
+import { SecretsLive } from "@switchboard/core/shared"
 import { createHash } from "node:crypto"
 
 const Keys = Layer.mergeAll(TestServerSecret, SecretsLive)

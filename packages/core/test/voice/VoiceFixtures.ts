@@ -1,5 +1,6 @@
 /** Shared setup of the voice service tests: core on the testkit's memory store, a project, its lines. */
-import { Accounts, SwitchboardCore } from "@switchboard/core"
+import { SwitchboardCore } from "@switchboard/core"
+import { Accounts } from "@switchboard/core/accounts"
 import { TestkitLive } from "@switchboard/testkit"
 import { Effect, Layer, TestClock } from "effect"
 import { organizationWithProject, T0 } from "../ProjectFixtures.js"

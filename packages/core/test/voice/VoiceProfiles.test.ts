@@ -4,7 +4,8 @@
  * by TestClock), inbound SIP (sealed password), and line profile assignments.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Lines, VoiceProfileId, VoiceProfiles } from "@switchboard/core"
+import { VoiceProfileId } from "@switchboard/core/shared"
+import { Lines, VoiceProfiles } from "@switchboard/core/voice"
 import { MemoryState, VOICE_PROFILES_TABLE } from "@switchboard/testkit"
 import { Effect, Redacted, TestClock } from "effect"
 import { Env, failureOf, type ProjectCtx, setupProject, T0 } from "./VoiceFixtures.js"

@@ -4,7 +4,7 @@
  * document — and the Idempotency-Key header on the operations that require it.
  */
 import { OpenApi } from "@effect/platform"
-import { problemEntry, problemCodes } from "@switchboard/core"
+import { problemEntry, problemCodes } from "@switchboard/core/shared"
 import { idempotentOperations, operationProblems, V1Api } from "../v1/Api.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 

@@ -7,7 +7,7 @@
 import { HttpIncomingMessage, HttpServerRequest } from "@effect/platform"
 // The module, not the package index: the index loads every Node module of the package (undici, cluster, …) at start.
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { isStorableText } from "@switchboard/core"
+import { isStorableText } from "@switchboard/core/shared"
 import { Effect, Option, Schema } from "effect"
 import { IncomingMessage } from "node:http"
 import type { Transform } from "node:stream"

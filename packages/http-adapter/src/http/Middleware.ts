@@ -4,7 +4,15 @@
  * here as a problem document. Nothing leaves as a stack trace or an empty error body.
  */
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { policyHeader, ProblemCatalog, RateLimiter, type RateLimitPolicy, RecordCache, sha256HexSync, stateHeader } from "@switchboard/core"
+import {
+  policyHeader,
+  ProblemCatalog,
+  RateLimiter,
+  type RateLimitPolicy,
+  RecordCache,
+  sha256HexSync,
+  stateHeader
+} from "@switchboard/core/shared"
 import { Cause, Context, DateTime, Effect, Exit, Fiber, FiberRef, Option, Ref } from "effect"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
 import { illFormedText } from "./Body.js"

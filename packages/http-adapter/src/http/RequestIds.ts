@@ -3,7 +3,7 @@
  * 10 random bytes cut from a pooled CSPRNG buffer (core's `makeRandomPool`, as `SecretsLive` uses).
  * These ids correlate logs; they are not secrets, and tests need not seed them.
  */
-import { formatTypeId, formatUuid, IdKinds, makeRandomPool, uuidv7Bytes } from "@switchboard/core"
+import { formatTypeId, formatUuid, IdKinds, makeRandomPool, uuidv7Bytes } from "@switchboard/core/shared"
 
 const random = makeRandomPool()
 

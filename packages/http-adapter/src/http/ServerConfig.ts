@@ -2,7 +2,7 @@
  * Server configuration (DESIGN.md §4): only environment variables, read once, each with a default
  * that works for a local run. The CLI maps its flags onto the same names.
  */
-import { parseEgressIps } from "@switchboard/core"
+import { parseEgressIps } from "@switchboard/core/events"
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 
 export interface ServerConfigShape {

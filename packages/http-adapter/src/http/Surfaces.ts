@@ -7,7 +7,7 @@
  * 405, 429, 500, 503, unreadable bodies) in the format of the surface the path belongs to.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { makeProblem } from "@switchboard/core"
+import { makeProblem } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import type { ProblemFailure } from "../v1/ProblemFailure.js"
 

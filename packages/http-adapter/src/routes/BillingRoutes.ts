@@ -13,7 +13,8 @@
  * be framed, send no referrer (the URL is a bearer token) and load nothing.
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { BillingService, constantTimeEqual, type OrganizationId, PaymentMethods, ServerSecret } from "@switchboard/core"
+import { BillingService, PaymentMethods } from "@switchboard/core/billing"
+import { constantTimeEqual, type OrganizationId, ServerSecret } from "@switchboard/core/shared"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
 import { csrfOf, simulatedCards, verifyPageToken } from "../server/BillingAdapters.js"

@@ -12,7 +12,10 @@
  * tokens (403). State-changing requests on the cookie pass the CSRF rules of `DashboardSession`.
  */
 import { HttpServerRequest } from "@effect/platform"
-import { type AccountId, OAuthGrants, Principal, type ServerSecret, type Session, Sessions } from "@switchboard/core"
+import { Principal } from "@switchboard/core/credentials"
+import { type Session, Sessions } from "@switchboard/core/dashboard"
+import { OAuthGrants } from "@switchboard/core/oauth"
+import { type AccountId, type ServerSecret } from "@switchboard/core/shared"
 import { Effect, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"

@@ -5,7 +5,7 @@
  * (the shared table), so both surfaces say the same thing — except that "gone" is 404 here
  * ("resource not found or already deleted").
  */
-import { problemEntry } from "@switchboard/core"
+import { problemEntry } from "@switchboard/core/shared"
 import { EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import { ProblemFailure, problemOfDomainError } from "../v1/Problems.js"
 

@@ -6,35 +6,23 @@
  * through the one error table (`DashboardErrors`).
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Accounts, PhoneVerifications } from "@switchboard/core/accounts"
+import { BillingService, PaymentMethods } from "@switchboard/core/billing"
+import { AccountServiceKeys } from "@switchboard/core/credentials"
 import {
-  Accounts,
-  AccountServiceKeys,
-  BillingService,
   DashboardProjects,
   DeliveryStats,
   StoreHealth,
   Diagnostics,
-  ManagementWebhooks,
-  OAuthApps,
-  type OAuthApp,
-  OAuthGrants,
   Onboarding,
-  Organizations,
-  PaymentMethods,
-  PhoneVerifications,
-  Platforms,
-  PrivacyRequests,
-  ProjectId,
-  ProjectIntegrations,
-  type ProjectRecord,
-  ProjectsService,
-  type Secrets,
-  type ServerSecret,
-  ServiceKeyId,
-  type Sessions,
-  type SigningKeys,
-  toInvitation
-} from "@switchboard/core"
+  type Sessions
+} from "@switchboard/core/dashboard"
+import { ManagementWebhooks } from "@switchboard/core/events"
+import { OAuthApps, type OAuthApp, OAuthGrants, type SigningKeys } from "@switchboard/core/oauth"
+import { Organizations, toInvitation } from "@switchboard/core/organizations"
+import { PrivacyRequests } from "@switchboard/core/privacy"
+import { Platforms, ProjectIntegrations, type ProjectRecord, ProjectsService } from "@switchboard/core/projects"
+import { ProjectId, type Secrets, type ServerSecret, ServiceKeyId } from "@switchboard/core/shared"
 import { Effect, Option, Redacted, Ref, Schema } from "effect"
 import { InFlight } from "../http/Middleware.js"
 import { readFileSync } from "node:fs"

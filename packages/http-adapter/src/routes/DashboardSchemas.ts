@@ -3,23 +3,11 @@
  * all three content types (form fields are coerced by `DashboardBody`). Every field is bounded.
  * The same schemas describe the operations in `/api/openapi.json`.
  */
-import {
-  AccountServiceKey,
-  Billing,
-  BoundedString,
-  Email,
-  Invitation,
-  KeyName,
-  NullableTimestamp,
-  OrganizationId,
-  OrganizationRole,
-  PhoneNumberInput,
-  PlatformName,
-  PlatformStatesSchema,
-  ProjectId,
-  SixDigitCode,
-  Timestamp
-} from "@switchboard/core"
+import { Billing } from "@switchboard/core"
+import { AccountServiceKey, KeyName, PhoneNumberInput, SixDigitCode } from "@switchboard/core/accounts"
+import { Invitation, OrganizationRole } from "@switchboard/core/organizations"
+import { PlatformName, PlatformStatesSchema } from "@switchboard/core/projects"
+import { BoundedString, Email, NullableTimestamp, OrganizationId, ProjectId, Timestamp } from "@switchboard/core/shared"
 import { Schema } from "effect"
 
 const strict = { parseOptions: { onExcessProperty: "error" as const } }

@@ -13,7 +13,8 @@
  *   random `sb_csrf` cookie whose value the form repeats.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { base64url, constantTimeEqual, mac, type Session, Sessions, type ServerSecret } from "@switchboard/core"
+import { type Session, Sessions } from "@switchboard/core/dashboard"
+import { base64url, constantTimeEqual, mac, type ServerSecret } from "@switchboard/core/shared"
 import { Effect, Option } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

@@ -17,18 +17,10 @@
  * and a cross-site `Origin` is refused anyway. Successful sign-ins always set a new session cookie.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import {
-  type AccountRecord,
-  Accounts,
-  base64url,
-  mintSessionAccessToken,
-  type Secrets,
-  type ServerSecret,
-  type Session,
-  Sessions,
-  SignIn,
-  type SigningKeys
-} from "@switchboard/core"
+import { type AccountRecord, Accounts } from "@switchboard/core/accounts"
+import { mintSessionAccessToken, type Session, Sessions, SignIn } from "@switchboard/core/dashboard"
+import { type SigningKeys } from "@switchboard/core/oauth"
+import { base64url, type Secrets, type ServerSecret } from "@switchboard/core/shared"
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"

@@ -17,15 +17,9 @@
  * is wrong), domain errors mapped by one table, success as `{succeed: true, data}`.
  */
 import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import {
-  ManagementAccess,
-  policyHeader,
-  type ProjectRecord,
-  RateLimiter,
-  type RateLimitPolicy,
-  stateHeader,
-  successEnvelope
-} from "@switchboard/core"
+import { ManagementAccess } from "@switchboard/core/management"
+import { type ProjectRecord } from "@switchboard/core/projects"
+import { policyHeader, RateLimiter, type RateLimitPolicy, stateHeader, successEnvelope } from "@switchboard/core/shared"
 import { DateTime, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
 import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
 import { ServerConfig } from "../http/ServerConfig.js"

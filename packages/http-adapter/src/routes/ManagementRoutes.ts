@@ -23,27 +23,26 @@
  * webhook list is a bare array, as in the public contract these clients were written for.
  */
 import { HttpApiBuilder, HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { Projects } from "@switchboard/core"
+import {
+  ManagementWebhooks,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookDeliveryStatus
+} from "@switchboard/core/events"
 import {
   CreateUserRequest,
-  type Line,
-  LinePlatform,
-  Lines,
-  ManagementWebhooks,
   PlatformStatesSchema,
   Platforms,
   type ProjectRecord,
   ProjectUser,
   ProjectUsers,
-  Projects,
-  Timestamp,
   TogglePlatformRequest,
   toAgentProfile,
-  UserId,
-  UserType,
-  WebhookDelivery,
-  WebhookDeliveryPage,
-  WebhookDeliveryStatus
-} from "@switchboard/core"
+  UserType
+} from "@switchboard/core/projects"
+import { Timestamp, UserId } from "@switchboard/core/shared"
+import { type Line, LinePlatform, Lines } from "@switchboard/core/voice"
 import { Effect, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { envelopeFailure } from "../http/Surfaces.js"

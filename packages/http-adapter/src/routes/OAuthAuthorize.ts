@@ -20,19 +20,17 @@
  * (`form-action 'self'`) would cut a redirect chain that ends at the app's origin.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { AccountsRepo } from "@switchboard/core/accounts"
+import { type Session } from "@switchboard/core/dashboard"
 import {
-  AccountsRepo,
   type AuthorizationRequest,
-  base64url,
   checkAuthorizationRequest,
   clientIdOf,
-  constantTimeEqual,
-  mac,
   type OAuthApp,
   OAuthProvider,
-  type Params,
-  type Session
-} from "@switchboard/core"
+  type Params
+} from "@switchboard/core/oauth"
+import { base64url, constantTimeEqual, mac } from "@switchboard/core/shared"
 import { Cause, Clock, Effect, Option, Redacted } from "effect"
 import { currentSession } from "./DashboardSession.js"
 import { noStore, readForm, redirectResponse, redirectTo } from "./OAuthHttp.js"

@@ -13,7 +13,7 @@
  *   disabled `POST /api/auth/oauth2/register` (403 `access_denied`).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { discoveryDocument, OAuthProvider, SigningKeys, tokenResponseBody } from "@switchboard/core"
+import { discoveryDocument, OAuthProvider, SigningKeys, tokenResponseBody } from "@switchboard/core/oauth"
 import { Effect } from "effect"
 import { oauthFailure } from "../http/Surfaces.js"
 import { authenticateClient, jsonNoStore, noStore, protocol, readForm, REALM, required } from "./OAuthHttp.js"

@@ -5,7 +5,7 @@
  * the authorization endpoint (`iss` and `state` on every one) and the headers every answer carries.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { clientCredentials, OAuthProvider, type OAuthProtocolError } from "@switchboard/core"
+import { clientCredentials, OAuthProvider, type OAuthProtocolError } from "@switchboard/core/oauth"
 import { Effect, Redacted } from "effect"
 import { illFormedText, readBodyText } from "../http/Body.js"
 import { oauthFailure, type OAuthFailure } from "../http/Surfaces.js"

@@ -6,7 +6,7 @@
  * page sets no `form-action`: approving navigates on to the app's redirect URI.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { type OAuthApp, type OauthScope, scopeDescriptions } from "@switchboard/core"
+import { type OAuthApp, type OauthScope, scopeDescriptions } from "@switchboard/core/oauth"
 import { escapeHtml } from "./DashboardPages.js"
 
 const headers = {

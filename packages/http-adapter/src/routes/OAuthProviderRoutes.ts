@@ -6,7 +6,10 @@
  * are not routes: 404. `oAuthProviderRouteTable` lists [method, path] for 405 answers.
  */
 import { HttpApiBuilder, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import type { AccountsRepo, OAuthProvider, Secrets, ServerSecret, Sessions, SigningKeys } from "@switchboard/core"
+import type { AccountsRepo } from "@switchboard/core/accounts"
+import type { Sessions } from "@switchboard/core/dashboard"
+import type { OAuthProvider, SigningKeys } from "@switchboard/core/oauth"
+import type { Secrets, ServerSecret } from "@switchboard/core/shared"
 import { Effect } from "effect"
 import type { OAuthFailure } from "../http/Surfaces.js"
 import { AUTHORIZE_PATH, authorizeGet, CONSENT_PATH, consentPost } from "./OAuthAuthorize.js"

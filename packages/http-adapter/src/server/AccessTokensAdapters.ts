@@ -4,7 +4,7 @@
  * ensured while the server starts — before it listens, and safely when several processes start at
  * once (the store keeps exactly one current key).
  */
-import { SigningKeys, tokenAudienceOf, TokenAudience } from "@switchboard/core"
+import { SigningKeys, tokenAudienceOf, TokenAudience } from "@switchboard/core/oauth"
 import { Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

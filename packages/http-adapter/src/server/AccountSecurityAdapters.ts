@@ -4,7 +4,7 @@
  * still verify a phone number (the code is in the server's output). A host plugs in its provider by
  * providing its own `SmsSender`.
  */
-import { SmsSender } from "@switchboard/core"
+import { SmsSender } from "@switchboard/core/accounts"
 import { Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

@@ -12,9 +12,13 @@
  *   server process can serve the pages. Tests can script the next outcomes (`SimulatedPayments`).
  */
 import {
-  BillingCatalog, BillingCatalogInvalid, type ChargeOutcome, base64url, constantTimeEqual, mac,
-  PaymentProvider, ServerSecret, validateCatalog
-} from "@switchboard/core"
+  BillingCatalog,
+  BillingCatalogInvalid,
+  type ChargeOutcome,
+  PaymentProvider,
+  validateCatalog
+} from "@switchboard/core/billing"
+import { base64url, constantTimeEqual, mac, ServerSecret } from "@switchboard/core/shared"
 import { Context, DateTime, Duration, Effect, Either, Layer, Option, Ref } from "effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"

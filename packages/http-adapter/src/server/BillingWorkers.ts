@@ -9,7 +9,7 @@
  * With `BILLING_SCHEDULER_ENABLED=false` neither runs: operations stay pending until a scheduler
  * process (or a test, by hand: `BillingService.tick()` under `TestClock`) runs them.
  */
-import { BillingService } from "@switchboard/core"
+import { BillingService } from "@switchboard/core/billing"
 import { Duration, Effect, FiberSet, Layer } from "effect"
 import { BillingKicker } from "../v1/BillingApi.js"
 import type { ServerConfigShape } from "../http/ServerConfig.js"

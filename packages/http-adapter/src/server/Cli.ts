@@ -6,7 +6,9 @@
  *   switchboard --version | --help
  * Flags map onto the same configuration as the environment (DESIGN.md §4).
  */
-import { Email, provisionAccount, SigningKeys } from "@switchboard/core"
+import { provisionAccount } from "@switchboard/core/accounts"
+import { SigningKeys } from "@switchboard/core/oauth"
+import { Email } from "@switchboard/core/shared"
 import { Cause, ConfigProvider, Deferred, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { serverConfig } from "../http/ServerConfig.js"

@@ -3,7 +3,8 @@
  * a session lives (SESSION_TTL_HOURS) and how many failed sign-ins an email may have in a window
  * (SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MINUTES). Its stores are the SQL repositories.
  */
-import { DeliveryStats, SessionPolicy, SignInPolicy, WebhooksRepo } from "@switchboard/core"
+import { DeliveryStats, SessionPolicy, SignInPolicy } from "@switchboard/core/dashboard"
+import { WebhooksRepo } from "@switchboard/core/events"
 import { Duration, Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

@@ -4,7 +4,8 @@
  * safe in several processes at once), and sweeps expired sessions and ended sign-in failure windows.
  * Off, nothing runs: tests drive `dashboardJobOnce` (or the core function) by hand.
  */
-import { PrivacyRequests, Sessions, SignInThrottleRepo } from "@switchboard/core"
+import { Sessions, SignInThrottleRepo } from "@switchboard/core/dashboard"
+import { PrivacyRequests } from "@switchboard/core/privacy"
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

@@ -3,7 +3,7 @@
  * retention (API.md §0: kept 24 h by default) and rate-limit windows that ended. Several processes
  * may sweep at once; the deletes are idempotent.
  */
-import { IdempotencyStore, RateLimiter } from "@switchboard/core"
+import { IdempotencyStore, RateLimiter } from "@switchboard/core/shared"
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 

@@ -3,7 +3,7 @@
  * `MANAGEMENT_USER_LIMIT` (1..1 000 000, default 1000). The rate limit and TLS settings are server
  * settings (ServerConfig); lines come from the Voice feature's `LineProvider`.
  */
-import { ManagementLimits } from "@switchboard/core"
+import { ManagementLimits } from "@switchboard/core/projects"
 import { Effect, Layer } from "effect"
 import { boundedInteger, type ServerConfigShape } from "../http/ServerConfig.js"
 

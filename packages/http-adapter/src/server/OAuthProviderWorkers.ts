@@ -4,7 +4,7 @@
  * are deleted, with the token families left empty. Several processes may sweep at once: each
  * delete is idempotent. A failed sweep is logged and retried at the next interval.
  */
-import { OAuthProvider } from "@switchboard/core"
+import { OAuthProvider } from "@switchboard/core/oauth"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

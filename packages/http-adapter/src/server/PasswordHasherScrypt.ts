@@ -1,5 +1,5 @@
 /** Passwords: scrypt (N=2^15, r=8, p=1) with a 16-byte per-user salt (DESIGN.md §7). */
-import { PasswordHasher } from "@switchboard/core"
+import { PasswordHasher } from "@switchboard/core/accounts"
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 

@@ -2,7 +2,7 @@
  * The ProjectApiKeys feature's adapters in the standalone server: the live-key cap per project from
  * `PROJECT_API_KEY_LIMIT` (1..1000, default 50, API.md §1.4).
  */
-import { ProjectApiKeyLimits } from "@switchboard/core"
+import { ProjectApiKeyLimits } from "@switchboard/core/credentials"
 import { Effect, Layer } from "effect"
 import { boundedInteger, type ServerConfigShape } from "../http/ServerConfig.js"
 

@@ -4,7 +4,7 @@
  * closure policy for the core services. Several server processes may run the job at once: the
  * store finishes each project once.
  */
-import { ProjectClosurePolicy, ProjectClosures } from "@switchboard/core"
+import { ProjectClosurePolicy, ProjectClosures } from "@switchboard/core/projects"
 import { Duration, Effect, Layer } from "effect"
 import { boundedInteger, type ServerConfigShape } from "../http/ServerConfig.js"
 

@@ -6,7 +6,10 @@
  */
 // The module, not the package index (which loads undici, cluster, … at start).
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { bootstrapIfEmpty, CredentialCachePolicy, IdentityLimits, Ids, SecretsLive, SwitchboardCore } from "@switchboard/core"
+import { SwitchboardCore } from "@switchboard/core"
+import { bootstrapIfEmpty, IdentityLimits } from "@switchboard/core/accounts"
+import { CredentialCachePolicy } from "@switchboard/core/credentials"
+import { Ids, SecretsLive } from "@switchboard/core/shared"
 import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
 import { Deferred, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
 import { join } from "node:path"

@@ -3,7 +3,7 @@
  * deployment must share it), otherwise a random one generated once into `DATA_DIR/secret.key`
  * (mode 0600) and reused on every later start.
  */
-import { ServerSecret } from "@switchboard/core"
+import { ServerSecret } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"

@@ -2,7 +2,7 @@
  * The Uploads feature's adapters in the standalone server: files on disk under `DATA_DIR/blobs`,
  * and the public base URL (`API_URL`) the upload targets and served files are reached at.
  */
-import { BlobStore, isBlobContentType, isSafeBlobKey, UploadSettings } from "@switchboard/core"
+import { BlobStore, isBlobContentType, isSafeBlobKey, UploadSettings } from "@switchboard/core/uploads"
 import { Effect, Layer, Option } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdir, open, readFile, rename, unlink } from "node:fs/promises"

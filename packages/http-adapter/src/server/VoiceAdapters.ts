@@ -7,7 +7,7 @@
  * - `VoiceSettings`: the SIP realm and endpoints that outbound configurations point at, on the
  *   host name of `API_URL`.
  */
-import { SipGateway, VoiceSettings } from "@switchboard/core"
+import { SipGateway, VoiceSettings } from "@switchboard/core/voice"
 import { LineProviderSimulatedSql } from "@switchboard/sql-adapter"
 import { Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"

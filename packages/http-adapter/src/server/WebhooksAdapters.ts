@@ -14,7 +14,14 @@
  * Connections are kept alive per target (agents), so a busy destination does not pay a TLS
  * handshake per delivery.
  */
-import { defaultWebhookPolicy, isIpLiteral, isPublicAddress, type SendOutcome, WebhookPolicy, WebhookSender } from "@switchboard/core"
+import {
+  defaultWebhookPolicy,
+  isIpLiteral,
+  isPublicAddress,
+  type SendOutcome,
+  WebhookPolicy,
+  WebhookSender
+} from "@switchboard/core/events"
 import { Effect, Layer } from "effect"
 import { type LookupAddress, lookup as dnsLookup } from "node:dns"
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http"

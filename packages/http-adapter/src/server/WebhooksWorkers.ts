@@ -5,7 +5,7 @@
  * leases). WEBHOOK_DELIVERY_ENABLED=false turns it off (tests drive the engine by hand then).
  * On shutdown, attempts in flight are interrupted and give their deliveries back.
  */
-import { WebhookDeliveryEngine, WebhookSender } from "@switchboard/core"
+import { WebhookDeliveryEngine, WebhookSender } from "@switchboard/core/events"
 import { Duration, Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

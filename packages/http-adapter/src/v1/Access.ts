@@ -2,7 +2,8 @@
  * Route access on /v1: each handler states its `Requirement`, core decides (identity/Access.ts),
  * and a refusal leaves as the problem core named.
  */
-import { type AccessDenied, accountOf, type AccountId, decide, type Principal, Requirement } from "@switchboard/core"
+import { type AccessDenied, accountOf, decide, type Principal, Requirement } from "@switchboard/core/credentials"
+import { type AccountId } from "@switchboard/core/shared"
 import { Effect, Either } from "effect"
 import { CurrentPrincipal } from "./Authn.js"
 import { problem } from "./Problems.js"

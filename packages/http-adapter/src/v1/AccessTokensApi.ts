@@ -4,7 +4,8 @@
  * Authorization header, whatever it holds.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { ListOauthScopesResponse, type ProblemCode } from "@switchboard/core"
+import { ListOauthScopesResponse } from "@switchboard/core/oauth"
+import { type ProblemCode } from "@switchboard/core/shared"
 import { ProblemFailure } from "./ProblemFailure.js"
 
 export const AccessTokensGroup = HttpApiGroup.make("accessTokens")

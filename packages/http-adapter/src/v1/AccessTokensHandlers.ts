@@ -1,6 +1,7 @@
 /** The AccessTokens feature's /v1 handlers: the public `/v1/auth` routes. */
 import { HttpApiBuilder } from "@effect/platform"
-import { businessScopes, decide, ListOauthScopesResponse, Requirement } from "@switchboard/core"
+import { decide, Requirement } from "@switchboard/core/credentials"
+import { businessScopes, ListOauthScopesResponse } from "@switchboard/core/oauth"
 import { Effect, Either } from "effect"
 import { V1Api } from "./Api.js"
 import { rendered, toResponse } from "./Pipeline.js"

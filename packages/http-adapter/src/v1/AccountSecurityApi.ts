@@ -11,13 +11,12 @@ import {
   ConfirmTotpEnrollmentRequest,
   ConfirmTotpEnrollmentResponse,
   DeleteTotpFactorResponse,
-  type ProblemCode,
   StartAccountPhoneVerificationRequest,
   StartAccountPhoneVerificationResponse,
   TotpEnrollment,
-  TotpFactorId,
   UpdateAccountRequest
-} from "@switchboard/core"
+} from "@switchboard/core/accounts"
+import { type ProblemCode, TotpFactorId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"

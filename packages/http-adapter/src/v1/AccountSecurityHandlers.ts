@@ -16,7 +16,7 @@ import {
   TotpEnrollment,
   TotpFactors,
   UpdateAccountRequest
-} from "@switchboard/core"
+} from "@switchboard/core/accounts"
 import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount } from "./Access.js"

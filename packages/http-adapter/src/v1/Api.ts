@@ -9,10 +9,9 @@ import {
   CreateAccountServiceKeyRequest,
   CreateAccountServiceKeyResponse,
   ListAccountServiceKeysResponse,
-  type ProblemCode,
-  RevokeAccountServiceKeyResponse,
-  ServiceKeyId
-} from "@switchboard/core"
+  RevokeAccountServiceKeyResponse
+} from "@switchboard/core/accounts"
+import { type ProblemCode, ServiceKeyId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./OrganizationsApi.js"

@@ -1,6 +1,6 @@
 /** Bearer authentication of /v1 routes: the middleware tag and the principal it provides. */
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
-import type { Principal } from "@switchboard/core"
+import type { Principal } from "@switchboard/core/credentials"
 import { Context } from "effect"
 import { ProblemFailure } from "./Problems.js"
 

@@ -4,7 +4,8 @@
  * routing and the OpenAPI document.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Billing, BillingOperationId, OrganizationId, type ProblemCode, ProjectId } from "@switchboard/core"
+import { Billing } from "@switchboard/core"
+import { BillingOperationId, OrganizationId, type ProblemCode, ProjectId } from "@switchboard/core/shared"
 import { Context, type Effect, Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"

@@ -9,10 +9,16 @@
  * resolved (contract.md §1 5: "200 = key already resolved to a terminal operation").
  */
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Billing } from "@switchboard/core"
 import {
-  accountOf, Billing, BillingService, canonicalJson, decideBilling, type OperationRequest,
-  parseIdempotencyKey, PaymentMethods, type Principal, principalScope, type ProjectId, sha256Hex, toBillingOperation
-} from "@switchboard/core"
+  BillingService,
+  decideBilling,
+  type OperationRequest,
+  PaymentMethods,
+  toBillingOperation
+} from "@switchboard/core/billing"
+import { accountOf, type Principal, principalScope } from "@switchboard/core/credentials"
+import { canonicalJson, parseIdempotencyKey, type ProjectId, sha256Hex } from "@switchboard/core/shared"
 import { Effect, Either, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { V1Api } from "./Api.js"

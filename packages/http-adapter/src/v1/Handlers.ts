@@ -2,16 +2,14 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import {
   Account,
-  AccountServiceKeys,
   Accounts,
-  Authenticator,
   CreateAccountServiceKeyRequest,
   CreateAccountServiceKeyResponse,
   ListAccountServiceKeysResponse,
-  Requirement,
   RevokeAccountServiceKeyResponse,
   toAccount
-} from "@switchboard/core"
+} from "@switchboard/core/accounts"
+import { AccountServiceKeys, Authenticator, Requirement } from "@switchboard/core/credentials"
 import { Effect, Layer, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount } from "./Access.js"

@@ -7,9 +7,9 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import {
   ListAuthorizedApplicationsParams,
   ListAuthorizedApplicationsResponse,
-  OAuthClientId,
-  type ProblemCode
-} from "@switchboard/core"
+  OAuthClientId
+} from "@switchboard/core/oauth"
+import { type ProblemCode } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common } from "./CommonProblems.js"

@@ -6,7 +6,7 @@ import {
   ListAuthorizedApplicationsResponse,
   OAuthGrants,
   paginateByCursor
-} from "@switchboard/core"
+} from "@switchboard/core/oauth"
 import { Effect } from "effect"
 import { actingAccount } from "./Access.js"
 import { V1Api } from "./Api.js"

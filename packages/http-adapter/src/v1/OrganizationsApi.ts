@@ -5,21 +5,18 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
-  AccountId,
   CreateInvitationRequest,
   CreateInvitationResponse,
   CreateOrganizationRequest,
   InvitationId,
-  InvitationToken,
   ListInvitationsResponse,
   ListMembersResponse,
   ListOrganizationsResponse,
   Membership,
   Organization,
-  OrganizationId,
-  type ProblemCode,
   RevokeInvitationResponse
-} from "@switchboard/core"
+} from "@switchboard/core/organizations"
+import { AccountId, InvitationToken, OrganizationId, type ProblemCode } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"

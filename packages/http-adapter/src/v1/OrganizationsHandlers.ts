@@ -4,11 +4,11 @@
  * path, query and body, calls core, and renders the result by its schema.
  */
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Requirement } from "@switchboard/core/credentials"
 import {
   CreateInvitationRequest,
   CreateInvitationResponse,
   CreateOrganizationRequest,
-  InvitationToken,
   Invitations,
   ListInvitationsResponse,
   ListMembersResponse,
@@ -17,11 +17,10 @@ import {
   Organization,
   type OrganizationMember,
   Organizations,
-  PageSize,
-  Requirement,
   RevokeInvitationResponse,
   toInvitation
-} from "@switchboard/core"
+} from "@switchboard/core/organizations"
+import { InvitationToken, PageSize } from "@switchboard/core/shared"
 import { Effect, Either, Redacted, Schema } from "effect"
 import { actingAccount } from "./Access.js"
 import { V1Api } from "./Api.js"

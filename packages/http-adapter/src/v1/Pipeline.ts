@@ -3,18 +3,18 @@
  * Idempotency-Key protocol, and rendering a success. Each step fails only with `ProblemFailure`.
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { principalScope } from "@switchboard/core/credentials"
 import {
   canonicalJson,
   IdempotencyStore,
   parseIdempotencyKey,
-  principalScope,
   seal,
   sha256Hex,
   type StoredResponse,
   Transactor,
   unseal,
   type ValidationIssue
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import { DateTime, Duration, Effect, Either, ParseResult, Schema } from "effect"
 import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
 import { RequestContext } from "../http/RequestContext.js"

@@ -3,7 +3,7 @@
  * leaves as a `ProblemFailure` and is rendered by the global middleware.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { makeProblem, ProblemCodeSchema, type ProblemCode, type ValidationIssue } from "@switchboard/core"
+import { makeProblem, ProblemCodeSchema, type ProblemCode, type ValidationIssue } from "@switchboard/core/shared"
 import { Schema } from "effect"
 
 /** A problem to send: its code, a detail, extra members and extra headers. */

@@ -1,15 +1,13 @@
 /** The ProjectApiKeys feature's /v1 routes (API.md §1.4): the group, the problem codes of each operation, the *Idem* ones. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
-  ApiKeyId,
   CreateProjectApiKeyRequest,
   CreateProjectApiKeyResponse,
   ListProjectApiKeysResponse,
-  type ProblemCode,
   ProjectApiKeyResponse,
-  ProjectId,
   UpdateProjectApiKeyRequest
-} from "@switchboard/core"
+} from "@switchboard/core/credentials"
+import { ApiKeyId, type ProblemCode, ProjectId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"

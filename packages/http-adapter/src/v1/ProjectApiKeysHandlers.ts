@@ -11,7 +11,7 @@ import {
   ProjectApiKeyResponse,
   ProjectApiKeys,
   UpdateProjectApiKeyRequest
-} from "@switchboard/core"
+} from "@switchboard/core/credentials"
 import { Effect, Redacted } from "effect"
 import { V1Api } from "./Api.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"

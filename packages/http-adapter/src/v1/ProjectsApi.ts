@@ -4,17 +4,15 @@
  * (`handleRaw`), so the payload and query schemas here serve routing and the OpenAPI document.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Projects } from "@switchboard/core"
 import {
   CreateProjectRequest,
-  OrganizationId,
-  type ProblemCode,
   Project,
-  ProjectId,
   ProjectPage,
-  Projects,
   RotateProjectSecretResponse,
   UpdateProjectRequest
-} from "@switchboard/core"
+} from "@switchboard/core/projects"
+import { OrganizationId, type ProblemCode, ProjectId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"

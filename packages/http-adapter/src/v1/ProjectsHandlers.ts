@@ -6,22 +6,20 @@
  * 410 deleted).
  */
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Projects } from "@switchboard/core"
+import { accountOf, type ProjectPermission, Requirement } from "@switchboard/core/credentials"
 import {
-  accountOf,
   CreateProjectRequest,
   ListProjectsQuery,
-  type ProjectPermission,
   Project,
   ProjectPage,
-  Projects,
   ProjectsService,
-  Requirement,
   RotateProjectSecretResponse,
   SlugAvailabilityQuery,
   toAgentProfile,
   toProject,
   UpdateProjectRequest
-} from "@switchboard/core"
+} from "@switchboard/core/projects"
 import { Effect, Either, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount, authorize } from "./Access.js"

@@ -5,17 +5,15 @@
  * are raw routes (UploadsRoutes.ts).
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Projects } from "@switchboard/core"
+import { Account, UploadTicket } from "@switchboard/core/accounts"
+import { type ProblemCode, ProjectId } from "@switchboard/core/shared"
 import {
-  Account,
   CommitAccountProfilePictureRequest,
   CommitAgentProfileAvatarRequest,
   CreateAgentProfileAvatarUploadRequest,
-  type ProblemCode,
-  ProfilePictureUploadRequest,
-  ProjectId,
-  Projects,
-  UploadTicket
-} from "@switchboard/core"
+  ProfilePictureUploadRequest
+} from "@switchboard/core/uploads"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"

@@ -3,8 +3,11 @@
  * credential) and of agent avatars (`project:write`; project API keys allowed).
  */
 import { HttpApiBuilder, type HttpServerResponse } from "@effect/platform"
+import { Projects } from "@switchboard/core"
+import { Account, toAccount, UploadTicket } from "@switchboard/core/accounts"
+import { Requirement } from "@switchboard/core/credentials"
+import { toAgentProfile } from "@switchboard/core/projects"
 import {
-  Account,
   accountUploadOwner,
   AgentAvatars,
   CommitAccountProfilePictureRequest,
@@ -12,13 +15,8 @@ import {
   CreateAgentProfileAvatarUploadRequest,
   ProfilePictureUploadRequest,
   profilePicturePurpose,
-  Projects,
-  Requirement,
-  toAccount,
-  toAgentProfile,
-  Uploads,
-  UploadTicket
-} from "@switchboard/core"
+  Uploads
+} from "@switchboard/core/uploads"
 import { Effect, Ref } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount, authorize } from "./Access.js"

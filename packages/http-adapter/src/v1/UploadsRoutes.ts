@@ -10,7 +10,7 @@
  */
 import { illFormedText } from "../http/Body.js"
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
-import { type UploadTicketRecord, Uploads } from "@switchboard/core"
+import { type UploadTicketRecord, Uploads } from "@switchboard/core/uploads"
 import { Effect, Option, Stream } from "effect"
 import { domain } from "./Pipeline.js"
 import { problem, validationFailed } from "./ProblemFailure.js"

@@ -10,11 +10,12 @@
  * configuration has a path too).
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Voice } from "@switchboard/core"
+import { CallId, type ProblemCode, ProjectId, VoiceProfileId } from "@switchboard/core/shared"
 import {
   AssignVoiceLineProfileRequest,
   BatchUpdateVoiceLineProfileAssignmentsRequest,
   BatchUpdateVoiceLineProfileAssignmentsResponse,
-  CallId,
   CallPage,
   ConfigureVoiceProfileOutboundRequest,
   ConfigureVoiceProfileOutboundResponse,
@@ -25,8 +26,6 @@ import {
   IngestCallSignalsRequest,
   IngestCallSignalsResponse,
   LineId,
-  type ProblemCode,
-  ProjectId,
   RejectCallRequest,
   ReplaceVoiceProfileInboundRequest,
   RotateVoiceProfileOutboundCredentialRequest,
@@ -36,13 +35,11 @@ import {
   UpdateVoiceProfileOutboundAuthenticationRequest,
   UpdateVoiceProfileOutboundAuthenticationResponse,
   UpdateVoiceProfileRequest,
-  Voice,
   VoiceLineProfileAssignment,
   VoiceProfile,
-  VoiceProfileId,
   VoiceProfileInboundConfiguration,
   VoiceProfilePage
-} from "@switchboard/core"
+} from "@switchboard/core/voice"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"

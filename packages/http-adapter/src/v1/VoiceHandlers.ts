@@ -6,6 +6,7 @@
  * one-time password included (as the protocol stores it), with `Cache-Control: no-store`.
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Voice } from "@switchboard/core"
 import {
   AssignVoiceLineProfileRequest,
   BatchUpdateVoiceLineProfileAssignmentsRequest,
@@ -33,13 +34,12 @@ import {
   UpdateVoiceProfileOutboundAuthenticationRequest,
   UpdateVoiceProfileOutboundAuthenticationResponse,
   UpdateVoiceProfileRequest,
-  Voice,
   VoiceLineProfileAssignment,
   VoiceProfile,
   VoiceProfileInboundConfiguration,
   VoiceProfilePage,
   VoiceProfiles
-} from "@switchboard/core"
+} from "@switchboard/core/voice"
 import { Effect, Redacted } from "effect"
 import { V1Api } from "./Api.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"

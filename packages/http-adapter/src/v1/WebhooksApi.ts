@@ -7,15 +7,13 @@
  * routing and the OpenAPI document.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Events } from "@switchboard/core"
 import {
   CreateWebhookDestinationRequest,
   CreateWebhookDestinationResponse,
-  Events,
   ListWebhookApiVersionsResponse,
   ListWebhookEgressAddressesResponse,
   ListWebhookEventTypesResponse,
-  type ProblemCode,
-  ProjectId,
   RetryWebhookDeliveryRequest,
   RetryWebhookDeliveryResponse,
   SendWebhookTestEventResponse,
@@ -26,7 +24,8 @@ import {
   WebhookDestination,
   WebhookDestinationId,
   WebhookDestinationPage
-} from "@switchboard/core"
+} from "@switchboard/core/events"
+import { type ProblemCode, ProjectId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as project } from "./CommonProblems.js"

@@ -16,13 +16,11 @@ import {
   ListWebhookDestinationsQuery,
   ListWebhookEgressAddressesResponse,
   ListWebhookEventTypesResponse,
-  type ProjectId,
   RetryWebhookDeliveryRequest,
   RetryWebhookDeliveryResponse,
   SendWebhookTestEventResponse,
   RotateWebhookSigningSecretRequest,
   RotateWebhookSigningSecretResponse,
-  sha256Hex,
   UpdateWebhookDestinationRequest,
   webhookApiVersions,
   WebhookCatalogQuery,
@@ -30,7 +28,8 @@ import {
   WebhookDestination,
   WebhookDestinationPage,
   WebhookDestinations
-} from "@switchboard/core"
+} from "@switchboard/core/events"
+import { type ProjectId, sha256Hex } from "@switchboard/core/shared"
 import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { V1Api } from "./Api.js"

@@ -5,15 +5,14 @@
  */
 import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
 import {
-  AccountId,
   AccountProfileRepo,
   type AccountRecord,
   type PhoneVerificationRecord,
   PhoneVerificationsRepo,
-  TotpFactorId,
   type TotpFactorRecord,
   TotpFactorsRepo
-} from "@switchboard/core"
+} from "@switchboard/core/accounts"
+import { AccountId, TotpFactorId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, toDate } from "../shared/Sql.js"
 import { accountColumns, AccountRow } from "./AccountsRepoSql.js"

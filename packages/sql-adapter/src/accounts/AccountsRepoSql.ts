@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { AccountId, type AccountRecord, AccountsRepo, EmailTaken } from "@switchboard/core"
+import { type AccountRecord, AccountsRepo, EmailTaken } from "@switchboard/core/accounts"
+import { AccountId } from "@switchboard/core/shared"
 import { Effect, Layer, Schema } from "effect"
 import { DbTime, DbTimeOrNull, isUniqueViolation, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 

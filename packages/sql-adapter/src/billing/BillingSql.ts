@@ -7,9 +7,13 @@
  */
 import { SqlClient } from "@effect/sql"
 import {
-  BillingRepo, type BillingAccountRecord, type InvoiceRecord, type OperationRecord, OrganizationId, ProjectId,
-  type SubscriptionRecord, Timestamp
-} from "@switchboard/core"
+  BillingRepo,
+  type BillingAccountRecord,
+  type InvoiceRecord,
+  type OperationRecord,
+  type SubscriptionRecord
+} from "@switchboard/core/billing"
+import { OrganizationId, ProjectId, Timestamp } from "@switchboard/core/shared"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbTime, firstRow, orDie, parseJson, recordsOf, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 

@@ -1,12 +1,11 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import {
-  AccountId,
   AccountNotFound,
   type AccountServiceKey,
   AccountServiceKeyLimitReached,
-  AccountServiceKeysRepo,
-  ServiceKeyId
-} from "@switchboard/core"
+  AccountServiceKeysRepo
+} from "@switchboard/core/accounts"
+import { AccountId, ServiceKeyId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 

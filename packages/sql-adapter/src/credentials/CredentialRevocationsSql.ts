@@ -4,7 +4,7 @@
  * If that connection is lost, the cache TTL (≤ 60 s) still bounds how long a revoked key works.
  */
 import { PgClient } from "@effect/sql-pg"
-import { CredentialRevocations } from "@switchboard/core"
+import { CredentialRevocations } from "@switchboard/core/accounts"
 import { Effect, Layer, Stream } from "effect"
 
 export const CREDENTIAL_REVOCATIONS_CHANNEL = "sb_credential_revocations"

@@ -5,17 +5,10 @@
  * lookup by primary key, joined with the project's state.
  */
 import { SqlClient } from "@effect/sql"
-import {
-  AccountId,
-  ApiKeyId,
-  ApiKeyLimitReached,
-  ProjectApiKey,
-  ProjectApiKeysRepo,
-  ProjectClosing,
-  ProjectDeleted,
-  ProjectId,
-  ProjectNotFound
-} from "@switchboard/core"
+import { ProjectApiKey } from "@switchboard/core/accounts"
+import { ApiKeyLimitReached, ProjectApiKeysRepo } from "@switchboard/core/credentials"
+import { ProjectClosing, ProjectDeleted, ProjectNotFound } from "@switchboard/core/projects"
+import { AccountId, ApiKeyId, ProjectId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, firstRow, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 

@@ -6,20 +6,15 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import {
-  AccountErasureRepo,
-  AccountId,
-  AuditLog,
-  type AuditRecord,
   OnboardingRepo,
   type OnboardingRecord,
-  PrivacyRequestsRepo,
-  ProjectId,
-  ProjectSettingsRepo,
   SessionsRepo,
   SignInThrottleRepo,
-  type SlackIntegrationRecord,
   StoreHealth
-} from "@switchboard/core"
+} from "@switchboard/core/dashboard"
+import { AccountErasureRepo, AuditLog, type AuditRecord, PrivacyRequestsRepo } from "@switchboard/core/privacy"
+import { ProjectSettingsRepo, type SlackIntegrationRecord } from "@switchboard/core/projects"
+import { AccountId, ProjectId } from "@switchboard/core/shared"
 import { Effect, Layer, Schema } from "effect"
 import { accountColumns, AccountRow } from "../accounts/AccountsRepoSql.js"
 import { DbTime, DbTimeOrNull, orDie, toDate } from "../shared/Sql.js"

@@ -1,6 +1,7 @@
 /** The events outbox in SQL: `append` runs on the caller's connection, so it joins its transaction. */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { EventOutbox, Events } from "@switchboard/core"
+import { Events } from "@switchboard/core"
+import { EventOutbox } from "@switchboard/core/events"
 import { Effect, Layer, Schema } from "effect"
 import { DbTime, orDie, toDate } from "../shared/Sql.js"
 

@@ -5,15 +5,15 @@
  * event — so any number of server processes share the work and never attempt the same claim twice.
  */
 import { SqlClient, type SqlError } from "@effect/sql"
+import { Events } from "@switchboard/core"
 import {
   type ClaimedDelivery,
   type DeliveryRecord,
-  Events,
   type StoredOutboxEvent,
   type WebhookEndpoint,
   WebhooksRepo,
   WebhookUrlTaken
-} from "@switchboard/core"
+} from "@switchboard/core/events"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, isUniqueViolation, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 

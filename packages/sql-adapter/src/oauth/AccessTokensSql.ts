@@ -4,7 +4,7 @@
  * partial unique indexes keep one current and one next key whatever happens.
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { type PublicSigningJwk, type SigningKeyRecord, SigningKeysRepo } from "@switchboard/core"
+import { type PublicSigningJwk, type SigningKeyRecord, SigningKeysRepo } from "@switchboard/core/oauth"
 import { Effect, Layer, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 

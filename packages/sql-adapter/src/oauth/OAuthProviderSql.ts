@@ -8,7 +8,6 @@
  */
 import { SqlClient } from "@effect/sql"
 import {
-  AccountId,
   type AuthorizationCodeRecord,
   catalogOrder,
   type CodeConsumption,
@@ -22,7 +21,8 @@ import {
   type TokenContext,
   type TokenFamilyRecord,
   type TokenWithAccountState
-} from "@switchboard/core"
+} from "@switchboard/core/oauth"
+import { AccountId } from "@switchboard/core/shared"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 

@@ -6,7 +6,6 @@
  */
 import { SqlClient, SqlSchema } from "@effect/sql"
 import {
-  AccountId,
   InvitationId,
   InvitationNotFound,
   InvitationNotPending,
@@ -14,11 +13,11 @@ import {
   InvitationsRepo,
   MemberAlreadyExists,
   type MembershipRecord,
-  OrganizationId,
   OrganizationRole,
   OrganizationsRepo,
   type PageRequest
-} from "@switchboard/core"
+} from "@switchboard/core/organizations"
+import { AccountId, OrganizationId } from "@switchboard/core/shared"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 

@@ -8,12 +8,11 @@ import { SqlClient } from "@effect/sql"
 import {
   PlatformName,
   PlatformsRepo,
-  ProjectId,
   ProjectUserExists,
   type ProjectUserRecord,
-  ProjectUsersRepo,
-  UserId
-} from "@switchboard/core"
+  ProjectUsersRepo
+} from "@switchboard/core/projects"
+import { ProjectId, UserId } from "@switchboard/core/shared"
 import { Effect, Layer, Schema } from "effect"
 import { DbTime, firstRow, isUniqueViolation, orDie, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 

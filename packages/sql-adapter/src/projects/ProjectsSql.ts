@@ -5,7 +5,9 @@
  * so several processes finish each project once.
  */
 import { SqlClient } from "@effect/sql"
-import { AccountId, OrganizationId, ProjectId, type ProjectRecord, Projects, ProjectsRepo, SlugInUse } from "@switchboard/core"
+import { Projects } from "@switchboard/core"
+import { type ProjectRecord, ProjectsRepo, SlugInUse } from "@switchboard/core/projects"
+import { AccountId, OrganizationId, ProjectId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, firstRow, isUniqueViolation, orDie, type Rows, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 

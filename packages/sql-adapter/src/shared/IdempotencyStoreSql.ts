@@ -1,6 +1,12 @@
 /** Idempotency records in PostgreSQL, shared by every server process (API.md §0, DESIGN.md D3). */
 import { SqlClient, type SqlError } from "@effect/sql"
-import { BeginOutcome, IdempotencyStore, inProgressRetryAfter, IdempotencyUnavailable, type StoredResponse } from "@switchboard/core"
+import {
+  BeginOutcome,
+  IdempotencyStore,
+  inProgressRetryAfter,
+  IdempotencyUnavailable,
+  type StoredResponse
+} from "@switchboard/core/shared"
 import { Duration, Effect, Layer } from "effect"
 import { toDate } from "./Sql.js"
 

@@ -15,7 +15,7 @@
  * and never more than N × quota. With one process (or exact mode, `syncMillis` 0) it is exact.
  */
 import { SqlClient } from "@effect/sql"
-import { RateLimiter, type RateLimitPolicy, stateOf, windowOf } from "@switchboard/core"
+import { RateLimiter, type RateLimitPolicy, stateOf, windowOf } from "@switchboard/core/shared"
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { toDate } from "./Sql.js"
 

@@ -5,7 +5,7 @@
  * the cache TTL (≤ 60 s) still bounds how long an old record is served.
  */
 import { PgClient } from "@effect/sql-pg"
-import { RecordChanges } from "@switchboard/core"
+import { RecordChanges } from "@switchboard/core/shared"
 import { Effect, Layer, Stream } from "effect"
 
 export const RECORD_CHANGES_CHANNEL = "sb_record_changes"

@@ -1,5 +1,5 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { Transactor } from "@switchboard/core"
+import { Transactor } from "@switchboard/core/shared"
 import { Effect, Layer } from "effect"
 
 /**

@@ -1,13 +1,13 @@
 /** The Uploads feature's SQL repositories: upload tickets, and the picture column of accounts. */
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { ImageContentType } from "@switchboard/core/accounts"
+import { UploadId } from "@switchboard/core/shared"
 import {
   AccountPictureRepo,
-  ImageContentType,
-  UploadId,
   type UploadPurpose,
   type UploadTicketRecord,
   UploadTicketsRepo
-} from "@switchboard/core"
+} from "@switchboard/core/uploads"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 

@@ -10,9 +10,10 @@
  * database never hand out one number twice and released numbers are reused.
  */
 import { SqlClient } from "@effect/sql"
+import { Voice } from "@switchboard/core"
+import { formatTimestamp } from "@switchboard/core/shared"
 import {
   CallsRepo,
-  formatTimestamp,
   LinePlatform,
   LineProvider,
   type LineRecord,
@@ -21,11 +22,10 @@ import {
   makeCallEncoder,
   simulatedLineNumber,
   simulatedVoiceCapable,
-  Voice,
   VoiceDefaultProfileExists,
   VoiceProfileRecord,
   VoiceProfilesRepo
-} from "@switchboard/core"
+} from "@switchboard/core/voice"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, firstRow, isUniqueViolation, orDie, parseJson, recordsOf, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 

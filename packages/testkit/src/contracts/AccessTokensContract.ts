@@ -4,7 +4,8 @@
  * cases run in order on one store: the concurrent first start, then rotations.
  */
 import type { Vitest } from "@effect/vitest"
-import { type SigningKeyRecord, SigningKeysRepo, type StorePorts } from "@switchboard/core"
+import { type StorePorts } from "@switchboard/core"
+import { type SigningKeyRecord, SigningKeysRepo } from "@switchboard/core/oauth"
 import { DateTime, Effect } from "effect"
 import { expect } from "vitest"
 

@@ -1,17 +1,15 @@
 /** The AccountSecurity feature's part of the repository contract suite (called inside `repositoryContract`). */
 import type { Vitest } from "@effect/vitest"
+import { type StorePorts } from "@switchboard/core"
 import {
-  type AccountId,
   AccountProfileRepo,
   AccountsRepo,
   type PhoneVerificationRecord,
   PhoneVerificationsRepo,
-  type StorePorts,
-  TotpFactorId,
   type TotpFactorRecord,
-  TotpFactorsRepo,
-  Transactor
-} from "@switchboard/core"
+  TotpFactorsRepo
+} from "@switchboard/core/accounts"
+import { type AccountId, TotpFactorId, Transactor } from "@switchboard/core/shared"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "../Fixtures.js"

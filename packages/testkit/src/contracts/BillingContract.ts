@@ -5,9 +5,15 @@
  * billing accounts.
  */
 import type { Vitest } from "@effect/vitest"
+import { type StorePorts } from "@switchboard/core"
 import {
-  BillingRepo, type InvoiceRecord, type OperationRecord, ProjectsRepo, type StorePorts, type SubscriptionRecord, Transactor
-} from "@switchboard/core"
+  BillingRepo,
+  type InvoiceRecord,
+  type OperationRecord,
+  type SubscriptionRecord
+} from "@switchboard/core/billing"
+import { ProjectsRepo } from "@switchboard/core/projects"
+import { Transactor } from "@switchboard/core/shared"
 import { DateTime, Effect, Option } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization, storedProject } from "./ProjectsContract.js"

@@ -3,7 +3,7 @@
  * server, a host's own) must do. Call it from a test file with a layer giving a fresh, empty store.
  */
 import { layer } from "@effect/vitest"
-import { BlobStore } from "@switchboard/core"
+import { BlobStore } from "@switchboard/core/uploads"
 import { Effect, Exit, Layer, Option } from "effect"
 import { expect } from "vitest"
 

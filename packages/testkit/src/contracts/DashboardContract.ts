@@ -5,21 +5,18 @@
  * health. Every case leaves no received privacy request behind (the queue is shared by the store).
  */
 import type { Vitest } from "@effect/vitest"
+import { type StorePorts } from "@switchboard/core"
+import { AccountsRepo } from "@switchboard/core/accounts"
 import {
-  AccountErasureRepo,
-  AccountsRepo,
-  AuditLog,
   OnboardingRepo,
-  type PrivacyRequestRecord,
-  PrivacyRequestsRepo,
-  ProjectSettingsRepo,
   type SessionRecord,
   SessionsRepo,
   SignInThrottleRepo,
-  type StorePorts,
-  StoreHealth,
-  Transactor
-} from "@switchboard/core"
+  StoreHealth
+} from "@switchboard/core/dashboard"
+import { AccountErasureRepo, AuditLog, type PrivacyRequestRecord, PrivacyRequestsRepo } from "@switchboard/core/privacy"
+import { ProjectSettingsRepo } from "@switchboard/core/projects"
+import { Transactor } from "@switchboard/core/shared"
 import { DateTime, Effect, Option } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "../Fixtures.js"

@@ -3,7 +3,9 @@
  * with their envelopes intact, and a rolled-back transaction leaves none of its events behind.
  */
 import type { Vitest } from "@effect/vitest"
-import { EventOutbox, type Events, IdKinds, formatTypeId, type StorePorts, Transactor, uuidv7Bytes } from "@switchboard/core"
+import { type Events, type StorePorts } from "@switchboard/core"
+import { EventOutbox } from "@switchboard/core/events"
+import { IdKinds, formatTypeId, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime, Effect, Either } from "effect"
 import { expect } from "vitest"
 

@@ -5,17 +5,9 @@
  * assigned number), updated in their mutable fields only, and removed once.
  */
 import type { Vitest } from "@effect/vitest"
-import {
-  formatTypeId,
-  IdKinds,
-  PlatformsRepo,
-  type ProjectId,
-  type ProjectUserRecord,
-  ProjectUsersRepo,
-  type StorePorts,
-  UserId,
-  uuidv7Bytes
-} from "@switchboard/core"
+import { type StorePorts } from "@switchboard/core"
+import { PlatformsRepo, type ProjectUserRecord, ProjectUsersRepo } from "@switchboard/core/projects"
+import { formatTypeId, IdKinds, type ProjectId, UserId, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization, storedProject } from "./ProjectsContract.js"

@@ -6,20 +6,18 @@
  * winner under concurrency), and the sweep of expired rows.
  */
 import type { Vitest } from "@effect/vitest"
+import { type StorePorts } from "@switchboard/core"
+import { AccountsRepo } from "@switchboard/core/accounts"
 import {
-  AccountsRepo,
   type AuthorizationCodeRecord,
-  formatTypeId,
-  IdKinds,
   type OAuthApp,
   OAuthAppsRepo,
   OAuthGrantsRepo,
   type OAuthTokenRecord,
   OAuthTokensRepo,
-  type StorePorts,
-  type TokenFamilyRecord,
-  uuidv7Bytes
-} from "@switchboard/core"
+  type TokenFamilyRecord
+} from "@switchboard/core/oauth"
+import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime, Effect, Option } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "../Fixtures.js"

@@ -4,21 +4,17 @@
  * whole block, so every case makes its own accounts and organizations.
  */
 import type { Vitest } from "@effect/vitest"
+import { type StorePorts } from "@switchboard/core"
+import { AccountsRepo } from "@switchboard/core/accounts"
 import {
-  AccountId,
-  AccountsRepo,
-  formatTypeId,
-  IdKinds,
   InvitationId,
   type InvitationRecord,
   InvitationsRepo,
-  OrganizationId,
   type OrganizationRecord,
   type OrganizationRole,
-  OrganizationsRepo,
-  type StorePorts,
-  uuidv7Bytes
-} from "@switchboard/core"
+  OrganizationsRepo
+} from "@switchboard/core/organizations"
+import { AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "../Fixtures.js"

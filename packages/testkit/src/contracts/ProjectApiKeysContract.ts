@@ -5,20 +5,20 @@
  * limit — atomic under concurrency, and refused on a missing, closing or deleted project.
  */
 import type { Vitest } from "@effect/vitest"
+import { type StorePorts } from "@switchboard/core"
+import { type ProjectApiKey } from "@switchboard/core/accounts"
+import { ProjectApiKeysRepo } from "@switchboard/core/credentials"
+import { ProjectsRepo } from "@switchboard/core/projects"
 import {
   type AccountId,
   ApiKeyId,
   formatTypeId,
   IdKinds,
   type OrganizationId,
-  type ProjectApiKey,
-  ProjectApiKeysRepo,
   type ProjectId,
-  ProjectsRepo,
-  type StorePorts,
   Transactor,
   uuidv7Bytes
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization, projectFixture, storedProject } from "./ProjectsContract.js"

@@ -5,22 +5,20 @@
  * so every case makes its own accounts, organizations and slugs.
  */
 import type { Vitest } from "@effect/vitest"
+import { Projects, type StorePorts } from "@switchboard/core"
+import { AccountsRepo } from "@switchboard/core/accounts"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { type ProjectRecord, ProjectsRepo } from "@switchboard/core/projects"
 import {
   AccountId,
-  AccountsRepo,
   formatTypeId,
   formatUuid,
   IdKinds,
   OrganizationId,
-  OrganizationsRepo,
   ProjectId,
-  type ProjectRecord,
-  Projects,
-  ProjectsRepo,
-  type StorePorts,
   Transactor,
   uuidv7Bytes
-} from "@switchboard/core"
+} from "@switchboard/core/shared"
 import { DateTime, Duration, Effect, Either, Fiber, Option } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "../Fixtures.js"

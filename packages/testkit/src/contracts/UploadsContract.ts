@@ -1,18 +1,9 @@
 /** The Uploads feature's part of the repository contract suite (called inside `repositoryContract`). */
 import type { Vitest } from "@effect/vitest"
-import {
-  AccountId,
-  AccountPictureRepo,
-  AccountsRepo,
-  formatTypeId,
-  IdKinds,
-  type StorePorts,
-  Transactor,
-  UploadId,
-  type UploadTicketRecord,
-  UploadTicketsRepo,
-  uuidv7Bytes
-} from "@switchboard/core"
+import { type StorePorts } from "@switchboard/core"
+import { AccountsRepo } from "@switchboard/core/accounts"
+import { AccountId, formatTypeId, IdKinds, Transactor, UploadId, uuidv7Bytes } from "@switchboard/core/shared"
+import { AccountPictureRepo, type UploadTicketRecord, UploadTicketsRepo } from "@switchboard/core/uploads"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "../Fixtures.js"

@@ -7,23 +7,18 @@
  * and a rolled-back transaction leaves neither the call change nor the signal id behind.
  */
 import type { Vitest } from "@effect/vitest"
+import { type StorePorts, type Voice } from "@switchboard/core"
+import { ProjectsRepo } from "@switchboard/core/projects"
+import { formatTypeId, IdKinds, Transactor, uuidv7Bytes, VoiceProfileId } from "@switchboard/core/shared"
 import {
   CallMachine,
   CallSignal,
   CallsRepo,
-  formatTypeId,
-  IdKinds,
   type Line,
   LinesRepo,
-  ProjectsRepo,
-  type StorePorts,
-  Transactor,
-  uuidv7Bytes,
-  type Voice,
-  VoiceProfileId,
   type VoiceProfileRecord,
   VoiceProfilesRepo
-} from "@switchboard/core"
+} from "@switchboard/core/voice"
 import { DateTime, Effect, Either, Option, Schema } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization, projectFixture } from "./ProjectsContract.js"

@@ -8,19 +8,9 @@
  * The suite shares one store with the others, so each case first drains what earlier cases left.
  */
 import type { Vitest } from "@effect/vitest"
-import {
-  type DeliveryRecord,
-  EventOutbox,
-  type Events,
-  formatTypeId,
-  formatUuid,
-  IdKinds,
-  type StorePorts,
-  Transactor,
-  uuidv7Bytes,
-  type WebhookEndpoint,
-  WebhooksRepo
-} from "@switchboard/core"
+import { type Events, type StorePorts } from "@switchboard/core"
+import { type DeliveryRecord, EventOutbox, type WebhookEndpoint, WebhooksRepo } from "@switchboard/core/events"
+import { formatTypeId, formatUuid, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
 

@@ -4,7 +4,7 @@
  * operation is one synchronous step, so concurrent calls never interleave. The token fixtures
  * (`mintAccessToken`, forged variants) live in `../AccessTokenFixtures.ts` and are re-exported here.
  */
-import { type SigningKeyRecord, SigningKeysRepo } from "@switchboard/core"
+import { type SigningKeyRecord, SigningKeysRepo } from "@switchboard/core/oauth"
 import { DateTime, Effect, Layer } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

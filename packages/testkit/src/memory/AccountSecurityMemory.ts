@@ -11,7 +11,7 @@ import {
   SmsSender,
   type TotpFactorRecord,
   TotpFactorsRepo
-} from "@switchboard/core"
+} from "@switchboard/core/accounts"
 import { Context, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

@@ -8,13 +8,10 @@ import {
   AccountsRepo,
   AccountServiceKeyLimitReached,
   AccountServiceKeysRepo,
-  BeginOutcome,
   EmailTaken,
-  IdempotencyStore,
-  type StoredResponse,
-  type StoredServiceKey,
-  inProgressRetryAfter
-} from "@switchboard/core"
+  type StoredServiceKey
+} from "@switchboard/core/accounts"
+import { BeginOutcome, IdempotencyStore, type StoredResponse, inProgressRetryAfter } from "@switchboard/core/shared"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

@@ -6,10 +6,20 @@
  * examples' catalog of reference/billing.md §4, with one default per category) and a scriptable
  * `PaymentProvider` (`ScriptedPayments`).
  */
+import { type Billing } from "@switchboard/core"
 import {
-  type BillableProject, type Billing, type BillingAccountRecord, BillingCatalog, BillingRepo, type ChargeOutcome,
-  type InvoiceRecord, type OperationRecord, type OrganizationId, PaymentProvider, type SubscriptionRecord, validateCatalog
-} from "@switchboard/core"
+  type BillableProject,
+  type BillingAccountRecord,
+  BillingCatalog,
+  BillingRepo,
+  type ChargeOutcome,
+  type InvoiceRecord,
+  type OperationRecord,
+  PaymentProvider,
+  type SubscriptionRecord,
+  validateCatalog
+} from "@switchboard/core/billing"
+import { type OrganizationId } from "@switchboard/core/shared"
 import { Context, DateTime, Effect, Either, Layer, Option, Ref } from "effect"
 import { MemoryState } from "./MemoryState.js"
 import { PROJECTS_TABLE, type ProjectRow } from "./ProjectsMemory.js"

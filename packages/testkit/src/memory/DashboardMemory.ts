@@ -5,23 +5,24 @@
  * `"accounts"` table as `AccountsMemory`) — and a store health that is always up. Each operation
  * is one synchronous step, and memory transactions run one at a time, so there is nothing to lock.
  */
+import { type AccountRecord } from "@switchboard/core/accounts"
 import {
-  AccountErasureRepo,
-  type AccountRecord,
-  type AuditRecord,
-  AuditLog,
   type OnboardingRecord,
   OnboardingRepo,
-  type PrivacyRequestRecord,
-  PrivacyRequestsRepo,
-  ProjectSettingsRepo,
   type SessionRecord,
   SessionsRepo,
   type SignInFailures,
   SignInThrottleRepo,
-  type SlackIntegrationRecord,
   StoreHealth
-} from "@switchboard/core"
+} from "@switchboard/core/dashboard"
+import {
+  AccountErasureRepo,
+  type AuditRecord,
+  AuditLog,
+  type PrivacyRequestRecord,
+  PrivacyRequestsRepo
+} from "@switchboard/core/privacy"
+import { ProjectSettingsRepo, type SlackIntegrationRecord } from "@switchboard/core/projects"
 import { type DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

@@ -2,7 +2,7 @@
  * The events outbox in memory: the table `"events"` of the shared `MemoryState` (so a rolled-back
  * transaction drops its events too), positions from a counter that never goes back.
  */
-import { EventOutbox, type OutboxRow } from "@switchboard/core"
+import { EventOutbox, type OutboxRow } from "@switchboard/core/events"
 import { Effect, Layer } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

@@ -4,7 +4,7 @@
  * in place, so the memory layers pass the same contract suite as the SQL ones. Transactions run one
  * at a time (re-entrant when nested), so a rollback never undoes another's commit.
  */
-import { Transactor } from "@switchboard/core"
+import { Transactor } from "@switchboard/core/shared"
 import { Context, Effect, Exit, FiberRef, Layer } from "effect"
 
 export class MemoryState extends Context.Tag("testkit/MemoryState")<MemoryState, {

@@ -4,8 +4,8 @@
  * step, so "consume once", "one live grant per account and app" and "revoke everything of a grant"
  * are atomic, as in the SQL layer.
  */
+import { type AccountRecord } from "@switchboard/core/accounts"
 import {
-  type AccountRecord,
   type AuthorizationCodeRecord,
   catalogOrder,
   type OAuthApp,
@@ -18,7 +18,7 @@ import {
   type TokenContext,
   type TokenWithAccountState,
   type TokenFamilyRecord
-} from "@switchboard/core"
+} from "@switchboard/core/oauth"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

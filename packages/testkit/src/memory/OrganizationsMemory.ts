@@ -4,21 +4,20 @@
  * slice's `accounts` table, as the SQL layer joins them. Each operation is one synchronous step, so
  * the read-then-write ones (remove a member, accept an invitation) are atomic here.
  */
+import { type AccountRecord } from "@switchboard/core/accounts"
 import {
-  type AccountId,
-  type AccountRecord,
   InvitationNotFound,
   InvitationNotPending,
   type InvitationRecord,
   InvitationsRepo,
   MemberAlreadyExists,
   type MembershipRecord,
-  type OrganizationId,
   type OrganizationRecord,
   type OrganizationRole,
   OrganizationsRepo,
   type PageRequest
-} from "@switchboard/core"
+} from "@switchboard/core/organizations"
+import { type AccountId, type OrganizationId } from "@switchboard/core/shared"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

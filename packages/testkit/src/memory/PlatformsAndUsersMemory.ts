@@ -7,11 +7,11 @@
 import {
   type PlatformName,
   PlatformsRepo,
-  type ProjectId,
   ProjectUserExists,
   type ProjectUserRecord,
   ProjectUsersRepo
-} from "@switchboard/core"
+} from "@switchboard/core/projects"
+import { type ProjectId } from "@switchboard/core/shared"
 import { type DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

@@ -3,14 +3,8 @@
  * the shared `MemoryState`. A key's project is read from the Projects memory table, as the SQL layer
  * joins it. Each operation is one synchronous step, so the limit check and the insert are atomic.
  */
-import {
-  ApiKeyLimitReached,
-  ProjectApiKeysRepo,
-  ProjectClosing,
-  ProjectDeleted,
-  ProjectNotFound,
-  type StoredProjectApiKey
-} from "@switchboard/core"
+import { ApiKeyLimitReached, ProjectApiKeysRepo, type StoredProjectApiKey } from "@switchboard/core/credentials"
+import { ProjectClosing, ProjectDeleted, ProjectNotFound } from "@switchboard/core/projects"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 import { PROJECTS_TABLE, type ProjectRow } from "./ProjectsMemory.js"

@@ -3,7 +3,8 @@
  * table of the shared `MemoryState`, so transactions roll them back. Each operation is one
  * synchronous step, hence atomic; `lock` is `findById` (memory transactions run one at a time).
  */
-import { type ProjectId, type ProjectRecord, ProjectsRepo, SlugInUse } from "@switchboard/core"
+import { type ProjectRecord, ProjectsRepo, SlugInUse } from "@switchboard/core/projects"
+import { type ProjectId } from "@switchboard/core/shared"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

@@ -4,7 +4,7 @@
  */
 import { Layer } from "effect"
 import { IdentityReposMemory } from "./AccountsMemory.js"
-import { RateLimiterInProcess, RecordChangesNone } from "@switchboard/core"
+import { RateLimiterInProcess, RecordChangesNone } from "@switchboard/core/shared"
 import { OrganizationsMemory } from "./OrganizationsMemory.js"
 import { ProjectsMemory } from "./ProjectsMemory.js"
 import { ProjectApiKeysMemory } from "./ProjectApiKeysMemory.js"

@@ -3,8 +3,8 @@
  * `MemoryState` (so transactions roll them back), and a memory `BlobStore`. Blobs live outside the
  * transactional tables on purpose, as files do: a rolled-back transaction does not unwrite them.
  */
+import { type AccountRecord } from "@switchboard/core/accounts"
 import {
-  type AccountRecord,
   AccountPictureRepo,
   BlobStore,
   isBlobContentType,
@@ -12,7 +12,7 @@ import {
   type StoredBlob,
   type UploadTicketRecord,
   UploadTicketsRepo
-} from "@switchboard/core"
+} from "@switchboard/core/uploads"
 import { Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

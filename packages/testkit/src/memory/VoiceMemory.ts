@@ -8,6 +8,7 @@
  * numbers (`+1 NPA 555 01xx`, the range reserved for fiction), and a recording `SipGateway`
  * (`makeSipGatewayRecording`) whose commands a test reads back and which can be made to fail.
  */
+import { type Voice } from "@switchboard/core"
 import {
   CallsRepo,
   type Line,
@@ -21,9 +22,8 @@ import {
   simulatedVoiceCapable,
   VoiceDefaultProfileExists,
   type VoiceProfileRecord,
-  VoiceProfilesRepo,
-  type Voice
-} from "@switchboard/core"
+  VoiceProfilesRepo
+} from "@switchboard/core/voice"
 import { Context, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

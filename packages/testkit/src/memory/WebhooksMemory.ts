@@ -13,7 +13,7 @@ import {
   WebhookSender,
   WebhooksRepo,
   WebhookUrlTaken
-} from "@switchboard/core"
+} from "@switchboard/core/events"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 

@@ -1,0 +1,7 @@
+export * from "./Accounts.js"
+export * from "./Bootstrap.js"
+export * from "./Errors.js"
+export * from "./Limits.js"
+export * from "./Ports.js"
+export * from "./Schema.js"
+export * from "./AccountSecurityFeature.js"

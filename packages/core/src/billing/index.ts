@@ -1,0 +1,3 @@
+export * from "./Schema.js"
+export * as PlanChange from "./PlanChange.js"
+export * from "./BillingFeature.js"

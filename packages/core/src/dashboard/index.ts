@@ -1,0 +1,1 @@
+export * from "./DashboardFeature.js"

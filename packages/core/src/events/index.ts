@@ -1,0 +1,3 @@
+export * from "./Schema.js"
+export * from "./EventsFeature.js"
+export * from "./WebhooksFeature.js"

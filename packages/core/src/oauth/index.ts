@@ -1,0 +1,2 @@
+export * from "./AccessTokensFeature.js"
+export * from "./OAuthProviderFeature.js"

@@ -1,0 +1,2 @@
+export * from "./OrganizationsFeature.js"
+export * from "./OrganizationsPorts.js"

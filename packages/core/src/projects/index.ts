@@ -1,0 +1,2 @@
+export * from "./Schema.js"
+export * from "./ProjectsFeature.js"
