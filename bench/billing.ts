@@ -20,7 +20,7 @@ import { Either, Schema } from "effect"
 import { previewPlanChange, type PlanChangePreviewInput } from "../packages/core/src/billing/PlanChange.js"
 import { BillingPlanCatalog, PreviewPlanChangeRequest } from "../packages/core/src/billing/Schema.js"
 import { billingTestCatalogJson } from "../packages/testkit/src/memory/BillingMemory.js"
-import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
+import { startTestServer, type TestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { autocannonRun, backendFromEnv, BenchFailure, createProject, fmt, mean, positiveInt, runBench } from "./lib.js"
 
 const SECONDS = positiveInt("billing", "BENCH_SECONDS", 5)

@@ -1,6 +1,6 @@
 /** Signal batches from a child process (`calls-sender.ts`): the server's process pays only for serving them. */
 import { fileURLToPath } from "node:url"
-import type { TestServer } from "../packages/http-adapter/test/TestServer.js"
+import type { TestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { BenchFailure, createProject } from "./lib.js"
 import { runChild } from "./load.js"
 

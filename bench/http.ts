@@ -22,7 +22,7 @@
  * a report, not a test.
  */
 import { createServer, type Server } from "node:http"
-import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
+import { startTestServer, type TestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { account, startFloor } from "./floor.js"
 import {
   alternateRounds,

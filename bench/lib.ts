@@ -6,7 +6,7 @@
 import autocannon from "autocannon"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import type { TestServer } from "../packages/http-adapter/test/TestServer.js"
+import type { TestServer } from "../packages/http-adapter/test/support/TestServer.js"
 
 /** One row of a bench's JSON summary (its last stdout line), as `npm run bench` (bench/all.ts) reads it. */
 export interface ResultRow {

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
-import { CookieJar, driveAuthorization, newApp, newUser, type OAuthTestServer, startOAuthServer } from "../packages/http-adapter/test/OAuthServer.js"
+import { CookieJar, driveAuthorization, newApp, newUser, type OAuthTestServer, startOAuthServer } from "../packages/http-adapter/test/support/OAuthServer.js"
 import { BenchFailure, closeServer, listenLocal } from "./lib.js"
 import { runChild } from "./load.js"
 

@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
-import { startTestServer } from "../packages/http-adapter/test/TestServer.js"
+import { startTestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { signalLoadInChild, voiceFixture } from "./calls-load.js"
 import { backendFromEnv, positiveInt } from "./lib.js"
 

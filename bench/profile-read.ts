@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
-import { startTestServer } from "../packages/http-adapter/test/TestServer.js"
+import { startTestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { backendFromEnv, createProject, positiveInt } from "./lib.js"
 import { loadInChild } from "./load.js"
 

@@ -14,7 +14,7 @@ import { DateTime, Duration, Effect, Fiber } from "effect"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { createServer } from "node:http"
-import { startTestServer } from "../packages/http-adapter/test/TestServer.js"
+import { startTestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { backendFromEnv, closeServer, createProject, listenLocal, positiveInt } from "./lib.js"
 
 const backend = backendFromEnv("profile-webhooks")

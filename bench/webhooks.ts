@@ -29,7 +29,7 @@ import { Transactor } from "@switchboard/core/shared"
 import { DateTime, Duration, Effect, Fiber } from "effect"
 import { Agent, createServer, request, type Server } from "node:http"
 import { Webhook } from "standardwebhooks"
-import { startTestServer, type TestServer } from "../packages/http-adapter/test/TestServer.js"
+import { startTestServer, type TestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { backendFromEnv, BenchFailure, closeServer, createProject, failureText, fmt, listenLocal, mean, positiveInt, runBench } from "./lib.js"
 
 const SECONDS = positiveInt("webhooks", "BENCH_SECONDS", 10)
