@@ -1,8 +1,29 @@
 /**
- * The core's services in one layer; it needs only the ports (repositories, hasher, secrets,
- * credential revocations). Services that share state (the credential cache) share one instance.
+ * The core's registry: every feature's services in one layer (`SwitchboardCore`) and every port the
+ * store provides (`StorePorts`). A feature registers here — its `…Core` layer and its `…Ports`
+ * type — and nowhere else in core. The services need only the ports (repositories, hasher,
+ * secrets, credential revocations); services that share state (the credential cache) share one
+ * instance.
  */
 import { Layer } from "effect"
+import type { AccountsRepo, AccountServiceKeysRepo, CredentialRevocations } from "./accounts/Ports.js"
+import type { IdempotencyStore } from "./shared/Idempotency.js"
+import type { RateLimiter } from "./shared/RateLimit.js"
+import type { RecordChanges } from "./shared/RecordCache.js"
+import type { Transactor } from "./shared/Ports.js"
+import type { OrganizationsPorts } from "./organizations/OrganizationsFeature.js"
+import type { ProjectsPorts } from "./projects/ProjectsFeature.js"
+import type { ProjectApiKeysPorts } from "./credentials/ProjectApiKeysFeature.js"
+import type { AccountSecurityPorts } from "./accounts/AccountSecurityFeature.js"
+import type { UploadsPorts } from "./uploads/UploadsFeature.js"
+import type { AccessTokensPorts } from "./oauth/AccessTokensFeature.js"
+import type { EventsPorts } from "./events/EventsFeature.js"
+import type { VoicePorts } from "./voice/VoiceFeature.js"
+import type { BillingPorts } from "./billing/BillingFeature.js"
+import type { WebhooksPorts } from "./events/WebhooksFeature.js"
+import type { ManagementPorts } from "./management/ManagementFeature.js"
+import type { OAuthProviderPorts } from "./oauth/OAuthProviderFeature.js"
+import type { DashboardPorts } from "./dashboard/DashboardFeature.js"
 import { Accounts } from "./accounts/Accounts.js"
 import { AccountServiceKeys } from "./credentials/AccountServiceKeys.js"
 import { Authenticator } from "./credentials/Authenticator.js"
@@ -45,3 +66,26 @@ export const SwitchboardCore = Layer.mergeAll(
   OAuthProviderCore,
   DashboardCore
 ).pipe(Layer.provideMerge(IdentityCore))
+
+/** Every port the store provides: the identity slice's and each feature's. */
+export type StorePorts =
+  | Transactor
+  | AccountsRepo
+  | AccountServiceKeysRepo
+  | IdempotencyStore
+  | CredentialRevocations
+  | RateLimiter
+  | RecordChanges
+  | OrganizationsPorts
+  | ProjectsPorts
+  | ProjectApiKeysPorts
+  | AccountSecurityPorts
+  | UploadsPorts
+  | AccessTokensPorts
+  | EventsPorts
+  | VoicePorts
+  | BillingPorts
+  | WebhooksPorts
+  | ManagementPorts
+  | OAuthProviderPorts
+  | DashboardPorts

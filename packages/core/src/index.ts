@@ -19,4 +19,3 @@ export * as Privacy from "./privacy/index.js"
 
 /** Every service of core in one layer, and every port it needs. */
 export * from "./Core.js"
-export type { StorePorts } from "./StorePorts.js"
