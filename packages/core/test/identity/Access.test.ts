@@ -1,6 +1,6 @@
 /** The reach rules (SPEC.md § Authentication, API.md §1.1) as one table over core's `decide`. */
 import { describe, expect, it } from "@effect/vitest"
-import { AccountId, ApiKeyId, decide, Principal, type ProjectPermission, ProjectId, Requirement, ServiceKeyId } from "@switchboard/core"
+import { AccountId, ApiKeyId, decide, decideBilling, denyScope, denyWith, Principal, type ProjectPermission, ProjectId, Requirement, ServiceKeyId } from "@switchboard/core"
 import { Either } from "effect"
 
 const account = AccountId.make("sb_acc_01m7zvg8epecnadf5bkm51v23z")
@@ -98,5 +98,21 @@ describe("decide: every principal × every requirement", () => {
     const d = decide(principals.grantEveryScope, requirements.account)
     expect(Either.isLeft(d) && d.left.detail).toContain("first-party credential")
     expect(Either.isLeft(d) && d.left.scope).toBeUndefined()
+  })
+
+  it("billing's rules refuse as data too: the missing scope in its field, other refusals without one", () => {
+    const route = { scope: "billing:write", organizationRoute: true } as const
+    const d = decideBilling(principals.tokenNoScopes, route)
+    expect(Either.isLeft(d) && { code: d.left.code, scope: d.left.scope }).toEqual({ code: "INSUFFICIENT_SCOPE", scope: "billing:write" })
+    const k = decideBilling(key(["project:read"]), route)
+    expect(Either.isLeft(k) && { code: k.left.code, scope: k.left.scope }).toEqual({ code: "FORBIDDEN", scope: undefined })
+  })
+
+  it("a scope refusal is made only with its scope (denyScope): denyWith refuses the code at compile time", () => {
+    // @ts-expect-error INSUFFICIENT_SCOPE needs the missing scope: use denyScope
+    const untyped = denyWith("INSUFFICIENT_SCOPE", "no scope named")
+    expect(Either.isLeft(untyped)).toBe(true)
+    const d = denyScope("members:read")
+    expect(Either.isLeft(d) && d.left.scope).toBe("members:read")
   })
 })
