@@ -24,8 +24,9 @@ const coreErrorTags = (): ReadonlyMap<string, string> => {
         const stat: unknown = (value as { readonly _tag?: unknown })._tag
         const tag: unknown = typeof stat === "string" ? stat : (new (value as new(a: object) => { readonly _tag?: unknown })({}))._tag
         if (typeof tag === "string") tags.set(tag, `${prefix}${name}`)
-      } else if (depth === 0 && typeof value === "object" && value !== null && !Array.isArray(value)) {
-        visit(value, `${name}.`, 1)
+      } else if (depth < 3 && typeof value === "object" && value !== null && !Array.isArray(value)) {
+        // Namespaces (`export * as Voice …`), nested ones included.
+        visit(value, `${prefix}${name}.`, depth + 1)
       }
     }
   }
@@ -82,7 +83,8 @@ describe("error tables", () => {
 
   it("finds core's error classes (the listing works)", () => {
     expect(tags.size).toBeGreaterThan(90)
-    expect(tags.get("PlanChangeRejected")).toBe("PlanChange.PlanChangeRejected")
+    // A Data.TaggedError inside a namespace is found too.
+    expect(tags.get("PlanChangeRejected")).toMatch(/(^|\.)PlanChange\.PlanChangeRejected$/)
   })
 
   it("every core error tag has a /v1 row, or a reason it never reaches /v1", () => {
