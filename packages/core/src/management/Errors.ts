@@ -29,7 +29,3 @@ export class AssignedNumberNotALine extends Schema.TaggedError<AssignedNumberNot
 export class ProjectUserExists extends Schema.TaggedError<ProjectUserExists>()("ProjectUserExists", {
   phoneNumber: Schema.String
 }) {}
-
-/** Every error of the management context (the adapters' tables are typed against it). */
-export type ManagementError =
-  | ManagementUnauthorized | ProjectUserNotFound | ProjectUserLimitReached | AssignedNumberNotALine | ProjectUserExists
