@@ -38,3 +38,8 @@ export class TotpCodeRejected extends Schema.TaggedError<TotpCodeRejected>()("To
 export class TotpFactorNotFound extends Schema.TaggedError<TotpFactorNotFound>()("TotpFactorNotFound", {
   factorId: Schema.String
 }) {}
+
+/** Every error of account security (the adapters' tables are typed against it). */
+export type AccountSecurityError =
+  | AccountOwnsOrganizations | PhoneVerificationCooldown | PhoneCodeRejected | SmsDeliveryFailed | TotpEnrollmentInvalid
+  | TotpCodeRejected | TotpFactorNotFound

@@ -35,3 +35,8 @@ export class InvalidCredential extends Schema.TaggedError<InvalidCredential>()("
 export class AccountDeleted extends Schema.TaggedError<AccountDeleted>()("AccountDeleted", {
   accountId: Schema.String
 }) {}
+
+/** Every identity error (the adapters' tables are typed against it: a new error needs a row). */
+export type IdentityError =
+  | AccountNotFound | EmailTaken | AccountServiceKeyNotFound | AccountServiceKeyLimitReached | InvalidInput
+  | InvalidCredential | AccountDeleted

@@ -7,7 +7,7 @@
  *   `project:read`; never on billing changes (they need an account).
  */
 import { Either } from "effect"
-import { AccessDenied, denyScope, type Principal } from "../credentials/Access.js"
+import { type AccessDenied, denyScope, denyWith as deny, type Principal } from "../credentials/Access.js"
 
 export interface BillingRoute {
   readonly scope: "billing:read" | "billing:write"
@@ -17,7 +17,6 @@ export interface BillingRoute {
   readonly projectId?: string
 }
 
-const deny = (code: AccessDenied["code"], detail: string) => Either.left(new AccessDenied({ code, detail }))
 const allow = Either.right<void>(undefined)
 
 export const decideBilling = (principal: Principal | undefined, route: BillingRoute): Either.Either<void, AccessDenied> => {

@@ -47,3 +47,8 @@ export class BillingCatalogInvalid extends Schema.TaggedError<BillingCatalogInva
   source: Schema.String,
   message: Schema.String
 }) {}
+
+/** Every billing error a request can meet (`BillingCatalogInvalid` stops the server at start instead). */
+export type BillingError =
+  | BillingOperationNotFound | BillingChangeRejected | BillingRequestInvalid | BillingNotProvisioned
+  | BillingIdempotencyKeyReused | UsageMetricUnknown

@@ -81,8 +81,9 @@ export type Requirement = Data.TaggedEnum<{
 export const Requirement = Data.taggedEnum<Requirement>()
 
 /**
- * A refusal: the problem code the HTTP adapter sends, a detail for people and, for a scope
- * refusal, the scope that is missing (for the RFC 6750 `insufficient_scope` challenge).
+ * A refusal as data: the problem code the HTTP adapter sends, a detail for people and, for a
+ * scope refusal (`INSUFFICIENT_SCOPE`, made only by `denyScope`), the scope that is missing — the
+ * adapter builds the RFC 6750 `insufficient_scope` challenge from that field, never from the detail.
  */
 export class AccessDenied extends Data.TaggedError("AccessDenied")<{
   readonly code: ProblemCode
@@ -90,7 +91,11 @@ export class AccessDenied extends Data.TaggedError("AccessDenied")<{
   readonly scope?: string
 }> {}
 
-const deny = (code: ProblemCode, detail: string) => Either.left(new AccessDenied({ code, detail }))
+/** A refusal other than a missing scope (that one is `denyScope`, which names the scope). */
+export const denyWith = (code: Exclude<ProblemCode, "INSUFFICIENT_SCOPE">, detail: string) =>
+  Either.left(new AccessDenied({ code, detail }))
+
+const deny = denyWith
 const allow = Either.right<void>(undefined)
 
 /** A scope refusal naming the missing scope. */

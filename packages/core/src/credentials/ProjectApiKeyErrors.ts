@@ -15,3 +15,6 @@ export class ApiKeyRevoked extends Schema.TaggedError<ApiKeyRevoked>()("ApiKeyRe
 export class ApiKeyLimitReached extends Schema.TaggedError<ApiKeyLimitReached>()("ApiKeyLimitReached", {
   limit: Schema.Int
 }) {}
+
+/** Every error of project API keys (the adapters' tables are typed against it). */
+export type ProjectApiKeyError = ApiKeyNotFound | ApiKeyRevoked | ApiKeyLimitReached

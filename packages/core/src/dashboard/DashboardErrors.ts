@@ -24,3 +24,7 @@ export class PasswordRejected extends Schema.TaggedError<PasswordRejected>()("Pa
 
 /** The diagnostics are for owners of an organization only. */
 export class NotAnOrganizationOwner extends Schema.TaggedError<NotAnOrganizationOwner>()("NotAnOrganizationOwner", {}) {}
+
+/** Every error of the Dashboard feature (the envelope table is typed against it). */
+export type DashboardError =
+  | InvalidSignIn | TotpCodeRequired | TotpCodeInvalid | SignInLocked | PasswordRejected | NotAnOrganizationOwner

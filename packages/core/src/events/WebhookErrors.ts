@@ -59,3 +59,12 @@ export class InvalidWebhookQuery extends Schema.TaggedError<InvalidWebhookQuery>
   parameter: Schema.String,
   message: Schema.String
 }) {}
+
+/** The errors of the management API's webhooks (interface B) only: no /v1 operation raises them. */
+export type ManagementWebhookError = ManagementWebhookNotFound | WebhookUrlTaken
+
+/** Every webhook error (the adapters' tables are typed against it). */
+export type WebhookError =
+  | ManagementWebhookError | WebhookUrlInvalid | WebhookLimitReached | WebhookDestinationNotFound
+  | WebhookDestinationDeleted | InvalidWebhookRequest | UnsupportedWebhookApiVersion | UnknownWebhookEventType
+  | WebhookDeliveryNotFound | WebhookRetryRefused | InvalidWebhookQuery

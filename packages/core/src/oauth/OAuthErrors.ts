@@ -22,15 +22,34 @@ export class OAuthGrantNotFound extends Schema.TaggedError<OAuthGrantNotFound>()
   clientId: Schema.String
 }) {}
 
+/** The errors of OAuth applications and grants (the adapters' tables are typed against it). */
+export type OAuthAppError = InvalidOAuthApp | OAuthAppNotFound | OAuthAppIsPublic | OAuthGrantNotFound
+
+/**
+ * The registered error codes core refuses with (RFC 6749 §5.2, OpenID Connect Core §3.1.2.6,
+ * RFC 6750 §3.1, RFC 8707 §2). The adapter's table has one row per code (its status), so a new
+ * code must be placed consciously.
+ */
+export const OAuthErrorCode = Schema.Literal(
+  "invalid_request", "invalid_client", "invalid_grant", "invalid_scope", "invalid_target", "consent_required",
+  "invalid_token", "insufficient_scope", "server_error", "temporarily_unavailable"
+)
+export type OAuthErrorCode = typeof OAuthErrorCode.Type
+
 /**
  * A refusal of the OAuth protocol (RFC 6749 §5.2, RFC 6750 §3.1, RFC 7009, RFC 8707): `error` is
- * the registered error code (`invalid_grant`, `invalid_client`, `invalid_scope`, `invalid_target`,
- * `invalid_token`, `insufficient_scope`, …), `description` says what was wrong. The adapter picks
- * the status from the code.
+ * the registered error code, `description` says what was wrong and, for `insufficient_scope`,
+ * `scope` is the scope that is missing (for the RFC 6750 challenge). The adapter picks the status
+ * from the code.
  */
 export class OAuthProtocolError extends Schema.TaggedError<OAuthProtocolError>()("OAuthProtocolError", {
-  error: Schema.String,
-  description: Schema.String
+  error: OAuthErrorCode,
+  description: Schema.String,
+  scope: Schema.optional(Schema.String)
 }) {}
 
-export const oauthError = (error: string, description: string) => new OAuthProtocolError({ error, description })
+export const oauthError = (error: OAuthErrorCode, description: string) => new OAuthProtocolError({ error, description })
+
+/** An `insufficient_scope` refusal naming the missing scope. */
+export const oauthInsufficientScope = (scope: string, description: string) =>
+  new OAuthProtocolError({ error: "insufficient_scope", description, scope })

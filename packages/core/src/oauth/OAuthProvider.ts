@@ -26,7 +26,7 @@ import { Transactor } from "../shared/Ports.js"
 import { ACCESS_TOKEN_TYP, accessTokenClaims, formatScope } from "./AccessTokenClaims.js"
 import { type AuthorizationRequest, parseScopeParam } from "./AuthorizationRequest.js"
 import type { PresentedClient } from "./ClientCredentials.js"
-import { oauthError, OAuthProtocolError } from "./OAuthErrors.js"
+import { oauthInsufficientScope, oauthError, OAuthProtocolError } from "./OAuthErrors.js"
 import { MAX_OPAQUE_TOKEN_LENGTH, OAuthGrants } from "./OAuthGrants.js"
 import {
   type AuthorizationCodeRecord,
@@ -527,7 +527,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
         accountId = found.value.accountId
         scopes = found.value.scopes
       }
-      if (!issuesIdToken(scopes)) return yield* oauthError("insufficient_scope", "The access token lacks the openid scope.")
+      if (!issuesIdToken(scopes)) return yield* oauthInsufficientScope("openid", "The access token lacks the openid scope.")
       const claims = yield* claimsOf(accountId, scopes)
       if (Option.isNone(claims)) return yield* oauthError("invalid_token", "The access token is not valid.")
       return claims.value

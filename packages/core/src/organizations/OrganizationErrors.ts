@@ -3,6 +3,7 @@
  * in `v1/OrganizationsErrors.ts`. (`MemberAlreadyExists` lives with the port in OrganizationsPorts.ts.)
  */
 import { Schema } from "effect"
+import type { MemberAlreadyExists } from "./OrganizationsPorts.js"
 
 /** The organization does not exist, or the caller is not a member (it is not visible to them). */
 export class OrganizationNotFound extends Schema.TaggedError<OrganizationNotFound>()("OrganizationNotFound", {
@@ -52,3 +53,9 @@ export class OrganizationPageRequestInvalid extends Schema.TaggedError<Organizat
   "OrganizationPageRequestInvalid",
   { field: Schema.Literal("pageSize", "pageToken"), message: Schema.String }
 ) {}
+
+/** Every error of the Organizations feature (the adapters' tables are typed against it). */
+export type OrganizationError =
+  | OrganizationNotFound | OrganizationMemberNotFound | OrganizationActionForbidden | LastOwnerCannotLeave
+  | MemberAlreadyExists | InvitationNotFound | InvitationNotPending | InvitationEmailMismatch
+  | OrganizationPageRequestInvalid

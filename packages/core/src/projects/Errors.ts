@@ -38,3 +38,8 @@ export class InvalidProjectQuery extends Schema.TaggedError<InvalidProjectQuery>
   parameter: Schema.String,
   message: Schema.String
 }) {}
+
+/** Every error of the projects context (the adapters' tables are typed against it). */
+export type ProjectError =
+  | ProjectNotFound | ProjectDeleted | ProjectClosing | ProjectOrganizationNotFound | SlugUnavailable | SlugInUse
+  | InvalidProjectQuery

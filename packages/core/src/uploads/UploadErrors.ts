@@ -44,3 +44,8 @@ export class UploadContentMismatch extends Schema.TaggedError<UploadContentMisma
 export class UploadPurposeMismatch extends Schema.TaggedError<UploadPurposeMismatch>()("UploadPurposeMismatch", {
   uploadId: Schema.String
 }) {}
+
+/** Every error of the Uploads feature (the adapters' tables are typed against it). */
+export type UploadError =
+  | UploadNotFound | UploadFormInvalid | UploadSignatureInvalid | UploadExpired | UploadStateConflict | UploadTooLarge
+  | UploadContentMismatch | UploadPurposeMismatch

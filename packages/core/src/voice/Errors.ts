@@ -1,5 +1,6 @@
 /** The voice context's domain errors (no HTTP knowledge; the adapters map them). */
 import { Schema } from "effect"
+import type { LineNotFound, LineUnavailable } from "./Lines.js"
 
 /** No such call in the project. */
 export class CallNotFound extends Schema.TaggedError<CallNotFound>()("CallNotFound", {
@@ -103,3 +104,11 @@ export class VoiceInboundNotConfigured extends Schema.TaggedError<VoiceInboundNo
   "VoiceInboundNotConfigured",
   { profileId: Schema.String }
 ) {}
+
+/** Every error of the voice context, lines included (the adapters' tables are typed against it). */
+export type VoiceError =
+  | CallNotFound | CallActionNotAllowed | SipGatewayUnavailable | InvalidVoiceQuery | VoiceLineNotFound
+  | LineNotFound | LineUnavailable | VoiceProfileNotFound | VoiceProfileVersionConflict | VoiceDefaultProfileExists
+  | VoiceDefaultProfileRequired | VoiceDefaultProfileAssignmentForbidden | VoiceDefaultProfileDeletionForbidden
+  | VoiceProfileInUse | VoiceDefaultProfileImmutable | VoiceOutboundConfigured | VoiceOutboundNotConfigured
+  | VoiceOutboundOperationPending | VoiceInboundNotConfigured

@@ -1,6 +1,14 @@
 /** The reach rules (SPEC.md § Authentication, API.md §1.1) as one table over core's `decide`. */
 import { describe, expect, it } from "@effect/vitest"
-import { decide, Principal, type ProjectPermission, Requirement } from "@switchboard/core/credentials"
+import { decideBilling } from "@switchboard/core/billing"
+import {
+  decide,
+  denyScope,
+  denyWith,
+  Principal,
+  type ProjectPermission,
+  Requirement
+} from "@switchboard/core/credentials"
 import { AccountId, ApiKeyId, ProjectId, ServiceKeyId } from "@switchboard/core/shared"
 import { Either } from "effect"
 
@@ -99,5 +107,21 @@ describe("decide: every principal × every requirement", () => {
     const d = decide(principals.grantEveryScope, requirements.account)
     expect(Either.isLeft(d) && d.left.detail).toContain("first-party credential")
     expect(Either.isLeft(d) && d.left.scope).toBeUndefined()
+  })
+
+  it("billing's rules refuse as data too: the missing scope in its field, other refusals without one", () => {
+    const route = { scope: "billing:write", organizationRoute: true } as const
+    const d = decideBilling(principals.tokenNoScopes, route)
+    expect(Either.isLeft(d) && { code: d.left.code, scope: d.left.scope }).toEqual({ code: "INSUFFICIENT_SCOPE", scope: "billing:write" })
+    const k = decideBilling(key(["project:read"]), route)
+    expect(Either.isLeft(k) && { code: k.left.code, scope: k.left.scope }).toEqual({ code: "FORBIDDEN", scope: undefined })
+  })
+
+  it("a scope refusal is made only with its scope (denyScope): denyWith refuses the code at compile time", () => {
+    // @ts-expect-error INSUFFICIENT_SCOPE needs the missing scope: use denyScope
+    const untyped = denyWith("INSUFFICIENT_SCOPE", "no scope named")
+    expect(Either.isLeft(untyped)).toBe(true)
+    const d = denyScope("members:read")
+    expect(Either.isLeft(d) && d.left.scope).toBe("members:read")
   })
 })

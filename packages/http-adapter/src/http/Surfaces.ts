@@ -7,9 +7,11 @@
  * 405, 429, 500, 503, unreadable bodies) in the format of the surface the path belongs to.
  */
 import { HttpServerResponse } from "@effect/platform"
+import { type OAuthErrorCode, type OAuthProtocolError } from "@switchboard/core/oauth"
 import { makeProblem } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import type { ProblemFailure } from "../v1/ProblemFailure.js"
+import type { ErrorTableOf, PartialErrorTableOf, Tagged } from "./ErrorTable.js"
 
 export type Surface = "v1" | "dashboard" | "oauth" | "management"
 
@@ -34,6 +36,12 @@ export class EnvelopeFailure extends Schema.TaggedError<EnvelopeFailure>()("Enve
 export const envelopeFailure = (status: number, code: string, message: string, headers?: Record<string, string>) =>
   new EnvelopeFailure({ status, code, message, ...(headers === undefined ? {} : { headers }) })
 
+/** A Dashboard or management table: one envelope per tag of the core error union `E`. */
+export type EnvelopeTable<E extends Tagged> = ErrorTableOf<E, EnvelopeFailure>
+
+/** Envelope rows for some tags of `E` only (where a surface says something else than /v1). */
+export type PartialEnvelopeTable<E extends Tagged> = PartialErrorTableOf<E, EnvelopeFailure>
+
 /** An error of an OAuth endpoint (RFC 6749 §5.2): `{error, error_description?}` with `status`. */
 export class OAuthFailure extends Schema.TaggedError<OAuthFailure>()("OAuthFailure", {
   status: Schema.Number,
@@ -49,6 +57,14 @@ export const oauthFailure = (status: number, error: string, description?: string
     ...(description === undefined ? {} : { description }),
     ...(headers === undefined ? {} : { headers })
   })
+
+/**
+ * An OAuth endpoint's table: one row per protocol error code of core (`OAuthErrorCode`), each
+ * giving the code's failure (its status and headers). A new code is a compile error until placed.
+ */
+export type OAuthErrorTable = {
+  readonly [C in OAuthErrorCode]: (e: OAuthProtocolError) => OAuthFailure
+}
 
 const noStore = { "cache-control": "no-store", pragma: "no-cache" }
 

@@ -31,7 +31,7 @@ import { envelopeFailure } from "../http/Surfaces.js"
 import { defaultPictureUrl } from "../v1/Handlers.js"
 import { authorize, checkCsrf, type DashboardCaller, hasScope, principalOf } from "./DashboardAccess.js"
 import { decodeBodyAs, readDashboardBody } from "./DashboardBody.js"
-import { envelopeOfError } from "./DashboardErrors.js"
+import { type DashboardFailure, envelopeOfError } from "./DashboardErrors.js"
 import { dashboardOpenApi, type DashboardOperationId, dashboardOperations, operation } from "./DashboardOperations.js"
 import * as S from "./DashboardSchemas.js"
 import { signInRoutes, signInRouteTable } from "./DashboardSignIn.js"
@@ -117,7 +117,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const inFlight = yield* InFlight
 
     /** Registers one operation of the table with its handler. */
-    const handle = <B = never>(id: DashboardOperationId, run: (ctx: Ctx<B>) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, Secrets>) => {
+    const handle = <B = never>(id: DashboardOperationId, run: (ctx: Ctx<B>) => Effect.Effect<HttpServerResponse.HttpServerResponse, DashboardFailure, Secrets>) => {
       const o = operation(id)
       const handler = Effect.gen(function*() {
         const caller = yield* authorize(o.access)

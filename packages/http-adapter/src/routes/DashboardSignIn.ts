@@ -27,7 +27,7 @@ import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import { defaultPictureUrl } from "../v1/Handlers.js"
 import { checkCsrf, notAuthenticated } from "./DashboardAccess.js"
 import { decodeBodyAs, type RawBody, readDashboardBody } from "./DashboardBody.js"
-import { envelopeOfError } from "./DashboardErrors.js"
+import { type DashboardFailure, envelopeOfError } from "./DashboardErrors.js"
 import { safeReturnTo, signInPage } from "./DashboardPages.js"
 import * as S from "./DashboardSchemas.js"
 import {
@@ -123,7 +123,7 @@ const pageAfter = (failure: EnvelopeFailure, fields: { readonly email?: string |
   })
 
 /** Runs a sign-in or sign-up post: reads, checks CSRF, decodes, calls `run`, answers. */
-const credentialPost = <A extends { readonly email: string; readonly returnTo?: string | undefined }, I, E, R>(
+const credentialPost = <A extends { readonly email: string; readonly returnTo?: string | undefined }, I, E extends DashboardFailure, R>(
   schema: Schema.Schema<A, I>,
   run: (body: A) => Effect.Effect<Outcome, E, R>
 ) =>

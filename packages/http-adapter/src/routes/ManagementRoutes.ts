@@ -45,9 +45,9 @@ import { Timestamp, UserId } from "@switchboard/core/shared"
 import { type Line, LinePlatform, Lines } from "@switchboard/core/voice"
 import { Effect, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { envelopeFailure } from "../http/Surfaces.js"
+import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import { defaultPictureUrl } from "../v1/Handlers.js"
-import { envelopeErrors } from "./ManagementErrors.js"
+import { envelopeErrors, type ManagementDomainError } from "./ManagementErrors.js"
 import { envelope, jsonBody, makeManagementGuard, type ManagementUse } from "./ManagementPipeline.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -204,7 +204,7 @@ export const ManagementRoutes = HttpApiBuilder.Router.use((router) =>
       handler: (
         project: ProjectRecord,
         params: Readonly<Record<string, string | undefined>>
-      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, ManagementDomainError | EnvelopeFailure, R>
     ) => {
       const app = Effect.gen(function*() {
         const project = yield* guard(use)

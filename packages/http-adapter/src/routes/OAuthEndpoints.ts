@@ -84,7 +84,7 @@ export const userinfoEndpoint = Effect.gen(function*() {
   const claims = yield* provider.userInfo(m[1]!).pipe(
     Effect.mapError((e) =>
       e.error === "insufficient_scope"
-        ? oauthFailure(403, e.error, e.description, bearerChallenge(`, error="insufficient_scope", scope="openid"`))
+        ? oauthFailure(403, e.error, e.description, bearerChallenge(`, error="insufficient_scope"${e.scope === undefined ? "" : `, scope="${e.scope}"`}`))
         : oauthFailure(401, "invalid_token", e.description, bearerChallenge(`, error="invalid_token"`))
     )
   )

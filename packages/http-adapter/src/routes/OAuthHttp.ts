@@ -8,7 +8,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { clientCredentials, OAuthProvider, type OAuthProtocolError } from "@switchboard/core/oauth"
 import { Effect, Redacted } from "effect"
 import { illFormedText, readBodyText } from "../http/Body.js"
-import { oauthFailure, type OAuthFailure } from "../http/Surfaces.js"
+import { type OAuthErrorTable, oauthFailure, type OAuthFailure } from "../http/Surfaces.js"
 
 /** Responses with tokens or about tokens are never cached (RFC 6749 §5.1). */
 export const noStore = { "cache-control": "no-store", pragma: "no-cache" }
@@ -21,19 +21,28 @@ export const MAX_FORM_BYTES = 64 * 1024
 
 const basicChallenge = { "www-authenticate": `Basic realm="${REALM}"` }
 
-/** A core protocol refusal as the endpoint's failure: `invalid_client` 401 with a Basic challenge, others 400. */
-export const protocolFailure = (e: OAuthProtocolError): OAuthFailure => {
-  switch (e.error) {
-    case "invalid_client":
-      return oauthFailure(401, e.error, e.description, basicChallenge)
-    case "server_error":
-      return oauthFailure(500, e.error, e.description)
-    case "temporarily_unavailable":
-      return oauthFailure(503, e.error, e.description, { "retry-after": "5" })
-    default:
-      return oauthFailure(400, e.error, e.description)
-  }
+const badRequest = (e: OAuthProtocolError) => oauthFailure(400, e.error, e.description)
+
+/**
+ * Core's protocol refusals on the token, revocation and introspection endpoints (RFC 6749 §5.2):
+ * `invalid_client` 401 with a Basic challenge, `server_error` 500, `temporarily_unavailable` 503,
+ * the others 400.
+ */
+export const protocolErrors: OAuthErrorTable = {
+  invalid_request: badRequest,
+  invalid_client: (e) => oauthFailure(401, e.error, e.description, basicChallenge),
+  invalid_grant: badRequest,
+  invalid_scope: badRequest,
+  invalid_target: badRequest,
+  consent_required: badRequest,
+  invalid_token: badRequest,
+  insufficient_scope: badRequest,
+  server_error: (e) => oauthFailure(500, e.error, e.description),
+  temporarily_unavailable: (e) => oauthFailure(503, e.error, e.description, { "retry-after": "5" })
 }
+
+/** A core protocol refusal as the endpoint's failure, through `protocolErrors`. */
+export const protocolFailure = (e: OAuthProtocolError): OAuthFailure => protocolErrors[e.error](e)
 
 /** Runs a core effect, turning its protocol refusals into this surface's failures. */
 export const protocol = <A, R>(self: Effect.Effect<A, OAuthProtocolError, R>) => Effect.mapError(self, protocolFailure)

@@ -15,7 +15,7 @@ export const authorize = (requirement: Requirement): Effect.Effect<Principal, im
     return Either.isRight(decision) ? Effect.succeed(principal) : Effect.fail(refusal(decision.left))
   })
 
-/** A refusal of core's access rules as its problem; a missing scope adds the RFC 6750 challenge. */
+/** A refusal of core's access rules as its problem; a missing scope adds the RFC 6750 challenge from its field. */
 export const refusal = ({ code, detail, scope }: AccessDenied) =>
   problem(code, detail, scope === undefined ? {} : {
     headers: { "www-authenticate": `Bearer realm="api", error="insufficient_scope", scope="${scope}"` }

@@ -3,9 +3,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { decide, Requirement } from "@switchboard/core/credentials"
 import { businessScopes, ListOauthScopesResponse } from "@switchboard/core/oauth"
 import { Effect, Either } from "effect"
+import { refusal } from "./Access.js"
 import { V1Api } from "./Api.js"
 import { rendered, toResponse } from "./Pipeline.js"
-import { problem } from "./Problems.js"
 
 /**
  * Access to a public route: core decides without a principal, since no credential is read here
@@ -13,7 +13,7 @@ import { problem } from "./Problems.js"
  */
 const publicRoute = Effect.suspend(() => {
   const decision = decide(undefined, Requirement.Public())
-  return Either.isRight(decision) ? Effect.void : Effect.fail(problem(decision.left.code, decision.left.detail))
+  return Either.isRight(decision) ? Effect.void : Effect.fail(refusal(decision.left))
 })
 
 const listScopes = Effect.gen(function*() {

@@ -1,5 +1,5 @@
 /**
- * The Organizations feature's rows of the error table: core error tag → problem (see Problems.ts).
+ * The Organizations feature's rows of the /v1 error table: core error → problem (see Problems.ts).
  * - 404 RESOURCE_NOT_FOUND: an organization the caller does not belong to (its existence is not
  *   revealed), a member or invitation not in it, an unknown invitation token;
  * - 403 FORBIDDEN: the caller's role does not allow it, or the invitation is for another email;
@@ -7,23 +7,21 @@
  *   invitation already accepted, revoked or expired;
  * - 422 VALIDATION_FAILED (location `query`): a bad `pageSize` or `pageToken`.
  */
-import { problem, validationFailed } from "./ProblemFailure.js"
-import type { ErrorTable } from "./Problems.js"
+import type { InvitationState, OrganizationError } from "@switchboard/core/organizations"
+import { type ErrorTable, problem, validationFailed } from "./ProblemFailure.js"
 
-const s = (v: unknown) => String(v)
-
-const invitationState: Record<string, string> = {
+const invitationState: { readonly [S in InvitationState]: string } = {
   accepted: "This invitation has already been accepted.",
   revoked: "This invitation has been revoked.",
   expired: "This invitation has expired; ask for a new one."
 }
 
-export const organizationsErrors: ErrorTable = {
+export const organizationsErrors: ErrorTable<OrganizationError> = {
   OrganizationNotFound: (e) =>
-    problem("RESOURCE_NOT_FOUND", `No organization ${s(e.organizationId)} among the caller's organizations.`),
+    problem("RESOURCE_NOT_FOUND", `No organization ${e.organizationId} among the caller's organizations.`),
   OrganizationMemberNotFound: (e) =>
-    problem("RESOURCE_NOT_FOUND", `Account ${s(e.accountId)} is not a member of organization ${s(e.organizationId)}.`),
-  OrganizationActionForbidden: (e) => problem("FORBIDDEN", s(e.message)),
+    problem("RESOURCE_NOT_FOUND", `Account ${e.accountId} is not a member of organization ${e.organizationId}.`),
+  OrganizationActionForbidden: (e) => problem("FORBIDDEN", e.message),
   LastOwnerCannotLeave: () =>
     problem(
       "FAILED_PRECONDITION",
@@ -31,20 +29,20 @@ export const organizationsErrors: ErrorTable = {
       { extra: { reason: "last_owner" } }
     ),
   MemberAlreadyExists: (e) =>
-    problem("FAILED_PRECONDITION", `Account ${s(e.accountId)} is already a member of organization ${s(e.organizationId)}.`, {
+    problem("FAILED_PRECONDITION", `Account ${e.accountId} is already a member of organization ${e.organizationId}.`, {
       extra: { reason: "already_member" }
     }),
   InvitationNotFound: (e) =>
-    problem("RESOURCE_NOT_FOUND", e.invitationId === undefined ? "No such invitation." : `No invitation ${s(e.invitationId)} in this organization.`),
+    problem("RESOURCE_NOT_FOUND", e.invitationId === undefined ? "No such invitation." : `No invitation ${e.invitationId} in this organization.`),
   InvitationNotPending: (e) =>
-    problem("FAILED_PRECONDITION", invitationState[s(e.state)] ?? "This invitation can no longer be used.", {
-      extra: { reason: `invitation_${s(e.state)}` }
+    problem("FAILED_PRECONDITION", invitationState[e.state], {
+      extra: { reason: `invitation_${e.state}` }
     }),
   InvitationEmailMismatch: () =>
     problem("FORBIDDEN", "This invitation was sent to another email address than this account's."),
   OrganizationPageRequestInvalid: (e) =>
     validationFailed(
-      [{ code: "invalid_value", location: "query", message: s(e.message), path: `/${s(e.field)}` }],
-      `${s(e.field)} ${s(e.message)}`
+      [{ code: "invalid_value", location: "query", message: e.message, path: `/${e.field}` }],
+      `${e.field} ${e.message}`
     )
 }

@@ -20,7 +20,7 @@ import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
 import { RequestContext } from "../http/RequestContext.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { CurrentPrincipal } from "./Authn.js"
-import { problem, ProblemFailure, problemOfDomainError, renderProblem, validationFailed } from "./Problems.js"
+import { problem, ProblemFailure, problemOfDomainError, renderProblem, type V1DomainError, validationFailed } from "./Problems.js"
 
 /** A response as data: what is sent, and what an idempotent replay sends again. */
 export type Rendered = StoredResponse
@@ -91,9 +91,12 @@ export const toResponse = (r: Rendered, extraHeaders: Record<string, string> = {
   return HttpServerResponse.text(r.body, { status: r.status, contentType, headers: { ...headers, ...extraHeaders } })
 }
 
-/** Runs a core effect, turning its domain errors into problems through the one table. */
-export const domain = <A, E extends { readonly _tag: string }, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.mapError(self, (e) => e instanceof ProblemFailure ? e : problemOfDomainError(e as never))
+/**
+ * Runs a core effect, turning its domain errors into problems through the one table. Its errors
+ * must be ones the table has rows for (`V1DomainError`), so a new core error cannot silently 500.
+ */
+export const domain = <A, E extends V1DomainError | ProblemFailure, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.mapError(self, (e): ProblemFailure => e._tag === "ProblemFailure" ? e : problemOfDomainError(e))
 
 /**
  * The Idempotency-Key protocol (API.md §0) around one operation: the key is required and scoped

@@ -5,6 +5,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { makeProblem, ProblemCodeSchema, type ProblemCode, type ValidationIssue } from "@switchboard/core/shared"
 import { Schema } from "effect"
+import type { ErrorTableOf, Tagged } from "../http/ErrorTable.js"
 
 /** A problem to send: its code, a detail, extra members and extra headers. */
 export class ProblemFailure extends Schema.TaggedError<ProblemFailure>()("ProblemFailure", {
@@ -22,6 +23,12 @@ export const problem = (
 
 export const validationFailed = (issues: ReadonlyArray<ValidationIssue>, detail = "The request is not valid.") =>
   problem("VALIDATION_FAILED", detail, { extra: { issues } })
+
+/**
+ * A feature's rows of the /v1 table (`v1/<Feature>Errors.ts`): one per tag of the core error
+ * union `E`, each receiving its own error type. `Problems.ts` assembles them.
+ */
+export type ErrorTable<E extends Tagged> = ErrorTableOf<E, ProblemFailure>
 
 /** Renders a problem as `application/problem+json` with `requestId`. */
 export const renderProblem = (p: ProblemFailure, docsUrl: string, requestId: string) => {

@@ -1,22 +1,40 @@
-/** The one table from core errors to /v1 problems (DESIGN.md §4), assembled from each feature's rows. */
-import { problem, ProblemFailure, validationFailed } from "./ProblemFailure.js"
-import { organizationsErrors } from "./OrganizationsErrors.js"
-import { projectsErrors } from "./ProjectsErrors.js"
-import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
-import { accountSecurityErrors } from "./AccountSecurityErrors.js"
-import { uploadsErrors } from "./UploadsErrors.js"
+/**
+ * The one table from core errors to /v1 problems (DESIGN.md §4), assembled from each feature's
+ * rows (`v1/<Feature>Errors.ts`). The rows import only `ProblemFailure.ts`, never this module.
+ */
+import type { IdentityError, AccountSecurityError } from "@switchboard/core/accounts"
+import type { BillingError } from "@switchboard/core/billing"
+import type { ProjectApiKeyError } from "@switchboard/core/credentials"
+import type { OAuthAppError } from "@switchboard/core/oauth"
+import type { OrganizationError } from "@switchboard/core/organizations"
+import type { ProjectError } from "@switchboard/core/projects"
+import type { IdempotencyUnavailable } from "@switchboard/core/shared"
+import type { UploadError } from "@switchboard/core/uploads"
+import type { VoiceError } from "@switchboard/core/voice"
+import { rowOf } from "../http/ErrorTable.js"
 import { accessTokensErrors } from "./AccessTokensErrors.js"
-import { voiceErrors } from "./VoiceErrors.js"
+import { accountSecurityErrors } from "./AccountSecurityErrors.js"
 import { billingErrors } from "./BillingErrors.js"
+import { identityErrors } from "./IdentityErrors.js"
 import { oAuthProviderErrors } from "./OAuthProviderErrors.js"
-import { webhooksErrors } from "./WebhooksErrors.js"
+import { organizationsErrors } from "./OrganizationsErrors.js"
+import { type ErrorTable, problem, type ProblemFailure } from "./ProblemFailure.js"
+import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
+import { projectsErrors } from "./ProjectsErrors.js"
+import { uploadsErrors } from "./UploadsErrors.js"
+import { voiceErrors } from "./VoiceErrors.js"
+import { type V1WebhookError, webhooksErrors } from "./WebhooksErrors.js"
 
 export * from "./ProblemFailure.js"
 
-/** What a domain error means on the wire: error tag → problem. */
-export type ErrorTable = Readonly<Record<string, (e: { readonly _tag: string } & Record<string, unknown>) => ProblemFailure>>
+/** Every core error a /v1 operation can raise: each has a row in `v1DomainErrors`. */
+export type V1DomainError =
+  | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
+  | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError
 
-const features: ErrorTable = {
+/** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
+export const v1DomainErrors: ErrorTable<V1DomainError> = {
+  ...identityErrors,
   ...organizationsErrors,
   ...projectsErrors,
   ...projectApiKeysErrors,
@@ -30,40 +48,8 @@ const features: ErrorTable = {
 }
 
 /**
- * Core error tag → problem: the identity slice's rows below plus each feature's table
- * (`v1/<Feature>Errors.ts`). The only place /v1 learns what a domain error means on the wire.
+ * A core error as its /v1 problem: the only place /v1 learns what a domain error means on the
+ * wire. A value outside `V1DomainError` (which the types rule out) would be an internal error.
  */
-export const problemOfDomainError = (e: { readonly _tag: string } & Record<string, unknown>): ProblemFailure => {
-  const row = features[e._tag]
-  if (row !== undefined) return row(e)
-  switch (e._tag) {
-    case "AccountNotFound":
-      return problem("ACCOUNT_NOT_FOUND", "The account does not exist.")
-    case "AccountDeleted":
-      return problem("ACCOUNT_DELETED", "The account of this credential has been deleted.")
-    case "EmailTaken":
-      return problem("FAILED_PRECONDITION", "An account with this email already exists.")
-    case "AccountServiceKeyNotFound":
-      return problem("ACCOUNT_SERVICE_KEY_NOT_FOUND", `No service key ${String(e.serviceKeyId)} on this account.`)
-    case "AccountServiceKeyLimitReached":
-      return problem(
-        "ACCOUNT_SERVICE_KEY_LIMIT_REACHED",
-        `An account can have at most ${String(e.limit)} live service keys; revoke one first.`
-      )
-    case "InvalidInput":
-      return validationFailed(
-        [{ code: "invalid_value", location: "json", message: String(e.message), path: `/${String(e.field)}` }],
-        `${String(e.field)} ${String(e.message)}`
-      )
-    case "InvalidCredential":
-      return problem("NOT_AUTHENTICATED", String(e.message), {
-        headers: { "www-authenticate": `Bearer realm="api", error="invalid_token"` }
-      })
-    case "IdempotencyUnavailable":
-      return problem("IDEMPOTENCY_UNAVAILABLE", "The idempotency store is unavailable; retry shortly.", {
-        headers: { "retry-after": "1" }
-      })
-    default:
-      return problem("INTERNAL_ERROR", "An unexpected error occurred.")
-  }
-}
+export const problemOfDomainError = (e: V1DomainError): ProblemFailure =>
+  rowOf<V1DomainError, ProblemFailure>(v1DomainErrors, e)?.(e) ?? problem("INTERNAL_ERROR", "An unexpected error occurred.")
