@@ -117,7 +117,9 @@ export const LinesRepoSql = Layer.effect(
 
 const decodeProfile = Schema.decodeUnknown(VoiceProfileRecord)
 const encodeProfile = Schema.encode(VoiceProfileRecord)
-const ProfileRow = Schema.Struct({ record: Schema.Unknown })
+interface ProfileRow {
+  readonly record: unknown
+}
 
 export const VoiceProfilesRepoSql = Layer.effect(
   VoiceProfilesRepo,
@@ -125,7 +127,7 @@ export const VoiceProfilesRepoSql = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const records = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
       orDie(Effect.flatMap(statement, (rows) =>
-        Effect.forEach(rows as ReadonlyArray<typeof ProfileRow.Type>, (r) => decodeProfile(json(r.record)))))
+        Effect.forEach(rows as ReadonlyArray<ProfileRow>, (r) => decodeProfile(json(r.record)))))
     const one = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) => Effect.map(records(statement), first)
     const stored = (record: VoiceProfileRecord) => Effect.map(orDie(encodeProfile(record)), JSON.stringify)
 
