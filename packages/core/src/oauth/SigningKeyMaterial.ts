@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import * as jose from "jose"
-import { seal, unseal } from "../shared/ServerSecret.js"
+import { seal, type ServerSecret, unseal } from "../shared/ServerSecret.js"
 import type { PublicSigningJwk, SigningKeyRecord } from "./Ports.js"
 
 /** The one JWS algorithm our tokens use. */
@@ -44,7 +44,7 @@ export const sealPrivateJwk = (jwk: jose.JWK) => seal(SIGNING_KEY_PURPOSE, te.en
  * The stored private key as a WebCrypto signing key. A key that does not unseal (the server secret
  * changed, or the row was tampered with) is a defect: no token can be signed with it.
  */
-export const unsealPrivateKey = (record: SigningKeyRecord) =>
+export const unsealPrivateKey = (record: SigningKeyRecord): Effect.Effect<jose.CryptoKey, never, ServerSecret> =>
   Effect.flatMap(unseal(SIGNING_KEY_PURPOSE, record.privateKeySealed), (plain) =>
     plain === undefined
       ? Effect.dieMessage(`signing key ${record.kid} does not unseal: was the server secret (SECRET_KEY) changed?`)
