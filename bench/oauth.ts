@@ -31,7 +31,6 @@ const ROUNDS = 2
 const BACKEND = backendFromEnv("oauth")
 const GOAL = 2
 
-
 interface Measured extends OAuthRun {
   /** CPU time of this process per request (µs): our server's, when the target is ours. */
   readonly cpuMicros: number

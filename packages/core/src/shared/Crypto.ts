@@ -4,7 +4,6 @@ import { sha256HexSync } from "./Sha256.js"
 
 export { hmacSha256Sync, sha256HexSync } from "./Sha256.js"
 
-
 /**
  * SHA-256 of a UTF-8 string, lower-case hex. Synchronous plain JavaScript (shared/Sha256.ts): the
  * inputs are short secrets and keys, where WebCrypto's promise round trip costs more than hashing.

@@ -12,7 +12,6 @@ const asAccountPrincipal = (p: Principal) => {
   return p
 }
 
-
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
 const email = "admin@example.com"

@@ -12,7 +12,6 @@ const asAccountPrincipal = (p: Principal) => {
   return p
 }
 
-
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
 

@@ -20,7 +20,6 @@ const asAccountPrincipal = (p: Principal) => {
   return p
 }
 
-
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))

@@ -64,7 +64,6 @@ export class V1Api extends HttpApi.make("switchboard-v1")
     description: "Every endpoint is under /v1. Errors are RFC 9457 problem documents (application/problem+json)."
   })) {}
 
-
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
 export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   "account.getAccount": common,
@@ -99,4 +98,3 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...webhooksIdempotent,
   ...oAuthProviderIdempotent
 ])
-

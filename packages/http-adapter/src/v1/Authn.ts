@@ -13,4 +13,3 @@ export class Authn extends HttpApiMiddleware.Tag<Authn>()("Authn", {
   provides: CurrentPrincipal,
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
-

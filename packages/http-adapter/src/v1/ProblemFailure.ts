@@ -43,4 +43,3 @@ export const renderProblem = (p: ProblemFailure, docsUrl: string, requestId: str
     headers: p.headers ?? {}
   })
 }
-

@@ -89,7 +89,7 @@ export const UploadsGroupLive = HttpApiBuilder.group(V1Api, "uploads", (handlers
               })
             ))
         }))
-  
+
       .handleRaw("createAgentProfileAvatarUpload", ({ path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId)

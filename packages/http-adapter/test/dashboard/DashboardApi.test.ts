@@ -404,4 +404,3 @@ for (const backend of testBackends()) {
     })
   })
 }
-

@@ -15,7 +15,6 @@ const call = async (s: TestServer, path: string, authorization?: string) => {
   return { res, body: text === "" ? undefined : (JSON.parse(text) as any) }
 }
 
-
 for (const backend of testBackends()) {
   describe(`/v1 with JWT access tokens (${backend})`, () => {
     let s: TestServer

@@ -17,7 +17,6 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, toDate } from "../shared/Sql.js"
 import { accountColumns, AccountRow } from "./AccountsRepoSql.js"
 
-
 const AccountProfileRepoSql = Layer.effect(
   AccountProfileRepo,
   Effect.gen(function*() {

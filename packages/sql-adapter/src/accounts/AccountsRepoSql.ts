@@ -56,10 +56,10 @@ export const AccountsRepoSql = Layer.effect(
             updatedAt: toDate(a.updatedAt),
             deletedAt: toDateOrNull(a.deletedAt)
           })}`.pipe(
-          Effect.asVoid,
-          Effect.catchIf(isUniqueViolation, () => Effect.fail(new EmailTaken({ email: a.email }))),
-          Effect.catchTag("SqlError", Effect.die)
-        ),
+            Effect.asVoid,
+            Effect.catchIf(isUniqueViolation, () => Effect.fail(new EmailTaken({ email: a.email }))),
+            Effect.catchTag("SqlError", Effect.die)
+          ),
       findById: (id) => orDie(findById(id)),
       findByEmail: (email) => orDie(findByEmail(email)),
       isEmpty: orDie(sql<{ exists: boolean }>`select exists (select 1 from accounts) as exists`).pipe(

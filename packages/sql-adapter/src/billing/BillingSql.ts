@@ -192,8 +192,8 @@ export const BillingReposSql = Layer.effect(
           where p.state <> 'deleted' and (s.period_ends_at <= ${toDate(now)} or s.usage_dirty)
           order by s.period_ends_at
           limit ${limit}`).pipe(Effect.map((rows) =>
-            rows.map((r) => ({ projectId: ProjectId.make(r.projectId), category: r.category }))
-          )),
+          rows.map((r) => ({ projectId: ProjectId.make(r.projectId), category: r.category }))
+        )),
       unsubscribedProjects: ({ categories, limit, organizationId }) =>
         categories.length === 0 ? Effect.succeed([]) : orDie(sql<{ projectId: string; organizationId: string; createdAt: Date }>`
           select p.project_id, p.organization_id, p.created_at from projects p
@@ -203,12 +203,12 @@ export const BillingReposSql = Layer.effect(
                  where s.project_id = p.project_id and ${sql.in("s.category", categories)}) < ${categories.length}
           order by p.created_at, p.project_id
           limit ${limit}`).pipe(Effect.map((rows) =>
-            rows.map((r) => ({
-              projectId: ProjectId.make(r.projectId),
-              organizationId: OrganizationId.make(r.organizationId),
-              createdAt: DateTime.unsafeMake(r.createdAt)
-            }))
-          )),
+          rows.map((r) => ({
+            projectId: ProjectId.make(r.projectId),
+            organizationId: OrganizationId.make(r.organizationId),
+            createdAt: DateTime.unsafeMake(r.createdAt)
+          }))
+        )),
 
       insertOperation: (op) =>
         Effect.flatMap(operationText(op), (record) =>

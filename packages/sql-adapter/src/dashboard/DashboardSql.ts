@@ -373,4 +373,3 @@ export const DashboardReposSql = Layer.mergeAll(
   AccountErasureRepoSql,
   StoreHealthSql
 )
-

@@ -84,8 +84,8 @@ export const ProjectsReposSql = Layer.effect(
           ? Effect.succeed([])
           : orDie(sql<{ slug: string; live: boolean }>`
               select slug, deleted_at is null as live from projects where ${sql.in("slug", [...slugs])}`).pipe(
-              Effect.map((rows) => rows.map((r) => ({ slug: r.slug, holder: r.live ? "active" as const : "retired" as const })))
-            ),
+            Effect.map((rows) => rows.map((r) => ({ slug: r.slug, holder: r.live ? "active" as const : "retired" as const })))
+          ),
       list: ({ after, createdAfter, createdBefore, limit, organizationId, query }) =>
         select(sql`
           select ${cols} from projects

@@ -83,9 +83,9 @@ export const IdempotencyStoreSql = Layer.effect(
       sql<{ n: number }>`
         with gone as (delete from idempotency_records where created_at < ${toDate(before)} returning 1)
         select count(*)::int as n from gone`.pipe(
-        Effect.map((rows) => rows[0]?.n ?? 0),
-        Effect.catchTag("SqlError", unavailable)
-      )
+          Effect.map((rows) => rows[0]?.n ?? 0),
+          Effect.catchTag("SqlError", unavailable)
+        )
 
     return IdempotencyStore.of({ begin, complete, release, purge })
   })

@@ -96,22 +96,22 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
           on conflict (policy, key, window_start) do update set count = rate_limit_counters.count + excluded.count
           returning policy, key, window_start, count`.pipe(
           // The totals now include the written hits: they stop counting as in flight in the same step.
-          Effect.flatMap((rows) =>
-            Effect.sync(() => {
-              learnNow(rows)
-              for (const { counter, delta } of batch) counter.writing -= delta
-            })
-          ),
-          // Not written (database away): keep the hits pending for the next sync.
-          Effect.tapErrorCause(() =>
-            Effect.sync(() => {
-              for (const { counter, delta } of batch) {
-                counter.writing -= delta
-                counter.pending += delta
-              }
-            })
+            Effect.flatMap((rows) =>
+              Effect.sync(() => {
+                learnNow(rows)
+                for (const { counter, delta } of batch) counter.writing -= delta
+              })
+            ),
+            // Not written (database away): keep the hits pending for the next sync.
+            Effect.tapErrorCause(() =>
+              Effect.sync(() => {
+                for (const { counter, delta } of batch) {
+                  counter.writing -= delta
+                  counter.pending += delta
+                }
+              })
+            )
           )
-        )
         const read = idle.length === 0 ? Effect.void : sql<{ policy: string; key: string; windowStart: Date; count: number }>`
           select policy, key, window_start, count from rate_limit_counters
           where key in ${sql.in([...new Set(idle.map((c) => c.key))])} and window_end > ${new Date(now)}`.pipe(Effect.flatMap(learn))

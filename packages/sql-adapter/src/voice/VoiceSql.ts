@@ -29,7 +29,6 @@ import {
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, firstRow, isUniqueViolation, orDie, parseJson, recordsOf, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 
-
 // ---------------------------------------------------------------------------------------------
 // Lines
 
