@@ -3,43 +3,8 @@
  * runs them in one transaction under a table lock, so concurrent server starts serialise.
  */
 import * as Migrator from "@effect/sql/Migrator"
-import m0001 from "./migrations/0001_identity.js"
-import m0002 from "./migrations/0002_organizations.js"
-import m0003 from "./migrations/0003_projects.js"
-import m0004 from "./migrations/0004_projectApiKeys.js"
-import m0005 from "./migrations/0005_accountSecurity.js"
-import m0006 from "./migrations/0006_uploads.js"
-import m0007 from "./migrations/0007_accessTokens.js"
-import m0008 from "./migrations/0008_rate_limits.js"
-import m0009 from "./migrations/0009_events.js"
-import m0010 from "./migrations/0010_oauthProvider.js"
-import m0011 from "./migrations/0011_dashboard.js"
-import m0012 from "./migrations/0012_voice.js"
-import m0013 from "./migrations/0013_billing.js"
-import m0014 from "./migrations/0014_webhooks.js"
-import m0015 from "./migrations/0015_management.js"
-import m0016 from "./migrations/0016_webhook_claims.js"
-import m0017 from "./migrations/0017_recordChanges.js"
+import { migrations } from "./Features.js"
 
-/** Every migration, in id order (a test checks the ids are unique and increasing). */
-export const migrations = {
-  "0001_identity": m0001,
-  "0002_organizations": m0002,
-  "0003_projects": m0003,
-  "0004_projectApiKeys": m0004,
-  "0005_accountSecurity": m0005,
-  "0006_uploads": m0006,
-  "0007_accessTokens": m0007,
-  "0008_rate_limits": m0008,
-  "0009_events": m0009,
-  "0010_oauthProvider": m0010,
-  "0011_dashboard": m0011,
-  "0012_voice": m0012,
-  "0013_billing": m0013,
-  "0014_webhooks": m0014,
-  "0015_management": m0015,
-  "0016_webhook_claims": m0016,
-  "0017_recordChanges": m0017
-}
+export { migrations }
 
 export const Migrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "switchboard_migrations" })

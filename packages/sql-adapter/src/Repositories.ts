@@ -1,49 +1,15 @@
-/** Every repository port on the SQL client (PGlite or PostgreSQL alike), and the whole store. */
+/** The whole store on the SQL client (PGlite or PostgreSQL alike): the registry's repositories and the rest. */
 import { CredentialRevocationsInProcess } from "@switchboard/core/credentials"
 import { RateLimiterInProcess } from "@switchboard/core/shared"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { DatabaseConfig, DatabaseLive } from "./Database.js"
-import { AccountServiceKeysRepoSql } from "./credentials/AccountServiceKeysRepoSql.js"
-import { AccountsRepoSql } from "./accounts/AccountsRepoSql.js"
+import { RepositoriesSql } from "./Features.js"
 import { CredentialRevocationsSql } from "./credentials/CredentialRevocationsSql.js"
-import { IdempotencyStoreSql } from "./shared/IdempotencyStoreSql.js"
 import { RateLimiterSql } from "./shared/RateLimiterSql.js"
 import { RecordChangesSql } from "./shared/RecordChangesSql.js"
-import { TransactorSql } from "./shared/TransactorSql.js"
-import { OrganizationsReposSql } from "./organizations/OrganizationsSql.js"
-import { ProjectsReposSql } from "./projects/ProjectsSql.js"
-import { ProjectApiKeysReposSql } from "./credentials/ProjectApiKeysSql.js"
-import { AccountSecurityReposSql } from "./accounts/AccountSecuritySql.js"
-import { UploadsReposSql } from "./uploads/UploadsSql.js"
-import { AccessTokensReposSql } from "./oauth/AccessTokensSql.js"
-import { EventsReposSql } from "./events/EventsSql.js"
-import { VoiceReposSql } from "./voice/VoiceSql.js"
-import { BillingReposSql } from "./billing/BillingSql.js"
-import { WebhooksReposSql } from "./events/WebhooksSql.js"
-import { PlatformsAndUsersReposSql } from "./projects/PlatformsAndUsersSql.js"
-import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
-import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 
-export const RepositoriesSql = Layer.mergeAll(
-  TransactorSql,
-  AccountsRepoSql,
-  AccountServiceKeysRepoSql,
-  IdempotencyStoreSql,
-  OrganizationsReposSql,
-  ProjectsReposSql,
-  ProjectApiKeysReposSql,
-  AccountSecurityReposSql,
-  UploadsReposSql,
-  AccessTokensReposSql,
-  EventsReposSql,
-  VoiceReposSql,
-  BillingReposSql,
-  WebhooksReposSql,
-  PlatformsAndUsersReposSql,
-  OAuthProviderReposSql,
-  DashboardReposSql
-)
+export { RepositoriesSql }
 
 /**
  * The store of one database: repositories, credential revocations and rate-limit counters (across
