@@ -4,7 +4,7 @@
  * (the standalone server uses scrypt). Randomness can be seeded for reproducible ids and secrets.
  */
 import { PasswordHasher } from "@switchboard/core/accounts"
-import { constantTimeEqual, Secrets } from "@switchboard/core/shared"
+import { constantTimeEqual, Secrets, ServerSecretFromBytes } from "@switchboard/core/shared"
 import { Effect, Layer, Redacted } from "effect"
 
 const ITERATIONS = 1000
@@ -58,3 +58,6 @@ export const SecretsSeeded = (seed: number): Layer.Layer<Secrets> =>
         })
     }
   })
+
+/** A fixed server secret for tests (never use it in a deployment). */
+export const TestServerSecret = ServerSecretFromBytes(new Uint8Array(32).fill(7))

@@ -27,19 +27,7 @@ import {
 import { Chunk, DateTime, Duration, Effect, Either, Fiber, Layer, Option, Stream } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "./Fixtures.js"
-import { organizationsContract } from "./contracts/OrganizationsContract.js"
-import { projectsContract } from "./contracts/ProjectsContract.js"
-import { projectApiKeysContract } from "./contracts/ProjectApiKeysContract.js"
-import { accountSecurityContract } from "./contracts/AccountSecurityContract.js"
-import { uploadsContract } from "./contracts/UploadsContract.js"
-import { accessTokensContract } from "./contracts/AccessTokensContract.js"
-import { eventsContract } from "./contracts/EventsContract.js"
-import { voiceContract } from "./contracts/VoiceContract.js"
-import { billingContract } from "./contracts/BillingContract.js"
-import { webhooksContract } from "./contracts/WebhooksContract.js"
-import { managementContract } from "./contracts/ManagementContract.js"
-import { oAuthProviderContract } from "./contracts/OAuthProviderContract.js"
-import { dashboardContract } from "./contracts/DashboardContract.js"
+import { featuresContract } from "./Features.js"
 
 export type RepositoryPorts = StorePorts
 
@@ -270,17 +258,5 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
           .toBe("Mismatch")
       }))
 
-    organizationsContract(it)
-    projectsContract(it)
-    projectApiKeysContract(it)
-    accountSecurityContract(it)
-    uploadsContract(it)
-    accessTokensContract(it)
-    eventsContract(it)
-    voiceContract(it)
-    billingContract(it)
-    webhooksContract(it)
-    managementContract(it)
-    oAuthProviderContract(it)
-    dashboardContract(it)
+    featuresContract(it)
   })

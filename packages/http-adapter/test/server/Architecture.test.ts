@@ -262,7 +262,7 @@ export const checkContracts = (
   const violations: Array<string> = []
   const ports = portsOf(files)
   // The testkit's contract files and the suites each defines.
-  const contractFiles = files.filter((f) => f.path.startsWith("packages/testkit/src/") && /Contract\.ts$/.test(f.path))
+  const contractFiles = files.filter((f) => f.path.startsWith("packages/testkit/src/") && /(Contract|Features)\.ts$/.test(f.path))
   const definedIn = new Map<string, SourceFile>()
   for (const file of contractFiles) {
     for (const m of file.text.matchAll(/export\s+const\s+(\w+Contract)\s*=/g)) definedIn.set(m[1]!, file)

@@ -1,0 +1,111 @@
+/**
+ * The testkit's registry: every feature's memory repositories, its contract suite and the test
+ * doubles of its non-store ports. A feature registers here and nowhere else in the package.
+ */
+import type { Vitest } from "@effect/vitest"
+import type { StorePorts } from "@switchboard/core"
+import { RateLimiterInProcess, RecordChangesNone, SecretsLive } from "@switchboard/core/shared"
+import { Layer } from "effect"
+import { PasswordHasherTest, TestServerSecret } from "./Adapters.js"
+import { organizationsContract } from "./contracts/OrganizationsContract.js"
+import { projectsContract } from "./contracts/ProjectsContract.js"
+import { projectApiKeysContract } from "./contracts/ProjectApiKeysContract.js"
+import { accountSecurityContract } from "./contracts/AccountSecurityContract.js"
+import { uploadsContract } from "./contracts/UploadsContract.js"
+import { accessTokensContract } from "./contracts/AccessTokensContract.js"
+import { eventsContract } from "./contracts/EventsContract.js"
+import { voiceContract } from "./contracts/VoiceContract.js"
+import { billingContract } from "./contracts/BillingContract.js"
+import { webhooksContract } from "./contracts/WebhooksContract.js"
+import { managementContract } from "./contracts/ManagementContract.js"
+import { oAuthProviderContract } from "./contracts/OAuthProviderContract.js"
+import { dashboardContract } from "./contracts/DashboardContract.js"
+import { IdentityReposMemory } from "./memory/AccountsMemory.js"
+import { OrganizationsMemory } from "./memory/OrganizationsMemory.js"
+import { ProjectsMemory } from "./memory/ProjectsMemory.js"
+import { ProjectApiKeysMemory } from "./memory/ProjectApiKeysMemory.js"
+import { AccountSecurityMemory } from "./memory/AccountSecurityMemory.js"
+import { UploadsMemory } from "./memory/UploadsMemory.js"
+import { AccessTokensMemory } from "./memory/AccessTokensMemory.js"
+import { EventsMemory } from "./memory/EventsMemory.js"
+import { VoiceMemory } from "./memory/VoiceMemory.js"
+import { BillingMemory } from "./memory/BillingMemory.js"
+import { WebhooksMemory } from "./memory/WebhooksMemory.js"
+import { PlatformsAndUsersMemory } from "./memory/PlatformsAndUsersMemory.js"
+import { OAuthProviderMemory } from "./memory/OAuthProviderMemory.js"
+import { DashboardMemory } from "./memory/DashboardMemory.js"
+import { MemoryStateLive } from "./memory/MemoryState.js"
+import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
+import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
+import { SmsSenderMemory } from "./memory/AccountSecurityMemory.js"
+import { BlobStoreMemory } from "./memory/UploadsMemory.js"
+
+export * from "./memory/AccountsMemory.js"
+export * from "./memory/MemoryState.js"
+export * from "./memory/OrganizationsMemory.js"
+export * from "./memory/ProjectsMemory.js"
+export * from "./memory/ProjectApiKeysMemory.js"
+export * from "./memory/AccountSecurityMemory.js"
+export * from "./memory/UploadsMemory.js"
+export * from "./memory/AccessTokensMemory.js"
+export * from "./memory/EventsMemory.js"
+export * from "./memory/VoiceMemory.js"
+export * from "./memory/BillingMemory.js"
+export * from "./memory/WebhooksMemory.js"
+export * from "./memory/PlatformsAndUsersMemory.js"
+export * from "./memory/OAuthProviderMemory.js"
+export * from "./memory/DashboardMemory.js"
+
+/** Every repository port in memory, over one fresh shared state each time the layer is built. */
+export const RepositoriesMemory = Layer.mergeAll(
+  IdentityReposMemory,
+  // The in-memory store announces no changes, so core never caches records over it (RecordCache).
+  Layer.succeedContext(RecordChangesNone),
+  RateLimiterInProcess,
+  OrganizationsMemory,
+  ProjectsMemory,
+  ProjectApiKeysMemory,
+  AccountSecurityMemory,
+  UploadsMemory,
+  AccessTokensMemory,
+  EventsMemory,
+  VoiceMemory,
+  BillingMemory,
+  WebhooksMemory,
+  PlatformsAndUsersMemory,
+  OAuthProviderMemory,
+  DashboardMemory
+).pipe(Layer.provideMerge(MemoryStateLive))
+
+/** Every feature's contract suite: `repositoryContract` runs them on each backend. */
+export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+  organizationsContract(it)
+  projectsContract(it)
+  projectApiKeysContract(it)
+  accountSecurityContract(it)
+  uploadsContract(it)
+  accessTokensContract(it)
+  eventsContract(it)
+  voiceContract(it)
+  billingContract(it)
+  webhooksContract(it)
+  managementContract(it)
+  oAuthProviderContract(it)
+  dashboardContract(it)
+}
+
+/**
+ * The ports of a core that are not the store's, as test doubles: for a core on a SQL store (the
+ * store provides repositories and revocations; these provide the rest).
+ */
+export const TestPorts = Layer.mergeAll(
+  PasswordHasherTest,
+  SecretsLive,
+  TestServerSecret,
+  SmsSenderMemory,
+  BlobStoreMemory,
+  BillingCatalogTest(),
+  PaymentProviderTest,
+  LineProviderSimulatedMemory,
+  Layer.suspend(() => makeSipGatewayRecording().layer)
+)
