@@ -32,7 +32,9 @@ import {
   type ChargeResult, decideOperation, type OperationCommand, type OperationState, type OperationStep, type StartCheck
 } from "./OperationDecision.js"
 import { type PlanChangePreviewError, previewPlanChange } from "./PlanChange.js"
-import { type AwaitingPayment, BillingRepo, type OperationRecord, type OperationRequest, PaymentProvider, type SubscriptionRecord } from "./Ports.js"
+import {
+  type AwaitingPayment, BillingRepo, type OperationRecord, type OperationRequest, PaymentProvider, type SubscriptionRecord
+} from "./Ports.js"
 import { period } from "./Proration.js"
 import type { BillingOperationKind, HeldFixedCharge, PreviewInvoice, PreviewLine } from "./Schema.js"
 
@@ -216,8 +218,15 @@ export const makeBillingOperations = (args: {
             return waiting
           })
 
-        const previewed = (timing: "now" | "period_end", unsoldFixedCharges: ReadonlyArray<HeldFixedCharge>, dueNowCents: number) =>
-          start({ _tag: "Previewed", timing, unsoldFixedCharges, dueNowCents, hasPaymentMethod: payer !== null, deadline: deadline.epochMillis })
+        const previewed = (
+          timing: "now" | "period_end",
+          unsoldFixedCharges: ReadonlyArray<HeldFixedCharge>,
+          dueNowCents: number
+        ) =>
+          start({
+            _tag: "Previewed", timing, unsoldFixedCharges, dueNowCents, hasPaymentMethod: payer !== null,
+            deadline: deadline.epochMillis
+          })
 
         if (request.type === "adjust_fixed_charge_quantity") {
           const result = previewFixedChargeChange({
@@ -244,7 +253,8 @@ export const makeBillingOperations = (args: {
         const p = result.right
         const change = p.planChange!
         const target = findPlan(catalog, request.category, request.planCode)!
-        return yield* perform(op, previewed(change.timing === "period_end" ? "period_end" : "now", change.unsoldFixedCharges, p.dueNow.totalCents), {
+        const timing = change.timing === "period_end" ? "period_end" : "now"
+        return yield* perform(op, previewed(timing, change.unsoldFixedCharges, p.dueNow.totalCents), {
           schedule: Effect.gen(function*() {
             const effectiveDay = dayOf(change.effectiveAt!)
             const next: SubscriptionRecord = {
