@@ -1,4 +1,7 @@
 /**
+ * Why this file is long: one client: the connection queue, transactions, prepared-statement names
+ * and the `SqlClient`/`PgClient` faces share the state of one closure (`makePostgresClient`).
+ *
  * The `@effect/sql` client over a `pg` pool (issue 12 goal 4): the same compiler and transforms as
  * `@effect/sql-pg` (`PgClient.makeCompiler`), the same `SqlClient` and `PgClient` faces, at close to
  * the driver's own cost per statement.

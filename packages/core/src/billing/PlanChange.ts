@@ -1,4 +1,8 @@
 /**
+ * Why this file is long: one pure algorithm, billing.md §3 implemented step by step as written
+ * (targets, direction, period-end, upgrade); its helpers share one context and are only meaningful
+ * together.
+ *
  * The plan-change preview (reference/billing.md §3, implemented as written; SPEC.md § Billing
  * plan; API.md §1.6 `previewProjectChange`). A pure module (DESIGN.md §3): plain functions over
  * plain data, no Effect, no Clock — the caller passes `now`.

@@ -1,4 +1,8 @@
 /**
+ * Why this file is long: the billing context's wire schemas (catalog, previews, operations,
+ * invoices, overview) in one module, as API.md §1.6 lists them; each is a few declarative lines
+ * and they refer to one another.
+ *
  * Billing data (SPEC.md § Billing plan, § Billing operation states, § Limits; API.md §1.6;
  * reference/contract.md §3.4; reference/billing.md §1–§3): the plan catalog, plan-change previews,
  * billing operations and their requests.

@@ -1,4 +1,7 @@
 /**
+ * Why this file is long: the projects context's wire schemas, each a few declarative lines;
+ * splitting them would only scatter the contract's §3.3/§3.10 tables.
+ *
  * Project data (SPEC.md § Resources and their fields, § Accepted message, § Endpoints;
  * API.md §1.4, §2, §4; reference/contract.md §3.3, §3.10): management webhooks and egress
  * addresses, the Slack integration body, privacy requests, the agent profile, project slugs and

@@ -1,4 +1,7 @@
 /**
+ * Why this file is long: one pure state machine — the transition table of calls.md §2–§8 and the
+ * reducer over it; its cases read best side by side.
+ *
  * The call state machine (reference/calls.md §2–§8; SPEC.md § Call, § Call statuses, § Limits;
  * DESIGN.md §3): a pure reducer from (call, signal) to (call, events, outcome). Plain functions over
  * plain data — no Effect, no clock, no ids: every time comes from the signal, and the events are

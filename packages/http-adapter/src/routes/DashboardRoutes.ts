@@ -1,4 +1,8 @@
 /**
+ * Why this file is long: one `handle(id, …)` registration per Dashboard API operation (API.md §2),
+ * all sharing the services captured once at its top; it splits by surface once the dashboard's
+ * domain logic has moved to its contexts (issue 13 item 5).
+ *
  * The Dashboard API (API.md §2) and the sign-in component, as raw routes beside the HttpApi. Each
  * operation of `DashboardOperations` is registered from its row — method, path, who may call it,
  * its body schema — so the routes, the 405 table and `/api/openapi.json` cannot disagree. Every

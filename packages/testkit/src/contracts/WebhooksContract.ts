@@ -1,4 +1,7 @@
 /**
+ * Why this file is long: a contract suite: one case per behaviour of the webhooks port, run on
+ * every backend; the cases share the draining helpers at its top.
+ *
  * Webhooks' part of the repository contract suite: endpoints (scoped by kind and project, listed
  * oldest first after a cursor, one live management webhook per URL), fan-out (undispatched events
  * in outbox order, taken once; duplicate deliveries ignored), claims (only due, unleased deliveries

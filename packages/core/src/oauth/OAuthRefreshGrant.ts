@@ -1,0 +1,94 @@
+/**
+ * The refresh-token grant (reference/oauth.md §2): a refresh token is rotated on every use; the
+ * reuse of a rotated-out one revokes its whole family (RFC 9700 §4.14.2); `scope` may narrow, never
+ * widen, and access tokens never exceed the app's current maximum scope set.
+ */
+import { DateTime, Effect, Option } from "effect"
+import { sha256Hex } from "../shared/Crypto.js"
+import { fn } from "../shared/Traced.js"
+import { parseScopeParam } from "./AuthorizationRequest.js"
+import { oauthError, type OAuthProtocolError } from "./OAuthErrors.js"
+import { MAX_OPAQUE_TOKEN_LENGTH, OAuthGrants } from "./OAuthGrants.js"
+import { OAuthTokensRepo } from "./OAuthProviderPorts.js"
+import { catalogOrder, covers, type OAuthApp } from "./OAuthSchema.js"
+import { isAccountId, type OAuthTokenMinting, type TokenResponse } from "./OAuthTokenMinting.js"
+
+type RefreshOutcome =
+  | { readonly _tag: "Issued"; readonly response: TokenResponse }
+  | { readonly _tag: "Reused"; readonly familyId: string }
+  | { readonly _tag: "Refused"; readonly error: OAuthProtocolError }
+
+export const makeOAuthRefreshGrant = (minting: OAuthTokenMinting) =>
+  Effect.gen(function*() {
+    const tokens = yield* OAuthTokensRepo
+    const grants = yield* OAuthGrants
+    const { mintTokens } = minting
+
+    /** `grant_type=refresh_token` for an authenticated client: rotation, reuse detection, narrowing. */
+    const refresh = fn("OAuthProvider.refresh")(function*(args: {
+      readonly client: OAuthApp
+      readonly refreshToken: string
+      readonly scope?: string | undefined
+      readonly resource?: string | undefined
+    }) {
+      const { client } = args
+      const invalid = (description: string): RefreshOutcome => ({ _tag: "Refused", error: oauthError("invalid_grant", description) })
+      let requested: ReadonlyArray<string> | undefined
+      if (args.scope !== undefined) {
+        requested = parseScopeParam(args.scope)
+        if (requested === undefined) return yield* oauthError("invalid_scope", "scope is not a list of scopes.")
+      }
+      if (args.refreshToken.length === 0 || args.refreshToken.length > MAX_OPAQUE_TOKEN_LENGTH) {
+        return yield* oauthError("invalid_grant", "The refresh token is not valid.")
+      }
+      const tokenHash = yield* sha256Hex(args.refreshToken)
+      const now = yield* DateTime.now
+      // One read (the token, its family and account together), the checks, the new tokens minted
+      // and signed in memory, then one atomic write: rotate the old token and store the new ones,
+      // only if nobody rotated or revoked it meanwhile.
+      const outcome: RefreshOutcome = yield* Effect.gen(function*() {
+        const found = yield* tokens.findTokenContext(tokenHash)
+        if (Option.isNone(found) || found.value.token.kind !== "refresh") return invalid("The refresh token is not valid.")
+        const { account, family } = found.value
+        const rt = found.value.token
+        if (rt.clientId !== client.clientId) return invalid("The refresh token was issued to another client.")
+        if (rt.rotatedAt !== null) return { _tag: "Reused", familyId: rt.familyId } satisfies RefreshOutcome
+        if (rt.revokedAt !== null) return invalid("The refresh token was revoked.")
+        if (!DateTime.greaterThan(rt.expiresAt, now)) return invalid("The refresh token has expired.")
+        if (requested !== undefined && !covers(rt.scopes, requested)) {
+          return { _tag: "Refused", error: oauthError("invalid_scope", "scope exceeds the scopes originally granted.") } satisfies RefreshOutcome
+        }
+        if (Option.isNone(family) || family.value.revokedAt !== null) return invalid("The refresh token was revoked.")
+        if (args.resource !== undefined && args.resource !== family.value.resource) {
+          return { _tag: "Refused", error: oauthError("invalid_target", "resource differs from the authorization request's.") } satisfies RefreshOutcome
+        }
+        const live = Option.filter(account, (a) => isAccountId(a.accountId) && a.deletedAt === null)
+        if (Option.isNone(live)) return invalid("The account no longer exists.")
+        // The app's maximum scope set may have shrunk since: access tokens never exceed it.
+        const scopes = catalogOrder((requested ?? rt.scopes).filter((s) => client.scopes.includes(s)))
+        // The family's ids are its tokens' (a token is always issued with its family's grant and account).
+        const tokenFamily = { familyId: rt.familyId, grantId: rt.grantId, accountId: rt.accountId, resource: family.value.resource, authTime: family.value.authTime }
+        const minted = yield* mintTokens({ client, account: live.value, family: tokenFamily, scopes, refreshScopes: rt.scopes, nonce: null })
+        const rotated = yield* tokens.rotateRefreshToken({ tokenHash, now, issue: minted.records })
+        if (rotated === "Rotated") return { _tag: "Issued", response: minted.response } satisfies RefreshOutcome
+        // Someone got there first: a concurrent use of the same token (a reuse), or a revocation.
+        const again = yield* tokens.findTokenContext(tokenHash)
+        if (Option.isSome(again) && again.value.token.rotatedAt !== null) {
+          return { _tag: "Reused", familyId: again.value.token.familyId } satisfies RefreshOutcome
+        }
+        return invalid("The refresh token was revoked.")
+      })
+      switch (outcome._tag) {
+        case "Issued":
+          return outcome.response
+        case "Refused":
+          return yield* outcome.error
+        case "Reused":
+          // A rotated-out token came back: it leaked. Revoke the whole family (RFC 9700 §4.14.2).
+          yield* grants.revokeFamily(outcome.familyId)
+          return yield* oauthError("invalid_grant", "The refresh token was already used; its token family is revoked.")
+      }
+    })
+
+    return { refresh } as const
+  })
