@@ -9,7 +9,7 @@ import { type ClaimedDelivery, type StoredOutboxEvent, type WebhooksRepo } from 
 import { Effect, Option } from "effect"
 import { orDie, toDate } from "../shared/Sql.js"
 import {
-  decodeClaims, decodeEvents, deliveryJson, deliveryRows, toDelivery, toEndpoint, toEvent
+  claimRows, eventRows, deliveryJson, deliveryRows, toDelivery, toEndpoint, toEvent
 } from "./WebhookRows.js"
 
 const CHUNK = 1000
@@ -49,15 +49,14 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
         returning delivery_id`).pipe(Effect.map((rows) => rows.length)),
 
     takeUndispatched: (limit) =>
-      orDie(Effect.flatMap(
+      eventRows(
         sql`
           select position, id, project_id, type, source, occurred_at, data from ${asyncCommit}, events
           where dispatched_at is null
           order by position
           limit ${limit}
-          for update of events skip locked`,
-        decodeEvents
-      )).pipe(Effect.map((rows) =>
+          for update of events skip locked`
+      ).pipe(Effect.map((rows) =>
         rows.map((r): StoredOutboxEvent => ({
           position: Number(r.position),
           projectId: r.projectId,
@@ -110,7 +109,7 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
     ),
 
     claimDue: ({ leaseUntil, limit, now, perEndpoint }) =>
-      orDie(Effect.flatMap(
+      claimRows(
         sql`
           with recursive endpoints_pending (endpoint_id) as (
             (select endpoint_id from webhook_deliveries where status = 'pending' order by endpoint_id limit 1)
@@ -161,9 +160,8 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
           from claimed c
           join webhook_endpoints e on e.endpoint_id = c.endpoint_id
           join events ev on ev.position = c.event_position
-          order by c.next_attempt_at, c.event_position`,
-        decodeClaims
-      )).pipe(Effect.map((rows) =>
+          order by c.next_attempt_at, c.event_position`
+      ).pipe(Effect.map((rows) =>
         rows.map((r): ClaimedDelivery => ({
           delivery: toDelivery(r),
           endpoint: toEndpoint({

@@ -2,11 +2,10 @@
  * The rows of the webhook tables (migration 0014) and their mapping to core's records, shared by
  * `WebhookEndpointsSql.ts` and `WebhookDeliveriesSql.ts`.
  */
-import type { SqlError } from "@effect/sql"
 import { Events } from "@switchboard/core"
 import { type DeliveryRecord, type WebhookEndpoint } from "@switchboard/core/events"
 import { type DateTime, Effect, Schema } from "effect"
-import { DbTime, DbTimeOrNull, orDie, toDate } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, parseJson, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 
 const BigIntNumber = Schema.Union(Schema.Number, Schema.NumberFromString)
 const Bytes = Schema.Uint8ArrayFromSelf
@@ -84,14 +83,14 @@ const ClaimRow = Schema.Struct({
   evData: Schema.Unknown
 })
 
-const decodeEndpoints = Schema.decodeUnknown(Schema.Array(EndpointRow))
-const decodeDeliveries = Schema.decodeUnknown(Schema.Array(DeliveryRow))
-export const decodeEvents = Schema.decodeUnknown(Schema.Array(EventRow))
-export const decodeClaims = Schema.decodeUnknown(Schema.Array(ClaimRow))
+const endpointsOf = rowsOf(EndpointRow)
+const deliveriesOf = rowsOf(DeliveryRow)
+export const eventRows = rowsOf(EventRow)
+export const claimRows = rowsOf(ClaimRow)
 
 const bytes = (b: Uint8Array) => new Uint8Array(b)
 export const buffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
-const json = (v: unknown) => (typeof v === "string" ? JSON.parse(v) : v) as Record<string, unknown>
+const json = (v: unknown) => parseJson(v) as Record<string, unknown>
 
 export const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   endpointId: r.endpointId,
@@ -161,7 +160,5 @@ export const deliveryJson = (d: DeliveryRecord) => ({
   created_at: toDate(d.createdAt).toISOString()
 })
 
-export const endpointRows = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
-  orDie(Effect.flatMap(statement, decodeEndpoints)).pipe(Effect.map((rows) => rows.map(toEndpoint)))
-export const deliveryRows = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
-  orDie(Effect.flatMap(statement, decodeDeliveries)).pipe(Effect.map((rows) => rows.map(toDelivery)))
+export const endpointRows = (statement: Rows) => endpointsOf(statement).pipe(Effect.map((rows) => rows.map(toEndpoint)))
+export const deliveryRows = (statement: Rows) => deliveriesOf(statement).pipe(Effect.map((rows) => rows.map(toDelivery)))

@@ -13,8 +13,8 @@ import { SqlClient } from "@effect/sql"
 import { catalogOrder, OAuthAppsRepo, type OAuthGrant, OAuthGrantsRepo } from "@switchboard/core/oauth"
 import { AccountId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
-import { DbTime, orDie, toDate } from "../shared/Sql.js"
-import { AppRow, appCols, decoder, first, GrantRow, grantCols, json, prefixed, Strings, toApp } from "./OAuthRows.js"
+import { DbTime, firstRow, orDie, type Rows, rowsOf, toDate } from "../shared/Sql.js"
+import { AppRow, appCols, GrantRow, grantCols, json, prefixed, Strings, toApp } from "./OAuthRows.js"
 import { TokensRepoSql } from "./OAuthTokensSql.js"
 
 const AppsRepoSql = Layer.effect(
@@ -22,7 +22,7 @@ const AppsRepoSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(appCols)
-    const apps = decoder(AppRow)
+    const apps = rowsOf(AppRow)
     return OAuthAppsRepo.of({
       insert: ({ app, secretHash }) =>
         orDie(sql`insert into oauth_apps ${sql.insert({
@@ -45,11 +45,11 @@ const AppsRepoSql = Layer.effect(
           order by created_at desc, client_id desc`).pipe(Effect.map((rows) => rows.map(toApp))),
       find: (clientId) =>
         apps(sql`select ${cols} from oauth_apps where client_id = ${clientId} and deleted_at is null`).pipe(
-          Effect.map((rows) => Option.map(first(rows), (row) => ({ app: toApp(row), secretHash: row.secretHash })))
+          Effect.map((rows) => Option.map(firstRow(rows), (row) => ({ app: toApp(row), secretHash: row.secretHash })))
         ),
       lock: (clientId) =>
         apps(sql`select ${cols} from oauth_apps where client_id = ${clientId} and deleted_at is null for update`).pipe(
-          Effect.map((rows) => Option.map(first(rows), (row) => ({ app: toApp(row), secretHash: row.secretHash })))
+          Effect.map((rows) => Option.map(firstRow(rows), (row) => ({ app: toApp(row), secretHash: row.secretHash })))
         ),
       update: (app) =>
         orDie(sql`
@@ -75,10 +75,10 @@ const GrantsRepoSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(grantCols)
-    const grantRows = decoder(GrantRow)
-    const grants = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
+    const grantRows = rowsOf(GrantRow)
+    const grants = (statement: Rows) =>
       Effect.map(grantRows(statement), (rows) => rows.map((g): OAuthGrant => ({ ...g, scopes: catalogOrder(g.scopes) })))
-    const joined = decoder(Schema.Struct({
+    const joined = rowsOf(Schema.Struct({
       ...GrantRow.fields,
       appOwnerAccountId: AccountId,
       appName: Schema.String,
@@ -95,8 +95,8 @@ const GrantsRepoSql = Layer.effect(
       findLive: (accountId, clientId) =>
         grants(sql`
           select ${cols} from oauth_grants
-          where account_id = ${accountId} and client_id = ${clientId} and revoked_at is null`).pipe(Effect.map(first)),
-      findById: (grantId) => grants(sql`select ${cols} from oauth_grants where grant_id = ${grantId}`).pipe(Effect.map(first)),
+          where account_id = ${accountId} and client_id = ${clientId} and revoked_at is null`).pipe(Effect.map(firstRow)),
+      findById: (grantId) => grants(sql`select ${cols} from oauth_grants where grant_id = ${grantId}`).pipe(Effect.map(firstRow)),
       upsertLive: ({ accountId, clientId, grantId, now, scopes }) =>
         // One statement on the partial unique index: concurrent consents leave one live grant.
         grants(sql`

@@ -4,8 +4,8 @@
  */
 import { type OAuthApp } from "@switchboard/core/oauth"
 import { AccountId } from "@switchboard/core/shared"
-import { Effect, Option, Schema } from "effect"
-import { DbTime, DbTimeOrNull, orDie } from "../shared/Sql.js"
+import { Schema } from "effect"
+import { DbTime, DbTimeOrNull } from "../shared/Sql.js"
 
 export const Strings = Schema.Array(Schema.String)
 
@@ -74,12 +74,6 @@ export const TokenRow = Schema.Struct({
   revokedAt: DbTimeOrNull,
   rotatedAt: DbTimeOrNull
 })
-
-export const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
-  const decode = Schema.decodeUnknown(Schema.Array(schema))
-  return (statement: Effect.Effect<ReadonlyArray<unknown>, any>) => orDie(Effect.flatMap(statement, decode)) as Effect.Effect<ReadonlyArray<A>>
-}
-export const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
 
 export const toApp = ({ secretHash: _, ...row }: AppRow): OAuthApp => row
 export const json = (value: ReadonlyArray<string>) => JSON.stringify(value)

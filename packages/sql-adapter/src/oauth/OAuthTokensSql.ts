@@ -16,23 +16,23 @@ import {
   type TokenWithAccountState
 } from "@switchboard/core/oauth"
 import { type DateTime, Effect, Layer, Option, Schema } from "effect"
-import { DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
-import { CodeRow, codeCols, decoder, FamilyRow, familyCols, first, json, prefixed, TokenRow, tokenCols } from "./OAuthRows.js"
+import { DbTimeOrNull, firstRow, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
+import { CodeRow, codeCols, FamilyRow, familyCols, json, prefixed, TokenRow, tokenCols } from "./OAuthRows.js"
 
 export const TokensRepoSql = Layer.effect(
   OAuthTokensRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const codes = decoder(CodeRow)
-    const families = decoder(FamilyRow)
-    const tokens = decoder(TokenRow)
+    const codes = rowsOf(CodeRow)
+    const families = rowsOf(FamilyRow)
+    const tokens = rowsOf(TokenRow)
     const cCols = sql.literal(codeCols)
     const fCols = sql.literal(familyCols)
     const tCols = sql.literal(tokenCols)
 
     // The hot reads select only what their callers use: every column costs (PGlite especially).
-    const tokenWithAccount = decoder(Schema.Struct({ ...TokenRow.fields, accountFound: Schema.Boolean, accountDeletedAt: DbTimeOrNull }))
-    const tokenContext = decoder(Schema.Struct({
+    const tokenWithAccount = rowsOf(Schema.Struct({ ...TokenRow.fields, accountFound: Schema.Boolean, accountDeletedAt: DbTimeOrNull }))
+    const tokenContext = rowsOf(Schema.Struct({
       ...TokenRow.fields,
       familyFound: Schema.Boolean,
       familyResource: Schema.NullOr(Schema.String),
@@ -66,7 +66,7 @@ export const TokensRepoSql = Layer.effect(
         from oauth_tokens t left join accounts a on a.account_id = t.account_id
         where t.token_hash = ${tokenHash}`).pipe(
         Effect.map((rows) =>
-          Option.map(first(rows), (r): TokenWithAccountState => ({
+          Option.map(firstRow(rows), (r): TokenWithAccountState => ({
             token: tokenOf(r),
             account: r.accountFound ? Option.some({ deletedAt: r.accountDeletedAt }) : Option.none()
           }))
@@ -86,7 +86,7 @@ export const TokensRepoSql = Layer.effect(
         left join accounts a on a.account_id = t.account_id
         where t.token_hash = ${tokenHash}`).pipe(
         Effect.map((rows) =>
-          Option.map(first(rows), (r): TokenContext => ({
+          Option.map(firstRow(rows), (r): TokenContext => ({
             token: tokenOf(r),
             family: r.familyFound && r.familyAuthTime !== null
               ? Option.some({ familyId: r.familyId, resource: r.familyResource, authTime: r.familyAuthTime, revokedAt: r.familyRevokedAt })
@@ -187,7 +187,7 @@ export const TokensRepoSql = Layer.effect(
           createdAt: toDate(f.createdAt),
           revokedAt: toDateOrNull(f.revokedAt)
         })}`).pipe(Effect.asVoid),
-      findFamily: (familyId) => families(sql`select ${fCols} from oauth_families where family_id = ${familyId}`).pipe(Effect.map(first)),
+      findFamily: (familyId) => families(sql`select ${fCols} from oauth_families where family_id = ${familyId}`).pipe(Effect.map(firstRow)),
       insertToken: (t: OAuthTokenRecord) =>
         orDie(sql`insert into oauth_tokens ${sql.insert({
           tokenHash: t.tokenHash,
@@ -202,9 +202,9 @@ export const TokensRepoSql = Layer.effect(
           revokedAt: toDateOrNull(t.revokedAt),
           rotatedAt: toDateOrNull(t.rotatedAt)
         })}`).pipe(Effect.asVoid),
-      findToken: (tokenHash) => tokens(sql`select ${tCols} from oauth_tokens where token_hash = ${tokenHash}`).pipe(Effect.map(first)),
+      findToken: (tokenHash) => tokens(sql`select ${tCols} from oauth_tokens where token_hash = ${tokenHash}`).pipe(Effect.map(firstRow)),
       lockToken: (tokenHash) =>
-        tokens(sql`select ${tCols} from oauth_tokens where token_hash = ${tokenHash} for update`).pipe(Effect.map(first)),
+        tokens(sql`select ${tCols} from oauth_tokens where token_hash = ${tokenHash} for update`).pipe(Effect.map(firstRow)),
       findTokenContext,
       findTokenWithAccountState,
       rotateRefreshToken,
