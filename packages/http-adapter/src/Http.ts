@@ -1,6 +1,7 @@
 /**
  * The HTTP application (DESIGN.md D6): the versioned API, its OpenAPI document, the problem-type
- * pages and static assets on one router, behind the global middleware. It needs the core services,
+ * pages and static assets on one router, behind the global middleware. What each feature adds
+ * comes from the registry (`Features.ts`). It needs the core services,
  * the repository ports and a `ServerConfig`; the server entry (or a host) supplies them.
  */
 import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServerResponse } from "@effect/platform"
@@ -10,26 +11,9 @@ import { openApiDocument } from "./docs/OpenApiDocument.js"
 import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
 import { InFlight, makeGlobalMiddleware, routePattern, type RouteTable } from "./http/Middleware.js"
 import { ServerConfig } from "./http/ServerConfig.js"
-import { V1Api } from "./v1/Api.js"
-import { AccountGroupLive, AuthnLive } from "./v1/Handlers.js"
+import { FeatureRoutes, featureRouteTable, V1Api, V1GroupsLive } from "./Features.js"
+import { AuthnLive } from "./v1/Handlers.js"
 import { problem } from "./v1/Problems.js"
-import { UploadsRawRoutes, uploadsRawRouteTable } from "./v1/UploadsRoutes.js"
-import { OrganizationsGroupLive } from "./v1/OrganizationsHandlers.js"
-import { ProjectsGroupLive } from "./v1/ProjectsHandlers.js"
-import { ProjectApiKeysGroupLive } from "./v1/ProjectApiKeysHandlers.js"
-import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
-import { UploadsGroupLive } from "./v1/UploadsHandlers.js"
-import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
-import { VoiceGroupLive } from "./v1/VoiceHandlers.js"
-import { BillingGroupLive } from "./v1/BillingHandlers.js"
-import { OAuthProviderGroupLive } from "./v1/OAuthProviderHandlers.js"
-import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
-import { VoiceRoutes, voiceRouteTable } from "./routes/VoiceRoutes.js"
-import { BillingRoutes, billingRouteTable } from "./routes/BillingRoutes.js"
-import { WebhooksRoutes, webhooksRouteTable } from "./routes/WebhooksRoutes.js"
-import { ManagementRoutes, managementRouteTable } from "./routes/ManagementRoutes.js"
-import { OAuthProviderRoutes, oAuthProviderRouteTable } from "./routes/OAuthProviderRoutes.js"
-import { DashboardRoutes, dashboardRouteTable } from "./routes/DashboardRoutes.js"
 
 /** Routes outside the HttpApi (pages, Dashboard, OAuth, management, uploads, …) as (method, router path). */
 export const rawRoutes: ReadonlyArray<readonly [string, string]> = [
@@ -38,13 +22,7 @@ export const rawRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/problems/:slug"],
   ["GET", "/assets/default-avatar.svg"],
   ["GET", "/deprecations"],
-  ...uploadsRawRouteTable,
-  ...voiceRouteTable,
-  ...billingRouteTable,
-  ...webhooksRouteTable,
-  ...managementRouteTable,
-  ...oAuthProviderRouteTable,
-  ...dashboardRouteTable
+  ...featureRouteTable
 ]
 
 /** Every declared route, for 405 answers and lifecycle headers. */
@@ -84,34 +62,13 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
 
 export const InFlightLive = Layer.effect(InFlight, Ref.make(0))
 
-const ApiLive = HttpApiBuilder.api(V1Api).pipe(
-  Layer.provide(Layer.mergeAll(
-    AccountGroupLive,
-    OrganizationsGroupLive,
-    ProjectsGroupLive,
-    ProjectApiKeysGroupLive,
-    AccountSecurityGroupLive,
-    UploadsGroupLive,
-    AccessTokensGroupLive,
-    VoiceGroupLive,
-    BillingGroupLive,
-    WebhooksGroupLive,
-    OAuthProviderGroupLive
-  )),
-  Layer.provide(AuthnLive)
-)
+const ApiLive = HttpApiBuilder.api(V1Api).pipe(Layer.provide(V1GroupsLive), Layer.provide(AuthnLive))
 
 /** The application's routes and middleware; `serve` it on an `HttpServer`. */
 export const HttpAppLive = Layer.mergeAll(
   ApiLive,
   RawRoutesLive,
-  UploadsRawRoutes,
-  VoiceRoutes,
-  BillingRoutes,
-  WebhooksRoutes,
-  ManagementRoutes,
-  OAuthProviderRoutes,
-  DashboardRoutes,
+  FeatureRoutes,
   HttpApiBuilder.middleware(makeGlobalMiddleware(routeTable))
 )
 

@@ -1,4 +1,5 @@
 /** @switchboard/http-adapter — the HTTP surfaces, the standalone server and its CLI. */
+export * from "./Features.js"
 export * from "./Http.js"
 export * from "./http/Middleware.js"
 export * from "./http/RequestContext.js"

@@ -5,7 +5,7 @@
  */
 import { OpenApi } from "@effect/platform"
 import { problemEntry, problemCodes } from "@switchboard/core/shared"
-import { idempotentOperations, operationProblems, V1Api } from "../v1/Api.js"
+import { idempotentOperations, operationProblems, V1Api } from "../Features.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 
 const problemSchema = {

@@ -13,6 +13,7 @@ import { Ids, SecretsLive } from "@switchboard/core/shared"
 import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
 import { Deferred, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
 import { join } from "node:path"
+import { serverAdapters, serverWorkers } from "../Features.js"
 import { HttpLive, InFlightLive } from "../Http.js"
 import { InFlight } from "../http/Middleware.js"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
@@ -20,25 +21,7 @@ import { HousekeepingLive } from "./Housekeeping.js"
 import { makeHttpServer, makeHttpsServer } from "./NodeServers.js"
 import { PasswordHasherScrypt } from "./PasswordHasherScrypt.js"
 import { ServerSecretLive } from "./ServerSecretFile.js"
-import { OrganizationsServerAdapters } from "./OrganizationsAdapters.js"
-import { ProjectsServerAdapters } from "./ProjectsAdapters.js"
-import { ProjectApiKeysServerAdapters } from "./ProjectApiKeysAdapters.js"
-import { AccountSecurityServerAdapters } from "./AccountSecurityAdapters.js"
-import { UploadsServerAdapters } from "./UploadsAdapters.js"
-import { AccessTokensServerAdapters } from "./AccessTokensAdapters.js"
-import { VoiceServerAdapters } from "./VoiceAdapters.js"
-import { VoiceWorkers } from "./VoiceWorkers.js"
-import { BillingServerAdapters } from "./BillingAdapters.js"
-import { BillingWorkers } from "./BillingWorkers.js"
-import { WebhooksServerAdapters } from "./WebhooksAdapters.js"
-import { WebhooksWorkers } from "./WebhooksWorkers.js"
-import { ManagementServerAdapters } from "./ManagementAdapters.js"
-import { ManagementWorkers } from "./ManagementWorkers.js"
 import { loadTlsMaterial } from "./ManagementTls.js"
-import { OAuthProviderServerAdapters } from "./OAuthProviderAdapters.js"
-import { OAuthProviderWorkers } from "./OAuthProviderWorkers.js"
-import { DashboardServerAdapters } from "./DashboardAdapters.js"
-import { DashboardWorkers } from "./DashboardWorkers.js"
 
 export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
   Option.match(config.databaseUrl, {
@@ -66,20 +49,7 @@ export const appLayer = (
   store: ReturnType<typeof StoreSql> = StoreSql(databaseConfigOf(config)),
   overrides: Layer.Layer<any, never, never> = Layer.empty as Layer.Layer<any, never, never>
 ) => {
-  const adapters = Layer.mergeAll(
-    OrganizationsServerAdapters(config),
-    ProjectsServerAdapters(config),
-    ProjectApiKeysServerAdapters(config),
-    AccountSecurityServerAdapters(config),
-    UploadsServerAdapters(config),
-    AccessTokensServerAdapters(config),
-    VoiceServerAdapters(config),
-    BillingServerAdapters(config),
-    WebhooksServerAdapters(config),
-    ManagementServerAdapters(config),
-    OAuthProviderServerAdapters(config),
-    DashboardServerAdapters(config)
-  )
+  const adapters = serverAdapters(config)
   // The adapters build on the store and the base ports (e.g. signing keys need the server secret);
   // later layers win in mergeAll, so overrides replace the server's own adapters.
   const base = Layer.mergeAll(PasswordHasherScrypt, SecretsLive, ServerSecretLive(config)).pipe(Layer.provideMerge(store))
@@ -92,14 +62,7 @@ export const appLayer = (
     Layer.provideMerge(ports)
   )
   // Background work of each feature (delivery engine, billing scheduler, …) runs on the services.
-  const workers = Layer.mergeAll(
-    VoiceWorkers(config),
-    BillingWorkers(config),
-    WebhooksWorkers(config),
-    ManagementWorkers(config),
-    OAuthProviderWorkers(config),
-    DashboardWorkers(config)
-  )
+  const workers = serverWorkers(config)
   return workers.pipe(Layer.provideMerge(services))
 }
 

@@ -4,7 +4,8 @@ import { decide, Requirement } from "@switchboard/core/credentials"
 import { businessScopes, ListOauthScopesResponse } from "@switchboard/core/oauth"
 import { Effect, Either } from "effect"
 import { refusal } from "./Access.js"
-import { V1Api } from "./Api.js"
+import { v1Group } from "./Api.js"
+import { AccessTokensGroup } from "./AccessTokensApi.js"
 import { rendered, toResponse } from "./Pipeline.js"
 
 /**
@@ -23,6 +24,6 @@ const listScopes = Effect.gen(function*() {
   }))
 })
 
-export const AccessTokensGroupLive = HttpApiBuilder.group(V1Api, "accessTokens", (handlers) =>
+export const AccessTokensGroupLive = HttpApiBuilder.group(v1Group(AccessTokensGroup), "accessTokens", (handlers) =>
   handlers
     .handleRaw("listOauthScopes", () => listScopes))

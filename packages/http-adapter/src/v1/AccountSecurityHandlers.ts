@@ -20,14 +20,15 @@ import {
 import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount } from "./Access.js"
-import { V1Api } from "./Api.js"
+import { v1Group } from "./Api.js"
+import { AccountSecurityGroup } from "./AccountSecurityApi.js"
 import { defaultPictureUrl } from "./Handlers.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 
 /** One-time secrets must not be stored by caches on the way. */
 const noStore = { "cache-control": "no-store" }
 
-export const AccountSecurityGroupLive = HttpApiBuilder.group(V1Api, "accountSecurity", (handlers) =>
+export const AccountSecurityGroupLive = HttpApiBuilder.group(v1Group(AccountSecurityGroup), "accountSecurity", (handlers) =>
   Effect.gen(function*() {
     const profile = yield* AccountProfile
     const phones = yield* PhoneVerifications

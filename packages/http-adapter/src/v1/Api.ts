@@ -1,7 +1,7 @@
 /**
- * The versioned API's declaration (API.md §1.2): routes, path parameters, payloads and success
- * schemas, from which routing and `/openapi.json` both come. Every error leaves as an RFC 9457
- * problem; the problem codes each operation can answer are listed here for the OpenAPI document.
+ * The versioned API's own group (the caller's account) and `v1Group`, which every feature's
+ * handlers build on. The whole API (`V1Api`, with every feature's group) is declared in the
+ * registry, `Features.ts`.
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
@@ -14,16 +14,6 @@ import {
 import { type ProblemCode, ServiceKeyId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
-import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./OrganizationsApi.js"
-import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./ProjectsApi.js"
-import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./ProjectApiKeysApi.js"
-import { AccountSecurityGroup, accountSecurityIdempotent, accountSecurityProblems } from "./AccountSecurityApi.js"
-import { UploadsGroup, uploadsIdempotent, uploadsProblems } from "./UploadsApi.js"
-import { AccessTokensGroup, accessTokensIdempotent, accessTokensProblems } from "./AccessTokensApi.js"
-import { VoiceGroup, voiceIdempotent, voiceProblems } from "./VoiceApi.js"
-import { BillingGroup, billingIdempotent, billingProblems } from "./BillingApi.js"
-import { OAuthProviderGroup, oAuthProviderIdempotent, oAuthProviderProblems } from "./OAuthProviderApi.js"
-import { WebhooksGroup, webhooksIdempotent, webhooksProblems } from "./WebhooksApi.js"
 import { commonProblems as common, idempotencyProblems as idempotent } from "./CommonProblems.js"
 
 export { Authn, CurrentPrincipal } from "./Authn.js"
@@ -46,55 +36,20 @@ export const AccountGroup = HttpApiGroup.make("account")
   .middleware(Authn)
   .annotateContext(OpenApi.annotations({ title: "Account", description: "The caller's account and its service keys." }))
 
-export class V1Api extends HttpApi.make("switchboard-v1")
-  .add(AccountGroup)
-  .add(OrganizationsGroup)
-  .add(ProjectsGroup)
-  .add(ProjectApiKeysGroup)
-  .add(AccountSecurityGroup)
-  .add(UploadsGroup)
-  .add(AccessTokensGroup)
-  .add(VoiceGroup)
-  .add(BillingGroup)
-  .add(WebhooksGroup)
-  .add(OAuthProviderGroup)
-  .annotateContext(OpenApi.annotations({
-    title: "Switchboard versioned API",
-    version: "1.0.0",
-    description: "Every endpoint is under /v1. Errors are RFC 9457 problem documents (application/problem+json)."
-  })) {}
+/**
+ * A feature's group as an API of its own, for `HttpApiBuilder.group`: the same id as `V1Api`, so
+ * its handlers are the ones `V1Api` needs, without the handlers importing the registry.
+ */
+export const v1Group = <const G extends HttpApiGroup.HttpApiGroup.Any>(group: G) => HttpApi.make("switchboard-v1").add(group)
 
-/** operationId → the problem codes it can answer (for the OpenAPI document). */
-export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+/** The account group's operations → the problem codes they can answer (for the OpenAPI document). */
+export const accountProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   "account.getAccount": common,
   "account.getMe": common,
   "account.listAccountServiceKeys": common,
   "account.createAccountServiceKey": [...common, ...idempotent, "ACCOUNT_SERVICE_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE"],
-  "account.revokeAccountServiceKey": [...common, ...idempotent, "ACCOUNT_SERVICE_KEY_NOT_FOUND"],
-  ...organizationsProblems,
-  ...projectsProblems,
-  ...projectApiKeysProblems,
-  ...accountSecurityProblems,
-  ...uploadsProblems,
-  ...accessTokensProblems,
-  ...voiceProblems,
-  ...billingProblems,
-  ...webhooksProblems,
-  ...oAuthProviderProblems
+  "account.revokeAccountServiceKey": [...common, ...idempotent, "ACCOUNT_SERVICE_KEY_NOT_FOUND"]
 }
 
-/** Operations that require an Idempotency-Key (*Idem* in API.md). */
-export const idempotentOperations: ReadonlySet<string> = new Set([
-  "account.createAccountServiceKey",
-  "account.revokeAccountServiceKey",
-  ...organizationsIdempotent,
-  ...projectsIdempotent,
-  ...projectApiKeysIdempotent,
-  ...accountSecurityIdempotent,
-  ...uploadsIdempotent,
-  ...accessTokensIdempotent,
-  ...voiceIdempotent,
-  ...billingIdempotent,
-  ...webhooksIdempotent,
-  ...oAuthProviderIdempotent
-])
+/** The account group's operations that require an Idempotency-Key. */
+export const accountIdempotent = ["account.createAccountServiceKey", "account.revokeAccountServiceKey"]

@@ -21,8 +21,8 @@ import { accountOf, type Principal, principalScope } from "@switchboard/core/cre
 import { canonicalJson, parseIdempotencyKey, type ProjectId, sha256Hex } from "@switchboard/core/shared"
 import { Effect, Either, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { V1Api } from "./Api.js"
-import { BillingKicker } from "./BillingApi.js"
+import { v1Group } from "./Api.js"
+import { BillingGroup, BillingKicker } from "./BillingApi.js"
 import { CurrentPrincipal } from "./Authn.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { refusal } from "./Access.js"
@@ -45,7 +45,7 @@ const accountFor = (principal: Principal) => {
 
 const noStore = { "cache-control": "no-store" }
 
-export const BillingGroupLive = HttpApiBuilder.group(V1Api, "billing", (handlers) =>
+export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "billing", (handlers) =>
   Effect.gen(function*() {
     const billing = yield* BillingService
     const payments = yield* PaymentMethods

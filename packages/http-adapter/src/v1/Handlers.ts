@@ -13,7 +13,7 @@ import { AccountServiceKeys, Authenticator, Requirement } from "@switchboard/cor
 import { Effect, Layer, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount } from "./Access.js"
-import { V1Api } from "./Api.js"
+import { AccountGroup, v1Group } from "./Api.js"
 import { Authn } from "./Authn.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { problem } from "./Problems.js"
@@ -47,7 +47,7 @@ export const AuthnLive = Layer.effect(
 
 export const defaultPictureUrl = (apiUrl: string) => `${apiUrl}/assets/default-avatar.svg`
 
-export const AccountGroupLive = HttpApiBuilder.group(V1Api, "account", (handlers) =>
+export const AccountGroupLive = HttpApiBuilder.group(v1Group(AccountGroup), "account", (handlers) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
     const keys = yield* AccountServiceKeys

@@ -9,11 +9,12 @@ import {
 } from "@switchboard/core/oauth"
 import { Effect } from "effect"
 import { actingAccount } from "./Access.js"
-import { V1Api } from "./Api.js"
+import { v1Group } from "./Api.js"
+import { OAuthProviderGroup } from "./OAuthProviderApi.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
 import { validationFailed } from "./ProblemFailure.js"
 
-export const OAuthProviderGroupLive = HttpApiBuilder.group(V1Api, "oAuthProvider", (handlers) =>
+export const OAuthProviderGroupLive = HttpApiBuilder.group(v1Group(OAuthProviderGroup), "oAuthProvider", (handlers) =>
   Effect.gen(function*() {
     const grants = yield* OAuthGrants
     return handlers

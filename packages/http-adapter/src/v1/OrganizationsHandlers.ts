@@ -23,7 +23,8 @@ import {
 import { InvitationToken, PageSize } from "@switchboard/core/shared"
 import { Effect, Either, Redacted, Schema } from "effect"
 import { actingAccount } from "./Access.js"
-import { V1Api } from "./Api.js"
+import { v1Group } from "./Api.js"
+import { OrganizationsGroup } from "./OrganizationsApi.js"
 import { decodeJsonBody, domain, idempotent, issuesOf, rendered, toResponse } from "./Pipeline.js"
 import { validationFailed } from "./ProblemFailure.js"
 
@@ -59,7 +60,7 @@ const pageQuery = (request: HttpServerRequest.HttpServerRequest) =>
 
 const withNext = (nextPageToken: string | undefined) => (nextPageToken === undefined ? {} : { nextPageToken })
 
-export const OrganizationsGroupLive = HttpApiBuilder.group(V1Api, "organizations", (handlers) =>
+export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(OrganizationsGroup), "organizations", (handlers) =>
   Effect.gen(function*() {
     const organizations = yield* Organizations
     const invitations = yield* Invitations

@@ -13,11 +13,12 @@ import {
   UpdateProjectApiKeyRequest
 } from "@switchboard/core/credentials"
 import { Effect, Redacted } from "effect"
-import { V1Api } from "./Api.js"
+import { v1Group } from "./Api.js"
+import { ProjectApiKeysGroup } from "./ProjectApiKeysApi.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { accountBehind, onProject } from "./ProjectsHandlers.js"
 
-export const ProjectApiKeysGroupLive = HttpApiBuilder.group(V1Api, "projectApiKeys", (handlers) =>
+export const ProjectApiKeysGroupLive = HttpApiBuilder.group(v1Group(ProjectApiKeysGroup), "projectApiKeys", (handlers) =>
   Effect.gen(function*() {
     const keys = yield* ProjectApiKeys
     return handlers

@@ -23,7 +23,8 @@ import {
 import { Effect, Either, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount, authorize } from "./Access.js"
-import { V1Api } from "./Api.js"
+import { v1Group } from "./Api.js"
+import { ProjectsGroup } from "./ProjectsApi.js"
 import { defaultPictureUrl } from "./Handlers.js"
 import { decodeJsonBody, domain, idempotent, issuesOf, rendered, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./Problems.js"
@@ -49,7 +50,7 @@ export const accountBehind = (principal: Parameters<typeof accountOf>[0]) => {
     : Effect.succeed(accountId)
 }
 
-export const ProjectsGroupLive = HttpApiBuilder.group(V1Api, "projects", (handlers) =>
+export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "projects", (handlers) =>
   Effect.gen(function*() {
     const projects = yield* ProjectsService
     const config = yield* ServerConfig

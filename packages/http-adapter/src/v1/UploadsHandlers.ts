@@ -20,7 +20,8 @@ import {
 import { Effect, Ref } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount, authorize } from "./Access.js"
-import { V1Api } from "./Api.js"
+import { v1Group } from "./Api.js"
+import { UploadsGroup } from "./UploadsApi.js"
 import { defaultPictureUrl } from "./Handlers.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import type { ProblemFailure } from "./Problems.js"
@@ -40,7 +41,7 @@ export const releasingFile = <R>(
     return response
   })
 
-export const UploadsGroupLive = HttpApiBuilder.group(V1Api, "uploads", (handlers) =>
+export const UploadsGroupLive = HttpApiBuilder.group(v1Group(UploadsGroup), "uploads", (handlers) =>
   Effect.gen(function*() {
     const uploads = yield* Uploads
     const avatars = yield* AgentAvatars

@@ -41,14 +41,15 @@ import {
   VoiceProfiles
 } from "@switchboard/core/voice"
 import { Effect, Redacted } from "effect"
-import { V1Api } from "./Api.js"
+import { v1Group } from "./Api.js"
+import { VoiceGroup } from "./VoiceApi.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
 const BASE = "/v1/projects/:projectId/platforms/voice"
 const noStore = { "cache-control": "no-store" }
 
-export const VoiceGroupLive = HttpApiBuilder.group(V1Api, "voice", (handlers) =>
+export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice", (handlers) =>
   Effect.gen(function*() {
     const profiles = yield* VoiceProfiles
     const calls = yield* Calls

@@ -32,7 +32,8 @@ import {
 import { type ProjectId, sha256Hex } from "@switchboard/core/shared"
 import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { V1Api } from "./Api.js"
+import { v1Group } from "./Api.js"
+import { WebhooksGroup } from "./WebhooksApi.js"
 import { decodeJsonBody, domain, idempotent, type Rendered, rendered, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./Problems.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
@@ -71,7 +72,7 @@ const catalogVersion = Effect.gen(function*() {
   return entry
 })
 
-export const WebhooksGroupLive = HttpApiBuilder.group(V1Api, "webhooks", (handlers) =>
+export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "webhooks", (handlers) =>
   Effect.gen(function*() {
     const destinations = yield* WebhookDestinations
     const config = yield* ServerConfig

@@ -1,0 +1,157 @@
+/**
+ * The HTTP adapter's registry: every feature's part of the four surfaces in one file — its /v1
+ * group and handlers, the problem codes and Idempotency-Key rule of its operations, its raw routes
+ * (Dashboard, OAuth, management, pages) and, for the standalone server, its adapters (the non-store
+ * ports) and background workers. `Http.ts` builds the application and `server/Server.ts` the
+ * process from these lists; a feature registers here, and its /v1 error rows in `v1/Problems.ts`
+ * (a core error without a row there is a compile error).
+ */
+import { HttpApi, OpenApi } from "@effect/platform"
+import type { ProblemCode } from "@switchboard/core/shared"
+import { Layer } from "effect"
+import type { ServerConfigShape } from "./http/ServerConfig.js"
+import { BillingRoutes, billingRouteTable } from "./routes/BillingRoutes.js"
+import { DashboardRoutes, dashboardRouteTable } from "./routes/DashboardRoutes.js"
+import { ManagementRoutes, managementRouteTable } from "./routes/ManagementRoutes.js"
+import { OAuthProviderRoutes, oAuthProviderRouteTable } from "./routes/OAuthProviderRoutes.js"
+import { AccessTokensServerAdapters } from "./server/AccessTokensAdapters.js"
+import { AccountSecurityServerAdapters } from "./server/AccountSecurityAdapters.js"
+import { BillingServerAdapters } from "./server/BillingAdapters.js"
+import { BillingWorkers } from "./server/BillingWorkers.js"
+import { DashboardServerAdapters } from "./server/DashboardAdapters.js"
+import { DashboardWorkers } from "./server/DashboardWorkers.js"
+import { ManagementServerAdapters } from "./server/ManagementAdapters.js"
+import { OAuthProviderWorkers } from "./server/OAuthProviderWorkers.js"
+import { ProjectApiKeysServerAdapters } from "./server/ProjectApiKeysAdapters.js"
+import { ProjectsServerAdapters } from "./server/ProjectsAdapters.js"
+import { UploadsServerAdapters } from "./server/UploadsAdapters.js"
+import { VoiceServerAdapters } from "./server/VoiceAdapters.js"
+import { WebhooksServerAdapters } from "./server/WebhooksAdapters.js"
+import { WebhooksWorkers } from "./server/WebhooksWorkers.js"
+import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
+import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
+import { AccountGroup, accountIdempotent, accountProblems } from "./v1/Api.js"
+import { BillingGroupLive } from "./v1/BillingHandlers.js"
+import { AccountGroupLive } from "./v1/Handlers.js"
+import { OAuthProviderGroupLive } from "./v1/OAuthProviderHandlers.js"
+import { OrganizationsGroupLive } from "./v1/OrganizationsHandlers.js"
+import { ProjectApiKeysGroupLive } from "./v1/ProjectApiKeysHandlers.js"
+import { ProjectsGroupLive } from "./v1/ProjectsHandlers.js"
+import { UploadsGroupLive } from "./v1/UploadsHandlers.js"
+import { UploadsRawRoutes, uploadsRawRouteTable } from "./v1/UploadsRoutes.js"
+import { VoiceGroupLive } from "./v1/VoiceHandlers.js"
+import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
+import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./v1/OrganizationsApi.js"
+import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./v1/ProjectsApi.js"
+import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./v1/ProjectApiKeysApi.js"
+import { AccountSecurityGroup, accountSecurityIdempotent, accountSecurityProblems } from "./v1/AccountSecurityApi.js"
+import { UploadsGroup, uploadsIdempotent, uploadsProblems } from "./v1/UploadsApi.js"
+import { AccessTokensGroup, accessTokensIdempotent, accessTokensProblems } from "./v1/AccessTokensApi.js"
+import { VoiceGroup, voiceIdempotent, voiceProblems } from "./v1/VoiceApi.js"
+import { BillingGroup, billingIdempotent, billingProblems } from "./v1/BillingApi.js"
+import { OAuthProviderGroup, oAuthProviderIdempotent, oAuthProviderProblems } from "./v1/OAuthProviderApi.js"
+import { WebhooksGroup, webhooksIdempotent, webhooksProblems } from "./v1/WebhooksApi.js"
+
+/** The versioned API's declaration (API.md §1.2): every feature's group. */
+export class V1Api extends HttpApi.make("switchboard-v1")
+  .add(AccountGroup)
+  .add(OrganizationsGroup)
+  .add(ProjectsGroup)
+  .add(ProjectApiKeysGroup)
+  .add(AccountSecurityGroup)
+  .add(UploadsGroup)
+  .add(AccessTokensGroup)
+  .add(VoiceGroup)
+  .add(BillingGroup)
+  .add(WebhooksGroup)
+  .add(OAuthProviderGroup)
+  .annotateContext(OpenApi.annotations({
+    title: "Switchboard versioned API",
+    version: "1.0.0",
+    description: "Every endpoint is under /v1. Errors are RFC 9457 problem documents (application/problem+json)."
+  })) {}
+
+/** Every group's handlers (`HttpApiBuilder.api(V1Api)` needs one per group). */
+export const V1GroupsLive = Layer.mergeAll(
+  AccountGroupLive,
+  OrganizationsGroupLive,
+  ProjectsGroupLive,
+  ProjectApiKeysGroupLive,
+  AccountSecurityGroupLive,
+  UploadsGroupLive,
+  AccessTokensGroupLive,
+  VoiceGroupLive,
+  BillingGroupLive,
+  WebhooksGroupLive,
+  OAuthProviderGroupLive
+)
+
+/** operationId → the problem codes it can answer (for the OpenAPI document). */
+export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  ...accountProblems,
+  ...organizationsProblems,
+  ...projectsProblems,
+  ...projectApiKeysProblems,
+  ...accountSecurityProblems,
+  ...uploadsProblems,
+  ...accessTokensProblems,
+  ...voiceProblems,
+  ...billingProblems,
+  ...webhooksProblems,
+  ...oAuthProviderProblems
+}
+
+/** Operations that require an Idempotency-Key (*Idem* in API.md). */
+export const idempotentOperations: ReadonlySet<string> = new Set([
+  ...accountIdempotent,
+  ...organizationsIdempotent,
+  ...projectsIdempotent,
+  ...projectApiKeysIdempotent,
+  ...accountSecurityIdempotent,
+  ...uploadsIdempotent,
+  ...accessTokensIdempotent,
+  ...voiceIdempotent,
+  ...billingIdempotent,
+  ...webhooksIdempotent,
+  ...oAuthProviderIdempotent
+])
+
+/** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout). */
+export const FeatureRoutes = Layer.mergeAll(UploadsRawRoutes, BillingRoutes, ManagementRoutes, OAuthProviderRoutes, DashboardRoutes)
+
+/** Those routes as (method, router path), for 405 answers and lifecycle headers. */
+export const featureRouteTable: ReadonlyArray<readonly [string, string]> = [
+  ...uploadsRawRouteTable,
+  ...billingRouteTable,
+  ...managementRouteTable,
+  ...oAuthProviderRouteTable,
+  ...dashboardRouteTable
+]
+
+/**
+ * The standalone server's adapters: each feature's non-store ports (hasher, SMS, blobs, catalog,
+ * payments, lines, SIP, webhook sender, signing keys, …). Features whose ports are all in the
+ * store have none.
+ */
+export const serverAdapters = (config: ServerConfigShape) =>
+  Layer.mergeAll(
+    ProjectsServerAdapters(config),
+    ProjectApiKeysServerAdapters(config),
+    AccountSecurityServerAdapters(config),
+    UploadsServerAdapters(config),
+    AccessTokensServerAdapters(config),
+    VoiceServerAdapters(config),
+    BillingServerAdapters(config),
+    WebhooksServerAdapters(config),
+    ManagementServerAdapters(config),
+    DashboardServerAdapters(config)
+  )
+
+/** Background work of each feature in a server process (delivery engine, billing scheduler, …). */
+export const serverWorkers = (config: ServerConfigShape) =>
+  Layer.mergeAll(
+    BillingWorkers(config),
+    WebhooksWorkers(config),
+    OAuthProviderWorkers(config),
+    DashboardWorkers(config)
+  )
