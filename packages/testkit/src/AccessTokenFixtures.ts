@@ -14,7 +14,7 @@ import {
   TokenAudience,
   unsealPrivateKey
 } from "@switchboard/core/oauth"
-import { base64url, fromBase64url, hmacSha256 } from "@switchboard/core/shared"
+import { base64url, fromBase64url, hmacSha256 } from "@switchboard/core/internal"
 import { Clock, DateTime, Duration, Effect } from "effect"
 
 type Claim = "iss" | "aud" | "sub" | "exp" | "iat" | "jti" | "scope"

@@ -4,7 +4,8 @@
  * (the standalone server uses scrypt). Randomness can be seeded for reproducible ids and secrets.
  */
 import { PasswordHasher } from "@switchboard/core/accounts"
-import { constantTimeEqual, Secrets, ServerSecretFromBytes } from "@switchboard/core/shared"
+import { constantTimeEqual } from "@switchboard/core/internal"
+import { Secrets, ServerSecretFromBytes } from "@switchboard/core/shared"
 import { Effect, Layer, Redacted } from "effect"
 
 const ITERATIONS = 1000

@@ -14,7 +14,7 @@ import { CredentialCache } from "../credentials/CredentialCache.js"
 import { AccountDeleted, AccountNotFound } from "./Errors.js"
 import { OrganizationsRepo } from "../organizations/OrganizationsPorts.js"
 import { AccountServiceKeysRepo, CredentialRevocations } from "./Ports.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** How many memberships one pass of account deletion removes before listing again. */
 const MEMBERSHIP_BATCH = 100

@@ -1,6 +1,6 @@
 /** Accounts: create and get (the rest of the account lifecycle lives on top of these). */
 import { DateTime, Effect, Option, type Redacted } from "effect"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 import { AccountId, IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { RecordCache } from "../shared/RecordCache.js"

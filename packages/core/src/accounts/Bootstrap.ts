@@ -8,7 +8,7 @@ import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { Accounts } from "./Accounts.js"
 import { AccountServiceKeys } from "../credentials/AccountServiceKeys.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export interface ProvisionedAccount {
   readonly accountId: string

@@ -6,7 +6,7 @@
  * account; starting another replaces it.
  */
 import { Data, DateTime, Duration, Effect, Option } from "effect"
-import { constantTimeEqual } from "../shared/Crypto.js"
+import { constantTimeEqual } from "../internal/Crypto.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
@@ -16,7 +16,7 @@ import { AccountProfileRepo, PhoneVerificationsRepo, SmsSender } from "./Account
 import { normalizePhoneNumber, type StartAccountPhoneVerificationResponse } from "./AccountSecuritySchema.js"
 import { AccountDeleted, AccountNotFound } from "./Errors.js"
 import type { AccountRecord } from "./Ports.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export const PHONE_CODE_TTL = Duration.minutes(10)
 export const PHONE_RESEND_COOLDOWN = Duration.seconds(60)

@@ -4,7 +4,7 @@
  * (core runs in any JS runtime); everything else is plain functions.
  */
 import { Effect } from "effect"
-import { constantTimeEqual } from "../shared/Crypto.js"
+import { constantTimeEqual } from "../internal/Crypto.js"
 
 export const TOTP_PERIOD_SECONDS = 30
 export const TOTP_DIGITS = 6

@@ -6,7 +6,7 @@
  * cannot be replayed. `verifyTotp` is the check sign-in uses.
  */
 import { DateTime, Duration, Effect, Option, Redacted } from "effect"
-import { base64url, constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
+import { base64url, constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, encodeBase32Uuid, TotpFactorId, uuidv7Bytes } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
@@ -17,7 +17,7 @@ import type { ConfirmTotpEnrollmentResponse, DeleteTotpFactorResponse } from "./
 import { AccountDeleted, AccountNotFound } from "./Errors.js"
 import { AccountsRepo } from "./Ports.js"
 import { encodeBase32Rfc4648, totpMatchingSteps, otpauthUri, totpStep } from "./Totp.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** 160 bits: the secret length RFC 4226 §4 recommends. */
 export const TOTP_SECRET_BYTES = 20

@@ -6,7 +6,7 @@
 import { DateTime, Effect, Option } from "effect"
 import { ProjectsRepo } from "../projects/Ports.js"
 import type { OrganizationId, ProjectId } from "../shared/Identifiers.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 import { toInvoice } from "./BillingInvoices.js"
 import { toBillingOperation } from "./BillingChanges.js"
 import { type BillingSubscriptions, TICK_BATCH } from "./BillingSubscriptions.js"

@@ -6,7 +6,7 @@
 import { DateTime, Effect, Either, Option } from "effect"
 import type { ProjectRecord } from "../projects/Ports.js"
 import type { ProjectId } from "../shared/Identifiers.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 import { paymentState } from "./BillingInvoices.js"
 import type { BillingSubscriptions } from "./BillingSubscriptions.js"
 import { plansOf } from "./Catalog.js"

@@ -6,7 +6,7 @@
 import { DateTime, Effect, Option } from "effect"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 import type { BillingSubscriptions } from "./BillingSubscriptions.js"
 import { BillingRequestInvalid, UsageMetricUnknown } from "./Errors.js"
 import { safeNumber } from "./Invoicing.js"

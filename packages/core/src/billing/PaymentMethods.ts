@@ -9,7 +9,7 @@ import type { OrganizationId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { BillingRepo, PaymentProvider, type StoredPaymentMethod } from "./Ports.js"
 import type { PaymentMethodResponse } from "./Schema.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export class PaymentMethods extends Effect.Service<PaymentMethods>()("core/PaymentMethods", {
   accessors: true,

@@ -25,7 +25,7 @@ import { Principal } from "./Access.js"
 import { CredentialCachePolicy } from "./CredentialCache.js"
 import { AccountDeleted, InvalidCredential } from "../accounts/Errors.js"
 import { AccountsRepo, CredentialRevocations } from "../accounts/Ports.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** What a verified access token says. Times in epoch seconds. */
 export interface VerifiedAccessToken {

@@ -3,7 +3,7 @@
  * explicit expiry, listed, revoked idempotently; at most `maxServiceKeysPerAccount` live keys.
  */
 import { DateTime, Effect, Option, Redacted } from "effect"
-import { sha256Hex } from "../shared/Crypto.js"
+import { sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, IdKinds, ServiceKeyId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { formatCredential, newSecret } from "./Credential.js"
@@ -12,7 +12,7 @@ import { IdentityLimits } from "../accounts/Limits.js"
 import { CredentialCache } from "./CredentialCache.js"
 import { AccountServiceKeysRepo, CredentialRevocations } from "../accounts/Ports.js"
 import type { AccountServiceKey } from "../accounts/Schema.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export interface CreatedServiceKey {
   readonly serviceKey: AccountServiceKey

@@ -7,8 +7,8 @@
  * verifiers.
  */
 import { Clock, DateTime, Effect, Option, Redacted, Stream } from "effect"
-import { fn } from "../shared/Traced.js"
-import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
+import { fn } from "../internal/Traced.js"
+import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import type { ServiceKeyId } from "../shared/Identifiers.js"
 import { Principal } from "./Access.js"
 import { AccessTokenVerifier } from "./AccessTokenVerifier.js"

@@ -5,7 +5,7 @@
  * revocation are still checked against the clock on every hit, so a cached key expires on time.
  */
 import { Context, Duration, Effect } from "effect"
-import { makeTtlCache } from "../shared/TtlCache.js"
+import { makeTtlCache } from "../internal/TtlCache.js"
 import type { StoredServiceKey } from "../accounts/Ports.js"
 
 export interface CachedServiceKey {

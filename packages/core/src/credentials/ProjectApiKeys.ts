@@ -9,7 +9,7 @@ import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { ApiKeyEventData } from "../events/Catalog.js"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
-import { sha256Hex } from "../shared/Crypto.js"
+import { sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, ApiKeyId, IdKinds, type ProjectId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
@@ -21,7 +21,7 @@ import { ProjectApiKeyLimits, ProjectApiKeysRepo } from "./ProjectApiKeyPorts.js
 import { ProjectKeyVerifier } from "./ProjectKeyVerifier.js"
 import { CredentialRevocations } from "../accounts/Ports.js"
 import type { ProjectApiKey } from "../accounts/Schema.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export interface CreatedProjectApiKey {
   readonly apiKey: ProjectApiKey

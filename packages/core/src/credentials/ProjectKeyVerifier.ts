@@ -12,12 +12,12 @@
  */
 import { Clock, DateTime, Effect, Option, Redacted, Stream } from "effect"
 import type { ProjectState } from "../projects/Ports.js"
-import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
+import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import type { ApiKeyId } from "../shared/Identifiers.js"
 import { Principal } from "./Access.js"
 import { CredentialCachePolicy } from "./CredentialCache.js"
 import { InvalidCredential } from "../accounts/Errors.js"
-import { makeTtlCache } from "../shared/TtlCache.js"
+import { makeTtlCache } from "../internal/TtlCache.js"
 import { ProjectApiKeysRepo, type StoredProjectApiKey } from "./ProjectApiKeyPorts.js"
 import { CredentialRevocations } from "../accounts/Ports.js"
 

@@ -17,7 +17,7 @@ import { ProjectSlug } from "../projects/Schema.js"
 import { ProjectsService } from "../projects/ProjectsService.js"
 import { isReservedSlug, SLUG_MAX_LENGTH, SLUG_MIN_LENGTH } from "../projects/Slugs.js"
 import type { AccountId, OrganizationId, ProjectId } from "../shared/Identifiers.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** How many organizations and projects a Dashboard list walks at most (the list is not paged). */
 export const DASHBOARD_MAX_ORGANIZATIONS = 100

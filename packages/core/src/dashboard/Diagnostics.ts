@@ -9,7 +9,7 @@ import { OrganizationsRepo } from "../organizations/OrganizationsPorts.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { NotAnOrganizationOwner } from "./DashboardErrors.js"
 import { StoreHealth } from "./DashboardPorts.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export class Diagnostics extends Effect.Service<Diagnostics>()("core/Diagnostics", {
   effect: Effect.gen(function*() {

@@ -7,7 +7,7 @@ import { DateTime, Effect, Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { type OnboardingRecord, OnboardingRepo } from "./DashboardPorts.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export interface OnboardingAnswers {
   readonly companyName?: string | null | undefined

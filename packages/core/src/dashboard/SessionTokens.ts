@@ -10,7 +10,7 @@ import { businessScopes } from "../oauth/Scopes.js"
 import { SigningKeys } from "../oauth/SigningKeys.js"
 import { TokenAudience } from "../oauth/TokenAudience.js"
 import { accessTokenLifetime } from "../oauth/TokenPolicy.js"
-import { base64url } from "../shared/Crypto.js"
+import { base64url } from "../internal/Crypto.js"
 import { Secrets } from "../shared/Secrets.js"
 import type { Session } from "./Sessions.js"
 

@@ -6,11 +6,11 @@
  */
 import { Clock, Context, DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { AccountsRepo } from "../accounts/Ports.js"
-import { base64url, sha256Hex } from "../shared/Crypto.js"
+import { base64url, sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, encodeBase32Uuid, SVC, uuidv7Bytes } from "../shared/Identifiers.js"
 import { Secrets } from "../shared/Secrets.js"
 import { type SessionRecord, SessionsRepo } from "./DashboardPorts.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export interface Session {
   readonly sessionId: string

@@ -13,11 +13,11 @@ import { Context, DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { Accounts } from "../accounts/Accounts.js"
 import { TotpFactors } from "../accounts/TotpFactors.js"
 import { AccountsRepo, PasswordHasher } from "../accounts/Ports.js"
-import { sha256Hex } from "../shared/Crypto.js"
+import { sha256Hex } from "../internal/Crypto.js"
 import { InvalidSignIn, PasswordRejected, SignInLocked, TotpCodeInvalid, TotpCodeRequired } from "./DashboardErrors.js"
 import { SignInThrottleRepo } from "./DashboardPorts.js"
 import { Sessions } from "./Sessions.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export interface SignInPolicyShape {
   /** Failed attempts per email allowed in one window. */

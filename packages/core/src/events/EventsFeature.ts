@@ -18,7 +18,7 @@ import { Context, DateTime, Effect } from "effect"
 import { IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { EVENT_API_VERSION, type EventEnvelope } from "./Schema.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** One event as the outbox holds it: the envelope and the project it belongs to (if any). */
 export interface OutboxEvent {

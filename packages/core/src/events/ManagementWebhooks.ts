@@ -15,7 +15,7 @@ import { EVENT_API_VERSION } from "./Schema.js"
 import { ManagementWebhookNotFound, WebhookUrlInvalid } from "./WebhookErrors.js"
 import { type DeliveryStatus, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
 import { checkWebhookUrl } from "./WebhookUrl.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export interface ManagementWebhook {
   /** A UUID. */

@@ -9,7 +9,7 @@
  *   `whsec_<base64>`; during a rotation overlap one signature per live secret, space-separated.
  */
 import { Effect } from "effect"
-import { hmacSha256Sync } from "../shared/Sha256.js"
+import { hmacSha256Sync } from "../internal/Sha256.js"
 
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("")
 

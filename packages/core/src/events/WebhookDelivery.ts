@@ -33,7 +33,7 @@ import {
   WebhookSender,
   WebhooksRepo
 } from "./WebhookPorts.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /**
  * Resumes after one turn of the event loop (a real 0 ms timer, whatever the `Clock`: I/O that is

@@ -36,7 +36,7 @@ import {
   type WebhookEventSelection
 } from "./WebhookSchema.js"
 import { checkWebhookUrl } from "./WebhookUrl.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** The wire form of a stored destination. */
 export const toWebhookDestination = (e: WebhookEndpoint): WebhookDestination => ({

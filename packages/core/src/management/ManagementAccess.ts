@@ -8,10 +8,10 @@
  */
 import { Effect, Option, Redacted, Schema } from "effect"
 import { ProjectsRepo } from "../projects/Ports.js"
-import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
+import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import { ProjectId } from "../shared/Identifiers.js"
 import { ManagementUnauthorized } from "./Errors.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** Longest username or password looked at: a project id is 36 characters, a secret 52. */
 const MAX_CREDENTIAL_PART = 256

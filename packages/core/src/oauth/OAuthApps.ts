@@ -10,7 +10,7 @@
 import { DateTime, Effect, Option, Redacted } from "effect"
 import { newSecret } from "../credentials/Credential.js"
 import { CredentialRevocations } from "../accounts/Ports.js"
-import { sha256Hex } from "../shared/Crypto.js"
+import { sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, IdKinds, SVC } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Secrets } from "../shared/Secrets.js"
@@ -29,7 +29,7 @@ import {
   type SettingIssue,
   webUriIssue
 } from "./OAuthSchema.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** The prefix of client secrets. */
 export const CLIENT_SECRET_PREFIX = `${SVC}_cs_`

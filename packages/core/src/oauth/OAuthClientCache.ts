@@ -9,7 +9,7 @@
 import { Clock, Effect, Option, Stream } from "effect"
 import { CredentialCachePolicy } from "../credentials/CredentialCache.js"
 import { CredentialRevocations } from "../accounts/Ports.js"
-import { makeTtlCache } from "../shared/TtlCache.js"
+import { makeTtlCache } from "../internal/TtlCache.js"
 import { OAuthAppsRepo, type StoredOAuthApp } from "./OAuthProviderPorts.js"
 
 export class OAuthClientCache extends Effect.Service<OAuthClientCache>()("core/OAuthClientCache", {

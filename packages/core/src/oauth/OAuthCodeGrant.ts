@@ -5,11 +5,11 @@
  * Consent: a live grant covering the scopes lets the consent screen be skipped.
  */
 import { DateTime, Effect, Option } from "effect"
-import { sha256Hex } from "../shared/Crypto.js"
+import { sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 import type { AuthorizationRequest } from "./AuthorizationRequest.js"
 import { oauthError } from "./OAuthErrors.js"
 import { MAX_OPAQUE_TOKEN_LENGTH, OAuthGrants } from "./OAuthGrants.js"

@@ -12,13 +12,13 @@
 import { DateTime, Effect, Option } from "effect"
 import { AccessTokenVerifier } from "../credentials/AccessTokenVerifier.js"
 import { AccountsRepo, CredentialRevocations } from "../accounts/Ports.js"
-import { sha256Hex } from "../shared/Crypto.js"
+import { sha256Hex } from "../internal/Crypto.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { OAuthGrantNotFound } from "./OAuthErrors.js"
 import { OAuthGrantsRepo, OAuthTokensRepo } from "./OAuthProviderPorts.js"
 import { catalogOrder, type OAuthApp } from "./OAuthSchema.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** One app the account authorized, as the account's lists show it. */
 export interface AuthorizedApp {

@@ -19,9 +19,9 @@
  * `OAuthTokenInspection.ts` (introspection, revocation, userinfo); client authentication is here.
  */
 import { DateTime, Effect, Option, Redacted } from "effect"
-import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
+import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import { Ids } from "../shared/Ids.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 import type { PresentedClient } from "./ClientCredentials.js"
 import { makeOAuthCodeGrant } from "./OAuthCodeGrant.js"
 import { oauthError } from "./OAuthErrors.js"

@@ -4,8 +4,8 @@
  * widen, and access tokens never exceed the app's current maximum scope set.
  */
 import { DateTime, Effect, Option } from "effect"
-import { sha256Hex } from "../shared/Crypto.js"
-import { fn } from "../shared/Traced.js"
+import { sha256Hex } from "../internal/Crypto.js"
+import { fn } from "../internal/Traced.js"
 import { parseScopeParam } from "./AuthorizationRequest.js"
 import { oauthError, type OAuthProtocolError } from "./OAuthErrors.js"
 import { MAX_OPAQUE_TOKEN_LENGTH, OAuthGrants } from "./OAuthGrants.js"

@@ -5,9 +5,9 @@
  */
 import { DateTime, Effect, Option, Redacted } from "effect"
 import { AccessTokenVerifier, type VerifiedAccessToken } from "../credentials/AccessTokenVerifier.js"
-import { sha256Hex } from "../shared/Crypto.js"
+import { sha256Hex } from "../internal/Crypto.js"
 import type { AccountId } from "../shared/Identifiers.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 import { formatScope } from "./AccessTokenClaims.js"
 import { oauthError, oauthInsufficientScope } from "./OAuthErrors.js"
 import { MAX_OPAQUE_TOKEN_LENGTH, OAuthGrants } from "./OAuthGrants.js"

@@ -9,7 +9,7 @@
 import { Clock, DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { newSecret } from "../credentials/Credential.js"
 import { AccountsRepo } from "../accounts/Ports.js"
-import { sha256Hex } from "../shared/Crypto.js"
+import { sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, AccountId as AccountIdSchema, SVC } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Secrets } from "../shared/Secrets.js"

@@ -4,7 +4,7 @@
  * 43 to 128 unreserved characters, and `BASE64URL(SHA256(verifier))` must equal the challenge.
  */
 import { Effect } from "effect"
-import { base64url, constantTimeEqual } from "../shared/Crypto.js"
+import { base64url, constantTimeEqual } from "../internal/Crypto.js"
 
 export const CODE_CHALLENGE_METHOD = "S256"
 

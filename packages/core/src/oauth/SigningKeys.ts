@@ -16,7 +16,7 @@ import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { type PublicSigningJwk, type SigningKeyRecord, SigningKeysRepo } from "./Ports.js"
 import { generateSigningKey, importPublicKey, sealPrivateJwk, signJwt, unsealPrivateKey } from "./SigningKeyMaterial.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export interface SigningKeysPolicyShape {
   /**

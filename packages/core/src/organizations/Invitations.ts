@@ -5,7 +5,7 @@
  * (without regard to case) may accept, once, while the invitation is neither revoked nor expired.
  */
 import { DateTime, Duration, Effect, Option, Redacted } from "effect"
-import { base64url, sha256Hex } from "../shared/Crypto.js"
+import { base64url, sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, IdKinds, type OrganizationId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Secrets } from "../shared/Secrets.js"
@@ -18,7 +18,7 @@ import { type Invitation, InvitationId } from "./OrganizationSchema.js"
 import { MemberAlreadyExists, type OrganizationRole, OrganizationsRepo } from "./OrganizationsPorts.js"
 import { Organizations } from "./Organizations.js"
 import { AccountsRepo } from "../accounts/Ports.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** How long an invitation can be accepted. */
 export const INVITATION_TTL = Duration.days(7)

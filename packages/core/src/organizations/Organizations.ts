@@ -17,7 +17,7 @@ import {
 } from "./OrganizationErrors.js"
 import { organizationPage, type PageInput } from "./OrganizationPages.js"
 import { type OrganizationRecord, OrganizationsRepo } from "./OrganizationsPorts.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export class Organizations extends Effect.Service<Organizations>()("core/Organizations", {
   effect: Effect.gen(function*() {

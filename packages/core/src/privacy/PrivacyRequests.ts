@@ -21,7 +21,7 @@ import { PhoneVerificationsRepo, TotpFactorsRepo } from "../accounts/AccountSecu
 import { AccountServiceKeys } from "../credentials/AccountServiceKeys.js"
 import { AccountsRepo } from "../accounts/Ports.js"
 import { OAuthGrants } from "../oauth/OAuthGrants.js"
-import { sha256Hex } from "../shared/Crypto.js"
+import { sha256Hex } from "../internal/Crypto.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
@@ -34,7 +34,7 @@ import {
   PrivacyRequestsRepo
 } from "./Ports.js"
 import { dashboardId, Sessions } from "../dashboard/Sessions.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** The placeholder address an erased account is left with (unique, never deliverable: RFC 2606 `.invalid`). */
 export const erasedEmail = (accountId: string) => `erased-${accountId.slice(-26)}@erased.invalid`

@@ -16,7 +16,7 @@ import type { ProjectId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { makeProjectGate } from "./ProjectGate.js"
 import { type ProjectRecord, ProjectsRepo } from "./Ports.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export class AgentAvatars extends Effect.Service<AgentAvatars>()("core/AgentAvatars", {
   effect: Effect.gen(function*() {

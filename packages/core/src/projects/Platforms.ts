@@ -10,7 +10,7 @@ import { ProjectId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { PlatformsRepo } from "./PlatformsAndUsersPorts.js"
 import { defaultPlatformStates, type PlatformName } from "./PlatformsAndUsersSchema.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export { PlatformName, type PlatformStates } from "./PlatformsAndUsersSchema.js"
 

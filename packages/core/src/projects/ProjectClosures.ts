@@ -7,7 +7,7 @@
 import { Context, DateTime, Duration, Effect } from "effect"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { ProjectsRepo } from "./Ports.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** How long a project stays closing, how often the job looks, and how many it finishes per batch. */
 export class ProjectClosurePolicy extends Context.Reference<ProjectClosurePolicy>()("core/ProjectClosurePolicy", {

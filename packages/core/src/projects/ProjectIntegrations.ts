@@ -13,7 +13,7 @@ import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { seal, ServerSecret, unseal } from "../shared/ServerSecret.js"
 import { ProjectSettingsRepo, type SlackIntegrationRecord } from "./ProjectSettingsPorts.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** What stands in for a stored secret in every response. */
 export const REDACTED = "[redacted]"

@@ -18,7 +18,7 @@ import { Transactor } from "../shared/Ports.js"
 import { AssignedNumberNotALine, ProjectUserLimitReached, ProjectUserNotFound } from "./PlatformsAndUsersErrors.js"
 import { ManagementLimits, type ProjectUserRecord, ProjectUsersRepo } from "./PlatformsAndUsersPorts.js"
 import type { UserType } from "./PlatformsAndUsersSchema.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 const decodeUserId = Schema.decodeUnknownOption(UserId)
 

@@ -8,12 +8,12 @@
  * schema catalog as the namespace `Projects`.
  */
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 import type { Principal } from "../credentials/Access.js"
 import { InvalidInput } from "../accounts/Errors.js"
 import { ProjectEventData } from "../events/Catalog.js"
 import { EventPublisher } from "../events/EventsFeature.js"
-import { constantTimeEqual, sha256Hex } from "../shared/Crypto.js"
+import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import { canonicalJson } from "../shared/Idempotency.js"
 import { type AccountId, encodeBase32, type OrganizationId, ProjectId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"

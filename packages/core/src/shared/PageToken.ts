@@ -4,7 +4,7 @@
  * altered, forged, or taken from another list is refused (→ 422).
  */
 import { DateTime, Effect, Either, Schema } from "effect"
-import { base64url, constantTimeEqual, fromBase64url } from "./Crypto.js"
+import { base64url, constantTimeEqual, fromBase64url } from "../internal/Crypto.js"
 import { mac, type ServerSecret } from "./ServerSecret.js"
 
 const te = new TextEncoder()

@@ -17,7 +17,7 @@
  */
 import { Clock, Context, Effect, Option, Stream } from "effect"
 import { CredentialCachePolicy } from "../credentials/CredentialCache.js"
-import { makeTtlCache } from "./TtlCache.js"
+import { makeTtlCache } from "../internal/TtlCache.js"
 
 /** Changes to cached records, announced by the store after commit: `account:<accountId>` or `project:<projectId>`. */
 export class RecordChanges extends Context.Tag("core/RecordChanges")<RecordChanges, {

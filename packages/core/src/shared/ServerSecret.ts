@@ -4,7 +4,7 @@
  * subkey by purpose, so one use can never be replayed as another.
  */
 import { Context, Effect, Layer, Redacted } from "effect"
-import { aesGcmDecrypt, aesGcmEncrypt, hmacSha256 } from "./Crypto.js"
+import { aesGcmDecrypt, aesGcmEncrypt, hmacSha256 } from "../internal/Crypto.js"
 import { Secrets } from "./Secrets.js"
 
 export class ServerSecret extends Context.Tag("core/ServerSecret")<ServerSecret, Redacted.Redacted<Uint8Array>>() {}

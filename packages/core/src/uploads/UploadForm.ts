@@ -5,7 +5,7 @@
  * the authority to upload that one file, until it expires.
  */
 import { DateTime, Effect, Either, Schema } from "effect"
-import { base64url, constantTimeEqual } from "../shared/Crypto.js"
+import { base64url, constantTimeEqual } from "../internal/Crypto.js"
 import { UploadId } from "../shared/Identifiers.js"
 import { mac } from "../shared/ServerSecret.js"
 import { formatTimestamp, parseTimestamp } from "../shared/Timestamp.js"

@@ -37,7 +37,7 @@ import {
   type UploadTicketRecord,
   UploadTicketsRepo
 } from "./UploadPorts.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** The owner of an account's own tickets: the principal scope of any account credential. */
 export const accountUploadOwner = (accountId: AccountId): string => `account:${accountId}`

@@ -39,7 +39,7 @@ import {
 import { LinesRepo } from "./Lines.js"
 import { CallsRepo, SipGateway, VoiceProfilesRepo } from "./Ports.js"
 import type { Call, CallDirection, CallStatus } from "./Schema.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 export type { CallServiceRejection } from "./CallIngest.js"
 

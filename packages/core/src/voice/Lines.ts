@@ -13,7 +13,7 @@ import { IdKinds, typeIdPattern } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
 import { Timestamp } from "../shared/Timestamp.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 
 /** The platforms a line can serve (the same seven as the platform toggles, interfaces.md C). */
 export const LinePlatform = Schema.Literal("imessage", "whatsapp_business", "slack", "sms", "voice", "telegram", "email")

@@ -8,7 +8,7 @@
  * it is used only for legacy Digest, never as a security primitive of ours.
  */
 import { Effect } from "effect"
-import { base64url, constantTimeEqual, fromBase64url, sha256Hex } from "../shared/Crypto.js"
+import { base64url, constantTimeEqual, fromBase64url, sha256Hex } from "../internal/Crypto.js"
 import { seal, unseal } from "../shared/ServerSecret.js"
 import type { SipAuthenticationAlgorithm } from "./VoiceProfileSchema.js"
 

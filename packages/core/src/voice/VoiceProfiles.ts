@@ -25,7 +25,7 @@ import { IdKinds, type ProjectId, VoiceProfileId } from "../shared/Identifiers.j
 import { Ids } from "../shared/Ids.js"
 import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
-import { fn } from "../shared/Traced.js"
+import { fn } from "../internal/Traced.js"
 import {
   InvalidVoiceQuery,
   VoiceDefaultProfileDeletionForbidden,

@@ -2,15 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { SwitchboardCore } from "@switchboard/core"
 import { Accounts, AccountsRepo, AccountServiceKeysRepo } from "@switchboard/core/accounts"
 import { AccountServiceKeys, Authenticator, MAX_CREDENTIAL_LENGTH, Principal } from "@switchboard/core/credentials"
-import {
-  AccountId,
-  CROCKFORD,
-  formatTypeId,
-  IdKinds,
-  ServiceKeyId,
-  sha256Hex,
-  uuidv7Bytes
-} from "@switchboard/core/shared"
+import { sha256Hex } from "@switchboard/core/internal"
+import { AccountId, CROCKFORD, formatTypeId, IdKinds, ServiceKeyId, uuidv7Bytes } from "@switchboard/core/shared"
 import { accountFixture, TestkitLive } from "@switchboard/testkit"
 import { DateTime, Effect, Either, Layer, Redacted, TestClock } from "effect"
 

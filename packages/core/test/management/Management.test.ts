@@ -12,6 +12,7 @@ import {
   ProjectUsers,
   type ProjectUserRecord
 } from "@switchboard/core/projects"
+import { sha256Hex } from "@switchboard/core/internal"
 import {
   AccountId,
   formatTypeId,
@@ -19,7 +20,6 @@ import {
   IdKinds,
   OrganizationId,
   ProjectId,
-  sha256Hex,
   UserId,
   uuidv7Bytes
 } from "@switchboard/core/shared"

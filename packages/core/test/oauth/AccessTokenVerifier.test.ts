@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { AccountsRepo } from "@switchboard/core/accounts"
 import { AccessTokenVerifier, Principal } from "@switchboard/core/credentials"
 import { SigningKeys, TokenAudience } from "@switchboard/core/oauth"
-import { AccountId, base64url, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
+import { base64url } from "@switchboard/core/internal"
+import { AccountId, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import {
   accessTokenPayload,
   type AccessTokenForgery,

@@ -20,7 +20,8 @@ import {
   SigningKeys,
   type TokenResponse
 } from "@switchboard/core/oauth"
-import { SecretsLive, sha256Hex } from "@switchboard/core/shared"
+import { sha256Hex } from "@switchboard/core/internal"
+import { SecretsLive } from "@switchboard/core/shared"
 import { accountFixture, MemoryState, TestServerSecret } from "@switchboard/testkit"
 import { Context, DateTime, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import * as jose from "jose"

@@ -9,6 +9,7 @@ import {
   OrganizationsCore,
   OrganizationsRepo
 } from "@switchboard/core/organizations"
+import { sha256Hex } from "@switchboard/core/internal"
 import {
   AccountId,
   ApiKeyId,
@@ -18,7 +19,6 @@ import {
   ProjectId,
   SecretsLive,
   ServerSecretFromBytes,
-  sha256Hex,
   uuidv7Bytes,
   RecordCache,
   RecordChangesNone

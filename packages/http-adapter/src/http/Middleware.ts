@@ -4,13 +4,13 @@
  * here as a problem document. Nothing leaves as a stack trace or an empty error body.
  */
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { sha256HexSync } from "@switchboard/core/internal"
 import {
   policyHeader,
   ProblemCatalog,
   RateLimiter,
   type RateLimitPolicy,
   RecordCache,
-  sha256HexSync,
   stateHeader
 } from "@switchboard/core/shared"
 import { Cause, Context, DateTime, Effect, Exit, Fiber, FiberRef, Option, Ref } from "effect"

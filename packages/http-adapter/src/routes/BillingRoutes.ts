@@ -14,7 +14,8 @@
  */
 import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { BillingService, PaymentMethods } from "@switchboard/core/billing"
-import { constantTimeEqual, type OrganizationId, ServerSecret } from "@switchboard/core/shared"
+import { constantTimeEqual } from "@switchboard/core/internal"
+import { type OrganizationId, ServerSecret } from "@switchboard/core/shared"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
 import { csrfOf, simulatedCards, verifyPageToken } from "../server/BillingAdapters.js"

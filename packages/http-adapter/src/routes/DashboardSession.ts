@@ -14,7 +14,8 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type Session, Sessions } from "@switchboard/core/dashboard"
-import { base64url, constantTimeEqual, mac, type ServerSecret } from "@switchboard/core/shared"
+import { base64url, constantTimeEqual } from "@switchboard/core/internal"
+import { mac, type ServerSecret } from "@switchboard/core/shared"
 import { Effect, Option } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

@@ -30,7 +30,8 @@ import {
   OAuthProvider,
   type Params
 } from "@switchboard/core/oauth"
-import { base64url, constantTimeEqual, mac } from "@switchboard/core/shared"
+import { base64url, constantTimeEqual } from "@switchboard/core/internal"
+import { mac } from "@switchboard/core/shared"
 import { Cause, Clock, Effect, Option, Redacted } from "effect"
 import { currentSession } from "./DashboardSession.js"
 import { noStore, readForm, redirectResponse, redirectTo } from "./OAuthHttp.js"

@@ -18,7 +18,8 @@ import {
   PaymentProvider,
   validateCatalog
 } from "@switchboard/core/billing"
-import { base64url, constantTimeEqual, mac, ServerSecret } from "@switchboard/core/shared"
+import { base64url, constantTimeEqual } from "@switchboard/core/internal"
+import { mac, ServerSecret } from "@switchboard/core/shared"
 import { Context, DateTime, Duration, Effect, Either, Layer, Option, Ref } from "effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"

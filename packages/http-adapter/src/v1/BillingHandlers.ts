@@ -18,7 +18,8 @@ import {
   toBillingOperation
 } from "@switchboard/core/billing"
 import { accountOf, type Principal, principalScope } from "@switchboard/core/credentials"
-import { canonicalJson, parseIdempotencyKey, type ProjectId, sha256Hex } from "@switchboard/core/shared"
+import { sha256Hex } from "@switchboard/core/internal"
+import { canonicalJson, parseIdempotencyKey, type ProjectId } from "@switchboard/core/shared"
 import { Effect, Either, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./Api.js"

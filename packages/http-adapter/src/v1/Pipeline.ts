@@ -4,12 +4,12 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { principalScope } from "@switchboard/core/credentials"
+import { sha256Hex } from "@switchboard/core/internal"
 import {
   canonicalJson,
   IdempotencyStore,
   parseIdempotencyKey,
   seal,
-  sha256Hex,
   type StoredResponse,
   Transactor,
   unseal,

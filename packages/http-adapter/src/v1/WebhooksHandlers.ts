@@ -29,7 +29,8 @@ import {
   WebhookDestinationPage,
   WebhookDestinations
 } from "@switchboard/core/events"
-import { type ProjectId, sha256Hex } from "@switchboard/core/shared"
+import { sha256Hex } from "@switchboard/core/internal"
+import { type ProjectId } from "@switchboard/core/shared"
 import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./Api.js"

@@ -3,7 +3,8 @@
  * (REQUEST_TIMEOUT_MS + 1 s), not 60 s; a holder that crashed does not block a retry past it; the
  * 409's Retry-After is honest (1 s for a young attempt, never 60).
  */
-import { canonicalJson, IdempotencyStore, inProgressRetryAfter, sha256HexSync } from "@switchboard/core/shared"
+import { sha256HexSync } from "@switchboard/core/internal"
+import { canonicalJson, IdempotencyStore, inProgressRetryAfter } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Duration, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

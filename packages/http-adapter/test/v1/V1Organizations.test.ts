@@ -6,7 +6,8 @@ import {
   Membership,
   Organization
 } from "@switchboard/core/organizations"
-import { OrganizationId, AccountId, formatTypeId, IdKinds, sha256Hex, uuidv7Bytes } from "@switchboard/core/shared"
+import { sha256Hex } from "@switchboard/core/internal"
+import { OrganizationId, AccountId, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Effect, Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -1,6 +1,6 @@
 /** The synchronous SHA-256 (shared/Sha256.ts) agrees with WebCrypto and the FIPS 180-4 examples. */
 import { describe, expect, it } from "@effect/vitest"
-import { hmacSha256Sync, sha256HexSync } from "@switchboard/core/shared"
+import { hmacSha256Sync, sha256HexSync } from "@switchboard/core/internal"
 import { FastCheck as fc } from "effect"
 
 const webCrypto = async (s: string) =>

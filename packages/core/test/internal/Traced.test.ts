@@ -1,6 +1,6 @@
 /** `fn` (shared/Traced.ts): a span while the tracer is on, none while it is off; same results and errors. */
 import { describe, expect, it } from "@effect/vitest"
-import { fn } from "@switchboard/core/shared"
+import { fn } from "@switchboard/core/internal"
 import { Effect, Option } from "effect"
 
 const double = fn("Test.double")(function*(n: number) {
