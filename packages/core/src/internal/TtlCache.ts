@@ -14,12 +14,23 @@ export interface TtlCache<V> {
   readonly set: (key: string, value: V, now: number) => void
   /** The entry changed (revoked, updated elsewhere): drop it and keep it out for one TTL. */
   readonly drop: (key: string, now: number) => void
+  /** Drops every entry whose value matches (no tombstones): e.g. every entry under a revoked parent. */
+  readonly dropWhere: (matches: (value: V) => boolean) => void
   /** Drops every entry (no tombstones). */
   readonly clear: () => void
   readonly size: () => number
 }
 
-export const makeTtlCache = <V>(policy: { readonly ttl: Duration.Duration; readonly maxEntries: number }): TtlCache<V> => {
+/**
+ * `keepOut` decides whether a load is refused because of tombstones; by default, when its own key
+ * was dropped within the TTL. A cache whose values name a parent (a token family's grant) or whose
+ * negative answers are final passes its own rule.
+ */
+export const makeTtlCache = <V>(policy: {
+  readonly ttl: Duration.Duration
+  readonly maxEntries: number
+  readonly keepOut?: (key: string, value: V, tombstoned: (key: string) => boolean) => boolean
+}): TtlCache<V> => {
   const ttlMillis = Math.min(Duration.toMillis(policy.ttl), 60_000)
   const enabled = ttlMillis > 0 && policy.maxEntries > 0
   // Insertion-ordered: the first key is the oldest, evicted when the map is full.
@@ -44,7 +55,8 @@ export const makeTtlCache = <V>(policy: { readonly ttl: Duration.Duration; reado
       return hit.value
     },
     set: (key, value, now) => {
-      if (!enabled || tombstoned(key, now)) return
+      if (!enabled) return
+      if (policy.keepOut === undefined ? tombstoned(key, now) : policy.keepOut(key, value, (k) => tombstoned(k, now))) return
       entries.delete(key)
       if (entries.size >= policy.maxEntries) {
         const oldest = entries.keys().next()
@@ -62,6 +74,9 @@ export const makeTtlCache = <V>(policy: { readonly ttl: Duration.Duration; reado
       }
       tombstones.delete(key)
       tombstones.set(key, now)
+    },
+    dropWhere: (matches) => {
+      for (const [key, entry] of entries) if (matches(entry.value)) entries.delete(key)
     },
     clear: () => entries.clear(),
     size: () => entries.size
