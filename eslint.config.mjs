@@ -5,8 +5,13 @@
 //   below with their reason). The compiler already reports unused locals and undefined names.
 // - Formatting: eslint-stylistic, set to the house style (2 spaces, double quotes, no semicolons, no
 //   trailing commas, flat ternary chains, lines not reflowed, type members packed on a line as written).
+// - The Effect plugin: `@effect/no-import-from-barrel-package` for the packages whose index loads
+//   far more than one module needs (the Node platform pulls in undici, cluster, … at start; the
+//   PostgreSQL client its migrator and more): import the module (`@effect/platform-node/NodeHttpServer`).
+//   Its `dprint` rule is not used: eslint-stylistic keeps the house style with a far smaller diff.
 // - `no-restricted-imports` states the dependency rule of DESIGN.md §2 per package;
-//   packages/http-adapter/test/Architecture.test.ts checks it exhaustively (allowed lists, cycles).
+//   packages/http-adapter/test/server/Architecture.test.ts checks it exhaustively (allowed lists, cycles).
+import effect from "@effect/eslint-plugin"
 import js from "@eslint/js"
 import stylistic from "@stylistic/eslint-plugin"
 import tseslint from "typescript-eslint"
@@ -27,7 +32,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { "@stylistic": stylistic },
+    plugins: { "@stylistic": stylistic, "@effect": effect },
     languageOptions: {
       ecmaVersion: 2022,
       sourceType: "module"
@@ -50,6 +55,8 @@ export default tseslint.config(
       "no-control-regex": "off",
       // Off: `Effect.gen(function*() { ... })` without a `yield*` is legitimate.
       "require-yield": "off",
+
+      "@effect/no-import-from-barrel-package": ["error", { packageNames: ["@effect/platform-node", "@effect/sql-pg"] }],
 
       "@stylistic/indent": ["error", 2, {
         SwitchCase: 1,

@@ -6,7 +6,7 @@
  * isolates what Switchboard adds on top of the framework.
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, HttpMiddleware } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Exit, Layer, Redacted, Schema, Scope } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"

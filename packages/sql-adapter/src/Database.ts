@@ -5,7 +5,7 @@
  * through PGlite's own API by an `@effect/sql` client with `@effect/sql-pg`'s compiler
  * (PgliteClient.ts) — one dialect, one set of migrations and repositories.
  */
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import type { SqlClient, SqlError } from "@effect/sql"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"

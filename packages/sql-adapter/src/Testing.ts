@@ -3,7 +3,7 @@
  * `sb_test_<random>` database created on the PostgreSQL of `DATABASE_URL` and dropped afterwards.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect, Layer, Redacted } from "effect"
 import { DatabaseConfig, DatabaseError } from "./Database.js"
 import { StoreSql } from "./Repositories.js"

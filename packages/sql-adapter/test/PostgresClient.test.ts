@@ -7,7 +7,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { DatabaseClient, DatabaseConfig, scratchPostgres } from "@switchboard/sql-adapter"
 import { Cause, Chunk, Duration, Effect, Either, Exit, Fiber, Layer, Redacted, Schedule, Scope, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"

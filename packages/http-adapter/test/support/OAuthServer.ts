@@ -4,7 +4,7 @@
  * after its configuration is fixed), accounts with passwords, apps, a cookie jar, and driving the
  * sign-in page and the consent screen over plain HTTP.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { provisionAccount } from "@switchboard/core/accounts"
 import { Sessions } from "@switchboard/core/dashboard"
 import { type CreateOAuthApp, OAuthApps } from "@switchboard/core/oauth"

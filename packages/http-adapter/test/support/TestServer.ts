@@ -1,5 +1,5 @@
 /** A real server on a random loopback port with a fresh test database (DESIGN.md §5). */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { provisionAccount } from "@switchboard/core/accounts"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
 import { sharedTestStores, type TestBackend, testStore } from "@switchboard/sql-adapter"

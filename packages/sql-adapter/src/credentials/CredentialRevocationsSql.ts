@@ -3,7 +3,7 @@
  * inside the revoking transaction (delivered on commit) and `LISTEN` on one dedicated connection.
  * If that connection is lost, the cache TTL (≤ 60 s) still bounds how long a revoked key works.
  */
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { CredentialRevocations } from "@switchboard/core/accounts"
 import { Effect, Layer, Stream } from "effect"
 

@@ -4,7 +4,7 @@
  * process `LISTEN`s on one dedicated connection (PGlite: in process). If that connection is lost,
  * the cache TTL (≤ 60 s) still bounds how long an old record is served.
  */
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { RecordChanges } from "@switchboard/core/shared"
 import { Effect, Layer, Stream } from "effect"
 
