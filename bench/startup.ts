@@ -11,11 +11,13 @@
  *
  * BENCH_SECONDS (default 3): idle seconds before the second RSS reading. BENCH_ROUNDS (default 1):
  * rounds (each on a fresh data directory), medians reported.
- * The first start runs with an empty compile cache (SWITCHBOARD_CACHE_DIR set to a new temporary
- * directory: the CLI bundles its sources once, as after `npm ci`); a second first start on
- * another fresh data directory shows it with the cache warm.
+ * Each round uses a new compile cache (SWITCHBOARD_CACHE_DIR, a temporary directory). First, as
+ * `npm ci` does through the root package's `prepare`, `bin/prepare.js` builds the CLI bundle into it
+ * (timed on its own row); the first start is then the first `npm start` after `npm ci`: a fresh data
+ * directory, the bundle built. A first start on an empty cache (nothing prepared) and one with the
+ * cache fully warm (the embedded database's cluster template too) are reported beside it.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { request } from "node:http"
 import { createServer } from "node:net"
@@ -159,6 +161,8 @@ const scratchDatabase = async () => {
 }
 
 interface Round {
+  readonly prepareMs: number
+  readonly unpreparedFirstMs: number
   readonly coldFirstMs: number
   readonly coldListeningMs: number | undefined
   readonly warmFirstMs: number
@@ -202,13 +206,24 @@ const round = async (n: number): Promise<Round> => {
         path: "/v1/account",
         ...(key === undefined ? { keyFromOutput: true } : { key })
       })
-    // 1. First start, nothing cached: a fresh data directory and an empty compile cache.
+    // 0. What `npm ci` does: the root package's `prepare` builds the CLI bundle into the cache.
+    const prepareStarted = performance.now()
+    const prepared = spawnSync(process.execPath, [join(bin, "..", "prepare.js")], {
+      env: { ...process.env, SWITCHBOARD_CACHE_DIR: cacheDir },
+      encoding: "utf8"
+    })
+    const prepareMs = performance.now() - prepareStarted
+    if (prepared.status !== 0 || !prepared.stdout.includes("CLI bundle ready")) {
+      throw new BenchFailure(`prepare.js did not build the bundle: ${prepared.stdout}${prepared.stderr}`)
+    }
+    console.log(`   round ${n}: npm ci's prepare       ${fmt(prepareMs).padStart(6)} ms (the CLI bundle)`)
+    // 1. The first start after `npm ci`: a fresh data directory, the bundle built.
     const env = await envFor()
     const first = await serve(env)
     await sleep(IDLE_SECONDS * 1000)
     const firstIdle = procStatus(first.child.pid!)
     await stop(first)
-    console.log(`   round ${n}: first start (cold)   ${fmt(first.firstOkMs).padStart(6)} ms to first 200` +
+    console.log(`   round ${n}: first start          ${fmt(first.firstOkMs).padStart(6)} ms to first 200` +
       ` (listening line at ${first.listeningMs === undefined ? "?" : fmt(first.listeningMs)} ms),` +
       ` RSS ${fmt(first.rssAfterStart.rssMiB)} MiB, after ${IDLE_SECONDS} s idle ${fmt(firstIdle.rssMiB)} MiB, peak ${fmt(firstIdle.hwmMiB)} MiB`)
     // 2. The later start: the same data, the same key.
@@ -223,7 +238,15 @@ const round = async (n: number): Promise<Round> => {
     const warm = await serve(await envFor())
     await stop(warm)
     console.log(`   round ${n}: first start (warm)   ${fmt(warm.firstOkMs).padStart(6)} ms to first 200 (fresh data, compile cache warm)`)
+    // 4. A first start with nothing prepared: an empty cache (the CLI bundles its sources itself).
+    const emptyCache = mkdtempSync(join(tmpdir(), "switchboard-bench-cache-"))
+    dirs.push(emptyCache)
+    const unprepared = await serve({ ...(await envFor()), SWITCHBOARD_CACHE_DIR: emptyCache })
+    await stop(unprepared)
+    console.log(`   round ${n}: first start (no prepare) ${fmt(unprepared.firstOkMs).padStart(6)} ms to first 200 (empty compile cache)`)
     return {
+      prepareMs,
+      unpreparedFirstMs: unprepared.firstOkMs,
       coldFirstMs: first.firstOkMs,
       coldListeningMs: first.listeningMs,
       warmFirstMs: warm.firstOkMs,
@@ -278,7 +301,9 @@ const main = async () => {
     met: goal ? mib * 1.048576 < rssGoal : null
   })
   const results = [
-    timeRow("first start to first 200", m((r) => r.coldFirstMs), 5000),
+    timeRow("npm ci's prepare (CLI bundle)", m((r) => r.prepareMs), null),
+    timeRow("first start to first 200 (after npm ci)", m((r) => r.coldFirstMs), 5000),
+    timeRow("first start to first 200, nothing prepared", m((r) => r.unpreparedFirstMs), null),
     timeRow("first start to first 200, compile cache warm", m((r) => r.warmFirstMs), null),
     timeRow("later start", m((r) => r.laterMs), 1500),
     rssRow("RSS after start", Math.max(m((r) => r.rssFirstIdle), m((r) => r.rssLaterIdle)), true),
