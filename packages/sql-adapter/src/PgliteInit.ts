@@ -15,7 +15,7 @@
  * the template: they run on every open as before.
  */
 import { spawn } from "node:child_process"
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import { basename, dirname, join } from "node:path"
 
@@ -32,6 +32,22 @@ const pglitePackage = () => {
     }
   }
   throw new Error("cannot find the version of @electric-sql/pglite")
+}
+
+/**
+ * Makes this PGlite version's template in `templateDir` now, if it is not there yet (what the first
+ * start of a new data directory would otherwise do): "made" or "present".
+ */
+export const preparePgliteTemplate = async (templateDir: string): Promise<"made" | "present"> => {
+  if (isCluster(pgliteTemplatePath(templateDir))) return "present"
+  mkdirSync(templateDir, { recursive: true })
+  const scratch = join(templateDir, `scratch-${process.pid}`)
+  try {
+    await initPgliteDataDir(scratch, templateDir)
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+  return "made"
 }
 
 /** The template of this PGlite version in `templateDir`. */

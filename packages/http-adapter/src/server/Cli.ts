@@ -3,12 +3,14 @@
  *   switchboard serve                                   run the server (what `npm start` runs)
  *   switchboard admin create-account --email E [--password P] [--json]
  *   switchboard admin rotate-signing-key [--json]
+  switchboard admin prepare-cache
  *   switchboard --version | --help
  * Flags map onto the same configuration as the environment (DESIGN.md §4).
  */
 import { provisionAccount } from "@switchboard/core/accounts"
 import { SigningKeys } from "@switchboard/core/oauth"
 import { Email } from "@switchboard/core/shared"
+import { preparePgliteTemplate } from "@switchboard/sql-adapter"
 import { Cause, ConfigProvider, Deferred, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { serverConfig } from "../http/ServerConfig.js"
@@ -20,6 +22,7 @@ const usage = `Usage:
   switchboard serve
   switchboard admin create-account --email <email> [--password <password>] [--json]
   switchboard admin rotate-signing-key [--json]
+  switchboard admin prepare-cache
   switchboard --version
 
 Configuration comes from environment variables (see README.md): HOST, PORT, DATA_DIR, DATABASE_URL,
@@ -135,6 +138,26 @@ const rotateSigningKey = (args: ReadonlyArray<string>) => {
   })
 }
 
+/**
+ * Fills the cache directory (SWITCHBOARD_CACHE_DIR; `npm ci` runs this through the root package's
+ * `prepare`) with what a first start would otherwise make: the embedded database's cluster template.
+ */
+const prepareCache = (args: ReadonlyArray<string>) => {
+  if (args.length > 0) fail(`prepare-cache takes no arguments\n${usage}`)
+  const dir = process.env.SWITCHBOARD_CACHE_DIR
+  if (dir === undefined || dir === "") {
+    process.stdout.write("no cache directory (SWITCHBOARD_CACHE_DIR): nothing to prepare\n")
+    return process.exit(0)
+  }
+  preparePgliteTemplate(dir).then(
+    (done) => {
+      process.stdout.write(`embedded database template ${done === "made" ? "made" : "already there"} in ${dir}\n`)
+      process.exit(0)
+    },
+    (e: unknown) => fail(`could not prepare the cache: ${e instanceof Error ? e.message : String(e)}`, 1)
+  )
+}
+
 const [command, ...rest] = process.argv.slice(2)
 switch (command) {
   case "serve":
@@ -144,6 +167,7 @@ switch (command) {
   case "admin":
     if (rest[0] === "create-account") createAccount(rest.slice(1))
     else if (rest[0] === "rotate-signing-key") rotateSigningKey(rest.slice(1))
+    else if (rest[0] === "prepare-cache") prepareCache(rest.slice(1))
     else fail(`unknown admin command ${JSON.stringify(rest[0] ?? "")}\n${usage}`)
     break
   case "--version":

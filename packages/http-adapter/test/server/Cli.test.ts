@@ -166,6 +166,21 @@ describe("switchboard serve / admin", { timeout: 180_000 }, () => {
     expect(await stopServer(s)).toBe(0)
   })
 
+  it("admin prepare-cache makes the embedded database's template in SWITCHBOARD_CACHE_DIR once (npm ci's prepare runs it)", async () => {
+    const cache = mkdtempSync(join(tmpdir(), "switchboard-cache-"))
+    try {
+      const made = await runIn(["admin", "prepare-cache"], { ...env, SWITCHBOARD_CACHE_DIR: cache })
+      expect([made.code, made.stdout]).toEqual([0, `embedded database template made in ${cache}\n`])
+      expect(existsSync(join(pgliteTemplatePath(cache), "PG_VERSION"))).toBe(true)
+      const again = await runIn(["admin", "prepare-cache"], { ...env, SWITCHBOARD_CACHE_DIR: cache })
+      expect([again.code, again.stdout]).toEqual([0, `embedded database template already there in ${cache}\n`])
+      const extra = await runIn(["admin", "prepare-cache", "now"], { ...env, SWITCHBOARD_CACHE_DIR: cache })
+      expect([extra.code, extra.stderr]).toEqual([2, expect.stringContaining("prepare-cache takes no arguments")])
+    } finally {
+      rmSync(cache, { recursive: true, force: true })
+    }
+  })
+
   it("--version and unknown commands", async () => {
     const v = await runCli(["--version"])
     expect(v.stdout).toMatch(/^switchboard \d+\.\d+\.\d+/)
