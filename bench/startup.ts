@@ -216,7 +216,7 @@ const round = async (n: number): Promise<Round> => {
     if (prepared.status !== 0 || !prepared.stdout.includes("CLI bundle ready")) {
       throw new BenchFailure(`prepare.js did not build the bundle: ${prepared.stdout}${prepared.stderr}`)
     }
-    console.log(`   round ${n}: npm ci's prepare       ${fmt(prepareMs).padStart(6)} ms (the CLI bundle)`)
+    console.log(`   round ${n}: npm ci's prepare       ${fmt(prepareMs).padStart(6)} ms (the CLI bundle and the database template)`)
     // 1. The first start after `npm ci`: a fresh data directory, the bundle built.
     const env = await envFor()
     const first = await serve(env)
@@ -301,7 +301,7 @@ const main = async () => {
     met: goal ? mib * 1.048576 < rssGoal : null
   })
   const results = [
-    timeRow("npm ci's prepare (CLI bundle)", m((r) => r.prepareMs), null),
+    timeRow("npm ci's prepare (CLI bundle, database template)", m((r) => r.prepareMs), null),
     timeRow("first start to first 200 (after npm ci)", m((r) => r.coldFirstMs), 5000),
     timeRow("first start to first 200, nothing prepared", m((r) => r.unpreparedFirstMs), null),
     timeRow("first start to first 200, compile cache warm", m((r) => r.warmFirstMs), null),
