@@ -136,5 +136,15 @@ export default tseslint.config(
   {
     files: ["packages/sql-adapter/src/**/*.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: mustNotImport("testkit", "http-adapter") }] }
+  },
+  {
+    // Only the composition root (src/server/) picks the storage layers; the surfaces use core's ports.
+    files: ["packages/http-adapter/src/**/*.ts"],
+    ignores: ["packages/http-adapter/src/server/**"],
+    rules: { "no-restricted-imports": ["error", { patterns: mustNotImport("sql-adapter", "testkit") }] }
+  },
+  {
+    files: ["packages/http-adapter/src/server/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: mustNotImport("testkit") }] }
   }
 )
