@@ -10,12 +10,12 @@ export const escapeHtml = (s: string) =>
 
 /**
  * Where to go after sign-in: a same-origin relative path (starts with one `/`; not `//` nor `/\`,
- * which browsers read as another host; no control characters), else `/`.
+ * which browsers read as another host; no control characters), else `/console` (the console).
  */
 export const safeReturnTo = (value: string | undefined | null): string =>
   typeof value === "string" && value.length <= 2048 && /^\/(?![/\\])/.test(value) && !/[\u0000-\u001f\u007f\\]/.test(value)
     ? value
-    : "/"
+    : "/console"
 
 /** Headers of every page: not cached, not framed, nothing loaded or run. */
 export const pageHeaders = {
