@@ -3,16 +3,21 @@
  * rendered pages over the core services with the signed-in dashboard session's authority. Each
  * area registers its pages here; `consoleRouteTable` lists them for the 405 table.
  */
-import { HttpApiBuilder, type HttpRouter, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, type HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type Sessions } from "@switchboard/core/dashboard"
 import { type Accounts } from "@switchboard/core/accounts"
 import { type Secrets, type ServerSecret } from "@switchboard/core/shared"
 import { Effect } from "effect"
-import { type ServerConfig } from "../http/ServerConfig.js"
+import { ServerConfig } from "../http/ServerConfig.js"
+import { pageHeaders, signUpPageHtml } from "../routes/DashboardPages.js"
+import { secureCookies, withCsrfCookie } from "../routes/DashboardSession.js"
+import { pageCsrf } from "../routes/DashboardSignIn.js"
 import { accountRoutes, accountRouteTable } from "./ConsoleAccount.js"
+import { billingRoutes, billingRouteTable } from "./ConsoleBilling.js"
 import { consoleCss, consoleJs } from "./ConsoleHtml.js"
 import { homeRoutes, homeRouteTable } from "./ConsoleHome.js"
 import { projectRoutes, projectRouteTable } from "./ConsoleProjects.js"
+import { voiceRoutes, voiceRouteTable } from "./ConsoleVoice.js"
 import { webhookRoutes, webhookRouteTable } from "./ConsoleWebhooks.js"
 
 type Handler = Effect.Effect<HttpServerResponse.HttpServerResponse, never, any>
@@ -40,9 +45,21 @@ export const ConsoleRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.get("/", Effect.succeed(HttpServerResponse.empty({ status: 303, headers: { location: "/console" } })))
     yield* router.get("/console/assets/console.css", asset(consoleCss, "text/css; charset=utf-8"))
     yield* router.get("/console/assets/console.js", asset(consoleJs, "text/javascript; charset=utf-8"))
+    yield* scoped.get("/console/sign-up", Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const config = yield* ServerConfig
+      const csrf = yield* pageCsrf(request)
+      const response = HttpServerResponse.text(signUpPageHtml({ csrfToken: csrf.token, enabled: config.signUpEnabled }), {
+        contentType: "text/html; charset=utf-8",
+        headers: pageHeaders
+      })
+      return csrf.fresh ? withCsrfCookie(response, csrf.token, secureCookies(request, config)) : response
+    }))
     yield* homeRoutes(scoped)
     yield* projectRoutes(scoped)
     yield* webhookRoutes(scoped)
+    yield* voiceRoutes(scoped)
+    yield* billingRoutes(scoped)
     yield* accountRoutes(scoped)
   }))
 
@@ -50,8 +67,11 @@ export const consoleRouteTable: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/"],
   ["GET", "/console/assets/console.css"],
   ["GET", "/console/assets/console.js"],
+  ["GET", "/console/sign-up"],
   ...homeRouteTable,
   ...projectRouteTable,
   ...webhookRouteTable,
+  ...voiceRouteTable,
+  ...billingRouteTable,
   ...accountRouteTable
 ]

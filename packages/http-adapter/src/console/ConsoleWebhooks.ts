@@ -10,7 +10,9 @@ import { DashboardProjects } from "@switchboard/core/dashboard"
 import {
   eventCatalog,
   EVENT_API_VERSION,
+  EventOutbox,
   ManagementWebhooks,
+  type StoredOutboxEvent,
   type WebhookDelivery,
   WebhookDestinations,
   webhookApiVersions
@@ -34,6 +36,10 @@ const RetryForm = Schema.Struct({ eventId: BoundedString(1, 100), attemptCount: 
 
 type Kind = "destinations" | "management"
 
+/** Events read per page, and pages at most, when looking for a project's latest events. */
+const EVENT_PAGE = 500
+const EVENT_PAGES = 20
+
 const deliverySeries = [
   { label: "delivered", colour: "#2e7d32" },
   { label: "pending", colour: "#1f4fbf" },
@@ -49,6 +55,7 @@ export const webhookRoutes = (router: ConsoleRouter) =>
     const destinations = yield* WebhookDestinations
     const management = yield* ManagementWebhooks
     const projects = yield* DashboardProjects
+    const outbox = yield* EventOutbox
 
     /** Every live endpoint of the project, both kinds, as (kind, id, label, url). */
     const endpoints = (ctx: ConsoleCtx, projectId: ProjectId) =>
@@ -229,28 +236,52 @@ ${
         return redirect(`/console/projects/${projectId}/webhooks`, "deleted")
       })))
 
-    // --- Events: the catalog and the recent deliveries of every endpoint --------------------------
+    // --- Events: the project's latest events with their payloads, deliveries, the catalog ---------
+    /** The latest `keep` events, newest first: the outbox is read forward in bounded pages. */
+    const latestEvents = (projectId: string, keep: number) =>
+      Effect.gen(function*() {
+        let after = 0
+        let tail: Array<StoredOutboxEvent> = []
+        for (let pages = 0; pages < EVENT_PAGES; pages++) {
+          const page = yield* outbox.list({ projectId, after, limit: EVENT_PAGE })
+          tail = [...tail, ...page].slice(-keep)
+          const last = page[page.length - 1]
+          if (page.length < EVENT_PAGE || last === undefined) return { events: tail.reverse(), more: false }
+          after = last.position
+        }
+        return { events: tail.reverse(), more: true }
+      })
+
     yield* router.get("/console/projects/:projectId/events", page((ctx) =>
       Effect.gen(function*() {
         const projectId = yield* projectIdOf(ctx)
         const { list, project } = yield* endpoints(ctx, projectId)
+        const latest = yield* latestEvents(projectId, 50)
         const recent = (yield* Effect.forEach(list, (e) => Effect.map(deliveriesOf(ctx, projectId, e.kind, e.id), (ds) => ds.map((d) => ({ d, e })))))
           .flat()
           .sort((a, b) => b.d.createdAt.epochMillis - a.d.createdAt.epochMillis)
-          .slice(0, 100)
+          .slice(0, 50)
         return {
           title: "Events",
           crumbs: projectCrumbs(project, "Events"),
           tabs: projectTabs(projectId, `/console/projects/${projectId}/events`),
           body: html`<section class="card" aria-labelledby="recent"><h2 id="recent">Recent events</h2>
-<p class="muted">Events as their webhooks received them, newest first.</p>
+<p class="muted">The project's latest events, newest first; open one to see its payload.${latest.more ? " (Only the first events of a very long log were read.)" : ""}</p>
 ${
-            table("Recent events", ["When", "Event", "Webhook", "Delivery"], recent.map(({ d, e }) => [
+            table("Recent events", ["When", "Event", "Payload"], latest.events.map((r) => [
+              when(r.event.timestamp),
+              html`<code>${r.event.type}</code><br><span class="muted">${r.event.id}</span>`,
+              html`<details><summary>Payload of ${r.event.type}</summary><pre>${JSON.stringify(r.event.data, null, 2)}</pre></details>`
+            ]), "No events yet.")
+          }</section>
+<section class="card" aria-labelledby="deliveries"><h2 id="deliveries">Recent deliveries</h2>
+${
+            table("Recent deliveries", ["When", "Event", "Webhook", "Delivery"], recent.map(({ d, e }) => [
               when(d.createdAt),
               html`<code>${d.eventType}</code><br><span class="muted">${d.eventId}</span>`,
               html`<a href="/console/projects/${projectId}/webhooks/${e.kind}/${e.id}">${e.label}</a>`,
               statusBadge(d)
-            ]), "No events delivered yet: add a webhook, then events appear here.")
+            ]), "No deliveries yet: add a webhook, then its deliveries appear here.")
           }</section>
 <section class="card" aria-labelledby="types"><h2 id="types">Event types</h2>
 ${table("Event types", ["Type", "What"], [...eventCatalog.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([t, spec]) => [html`<code>${t}</code>`, spec.description]), "None.")}</section>`

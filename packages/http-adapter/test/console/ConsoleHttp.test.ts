@@ -168,7 +168,7 @@ for (const backend of testBackends()) {
     it("points the OAuth registration refusal at the console's apps page", async () => {
       const r = await fetch(`${s.baseUrl}/api/auth/oauth2/register`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
       expect(r.status).toBe(403)
-      expect((await r.json()).error_description).toContain("/console/account/apps")
+      expect(((await r.json()) as { error_description: string }).error_description).toContain("/console/account/apps")
     })
   })
 }
