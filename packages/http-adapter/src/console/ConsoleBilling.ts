@@ -11,12 +11,21 @@ import { DashboardProjects } from "@switchboard/core/dashboard"
 import { base64url, sha256Hex } from "@switchboard/core/internal"
 import { BoundedString } from "@switchboard/core/shared"
 import { Effect, Option, Schema } from "effect"
+import { ServerConfig } from "../http/ServerConfig.js"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { BillingKicker } from "../v1/BillingApi.js"
 import { badge, csrfField, html, table, when } from "./ConsoleHtml.js"
 import { action, type ConsoleCtx, page, redirect, show, type View } from "./ConsoleKit.js"
 import { projectCrumbs, projectIdOf, projectTabs } from "./ConsoleProjects.js"
 import type { ConsoleRouter } from "./ConsoleRoutes.js"
+
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return ""
+  }
+}
 
 export const money = (cents: number, currency: string) => `${(cents / 100).toFixed(2)} ${currency}`
 
@@ -41,6 +50,8 @@ export const billingRoutes = (router: ConsoleRouter) =>
     const billing = yield* BillingService
     const payments = yield* PaymentMethods
     const projects = yield* DashboardProjects
+    const config = yield* ServerConfig
+    const dashboardOrigin = originOf(config.dashboardUrl)
 
     const billingView = (ctx: ConsoleCtx, extra?: { readonly preview: PreviewProjectChangeResponse; readonly plan: string; readonly key: string }) =>
       Effect.gen(function*() {
@@ -54,6 +65,11 @@ export const billingRoutes = (router: ConsoleRouter) =>
         const operationId = ctx.query.get("operation")
         const operation = operationId === null ? Option.none() : yield* Effect.option(billing.getOperation(projectId, operationId.slice(0, 100)))
         const base = `/console/projects/${projectId}/billing`
+        const planName = (value: string) => {
+          const p = planOf(value)
+          const found = p === undefined ? undefined : catalog[p.category]?.find((x) => x.planCode === p.planCode)
+          return found === undefined ? value : `${found.name} (${p!.category})`
+        }
         return {
           title: "Billing",
           crumbs: projectCrumbs(project, "Billing"),
@@ -80,6 +96,8 @@ ${
             ]), "No subscriptions yet.")
           }
 ${
+            overview.usage.length === 0 ? "" : html`<h3>Usage this period</h3>`
+          }${
             overview.usage.length === 0 ? "" : table("Usage", ["Metric", "Units", "Amount"], overview.usage.map((u) => [u.displayName, String(u.units), money(u.amountCents, u.currency)]), "")
           }</section>
 <section class="card" aria-labelledby="change"><h2 id="change">Change plan</h2>
@@ -94,7 +112,7 @@ ${
                 )
               }</select>
 <button type="submit">Preview the change</button></form>`
-              : html`<h3>Preview: ${extra.plan}</h3>${previewHtml(extra.preview)}
+              : html`<h3>Preview: ${planName(extra.plan)}</h3>${previewHtml(extra.preview)}
 <form method="post" action="${base}/change" class="row">${csrfField(ctx.csrf)}
 <input type="hidden" name="plan" value="${extra.plan}"><input type="hidden" name="key" value="${extra.key}">
 <button type="submit">Confirm the change</button> <a href="${base}">Cancel</a></form>`
@@ -156,7 +174,9 @@ ${
         const projectId = yield* projectIdOf(ctx)
         const project = yield* projects.open(projectId, ctx.principal, "write")
         const checkout = yield* payments.checkout(project.organizationId)
-        return redirect(checkout.checkoutUrl)
+        // The checkout is served by this server: stay on the address the browser uses.
+        const url = new URL(checkout.checkoutUrl)
+        return redirect(url.origin === dashboardOrigin ? `${url.pathname}${url.search}` : checkout.checkoutUrl)
       })))
   })
 
