@@ -165,6 +165,37 @@ for (const backend of testBackends()) {
       expect(after.text).not.toContain(id!)
     })
 
+    it("refuses bad webhook, OAuth app, plan and close forms with the field named, and changes nothing", async () => {
+      const p = await withProject("bad")
+      const webhooks = `/console/projects/${p.projectId}/webhooks`
+      const badUrl = await p.b.fetch(`${webhooks}/destinations`, { method: "POST", form: { _csrf: p.csrf, name: "x", url: "ftp://example.com/x" } })
+      expect(badUrl.res.status).toBe(422)
+      expect(badUrl.text).toContain("url")
+      const badEvent = await p.b.fetch(`${webhooks}/destinations`, {
+        method: "POST",
+        form: { _csrf: p.csrf, name: "x", url: "https://example.com/x", events: "no.such.event" }
+      })
+      expect(badEvent.res.status).toBe(422)
+      expect((await p.b.fetch(webhooks)).text).toContain("No webhooks yet.")
+      const badRedirect = await p.b.fetch("/console/account/apps", {
+        method: "POST",
+        form: { _csrf: p.csrf, name: "app", redirectUris: "not a uri", clientType: "confidential", scopes: "openid" }
+      })
+      expect(badRedirect.res.status).toBe(422)
+      expect(badRedirect.text).toContain("redirect")
+      expect((await p.b.fetch("/console/account/apps")).text).toContain("No apps yet.")
+      const badPlan = await p.b.fetch(`/console/projects/${p.projectId}/billing/preview`, { method: "POST", form: { _csrf: p.csrf, plan: "nosuchplan" } })
+      expect(badPlan.res.status).toBe(422)
+      expect(badPlan.text).toContain("plan: choose a plan from the list.")
+      const wrongSlug = await p.b.fetch(`/console/projects/${p.projectId}/close`, { method: "POST", form: { _csrf: p.csrf, confirm: "something-else" } })
+      expect(wrongSlug.res.status).toBe(422)
+      expect(wrongSlug.text).toContain("confirm: type the project&#39;s slug (bad-project) to close it.")
+      expect((await p.b.fetch(`/console/projects/${p.projectId}`)).text).toContain(">active<")
+      const closed = await p.b.fetch(`/console/projects/${p.projectId}/close`, { method: "POST", form: { _csrf: p.csrf, confirm: "bad-project" } })
+      expect(closed.res.status).toBe(303)
+      expect(closed.res.headers.get("location")).toBe("/console?notice=closed")
+    })
+
     it("points the OAuth registration refusal at the console's apps page", async () => {
       const r = await fetch(`${s.baseUrl}/api/auth/oauth2/register`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
       expect(r.status).toBe(403)
