@@ -11,6 +11,7 @@ import { BoundedString, ServiceKeyId } from "@switchboard/core/shared"
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import QRCode from "qrcode"
 import { envelopeFailure } from "../http/Surfaces.js"
+import { OtpSendBody, OtpVerifyBody } from "../routes/DashboardSchemas.js"
 import { buttonForm, csrfField, html, raw, secretBox, table, when } from "./ConsoleHtml.js"
 import { action, type ConsoleCtx, page, redirect, show, type View } from "./ConsoleKit.js"
 import type { ConsoleRouter } from "./ConsoleRoutes.js"
@@ -29,8 +30,6 @@ const CreateAppForm = Schema.Struct({
 })
 const ClientForm = Schema.Struct({ clientId: BoundedString(1, 200) })
 const ConfirmTotpForm = Schema.Struct({ enrollmentToken: BoundedString(1, 512), code: Schema.String.pipe(Schema.pattern(/^[0-9]{6}$/, { message: () => "must be the 6 digits the app shows" })) })
-const PhoneForm = Schema.Struct({ phoneNumber: BoundedString(1, 32) })
-const PhoneCodeForm = Schema.Struct({ phoneNumber: BoundedString(1, 32), code: Schema.String.pipe(Schema.pattern(/^[0-9]{6}$/, { message: () => "must be the 6 digits of the SMS" })) })
 
 /** An otpauth URI as an SVG QR code (drawn here: nothing is sent anywhere). */
 export const qrSvg = (text: string) =>
@@ -230,13 +229,13 @@ ${
       })))
     yield* router.post("/console/account/security/phone", action(securityView, (ctx, form) =>
       Effect.gen(function*() {
-        const body = yield* form.as(PhoneForm)
+        const body = yield* form.as(OtpSendBody)
         yield* phones.start(ctx.accountId, body.phoneNumber)
         return show(yield* securityView(ctx, undefined, body.phoneNumber), "A code is on its way by SMS.")
       })))
     yield* router.post("/console/account/security/phone/verify", action(securityView, (ctx, form) =>
       Effect.gen(function*() {
-        const body = yield* form.as(PhoneCodeForm)
+        const body = yield* form.as(OtpVerifyBody)
         yield* phones.confirm(ctx.accountId, body.phoneNumber, body.code)
         return redirect("/console/account/security", "verified")
       })))

@@ -8,6 +8,7 @@
 import { Invitations, Organizations } from "@switchboard/core/organizations"
 import { type AccountId, type OrganizationId, type ProjectId } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
+import { makeSmsInbox } from "@switchboard/testkit"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { browser, expectData, signedUp } from "../support/DashboardClient.js"
@@ -19,8 +20,9 @@ const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] 
 for (const backend of testBackends()) {
   describe(`console over HTTP (${backend})`, () => {
     let s: TestServer
+    const sms = makeSmsInbox()
     beforeAll(async () => {
-      s = await startTestServer(backend, { privacyJobEnabled: false, webhookDeliveryEnabled: false })
+      s = await startTestServer(backend, { privacyJobEnabled: false, webhookDeliveryEnabled: false }, sms.layer)
     })
     afterAll(() => s.close())
     const server = () => s
@@ -194,6 +196,29 @@ for (const backend of testBackends()) {
       const closed = await p.b.fetch(`/console/projects/${p.projectId}/close`, { method: "POST", form: { _csrf: p.csrf, confirm: "bad-project" } })
       expect(closed.res.status).toBe(303)
       expect(closed.res.headers.get("location")).toBe("/console?notice=closed")
+    })
+
+    it("verifies a phone number by SMS code; a bad number or a wrong code changes nothing", async () => {
+      const { browser: b } = await signedUp(server, "phone")
+      const page = await b.fetch("/console/account/security")
+      expect(page.text).toContain("No phone number verified.")
+      const csrf = csrfOf(page.text)
+      const bad = await b.fetch("/console/account/security/phone", { method: "POST", form: { _csrf: csrf, phoneNumber: "call me maybe" } })
+      expect(bad.res.status).toBe(422)
+      const phone = `+1555${String(Date.now()).slice(-7)}`
+      const sent = await b.fetch("/console/account/security/phone", { method: "POST", form: { _csrf: csrf, phoneNumber: phone } })
+      expect(sent.res.status).toBe(200)
+      expect(sent.text).toContain(`Code sent to ${phone}`)
+      const code = sms.lastCode(phone)!
+      const wrong = await b.fetch("/console/account/security/phone/verify", { method: "POST", form: { _csrf: csrf, phoneNumber: phone, code: code === "000000" ? "111111" : "000000" } })
+      expect(wrong.res.status).toBeGreaterThanOrEqual(400)
+      expect(wrong.res.status).toBeLessThan(500)
+      expect((await b.fetch("/console/account/security")).text).toContain("No phone number verified.")
+      const ok = await b.fetch("/console/account/security/phone/verify", { method: "POST", form: { _csrf: csrf, phoneNumber: phone, code } })
+      expect(ok.res.status).toBe(303)
+      const after = await b.fetch("/console/account/security?notice=verified")
+      expect(after.text).toContain("Phone number verified.")
+      expect(after.text).toContain(`Verified: <strong>${phone}</strong>`)
     })
 
     it("points the OAuth registration refusal at the console's apps page", async () => {
