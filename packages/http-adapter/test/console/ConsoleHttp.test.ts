@@ -11,7 +11,7 @@ import { testBackends } from "@switchboard/sql-adapter"
 import { makeSmsInbox } from "@switchboard/testkit"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { browser, expectData, signedUp } from "../support/DashboardClient.js"
+import { browser, expectData, oauthAccessToken, signedUp } from "../support/DashboardClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 /** The CSRF token the page's forms carry. */
@@ -219,6 +219,20 @@ for (const backend of testBackends()) {
       const after = await b.fetch("/console/account/security?notice=verified")
       expect(after.text).toContain("Phone number verified.")
       expect(after.text).toContain(`Verified: <strong>${phone}</strong>`)
+    })
+
+    it("lists the applications an account authorized and withdraws one (its token stops working)", async () => {
+      const { accountId, browser: b } = await signedUp(server, "grants")
+      const { clientId, token } = await oauthAccessToken(s, accountId, ["openid", "projects:read"])
+      const page = await b.fetch("/console/account/apps")
+      expect(page.text).toContain("Withdraw access of Test app")
+      const before = await fetch(`${s.baseUrl}/api/projects`, { headers: { authorization: `Bearer ${token}` } })
+      expect(before.status).toBe(200)
+      const withdrawn = await b.fetch("/console/account/apps/withdraw", { method: "POST", form: { _csrf: csrfOf(page.text), clientId } })
+      expect(withdrawn.res.status).toBe(303)
+      expect((await b.fetch("/console/account/apps")).text).toContain("You have not authorized any application.")
+      const after = await fetch(`${s.baseUrl}/api/projects`, { headers: { authorization: `Bearer ${token}` } })
+      expect(after.status).toBe(401)
     })
 
     it("points the OAuth registration refusal at the console's apps page", async () => {
