@@ -10,6 +10,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import type { ProblemCode } from "@switchboard/core/shared"
 import { Layer } from "effect"
 import type { ServerConfigShape } from "./http/ServerConfig.js"
+import { ConsoleRoutes, consoleRouteTable } from "./console/ConsoleRoutes.js"
 import { BillingRoutes, billingRouteTable } from "./routes/BillingRoutes.js"
 import { DashboardRoutes, dashboardRouteTable } from "./routes/DashboardRoutes.js"
 import { ManagementRoutes, managementRouteTable } from "./routes/ManagementRoutes.js"
@@ -116,8 +117,8 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...oAuthProviderIdempotent
 ])
 
-/** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout). */
-export const FeatureRoutes = Layer.mergeAll(UploadsRawRoutes, BillingRoutes, ManagementRoutes, OAuthProviderRoutes, DashboardRoutes)
+/** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, the console). */
+export const FeatureRoutes = Layer.mergeAll(UploadsRawRoutes, BillingRoutes, ManagementRoutes, OAuthProviderRoutes, DashboardRoutes, ConsoleRoutes)
 
 /** Those routes as (method, router path), for 405 answers and lifecycle headers. */
 export const featureRouteTable: ReadonlyArray<readonly [string, string]> = [
@@ -125,7 +126,8 @@ export const featureRouteTable: ReadonlyArray<readonly [string, string]> = [
   ...billingRouteTable,
   ...managementRouteTable,
   ...oAuthProviderRouteTable,
-  ...dashboardRouteTable
+  ...dashboardRouteTable,
+  ...consoleRouteTable
 ]
 
 /**

@@ -56,7 +56,9 @@ const sameOrigin = (request: HttpServerRequest.HttpServerRequest, config: Server
   const site = request.headers["sec-fetch-site"]
   if (site !== undefined && site !== "same-origin" && site !== "none") return false
   const origin = request.headers["origin"]
-  if (origin === undefined) return true
+  // Our pages send no referrer, so a browser's form post from them says `Origin: null`; the
+  // browser's own `Sec-Fetch-Site` (which no page can set) then tells where it came from.
+  if (origin === undefined || (origin === "null" && site === "same-origin")) return true
   const host = request.headers["host"]
   const allowed = new Set([new URL(config.dashboardUrl).origin, new URL(config.apiUrl).origin])
   if (host !== undefined) {

@@ -70,7 +70,7 @@ export const sessionInfo = (session: Session, account: AccountRecord, apiUrl: st
   }))
 
 /** The page's double-submit token: the request's `sb_csrf` cookie, or a new one (then set). */
-const pageCsrf = (request: HttpServerRequest.HttpServerRequest) =>
+export const pageCsrf = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
     const existing = request.cookies[CSRF_COOKIE]
     if (existing !== undefined && /^[A-Za-z0-9_-]{32,64}$/.test(existing)) return { token: existing, fresh: false }

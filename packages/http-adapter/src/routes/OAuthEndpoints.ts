@@ -107,5 +107,5 @@ export const discoveryEndpoint = Effect.gen(function*() {
 })
 
 export const registerEndpoint = Effect.fail(
-  oauthFailure(403, "access_denied", "Dynamic client registration is disabled; create apps in the Dashboard.")
+  oauthFailure(403, "access_denied", "Dynamic client registration is disabled; create apps in the console at /console/account/apps.")
 )

@@ -15,7 +15,7 @@ describe("safeReturnTo and secure cookies (pure)", () => {
     expect(safeReturnTo("/api/auth/oauth2/authorize?client_id=x&state=y")).toBe("/api/auth/oauth2/authorize?client_id=x&state=y")
     expect(safeReturnTo("/")).toBe("/")
     for (const bad of ["//evil.example", "/\\evil.example", "https://evil.example/", "javascript:alert(1)", "", "relative", "/a\nb", undefined, null]) {
-      expect(safeReturnTo(bad)).toBe("/")
+      expect(safeReturnTo(bad)).toBe("/console")
     }
   })
 
@@ -87,20 +87,20 @@ for (const backend of testBackends()) {
       // Signing in again replaces the session: the old cookie stops working.
       const again = await b.fetch("/api/auth/sign-in/email", { method: "POST", form: { email, password: PASSWORD, _csrf: csrf } })
       expect(again.res.status).toBe(303)
-      expect(again.res.headers.get("location")).toBe("/")
+      expect(again.res.headers.get("location")).toBe("/console")
       expect(b.cookies.get("sb_session")).not.toBe(first)
       const old = browser(server)
       old.cookies.set("sb_session", first!)
       expect(expectData(await old.fetch("/api/auth/get-session"))).toBeNull()
     })
 
-    it("returnTo that is not a same-origin relative path redirects to /", async () => {
+    it("returnTo that is not a same-origin relative path redirects to the console", async () => {
       const { email } = await signedUp(server, "ret")
       for (const returnTo of ["//evil.example/x", "https://evil.example/", "/\\evil.example"]) {
         const { b, csrf } = await atSignInPage()
         const r = await b.fetch("/api/auth/sign-in/email", { method: "POST", form: { email, password: PASSWORD, _csrf: csrf, returnTo } })
         expect(r.res.status).toBe(303)
-        expect(r.res.headers.get("location")).toBe("/")
+        expect(r.res.headers.get("location")).toBe("/console")
       }
     })
 

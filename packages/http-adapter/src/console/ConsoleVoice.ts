@@ -1,0 +1,147 @@
+/**
+ * Voice in the console (issue 16): the project's calls (status, direction, parties, key presses)
+ * with the calls per hour drawn as a chart, one call's status timeline and DTMF, the voice
+ * profiles, and the lines with the profile each uses (assigned here, or back to the default).
+ */
+import { type Call, Calls, Lines, VoiceProfiles } from "@switchboard/core/voice"
+import { BoundedString } from "@switchboard/core/shared"
+import { Effect, Schema } from "effect"
+import { hourlyChart, perHour, timelineChart, type TimelinePoint } from "./ConsoleCharts.js"
+import { badge, csrfField, html, raw, table, when } from "./ConsoleHtml.js"
+import { action, type ConsoleCtx, page, param, redirect, type View } from "./ConsoleKit.js"
+import { projectCrumbs, projectIdOf, projectTabs } from "./ConsoleProjects.js"
+import type { ConsoleRouter } from "./ConsoleRoutes.js"
+import { DashboardProjects } from "@switchboard/core/dashboard"
+
+const AssignForm = Schema.Struct({
+  lineId: BoundedString(1, 100),
+  profileId: BoundedString(0, 100),
+  expectedVersion: Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER))
+})
+
+const ended = new Set(["completed", "busy", "no-answer", "rejected", "canceled", "failed"])
+const callSeries = [
+  { label: "completed", colour: "#2e7d32" },
+  { label: "in progress", colour: "#1f4fbf" },
+  { label: "not connected", colour: "#b3261e" }
+]
+const callSeriesOf = (c: Call) => (c.status === "completed" ? 0 : ended.has(c.status) ? 2 : 1)
+
+const party = (p: { readonly id: string; readonly handle?: string | undefined }) => p.handle ?? p.id
+
+/** A call's milestones and key presses in time order, for the timeline. */
+export const callTimeline = (c: Call): ReadonlyArray<TimelinePoint> => {
+  const t = c.timestamps as Record<string, { readonly epochMillis: number } | undefined>
+  const milestones: Array<TimelinePoint> = [
+    ["started", t.startedAt],
+    ["ringing", t.ringingAt],
+    ["answered", t.answeredAt],
+    ["connected", t.connectedAt],
+    [c.status === "completed" || !ended.has(c.status) ? "ended" : c.status, t.endedAt]
+  ].flatMap(([label, at]) => (at === undefined ? [] : [{ label: label as string, at: (at as { epochMillis: number }).epochMillis }]))
+  const keys = c.dtmfInputs.map((k) => ({ label: "key", detail: k.digit, at: k.timestamp.epochMillis }))
+  return [...milestones, ...keys].sort((a, b) => a.at - b.at)
+}
+
+const statusTone = (s: string) => (s === "completed" ? "ok" : ended.has(s) ? "bad" : "plain") as "ok" | "bad" | "plain"
+
+export const voiceRoutes = (router: ConsoleRouter) =>
+  Effect.gen(function*() {
+    const calls = yield* Calls
+    const profiles = yield* VoiceProfiles
+    const lines = yield* Lines
+    const projects = yield* DashboardProjects
+
+    const voiceView = (ctx: ConsoleCtx) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const project = yield* projects.open(projectId, ctx.principal, "read")
+        const recent = (yield* calls.list(projectId, ctx.principal, { pageSize: 100 })).calls
+        const profileList = (yield* profiles.list(projectId, ctx.principal, { pageSize: 100 })).profiles
+        const lineList = (yield* lines.list(projectId)).filter((l) => l.voiceCapable)
+        const assignments = yield* Effect.forEach(lineList, (l) => profiles.getAssignment(projectId, ctx.principal, l.lineId))
+        const base = `/console/projects/${projectId}/voice`
+        const now = Date.now()
+        return {
+          title: "Voice",
+          crumbs: projectCrumbs(project, "Voice"),
+          tabs: projectTabs(projectId, base),
+          body: html`<section class="card" aria-labelledby="calls"><h2 id="calls">Calls</h2>
+${hourlyChart("Calls per hour", callSeries, perHour(recent, (c) => c.createdAt.epochMillis, callSeriesOf, 3, now), now)}
+${
+            table("Calls", ["Started", "Status", "Direction", "From", "To", "Keys"], recent.map((c) => [
+              html`<a href="${base}/calls/${c.id}">${when(c.createdAt)}</a>`,
+              badge(c.status, statusTone(c.status)),
+              c.direction,
+              party(c.caller),
+              party(c.callee),
+              c.dtmfInputs.map((k) => k.digit).join("") || "—"
+            ]), "No calls yet.")
+          }</section>
+<section class="card" aria-labelledby="profiles"><h2 id="profiles">Voice profiles</h2>
+${
+            table("Voice profiles", ["Name", "Default", "Protocol", "Media encryption", "Lines"], profileList.map((p) => [
+              p.name,
+              p.isDefault ? "yes" : "no",
+              p.protocol,
+              p.mediaEncryption,
+              String(p.lineCount)
+            ]), "No voice profiles yet: create the default one through the API (PUT /v1/projects/{projectId}/voice/profiles/default).")
+          }</section>
+<section class="card" aria-labelledby="lines"><h2 id="lines">Lines</h2>
+${
+            table("Lines and their profiles", ["Number", "Profile", ""], lineList.map((l, i) => {
+              const a = assignments[i]!
+              return [
+                l.phoneNumber,
+                a.profileId === undefined ? "default" : profileList.find((p) => p.profileId === a.profileId)?.name ?? a.profileId,
+                html`<form method="post" action="${base}/lines/assign" class="row">${csrfField(ctx.csrf)}
+<input type="hidden" name="lineId" value="${l.lineId}"><input type="hidden" name="expectedVersion" value="${String(a.resourceVersion)}">
+<label for="assign-${l.lineId}">Profile for ${l.phoneNumber}</label><select id="assign-${l.lineId}" name="profileId">
+<option value="">the default profile</option>${
+                  profileList.filter((p) => !p.isDefault).map((p) => html`<option value="${p.profileId}"${p.profileId === a.profileId ? raw(" selected") : ""}>${p.name}</option>`)
+                }</select><button type="submit" class="secondary">Assign</button></form>`
+              ]
+            }), "The project has no voice lines.")
+          }</section>`
+        } satisfies View
+      })
+
+    const callView = (ctx: ConsoleCtx) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const project = yield* projects.open(projectId, ctx.principal, "read")
+        const call = yield* calls.get(projectId, ctx.principal, param(ctx, "callId"))
+        return {
+          title: `Call ${call.id}`,
+          crumbs: [...projectCrumbs(project, "Voice").slice(0, -1), { label: "Voice", href: `/console/projects/${projectId}/voice` }, { label: "Call" }],
+          tabs: projectTabs(projectId, `/console/projects/${projectId}/voice`),
+          body: html`<section class="card" aria-labelledby="call"><h2 id="call">Call</h2><dl class="facts">
+<dt>Status</dt><dd>${badge(call.status, statusTone(call.status))}</dd><dt>Direction</dt><dd>${call.direction}</dd>
+<dt>From</dt><dd>${party(call.caller)}</dd><dt>To</dt><dd>${party(call.callee)}</dd>
+<dt>Voice profile</dt><dd><code>${call.voiceProfile.id}</code></dd></dl></section>
+<section class="card" aria-labelledby="timeline"><h2 id="timeline">Timeline</h2>${timelineChart("Status timeline", callTimeline(call))}</section>
+<section class="card" aria-labelledby="dtmf"><h2 id="dtmf">Key presses (DTMF)</h2>
+${table("Key presses", ["Key", "When", "By"], call.dtmfInputs.map((k) => [html`<code>${k.digit}</code>`, when(k.timestamp), k.actorId]), "No keys pressed.")}
+${call.dtmfInputsTruncated ? html`<p class="muted">Only the latest 100 key presses are kept.</p>` : ""}</section>`
+        } satisfies View
+      })
+
+    const base = "/console/projects/:projectId/voice"
+    yield* router.get(base, page(voiceView))
+    yield* router.get(`${base}/calls/:callId`, page(callView))
+    yield* router.post(`${base}/lines/assign`, action(voiceView, (ctx, form) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const body = yield* form.as(AssignForm)
+        if (body.profileId === "") yield* profiles.unassign(projectId, ctx.principal, body.lineId, body.expectedVersion)
+        else yield* profiles.assign(projectId, ctx.principal, body.lineId, { profileId: body.profileId, expectedVersion: body.expectedVersion })
+        return redirect(`/console/projects/${projectId}/voice`, "saved")
+      })))
+  })
+
+export const voiceRouteTable: ReadonlyArray<readonly [string, string]> = [
+  ["GET", "/console/projects/:projectId/voice"],
+  ["GET", "/console/projects/:projectId/voice/calls/:callId"],
+  ["POST", "/console/projects/:projectId/voice/lines/assign"]
+]

@@ -1,0 +1,302 @@
+/**
+ * Webhooks in the console (issue 16): the project's webhook destinations (/v1) and management
+ * webhooks side by side, each with its delivery log — status, attempts, last response, the
+ * dead-lettered ones retried, a test event sent, the signing secret rotated (shown once) — and
+ * the deliveries per hour as a chart. The events page lists the event types and the recent
+ * deliveries of every endpoint (the events themselves are read through the event channel once it
+ * exists; the store has no event log to page through).
+ */
+import { DashboardProjects } from "@switchboard/core/dashboard"
+import {
+  eventCatalog,
+  EVENT_API_VERSION,
+  EventOutbox,
+  ManagementWebhooks,
+  type StoredOutboxEvent,
+  type WebhookDelivery,
+  WebhookDestinations,
+  webhookApiVersions
+} from "@switchboard/core/events"
+import { BoundedString, type ProjectId } from "@switchboard/core/shared"
+import { Effect, Redacted, Schema } from "effect"
+import { envelopeFailure } from "../http/Surfaces.js"
+import { hourlyChart, perHour } from "./ConsoleCharts.js"
+import { badge, buttonForm, csrfField, html, secretBox, table, when } from "./ConsoleHtml.js"
+import { action, type ConsoleCtx, type ConsoleFailure, page, param, redirect, show, type View } from "./ConsoleKit.js"
+import { projectCrumbs, projectIdOf, projectTabs } from "./ConsoleProjects.js"
+import type { ConsoleRouter } from "./ConsoleRoutes.js"
+
+const CreateDestinationForm = Schema.Struct({
+  name: BoundedString(1, 128),
+  url: BoundedString(1, 2048),
+  events: Schema.optionalWith(Schema.Array(BoundedString(1, 128)).pipe(Schema.maxItems(256)), { default: () => [] })
+})
+const CreateManagementForm = Schema.Struct({ webhookUrl: BoundedString(1, 2048) })
+const RetryForm = Schema.Struct({ eventId: BoundedString(1, 100), attemptCount: Schema.Int.pipe(Schema.between(0, 1_000_000)) })
+
+type Kind = "destinations" | "management"
+
+/** Events read per page, and pages at most, when looking for a project's latest events. */
+const EVENT_PAGE = 500
+const EVENT_PAGES = 20
+
+const deliverySeries = [
+  { label: "delivered", colour: "#2e7d32" },
+  { label: "pending", colour: "#1f4fbf" },
+  { label: "dead-lettered", colour: "#b3261e" }
+]
+const seriesOf = (d: WebhookDelivery) => (d.status === "delivered" ? 0 : d.status === "pending" ? 1 : d.status === "dead_lettered" ? 2 : -1)
+
+const statusBadge = (d: WebhookDelivery) =>
+  badge(d.inFlight ? "in flight" : d.status.replace("_", "-"), d.status === "delivered" ? "ok" : d.status === "dead_lettered" ? "bad" : "plain")
+
+export const webhookRoutes = (router: ConsoleRouter) =>
+  Effect.gen(function*() {
+    const destinations = yield* WebhookDestinations
+    const management = yield* ManagementWebhooks
+    const projects = yield* DashboardProjects
+    const outbox = yield* EventOutbox
+
+    /** Every live endpoint of the project, both kinds, as (kind, id, label, url). */
+    const endpoints = (ctx: ConsoleCtx, projectId: ProjectId) =>
+      Effect.gen(function*() {
+        const project = yield* projects.open(projectId, ctx.principal, "read")
+        const dests = (yield* destinations.list(projectId, ctx.principal, { pageSize: 100 })).destinations
+        const mgmt = yield* management.list(projectId)
+        return {
+          project,
+          list: [
+            ...dests.map((d) => ({ kind: "destinations" as Kind, id: d.destinationId as string, label: d.name, url: d.url, status: d.status as string, events: d.enabledEvents.join(", ") })),
+            ...mgmt.map((m) => ({ kind: "management" as Kind, id: m.id as string, label: "Management webhook", url: m.webhookUrl, status: "enabled", events: "every project event" }))
+          ]
+        }
+      })
+
+    const deliveriesOf = (ctx: ConsoleCtx, projectId: ProjectId, kind: Kind, id: string): Effect.Effect<ReadonlyArray<WebhookDelivery>, ConsoleFailure> =>
+      kind === "destinations"
+        ? Effect.map(destinations.listDeliveries(projectId, ctx.principal, id, { pageSize: 100 }), (p) => p.deliveries)
+        : Effect.map(management.listDeliveries({ projectId, webhookId: id, pageSize: 100 }), (p) => p.deliveries)
+
+    const chartOf = (deliveries: ReadonlyArray<WebhookDelivery>) => {
+      const now = Date.now()
+      return hourlyChart("Deliveries per hour", deliverySeries, perHour(deliveries, (d) => d.createdAt.epochMillis, seriesOf, 3, now), now)
+    }
+
+    const listView = (ctx: ConsoleCtx, created?: { readonly label: string; readonly secret: string }) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const { list, project } = yield* endpoints(ctx, projectId)
+        const base = `/console/projects/${projectId}/webhooks`
+        const all = (yield* Effect.forEach(list, (e) => deliveriesOf(ctx, projectId, e.kind, e.id))).flat()
+        const types = [...eventCatalog.keys()].sort()
+        return {
+          title: "Webhooks",
+          crumbs: projectCrumbs(project, "Webhooks"),
+          tabs: projectTabs(projectId, base),
+          body: html`
+${created === undefined ? "" : secretBox(`Signing secret of ${created.label}`, created.secret)}
+<section class="card" aria-labelledby="endpoints"><h2 id="endpoints">Endpoints</h2>
+${
+            table("Webhook endpoints", ["Name", "URL", "Events", "Status", ""], list.map((e) => [
+              html`<a href="${base}/${e.kind}/${e.id}">${e.label}</a>`,
+              html`<code>${e.url}</code>`,
+              e.events,
+              badge(e.status, e.status === "enabled" ? "ok" : "plain"),
+              html`<a href="${base}/${e.kind}/${e.id}">Delivery log</a>`
+            ]), "No webhooks yet.")
+          }
+${chartOf(all)}</section>
+<div class="grid">
+<section class="card" aria-labelledby="new-destination"><h2 id="new-destination">New webhook destination</h2>
+<form method="post" action="${base}/destinations">${csrfField(ctx.csrf)}
+<label for="dest-name">Name</label><input id="dest-name" name="name" required maxlength="128">
+<label for="dest-url">URL</label><input id="dest-url" name="url" type="url" required maxlength="2048" placeholder="https://example.com/hooks">
+<fieldset><legend>Events (none checked: every event)</legend>${
+            types.map((t) => html`<label><input type="checkbox" name="events" value="${t}"> <code>${t}</code></label>`)
+          }</fieldset>
+<p class="muted">Payload version ${webhookApiVersions.find((v) => v.selectable)?.version ?? EVENT_API_VERSION}.</p>
+<button type="submit">Add destination</button></form></section>
+<section class="card" aria-labelledby="new-management"><h2 id="new-management">New management webhook</h2>
+<p class="muted">Receives every event of the project, signed with its own secret (the management API's webhooks).</p>
+<form method="post" action="${base}/management">${csrfField(ctx.csrf)}
+<label for="mgmt-url">URL</label><input id="mgmt-url" name="webhookUrl" type="url" required maxlength="2048">
+<button type="submit">Add management webhook</button></form></section></div>`
+        } satisfies View
+      })
+
+    const kindOf = (ctx: ConsoleCtx) => {
+      const k = param(ctx, "kind")
+      return k === "destinations" || k === "management" ? Effect.succeed(k as Kind) : Effect.fail(envelopeFailure(404, "WEBHOOK_NOT_FOUND", "No such webhook."))
+    }
+
+    const endpointView = (ctx: ConsoleCtx, secret?: string) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const kind = yield* kindOf(ctx)
+        const id = param(ctx, "endpointId")
+        const { list, project } = yield* endpoints(ctx, projectId)
+        const endpoint = list.find((e) => e.kind === kind && e.id === id)
+        if (endpoint === undefined) return yield* envelopeFailure(404, "WEBHOOK_NOT_FOUND", `No webhook ${id}.`)
+        const deliveries = yield* deliveriesOf(ctx, projectId, kind, id)
+        const base = `/console/projects/${projectId}/webhooks/${kind}/${id}`
+        return {
+          title: endpoint.label,
+          crumbs: [...projectCrumbs(project, "Webhooks").slice(0, -1), { label: "Webhooks", href: `/console/projects/${projectId}/webhooks` }, { label: endpoint.label }],
+          tabs: projectTabs(projectId, `/console/projects/${projectId}/webhooks`),
+          body: html`
+${secret === undefined ? "" : secretBox("New signing secret (the previous one keeps signing for a day)", secret)}
+<section class="card" aria-labelledby="endpoint"><h2 id="endpoint">Endpoint</h2><dl class="facts">
+<dt>URL</dt><dd><code>${endpoint.url}</code></dd><dt>Events</dt><dd>${endpoint.events}</dd><dt>Status</dt><dd>${endpoint.status}</dd></dl>
+<p class="row">${kind === "destinations" ? buttonForm(ctx.csrf, `${base}/test`, "Send a test event") : ""}
+${kind === "destinations" ? buttonForm(ctx.csrf, `${base}/rotate`, "Rotate the signing secret") : ""}
+${buttonForm(ctx.csrf, `${base}/delete`, "Delete this webhook", { danger: true })}</p></section>
+<section class="card" aria-labelledby="log"><h2 id="log">Delivery log</h2>
+${chartOf(deliveries)}
+${
+            table("Deliveries", ["Event", "Status", "Attempts", "Last response", "Last attempt", "Next attempt", ""], deliveries.map((d) => [
+              html`<code>${d.eventType}</code><br><span class="muted">${d.eventId}</span>`,
+              statusBadge(d),
+              String(d.attemptCount),
+              d.lastResponseStatus === null ? (d.lastError ?? "—") : html`HTTP ${d.lastResponseStatus}${d.lastError === null ? "" : html`<br><span class="muted">${d.lastError}</span>`}`,
+              when(d.lastAttemptAt),
+              when(d.nextAttemptAt),
+              d.status === "dead_lettered" || (d.status === "pending" && d.attemptCount > 0 && !d.inFlight)
+                ? buttonForm(ctx.csrf, `${base}/retry`, `Retry ${d.eventType}`, { fields: { eventId: d.eventId, attemptCount: String(d.attemptCount) } })
+                : ""
+            ]), "No deliveries yet.")
+          }</section>`
+        } satisfies View
+      })
+
+    const base = "/console/projects/:projectId/webhooks"
+    yield* router.get(base, page((ctx) => listView(ctx)))
+    yield* router.post(`${base}/destinations`, action(listView, (ctx, form) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const body = yield* form.as(CreateDestinationForm)
+        const created = yield* destinations.create(projectId, ctx.principal, {
+          name: body.name,
+          url: body.url,
+          enabledEvents: body.events.length === 0 ? ["*"] : body.events,
+          apiVersion: EVENT_API_VERSION
+        } as Parameters<typeof destinations.create>[2])
+        return show(yield* listView(ctx, { label: body.name, secret: Redacted.value(created.signingSecret) }), "Destination added.")
+      })))
+    yield* router.post(`${base}/management`, action(listView, (ctx, form) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const body = yield* form.as(CreateManagementForm)
+        yield* projects.open(projectId, ctx.principal, "write")
+        const created = yield* management.create({ projectId, webhookUrl: body.webhookUrl })
+        return show(yield* listView(ctx, { label: body.webhookUrl, secret: Redacted.value(created.signingSecret) }), "Management webhook added.")
+      })))
+
+    const endpoint = `${base}/:kind/:endpointId`
+    yield* router.get(endpoint, page((ctx) => endpointView(ctx)))
+    yield* router.post(`${endpoint}/retry`, action(endpointView, (ctx, form) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const kind = yield* kindOf(ctx)
+        const id = param(ctx, "endpointId")
+        const body = yield* form.as(RetryForm)
+        if (kind === "destinations") {
+          const found = (yield* deliveriesOf(ctx, projectId, kind, id)).find((d) => d.eventId === body.eventId)
+          yield* destinations.retryDelivery(projectId, ctx.principal, id, { eventId: body.eventId, eventType: found?.eventType ?? "", expectedAttemptCount: body.attemptCount })
+        } else {
+          yield* projects.open(projectId, ctx.principal, "write")
+          yield* management.retryDelivery({ projectId, webhookId: id, eventId: body.eventId, expectedAttemptCount: body.attemptCount })
+        }
+        return redirect(`/console/projects/${projectId}/webhooks/${kind}/${id}`, "retried")
+      })))
+    yield* router.post(`${endpoint}/test`, action(endpointView, (ctx) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const id = param(ctx, "endpointId")
+        if ((yield* kindOf(ctx)) !== "destinations") return yield* envelopeFailure(404, "WEBHOOK_NOT_FOUND", "Test events go to webhook destinations.")
+        yield* destinations.sendTestEvent(projectId, ctx.principal, id)
+        return redirect(`/console/projects/${projectId}/webhooks/destinations/${id}`, "sent")
+      })))
+    yield* router.post(`${endpoint}/rotate`, action(endpointView, (ctx) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        if ((yield* kindOf(ctx)) !== "destinations") return yield* envelopeFailure(404, "WEBHOOK_NOT_FOUND", "Only destinations rotate their secret.")
+        const rotated = yield* destinations.rotateSecret(projectId, ctx.principal, param(ctx, "endpointId"))
+        return show(yield* endpointView(ctx, Redacted.value(rotated.signingSecret)), "Signing secret rotated.")
+      })))
+    yield* router.post(`${endpoint}/delete`, action(endpointView, (ctx) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const id = param(ctx, "endpointId")
+        if ((yield* kindOf(ctx)) === "destinations") {
+          yield* destinations.delete(projectId, ctx.principal, id)
+        } else {
+          yield* projects.open(projectId, ctx.principal, "revoke")
+          yield* management.remove({ projectId, webhookId: id })
+        }
+        return redirect(`/console/projects/${projectId}/webhooks`, "deleted")
+      })))
+
+    // --- Events: the project's latest events with their payloads, deliveries, the catalog ---------
+    /** The latest `keep` events, newest first: the outbox is read forward in bounded pages. */
+    const latestEvents = (projectId: string, keep: number) =>
+      Effect.gen(function*() {
+        let after = 0
+        let tail: Array<StoredOutboxEvent> = []
+        for (let pages = 0; pages < EVENT_PAGES; pages++) {
+          const page = yield* outbox.list({ projectId, after, limit: EVENT_PAGE })
+          tail = [...tail, ...page].slice(-keep)
+          const last = page[page.length - 1]
+          if (page.length < EVENT_PAGE || last === undefined) return { events: tail.reverse(), more: false }
+          after = last.position
+        }
+        return { events: tail.reverse(), more: true }
+      })
+
+    yield* router.get("/console/projects/:projectId/events", page((ctx) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        const { list, project } = yield* endpoints(ctx, projectId)
+        const latest = yield* latestEvents(projectId, 50)
+        const recent = (yield* Effect.forEach(list, (e) => Effect.map(deliveriesOf(ctx, projectId, e.kind, e.id), (ds) => ds.map((d) => ({ d, e })))))
+          .flat()
+          .sort((a, b) => b.d.createdAt.epochMillis - a.d.createdAt.epochMillis)
+          .slice(0, 50)
+        return {
+          title: "Events",
+          crumbs: projectCrumbs(project, "Events"),
+          tabs: projectTabs(projectId, `/console/projects/${projectId}/events`),
+          body: html`<section class="card" aria-labelledby="recent"><h2 id="recent">Recent events</h2>
+<p class="muted">The project's latest events, newest first; open one to see its payload.${latest.more ? " (Only the first events of a very long log were read.)" : ""}</p>
+${
+            table("Recent events", ["When", "Event", "Payload"], latest.events.map((r) => [
+              when(r.event.timestamp),
+              html`<code>${r.event.type}</code><br><span class="muted">${r.event.id}</span>`,
+              html`<details><summary>Payload of ${r.event.type}</summary><pre>${JSON.stringify(r.event.data, null, 2)}</pre></details>`
+            ]), "No events yet.")
+          }</section>
+<section class="card" aria-labelledby="deliveries"><h2 id="deliveries">Recent deliveries</h2>
+${
+            table("Recent deliveries", ["When", "Event", "Webhook", "Delivery"], recent.map(({ d, e }) => [
+              when(d.createdAt),
+              html`<code>${d.eventType}</code><br><span class="muted">${d.eventId}</span>`,
+              html`<a href="/console/projects/${projectId}/webhooks/${e.kind}/${e.id}">${e.label}</a>`,
+              statusBadge(d)
+            ]), "No deliveries yet: add a webhook, then its deliveries appear here.")
+          }</section>
+<section class="card" aria-labelledby="types"><h2 id="types">Event types</h2>
+${table("Event types", ["Type", "What"], [...eventCatalog.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([t, spec]) => [html`<code>${t}</code>`, spec.description]), "None.")}</section>`
+        } satisfies View
+      })))
+  })
+
+export const webhookRouteTable: ReadonlyArray<readonly [string, string]> = [
+  ["GET", "/console/projects/:projectId/webhooks"],
+  ["POST", "/console/projects/:projectId/webhooks/destinations"],
+  ["POST", "/console/projects/:projectId/webhooks/management"],
+  ["GET", "/console/projects/:projectId/webhooks/:kind/:endpointId"],
+  ["POST", "/console/projects/:projectId/webhooks/:kind/:endpointId/retry"],
+  ["POST", "/console/projects/:projectId/webhooks/:kind/:endpointId/test"],
+  ["POST", "/console/projects/:projectId/webhooks/:kind/:endpointId/rotate"],
+  ["POST", "/console/projects/:projectId/webhooks/:kind/:endpointId/delete"],
+  ["GET", "/console/projects/:projectId/events"]
+]

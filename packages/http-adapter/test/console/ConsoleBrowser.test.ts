@@ -1,0 +1,305 @@
+/**
+ * The console in a real browser (issue 16): headless Chromium (Debian's `chromium`, driven by
+ * playwright-core, as the OAuth browser test does) walks every page's main path as a person would
+ * — sign up, organizations and members, a project with its slug checked, API keys, the management
+ * secret, webhooks with their delivery log (a dead letter retried, a test event), events, voice,
+ * billing, service keys, OAuth apps and authorized apps, TOTP enrolment from the QR code's secret,
+ * sign out. Each page is screenshotted into `artifacts/screenshots/` (git-ignored; CI keeps the
+ * folder as an artifact) and checked with axe-core: no serious or critical violations. One server
+ * and one browser for the whole file; PGlite only (the pages add nothing a second database tests).
+ */
+import { AccountsRepo, decodeBase32Rfc4648, totp } from "@switchboard/core/accounts"
+import { WebhookDeliveryEngine } from "@switchboard/core/events"
+import { ProjectsService } from "@switchboard/core/projects"
+import { IdKinds, type ProjectId } from "@switchboard/core/shared"
+import { Calls, CallSignal, Lines, VoiceProfiles } from "@switchboard/core/voice"
+import { Effect, Option, Redacted, Schema } from "effect"
+import { mkdirSync, readFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import { createRequire } from "node:module"
+import type { AddressInfo } from "node:net"
+import { join } from "node:path"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { principalOf } from "../../src/routes/DashboardAccess.js"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
+import { newId, signalsOf } from "../support/VoiceHttp.js"
+
+const screenshots = join(import.meta.dirname, "..", "..", "..", "..", "artifacts", "screenshots")
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+interface AxeViolation {
+  readonly id: string
+  readonly impact: string | null
+  readonly help: string
+  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
+}
+
+/** Screenshots the page and fails on serious or critical accessibility violations (WCAG 2 A/AA rules). */
+const look = async (page: Page, name: string) => {
+  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true })
+  await page.evaluate(axeSource)
+  const violations = await page.evaluate(async () => {
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } })
+    return result.violations as ReadonlyArray<AxeViolation>
+  })
+  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+  expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), name).toEqual([])
+}
+
+const submit = (page: Page, button: string) =>
+  Promise.all([page.waitForLoadState("load"), page.waitForEvent("framenavigated"), page.click(button)])
+
+describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () => {
+  let s: TestServer
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+  let receiver: Server
+  let receiverUrl: string
+  let failDeliveries = true
+  const received: Array<string> = []
+  let projectId = ""
+  const email = `console.${Date.now()}@example.com`
+  /** Everything due is attempted now (the server's own engine is off: no waiting on a timer). */
+  const deliver = () => s.run(Effect.flatMap(WebhookDeliveryEngine, (engine) => engine.drain()))
+
+  beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true })
+    receiver = createServer((req, res) => {
+      let body = ""
+      req.on("data", (c) => (body += c))
+      req.on("end", () => {
+        received.push(body)
+        res.writeHead(failDeliveries ? 400 : 200, { "content-type": "text/plain" })
+        res.end(failDeliveries ? "not yet" : "ok")
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+    s = await startTestServer("pglite", {
+      privacyJobEnabled: false,
+      signUpEnabled: true,
+      allowPrivateWebhookTargets: true,
+      webhookDeliveryEnabled: false
+    })
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] })
+    context = await browser.newContext({ viewport: { width: 1100, height: 800 } })
+    page = await context.newPage()
+  })
+  afterAll(async () => {
+    await context?.close()
+    await browser?.close()
+    await new Promise((resolve) => receiver?.close(resolve))
+    await s?.close()
+  })
+
+  it("opens / on the sign-in page, signs up and lands on the console home", async () => {
+    await page.goto(`${s.baseUrl}/`)
+    expect(new URL(page.url()).pathname).toBe("/sign-in")
+    await look(page, "01-sign-in")
+    await Promise.all([page.waitForURL((u) => u.pathname === "/console/sign-up"), page.click("text=Create an account")])
+    await look(page, "02-sign-up")
+    await page.fill("#name", "Grace Hopper")
+    await page.fill("#email", email)
+    await page.fill("#password", "correct horse battery staple")
+    await Promise.all([page.waitForURL((u) => u.pathname === "/console"), page.click("button[type=submit]")])
+    expect(await page.textContent("h1")).toBe("Your organizations and projects")
+    await look(page, "03-home-empty")
+  })
+
+  it("creates an organization, invites a member, and creates a project after checking its slug", async () => {
+    await page.fill("#org-name", "Analytical Engines")
+    await Promise.all([page.waitForURL((u) => u.pathname.startsWith("/console/organizations/")), page.click("text=Create organization")])
+    expect(await page.textContent(".notice")).toBe("Created.")
+    await page.fill("#invite-email", "ada@example.com")
+    await page.selectOption("#invite-role", "admin")
+    await submit(page, "button:has-text('Invite')")
+    expect(await page.textContent("#secret-value")).toMatch(/\S{20,}/)
+    expect(await page.textContent("body")).toContain("ada@example.com")
+    await look(page, "04-organization")
+    await page.click("text=Home")
+    await page.fill("#project-name", "Difference Engine")
+    await page.fill("#project-slug", "difference-engine")
+    // The script checks the slug as it is typed.
+    await page.waitForFunction(() => (globalThis as any).document.getElementById("slug-answer")?.textContent?.includes("is available"))
+    await look(page, "05-new-project")
+    await Promise.all([page.waitForURL((u) => /^\/console\/projects\/[0-9a-f-]{36}$/.test(u.pathname)), page.click("text=Create project")])
+    projectId = new URL(page.url()).pathname.split("/").pop()!
+    expect(await page.textContent("body")).toContain("difference-engine")
+  })
+
+  it("rotates the management secret and shows it once with a copy button", async () => {
+    await submit(page, "text=Rotate the management secret")
+    const secret = (await page.textContent("#secret-value"))!.trim()
+    expect(secret.length).toBeGreaterThan(20)
+    await context.grantPermissions(["clipboard-read", "clipboard-write"])
+    await page.click("button[data-copy=secret-value]")
+    expect(await page.textContent("button[data-copy=secret-value]")).toBe("Copied")
+    await look(page, "06-project-secret")
+    // It is the project's management secret now.
+    expect(await s.run(Effect.flatMap(ProjectsService, (p) => p.verifySecret(projectId as ProjectId, Redacted.make(secret))))).toBe(true)
+  })
+
+  it("creates an API key with permissions (secret shown once) and revokes it", async () => {
+    await page.click("nav.tabs >> text=API keys")
+    await page.fill("#key-name", "ci deploys")
+    await page.check("#new-events-read")
+    await submit(page, "text=Create key")
+    expect(await page.textContent("#secret-value")).toMatch(/^\s*sb_/)
+    await look(page, "07-api-keys")
+    await submit(page, "text=Revoke ci deploys")
+    expect(await page.textContent(".notice")).toBe("Revoked.")
+    expect(await page.textContent("body")).toContain("No keys yet.")
+  })
+
+  it("adds a webhook destination, shows a dead letter in the delivery log, retries it and sends a test event", async () => {
+    await page.click("nav.tabs >> text=Webhooks")
+    await page.fill("#dest-name", "Receiver")
+    await page.fill("#dest-url", receiverUrl)
+    await submit(page, "text=Add destination")
+    expect(await page.textContent("#secret-value")).toMatch(/^\s*whsec_/)
+    await page.click("text=Delivery log")
+    await submit(page, "text=Send a test event")
+    expect(await page.textContent(".notice")).toBe("A test event is on its way.")
+    // The engine, driven by hand: the receiver answers 400, which is not retried: dead-lettered.
+    await deliver()
+    await page.reload()
+    expect(await page.textContent("table")).toContain("dead-lettered")
+    expect(await page.textContent("table")).toContain("HTTP 400")
+    await look(page, "08-delivery-log-dead-letter")
+    failDeliveries = false
+    await submit(page, "button:has-text('Retry webhook.test')")
+    expect(await page.textContent(".notice")).toBe("The delivery is queued again.")
+    await deliver()
+    await page.reload()
+    expect(await page.textContent("table")).toContain("HTTP 200")
+    expect(received.length).toBeGreaterThanOrEqual(2)
+    expect(await page.locator("svg.chart").count()).toBeGreaterThan(0)
+    await look(page, "09-delivery-log-delivered")
+    await page.click("nav.tabs >> text=Webhooks")
+    await page.fill("#mgmt-url", receiverUrl.replace("/hooks", "/management"))
+    await submit(page, "text=Add management webhook")
+    expect(await page.textContent("body")).toContain("Management webhook")
+    await look(page, "10-webhooks")
+  })
+
+  it("lists recent events with their payloads, and the deliveries", async () => {
+    await page.click("nav.tabs >> text=Events")
+    expect(await page.textContent("body")).toContain("webhook.test")
+    await page.click("summary:has-text('Payload of api_key.revoked')")
+    expect(await page.textContent("details[open] pre")).toContain("ci deploys")
+    await look(page, "11-events")
+  })
+
+  it("shows calls with a status timeline and DTMF, the profiles, and assigns a line's profile", async () => {
+    const account = await s.run(Effect.flatMap(AccountsRepo, (a) => a.findByEmail(email)))
+    const accountId = Option.getOrThrow(account).accountId
+    const principal = principalOf({ _tag: "Session", accountId, session: { sessionId: "browser-test" } as never })
+    const pid = projectId as ProjectId
+    const { callId, profileId } = await s.run(Effect.gen(function*() {
+      const profiles = yield* VoiceProfiles
+      const { profile } = yield* profiles.createDefault(pid, principal, { protocol: "sip" })
+      yield* profiles.create(pid, principal, { name: "Support desk", protocol: "sip" })
+      yield* Effect.flatMap(Lines, (l) => l.allocate({ projectId, platform: "voice" }))
+      const callId = newId(IdKinds.call)
+      const sig = signalsOf(callId, projectId, profile.profileId, Date.now() - 60_000)
+      const wire = [sig.started(), sig.at("ringing", 1), sig.at("answered", 3), sig.at("connected", 4), sig.dtmf("4", 0), sig.dtmf("2", 800), sig.ended("completed", 20)]
+      yield* (yield* Calls).ingest(pid, principal, wire.map((w) => Schema.decodeUnknownSync(CallSignal)(w)))
+      return { callId, profileId: profile.profileId }
+    }))
+    expect(profileId).toBeDefined()
+    await page.click("nav.tabs >> text=Voice")
+    expect(await page.textContent("body")).toContain("Support desk")
+    await page.selectOption("select[name=profileId]", { label: "Support desk" })
+    await submit(page, "button:has-text('Assign')")
+    expect(await page.textContent(".notice")).toBe("Saved.")
+    expect(await page.textContent("table:has(caption:text('Lines and their profiles'))")).toContain("Support desk")
+    await look(page, "18-voice")
+    await Promise.all([page.waitForURL((u) => u.pathname.endsWith(callId)), page.click(`a[href$='${callId}']`)])
+    expect(await page.textContent("svg.chart desc")).toContain("connected at +4.0 s")
+    expect(await page.textContent("body")).toContain("Key presses (DTMF)")
+    await look(page, "19-call")
+  })
+
+  it("previews a plan change before confirming it, then shows the operation", async () => {
+    await page.click("nav.tabs >> text=Billing")
+    await look(page, "20-billing")
+    const options = await page.locator("#plan option").evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value))
+    expect(options.length).toBeGreaterThan(1)
+    await page.selectOption("#plan", options[options.length - 1]!)
+    await submit(page, "text=Preview the change")
+    expect(await page.textContent(".notice")).toBe("Nothing changes until you confirm.")
+    expect(await page.textContent("body")).toContain("Due now")
+    await look(page, "21-billing-preview")
+    await submit(page, "text=Confirm the change")
+    expect(new URL(page.url()).searchParams.get("operation")).toMatch(/\S/)
+    expect(await page.textContent("[role=status]")).toMatch(/^Plan change \S+: (pending|succeeded|failed)/)
+    await look(page, "22-billing-operation")
+    // A card through the simulated checkout, then back on the billing page.
+    const billingUrl = page.url()
+    await Promise.all([page.waitForURL((u) => u.pathname.startsWith("/billing/checkout/")), page.click("text=Add a card")])
+    await submit(page, "text=Save card")
+    expect(await page.textContent("body")).toContain("is now the card on file")
+    await page.goto(billingUrl)
+    expect(await page.textContent("body")).toMatch(/ending \d{4}/)
+  })
+
+  it("creates a service key (shown once) on the account's page", async () => {
+    await page.click("header >> text=Service keys")
+    await page.fill("#sk-name", "laptop")
+    await page.fill("#sk-days", "30")
+    await submit(page, "text=Create service key")
+    expect(await page.textContent("#secret-value")).toMatch(/^\s*sb_/)
+    await look(page, "12-service-keys")
+  })
+
+  it("creates an OAuth app with redirect URIs and scopes (secret shown once) and rotates the secret", async () => {
+    await page.click("header >> text=OAuth apps")
+    await page.fill("#app-name", "Babbage CLI")
+    await page.fill("#app-redirects", "https://babbage.example/callback\nhttp://127.0.0.1:8976/cb")
+    await page.check("input[name=scopes][value='projects:read']")
+    await submit(page, "text=Create app")
+    const first = (await page.textContent("#secret-value"))!.trim()
+    expect(await page.textContent("body")).toContain("https://babbage.example/callback")
+    await submit(page, "text=Rotate the secret of Babbage CLI")
+    const second = (await page.textContent("#secret-value"))!.trim()
+    expect(second).not.toBe(first)
+    await look(page, "13-oauth-apps")
+  })
+
+  it("enrols TOTP from a server-drawn QR code", async () => {
+    await page.click("header >> text=Security")
+    await submit(page, "text=Set up an authenticator app")
+    expect(await page.locator(".qr svg path").count()).toBeGreaterThan(0)
+    await look(page, "14-totp-qr")
+    const secret = (await page.textContent("#totp-secret"))!.trim()
+    const code = await Effect.runPromise(totp(decodeBase32Rfc4648(secret)!, Date.now()))
+    await page.fill("#totp-code", code)
+    await submit(page, "text=Turn on")
+    expect(await page.textContent(".notice")).toBe("Two-factor authentication is on.")
+    await look(page, "15-security")
+  })
+
+  it("signs out back to the sign-in page", async () => {
+    await Promise.all([page.waitForURL((u) => u.pathname === "/sign-in"), page.click("text=Sign out")])
+    await page.goto(`${s.baseUrl}/console`)
+    expect(new URL(page.url()).pathname).toBe("/sign-in")
+  })
+
+  it("works on a narrow screen", async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 800 } })
+    const p = await phone.newPage()
+    await p.goto(`${s.baseUrl}/console/sign-up`)
+    await look(p, "16-sign-up-narrow")
+    await p.fill("#email", `narrow.${Date.now()}@example.com`)
+    await p.fill("#password", "correct horse battery staple")
+    await Promise.all([p.waitForURL((u) => u.pathname === "/console"), p.click("button[type=submit]")])
+    await p.fill("#org-name", "Pocket")
+    await Promise.all([p.waitForURL((u) => u.pathname.startsWith("/console/organizations/")), p.click("text=Create organization")])
+    await look(p, "17-organization-narrow")
+    // Nothing is wider than the screen.
+    expect(await p.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await phone.close()
+  })
+})

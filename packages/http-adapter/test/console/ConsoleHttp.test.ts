@@ -1,0 +1,244 @@
+/**
+ * The console over plain HTTP (issue 16), on every backend: where a browser lands (`/` and the
+ * sign-in's default go to `/console`; a signed-out browser is sent to sign in), the forms' CSRF
+ * check (refused, nothing written), authority (a member without rights gets a refusal page with
+ * the reason, not a 500), bad input (the page again with the field named, nothing changed), a
+ * secret shown once, and the OAuth registration error pointing at the console.
+ */
+import { Invitations, Organizations } from "@switchboard/core/organizations"
+import { type AccountId, type OrganizationId, type ProjectId } from "@switchboard/core/shared"
+import { testBackends } from "@switchboard/sql-adapter"
+import { makeSmsInbox } from "@switchboard/testkit"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { browser, expectData, oauthAccessToken, signedUp } from "../support/DashboardClient.js"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
+
+/** The CSRF token the page's forms carry. */
+const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? ""
+
+for (const backend of testBackends()) {
+  describe(`console over HTTP (${backend})`, () => {
+    let s: TestServer
+    const sms = makeSmsInbox()
+    beforeAll(async () => {
+      s = await startTestServer(backend, { privacyJobEnabled: false, webhookDeliveryEnabled: false }, sms.layer)
+    })
+    afterAll(() => s.close())
+    const server = () => s
+
+    /** A signed-up account with an organization and a project made through the console's forms. */
+    const withProject = async (what: string) => {
+      const user = await signedUp(server, what)
+      const b = user.browser
+      const home = await b.fetch("/console")
+      const csrf = csrfOf(home.text)
+      const org = await b.fetch("/console/organizations", { method: "POST", form: { _csrf: csrf, name: `${what} org` } })
+      expect(org.res.status, org.text).toBe(303)
+      const organizationId = /\/console\/organizations\/([^?]+)/.exec(org.res.headers.get("location") ?? "")![1]!
+      const project = await b.fetch("/console/projects", { method: "POST", form: { _csrf: csrf, organizationId, name: `${what} project` } })
+      expect(project.res.status, project.text).toBe(303)
+      const projectId = /\/console\/projects\/([^?]+)/.exec(project.res.headers.get("location") ?? "")![1]!
+      return { ...user, b, csrf, organizationId: organizationId as OrganizationId, projectId: projectId as ProjectId }
+    }
+
+    it("GET / goes to the console; a signed-out browser is sent to sign in and comes back", async () => {
+      const b = browser(server)
+      const root = await b.fetch("/")
+      expect(root.res.status).toBe(303)
+      expect(root.res.headers.get("location")).toBe("/console")
+      const page = await b.fetch("/console/account/keys")
+      expect(page.res.status).toBe(303)
+      expect(page.res.headers.get("location")).toBe("/sign-in?returnTo=%2Fconsole%2Faccount%2Fkeys")
+      const post = await b.fetch("/console/organizations", { method: "POST", form: { name: "x" } })
+      expect(post.res.status).toBe(303)
+      expect(post.res.headers.get("location")).toMatch(/^\/sign-in\?returnTo=/)
+    })
+
+    it("serves the home page to a signed-in session, with the console's CSP and its own assets", async () => {
+      const { browser: b } = await signedUp(server, "home")
+      const home = await b.fetch("/console")
+      expect(home.res.status).toBe(200)
+      expect(home.res.headers.get("content-type")).toContain("text/html")
+      expect(home.res.headers.get("content-security-policy")).toContain("script-src 'self'")
+      expect(home.res.headers.get("x-frame-options")).toBe("DENY")
+      expect(home.text).toContain("You belong to no organization yet")
+      const css = await b.fetch("/console/assets/console.css")
+      expect(css.res.headers.get("content-type")).toContain("text/css")
+      const js = await b.fetch("/console/assets/console.js")
+      expect(js.text).toContain("data-copy")
+    })
+
+    it("refuses a form without the session's CSRF token, and writes nothing", async () => {
+      const { accountId, browser: b } = await signedUp(server, "csrf")
+      for (const _csrf of [undefined, "forged-token-forged-token-forged-token"]) {
+        const r = await b.fetch("/console/organizations", { method: "POST", form: { name: "Should not exist", ...(_csrf === undefined ? {} : { _csrf }) } })
+        expect(r.res.status).toBe(403)
+        expect(r.text).toContain("The form expired or did not come from this console")
+      }
+      const orgs = await s.run(Effect.flatMap(Organizations, (o) => o.list(accountId as AccountId, {})))
+      expect(orgs.items).toHaveLength(0)
+    })
+
+    it("creates a project through the form, answers the slug check, and refuses a bad slug without writing", async () => {
+      const p = await withProject("slugs")
+      const projectPage = await p.b.fetch(`/console/projects/${p.projectId}`)
+      expect(projectPage.res.status).toBe(200)
+      expect(projectPage.text).toContain("slugs-project")
+      const taken = await p.b.fetch(`/console/slug-availability?organizationId=${p.organizationId}&slug=slugs-project`)
+      expect(taken.text).toMatch(/^slugs-project is not available \(taken\)/)
+      const free = await p.b.fetch(`/console/slug-availability?organizationId=${p.organizationId}&slug=free-slug-${Date.now()}`)
+      expect(free.text).toMatch(/is available\.$/)
+      const bad = await p.b.fetch("/console/projects", { method: "POST", form: { _csrf: p.csrf, organizationId: p.organizationId, name: "Bad", slug: "Bad Slug!" } })
+      expect(bad.res.status).toBe(422)
+      expect(bad.text).toContain("slug: must be 3 to 63 lower-case letters")
+      expect(bad.text).toContain("New project")
+      const listed = expectData(await p.b.fetch("/api/projects"))
+      expect(listed.map((x: { name: string }) => x.name)).toEqual(["slugs project"])
+    })
+
+    it("refuses an API key without permissions (422, nothing created), and shows a new key's secret once", async () => {
+      const p = await withProject("keys")
+      const none = await p.b.fetch(`/console/projects/${p.projectId}/keys`, { method: "POST", form: { _csrf: p.csrf, name: "no perms" } })
+      expect(none.res.status).toBe(422)
+      expect(none.text).toContain("permissions: choose at least one permission")
+      expect((await p.b.fetch(`/console/projects/${p.projectId}/keys`)).text).toContain("No keys yet.")
+      const made = await p.b.fetch(`/console/projects/${p.projectId}/keys`, {
+        method: "POST",
+        form: { _csrf: p.csrf, name: "ci", permissions: ["project:read", "events:read"] }
+      })
+      expect(made.res.status).toBe(200)
+      const secret = /<code id="secret-value">([^<]+)<\/code>/.exec(made.text)?.[1]
+      expect(secret).toMatch(/^sb_/)
+      expect(made.text).toContain(`data-copy="secret-value"`)
+      const again = await p.b.fetch(`/console/projects/${p.projectId}/keys`)
+      expect(again.text).toContain("ci")
+      expect(again.text).not.toContain(secret!)
+    })
+
+    it("gives a member without rights a refusal with the reason, not a 500, and changes nothing", async () => {
+      const owner = await withProject("owner")
+      const member = await signedUp(server, "member")
+      const invited = await s.run(Effect.flatMap(Invitations, (i) =>
+        i.create({ actorId: owner.accountId as AccountId, organizationId: owner.organizationId, email: member.email, role: "member" })))
+      await s.run(Effect.flatMap(Invitations, (i) => i.accept({ accountId: member.accountId as AccountId, token: invited.token })))
+      const orgPage = await member.browser.fetch(`/console/organizations/${owner.organizationId}`)
+      expect(orgPage.res.status).toBe(200)
+      expect(orgPage.text).toContain("Owners and admins invite and remove members")
+      const csrf = csrfOf(orgPage.text)
+      const invite = await member.browser.fetch(`/console/organizations/${owner.organizationId}/invitations`, {
+        method: "POST",
+        form: { _csrf: csrf, email: "someone@example.com", role: "member" }
+      })
+      expect(invite.res.status).toBe(403)
+      expect(invite.text).toContain("Only owners and admins can invite members.")
+      const remove = await member.browser.fetch(`/console/organizations/${owner.organizationId}/members/remove`, {
+        method: "POST",
+        form: { _csrf: csrf, accountId: owner.accountId }
+      })
+      expect(remove.res.status).toBe(403)
+      const members = await s.run(Effect.flatMap(Organizations, (o) => o.listMembers({ accountId: owner.accountId as AccountId, organizationId: owner.organizationId })))
+      expect(members.items).toHaveLength(2)
+      // Someone else's organization and project: not found, as the API says.
+      const stranger = await signedUp(server, "stranger")
+      const other = await stranger.browser.fetch(`/console/projects/${owner.projectId}`)
+      expect(other.res.status).toBe(404)
+      expect(other.text).toContain("Back to the console home")
+      const malformed = await stranger.browser.fetch("/console/projects/not-a-project/keys")
+      expect(malformed.res.status).toBe(404)
+    })
+
+    it("revokes a service key made in the console", async () => {
+      const { browser: b } = await signedUp(server, "svc")
+      const page = await b.fetch("/console/account/keys")
+      const csrf = csrfOf(page.text)
+      const badDays = await b.fetch("/console/account/keys", { method: "POST", form: { _csrf: csrf, name: "x", expiresInDays: "0" } })
+      expect(badDays.res.status).toBe(422)
+      expect(badDays.text).toContain("expiresInDays")
+      const made = await b.fetch("/console/account/keys", { method: "POST", form: { _csrf: csrf, name: "deploy" } })
+      expect(made.res.status).toBe(200)
+      const id = /name="serviceKeyId" value="([^"]+)"/.exec(made.text)?.[1]
+      expect(id).toBeDefined()
+      const revoked = await b.fetch("/console/account/keys/revoke", { method: "POST", form: { _csrf: csrf, serviceKeyId: id! } })
+      expect(revoked.res.status).toBe(303)
+      expect(revoked.res.headers.get("location")).toBe("/console/account/keys?notice=revoked")
+      const after = await b.fetch("/console/account/keys?notice=revoked")
+      expect(after.text).toContain("Revoked.")
+      expect(after.text).not.toContain(id!)
+    })
+
+    it("refuses bad webhook, OAuth app, plan and close forms with the field named, and changes nothing", async () => {
+      const p = await withProject("bad")
+      const webhooks = `/console/projects/${p.projectId}/webhooks`
+      const badUrl = await p.b.fetch(`${webhooks}/destinations`, { method: "POST", form: { _csrf: p.csrf, name: "x", url: "ftp://example.com/x" } })
+      expect(badUrl.res.status).toBe(422)
+      expect(badUrl.text).toContain("url")
+      const badEvent = await p.b.fetch(`${webhooks}/destinations`, {
+        method: "POST",
+        form: { _csrf: p.csrf, name: "x", url: "https://example.com/x", events: "no.such.event" }
+      })
+      expect(badEvent.res.status).toBe(422)
+      expect((await p.b.fetch(webhooks)).text).toContain("No webhooks yet.")
+      const badRedirect = await p.b.fetch("/console/account/apps", {
+        method: "POST",
+        form: { _csrf: p.csrf, name: "app", redirectUris: "not a uri", clientType: "confidential", scopes: "openid" }
+      })
+      expect(badRedirect.res.status).toBe(422)
+      expect(badRedirect.text).toContain("redirect")
+      expect((await p.b.fetch("/console/account/apps")).text).toContain("No apps yet.")
+      const badPlan = await p.b.fetch(`/console/projects/${p.projectId}/billing/preview`, { method: "POST", form: { _csrf: p.csrf, plan: "nosuchplan" } })
+      expect(badPlan.res.status).toBe(422)
+      expect(badPlan.text).toContain("plan: choose a plan from the list.")
+      const wrongSlug = await p.b.fetch(`/console/projects/${p.projectId}/close`, { method: "POST", form: { _csrf: p.csrf, confirm: "something-else" } })
+      expect(wrongSlug.res.status).toBe(422)
+      expect(wrongSlug.text).toContain("confirm: type the project&#39;s slug (bad-project) to close it.")
+      expect((await p.b.fetch(`/console/projects/${p.projectId}`)).text).toContain(">active<")
+      const closed = await p.b.fetch(`/console/projects/${p.projectId}/close`, { method: "POST", form: { _csrf: p.csrf, confirm: "bad-project" } })
+      expect(closed.res.status).toBe(303)
+      expect(closed.res.headers.get("location")).toBe("/console?notice=closed")
+    })
+
+    it("verifies a phone number by SMS code; a bad number or a wrong code changes nothing", async () => {
+      const { browser: b } = await signedUp(server, "phone")
+      const page = await b.fetch("/console/account/security")
+      expect(page.text).toContain("No phone number verified.")
+      const csrf = csrfOf(page.text)
+      const bad = await b.fetch("/console/account/security/phone", { method: "POST", form: { _csrf: csrf, phoneNumber: "call me maybe" } })
+      expect(bad.res.status).toBe(422)
+      const phone = `+1555${String(Date.now()).slice(-7)}`
+      const sent = await b.fetch("/console/account/security/phone", { method: "POST", form: { _csrf: csrf, phoneNumber: phone } })
+      expect(sent.res.status).toBe(200)
+      expect(sent.text).toContain(`Code sent to ${phone}`)
+      const code = sms.lastCode(phone)!
+      const wrong = await b.fetch("/console/account/security/phone/verify", { method: "POST", form: { _csrf: csrf, phoneNumber: phone, code: code === "000000" ? "111111" : "000000" } })
+      expect(wrong.res.status).toBeGreaterThanOrEqual(400)
+      expect(wrong.res.status).toBeLessThan(500)
+      expect((await b.fetch("/console/account/security")).text).toContain("No phone number verified.")
+      const ok = await b.fetch("/console/account/security/phone/verify", { method: "POST", form: { _csrf: csrf, phoneNumber: phone, code } })
+      expect(ok.res.status).toBe(303)
+      const after = await b.fetch("/console/account/security?notice=verified")
+      expect(after.text).toContain("Phone number verified.")
+      expect(after.text).toContain(`Verified: <strong>${phone}</strong>`)
+    })
+
+    it("lists the applications an account authorized and withdraws one (its token stops working)", async () => {
+      const { accountId, browser: b } = await signedUp(server, "grants")
+      const { clientId, token } = await oauthAccessToken(s, accountId, ["openid", "projects:read"])
+      const page = await b.fetch("/console/account/apps")
+      expect(page.text).toContain("Withdraw access of Test app")
+      const before = await fetch(`${s.baseUrl}/api/projects`, { headers: { authorization: `Bearer ${token}` } })
+      expect(before.status).toBe(200)
+      const withdrawn = await b.fetch("/console/account/apps/withdraw", { method: "POST", form: { _csrf: csrfOf(page.text), clientId } })
+      expect(withdrawn.res.status).toBe(303)
+      expect((await b.fetch("/console/account/apps")).text).toContain("You have not authorized any application.")
+      const after = await fetch(`${s.baseUrl}/api/projects`, { headers: { authorization: `Bearer ${token}` } })
+      expect(after.status).toBe(401)
+    })
+
+    it("points the OAuth registration refusal at the console's apps page", async () => {
+      const r = await fetch(`${s.baseUrl}/api/auth/oauth2/register`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+      expect(r.status).toBe(403)
+      expect(((await r.json()) as { error_description: string }).error_description).toContain("/console/account/apps")
+    })
+  })
+}
