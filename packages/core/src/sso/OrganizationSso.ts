@@ -25,7 +25,7 @@ import {
   SsoVersionConflict
 } from "./SsoErrors.js"
 import { plansIncludeSso, resolveReturnTo, SsoPolicy } from "./SsoPolicy.js"
-import { DnsTxtResolver, type SsoConnectionRecord, type SsoDomainRecord, SsoOutbound, SsoRepo } from "./SsoPorts.js"
+import { dnsOrUnavailable, outboundOrUnavailable, type SsoConnectionRecord, type SsoDomainRecord, SsoRepo } from "./SsoPorts.js"
 import type { ConfigureOrganizationSsoRequest, OrganizationSsoConfiguration } from "./SsoSchema.js"
 
 /** The seal purpose of client secrets. */
@@ -96,8 +96,8 @@ const parseVersion = (v: string | undefined): number | null => (v === undefined 
 export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/OrganizationSso", {
   effect: Effect.gen(function*() {
     const repo = yield* SsoRepo
-    const outbound = yield* SsoOutbound
-    const dns = yield* DnsTxtResolver
+    const outbound = yield* outboundOrUnavailable
+    const dns = yield* dnsOrUnavailable
     const organizations = yield* Organizations
     const secrets = yield* Secrets
     const secret = yield* ServerSecret

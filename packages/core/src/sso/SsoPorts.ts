@@ -3,9 +3,9 @@
  * identities, SSO sessions), the outbound port to identity providers (`SsoOutbound`: OpenID
  * discovery, JWKS, the token request) and DNS TXT lookups (`DnsTxtResolver`). `Context.Tag`s with no implementation.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, type DateTime, Effect, Option } from "effect"
 import type { AccountId, OrganizationId } from "../shared/Identifiers.js"
-import type { SsoUpstreamFailure } from "./SsoErrors.js"
+import { SsoUpstreamFailure } from "./SsoErrors.js"
 
 export type SsoDomainState = "verified" | "pending" | "failed"
 
@@ -134,3 +134,12 @@ export class DnsTxtResolver extends Context.Tag("core/DnsTxtResolver")<DnsTxtRes
   /** The TXT records at `name`, each joined from its strings (none when the name does not exist). */
   readonly resolveTxt: (name: string) => Effect.Effect<ReadonlyArray<string>, SsoUpstreamFailure>
 }>() {}
+
+const unavailable = () =>
+  Effect.fail(new SsoUpstreamFailure({ message: "This server has no outbound access to identity providers.", timedOut: false }))
+
+/** A host that provides no `SsoOutbound` / `DnsTxtResolver` (an embedding without SSO): every call fails. */
+export const outboundOrUnavailable = Effect.map(Effect.serviceOption(SsoOutbound), Option.getOrElse(() =>
+  SsoOutbound.of({ discover: unavailable, jwks: unavailable, exchangeCode: unavailable })))
+export const dnsOrUnavailable = Effect.map(Effect.serviceOption(DnsTxtResolver), Option.getOrElse(() =>
+  DnsTxtResolver.of({ resolveTxt: unavailable })))

@@ -30,7 +30,7 @@ import { ServerSecret, unseal } from "../shared/ServerSecret.js"
 import { CLIENT_SECRET_PURPOSE, OrganizationSso } from "./OrganizationSso.js"
 import { InvalidReturnTo, SsoActionForbidden, SsoNotConfigured, SsoPreconditionFailed, SsoSignInRejected } from "./SsoErrors.js"
 import { emailDomain, resolveReturnTo, SsoPolicy } from "./SsoPolicy.js"
-import { type SsoConnectionRecord, type SsoLoginRecord, SsoOutbound, type SsoPurpose, SsoRepo } from "./SsoPorts.js"
+import { outboundOrUnavailable, type SsoConnectionRecord, type SsoLoginRecord, type SsoPurpose, SsoRepo } from "./SsoPorts.js"
 
 /** ID token algorithms we accept from providers (never `none`, never HMAC: the client secret is no key). */
 export const ID_TOKEN_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
@@ -61,7 +61,7 @@ const reject = (reason: string) => Effect.fail(new SsoSignInRejected({ reason })
 export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
   effect: Effect.gen(function*() {
     const repo = yield* SsoRepo
-    const outbound = yield* SsoOutbound
+    const outbound = yield* outboundOrUnavailable
     const settings = yield* OrganizationSso
     const organizations = yield* Organizations
     const organizationsRepo = yield* OrganizationsRepo
