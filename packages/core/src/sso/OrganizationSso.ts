@@ -102,6 +102,7 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
     const secrets = yield* Secrets
     const secret = yield* ServerSecret
     const catalog = yield* Effect.serviceOption(BillingCatalog)
+    const policy = yield* SsoPolicy
     const withPorts = <A, E>(self: Effect.Effect<A, E, ServerSecret | Secrets>) =>
       self.pipe(Effect.provideService(ServerSecret, secret), Effect.provideService(Secrets, secrets))
 
@@ -114,7 +115,6 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
 
     /** Fails `SsoSubscriptionRequired` unless a plan of the organization includes SSO. */
     const requireEntitlement = fn("OrganizationSso.requireEntitlement")(function*(organizationId: OrganizationId) {
-      const policy = yield* SsoPolicy
       if (policy.entitlement === undefined || Option.isNone(catalog)) return
       const planCodes = yield* repo.planCodesOf(organizationId)
       if (!plansIncludeSso(catalog.value.catalog, planCodes, policy.entitlement)) {
@@ -264,7 +264,6 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
     ) {
       yield* allowed(organizationId, actorId, true)
       yield* requireEntitlement(organizationId)
-      const policy = yield* SsoPolicy
       const returnTo = resolveReturnTo(input.returnTo, policy)
       if (Either.isLeft(returnTo)) return yield* new InvalidReturnTo({ message: returnTo.left })
       const url = new URL(`/organizations/${organizationId}/settings/sso`, policy.dashboardUrl)

@@ -71,6 +71,7 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
     const sessions = yield* Sessions
     const secrets = yield* Secrets
     const secret = yield* ServerSecret
+    const policy = yield* SsoPolicy
 
     const randomToken = Effect.map(secrets.randomBytes(32), base64url)
 
@@ -88,7 +89,6 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
 
     /** The provider's authorization URL for one of the four purposes. */
     const begin = fn("SsoSignIn.begin")(function*(input: BeginInput) {
-      const policy = yield* SsoPolicy
       const returnTo = resolveReturnTo(input.returnTo, policy)
       if (Either.isLeft(returnTo)) return yield* new InvalidReturnTo({ message: returnTo.left })
       if (input.purpose === "admission" || input.purpose === "closure") {
@@ -229,7 +229,6 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
       }
       const connection = yield* readyConnection(login.organizationId)
       if (connection.generation !== login.generation) return yield* reject("The SSO connection changed during the sign-in; start again.")
-      const policy = yield* SsoPolicy
       const metadata = yield* outbound.discover(connection.issuer)
       const sealed = fromBase64url(connection.clientSecretSealed)
       const clientSecret = sealed === undefined
@@ -315,7 +314,6 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
       readonly email?: string
       readonly returnTo: string
     }) {
-      const policy = yield* SsoPolicy
       const returnTo = resolveReturnTo(input.returnTo, policy)
       if (Either.isLeft(returnTo)) return yield* new InvalidReturnTo({ message: returnTo.left })
       let organizationId = input.organizationId

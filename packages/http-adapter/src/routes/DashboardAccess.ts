@@ -15,8 +15,9 @@ import { HttpServerRequest } from "@effect/platform"
 import { Principal } from "@switchboard/core/credentials"
 import { type Session, Sessions } from "@switchboard/core/dashboard"
 import { OAuthGrants } from "@switchboard/core/oauth"
+import { type AuthenticationFacts, CurrentAuthentication, SsoRepo } from "@switchboard/core/sso"
 import { type AccountId, type ServerSecret } from "@switchboard/core/shared"
-import { Effect, Option } from "effect"
+import { Effect, FiberRef, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import type { RawBody } from "./DashboardBody.js"
@@ -79,6 +80,17 @@ export const authenticate: Effect.Effect<
   return Option.map(session, (s): DashboardCaller => ({ _tag: "Session", accountId: s.accountId, session: s }))
 })
 
+/** Required SSO (core sso/SsoEnforcement.ts): the organizations whose SSO opened the caller's session. */
+const noteAuthentication = (caller: DashboardCaller) =>
+  Effect.gen(function*() {
+    const repo = yield* Effect.serviceOption(SsoRepo)
+    const ssoOrganizations = caller._tag === "Session" && Option.isSome(repo)
+      ? yield* repo.value.sessionOrganizations(caller.session.sessionId)
+      : []
+    const facts: AuthenticationFacts = { method: caller._tag === "Session" ? "session" : "access_token", ssoOrganizations }
+    yield* FiberRef.set(CurrentAuthentication, facts)
+  })
+
 /** The caller an operation with `access` admits; none only for public operations. */
 export const authorize = (access: Access) =>
   Effect.gen(function*() {
@@ -91,6 +103,7 @@ export const authorize = (access: Access) =>
       return yield* envelopeFailure(403, "SESSION_REQUIRED", "This operation needs a signed-in session; OAuth access tokens cannot use it.")
     }
     if (access._tag === "Scope" && !hasScope(c, access.scope)) return yield* insufficientScope(access.scope)
+    yield* noteAuthentication(c)
     return caller
   })
 
