@@ -122,13 +122,16 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
       }
     })
 
-    /** Discovery and domain checks: the connection's state, domain states and enforcement after them. */
-    const probe = (c: SsoConnectionRecord) =>
+    /**
+     * Discovery (and, on refresh, the DNS checks of domains not yet verified): the connection's
+     * state, domain states and enforcement after them. A new domain stays pending until a refresh.
+     */
+    const probe = (c: SsoConnectionRecord, checkDomains: boolean) =>
       Effect.gen(function*() {
         const discovered = yield* Effect.either(outbound.discover(c.issuer))
         const domains: Array<SsoDomainRecord> = []
         for (const d of c.domains) {
-          if (d.state === "verified") {
+          if (d.state === "verified" || !checkDomains) {
             domains.push(d)
             continue
           }
@@ -203,7 +206,7 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
         version: (previous?.version ?? 0) + 1,
         changedAt: providerChanged ? now : previous!.changedAt
       }
-      const next = yield* probe(draft)
+      const next = yield* probe(draft, false)
       return toConfiguration(organizationId, Option.some(yield* save(next, current)))
     })
 
@@ -230,7 +233,7 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
       yield* allowed(organizationId, actorId, true)
       const found = yield* repo.findConnection(organizationId)
       if (Option.isNone(found)) return yield* new SsoNotConfigured({ organizationId, what })
-      const next = yield* probe(found.value)
+      const next = yield* probe(found.value, true)
       return yield* save({ ...next, version: found.value.version + 1 }, found.value.version)
     })
 
