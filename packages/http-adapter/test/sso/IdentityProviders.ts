@@ -56,8 +56,8 @@ export const startOidcProvider = async (client: { readonly clientId: string; rea
       if (user === undefined) return undefined
       return { accountId: id, claims: () => ({ sub: id, email_verified: true, ...user }) }
     }
-  } as never)
-  handler = provider.callback() as never
+  })
+  handler = provider.callback()
   return {
     issuer,
     addUser: (login: string, user: IdpUser) => void users.set(login, user),
