@@ -44,7 +44,11 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
         const connection = yield* ssoRepo.value.findConnection(organizationId)
         const enforced = Option.isSome(connection) && connection.value.enforced
         if (!ssoAdmits({ organizationId, role: role.value, enforced, authentication })) {
-          return yield* new OrganizationSsoRequired({ organizationId })
+          // The session's SSO sign-ins, asked only now (enforced, not an owner).
+          const viaSession = authentication.sessionId === undefined
+            ? []
+            : yield* ssoRepo.value.sessionOrganizations(authentication.sessionId)
+          if (!viaSession.includes(organizationId)) return yield* new OrganizationSsoRequired({ organizationId })
         }
       }
       return role.value

@@ -17,8 +17,10 @@ import type { OrganizationRole } from "../organizations/OrganizationsPorts.js"
 export interface AuthenticationFacts {
   /** How the caller proved who it is. */
   readonly method: "session" | "service_key" | "access_token"
-  /** The organizations whose SSO opened the caller's session. */
+  /** The organizations whose SSO opened the caller's session, when known. */
   readonly ssoOrganizations: ReadonlyArray<OrganizationId>
+  /** The caller's Dashboard session (a cookie, or a session token's `sid`): its SSO sign-ins are looked up only when needed. */
+  readonly sessionId?: string
 }
 
 /** How the current request's caller authenticated; undefined outside requests. */

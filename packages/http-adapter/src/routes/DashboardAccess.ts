@@ -15,7 +15,7 @@ import { HttpServerRequest } from "@effect/platform"
 import { Principal } from "@switchboard/core/credentials"
 import { type Session, Sessions } from "@switchboard/core/dashboard"
 import { OAuthGrants } from "@switchboard/core/oauth"
-import { type AuthenticationFacts, CurrentAuthentication, SsoRepo } from "@switchboard/core/sso"
+import { type AuthenticationFacts, CurrentAuthentication } from "@switchboard/core/sso"
 import { type AccountId, type ServerSecret } from "@switchboard/core/shared"
 import { Effect, FiberRef, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
@@ -80,16 +80,13 @@ export const authenticate: Effect.Effect<
   return Option.map(session, (s): DashboardCaller => ({ _tag: "Session", accountId: s.accountId, session: s }))
 })
 
-/** Required SSO (core sso/SsoEnforcement.ts): the organizations whose SSO opened the caller's session. */
-const noteAuthentication = (caller: DashboardCaller) =>
-  Effect.gen(function*() {
-    const repo = yield* Effect.serviceOption(SsoRepo)
-    const ssoOrganizations = caller._tag === "Session" && Option.isSome(repo)
-      ? yield* repo.value.sessionOrganizations(caller.session.sessionId)
-      : []
-    const facts: AuthenticationFacts = { method: caller._tag === "Session" ? "session" : "access_token", ssoOrganizations }
-    yield* FiberRef.set(CurrentAuthentication, facts)
-  })
+/** Required SSO (core sso/SsoEnforcement.ts): the caller's session, whose SSO sign-ins core asks for when needed. */
+const noteAuthentication = (caller: DashboardCaller) => {
+  const facts: AuthenticationFacts = caller._tag === "Session"
+    ? { method: "session", ssoOrganizations: [], sessionId: caller.session.sessionId }
+    : { method: "access_token", ssoOrganizations: [] }
+  return FiberRef.set(CurrentAuthentication, facts)
+}
 
 /** The caller an operation with `access` admits; none only for public operations. */
 export const authorize = (access: Access) =>

@@ -44,7 +44,8 @@ export const AuthnLive = Layer.effect(
           // Required SSO (core sso/SsoEnforcement.ts): bearer credentials carry no SSO sign-in.
           yield* FiberRef.set(CurrentAuthentication, {
             method: principal._tag === "Account" ? "service_key" : "access_token",
-            ssoOrganizations: []
+            ssoOrganizations: [],
+            ...(principal._tag === "AccessToken" && principal.sessionId !== undefined ? { sessionId: principal.sessionId } : {})
           })
           return principal
         })

@@ -172,6 +172,21 @@ for (const backend of testBackends()) {
       const session = await sessionOf(browser)
       expect(session.data?.user.email).toBe(`${login}@${domain}`)
       expect((await membersOf(organizationId)).find((m) => m.email === `${login}@${domain}`)?.role).toBe("member")
+      // With SSO required, the SSO session's /v1 token (its `sid`) is admitted; a member's service key is not.
+      const current = await call(sso(organizationId))
+      const required = await call(sso(organizationId), {
+        method: "PUT",
+        json: { expectedVersion: current.body.version, issuer: idp.issuer, clientId: CLIENT.clientId, domains: [domain], requireSso: true }
+      })
+      expect(required.body.ssoEnforced).toBe(true)
+      const host = new URL(s.baseUrl).host
+      const minted = await fetch(`${s.baseUrl}/api/auth/token`, { headers: { cookie: `sb_session=${browser.cookie(host, "sb_session")}` } })
+      const sessionToken = ((await minted.json()) as { data: { token: string } }).data.token
+      expect((await call(`/v1/organizations/${organizationId}/members`, { key: sessionToken })).res.status).toBe(200)
+      const member = await s.newAccount(`${unique("m")}@${domain}`)
+      await s.run(Effect.flatMap(OrganizationsRepo, (r) =>
+        Effect.flatMap(DateTime.now, (now) => r.addMember({ organizationId: organizationId as OrganizationId, accountId: member.accountId as AccountId, role: "member", now }))))
+      expectProblem(await call(`/v1/organizations/${organizationId}/members`, { key: member.serviceKey }), 403, "ORGANIZATION_SSO_REQUIRED")
       const replay = await deliver(makeBrowser(), callbackUrl)
       expect(replay.status).toBe(403)
       expect(((await replay.json()) as { detail: string }).detail).toMatch(/unknown, was already used, or has expired/)
