@@ -15,6 +15,7 @@ import { BillingRoutes, billingRouteTable } from "./routes/BillingRoutes.js"
 import { DashboardRoutes, dashboardRouteTable } from "./routes/DashboardRoutes.js"
 import { ManagementRoutes, managementRouteTable } from "./routes/ManagementRoutes.js"
 import { OAuthProviderRoutes, oAuthProviderRouteTable } from "./routes/OAuthProviderRoutes.js"
+import { SsoRoutes, ssoRouteTable } from "./routes/SsoRoutes.js"
 import { AccessTokensServerAdapters } from "./server/AccessTokensAdapters.js"
 import { AccountSecurityServerAdapters } from "./server/AccountSecurityAdapters.js"
 import { BillingServerAdapters } from "./server/BillingAdapters.js"
@@ -25,6 +26,7 @@ import { ManagementServerAdapters } from "./server/ManagementAdapters.js"
 import { OAuthProviderWorkers } from "./server/OAuthProviderWorkers.js"
 import { ProjectApiKeysServerAdapters } from "./server/ProjectApiKeysAdapters.js"
 import { ProjectsServerAdapters } from "./server/ProjectsAdapters.js"
+import { SsoServerAdapters } from "./server/SsoAdapters.js"
 import { UploadsServerAdapters } from "./server/UploadsAdapters.js"
 import { VoiceServerAdapters } from "./server/VoiceAdapters.js"
 import { WebhooksServerAdapters } from "./server/WebhooksAdapters.js"
@@ -42,6 +44,8 @@ import { UploadsGroupLive } from "./v1/UploadsHandlers.js"
 import { UploadsRawRoutes, uploadsRawRouteTable } from "./v1/UploadsRoutes.js"
 import { VoiceGroupLive } from "./v1/VoiceHandlers.js"
 import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
+import { SsoGroupLive, SsoPublicGroupLive } from "./v1/SsoHandlers.js"
+import { SsoGroup, ssoIdempotent, ssoProblemsByOperation, SsoPublicGroup } from "./v1/SsoApi.js"
 import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./v1/OrganizationsApi.js"
 import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./v1/ProjectsApi.js"
 import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./v1/ProjectApiKeysApi.js"
@@ -66,6 +70,8 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(BillingGroup)
   .add(WebhooksGroup)
   .add(OAuthProviderGroup)
+  .add(SsoPublicGroup)
+  .add(SsoGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -84,7 +90,9 @@ export const V1GroupsLive = Layer.mergeAll(
   VoiceGroupLive,
   BillingGroupLive,
   WebhooksGroupLive,
-  OAuthProviderGroupLive
+  OAuthProviderGroupLive,
+  SsoPublicGroupLive,
+  SsoGroupLive
 )
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
@@ -99,7 +107,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...voiceProblems,
   ...billingProblems,
   ...webhooksProblems,
-  ...oAuthProviderProblems
+  ...oAuthProviderProblems,
+  ...ssoProblemsByOperation
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -114,11 +123,20 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...voiceIdempotent,
   ...billingIdempotent,
   ...webhooksIdempotent,
-  ...oAuthProviderIdempotent
+  ...oAuthProviderIdempotent,
+  ...ssoIdempotent
 ])
 
-/** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, the console). */
-export const FeatureRoutes = Layer.mergeAll(UploadsRawRoutes, BillingRoutes, ManagementRoutes, OAuthProviderRoutes, DashboardRoutes, ConsoleRoutes)
+/** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, SSO, the console). */
+export const FeatureRoutes = Layer.mergeAll(
+  UploadsRawRoutes,
+  BillingRoutes,
+  ManagementRoutes,
+  OAuthProviderRoutes,
+  DashboardRoutes,
+  SsoRoutes,
+  ConsoleRoutes
+)
 
 /** Those routes as (method, router path), for 405 answers and lifecycle headers. */
 export const featureRouteTable: ReadonlyArray<readonly [string, string]> = [
@@ -127,6 +145,7 @@ export const featureRouteTable: ReadonlyArray<readonly [string, string]> = [
   ...managementRouteTable,
   ...oAuthProviderRouteTable,
   ...dashboardRouteTable,
+  ...ssoRouteTable,
   ...consoleRouteTable
 ]
 
@@ -146,7 +165,8 @@ export const serverAdapters = (config: ServerConfigShape) =>
     BillingServerAdapters(config),
     WebhooksServerAdapters(config),
     ManagementServerAdapters(config),
-    DashboardServerAdapters(config)
+    DashboardServerAdapters(config),
+    SsoServerAdapters(config)
   )
 
 /** Background work of each feature in a server process (delivery engine, billing scheduler, …). */

@@ -20,6 +20,7 @@ import { webhooksContract } from "./contracts/WebhooksContract.js"
 import { managementContract } from "./contracts/ManagementContract.js"
 import { oAuthProviderContract } from "./contracts/OAuthProviderContract.js"
 import { dashboardContract } from "./contracts/DashboardContract.js"
+import { ssoContract } from "./contracts/SsoContract.js"
 import { IdentityReposMemory } from "./memory/AccountsMemory.js"
 import { OrganizationsMemory } from "./memory/OrganizationsMemory.js"
 import { ProjectsMemory } from "./memory/ProjectsMemory.js"
@@ -34,6 +35,7 @@ import { WebhooksMemory } from "./memory/WebhooksMemory.js"
 import { PlatformsAndUsersMemory } from "./memory/PlatformsAndUsersMemory.js"
 import { OAuthProviderMemory } from "./memory/OAuthProviderMemory.js"
 import { DashboardMemory } from "./memory/DashboardMemory.js"
+import { makeDnsTxtResolverMemory, SsoMemory, SsoOutboundUnreachable } from "./memory/SsoMemory.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -55,6 +57,7 @@ export * from "./memory/WebhooksMemory.js"
 export * from "./memory/PlatformsAndUsersMemory.js"
 export * from "./memory/OAuthProviderMemory.js"
 export * from "./memory/DashboardMemory.js"
+export * from "./memory/SsoMemory.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
 export const RepositoriesMemory = Layer.mergeAll(
@@ -74,7 +77,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   WebhooksMemory,
   PlatformsAndUsersMemory,
   OAuthProviderMemory,
-  DashboardMemory
+  DashboardMemory,
+  SsoMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
@@ -92,6 +96,7 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   managementContract(it)
   oAuthProviderContract(it)
   dashboardContract(it)
+  ssoContract(it)
 }
 
 /**
@@ -107,5 +112,7 @@ export const TestPorts = Layer.mergeAll(
   BillingCatalogTest(),
   PaymentProviderTest,
   LineProviderSimulatedMemory,
-  Layer.suspend(() => makeSipGatewayRecording().layer)
+  Layer.suspend(() => makeSipGatewayRecording().layer),
+  SsoOutboundUnreachable,
+  Layer.suspend(() => makeDnsTxtResolverMemory().layer)
 )

@@ -25,6 +25,8 @@ export type Principal = Data.TaggedEnum<{
     readonly scopes: ReadonlyArray<string>
     readonly tokenId: string
     readonly origin: "session" | "grant"
+    /** A session token's Dashboard session (its SSO sign-in counts for required SSO). */
+    readonly sessionId?: string
   }
   /** A project API key: only its own project, only with its permissions. */
   ProjectKey: {

@@ -41,6 +41,8 @@ export interface VerifiedAccessToken {
   /** The OAuth grant and token family it was issued under, if any (session tokens have none). */
   readonly grantId: string | null
   readonly familyId: string | null
+  /** The Dashboard session a session token was minted for (`sid`), if it says (required SSO). */
+  readonly sessionId?: string
 }
 
 const optionalString = (value: unknown): string | null | undefined =>
@@ -180,7 +182,8 @@ export class AccessTokenVerifier extends Effect.Service<AccessTokenVerifier>()("
         expiresAt: payload.exp as number,
         clientId,
         grantId,
-        familyId
+        familyId,
+        ...(typeof payload.sid === "string" && payload.sid.length <= 64 && grantId === null ? { sessionId: payload.sid } : {})
       } satisfies VerifiedAccessToken
     })
 
@@ -190,7 +193,8 @@ export class AccessTokenVerifier extends Effect.Service<AccessTokenVerifier>()("
         scopes: t.scopes,
         tokenId: t.tokenId,
         // A token that names no grant or client was minted for a Dashboard session (first party).
-        origin: t.grantId === null && t.clientId === null ? "session" : "grant"
+        origin: t.grantId === null && t.clientId === null ? "session" : "grant",
+        ...(t.sessionId === undefined ? {} : { sessionId: t.sessionId })
       }))
 
     return { verify, verifyToken, invalidate, cachedLiveness: () => liveness.size() } as const

@@ -30,7 +30,8 @@ export const mintSessionAccessToken = (session: Session): Effect.Effect<SessionA
     const expiresAt = now + accessTokenLifetime(scopes)
     const tokenId = `sb_at_${base64url(yield* Effect.flatMap(Secrets, (s) => s.randomBytes(16)))}`
     const token = yield* keys.sign(
-      accessTokenClaims({ issuer, audience, accountId: session.accountId, scopes, tokenId, issuedAt: now, expiresAt }),
+      // `sid`: the session, so its SSO sign-in carries over to /v1 (core sso/SsoEnforcement.ts).
+      { ...accessTokenClaims({ issuer, audience, accountId: session.accountId, scopes, tokenId, issuedAt: now, expiresAt }), sid: session.sessionId },
       { typ: ACCESS_TOKEN_TYP }
     )
     return { token, scopes, issuedAt: now, expiresAt }

@@ -64,7 +64,17 @@ interface URL {
   readonly password: string
   readonly protocol: string
   readonly username: string
+  readonly origin: string
+  readonly search: string
+  readonly hash: string
+  readonly searchParams: URLSearchParams
 }
+/** The members of `URLSearchParams` core uses. */
+interface URLSearchParams {
+  set(name: string, value: string): void
+  get(name: string): string | null
+}
+
 declare var URL: { new(url: string, base?: string): URL }
 
 declare function atob(data: string): string

@@ -54,8 +54,14 @@ export class OrganizationPageRequestInvalid extends Schema.TaggedError<Organizat
   { field: Schema.Literal("pageSize", "pageToken"), message: Schema.String }
 ) {}
 
+/** The organization requires SSO and the caller did not sign in through it (sso/SsoEnforcement.ts). */
+export class OrganizationSsoRequired extends Schema.TaggedError<OrganizationSsoRequired>()("OrganizationSsoRequired", {
+  organizationId: Schema.String
+}) {}
+
 /** Every error of the Organizations feature (the adapters' tables are typed against it). */
 export type OrganizationError =
+  | OrganizationSsoRequired
   | OrganizationNotFound | OrganizationMemberNotFound | OrganizationActionForbidden | LastOwnerCannotLeave
   | MemberAlreadyExists | InvitationNotFound | InvitationNotPending | InvitationEmailMismatch
   | OrganizationPageRequestInvalid

@@ -4,7 +4,7 @@
  * existence is not revealed). Owners and admins may remove members, admins not owners; anyone may
  * leave; the last owner can neither leave nor be removed.
  */
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, FiberRef, Option } from "effect"
 import { type AccountId, IdKinds, OrganizationId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
@@ -13,8 +13,11 @@ import {
   LastOwnerCannotLeave,
   OrganizationActionForbidden,
   OrganizationMemberNotFound,
-  OrganizationNotFound
+  OrganizationNotFound,
+  OrganizationSsoRequired
 } from "./OrganizationErrors.js"
+import { CurrentAuthentication, ssoAdmits } from "../sso/SsoEnforcement.js"
+import { SsoRepo } from "../sso/SsoPorts.js"
 import { organizationPage, type PageInput } from "./OrganizationPages.js"
 import { type OrganizationRecord, OrganizationsRepo } from "./OrganizationsPorts.js"
 import { fn } from "../internal/Traced.js"
@@ -26,10 +29,28 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     const secret = yield* ServerSecret
     const withSecret = Effect.provideService(ServerSecret, secret)
 
-    /** The caller's role, or not found: a non-member cannot tell the organization exists. */
+    // Optional: a store without SSO connections enforces nothing (sso/SsoEnforcement.ts).
+    const ssoRepo = yield* Effect.serviceOption(SsoRepo)
+
+    /**
+     * The caller's role, or not found: a non-member cannot tell the organization exists. A member
+     * of an organization that requires SSO who did not sign in through it is refused (owners excepted).
+     */
     const roleIn = fn("Organizations.roleIn")(function*(organizationId: OrganizationId, accountId: AccountId) {
       const role = yield* repo.roleOf(organizationId, accountId)
       if (Option.isNone(role)) return yield* new OrganizationNotFound({ organizationId })
+      const authentication = yield* FiberRef.get(CurrentAuthentication)
+      if (authentication !== undefined && role.value !== "owner" && Option.isSome(ssoRepo)) {
+        const connection = yield* ssoRepo.value.findConnection(organizationId)
+        const enforced = Option.isSome(connection) && connection.value.enforced
+        if (!ssoAdmits({ organizationId, role: role.value, enforced, authentication })) {
+          // The session's SSO sign-ins, asked only now (enforced, not an owner).
+          const viaSession = authentication.sessionId === undefined
+            ? []
+            : yield* ssoRepo.value.sessionOrganizations(authentication.sessionId)
+          if (!viaSession.includes(organizationId)) return yield* new OrganizationSsoRequired({ organizationId })
+        }
+      }
       return role.value
     })
 

@@ -89,6 +89,12 @@ export interface ServerConfigShape {
   readonly cacheDir: Option.Option<string>
   /** PostgreSQL `shared_buffers` of the embedded database, in MB (PGLITE_SHARED_BUFFERS_MB). */
   readonly pgliteSharedBuffersMb: number
+  /** Organization SSO: identity providers may be http:// or private/loopback addresses (ALLOW_PRIVATE_SSO_PROVIDERS; local testing). */
+  readonly allowPrivateSsoProviders: boolean
+  /** Organization SSO: the deadline of each call to an identity provider or DNS (SSO_TIMEOUT_MS). */
+  readonly ssoTimeoutMs: number
+  /** Organization SSO: origins besides the Dashboard's that `returnTo` may name (SSO_RETURN_TO_ORIGINS, comma-separated). */
+  readonly ssoReturnToOrigins: ReadonlyArray<string>
 }
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
@@ -162,7 +168,13 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   databaseConnectTimeoutMs: boundedInteger("DATABASE_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000),
   maxHeaderBytes: boundedInteger("MAX_HEADER_BYTES", 16 * 1024, 1024, 1024 * 1024),
   cacheDir: Config.option(Config.string("SWITCHBOARD_CACHE_DIR")),
-  pgliteSharedBuffersMb: boundedInteger("PGLITE_SHARED_BUFFERS_MB", 32, 1, 16_384)
+  pgliteSharedBuffersMb: boundedInteger("PGLITE_SHARED_BUFFERS_MB", 32, 1, 16_384),
+  allowPrivateSsoProviders: Config.boolean("ALLOW_PRIVATE_SSO_PROVIDERS").pipe(Config.withDefault(false)),
+  ssoTimeoutMs: boundedInteger("SSO_TIMEOUT_MS", 10_000, 100, 60_000),
+  ssoReturnToOrigins: Config.string("SSO_RETURN_TO_ORIGINS").pipe(
+    Config.withDefault(""),
+    Config.map((s) => s.split(",").map((o) => o.trim()).filter((o) => o.length > 0))
+  )
 }).pipe(Config.map((c) => {
   // Every surface defaults to the server's own origin (API.md §0).
   const origin = `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`
@@ -235,5 +247,8 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   maxHeaderBytes: 16 * 1024,
   cacheDir: Option.none(),
   pgliteSharedBuffersMb: 32,
+  allowPrivateSsoProviders: false,
+  ssoTimeoutMs: 10_000,
+  ssoReturnToOrigins: [],
   ...overrides
 })

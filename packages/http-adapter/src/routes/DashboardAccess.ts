@@ -15,8 +15,9 @@ import { HttpServerRequest } from "@effect/platform"
 import { Principal } from "@switchboard/core/credentials"
 import { type Session, Sessions } from "@switchboard/core/dashboard"
 import { OAuthGrants } from "@switchboard/core/oauth"
+import { type AuthenticationFacts, CurrentAuthentication } from "@switchboard/core/sso"
 import { type AccountId, type ServerSecret } from "@switchboard/core/shared"
-import { Effect, Option } from "effect"
+import { Effect, FiberRef, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import type { RawBody } from "./DashboardBody.js"
@@ -79,6 +80,14 @@ export const authenticate: Effect.Effect<
   return Option.map(session, (s): DashboardCaller => ({ _tag: "Session", accountId: s.accountId, session: s }))
 })
 
+/** Required SSO (core sso/SsoEnforcement.ts): the caller's session, whose SSO sign-ins core asks for when needed. */
+const noteAuthentication = (caller: DashboardCaller) => {
+  const facts: AuthenticationFacts = caller._tag === "Session"
+    ? { method: "session", ssoOrganizations: [], sessionId: caller.session.sessionId }
+    : { method: "access_token", ssoOrganizations: [] }
+  return FiberRef.set(CurrentAuthentication, facts)
+}
+
 /** The caller an operation with `access` admits; none only for public operations. */
 export const authorize = (access: Access) =>
   Effect.gen(function*() {
@@ -91,6 +100,7 @@ export const authorize = (access: Access) =>
       return yield* envelopeFailure(403, "SESSION_REQUIRED", "This operation needs a signed-in session; OAuth access tokens cannot use it.")
     }
     if (access._tag === "Scope" && !hasScope(c, access.scope)) return yield* insufficientScope(access.scope)
+    yield* noteAuthentication(c)
     return caller
   })
 

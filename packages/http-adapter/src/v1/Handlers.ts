@@ -10,7 +10,8 @@ import {
   toAccount
 } from "@switchboard/core/accounts"
 import { AccountServiceKeys, Authenticator, Requirement } from "@switchboard/core/credentials"
-import { Effect, Layer, Redacted } from "effect"
+import { CurrentAuthentication } from "@switchboard/core/sso"
+import { Effect, FiberRef, Layer, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount } from "./Access.js"
 import { AccountGroup, v1Group } from "./Api.js"
@@ -39,7 +40,14 @@ export const AuthnLive = Layer.effect(
               headers: { "www-authenticate": `Bearer realm="api", error="invalid_request"` }
             })
           }
-          return yield* domain(authenticator.authenticate(Redacted.make(m[1]!)))
+          const principal = yield* domain(authenticator.authenticate(Redacted.make(m[1]!)))
+          // Required SSO (core sso/SsoEnforcement.ts): bearer credentials carry no SSO sign-in.
+          yield* FiberRef.set(CurrentAuthentication, {
+            method: principal._tag === "Account" ? "service_key" : "access_token",
+            ssoOrganizations: [],
+            ...(principal._tag === "AccessToken" && principal.sessionId !== undefined ? { sessionId: principal.sessionId } : {})
+          })
+          return principal
         })
     })
   })

@@ -17,6 +17,12 @@ const invitationState: { readonly [S in InvitationState]: string } = {
 }
 
 export const organizationsErrors: ErrorTable<OrganizationError> = {
+  // Required SSO (sso/SsoEnforcement.ts): the Link starts the organization's SSO sign-in in a browser.
+  OrganizationSsoRequired: (e) =>
+    problem("ORGANIZATION_SSO_REQUIRED", `Organization ${e.organizationId} requires signing in through its SSO.`, {
+      headers: { link: `</api/auth/sso/start?organizationId=${encodeURIComponent(e.organizationId)}>; rel="sso-sign-in"` },
+      extra: { organizationId: e.organizationId }
+    }),
   OrganizationNotFound: (e) =>
     problem("RESOURCE_NOT_FOUND", `No organization ${e.organizationId} among the caller's organizations.`),
   OrganizationMemberNotFound: (e) =>

@@ -8,6 +8,7 @@ import type { ProjectApiKeyError } from "@switchboard/core/credentials"
 import type { OAuthAppError } from "@switchboard/core/oauth"
 import type { OrganizationError } from "@switchboard/core/organizations"
 import type { ProjectError } from "@switchboard/core/projects"
+import type { SsoError } from "@switchboard/core/sso"
 import type { IdempotencyUnavailable } from "@switchboard/core/shared"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
@@ -21,6 +22,7 @@ import { organizationsErrors } from "./OrganizationsErrors.js"
 import { type ErrorTable, problem, type ProblemFailure } from "./ProblemFailure.js"
 import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
 import { projectsErrors } from "./ProjectsErrors.js"
+import { ssoErrors } from "./SsoErrors.js"
 import { uploadsErrors } from "./UploadsErrors.js"
 import { voiceErrors } from "./VoiceErrors.js"
 import { type V1WebhookError, webhooksErrors } from "./WebhooksErrors.js"
@@ -30,7 +32,7 @@ export * from "./ProblemFailure.js"
 /** Every core error a /v1 operation can raise: each has a row in `v1DomainErrors`. */
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
-  | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError
+  | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -44,7 +46,8 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...voiceErrors,
   ...billingErrors,
   ...webhooksErrors,
-  ...oAuthProviderErrors
+  ...oAuthProviderErrors,
+  ...ssoErrors
 }
 
 /**

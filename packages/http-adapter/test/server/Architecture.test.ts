@@ -372,7 +372,9 @@ const portsWithoutContract: PortExceptions = {
   PaymentProvider: "a driver of the payment provider (simulated in the server and the testkit), not a store",
   LineProvider:
     "gap: the simulated number provider has a memory and a SQL implementation but no contract suite yet (follow-up)",
-  DeliveryStats: "a view over WebhooksRepo.deliveryCounts/oldestPendingDueMillis, which the webhooks contract checks"
+  DeliveryStats: "a view over WebhooksRepo.deliveryCounts/oldestPendingDueMillis, which the webhooks contract checks",
+  SsoOutbound: "a driver of identity providers (guarded HTTP in http-adapter/src/server; the SSO tests run a real oidc-provider), not a store",
+  DnsTxtResolver: "a driver of DNS (node:dns in http-adapter/src/server, published records in the testkit), not a store"
 }
 
 /**

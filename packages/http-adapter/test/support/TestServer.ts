@@ -29,6 +29,8 @@ const testCertificate = () => (certificate ??= generateLocalhostCertificate(2))
 export interface TestServerOptions {
   /** Also serve the application over HTTPS on another random port (`tlsBaseUrl`, trusted via `tlsCa`). */
   readonly tls?: boolean
+  /** Listen on this port instead of a random one (a test that must know its URL before start). */
+  readonly port?: number
 }
 
 /**
@@ -54,7 +56,7 @@ export const startTestServer = async (
   await Effect.runPromise(Layer.buildWithScope(
     HttpLive.pipe(
       Layer.provide(Layer.succeedContext(app)),
-      Layer.provide(NodeHttpServer.layer(() => server, { host: "127.0.0.1", port: 0 }))
+      Layer.provide(NodeHttpServer.layer(() => server, { host: "127.0.0.1", port: options.port ?? 0 }))
     ),
     scope
   ))

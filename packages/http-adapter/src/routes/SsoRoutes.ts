@@ -1,0 +1,95 @@
+/**
+ * The SSO feature's browser routes (issue 17), outside the HttpApi declaration:
+ *
+ * - `GET /api/auth/sso/callback?code&state` — where identity providers send people back. On
+ *   success: the Dashboard session cookie (a session marked as SSO for the organization) and a 303
+ *   to the `returnTo` the sign-in began with. Refused: a problem document (403 `FORBIDDEN` with the
+ *   reason; 503/504 when the provider cannot be reached), never a session.
+ * - `GET /api/auth/sso/start?organizationId&returnTo` — a 303 to the organization's provider (the
+ *   `Link` of `ORGANIZATION_SSO_REQUIRED` points here; `returnTo` defaults to the Dashboard).
+ */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { OrganizationId } from "@switchboard/core/shared"
+import { SsoSignIn } from "@switchboard/core/sso"
+import { Effect, Either, Redacted, Schema } from "effect"
+import { RequestContext } from "../http/RequestContext.js"
+import { ServerConfig } from "../http/ServerConfig.js"
+import { problem, type ProblemFailure, renderProblem } from "../v1/ProblemFailure.js"
+import { ssoErrors } from "../v1/SsoErrors.js"
+import { secureCookies, withSessionCookie } from "./DashboardSession.js"
+
+export const SSO_PATHS = { callback: "/api/auth/sso/callback", start: "/api/auth/sso/start" } as const
+
+/** A failure of these routes as a problem document. */
+const asProblem = (p: ProblemFailure) =>
+  Effect.gen(function*() {
+    const config = yield* ServerConfig
+    const { requestId } = yield* RequestContext
+    return renderProblem(p, config.docsUrl, requestId)
+  })
+
+const rowFor = (e: { readonly _tag: string }): ProblemFailure => {
+  const row = (ssoErrors as Record<string, ((x: never) => ProblemFailure) | undefined>)[e._tag]
+  return row === undefined ? problem("INTERNAL_ERROR", "The SSO sign-in failed.") : row(e as never)
+}
+
+/** The query parameter `name` given at most once, at most `max` characters. */
+const single = (params: URLSearchParams, name: string, max: number): Either.Either<string | undefined, string> => {
+  const values = params.getAll(name)
+  if (values.length > 1) return Either.left(`${name} may be given once`)
+  if (values[0] !== undefined && values[0].length > max) return Either.left(`${name} is too long`)
+  return Either.right(values[0])
+}
+
+const callback = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const config = yield* ServerConfig
+  const params = new URL(request.url, "http://localhost").searchParams
+  const state = single(params, "state", 256)
+  const code = single(params, "code", 4096)
+  const error = single(params, "error", 256)
+  if (Either.isLeft(state) || Either.isLeft(code) || Either.isLeft(error) || state.right === undefined) {
+    return yield* asProblem(problem("FORBIDDEN", "The sign-in state is missing or malformed."))
+  }
+  const result = yield* Effect.either((yield* SsoSignIn).complete({ state: state.right, code: code.right, error: error.right }))
+  if (Either.isLeft(result)) return yield* asProblem(rowFor(result.left))
+  const done = result.right
+  const response = HttpServerResponse.empty({ status: 303, headers: { location: done.returnTo, "cache-control": "no-store" } })
+  return withSessionCookie(
+    response,
+    Redacted.value(done.sessionToken),
+    new Date(done.sessionExpiresAt.epochMillis),
+    secureCookies(request, config)
+  )
+})
+
+const start = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const config = yield* ServerConfig
+  const params = new URL(request.url, "http://localhost").searchParams
+  const organizationId = single(params, "organizationId", 64)
+  const returnTo = single(params, "returnTo", 2048)
+  const decoded = Either.flatMap(organizationId, (id) => Either.mapLeft(Schema.decodeUnknownEither(OrganizationId)(id), () => "organizationId is not an organization id"))
+  if (Either.isLeft(decoded) || Either.isLeft(returnTo)) {
+    return yield* asProblem(problem("INVALID_ARGUMENT", Either.isLeft(decoded) ? decoded.left : "returnTo is not valid"))
+  }
+  const begun = yield* Effect.either((yield* SsoSignIn).begin({
+    organizationId: decoded.right,
+    purpose: "sign_in",
+    returnTo: returnTo.right ?? `${config.dashboardUrl}/`
+  }))
+  if (Either.isLeft(begun)) return yield* asProblem(rowFor(begun.left))
+  return HttpServerResponse.empty({ status: 303, headers: { location: begun.right.url, "cache-control": "no-store" } })
+})
+
+export const SsoRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<SsoSignIn | ServerConfig>()
+    yield* router.get(SSO_PATHS.callback, Effect.provide(callback, context))
+    yield* router.get(SSO_PATHS.start, Effect.provide(start, context))
+  }))
+
+export const ssoRouteTable: ReadonlyArray<readonly [string, string]> = [
+  ["GET", SSO_PATHS.callback],
+  ["GET", SSO_PATHS.start]
+]
