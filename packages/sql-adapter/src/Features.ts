@@ -39,6 +39,8 @@ import m0014 from "./migrations/0014_webhooks.js"
 import m0015 from "./migrations/0015_management.js"
 import m0016 from "./migrations/0016_webhook_claims.js"
 import m0017 from "./migrations/0017_recordChanges.js"
+import m0030 from "./migrations/0030_eventChannel.js"
+import { ChannelReposSql } from "./events/ChannelSql.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -57,7 +59,8 @@ export const RepositoriesSql = Layer.mergeAll(
   WebhooksReposSql,
   PlatformsAndUsersReposSql,
   OAuthProviderReposSql,
-  DashboardReposSql
+  DashboardReposSql,
+  ChannelReposSql
 )
 
 /** Every migration, in id order (a test checks the ids are unique and increasing). */
@@ -78,5 +81,6 @@ export const migrations = {
   "0014_webhooks": m0014,
   "0015_management": m0015,
   "0016_webhook_claims": m0016,
-  "0017_recordChanges": m0017
+  "0017_recordChanges": m0017,
+  "0030_eventChannel": m0030
 }

@@ -34,6 +34,8 @@ import { WebhooksMemory } from "./memory/WebhooksMemory.js"
 import { PlatformsAndUsersMemory } from "./memory/PlatformsAndUsersMemory.js"
 import { OAuthProviderMemory } from "./memory/OAuthProviderMemory.js"
 import { DashboardMemory } from "./memory/DashboardMemory.js"
+import { ChannelMemory } from "./memory/ChannelMemory.js"
+import { channelContract } from "./contracts/ChannelContract.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -55,6 +57,7 @@ export * from "./memory/WebhooksMemory.js"
 export * from "./memory/PlatformsAndUsersMemory.js"
 export * from "./memory/OAuthProviderMemory.js"
 export * from "./memory/DashboardMemory.js"
+export * from "./memory/ChannelMemory.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
 export const RepositoriesMemory = Layer.mergeAll(
@@ -74,7 +77,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   WebhooksMemory,
   PlatformsAndUsersMemory,
   OAuthProviderMemory,
-  DashboardMemory
+  DashboardMemory,
+  ChannelMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
@@ -92,6 +96,8 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   managementContract(it)
   oAuthProviderContract(it)
   dashboardContract(it)
+  channelContract(it)
+  channelContract(it)
 }
 
 /**
