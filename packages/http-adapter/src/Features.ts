@@ -20,6 +20,7 @@ import { BillingServerAdapters } from "./server/BillingAdapters.js"
 import { BillingWorkers } from "./server/BillingWorkers.js"
 import { DashboardServerAdapters } from "./server/DashboardAdapters.js"
 import { DashboardWorkers } from "./server/DashboardWorkers.js"
+import { ChannelServerAdapters } from "./server/ChannelAdapters.js"
 import { ManagementServerAdapters } from "./server/ManagementAdapters.js"
 import { OAuthProviderWorkers } from "./server/OAuthProviderWorkers.js"
 import { ProjectApiKeysServerAdapters } from "./server/ProjectApiKeysAdapters.js"
@@ -41,6 +42,9 @@ import { UploadsGroupLive } from "./v1/UploadsHandlers.js"
 import { UploadsRawRoutes, uploadsRawRouteTable } from "./v1/UploadsRoutes.js"
 import { VoiceGroupLive } from "./v1/VoiceHandlers.js"
 import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
+import { IngressGroupLive } from "./v1/IngressHandlers.js"
+import { IngressGroup, ingressIdempotent, ingressProblems } from "./v1/IngressApi.js"
+import { IngressRoutes, ingressRouteTable } from "./routes/IngressRoutes.js"
 import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./v1/OrganizationsApi.js"
 import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./v1/ProjectsApi.js"
 import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./v1/ProjectApiKeysApi.js"
@@ -65,6 +69,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(BillingGroup)
   .add(WebhooksGroup)
   .add(OAuthProviderGroup)
+  .add(IngressGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -83,7 +88,8 @@ export const V1GroupsLive = Layer.mergeAll(
   VoiceGroupLive,
   BillingGroupLive,
   WebhooksGroupLive,
-  OAuthProviderGroupLive
+  OAuthProviderGroupLive,
+  IngressGroupLive
 )
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
@@ -98,7 +104,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...voiceProblems,
   ...billingProblems,
   ...webhooksProblems,
-  ...oAuthProviderProblems
+  ...oAuthProviderProblems,
+  ...ingressProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -113,11 +120,12 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...voiceIdempotent,
   ...billingIdempotent,
   ...webhooksIdempotent,
-  ...oAuthProviderIdempotent
+  ...oAuthProviderIdempotent,
+  ...ingressIdempotent
 ])
 
 /** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout). */
-export const FeatureRoutes = Layer.mergeAll(UploadsRawRoutes, BillingRoutes, ManagementRoutes, OAuthProviderRoutes, DashboardRoutes)
+export const FeatureRoutes = Layer.mergeAll(UploadsRawRoutes, BillingRoutes, ManagementRoutes, OAuthProviderRoutes, DashboardRoutes, IngressRoutes)
 
 /** Those routes as (method, router path), for 405 answers and lifecycle headers. */
 export const featureRouteTable: ReadonlyArray<readonly [string, string]> = [
@@ -125,7 +133,8 @@ export const featureRouteTable: ReadonlyArray<readonly [string, string]> = [
   ...billingRouteTable,
   ...managementRouteTable,
   ...oAuthProviderRouteTable,
-  ...dashboardRouteTable
+  ...dashboardRouteTable,
+  ...ingressRouteTable
 ]
 
 /**
@@ -144,7 +153,8 @@ export const serverAdapters = (config: ServerConfigShape) =>
     BillingServerAdapters(config),
     WebhooksServerAdapters(config),
     ManagementServerAdapters(config),
-    DashboardServerAdapters(config)
+    DashboardServerAdapters(config),
+    ChannelServerAdapters(config)
   )
 
 /** Background work of each feature in a server process (delivery engine, billing scheduler, …). */

@@ -97,7 +97,6 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   oAuthProviderContract(it)
   dashboardContract(it)
   channelContract(it)
-  channelContract(it)
 }
 
 /**
