@@ -154,6 +154,8 @@ export const makeChannel = (settings: ChannelSettings) =>
       s.closed = true
       for (const t of s.timers) clearTimeout(t)
       s.ws.close(code, error?.code ?? "")
+      // A client that never answers the close (it does not read) is cut off after a while.
+      setTimeout(() => s.ws.terminate(), 30_000).unref()
     }
     const notice = (s: Session, code: ErrorFrame["code"], message: string) =>
       send(s, { type: "error", code, message, fatal: false } satisfies ErrorFrame)
@@ -171,19 +173,29 @@ export const makeChannel = (settings: ChannelSettings) =>
 
     const overCap = (s: Session) => s.ws.bufferedAmount > settings.sessionBufferBytes
 
+    const slow = (s: Session) =>
+      close(s, CloseCodes.tryAgainLater, {
+        type: "error",
+        code: "slow_consumer",
+        message: `The session kept more than ${settings.sessionBufferBytes} bytes unread; reconnect and resume from the last seq handled.`,
+        fatal: true,
+        retryable: true,
+        retryAfterMs: 1_000
+      })
+
+    /** Waits (up to two heartbeats) for the socket to take the session below the cap. */
+    const drained = async (s: Session) => {
+      const deadline = Date.now() + 2 * settings.heartbeatMs
+      while (!s.closed && overCap(s)) {
+        if (Date.now() > deadline) return false
+        await new Promise<void>((resolve) => setTimeout(resolve, 20))
+      }
+      return true
+    }
+
     const drain = async (s: Session) => {
       const tail = s.tail!
       while (!s.closed && s.cursor < tail.position) {
-        if (overCap(s)) {
-          return close(s, CloseCodes.tryAgainLater, {
-            type: "error",
-            code: "slow_consumer",
-            message: `The session fell more than ${settings.sessionBufferBytes} bytes behind; reconnect and resume from the last seq handled.`,
-            fatal: true,
-            retryable: true,
-            retryAfterMs: 1_000
-          })
-        }
         if (s.cursor >= tail.floor) {
           const from = firstAfter(tail.buffer, s.cursor)
           deliver(s, tail.buffer.slice(from, from + BATCH))
@@ -193,7 +205,8 @@ export const makeChannel = (settings: ChannelSettings) =>
           if (batch.length === 0) s.cursor = tail.floor
           else deliver(s, batch)
         }
-        // Let the socket flush between batches.
+        // A client that does not read: the socket's unsent bytes stay over the cap.
+        if (overCap(s) && !(await drained(s))) return slow(s)
         await new Promise<void>((resolve) => setImmediate(resolve))
       }
     }
@@ -457,7 +470,11 @@ export const makeChannel = (settings: ChannelSettings) =>
           : emit(event, ...args)) as typeof server.emit
     }
 
-    return { attach, shutdown, sessionCount: () => sessions.size, processId } as const
+    /** Open sessions in this process (of one project, when given). */
+    const sessionCount = (projectId?: string) =>
+      [...sessions].filter((s) => !s.closed && (projectId === undefined || s.projectId === projectId)).length
+
+    return { attach, shutdown, sessionCount, processId } as const
   })
 
 export type Channel = Effect.Effect.Success<ReturnType<typeof makeChannel>>

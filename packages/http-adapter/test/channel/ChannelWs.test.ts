@@ -6,7 +6,7 @@
  * the store. No timing thresholds: waits are for frames, with generous deadlines.
  */
 import { SqlClient } from "@effect/sql"
-import { EventChannelStore, type EventEnvelope } from "@switchboard/core/events"
+import { ChannelPolicy, EventChannelStore, type EventEnvelope, StreamTokens } from "@switchboard/core/events"
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Effect } from "effect"
@@ -45,7 +45,7 @@ for (const backend of testBackends()) {
       channelSessionBufferBytes: 64 * 1024,
       channelInitTimeoutMs: 1_000,
       ingressReplyWaitMs: 8_000,
-      ingressRateLimitPerMinute: 10_000,
+      ingressRateLimitPerMinute: 5,
       ingressMaxBytes: 64 * 1024,
       webhookDeliveryEnabled: false
     }, undefined, undefined, { tls: true })
@@ -172,20 +172,14 @@ for (const backend of testBackends()) {
     })
 
     it("ingress: the rate limit per endpoint answers 429 with Retry-After", async () => {
-      const limited = await startTestServer(backend, { ingressRateLimitPerMinute: 2, ingressReplyWaitMs: 0 })
-      try {
-        const p = await newChannelProject(limited)
-        const endpoint = await p.ingress()
-        expect((await fetch(endpoint.url, { method: "POST", body: "1" })).status).toBe(202)
-        expect((await fetch(endpoint.url, { method: "POST", body: "2" })).status).toBe(202)
-        const third = await fetch(endpoint.url, { method: "POST", body: "3" })
-        expect(third.status).toBe(429)
-        expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0)
-        const other = await p.ingress("slack", "team-2")
-        expect((await fetch(other.url, { method: "POST", body: "1" })).status).toBe(202)
-      } finally {
-        await limited.close()
-      }
+      const p = await newChannelProject(s)
+      const endpoint = await p.ingress()
+      for (let i = 0; i < 5; i++) expect((await fetch(endpoint.url, { method: "POST", body: String(i) })).status).toBe(202)
+      const over = await fetch(endpoint.url, { method: "POST", body: "6" })
+      expect(over.status).toBe(429)
+      expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0)
+      const other = await p.ingress("slack", "team-2")
+      expect((await fetch(other.url, { method: "POST", body: "1" })).status).toBe(202)
     })
 
     it("resume: startSeq n gives every event after n, then live, none twice; startSeq 0 is the live tail", async () => {
@@ -284,24 +278,21 @@ for (const backend of testBackends()) {
       mine.ws.close()
       theirs.ws.close()
 
-      const short = await startTestServer(backend, { channelTokenTtlSeconds: 1, channelHeartbeatMs: 200 }, undefined, undefined, { tls: true })
-      try {
-        const q = await newChannelProject(short)
-        const minted = await mintToken(short, q.projectId, q.secret)
-        const c = connect(channelTlsUrl(short), FUSOR, short.tlsCa)
-        await c.opened
-        c.send({ type: "init", startSeq: 0, token: minted.token })
-        await c.next((f) => f.type === "ready")
-        expect(await c.next((f) => f.type === "error", 15_000)).toMatchObject({ code: "unauthenticated", reason: "jwt:expired", fatal: true })
-        expect((await c.closed).code).toBe(4401)
-        const late = connect(channelTlsUrl(short), FUSOR, short.tlsCa)
-        await late.opened
-        late.send({ type: "init", startSeq: 0, token: minted.token })
-        expect(await late.next((f) => f.type === "error")).toMatchObject({ code: "unauthenticated", reason: "jwt:expired" })
-        expect((await late.closed).code).toBe(4401)
-      } finally {
-        await short.close()
-      }
+      // A token minted with a 1 s lifetime: the session is closed when it expires, and it opens no new one.
+      const shortToken = await s.run(Effect.flatMap(StreamTokens, (t) => t.mint(p.projectId)).pipe(
+        Effect.provideService(ChannelPolicy, { tokenTtlSeconds: 1, replyWaitMs: 0, presenceMs: 1_000 })
+      ))
+      const c = connect(channelTlsUrl(s), FUSOR, s.tlsCa)
+      await c.opened
+      c.send({ type: "init", startSeq: 0, token: shortToken.token })
+      await c.next((f) => f.type === "ready")
+      expect(await c.next((f) => f.type === "error", 15_000)).toMatchObject({ code: "unauthenticated", reason: "jwt:expired", fatal: true })
+      expect((await c.closed).code).toBe(4401)
+      const late = connect(channelTlsUrl(s), FUSOR, s.tlsCa)
+      await late.opened
+      late.send({ type: "init", startSeq: 0, token: shortToken.token })
+      expect(await late.next((f) => f.type === "error")).toMatchObject({ code: "unauthenticated", reason: "jwt:expired" })
+      expect((await late.closed).code).toBe(4401)
     })
 
     it("retention: a cursor older than what retention dropped is refused with 4410 cursor_expired", async () => {
@@ -332,6 +323,9 @@ for (const backend of testBackends()) {
       // Stop reading: the socket's buffers fill, then the server's send buffer passes the cap.
       ;(c.ws as any)._socket.pause()
       await commit(s, p.projectId, 400, "project.updated", { pad: "p".repeat(16 * 1024) })
+      const deadline = Date.now() + 30_000
+      while (s.channel.sessionCount(p.projectId) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+      expect(s.channel.sessionCount(p.projectId)).toBe(0)
       ;(c.ws as any)._socket.resume()
       const closed = await c.closed
       expect(closed.code).toBe(1013)
@@ -341,13 +335,7 @@ for (const backend of testBackends()) {
     it("graceful shutdown closes every session with 1001 going away and refuses new ones", async () => {
       const own = await startTestServer(backend, {})
       const p = await newChannelProject(own)
-      const { token } = await (async () => {
-        const r = await own.run(Effect.gen(function*() {
-          const { StreamTokens } = yield* Effect.promise(() => import("@switchboard/core/events"))
-          return yield* (yield* StreamTokens).mint(p.projectId)
-        }))
-        return r
-      })()
+      const { token } = await own.run(Effect.flatMap(StreamTokens, (t) => t.mint(p.projectId)))
       const c = connect(channelUrl(own), FUSOR)
       await c.opened
       c.send({ type: "init", startSeq: 0, token })
@@ -357,6 +345,6 @@ for (const backend of testBackends()) {
       expect((await c.closed).code).toBe(1001)
       await expect(connect(channelUrl(own), FUSOR).opened).rejects.toMatchObject({ status: 503 })
       await own.close()
-    })
+    }, 120_000)
   })
 }

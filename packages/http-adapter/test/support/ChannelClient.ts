@@ -40,7 +40,8 @@ export const newChannelProject = async (s: TestServer) => {
   const ingress = async (platform = "slack", sourceId = "team-1") => {
     const r = await v1(`/v1/projects/${projectId}/ingress-endpoints`, { method: "POST", json: { platform, sourceId } })
     expect(r.res.status, r.text).toBe(201)
-    return { id: r.body.ingressEndpoint.id as string, url: r.body.url as string }
+    // The URL is on API_URL; the test server listens elsewhere.
+    return { id: r.body.ingressEndpoint.id as string, url: `${s.baseUrl}${new URL(r.body.url as string).pathname}` }
   }
   return { projectId, secret, rotate, ingress, v1 }
 }

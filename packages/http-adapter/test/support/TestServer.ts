@@ -23,7 +23,7 @@ export interface TestServer {
   readonly newAccount: (email: string) => Promise<{ accountId: string; serviceKey: string }>
   readonly close: () => Promise<void>
   /** The event channel of this server (sessions, graceful shutdown). */
-  readonly channel: { readonly shutdown: Effect.Effect<void>; readonly sessionCount: () => number }
+  readonly channel: { readonly shutdown: Effect.Effect<void>; readonly sessionCount: (projectId?: string) => number }
 }
 
 /** One generated localhost certificate per test process (generating one takes a moment). */
