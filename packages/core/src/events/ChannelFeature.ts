@@ -172,10 +172,10 @@ export class Ingress extends Effect.Service<Ingress>()("core/Ingress", {
         apiVersion: EVENT_API_VERSION,
         source: `${endpoint.sourceId}.external-webhook.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}`,
         timestamp: now,
-        data: { rawRequestBase64: base64OfBytes(rawRequest), platform: endpoint.platform }
+        data: { rawRequestBase64: base64OfBytes(rawRequest) }
       }
       if (!present || policy.replyWaitMs === 0) {
-        yield* store.append({ projectId: endpoint.projectId, event, replyUntil: null })
+        yield* store.append({ projectId: endpoint.projectId, event, replyUntil: null, platform: endpoint.platform })
         return { _tag: "accepted", eventId: event.id } satisfies IngressOutcome as IngressOutcome
       }
       const signal = yield* Deferred.make<void>()
@@ -184,7 +184,8 @@ export class Ingress extends Effect.Service<Ingress>()("core/Ingress", {
         yield* store.append({
           projectId: endpoint.projectId,
           event,
-          replyUntil: DateTime.addDuration(now, Duration.millis(policy.replyWaitMs))
+          replyUntil: DateTime.addDuration(now, Duration.millis(policy.replyWaitMs)),
+          platform: endpoint.platform
         })
         // The signal, or the window's end; then whatever reply was recorded (a signal may be lost).
         yield* Deferred.await(signal).pipe(Effect.timeoutOption(Duration.millis(policy.replyWaitMs)))

@@ -16,6 +16,8 @@ export interface ChannelEvent {
   readonly projectId: string
   readonly event: EventEnvelope
   readonly replyUntil: DateTime.Utc | null
+  /** The platform of the ingress endpoint an `external-webhook.received` event came through. */
+  readonly platform: string | null
 }
 
 /** A reply relayed from a session to the ingress request waiting for it. */
@@ -43,10 +45,14 @@ export class EventChannelStore extends Context.Tag("core/EventChannelStore")<Eve
     readonly projectId: string
     readonly event: EventEnvelope
     readonly replyUntil: DateTime.Utc | null
+    readonly platform: string | null
   }) => Effect.Effect<number>
   /** The event of that id in the project, if any. */
   readonly find: (projectId: string, eventId: string) => Effect.Effect<Option.Option<ChannelEvent>>
-  /** Drops events that occurred before `before` and were already dispatched; returns how many. */
+  /**
+   * Drops events that occurred before `before`, were already dispatched and no webhook delivery record
+   * refers to; returns how many.
+   */
   readonly prune: (before: DateTime.Utc, limit: number) => Effect.Effect<number>
   /** Project ids with newly committed events, from every process (wake-ups, may repeat). */
   readonly wakeups: Stream.Stream<string>

@@ -85,7 +85,7 @@ const upgradeRefusal = (status: number, reason: string, code: string, message: s
 
 /** The data an event frame of `fusor.v1.json` carries, or none (only ingress events have a raw request). */
 const fusorEvent = (e: ChannelEvent, now: number) => {
-  const data = e.event.data as { rawRequestBase64?: unknown; platform?: unknown }
+  const data = e.event.data as { rawRequestBase64?: unknown }
   if (e.event.type !== "external-webhook.received" || typeof data.rawRequestBase64 !== "string") return undefined
   return {
     type: "event",
@@ -94,7 +94,7 @@ const fusorEvent = (e: ChannelEvent, now: number) => {
     event: {
       eventId: e.event.id,
       projectId: e.projectId,
-      platform: typeof data.platform === "string" ? data.platform : "unknown",
+      platform: e.platform ?? "unknown",
       receivedAt: DateTime.formatIso(e.event.timestamp),
       sourceId: e.event.source.split(".")[0],
       prevSubjectSeq: 0,

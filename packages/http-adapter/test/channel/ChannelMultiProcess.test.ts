@@ -39,7 +39,7 @@ for (const backend of testBackends()) {
           timestamp: yield* DateTime.now,
           data: { i }
         }
-        seqs.push(yield* store.append({ projectId, event, replyUntil: null }))
+        seqs.push(yield* store.append({ projectId, event, replyUntil: null, platform: null }))
       }
       return seqs
     }))

@@ -41,7 +41,7 @@ for (const backend of testBackends()) {
           timestamp: yield* DateTime.now,
           data: {}
         }
-        seqs.push(yield* store.append({ projectId, event, replyUntil: null }))
+        seqs.push(yield* store.append({ projectId, event, replyUntil: null, platform: null }))
       }
       return seqs
     }))

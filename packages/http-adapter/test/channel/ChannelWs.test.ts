@@ -31,7 +31,7 @@ const commit = (s: TestServer, projectId: string, n: number, type = "project.upd
         timestamp: yield* DateTime.now,
         data: { i, ...data }
       }
-      seqs.push(yield* store.append({ projectId, event, replyUntil: null }))
+      seqs.push(yield* store.append({ projectId, event, replyUntil: null, platform: null }))
     }
     return seqs
   }))

@@ -22,12 +22,14 @@ const EventRow = Schema.Struct({
   source: Schema.String,
   occurredAt: DbTime,
   data: Schema.Unknown,
-  replyUntil: DbTimeOrNull
+  replyUntil: DbTimeOrNull,
+  ingressPlatform: Schema.NullOr(Schema.String)
 })
 const toChannelEvent = (r: typeof EventRow.Type) => ({
   seq: Number(r.seq),
   projectId: r.projectId,
   replyUntil: r.replyUntil,
+  platform: r.ingressPlatform,
   event: {
     id: r.id as Events.EventEnvelope["id"],
     type: r.type,
@@ -52,7 +54,7 @@ export const EventChannelStoreSql = Layer.effect(
       Request: Schema.Struct({ projectId: Schema.String, after: Schema.Number, limit: Schema.Number }),
       Result: EventRow,
       execute: ({ after, limit, projectId }) => sql`
-        select seq, project_id, id, type, source, occurred_at, data, reply_until from events
+        select seq, project_id, id, type, source, occurred_at, data, reply_until, ingress_platform from events
         where project_id = ${projectId} and seq > ${after} order by seq limit ${limit}`
     })
     const counters = (projectId: string) =>
@@ -62,26 +64,29 @@ export const EventChannelStoreSql = Layer.effect(
       read: (args) => orDie(read(args)).pipe(Effect.map((rows) => rows.map(toChannelEvent))),
       head: (projectId) => Effect.map(counters(projectId), (rows) => Number(rows[0]?.lastSeq ?? 0)),
       floor: (projectId) => Effect.map(counters(projectId), (rows) => Number(rows[0]?.prunedThrough ?? 0)),
-      append: ({ event, projectId, replyUntil }) =>
+      append: ({ event, platform, projectId, replyUntil }) =>
         orDie(sql<{ seq: string | number }>`
-          insert into events (id, project_id, type, source, occurred_at, api_version, data, reply_until)
+          insert into events (id, project_id, type, source, occurred_at, api_version, data, reply_until, ingress_platform)
           values (${event.id}, ${projectId}, ${event.type}, ${event.source}, ${toDate(event.timestamp)}, ${event.apiVersion},
-            ${JSON.stringify(event.data)}, ${toDateOrNull(replyUntil)})
+            ${JSON.stringify(event.data)}, ${toDateOrNull(replyUntil)}, ${platform})
           returning seq`).pipe(Effect.map((rows) => Number(rows[0]!.seq))),
       find: (projectId, eventId) =>
         orDie(SqlSchema.findAll({
           Request: Schema.String,
           Result: EventRow,
           execute: (id) => sql`
-            select seq, project_id, id, type, source, occurred_at, data, reply_until from events
+            select seq, project_id, id, type, source, occurred_at, data, reply_until, ingress_platform from events
             where id = ${id} and project_id = ${projectId} and seq is not null`
         })(eventId)).pipe(Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toChannelEvent)))),
       prune: (before, limit) =>
         orDie(sql<{ n: string | number }>`
           with gone as (
             delete from events where position in (
-              select position from events where occurred_at < ${toDate(before)} and dispatched_at is not null
-              order by position limit ${limit})
+              select e.position from events e
+              where e.occurred_at < ${toDate(before)} and e.dispatched_at is not null
+                -- a webhook delivery's record keeps its event (deliveries stay visible and retryable)
+                and not exists (select 1 from webhook_deliveries d where d.event_position = e.position)
+              order by e.position limit ${limit})
             returning project_id, seq),
           floors as (
             update event_seqs s set pruned_through = greatest(s.pruned_through, f.top)

@@ -8,7 +8,8 @@ import { Effect } from "effect"
  *   held until the inserting transaction ends, so a project's seqs commit in increasing order (a
  *   reader that has seen seq n has seen every lower seq of the project), whichever process writes.
  *   The same trigger announces the project on `sb_events` (delivered on commit).
- * - `events.reply_until`: an ingress event whose poster waits for a session's reply until then.
+ * - `events.reply_until`: an ingress event whose poster waits for a session's reply until then;
+ *   `events.ingress_platform`: the platform of the ingress endpoint it came through.
  * - `event_seqs.pruned_through`: the highest seq retention dropped (older cursors cannot resume).
  * - `channel_sessions`: connected sessions (presence for the reply relay), refreshed by heartbeat.
  * - `channel_replies`: the first reply to an ingress event; `sb_channel_replies` announces it.
@@ -16,7 +17,7 @@ import { Effect } from "effect"
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* sql`alter table events add column seq bigint, add column reply_until timestamptz`
+  yield* sql`alter table events add column seq bigint, add column reply_until timestamptz, add column ingress_platform text`
   yield* sql`create unique index events_project_seq on events (project_id, seq) where seq is not null`
   yield* sql`
     create table event_seqs (

@@ -27,6 +27,7 @@ export const EventChannelStoreMemory: Layer.Layer<EventChannelStore, never, Memo
     const state = yield* MemoryState
     const events = state.table<number, OutboxRow>("events")
     const replyUntil = state.table<string, DateTime.Utc | null>("event_reply_until")
+    const platforms = state.table<string, string | null>("event_ingress_platform")
     const floors = state.table<string, number>("event_floors")
     const sessions = new Map<string, SessionRow>()
     const replies = new Map<string, RelayedReply>()
@@ -36,7 +37,8 @@ export const EventChannelStoreMemory: Layer.Layer<EventChannelStore, never, Memo
       seq: r.position,
       projectId: r.projectId!,
       event: r.event,
-      replyUntil: replyUntil.get(r.event.id) ?? null
+      replyUntil: replyUntil.get(r.event.id) ?? null,
+      platform: platforms.get(r.event.id) ?? null
     })
     const ofProject = (projectId: string) => [...events.values()].filter((r) => r.projectId === projectId)
     let polled = 0
@@ -52,11 +54,12 @@ export const EventChannelStoreMemory: Layer.Layer<EventChannelStore, never, Memo
         ),
       head: (projectId) => Effect.sync(() => Math.max(0, floors.get(projectId) ?? 0, ...ofProject(projectId).map((r) => r.position))),
       floor: (projectId) => Effect.sync(() => floors.get(projectId) ?? 0),
-      append: ({ event, projectId, replyUntil: until }) =>
+      append: ({ event, platform, projectId, replyUntil: until }) =>
         Effect.gen(function*() {
           const position = Math.max(0, ...events.keys()) + 1
           events.set(position, { projectId, event, position, dispatchedAt: null })
           replyUntil.set(event.id, until)
+          platforms.set(event.id, platform)
           yield* PubSub.publish(wake, projectId)
           return position
         }),
