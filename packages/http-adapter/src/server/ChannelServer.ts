@@ -457,7 +457,11 @@ export const makeChannel = (settings: ChannelSettings) =>
         })
         if (s.tail !== undefined) await run(store.leave(s.id)).catch(() => undefined)
       }
-      await new Promise<void>((resolve) => wss.close(() => resolve()))
+      // Clients answer the close at once; one that does not is cut off after two seconds.
+      const closed = new Promise<void>((resolve) => wss.close(() => resolve()))
+      const cutOff = new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref())
+      await Promise.race([closed, cutOff])
+      for (const ws of wss.clients) ws.terminate()
     })
     yield* Effect.addFinalizer(() => shutdown)
 
