@@ -103,14 +103,11 @@ const fusorEvent = (e: ChannelEvent, now: number) => {
   }
 }
 
-const eventsEvent = (e: ChannelEvent, types: ReadonlyArray<string> | undefined) =>
-  typeMatches(types, e.event.type)
-    ? {
-      type: "event",
-      seq: e.seq,
-      event: { ...e.event, timestamp: DateTime.formatIso(e.event.timestamp) }
-    }
-    : undefined
+const eventsEvent = (e: ChannelEvent) => ({
+  type: "event",
+  seq: e.seq,
+  event: { ...e.event, timestamp: DateTime.formatIso(e.event.timestamp) }
+})
 
 /** The first index of `buffer` (sorted by seq) with seq > `after`. */
 const firstAfter = (buffer: ReadonlyArray<ChannelEvent>, after: number) => {
@@ -162,11 +159,29 @@ export const makeChannel = (settings: ChannelSettings) =>
 
     // ---- delivery -------------------------------------------------------------------------------
 
+    // An event's frame text, made once and shared by every session it goes to (`null`: not carried).
+    // The fusor frame's `replyExpected` depends on the time, so its text is kept for a second only.
+    const texts = new WeakMap<ChannelEvent, { events?: string; fusor?: string | null; fusorAt?: number }>()
+    const frameText = (s: Session, e: ChannelEvent, now: number): string | null => {
+      let cached = texts.get(e)
+      if (cached === undefined) texts.set(e, cached = {})
+      if (s.protocol === "events") {
+        if (!typeMatches(s.types, e.event.type)) return null
+        return cached.events ??= JSON.stringify(eventsEvent(e))
+      }
+      if (cached.fusor === undefined || now - (cached.fusorAt ?? 0) > 1_000) {
+        const frame = fusorEvent(e, now)
+        cached.fusor = frame === undefined ? null : JSON.stringify(frame)
+        cached.fusorAt = now
+      }
+      return cached.fusor
+    }
+
     const deliver = (s: Session, events: ReadonlyArray<ChannelEvent>) => {
       const now = Date.now()
       for (const e of events) {
-        const frame = s.protocol === "fusor" ? fusorEvent(e, now) : eventsEvent(e, s.types)
-        if (frame !== undefined) send(s, frame)
+        const text = frameText(s, e, now)
+        if (text !== null && !s.closed && s.ws.readyState === s.ws.OPEN) s.ws.send(text)
         s.cursor = e.seq
       }
     }
