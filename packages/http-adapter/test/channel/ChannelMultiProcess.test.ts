@@ -5,12 +5,11 @@
  * the other; events committed through either reach the sessions of both; a session closed by one
  * server's shutdown (1001) resumes on the other without losing or repeating an event.
  */
-import { EventChannelStore, type EventEnvelope, StreamTokens } from "@switchboard/core/events"
-import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
+import { StreamTokens } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
-import { DateTime, Effect } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { channelUrl, connect, newChannelProject } from "../support/ChannelClient.js"
+import { channelUrl, commitEvents, connect, newChannelProject } from "../support/ChannelClient.js"
 import { startTestServers, type TestServer } from "../support/TestServer.js"
 
 for (const backend of testBackends()) {
@@ -26,23 +25,7 @@ for (const backend of testBackends()) {
     await close?.()
   })
 
-  const commit = (on: TestServer, projectId: string, n: number) =>
-    on.run(Effect.gen(function*() {
-      const store = yield* EventChannelStore
-      const seqs: Array<number> = []
-      for (let i = 0; i < n; i++) {
-        const event: EventEnvelope = {
-          id: formatTypeId(IdKinds.event, uuidv7Bytes(Date.now(), crypto.getRandomValues(new Uint8Array(10)))) as EventEnvelope["id"],
-          type: "project.updated",
-          apiVersion: "2026-07-01",
-          source: "multi",
-          timestamp: yield* DateTime.now,
-          data: { i }
-        }
-        seqs.push(yield* store.append({ projectId, event, replyUntil: null, platform: null }))
-      }
-      return seqs
-    }))
+  const commit = (on: TestServer, projectId: string, n: number) => commitEvents(on, projectId, n)
 
   const open = async (on: TestServer, projectId: string, protocol: string, startSeq = 0) => {
     const { token } = await on.run(Effect.flatMap(StreamTokens, (t) => t.mint(projectId)))

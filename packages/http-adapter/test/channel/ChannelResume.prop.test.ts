@@ -4,12 +4,11 @@
  * exactly the committed events after its cursor, in seq order, none missing and none twice —
  * including events committed while it is still catching up from the store. Bounded: few runs.
  */
-import { EventChannelStore, type EventEnvelope, StreamTokens } from "@switchboard/core/events"
-import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
+import { StreamTokens } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
-import { DateTime, Effect, FastCheck as fc } from "effect"
+import { Effect, FastCheck as fc } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { channelUrl, connect, type Frames, newChannelProject } from "../support/ChannelClient.js"
+import { channelUrl, commitEvents, connect, type Frames, newChannelProject } from "../support/ChannelClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 type Action = { readonly _tag: "commit"; readonly n: number } | { readonly _tag: "reconnect"; readonly pick: number }
@@ -28,23 +27,7 @@ for (const backend of testBackends()) {
     await s?.close()
   })
 
-  const commit = (projectId: string, n: number) =>
-    s.run(Effect.gen(function*() {
-      const store = yield* EventChannelStore
-      const seqs: Array<number> = []
-      for (let i = 0; i < n; i++) {
-        const event: EventEnvelope = {
-          id: formatTypeId(IdKinds.event, uuidv7Bytes(Date.now(), crypto.getRandomValues(new Uint8Array(10)))) as EventEnvelope["id"],
-          type: "project.updated",
-          apiVersion: "2026-07-01",
-          source: "prop",
-          timestamp: yield* DateTime.now,
-          data: {}
-        }
-        seqs.push(yield* store.append({ projectId, event, replyUntil: null, platform: null }))
-      }
-      return seqs
-    }))
+  const commit = (projectId: string, n: number) => commitEvents(s, projectId, n)
 
   describe(`event channel resume property (${backend})`, () => {
     it("no interleaving of commits, reconnects and startSeq values loses or repeats an event", async () => {

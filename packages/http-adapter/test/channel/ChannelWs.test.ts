@@ -6,35 +6,17 @@
  * the store. No timing thresholds: waits are for frames, with generous deadlines.
  */
 import { SqlClient } from "@effect/sql"
-import { ChannelPolicy, EventChannelStore, type EventEnvelope, StreamTokens } from "@switchboard/core/events"
-import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
+import { ChannelPolicy, EventChannelStore, StreamTokens } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { channelTlsUrl, channelUrl, connect, mintToken, newChannelProject } from "../support/ChannelClient.js"
+import { channelTlsUrl, channelUrl, commitEvents, connect, mintToken, newChannelProject } from "../support/ChannelClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 const FUSOR = "fusor.v1.json"
 const EVENTS = "switchboard.events.v1.json"
 
-/** Commits `n` events of `type` to the project straight through the store (as a feature would). */
-const commit = (s: TestServer, projectId: string, n: number, type = "project.updated", data: Record<string, unknown> = {}) =>
-  s.run(Effect.gen(function*() {
-    const store = yield* EventChannelStore
-    const seqs: Array<number> = []
-    for (let i = 0; i < n; i++) {
-      const event: EventEnvelope = {
-        id: formatTypeId(IdKinds.event, uuidv7Bytes(Date.now(), crypto.getRandomValues(new Uint8Array(10)))) as EventEnvelope["id"],
-        type,
-        apiVersion: "2026-07-01",
-        source: "test",
-        timestamp: yield* DateTime.now,
-        data: { i, ...data }
-      }
-      seqs.push(yield* store.append({ projectId, event, replyUntil: null, platform: null }))
-    }
-    return seqs
-  }))
+const commit = commitEvents
 
 for (const backend of testBackends()) {
   let s: TestServer

@@ -2,6 +2,7 @@
  * A raw `ws` client of the event channel for tests, and a project with its management secret: the
  * frames a session receives in order, waits for one that matches, and the close code and reason.
  */
+import { EventChannelStore, type EventEnvelope } from "@switchboard/core/events"
 import { AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes } from "@switchboard/core/shared"
 import { OrganizationsRepo } from "@switchboard/core/organizations"
 import { DateTime, Effect } from "effect"
@@ -110,3 +111,22 @@ export const connect = (url: string, protocols: string | Array<string>, ca?: str
 /** The channel URL of a server (ws on the plain listener). */
 export const channelUrl = (s: TestServer) => `${s.baseUrl.replace(/^http/, "ws")}/v1/subscribe`
 export const channelTlsUrl = (s: TestServer) => `${s.tlsBaseUrl!.replace(/^https/, "wss")}/v1/subscribe`
+
+/** Commits `n` events of `type` to the project straight through the store (as a feature would); their seqs. */
+export const commitEvents = (s: TestServer, projectId: string, n: number, type = "project.updated", data: Record<string, unknown> = {}) =>
+  s.run(Effect.gen(function*() {
+    const store = yield* EventChannelStore
+    const seqs: Array<number> = []
+    for (let i = 0; i < n; i++) {
+      const event: EventEnvelope = {
+        id: formatTypeId(IdKinds.event, uuidv7Bytes(Date.now(), crypto.getRandomValues(new Uint8Array(10)))) as EventEnvelope["id"],
+        type,
+        apiVersion: "2026-07-01",
+        source: "test",
+        timestamp: yield* DateTime.now,
+        data: { i, ...data }
+      }
+      seqs.push(yield* store.append({ projectId, event, replyUntil: null, platform: null }))
+    }
+    return seqs
+  }))
