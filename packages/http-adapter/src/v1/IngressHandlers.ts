@@ -14,7 +14,7 @@ import {
   IngressGroup,
   ListIngressEndpointsResponse
 } from "./IngressApi.js"
-import { decodeJsonBody, rendered, toResponse } from "./Pipeline.js"
+import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
 import { problem } from "./ProblemFailure.js"
 import { onProject } from "./ProjectsHandlers.js"
 
@@ -42,10 +42,7 @@ export const IngressGroupLive = HttpApiBuilder.group(v1Group(IngressGroup), "ing
         Effect.gen(function*() {
           yield* onProject(path.projectId, "events:write")
           const body = yield* decodeJsonBody(CreateIngressEndpointRequest)
-          const created = yield* ingress.create(path.projectId, body.value.platform, body.value.sourceId).pipe(
-            Effect.catchTag("IngressEndpointLimitReached", (e) =>
-              Effect.fail(problem("API_KEY_LIMIT_REACHED", `A project holds at most ${e.limit} ingress endpoints; revoke one first.`)))
-          )
+          const created = yield* domain(ingress.create(path.projectId, body.value.platform, body.value.sourceId))
           return toResponse(yield* rendered(
             CreateIngressEndpointResponse,
             { ingressEndpoint: view(created.endpoint), url: `${config.apiUrl}/ingress/${created.secret}` },
