@@ -25,6 +25,7 @@ import type { ManagementPorts } from "./management/ManagementFeature.js"
 import type { OAuthProviderPorts } from "./oauth/OAuthProviderFeature.js"
 import type { DashboardPorts } from "./dashboard/DashboardFeature.js"
 import type { SsoPorts } from "./sso/SsoFeature.js"
+import type { ChannelPorts } from "./events/ChannelFeature.js"
 import { Accounts } from "./accounts/Accounts.js"
 import { AccountServiceKeys } from "./credentials/AccountServiceKeys.js"
 import { Authenticator } from "./credentials/Authenticator.js"
@@ -45,6 +46,7 @@ import { ManagementCore } from "./management/ManagementFeature.js"
 import { OAuthProviderCore } from "./oauth/OAuthProviderFeature.js"
 import { DashboardCore } from "./dashboard/DashboardFeature.js"
 import { SsoCore } from "./sso/SsoFeature.js"
+import { ChannelCore } from "./events/ChannelFeature.js"
 import { RecordCache } from "./shared/RecordCache.js"
 
 const IdentityCore = Layer.mergeAll(Accounts.Default, AccountServiceKeys.Default, Authenticator.Default).pipe(
@@ -67,7 +69,8 @@ export const SwitchboardCore = Layer.mergeAll(
   ManagementCore,
   OAuthProviderCore,
   DashboardCore,
-  SsoCore
+  SsoCore,
+  ChannelCore
 ).pipe(Layer.provideMerge(IdentityCore))
 
 /** Every port the store provides: the identity slice's and each feature's. */
@@ -93,3 +96,4 @@ export type StorePorts =
   | OAuthProviderPorts
   | DashboardPorts
   | SsoPorts
+  | ChannelPorts

@@ -22,6 +22,7 @@ import { BillingServerAdapters } from "./server/BillingAdapters.js"
 import { BillingWorkers } from "./server/BillingWorkers.js"
 import { DashboardServerAdapters } from "./server/DashboardAdapters.js"
 import { DashboardWorkers } from "./server/DashboardWorkers.js"
+import { ChannelServerAdapters } from "./server/ChannelAdapters.js"
 import { ManagementServerAdapters } from "./server/ManagementAdapters.js"
 import { OAuthProviderWorkers } from "./server/OAuthProviderWorkers.js"
 import { ProjectApiKeysServerAdapters } from "./server/ProjectApiKeysAdapters.js"
@@ -46,6 +47,9 @@ import { VoiceGroupLive } from "./v1/VoiceHandlers.js"
 import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
 import { SsoGroupLive, SsoPublicGroupLive } from "./v1/SsoHandlers.js"
 import { SsoGroup, ssoIdempotent, ssoProblemsByOperation, SsoPublicGroup } from "./v1/SsoApi.js"
+import { IngressGroupLive } from "./v1/IngressHandlers.js"
+import { IngressGroup, ingressIdempotent, ingressProblems } from "./v1/IngressApi.js"
+import { IngressRoutes, ingressRouteTable } from "./routes/IngressRoutes.js"
 import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./v1/OrganizationsApi.js"
 import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./v1/ProjectsApi.js"
 import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./v1/ProjectApiKeysApi.js"
@@ -72,6 +76,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(OAuthProviderGroup)
   .add(SsoPublicGroup)
   .add(SsoGroup)
+  .add(IngressGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -92,7 +97,8 @@ export const V1GroupsLive = Layer.mergeAll(
   WebhooksGroupLive,
   OAuthProviderGroupLive,
   SsoPublicGroupLive,
-  SsoGroupLive
+  SsoGroupLive,
+  IngressGroupLive
 )
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
@@ -108,7 +114,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...billingProblems,
   ...webhooksProblems,
   ...oAuthProviderProblems,
-  ...ssoProblemsByOperation
+  ...ssoProblemsByOperation,
+  ...ingressProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -124,10 +131,11 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...billingIdempotent,
   ...webhooksIdempotent,
   ...oAuthProviderIdempotent,
-  ...ssoIdempotent
+  ...ssoIdempotent,
+  ...ingressIdempotent
 ])
 
-/** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, SSO, the console). */
+/** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, SSO, ingress, the console). */
 export const FeatureRoutes = Layer.mergeAll(
   UploadsRawRoutes,
   BillingRoutes,
@@ -135,6 +143,7 @@ export const FeatureRoutes = Layer.mergeAll(
   OAuthProviderRoutes,
   DashboardRoutes,
   SsoRoutes,
+  IngressRoutes,
   ConsoleRoutes
 )
 
@@ -146,7 +155,8 @@ export const featureRouteTable: ReadonlyArray<readonly [string, string]> = [
   ...oAuthProviderRouteTable,
   ...dashboardRouteTable,
   ...ssoRouteTable,
-  ...consoleRouteTable
+  ...consoleRouteTable,
+  ...ingressRouteTable
 ]
 
 /**
@@ -166,7 +176,8 @@ export const serverAdapters = (config: ServerConfigShape) =>
     WebhooksServerAdapters(config),
     ManagementServerAdapters(config),
     DashboardServerAdapters(config),
-    SsoServerAdapters(config)
+    SsoServerAdapters(config),
+    ChannelServerAdapters(config)
   )
 
 /** Background work of each feature in a server process (delivery engine, billing scheduler, …). */

@@ -40,6 +40,8 @@ import m0014 from "./migrations/0014_webhooks.js"
 import m0015 from "./migrations/0015_management.js"
 import m0016 from "./migrations/0016_webhook_claims.js"
 import m0017 from "./migrations/0017_recordChanges.js"
+import m0030 from "./migrations/0030_eventChannel.js"
+import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 
 export const RepositoriesSql = Layer.mergeAll(
@@ -60,6 +62,7 @@ export const RepositoriesSql = Layer.mergeAll(
   PlatformsAndUsersReposSql,
   OAuthProviderReposSql,
   DashboardReposSql,
+  ChannelReposSql,
   SsoReposSql
 )
 
@@ -82,5 +85,6 @@ export const migrations = {
   "0015_management": m0015,
   "0016_webhook_claims": m0016,
   "0017_recordChanges": m0017,
+  "0030_eventChannel": m0030,
   "0060_sso": m0060
 }

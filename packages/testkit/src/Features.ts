@@ -36,6 +36,8 @@ import { PlatformsAndUsersMemory } from "./memory/PlatformsAndUsersMemory.js"
 import { OAuthProviderMemory } from "./memory/OAuthProviderMemory.js"
 import { DashboardMemory } from "./memory/DashboardMemory.js"
 import { makeDnsTxtResolverMemory, SsoMemory, SsoOutboundUnreachable } from "./memory/SsoMemory.js"
+import { ChannelMemory } from "./memory/ChannelMemory.js"
+import { channelContract } from "./contracts/ChannelContract.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -58,6 +60,7 @@ export * from "./memory/PlatformsAndUsersMemory.js"
 export * from "./memory/OAuthProviderMemory.js"
 export * from "./memory/DashboardMemory.js"
 export * from "./memory/SsoMemory.js"
+export * from "./memory/ChannelMemory.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
 export const RepositoriesMemory = Layer.mergeAll(
@@ -78,7 +81,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   PlatformsAndUsersMemory,
   OAuthProviderMemory,
   DashboardMemory,
-  SsoMemory
+  SsoMemory,
+  ChannelMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
@@ -96,7 +100,8 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   managementContract(it)
   oAuthProviderContract(it)
   dashboardContract(it)
-  ssoContract(it)
+  ssoContract(it),
+  channelContract(it)
 }
 
 /**

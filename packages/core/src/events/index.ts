@@ -1,3 +1,4 @@
 export * from "./Schema.js"
 export * from "./EventsFeature.js"
 export * from "./WebhooksFeature.js"
+export * from "./ChannelFeature.js"

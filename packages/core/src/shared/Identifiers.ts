@@ -32,6 +32,7 @@ export const IdKinds = {
   delivery: "dlv",
   oauthApp: "app",
   grant: "grt",
+  ingressEndpoint: "ing",
   request: "req"
 } as const
 export type IdKind = (typeof IdKinds)[keyof typeof IdKinds]

@@ -25,6 +25,24 @@ export interface ServerConfigShape {
   readonly oauthSweepIntervalSeconds: number
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
   readonly rateLimitQuota: number
+  /** Event channel (issue 14): heartbeat interval announced in `ready` (CHANNEL_HEARTBEAT_MS). */
+  readonly channelHeartbeatMs: number
+  /** Largest client frame; bigger ones close the session with 1009 (CHANNEL_MAX_FRAME_BYTES). */
+  readonly channelMaxFrameBytes: number
+  /** Unsent bytes a session may hold before it is closed with 1013 (CHANNEL_SESSION_BUFFER_BYTES). */
+  readonly channelSessionBufferBytes: number
+  /** Time to send `init` after connecting (CHANNEL_INIT_TIMEOUT_MS). */
+  readonly channelInitTimeoutMs: number
+  /** Lifetime of a stream token (CHANNEL_TOKEN_TTL_SECONDS). */
+  readonly channelTokenTtlSeconds: number
+  /** Events older than this (and already dispatched to webhooks) are dropped (EVENT_RETENTION_HOURS). */
+  readonly eventRetentionHours: number
+  /** Largest request an ingress URL records, headers included (INGRESS_MAX_BYTES). */
+  readonly ingressMaxBytes: number
+  /** Requests per minute one ingress endpoint accepts (INGRESS_RATE_LIMIT_PER_MINUTE). */
+  readonly ingressRateLimitPerMinute: number
+  /** How long an ingress request waits for a session's reply (INGRESS_REPLY_WAIT_MS; 0: never). */
+  readonly ingressReplyWaitMs: number
   readonly rateLimitWindowSeconds: number
   /** Webhook egress addresses (EGRESS_IPS): public IPv4 addresses receivers allowlist. */
   readonly egressIps: ReadonlyArray<string>
@@ -128,6 +146,15 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
     validation: (v) => Redacted.value(v).length >= 32
   }))),
   rateLimitQuota: boundedInteger("RATE_LIMIT_QUOTA", 100, 1, 1_000_000),
+  channelHeartbeatMs: boundedInteger("CHANNEL_HEARTBEAT_MS", 15_000, 100, 300_000),
+  channelMaxFrameBytes: boundedInteger("CHANNEL_MAX_FRAME_BYTES", 1024 * 1024, 1024, 16 * 1024 * 1024),
+  channelSessionBufferBytes: boundedInteger("CHANNEL_SESSION_BUFFER_BYTES", 8 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
+  channelInitTimeoutMs: boundedInteger("CHANNEL_INIT_TIMEOUT_MS", 10_000, 100, 120_000),
+  channelTokenTtlSeconds: boundedInteger("CHANNEL_TOKEN_TTL_SECONDS", 900, 1, 3600),
+  eventRetentionHours: boundedInteger("EVENT_RETENTION_HOURS", 168, 1, 87_600),
+  ingressMaxBytes: boundedInteger("INGRESS_MAX_BYTES", 1024 * 1024, 1024, 16 * 1024 * 1024),
+  ingressRateLimitPerMinute: boundedInteger("INGRESS_RATE_LIMIT_PER_MINUTE", 600, 1, 1_000_000),
+  ingressReplyWaitMs: boundedInteger("INGRESS_REPLY_WAIT_MS", 10_000, 0, 60_000),
   rateLimitWindowSeconds: boundedInteger("RATE_LIMIT_WINDOW_SECONDS", 10, 1, 3600),
   credentialCacheSeconds: boundedInteger("CREDENTIAL_CACHE_SECONDS", 30, 0, 60),
   oauthSweepIntervalSeconds: boundedInteger("OAUTH_SWEEP_INTERVAL_SECONDS", 3600, 0, 86_400),
@@ -213,6 +240,15 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   oauthSweepIntervalSeconds: 3600,
   secretKey: Option.none(),
   rateLimitQuota: 100,
+  channelHeartbeatMs: 15_000,
+  channelMaxFrameBytes: 1024 * 1024,
+  channelSessionBufferBytes: 8 * 1024 * 1024,
+  channelInitTimeoutMs: 10_000,
+  channelTokenTtlSeconds: 900,
+  eventRetentionHours: 168,
+  ingressMaxBytes: 1024 * 1024,
+  ingressRateLimitPerMinute: 600,
+  ingressReplyWaitMs: 10_000,
   rateLimitWindowSeconds: 10,
   egressIps: [],
   allowPrivateWebhookTargets: false,

@@ -15,6 +15,7 @@
  * | GET, PATCH /projects/{projectId}/platforms/ | all seven platforms; `{platform, enabled}` |
  * | GET, POST /projects/{projectId}/lines/, DELETE …/lines/{lineId}/ | `{lines}`; `{platform}` → `{line}`; `{id}` |
  * | GET, POST /projects/{projectId}/users/, GET, DELETE …/users/{userId}/ | `{users}` (`?type=`, `?id=`…); user; user; `{id}` |
+ * | POST /projects/{projectId}/fusor/token | `{token, expiresIn}`: a stream token for the event channel (issue 14) |
  *
  * The two delivery routes are ours: API.md §4 keeps dead-lettered deliveries "visible and
  * retryable", and these make them so on the surface the webhooks belong to.
@@ -26,6 +27,7 @@ import { HttpApiBuilder, HttpRouter, HttpServerError, HttpServerRequest, type Ht
 import { Projects } from "@switchboard/core"
 import {
   ManagementWebhooks,
+  StreamTokens,
   WebhookDelivery,
   WebhookDeliveryPage,
   WebhookDeliveryStatus
@@ -128,6 +130,8 @@ const retryBody = Effect.gen(function*() {
   return empty ? {} : yield* jsonBody(RetryDeliveryRequest)
 })
 
+const StreamToken = Schema.Struct({ token: Schema.String, expiresIn: Schema.Number }).annotations({ identifier: "StreamToken" })
+
 const Deleted = Schema.Struct({ id: Schema.String }).annotations({ identifier: "DeletedResource" })
 
 const toLine = (line: Line) => ({
@@ -183,7 +187,8 @@ export const managementRouteTable: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/projects/:projectId/users"],
   ["POST", "/projects/:projectId/users"],
   ["GET", "/projects/:projectId/users/:userId"],
-  ["DELETE", "/projects/:projectId/users/:userId"]
+  ["DELETE", "/projects/:projectId/users/:userId"],
+  ["POST", "/projects/:projectId/fusor/token"]
 ]
 
 export const ManagementRoutes = HttpApiBuilder.Router.use((router) =>
@@ -194,6 +199,7 @@ export const ManagementRoutes = HttpApiBuilder.Router.use((router) =>
     const users = yield* ProjectUsers
     const webhooks = yield* ManagementWebhooks
     const lines = yield* Lines
+    const streamTokens = yield* StreamTokens
     const avatar = defaultPictureUrl(config.apiUrl)
 
     /** Registers `path` (the router ignores a trailing slash) with the guard in front of `handler`. */
@@ -334,6 +340,11 @@ export const ManagementRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.flatMap(users.get(project.projectId, params["userId"] ?? ""), (user) => envelope(ProjectUser, userOf(user))))
     yield* route("DELETE", "/projects/:projectId/users/:userId", "write", (project, params) =>
       Effect.flatMap(users.remove(project.projectId, params["userId"] ?? ""), (user) => envelope(Deleted, { id: user.id })))
+
+    // The event channel's stream token (issue 14; spectrum-ts src/utils/cloud.ts `issueFusorToken`).
+    // The guard checks the current secret, so a rotated secret mints nothing from then on.
+    yield* route("POST", "/projects/:projectId/fusor/token", "read", (project) =>
+      Effect.flatMap(streamTokens.mint(project.projectId), (minted) => envelope(StreamToken, minted)))
 
     // Anything else under /projects: refused over plaintext, else 404 or 405 (the global middleware).
     const fallback = Effect.gen(function*() {

@@ -22,6 +22,8 @@ import { makeHttpServer, makeHttpsServer } from "./NodeServers.js"
 import { PasswordHasherScrypt } from "./PasswordHasherScrypt.js"
 import { ServerSecretLive } from "./ServerSecretFile.js"
 import { loadTlsMaterial } from "./ManagementTls.js"
+import { channelSettingsOf } from "./ChannelAdapters.js"
+import { makeChannel } from "./ChannelServer.js"
 
 export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
   Option.match(config.databaseUrl, {
@@ -107,6 +109,10 @@ export const runServer = (config: ServerConfigShape, options: {
         port: config.tlsPort
       }))
     ))
+    // The event channel (issue 14): WebSocket upgrades of /v1/subscribe on both listeners.
+    const channel = yield* makeChannel(channelSettingsOf(config)).pipe(Effect.provide(app))
+    channel.attach(server)
+    channel.attach(tlsServer)
     const portOf = (s: { address: () => unknown }, fallback: number) => {
       const address = s.address() as { port?: number } | null
       return typeof address === "object" && address !== null && typeof address.port === "number" ? address.port : fallback
@@ -129,6 +135,8 @@ export const runServer = (config: ServerConfigShape, options: {
     // Stop accepting; Node also closes idle keep-alive sockets. Then let in-flight requests finish.
     server.close()
     tlsServer.close()
+    // Sessions are told 1001 (going away) at once, so their clients reconnect to another process.
+    yield* channel.shutdown
     const inFlight = Effect.map(Effect.provide(InFlight, app), (ref) => ref).pipe(Effect.flatMap(Ref.get))
     yield* inFlight.pipe(
       Effect.repeat({ schedule: Schedule.spaced("25 millis"), until: (n) => n === 0 }),

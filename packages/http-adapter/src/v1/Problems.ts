@@ -10,6 +10,7 @@ import type { OrganizationError } from "@switchboard/core/organizations"
 import type { ProjectError } from "@switchboard/core/projects"
 import type { SsoError } from "@switchboard/core/sso"
 import type { IdempotencyUnavailable } from "@switchboard/core/shared"
+import type { IngressEndpointLimitReached } from "@switchboard/core/events"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
 import { rowOf } from "../http/ErrorTable.js"
@@ -17,6 +18,7 @@ import { accessTokensErrors } from "./AccessTokensErrors.js"
 import { accountSecurityErrors } from "./AccountSecurityErrors.js"
 import { billingErrors } from "./BillingErrors.js"
 import { identityErrors } from "./IdentityErrors.js"
+import { ingressErrors } from "./IngressErrors.js"
 import { oAuthProviderErrors } from "./OAuthProviderErrors.js"
 import { organizationsErrors } from "./OrganizationsErrors.js"
 import { type ErrorTable, problem, type ProblemFailure } from "./ProblemFailure.js"
@@ -32,7 +34,7 @@ export * from "./ProblemFailure.js"
 /** Every core error a /v1 operation can raise: each has a row in `v1DomainErrors`. */
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
-  | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError
+  | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError | IngressEndpointLimitReached
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -47,7 +49,8 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...billingErrors,
   ...webhooksErrors,
   ...oAuthProviderErrors,
-  ...ssoErrors
+  ...ssoErrors,
+  ...ingressErrors
 }
 
 /**

@@ -6,6 +6,8 @@ import { sharedTestStores, type TestBackend, testStore } from "@switchboard/sql-
 import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { makeHttpServer, makeHttpsServer } from "../../src/server/NodeServers.js"
 import { generateLocalhostCertificate } from "../../src/server/ManagementTls.js"
+import { channelSettingsOf } from "../../src/server/ChannelAdapters.js"
+import { makeChannel } from "../../src/server/ChannelServer.js"
 
 export interface TestServer {
   readonly baseUrl: string
@@ -20,6 +22,8 @@ export interface TestServer {
   /** Provisions another account and returns its service key. */
   readonly newAccount: (email: string) => Promise<{ accountId: string; serviceKey: string }>
   readonly close: () => Promise<void>
+  /** The event channel of this server (sessions, graceful shutdown). */
+  readonly channel: { readonly shutdown: Effect.Effect<void>; readonly sessionCount: (projectId?: string) => number }
 }
 
 /** One generated localhost certificate per test process (generating one takes a moment). */
@@ -60,6 +64,8 @@ export const startTestServer = async (
     ),
     scope
   ))
+  const channel = await Effect.runPromise(Scope.extend(makeChannel(channelSettingsOf(config)).pipe(Effect.provide(app)), scope))
+  channel.attach(server)
   const address = server.address()
   if (address === null || typeof address !== "object") throw new Error("server did not listen")
   let tls: { baseUrl: string; ca: string } | undefined
@@ -73,6 +79,7 @@ export const startTestServer = async (
       ),
       scope
     ))
+    channel.attach(tlsServer)
     const tlsAddress = tlsServer.address()
     if (tlsAddress === null || typeof tlsAddress !== "object") throw new Error("TLS server did not listen")
     tls = { baseUrl: `https://127.0.0.1:${tlsAddress.port}`, ca: cert }
@@ -92,6 +99,7 @@ export const startTestServer = async (
     serviceKey: admin.serviceKey,
     accountId: admin.accountId,
     newAccount,
+    channel,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }

@@ -16,7 +16,11 @@ export const EventOutboxMemory: Layer.Layer<EventOutbox, never, MemoryState> = L
       append: (events) =>
         Effect.sync(() => {
           for (const e of events) {
-            const position = next++
+            // Past any position another writer of the table (the channel's ingress) took.
+            let top = next
+            for (const k of table.keys()) if (k >= top) top = k + 1
+            const position = top
+            next = top + 1
             table.set(position, { ...e, position, dispatchedAt: null })
           }
         }),

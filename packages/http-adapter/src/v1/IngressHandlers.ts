@@ -1,0 +1,60 @@
+/**
+ * The ingress endpoints' /v1 handlers (issue 14): listing needs `events:read`, creating and
+ * revoking `events:write`. The URL is `{API_URL}/ingress/{secret}`; the secret is stored hashed.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { EXTERNAL_WEBHOOK_SERVICE_SEGMENT, Ingress, type IngressEndpointRecord } from "@switchboard/core/events"
+import { DateTime, Effect, Option } from "effect"
+import { ServerConfig } from "../http/ServerConfig.js"
+import { v1Group } from "./Api.js"
+import {
+  CreateIngressEndpointRequest,
+  CreateIngressEndpointResponse,
+  IngressEndpointResponse,
+  IngressGroup,
+  ListIngressEndpointsResponse
+} from "./IngressApi.js"
+import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { problem } from "./ProblemFailure.js"
+import { onProject } from "./ProjectsHandlers.js"
+
+const view = (r: IngressEndpointRecord) => ({
+  id: r.endpointId,
+  platform: r.platform,
+  sourceId: r.sourceId,
+  source: `${r.sourceId}.external-webhook.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}`,
+  createdAt: r.createdAt,
+  revokedAt: r.revokedAt
+})
+
+export const IngressGroupLive = HttpApiBuilder.group(v1Group(IngressGroup), "ingress", (handlers) =>
+  Effect.gen(function*() {
+    const ingress = yield* Ingress
+    const config = yield* ServerConfig
+    return handlers
+      .handleRaw("listIngressEndpoints", ({ path }) =>
+        Effect.gen(function*() {
+          yield* onProject(path.projectId, "events:read")
+          const list = yield* ingress.list(path.projectId)
+          return toResponse(yield* rendered(ListIngressEndpointsResponse, { ingressEndpoints: list.map(view) }))
+        }))
+      .handleRaw("createIngressEndpoint", ({ path }) =>
+        Effect.gen(function*() {
+          yield* onProject(path.projectId, "events:write")
+          const body = yield* decodeJsonBody(CreateIngressEndpointRequest)
+          const created = yield* domain(ingress.create(path.projectId, body.value.platform, body.value.sourceId))
+          return toResponse(yield* rendered(
+            CreateIngressEndpointResponse,
+            { ingressEndpoint: view(created.endpoint), url: `${config.apiUrl}/ingress/${created.secret}` },
+            201,
+            { "cache-control": "no-store" }
+          ))
+        }))
+      .handleRaw("revokeIngressEndpoint", ({ path }) =>
+        Effect.gen(function*() {
+          yield* onProject(path.projectId, "events:write")
+          const revoked = yield* ingress.revoke(path.projectId, path.endpointId, yield* DateTime.now)
+          if (Option.isNone(revoked)) return yield* problem("RESOURCE_NOT_FOUND", `No ingress endpoint ${path.endpointId} in this project.`)
+          return toResponse(yield* rendered(IngressEndpointResponse, { ingressEndpoint: view(revoked.value) }))
+        }))
+  }))

@@ -1,0 +1,99 @@
+/**
+ * The event channel's part of the repository contract suite: per-project seqs strictly increasing
+ * and read back after a cursor (plain outbox appends included), the head, find, presence, the first
+ * reply winning, and ingress endpoints (secret lookup, list, idempotent revoke).
+ */
+import type { Vitest } from "@effect/vitest"
+import { type Events, type StorePorts } from "@switchboard/core"
+import { EventChannelStore, EventOutbox, IngressEndpointsRepo } from "@switchboard/core/events"
+import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
+import { DateTime, Effect, Option } from "effect"
+import { expect } from "vitest"
+
+const T0 = Date.parse("2030-01-01T00:00:00.000Z")
+const event = (ms: number): Events.EventEnvelope => ({
+  id: formatTypeId(IdKinds.event, uuidv7Bytes(ms, crypto.getRandomValues(new Uint8Array(10)))) as Events.EventEnvelope["id"],
+  type: "external-webhook.received",
+  apiVersion: "2026-07-01",
+  source: "s1.external-webhook.switchboard",
+  timestamp: DateTime.unsafeMake(ms) as DateTime.Utc,
+  data: { rawRequestBase64: "R0VUIC8gSFRUUC8xLjENCg0K" }
+})
+const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+
+export const channelContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+  it.effect("event channel: seqs per project increase, reads after a cursor, head and find", () =>
+    Effect.gen(function*() {
+      const store = yield* EventChannelStore
+      const outbox = yield* EventOutbox
+      const p = crypto.randomUUID()
+      const other = crypto.randomUUID()
+      expect(yield* store.head(p)).toBe(0)
+      const a = event(T0)
+      const s1 = yield* store.append({ projectId: p, event: a, replyUntil: at(T0 + 10_000), platform: "slack" })
+      yield* store.append({ projectId: other, event: event(T0), replyUntil: null, platform: null })
+      const b = event(T0 + 1)
+      yield* outbox.append([{ projectId: p, event: b }])
+      const all = yield* store.read({ projectId: p, after: 0, limit: 10 })
+      expect(all.map((e) => e.event.id)).toEqual([a.id, b.id])
+      expect(all[0]!.seq).toBe(s1)
+      expect(all[1]!.seq).toBeGreaterThan(s1)
+      expect(all[0]!.replyUntil?.epochMillis).toBe(T0 + 10_000)
+      expect(all[1]!.replyUntil).toBeNull()
+      expect(all.map((e) => e.platform)).toEqual(["slack", null])
+      expect(all[0]!.event.data).toEqual(a.data)
+      expect(yield* store.head(p)).toBe(all[1]!.seq)
+      expect((yield* store.read({ projectId: p, after: s1, limit: 10 })).map((e) => e.event.id)).toEqual([b.id])
+      expect(yield* store.read({ projectId: p, after: 0, limit: 1 })).toHaveLength(1)
+      expect(Option.map(yield* store.find(p, a.id), (e) => e.seq)).toEqual(Option.some(s1))
+      expect(Option.isNone(yield* store.find(other, a.id))).toBe(true)
+      expect(yield* store.floor(p)).toBe(0)
+    }))
+
+  it.effect("event channel: presence by protocol and time; the first reply wins", () =>
+    Effect.gen(function*() {
+      const store = yield* EventChannelStore
+      const p = crypto.randomUUID()
+      const sessionId = crypto.randomUUID()
+      expect(yield* store.present(p, "fusor", at(T0))).toBe(false)
+      yield* store.join({ sessionId, projectId: p, protocol: "fusor", processId: "proc-a", now: at(T0) })
+      expect(yield* store.present(p, "fusor", at(T0))).toBe(true)
+      expect(yield* store.present(p, "events", at(T0))).toBe(false)
+      expect(yield* store.present(p, "fusor", at(T0 + 1))).toBe(false)
+      yield* store.touch("proc-a", at(T0 + 5))
+      expect(yield* store.present(p, "fusor", at(T0 + 1))).toBe(true)
+      yield* store.leave(sessionId)
+      expect(yield* store.present(p, "fusor", at(T0))).toBe(false)
+      const eventId = event(T0).id
+      expect(Option.isNone(yield* store.takeReply(eventId))).toBe(true)
+      const first = { status: 200, headers: { "content-type": "text/plain" }, body: "b2s=", errorReason: "" }
+      expect(yield* store.putReply(eventId, first)).toBe(true)
+      expect(yield* store.putReply(eventId, { ...first, status: 500 })).toBe(false)
+      expect(yield* store.takeReply(eventId)).toEqual(Option.some(first))
+    }))
+
+  it.effect("ingress endpoints: found by secret hash until revoked; revoke keeps its first time", () =>
+    Effect.gen(function*() {
+      const repo = yield* IngressEndpointsRepo
+      const p = crypto.randomUUID()
+      const record = {
+        endpointId: `sb_ing_${crypto.randomUUID()}`,
+        projectId: p,
+        platform: "slack",
+        sourceId: "team-1",
+        secretHash: crypto.randomUUID(),
+        createdAt: at(T0),
+        revokedAt: null
+      }
+      yield* repo.insert(record)
+      expect(yield* repo.list(p)).toEqual([record])
+      expect(yield* repo.findBySecretHash(record.secretHash)).toEqual(Option.some(record))
+      const revoked = yield* repo.revoke(p, record.endpointId, at(T0 + 1))
+      expect(Option.map(revoked, (r) => r.revokedAt?.epochMillis)).toEqual(Option.some(T0 + 1))
+      const again = yield* repo.revoke(p, record.endpointId, at(T0 + 2))
+      expect(Option.map(again, (r) => r.revokedAt?.epochMillis)).toEqual(Option.some(T0 + 1))
+      expect(Option.isNone(yield* repo.revoke(crypto.randomUUID(), record.endpointId, at(T0)))).toBe(true)
+      expect(Option.isNone(yield* repo.findBySecretHash(record.secretHash))).toBe(true)
+      expect(yield* repo.list(p)).toEqual([])
+    }))
+}
