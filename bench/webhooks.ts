@@ -73,7 +73,7 @@ const startReceiver = async (): Promise<{ server: Server; port: number; state: R
 // ---------------------------------------------------------------------------------------------
 // Baseline: `CONCURRENCY` loops POSTing the same body over keep-alive connections.
 
-const baselineRun = async (port: number, body: string, seconds: number): Promise<number> => {
+const baselineRun = async (port: number, body: string, seconds: number): Promise<{ rate: number; cpuMicros: number }> => {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
   const payload = Buffer.from(body)
   const deadline = Date.now() + seconds * 1000
@@ -95,14 +95,16 @@ const baselineRun = async (port: number, body: string, seconds: number): Promise
       req.end(payload)
     })
   const started = Date.now()
+  const cpu = process.cpuUsage()
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (Date.now() < deadline) {
       await post()
       done++
     }
   }))
+  const used = process.cpuUsage(cpu)
   agent.destroy()
-  return done / ((Date.now() - started) / 1000)
+  return { rate: done / ((Date.now() - started) / 1000), cpuMicros: (used.user + used.system) / Math.max(done, 1) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -128,10 +130,16 @@ const publishBacklog = (server: TestServer, projectId: string, events: number) =
  * stops it once the receiver has them all (or after `maxSeconds`): the rate counts fan-out, claims,
  * signing, sending and recording of exactly the deliveries made.
  */
-const engineRun = async (server: TestServer, state: ReceiverState, events: number, maxSeconds: number): Promise<{ rate: number; delivered: number }> => {
+const engineRun = async (
+  server: TestServer,
+  state: ReceiverState,
+  events: number,
+  maxSeconds: number
+): Promise<{ rate: number; delivered: number; cpuMicros: number }> => {
   const before = state.counts.get("/engine") ?? 0
   const delivered = () => (state.counts.get("/engine") ?? 0) - before
   const started = Date.now()
+  const cpu = process.cpuUsage()
   const fiber = await server.run(Effect.gen(function*() {
     const engine = yield* WebhookDeliveryEngine
     const sender = yield* WebhookSender
@@ -140,9 +148,10 @@ const engineRun = async (server: TestServer, state: ReceiverState, events: numbe
   const deadline = started + maxSeconds * 1000
   while (delivered() < events && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
   const elapsed = (Date.now() - started) / 1000
+  const used = process.cpuUsage(cpu)
   const n = delivered()
   await server.run(Fiber.interrupt(fiber))
-  return { rate: n / elapsed, delivered: n }
+  return { rate: n / elapsed, delivered: n, cpuMicros: (used.user + used.system) / Math.max(n, 1) }
 }
 
 const main = async (): Promise<number> => {
@@ -203,13 +212,17 @@ const main = async (): Promise<number> => {
 
     const baseline: Array<number> = []
     const engine: Array<number> = []
+    const baselineCpu: Array<number> = []
+    const engineCpu: Array<number> = []
     for (let round = 1; round <= ROUNDS; round++) {
       const b = await baselineRun(rec.port, body, SECONDS)
-      baseline.push(b)
-      console.log(`  run ${round} baseline ${fmt(b).padStart(8)} req/s`)
+      baseline.push(b.rate)
+      baselineCpu.push(b.cpuMicros)
+      console.log(`  run ${round} baseline ${fmt(b.rate).padStart(8)} req/s, ${fmt(b.cpuMicros)} µs CPU/request`)
       const e = await drain(Math.max(500, Math.round(Math.max(...engine, warm.rate) * SECONDS)))
       engine.push(e.rate)
-      console.log(`  run ${round} engine   ${fmt(e.rate).padStart(8)} deliveries/s (${fmt(e.delivered)} delivered)`)
+      engineCpu.push(e.cpuMicros)
+      console.log(`  run ${round} engine   ${fmt(e.rate).padStart(8)} deliveries/s (${fmt(e.delivered)} delivered), ${fmt(e.cpuMicros)} µs CPU/delivery`)
     }
 
     // Every sampled delivery verifies; nothing was dead-lettered.
@@ -224,9 +237,12 @@ const main = async (): Promise<number> => {
     const bl = mean(baseline)
     const en = mean(engine)
     const ratio = en / bl
+    const blCpu = mean(baselineCpu)
+    const enCpu = mean(engineCpu)
     console.log("")
-    console.log(`baseline (raw node:http POST)   ${fmt(bl).padStart(8)} req/s`)
-    console.log(`delivery engine (${BACKEND.padEnd(8)})    ${fmt(en).padStart(8)} deliveries/s  ratio ${ratio.toFixed(3)} (${fmt(1 / ratio, 1)}x slower than raw POSTs)`)
+    console.log(`baseline (raw node:http POST)   ${fmt(bl).padStart(8)} req/s          ${fmt(blCpu).padStart(6)} µs CPU/request (client + receiver)`)
+    console.log(`delivery engine (${BACKEND.padEnd(8)})    ${fmt(en).padStart(8)} deliveries/s  ${fmt(enCpu).padStart(6)} µs CPU/delivery (engine + receiver)`)
+    console.log(`ratio ${ratio.toFixed(3)} (${fmt(1 / ratio, 1)}x slower than raw POSTs); CPU ratio ${(blCpu / enCpu).toFixed(3)}`)
     console.log(`verified ${rec.state.sample.length} sampled deliveries with standardwebhooks; total ${fmt((Date.now() - t0) / 1000, 1)} s`)
     const goalMet = BACKEND === "postgres" ? en >= 4000 && ratio >= 0.25 : null
     console.log(JSON.stringify({
@@ -242,6 +258,16 @@ const main = async (): Promise<number> => {
           ratio: Number(ratio.toFixed(4)),
           goal: BACKEND === "postgres" ? "≥ 4 000 deliveries/s, ratio ≥ 0.25" : null,
           met: goalMet
+        },
+        {
+          name: "CPU µs per delivery (engine + receiver, this process)",
+          value: Math.round(enCpu),
+          unit: "µs",
+          baseline: "raw POST, client + receiver",
+          baselineValue: Math.round(blCpu),
+          ratio: Number((blCpu / enCpu).toFixed(4)),
+          goal: null,
+          met: null
         }
       ]
     }))

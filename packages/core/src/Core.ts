@@ -48,10 +48,11 @@ import { DashboardCore } from "./dashboard/DashboardFeature.js"
 import { SsoCore } from "./sso/SsoFeature.js"
 import { ChannelCore } from "./events/ChannelFeature.js"
 import { RecordCache } from "./shared/RecordCache.js"
+import { OAuthTokenCache } from "./oauth/OAuthTokenCache.js"
 
 const IdentityCore = Layer.mergeAll(Accounts.Default, AccountServiceKeys.Default, Authenticator.Default).pipe(
   Layer.provideMerge(Layer.mergeAll(ProjectKeyVerifier.Default, AccessTokenVerifier.Default)),
-  Layer.provideMerge(Layer.mergeAll(CredentialCache.Default, RecordCache.Default))
+  Layer.provideMerge(Layer.mergeAll(CredentialCache.Default, RecordCache.Default, OAuthTokenCache.Default))
 )
 
 /** Every service of core; feature services may use the identity services. */

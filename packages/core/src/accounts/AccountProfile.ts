@@ -1,8 +1,8 @@
 /**
  * The caller's own account (API.md §1.2): updating its names and deleting it. Deletion leaves a
  * tombstone (`deletedAt` set) and is refused while the account owns an organization; from then on
- * every credential of the account is answered `AccountDeleted` — at once, not after the credential
- * cache's TTL: the account's key ids are dropped from this process's cache and announced on
+ * every credential of the account is answered `AccountDeleted` — and its OAuth access tokens are
+ * inactive — at once, not after the credential cache's TTL: the account's key ids are dropped from this process's cache and announced on
  * `CredentialRevocations` so every other process drops them too.
  */
 import { DateTime, Effect, Option } from "effect"
@@ -11,6 +11,7 @@ import { Transactor } from "../shared/Ports.js"
 import { AccountOwnsOrganizations } from "./AccountSecurityErrors.js"
 import { AccountProfileRepo, PhoneVerificationsRepo, TotpFactorsRepo } from "./AccountSecurityPorts.js"
 import { CredentialCache } from "../credentials/CredentialCache.js"
+import { accountKey, OAuthTokenCache } from "../oauth/OAuthTokenCache.js"
 import { AccountDeleted, AccountNotFound } from "./Errors.js"
 import { OrganizationsRepo } from "../organizations/OrganizationsPorts.js"
 import { AccountServiceKeysRepo, CredentialRevocations } from "./Ports.js"
@@ -27,6 +28,7 @@ export class AccountProfile extends Effect.Service<AccountProfile>()("core/Accou
     const phones = yield* PhoneVerificationsRepo
     const factors = yield* TotpFactorsRepo
     const cache = yield* CredentialCache
+    const oauthTokens = yield* OAuthTokenCache
     const revocations = yield* CredentialRevocations
     const tx = yield* Transactor
 
@@ -82,6 +84,8 @@ export class AccountProfile extends Effect.Service<AccountProfile>()("core/Accou
           cache.revoked(key.serviceKeyId, now.epochMillis)
           yield* revocations.publish(key.serviceKeyId)
         }
+        // The account's cached OAuth access tokens (other processes hear of it from the store).
+        yield* oauthTokens.drop(accountKey(accountId))
         return tombstone.value
       }))
     })

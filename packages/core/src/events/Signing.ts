@@ -38,7 +38,11 @@ export const parseWhsec = (secret: string): Uint8Array | undefined =>
 
 /** `v0=<64 lower-case hex>` over `v0:<timestamp>:<body>` (management webhooks). */
 export const managementSignature = (secret: string, timestampSeconds: number, body: string): Effect.Effect<string> =>
-  Effect.sync(() => `v0=${hex(hmacSha256Sync(new TextEncoder().encode(secret), `v0:${timestampSeconds}:${body}`))}`)
+  Effect.sync(() => managementSignatureSync(secret, timestampSeconds, body))
+
+const te = new TextEncoder()
+const managementSignatureSync = (secret: string, timestampSeconds: number, body: string): string =>
+  `v0=${hex(hmacSha256Sync(te.encode(secret), `v0:${timestampSeconds}:${body}`))}`
 
 /** `v1,<base64>` over `<id>.<timestamp>.<body>` for each key, space-separated (v1 destinations). */
 export const standardSignature = (
@@ -47,46 +51,58 @@ export const standardSignature = (
   timestampSeconds: number,
   body: string
 ): Effect.Effect<string> =>
-  Effect.sync(() => {
-    const message = `${messageId}.${timestampSeconds}.${body}`
-    return keys.map((key) => `v1,${base64(hmacSha256Sync(key, message))}`).join(" ")
-  })
+  Effect.sync(() => standardSignatureSync(keys, `${messageId}.${timestampSeconds}.${body}`))
+
+const standardSignatureSync = (keys: ReadonlyArray<Uint8Array>, message: string): string =>
+  keys.map((key) => `v1,${base64(hmacSha256Sync(key, message))}`).join(" ")
 
 /** What a delivery attempt sends besides the body. */
 export interface SignedHeaders {
   readonly [name: string]: string
 }
 
-/** The headers of a management webhook delivery (API.md §4). */
-export const managementHeaders = (args: {
+interface ManagementHeaderArgs {
   readonly secret: string
   readonly webhookId: string
   readonly eventType: string
   readonly timestampSeconds: number
   readonly body: string
   readonly userAgent: string
-}): Effect.Effect<SignedHeaders> =>
-  Effect.map(managementSignature(args.secret, args.timestampSeconds, args.body), (signature) => ({
-    "content-type": "application/json",
-    "user-agent": args.userAgent,
-    "x-spectrum-event": args.eventType,
-    "x-spectrum-webhook-id": args.webhookId,
-    "x-spectrum-timestamp": String(args.timestampSeconds),
-    "x-spectrum-signature": signature
-  }))
+}
 
-/** The headers of a v1 destination delivery (Standard Webhooks; `webhook-id` is the event id). */
-export const standardHeaders = (args: {
+/** The headers of a management webhook delivery (API.md §4), computed synchronously. */
+export const managementHeadersSync = (args: ManagementHeaderArgs): SignedHeaders => ({
+  "content-type": "application/json",
+  "user-agent": args.userAgent,
+  "x-spectrum-event": args.eventType,
+  "x-spectrum-webhook-id": args.webhookId,
+  "x-spectrum-timestamp": String(args.timestampSeconds),
+  "x-spectrum-signature": managementSignatureSync(args.secret, args.timestampSeconds, args.body)
+})
+
+/** The headers of a management webhook delivery (API.md §4). */
+export const managementHeaders = (args: ManagementHeaderArgs): Effect.Effect<SignedHeaders> =>
+  Effect.sync(() => managementHeadersSync(args))
+
+interface StandardHeaderArgs {
   readonly keys: ReadonlyArray<Uint8Array>
   readonly messageId: string
   readonly timestampSeconds: number
   readonly body: string
   readonly userAgent: string
-}): Effect.Effect<SignedHeaders> =>
-  Effect.map(standardSignature(args.keys, args.messageId, args.timestampSeconds, args.body), (signature) => ({
+}
+
+/** The headers of a v1 destination delivery (Standard Webhooks; `webhook-id` is the event id), computed synchronously. */
+export const standardHeadersSync = (args: StandardHeaderArgs): SignedHeaders => {
+  return {
     "content-type": "application/json",
     "user-agent": args.userAgent,
     "webhook-id": args.messageId,
     "webhook-timestamp": String(args.timestampSeconds),
-    "webhook-signature": signature
-  }))
+    "webhook-signature": standardSignatureSync(args.keys, `${args.messageId}.${args.timestampSeconds}.${args.body}`)
+  }
+}
+
+/** The headers of a v1 destination delivery (Standard Webhooks; `webhook-id` is the event id). */
+export const standardHeaders = (args: StandardHeaderArgs): Effect.Effect<SignedHeaders> =>
+  Effect.sync(() => standardHeadersSync(args))

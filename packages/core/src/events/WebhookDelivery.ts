@@ -13,26 +13,16 @@
  *
  * Time comes from `Clock` (tests drive it with `TestClock`); jitter from `Secrets`.
  */
-import { Clock, DateTime, Duration, Effect, FiberSet, Queue, Schema } from "effect"
+import { Cause, Clock, DateTime, Duration, Effect, FiberSet } from "effect"
 import { IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
-import { afterAttempt, classify, describeOutcome, type SendOutcome, unitOf, WebhookPolicy } from "./DeliveryPolicy.js"
-import { signingKeys } from "./Endpoints.js"
+import { WebhookPolicy } from "./DeliveryPolicy.js"
 import type { StoredOutboxEvent } from "./EventsFeature.js"
-import { EventEnvelope } from "./Schema.js"
-import { managementHeaders, standardHeaders } from "./Signing.js"
-import {
-  type AttemptRecord,
-  type ClaimedDelivery,
-  type DeliveryRecord,
-  newDelivery,
-  type WebhookEndpoint,
-  WebhookSender,
-  WebhooksRepo
-} from "./WebhookPorts.js"
+import { type AttemptResult, makeWebhookAttempts } from "./WebhookAttempt.js"
+import { type ClaimedDelivery, type DeliveryRecord, newDelivery, type WebhookEndpoint, WebhookSender, WebhooksRepo } from "./WebhookPorts.js"
 import { fn } from "../internal/Traced.js"
 
 /**
@@ -52,9 +42,6 @@ export const subscribes = (endpoint: WebhookEndpoint, event: StoredOutboxEvent):
   endpoint.deletedAt === null &&
   (endpoint.kind === "management" || endpoint.apiVersion === event.event.apiVersion) &&
   (endpoint.enabledEvents.includes("*") || endpoint.enabledEvents.includes(event.event.type))
-
-const encodeEnvelope = Schema.encodeEither(EventEnvelope)
-const td = new TextDecoder()
 
 export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>()("core/WebhookDeliveryEngine", {
   effect: Effect.gen(function*() {
@@ -122,53 +109,12 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
       }
     })
 
-    /**
-     * Unsealed signing keys per endpoint, while its sealed secrets stay the same (a rotation or a
-     * new secret changes them, so the cache can never sign with a stale key). Bounded.
-     */
-    const keyCache = new Map<string, { readonly sealed: string; readonly keys: ReadonlyArray<Uint8Array> }>()
-    const sealedId = (e: WebhookEndpoint, now: DateTime.Utc) =>
-      [
-        e.secret.join(","),
-        e.previousSecret !== null && e.previousSecretExpiresAt !== null && DateTime.greaterThan(e.previousSecretExpiresAt, now)
-          ? e.previousSecret.join(",")
-          : ""
-      ].join("|")
-    const keysOf = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
-      Effect.gen(function*() {
-        const id = sealedId(endpoint, now)
-        const cached = keyCache.get(endpoint.endpointId)
-        if (cached !== undefined && cached.sealed === id) return cached.keys
-        const keys = yield* signingKeys(endpoint, now).pipe(Effect.provideService(ServerSecret, serverSecret))
-        if (keys === undefined || keys.length === 0) return undefined
-        if (keyCache.size >= 10_000) keyCache.clear()
-        keyCache.set(endpoint.endpointId, { sealed: id, keys })
-        return keys
-      })
+    const { attemptWith } = makeWebhookAttempts({ policy, secrets, serverSecret })
 
-    /** The request of one attempt: the envelope as the body, signed per the endpoint's kind. */
-    const signedRequest = (claimed: ClaimedDelivery, now: DateTime.Utc) =>
-      Effect.gen(function*() {
-        const encoded = encodeEnvelope(claimed.event)
-        if (encoded._tag === "Left") return { _tag: "Refused", reason: "the event does not encode" } as const
-        const body = JSON.stringify(encoded.right)
-        const keys = yield* keysOf(claimed.endpoint, now)
-        if (keys === undefined) {
-          return { _tag: "Refused", reason: "the signing secret cannot be unsealed (was SECRET_KEY changed?)" } as const
-        }
-        const timestampSeconds = Math.floor(now.epochMillis / 1000)
-        const headers = claimed.endpoint.kind === "management"
-          ? yield* managementHeaders({
-            secret: td.decode(keys[0]),
-            webhookId: claimed.endpoint.endpointId,
-            eventType: claimed.event.type,
-            timestampSeconds,
-            body,
-            userAgent: policy.userAgent
-          })
-          : yield* standardHeaders({ keys, messageId: claimed.event.id, timestampSeconds, body, userAgent: policy.userAgent })
-        return { _tag: "Request", request: { url: claimed.endpoint.url, headers, body, timeoutMs: policy.timeoutMs } } as const
-      })
+    /** Gives a claimed delivery back unattempted, due at once (shutdown, or a lease too short to send under). */
+    const release = (claimed: ClaimedDelivery) =>
+      Effect.flatMap(DateTime.now, (now) =>
+        repo.releaseClaim({ deliveryId: claimed.delivery.deliveryId, claimSeq: claimed.delivery.claimSeq, now }))
 
     /**
      * Sends one claimed delivery and says what to record: delivered, pending until the next
@@ -176,37 +122,14 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
      * delivery back unattempted so another process can take it at once.
      */
     const outcomeOf = (claimed: ClaimedDelivery) =>
-      Effect.gen(function*() {
-        const sender = yield* WebhookSender
-        const started = yield* DateTime.now
-        const prepared = yield* signedRequest(claimed, started)
-        const outcome: SendOutcome = prepared._tag === "Refused"
-          ? { _tag: "Refused", reason: prepared.reason }
-          : yield* sender.send(prepared.request)
-        const now = yield* DateTime.now
-        const verdict = classify(outcome)
-        const attemptCount = claimed.delivery.attemptCount + 1
-        const next = afterAttempt(policy, attemptCount, verdict, now, unitOf(yield* secrets.randomBytes(4)))
-        const record: AttemptRecord = {
-          deliveryId: claimed.delivery.deliveryId,
-          claimSeq: claimed.delivery.claimSeq,
-          status: next.status,
-          attemptCount,
-          nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : now,
-          lastAttemptAt: started,
-          lastError: verdict === "delivered" ? null : describeOutcome(outcome),
-          lastResponseStatus: outcome._tag === "Response" ? outcome.status : null,
-          deliveredAt: next.status === "delivered" ? now : null
-        }
-        return { record, claimed }
-      }).pipe(
-        Effect.onInterrupt(() =>
-          Effect.flatMap(DateTime.now, (now) =>
-            repo.releaseClaim({ deliveryId: claimed.delivery.deliveryId, claimSeq: claimed.delivery.claimSeq, now })))
+      Effect.flatMap(WebhookSender, (sender) => Effect.clockWith((clock) => attemptWith(sender, clock, claimed))).pipe(
+        Effect.onInterrupt(() => release(claimed))
       )
 
+    type Result = AttemptResult
+
     /** Writes finished attempts (one statement for all); logs the dead-lettered ones. */
-    const recordAll = (results: ReadonlyArray<{ readonly record: AttemptRecord; readonly claimed: ClaimedDelivery }>) =>
+    const recordAll = (results: ReadonlyArray<Result>) =>
       Effect.gen(function*() {
         if (results.length === 0) return
         yield* Effect.uninterruptible(repo.completeAttempts(results.map((r) => r.record)))
@@ -259,14 +182,17 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
     })
 
     /**
-     * The engine of a server process, for ever. Three fibers:
+     * The engine of a server process, for ever. Three fibers, and the attempts:
      *
      * - **fan-out**: fans out new events at least every `pollInterval` (at once again while
      *   batches come back full), then wakes the claimer;
      * - **claimer**: keeps up to 2 × `concurrency` deliveries *held* — claimed and not yet
      *   recorded — claiming for the free places as they free up (many at a time, so one claim
      *   statement serves many deliveries); at most `concurrency` of them are being sent at once,
-     *   the others wait their turn, so sending never waits for a claim statement;
+     *   the others wait their turn in a queue, so sending never waits for a claim statement;
+     * - **attempts**: one fiber per delivery being sent (forked from plain code as a place to send
+     *   frees up: no semaphore, no queue of effects), signing synchronously once the endpoint's
+     *   keys are unsealed;
      * - **writer**: finished attempts are written in batches by one writer (one statement per
      *   batch: while a write is under way the next results gather); a place is free again only
      *   once its result is written, since until then its lease still counts against the
@@ -277,11 +203,13 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
      * be under way. Idle, the claimer looks again after each fan-out round (every `pollInterval`)
      * or as soon as a write frees places.
      * A failed round is logged and retried, never fatal. Interrupting the engine interrupts the
-     * attempts in flight and waiting, which give their deliveries back; what they finished is
-     * still written.
+     * attempts in flight, which give their deliveries back, and gives back those still waiting;
+     * what they finished is still written.
      */
     const run = (pollInterval: Duration.DurationInput) =>
       Effect.scoped(Effect.gen(function*() {
+        const sender = yield* WebhookSender
+        const clock = yield* Effect.clock
         const wake = yield* Effect.makeLatch(false)
         const depth = policy.concurrency * 2
         // Claimed and not yet recorded (or given back): at most `depth`.
@@ -294,21 +222,29 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         const logged = <A>(what: string, fallback: A) => <E, R>(self: Effect.Effect<A, E, R>) =>
           Effect.catchAllCause(self, (cause) => Effect.as(Effect.logWarning(what, cause), fallback))
 
-        // Created before the attempts' fiber set, so at shutdown the attempts stop first and
-        // whatever they finished is still written.
-        type Result = Effect.Effect.Success<ReturnType<typeof outcomeOf>>
-        const finished = yield* Queue.unbounded<Result>()
+        // Finished attempts waiting for the writer. Its finalizer is added before the attempts'
+        // fiber set, so at shutdown the attempts stop first and whatever they finished is still written.
+        let finished: Array<Result> = []
+        const written = yield* Effect.makeLatch(false)
         const writeSome = (results: ReadonlyArray<Result>) =>
           recordAll(results).pipe(logged<void>("webhook attempts not recorded", undefined))
-        yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(finished), (rest) => writeSome([...rest])))
+        yield* Effect.addFinalizer(() =>
+          Effect.suspend(() => {
+            const rest = finished
+            finished = []
+            return writeSome(rest)
+          })
+        )
         yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
-          const first = yield* Queue.take(finished)
+          yield* written.await
+          yield* written.close
           // One turn of the event loop first: answers already on their sockets (all of them, when
           // the database runs on this thread and held it) join this batch.
           yield* nextMacrotask
-          const more = yield* Queue.takeUpTo(finished, 499)
-          yield* writeSome([first, ...more])
-          yield* free(1 + more.length)
+          const batch = finished
+          finished = []
+          for (let i = 0; i < batch.length; i += 500) yield* writeSome(batch.slice(i, i + 500))
+          yield* free(batch.length)
         })))
 
         // Fan-out: at least every `pollInterval`; a full batch means more are waiting. Each round
@@ -324,45 +260,59 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
           if (n < policy.batchSize) yield* Effect.sleep(pollInterval)
         })))
 
-        const running = yield* FiberSet.make<unknown, never>()
-        const sending = yield* Effect.makeSemaphore(policy.concurrency)
-        const minBatch = Math.max(1, Math.floor(depth / 4))
+        // Held deliveries not yet being sent, oldest claim first; given back at shutdown.
+        const waiting: Array<ClaimedDelivery> = []
+        let sending = 0
+        yield* Effect.addFinalizer(() =>
+          Effect.suspend(() => Effect.forEach(waiting.splice(0), release, { discard: true, concurrency: 8 }))
+        )
+        const runFork = yield* FiberSet.makeRuntime<never, void, never>()
+        // Runs before the fiber set closes: interrupted attempts start no others.
+        let stopping = false
+        yield* Effect.addFinalizer(() => Effect.sync(() => { stopping = true }))
 
-        /** A held delivery: waits for a sending slot, then is attempted if its lease still covers the attempt. */
-        const attemptHeld = (c: ClaimedDelivery) =>
-          sending.withPermits(1)(Effect.gen(function*() {
-            const now = yield* Clock.currentTimeMillis
+        /** A held delivery's attempt: sent if its lease still covers the attempt, else given back. */
+        const attemptHeld = (c: ClaimedDelivery): Effect.Effect<void> =>
+          Effect.suspend((): Effect.Effect<void> => {
+            const now = clock.unsafeCurrentTimeMillis()
             const leasedUntil = c.delivery.leasedUntil?.epochMillis ?? 0
             if (now + policy.timeoutMs + 1_000 > leasedUntil) {
-              yield* repo.releaseClaim({
-                deliveryId: c.delivery.deliveryId,
-                claimSeq: c.delivery.claimSeq,
-                now: DateTime.unsafeMake(now) as DateTime.Utc
-              })
-              return yield* free(1)
+              return Effect.zipRight(
+                repo.releaseClaim({ deliveryId: c.delivery.deliveryId, claimSeq: c.delivery.claimSeq, now: DateTime.unsafeMake(now) as DateTime.Utc }),
+                free(1)
+              )
             }
-            const result = yield* outcomeOf(c)
-            yield* Queue.offer(finished, result)
-          })).pipe(
-            Effect.catchAllCause((cause) => Effect.zipRight(Effect.logWarning("webhook attempt failed", cause), free(1)))
+            return Effect.map(attemptWith(sender, clock, c), (result) => {
+              finished.push(result)
+              written.unsafeOpen()
+            })
+          }).pipe(
+            Effect.onInterrupt(() => release(c)),
+            Effect.catchAllCause((cause) =>
+              Cause.isInterruptedOnly(cause) ? Effect.void : Effect.zipRight(Effect.logWarning("webhook attempt failed", cause), free(1))
+            ),
+            Effect.ensuring(Effect.sync(() => {
+              sending--
+              sendMore()
+            }))
           )
+        /** Starts held deliveries while places to send are free. */
+        const sendMore = () => {
+          while (!stopping && sending < policy.concurrency && waiting.length > 0) {
+            sending++
+            runFork(attemptHeld(waiting.shift()!))
+          }
+        }
 
         /** One round: claim for the free places; whether to go again at once. */
+        const minBatch = Math.max(1, Math.floor(depth / 4))
         const round = Effect.gen(function*() {
           const room = depth - held
           if (room < (held === 0 ? 1 : minBatch)) return false
           const claimed = yield* claim(room).pipe(logged("webhook claim failed", [] as ReadonlyArray<ClaimedDelivery>))
           held += claimed.length
-          for (const c of claimed) {
-            yield* FiberSet.run(
-              running,
-              attemptHeld(c).pipe(Effect.onInterrupt(() =>
-                Effect.flatMap(DateTime.now, (now) =>
-                  repo.releaseClaim({ deliveryId: c.delivery.deliveryId, claimSeq: c.delivery.claimSeq, now })
-                )
-              ))
-            )
-          }
+          for (const c of claimed) waiting.push(c)
+          sendMore()
           return claimed.length === room
         })
         for (;;) {

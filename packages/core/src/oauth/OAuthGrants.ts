@@ -18,6 +18,7 @@ import { Transactor } from "../shared/Ports.js"
 import { OAuthGrantNotFound } from "./OAuthErrors.js"
 import { OAuthGrantsRepo, OAuthTokensRepo } from "./OAuthProviderPorts.js"
 import { catalogOrder, type OAuthApp } from "./OAuthSchema.js"
+import { OAuthTokenCache } from "./OAuthTokenCache.js"
 import { fn } from "../internal/Traced.js"
 
 /** One app the account authorized, as the account's lists show it. */
@@ -55,6 +56,7 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants
     const tx = yield* Transactor
     const revocations = yield* CredentialRevocations
     const verifier = yield* AccessTokenVerifier
+    const tokenCache = yield* OAuthTokenCache
 
     /**
      * Revokes a grant and everything issued under it (one transaction), then tells every process.
@@ -68,6 +70,7 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants
         return changed
       }))
       yield* verifier.invalidate(grantId)
+      yield* tokenCache.drop(grantId)
       return revoked
     })
 
@@ -76,6 +79,7 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants
       const now = yield* DateTime.now
       yield* tx.withTransaction(Effect.zipRight(tokens.revokeFamily({ familyId, now }), revocations.publish(familyId)))
       yield* verifier.invalidate(familyId)
+      yield* tokenCache.drop(familyId)
     })
 
     const listForAccount = fn("OAuthGrants.listForAccount")(function*(accountId: AccountId) {

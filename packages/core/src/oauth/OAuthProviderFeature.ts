@@ -24,6 +24,7 @@ export * from "./OAuthGrants.js"
 export * from "./OAuthProvider.js"
 export * from "./OAuthProviderPorts.js"
 export * from "./OAuthSchema.js"
+export * from "./OAuthTokenCache.js"
 export * from "./Pkce.js"
 export * from "./TokenPolicy.js"
 

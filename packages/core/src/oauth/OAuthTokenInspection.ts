@@ -1,11 +1,14 @@
 /**
  * Looking at tokens (API.md §3): introspection (RFC 7662), revocation (RFC 7009) and userinfo
  * (OIDC Core §5.3), for opaque tokens (by their hash) and JWT access tokens (verified, with their
- * grant's liveness).
+ * grant's liveness). A live opaque access token is answered from memory once seen
+ * (`OAuthTokenCache`: no statement; revocations drop it at once here, in other processes through
+ * `CredentialRevocations`, bounded by the credential cache TTL).
  */
-import { DateTime, Effect, Option, Redacted } from "effect"
+import { Clock, DateTime, Effect, Option, Redacted } from "effect"
+import { CredentialRevocations } from "../accounts/Ports.js"
 import { AccessTokenVerifier, type VerifiedAccessToken } from "../credentials/AccessTokenVerifier.js"
-import { sha256Hex } from "../internal/Crypto.js"
+import { sha256Hex, sha256HexSync } from "../internal/Crypto.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { fn } from "../internal/Traced.js"
 import { formatScope } from "./AccessTokenClaims.js"
@@ -13,6 +16,7 @@ import { oauthError, oauthInsufficientScope } from "./OAuthErrors.js"
 import { MAX_OPAQUE_TOKEN_LENGTH, OAuthGrants } from "./OAuthGrants.js"
 import { type OAuthTokenRecord, OAuthTokensRepo } from "./OAuthProviderPorts.js"
 import type { OAuthApp } from "./OAuthSchema.js"
+import { OAuthTokenCache } from "./OAuthTokenCache.js"
 import { isAccountId, type OAuthTokenMinting, seconds } from "./OAuthTokenMinting.js"
 import { TokenAudience } from "./TokenAudience.js"
 import { issuesIdToken } from "./TokenPolicy.js"
@@ -29,6 +33,8 @@ export const makeOAuthTokenInspection = (minting: OAuthTokenMinting) =>
     const verifier = yield* AccessTokenVerifier
     const { issuer } = yield* TokenAudience
     const { claimsOf } = minting
+    const cache = yield* OAuthTokenCache
+    const revocations = yield* CredentialRevocations
 
     /** A JWT access token of ours, verified (signature, claims, grant liveness); none otherwise. */
     const verifiedJwt = (token: string) =>
@@ -41,14 +47,18 @@ export const makeOAuthTokenInspection = (minting: OAuthTokenMinting) =>
     const liveOpaque = (token: string) =>
       Effect.gen(function*() {
         if (token.length === 0 || token.length > MAX_OPAQUE_TOKEN_LENGTH) return Option.none<OAuthTokenRecord>()
+        const tokenHash = sha256HexSync(token)
+        const now = yield* Clock.currentTimeMillis
+        const cached = cache.get(tokenHash, now)
+        if (cached !== undefined) return Option.some(cached)
         // One lookup: the token with its account.
-        const found = yield* tokens.findTokenWithAccountState(yield* sha256Hex(token))
+        const found = yield* tokens.findTokenWithAccountState(tokenHash)
         if (Option.isNone(found)) return Option.none<OAuthTokenRecord>()
         const t = found.value.token
-        const now = yield* DateTime.now
-        if (t.revokedAt !== null || t.rotatedAt !== null || !DateTime.greaterThan(t.expiresAt, now)) return Option.none<OAuthTokenRecord>()
+        if (t.revokedAt !== null || t.rotatedAt !== null || t.expiresAt.epochMillis <= now) return Option.none<OAuthTokenRecord>()
         const account = found.value.account
         if (Option.isNone(account) || !isAccountId(t.accountId) || account.value.deletedAt !== null) return Option.none<OAuthTokenRecord>()
+        cache.set(t, now)
         return Option.some(t)
       })
 
@@ -105,8 +115,11 @@ export const makeOAuthTokenInspection = (minting: OAuthTokenMinting) =>
       const tokenHash = yield* sha256Hex(token)
       const found = yield* tokens.findToken(tokenHash)
       if (Option.isNone(found) || found.value.clientId !== client.clientId || found.value.revokedAt !== null) return
-      if (found.value.kind === "refresh") yield* grants.revokeFamily(found.value.familyId)
-      else yield* tokens.revokeToken({ tokenHash, now: yield* DateTime.now })
+      if (found.value.kind === "refresh") return yield* grants.revokeFamily(found.value.familyId)
+      // This process forgets it before answering; the others when the announcement arrives.
+      yield* tokens.revokeToken({ tokenHash, now: yield* DateTime.now })
+      yield* cache.drop(tokenHash)
+      yield* revocations.publish(tokenHash)
     })
 
     /** OIDC userinfo: the claims an access token with `openid` may see. */

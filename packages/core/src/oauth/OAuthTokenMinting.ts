@@ -7,10 +7,10 @@
  * account a token is for and its user claims.
  */
 import { Clock, DateTime, Effect, Option, Redacted, Schema } from "effect"
-import { newSecret } from "../credentials/Credential.js"
+import { SECRET_BYTES } from "../credentials/Credential.js"
 import { AccountsRepo } from "../accounts/Ports.js"
 import { sha256Hex } from "../internal/Crypto.js"
-import { type AccountId, AccountId as AccountIdSchema, SVC } from "../shared/Identifiers.js"
+import { type AccountId, AccountId as AccountIdSchema, encodeBase32, SVC } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Secrets } from "../shared/Secrets.js"
 import { ACCESS_TOKEN_TYP, accessTokenClaims, formatScope } from "./AccessTokenClaims.js"
@@ -63,8 +63,10 @@ export const makeOAuthTokenMinting = Effect.gen(function*() {
   const defaultPicture = `${audience}/assets/default-avatar.svg`
 
   const secrets = yield* Secrets
+  // `newSecret`'s bytes and text, with the service at hand: providing it per token copied the
+  // request's whole context twice per refresh.
   const opaque = (prefix: string) =>
-    Effect.map(Effect.provideService(newSecret, Secrets, secrets), (s) => Redacted.make(`${prefix}${Redacted.value(s)}`))
+    Effect.map(secrets.randomBytes(SECRET_BYTES), (b) => Redacted.make(`${prefix}${encodeBase32(b)}`))
   const hashOf = (token: Redacted.Redacted<string>) => sha256Hex(Redacted.value(token))
 
   /** The live account a token is for, with its claims source; none when gone or deleted. */

@@ -17,6 +17,7 @@ import {
   OAuthTokensRepo,
   type PresentedClient,
   s256,
+  OAuthTokenCache,
   SigningKeys,
   type TokenResponse
 } from "@switchboard/core/oauth"
@@ -28,7 +29,7 @@ import * as jose from "jose"
 import { StoreMemory, T0 } from "./TestEnv.js"
 
 const Env = OAuthProviderCore.pipe(
-  Layer.provideMerge(Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default)),
+  Layer.provideMerge(Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default, OAuthTokenCache.Default)),
   Layer.provideMerge(Layer.mergeAll(StoreMemory, SecretsLive, TestServerSecret, CredentialRevocationsInProcess))
 )
 
@@ -385,7 +386,7 @@ const RacingTokens = Layer.effect(
     }))
 )
 const RacingEnv = OAuthProviderCore.pipe(
-  Layer.provideMerge(Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default)),
+  Layer.provideMerge(Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default, OAuthTokenCache.Default)),
   Layer.provideMerge(RacingTokens.pipe(
     Layer.provideMerge(Layer.mergeAll(StoreMemory, SecretsLive, TestServerSecret, CredentialRevocationsInProcess))
   ))

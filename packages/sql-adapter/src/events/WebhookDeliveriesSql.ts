@@ -5,11 +5,11 @@
  * event — so any number of server processes share the work and never attempt the same claim twice.
  */
 import { SqlClient } from "@effect/sql"
-import { type ClaimedDelivery, type StoredOutboxEvent, type WebhooksRepo } from "@switchboard/core/events"
+import { type StoredOutboxEvent, type WebhooksRepo } from "@switchboard/core/events"
 import { Effect, Option } from "effect"
 import { orDie, toDate } from "../shared/Sql.js"
 import {
-  claimRows, eventRows, deliveryJson, deliveryRows, toDelivery, toEndpoint, toEvent
+  claimedDeliveries, eventRows, deliveryJson, deliveryRows, toEvent
 } from "./WebhookRows.js"
 
 const CHUNK = 1000
@@ -109,7 +109,7 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
     ),
 
     claimDue: ({ leaseUntil, limit, now, perEndpoint }) =>
-      claimRows(
+      claimedDeliveries(
         sql`
           with recursive endpoints_pending (endpoint_id) as (
             (select endpoint_id from webhook_deliveries where status = 'pending' order by endpoint_id limit 1)
@@ -161,29 +161,7 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
           join webhook_endpoints e on e.endpoint_id = c.endpoint_id
           join events ev on ev.position = c.event_position
           order by c.next_attempt_at, c.event_position`
-      ).pipe(Effect.map((rows) =>
-        rows.map((r): ClaimedDelivery => ({
-          delivery: toDelivery(r),
-          endpoint: toEndpoint({
-            endpointId: r.epEndpointId,
-            kind: r.epKind,
-            projectId: r.epProjectId,
-            url: r.epUrl,
-            name: r.epName,
-            description: r.epDescription,
-            status: r.epStatus,
-            enabledEvents: r.epEnabledEvents,
-            apiVersion: r.epApiVersion,
-            secretSealed: r.epSecretSealed,
-            previousSecretSealed: r.epPreviousSecretSealed,
-            previousSecretExpiresAt: r.epPreviousSecretExpiresAt,
-            createdAt: r.epCreatedAt,
-            updatedAt: r.epUpdatedAt,
-            deletedAt: r.epDeletedAt
-          }),
-          event: toEvent(r.evId, r.evType, r.evSource, r.evOccurredAt, r.evData)
-        }))
-      )),
+      ),
     completeAttempts: (attempts) =>
       attempts.length === 0 ? Effect.succeed([]) : orDie(sql<{ deliveryId: string }>`
         update webhook_deliveries d set

@@ -3,9 +3,9 @@
  * `WebhookEndpointsSql.ts` and `WebhookDeliveriesSql.ts`.
  */
 import { Events } from "@switchboard/core"
-import { type DeliveryRecord, type WebhookEndpoint } from "@switchboard/core/events"
-import { type DateTime, Effect, Schema } from "effect"
-import { DbTime, DbTimeOrNull, parseJson, type Rows, rowsOf, toDate } from "../shared/Sql.js"
+import { type ClaimedDelivery, type DeliveryRecord, type WebhookEndpoint } from "@switchboard/core/events"
+import { DateTime, Effect, Schema } from "effect"
+import { DbTime, DbTimeOrNull, orDie, parseJson, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 
 const BigIntNumber = Schema.Union(Schema.Number, Schema.NumberFromString)
 const Bytes = Schema.Uint8ArrayFromSelf
@@ -59,7 +59,7 @@ const EventRow = Schema.Struct({
 })
 
 /** A claimed delivery joined with its endpoint (columns `ep_*`) and event (columns `ev_*`). */
-const ClaimRow = Schema.Struct({
+export const ClaimRow = Schema.Struct({
   ...DeliveryRow.fields,
   epEndpointId: Schema.String,
   epKind: Schema.Literal("destination", "management"),
@@ -86,7 +86,7 @@ const ClaimRow = Schema.Struct({
 const endpointsOf = rowsOf(EndpointRow)
 const deliveriesOf = rowsOf(DeliveryRow)
 export const eventRows = rowsOf(EventRow)
-export const claimRows = rowsOf(ClaimRow)
+type ClaimRow = typeof ClaimRow.Type
 
 const bytes = (b: Uint8Array) => new Uint8Array(b)
 export const buffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
@@ -159,6 +159,157 @@ export const deliveryJson = (d: DeliveryRecord) => ({
   delivered_at: isoOrNull(d.deliveredAt),
   created_at: toDate(d.createdAt).toISOString()
 })
+
+/** A claimed row as core's claimed delivery (its endpoint from the `ep_*` columns, its event from `ev_*`). */
+const toClaimed = (r: ClaimRow, endpoint: WebhookEndpoint): ClaimedDelivery => ({
+  delivery: toDelivery(r),
+  endpoint,
+  event: toEvent(r.evId, r.evType, r.evSource, r.evOccurredAt, r.evData)
+})
+
+const endpointOfClaim = (r: ClaimRow): WebhookEndpoint =>
+  toEndpoint({
+    endpointId: r.epEndpointId,
+    kind: r.epKind,
+    projectId: r.epProjectId,
+    url: r.epUrl,
+    name: r.epName,
+    description: r.epDescription,
+    status: r.epStatus,
+    enabledEvents: r.epEnabledEvents,
+    apiVersion: r.epApiVersion,
+    secretSealed: r.epSecretSealed,
+    previousSecretSealed: r.epPreviousSecretSealed,
+    previousSecretExpiresAt: r.epPreviousSecretExpiresAt,
+    createdAt: r.epCreatedAt,
+    updatedAt: r.epUpdatedAt,
+    deletedAt: r.epDeletedAt
+  })
+
+// --- the claim's hand decoder -----------------------------------------------------------------
+// A claim returns up to 2 × concurrency rows of 36 columns, several times a second: decoding them
+// through the schema interpreter cost more than the statement. Rows of exactly the shapes the
+// drivers give (strings, numbers, `Date`s, byte arrays, a parsed or textual JSON value) are
+// decoded here; anything else goes through `ClaimRow` itself, so a malformed row still fails as
+// the schema says. Property-tested against the schema (test/events/WebhookRows.test.ts).
+
+type Raw = Record<string, unknown>
+/** Thrown inside the hand decoder: the row is not plainly well-formed; the schema decides. */
+const notPlain = Symbol("notPlain")
+const str = (v: unknown): string => {
+  if (typeof v !== "string") throw notPlain
+  return v
+}
+const strOrNull = (v: unknown): string | null => (v === null ? null : str(v))
+const int = (v: unknown): number => {
+  if (typeof v !== "number" || !Number.isFinite(v)) throw notPlain
+  return v
+}
+const intOrNull = (v: unknown): number | null => (v === null ? null : int(v))
+const bigintNumber = (v: unknown): number => {
+  if (typeof v === "number" && Number.isFinite(v)) return v
+  if (typeof v === "string" && /^-?\d{1,15}$/.test(v)) return Number(v)
+  throw notPlain
+}
+const time = (v: unknown): DateTime.Utc => {
+  if (!(v instanceof Date) || Number.isNaN(v.getTime())) throw notPlain
+  return DateTime.unsafeMake(v.getTime()) as DateTime.Utc
+}
+const timeOrNull = (v: unknown): DateTime.Utc | null => (v === null ? null : time(v))
+const bytes_ = (v: unknown): Uint8Array => {
+  if (!(v instanceof Uint8Array)) throw notPlain
+  return v
+}
+const oneOf = <L extends string>(v: unknown, literals: ReadonlyArray<L>): L => {
+  if (typeof v !== "string" || !(literals as ReadonlyArray<string>).includes(v)) throw notPlain
+  return v as L
+}
+const strings = (v: unknown): ReadonlyArray<string> => {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw notPlain
+  return v as ReadonlyArray<string>
+}
+const present = (v: unknown): unknown => {
+  if (v === undefined) throw notPlain
+  return v
+}
+const DELIVERY_STATUSES = ["pending", "delivered", "dead_lettered", "cancelled"] as const
+const KINDS = ["destination", "management"] as const
+const ENDPOINT_STATUSES = ["enabled", "disabled"] as const
+
+/** Decodes one claimed row by hand (throws `notPlain` when it is not plainly well-formed). */
+const plainClaimRow = (r: Raw): ClaimRow => ({
+  deliveryId: str(r.deliveryId),
+  endpointId: str(r.endpointId),
+  projectId: str(r.projectId),
+  eventId: str(r.eventId),
+  eventPosition: bigintNumber(r.eventPosition),
+  eventType: str(r.eventType),
+  status: oneOf(r.status, DELIVERY_STATUSES),
+  attemptCount: int(r.attemptCount),
+  nextAttemptAt: time(r.nextAttemptAt),
+  leasedUntil: timeOrNull(r.leasedUntil),
+  claimSeq: int(r.claimSeq),
+  lastAttemptAt: timeOrNull(r.lastAttemptAt),
+  lastError: strOrNull(r.lastError),
+  lastResponseStatus: intOrNull(r.lastResponseStatus),
+  deliveredAt: timeOrNull(r.deliveredAt),
+  createdAt: time(r.createdAt),
+  epEndpointId: str(r.epEndpointId),
+  epKind: oneOf(r.epKind, KINDS),
+  epProjectId: str(r.epProjectId),
+  epUrl: str(r.epUrl),
+  epName: strOrNull(r.epName),
+  epDescription: strOrNull(r.epDescription),
+  epStatus: oneOf(r.epStatus, ENDPOINT_STATUSES),
+  epEnabledEvents: strings(r.epEnabledEvents),
+  epApiVersion: str(r.epApiVersion),
+  epSecretSealed: bytes_(r.epSecretSealed),
+  epPreviousSecretSealed: r.epPreviousSecretSealed === null ? null : bytes_(r.epPreviousSecretSealed),
+  epPreviousSecretExpiresAt: timeOrNull(r.epPreviousSecretExpiresAt),
+  epCreatedAt: time(r.epCreatedAt),
+  epUpdatedAt: time(r.epUpdatedAt),
+  epDeletedAt: timeOrNull(r.epDeletedAt),
+  evId: str(r.evId),
+  evType: str(r.evType),
+  evSource: str(r.evSource),
+  evOccurredAt: time(r.evOccurredAt),
+  evData: present(r.evData)
+})
+
+/** The rows by hand, or undefined when one of them is not plainly well-formed. */
+export const plainClaimRows = (rows: ReadonlyArray<unknown>): ReadonlyArray<ClaimRow> | undefined => {
+  try {
+    return rows.map((r) => {
+      if (typeof r !== "object" || r === null) throw notPlain
+      return plainClaimRow(r as Raw)
+    })
+  } catch (e) {
+    if (e === notPlain) return undefined
+    throw e
+  }
+}
+
+const decodeClaimRows = Schema.decodeUnknown(Schema.Array(ClaimRow))
+
+/**
+ * A claim statement's rows as claimed deliveries: decoded by hand when plainly well-formed (else
+ * by the schema); the deliveries of one endpoint share one endpoint record.
+ */
+export const claimedDeliveries = (statement: Rows): Effect.Effect<ReadonlyArray<ClaimedDelivery>> =>
+  orDie(Effect.flatMap(statement, (raw) => {
+    const plain = plainClaimRows(raw)
+    return Effect.map(plain === undefined ? decodeClaimRows(raw) : Effect.succeed(plain), (rows) => {
+      const endpoints = new Map<string, WebhookEndpoint>()
+      return rows.map((r) => {
+        let endpoint = endpoints.get(r.epEndpointId)
+        if (endpoint === undefined) {
+          endpoint = endpointOfClaim(r)
+          endpoints.set(r.epEndpointId, endpoint)
+        }
+        return toClaimed(r, endpoint)
+      })
+    })
+  }))
 
 export const endpointRows = (statement: Rows) => endpointsOf(statement).pipe(Effect.map((rows) => rows.map(toEndpoint)))
 export const deliveryRows = (statement: Rows) => deliveriesOf(statement).pipe(Effect.map((rows) => rows.map(toDelivery)))

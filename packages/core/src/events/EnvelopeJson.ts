@@ -1,0 +1,42 @@
+/**
+ * The JSON text of an event envelope as a delivery's body, built directly (issue 12 goal 6: the
+ * schema's encoder re-validated every field and copied `data` on every delivery). The result is
+ * exactly `JSON.stringify(Schema.encodeSync(EventEnvelope)(event))` — same keys, same order —
+ * for every envelope the schema accepts (property-tested); an envelope that does not pass the
+ * same checks is handed to the schema itself, so what fails to encode still fails.
+ */
+import { Either, Schema } from "effect"
+import { isStorableText } from "../shared/Bounds.js"
+import { EventId } from "../shared/Identifiers.js"
+import { EVENT_API_VERSION, EventEnvelope } from "./Schema.js"
+
+const encodeEnvelope = Schema.encodeEither(EventEnvelope)
+const isEventId = Schema.is(EventId)
+// The wire form has four-digit years: 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z.
+const MIN_MILLIS = -62135596800000
+const MAX_MILLIS = 253402300799999
+const EVENT_TYPE = /^[a-z][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)+$/
+
+/** Whether every field is plainly what the schema wants (so the direct encoding equals the schema's). */
+const plainlyValid = (e: EventEnvelope): boolean =>
+  isEventId(e.id) && typeof e.type === "string" && e.type.length <= 128 && EVENT_TYPE.test(e.type) &&
+  e.apiVersion === EVENT_API_VERSION && typeof e.source === "string" && e.source.length >= 1 && e.source.length <= 255 &&
+  isStorableText(e.source) &&
+  typeof e.data === "object" && e.data !== null && !Array.isArray(e.data) && Object.getPrototypeOf(e.data) === Object.prototype &&
+  typeof e.timestamp?.epochMillis === "number" && e.timestamp.epochMillis >= MIN_MILLIS && e.timestamp.epochMillis <= MAX_MILLIS
+
+/** The envelope's JSON text, or undefined when it does not encode. */
+export const envelopeJson = (event: EventEnvelope): string | undefined => {
+  if (plainlyValid(event)) {
+    return JSON.stringify({
+      id: event.id,
+      type: event.type,
+      apiVersion: event.apiVersion,
+      source: event.source,
+      timestamp: new Date(event.timestamp.epochMillis).toISOString(),
+      data: event.data
+    })
+  }
+  const encoded = encodeEnvelope(event)
+  return Either.isLeft(encoded) ? undefined : JSON.stringify(encoded.right)
+}
