@@ -34,6 +34,9 @@ import { WebhooksMemory } from "./memory/WebhooksMemory.js"
 import { PlatformsAndUsersMemory } from "./memory/PlatformsAndUsersMemory.js"
 import { OAuthProviderMemory } from "./memory/OAuthProviderMemory.js"
 import { DashboardMemory } from "./memory/DashboardMemory.js"
+import { PlatformsMemory } from "./memory/PlatformsMemory.js"
+import { platformsContract } from "./contracts/PlatformsContract.js"
+import { makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -55,6 +58,7 @@ export * from "./memory/WebhooksMemory.js"
 export * from "./memory/PlatformsAndUsersMemory.js"
 export * from "./memory/OAuthProviderMemory.js"
 export * from "./memory/DashboardMemory.js"
+export * from "./memory/PlatformsMemory.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
 export const RepositoriesMemory = Layer.mergeAll(
@@ -74,7 +78,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   WebhooksMemory,
   PlatformsAndUsersMemory,
   OAuthProviderMemory,
-  DashboardMemory
+  DashboardMemory,
+  PlatformsMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
@@ -92,6 +97,7 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   managementContract(it)
   oAuthProviderContract(it)
   dashboardContract(it)
+  platformsContract(it)
 }
 
 /**
@@ -107,5 +113,6 @@ export const TestPorts = Layer.mergeAll(
   BillingCatalogTest(),
   PaymentProviderTest,
   LineProviderSimulatedMemory,
-  Layer.suspend(() => makeSipGatewayRecording().layer)
+  Layer.suspend(() => makeSipGatewayRecording().layer),
+  Layer.suspend(() => makeSimulatedProviders())
 )

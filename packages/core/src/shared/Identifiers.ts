@@ -32,7 +32,8 @@ export const IdKinds = {
   delivery: "dlv",
   oauthApp: "app",
   grant: "grt",
-  request: "req"
+  request: "req",
+  resource: "res"
 } as const
 export type IdKind = (typeof IdKinds)[keyof typeof IdKinds]
 
