@@ -28,6 +28,10 @@ import { UploadsServerAdapters } from "./server/UploadsAdapters.js"
 import { VoiceServerAdapters } from "./server/VoiceAdapters.js"
 import { WebhooksServerAdapters } from "./server/WebhooksAdapters.js"
 import { WebhooksWorkers } from "./server/WebhooksWorkers.js"
+import { PlatformsServerAdapters } from "./server/PlatformsAdapters.js"
+import { PlatformsWorkers } from "./server/PlatformsWorkers.js"
+import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
+import { PlatformsGroup, platformsIdempotent, platformsProblems } from "./v1/PlatformsApi.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup, accountIdempotent, accountProblems } from "./v1/Api.js"
@@ -65,6 +69,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(BillingGroup)
   .add(WebhooksGroup)
   .add(OAuthProviderGroup)
+  .add(PlatformsGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -83,7 +88,8 @@ export const V1GroupsLive = Layer.mergeAll(
   VoiceGroupLive,
   BillingGroupLive,
   WebhooksGroupLive,
-  OAuthProviderGroupLive
+  OAuthProviderGroupLive,
+  PlatformsGroupLive
 )
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
@@ -98,7 +104,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...voiceProblems,
   ...billingProblems,
   ...webhooksProblems,
-  ...oAuthProviderProblems
+  ...oAuthProviderProblems,
+  ...platformsProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -113,7 +120,8 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...voiceIdempotent,
   ...billingIdempotent,
   ...webhooksIdempotent,
-  ...oAuthProviderIdempotent
+  ...oAuthProviderIdempotent,
+  ...platformsIdempotent
 ])
 
 /** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout). */
@@ -144,7 +152,8 @@ export const serverAdapters = (config: ServerConfigShape) =>
     BillingServerAdapters(config),
     WebhooksServerAdapters(config),
     ManagementServerAdapters(config),
-    DashboardServerAdapters(config)
+    DashboardServerAdapters(config),
+    PlatformsServerAdapters(config)
   )
 
 /** Background work of each feature in a server process (delivery engine, billing scheduler, …). */
@@ -153,5 +162,6 @@ export const serverWorkers = (config: ServerConfigShape) =>
     BillingWorkers(config),
     WebhooksWorkers(config),
     OAuthProviderWorkers(config),
-    DashboardWorkers(config)
+    DashboardWorkers(config),
+    PlatformsWorkers(config)
   )

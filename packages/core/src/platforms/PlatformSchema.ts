@@ -224,10 +224,10 @@ export const ListNumberCountriesResponse = Schema.Struct({
 
 // Telegram and email -------------------------------------------------------------------------------
 
-export const ConnectTelegramBotRequest = Schema.Struct({}).annotations({
-  identifier: "ConnectTelegramBotRequest",
-  parseOptions: { onExcessProperty: "error" }
-})
+/** `{}`: the request takes no fields (an empty struct would let unknown ones through). */
+export const ConnectTelegramBotRequest = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
+  Schema.filter((o) => Object.keys(o).length === 0 || `unknown field "${Object.keys(o)[0]}": the body must be {}`)
+).annotations({ identifier: "ConnectTelegramBotRequest" })
 
 /** A DNS name: labels of letters, digits and hyphens, at least two, at most 253 characters. */
 export const DomainName = Schema.String.pipe(

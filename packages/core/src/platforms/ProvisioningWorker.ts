@@ -42,7 +42,10 @@ export class ProvisioningSettings extends Context.Reference<ProvisioningSettings
     retryBaseMs: 1_000,
     retryMaxMs: 300_000,
     /** Operations claimed at once, and worked on concurrently. */
-    batch: 16
+    batch: 16,
+    /** Whether a server process runs the worker, and how long it sleeps when there is no work. */
+    enabled: true,
+    pollIntervalMs: 500
   })
 }) {}
 

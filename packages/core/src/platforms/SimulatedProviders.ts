@@ -35,7 +35,8 @@ export const defaultSimulatedProviderSettings: SimulatedProviderSettings = {
   delayMs: 0,
   fail: "never",
   numbersPerAreaCode: 100,
-  areaCodes: ["201", "202", "212", "303", "312", "415", "512", "617", "646", "718"],
+  // High area codes: the voice feature's simulated line provider counts up from 201 (voice/Lines.ts).
+  areaCodes: ["617", "646", "702", "718", "720", "786", "818", "917", "929", "978"],
   emailVerifyAfterChecks: 1
 }
 

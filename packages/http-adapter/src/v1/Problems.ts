@@ -9,6 +9,7 @@ import type { OAuthAppError } from "@switchboard/core/oauth"
 import type { OrganizationError } from "@switchboard/core/organizations"
 import type { ProjectError } from "@switchboard/core/projects"
 import type { IdempotencyUnavailable } from "@switchboard/core/shared"
+import type { PlatformsError } from "@switchboard/core/platforms"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
 import { rowOf } from "../http/ErrorTable.js"
@@ -18,6 +19,7 @@ import { billingErrors } from "./BillingErrors.js"
 import { identityErrors } from "./IdentityErrors.js"
 import { oAuthProviderErrors } from "./OAuthProviderErrors.js"
 import { organizationsErrors } from "./OrganizationsErrors.js"
+import { platformsErrors } from "./PlatformsErrors.js"
 import { type ErrorTable, problem, type ProblemFailure } from "./ProblemFailure.js"
 import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
 import { projectsErrors } from "./ProjectsErrors.js"
@@ -30,7 +32,7 @@ export * from "./ProblemFailure.js"
 /** Every core error a /v1 operation can raise: each has a row in `v1DomainErrors`. */
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
-  | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError
+  | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | PlatformsError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -44,7 +46,8 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...voiceErrors,
   ...billingErrors,
   ...webhooksErrors,
-  ...oAuthProviderErrors
+  ...oAuthProviderErrors,
+  ...platformsErrors
 }
 
 /**

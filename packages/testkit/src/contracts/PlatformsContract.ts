@@ -47,7 +47,7 @@ const opFixture = (projectId: string, ms: number, patch: Partial<OperationRecord
     projectId,
     type: "resource.provision",
     resourceType: "sms_number",
-    params: { countryCode: "US", areaCode: "415" },
+    params: { countryCode: "US", areaCode: "617" },
     now: at(ms)
   }),
   ...patch
@@ -255,11 +255,11 @@ export const platformsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): 
     Effect.gen(function*() {
       const numbers = yield* NumberProvider
       expect(yield* numbers.areaCodes("US")).toEqual([...defaultSimulatedProviderSettings.areaCodes].sort())
-      const a = Option.getOrThrow(yield* numbers.purchase({ countryCode: "US", areaCode: "415" }))
-      const b = Option.getOrThrow(yield* numbers.purchase({ countryCode: "US", areaCode: "415" }))
-      expect([a.phoneNumber, b.phoneNumber]).toEqual(["+14155550100", "+14155550101"])
+      const a = Option.getOrThrow(yield* numbers.purchase({ countryCode: "US", areaCode: "617" }))
+      const b = Option.getOrThrow(yield* numbers.purchase({ countryCode: "US", areaCode: "617" }))
+      expect([a.phoneNumber, b.phoneNumber]).toEqual(["+16175550100", "+16175550101"])
       yield* numbers.release(a.phoneNumber)
-      expect(Option.getOrThrow(yield* numbers.purchase({ countryCode: "US", areaCode: "415" })).phoneNumber).toBe(a.phoneNumber)
+      expect(Option.getOrThrow(yield* numbers.purchase({ countryCode: "US", areaCode: "617" })).phoneNumber).toBe(a.phoneNumber)
       expect(Option.isNone(yield* numbers.purchase({ countryCode: "US", areaCode: "999" }))).toBe(true)
       const bot = yield* (yield* TelegramProvider).createBot({ projectId: "p", operationId: "o" })
       expect(bot.setupUrl).toContain("?start=o")
