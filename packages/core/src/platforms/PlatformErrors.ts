@@ -47,7 +47,59 @@ export class ResourceNumberTaken extends Schema.TaggedError<ResourceNumberTaken>
   phoneNumber: Schema.String
 }) {}
 
+// 10DLC campaigns (contract §3.7) -----------------------------------------------------------------
+
+/** A malformed campaign request (expectedVersion, campaignId) → 400 SMS_CAMPAIGN_INVALID_REQUEST. */
+export class SmsCampaignInvalidRequest extends Schema.TaggedError<SmsCampaignInvalidRequest>()("SmsCampaignInvalidRequest", {
+  message: Schema.String
+}) {}
+/** No SMS line with this id held by the project. */
+export class SmsLineNotFound extends Schema.TaggedError<SmsLineNotFound>()("SmsLineNotFound", { resourceId: Schema.String }) {}
+/** The resource cannot send SMS (no `sms` ability). */
+export class SmsLineUnsupported extends Schema.TaggedError<SmsLineUnsupported>()("SmsLineUnsupported", {
+  resourceId: Schema.String,
+  type: Schema.String
+}) {}
+export class SmsCampaignNotFound extends Schema.TaggedError<SmsCampaignNotFound>()("SmsCampaignNotFound", {
+  campaignId: Schema.String
+}) {}
+/** The campaign is not approved (yet). */
+export class SmsCampaignNotReady extends Schema.TaggedError<SmsCampaignNotReady>()("SmsCampaignNotReady", {
+  campaignId: Schema.String,
+  status: Schema.String
+}) {}
+export class SmsCampaignCapacityExceeded extends Schema.TaggedError<SmsCampaignCapacityExceeded>()(
+  "SmsCampaignCapacityExceeded",
+  { campaignId: Schema.String, capacity: Schema.Number }
+) {}
+/** The campaign belongs to another organization. */
+export class SmsCampaignOrganizationMismatch extends Schema.TaggedError<SmsCampaignOrganizationMismatch>()(
+  "SmsCampaignOrganizationMismatch",
+  { campaignId: Schema.String }
+) {}
+export class SmsCampaignVersionConflict extends Schema.TaggedError<SmsCampaignVersionConflict>()(
+  "SmsCampaignVersionConflict",
+  { resourceId: Schema.String, expectedVersion: Schema.Number, currentVersion: Schema.Number }
+) {}
+/** The campaign registry cannot be asked now. */
+export class SmsCampaignContextUnavailable extends Schema.TaggedError<SmsCampaignContextUnavailable>()(
+  "SmsCampaignContextUnavailable",
+  { message: Schema.String }
+) {}
+
+export type SmsCampaignError =
+  | SmsCampaignInvalidRequest
+  | SmsLineNotFound
+  | SmsLineUnsupported
+  | SmsCampaignNotFound
+  | SmsCampaignNotReady
+  | SmsCampaignCapacityExceeded
+  | SmsCampaignOrganizationMismatch
+  | SmsCampaignVersionConflict
+  | SmsCampaignContextUnavailable
+
 export type PlatformsError =
+  | SmsCampaignError
   | OperationNotFound
   | OperationNotCancellable
   | ResourceNotFound

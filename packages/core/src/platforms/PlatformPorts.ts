@@ -75,6 +75,13 @@ export class ResourcesRepo extends Context.Tag("core/ResourcesRepo")<ResourcesRe
     readonly resourceId: string
     readonly now: DateTime.Utc
   }) => Effect.Effect<Option.Option<ResourceRecord>>
+  /** Replaces the detail of the project's active resource (campaign assignments live there). */
+  readonly updateDetail: (args: {
+    readonly projectId: string
+    readonly resourceId: string
+    readonly detail: Readonly<Record<string, unknown>>
+    readonly now: DateTime.Utc
+  }) => Effect.Effect<Option.Option<ResourceRecord>>
   /** An active resource of `type` with this subject (an email domain), in any project. */
   readonly findActiveBySubject: (type: string, subject: string) => Effect.Effect<Option.Option<ResourceRecord>>
 }>() {}
@@ -128,4 +135,24 @@ export class EmailDomainProvider extends Context.Tag("core/EmailDomainProvider")
   /** Whether the records are published and verified. */
   readonly verify: (domain: string) => Effect.Effect<boolean, ProviderFailure>
   readonly remove: (domain: string) => Effect.Effect<void>
+}>() {}
+
+export interface CampaignInfo {
+  readonly campaignId: string
+  readonly organizationId: string
+  /** Only `ready` campaigns take numbers. */
+  readonly status: "ready" | "pending" | "rejected"
+  readonly capacity: number
+}
+
+/** 10DLC brands and campaigns (The Campaign Registry through a carrier; the simulated one in the server and tests). */
+export class CampaignRegistry extends Context.Tag("core/CampaignRegistry")<CampaignRegistry, {
+  /** The campaign as the registry knows it (`organizationId` is the organization it was registered for). */
+  readonly find: (args: { readonly campaignId: string; readonly organizationId: string }) => Effect.Effect<
+    Option.Option<CampaignInfo>,
+    ProviderFailure
+  >
+  /** Attaches a number; `false` when the campaign has no capacity left. */
+  readonly attach: (args: { readonly campaignId: string; readonly phoneNumber: string }) => Effect.Effect<boolean, ProviderFailure>
+  readonly detach: (args: { readonly campaignId: string; readonly phoneNumber: string }) => Effect.Effect<void, ProviderFailure>
 }>() {}

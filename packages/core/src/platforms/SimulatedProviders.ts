@@ -9,9 +9,14 @@
  * email domains verify after `emailVerifyAfterChecks` checks. State is per process; a number held
  * elsewhere (another process, the voice line provider) is refused by the store's unique index and
  * the worker simply buys the next one.
+ *
+ * 10DLC campaigns are named by their id: `missing…` does not exist, `pending…` is not approved,
+ * `foreign…` belongs to another organization, `full…` has no capacity; any other id is a ready
+ * campaign of the caller's organization taking `campaignCapacity` numbers.
  */
 import { Effect, Layer, Option } from "effect"
 import {
+  CampaignRegistry,
   type DnsRecord,
   EmailDomainProvider,
   NumberProvider,
@@ -29,6 +34,8 @@ export interface SimulatedProviderSettings {
   readonly areaCodes: ReadonlyArray<string>
   /** Verification checks an email domain needs before it verifies (0 = at once). */
   readonly emailVerifyAfterChecks: number
+  /** Numbers one simulated 10DLC campaign takes. */
+  readonly campaignCapacity: number
 }
 
 export const defaultSimulatedProviderSettings: SimulatedProviderSettings = {
@@ -37,14 +44,15 @@ export const defaultSimulatedProviderSettings: SimulatedProviderSettings = {
   numbersPerAreaCode: 100,
   // High area codes: the voice feature's simulated line provider counts up from 201 (voice/Lines.ts).
   areaCodes: ["617", "646", "702", "718", "720", "786", "818", "917", "929", "978"],
-  emailVerifyAfterChecks: 1
+  emailVerifyAfterChecks: 1,
+  campaignCapacity: 2
 }
 
 export const simulatedSmsNumber = (areaCode: string, n: number): string => `+1${areaCode}55501${String(n).padStart(2, "0")}`
 
 export const makeSimulatedProviders = (
   settings: SimulatedProviderSettings = defaultSimulatedProviderSettings
-): Layer.Layer<NumberProvider | TelegramProvider | EmailDomainProvider> =>
+): Layer.Layer<NumberProvider | TelegramProvider | EmailDomainProvider | CampaignRegistry> =>
   Layer.sync(NumberProvider, () => {
     const next = new Map<string, number>()
     const free = new Map<string, Array<string>>()
@@ -126,6 +134,37 @@ export const makeSimulatedProviders = (
           })
         ),
       remove: (domain) => Effect.sync(() => void checks.delete(domain))
+    })
+  })), Layer.merge(Layer.sync(CampaignRegistry, () => {
+    const attached = new Map<string, Set<string>>()
+    const capacityOf = (campaignId: string) => (campaignId.startsWith("full") ? 0 : settings.campaignCapacity)
+    return CampaignRegistry.of({
+      find: ({ campaignId, organizationId }) =>
+        Effect.zipRight(
+          delay(settings),
+          Effect.succeed(
+            campaignId.startsWith("missing") ? Option.none() : Option.some({
+              campaignId,
+              organizationId: campaignId.startsWith("foreign") ? "another-organization" : organizationId,
+              status: campaignId.startsWith("pending") ? "pending" as const : "ready" as const,
+              capacity: capacityOf(campaignId)
+            })
+          )
+        ),
+      attach: ({ campaignId, phoneNumber }) =>
+        Effect.zipRight(
+          delay(settings),
+          Effect.suspend(() => {
+            const failed = failure(settings, "campaigns")
+            if (failed !== undefined) return Effect.fail(failed)
+            const set = attached.get(campaignId) ?? new Set<string>()
+            if (!set.has(phoneNumber) && set.size >= capacityOf(campaignId)) return Effect.succeed(false)
+            set.add(phoneNumber)
+            attached.set(campaignId, set)
+            return Effect.succeed(true)
+          })
+        ),
+      detach: ({ campaignId, phoneNumber }) => Effect.sync(() => void attached.get(campaignId)?.delete(phoneNumber))
     })
   })))
 

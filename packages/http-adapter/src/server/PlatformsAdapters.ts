@@ -1,6 +1,6 @@
 /**
  * The platforms feature's adapters in the standalone server (issue 18): core's deterministic
- * simulated providers (`NumberProvider`, `TelegramProvider`, `EmailDomainProvider`) and the worker's
+ * simulated providers (`NumberProvider`, `CampaignRegistry`, `TelegramProvider`, `EmailDomainProvider`) and the worker's
  * settings, both read from the environment:
  *
  * | variable | default | meaning |
@@ -14,9 +14,10 @@
  * | `SIMULATED_PROVIDER_FAIL` | `never` | `transient` (retried) or `permanent` (the operation fails) |
  * | `SIMULATED_NUMBERS_PER_AREA_CODE` | 100 | 0 = an empty inventory (purchases keep running) |
  * | `SIMULATED_EMAIL_VERIFY_AFTER_CHECKS` | 1 | checks before a simulated email domain verifies |
+ * | `SIMULATED_CAMPAIGN_CAPACITY` | 2 | numbers one simulated 10DLC campaign takes |
  *
- * A host plugs real providers in by providing its own `NumberProvider`, `TelegramProvider` and
- * `EmailDomainProvider` layers (they win over these, see `appLayer`'s `overrides`).
+ * A host plugs real providers in by providing its own `NumberProvider`, `CampaignRegistry`, `TelegramProvider`
+ * and `EmailDomainProvider` layers (they win over these, see `appLayer`'s `overrides`).
  */
 import {
   defaultSimulatedProviderSettings,
@@ -41,7 +42,8 @@ const settings = Config.all({
   delayMs: int("SIMULATED_PROVIDER_DELAY_MS", 0, 0, 600_000),
   fail: Config.literal("never", "transient", "permanent")("SIMULATED_PROVIDER_FAIL").pipe(Config.withDefault("never" as const)),
   numbersPerAreaCode: int("SIMULATED_NUMBERS_PER_AREA_CODE", 100, 0, 100),
-  emailVerifyAfterChecks: int("SIMULATED_EMAIL_VERIFY_AFTER_CHECKS", 1, 0, 1000)
+  emailVerifyAfterChecks: int("SIMULATED_EMAIL_VERIFY_AFTER_CHECKS", 1, 0, 1000),
+  campaignCapacity: int("SIMULATED_CAMPAIGN_CAPACITY", 2, 0, 1_000_000)
 })
 
 export const PlatformsServerAdapters = (_config: ServerConfigShape) =>
@@ -52,7 +54,8 @@ export const PlatformsServerAdapters = (_config: ServerConfigShape) =>
         delayMs: s.delayMs,
         fail: s.fail,
         numbersPerAreaCode: s.numbersPerAreaCode,
-        emailVerifyAfterChecks: s.emailVerifyAfterChecks
+        emailVerifyAfterChecks: s.emailVerifyAfterChecks,
+        campaignCapacity: s.campaignCapacity
       }),
       Layer.succeed(ProvisioningSettings, {
         ...ProvisioningSettings.defaultValue(),

@@ -5,7 +5,9 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
+  AssignSmsLineCampaignRequest,
   ConnectEmailDomainRequest,
+  GetSmsLineCampaignAssignmentResponse,
   ConnectTelegramBotRequest,
   GetOperationResponse,
   ListNumberAreaCodesResponse,
@@ -84,6 +86,25 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       .addSuccess(Operation, { status: 202 })
       .annotate(OpenApi.Description, "Buys one US local number; an empty inventory keeps the operation running.")
   )
+  // 10DLC campaign of an SMS line -------------------------------------------------------------------
+  .add(
+    HttpApiEndpoint.get("getSmsLineCampaignAssignment", `${BASE}/sms/lines/:resourceId/campaign`)
+      .setPath(ResourcePath)
+      .addSuccess(GetSmsLineCampaignAssignmentResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("assignSmsLineCampaign", `${BASE}/sms/lines/:resourceId/campaign`)
+      .setPath(ResourcePath)
+      .setPayload(AssignSmsLineCampaignRequest)
+      .addSuccess(Operation)
+      .annotate(OpenApi.Description, "Attaches a ready campaign of the organization (expectedVersion); never cancellable.")
+  )
+  .add(
+    HttpApiEndpoint.del("unassignSmsLineCampaign", `${BASE}/sms/lines/:resourceId/campaign`)
+      .setPath(ResourcePath)
+      .setUrlParams(Schema.Struct({ expectedVersion: queryParam }))
+      .addSuccess(Operation)
+  )
   // Telegram and email ----------------------------------------------------------------------------
   .add(
     HttpApiEndpoint.post("connectTelegramBot", `${BASE}/telegram/bots`)
@@ -117,6 +138,18 @@ export const platformsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   "platforms.listNumberCountries": common,
   "platforms.listNumberAreaCodes": common,
   "platforms.purchaseSmsNumber": provisioning,
+  "platforms.getSmsLineCampaignAssignment": [
+    ...common, "SMS_CAMPAIGN_INVALID_REQUEST", "SMS_LINE_NOT_FOUND", "SMS_LINE_UNSUPPORTED", "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE"
+  ],
+  "platforms.assignSmsLineCampaign": [
+    ...common, ...idempotency, "SMS_CAMPAIGN_INVALID_REQUEST", "SMS_LINE_NOT_FOUND", "SMS_LINE_UNSUPPORTED", "SMS_CAMPAIGN_NOT_FOUND",
+    "SMS_CAMPAIGN_NOT_READY", "SMS_CAMPAIGN_CAPACITY_EXCEEDED", "SMS_CAMPAIGN_ORGANIZATION_MISMATCH", "SMS_CAMPAIGN_VERSION_CONFLICT",
+    "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE", "PROJECT_CLOSING"
+  ],
+  "platforms.unassignSmsLineCampaign": [
+    ...common, ...idempotency, "SMS_CAMPAIGN_INVALID_REQUEST", "SMS_LINE_NOT_FOUND", "SMS_LINE_UNSUPPORTED", "SMS_CAMPAIGN_NOT_FOUND",
+    "SMS_CAMPAIGN_VERSION_CONFLICT", "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE", "PROJECT_CLOSING"
+  ],
   "platforms.connectTelegramBot": [...provisioning, "TELEGRAM_PROVISION_IN_PROGRESS"],
   "platforms.connectEmailDomain": [...provisioning, "EMAIL_DOMAIN_ALREADY_CONNECTED"]
 }
@@ -124,6 +157,8 @@ export const platformsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
 /** operationIds that require an Idempotency-Key. */
 export const platformsIdempotent: ReadonlySet<string> = new Set([
   "platforms.purchaseSmsNumber",
+  "platforms.assignSmsLineCampaign",
+  "platforms.unassignSmsLineCampaign",
   "platforms.connectTelegramBot",
   "platforms.connectEmailDomain"
 ])

@@ -7,7 +7,10 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import {
+  AssignSmsLineCampaignRequest,
   ConnectEmailDomainRequest,
+  GetSmsLineCampaignAssignmentResponse,
+  SmsCampaigns,
   ConnectTelegramBotRequest,
   GetOperationResponse,
   ListNumberAreaCodesQuery,
@@ -30,6 +33,7 @@ import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./Api.js"
 import { PlatformsGroup } from "./PlatformsApi.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { problem } from "./ProblemFailure.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
@@ -40,6 +44,7 @@ const POLL_SECONDS = "2"
 export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), "platforms", (handlers) =>
   Effect.gen(function*() {
     const provisioning = yield* Provisioning
+    const campaigns = yield* SmsCampaigns
     const config = yield* ServerConfig
     const read = (projectId: string) => onProject(projectId, "platforms:read")
     const write = (projectId: string) => onProject(projectId, "platforms:write")
@@ -138,6 +143,40 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
             { route: `${BASE}/sms/numbers`, path: { projectId: path.projectId }, body: body.json },
             Effect.flatMap(domain(provisioning.purchaseSmsNumber(path.projectId, principal, body.value)), (op) =>
               accepted(path.projectId, op))
+          )
+        }))
+      .handleRaw("getSmsLineCampaignAssignment", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* read(path.projectId)
+          const r = yield* domain(campaigns.get(path.projectId, principal, path.resourceId))
+          return toResponse(yield* rendered(GetSmsLineCampaignAssignmentResponse, r, 200, noStore))
+        }))
+      .handleRaw("assignSmsLineCampaign", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const body = yield* decodeJsonBody(AssignSmsLineCampaignRequest).pipe(
+            Effect.mapError((p) =>
+              p.code === "VALIDATION_FAILED" ? problem("SMS_CAMPAIGN_INVALID_REQUEST", p.detail ?? "The request is not valid.", {
+                extra: { issues: (p.extra as { issues?: unknown } | undefined)?.issues ?? [] }
+              }) : p)
+          )
+          return yield* idempotent(
+            { route: `${BASE}/sms/lines/:resourceId/campaign`, path: { projectId: path.projectId, resourceId: path.resourceId }, body: body.json },
+            Effect.flatMap(domain(campaigns.assign(path.projectId, principal, path.resourceId, body.value)), (op) => rendered(Operation, op))
+          )
+        }))
+      .handleRaw("unassignSmsLineCampaign", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          return yield* idempotent(
+            {
+              route: `${BASE}/sms/lines/:resourceId/campaign`,
+              path: { projectId: path.projectId, resourceId: path.resourceId, expectedVersion: urlParams.expectedVersion ?? "" }
+            },
+            Effect.flatMap(
+              domain(campaigns.unassign(path.projectId, principal, path.resourceId, urlParams.expectedVersion)),
+              (op) => rendered(Operation, op)
+            )
           )
         }))
       .handleRaw("connectTelegramBot", ({ path }) =>

@@ -192,6 +192,63 @@ for (const backend of testBackends()) {
       expectProblem(await call(`${base(p)}/operations?pageSize=1&type=resource.provision&pageToken=${encodeURIComponent(page1.body.nextPageToken)}`), 422, "VALIDATION_FAILED")
     })
 
+    it("10DLC: assign with expectedVersion and eligibility, every campaign problem, capacity per campaign, unassign", async () => {
+      const p = await newProject(s, call)
+      const numbers: Array<string> = []
+      for (let i = 0; i < 3; i++) {
+        const r = await purchase(p)
+        await runWorker(s)
+        numbers.push((await operation(p, r.body.operationId)).body.operation.resourceId)
+      }
+      const campaign = (n: string) => `${base(p)}/sms/lines/${n}/campaign`
+      const assign = (n: string, json: unknown, key = idem()) => call(campaign(n), { method: "PUT", json, idem: key })
+      const [a, b, c] = numbers as [string, string, string]
+      expect((await call(campaign(a))).body).toEqual({ campaign: null, eligibility: "blocked", reasonCode: "no_campaign", resourceId: a, version: 1 })
+      expectProblem(await call(campaign(a), { method: "PUT", json: { campaignId: "x", expectedVersion: 1 } }), 400, "IDEMPOTENCY_KEY_REQUIRED")
+      for (const bad of [{ campaignId: "x", expectedVersion: 0 }, { expectedVersion: 1 }, { campaignId: "x", expectedVersion: 1, extra: 1 }, { campaignId: "", expectedVersion: 1 }]) {
+        expectProblem(await assign(a, bad), 400, "SMS_CAMPAIGN_INVALID_REQUEST")
+      }
+      const conflict = await assign(a, { campaignId: "camp", expectedVersion: 2 })
+      expectProblem(conflict, 409, "SMS_CAMPAIGN_VERSION_CONFLICT")
+      expect(conflict.body.currentVersion).toBe(1)
+      expectProblem(await assign(a, { campaignId: "missing-1", expectedVersion: 1 }), 404, "SMS_CAMPAIGN_NOT_FOUND")
+      expectProblem(await assign(a, { campaignId: "pending-1", expectedVersion: 1 }), 409, "SMS_CAMPAIGN_NOT_READY")
+      expectProblem(await assign(a, { campaignId: "foreign-1", expectedVersion: 1 }), 403, "SMS_CAMPAIGN_ORGANIZATION_MISMATCH")
+      expectProblem(await assign(a, { campaignId: "full-1", expectedVersion: 1 }), 409, "SMS_CAMPAIGN_CAPACITY_EXCEEDED")
+      expectProblem(await assign("sb_lin_unknown", { campaignId: "camp", expectedVersion: 1 }), 404, "SMS_LINE_NOT_FOUND")
+      const voiceLine = await newLine(s, p, "voice")
+      expectProblem(await call(campaign(voiceLine.lineId)), 409, "SMS_LINE_UNSUPPORTED")
+
+      const name = `camp-${Date.now()}`
+      const key = idem()
+      const assigned = await assign(a, { campaignId: name, expectedVersion: 1 }, key)
+      expect(assigned.res.status, assigned.text).toBe(200)
+      expect(assigned.body).toMatchObject({ type: "sms.campaign.assign", state: "succeeded", cancellable: false, resourceId: a, resourceType: "sms_number" })
+      expect((await assign(a, { campaignId: name, expectedVersion: 1 }, key)).body).toEqual(assigned.body)
+      expectProblem(await call(`${base(p)}/operations/${assigned.body.operationId}/cancel`, { method: "POST" }), 409, "OPERATION_NOT_CANCELLABLE")
+      const now = (await call(campaign(a))).body
+      expect(now).toMatchObject({ campaign: { id: name }, eligibility: "eligible", reasonCode: null, version: 2 })
+      expect(now.campaign.organizationId).toBeDefined()
+      // Capacity 2 per simulated campaign.
+      expect((await assign(b, { campaignId: name, expectedVersion: 1 })).res.status).toBe(200)
+      expectProblem(await assign(c, { campaignId: name, expectedVersion: 1 }), 409, "SMS_CAMPAIGN_CAPACITY_EXCEEDED")
+
+      const unassign = (n: string, q: string) => call(`${campaign(n)}${q}`, { method: "DELETE", idem: idem() })
+      expectProblem(await unassign(a, ""), 400, "SMS_CAMPAIGN_INVALID_REQUEST")
+      expectProblem(await unassign(a, "?expectedVersion=abc"), 400, "SMS_CAMPAIGN_INVALID_REQUEST")
+      expectProblem(await unassign(a, "?expectedVersion=1"), 409, "SMS_CAMPAIGN_VERSION_CONFLICT")
+      expectProblem(await call(`${campaign(a)}?expectedVersion=2`, { method: "DELETE" }), 400, "IDEMPOTENCY_KEY_REQUIRED")
+      const detached = await unassign(a, "?expectedVersion=2")
+      expect(detached.res.status, detached.text).toBe(200)
+      expect(detached.body).toMatchObject({ type: "sms.campaign.unassign", state: "succeeded", cancellable: false })
+      expect((await call(campaign(a))).body).toEqual({ campaign: null, eligibility: "blocked", reasonCode: "no_campaign", resourceId: a, version: 3 })
+      expectProblem(await unassign(a, "?expectedVersion=3"), 404, "SMS_CAMPAIGN_NOT_FOUND")
+      // The freed place goes to the third number.
+      expect((await assign(c, { campaignId: name, expectedVersion: 1 })).res.status).toBe(200)
+      const history = await call(`${base(p)}/operations?resourceId=${a}`)
+      expect(history.body.operations.map((o: any) => o.type)).toEqual(["resource.provision", "sms.campaign.assign", "sms.campaign.unassign"])
+    })
+
     it("the voice feature's lines are resources of the same model", async () => {
       const p = await newProject(s, call)
       const line = await newLine(s, p, "voice")

@@ -210,6 +210,14 @@ export const PlatformsReposSql = Layer.mergeAll(
               returning ${cols}`),
             firstRow
           ),
+        updateDetail: ({ detail, now, projectId, resourceId }) =>
+          Effect.map(
+            select(sql`
+              update lines set detail = ${JSON.stringify(detail)}::jsonb, updated_at = ${toDate(now)}
+              where line_id = ${resourceId} and project_id = ${projectId} and released_at is null
+              returning ${cols}`),
+            firstRow
+          ),
         findActiveBySubject: (type, subject) =>
           Effect.map(
             select(sql`select ${cols} from lines where resource_type = ${type} and subject = ${subject} and released_at is null`),

@@ -9,6 +9,7 @@
 import type { Vitest } from "@effect/vitest"
 import type { StorePorts } from "@switchboard/core"
 import {
+  CampaignRegistry,
   defaultSimulatedProviderSettings,
   EmailDomainProvider,
   makeSimulatedProviders,
@@ -228,6 +229,37 @@ export const platformsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): 
       expect((yield* repo.list({ projectId, limit: 10, states: ["retired"] })).length).toBe(1)
       yield* repo.insert(numberFixture(projectId, T0 + 7, number.phoneNumber!))
     }))
+
+  it.effect("resources: the detail of an active resource is replaced whole; a retired one is left alone", () =>
+    Effect.gen(function*() {
+      const repo = yield* ResourcesRepo
+      const projectId = yield* newProject
+      const number = numberFixture(projectId, T0)
+      yield* repo.insert(number)
+      const detail = { ...number.detail, campaign: { id: "c1", organizationId: "o" }, campaignVersion: 2 }
+      const updated = Option.getOrThrow(yield* repo.updateDetail({ projectId, resourceId: number.resourceId, detail, now: at(T0 + 9) }))
+      expect(updated).toMatchObject({ detail, updatedAt: at(T0 + 9), type: "sms_number", abilities: ["sms", "pstn_voice"] })
+      expect(Option.getOrThrow(yield* repo.find(projectId, number.resourceId)).detail).toEqual(detail)
+      yield* repo.retire({ projectId, resourceId: number.resourceId, now: at(T0 + 10) })
+      expect(Option.isNone(yield* repo.updateDetail({ projectId, resourceId: number.resourceId, detail: {}, now: at(T0 + 11) }))).toBe(true)
+    }))
+
+  it.effect("simulated campaign registry: named campaigns, capacity per campaign, detach frees a place", () =>
+    Effect.gen(function*() {
+      const registry = yield* CampaignRegistry
+      const ready = Option.getOrThrow(yield* registry.find({ campaignId: "camp1", organizationId: "org" }))
+      expect(ready).toEqual({ campaignId: "camp1", organizationId: "org", status: "ready", capacity: 2 })
+      expect(Option.isNone(yield* registry.find({ campaignId: "missing-1", organizationId: "org" }))).toBe(true)
+      expect(Option.getOrThrow(yield* registry.find({ campaignId: "pending-1", organizationId: "org" })).status).toBe("pending")
+      expect(Option.getOrThrow(yield* registry.find({ campaignId: "foreign-1", organizationId: "org" })).organizationId).not.toBe("org")
+      expect(yield* registry.attach({ campaignId: "camp1", phoneNumber: "+1" })).toBe(true)
+      expect(yield* registry.attach({ campaignId: "camp1", phoneNumber: "+2" })).toBe(true)
+      expect(yield* registry.attach({ campaignId: "camp1", phoneNumber: "+3" })).toBe(false)
+      expect(yield* registry.attach({ campaignId: "camp1", phoneNumber: "+2" })).toBe(true)
+      yield* registry.detach({ campaignId: "camp1", phoneNumber: "+1" })
+      expect(yield* registry.attach({ campaignId: "camp1", phoneNumber: "+3" })).toBe(true)
+      expect(yield* registry.attach({ campaignId: "full-1", phoneNumber: "+1" })).toBe(false)
+    }).pipe(Effect.provide(makeSimulatedProviders())))
 
   it.effect("resources: one live resource per subject", () =>
     Effect.gen(function*() {

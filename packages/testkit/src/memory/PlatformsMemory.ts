@@ -5,6 +5,7 @@
  * are core's (`makeSimulatedProviders`).
  */
 import {
+  type CampaignRegistry,
   type EmailDomainProvider,
   lineResourceDefaults,
   makeSimulatedProviders,
@@ -188,6 +189,24 @@ const make = Effect.gen(function*() {
         lines.set(resourceId, next)
         return Option.some(toResource(next))
       }),
+    updateDetail: ({ detail, now, projectId, resourceId }) =>
+      Effect.sync(() => {
+        const row = own(projectId, resourceId)
+        if (row === undefined || row.releasedAt !== null) return Option.none()
+        const resource = toResource(row)
+        const next: ResourceLineRow = {
+          ...row,
+          resource: {
+            type: resource.type,
+            abilities: resource.abilities,
+            subject: row.resource?.subject ?? null,
+            detail,
+            updatedAt: now
+          }
+        }
+        lines.set(resourceId, next)
+        return Option.some(toResource(next))
+      }),
     findActiveBySubject: (type, subject) =>
       Effect.sync(() =>
         Option.map(
@@ -206,7 +225,7 @@ const make = Effect.gen(function*() {
 
 /** The repositories, and core's simulated providers (default settings) as the non-store ports. */
 export const PlatformsMemory: Layer.Layer<
-  OperationsRepo | ResourcesRepo | NumberProvider | TelegramProvider | EmailDomainProvider,
+  OperationsRepo | ResourcesRepo | NumberProvider | TelegramProvider | EmailDomainProvider | CampaignRegistry,
   never,
   MemoryState
 > = Layer.merge(Layer.unwrapEffect(make), Layer.suspend(() => makeSimulatedProviders()))
