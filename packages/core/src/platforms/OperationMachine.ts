@@ -111,4 +111,3 @@ export const newOperation = (args: {
 /** The delay before retry `attempt` (1, 2, …) after a transient provider failure: 1 s doubling, at most 5 min. */
 export const retryDelayMs = (attempt: number, baseMs = 1000, maxMs = 300_000): number =>
   Math.min(maxMs, baseMs * 2 ** Math.max(0, Math.min(30, attempt - 1)))
-

@@ -51,4 +51,3 @@ export const platformsErrors: ErrorTable<Exclude<PlatformsError, { _tag: "Projec
       headers: { "retry-after": "5" }
     })
 }
-
