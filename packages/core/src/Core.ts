@@ -26,6 +26,7 @@ import type { OAuthProviderPorts } from "./oauth/OAuthProviderFeature.js"
 import type { DashboardPorts } from "./dashboard/DashboardFeature.js"
 import type { SsoPorts } from "./sso/SsoFeature.js"
 import type { ChannelPorts } from "./events/ChannelFeature.js"
+import type { PlatformsPorts } from "./platforms/PlatformsFeature.js"
 import { Accounts } from "./accounts/Accounts.js"
 import { AccountServiceKeys } from "./credentials/AccountServiceKeys.js"
 import { Authenticator } from "./credentials/Authenticator.js"
@@ -47,6 +48,7 @@ import { OAuthProviderCore } from "./oauth/OAuthProviderFeature.js"
 import { DashboardCore } from "./dashboard/DashboardFeature.js"
 import { SsoCore } from "./sso/SsoFeature.js"
 import { ChannelCore } from "./events/ChannelFeature.js"
+import { PlatformsCore } from "./platforms/PlatformsFeature.js"
 import { RecordCache } from "./shared/RecordCache.js"
 import { OAuthTokenCache } from "./oauth/OAuthTokenCache.js"
 
@@ -71,7 +73,8 @@ export const SwitchboardCore = Layer.mergeAll(
   OAuthProviderCore,
   DashboardCore,
   SsoCore,
-  ChannelCore
+  ChannelCore,
+  PlatformsCore
 ).pipe(Layer.provideMerge(IdentityCore))
 
 /** Every port the store provides: the identity slice's and each feature's. */
@@ -98,3 +101,4 @@ export type StorePorts =
   | DashboardPorts
   | SsoPorts
   | ChannelPorts
+  | PlatformsPorts

@@ -17,6 +17,7 @@ export * as Dashboard from "./dashboard/index.js"
 export * as Management from "./management/index.js"
 export * as Privacy from "./privacy/index.js"
 export * as Sso from "./sso/index.js"
+export * as Platforms from "./platforms/index.js"
 
 /** Every service of core in one layer, and every port it needs. */
 export * from "./Core.js"

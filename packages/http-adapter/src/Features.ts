@@ -32,6 +32,10 @@ import { UploadsServerAdapters } from "./server/UploadsAdapters.js"
 import { VoiceServerAdapters } from "./server/VoiceAdapters.js"
 import { WebhooksServerAdapters } from "./server/WebhooksAdapters.js"
 import { WebhooksWorkers } from "./server/WebhooksWorkers.js"
+import { PlatformsServerAdapters } from "./server/PlatformsAdapters.js"
+import { PlatformsWorkers } from "./server/PlatformsWorkers.js"
+import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
+import { PlatformsGroup, platformsIdempotent, platformsProblems } from "./v1/PlatformsApi.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup, accountIdempotent, accountProblems } from "./v1/Api.js"
@@ -77,6 +81,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(SsoPublicGroup)
   .add(SsoGroup)
   .add(IngressGroup)
+  .add(PlatformsGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -98,7 +103,8 @@ export const V1GroupsLive = Layer.mergeAll(
   OAuthProviderGroupLive,
   SsoPublicGroupLive,
   SsoGroupLive,
-  IngressGroupLive
+  IngressGroupLive,
+  PlatformsGroupLive
 )
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
@@ -115,7 +121,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...webhooksProblems,
   ...oAuthProviderProblems,
   ...ssoProblemsByOperation,
-  ...ingressProblems
+  ...ingressProblems,
+  ...platformsProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -132,7 +139,8 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...webhooksIdempotent,
   ...oAuthProviderIdempotent,
   ...ssoIdempotent,
-  ...ingressIdempotent
+  ...ingressIdempotent,
+  ...platformsIdempotent
 ])
 
 /** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, SSO, ingress, the console). */
@@ -177,7 +185,8 @@ export const serverAdapters = (config: ServerConfigShape) =>
     ManagementServerAdapters(config),
     DashboardServerAdapters(config),
     SsoServerAdapters(config),
-    ChannelServerAdapters(config)
+    ChannelServerAdapters(config),
+    PlatformsServerAdapters(config)
   )
 
 /** Background work of each feature in a server process (delivery engine, billing scheduler, …). */
@@ -186,5 +195,6 @@ export const serverWorkers = (config: ServerConfigShape) =>
     BillingWorkers(config),
     WebhooksWorkers(config),
     OAuthProviderWorkers(config),
-    DashboardWorkers(config)
+    DashboardWorkers(config),
+    PlatformsWorkers(config)
   )

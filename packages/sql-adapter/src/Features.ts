@@ -23,6 +23,7 @@ import { PlatformsAndUsersReposSql } from "./projects/PlatformsAndUsersSql.js"
 import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
+import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
 import m0003 from "./migrations/0003_projects.js"
@@ -43,6 +44,7 @@ import m0017 from "./migrations/0017_recordChanges.js"
 import m0030 from "./migrations/0030_eventChannel.js"
 import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
+import m0070 from "./migrations/0070_platforms.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -63,7 +65,8 @@ export const RepositoriesSql = Layer.mergeAll(
   OAuthProviderReposSql,
   DashboardReposSql,
   ChannelReposSql,
-  SsoReposSql
+  SsoReposSql,
+  PlatformsReposSql
 )
 
 /** Every migration, in id order (a test checks the ids are unique and increasing). */
@@ -86,5 +89,6 @@ export const migrations = {
   "0016_webhook_claims": m0016,
   "0017_recordChanges": m0017,
   "0030_eventChannel": m0030,
-  "0060_sso": m0060
+  "0060_sso": m0060,
+  "0070_platforms": m0070
 }

@@ -38,6 +38,9 @@ import { DashboardMemory } from "./memory/DashboardMemory.js"
 import { makeDnsTxtResolverMemory, SsoMemory, SsoOutboundUnreachable } from "./memory/SsoMemory.js"
 import { ChannelMemory } from "./memory/ChannelMemory.js"
 import { channelContract } from "./contracts/ChannelContract.js"
+import { PlatformsMemory } from "./memory/PlatformsMemory.js"
+import { platformsContract } from "./contracts/PlatformsContract.js"
+import { makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -61,6 +64,7 @@ export * from "./memory/OAuthProviderMemory.js"
 export * from "./memory/DashboardMemory.js"
 export * from "./memory/SsoMemory.js"
 export * from "./memory/ChannelMemory.js"
+export * from "./memory/PlatformsMemory.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
 export const RepositoriesMemory = Layer.mergeAll(
@@ -82,7 +86,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   OAuthProviderMemory,
   DashboardMemory,
   SsoMemory,
-  ChannelMemory
+  ChannelMemory,
+  PlatformsMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
@@ -101,7 +106,8 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   oAuthProviderContract(it)
   dashboardContract(it)
   ssoContract(it),
-  channelContract(it)
+  channelContract(it),
+  platformsContract(it)
 }
 
 /**
@@ -119,5 +125,6 @@ export const TestPorts = Layer.mergeAll(
   LineProviderSimulatedMemory,
   Layer.suspend(() => makeSipGatewayRecording().layer),
   SsoOutboundUnreachable,
-  Layer.suspend(() => makeDnsTxtResolverMemory().layer)
+  Layer.suspend(() => makeDnsTxtResolverMemory().layer),
+  Layer.suspend(() => makeSimulatedProviders())
 )

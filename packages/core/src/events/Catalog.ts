@@ -15,6 +15,7 @@ import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { ProjectSlug } from "../projects/Schema.js"
 import { billingEventSchemas } from "../billing/Events.js"
 import { callEventSchemas } from "../voice/CallEvents.js"
+import { platformEventSchemas } from "../platforms/PlatformViews.js"
 import { EventApiVersion, EventSource, EVENT_API_VERSION, ExternalWebhookReceivedData } from "./Schema.js"
 import { EventId } from "../shared/Identifiers.js"
 
@@ -85,6 +86,7 @@ const asSpec = (type: string, entry: Schema.Schema<any, any> | EventTypeSpec, au
 export const eventCatalog: ReadonlyMap<string, EventTypeSpec> = new Map(
   [
     ...Object.entries(ownEventSchemas),
+    ...Object.entries(platformEventSchemas),
     ...Object.entries(callEventSchemas).map(([t, e]) => [t, asSpec(t, e, "agent")] as const),
     ...Object.entries(billingEventSchemas).map(([t, e]) => [t, asSpec(t, e, "infrastructure")] as const)
   ].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

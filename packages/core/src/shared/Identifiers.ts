@@ -33,7 +33,8 @@ export const IdKinds = {
   oauthApp: "app",
   grant: "grt",
   ingressEndpoint: "ing",
-  request: "req"
+  request: "req",
+  resource: "res"
 } as const
 export type IdKind = (typeof IdKinds)[keyof typeof IdKinds]
 

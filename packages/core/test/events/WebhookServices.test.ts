@@ -122,9 +122,11 @@ describe("event catalog", () => {
     "external-webhook.received", "project.created", "project.updated", "project.deleted", "api_key.created",
     "api_key.revoked", "billing.operation.succeeded", "billing.operation.failed", "billing.plan.changed"
   ]
+  /** Platform provisioning (issue 18): operation and resource changes. */
+  const platforms = ["operation.updated", "resource.updated"]
   it("has every type of API.md §5, each with a JSON Schema of its whole envelope", () => {
-    expect([...eventCatalog.keys()].sort()).toEqual([...apiMd5].sort())
-    for (const type of apiMd5) {
+    expect([...eventCatalog.keys()].sort()).toEqual([...apiMd5, ...platforms].sort())
+    for (const type of [...apiMd5, ...platforms]) {
       const schema = eventJsonSchema(type) as Record<string, any>
       expect(schema.type, type).toBe("object")
       expect(schema.properties.type).toEqual({ type: "string", enum: [type] })

@@ -11,6 +11,7 @@ import type { ProjectError } from "@switchboard/core/projects"
 import type { SsoError } from "@switchboard/core/sso"
 import type { IdempotencyUnavailable } from "@switchboard/core/shared"
 import type { IngressEndpointLimitReached } from "@switchboard/core/events"
+import type { PlatformsError } from "@switchboard/core/platforms"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
 import { rowOf } from "../http/ErrorTable.js"
@@ -21,6 +22,7 @@ import { identityErrors } from "./IdentityErrors.js"
 import { ingressErrors } from "./IngressErrors.js"
 import { oAuthProviderErrors } from "./OAuthProviderErrors.js"
 import { organizationsErrors } from "./OrganizationsErrors.js"
+import { platformsErrors } from "./PlatformsErrors.js"
 import { type ErrorTable, problem, type ProblemFailure } from "./ProblemFailure.js"
 import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
 import { projectsErrors } from "./ProjectsErrors.js"
@@ -35,6 +37,7 @@ export * from "./ProblemFailure.js"
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
   | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError | IngressEndpointLimitReached
+  | PlatformsError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -50,7 +53,8 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...webhooksErrors,
   ...oAuthProviderErrors,
   ...ssoErrors,
-  ...ingressErrors
+  ...ingressErrors,
+  ...platformsErrors
 }
 
 /**

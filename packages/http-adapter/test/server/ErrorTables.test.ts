@@ -36,10 +36,13 @@ const coreErrorTags = (): ReadonlyMap<string, string> => {
 
 const managementOnly = "raised by the management API only (routes/ManagementErrors.ts maps it)"
 const dashboardOnly = "raised by Dashboard sign-in only (routes/DashboardErrors.ts maps it)"
+const platformsWorker = "internal to the provisioning worker (platforms/ProvisioningWorker.ts): it retries or fails the operation"
 const planChange = "internal to the billing preview reducer: BillingService turns it into BillingChangeRejected or BillingRequestInvalid"
 
 /** Core errors no /v1 operation raises, and why. */
 const notOnV1: Readonly<Record<string, string>> = {
+  ProviderFailure: platformsWorker,
+  ResourceNumberTaken: platformsWorker,
   AccessDenied: "core's access decision: v1/Access.ts `refusal` renders it (code, detail, scope challenge)",
   BillingCatalogInvalid: "stops the server at start; no request meets it",
   OAuthProtocolError: "raised by the OAuth endpoints only (routes/OAuthHttp.ts `protocolErrors`, by code)",
@@ -64,6 +67,8 @@ const notOnV1: Readonly<Record<string, string>> = {
 
 /** Core errors no Dashboard operation raises (the others take a Dashboard row or their /v1 problem). */
 const notOnDashboard: Readonly<Record<string, string>> = {
+  ProviderFailure: platformsWorker,
+  ResourceNumberTaken: platformsWorker,
   AccessDenied: "the Dashboard decides access itself (routes/DashboardAccess.ts)",
   BillingCatalogInvalid: notOnV1.BillingCatalogInvalid!,
   OAuthProtocolError: notOnV1.OAuthProtocolError!,

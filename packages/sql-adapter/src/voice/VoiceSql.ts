@@ -85,24 +85,25 @@ export const LinesRepoSql = Layer.effect(
       listActive: (projectId) =>
         select(sql`
           select ${cols} from lines
-          where project_id = ${projectId} and released_at is null
+          where project_id = ${projectId} and released_at is null and phone_number is not null
           order by created_at, line_id`).pipe(Effect.map((rows) => rows.map((r) => r.line))),
       find: (projectId, lineId) =>
         Effect.map(
-          select(sql`select ${cols} from lines where line_id = ${lineId} and project_id = ${projectId} and released_at is null`),
+          select(sql`select ${cols} from lines where line_id = ${lineId} and project_id = ${projectId} and released_at is null and phone_number is not null`),
           firstRow
         ),
       lock: (projectId, lineId) =>
         Effect.map(
           select(sql`
             select ${cols} from lines where line_id = ${lineId} and project_id = ${projectId} and released_at is null
+              and phone_number is not null
             for update`),
           firstRow
         ),
       release: ({ lineId, now, projectId }) =>
         select(sql`
           update lines set released_at = ${toDate(now)}, voice_profile_id = null
-          where line_id = ${lineId} and project_id = ${projectId} and released_at is null
+          where line_id = ${lineId} and project_id = ${projectId} and released_at is null and phone_number is not null
           returning ${cols}`).pipe(Effect.map((rows) => Option.map(firstRow(rows), (r) => r.line)))
     })
   })

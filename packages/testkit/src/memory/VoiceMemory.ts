@@ -51,7 +51,9 @@ const make = Effect.gen(function*() {
 
   const activeLine = (projectId: string, lineId: string) => {
     const row = lines.get(lineId)
-    return row !== undefined && row.line.projectId === projectId && row.releasedAt === null ? row : undefined
+    return row !== undefined && row.line.projectId === projectId && row.releasedAt === null && row.line.phoneNumber !== ""
+      ? row
+      : undefined
   }
   const ownProfile = (projectId: string, profileId: string) => {
     const row = profiles.get(profileId)
@@ -77,7 +79,7 @@ const make = Effect.gen(function*() {
     listActive: (projectId) =>
       Effect.sync(() =>
         [...lines.values()]
-          .filter((r) => r.line.projectId === projectId && r.releasedAt === null)
+          .filter((r) => r.line.projectId === projectId && r.releasedAt === null && r.line.phoneNumber !== "")
           .map((r) => r.line)
           .sort(byCreatedThenId((l: Line) => l.createdAt.epochMillis, (l) => l.lineId))
       ),

@@ -1,0 +1,25 @@
+/**
+ * The platforms feature in core (issue 18): provisioning operations and resources.
+ *
+ * `PlatformsCore` needs the store's ports (`PlatformsPorts`, plus projects, organizations and the
+ * events outbox) and four that are not the store's: `NumberProvider`, `CampaignRegistry`, `TelegramProvider`
+ * and `EmailDomainProvider` (the server ships simulated ones: `makeSimulatedProviders`).
+ */
+import { Layer } from "effect"
+import type { OperationsRepo, ResourcesRepo } from "./PlatformPorts.js"
+import { Provisioning } from "./Provisioning.js"
+import { ProvisioningWorker } from "./ProvisioningWorker.js"
+import { SmsCampaigns } from "./SmsCampaigns.js"
+
+export * from "./OperationMachine.js"
+export * from "./PlatformErrors.js"
+export * from "./PlatformPorts.js"
+export * from "./PlatformSchema.js"
+export * from "./PlatformViews.js"
+export * from "./Provisioning.js"
+export * from "./ProvisioningWorker.js"
+export * from "./SimulatedProviders.js"
+export * from "./SmsCampaigns.js"
+
+export const PlatformsCore = Layer.mergeAll(Provisioning.Default, ProvisioningWorker.Default, SmsCampaigns.Default)
+export type PlatformsPorts = OperationsRepo | ResourcesRepo

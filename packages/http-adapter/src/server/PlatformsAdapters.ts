@@ -1,0 +1,68 @@
+/**
+ * The platforms feature's adapters in the standalone server (issue 18): core's deterministic
+ * simulated providers (`NumberProvider`, `CampaignRegistry`, `TelegramProvider`, `EmailDomainProvider`) and the worker's
+ * settings, both read from the environment:
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `PROVISIONING_WORKER_ENABLED` | `true` | run the operation worker in this process |
+ * | `PROVISIONING_POLL_INTERVAL_MS` | 500 | sleep between claims when there is no work |
+ * | `PROVISIONING_LEASE_MS` | 60000 | how long a claim holds an operation (a killed process's claims free after it) |
+ * | `PROVISIONING_WAIT_MS` | 30000 | retry interval while waiting for inventory or DNS |
+ * | `PROVISIONING_RETRY_BASE_MS` | 1000 | first retry after a transient provider failure (doubling, ≤ 5 min) |
+ * | `SIMULATED_PROVIDER_DELAY_MS` | 0 | every simulated provider call takes this long |
+ * | `SIMULATED_PROVIDER_FAIL` | `never` | `transient` (retried) or `permanent` (the operation fails) |
+ * | `SIMULATED_NUMBERS_PER_AREA_CODE` | 100 | 0 = an empty inventory (purchases keep running) |
+ * | `SIMULATED_EMAIL_VERIFY_AFTER_CHECKS` | 1 | checks before a simulated email domain verifies |
+ * | `SIMULATED_CAMPAIGN_CAPACITY` | 2 | numbers one simulated 10DLC campaign takes |
+ *
+ * A host plugs real providers in by providing its own `NumberProvider`, `CampaignRegistry`, `TelegramProvider`
+ * and `EmailDomainProvider` layers (they win over these, see `appLayer`'s `overrides`).
+ */
+import {
+  defaultSimulatedProviderSettings,
+  makeSimulatedProviders,
+  ProvisioningSettings
+} from "@switchboard/core/platforms"
+import { Config, Effect, Layer } from "effect"
+import type { ServerConfigShape } from "../http/ServerConfig.js"
+
+const int = (name: string, fallback: number, min: number, max: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} must be between ${min} and ${max}`, validation: (n) => n >= min && n <= max })
+  )
+
+const settings = Config.all({
+  enabled: Config.boolean("PROVISIONING_WORKER_ENABLED").pipe(Config.withDefault(true)),
+  pollIntervalMs: int("PROVISIONING_POLL_INTERVAL_MS", 500, 5, 60_000),
+  leaseMs: int("PROVISIONING_LEASE_MS", 60_000, 100, 3_600_000),
+  waitMs: int("PROVISIONING_WAIT_MS", 30_000, 10, 86_400_000),
+  retryBaseMs: int("PROVISIONING_RETRY_BASE_MS", 1_000, 1, 3_600_000),
+  delayMs: int("SIMULATED_PROVIDER_DELAY_MS", 0, 0, 600_000),
+  fail: Config.literal("never", "transient", "permanent")("SIMULATED_PROVIDER_FAIL").pipe(Config.withDefault("never" as const)),
+  numbersPerAreaCode: int("SIMULATED_NUMBERS_PER_AREA_CODE", 100, 0, 100),
+  emailVerifyAfterChecks: int("SIMULATED_EMAIL_VERIFY_AFTER_CHECKS", 1, 0, 1000),
+  campaignCapacity: int("SIMULATED_CAMPAIGN_CAPACITY", 2, 0, 1_000_000)
+})
+
+export const PlatformsServerAdapters = (_config: ServerConfigShape) =>
+  Layer.unwrapEffect(Effect.map(Effect.orDie(settings), (s) =>
+    Layer.mergeAll(
+      makeSimulatedProviders({
+        ...defaultSimulatedProviderSettings,
+        delayMs: s.delayMs,
+        fail: s.fail,
+        numbersPerAreaCode: s.numbersPerAreaCode,
+        emailVerifyAfterChecks: s.emailVerifyAfterChecks,
+        campaignCapacity: s.campaignCapacity
+      }),
+      Layer.succeed(ProvisioningSettings, {
+        ...ProvisioningSettings.defaultValue(),
+        enabled: s.enabled,
+        pollIntervalMs: s.pollIntervalMs,
+        leaseMs: s.leaseMs,
+        waitMs: s.waitMs,
+        retryBaseMs: s.retryBaseMs
+      })
+    )))
