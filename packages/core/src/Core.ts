@@ -24,6 +24,7 @@ import type { WebhooksPorts } from "./events/WebhooksFeature.js"
 import type { ManagementPorts } from "./management/ManagementFeature.js"
 import type { OAuthProviderPorts } from "./oauth/OAuthProviderFeature.js"
 import type { DashboardPorts } from "./dashboard/DashboardFeature.js"
+import type { MetricsPorts } from "./metrics/MetricsFeature.js"
 import { Accounts } from "./accounts/Accounts.js"
 import { AccountServiceKeys } from "./credentials/AccountServiceKeys.js"
 import { Authenticator } from "./credentials/Authenticator.js"
@@ -43,6 +44,7 @@ import { WebhooksCore } from "./events/WebhooksFeature.js"
 import { ManagementCore } from "./management/ManagementFeature.js"
 import { OAuthProviderCore } from "./oauth/OAuthProviderFeature.js"
 import { DashboardCore } from "./dashboard/DashboardFeature.js"
+import { MetricsCore } from "./metrics/MetricsFeature.js"
 import { RecordCache } from "./shared/RecordCache.js"
 
 const IdentityCore = Layer.mergeAll(Accounts.Default, AccountServiceKeys.Default, Authenticator.Default).pipe(
@@ -64,7 +66,8 @@ export const SwitchboardCore = Layer.mergeAll(
   WebhooksCore,
   ManagementCore,
   OAuthProviderCore,
-  DashboardCore
+  DashboardCore,
+  MetricsCore
 ).pipe(Layer.provideMerge(IdentityCore))
 
 /** Every port the store provides: the identity slice's and each feature's. */
@@ -89,3 +92,4 @@ export type StorePorts =
   | ManagementPorts
   | OAuthProviderPorts
   | DashboardPorts
+  | MetricsPorts

@@ -22,6 +22,7 @@ import { WebhooksReposSql } from "./events/WebhooksSql.js"
 import { PlatformsAndUsersReposSql } from "./projects/PlatformsAndUsersSql.js"
 import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
+import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
 import m0003 from "./migrations/0003_projects.js"
@@ -39,6 +40,7 @@ import m0014 from "./migrations/0014_webhooks.js"
 import m0015 from "./migrations/0015_management.js"
 import m0016 from "./migrations/0016_webhook_claims.js"
 import m0017 from "./migrations/0017_recordChanges.js"
+import m0040 from "./migrations/0040_metrics.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -57,7 +59,8 @@ export const RepositoriesSql = Layer.mergeAll(
   WebhooksReposSql,
   PlatformsAndUsersReposSql,
   OAuthProviderReposSql,
-  DashboardReposSql
+  DashboardReposSql,
+  MetricsReposSql
 )
 
 /** Every migration, in id order (a test checks the ids are unique and increasing). */
@@ -78,5 +81,6 @@ export const migrations = {
   "0014_webhooks": m0014,
   "0015_management": m0015,
   "0016_webhook_claims": m0016,
-  "0017_recordChanges": m0017
+  "0017_recordChanges": m0017,
+  "0040_metrics": m0040
 }

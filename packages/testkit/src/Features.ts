@@ -34,6 +34,7 @@ import { WebhooksMemory } from "./memory/WebhooksMemory.js"
 import { PlatformsAndUsersMemory } from "./memory/PlatformsAndUsersMemory.js"
 import { OAuthProviderMemory } from "./memory/OAuthProviderMemory.js"
 import { DashboardMemory } from "./memory/DashboardMemory.js"
+import { MetricsMemory } from "./memory/MetricsMemory.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -55,6 +56,8 @@ export * from "./memory/WebhooksMemory.js"
 export * from "./memory/PlatformsAndUsersMemory.js"
 export * from "./memory/OAuthProviderMemory.js"
 export * from "./memory/DashboardMemory.js"
+export * from "./memory/MetricsMemory.js"
+export * from "./contracts/MetricsContract.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
 export const RepositoriesMemory = Layer.mergeAll(
@@ -74,7 +77,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   WebhooksMemory,
   PlatformsAndUsersMemory,
   OAuthProviderMemory,
-  DashboardMemory
+  DashboardMemory,
+  MetricsMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
