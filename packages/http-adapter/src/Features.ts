@@ -41,6 +41,8 @@ import { UploadsGroupLive } from "./v1/UploadsHandlers.js"
 import { UploadsRawRoutes, uploadsRawRouteTable } from "./v1/UploadsRoutes.js"
 import { VoiceGroupLive } from "./v1/VoiceHandlers.js"
 import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
+import { MetricsGroupLive } from "./v1/MetricsHandlers.js"
+import { MetricsGroup, metricsIdempotent, metricsProblems } from "./v1/MetricsApi.js"
 import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./v1/OrganizationsApi.js"
 import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./v1/ProjectsApi.js"
 import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./v1/ProjectApiKeysApi.js"
@@ -65,6 +67,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(BillingGroup)
   .add(WebhooksGroup)
   .add(OAuthProviderGroup)
+  .add(MetricsGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -83,7 +86,8 @@ export const V1GroupsLive = Layer.mergeAll(
   VoiceGroupLive,
   BillingGroupLive,
   WebhooksGroupLive,
-  OAuthProviderGroupLive
+  OAuthProviderGroupLive,
+  MetricsGroupLive
 )
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
@@ -98,7 +102,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...voiceProblems,
   ...billingProblems,
   ...webhooksProblems,
-  ...oAuthProviderProblems
+  ...oAuthProviderProblems,
+  ...metricsProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -113,7 +118,8 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...voiceIdempotent,
   ...billingIdempotent,
   ...webhooksIdempotent,
-  ...oAuthProviderIdempotent
+  ...oAuthProviderIdempotent,
+  ...metricsIdempotent
 ])
 
 /** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout). */

@@ -11,6 +11,7 @@ import type { ProjectError } from "@switchboard/core/projects"
 import type { IdempotencyUnavailable } from "@switchboard/core/shared"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
+import type { MetricsError } from "@switchboard/core/metrics"
 import { rowOf } from "../http/ErrorTable.js"
 import { accessTokensErrors } from "./AccessTokensErrors.js"
 import { accountSecurityErrors } from "./AccountSecurityErrors.js"
@@ -23,6 +24,7 @@ import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
 import { projectsErrors } from "./ProjectsErrors.js"
 import { uploadsErrors } from "./UploadsErrors.js"
 import { voiceErrors } from "./VoiceErrors.js"
+import { metricsErrors } from "./MetricsErrors.js"
 import { type V1WebhookError, webhooksErrors } from "./WebhooksErrors.js"
 
 export * from "./ProblemFailure.js"
@@ -30,7 +32,7 @@ export * from "./ProblemFailure.js"
 /** Every core error a /v1 operation can raise: each has a row in `v1DomainErrors`. */
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
-  | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError
+  | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | MetricsError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -44,7 +46,8 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...voiceErrors,
   ...billingErrors,
   ...webhooksErrors,
-  ...oAuthProviderErrors
+  ...oAuthProviderErrors,
+  ...metricsErrors
 }
 
 /**

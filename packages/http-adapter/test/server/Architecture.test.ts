@@ -383,6 +383,10 @@ const knownCycles: Readonly<Record<string, string>> = {}
 
 /** Suites not stored in SQL. */
 const nonSqlSuites: SuiteBackends = {
+  metricsQueryContract: {
+    backends: ["sql"],
+    why: "SQL runs only on a SQL store: the in-memory engine answers MetricsQueryUnavailable (testkit/test/Metrics.memory.test.ts)"
+  },
   blobStoreContract: {
     backends: ["memory", "filesystem"],
     why: "blobs are not kept in the database: the standalone server stores them on the filesystem"
