@@ -17,6 +17,7 @@ export * as Dashboard from "./dashboard/index.js"
 export * as Management from "./management/index.js"
 export * as Privacy from "./privacy/index.js"
 export * as Metrics from "./metrics/index.js"
+export * as Messages from "./messages/index.js"
 
 /** Every service of core in one layer, and every port it needs. */
 export * from "./Core.js"

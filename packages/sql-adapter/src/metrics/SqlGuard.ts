@@ -78,13 +78,13 @@ export interface BoundQuery {
 
 const isName = (s: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(s)
 
-/** The parser's error (its cursor is a 1-based character position in `bytes`) at the caller's position. */
+/** The parser's error (libpg-query reports PostgreSQL's cursor 0-based, in characters) at the caller's position. */
 const syntaxError = (e: unknown, bytes: Uint8Array, positionOf: (byteOffset: number) => number) => {
   const details = (e as { sqlDetails?: { message: string; cursorPosition: number } }).sqlDetails
   return details
     ? new MetricsQueryInvalid({
       message: details.message,
-      position: positionOf(byteOffsetOf(bytes, Math.max(1, details.cursorPosition))),
+      position: positionOf(byteOffsetOf(bytes, Math.max(0, details.cursorPosition) + 1)),
       construct: "syntax"
     })
     : new MetricsQueryInvalid({ message: e instanceof Error ? e.message : "the SQL could not be read", construct: "syntax" })
@@ -243,7 +243,6 @@ const checkFrom = (node: Node, scopes: ReadonlyArray<ReadonlySet<string>>, walk:
       const name = body.relname as string
       if (scopes.some((s) => s.has(name))) return
       if (!relations.has(name)) refuse("relation", `relation ${name} is not available; query message_events or call_events`, where)
-      if (body.alias) checkExpr(body.alias, scopes, walk, where)
       return
     }
     case "JoinExpr":
