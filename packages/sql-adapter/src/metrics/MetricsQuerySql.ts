@@ -8,7 +8,10 @@
  *     `statement_timeout`, a row cap and a result-size cap; the transaction always rolls back.
  *     PGlite does not enforce `statement_timeout` (measured: pg_sleep(3) runs its 3 s), so the
  *     embedded database asks the planner first (EXPLAIN, as the same role) and refuses a plan over
- *     a cost cap or with a recursive union.
+ *     a cost cap or with a recursive union. The estimate is only as good as the statistics (with
+ *     none, a view restricted to one project is estimated at one row and a cross join of six
+ *     looks free), so the embedded engine ANALYZEs the three base tables before a query when it
+ *     has not in the last minute.
  * (c) The project: the views read it from `metrics_scope`, a row the owner inserts in the query's
  *     own transaction (never committed, invisible to other sessions, not writable by the role) —
  *     not from a setting the statement could change.
@@ -29,7 +32,7 @@ import {
   sqlLimits
 } from "@switchboard/core/metrics"
 import type { ProjectId } from "@switchboard/core/shared"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Layer, Ref } from "effect"
 import { bindParameters, checkQuery, loadParser } from "./SqlGuard.js"
 
 export interface MetricsSandboxOptions {
@@ -111,6 +114,14 @@ export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
     const maximumRows = options.maximumRows ?? sqlLimits.maximumRows
     const maximumResultBytes = options.maximumResultBytes ?? sqlLimits.maximumResultBytes
     const maximumCost = options.maximumEmbeddedCost ?? 2_000_000
+    const analyzedAt = yield* Ref.make(Number.NEGATIVE_INFINITY)
+    /** Embedded only: fresh statistics for the planner gate, at most once a minute. */
+    const statistics = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      if (now - (yield* Ref.get(analyzedAt)) < 60_000) return
+      yield* sql.unsafe("analyze message_event_log, calls, call_signals").pipe(Effect.orDie)
+      yield* Ref.set(analyzedAt, now)
+    })
 
     const run = (query: MetricsQuery) =>
       Effect.gen(function*() {
@@ -120,6 +131,7 @@ export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
         if (layers.parser) yield* checkQuery(parser, bound)
         const text = layers.role ? `${wrapPrefix}${bound.text}\n) as metrics_query limit ${maximumRows + 1}` : bound.text
         const shift = layers.role ? wrapPrefix.length : 0
+        if (embedded) yield* statistics
 
         /** An error of the statement → the caller's problem (positions mapped back to their sql). */
         const fromSql = (e: SqlError): Effect.Effect<never, MetricsQueryInvalid | MetricsQueryTimeout | MetricsQueryResourceLimit> => {

@@ -11,10 +11,12 @@ import { Effect } from "effect"
  *   not from a setting the query could change with `set_config`.
  * - schema `metrics_sandbox`: the two `security_barrier` views, restricted to that project, the
  *   only objects the role `switchboard_metrics_reader` may read.
- * - `set_config` and `pg_sleep*` lose their PUBLIC execute grant (the app's own role gets it back):
+ * - `set_config`, `pg_sleep*` and the session-level advisory locks lose their PUBLIC execute grant
+ *   (the app's own role gets `set_config` and the locks back):
  *   a role switched to with SET ROLE can otherwise switch back in the middle of its own statement
  *   (`set_config('role', …)` is checked against the session user), and the embedded database
- *   cannot cancel a sleep. Revoking needs the functions' owner (a superuser); without one the
+ *   cannot cancel a sleep, and a session lock would outlive the query's transaction on its pooled
+ *   connection. Revoking needs the functions' owner (a superuser); without one the
  *   step is skipped with a notice, and the parser's allow-list is what refuses both.
  */
 export default Effect.gen(function*() {
@@ -86,9 +88,19 @@ export default Effect.gen(function*() {
       revoke execute on function pg_catalog.pg_sleep(double precision) from public;
       revoke execute on function pg_catalog.pg_sleep_for(interval) from public;
       revoke execute on function pg_catalog.pg_sleep_until(timestamp with time zone) from public;
+      -- Session-level advisory locks outlive the rolled-back transaction on a pooled connection.
+      revoke execute on function pg_catalog.pg_advisory_lock(bigint), pg_catalog.pg_advisory_lock(integer, integer),
+        pg_catalog.pg_advisory_lock_shared(bigint), pg_catalog.pg_advisory_lock_shared(integer, integer),
+        pg_catalog.pg_try_advisory_lock(bigint), pg_catalog.pg_try_advisory_lock(integer, integer),
+        pg_catalog.pg_try_advisory_lock_shared(bigint), pg_catalog.pg_try_advisory_lock_shared(integer, integer)
+        from public;
+      execute format('grant execute on function pg_catalog.pg_advisory_lock(bigint), pg_catalog.pg_advisory_lock(integer, integer), '
+        'pg_catalog.pg_advisory_lock_shared(bigint), pg_catalog.pg_advisory_lock_shared(integer, integer), '
+        'pg_catalog.pg_try_advisory_lock(bigint), pg_catalog.pg_try_advisory_lock(integer, integer), '
+        'pg_catalog.pg_try_advisory_lock_shared(bigint), pg_catalog.pg_try_advisory_lock_shared(integer, integer) to %I', current_user);
       execute format('grant execute on function pg_catalog.set_config(text, text, boolean) to %I', current_user);
     exception when insufficient_privilege then
-      raise notice 'metrics sandbox: set_config/pg_sleep keep their PUBLIC grant (needs a superuser)';
+      raise notice 'metrics sandbox: set_config, pg_sleep and advisory locks keep their PUBLIC grant (needs a superuser)';
     end
     $$`)
 })
