@@ -18,7 +18,6 @@ const B = "01890000-0000-7000-8000-00000000000b" as ProjectId
 const ROWS = 40
 
 const seed = Effect.gen(function*() {
-  console.log("seed start")
   const sql = yield* SqlClient.SqlClient
   // Rows of two projects without their parents: foreign keys are not the subject here.
   yield* sql.withTransaction(Effect.gen(function*() {
@@ -35,7 +34,6 @@ const seed = Effect.gen(function*() {
   }))
   yield* sql.unsafe("create table hostile_secret (x text)")
   yield* sql.unsafe("insert into hostile_secret values ('TOPSECRET')")
-  console.log("seed done")
 })
 
 const engine = (options: MetricsSandboxOptions = {}) =>

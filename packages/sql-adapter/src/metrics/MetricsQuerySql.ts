@@ -212,9 +212,9 @@ export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
           (select count(*) from message_event_log where project_id = ${projectId}) as message_events,
           (select count(*) from calls c join call_signals s on s.call_id = c.call_id where c.project_id = ${projectId}) as call_events
       `.pipe(
-        Effect.map(([row]) => ({ messageEvents: Number(row?.messageEvents ?? 0), callEvents: Number(row?.callEvents ?? 0) })),
-        Effect.orDie
-      )
+          Effect.map(([row]) => ({ messageEvents: Number(row?.messageEvents ?? 0), callEvents: Number(row?.callEvents ?? 0) })),
+          Effect.orDie
+        )
 
     return MetricsQueryEngine.of({ run, counts })
   })
