@@ -27,6 +27,7 @@ import type { DashboardPorts } from "./dashboard/DashboardFeature.js"
 import type { SsoPorts } from "./sso/SsoFeature.js"
 import type { ChannelPorts } from "./events/ChannelFeature.js"
 import type { PlatformsPorts } from "./platforms/PlatformsFeature.js"
+import type { MetricsPorts } from "./metrics/MetricsFeature.js"
 import { Accounts } from "./accounts/Accounts.js"
 import { AccountServiceKeys } from "./credentials/AccountServiceKeys.js"
 import { Authenticator } from "./credentials/Authenticator.js"
@@ -49,6 +50,7 @@ import { DashboardCore } from "./dashboard/DashboardFeature.js"
 import { SsoCore } from "./sso/SsoFeature.js"
 import { ChannelCore } from "./events/ChannelFeature.js"
 import { PlatformsCore } from "./platforms/PlatformsFeature.js"
+import { MetricsCore } from "./metrics/MetricsFeature.js"
 import { RecordCache } from "./shared/RecordCache.js"
 import { OAuthTokenCache } from "./oauth/OAuthTokenCache.js"
 
@@ -74,7 +76,8 @@ export const SwitchboardCore = Layer.mergeAll(
   DashboardCore,
   SsoCore,
   ChannelCore,
-  PlatformsCore
+  PlatformsCore,
+  MetricsCore
 ).pipe(Layer.provideMerge(IdentityCore))
 
 /** Every port the store provides: the identity slice's and each feature's. */
@@ -102,3 +105,4 @@ export type StorePorts =
   | SsoPorts
   | ChannelPorts
   | PlatformsPorts
+  | MetricsPorts

@@ -18,6 +18,8 @@ export * as Management from "./management/index.js"
 export * as Privacy from "./privacy/index.js"
 export * as Sso from "./sso/index.js"
 export * as Platforms from "./platforms/index.js"
+export * as Metrics from "./metrics/index.js"
+export * as Messages from "./messages/index.js"
 
 /** Every service of core in one layer, and every port it needs. */
 export * from "./Core.js"

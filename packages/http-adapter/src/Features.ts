@@ -54,6 +54,8 @@ import { SsoGroup, ssoIdempotent, ssoProblemsByOperation, SsoPublicGroup } from 
 import { IngressGroupLive } from "./v1/IngressHandlers.js"
 import { IngressGroup, ingressIdempotent, ingressProblems } from "./v1/IngressApi.js"
 import { IngressRoutes, ingressRouteTable } from "./routes/IngressRoutes.js"
+import { MetricsGroupLive } from "./v1/MetricsHandlers.js"
+import { MetricsGroup, metricsIdempotent, metricsProblems } from "./v1/MetricsApi.js"
 import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./v1/OrganizationsApi.js"
 import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./v1/ProjectsApi.js"
 import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./v1/ProjectApiKeysApi.js"
@@ -82,6 +84,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(SsoGroup)
   .add(IngressGroup)
   .add(PlatformsGroup)
+  .add(MetricsGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -104,7 +107,8 @@ export const V1GroupsLive = Layer.mergeAll(
   SsoPublicGroupLive,
   SsoGroupLive,
   IngressGroupLive,
-  PlatformsGroupLive
+  PlatformsGroupLive,
+  MetricsGroupLive
 )
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
@@ -122,7 +126,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...oAuthProviderProblems,
   ...ssoProblemsByOperation,
   ...ingressProblems,
-  ...platformsProblems
+  ...platformsProblems,
+  ...metricsProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -140,7 +145,8 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...oAuthProviderIdempotent,
   ...ssoIdempotent,
   ...ingressIdempotent,
-  ...platformsIdempotent
+  ...platformsIdempotent,
+  ...metricsIdempotent
 ])
 
 /** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, SSO, ingress, the console). */

@@ -24,6 +24,7 @@ import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
+import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
 import m0003 from "./migrations/0003_projects.js"
@@ -45,6 +46,7 @@ import m0030 from "./migrations/0030_eventChannel.js"
 import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
+import m0040 from "./migrations/0040_metrics.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -66,7 +68,8 @@ export const RepositoriesSql = Layer.mergeAll(
   DashboardReposSql,
   ChannelReposSql,
   SsoReposSql,
-  PlatformsReposSql
+  PlatformsReposSql,
+  MetricsReposSql
 )
 
 /** Every migration, in id order (a test checks the ids are unique and increasing). */
@@ -89,6 +92,7 @@ export const migrations = {
   "0016_webhook_claims": m0016,
   "0017_recordChanges": m0017,
   "0030_eventChannel": m0030,
+  "0040_metrics": m0040,
   "0060_sso": m0060,
   "0070_platforms": m0070
 }

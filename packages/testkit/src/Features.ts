@@ -41,6 +41,7 @@ import { channelContract } from "./contracts/ChannelContract.js"
 import { PlatformsMemory } from "./memory/PlatformsMemory.js"
 import { platformsContract } from "./contracts/PlatformsContract.js"
 import { makeSimulatedProviders } from "@switchboard/core/platforms"
+import { MetricsMemory } from "./memory/MetricsMemory.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -65,6 +66,8 @@ export * from "./memory/DashboardMemory.js"
 export * from "./memory/SsoMemory.js"
 export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
+export * from "./memory/MetricsMemory.js"
+export * from "./contracts/MetricsContract.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
 export const RepositoriesMemory = Layer.mergeAll(
@@ -87,7 +90,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   DashboardMemory,
   SsoMemory,
   ChannelMemory,
-  PlatformsMemory
+  PlatformsMemory,
+  MetricsMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */

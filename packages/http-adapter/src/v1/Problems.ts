@@ -14,6 +14,7 @@ import type { IngressEndpointLimitReached } from "@switchboard/core/events"
 import type { PlatformsError } from "@switchboard/core/platforms"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
+import type { MetricsError } from "@switchboard/core/metrics"
 import { rowOf } from "../http/ErrorTable.js"
 import { accessTokensErrors } from "./AccessTokensErrors.js"
 import { accountSecurityErrors } from "./AccountSecurityErrors.js"
@@ -29,6 +30,7 @@ import { projectsErrors } from "./ProjectsErrors.js"
 import { ssoErrors } from "./SsoErrors.js"
 import { uploadsErrors } from "./UploadsErrors.js"
 import { voiceErrors } from "./VoiceErrors.js"
+import { metricsErrors } from "./MetricsErrors.js"
 import { type V1WebhookError, webhooksErrors } from "./WebhooksErrors.js"
 
 export * from "./ProblemFailure.js"
@@ -37,7 +39,7 @@ export * from "./ProblemFailure.js"
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
   | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError | IngressEndpointLimitReached
-  | PlatformsError
+  | PlatformsError | MetricsError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -54,7 +56,8 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...oAuthProviderErrors,
   ...ssoErrors,
   ...ingressErrors,
-  ...platformsErrors
+  ...platformsErrors,
+  ...metricsErrors
 }
 
 /**

@@ -121,10 +121,10 @@ const dependencyRule: Record<string, (specifier: string, path: string) => string
   "sql-adapter": (s) =>
     bare(
       "effect", "@switchboard/core", "@effect/sql", "@effect/sql-pg", "@effect/experimental", "@effect/platform",
-      "@effect/platform-node", "pg", "@electric-sql/pglite", "@electric-sql/pglite-socket"
+      "@effect/platform-node", "pg", "@electric-sql/pglite", "@electric-sql/pglite-socket", "libpg-query"
     )(s) || s.startsWith("node:")
       ? undefined
-      : "the sql-adapter imports only core, effect, @effect/sql(-pg), PGlite, pg and node:*",
+      : "the sql-adapter imports only core, effect, @effect/sql(-pg), PGlite, pg, libpg-query and node:*",
   "http-adapter": (s, path) =>
     bare("@switchboard/sql-adapter", "@switchboard/testkit")(s) && !path.startsWith("packages/http-adapter/src/server/")
       ? "adapters never import each other, except the composition root (http-adapter/src/server/)"
@@ -385,6 +385,10 @@ const knownCycles: Readonly<Record<string, string>> = {}
 
 /** Suites not stored in SQL. */
 const nonSqlSuites: SuiteBackends = {
+  metricsQueryContract: {
+    backends: ["sql"],
+    why: "SQL runs only on a SQL store: the in-memory engine answers MetricsQueryUnavailable (testkit/test/Metrics.memory.test.ts)"
+  },
   blobStoreContract: {
     backends: ["memory", "filesystem"],
     why: "blobs are not kept in the database: the standalone server stores them on the filesystem"
@@ -421,7 +425,7 @@ describe("the architecture checkers catch a deliberate violation", () => {
       "packages/core/src/shared/Bad.ts:5 imports \"@switchboard/testkit\": core imports only effect and jose (it runs in any JS runtime)",
       "packages/core/src/shared/Bad.ts:6 imports \"../../../testkit/src/X.js\": a relative import leaves packages/core/src/",
       "packages/core/src/shared/Bad.ts:7 imports \"@effect/platform\": core imports only effect and jose (it runs in any JS runtime)",
-      "packages/sql-adapter/src/Bad.ts:1 imports \"@switchboard/testkit\": the sql-adapter imports only core, effect, @effect/sql(-pg), PGlite, pg and node:*",
+      "packages/sql-adapter/src/Bad.ts:1 imports \"@switchboard/testkit\": the sql-adapter imports only core, effect, @effect/sql(-pg), PGlite, pg, libpg-query and node:*",
       "packages/testkit/src/Bad.ts:1 imports \"@switchboard/sql-adapter\": the testkit imports only core, effect and the test runner",
       "packages/http-adapter/src/v1/Bad.ts:1 imports \"@switchboard/sql-adapter\": adapters never import each other, except the composition root (http-adapter/src/server/)"
     ])

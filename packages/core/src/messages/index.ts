@@ -1,0 +1,1 @@
+export * as MessageMachine from "./MessageMachine.js"

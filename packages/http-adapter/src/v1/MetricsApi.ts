@@ -1,0 +1,50 @@
+/**
+ * The Metrics feature's /v1 routes (contract.md §1 8c, §3.10): the read-only SQL query operation
+ * over `message_events` and `call_events`, its SQL schema document and the backfill state. All
+ * three need `events:read` on the project.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  GetMessageMetricsBackfillResponse,
+  GetMessageMetricsSqlSchemaResponse,
+  QueryMessageMetricsResponse
+} from "@switchboard/core/metrics"
+import { SqlQueryRequest } from "@switchboard/core/projects"
+import { type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { Schema } from "effect"
+import { Authn } from "./Authn.js"
+import { projectProblems as common } from "./CommonProblems.js"
+
+const ProjectPath = Schema.Struct({ projectId: ProjectId })
+
+export const MetricsGroup = HttpApiGroup.make("metrics")
+  .add(
+    HttpApiEndpoint.post("queryMessageMetrics", "/v1/projects/:projectId/metrics/query")
+      .setPath(ProjectPath)
+      .setPayload(SqlQueryRequest)
+      .addSuccess(QueryMessageMetricsResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("getMessageMetricsSqlSchema", "/v1/projects/:projectId/metrics/query")
+      .setPath(ProjectPath)
+      .addSuccess(GetMessageMetricsSqlSchemaResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("getMessageMetricsBackfill", "/v1/projects/:projectId/metrics/backfill")
+      .setPath(ProjectPath)
+      .addSuccess(GetMessageMetricsBackfillResponse)
+  )
+  .middleware(Authn)
+  .annotateContext(OpenApi.annotations({
+    title: "Metrics",
+    description: "Read-only SQL over the project's message_events and call_events (docs/sql-query.md)."
+  }))
+
+/** operationId ("metrics.<name>") → the problem codes it can answer (for the OpenAPI document). */
+export const metricsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  "metrics.queryMessageMetrics": [...common, "QUERY_RESOURCE_LIMIT", "PAYLOAD_TOO_LARGE"],
+  "metrics.getMessageMetricsSqlSchema": common,
+  "metrics.getMessageMetricsBackfill": common
+}
+
+export const metricsIdempotent: ReadonlySet<string> = new Set()

@@ -1,0 +1,44 @@
+/**
+ * The Metrics feature's /v1 handlers (contract.md §3.10): `events:read` on the project, then the
+ * core service. The SQL runs in the store's engine (sql-adapter metrics/), never here.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import {
+  GetMessageMetricsBackfillResponse,
+  GetMessageMetricsSqlSchemaResponse,
+  MessageMetrics,
+  QueryMessageMetricsResponse
+} from "@switchboard/core/metrics"
+import { SqlQueryRequest } from "@switchboard/core/projects"
+import { Effect } from "effect"
+import { v1Group } from "./Api.js"
+import { MetricsGroup } from "./MetricsApi.js"
+import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { onProject } from "./ProjectsHandlers.js"
+
+export const MetricsGroupLive = HttpApiBuilder.group(v1Group(MetricsGroup), "metrics", (handlers) =>
+  Effect.gen(function*() {
+    const metrics = yield* MessageMetrics
+    return handlers
+      .handleRaw("queryMessageMetrics", ({ path }) =>
+        Effect.gen(function*() {
+          yield* onProject(path.projectId, "events:read")
+          const body = yield* decodeJsonBody(SqlQueryRequest)
+          const result = yield* domain(metrics.query({
+            projectId: path.projectId,
+            sql: body.value.sql,
+            parameters: body.value.parameters ?? {}
+          }))
+          return toResponse(yield* rendered(QueryMessageMetricsResponse, result))
+        }))
+      .handleRaw("getMessageMetricsSqlSchema", ({ path }) =>
+        Effect.gen(function*() {
+          yield* onProject(path.projectId, "events:read")
+          return toResponse(yield* rendered(GetMessageMetricsSqlSchemaResponse, metrics.schema))
+        }))
+      .handleRaw("getMessageMetricsBackfill", ({ path }) =>
+        Effect.gen(function*() {
+          yield* onProject(path.projectId, "events:read")
+          return toResponse(yield* rendered(GetMessageMetricsBackfillResponse, yield* domain(metrics.backfill(path.projectId))))
+        }))
+  }))

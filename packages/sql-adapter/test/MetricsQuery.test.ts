@@ -1,0 +1,162 @@
+/**
+ * The SQL query operation's engine on PGlite and PostgreSQL (issue 15): results, errors, bounds,
+ * and the hostile-SQL suite — every attempt refused or bounded with all three defence layers on,
+ * and again with each layer disabled in turn.
+ */
+import { layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import type { MetricsQuery } from "@switchboard/core/metrics"
+import { metricsQueryContract } from "@switchboard/testkit"
+import { makeMetricsQueryEngine, type MetricsSandboxOptions, testBackends, testStore } from "@switchboard/sql-adapter"
+import type { ProjectId } from "@switchboard/core/shared"
+import { Effect, Exit, Layer } from "effect"
+import { expect } from "vitest"
+import { attempts } from "./MetricsHostile.attempts.js"
+
+const A = "01890000-0000-7000-8000-00000000000a" as ProjectId
+const B = "01890000-0000-7000-8000-00000000000b" as ProjectId
+const ROWS = 40
+
+const seed = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  // Rows of two projects without their parents: foreign keys are not the subject here.
+  yield* sql.withTransaction(Effect.gen(function*() {
+    yield* sql.unsafe("set local session_replication_role = replica")
+    for (const [project, prefix] of [[A, "a"], [B, "zz"]] as const) {
+      yield* sql.unsafe(
+        `insert into message_event_log (project_id, event_id, message_id, platform, direction, event_type, status, occurred_at, recorded_at)
+         select $1::uuid, $2 || '-e' || i, $2 || '-' || i, 'sms', 'addressed', 'accepted', 'accepted',
+                timestamptz '2030-01-01T00:00:00Z' + i * interval '1 minute', timestamptz '2030-01-01T00:00:00Z'
+         from generate_series(1, ${ROWS}) i`,
+        [project, prefix]
+      )
+    }
+  }))
+  yield* sql.unsafe("create table hostile_secret (x text)")
+  yield* sql.unsafe("insert into hostile_secret values ('TOPSECRET')")
+})
+
+const engine = (options: MetricsSandboxOptions = {}) =>
+  makeMetricsQueryEngine({ statementTimeoutMillis: 300, ...options })
+
+const query = (sql: string, parameters: Record<string, string> = {}, projectId: ProjectId = A): MetricsQuery => ({ projectId, sql, parameters })
+
+const run = (options: MetricsSandboxOptions, q: MetricsQuery) =>
+  Effect.flatMap(engine(options), (e) => e.run(q))
+
+/** The state no attempt may change. */
+const invariants = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql.unsafe<Record<string, unknown>>(`
+    select (select count(*)::int from metrics_scope) as scope,
+           (select count(*)::int from message_event_log) as events,
+           (select count(*)::int from hostile_secret) as secrets,
+           (select count(*)::int from pg_class where relname = 'stolen') as stolen,
+           current_user as role,
+           current_setting('transaction_read_only') as read_only`)
+  return row
+})
+
+const leaks = (value: unknown) => {
+  const text = JSON.stringify(value)
+  return text.includes("zz-") || text.includes("TOPSECRET")
+}
+
+/**
+ * Without the parser these run, and are still bounded — every attempt is also checked to leak
+ * nothing and change nothing: the role reads PostgreSQL's catalogs (every role may: metadata,
+ * never a project's rows) and a few harmless built-ins; the qualified views and an array compare
+ * read only the caller's rows; a notification and a large object die with the rolled-back
+ * transaction.
+ */
+const runsWithoutParser = new Set([
+  "pg_class", "quoted catalog", "information_schema", "pg_stat_activity", "current_user", "version()",
+  "regclass cast", "current_setting game", "txid_current", "CTE scope confusion",
+  "the views' schema, qualified", "array constructor", "pg_notify", "lo_creat"
+])
+
+for (const backend of testBackends()) {
+  const Store = Layer.provideMerge(Layer.effectDiscard(seed), testStore(backend))
+
+  layer(Store, { excludeTestServices: true, timeout: "300 seconds" })(`metrics query engine (${backend})`, (it) => {
+    it.effect("answers the project's own rows, typed; never another project's", () =>
+      Effect.gen(function*() {
+        const own = yield* run({}, query(
+          "select count(*) as n, 9007199254740993::bigint as big, 2.5::numeric as half, max(occurred_at) as last, " +
+            "min(message_id) like 'a-%' as mine from message_events where occurred_at >= :since::timestamptz",
+          { since: "2030-01-01T00:00:00Z" }
+        ))
+        expect(own.columns).toEqual([
+          { name: "n", type: "bigint" },
+          { name: "big", type: "bigint" },
+          { name: "half", type: "numeric" },
+          { name: "last", type: "timestamptz" },
+          { name: "mine", type: "boolean" }
+        ])
+        expect(own.rows).toEqual([[ROWS, "9007199254740993", 2.5, "2030-01-01T00:40:00.000Z", true]])
+        const other = yield* run({}, query("select count(*) as n, min(message_id) as first from message_events", {}, B))
+        expect(other.rows).toEqual([[ROWS, "zz-1"]])
+      }))
+
+    it.effect("refuses bad SQL and refused constructs at the parser's position, named", () =>
+      Effect.gen(function*() {
+        const syntax = yield* Effect.flip(run({}, query("select * frm message_events")))
+        expect(syntax).toMatchObject({ _tag: "MetricsQueryInvalid", construct: "syntax", position: 10 })
+        const fn = yield* Effect.flip(run({}, query("select :since::timestamptz, pg_sleep(1)", { since: "2030-01-01T00:00:00Z" })))
+        expect(fn).toMatchObject({ _tag: "MetricsQueryInvalid", construct: "function", position: 29 })
+        const rel = yield* Effect.flip(run({}, query("select 1 from message_events, public.message_event_log")))
+        expect(rel).toMatchObject({ _tag: "MetricsQueryInvalid", construct: "schema-qualified name", position: 31 })
+        const two = yield* Effect.flip(run({}, query("select 1; select 2")))
+        expect(two).toMatchObject({ _tag: "MetricsQueryInvalid", construct: "multiple statements" })
+        const dup = yield* Effect.flip(run({}, query("select count(*), count(*) from message_events")))
+        expect(dup).toMatchObject({ _tag: "MetricsQueryInvalid", construct: "duplicate column name" })
+        const runtime = yield* Effect.flip(run({}, query("select 1 / 0 as x")))
+        expect(runtime).toMatchObject({ _tag: "MetricsQueryInvalid", message: "division by zero" })
+      }))
+
+    it.effect("caps rows and result bytes; bounds a runaway statement", () =>
+      Effect.gen(function*() {
+        expect(yield* Effect.flip(run({ maximumRows: 5 }, query("select * from message_events"))))
+          .toMatchObject({ _tag: "MetricsQueryResourceLimit", limit: "rows" })
+        expect((yield* run({ maximumRows: 5 }, query("select * from message_events limit 5"))).rows).toHaveLength(5)
+        expect(yield* Effect.flip(run({ maximumResultBytes: 200 }, query("select * from message_events"))))
+          .toMatchObject({ _tag: "MetricsQueryResourceLimit", limit: "resultBytes" })
+        const bomb = query(`select count(*) from ${Array.from({ length: 6 }, (_, i) => `message_events m${i}`).join(", ")}`)
+        const bounded = yield* Effect.flip(run({ statementTimeoutMillis: 100 }, bomb))
+        // PostgreSQL cancels it at the timeout (504); PGlite cannot, so its planner gate refuses it first.
+        expect(bounded).toMatchObject(backend === "postgres" ? { _tag: "MetricsQueryTimeout" } : { _tag: "MetricsQueryResourceLimit", limit: "cost" })
+      }))
+
+    const modes: ReadonlyArray<[string, NonNullable<MetricsSandboxOptions["layers"]>]> = [
+      ["all layers", {}],
+      ["layer (a) parser off", { parser: false }],
+      ["layer (b) role, read-only and wrapper off", { role: false }],
+      ["layer (c) scope made writable by the query role", { scope: false }]
+    ]
+    for (const [mode, layers] of modes) {
+      it.effect(`hostile SQL, ${mode}: ${attempts.length} attempts refused or bounded`, () =>
+        Effect.gen(function*() {
+          expect(attempts.length).toBeGreaterThanOrEqual(60)
+          const before = yield* invariants
+          const e = yield* engine({ layers })
+          const outcomes: Array<string> = []
+          for (const attempt of attempts) {
+            const exit = yield* Effect.exit(e.run(query(attempt.sql, attempt.parameters ?? {})))
+            if (Exit.isSuccess(exit)) {
+              expect(leaks(exit.value), `${attempt.name} leaked: ${JSON.stringify(exit.value.rows)}`).toBe(false)
+              if (attempt.refused && (layers.parser ?? true)) outcomes.push(`${attempt.name}: ran`)
+              if (attempt.refused && layers.parser === false && !runsWithoutParser.has(attempt.name)) outcomes.push(`${attempt.name}: ran`)
+            } else {
+              // A refusal is a domain error, never a defect; its message holds none of the other rows.
+              expect(Exit.isFailure(exit) && exit.cause._tag === "Fail", `${attempt.name}: ${String(exit.cause)}`).toBe(true)
+              expect(leaks(String(exit.cause)), `${attempt.name} leaked in its error`).toBe(false)
+            }
+          }
+          expect(outcomes, outcomes.join("; ")).toEqual([])
+          expect(yield* invariants).toEqual(before)
+        }))
+    }
+  })
+}
+
+for (const backend of testBackends()) metricsQueryContract(backend, () => testStore(backend))
