@@ -45,7 +45,7 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
     // Made on its first request, not at start (it walks every schema of the API), then kept.
     let openapi: string | undefined
     yield* router.get("/openapi.json", Effect.sync(() => {
-      openapi ??= JSON.stringify(openApiDocument(config.apiUrl))
+      openapi ??= JSON.stringify(openApiDocument(config.apiUrl, config.docsUrl))
       return HttpServerResponse.text(openapi, { contentType: "application/json" })
     }))
     yield* router.get("/problems", Effect.sync(catalogResponse))
