@@ -1,7 +1,0 @@
-console.error("start")
-const { openApiDocument } = await import("./src/docs/OpenApiDocument.js")
-console.error("loaded")
-const t = Date.now()
-const d = openApiDocument("http://127.0.0.1:8080")
-console.error("ms", Date.now() - t)
-console.log(JSON.stringify(d, null, 1))
