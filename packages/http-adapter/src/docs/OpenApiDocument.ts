@@ -87,6 +87,7 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
   const spec = OpenApi.fromApi(V1Api) as unknown as Json
   const schemas = v1OperationSchemas()
   spec.servers = [{ url: apiUrl }]
+  spec.info = { ...spec.info, license: { name: "UNLICENSED", identifier: "UNLICENSED" } }
   spec.components = spec.components ?? {}
   spec.components.schemas = { ...spec.components.schemas, Problem: problemSchema }
   for (const item of Object.values<Json>(spec.paths ?? {})) {

@@ -99,6 +99,19 @@ const listOperations = new Set<string>([
 
 type Json = Record<string, any>
 
+const tagDescriptions: Record<Tag, string> = {
+  Projects: "Projects, their platforms, integrations, webhooks and members",
+  Billing: "Subscription, usage and checkout",
+  Payments: "The payment provider setup of an organization",
+  Profile: "The caller's profile",
+  Onboarding: "Onboarding answers",
+  OTP: "Phone verification codes",
+  Account: "Service keys, OAuth apps and authorized apps",
+  Privacy: "Privacy requests",
+  Analytics: "Identity for product analytics",
+  System: "Health, readiness, diagnostics and this document"
+}
+
 const scopes: Record<string, string> = {
   openid: "identify the user", profile: "name and profile picture", email: "email address", offline_access: "refresh token",
   "projects:read": "view projects", "projects:write": "create, edit, delete projects", "members:read": "see collaborators",
@@ -214,11 +227,11 @@ export const dashboardOpenApi = (dashboardUrl: string, version = "0.1.0"): Json 
         "`{succeed: false, message, code}`; the HTTP status is authoritative. Callers: a signed-in session " +
         "(cookie `sb_session`, every scope; state-changing requests need `X-CSRF-Token`, a same-origin `Origin` or " +
         "`X-Requested-With`) or an OAuth access token (its scopes). The sign-in component under `/api/auth/*` is " +
-        "not part of this operation list."
+        "not part of this operation list.",
+      license: { name: "UNLICENSED", identifier: "UNLICENSED" }
     },
     servers: [{ url: dashboardUrl }],
-    tags: ["Projects", "Billing", "Payments", "Profile", "Onboarding", "OTP", "Account", "Privacy", "Analytics", "System"]
-      .map((name) => ({ name })),
+    tags: Object.entries(tagDescriptions).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas: {
