@@ -54,7 +54,7 @@ export const referenceScript = `(function () {
   var el = document.getElementById("reference");
   var sameOrigin = el.getAttribute("data-same-origin") === "true";
   var config = {
-    url: el.getAttribute("data-spec-url"),
+    url: el.getAttribute("data-document"),
     withDefaultFonts: false,
     telemetry: false,
     hideClientButton: false,
@@ -93,7 +93,7 @@ export const referencePageResponse = (page: ReferencePage, managementUrl: string
 <body><nav class="apis" aria-label="APIs"><strong>Switchboard API reference</strong> ${nav}
 <a href="${escapeHtml(page.specUrl)}">OpenAPI document</a></nav>
 <main><div id="app"></div></main>
-<script id="reference" type="application/json" data-spec-url="${escapeHtml(page.specUrl)}" data-same-origin="${page.sameOrigin}">{}</script>
+<script id="reference" type="application/json" data-document="${escapeHtml(page.specUrl)}" data-same-origin="${page.sameOrigin}">{}</script>
 <script src="/docs/assets/scalar.js"></script>
 <script src="/docs/assets/reference.js"></script>
 </body></html>`

@@ -141,7 +141,7 @@ describe("reference pages", () => {
       expect(csp).toContain("script-src 'self';")
       expect(csp).toContain("default-src 'none'")
       const html = await response.text()
-      expect(html).toContain(`data-spec-url="${spec}"`)
+      expect(html).toContain(`data-document="${spec}"`)
       // Every script and stylesheet the page names is one of ours.
       for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(src!.startsWith("/")).toBe(true)
     }
