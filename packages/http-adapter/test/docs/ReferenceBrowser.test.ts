@@ -38,7 +38,7 @@ describe("API reference in a browser", () => {
         if (/Content Security Policy/i.test(m.text()) && !/Loading the font 'https:\/\/fonts\.scalar\.com\//.test(m.text())) violations.push(m.text())
       })
       await page.goto(`${server.baseUrl}${path}`)
-      await page.waitForFunction((text) => document.body.innerText.includes(text), title, { timeout: 60_000 }).catch((e) => {
+      await page.waitForFunction(`document.body.innerText.includes(${JSON.stringify(title)})`, undefined, { timeout: 60_000 }).catch((e) => {
         throw new Error(`${String(e)}\n${errors.join("\n")}\n${foreign.join("\n")}`)
       })
       await page.close()
