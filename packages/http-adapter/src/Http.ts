@@ -9,6 +9,8 @@ import { Effect, Layer, Ref } from "effect"
 import { defaultAvatarSvg } from "./docs/Assets.js"
 import { openApiDocument } from "./docs/OpenApiDocument.js"
 import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
+import { referencePageResponse, referencePages, referenceScript, scalarBundle, scriptResponse } from "./docs/ReferencePages.js"
+import { managementOpenApi } from "./routes/ManagementOperations.js"
 import { InFlight, makeGlobalMiddleware, routePattern, type RouteTable } from "./http/Middleware.js"
 import { ServerConfig } from "./http/ServerConfig.js"
 import { FeatureRoutes, featureRouteTable, V1Api, V1GroupsLive } from "./Features.js"
@@ -22,6 +24,10 @@ export const rawRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/problems/:slug"],
   ["GET", "/assets/default-avatar.svg"],
   ["GET", "/deprecations"],
+  ["GET", "/projects/openapi.json"],
+  ...referencePages.map((p) => ["GET", p.path] as const),
+  ["GET", "/docs/assets/scalar.js"],
+  ["GET", "/docs/assets/reference.js"],
   ...featureRouteTable
 ]
 
@@ -45,9 +51,20 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
     // Made on its first request, not at start (it walks every schema of the API), then kept.
     let openapi: string | undefined
     yield* router.get("/openapi.json", Effect.sync(() => {
-      openapi ??= JSON.stringify(openApiDocument(config.apiUrl))
+      openapi ??= JSON.stringify(openApiDocument(config.apiUrl, config.docsUrl))
       return HttpServerResponse.text(openapi, { contentType: "application/json" })
     }))
+    // The management API's document is public (the rest of /projects/* needs Basic credentials).
+    let managementDocument: string | undefined
+    yield* router.get("/projects/openapi.json", Effect.sync(() => {
+      managementDocument ??= JSON.stringify(managementOpenApi(config.spectrumUrl))
+      return HttpServerResponse.text(managementDocument, { contentType: "application/json" })
+    }))
+    for (const page of referencePages) {
+      yield* router.get(page.path as HttpRouter.PathInput, Effect.sync(() => referencePageResponse(page, config.spectrumUrl)))
+    }
+    yield* router.get("/docs/assets/scalar.js", Effect.sync(() => scriptResponse(scalarBundle())))
+    yield* router.get("/docs/assets/reference.js", Effect.sync(() => scriptResponse(referenceScript)))
     yield* router.get("/problems", Effect.sync(catalogResponse))
     yield* router.get("/problems/:slug", Effect.flatMap(HttpRouter.params, ({ slug }) => {
       const page = problemPageResponse(slug ?? "")

@@ -109,8 +109,8 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   managementContract(it)
   oAuthProviderContract(it)
   dashboardContract(it)
-  ssoContract(it),
-  channelContract(it),
+  ssoContract(it)
+  channelContract(it)
   platformsContract(it)
 }
 

@@ -3,10 +3,37 @@
  * and its schemas, with every error response described as what it is on the wire — a problem
  * document — and the Idempotency-Key header on the operations that require it.
  */
-import { OpenApi } from "@effect/platform"
-import { problemEntry, problemCodes } from "@switchboard/core/shared"
+import { HttpApi, OpenApi } from "@effect/platform"
+import { type ProblemCode, problemCodes, problemEntry } from "@switchboard/core/shared"
+import { Option, Schema } from "effect"
 import { idempotentOperations, operationProblems, V1Api } from "../Features.js"
 import { lifecycles } from "../v1/Lifecycle.js"
+import { exampleOf } from "./Examples.js"
+import { problemExample } from "./ProblemExamples.js"
+
+/** The schemas of one /v1 operation: its request bodies by media type and its successes by status. */
+export interface V1OperationSchemas {
+  readonly payloads: ReadonlyMap<string, Schema.Schema<any, any, never>>
+  readonly successes: ReadonlyMap<number, Schema.Schema<any, any, never>>
+}
+
+/** operationId → the schemas the versioned API decodes and encodes with (examples are made from them). */
+export const v1OperationSchemas = (): ReadonlyMap<string, V1OperationSchemas> => {
+  const out = new Map<string, V1OperationSchemas>()
+  HttpApi.reflect(V1Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group, payloads, successes }) => {
+      const success = new Map<number, Schema.Schema<any, any, never>>()
+      for (const [status, s] of successes) if (Option.isSome(s.ast)) success.set(status, Schema.make(s.ast.value))
+      const payload = new Map<string, Schema.Schema<any, any, never>>()
+      if (endpoint.method !== "GET" && endpoint.method !== "HEAD") {
+        for (const [contentType, p] of payloads) payload.set(contentType, Schema.make(p.ast))
+      }
+      out.set(`${group.identifier}.${endpoint.name}`, { payloads: payload, successes: success })
+    }
+  })
+  return out
+}
 
 const problemSchema = {
   type: "object",
@@ -40,9 +67,27 @@ const problemSchema = {
 
 type Json = Record<string, any>
 
-export const openApiDocument = (apiUrl: string): Json => {
+/** Writes an example into each JSON request body and success response from the operation's schemas. */
+const addExamples = (op: Json, schemas: V1OperationSchemas | undefined) => {
+  if (schemas === undefined) return
+  for (const [contentType, media] of Object.entries<Json>(op.requestBody?.content ?? {})) {
+    const schema = schemas.payloads.get(contentType)
+    if (schema !== undefined && contentType.endsWith("json")) media.example = exampleOf(schema)
+  }
+  for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+    const schema = schemas.successes.get(Number(status))
+    if (schema === undefined) continue
+    for (const [contentType, media] of Object.entries<Json>(response.content ?? {})) {
+      if (contentType.endsWith("json")) media.example = exampleOf(schema)
+    }
+  }
+}
+
+export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json => {
   const spec = OpenApi.fromApi(V1Api) as unknown as Json
+  const schemas = v1OperationSchemas()
   spec.servers = [{ url: apiUrl }]
+  spec.info = { ...spec.info, license: { name: "UNLICENSED", identifier: "UNLICENSED" } }
   spec.components = spec.components ?? {}
   spec.components.schemas = { ...spec.components.schemas, Problem: problemSchema }
   for (const item of Object.values<Json>(spec.paths ?? {})) {
@@ -61,10 +106,16 @@ export const openApiDocument = (apiUrl: string): Json => {
       for (const [status, list] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
         responses[String(status)] = {
           description: list.map((c) => `\`${c}\``).join(", "),
-          content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } }
+          content: {
+            "application/problem+json": {
+              schema: { $ref: "#/components/schemas/Problem" },
+              example: problemExample(docsUrl, list[0] as ProblemCode)
+            }
+          }
         }
       }
       op.responses = responses
+      addExamples(op, schemas.get(op.operationId))
       const lifecycle = lifecycles[op.operationId]
       if (lifecycle !== undefined) {
         op.deprecated = true

@@ -12,6 +12,7 @@ export const AccessTokensGroup = HttpApiGroup.make("accessTokens")
   .add(
     // The public contract's path (reference/contract.md §1 listOauthScopes).
     HttpApiEndpoint.get("listOauthScopes", "/v1/auth/oauth/scopes")
+      .annotateContext(OpenApi.annotations({ summary: "List OAuth scopes", description: "The business scopes an OAuth app can request, with what each allows. Public." }))
       .addSuccess(ListOauthScopesResponse)
       .annotate(OpenApi.Summary, "The business scopes OAuth apps can request (public)")
   )

@@ -22,30 +22,37 @@ import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
 
 export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
-  .add(HttpApiEndpoint.patch("updateAccount", "/v1/account").setPayload(UpdateAccountRequest).addSuccess(Account))
-  .add(HttpApiEndpoint.del("deleteAccount", "/v1/account").addSuccess(Account))
+  .add(HttpApiEndpoint.patch("updateAccount", "/v1/account")
+    .annotateContext(OpenApi.annotations({ summary: "Update the account", description: "Changes the account's name or other profile fields; only the fields sent change." })).setPayload(UpdateAccountRequest).addSuccess(Account))
+  .add(HttpApiEndpoint.del("deleteAccount", "/v1/account")
+    .annotateContext(OpenApi.annotations({ summary: "Delete the account", description: "Deletes the account and revokes every credential of it. Refused while it is the last owner of an organization." })).addSuccess(Account))
   .add(
     HttpApiEndpoint.post("startAccountPhoneVerification", "/v1/account/phone/verifications")
+      .annotateContext(OpenApi.annotations({ summary: "Verify a phone number", description: "Texts a code to the phone number; confirm it with PUT /v1/account/phone." }))
       .setPayload(StartAccountPhoneVerificationRequest)
       .addSuccess(StartAccountPhoneVerificationResponse, { status: 201 })
   )
   .add(
     HttpApiEndpoint.put("confirmAccountPhoneVerification", "/v1/account/phone")
+      .annotateContext(OpenApi.annotations({ summary: "Confirm the phone number", description: "Sets the account's phone number once the texted code matches." }))
       .setPayload(ConfirmAccountPhoneVerificationRequest)
       .addSuccess(Account)
   )
   .add(
     HttpApiEndpoint.post("beginTotpEnrollment", "/v1/account/mfa/totp")
+      .annotateContext(OpenApi.annotations({ summary: "Start TOTP enrolment", description: "Creates an unverified authenticator-app factor and answers its secret and otpauth URI (for a QR code)." }))
       .setPayload(BeginTotpEnrollmentRequest)
       .addSuccess(TotpEnrollment, { status: 201 })
   )
   .add(
     HttpApiEndpoint.post("confirmTotpEnrollment", "/v1/account/mfa/totp/verify")
+      .annotateContext(OpenApi.annotations({ summary: "Confirm TOTP enrolment", description: "Verifies the first code from the authenticator app; sign-in then asks for a code." }))
       .setPayload(ConfirmTotpEnrollmentRequest)
       .addSuccess(ConfirmTotpEnrollmentResponse)
   )
   .add(
     HttpApiEndpoint.del("deleteTotpFactor", "/v1/account/mfa/factors/:factorId")
+      .annotateContext(OpenApi.annotations({ summary: "Remove a TOTP factor", description: "Removes an authenticator-app factor from the account." }))
       .setPath(Schema.Struct({ factorId: TotpFactorId }))
       .addSuccess(DeleteTotpFactorResponse)
   )

@@ -19,17 +19,22 @@ import { commonProblems as common, idempotencyProblems as idempotent } from "./C
 export { Authn, CurrentPrincipal } from "./Authn.js"
 
 export const AccountGroup = HttpApiGroup.make("account")
-  .add(HttpApiEndpoint.get("getAccount", "/v1/account").addSuccess(Account))
+  .add(HttpApiEndpoint.get("getAccount", "/v1/account")
+    .annotateContext(OpenApi.annotations({ summary: "The signed-in account", description: "The account the credential belongs to: id, email, name, picture, phone and security settings." })).addSuccess(Account))
   // Deprecated alias of getAccount: its lifecycle is declared in v1/Lifecycle.ts.
-  .add(HttpApiEndpoint.get("getMe", "/v1/me").addSuccess(Account))
-  .add(HttpApiEndpoint.get("listAccountServiceKeys", "/v1/account/service-keys").addSuccess(ListAccountServiceKeysResponse))
+  .add(HttpApiEndpoint.get("getMe", "/v1/me")
+    .annotateContext(OpenApi.annotations({ summary: "The caller (deprecated)", description: "The account of the credential. Kept for older clients." })).addSuccess(Account))
+  .add(HttpApiEndpoint.get("listAccountServiceKeys", "/v1/account/service-keys")
+    .annotateContext(OpenApi.annotations({ summary: "List service keys", description: "The account's service keys, without their secrets." })).addSuccess(ListAccountServiceKeysResponse))
   .add(
     HttpApiEndpoint.post("createAccountServiceKey", "/v1/account/service-keys")
+      .annotateContext(OpenApi.annotations({ summary: "Create a service key", description: "Creates a service key for the versioned API; its secret is in this answer only. The number of live keys is limited." }))
       .setPayload(CreateAccountServiceKeyRequest)
       .addSuccess(CreateAccountServiceKeyResponse, { status: 201 })
   )
   .add(
     HttpApiEndpoint.del("revokeAccountServiceKey", "/v1/account/service-keys/:serviceKeyId")
+      .annotateContext(OpenApi.annotations({ summary: "Revoke a service key", description: "Revokes the key at once; requests made with it are refused from now on." }))
       .setPath(Schema.Struct({ serviceKeyId: ServiceKeyId }))
       .addSuccess(RevokeAccountServiceKeyResponse)
   )

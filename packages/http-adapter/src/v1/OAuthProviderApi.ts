@@ -17,12 +17,14 @@ import { commonProblems as common } from "./CommonProblems.js"
 export const OAuthProviderGroup = HttpApiGroup.make("oAuthProvider")
   .add(
     HttpApiEndpoint.get("listAuthorizedApplications", "/v1/account/oauth/authorized-applications")
+      .annotateContext(OpenApi.annotations({ summary: "List authorized apps", description: "The OAuth apps the account authorized (one entry per live grant)." }))
       .setUrlParams(ListAuthorizedApplicationsParams)
       .addSuccess(ListAuthorizedApplicationsResponse)
       .annotate(OpenApi.Summary, "The OAuth apps the account authorized (one entry per live grant)")
   )
   .add(
     HttpApiEndpoint.del("revokeAuthorizedApplication", "/v1/account/oauth/authorized-applications/:applicationId")
+      .annotateContext(OpenApi.annotations({ summary: "Withdraw an app", description: "Withdraws the account's consent to an app and revokes every live token of it." }))
       .setPath(Schema.Struct({ applicationId: OAuthClientId }))
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Summary, "Withdraws the account's consent to an app and revokes every live token of it")

@@ -1,0 +1,164 @@
+/**
+ * The API reference (issue 16 § 2): every operation of the three OpenAPI documents has a summary,
+ * a description, its error responses, and an example for each JSON request body and response;
+ * each example decodes with the schema the server decodes or encodes that body with. A new
+ * endpoint without `OpenApi.annotations({ summary, description })` (v1), a Dashboard row without a
+ * description, or a management route without a row in `ManagementOperations.ts` fails here. The
+ * reference pages and the bundle they load are served by a real server, with a CSP that allows
+ * nothing from another origin.
+ */
+import { Problem } from "@switchboard/core/shared"
+import { Schema } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { openApiDocuments } from "../../src/docs/Documents.js"
+import { v1OperationSchemas } from "../../src/docs/OpenApiDocument.js"
+import { dashboardOperations, type DashboardOperation } from "../../src/routes/DashboardOperations.js"
+import { managementOperations } from "../../src/routes/ManagementOperations.js"
+import { managementRouteTable } from "../../src/routes/ManagementRoutes.js"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
+
+type Json = Record<string, any>
+
+const documents = openApiDocuments()
+
+const operationsOf = (doc: Json): Array<{ readonly id: string; readonly op: Json }> =>
+  Object.values<Json>(doc.paths).flatMap((item) =>
+    Object.entries<Json>(item)
+      .filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method))
+      .map(([, op]) => ({ id: String(op.operationId), op }))
+  )
+
+const decodes = (schema: Schema.Schema<any, any, never>, value: unknown) => Schema.decodeUnknownEither(schema)(value)._tag === "Right"
+
+const EnvelopeError = Schema.Struct({ succeed: Schema.Literal(false), message: Schema.String, code: Schema.String.pipe(Schema.minLength(1)) })
+const envelopeOf = (data: Schema.Schema<any, any, never>) => Schema.Struct({ succeed: Schema.Literal(true), data })
+
+describe("OpenAPI documents", () => {
+  for (const [name, doc] of Object.entries(documents)) {
+    it(`${name}: every operation has a summary, a description and error responses`, () => {
+      const missing: Array<string> = []
+      for (const { id, op } of operationsOf(doc)) {
+        if (typeof op.summary !== "string" || op.summary.trim() === "") missing.push(`${id}: summary`)
+        if (typeof op.description !== "string" || op.description.trim() === "") missing.push(`${id}: description`)
+        if (!Object.keys(op.responses ?? {}).some((s) => Number(s) >= 400)) missing.push(`${id}: error responses`)
+      }
+      expect(missing).toEqual([])
+    })
+
+    it(`${name}: every JSON request body and response has an example`, () => {
+      const missing: Array<string> = []
+      for (const { id, op } of operationsOf(doc)) {
+        for (const [type, media] of Object.entries<Json>(op.requestBody?.content ?? {})) {
+          if (type.endsWith("json") && media.example === undefined) missing.push(`${id} request ${type}`)
+        }
+        for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+          for (const [type, media] of Object.entries<Json>(response.content ?? {})) {
+            if (type.endsWith("json") && media.example === undefined && id !== "getOpenApi") missing.push(`${id} ${status} ${type}`)
+          }
+        }
+      }
+      expect(missing).toEqual([])
+    })
+  }
+
+  it("v1: each example decodes with the operation's schemas, each problem example with the problem schema", () => {
+    const schemas = v1OperationSchemas()
+    const bad: Array<string> = []
+    let checked = 0
+    for (const { id, op } of operationsOf(documents.v1)) {
+      const own = schemas.get(id)
+      expect(own, id).toBeDefined()
+      for (const [type, media] of Object.entries<Json>(op.requestBody?.content ?? {})) {
+        const schema = own!.payloads.get(type)
+        if (!type.endsWith("json") || schema === undefined) continue
+        checked++
+        if (!decodes(schema, media.example)) bad.push(`${id} request`)
+      }
+      for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+        for (const [type, media] of Object.entries<Json>(response.content ?? {})) {
+          const schema = Number(status) >= 400 ? Problem : own!.successes.get(Number(status))
+          if (!type.endsWith("json") || schema === undefined) continue
+          checked++
+          if (!decodes(schema, media.example)) bad.push(`${id} ${status}`)
+        }
+      }
+    }
+    expect(bad).toEqual([])
+    expect(checked).toBeGreaterThan(200)
+  })
+
+  it("dashboard: each example decodes with the operation's body and data schemas", () => {
+    const lists = new Set(["listProjects", "listProjectWebhooks", "listProjectMembers", "listOAuthApps", "listOAuthConsents"])
+    const bad: Array<string> = []
+    for (const o of dashboardOperations as ReadonlyArray<DashboardOperation>) {
+      const op = documents.dashboard.paths[o.path.replace(/:([A-Za-z]+)/g, "{$1}")][o.method.toLowerCase()]
+      if (o.body !== undefined && !decodes(o.body as Schema.Schema<any, any, never>, op.requestBody.content["application/json"].example)) {
+        bad.push(`${o.operationId} request`)
+      }
+      if (o.data !== undefined) {
+        const data = (lists.has(o.operationId) ? Schema.Array(o.data) : o.data) as Schema.Schema<any, any, never>
+        if (!decodes(envelopeOf(data), op.responses["200"].content["application/json"].example)) bad.push(`${o.operationId} 200`)
+      }
+      for (const [status, response] of Object.entries<Json>(op.responses)) {
+        if (Number(status) >= 400 && !decodes(EnvelopeError, response.content["application/json"].example)) bad.push(`${o.operationId} ${status}`)
+      }
+    }
+    expect(bad).toEqual([])
+  })
+
+  it("management: one row per route, and each example decodes with the operation's schemas", () => {
+    expect(managementOperations.map((o) => `${o.method} ${o.path}`).sort())
+      .toEqual(managementRouteTable.map(([method, path]) => `${method} ${path}`).sort())
+    const bad: Array<string> = []
+    for (const o of managementOperations) {
+      const op = documents.management.paths[o.path.replace(/:([A-Za-z]+)/g, "{$1}")][o.method.toLowerCase()]
+      if (o.body !== undefined && !decodes(o.body as Schema.Schema<any, any, never>, op.requestBody.content["application/json"].example)) {
+        bad.push(`${o.operationId} request`)
+      }
+      if (!decodes(envelopeOf(o.data as Schema.Schema<any, any, never>), op.responses["200"].content["application/json"].example)) {
+        bad.push(`${o.operationId} 200`)
+      }
+      for (const [status, response] of Object.entries<Json>(op.responses)) {
+        if (Number(status) >= 400 && !decodes(EnvelopeError, response.content["application/json"].example)) bad.push(`${o.operationId} ${status}`)
+      }
+    }
+    expect(bad).toEqual([])
+  })
+})
+
+describe("reference pages", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer("pglite")
+  }, 60_000)
+  afterAll(() => server.close())
+
+  it("serves one page per API, loading only this origin's scripts", async () => {
+    for (const [path, spec] of [["/docs", "/openapi.json"], ["/docs/dashboard", "/api/openapi.json"], ["/docs/management", "/projects/openapi.json"]] as const) {
+      const response = await fetch(`${server.baseUrl}${path}`)
+      expect(response.status).toBe(200)
+      const csp = response.headers.get("content-security-policy") ?? ""
+      expect(csp).toContain("script-src 'self';")
+      expect(csp).toContain("default-src 'none'")
+      const html = await response.text()
+      expect(html).toContain(`data-document="${spec}"`)
+      // Every script and stylesheet the page names is one of ours.
+      for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(src!.startsWith("/")).toBe(true)
+    }
+    const bundle = await fetch(`${server.baseUrl}/docs/assets/scalar.js`)
+    expect(bundle.status).toBe(200)
+    expect(bundle.headers.get("content-type")).toContain("javascript")
+    expect((await bundle.text()).length).toBeGreaterThan(100_000)
+    const init = await (await fetch(`${server.baseUrl}/docs/assets/reference.js`)).text()
+    expect(init).toContain("withDefaultFonts: false")
+    expect(init).toContain("telemetry: false")
+  })
+
+  it("serves the management API's document without credentials", async () => {
+    const response = await fetch(`${server.baseUrl}/projects/openapi.json`)
+    expect(response.status).toBe(200)
+    const doc = await response.json() as Json
+    expect(doc.info.title).toBe("Switchboard management API")
+    expect(Object.keys(doc.paths)).toContain("/projects/{projectId}/webhooks")
+  })
+})
