@@ -237,85 +237,85 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
           return HttpServerResponse.setHeaders(response, headers)
         }
         const failed = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-      const failure = Cause.failureOption(cause)
-      if (Option.isSome(failure)) {
-        const e = failure.value as unknown
-        if (e instanceof ProblemFailure) {
-          const status = ProblemCatalog[e.code].status
-          return status >= 500
+          const failure = Cause.failureOption(cause)
+          if (Option.isSome(failure)) {
+            const e = failure.value as unknown
+            if (e instanceof ProblemFailure) {
+              const status = ProblemCatalog[e.code].status
+              return status >= 500
             ? Effect.as(logFailure("warning", e.code === "REQUEST_TIMEOUT" ? "request deadline passed" : "request failed", cause, status), render(e))
             : Effect.succeed(render(e))
-        }
-        if (e instanceof EnvelopeFailure) return Effect.succeed(renderEnvelopeFailure(e))
-        if (e instanceof OAuthFailure) return Effect.succeed(renderOAuthFailure(e))
-        if (e instanceof HttpApiError.HttpApiDecodeError) {
-          // The platform decodes path, query and headers; tell them apart by the first key.
-          const query = new URL(request.url, "http://localhost").searchParams
-          const locationOf = (key: unknown) =>
+            }
+            if (e instanceof EnvelopeFailure) return Effect.succeed(renderEnvelopeFailure(e))
+            if (e instanceof OAuthFailure) return Effect.succeed(renderOAuthFailure(e))
+            if (e instanceof HttpApiError.HttpApiDecodeError) {
+              // The platform decodes path, query and headers; tell them apart by the first key.
+              const query = new URL(request.url, "http://localhost").searchParams
+              const locationOf = (key: unknown) =>
             typeof key === "string" && query.has(key) ? "query" as const
             : typeof key === "string" && key.toLowerCase() in request.headers ? "header" as const
             : "param" as const
-          return Effect.succeed(render(validationFailed(e.issues.map((i) => ({
-            code: i._tag === "Missing" ? "missing" : "invalid_value",
-            location: locationOf(i.path[0]),
-            message: i.message,
-            path: i.path.map((p) => `/${String(p)}`).join("")
-          })), "A request parameter is not valid.")))
-        }
-        if (e instanceof HttpServerError.RouteNotFound) {
-          const url = new URL(request.url, "http://localhost")
-          const allow = allowedMethods(table, url.pathname)
-          // The path has a route's shape for this very method, yet the router refused it: a
-          // parameter is unusable (over 100 characters, `..`, undecodable) → 422, not 405.
-          if (allow.includes(request.method)) {
-            return Effect.succeed(render(validationFailed([{
-              code: "invalid_value",
-              location: "param",
-              message: "A path parameter is not valid: at most 100 characters, percent-encoded UTF-8, not . or ..",
-              path: ""
-            }], "A path parameter is not valid.")))
-          }
-          return Effect.succeed(render(allow.length > 0
+              return Effect.succeed(render(validationFailed(e.issues.map((i) => ({
+                code: i._tag === "Missing" ? "missing" : "invalid_value",
+                location: locationOf(i.path[0]),
+                message: i.message,
+                path: i.path.map((p) => `/${String(p)}`).join("")
+              })), "A request parameter is not valid.")))
+            }
+            if (e instanceof HttpServerError.RouteNotFound) {
+              const url = new URL(request.url, "http://localhost")
+              const allow = allowedMethods(table, url.pathname)
+              // The path has a route's shape for this very method, yet the router refused it: a
+              // parameter is unusable (over 100 characters, `..`, undecodable) → 422, not 405.
+              if (allow.includes(request.method)) {
+                return Effect.succeed(render(validationFailed([{
+                  code: "invalid_value",
+                  location: "param",
+                  message: "A path parameter is not valid: at most 100 characters, percent-encoded UTF-8, not . or ..",
+                  path: ""
+                }], "A path parameter is not valid.")))
+              }
+              return Effect.succeed(render(allow.length > 0
             ? problem("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${allow.join(", ")}.`, {
               headers: { allow: allow.join(", ") }
             })
             : problem("RESOURCE_NOT_FOUND", `No route for ${request.method} ${url.pathname}.`)))
-        }
-        if (e instanceof HttpServerError.RequestError) {
-          return Effect.succeed(render(validationFailed([{
-            code: "malformed_body",
-            location: "body",
-            message: "The request body could not be read.",
-            path: ""
-          }])))
-        }
-      }
-      // The client went away (or the server is stopping): nothing failed, and nobody reads the answer.
-      if (Cause.isInterruptedOnly(cause)) {
-        return Effect.as(
-          Effect.logDebug("request interrupted"),
-          render(problem("UPSTREAM_UNAVAILABLE", "The request was interrupted.", { headers: { "retry-after": "1" } }))
-        )
-      }
-      const defect = Cause.squash(cause)
-      const outage = databaseOutage(defect)
-      if (outage === "timeout") {
-        return Effect.as(
-          logFailure("warning", "database timed out", cause, 504),
-          render(problem("UPSTREAM_TIMEOUT", "The database did not answer in time; retry shortly.", { headers: { "retry-after": "5" } }))
-        )
-      }
-      if (outage === "unavailable") {
-        return Effect.as(
-          logFailure("warning", "database unavailable", cause, 503),
-          render(problem("UPSTREAM_UNAVAILABLE", "The database is unavailable; retry shortly.", { headers: { "retry-after": "5" } }))
-        )
-      }
-      return Effect.as(
-        logFailure("error", "unhandled failure", cause, 500),
-        render(problem("INTERNAL_ERROR", "An unexpected error occurred."))
-      )
-    
+            }
+            if (e instanceof HttpServerError.RequestError) {
+              return Effect.succeed(render(validationFailed([{
+                code: "malformed_body",
+                location: "body",
+                message: "The request body could not be read.",
+                path: ""
+              }])))
+            }
+          }
+          // The client went away (or the server is stopping): nothing failed, and nobody reads the answer.
+          if (Cause.isInterruptedOnly(cause)) {
+            return Effect.as(
+              Effect.logDebug("request interrupted"),
+              render(problem("UPSTREAM_UNAVAILABLE", "The request was interrupted.", { headers: { "retry-after": "1" } }))
+            )
+          }
+          const defect = Cause.squash(cause)
+          const outage = databaseOutage(defect)
+          if (outage === "timeout") {
+            return Effect.as(
+              logFailure("warning", "database timed out", cause, 504),
+              render(problem("UPSTREAM_TIMEOUT", "The database did not answer in time; retry shortly.", { headers: { "retry-after": "5" } }))
+            )
+          }
+          if (outage === "unavailable") {
+            return Effect.as(
+              logFailure("warning", "database unavailable", cause, 503),
+              render(problem("UPSTREAM_UNAVAILABLE", "The database is unavailable; retry shortly.", { headers: { "retry-after": "5" } }))
+            )
+          }
+          return Effect.as(
+            logFailure("error", "unhandled failure", cause, 500),
+            render(problem("INTERNAL_ERROR", "An unexpected error occurred."))
+          )
+
         }
         // The request deadline (REQUEST_TIMEOUT_MS): the work runs in its own fiber and always
         // succeeds with its exit, so its failures are rendered here like any other.
