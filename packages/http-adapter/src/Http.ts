@@ -5,13 +5,13 @@
  * the repository ports and a `ServerConfig`; the server entry (or a host) supplies them.
  */
 import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, Ref } from "effect"
+import { Effect, Layer } from "effect"
 import { defaultAvatarSvg } from "./docs/Assets.js"
 import { openApiDocument } from "./docs/OpenApiDocument.js"
 import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
 import { referencePageResponse, referencePages, referenceScript, scalarBundle, scriptResponse } from "./docs/ReferencePages.js"
 import { managementOpenApi } from "./routes/ManagementOperations.js"
-import { InFlight, makeGlobalMiddleware, routePattern, type RouteTable } from "./http/Middleware.js"
+import { InFlight, makeGlobalMiddleware, makeInFlightCounter, routePattern, type RouteTable } from "./http/Middleware.js"
 import { ServerConfig } from "./http/ServerConfig.js"
 import { FeatureRoutes, featureRouteTable, V1Api, V1GroupsLive } from "./Features.js"
 import { AuthnLive } from "./v1/Handlers.js"
@@ -77,7 +77,7 @@ const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
     })))
   }))
 
-export const InFlightLive = Layer.effect(InFlight, Ref.make(0))
+export const InFlightLive = Layer.sync(InFlight, makeInFlightCounter)
 
 const ApiLive = HttpApiBuilder.api(V1Api).pipe(Layer.provide(V1GroupsLive), Layer.provide(AuthnLive))
 

@@ -12,7 +12,7 @@ import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import type { ServiceKeyId } from "../shared/Identifiers.js"
 import { Principal } from "./Access.js"
 import { AccessTokenVerifier } from "./AccessTokenVerifier.js"
-import { parseCredential } from "./Credential.js"
+import { keyCredentialParts, parseCredential } from "./Credential.js"
 import { type CachedServiceKey, CredentialCache } from "./CredentialCache.js"
 import { AccountDeleted, InvalidCredential } from "../accounts/Errors.js"
 import { AccountsRepo, AccountServiceKeysRepo, CredentialRevocations } from "../accounts/Ports.js"
@@ -52,7 +52,35 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
         return Option.some(entry)
       })
 
-    const authenticate = fn("Authenticator.authenticate")(function*(raw: Redacted.Redacted<string>): Effect.fn.Return<
+    // The secret each cached service key was last verified with, and its principal: a later request
+    // presenting the same secret skips the hash. Held as long as the cache entry (≤ the TTL), which a
+    // revocation drops at once.
+    const verified = new WeakMap<CachedServiceKey, { readonly secret: string; readonly principal: Principal }>()
+
+    const cachedServiceKey = (keyId: string, secret: string, now: number): Principal | undefined => {
+      const entry = cache.get(keyId, now)
+      const hit = entry === undefined ? undefined : verified.get(entry)
+      if (hit === undefined || !constantTimeEqual(secret, hit.secret)) return undefined
+      const key = entry!.stored.serviceKey
+      return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.epochMillis > now) && entry!.accountDeletedAt === null
+        ? hit.principal
+        : undefined
+    }
+
+    /**
+     * The request path's synchronous check: the principal of a key credential verified before with
+     * this very secret, still cached, unrevoked and unexpired at `now` (epoch ms, from `Clock`);
+     * `undefined` for anything else (then `authenticate` decides, with the store if need be).
+     */
+    const cached = (raw: string, now: number): Principal | undefined => {
+      const parts = keyCredentialParts(raw)
+      if (parts === undefined) return undefined
+      return parts.kind === "AccountServiceKey"
+        ? cachedServiceKey(parts.keyId, parts.secret, now)
+        : projectKeys.cached(parts.keyId, parts.secret, now)
+    }
+
+    const verify = fn("Authenticator.authenticate")(function*(raw: Redacted.Redacted<string>): Effect.fn.Return<
       Principal,
       InvalidCredential | AccountDeleted
     > {
@@ -67,6 +95,8 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
           const now = yield* DateTime.now
           const entry = yield* load(parsed.keyId as ServiceKeyId, now.epochMillis)
           if (Option.isNone(entry)) return yield* invalid("unknown", "The credential is not valid.")
+          const hit = cachedServiceKey(parsed.keyId, Redacted.value(parsed.secret), now.epochMillis)
+          if (hit !== undefined) return hit
           const hash = yield* sha256Hex(Redacted.value(parsed.secret))
           if (!constantTimeEqual(hash, entry.value.stored.secretHash)) {
             return yield* invalid("unknown", "The credential is not valid.")
@@ -77,11 +107,20 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
             return yield* invalid("expired", "The service key has expired.")
           }
           if (entry.value.accountDeletedAt !== null) return yield* new AccountDeleted({ accountId: key.accountId })
-          return Principal.Account({ accountId: key.accountId, serviceKeyId: key.serviceKeyId })
+          const principal = Principal.Account({ accountId: key.accountId, serviceKeyId: key.serviceKeyId })
+          verified.set(entry.value, { secret: Redacted.value(parsed.secret), principal })
+          return principal
         }
       }
     })
 
-    return { authenticate } as const
+    /** Verifies a presented credential: from memory when `cached` knows it, else in full. */
+    const authenticate = (raw: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidCredential | AccountDeleted> =>
+      Effect.clockWith((clock) => {
+        const hit = cached(Redacted.value(raw), clock.unsafeCurrentTimeMillis())
+        return hit === undefined ? verify(raw) : Effect.succeed(hit)
+      })
+
+    return { authenticate, cached } as const
   })
 }) {}

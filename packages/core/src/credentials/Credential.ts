@@ -29,17 +29,34 @@ const jwtPattern = /^[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*$/
 /** The longest credential we look at; anything longer is malformed without further work. */
 export const MAX_CREDENTIAL_LENGTH = 8192
 
-/** Tells the three kinds apart by prefix; `undefined` when the string is none of them. */
-export const parseCredential = (raw: string): ParsedCredential | undefined => {
+/**
+ * A key credential's parts as plain strings (no `Redacted` wrapper): the synchronous cache check of
+ * the request path uses it (`Authenticator.cached`); `undefined` for anything else.
+ */
+export const keyCredentialParts = (
+  raw: string
+): { readonly kind: "AccountServiceKey" | "ProjectApiKey"; readonly keyId: string; readonly secret: string } | undefined => {
   if (raw.length === 0 || raw.length > MAX_CREDENTIAL_LENGTH) return undefined
   if (raw.startsWith(`${SVC}_ask_`)) {
     const m = serviceKeyPattern.exec(raw)
-    return m ? ParsedCredential.AccountServiceKey({ keyId: m[1]!, secret: Redacted.make(m[2]!) }) : undefined
+    return m ? { kind: "AccountServiceKey", keyId: m[1]!, secret: m[2]! } : undefined
   }
   if (raw.startsWith(`${SVC}_sk_`)) {
     const m = projectKeyPattern.exec(raw)
-    return m ? ParsedCredential.ProjectApiKey({ keyId: m[1]!, secret: Redacted.make(m[2]!) }) : undefined
+    return m ? { kind: "ProjectApiKey", keyId: m[1]!, secret: m[2]! } : undefined
   }
+  return undefined
+}
+
+/** Tells the three kinds apart by prefix; `undefined` when the string is none of them. */
+export const parseCredential = (raw: string): ParsedCredential | undefined => {
+  const key = keyCredentialParts(raw)
+  if (key !== undefined) {
+    return key.kind === "AccountServiceKey"
+      ? ParsedCredential.AccountServiceKey({ keyId: key.keyId, secret: Redacted.make(key.secret) })
+      : ParsedCredential.ProjectApiKey({ keyId: key.keyId, secret: Redacted.make(key.secret) })
+  }
+  if (raw.length === 0 || raw.length > MAX_CREDENTIAL_LENGTH || raw.startsWith(`${SVC}_ask_`) || raw.startsWith(`${SVC}_sk_`)) return undefined
   return jwtPattern.test(raw) ? ParsedCredential.AccessToken({ token: Redacted.make(raw) }) : undefined
 }
 

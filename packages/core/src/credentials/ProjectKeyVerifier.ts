@@ -52,11 +52,28 @@ export class ProjectKeyVerifier extends Effect.Service<ProjectKeyVerifier>()("co
         return Option.some(entry)
       })
 
+    // The secret each cached entry was last verified with, and the principal it gave: a later request
+    // presenting the same secret skips the hash (issue 12). Held as long as the entry (≤ the TTL).
+    const verified = new WeakMap<Entry, { readonly secret: string; readonly principal: Principal }>()
+
+    /** The principal of a cached key last verified with this very secret and still usable at `now`. */
+    const cached = (keyId: string, secret: string, now: number): Principal | undefined => {
+      const entry = cache.get(keyId, now)
+      const hit = entry === undefined ? undefined : verified.get(entry)
+      if (hit === undefined || !constantTimeEqual(secret, hit.secret)) return undefined
+      const key = entry!.stored.apiKey
+      return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.epochMillis > now) && entry!.projectState !== "deleted"
+        ? hit.principal
+        : undefined
+    }
+
     const verify = (keyId: string, secret: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidCredential> =>
       Effect.gen(function*() {
         const now = yield* DateTime.now
         const entry = yield* load(keyId as ApiKeyId, now.epochMillis)
         if (Option.isNone(entry)) return yield* invalid("unknown", "The credential is not valid.")
+        const hit = cached(keyId, Redacted.value(secret), now.epochMillis)
+        if (hit !== undefined) return hit
         const hash = yield* sha256Hex(Redacted.value(secret))
         if (!constantTimeEqual(hash, entry.value.stored.secretHash)) return yield* invalid("unknown", "The credential is not valid.")
         const key = entry.value.stored.apiKey
@@ -65,13 +82,15 @@ export class ProjectKeyVerifier extends Effect.Service<ProjectKeyVerifier>()("co
           return yield* invalid("expired", "The project API key has expired.")
         }
         if (entry.value.projectState === "deleted") return yield* invalid("revoked", "The project of this API key has been deleted.")
-        return Principal.ProjectKey({ projectId: key.projectId, apiKeyId: key.apiKeyId, permissions: key.permissions })
+        const principal = Principal.ProjectKey({ projectId: key.projectId, apiKeyId: key.apiKeyId, permissions: key.permissions })
+        verified.set(entry.value, { secret: Redacted.value(secret), principal })
+        return principal
       })
 
     /** The key was revoked or its permissions changed: stop serving it from this process's cache now. */
     const invalidate = (keyId: string): Effect.Effect<void> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.drop(keyId, now)))
 
-    return { verify, invalidate, cachedKeys: () => cache.size() } as const
+    return { verify, cached, invalidate, cachedKeys: () => cache.size() } as const
   })
 }) {}

@@ -45,10 +45,20 @@ export const typeIdPattern = (kind: IdKind): RegExp => new RegExp(`^${SVC}_${kin
 
 /** Encodes 16 bytes (a UUID) as 26 Crockford base32 characters; the first is always 0-7. */
 export const encodeBase32Uuid = (bytes: Uint8Array): string => {
-  let n = 0n
-  for (const b of bytes) n = (n << 8n) | BigInt(b)
+  // 128 bits after two leading zero bits: 130 bits, 26 characters of 5 bits (no BigInt: ids are
+  // made on every request).
   let out = ""
-  for (let i = 25; i >= 0; i--) out += CROCKFORD[Number((n >> BigInt(i * 5)) & 31n)]
+  let acc = 0
+  let bits = 2
+  for (let i = 0; i < 16; i++) {
+    acc = (acc << 8) | (bytes[i] ?? 0)
+    bits += 8
+    while (bits >= 5) {
+      out += CROCKFORD[(acc >>> (bits - 5)) & 31]
+      bits -= 5
+    }
+    acc &= (1 << bits) - 1
+  }
   return out
 }
 
@@ -87,7 +97,14 @@ export const uuidv7Bytes = (epochMillis: number, random: Uint8Array): Uint8Array
   return b
 }
 
-const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("")
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
+/** Lower-case hex of bytes. */
+export const hexOf = (b: Uint8Array): string => {
+  let out = ""
+  for (let i = 0; i < b.length; i++) out += HEX[b[i]!]
+  return out
+}
+const hex = hexOf
 
 export const formatUuid = (b: Uint8Array): string => {
   const h = hex(b)

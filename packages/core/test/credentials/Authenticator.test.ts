@@ -163,6 +163,34 @@ describe("Authenticator", () => {
       expect(yield* reasonOf(f.valid.credential)).toBe("ok")
     }).pipe(Effect.provide(Env)))
 
+  it.effect("cached: only a secret verified before is answered from memory; a wrong one, expiry and revocation still refuse", () =>
+    Effect.gen(function*() {
+      const f = yield* fixture
+      const auth = yield* Authenticator
+      const keys = yield* AccountServiceKeys
+      // Expires within the cache's TTL (30 s), so the entry is still held when it does.
+      const expiresAt = at(T0 + 10_000)
+      const created = yield* keys.create({ accountId: AccountId.make(f.accountId), name: "memo", expiresAt })
+      const credential = Redacted.value(created.secret)
+      const wrong = `${created.serviceKey.serviceKeyId}_${otherSecret(credential)}`
+      // Nothing verified yet: the synchronous check does not know it.
+      expect(auth.cached(credential, T0)).toBeUndefined()
+      expect(yield* reasonOf(credential)).toBe("ok")
+      const principal = auth.cached(credential, T0)
+      expect(principal).toEqual(Principal.Account({ accountId: AccountId.make(f.accountId), serviceKeyId: created.serviceKey.serviceKeyId }))
+      // The same key id with another secret: not from memory, and refused in full.
+      expect(auth.cached(wrong, T0)).toBeUndefined()
+      expect(yield* reasonOf(wrong)).toBe("unknown")
+      expect(auth.cached(credential, T0)).toBeDefined()
+      // Expiry applies at its instant, cached or not.
+      expect(auth.cached(credential, expiresAt.epochMillis - 1)).toBeDefined()
+      expect(auth.cached(credential, expiresAt.epochMillis)).toBeUndefined()
+      // Revocation drops it at once.
+      yield* keys.revoke(AccountId.make(f.accountId), created.serviceKey.serviceKeyId)
+      expect(auth.cached(credential, T0)).toBeUndefined()
+      expect(yield* reasonOf(credential)).toBe("revoked")
+    }).pipe(Effect.provide(Env)))
+
   it.effect("a revoked key that has also expired is refused", () =>
     Effect.gen(function*() {
       const f = yield* fixture

@@ -41,6 +41,14 @@ describe("encodeBase32Uuid", () => {
     expect(compareStrings(encodeBase32Uuid(a), encodeBase32Uuid(b))).toBe(compareBytes(a, b))
   }, { fastCheck: { numRuns: 500 } })
 
+  it.prop("equals the 128-bit number written in base 32 (the BigInt reference)", [bytes16], ([b]) => {
+    let n = 0n
+    for (const x of b) n = (n << 8n) | BigInt(x)
+    let reference = ""
+    for (let i = 25; i >= 0; i--) reference += CROCKFORD[Number((n >> BigInt(i * 5)) & 31n)]
+    expect(encodeBase32Uuid(b)).toBe(reference)
+  }, { fastCheck: { numRuns: 300 } })
+
   it("encodes the extremes", () => {
     expect(encodeBase32Uuid(new Uint8Array(16))).toBe("0".repeat(26))
     expect(encodeBase32Uuid(new Uint8Array(16).fill(255))).toBe(`7${"z".repeat(25)}`)

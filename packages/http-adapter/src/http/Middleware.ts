@@ -13,17 +13,31 @@ import {
   RecordCache,
   stateHeader
 } from "@switchboard/core/shared"
-import { Cause, Context, DateTime, Effect, Exit, Fiber, FiberRef, Option, Ref } from "effect"
+import { Cause, Clock, Context, DateTime, Effect, Exit, Fiber, FiberRef, Option } from "effect"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
 import { illFormedText } from "./Body.js"
 import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure, surfaceOf } from "./Surfaces.js"
 import { ProblemFailure, problem, renderProblem, validationFailed } from "../v1/Problems.js"
-import { traceIdOf, withRequestInfo } from "./RequestContext.js"
+import { setRequestInfo, traceIdOf } from "./RequestContext.js"
 import { newRequestId, newTraceId } from "./RequestIds.js"
 import { ServerConfig } from "./ServerConfig.js"
 
-/** How many requests are being served: shutdown waits for zero before closing the database. */
-export class InFlight extends Context.Tag("http/InFlight")<InFlight, Ref.Ref<number>>() {}
+/**
+ * How many requests are being served: shutdown waits for zero before closing the database. A plain
+ * counter (no effect per request): the global middleware counts a request in when it starts and out
+ * when its fiber ends, after its response was written.
+ */
+export interface InFlightCounter {
+  readonly current: () => number
+  readonly enter: () => void
+  readonly leave: () => void
+}
+export class InFlight extends Context.Tag("http/InFlight")<InFlight, InFlightCounter>() {}
+
+export const makeInFlightCounter = (): InFlightCounter => {
+  let n = 0
+  return { current: () => n, enter: () => void n++, leave: () => void n-- }
+}
 
 /** Known routes as (method, pattern) so an unknown method on a known path answers 405 with Allow. */
 export interface RouteTable {
@@ -104,12 +118,20 @@ export const urlIssue = (url: string): { code: string; location: "param" | "quer
  * The rate-limit key of a /v1 request: the presented credential (its hash — limits are per
  * credential, API.md §0), or the client address when none was sent.
  */
-const rateLimitKey = (request: HttpServerRequest.HttpServerRequest): string => {
+const rateLimitKey = (request: HttpServerRequest.HttpServerRequest, memo: Map<string, string>): string => {
   const bearer = /^Bearer[ ]+(\S{1,8192})\s*$/i.exec(request.headers["authorization"] ?? "")?.[1]
-  return bearer === undefined
-    ? `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
-    : `credential:${sha256HexSync(bearer).slice(0, 40)}`
+  if (bearer === undefined) return `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
+  // The hash of a credential seen recently is remembered (no hashing per request; issue 12).
+  let key = memo.get(bearer)
+  if (key === undefined) {
+    if (memo.size >= RATE_LIMIT_KEY_MEMO) memo.clear()
+    key = `credential:${sha256HexSync(bearer).slice(0, 40)}`
+    memo.set(bearer, key)
+  }
+  return key
 }
+
+const RATE_LIMIT_KEY_MEMO = 10_000
 
 /**
  * Runs `work` (which never fails) with a deadline: past `ms`, the caller gets `onTimeout` at once and
@@ -157,10 +179,16 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
       problem("REQUEST_TIMEOUT", `The request did not finish within ${config.requestTimeoutMs} ms; retry shortly.`, {
         headers: { "retry-after": "1" }
       })
+    const rateLimitKeys = new Map<string, string>()
     return (app: HttpApp.Default): HttpApp.Default =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      Effect.withFiberRuntime((fiber) => {
+        const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+        // Counted out when the request's fiber ends, after its response was written.
+        inFlight.enter()
+        fiber.addObserver(inFlight.leave)
         const requestId = newRequestId()
         const traceId = traceIdOf(request.headers["traceparent"]) ?? newTraceId()
+        setRequestInfo(request, { requestId, traceId })
         // Every header this middleware adds, set once on whatever response leaves.
         const headers: Record<string, string> = { "x-request-id": requestId, "x-trace-id": traceId }
         const q = request.url.indexOf("?")
@@ -181,21 +209,18 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
         const checked: HttpApp.Default<unknown> = urlProblem === undefined
           ? app
           : Effect.fail(validationFailed([urlProblem], "A request parameter is not valid."))
+        const now = DateTime.unsafeMake(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
         const guarded: HttpApp.Default<unknown> = limited
-          ? Effect.flatMap(DateTime.now, (now) =>
-            Effect.flatMap(limiter.hit(rateLimitKey(request), policy, now), (state) => {
-              headers["ratelimit-policy"] = policyValue
-              headers["ratelimit"] = stateHeader(policy, state)
-              return state.allowed
-                ? checked
-                : Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
-                  headers: { "retry-after": String(state.resetSeconds) }
-                }))
-            }))
+          ? Effect.flatMap(limiter.hit(rateLimitKey(request, rateLimitKeys), policy, now), (state) => {
+            headers["ratelimit-policy"] = policyValue
+            headers["ratelimit"] = stateHeader(policy, state)
+            return state.allowed
+              ? checked
+              : Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
+                headers: { "retry-after": String(state.resetSeconds) }
+              }))
+          })
           : checked
-        // The request deadline (REQUEST_TIMEOUT_MS). (`Effect.exit` first: the work's fiber always
-        // succeeds, so its failures are rendered here like any other.)
-        const bounded = Effect.flatten(withDeadline(Effect.exit(guarded), config.requestTimeoutMs, timeoutProblem))
         /** One structured line per failed request (the cause's trace only at debug level). */
         const logFailure = (level: "warning" | "error", message: string, cause: Cause.Cause<unknown>, status: number) =>
           Effect.zipRight(
@@ -204,99 +229,99 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
             ),
             Effect.logDebug(Cause.pretty(cause)).pipe(Effect.annotateLogs({ requestId }))
           )
-        return bounded.pipe(
-          Effect.catchAllCause((cause) => {
-            const failure = Cause.failureOption(cause)
-            if (Option.isSome(failure)) {
-              const e = failure.value as unknown
-              if (e instanceof ProblemFailure) {
-                const status = ProblemCatalog[e.code].status
-                return status >= 500
-                  ? Effect.as(logFailure("warning", e.code === "REQUEST_TIMEOUT" ? "request deadline passed" : "request failed", cause, status), render(e))
-                  : Effect.succeed(render(e))
-              }
-              if (e instanceof EnvelopeFailure) return Effect.succeed(renderEnvelopeFailure(e))
-              if (e instanceof OAuthFailure) return Effect.succeed(renderOAuthFailure(e))
-              if (e instanceof HttpApiError.HttpApiDecodeError) {
-                // The platform decodes path, query and headers; tell them apart by the first key.
-                const query = new URL(request.url, "http://localhost").searchParams
-                const locationOf = (key: unknown) =>
-                  typeof key === "string" && query.has(key) ? "query" as const
-                  : typeof key === "string" && key.toLowerCase() in request.headers ? "header" as const
-                  : "param" as const
-                return Effect.succeed(render(validationFailed(e.issues.map((i) => ({
-                  code: i._tag === "Missing" ? "missing" : "invalid_value",
-                  location: locationOf(i.path[0]),
-                  message: i.message,
-                  path: i.path.map((p) => `/${String(p)}`).join("")
-                })), "A request parameter is not valid.")))
-              }
-              if (e instanceof HttpServerError.RouteNotFound) {
-                const url = new URL(request.url, "http://localhost")
-                const allow = allowedMethods(table, url.pathname)
-                // The path has a route's shape for this very method, yet the router refused it: a
-                // parameter is unusable (over 100 characters, `..`, undecodable) → 422, not 405.
-                if (allow.includes(request.method)) {
-                  return Effect.succeed(render(validationFailed([{
-                    code: "invalid_value",
-                    location: "param",
-                    message: "A path parameter is not valid: at most 100 characters, percent-encoded UTF-8, not . or ..",
-                    path: ""
-                  }], "A path parameter is not valid.")))
-                }
-                return Effect.succeed(render(allow.length > 0
-                  ? problem("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${allow.join(", ")}.`, {
-                    headers: { allow: allow.join(", ") }
-                  })
-                  : problem("RESOURCE_NOT_FOUND", `No route for ${request.method} ${url.pathname}.`)))
-              }
-              if (e instanceof HttpServerError.RequestError) {
+        /** Whatever leaves: its headers, and cached records forgotten after a request that may have written. */
+        const finish = (response: HttpServerResponse.HttpServerResponse) => {
+          // A request that may have written: cached records (RecordCache) are forgotten before
+          // its answer leaves, so the client's next read sees its own write.
+          if (!readOnlyMethods.has(request.method)) records.clear()
+          return HttpServerResponse.setHeaders(response, headers)
+        }
+        const failed = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+          const failure = Cause.failureOption(cause)
+          if (Option.isSome(failure)) {
+            const e = failure.value as unknown
+            if (e instanceof ProblemFailure) {
+              const status = ProblemCatalog[e.code].status
+              return status >= 500
+            ? Effect.as(logFailure("warning", e.code === "REQUEST_TIMEOUT" ? "request deadline passed" : "request failed", cause, status), render(e))
+            : Effect.succeed(render(e))
+            }
+            if (e instanceof EnvelopeFailure) return Effect.succeed(renderEnvelopeFailure(e))
+            if (e instanceof OAuthFailure) return Effect.succeed(renderOAuthFailure(e))
+            if (e instanceof HttpApiError.HttpApiDecodeError) {
+              // The platform decodes path, query and headers; tell them apart by the first key.
+              const query = new URL(request.url, "http://localhost").searchParams
+              const locationOf = (key: unknown) =>
+            typeof key === "string" && query.has(key) ? "query" as const
+            : typeof key === "string" && key.toLowerCase() in request.headers ? "header" as const
+            : "param" as const
+              return Effect.succeed(render(validationFailed(e.issues.map((i) => ({
+                code: i._tag === "Missing" ? "missing" : "invalid_value",
+                location: locationOf(i.path[0]),
+                message: i.message,
+                path: i.path.map((p) => `/${String(p)}`).join("")
+              })), "A request parameter is not valid.")))
+            }
+            if (e instanceof HttpServerError.RouteNotFound) {
+              const url = new URL(request.url, "http://localhost")
+              const allow = allowedMethods(table, url.pathname)
+              // The path has a route's shape for this very method, yet the router refused it: a
+              // parameter is unusable (over 100 characters, `..`, undecodable) → 422, not 405.
+              if (allow.includes(request.method)) {
                 return Effect.succeed(render(validationFailed([{
-                  code: "malformed_body",
-                  location: "body",
-                  message: "The request body could not be read.",
+                  code: "invalid_value",
+                  location: "param",
+                  message: "A path parameter is not valid: at most 100 characters, percent-encoded UTF-8, not . or ..",
                   path: ""
-                }])))
+                }], "A path parameter is not valid.")))
               }
+              return Effect.succeed(render(allow.length > 0
+            ? problem("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${allow.join(", ")}.`, {
+              headers: { allow: allow.join(", ") }
+            })
+            : problem("RESOURCE_NOT_FOUND", `No route for ${request.method} ${url.pathname}.`)))
             }
-            // The client went away (or the server is stopping): nothing failed, and nobody reads the answer.
-            if (Cause.isInterruptedOnly(cause)) {
-              return Effect.as(
-                Effect.logDebug("request interrupted"),
-                render(problem("UPSTREAM_UNAVAILABLE", "The request was interrupted.", { headers: { "retry-after": "1" } }))
-              )
+            if (e instanceof HttpServerError.RequestError) {
+              return Effect.succeed(render(validationFailed([{
+                code: "malformed_body",
+                location: "body",
+                message: "The request body could not be read.",
+                path: ""
+              }])))
             }
-            const defect = Cause.squash(cause)
-            const outage = databaseOutage(defect)
-            if (outage === "timeout") {
-              return Effect.as(
-                logFailure("warning", "database timed out", cause, 504),
-                render(problem("UPSTREAM_TIMEOUT", "The database did not answer in time; retry shortly.", { headers: { "retry-after": "5" } }))
-              )
-            }
-            if (outage === "unavailable") {
-              return Effect.as(
-                logFailure("warning", "database unavailable", cause, 503),
-                render(problem("UPSTREAM_UNAVAILABLE", "The database is unavailable; retry shortly.", { headers: { "retry-after": "5" } }))
-              )
-            }
+          }
+          // The client went away (or the server is stopping): nothing failed, and nobody reads the answer.
+          if (Cause.isInterruptedOnly(cause)) {
             return Effect.as(
-              logFailure("error", "unhandled failure", cause, 500),
-              render(problem("INTERNAL_ERROR", "An unexpected error occurred."))
+              Effect.logDebug("request interrupted"),
+              render(problem("UPSTREAM_UNAVAILABLE", "The request was interrupted.", { headers: { "retry-after": "1" } }))
             )
-          }),
-          Effect.map((response) => {
-            // A request that may have written: cached records (RecordCache) are forgotten before
-            // its answer leaves, so the client's next read sees its own write.
-            if (!readOnlyMethods.has(request.method)) records.clear()
-            return HttpServerResponse.setHeaders(response, headers)
-          }),
-          withRequestInfo({ requestId, traceId })
-        )
-      }).pipe((self) =>
-        Effect.zipRight(
-          Ref.update(inFlight, (n) => n + 1),
-          Effect.ensuring(self, Ref.update(inFlight, (n) => n - 1))
-        )
-      )
+          }
+          const defect = Cause.squash(cause)
+          const outage = databaseOutage(defect)
+          if (outage === "timeout") {
+            return Effect.as(
+              logFailure("warning", "database timed out", cause, 504),
+              render(problem("UPSTREAM_TIMEOUT", "The database did not answer in time; retry shortly.", { headers: { "retry-after": "5" } }))
+            )
+          }
+          if (outage === "unavailable") {
+            return Effect.as(
+              logFailure("warning", "database unavailable", cause, 503),
+              render(problem("UPSTREAM_UNAVAILABLE", "The database is unavailable; retry shortly.", { headers: { "retry-after": "5" } }))
+            )
+          }
+          return Effect.as(
+            logFailure("error", "unhandled failure", cause, 500),
+            render(problem("INTERNAL_ERROR", "An unexpected error occurred."))
+          )
+
+        }
+        // The request deadline (REQUEST_TIMEOUT_MS): the work runs in its own fiber and always
+        // succeeds with its exit, so its failures are rendered here like any other.
+        return Effect.matchCauseEffect(withDeadline(Effect.exit(guarded), config.requestTimeoutMs, timeoutProblem), {
+          onFailure: (cause) => Effect.map(failed(cause), finish),
+          onSuccess: (exit) => Exit.isSuccess(exit) ? Effect.succeed(finish(exit.value)) : Effect.map(failed(exit.cause), finish)
+        })
+      })
   })

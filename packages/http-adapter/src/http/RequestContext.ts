@@ -1,8 +1,10 @@
 /**
- * Per-request facts the global middleware establishes: the request id and the trace id. Held in a
- * FiberRef (set with `Effect.locally` around each request) so handlers built once at start can read
- * them without a per-request context.
+ * Per-request facts the global middleware establishes: the request id and the trace id. Kept beside
+ * the request (a weak map keyed by the platform's underlying request object, so a `modify`d request
+ * finds them too), so handlers built once at start read them with no per-request context or
+ * fiber-local copy; outside a request, the FiberRef's value (empty ids unless set).
  */
+import { HttpServerRequest } from "@effect/platform"
 import { Effect, FiberRef } from "effect"
 
 export interface RequestInfo {
@@ -12,10 +14,21 @@ export interface RequestInfo {
 
 export const RequestInfoRef: FiberRef.FiberRef<RequestInfo> = FiberRef.unsafeMake<RequestInfo>({ requestId: "", traceId: "" })
 
-export const RequestContext = FiberRef.get(RequestInfoRef)
+const infos = new WeakMap<object, RequestInfo>()
 
-export const withRequestInfo = (info: RequestInfo) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.locally(self, RequestInfoRef, info)
+/** Records the ids of `request` (the global middleware, once per request). */
+export const setRequestInfo = (request: HttpServerRequest.HttpServerRequest, info: RequestInfo): void => {
+  infos.set(request.source as object, info)
+}
+
+/** The current request's ids. */
+export const RequestContext: Effect.Effect<RequestInfo> = Effect.flatMap(
+  Effect.serviceOption(HttpServerRequest.HttpServerRequest),
+  (request) => {
+    const info = request._tag === "Some" ? infos.get(request.value.source as object) : undefined
+    return info === undefined ? FiberRef.get(RequestInfoRef) : Effect.succeed(info)
+  }
+)
 
 /** W3C trace context: a valid `traceparent` keeps its trace id (all-zero or malformed ones are ignored). */
 export const traceIdOf = (traceparent: string | undefined): string | undefined => {

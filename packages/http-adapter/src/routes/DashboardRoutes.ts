@@ -27,7 +27,7 @@ import { Organizations, toInvitation } from "@switchboard/core/organizations"
 import { PrivacyRequests } from "@switchboard/core/privacy"
 import { Platforms, ProjectIntegrations, type ProjectRecord, ProjectsService } from "@switchboard/core/projects"
 import { ProjectId, type Secrets, type ServerSecret, ServiceKeyId } from "@switchboard/core/shared"
-import { Effect, Option, Redacted, Ref, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import { InFlight } from "../http/Middleware.js"
 import { readFileSync } from "node:fs"
 import { ServerConfig } from "../http/ServerConfig.js"
@@ -171,7 +171,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           status: database.ok ? "ready" as const : "not_ready" as const,
           database: { ok: database.ok, latencyMs: database.latencyMs },
           deliveries,
-          requestsInFlight: yield* Ref.get(inFlight)
+          requestsInFlight: inFlight.current()
         }
         if (database.ok) return yield* ok(S.Readiness, report)
         const data = yield* Effect.orDie(Schema.encode(S.Readiness)(report))

@@ -11,7 +11,7 @@ import { bootstrapIfEmpty, IdentityLimits } from "@switchboard/core/accounts"
 import { CredentialCachePolicy } from "@switchboard/core/credentials"
 import { Ids, SecretsLive } from "@switchboard/core/shared"
 import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
-import { Deferred, Duration, Effect, Layer, Option, Redacted, Ref, Schedule } from "effect"
+import { Deferred, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { join } from "node:path"
 import { serverAdapters, serverWorkers } from "../Features.js"
 import { HttpLive, InFlightLive } from "../Http.js"
@@ -137,7 +137,7 @@ export const runServer = (config: ServerConfigShape, options: {
     tlsServer.close()
     // Sessions are told 1001 (going away) at once, so their clients reconnect to another process.
     yield* channel.shutdown
-    const inFlight = Effect.map(Effect.provide(InFlight, app), (ref) => ref).pipe(Effect.flatMap(Ref.get))
+    const inFlight = Effect.map(Effect.provide(InFlight, app), (counter) => counter.current())
     yield* inFlight.pipe(
       Effect.repeat({ schedule: Schedule.spaced("25 millis"), until: (n) => n === 0 }),
       Effect.timeout(Duration.seconds(config.shutdownGraceSeconds)),

@@ -86,6 +86,24 @@ export const rendered = <A, I>(schema: Schema.Schema<A, I>, value: A, status = 2
     body: JSON.stringify(encoded)
   }))
 
+/**
+ * Renders records of one kind with `schema`, remembering each record's body: a cached record
+ * (`RecordCache`, the credential caches) is the same object on every read, so it is encoded — and
+ * checked by the schema — once, not per request. Make one per handler group (its `toValue` may use
+ * the server's configuration); records are immutable, so a changed record is a new object.
+ */
+export const renderedOnce = <A, I, K extends object>(schema: Schema.Schema<A, I>, toValue: (record: K) => A) => {
+  const memo = new WeakMap<K, Rendered>()
+  return (record: K, status = 200): Effect.Effect<Rendered> => {
+    const hit = status === 200 ? memo.get(record) : undefined
+    if (hit !== undefined) return Effect.succeed(hit)
+    return Effect.map(rendered(schema, toValue(record), status), (r) => {
+      if (status === 200) memo.set(record, r)
+      return r
+    })
+  }
+}
+
 export const toResponse = (r: Rendered, extraHeaders: Record<string, string> = {}) => {
   const { "content-type": contentType = "application/json", ...headers } = r.headers
   return HttpServerResponse.text(r.body, { status: r.status, contentType, headers: { ...headers, ...extraHeaders } })

@@ -26,7 +26,7 @@ import { actingAccount, authorize } from "./Access.js"
 import { v1Group } from "./Api.js"
 import { ProjectsGroup } from "./ProjectsApi.js"
 import { defaultPictureUrl } from "./Handlers.js"
-import { decodeJsonBody, domain, idempotent, issuesOf, rendered, toResponse } from "./Pipeline.js"
+import { decodeJsonBody, domain, idempotent, issuesOf, rendered, renderedOnce, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./Problems.js"
 
 /** Decodes the query string strictly; failures are 422 with location `query`. */
@@ -56,6 +56,8 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
     const config = yield* ServerConfig
     const avatar = defaultPictureUrl(config.apiUrl)
     const project = (record: Parameters<typeof toProject>[0]) => rendered(Project, toProject(record, avatar))
+    // A read of a cached project record renders it once (`renderedOnce`).
+    const projectOnce = renderedOnce(Project, (record: Parameters<typeof toProject>[0]) => toProject(record, avatar))
 
     return handlers
       .handleRaw("createProject", ({ path }) =>
@@ -97,7 +99,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
       .handleRaw("getProject", ({ path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:read")
-          return toResponse(yield* project(yield* domain(projects.read(path.projectId, principal))))
+          return toResponse(yield* projectOnce(yield* domain(projects.read(path.projectId, principal))))
         }))
       .handleRaw("updateProject", ({ path }) =>
         Effect.gen(function*() {
