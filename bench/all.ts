@@ -28,7 +28,8 @@ const BENCHES: ReadonlyArray<{ readonly name: string; readonly backends: boolean
   { name: "webhooks", backends: true },
   { name: "oauth", backends: true },
   { name: "billing", backends: true },
-  { name: "startup", backends: true }
+  { name: "startup", backends: true },
+  { name: "channel", backends: true }
 ]
 
 interface Summary { readonly bench: string; readonly backend?: string; readonly results?: ReadonlyArray<ResultRow>; readonly [k: string]: unknown }

@@ -1,7 +1,8 @@
 /**
  * The event channel's fan-out (issue 14): events committed per second (through the outbox, BENCH_BATCH
- * (20) per transaction, the next batch once the previous one reached every session) and delivered to SESSIONS connected `switchboard.events.v1.json` sessions, and the
- * commit-to-frame latency (from just before the committing transaction to the frame's arrival at
+ * (20) per transaction, the next batch once the previous one reached every session) and delivered
+ * to BENCH_SESSIONS (100) connected `switchboard.events.v1.json` sessions, and the commit-to-frame
+ * latency (from just before the committing transaction to the frame's arrival at
  * a client) p50/p99. Baseline in the same run: a raw `ws` server broadcasting frames of the same
  * size to the same number of clients, as fast as it can (no database, no cursor, no filter).
  * Clients and servers share this process, so CPU µs per delivered frame covers both sides.
@@ -9,6 +10,8 @@
  *   npx tsx bench/channel.ts                       # PGlite
  *   BENCH_BACKEND=postgres npx tsx bench/channel.ts
  *   BENCH_SECONDS=5 BENCH_SESSIONS=100 …
+ *
+ * The last stdout line is the JSON summary `npm run bench` (bench/all.ts) reads.
  */
 import { EventPublisher, StreamTokens } from "@switchboard/core/events"
 import { Transactor } from "@switchboard/core/shared"
@@ -152,12 +155,52 @@ runBench("channel", async () => {
   report("raw ws broadcast", raw)
   const channel = await channelRun()
   report(`channel (${backend})`, channel)
-  console.log(`channel / raw: ${fmt(channel.delivered / channel.elapsedMs / (raw.delivered / raw.elapsedMs), 2)} of the raw frame rate, ` +
-    `${fmt((channel.cpuUs / Math.max(1, channel.delivered)) / (raw.cpuUs / Math.max(1, raw.delivered)), 2)}× its CPU per frame`)
+  const rate = (r: Result) => r.delivered / (r.elapsedMs / 1000)
+  const cpuPerFrame = (r: Result) => r.cpuUs / Math.max(1, r.delivered)
+  console.log(`channel / raw: ${fmt(rate(channel) / rate(raw), 2)} of the raw frame rate, ` +
+    `${fmt(cpuPerFrame(channel) / cpuPerFrame(raw), 2)}× its CPU per frame`)
   const lost = channel.committed * sessions - channel.delivered
   if (lost !== 0) {
     console.error(`bench:channel FAILED: ${lost} frames missing`)
     return 1
   }
+  const p99 = (r: Result) => percentile(r.latencies, 99)
+  const goals = sessions === 100
+  console.log(JSON.stringify({
+    bench: "channel",
+    backend,
+    results: [
+      {
+        name: `frames/s delivered (${sessions} sessions, ${batch} events per commit, closed loop)`,
+        value: Math.round(rate(channel)),
+        unit: "frames/s",
+        baseline: `raw ws broadcast to ${sessions} clients`,
+        baselineValue: Math.round(rate(raw)),
+        ratio: Number((rate(channel) / rate(raw)).toFixed(4)),
+        goal: goals ? "≥ 10 000 frames/s across 100 sessions" : null,
+        met: goals ? rate(channel) >= 10_000 : null
+      },
+      {
+        name: "commit-to-frame latency p99",
+        value: Number(p99(channel).toFixed(1)),
+        unit: "ms",
+        baseline: "raw ws broadcast, send-to-frame",
+        baselineValue: Number(p99(raw).toFixed(1)),
+        ratio: p99(channel) === 0 ? null : Number((p99(raw) / p99(channel)).toFixed(4)),
+        goal: goals ? "< 50 ms" : null,
+        met: goals ? p99(channel) < 50 : null
+      },
+      {
+        name: "CPU µs per delivered frame (server + clients, this process)",
+        value: Math.round(cpuPerFrame(channel) * 10) / 10,
+        unit: "µs",
+        baseline: "raw ws broadcast, server + clients",
+        baselineValue: Math.round(cpuPerFrame(raw) * 10) / 10,
+        ratio: Number((cpuPerFrame(raw) / cpuPerFrame(channel)).toFixed(4)),
+        goal: null,
+        met: null
+      }
+    ]
+  }))
   return 0
 })
