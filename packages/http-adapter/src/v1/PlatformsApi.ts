@@ -32,11 +32,15 @@ const ResourcePath = Schema.Struct({ projectId: ProjectId, resourceId: Id })
 const queryParam = Schema.optional(Schema.String)
 
 export const PlatformsGroup = HttpApiGroup.make("platforms")
-  .add(HttpApiEndpoint.get("listProjectPlatforms", BASE)
+  .add(
+    HttpApiEndpoint.get("listProjectPlatforms", BASE)
       .annotateContext(OpenApi.annotations({
         summary: "List the project's platforms",
         description: "The messaging platforms this server can provision resources on. Needs `platforms:read`."
-      })).setPath(ProjectPath).addSuccess(ListProjectPlatformsResponse))
+      }))
+      .setPath(ProjectPath)
+      .addSuccess(ListProjectPlatformsResponse)
+  )
   // Operations ------------------------------------------------------------------------------------
   .add(
     HttpApiEndpoint.get("listOperations", `${BASE}/operations`)
@@ -68,7 +72,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
     HttpApiEndpoint.post("cancelOperation", `${BASE}/operations/:operationId/cancel`)
       .annotateContext(OpenApi.annotations({
         summary: "Cancel an operation",
-        description: "Cancels a pending or running provision that has not committed; the provider's result is given back. Needs `platforms:write`; 409 OPERATION_NOT_CANCELLABLE for releases, campaign changes, finished or already committed operations."
+        description: "Cancels a pending or running provision that has not committed (a number the provider already handed out goes back). Needs `platforms:write`; 409 OPERATION_NOT_CANCELLABLE for releases, campaign changes and finished or committed operations, 404 OPERATION_NOT_FOUND."
       }))
       .setPath(OperationPath)
       .addSuccess(Operation)
@@ -84,16 +88,24 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       .setUrlParams(Schema.Struct({ ability: queryParam, pageSize: queryParam, pageToken: queryParam, state: queryParam, type: queryParam }))
       .addSuccess(ResourcePage)
   )
-  .add(HttpApiEndpoint.get("getResource", `${BASE}/resources/:resourceId`)
+  .add(
+    HttpApiEndpoint.get("getResource", `${BASE}/resources/:resourceId`)
       .annotateContext(OpenApi.annotations({
         summary: "Get a resource",
         description: "One resource with its type, abilities, state and detail; a released number stays readable as retired. Needs `platforms:read`; 404 RESOURCE_NOT_FOUND."
-      })).setPath(ResourcePath).addSuccess(Resource))
-  .add(HttpApiEndpoint.del("releaseResource", `${BASE}/resources/:resourceId`)
+      }))
+      .setPath(ResourcePath)
+      .addSuccess(Resource)
+  )
+  .add(
+    HttpApiEndpoint.del("releaseResource", `${BASE}/resources/:resourceId`)
       .annotateContext(OpenApi.annotations({
         summary: "Release a resource",
         description: "Gives the resource back to its provider, retires it and records a succeeded resource.release operation (200). Needs `platforms:write`; 404 RESOURCE_NOT_FOUND, 409 PROJECT_CLOSING."
-      })).setPath(ResourcePath).addSuccess(Operation))
+      }))
+      .setPath(ResourcePath)
+      .addSuccess(Operation)
+  )
   // SMS numbers -----------------------------------------------------------------------------------
   .add(
     HttpApiEndpoint.get("listNumberCountries", `${BASE}/sms/numbers/countries`)
@@ -108,7 +120,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
     HttpApiEndpoint.get("listNumberAreaCodes", `${BASE}/sms/numbers/area-codes`)
       .annotateContext(OpenApi.annotations({
         summary: "List area codes",
-        description: "The area codes with numbers for a country (countryCode). Needs `platforms:read`."
+        description: "The area codes SMS numbers can be bought in; countryCode must be US. Needs `platforms:read`."
       }))
       .setPath(ProjectPath)
       .setUrlParams(Schema.Struct({ countryCode: queryParam }))
@@ -159,7 +171,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
     HttpApiEndpoint.post("connectTelegramBot", `${BASE}/telegram/bots`)
       .annotateContext(OpenApi.annotations({
         summary: "Connect a Telegram bot",
-        description: "Starts a resource.provision operation for a Telegram bot (202 with Location and Retry-After); the operation carries the bot's setup link. Needs `platforms:write` and an Idempotency-Key; 409 TELEGRAM_PROVISION_IN_PROGRESS while another is running."
+        description: "Starts a resource.provision operation for a Telegram bot (202 with Location and Retry-After); the operation carries the bot's setup link. Needs `platforms:write` and an Idempotency-Key; 409 TELEGRAM_PROVISION_IN_PROGRESS while another bot provision of the project is unfinished."
       }))
       .setPath(ProjectPath)
       .setPayload(ConnectTelegramBotRequest)
@@ -169,7 +181,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
     HttpApiEndpoint.post("connectEmailDomain", `${BASE}/email/domains`)
       .annotateContext(OpenApi.annotations({
         summary: "Connect an email domain",
-        description: "Starts a resource.provision operation for a sending domain (202 with Location and Retry-After); the operation lists the DNS records to publish and the resource exists once they verify. Needs `platforms:write` and an Idempotency-Key; 409 EMAIL_DOMAIN_ALREADY_CONNECTED."
+        description: "Starts a resource.provision operation for a sending domain (202 with Location and Retry-After); the operation lists the DNS records to publish and the resource exists once they verify. Needs `platforms:write` and an Idempotency-Key; 409 EMAIL_DOMAIN_ALREADY_CONNECTED when the domain is connected, or being connected, anywhere."
       }))
       .setPath(ProjectPath)
       .setPayload(ConnectEmailDomainRequest)

@@ -34,7 +34,7 @@ export const SsoPublicGroup = HttpApiGroup.make("ssoPublic")
     HttpApiEndpoint.post("startEnterpriseLogin", "/v1/auth/login/enrollment")
       .annotateContext(OpenApi.annotations({
         summary: "Start an enterprise sign-in",
-        description: "Public, no credential: answers the organization's SSO sign-in URL when its connection is ready and on an entitled plan, else the ordinary sign-in URL (by organization id or invitation token). A returnTo outside the Dashboard's allowed origins is 400 INVALID_RETURN_TO."
+        description: "Public, no credential: finds the organization by id, invitation token or the email's verified domain and answers its identity provider's sign-in URL; without usable SSO there (not configured or ready, not in the plan, provider down) it answers the Dashboard's ordinary sign-in URL. A returnTo outside the allowed origins is 400 INVALID_RETURN_TO."
       }))
       .setPayload(StartEnterpriseLoginRequest)
       .addSuccess(StartEnterpriseLoginResponse)
