@@ -52,6 +52,7 @@ const stringCandidates = [
   "Example",
   "America/New_York",
   "usd",
+  "mail.example.com",
   "otpauth://totp/Switchboard:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Switchboard"
 ]
 

@@ -16,7 +16,8 @@ import {
   ManagementLine,
   ManagementProject,
   ManagementWebhookSchema,
-  RetryDeliveryRequest
+  RetryDeliveryRequest,
+  StreamToken
 } from "./ManagementRoutes.js"
 
 export const ManagementDeleted = Schema.Struct({ id: Schema.String }).annotations({ identifier: "DeletedResource" })
@@ -143,6 +144,13 @@ export const managementOperations: ReadonlyArray<ManagementOperation> = [
     errors: [...remove, [404, "USER_NOT_FOUND"]],
     summary: "Remove a user",
     description: "Removes the user from the project."
+  },
+  {
+    operationId: "issueStreamToken", method: "POST", path: "/projects/:projectId/fusor/token", data: StreamToken, errors: [],
+    summary: "Mint an event-channel token",
+    description: "Mints a short-lived stream token (an EdDSA JWT, `expiresIn` seconds) for the event channel's WebSocket at " +
+      "`/v1/subscribe`; it is accepted nowhere else. Takes no body; the management secret must be the current one, so a " +
+      "rotated secret mints nothing (401)."
   }
 ]
 
@@ -222,8 +230,8 @@ export const managementOpenApi = (managementUrl: string, version = "0.1.0"): Jso
     info: {
       title: "Switchboard management API",
       version,
-      description: "Manage one project with its management secret: webhooks and their delivery log, platforms, lines and " +
-        "users. HTTPS only; HTTP Basic with the project id as user name and the management secret as password. Every " +
+      description: "Manage one project with its management secret: webhooks and their delivery log, platforms, lines, " +
+        "users and event-channel tokens. HTTPS only; HTTP Basic with the project id as user name and the management secret as password. Every " +
         "response is an envelope: `{succeed: true, data}` or `{succeed: false, message, code}`; the HTTP status is authoritative.",
       license: { name: "UNLICENSED", identifier: "UNLICENSED" }
     },
@@ -233,7 +241,8 @@ export const managementOpenApi = (managementUrl: string, version = "0.1.0"): Jso
       { name: "Webhooks", description: "Management webhooks and their deliveries" },
       { name: "Platforms", description: "Messaging platforms on or off" },
       { name: "Lines", description: "Phone lines of the project" },
-      { name: "Users", description: "Users of the project" }
+      { name: "Users", description: "Users of the project" },
+      { name: "Fusor", description: "Stream tokens for the event channel (docs/event-channel.md)" }
     ],
     security: [{ basic: [] }],
     paths,

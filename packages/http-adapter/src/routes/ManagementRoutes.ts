@@ -130,7 +130,7 @@ const retryBody = Effect.gen(function*() {
   return empty ? {} : yield* jsonBody(RetryDeliveryRequest)
 })
 
-const StreamToken = Schema.Struct({ token: Schema.String, expiresIn: Schema.Number }).annotations({ identifier: "StreamToken" })
+export const StreamToken = Schema.Struct({ token: Schema.String, expiresIn: Schema.Number }).annotations({ identifier: "StreamToken" })
 
 const Deleted = Schema.Struct({ id: Schema.String }).annotations({ identifier: "DeletedResource" })
 

@@ -35,17 +35,29 @@ export const IngressEndpointResponse = Schema.Struct({ ingressEndpoint: IngressE
 export const IngressGroup = HttpApiGroup.make("ingress")
   .add(
     HttpApiEndpoint.get("listIngressEndpoints", "/v1/projects/:projectId/ingress-endpoints")
+      .annotateContext(OpenApi.annotations({
+        summary: "List ingress endpoints",
+        description: "The project's ingress endpoints, revoked ones included, without their secrets. Needs `events:read`."
+      }))
       .setPath(ProjectPath)
       .addSuccess(ListIngressEndpointsResponse)
   )
   .add(
     HttpApiEndpoint.post("createIngressEndpoint", "/v1/projects/:projectId/ingress-endpoints")
+      .annotateContext(OpenApi.annotations({
+        summary: "Create an ingress endpoint",
+        description: "Creates a URL third parties post webhooks to for a platform and source; each request to it becomes an external-webhook.received event. The URL carries the secret and is in this answer only. Needs `events:write`; API_KEY_LIMIT_REACHED past 100 endpoints per project."
+      }))
       .setPath(ProjectPath)
       .setPayload(CreateIngressEndpointRequest)
       .addSuccess(CreateIngressEndpointResponse, { status: 201 })
   )
   .add(
     HttpApiEndpoint.del("revokeIngressEndpoint", "/v1/projects/:projectId/ingress-endpoints/:endpointId")
+      .annotateContext(OpenApi.annotations({
+        summary: "Revoke an ingress endpoint",
+        description: "Revokes the endpoint; its URL answers 404 from then on. Needs `events:write`; 404 RESOURCE_NOT_FOUND when the project has no such endpoint."
+      }))
       .setPath(EndpointPath)
       .addSuccess(IngressEndpointResponse)
   )

@@ -20,17 +20,29 @@ const ProjectPath = Schema.Struct({ projectId: ProjectId })
 export const MetricsGroup = HttpApiGroup.make("metrics")
   .add(
     HttpApiEndpoint.post("queryMessageMetrics", "/v1/projects/:projectId/metrics/query")
+      .annotateContext(OpenApi.annotations({
+        summary: "Run a SQL query",
+        description: "Runs one read-only SELECT, with named parameters, over the project's message_events and call_events and answers the columns and rows. Needs `events:read`; 422 VALIDATION_FAILED for a syntax error or a construct outside the allowed subset (with its position), 422 QUERY_RESOURCE_LIMIT past 10 000 rows, 4 MiB or the cost cap, 504 REQUEST_TIMEOUT past 5 s."
+      }))
       .setPath(ProjectPath)
       .setPayload(SqlQueryRequest)
       .addSuccess(QueryMessageMetricsResponse)
   )
   .add(
     HttpApiEndpoint.get("getMessageMetricsSqlSchema", "/v1/projects/:projectId/metrics/query")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get the SQL schema",
+        description: "The schema document of the query operation: tables and columns, functions, operators, limits and parameter syntax. Needs `events:read`."
+      }))
       .setPath(ProjectPath)
       .addSuccess(GetMessageMetricsSqlSchemaResponse)
   )
   .add(
     HttpApiEndpoint.get("getMessageMetricsBackfill", "/v1/projects/:projectId/metrics/backfill")
+      .annotateContext(OpenApi.annotations({
+        summary: "Get the backfill state",
+        description: "How far the project's message_events and call_events are populated; they are views over the live records, so the state is always completed. Needs `events:read`."
+      }))
       .setPath(ProjectPath)
       .addSuccess(GetMessageMetricsBackfillResponse)
   )
