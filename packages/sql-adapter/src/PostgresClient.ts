@@ -410,6 +410,14 @@ const makeListener = (pool: Pool) => {
   let retryTimer: ReturnType<typeof setTimeout> | undefined
   let pause = 100
   let closed = false
+  // One statement at a time on the connection: subscriptions arriving together would otherwise
+  // queue LISTENs on a busy pg client (pg's "client.query() while already executing" deprecation).
+  let queue: Promise<unknown> = Promise.resolve()
+  const serial = (c: PgListenClient, text: string): Promise<void> => {
+    const next = queue.then(() => c.query(text)).then(() => undefined)
+    queue = next.catch(() => undefined)
+    return next
+  }
 
   const onNotification = (msg: Notification) => {
     if (!msg.payload) return
@@ -474,7 +482,7 @@ const makeListener = (pool: Pool) => {
       channels.set(channel, subscribers)
       try {
         const c = await connect()
-        if (first) await c.query(`LISTEN ${Pg.escapeIdentifier(channel)}`)
+        if (first) await serial(c, `LISTEN ${Pg.escapeIdentifier(channel)}`)
       } catch (error) {
         subscribers.delete(emit)
         if (subscribers.size === 0) channels.delete(channel)
@@ -484,7 +492,7 @@ const makeListener = (pool: Pool) => {
         subscribers.delete(emit)
         if (subscribers.size > 0 || channels.get(channel) !== subscribers) return
         channels.delete(channel)
-        await client?.query(`UNLISTEN ${Pg.escapeIdentifier(channel)}`).catch(() => {})
+        if (client !== undefined) await serial(client, `UNLISTEN ${Pg.escapeIdentifier(channel)}`).catch(() => {})
       }
     },
     close: async () => {

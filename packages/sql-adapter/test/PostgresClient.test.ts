@@ -192,6 +192,33 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
       }))
   })
 
+  it("listening to many channels at once sends the LISTENs one at a time, and each channel receives", async () => {
+    const warnings: Array<string> = []
+    const spy = vi.spyOn(process, "emitWarning").mockImplementation((warning: string | Error) => {
+      warnings.push(String(warning))
+    })
+    try {
+      await withClient((sql) =>
+        Effect.gen(function*() {
+          const channels = Array.from({ length: 12 }, (_, i) => `pg_client_many_${i}`)
+          const received = new Set<string>()
+          yield* Effect.forEach(
+            channels,
+            (channel) => Effect.forkScoped(Stream.runForEach(sql.listen(channel), (p) => Effect.sync(() => received.add(p)))),
+            { concurrency: "unbounded" }
+          )
+          yield* Effect.gen(function*() {
+            for (const channel of channels) yield* sql`select pg_notify(${channel}, ${channel})`
+            if (received.size < channels.length) return yield* Effect.fail("not yet")
+          }).pipe(Effect.retry(Schedule.spaced("50 millis")), Effect.timeout(Duration.seconds(15)))
+          expect([...received].sort()).toEqual([...channels].sort())
+        }))
+    } finally {
+      spy.mockRestore()
+    }
+    expect(warnings.filter((w) => /already executing a query/.test(w))).toEqual([])
+  })
+
   it("reserve, withoutTransforms and stream behave as @effect/sql's", async () => {
     await withClient((sql) =>
       Effect.gen(function*() {
