@@ -3,8 +3,9 @@
  *
  * - `GET /api/auth/sso/callback?code&state` — where identity providers send people back. On
  *   success: the Dashboard session cookie (a session marked as SSO for the organization) and a 303
- *   to the `returnTo` the sign-in began with. Refused: a problem document (403 `FORBIDDEN` with the
- *   reason; 503/504 when the provider cannot be reached), never a session.
+ *   to the `returnTo` the sign-in began with. Refused: the Dashboard's envelope (these routes are on
+ *   its surface, `/api/*`): 403 `FORBIDDEN` with the reason; 503/504 when the provider cannot be
+ *   reached; never a session.
  * - `GET /api/auth/sso/start?organizationId&returnTo` — a 303 to the organization's provider (the
  *   `Link` of `ORGANIZATION_SSO_REQUIRED` points here; `returnTo` defaults to the Dashboard).
  */
@@ -12,21 +13,17 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { OrganizationId } from "@switchboard/core/shared"
 import { SsoSignIn } from "@switchboard/core/sso"
 import { Effect, Either, Redacted, Schema } from "effect"
-import { RequestContext } from "../http/RequestContext.js"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { problem, type ProblemFailure, renderProblem } from "../v1/ProblemFailure.js"
+import { renderEnvelopeFailure } from "../http/Surfaces.js"
+import { problem, type ProblemFailure } from "../v1/ProblemFailure.js"
 import { ssoErrors } from "../v1/SsoErrors.js"
+import { envelopeOfProblem } from "./DashboardErrors.js"
 import { secureCookies, withSessionCookie } from "./DashboardSession.js"
 
 export const SSO_PATHS = { callback: "/api/auth/sso/callback", start: "/api/auth/sso/start" } as const
 
-/** A failure of these routes as a problem document. */
-const asProblem = (p: ProblemFailure) =>
-  Effect.gen(function*() {
-    const config = yield* ServerConfig
-    const { requestId } = yield* RequestContext
-    return renderProblem(p, config.docsUrl, requestId)
-  })
+/** A failure of these routes in the Dashboard surface's format (the envelope). */
+const asProblem = (p: ProblemFailure) => Effect.succeed(renderEnvelopeFailure(envelopeOfProblem(p)))
 
 const rowFor = (e: { readonly _tag: string }): ProblemFailure => {
   const row = (ssoErrors as Record<string, ((x: never) => ProblemFailure) | undefined>)[e._tag]

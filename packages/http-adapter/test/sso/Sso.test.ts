@@ -189,7 +189,7 @@ for (const backend of testBackends()) {
       expectProblem(await call(`/v1/organizations/${organizationId}/members`, { key: member.serviceKey }), 403, "ORGANIZATION_SSO_REQUIRED")
       const replay = await deliver(makeBrowser(), callbackUrl)
       expect(replay.status).toBe(403)
-      expect(((await replay.json()) as { detail: string }).detail).toMatch(/unknown, was already used, or has expired/)
+      expect(((await replay.json()) as { message: string }).message).toMatch(/unknown, was already used, or has expired/)
       // Enterprise login routes the email's domain to this SSO, and an unknown domain to ordinary sign-in.
       const routed = await call("/v1/auth/login/enrollment", { method: "POST", json: { email: `x@${domain}`, returnTo: "/" }, key: null })
       expect(new URL(routed.body.url).origin).toBe(idp.issuer)
@@ -205,7 +205,7 @@ for (const backend of testBackends()) {
       idp.addUser(stranger, { email: `${stranger}@${domain}` })
       const refused = await signIn((await call(sso(organizationId, "/authenticate"), { method: "POST", json: { returnTo: "/" }, key: null })).body.url, stranger)
       expect(refused.res.status).toBe(403)
-      expect(((await refused.res.json()) as { detail: string }).detail).toMatch(/just-in-time provisioning is off/)
+      expect(((await refused.res.json()) as { message: string }).message).toMatch(/just-in-time provisioning is off/)
       const invitee = unique("carol")
       idp.addUser(invitee, { email: `${invitee}@${domain}` })
       const invitation = await call(`/v1/organizations/${organizationId}/invitations`, { method: "POST", json: { email: `${invitee}@${domain}`, role: "admin" }, idem: idem() })
@@ -254,23 +254,23 @@ for (const backend of testBackends()) {
         const url = new URL(begun.body.url)
         scripted.setIdToken(await scripted.sign(claims(url.searchParams.get("nonce")!), options))
         const res = await fetch(`${s.baseUrl}/api/auth/sso/callback?code=c&state=${url.searchParams.get("state")}`, { redirect: "manual" })
-        return { status: res.status, body: res.status === 303 ? undefined : ((await res.json()) as { code: string; detail: string }) }
+        return { status: res.status, body: res.status === 303 ? undefined : ((await res.json()) as { code: string; message: string }) }
       }
       const email = `${unique("eve")}@${domain}`
       const good = (nonce: string) => ({ sub: unique("sub"), email, nonce })
       const now = Math.floor(Date.now() / 1000)
       const forged = await attempt(good, { forged: true })
-      expect(forged).toMatchObject({ status: 403, body: { code: "FORBIDDEN", detail: expect.stringMatching(/signature/) } })
+      expect(forged).toMatchObject({ status: 403, body: { code: "FORBIDDEN", succeed: false, message: expect.stringMatching(/signature/) } })
       const expired = await attempt((nonce) => ({ ...good(nonce), iat: now - 7200, exp: now - 3600 }))
-      expect(expired).toMatchObject({ status: 403, body: { detail: expect.stringMatching(/exp/) } })
+      expect(expired).toMatchObject({ status: 403, body: { message: expect.stringMatching(/exp/) } })
       const audience = await attempt((nonce) => ({ ...good(nonce), aud: "someone-else" }))
-      expect(audience).toMatchObject({ status: 403, body: { detail: expect.stringMatching(/aud/) } })
+      expect(audience).toMatchObject({ status: 403, body: { message: expect.stringMatching(/aud/) } })
       const wrongIssuer = await attempt((nonce) => ({ ...good(nonce), iss: "https://other.example" }))
-      expect(wrongIssuer).toMatchObject({ status: 403, body: { detail: expect.stringMatching(/iss/) } })
+      expect(wrongIssuer).toMatchObject({ status: 403, body: { message: expect.stringMatching(/iss/) } })
       const nonce = await attempt(() => good("a-different-nonce"))
-      expect(nonce).toMatchObject({ status: 403, body: { detail: expect.stringMatching(/nonce/) } })
+      expect(nonce).toMatchObject({ status: 403, body: { message: expect.stringMatching(/nonce/) } })
       const outsider = await attempt((n) => ({ ...good(n), email: "eve@unverified.test" }))
-      expect(outsider).toMatchObject({ status: 403, body: { detail: expect.stringMatching(/verified domain/) } })
+      expect(outsider).toMatchObject({ status: 403, body: { message: expect.stringMatching(/verified domain/) } })
       expect((await attempt(good)).status).toBe(303)
     })
 
