@@ -24,6 +24,7 @@ import type { StoredOutboxEvent } from "./EventsFeature.js"
 import { type AttemptResult, makeWebhookAttempts } from "./WebhookAttempt.js"
 import { type ClaimedDelivery, type DeliveryRecord, newDelivery, type WebhookEndpoint, WebhookSender, WebhooksRepo } from "./WebhookPorts.js"
 import { fn } from "../internal/Traced.js"
+import { logCauseWarning } from "../internal/CauseSummary.js"
 
 /**
  * Resumes after one turn of the event loop (a real 0 ms timer, whatever the `Clock`: I/O that is
@@ -220,7 +221,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
             return wake.open
           })
         const logged = <A>(what: string, fallback: A) => <E, R>(self: Effect.Effect<A, E, R>) =>
-          Effect.catchAllCause(self, (cause) => Effect.as(Effect.logWarning(what, cause), fallback))
+          Effect.catchAllCause(self, (cause) => Effect.as(logCauseWarning(what, cause), fallback))
 
         // Finished attempts waiting for the writer. Its finalizer is added before the attempts'
         // fiber set, so at shutdown the attempts stop first and whatever they finished is still written.
@@ -289,7 +290,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
           }).pipe(
             Effect.onInterrupt(() => release(c)),
             Effect.catchAllCause((cause) =>
-              Cause.isInterruptedOnly(cause) ? Effect.void : Effect.zipRight(Effect.logWarning("webhook attempt failed", cause), free(1))
+              Cause.isInterruptedOnly(cause) ? Effect.void : Effect.zipRight(logCauseWarning("webhook attempt failed", cause), free(1))
             ),
             Effect.ensuring(Effect.sync(() => {
               sending--

@@ -19,6 +19,7 @@ import { IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
 import { fn } from "../internal/Traced.js"
+import { logCauseWarning } from "../internal/CauseSummary.js"
 import { apply, type OperationEvent, retryDelayMs } from "./OperationMachine.js"
 import {
   EmailDomainProvider,
@@ -266,7 +267,7 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
     const run = (pollInterval: Duration.DurationInput) =>
       Effect.forever(
         Effect.flatMap(
-          runDue().pipe(Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("provisioning worker", cause), 0))),
+          runDue().pipe(Effect.catchAllCause((cause) => Effect.as(logCauseWarning("provisioning worker", cause), 0))),
           (n) => (n > 0 ? Effect.yieldNow() : Effect.sleep(pollInterval))
         )
       )

@@ -8,6 +8,7 @@ import { Context, DateTime, Duration, Effect } from "effect"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { ProjectsRepo } from "./Ports.js"
 import { fn } from "../internal/Traced.js"
+import { logCauseWarning } from "../internal/CauseSummary.js"
 
 /** How long a project stays closing, how often the job looks, and how many it finishes per batch. */
 export class ProjectClosurePolicy extends Context.Reference<ProjectClosurePolicy>()("core/ProjectClosurePolicy", {
@@ -37,7 +38,7 @@ export class ProjectClosures extends Effect.Service<ProjectClosures>()("core/Pro
         yield* Effect.sleep(policy.interval)
         yield* DateTime.now.pipe(
           Effect.flatMap(completeClosures),
-          Effect.catchAllCause((cause) => Effect.logWarning("project closure round failed", cause))
+          Effect.catchAllCause((cause) => logCauseWarning("project closure round failed", cause))
         )
       }
     })

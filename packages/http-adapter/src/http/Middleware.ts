@@ -4,7 +4,7 @@
  * here as a problem document. Nothing leaves as a stack trace or an empty error body.
  */
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { sha256HexSync } from "@switchboard/core/internal"
+import { causeSummary, sha256HexSync } from "@switchboard/core/internal"
 import {
   policyHeader,
   ProblemCatalog,
@@ -78,13 +78,9 @@ export const databaseOutage = (defect: unknown): "unavailable" | "timeout" | und
 
 /** A short, single-line description of a failure for the log (no stack). */
 const summary = (cause: Cause.Cause<unknown>): string => {
-  const e = Cause.squash(cause) as { _tag?: unknown; code?: unknown; message?: unknown; detail?: unknown }
+  const e = Cause.squash(cause)
   if (e instanceof ProblemFailure) return `${e.code}: ${typeof e.detail === "string" ? e.detail : ""}`.slice(0, 300)
-  const text = typeof e === "object" && e !== null
-    ? [typeof e._tag === "string" ? e._tag : undefined, typeof e.code === "string" ? e.code : undefined, typeof e.message === "string" ? e.message : undefined]
-      .filter((x) => x !== undefined).join(": ")
-    : String(e)
-  return text.replace(/\s+/g, " ").slice(0, 300)
+  return causeSummary(cause)
 }
 
 /** The first unusable part of a request URL: a path segment or query parameter. */

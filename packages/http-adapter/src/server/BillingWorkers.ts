@@ -10,6 +10,7 @@
  * process (or a test, by hand: `BillingService.tick()` under `TestClock`) runs them.
  */
 import { BillingService } from "@switchboard/core/billing"
+import { logCauseWarning } from "@switchboard/core/internal"
 import { Duration, Effect, FiberSet, Layer } from "effect"
 import { BillingKicker } from "../v1/BillingApi.js"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
@@ -28,7 +29,7 @@ export const BillingWorkers = (config: ServerConfigShape) =>
           Effect.tap((r) =>
             r.closed + r.progressive + r.processed + r.expired + r.collected > 0 ? Effect.logDebug("billing tick", r) : Effect.void
           ),
-          Effect.catchAllCause((cause) => Effect.logWarning("billing tick failed; will retry", cause)),
+          Effect.catchAllCause((cause) => logCauseWarning("billing tick failed; will retry", cause)),
           Effect.delay(interval),
           Effect.forever,
           Effect.forkScoped
@@ -36,7 +37,7 @@ export const BillingWorkers = (config: ServerConfigShape) =>
         return BillingKicker.of({
           kick: (operationId) =>
             FiberSet.run(running, billing.process(operationId).pipe(
-              Effect.catchAllCause((cause) => Effect.logWarning("billing operation left for the scheduler", cause))
+              Effect.catchAllCause((cause) => logCauseWarning("billing operation left for the scheduler", cause))
             )).pipe(Effect.asVoid)
         })
       })

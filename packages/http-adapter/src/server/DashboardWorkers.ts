@@ -5,6 +5,7 @@
  * Off, nothing runs: tests drive `dashboardJobOnce` (or the core function) by hand.
  */
 import { Sessions, SignInThrottleRepo } from "@switchboard/core/dashboard"
+import { logCauseWarning } from "@switchboard/core/internal"
 import { PrivacyRequests } from "@switchboard/core/privacy"
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
@@ -26,7 +27,7 @@ export const DashboardWorkers = (config: ServerConfigShape) =>
         Effect.tap((done) =>
           done.privacyRequests + done.sessions + done.windows > 0 ? Effect.logDebug("dashboard job", done) : Effect.void
         ),
-        Effect.catchAllCause((cause) => Effect.logWarning("dashboard job failed; will retry", cause)),
+        Effect.catchAllCause((cause) => logCauseWarning("dashboard job failed; will retry", cause)),
         Effect.repeat(Schedule.spaced(Duration.seconds(config.privacyJobIntervalSeconds))),
         Effect.forkScoped
       )

@@ -4,6 +4,7 @@
  * may sweep at once; the deletes are idempotent.
  */
 import { IdempotencyStore, RateLimiter } from "@switchboard/core/shared"
+import { logCauseWarning } from "@switchboard/core/internal"
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 
@@ -20,7 +21,7 @@ export const HousekeepingLive = Layer.scopedDiscard(
     Effect.tap(({ records, windows }) =>
       records + windows > 0 ? Effect.logDebug("housekeeping", { idempotencyRecords: records, rateLimitWindows: windows }) : Effect.void
     ),
-    Effect.catchAllCause((cause) => Effect.logWarning("housekeeping failed; will retry", cause)),
+    Effect.catchAllCause((cause) => logCauseWarning("housekeeping failed; will retry", cause)),
     Effect.repeat(Schedule.spaced(Duration.minutes(1))),
     Effect.forkScoped
   )

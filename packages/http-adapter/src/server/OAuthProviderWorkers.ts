@@ -5,6 +5,7 @@
  * delete is idempotent. A failed sweep is logged and retried at the next interval.
  */
 import { OAuthProvider } from "@switchboard/core/oauth"
+import { logCauseWarning } from "@switchboard/core/internal"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 
@@ -15,7 +16,7 @@ export const OAuthProviderWorkers = (config: ServerConfigShape) =>
       const provider = yield* OAuthProvider
       const sweepOnce = provider.sweep().pipe(
         Effect.tap((n) => (n > 0 ? Effect.logDebug("oauth sweep", { deleted: n }) : Effect.void)),
-        Effect.catchAllCause((cause) => Effect.logWarning("oauth sweep failed", cause))
+        Effect.catchAllCause((cause) => logCauseWarning("oauth sweep failed", cause))
       )
       yield* sweepOnce.pipe(
         Effect.repeat(Schedule.spaced(Duration.seconds(config.oauthSweepIntervalSeconds))),
