@@ -84,9 +84,24 @@ const flags = (args: ReadonlyArray<string>) => {
   return out
 }
 
+/** Listening errors of Node, as operators read them (the port named, what to do). */
+const listenProblems: Record<string, (port: unknown, address: unknown) => string> = {
+  EADDRINUSE: (port, address) => `port ${port} on ${address} is already in use (EADDRINUSE): stop the other process, or set PORT / TLS_PORT`,
+  EACCES: (port, address) => `no permission to listen on port ${port} on ${address} (EACCES): use a port above 1023`,
+  EADDRNOTAVAIL: (_port, address) => `${address} is not an address of this machine (EADDRNOTAVAIL): check HOST`
+}
+
+/** One line (never a stack trace) for why a command failed: a listening error names its port. */
 const describeFailure = (cause: Cause.Cause<unknown>) => {
   const e = Cause.squash(cause) as { message?: unknown; _tag?: unknown }
-  return typeof e?.message === "string" && e.message !== "" ? e.message : Cause.pretty(cause)
+  const seen = new Set<unknown>()
+  for (let c = e as { code?: unknown; port?: unknown; address?: unknown; cause?: unknown } | undefined; typeof c === "object" && c !== null && !seen.has(c); c = c.cause as typeof c) {
+    seen.add(c)
+    const listen = typeof c.code === "string" ? listenProblems[c.code] : undefined
+    if (listen !== undefined && c.port !== undefined) return listen(c.port, c.address)
+  }
+  const message = typeof e?.message === "string" && e.message !== "" && e.message !== "An error has occurred" ? e.message : undefined
+  return message ?? String(Cause.squash(cause)).split("\n")[0]!.slice(0, 500)
 }
 
 /** A value as it may be shown: a URL's password masked (DATABASE_URL), at most 200 characters. */

@@ -88,11 +88,6 @@ export const runServer = (config: ServerConfigShape, options: {
     // A TLS setting that does not work stops the start before anything is opened or printed.
     const tls = yield* loadTlsMaterial(config)
     const app = yield* Layer.build(appLayer(config))
-    const provision = yield* bootstrapIfEmpty({ email: config.bootstrapEmail, password: config.bootstrapPassword }).pipe(
-      Effect.provide(app)
-    )
-    if (Option.isSome(provision)) options.print(bootstrapLine(provision.value))
-
     yield* Layer.build(HousekeepingLive.pipe(Layer.provide(Layer.succeedContext(app))))
     const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
     yield* Layer.build(HttpLive.pipe(
@@ -119,6 +114,12 @@ export const runServer = (config: ServerConfigShape, options: {
     }
     const port = portOf(server, config.port)
     const tlsPort = portOf(tlsServer, config.tlsPort)
+    // Only once both ports listen is an empty store given its first account, and its secrets shown:
+    // a start that fails (a port in use) prints no secret and leaves the bootstrap to the next one.
+    const provision = yield* bootstrapIfEmpty({ email: config.bootstrapEmail, password: config.bootstrapPassword }).pipe(
+      Effect.provide(app)
+    )
+    if (Option.isSome(provision)) options.print(bootstrapLine(provision.value))
     options.onListening?.({ host: config.host, port, tlsPort })
     const host = config.host.includes(":") ? `[${config.host}]` : config.host
     options.print([
