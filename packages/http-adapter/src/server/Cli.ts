@@ -11,7 +11,7 @@ import { provisionAccount } from "@switchboard/core/accounts"
 import { SigningKeys } from "@switchboard/core/oauth"
 import { Email } from "@switchboard/core/shared"
 import { preparePgliteTemplate } from "@switchboard/sql-adapter"
-import { Cause, type ConfigError, ConfigProvider, Deferred, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
+import { Cause, type ConfigError, ConfigProvider, Deferred, Effect, Exit, Layer, Logger, Option, Redacted, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { serverConfig } from "../http/ServerConfig.js"
 import { appLayer, bootstrapLine, runServer } from "./Server.js"
@@ -134,8 +134,11 @@ const serve = () => {
   }
   process.on("SIGINT", () => onSignal("SIGINT"))
   process.on("SIGTERM", () => onSignal("SIGTERM"))
+  // LOG_FORMAT=json: the server's own log lines are JSON too (one object a line), like the access log.
   const program = Effect.flatMap(loadConfig, (config) =>
-    runServer(config, { stop, print: (line) => process.stdout.write(`${line}\n`) }))
+    runServer(config, { stop, print: (line) => process.stdout.write(`${line}\n`) }).pipe(
+      config.logFormat === "json" ? Effect.provide(Logger.json) : (self) => self
+    ))
   Effect.runPromiseExit(program).then((exit) => {
     if (Exit.isSuccess(exit)) {
       process.stdout.write("Stopped.\n")
