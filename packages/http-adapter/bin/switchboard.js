@@ -1,8 +1,17 @@
 #!/usr/bin/env node
 // `npm ci && npm start` needs no build step: the CLI's TypeScript is compiled on first use into a
 // cached bundle (bundle.js), rebuilt whenever a source changes; without one, tsx runs the sources.
+import { readFileSync } from "node:fs"
 import { pathToFileURL } from "node:url"
-import { cacheDir, cliBundle, cliSource } from "./bundle.js"
+
+// `--version` answers from package.json without building or loading the server.
+if (["--version", "-v", "version"].includes(process.argv[2] ?? "") && process.argv.length === 3) {
+  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+  process.stdout.write(`switchboard ${version}\n`)
+  process.exit(0)
+}
+
+const { cacheDir, cliBundle, cliSource } = await import("./bundle.js")
 
 // The server keeps the embedded database's template there too (SWITCHBOARD_CACHE_DIR).
 if (!process.env.SWITCHBOARD_CACHE_DIR) {

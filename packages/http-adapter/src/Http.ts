@@ -33,14 +33,15 @@ export const rawRoutes: ReadonlyArray<readonly [string, string]> = [
 
 /** Every declared route, for 405 answers and lifecycle headers. */
 export const routeTable: RouteTable = (() => {
-  const routes: Array<{ method: string; pattern: RegExp; operationId?: string }> = rawRoutes.map(([method, path]) => ({
+  const routes: Array<{ method: string; pattern: RegExp; path?: string; operationId?: string }> = rawRoutes.map(([method, path]) => ({
     method,
-    pattern: routePattern(path)
+    pattern: routePattern(path),
+    path
   }))
   HttpApi.reflect(V1Api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, group }) =>
-      routes.push({ method: endpoint.method, pattern: routePattern(endpoint.path), operationId: `${group.identifier}.${endpoint.name}` })
+      routes.push({ method: endpoint.method, pattern: routePattern(endpoint.path), path: endpoint.path, operationId: `${group.identifier}.${endpoint.name}` })
   })
   return { routes }
 })()

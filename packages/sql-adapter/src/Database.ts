@@ -122,6 +122,26 @@ export const startPglite = (dataDir: string | undefined, maxConnections: number)
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
 
+/** `host:port` of a connection URL (never its credentials), for messages. */
+const serverOf = (url: string) => {
+  try {
+    const u = new URL(url)
+    return `${u.hostname}:${u.port === "" ? "5432" : u.port}`
+  } catch {
+    return "the configured DATABASE_URL"
+  }
+}
+
+/** Why a connection failed, in one line: the error code (ECONNREFUSED, 28P01, …) and its message. */
+const causeOf = (cause: unknown) => {
+  const e = cause as { code?: unknown; message?: unknown; errors?: ReadonlyArray<{ code?: unknown; message?: unknown }> }
+  // A host with several addresses fails with an AggregateError of one error per address.
+  const first = Array.isArray(e?.errors) && e.errors.length > 0 ? e.errors[0]! : e
+  const code = typeof first?.code === "string" ? first.code : undefined
+  const message = typeof first?.message === "string" && first.message !== "" ? first.message : String(cause)
+  return code === undefined || message.includes(code) ? message : `${code} ${message}`
+}
+
 /**
  * The `pg` pool of a PostgreSQL server with bounded waits, checked with one `SELECT 1` (start-up
  * fails clearly when the server cannot be reached), ended with the scope.
@@ -129,6 +149,7 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
 const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
   const statementTimeoutMs = o.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
   const connectTimeoutMs = o.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+  const where = serverOf(Redacted.value(o.url))
   return Effect.acquireRelease(
     Effect.sync(() => {
       const pool = new Pg.Pool({
@@ -152,10 +173,11 @@ const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
     Effect.tap((pool) =>
       Effect.tryPromise({
         try: () => pool.query("SELECT 1"),
-        catch: (cause) => new SqlFailure({ cause, message: "PgClient: Failed to connect" })
+        catch: (cause) => new SqlFailure({ cause, message: `PostgreSQL at ${where} cannot be reached: ${causeOf(cause)}` })
       }).pipe(Effect.timeoutFail({
         duration: Duration.millis(connectTimeoutMs),
-        onTimeout: () => new SqlFailure({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+        onTimeout: () =>
+          new SqlFailure({ cause: new Error("Connection timed out"), message: `PostgreSQL at ${where} cannot be reached: no answer within ${connectTimeoutMs} ms` })
       }))
     )
   )

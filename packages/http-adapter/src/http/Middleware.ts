@@ -15,6 +15,7 @@ import {
 } from "@switchboard/core/shared"
 import { Cause, Clock, Context, DateTime, Effect, Exit, Fiber, FiberRef, Option } from "effect"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
+import { makeAccessLog } from "./AccessLog.js"
 import { illFormedText } from "./Body.js"
 import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure, surfaceOf } from "./Surfaces.js"
 import { ProblemFailure, problem, renderProblem, validationFailed } from "../v1/Problems.js"
@@ -41,7 +42,7 @@ export const makeInFlightCounter = (): InFlightCounter => {
 
 /** Known routes as (method, pattern) so an unknown method on a known path answers 405 with Allow. */
 export interface RouteTable {
-  readonly routes: ReadonlyArray<{ readonly method: string; readonly pattern: RegExp; readonly operationId?: string }>
+  readonly routes: ReadonlyArray<{ readonly method: string; readonly pattern: RegExp; readonly path?: string; readonly operationId?: string }>
 }
 
 export const routePattern = (path: string) =>
@@ -176,12 +177,14 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
         headers: { "retry-after": "1" }
       })
     const rateLimitKeys = new Map<string, string>()
+    const access = makeAccessLog(config, table) // undefined when ACCESS_LOG=off: no cost per request
     return (app: HttpApp.Default): HttpApp.Default =>
       Effect.withFiberRuntime((fiber) => {
         const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
         // Counted out when the request's fiber ends, after its response was written.
         inFlight.enter()
         fiber.addObserver(inFlight.leave)
+        const started = access === undefined ? 0 : performance.now()
         const requestId = newRequestId()
         const traceId = traceIdOf(request.headers["traceparent"]) ?? newTraceId()
         setRequestInfo(request, { requestId, traceId })
@@ -230,6 +233,7 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
           // A request that may have written: cached records (RecordCache) are forgotten before
           // its answer leaves, so the client's next read sees its own write.
           if (!readOnlyMethods.has(request.method)) records.clear()
+          access?.(request.method, path, response.status, requestId, started)
           return HttpServerResponse.setHeaders(response, headers)
         }
         const failed = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse> => {

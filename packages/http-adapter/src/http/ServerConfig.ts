@@ -113,24 +113,41 @@ export interface ServerConfigShape {
   readonly ssoTimeoutMs: number
   /** Organization SSO: origins besides the Dashboard's that `returnTo` may name (SSO_RETURN_TO_ORIGINS, comma-separated). */
   readonly ssoReturnToOrigins: ReadonlyArray<string>
+  /** One line per request on stdout (ACCESS_LOG: off | info). */
+  readonly accessLog: "off" | "info"
+  /** How log lines are written (LOG_FORMAT: json | pretty). */
+  readonly logFormat: "json" | "pretty"
 }
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
 
 const trimSlash = (s: string) => s.replace(/\/+$/, "")
 
+/** Whether `url` is a PostgreSQL connection URL with a host (what DATABASE_URL must be). */
+export const isPostgresUrl = (url: string) => {
+  try {
+    const u = new URL(url)
+    return (u.protocol === "postgres:" || u.protocol === "postgresql:") && u.hostname !== ""
+  } catch {
+    return false
+  }
+}
+
 /** An integer setting with a default and inclusive bounds; out of range, the server refuses to start. */
 export const boundedInteger = (name: string, fallback: number, min: number, max: number) =>
-  Config.integer(name).pipe(Config.withDefault(fallback), Config.validate({
-    message: `${name} must be between ${min} and ${max}`,
-    validation: (n) => n >= min && n <= max
-  }))
+  Config.integer(name).pipe(Config.withDefault(fallback), Config.mapOrFail((n) =>
+    n >= min && n <= max ? Either.right(n) : Either.left(ConfigError.InvalidData([name], `must be between ${min} and ${max}`))
+  ))
 
 export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  databaseUrl: Config.option(Config.string("DATABASE_URL").pipe(Config.mapOrFail((url) =>
+    isPostgresUrl(url)
+      ? Either.right(Redacted.make(url))
+      : Either.left(ConfigError.InvalidData([], "must be a postgres:// (or postgresql://) URL naming a host, e.g. postgres://postgres@127.0.0.1:5432/switchboard"))
+  ))),
   apiUrl: Config.option(Config.string("API_URL")),
   dashboardUrl: Config.option(Config.string("DASHBOARD_URL")),
   spectrumUrl: Config.option(Config.string("SPECTRUM_URL")),
@@ -198,6 +215,8 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   pgliteSharedBuffersMb: boundedInteger("PGLITE_SHARED_BUFFERS_MB", 32, 1, 16_384),
   allowPrivateSsoProviders: Config.boolean("ALLOW_PRIVATE_SSO_PROVIDERS").pipe(Config.withDefault(false)),
   ssoTimeoutMs: boundedInteger("SSO_TIMEOUT_MS", 10_000, 100, 60_000),
+  accessLog: Config.literal("off", "info")("ACCESS_LOG").pipe(Config.withDefault("info" as const)),
+  logFormat: Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
   ssoReturnToOrigins: Config.string("SSO_RETURN_TO_ORIGINS").pipe(
     Config.withDefault(""),
     Config.map((s) => s.split(",").map((o) => o.trim()).filter((o) => o.length > 0))
@@ -286,5 +305,7 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   allowPrivateSsoProviders: false,
   ssoTimeoutMs: 10_000,
   ssoReturnToOrigins: [],
+  accessLog: "off",
+  logFormat: "pretty",
   ...overrides
 })

@@ -3,15 +3,15 @@
  *   switchboard serve                                   run the server (what `npm start` runs)
  *   switchboard admin create-account --email E [--password P] [--json]
  *   switchboard admin rotate-signing-key [--json]
-  switchboard admin prepare-cache
- *   switchboard --version | --help
+ *   switchboard admin prepare-cache
+ *   switchboard --version | --help | <command> --help
  * Flags map onto the same configuration as the environment (DESIGN.md §4).
  */
 import { provisionAccount } from "@switchboard/core/accounts"
 import { SigningKeys } from "@switchboard/core/oauth"
 import { Email } from "@switchboard/core/shared"
 import { preparePgliteTemplate } from "@switchboard/sql-adapter"
-import { Cause, ConfigProvider, Deferred, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
+import { Cause, type ConfigError, ConfigProvider, Deferred, Effect, Exit, Layer, Logger, Option, Redacted, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { serverConfig } from "../http/ServerConfig.js"
 import { appLayer, bootstrapLine, runServer } from "./Server.js"
@@ -24,10 +24,47 @@ const usage = `Usage:
   switchboard admin rotate-signing-key [--json]
   switchboard admin prepare-cache
   switchboard --version
+  switchboard <command> --help
 
 Configuration comes from environment variables (see README.md): HOST, PORT, DATA_DIR, DATABASE_URL,
 API_URL, DASHBOARD_URL, SPECTRUM_URL, DOCS_URL, BOOTSTRAP_EMAIL, BOOTSTRAP_PASSWORD, SECRET_KEY,
 TLS_CERT, TLS_KEY, TLS_PORT, TRUST_PROXY, PLANS_FILE, EGRESS_IPS, ALLOW_PRIVATE_WEBHOOK_TARGETS, ...`
+
+/** `switchboard <command> --help`: what each command does, its flags, its exit codes. */
+const commandHelp: Record<string, string> = {
+  serve: `Usage: switchboard serve
+
+Runs the server (what \`npm start\` runs) until SIGINT/SIGTERM, then finishes in-flight requests and
+closes the database. Takes no flags: it is configured by environment variables (README.md,
+"Configuration"). A first start on an empty store prints the bootstrap account's credentials once.
+Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad configuration or arguments.`,
+  admin: `Usage:
+  switchboard admin create-account --email <email> [--password <password>] [--json]
+  switchboard admin rotate-signing-key [--json]
+  switchboard admin prepare-cache
+
+Run \`switchboard admin <command> --help\` for one command.`,
+  "admin create-account": `Usage: switchboard admin create-account --email <email> [--password <password>] [--json]
+
+Creates an account and its first service key on the configured store, and prints the email, the
+password (generated when --password is not given; 8 to 256 characters) and the service key once.
+  --json   print one line {"bootstrap":{accountId,email,password,serviceKey}}
+Exit codes: 0 created, 1 failed (e.g. the email is taken), 2 bad arguments.`,
+  "admin rotate-signing-key": `Usage: switchboard admin rotate-signing-key [--json]
+
+Rotates the OAuth token signing keys: the published next key starts signing, the current one
+retires (published until its last token expires), and a new next key is published. With the
+embedded database run it while the server is stopped.
+  --json   print one line {"rotated":{current,next,retired}}
+Exit codes: 0 rotated, 1 failed, 2 bad arguments.`,
+  "admin prepare-cache": `Usage: switchboard admin prepare-cache
+
+Fills the cache directory (SWITCHBOARD_CACHE_DIR) with the embedded database's cluster template,
+which a first start would otherwise make. \`npm ci\` runs it.
+Exit codes: 0 prepared (or nothing to do), 1 failed.`
+}
+
+const isHelp = (a: string | undefined) => a === "--help" || a === "-h"
 
 const fail = (message: string, code = 2): never => {
   process.stderr.write(`switchboard: ${message}\n`)
@@ -47,12 +84,44 @@ const flags = (args: ReadonlyArray<string>) => {
   return out
 }
 
-const describeFailure = (cause: Cause.Cause<unknown>) => {
-  const e = Cause.squash(cause) as { message?: unknown; _tag?: unknown }
-  return typeof e?.message === "string" && e.message !== "" ? e.message : Cause.pretty(cause)
+/** Listening errors of Node, as operators read them (the port named, what to do). */
+const listenProblems: Record<string, (port: unknown, address: unknown) => string> = {
+  EADDRINUSE: (port, address) => `port ${port} on ${address} is already in use (EADDRINUSE): stop the other process, or set PORT / TLS_PORT`,
+  EACCES: (port, address) => `no permission to listen on port ${port} on ${address} (EACCES): use a port above 1023`,
+  EADDRNOTAVAIL: (_port, address) => `${address} is not an address of this machine (EADDRNOTAVAIL): check HOST`
 }
 
-const loadConfig = Effect.withConfigProvider(serverConfig, ConfigProvider.fromEnv())
+/** One line (never a stack trace) for why a command failed: a listening error names its port. */
+const describeFailure = (cause: Cause.Cause<unknown>) => {
+  const e = Cause.squash(cause) as { message?: unknown; _tag?: unknown }
+  const seen = new Set<unknown>()
+  for (let c = e as { code?: unknown; port?: unknown; address?: unknown; cause?: unknown } | undefined; typeof c === "object" && c !== null && !seen.has(c); c = c.cause as typeof c) {
+    seen.add(c)
+    const listen = typeof c.code === "string" ? listenProblems[c.code] : undefined
+    if (listen !== undefined && c.port !== undefined) return listen(c.port, c.address)
+  }
+  const message = typeof e?.message === "string" && e.message !== "" && e.message !== "An error has occurred" ? e.message : undefined
+  return message ?? String(Cause.squash(cause)).split("\n")[0]!.slice(0, 500)
+}
+
+/** A value as it may be shown: a URL's password masked (DATABASE_URL), at most 200 characters. */
+const shown = (value: string) => JSON.stringify(value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, "$1***@").slice(0, 200))
+
+/** Each variable of a configuration error with its value and what is wrong, one per line. */
+export const configProblems = (error: ConfigError.ConfigError): Array<string> => {
+  if (error._op === "And" || error._op === "Or") return [...new Set([...configProblems(error.left), ...configProblems(error.right)])]
+  const name = error.path.join("_")
+  const value = process.env[name]
+  return [`${name}=${value === undefined ? "(not set)" : shown(value)}: ${error.message}`]
+}
+
+/**
+ * The configuration from the environment, checked before anything heavy is built: a bad setting
+ * stops the command with each variable named, its value and the reason (exit 2, no stack trace).
+ */
+const loadConfig = Effect.withConfigProvider(serverConfig, ConfigProvider.fromEnv()).pipe(
+  Effect.catchAll((error) => Effect.sync(() => fail(`configuration error:\n  ${configProblems(error).join("\n  ")}`)))
+)
 
 const serve = () => {
   const stop = Effect.runSync(Deferred.make<void>())
@@ -65,8 +134,11 @@ const serve = () => {
   }
   process.on("SIGINT", () => onSignal("SIGINT"))
   process.on("SIGTERM", () => onSignal("SIGTERM"))
+  // LOG_FORMAT=json: the server's own log lines are JSON too (one object a line), like the access log.
   const program = Effect.flatMap(loadConfig, (config) =>
-    runServer(config, { stop, print: (line) => process.stdout.write(`${line}\n`) }))
+    runServer(config, { stop, print: (line) => process.stdout.write(`${line}\n`) }).pipe(
+      config.logFormat === "json" ? Effect.provide(Logger.json) : (self) => self
+    ))
   Effect.runPromiseExit(program).then((exit) => {
     if (Exit.isSuccess(exit)) {
       process.stdout.write("Stopped.\n")
@@ -159,6 +231,17 @@ const prepareCache = (args: ReadonlyArray<string>) => {
 }
 
 const [command, ...rest] = process.argv.slice(2)
+// `switchboard <command> [<subcommand>] … --help` or `switchboard help <command> [<subcommand>]`.
+const helpWords = command === "help" && rest.length > 0 ? rest : rest.some(isHelp) ? [command!, ...rest] : undefined
+const helpTopic = helpWords === undefined
+  ? undefined
+  : [helpWords.slice(0, 2).join(" "), helpWords[0]!].find((t) => commandHelp[t] !== undefined) ?? helpWords.filter((w) => !isHelp(w)).join(" ")
+if (helpTopic !== undefined) {
+  const text = commandHelp[helpTopic]
+  if (text === undefined) fail(`unknown command ${JSON.stringify(helpTopic)}\n${usage}`)
+  process.stdout.write(`${text}\n`)
+  process.exit(0)
+}
 switch (command) {
   case "serve":
     if (rest.length > 0) fail(`serve takes no arguments (configure it with environment variables)\n${usage}`)
@@ -176,8 +259,9 @@ switch (command) {
     break
   case undefined:
   case "--help":
+  case "-h":
   case "help":
-    process.stdout.write(`${usage}\n`)
+    process.stdout.write(`switchboard ${version}\n${usage}\n`)
     break
   default:
     fail(`unknown command ${JSON.stringify(command)}\n${usage}`)

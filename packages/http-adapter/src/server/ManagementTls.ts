@@ -20,6 +20,8 @@ export interface TlsMaterial {
   readonly fingerprint: string
   /** Whether the certificate is the generated self-signed one (not the operator's). */
   readonly selfSigned: boolean
+  /** Whether this start generated it (false: the operator's, or the one generated before, reused). */
+  readonly generated: boolean
 }
 
 /** Days a generated certificate is valid. */
@@ -84,13 +86,15 @@ export const loadTlsMaterial = (config: ServerConfigShape): Effect.Effect<TlsMat
           certPath: config.tlsCert.value,
           keyPath: config.tlsKey.value,
           fingerprint: fingerprintOf(cert),
-          selfSigned: false
+          selfSigned: false,
+          generated: false
         }
       }
       const dir = join(config.dataDir, "tls")
       const certPath = join(dir, "localhost-cert.pem")
       const keyPath = join(dir, "localhost-key.pem")
-      if (!(existsSync(certPath) && existsSync(keyPath) && usable(certPath, keyPath))) {
+      const generated = !(existsSync(certPath) && existsSync(keyPath) && usable(certPath, keyPath))
+      if (generated) {
         mkdirSync(dir, { recursive: true })
         const fresh = await generateLocalhostCertificate()
         // The key first: a certificate on disk always has its key beside it.
@@ -98,7 +102,7 @@ export const loadTlsMaterial = (config: ServerConfigShape): Effect.Effect<TlsMat
         writeAtomically(certPath, fresh.cert, 0o644)
       }
       const cert = readFileSync(certPath, "utf8")
-      return { cert, key: readFileSync(keyPath, "utf8"), certPath, keyPath, fingerprint: fingerprintOf(cert), selfSigned: true }
+      return { cert, key: readFileSync(keyPath, "utf8"), certPath, keyPath, fingerprint: fingerprintOf(cert), selfSigned: true, generated }
     },
     catch: (e) => new Error(`could not load the TLS certificate: ${(e as Error).message}`)
   })

@@ -8,9 +8,10 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { SwitchboardCore } from "@switchboard/core"
 import { bootstrapIfEmpty, IdentityLimits } from "@switchboard/core/accounts"
+import { tokenAudienceOf } from "@switchboard/core/oauth"
 import { CredentialCachePolicy } from "@switchboard/core/credentials"
 import { Ids, SecretsLive } from "@switchboard/core/shared"
-import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
+import { DatabaseConfig, needsInit, StoreSql } from "@switchboard/sql-adapter"
 import { Deferred, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { join } from "node:path"
 import { serverAdapters, serverWorkers } from "../Features.js"
@@ -87,12 +88,17 @@ export const runServer = (config: ServerConfigShape, options: {
   Effect.scoped(Effect.gen(function*() {
     // A TLS setting that does not work stops the start before anything is opened or printed.
     const tls = yield* loadTlsMaterial(config)
+    // The embedded database's first start copies (or makes) a cluster and migrates it: say so.
+    const pgliteDir = join(config.dataDir, "pglite")
+    const firstStart = Option.isNone(config.databaseUrl) && needsInit(pgliteDir)
+    const openedAt = Date.now()
+    options.print(Option.isSome(config.databaseUrl)
+      ? "Connecting to PostgreSQL (DATABASE_URL) and migrating its schema…"
+      : firstStart
+      ? `Creating the embedded database in ${pgliteDir} (first start: this takes a few seconds)…`
+      : `Opening the embedded database in ${pgliteDir}…`)
     const app = yield* Layer.build(appLayer(config))
-    const provision = yield* bootstrapIfEmpty({ email: config.bootstrapEmail, password: config.bootstrapPassword }).pipe(
-      Effect.provide(app)
-    )
-    if (Option.isSome(provision)) options.print(bootstrapLine(provision.value))
-
+    options.print(`Database ready in ${Date.now() - openedAt} ms.`)
     yield* Layer.build(HousekeepingLive.pipe(Layer.provide(Layer.succeedContext(app))))
     const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
     yield* Layer.build(HttpLive.pipe(
@@ -119,15 +125,26 @@ export const runServer = (config: ServerConfigShape, options: {
     }
     const port = portOf(server, config.port)
     const tlsPort = portOf(tlsServer, config.tlsPort)
+    // Only once both ports listen is an empty store given its first account, and its secrets shown:
+    // a start that fails (a port in use) prints no secret and leaves the bootstrap to the next one.
+    const provision = yield* bootstrapIfEmpty({ email: config.bootstrapEmail, password: config.bootstrapPassword }).pipe(
+      Effect.provide(app)
+    )
+    if (Option.isSome(provision)) options.print(bootstrapLine(provision.value))
     options.onListening?.({ host: config.host, port, tlsPort })
     const host = config.host.includes(":") ? `[${config.host}]` : config.host
     options.print([
       `Switchboard listening on http://${host}:${port} and https://${host}:${tlsPort}`,
       `  versioned API   ${config.apiUrl}/v1   (schema ${config.apiUrl}/openapi.json)`,
       `  management API  ${config.tlsPort === 0 ? `https://${host}:${tlsPort}` : config.spectrumUrl}/projects/{projectId}/   (HTTPS only)`,
+      `  API reference   http://${host}:${port}/docs`,
+      `  console         ${config.dashboardUrl}/console`,
+      `  sign-in         ${config.dashboardUrl}/sign-in`,
+      `  OAuth issuer    ${tokenAudienceOf(config).issuer}`,
+      `  health          ${config.dashboardUrl}/api/health   (readiness ${config.dashboardUrl}/api/health/ready)`,
       `  problem pages   ${config.docsUrl}/problems/catalog`,
-      `  storage         ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${join(config.dataDir, "pglite")}`}`,
-      `  TLS certificate ${tls.certPath}${tls.selfSigned ? " (self-signed for localhost, generated)" : ""}`,
+      `  storage         ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${pgliteDir}`}`,
+      `  TLS certificate ${tls.certPath} (${tls.selfSigned ? "self-signed for localhost, " : ""}${tls.generated ? "generated now" : tls.selfSigned ? "reused" : "from TLS_CERT"})`,
       `  TLS SHA-256     ${tls.fingerprint}`
     ].join("\n"))
 

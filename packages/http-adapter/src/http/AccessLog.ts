@@ -1,0 +1,35 @@
+/**
+ * The access log (ACCESS_LOG, LOG_FORMAT): one line per request — method, path template, status,
+ * duration in ms, request id — written to stdout as JSON or as a readable line. Decided once when
+ * the middleware is built: with ACCESS_LOG=off there is no writer, so a request pays nothing.
+ */
+import type { RouteTable } from "./Middleware.js"
+
+export type AccessLogWriter = (method: string, path: string, status: number, requestId: string, startedMs: number) => void
+
+/** The route a request matched, as declared (`/v1/projects/:projectId`); `-` when none did. */
+const templateOf = (table: RouteTable, method: string, path: string) => {
+  let best: string | undefined
+  for (const r of table.routes) {
+    if (r.path === undefined || (r.method !== method && !(method === "HEAD" && r.method === "GET")) || !r.pattern.test(path)) continue
+    // A literal segment wins over a parameter (`/v1/account/service-keys` over `/v1/account/:x`).
+    if (best === undefined || r.path.split(":").length < best.split(":").length) best = r.path
+  }
+  return best ?? "-"
+}
+
+export const makeAccessLog = (
+  settings: { readonly accessLog: "off" | "info"; readonly logFormat: "json" | "pretty" },
+  table: RouteTable,
+  write: (line: string) => void = (line) => void process.stdout.write(line)
+): AccessLogWriter | undefined => {
+  if (settings.accessLog === "off") return undefined
+  return (method, path, status, requestId, startedMs) => {
+    const durationMs = Math.round((performance.now() - startedMs) * 10) / 10
+    const template = templateOf(table, method, path)
+    const time = new Date().toISOString()
+    write(settings.logFormat === "json"
+      ? `${JSON.stringify({ time, level: "info", message: "request", method, path: template, status, durationMs, requestId })}\n`
+      : `${time} INFO ${method} ${template} ${status} ${durationMs}ms ${requestId}\n`)
+  }
+}

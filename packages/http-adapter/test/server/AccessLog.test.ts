@@ -1,0 +1,80 @@
+/**
+ * The access log (ACCESS_LOG, LOG_FORMAT): one line per request with method, path template, status,
+ * duration and request id, as JSON or a readable line; none at all with ACCESS_LOG=off (decided
+ * once: the middleware gets no writer). The server runs as a child process, as operators run it.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { makeAccessLog } from "../../src/http/AccessLog.js"
+import { routeTable } from "../../src/Http.js"
+import { cliEnv, startServer, stopServer } from "../support/CliProcess.js"
+
+const dataDir = mkdtempSync(join(tmpdir(), "switchboard-access-"))
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+interface AccessLine {
+  readonly level: string
+  readonly message: string
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly durationMs: number
+  readonly requestId: string
+}
+const accessLines = (out: string) =>
+  out.split("\n").filter((l) => l.startsWith("{\"time\"")).map((l) => JSON.parse(l) as AccessLine).filter((l) => l.message === "request")
+
+describe("the access log", { timeout: 180_000 }, () => {
+  it("off: no writer at all; on: the declared route as the path, in either format", () => {
+    expect(makeAccessLog({ accessLog: "off", logFormat: "json" }, routeTable)).toBeUndefined()
+    const written: Array<string> = []
+    const json = makeAccessLog({ accessLog: "info", logFormat: "json" }, routeTable, (l) => written.push(l))!
+    json("GET", "/problems/rate-limited", 200, "req_1", performance.now())
+    json("HEAD", "/api/health", 200, "req_2", performance.now())
+    json("GET", "/nowhere", 404, "req_3", performance.now())
+    const parsed = written.map((l) => JSON.parse(l) as AccessLine)
+    expect(parsed.map((l) => [l.method, l.path, l.status, l.requestId])).toEqual([
+      ["GET", "/problems/:slug", 200, "req_1"],
+      ["HEAD", "/api/health", 200, "req_2"],
+      ["GET", "-", 404, "req_3"]
+    ])
+    expect(written.every((l) => l.endsWith("}\n"))).toBe(true)
+    const pretty: Array<string> = []
+    makeAccessLog({ accessLog: "info", logFormat: "pretty" }, routeTable, (l) => pretty.push(l))!("POST", "/v1/account/service-keys", 201, "req_4", performance.now())
+    expect(pretty[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z INFO POST \/v1\/account\/service-keys 201 \d+(\.\d)?ms req_4\n$/)
+  })
+
+  it("a running server writes one line per request with the response's request id, and none when off", async () => {
+    const on = await startServer(cliEnv(dataDir, { TLS_PORT: "0", ACCESS_LOG: "info", LOG_FORMAT: "json" }))
+    const requestIds: Array<string | null> = []
+    try {
+      for (const path of ["/api/health", "/problems/rate-limited", "/v1/account", "/no/such/route"]) {
+        const r = await fetch(`${on.baseUrl}${path}`)
+        await r.arrayBuffer()
+        requestIds.push(r.headers.get("x-request-id"))
+      }
+    } finally {
+      await stopServer(on)
+    }
+    const lines = accessLines(on.output())
+    expect(lines.map((l) => [l.method, l.path, l.status])).toEqual([
+      ["GET", "/api/health", 200],
+      ["GET", "/problems/:slug", 200],
+      ["GET", "/v1/account", 401],
+      ["GET", "-", 404]
+    ])
+    expect(lines.map((l) => l.requestId)).toEqual(requestIds)
+    expect(lines.every((l) => l.level === "info" && typeof l.durationMs === "number" && l.durationMs >= 0)).toBe(true)
+
+    const off = await startServer(cliEnv(dataDir, { TLS_PORT: "0", ACCESS_LOG: "off", LOG_FORMAT: "json" }))
+    try {
+      await (await fetch(`${off.baseUrl}/api/health`)).arrayBuffer()
+    } finally {
+      await stopServer(off)
+    }
+    expect(accessLines(off.output())).toEqual([])
+    expect(off.output()).not.toContain("/api/health 200")
+  })
+})

@@ -1,0 +1,73 @@
+/**
+ * Start-up failures as an operator meets them (`switchboard serve` in a child process): a bad
+ * setting names the variable and its value before anything is built (exit 2); a port in use names
+ * the port (EADDRINUSE); a PostgreSQL that cannot be reached names its host and the cause; never a
+ * stack trace, never a secret — and a start that failed leaves the bootstrap to the next start.
+ */
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { bootstrapOf, cliEnv, runCli, startServer, stopServer } from "../support/CliProcess.js"
+
+const dataDir = mkdtempSync(join(tmpdir(), "switchboard-startup-"))
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+const serve = (vars: Record<string, string | undefined>) => runCli(["serve"], cliEnv(dataDir, { PORT: undefined, ...vars }))
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /)
+
+describe("switchboard serve: start-up errors", { timeout: 180_000 }, () => {
+  it("a bad setting names the variable and its value, exit 2, before anything is made", async () => {
+    const cases: ReadonlyArray<readonly [Record<string, string>, string]> = [
+      [{ PORT: "abc" }, "PORT=\"abc\": Expected a network port value"],
+      [{ REQUEST_TIMEOUT_MS: "5" }, "REQUEST_TIMEOUT_MS=\"5\": must be between 100 and 600000"],
+      [{ WEBHOOK_CONCURRENCY: "many" }, "WEBHOOK_CONCURRENCY=\"many\": Expected an integer value"],
+      [{ ACCESS_LOG: "loud" }, "ACCESS_LOG=\"loud\": Expected one of (off, info)"],
+      [{ DATABASE_URL: "mysql://root@db/x" }, "DATABASE_URL=\"mysql://root@db/x\": must be a postgres://"],
+      // The password of a bad DATABASE_URL is not shown.
+      [{ DATABASE_URL: "postgres://user:hunter22@/x" }, "DATABASE_URL=\"postgres://user:***@/x\": must be a postgres://"]
+    ]
+    for (const [vars, expected] of cases) {
+      const r = await serve(vars)
+      expect([vars, r.code]).toEqual([vars, 2])
+      expect(r.stderr).toContain("switchboard: configuration error:")
+      expect(r.stderr).toContain(expected)
+      expect(r.stderr).not.toContain("hunter22")
+      noStack(r.stderr)
+    }
+    // Nothing was made: no database, no certificate.
+    expect(readdirSync(dataDir)).toEqual([])
+  })
+
+  it("a PostgreSQL that cannot be reached is named with the cause", async () => {
+    const r = await serve({ DATABASE_URL: "postgres://postgres:hunter22@127.0.0.1:1/postgres", TLS_PORT: "0" })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain("PostgreSQL at 127.0.0.1:1 cannot be reached")
+    expect(r.stderr).toContain("ECONNREFUSED")
+    expect(r.stderr + r.stdout).not.toContain("hunter22")
+    noStack(r.stderr)
+  })
+
+  it("a port in use names the port, prints no secret, and the next start still bootstraps", async () => {
+    const blocker = createServer()
+    const port = await new Promise<number>((resolve) => blocker.listen(0, "127.0.0.1", () => resolve((blocker.address() as { port: number }).port)))
+    try {
+      const r = await serve({ PORT: String(port), TLS_PORT: "0" })
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is already in use (EADDRINUSE)`)
+      noStack(r.stderr)
+      expect(bootstrapOf(r.stdout)).toBeUndefined()
+      expect(r.stdout).not.toContain("sb_ask_")
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve))
+    }
+    // The failed start created no account: this one does, and shows its credentials once.
+    const s = await startServer(cliEnv(dataDir, { TLS_PORT: "0" }))
+    try {
+      expect(bootstrapOf(s.output())?.serviceKey).toMatch(/^sb_ask_/)
+    } finally {
+      expect(await stopServer(s)).toBe(0)
+    }
+  })
+})
