@@ -48,6 +48,8 @@ const ulidish = "0" + "a".repeat(25)
 const sampleParams = (strangerProject: string, strangerOrg: string): Record<string, string> => ({
   serviceKeyId: `sb_ask_${ulidish}`,
   organizationId: strangerOrg,
+  orgId: strangerOrg,
+  endpointId: `sb_ing_${ulidish}`,
   accountId: `sb_acc_${ulidish}`,
   invitationId: `sb_inv_${ulidish}`,
   token: "a".repeat(43),
