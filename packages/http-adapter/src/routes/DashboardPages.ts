@@ -36,9 +36,10 @@ export interface SignInPageInput {
   readonly needsCode?: boolean | undefined
 }
 
-export const signInPageHtml = (p: SignInPageInput) => `<!doctype html>
+/** The head and the opening of the card shared by the sign-in and sign-up pages. */
+const authPageTop = (title: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in · Switchboard</title>
+<title>${title} · Switchboard</title>
 <style>
 body{font-family:system-ui,sans-serif;background:#f5f6f8;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center}
 main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 4px rgba(0,0,0,.1);width:min(22rem,90vw)}
@@ -47,7 +48,9 @@ input{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem}button{margi
 .message{background:#fdecea;color:#611a15;padding:.5rem .75rem;border-radius:4px;font-size:.9rem}
 </style></head>
 <body><main>
-<h1>Sign in to Switchboard</h1>
+`
+
+export const signInPageHtml = (p: SignInPageInput) => `${authPageTop("Sign in")}<h1>Sign in to Switchboard</h1>
 ${p.message === undefined ? "" : `<p class="message" role="alert">${escapeHtml(p.message)}</p>`}
 <form method="post" action="/api/auth/sign-in/email">
 <input type="hidden" name="_csrf" value="${escapeHtml(p.csrfToken)}">
@@ -69,18 +72,7 @@ export interface SignUpPageInput {
 }
 
 /** The sign-up page (the console's): posts to `POST /api/auth/sign-up/email` like the sign-in form. */
-export const signUpPageHtml = (p: SignUpPageInput) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Create an account · Switchboard</title>
-<style>
-body{font-family:system-ui,sans-serif;background:#f5f6f8;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center}
-main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 4px rgba(0,0,0,.1);width:min(22rem,90vw)}
-h1{font-size:1.3rem;margin:0 0 1rem}label{display:block;margin:.75rem 0 .25rem;font-size:.9rem}
-input{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem}button{margin-top:1.25rem;width:100%;padding:.6rem;font-size:1rem}
-.message{background:#fdecea;color:#611a15;padding:.5rem .75rem;border-radius:4px;font-size:.9rem}
-</style></head>
-<body><main>
-<h1>Create a Switchboard account</h1>
+export const signUpPageHtml = (p: SignUpPageInput) => `${authPageTop("Create an account")}<h1>Create a Switchboard account</h1>
 ${
   p.enabled
     ? `<form method="post" action="/api/auth/sign-up/email">
