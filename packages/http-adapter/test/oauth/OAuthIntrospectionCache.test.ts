@@ -10,19 +10,8 @@
  */
 import { testBackends } from "@switchboard/sql-adapter"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { hiddenFields, newApp, newUser, sessionCookie } from "../support/OAuthServer.js"
+import { CALLBACK, CHALLENGE, formPost as form, hiddenFields, newApp, newUser, sessionCookie, VERIFIER } from "../support/OAuthServer.js"
 import { startTestServers, type TestServer } from "../support/TestServer.js"
-
-const CALLBACK = "https://rp.example/cb"
-const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-
-const form = (fields: Record<string, string>, headers: Record<string, string> = {}): RequestInit => ({
-  method: "POST",
-  headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
-  body: new URLSearchParams(fields).toString(),
-  redirect: "manual"
-})
 
 interface Tokens {
   readonly access_token: string

@@ -206,3 +206,17 @@ export const driveAuthorization = async (
   }
   throw new Error("too many steps")
 }
+
+/** The client redirect URI the OAuth tests register. */
+export const CALLBACK = "https://rp.example/cb"
+/** RFC 7636 appendix B: a PKCE verifier and its S256 challenge. */
+export const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+export const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+
+/** A form POST (no redirects followed), as OAuth clients send to the token endpoints. */
+export const formPost = (fields: Record<string, string>, headers: Record<string, string> = {}): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+  body: new URLSearchParams(fields).toString(),
+  redirect: "manual"
+})
