@@ -141,7 +141,7 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
       principal: Principal,
       operationId: string
     ) {
-      yield* gate.open(projectId, principal, "read")
+      yield* gate.open(projectId, principal, "write")
       return yield* tx.withTransaction(Effect.gen(function*() {
         const op = yield* ownOperation(projectId, operationId, yield* ops.lock(operationId))
         const now = yield* DateTime.now
