@@ -96,6 +96,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       settlePayment: operations.settlePayment,
       paymentOf: operations.paymentOf,
       recordUsage: usage.recordUsage,
+      recordUsageBatch: usage.recordUsageBatch,
       tick: scheduler.tick,
       ensureSubscriptions: (projectId: ProjectId) => Effect.map(subscriptions.subscriptionsOf(projectId), ({ subs }) => subs)
     } as const

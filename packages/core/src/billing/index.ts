@@ -1,3 +1,4 @@
 export * from "./Schema.js"
+export * from "./UsageSchema.js"
 export * as PlanChange from "./PlanChange.js"
 export * from "./BillingFeature.js"

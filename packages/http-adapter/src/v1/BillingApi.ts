@@ -41,6 +41,16 @@ export const BillingGroup = HttpApiGroup.make("billing")
   .add(HttpApiEndpoint.get("getBillingOperation", "/v1/projects/:projectId/billing/operations/:operationId")
     .annotateContext(OpenApi.annotations({ summary: "Get a billing operation", description: "The state of an asynchronous plan change: pending, succeeded or failed." })).setPath(OperationPath)
     .addSuccess(Billing.BillingOperation))
+  .add(HttpApiEndpoint.post("recordUsage", "/v1/projects/:projectId/billing/usage")
+    .annotateContext(OpenApi.annotations({
+      summary: "Record usage",
+      description: "Adds a batch of 1-100 usage records (id, metric, quantity, timestamp) to the project's subscriptions, " +
+        "priced as the plan's usage charges; usage thresholds then bill progressively. Each record applies once: " +
+        "a repeated id answers `ignored` (`already_applied`) and changes nothing. Only metrics the project's plans price are " +
+        "accepted (422 naming the record), and a record dated before the open billing period refuses the batch " +
+        "(409 `FAILED_PRECONDITION`, reason `billing_period_closed`). The batch is all or nothing. Needs `billing:write`."
+    })).setPath(ProjectPath)
+    .setPayload(Billing.RecordUsageRequest).addSuccess(Billing.RecordUsageResponse))
   .add(HttpApiEndpoint.post("previewProjectChange", `${projectBilling}/preview`)
     .annotateContext(OpenApi.annotations({ summary: "Preview a plan change", description: "What a plan change would cost now and at the next charge, without changing anything." })).setPath(OrganizationProjectPath)
     .setPayload(Billing.PreviewProjectChangeRequest).addSuccess(Billing.PreviewProjectChangeResponse))
@@ -85,6 +95,7 @@ export const billingProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   "billing.listBillingPlans": project,
   "billing.getBillingOverview": project,
   "billing.getBillingOperation": [...project, "OPERATION_NOT_FOUND"],
+  "billing.recordUsage": [...project, "PROJECT_CLOSING", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
   "billing.previewProjectChange": [...organizationProject, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
   "billing.changePlan": [...organizationProject, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],
   "billing.adjustFixedChargeQuantity": [...organizationProject, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],

@@ -150,6 +150,14 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
             ...(operation.status === "pending" ? { "retry-after": "1" } : {})
           }))
         }))
+      .handleRaw("recordUsage", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* authorizeBilling({ scope: "billing:write", organizationRoute: false, projectId: path.projectId })
+          const project = yield* domain(billing.openProject(principal, path.projectId, "write"))
+          const body = yield* decodeJsonBody(Billing.RecordUsageRequest)
+          const results = yield* domain(billing.recordUsageBatch(path.projectId, body.value.records, project))
+          return toResponse(yield* rendered(Billing.RecordUsageResponse, { results }, 200, noStore))
+        }))
       .handleRaw("previewProjectChange", ({ path }) =>
         Effect.gen(function*() {
           const { project } = yield* organizationProject(path.organizationId, path.projectId, "read")
