@@ -57,6 +57,11 @@ export class UsagePeriodClosed extends Schema.TaggedError<UsagePeriodClosed>()("
   field: Schema.String
 }) {}
 
+/** The organization has no subscription of its own (its projects are billed): nothing to preview. */
+export class OrganizationNotSubscribed extends Schema.TaggedError<OrganizationNotSubscribed>()("OrganizationNotSubscribed", {
+  organizationId: Schema.String
+}) {}
+
 /** A plan catalog that cannot be used (API.md §1.6: the server refuses to start and says why). */
 export class BillingCatalogInvalid extends Schema.TaggedError<BillingCatalogInvalid>()("BillingCatalogInvalid", {
   source: Schema.String,
@@ -67,3 +72,4 @@ export class BillingCatalogInvalid extends Schema.TaggedError<BillingCatalogInva
 export type BillingError =
   | BillingOperationNotFound | BillingChangeRejected | BillingRequestInvalid | BillingNotProvisioned
   | BillingIdempotencyKeyReused | UsageMetricUnknown | UsagePeriodClosed
+  | OrganizationNotSubscribed

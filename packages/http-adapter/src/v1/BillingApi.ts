@@ -67,6 +67,21 @@ export const BillingGroup = HttpApiGroup.make("billing")
   .add(HttpApiEndpoint.get("getEffectiveTerms", `${projectBilling}/terms`)
     .annotateContext(OpenApi.annotations({ summary: "Effective terms", description: "The prices and allowances in force for the project." })).setPath(OrganizationProjectPath)
     .addSuccess(Billing.EffectiveTerms))
+  .add(HttpApiEndpoint.get("getOrganizationBillingOverview", organizationBilling)
+    .annotateContext(OpenApi.annotations({
+      summary: "Organization billing overview",
+      description: "The organization's own subscription and the version of its entitlements. Switchboard bills projects " +
+        "(see getBillingOverview): no plan is sold to an organization itself, so `subscription` is null."
+    })).setPath(OrganizationPath)
+    .addSuccess(Billing.OrganizationBillingOverview))
+  .add(HttpApiEndpoint.post("previewOrganizationChange", `${organizationBilling}/preview`)
+    .annotateContext(OpenApi.annotations({
+      summary: "Preview an organization change",
+      description: "What a fixed-charge quantity change of the organization's own subscription would cost, without changing anything. " +
+        "An organization without a subscription of its own (every organization today: projects are billed) answers " +
+        "409 FAILED_PRECONDITION with reason no_organization_subscription."
+    })).setPath(OrganizationPath)
+    .setPayload(Billing.PreviewOrganizationChangeRequest).addSuccess(Billing.PreviewOrganizationChangeResponse))
   .add(HttpApiEndpoint.get("listInvoices", `${organizationBilling}/invoices`)
     .annotateContext(OpenApi.annotations({ summary: "List invoices", description: "The organization's invoices, newest first." })).setPath(OrganizationPath)
     .addSuccess(Billing.ListInvoicesResponse))
@@ -101,6 +116,8 @@ export const billingProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   "billing.adjustFixedChargeQuantity": [...organizationProject, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],
   "billing.getEffectiveTerms": organizationProject,
   "billing.listInvoices": organization,
+  "billing.getOrganizationBillingOverview": organization,
+  "billing.previewOrganizationChange": [...organization, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
   "billing.getOrganizationPaymentMethod": organization,
   "billing.createOrganizationPaymentMethodCheckout": organization,
   "billing.createOrganizationSetupIntent": [...organization, ...idempotency]

@@ -27,5 +27,11 @@ export const billingErrors: ErrorTable<BillingError> = {
       "FAILED_PRECONDITION",
       `Usage record ${e.recordId} is dated ${e.timestamp}, before the open ${e.category} billing period (from ${e.periodStart}); that period is closed.`,
       { extra: { reason: "billing_period_closed", recordId: e.recordId, category: e.category, periodStart: e.periodStart, path: `/${e.field}` } }
+    ),
+  OrganizationNotSubscribed: (e) =>
+    problem(
+      "FAILED_PRECONDITION",
+      `Organization ${e.organizationId} has no subscription of its own: its projects are billed (see previewProjectChange).`,
+      { extra: { reason: "no_organization_subscription" } }
     )
 }

@@ -198,6 +198,19 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
           yield* organizationProject(path.organizationId, path.projectId, "read")
           return toResponse(yield* rendered(Billing.EffectiveTerms, yield* domain(billing.terms(path.projectId)), 200, noStore))
         }))
+      .handleRaw("getOrganizationBillingOverview", ({ path }) =>
+        Effect.gen(function*() {
+          yield* organization(path.organizationId, "billing:read")
+          const overview = yield* domain(billing.organizationOverview(path.organizationId))
+          return toResponse(yield* rendered(Billing.OrganizationBillingOverview, overview, 200, noStore))
+        }))
+      .handleRaw("previewOrganizationChange", ({ path }) =>
+        Effect.gen(function*() {
+          yield* organization(path.organizationId, "billing:read")
+          const body = yield* decodeJsonBody(Billing.PreviewOrganizationChangeRequest)
+          const preview = yield* domain(billing.previewOrganizationChange(path.organizationId, body.value))
+          return toResponse(yield* rendered(Billing.PreviewOrganizationChangeResponse, preview, 200, noStore))
+        }))
       .handleRaw("listInvoices", ({ path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:read")
