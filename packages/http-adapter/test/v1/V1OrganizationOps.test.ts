@@ -101,6 +101,7 @@ for (const backend of testBackends()) {
 
       // A plan change waiting for its payment, and a provisioning operation still running.
       const now = await s.run(DateTime.now)
+      const later = DateTime.unsafeMake(now.epochMillis + 86_400_000)
       const waiting = `sb_bop_${unique("wait").replace(/-/g, "")}`
       await s.run(Effect.gen(function*() {
         const repo = yield* BillingRepo
@@ -117,7 +118,8 @@ for (const backend of testBackends()) {
         yield* (yield* OperationsRepo).insert({
           operationId: `pho_opr_${unique("op").replace(/-/g, "")}`, projectId: p.projectId, type: "resource.provision",
           resourceType: "telegram_bot", resourceId: null, state: "running", committed: false, params: {}, detail: null, error: null,
-          reason: null, attempts: 1, nextAttemptAt: now, leasedUntil: null, claimSeq: 1, createdAt: now, startedAt: now, endedAt: null, updatedAt: now
+          // Leased for a day: the server's provisioning worker leaves it running.
+          reason: null, attempts: 1, nextAttemptAt: later, leasedUntil: later, claimSeq: 1, createdAt: now, startedAt: now, endedAt: null, updatedAt: now
         })
       }))
       expect((await call(`/v1/projects/${p.projectId}`, { method: "DELETE", idem: unique("idem") })).res.status).toBe(200)
