@@ -47,6 +47,8 @@ import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
 import m0040 from "./migrations/0040_metrics.js"
+import m0085 from "./migrations/0085_metricsPlannedProject.js"
+import m0086 from "./migrations/0086_billingUsageRecords.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -94,5 +96,7 @@ export const migrations = {
   "0030_eventChannel": m0030,
   "0040_metrics": m0040,
   "0060_sso": m0060,
-  "0070_platforms": m0070
+  "0070_platforms": m0070,
+  "0085_metricsPlannedProject": m0085,
+  "0086_billingUsageRecords": m0086
 }
