@@ -24,6 +24,7 @@ import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
+import { WhatsappReposSql } from "./platforms/WhatsappSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
@@ -47,6 +48,7 @@ import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
 import m0040 from "./migrations/0040_metrics.js"
+import m0100 from "./migrations/0100_whatsapp.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -69,6 +71,7 @@ export const RepositoriesSql = Layer.mergeAll(
   ChannelReposSql,
   SsoReposSql,
   PlatformsReposSql,
+  WhatsappReposSql,
   MetricsReposSql
 )
 
@@ -94,5 +97,6 @@ export const migrations = {
   "0030_eventChannel": m0030,
   "0040_metrics": m0040,
   "0060_sso": m0060,
-  "0070_platforms": m0070
+  "0070_platforms": m0070,
+  "0100_whatsapp": m0100
 }
