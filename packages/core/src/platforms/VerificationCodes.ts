@@ -160,7 +160,10 @@ export class VerificationCodes extends Effect.Service<VerificationCodes>()("core
       const window = yield* windowOf(query, yield* DateTime.now)
       const filter = { projectId, resourceId, platform: query.platform, ...window }
       const { nextPageToken, page } = yield* createdAtPage({
-        list: `filtered-otp:${projectId}:${resourceId ?? ""}:${query.platform ?? ""}:${window.receivedAfter.epochMillis}:${window.receivedBefore.epochMillis}`,
+        // The filters as asked (a default window moves with the clock, so it is not part of the list).
+        list: `filtered-otp:${projectId}:${resourceId ?? ""}:${query.platform ?? ""}:${query.receivedAfter?.epochMillis ?? ""}:${
+          query.receivedBefore?.epochMillis ?? ""
+        }`,
         pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE,
         pageToken: query.pageToken,
         fetch: (after, limit) =>

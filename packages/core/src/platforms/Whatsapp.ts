@@ -16,8 +16,10 @@
 import { DateTime, Effect, Option } from "effect"
 import { BillingRepo } from "../billing/Ports.js"
 import type { Principal } from "../credentials/Access.js"
+import { EventPublisher } from "../events/EventsFeature.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import type { OrganizationId, ProjectId } from "../shared/Identifiers.js"
+import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
 import { fn } from "../internal/Traced.js"
 import { makeOperationRecords } from "./OperationRecords.js"
@@ -292,7 +294,7 @@ export class Whatsapp extends Effect.Service<Whatsapp>()("core/Whatsapp", {
       releaseDedicatedLine
     } as const
   }),
-  dependencies: [Provisioning.Default]
+  dependencies: [Provisioning.Default, Ids.Default, EventPublisher.Default]
 }) {}
 
 /** A line that can carry a WhatsApp sender: active, with a number, able to receive SMS (the ownership code). */
