@@ -11,7 +11,7 @@
  * provider deregisters every sender and unsubscribes the app, then one transaction retires the
  * senders, removes the connection and records a succeeded `whatsapp.account.disconnect`. If the
  * provider fails, the account is marked connected again; a process that dies in between leaves a
- * `disconnecting` mark that a new disconnect takes over after a minute.
+ * `disconnecting` mark that a new disconnect takes over after a minute (`WhatsappAccountMachine.ts`).
  */
 import { DateTime, Effect, Option } from "effect"
 import { BillingRepo } from "../billing/Ports.js"
@@ -24,6 +24,7 @@ import { Transactor } from "../shared/Ports.js"
 import { fn } from "../internal/Traced.js"
 import { makeOperationRecords } from "./OperationRecords.js"
 import { PlatformProviderUnavailable, ResourceNotFound } from "./PlatformErrors.js"
+import { applyWaba, wabaStateOf } from "./WhatsappAccountMachine.js"
 import { OperationsRepo, ResourcesRepo } from "./PlatformPorts.js"
 import type { ResourceRecord } from "./PlatformSchema.js"
 import { Provisioning } from "./Provisioning.js"
@@ -44,8 +45,6 @@ import type { ProjectPlatformSettings, WhatsappBusinessAccount, WhatsappAccountR
 
 /** How far back `receivedAfter` of the verification-code read may reach. */
 export const VERIFICATION_WINDOW_MS = 120_000
-/** After this long a `disconnecting` mark is taken to be a dead process's, and a new disconnect may run. */
-const STALE_DISCONNECT_MS = 60_000
 
 const providerUnavailable = (e: { readonly provider: string; readonly message: string }) =>
   new PlatformProviderUnavailable({ provider: e.provider, message: e.message })
@@ -182,7 +181,7 @@ export class Whatsapp extends Effect.Service<Whatsapp>()("core/Whatsapp", {
       return yield* tx.withTransaction(Effect.gen(function*() {
         yield* gate.open(projectId, principal, "write", { lock: true })
         const account = yield* connected(projectId)
-        if (account.state === "disconnecting") return yield* new WhatsappAccountDisconnecting({ projectId })
+        if (wabaStateOf(account)._tag === "Disconnecting") return yield* new WhatsappAccountDisconnecting({ projectId })
         const voip = yield* resources.find(projectId, body.voipResourceId)
         if (Option.isNone(voip) || !eligibleVoip(voip.value)) {
           return yield* new WhatsappVoipSourceNotEligible({ resourceId: body.voipResourceId })
@@ -204,9 +203,8 @@ export class Whatsapp extends Effect.Service<Whatsapp>()("core/Whatsapp", {
         yield* gate.open(projectId, principal, "write", { lock: true })
         const account = yield* connected(projectId)
         const now = yield* DateTime.now
-        if (account.state === "disconnecting" && now.epochMillis - account.updatedAt.epochMillis < STALE_DISCONNECT_MS) {
-          return yield* new WhatsappAccountDisconnecting({ projectId })
-        }
+        const t = applyWaba(wabaStateOf(account), { _tag: "DisconnectRequested", at: now.epochMillis })
+        if (t._tag === "Rejected") return yield* new WhatsappAccountDisconnecting({ projectId })
         const running = yield* ops.findUnfinished({ projectId, resourceType: "whatsapp_sender" })
         if (Option.isSome(running)) return yield* new WhatsappAccountProvisioning({ projectId, operationId: running.value.operationId })
         yield* accounts.upsert({ ...account, state: "disconnecting", updatedAt: now })

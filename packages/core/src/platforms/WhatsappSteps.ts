@@ -16,6 +16,7 @@ import { type ProviderFailure, ResourcesRepo } from "./PlatformPorts.js"
 import { PlatformProviderUnavailable } from "./PlatformErrors.js"
 import type { OperationRecord, ResourceRecord } from "./PlatformSchema.js"
 import type { ProvisioningOutcome } from "./ProvisioningOutcome.js"
+import { applyWaba, wabaStateOf } from "./WhatsappAccountMachine.js"
 import { WhatsappAccountsRepo, WhatsappProvider } from "./WhatsappPorts.js"
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "")
@@ -37,8 +38,11 @@ export const makeWhatsappSteps = Effect.gen(function*() {
       const phoneNumberId = str(op.params["phoneNumberId"])
       const info = yield* provider.exchangeCode({ code: str(op.params["code"]), wabaId, phoneNumberId })
       const existing = yield* accounts.find(op.projectId)
-      if (Option.isSome(existing) && existing.value.wabaId !== wabaId) {
-        return fail("waba_mismatch", `the project is connected to WhatsApp Business Account ${existing.value.wabaId}`)
+      const t = applyWaba(wabaStateOf(Option.getOrUndefined(existing)), { _tag: "SenderConnected", wabaId })
+      if (t._tag === "Rejected") {
+        return t.reason === "waba_mismatch"
+          ? fail("waba_mismatch", `the project is connected to another WhatsApp Business Account`)
+          : fail("waba_disconnecting", "the project's WhatsApp Business Account is being disconnected")
       }
       yield* provider.subscribeApp(wabaId)
       const resourceId = yield* ids.typeId(IdKinds.resource)
@@ -67,7 +71,7 @@ export const makeWhatsappSteps = Effect.gen(function*() {
         undo: Effect.void,
         // In the commit's transaction: the project's WABA connection (kept if it is this WABA).
         commit: Effect.flatMap(accounts.find(op.projectId), (current) =>
-          Option.isSome(current) && current.value.wabaId !== wabaId
+          applyWaba(wabaStateOf(Option.getOrUndefined(current)), { _tag: "SenderConnected", wabaId })._tag === "Rejected"
             ? Effect.void
             : accounts.upsert({
               projectId: op.projectId,
