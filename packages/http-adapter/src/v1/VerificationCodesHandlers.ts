@@ -6,6 +6,7 @@ import {
   FilteredVerificationCodesQuery,
   VerificationCodes
 } from "@switchboard/core/platforms"
+import type { ProjectId } from "@switchboard/core/shared"
 import { Effect } from "effect"
 import { v1Group } from "./Api.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
@@ -15,13 +16,13 @@ import { VerificationCodesGroup } from "./VerificationCodesApi.js"
 export const VerificationCodesGroupLive = HttpApiBuilder.group(v1Group(VerificationCodesGroup), "verificationCodes", (handlers) =>
   Effect.gen(function*() {
     const codes = yield* VerificationCodes
-    const count = (projectId: string, resourceId?: string) =>
+    const count = (projectId: ProjectId, resourceId?: string) =>
       Effect.gen(function*() {
         const principal = yield* onProject(projectId, "platforms:read")
         const query = yield* decodeQuery(FilteredVerificationCodesQuery)
         return toResponse(yield* rendered(FilteredVerificationCodeCount, yield* domain(codes.count(projectId, principal, query, resourceId))))
       })
-    const list = (projectId: string, resourceId?: string) =>
+    const list = (projectId: ProjectId, resourceId?: string) =>
       Effect.gen(function*() {
         const principal = yield* onProject(projectId, "platforms:read")
         const query = yield* decodeQuery(FilteredVerificationCodesQuery)
