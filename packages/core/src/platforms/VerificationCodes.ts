@@ -136,17 +136,29 @@ export class VerificationCodes extends Effect.Service<VerificationCodes>()("core
       return Option.some(record)
     })
 
+    /** The filter a count or list asks for: the project (and the resource) readable, the window checked. */
+    const filterOf = (projectId: ProjectId, principal: Principal, query: FilteredVerificationCodesQuery, resourceId?: string) =>
+      Effect.gen(function*() {
+        yield* gate.open(projectId, principal, "read")
+        if (resourceId !== undefined) yield* held(projectId, resourceId)
+        const window = yield* windowOf(query, yield* DateTime.now)
+        return { projectId, resourceId, platform: query.platform, ...window }
+      })
+
     const count = fn("VerificationCodes.count")(function*(
       projectId: ProjectId,
       principal: Principal,
       query: FilteredVerificationCodesQuery,
       resourceId?: string
     ) {
-      yield* gate.open(projectId, principal, "read")
-      if (resourceId !== undefined) yield* held(projectId, resourceId)
-      const window = yield* windowOf(query, yield* DateTime.now)
-      const count = yield* repo.count({ projectId, resourceId, platform: query.platform, ...window })
-      return { count, ...(query.platform === undefined ? {} : { platform: query.platform }), ...window }
+      const filter = yield* filterOf(projectId, principal, query, resourceId)
+      const count = yield* repo.count(filter)
+      return {
+        count,
+        ...(query.platform === undefined ? {} : { platform: query.platform }),
+        receivedAfter: filter.receivedAfter,
+        receivedBefore: filter.receivedBefore
+      }
     })
 
     const list = fn("VerificationCodes.list")(function*(
@@ -155,10 +167,7 @@ export class VerificationCodes extends Effect.Service<VerificationCodes>()("core
       query: FilteredVerificationCodesQuery,
       resourceId?: string
     ) {
-      yield* gate.open(projectId, principal, "read")
-      if (resourceId !== undefined) yield* held(projectId, resourceId)
-      const window = yield* windowOf(query, yield* DateTime.now)
-      const filter = { projectId, resourceId, platform: query.platform, ...window }
+      const filter = yield* filterOf(projectId, principal, query, resourceId)
       const { nextPageToken, page } = yield* createdAtPage({
         // The filters as asked (a default window moves with the clock, so it is not part of the list).
         list: `filtered-otp:${projectId}:${resourceId ?? ""}:${query.platform ?? ""}:${query.receivedAfter?.epochMillis ?? ""}:${

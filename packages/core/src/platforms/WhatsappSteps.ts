@@ -32,6 +32,22 @@ export const makeWhatsappSteps = Effect.gen(function*() {
   const fail = (code: string, detail: string): ProvisioningOutcome => ({ _tag: "Fail", code, detail })
   const healthy = { whatsappHealth: { overallStatus: "available" } }
 
+  /** A new sender resource (a number on the WABA; not a line: its number is in the detail). */
+  const sender = (op: OperationRecord, now: DateTime.Utc, detail: Record<string, unknown>) =>
+    Effect.map(ids.typeId(IdKinds.resource), (resourceId): ResourceRecord & { readonly subject: string } => ({
+      resourceId,
+      projectId: op.projectId,
+      type: "whatsapp_sender",
+      abilities: ["whatsapp"],
+      phoneNumber: null,
+      subject: str(op.params["subject"]),
+      state: "active",
+      detail: { ...detail, ...healthy },
+      createdAt: now,
+      updatedAt: now,
+      retiredAt: null
+    }))
+
   const metaSender = (op: OperationRecord, now: DateTime.Utc) =>
     Effect.gen(function*() {
       const wabaId = str(op.params["wabaId"])
@@ -45,29 +61,15 @@ export const makeWhatsappSteps = Effect.gen(function*() {
           : fail("waba_disconnecting", "the project's WhatsApp Business Account is being disconnected")
       }
       yield* provider.subscribeApp(wabaId)
-      const resourceId = yield* ids.typeId(IdKinds.resource)
       return {
         _tag: "Done",
-        resource: {
-          resourceId,
-          projectId: op.projectId,
-          type: "whatsapp_sender",
-          abilities: ["whatsapp"],
-          phoneNumber: null,
-          subject: str(op.params["subject"]),
-          state: "active",
-          detail: {
-            wabaId,
-            phoneNumberId,
-            phoneNumber: info.displayPhoneNumber,
-            displayName: info.verifiedName,
-            ownership: "meta",
-            ...healthy
-          },
-          createdAt: now,
-          updatedAt: now,
-          retiredAt: null
-        },
+        resource: yield* sender(op, now, {
+          wabaId,
+          phoneNumberId,
+          phoneNumber: info.displayPhoneNumber,
+          displayName: info.verifiedName,
+          ownership: "meta"
+        }),
         undo: Effect.void,
         // In the commit's transaction: the project's WABA connection (kept if it is this WABA).
         commit: Effect.flatMap(accounts.find(op.projectId), (current) =>
@@ -107,19 +109,7 @@ export const makeWhatsappSteps = Effect.gen(function*() {
       const { phoneNumberId } = yield* provider.registerSender({ wabaId, phoneNumber, displayName })
       return {
         _tag: "Done",
-        resource: {
-          resourceId: yield* ids.typeId(IdKinds.resource),
-          projectId: op.projectId,
-          type: "whatsapp_sender",
-          abilities: ["whatsapp"],
-          phoneNumber: null,
-          subject: str(op.params["subject"]),
-          state: "active",
-          detail: { wabaId, phoneNumberId, phoneNumber, displayName, ownership: "photon", voipResourceId, ...healthy },
-          createdAt: now,
-          updatedAt: now,
-          retiredAt: null
-        },
+        resource: yield* sender(op, now, { wabaId, phoneNumberId, phoneNumber, displayName, ownership: "photon", voipResourceId }),
         undo: Effect.ignore(provider.deregisterSender({ wabaId, phoneNumberId }))
       } satisfies ProvisioningOutcome
     })

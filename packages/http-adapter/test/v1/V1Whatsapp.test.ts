@@ -277,6 +277,22 @@ for (const backend of testBackends()) {
       }
     })
 
+    it("concurrent requests never pass the seat cap, and connect one number once", async () => {
+      const p = await newProject(s, call)
+      await giveCard(s, p)
+      whatsappSwitches.maxUserAssignments = 2
+      try {
+        const seats = await Promise.all(Array.from({ length: 5 }, (_, i) =>
+          call(`${base(p)}/whatsapp/assignments`, { method: "POST", json: { handle: `+1415555070${i}` }, idem: idem() })))
+        expect(seats.map((r) => r.res.status).sort()).toEqual([201, 201, 409, 409, 409])
+        for (const r of seats.filter((x) => x.res.status === 409)) expect(r.body.code).toBe("SHARED_LINE_CAP_EXCEEDED")
+      } finally {
+        whatsappSwitches.maxUserAssignments = 100
+      }
+      const connects = await Promise.all(Array.from({ length: 3 }, () => connect(p, { code: "ok", wabaId: "waba-race", phoneNumberId: "pn-7777" })))
+      expect(connects.map((r) => r.res.status).sort()).toEqual([202, 409, 409])
+    })
+
     it("dedicated lines: 402 without the entitlement or a card, a provision that waits for capacity, release; each problem", async () => {
       const p = await newProject(s, call)
       const provision = (key = idem()) => call(`${base(p)}/whatsapp/dedicated`, { method: "POST", idem: key })
