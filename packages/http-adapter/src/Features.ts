@@ -34,8 +34,13 @@ import { WebhooksServerAdapters } from "./server/WebhooksAdapters.js"
 import { WebhooksWorkers } from "./server/WebhooksWorkers.js"
 import { PlatformsServerAdapters } from "./server/PlatformsAdapters.js"
 import { PlatformsWorkers } from "./server/PlatformsWorkers.js"
+import { WhatsappServerAdapters } from "./server/WhatsappAdapters.js"
 import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
 import { PlatformsGroup, platformsIdempotent, platformsProblems } from "./v1/PlatformsApi.js"
+import { WhatsappGroupLive } from "./v1/WhatsappHandlers.js"
+import { WhatsappGroup, whatsappIdempotent, whatsappProblems } from "./v1/WhatsappApi.js"
+import { VerificationCodesGroupLive } from "./v1/VerificationCodesHandlers.js"
+import { VerificationCodesGroup, verificationCodesProblems } from "./v1/VerificationCodesApi.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup, accountIdempotent, accountProblems } from "./v1/Api.js"
@@ -84,6 +89,8 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(SsoGroup)
   .add(IngressGroup)
   .add(PlatformsGroup)
+  .add(WhatsappGroup)
+  .add(VerificationCodesGroup)
   .add(MetricsGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
@@ -108,6 +115,8 @@ export const V1GroupsLive = Layer.mergeAll(
   SsoGroupLive,
   IngressGroupLive,
   PlatformsGroupLive,
+  WhatsappGroupLive,
+  VerificationCodesGroupLive,
   MetricsGroupLive
 )
 
@@ -127,6 +136,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...ssoProblemsByOperation,
   ...ingressProblems,
   ...platformsProblems,
+  ...whatsappProblems,
+  ...verificationCodesProblems,
   ...metricsProblems
 }
 
@@ -146,6 +157,7 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...ssoIdempotent,
   ...ingressIdempotent,
   ...platformsIdempotent,
+  ...whatsappIdempotent,
   ...metricsIdempotent
 ])
 
@@ -192,7 +204,8 @@ export const serverAdapters = (config: ServerConfigShape) =>
     DashboardServerAdapters(config),
     SsoServerAdapters(config),
     ChannelServerAdapters(config),
-    PlatformsServerAdapters(config)
+    PlatformsServerAdapters(config),
+    WhatsappServerAdapters(config)
   )
 
 /** Background work of each feature in a server process (delivery engine, billing scheduler, …). */

@@ -24,6 +24,7 @@ import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
+import { WhatsappReposSql } from "./platforms/WhatsappSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
@@ -49,6 +50,7 @@ import m0070 from "./migrations/0070_platforms.js"
 import m0040 from "./migrations/0040_metrics.js"
 import m0085 from "./migrations/0085_metricsPlannedProject.js"
 import m0086 from "./migrations/0086_billingUsageRecords.js"
+import m0100 from "./migrations/0100_whatsapp.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -71,6 +73,7 @@ export const RepositoriesSql = Layer.mergeAll(
   ChannelReposSql,
   SsoReposSql,
   PlatformsReposSql,
+  WhatsappReposSql,
   MetricsReposSql
 )
 
@@ -98,5 +101,6 @@ export const migrations = {
   "0060_sso": m0060,
   "0070_platforms": m0070,
   "0085_metricsPlannedProject": m0085,
-  "0086_billingUsageRecords": m0086
+  "0086_billingUsageRecords": m0086,
+  "0100_whatsapp": m0100
 }

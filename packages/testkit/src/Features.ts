@@ -40,6 +40,8 @@ import { ChannelMemory } from "./memory/ChannelMemory.js"
 import { channelContract } from "./contracts/ChannelContract.js"
 import { PlatformsMemory } from "./memory/PlatformsMemory.js"
 import { platformsContract } from "./contracts/PlatformsContract.js"
+import { WhatsappMemory } from "./memory/WhatsappMemory.js"
+import { whatsappContract } from "./contracts/WhatsappContract.js"
 import { makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MetricsMemory } from "./memory/MetricsMemory.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
@@ -66,6 +68,7 @@ export * from "./memory/DashboardMemory.js"
 export * from "./memory/SsoMemory.js"
 export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
+export * from "./memory/WhatsappMemory.js"
 export * from "./memory/MetricsMemory.js"
 export * from "./contracts/MetricsContract.js"
 
@@ -91,6 +94,7 @@ export const RepositoriesMemory = Layer.mergeAll(
   SsoMemory,
   ChannelMemory,
   PlatformsMemory,
+  WhatsappMemory,
   MetricsMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
@@ -112,6 +116,7 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   ssoContract(it)
   channelContract(it)
   platformsContract(it)
+  whatsappContract(it)
 }
 
 /**

@@ -34,7 +34,8 @@ export const IdKinds = {
   grant: "grt",
   ingressEndpoint: "ing",
   request: "req",
-  resource: "res"
+  resource: "res",
+  assignment: "asg"
 } as const
 export type IdKind = (typeof IdKinds)[keyof typeof IdKinds]
 
