@@ -23,6 +23,7 @@ import { PlatformsAndUsersReposSql } from "./projects/PlatformsAndUsersSql.js"
 import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
+import { AppInstallationsReposSql } from "./oauth/AppInstallationsSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
 import m0001 from "./migrations/0001_identity.js"
@@ -46,6 +47,7 @@ import m0030 from "./migrations/0030_eventChannel.js"
 import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
+import m0095 from "./migrations/0095_appInstallations.js"
 import m0040 from "./migrations/0040_metrics.js"
 
 export const RepositoriesSql = Layer.mergeAll(
@@ -68,6 +70,7 @@ export const RepositoriesSql = Layer.mergeAll(
   DashboardReposSql,
   ChannelReposSql,
   SsoReposSql,
+  AppInstallationsReposSql,
   PlatformsReposSql,
   MetricsReposSql
 )
@@ -94,5 +97,6 @@ export const migrations = {
   "0030_eventChannel": m0030,
   "0040_metrics": m0040,
   "0060_sso": m0060,
-  "0070_platforms": m0070
+  "0070_platforms": m0070,
+  "0095_appInstallations": m0095
 }
