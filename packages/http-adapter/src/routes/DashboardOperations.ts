@@ -101,7 +101,7 @@ export type DashboardOperationId = (typeof dashboardOperations)[number]["operati
 export const operation = (id: DashboardOperationId): DashboardOperation => dashboardOperations.find((o) => o.operationId === id)!
 
 /** Operations whose data is a list of the `data` schema. */
-const listOperations = new Set<string>([
+export const listOperations: ReadonlySet<string> = new Set<string>([
   "listProjects", "listProjectWebhooks", "listProjectMembers", "listOAuthApps", "listOAuthConsents", "listInstallationRequests"
 ])
 
