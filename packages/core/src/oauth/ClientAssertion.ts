@@ -101,12 +101,11 @@ export const verifyClientAssertion = (args: {
         }),
       catch: (e) => invalid(reasonOf(e))
     })
-    const { exp, jti, nbf } = verified.payload
+    const { exp, jti } = verified.payload
     if (typeof jti !== "string" || jti.length === 0 || jti.length > JTI_MAX) return yield* invalid(`jti must be 1 to ${JTI_MAX} characters`)
     const expMillis = (exp ?? 0) * 1000
     if (expMillis - args.nowMillis > (MAX_ASSERTION_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS) * 1000) {
       return yield* invalid(`the assertion must expire within ${MAX_ASSERTION_LIFETIME_SECONDS} seconds`)
     }
-    if (nbf !== undefined && nbf * 1000 > args.nowMillis + CLOCK_SKEW_SECONDS * 1000) return yield* invalid("the assertion is not valid yet")
     return { jti, expiresAtMillis: Math.max(expMillis, args.nowMillis) + CLOCK_SKEW_SECONDS * 1000 }
   })

@@ -160,6 +160,20 @@ for (const backend of testBackends()) {
       expect((await redeem(app, code)).body.status).toBe("revoked")
     })
 
+    it("races: one assertion sent twice at once is accepted once; one code redeemed twice at once delivers once", async () => {
+      const app = await registeredApp()
+      const jwt = await assertion(app.privateKey, app.appId)
+      const body = { appId: app.appId, clientAssertion: jwt, redirectUri: REDIRECT, state: "race" }
+      const raced = await Promise.all([1, 2].map(() => call("/v1/installation-requests", { method: "POST", key: null, json: body })))
+      expect(raced.map((r) => r.res.status).sort()).toEqual([201, 409])
+      const requestId = raced.find((r) => r.res.status === 201)!.body.requestId as string
+      const c = await customer("racer")
+      const code = (await approveInConsole(c, requestId, ["project:read"])).searchParams.get("code")!
+      const redeemed = await Promise.all([1, 2].map(() => redeem(app, code)))
+      expect(redeemed.map((r) => r.body.status).sort()).toEqual(["created", "delivery_consumed"])
+      expect(redeemed.filter((r) => r.body.clientSecret !== undefined)).toHaveLength(1)
+    })
+
     it("refuses each bad assertion with its problem and records nothing", async () => {
       const app = await registeredApp()
       const create = async (clientAssertion: string, appId = app.appId) =>
@@ -171,6 +185,10 @@ for (const backend of testBackends()) {
         expect(r.res.headers.get("www-authenticate")).toContain("Bearer")
         return r.body.detail as string
       }
+      // The problem's page tells the app what to fix (not to send a bearer credential).
+      const page = await fetch(`${s.baseUrl}/problems/app-installation-assertion-invalid`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain("client assertion")
       // Valid once; the same assertion again is a replay.
       const once = await assertion(app.privateKey, app.appId)
       expect((await create(once)).res.status).toBe(201)
