@@ -3,7 +3,8 @@
  * opened, and one request's page (opening it takes it for this account) with the approval form —
  * a project the account can write and the permissions of the app's credential — and the denial
  * form. Both decisions send the browser on to the app's redirect URI (`code` and `state`, or
- * `error=access_denied`).
+ * `error=access_denied`). An app's owner registers the app's public keys (the JWK Set its client
+ * assertions are checked with) on `/console/account/apps/{clientId}/keys`.
  */
 import { DashboardProjects } from "@switchboard/core/dashboard"
 import { AppInstallations, installationView } from "@switchboard/core/oauth"
@@ -19,6 +20,8 @@ const ApproveForm = Schema.Struct({
   projectId: BoundedString(1, 100),
   permissions: Schema.optionalWith(Schema.Array(BoundedString(1, 64)).pipe(Schema.maxItems(32)), { default: () => [] })
 })
+
+const KeysForm = Schema.Struct({ jwks: BoundedString(1, 20_000) })
 
 const crumbs = (here?: string) => [
   { label: "Home", href: "/console" },
@@ -81,6 +84,40 @@ ${decide}</section>`
         } satisfies View
       })
 
+    const keysView = (ctx: ConsoleCtx) =>
+      Effect.gen(function*() {
+        const appId = param(ctx, "clientId")
+        const found = yield* installations.getKeySet(ctx.accountId, appId)
+        const current = found._tag === "Some" ? JSON.stringify({ keys: found.value.keys }, null, 2) : ""
+        return {
+          title: "Installation keys",
+          crumbs: [{ label: "Home", href: "/console" }, { label: "OAuth apps", href: "/console/account/apps" }, { label: "Installation keys" }],
+          body: html`<section class="card" aria-labelledby="keys"><h2 id="keys">Installation keys of <code>${appId}</code></h2>
+<p>The public keys (a JWK Set) the app signs its installation client assertions with: 1 to 5 RSA (2048 bits or more), EC or Ed25519 public keys.
+${found._tag === "Some" ? html`Last changed ${when(found.value.updatedAt)}.` : "None registered yet: the app cannot ask to be installed."}</p>
+<form method="post" action="/console/account/apps/${appId}/keys">${csrfField(ctx.csrf)}
+<label for="jwks">JWK Set (JSON)</label><textarea id="jwks" name="jwks" rows="10" required maxlength="20000">${current}</textarea>
+<button type="submit">Save keys</button></form></section>`
+        } satisfies View
+      })
+
+    yield* router.get("/console/account/apps/:clientId/keys", page(keysView))
+    yield* router.post("/console/account/apps/:clientId/keys", action(keysView, (ctx, form) =>
+      Effect.gen(function*() {
+        const body = yield* form.as(KeysForm)
+        const parsed = yield* Effect.try(() => JSON.parse(body.jwks) as unknown).pipe(
+          Effect.orElseFail(() => envelopeFailure(422, "VALIDATION_FAILED", "jwks: must be JSON"))
+        )
+        const keys = typeof parsed === "object" && parsed !== null && Array.isArray((parsed as { keys?: unknown }).keys)
+          ? (parsed as { keys: Array<unknown> }).keys
+          : undefined
+        if (keys === undefined || !keys.every((k) => typeof k === "object" && k !== null && !Array.isArray(k))) {
+          return yield* envelopeFailure(422, "VALIDATION_FAILED", "jwks: must be a JWK Set, {\"keys\": [ … ]}")
+        }
+        yield* installations.setKeySet(ctx.accountId, param(ctx, "clientId"), keys as Array<Record<string, unknown>>)
+        return redirect(`/console/account/apps/${param(ctx, "clientId")}/keys`, "saved")
+      })))
+
     yield* router.get("/console/installations", page(listView))
     yield* router.get("/console/installations/:requestId", page(requestView))
     yield* router.post("/console/installations/:requestId/approve", action(requestView, (ctx, form) =>
@@ -96,6 +133,8 @@ ${decide}</section>`
   })
 
 export const installationRouteTable: ReadonlyArray<readonly [string, string]> = [
+  ["GET", "/console/account/apps/:clientId/keys"],
+  ["POST", "/console/account/apps/:clientId/keys"],
   ["GET", "/console/installations"],
   ["GET", "/console/installations/:requestId"],
   ["POST", "/console/installations/:requestId/approve"],

@@ -241,6 +241,26 @@ for (const backend of testBackends()) {
       expectEnvelopeError(await other.browser.fetch(`/api/oauth-apps/${app.appId}/jwks`), 404)
       // The registered key still works.
       expect((await createRequest(app)).res.status).toBe(201)
+      // The console's keys page (linked from the OAuth apps page) shows and replaces the set.
+      expect((await app.dev.fetch("/console/account/apps")).text).toContain(`/console/account/apps/${app.appId}/keys`)
+      const page = await app.dev.fetch(`/console/account/apps/${app.appId}/keys`)
+      expect(page.res.status).toBe(200)
+      expect(page.text).toContain("&quot;kid&quot;: &quot;k1&quot;")
+      const post = (jwks: string, csrf = csrfOf(page.text)) => app.dev.fetch(`/console/account/apps/${app.appId}/keys`, { method: "POST", form: { _csrf: csrf, jwks } })
+      const notJson = await post("{not json")
+      expect(notJson.res.status).toBe(422)
+      expect(notJson.text).toContain("jwks: must be JSON")
+      expect((await post(JSON.stringify({ keys: [await exportJWK(privateKey)] }))).res.status).toBe(422)
+      expect((await post(JSON.stringify({ keys: [] }), "forged-token-forged-token-forged-token")).res.status).toBe(403)
+      const next = await generateKeyPair("ES256", { extractable: true })
+      const saved = await post(JSON.stringify({ keys: [{ ...(await exportJWK(next.publicKey)), kid: "k2" }] }))
+      expect(saved.res.status, saved.text).toBe(303)
+      expect((await app.dev.fetch(`/console/account/apps/${app.appId}/keys`)).text).toContain("&quot;kid&quot;: &quot;k2&quot;")
+      // The old key no longer authenticates; the new one does.
+      expectProblem(await createRequest(app), 401, "APP_INSTALLATION_ASSERTION_INVALID")
+      const jwt = await assertion(next.privateKey, app.appId, { alg: "ES256" })
+      expect((await call("/v1/installation-requests", { method: "POST", key: null, json: { appId: app.appId, clientAssertion: jwt, redirectUri: REDIRECT, state: "s" } })).res.status).toBe(201)
+      expect((await other.browser.fetch(`/console/account/apps/${app.appId}/keys`)).res.status).toBe(404)
     })
 
     it("a denial, a changed app and the Dashboard API's approval", async () => {
