@@ -13,7 +13,7 @@ const AUD = "https://api.example/v1/installation-requests"
 const NOW = Date.parse("2030-01-01T00:00:00.000Z")
 const s = Math.floor(NOW / 1000)
 
-const sign = (key: CryptoKey, alg: string, claims: { exp?: number; jti?: string | undefined; nbf?: number } = {}) => {
+const sign = (key: Parameters<SignJWT["sign"]>[0], alg: string, claims: { exp?: number; jti?: string | undefined; nbf?: number } = {}) => {
   const jwt = new SignJWT(claims.nbf === undefined ? {} : { nbf: claims.nbf })
     .setProtectedHeader({ alg })
     .setIssuer(APP)
