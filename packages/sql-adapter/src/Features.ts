@@ -49,6 +49,8 @@ import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
 import m0095 from "./migrations/0095_appInstallations.js"
 import m0040 from "./migrations/0040_metrics.js"
+import m0085 from "./migrations/0085_metricsPlannedProject.js"
+import m0086 from "./migrations/0086_billingUsageRecords.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -98,5 +100,7 @@ export const migrations = {
   "0040_metrics": m0040,
   "0060_sso": m0060,
   "0070_platforms": m0070,
+  "0085_metricsPlannedProject": m0085,
+  "0086_billingUsageRecords": m0086,
   "0095_appInstallations": m0095
 }
