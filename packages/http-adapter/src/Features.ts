@@ -57,6 +57,8 @@ import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
 import { SsoGroupLive, SsoPublicGroupLive } from "./v1/SsoHandlers.js"
 import { SsoGroup, ssoIdempotent, ssoProblemsByOperation, SsoPublicGroup } from "./v1/SsoApi.js"
 import { IngressGroupLive } from "./v1/IngressHandlers.js"
+import { AppInstallationsGroupLive } from "./v1/AppInstallationsHandlers.js"
+import { AppInstallationsGroup, appInstallationsIdempotent, appInstallationsProblems } from "./v1/AppInstallationsApi.js"
 import { IngressGroup, ingressIdempotent, ingressProblems } from "./v1/IngressApi.js"
 import { IngressRoutes, ingressRouteTable } from "./routes/IngressRoutes.js"
 import { MetricsGroupLive } from "./v1/MetricsHandlers.js"
@@ -87,6 +89,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(OAuthProviderGroup)
   .add(SsoPublicGroup)
   .add(SsoGroup)
+  .add(AppInstallationsGroup)
   .add(IngressGroup)
   .add(PlatformsGroup)
   .add(WhatsappGroup)
@@ -113,6 +116,7 @@ export const V1GroupsLive = Layer.mergeAll(
   OAuthProviderGroupLive,
   SsoPublicGroupLive,
   SsoGroupLive,
+  AppInstallationsGroupLive,
   IngressGroupLive,
   PlatformsGroupLive,
   WhatsappGroupLive,
@@ -134,6 +138,7 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...webhooksProblems,
   ...oAuthProviderProblems,
   ...ssoProblemsByOperation,
+  ...appInstallationsProblems,
   ...ingressProblems,
   ...platformsProblems,
   ...whatsappProblems,
@@ -155,6 +160,7 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...webhooksIdempotent,
   ...oAuthProviderIdempotent,
   ...ssoIdempotent,
+  ...appInstallationsIdempotent,
   ...ingressIdempotent,
   ...platformsIdempotent,
   ...whatsappIdempotent,

@@ -23,6 +23,7 @@ import { PlatformsAndUsersReposSql } from "./projects/PlatformsAndUsersSql.js"
 import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
+import { AppInstallationsReposSql } from "./oauth/AppInstallationsSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
 import { WhatsappReposSql } from "./platforms/WhatsappSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
@@ -47,6 +48,7 @@ import m0030 from "./migrations/0030_eventChannel.js"
 import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
+import m0095 from "./migrations/0095_appInstallations.js"
 import m0040 from "./migrations/0040_metrics.js"
 import m0085 from "./migrations/0085_metricsPlannedProject.js"
 import m0086 from "./migrations/0086_billingUsageRecords.js"
@@ -72,6 +74,7 @@ export const RepositoriesSql = Layer.mergeAll(
   DashboardReposSql,
   ChannelReposSql,
   SsoReposSql,
+  AppInstallationsReposSql,
   PlatformsReposSql,
   WhatsappReposSql,
   MetricsReposSql
@@ -102,5 +105,6 @@ export const migrations = {
   "0070_platforms": m0070,
   "0085_metricsPlannedProject": m0085,
   "0086_billingUsageRecords": m0086,
+  "0095_appInstallations": m0095,
   "0100_whatsapp": m0100
 }

@@ -5,7 +5,7 @@
 import type { IdentityError, AccountSecurityError } from "@switchboard/core/accounts"
 import type { BillingError } from "@switchboard/core/billing"
 import type { ProjectApiKeyError } from "@switchboard/core/credentials"
-import type { OAuthAppError } from "@switchboard/core/oauth"
+import type { AppInstallationError, OAuthAppError } from "@switchboard/core/oauth"
 import type { OrganizationError } from "@switchboard/core/organizations"
 import type { ProjectError } from "@switchboard/core/projects"
 import type { SsoError } from "@switchboard/core/sso"
@@ -18,6 +18,7 @@ import type { MetricsError } from "@switchboard/core/metrics"
 import { rowOf } from "../http/ErrorTable.js"
 import { accessTokensErrors } from "./AccessTokensErrors.js"
 import { accountSecurityErrors } from "./AccountSecurityErrors.js"
+import { appInstallationsErrors } from "./AppInstallationsErrors.js"
 import { billingErrors } from "./BillingErrors.js"
 import { identityErrors } from "./IdentityErrors.js"
 import { ingressErrors } from "./IngressErrors.js"
@@ -40,7 +41,7 @@ export * from "./ProblemFailure.js"
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
   | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError | IngressEndpointLimitReached
-  | PlatformsError | WhatsappError | MetricsError
+  | PlatformsError | WhatsappError | MetricsError | AppInstallationError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -59,7 +60,8 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...ingressErrors,
   ...platformsErrors,
   ...whatsappErrors,
-  ...metricsErrors
+  ...metricsErrors,
+  ...appInstallationsErrors
 }
 
 /**
