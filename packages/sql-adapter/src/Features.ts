@@ -47,6 +47,7 @@ import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
 import m0040 from "./migrations/0040_metrics.js"
+import m0120 from "./migrations/0120_billingOperationsByProject.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -94,5 +95,6 @@ export const migrations = {
   "0030_eventChannel": m0030,
   "0040_metrics": m0040,
   "0060_sso": m0060,
-  "0070_platforms": m0070
+  "0070_platforms": m0070,
+  "0120_billingOperationsByProject": m0120
 }
