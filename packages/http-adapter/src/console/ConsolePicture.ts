@@ -29,6 +29,8 @@ export const readPictureForm = (maxBytes: number) =>
       return yield* envelopeFailure(415, "UNSUPPORTED_MEDIA_TYPE", "The picture form posts multipart/form-data.")
     }
     const tooLarge = envelopeFailure(413, "PAYLOAD_TOO_LARGE", `The picture exceeds ${maxBytes} bytes.`)
+    // A body declared larger than the file and the form around it is refused before it is read.
+    if (Number(request.headers["content-length"] ?? "0") > maxBytes + FORM_OVERHEAD_BYTES) return yield* tooLarge
     let csrf: string | undefined
     let picture: PictureBody | undefined
     yield* Stream.runForEach(request.multipartStream, (part) => {
