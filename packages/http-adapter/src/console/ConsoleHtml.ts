@@ -153,9 +153,9 @@ for (const box of document.querySelectorAll("[data-live-events]")) {
     const r = await fetch(box.dataset.tokenUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _csrf: box.dataset.csrf }) }).catch(() => null);
     if (r === null) return retry();
     const answer = await r.json().catch(() => ({}));
-    if (!r.ok) { status.textContent = "Live updates are off: " + (answer.message || r.status); return; }
+    if (!r.ok || !answer.data) { status.textContent = "Live updates are off: " + (answer.message || r.status); return; }
     const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/v1/subscribe", "switchboard.events.v1.json");
-    ws.onopen = () => ws.send(JSON.stringify({ type: "init", startSeq: seq, token: answer.token }));
+    ws.onopen = () => ws.send(JSON.stringify({ type: "init", startSeq: seq, token: answer.data.token }));
     ws.onmessage = (m) => {
       const frame = JSON.parse(m.data);
       if (frame.type === "ready") { retries = 0; status.textContent = "Live: new events appear at the top as they happen."; }

@@ -19,7 +19,7 @@ import { type Principal } from "@switchboard/core/credentials"
 import { type AccountId, type ServerSecret } from "@switchboard/core/shared"
 import { Effect, Option, type Schema } from "effect"
 import { type ServerConfig } from "../http/ServerConfig.js"
-import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
+import { type EnvelopeFailure, envelopeFailure, renderEnvelopeFailure } from "../http/Surfaces.js"
 import { type DashboardCaller, principalOf } from "../routes/DashboardAccess.js"
 import { decodeBodyAs, type RawBody, readDashboardBody } from "../routes/DashboardBody.js"
 import { type DashboardFailure, envelopeOfError } from "../routes/DashboardErrors.js"
@@ -191,14 +191,15 @@ export const action = <R, R2, R3 = never>(
 
 /**
  * A form post the page's script makes with `fetch` (progressive enhancement): the same session and
- * CSRF checks as `action`, answered with JSON — the value, or `{code, message}` with the status.
+ * CSRF checks as `action`, answered in the Dashboard API's envelope — `{succeed:true, data}`, or
+ * `{succeed:false, code, message}` with the status (401 without a session).
  */
 export const jsonAction = <R>(run: (ctx: ConsoleCtx) => Effect.Effect<unknown, ConsoleFailure, R>) =>
   Effect.gen(function*() {
-    const json = (body: unknown, status = 200) =>
-      HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" } })
+    const noStore = { "cache-control": "no-store", "x-content-type-options": "nosniff" }
+    const refuse = (f: EnvelopeFailure) => HttpServerResponse.setHeaders(renderEnvelopeFailure(f), noStore)
     const found = yield* context
-    if (Option.isNone(found)) return json({ code: "NOT_SIGNED_IN", message: "Sign in first." }, 401)
+    if (Option.isNone(found)) return refuse(envelopeFailure(401, "NOT_AUTHENTICATED", "Sign in first."))
     const ctx = found.value
     const outcome = yield* Effect.either(Effect.gen(function*() {
       const raw = yield* readDashboardBody
@@ -207,9 +208,9 @@ export const jsonAction = <R>(run: (ctx: ConsoleCtx) => Effect.Effect<unknown, C
       }
       return yield* run(ctx)
     }))
-    if (outcome._tag === "Right") return json(outcome.right)
+    if (outcome._tag === "Right") return HttpServerResponse.unsafeJson({ succeed: true, data: outcome.right }, { headers: noStore })
     const failure = yield* logged(envelopeOfError(outcome.left))
-    return json({ code: failure.code, message: failure.status >= 500 ? "The request failed on the server." : failure.message }, failure.status)
+    return refuse(failure.status >= 500 ? envelopeFailure(failure.status, failure.code, "The request failed on the server.") : failure)
   })
 
 /** A path parameter, bounded (a malformed id is one that does not exist: the services say 404). */
