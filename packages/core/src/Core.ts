@@ -28,6 +28,7 @@ import type { SsoPorts } from "./sso/SsoFeature.js"
 import type { ChannelPorts } from "./events/ChannelFeature.js"
 import type { PlatformsPorts } from "./platforms/PlatformsFeature.js"
 import type { MetricsPorts } from "./metrics/MetricsFeature.js"
+import type { MessagesPorts } from "./messages/MessagesFeature.js"
 import { Accounts } from "./accounts/Accounts.js"
 import { AccountServiceKeys } from "./credentials/AccountServiceKeys.js"
 import { Authenticator } from "./credentials/Authenticator.js"
@@ -51,6 +52,7 @@ import { SsoCore } from "./sso/SsoFeature.js"
 import { ChannelCore } from "./events/ChannelFeature.js"
 import { PlatformsCore } from "./platforms/PlatformsFeature.js"
 import { MetricsCore } from "./metrics/MetricsFeature.js"
+import { MessagesCore } from "./messages/MessagesFeature.js"
 import { RecordCache } from "./shared/RecordCache.js"
 import { OAuthTokenCache } from "./oauth/OAuthTokenCache.js"
 
@@ -77,7 +79,8 @@ export const SwitchboardCore = Layer.mergeAll(
   SsoCore,
   ChannelCore,
   PlatformsCore,
-  MetricsCore
+  MetricsCore,
+  MessagesCore
 ).pipe(Layer.provideMerge(IdentityCore))
 
 /** Every port the store provides: the identity slice's and each feature's. */
@@ -106,3 +109,4 @@ export type StorePorts =
   | ChannelPorts
   | PlatformsPorts
   | MetricsPorts
+  | MessagesPorts

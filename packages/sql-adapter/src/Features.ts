@@ -25,6 +25,7 @@ import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
+import { MessagesReposSql } from "./messages/MessagesSql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
 import m0003 from "./migrations/0003_projects.js"
@@ -47,6 +48,7 @@ import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
 import m0040 from "./migrations/0040_metrics.js"
+import m0080 from "./migrations/0080_messages.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -69,7 +71,8 @@ export const RepositoriesSql = Layer.mergeAll(
   ChannelReposSql,
   SsoReposSql,
   PlatformsReposSql,
-  MetricsReposSql
+  MetricsReposSql,
+  MessagesReposSql
 )
 
 /** Every migration, in id order (a test checks the ids are unique and increasing). */
@@ -94,5 +97,6 @@ export const migrations = {
   "0030_eventChannel": m0030,
   "0040_metrics": m0040,
   "0060_sso": m0060,
-  "0070_platforms": m0070
+  "0070_platforms": m0070,
+  "0080_messages": m0080
 }

@@ -42,6 +42,8 @@ import { PlatformsMemory } from "./memory/PlatformsMemory.js"
 import { platformsContract } from "./contracts/PlatformsContract.js"
 import { makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MetricsMemory } from "./memory/MetricsMemory.js"
+import { MessagesMemory } from "./memory/MessagesMemory.js"
+import { messagesContract } from "./contracts/MessagesContract.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -67,6 +69,7 @@ export * from "./memory/SsoMemory.js"
 export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
 export * from "./memory/MetricsMemory.js"
+export * from "./memory/MessagesMemory.js"
 export * from "./contracts/MetricsContract.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
@@ -91,7 +94,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   SsoMemory,
   ChannelMemory,
   PlatformsMemory,
-  MetricsMemory
+  MetricsMemory,
+  MessagesMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
@@ -112,6 +116,7 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   ssoContract(it)
   channelContract(it)
   platformsContract(it)
+  messagesContract(it)
 }
 
 /**
