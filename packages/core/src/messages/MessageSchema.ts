@@ -226,7 +226,10 @@ export type MessageCreatedFactData = typeof MessageCreatedFactData.Type
 
 export const MessageAcceptedFactData = Schema.Struct({ acceptance: MessageAcceptance })
   .annotations({ identifier: "MessageAcceptedFactData", parseOptions: strict })
-export const MessageDeliveredFactData = Schema.Struct({}).annotations({ identifier: "MessageDeliveredFactData", parseOptions: strict })
+/** `delivered` data: an empty object (`Schema.Struct({})` alone would take any value but null). */
+export const MessageDeliveredFactData = Schema.Struct({}).pipe(
+  Schema.filter((d) => (typeof d === "object" && !Array.isArray(d) && Object.keys(d).length === 0) || "must be an empty object")
+).annotations({ identifier: "MessageDeliveredFactData" })
 export const MessageFailedFactData = Schema.Struct({ failure: MessageFailure })
   .annotations({ identifier: "MessageFailedFactData", parseOptions: strict })
 

@@ -15,6 +15,7 @@ import type { PlatformsError } from "@switchboard/core/platforms"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
 import type { MetricsError } from "@switchboard/core/metrics"
+import type { MessagesError } from "@switchboard/core/messages"
 import { rowOf } from "../http/ErrorTable.js"
 import { accessTokensErrors } from "./AccessTokensErrors.js"
 import { accountSecurityErrors } from "./AccountSecurityErrors.js"
@@ -31,6 +32,7 @@ import { ssoErrors } from "./SsoErrors.js"
 import { uploadsErrors } from "./UploadsErrors.js"
 import { voiceErrors } from "./VoiceErrors.js"
 import { metricsErrors } from "./MetricsErrors.js"
+import { messagesErrors } from "./MessagesErrors.js"
 import { type V1WebhookError, webhooksErrors } from "./WebhooksErrors.js"
 
 export * from "./ProblemFailure.js"
@@ -39,7 +41,7 @@ export * from "./ProblemFailure.js"
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
   | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError | IngressEndpointLimitReached
-  | PlatformsError | MetricsError
+  | PlatformsError | MetricsError | MessagesError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -57,7 +59,8 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...ssoErrors,
   ...ingressErrors,
   ...platformsErrors,
-  ...metricsErrors
+  ...metricsErrors,
+  ...messagesErrors
 }
 
 /**
