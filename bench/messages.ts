@@ -18,16 +18,14 @@
  * postgres). Any failed request or baseline statement aborts the run (exit 1). The last stdout
  * line is the JSON summary read by `npm run bench`. No thresholds: a report, not a test.
  */
-import { PGlite } from "@electric-sql/pglite"
 import { Events } from "@switchboard/core"
 import { applyFact, encodeMessage, type Message, MessageFact, messageEventSource } from "@switchboard/core/messages"
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { fileURLToPath } from "node:url"
-import { performance } from "node:perf_hooks"
-import Pg from "pg"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { backendFromEnv, BenchFailure, createProject, fmt, mean, positiveInt, runBench } from "./lib.js"
+import { type Baseline, insertBaseline, multiRowInsert } from "./insert-baseline.js"
 import { runChild } from "./load.js"
 import { BATCH, factBatch, MESSAGES_PER_BATCH } from "./messages-facts.js"
 
@@ -59,10 +57,6 @@ const SCRATCH = [
   "create index bench_events_undispatched on bench_events (position) where dispatched_at is null"
 ]
 
-const multiRowInsert = (table: string, cols: ReadonlyArray<string>, rows: number) => {
-  const values = Array.from({ length: rows }, (_, r) => `(${cols.map((_, c) => `$${r * cols.length + c + 1}`).join(",")})`)
-  return `insert into ${table} (${cols.join(",")}) values ${values.join(",")}`
-}
 const INSERT_MESSAGES = multiRowInsert("bench_messages", ["project_id", "message_id", "platform", "status", "created_at", "record"], MESSAGES_PER_BATCH)
 const INSERT_LOG = multiRowInsert(
   "bench_message_event_log",
@@ -114,76 +108,6 @@ const batchParams = (projectId: string, t: ReturnType<typeof template>) => {
   return { messages, log, events }
 }
 
-interface Baseline {
-  readonly run: (seconds: number) => Promise<{ batches: number; seconds: number }>
-  readonly close: () => Promise<void>
-}
-
-const loops = async (seconds: number, insertBatch: () => Promise<void>) => {
-  const deadline = performance.now() + seconds * 1000
-  let batches = 0
-  const t0 = performance.now()
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < deadline) {
-      await insertBatch()
-      batches++
-    }
-  }))
-  return { batches, seconds: (performance.now() - t0) / 1000 }
-}
-
-const postgresBaseline = async (projectId: string, t: ReturnType<typeof template>): Promise<Baseline> => {
-  const url = process.env.DATABASE_URL!
-  const database = `bench_messages_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  const admin = new Pg.Pool({ connectionString: url, max: 1 })
-  await admin.query(`create database ${database}`)
-  const u = new URL(url)
-  u.pathname = `/${database}`
-  const sessions = Array.from({ length: CONNECTIONS }, () => new Pg.Pool({ connectionString: u.toString(), max: 1 }))
-  for (const s of SCRATCH) await sessions[0]!.query(s)
-  const free = [...sessions]
-  const insertBatch = async () => {
-    const p = batchParams(projectId, t)
-    const session = free.pop()!
-    try {
-      await session.query("begin")
-      await session.query(INSERT_MESSAGES, p.messages)
-      await session.query(INSERT_LOG, p.log)
-      await session.query(INSERT_EVENTS, p.events)
-      await session.query("commit")
-    } catch (e) {
-      await session.query("rollback").catch(() => undefined)
-      throw new BenchFailure(`baseline: ${e instanceof Error ? e.message : String(e)}`)
-    } finally {
-      free.push(session)
-    }
-  }
-  return {
-    run: (seconds) => loops(seconds, insertBatch),
-    close: async () => {
-      await Promise.all(sessions.map((s) => s.end()))
-      await admin.query(`drop database if exists ${database}`)
-      await admin.end()
-    }
-  }
-}
-
-const pgliteBaseline = async (projectId: string, t: ReturnType<typeof template>): Promise<Baseline> => {
-  const db = await PGlite.create()
-  for (const s of SCRATCH) await db.exec(s)
-  const insertBatch = async () => {
-    const p = batchParams(projectId, t)
-    await db.transaction(async (tx) => {
-      await tx.query(INSERT_MESSAGES, p.messages)
-      await tx.query(INSERT_LOG, p.log)
-      await tx.query(INSERT_EVENTS, p.events)
-    }).catch((e: unknown) => {
-      throw new BenchFailure(`baseline: ${e instanceof Error ? e.message : String(e)}`)
-    })
-  }
-  return { run: (seconds) => loops(seconds, insertBatch), close: () => db.close() }
-}
-
 // ---------------------------------------------------------------------------------------------
 
 const httpLoad = async (url: string, headers: Record<string, string>, seconds: number) => {
@@ -212,7 +136,16 @@ const main = async (): Promise<number> => {
     const url = `${server.baseUrl}/v1/projects/${projectId}/platforms/messages/facts`
     const headers = { authorization: `Bearer ${key.secret}`, "content-type": "application/json" }
     const t = template(projectId)
-    baseline = BACKEND === "postgres" ? await postgresBaseline(projectId, t) : await pgliteBaseline(projectId, t)
+    baseline = await insertBaseline({
+      backend: BACKEND,
+      name: "messages",
+      scratch: SCRATCH,
+      connections: CONNECTIONS,
+      batch: () => {
+        const p = batchParams(projectId, t)
+        return [[INSERT_MESSAGES, p.messages], [INSERT_LOG, p.log], [INSERT_EVENTS, p.events]]
+      }
+    })
     const B = baseline
     // Warm-up (not counted).
     await httpLoad(url, headers, 2)
