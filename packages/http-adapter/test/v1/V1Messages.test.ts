@@ -2,28 +2,35 @@
  * /v1 messages (issue 15 §1) on a real server, each backend: facts from the messaging edge build
  * the records (every status, each in its own strict shape — the accepted one exactly the spec's),
  * repeated fact ids are ignored, impossible moves rejected with their reasons, the `message.*`
- * events in the outbox, the facts visible to the SQL query operation's `message_events`, one
+ * events in the outbox and delivered to a subscribed webhook destination, the facts visible to the SQL query operation's `message_events`, one
  * message and the filtered, paged list, and who may do what.
  */
 import { AcceptedMessage } from "@switchboard/core/messages"
 import { testBackends } from "@switchboard/sql-adapter"
 import { Either, Schema } from "effect"
+import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
 import { expectMessageShape, factsOf, messageEvents, messagesPath, newMessageId } from "../support/MessagesHttp.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
+import { type Receiver, startReceiver } from "../support/WebhookReceiver.js"
 import { newProject, projectKey } from "../support/VoiceHttp.js"
 
 for (const backend of testBackends()) {
   describe(`/v1 messages (${backend})`, () => {
     let s: TestServer
+    let receiver: Receiver
     let projectId: string
     const call = httpClient(() => s)
     beforeAll(async () => {
-      s = await startTestServer(backend)
+      s = await startTestServer(backend, { allowPrivateWebhookTargets: true, webhookPollIntervalMs: 20 })
+      receiver = await startReceiver()
       projectId = await newProject(s, call)
     })
-    afterAll(() => s.close())
+    afterAll(async () => {
+      await receiver.close()
+      await s.close()
+    })
 
     const ingest = (facts: ReadonlyArray<unknown>, key?: string, project = projectId) =>
       call(`${messagesPath(project)}/facts`, { method: "POST", json: { facts }, ...(key === undefined ? {} : { key }) })
@@ -128,6 +135,30 @@ for (const backend of testBackends()) {
       const hundred = await ingest(Array.from({ length: 100 }, (_, i) => factsOf(newMessageId()).dispatched(i % 60, "telegram", `t${m}-${i}`)))
       expect(hundred.res.status).toBe(200)
       expect(new Set(outcomes(hundred))).toEqual(new Set(["applied"]))
+    })
+
+    it("a webhook destination subscribed to message.* receives the events, signed, with the record", async () => {
+      const project = await newProject(s, call)
+      const path = `/messages-${project}`
+      const dest = await call(`/v1/projects/${project}/webhooks/destinations`, {
+        method: "POST",
+        idem: `msg-${project}`,
+        json: { apiVersion: "2026-07-01", enabledEvents: ["message.received", "message.failed"], name: "edge", url: receiver.url(path) }
+      })
+      expect(dest.res.status, dest.text).toBe(201)
+      const m = newMessageId()
+      const f = factsOf(m)
+      const n = newMessageId()
+      const g = factsOf(n)
+      expect((await ingest([f.received(0), g.dispatched(0), g.failed(1)], undefined, project)).res.status).toBe(200)
+      await receiver.waitFor((rs) => rs.filter((r) => r.path === path).length >= 2)
+      const got = receiver.received.filter((r) => r.path === path)
+        .map((r) => new Webhook(dest.body.signingSecret).verify(r.body, r.headers) as Record<string, any>)
+      expect(got.map((e) => e.type).sort()).toEqual(["message.failed", "message.received"])
+      const received = got.find((e) => e.type === "message.received")!
+      expect(received.source).toBe(`/v1/projects/${project}/platforms/messages/${m}`)
+      expect(received.data.message).toMatchObject({ id: m, status: "received", timestamps: { receivedAt: f.ts(0) } })
+      expect(got.find((e) => e.type === "message.failed")!.data.message.failure).toEqual({ code: "provider_rejected", message: "carrier said no" })
     })
 
     it("the SQL query operation sees the applied facts in message_events", async () => {
