@@ -2,7 +2,9 @@
  * Message fact batches (issue 15 §1): a batch is applied in one transaction, and a batch that
  * touches the same messages many times — in any order, with repeated ids, stale and impossible
  * moves — gives exactly the results, final records and events of the same facts sent one at a
- * time. Property test (seeded, bounded) through the real server on each backend.
+ * time. Property test (seeded, bounded) through the real server on each backend. And concurrent
+ * batches creating the same messages (on PostgreSQL they race; the losers are rolled back and
+ * decided again): each fact still applies once.
  */
 import { testBackends } from "@switchboard/sql-adapter"
 import { FastCheck as fc } from "effect"
@@ -101,5 +103,32 @@ for (const backend of testBackends()) {
       // The sample exercises the machine, not only its refusals.
       expect(applied).toBeGreaterThan(runs.length)
     }, 300_000)
+
+    it("concurrent batches creating the same messages: each fact applies once, the losers' batches are decided again", async () => {
+      const ids = [newMessageId(), newMessageId()]
+      // Eight batches at once, each dispatching and accepting both messages under its own fact ids.
+      const batches = Array.from({ length: 8 }, (_, b) =>
+        ids.flatMap((id) => {
+          const f = factsOf(id)
+          return [f.dispatched(0, "sms", `${id}:d${b}`), f.accepted(1 + b, `${id}:a${b}`)]
+        }))
+      const answers = await Promise.all(batches.map((facts) => call(`${messagesPath(projects[0]!)}/facts`, { method: "POST", json: { facts } })))
+      for (const r of answers) expect(r.res.status, r.text).toBe(200)
+      const all = answers.flatMap((r) => r.body.results as Array<{ outcome: string; reason?: string; message?: { id: string } }>)
+      for (const id of ids) {
+        const mine = all.filter((x) => x.message?.id === id)
+        expect(mine.filter((x) => x.outcome === "applied")).toHaveLength(2)
+        expect(new Set(mine.filter((x) => x.outcome !== "applied").map((x) => `${x.outcome}:${x.reason}`))).toEqual(new Set(["ignored:stale-fact"]))
+        const events = await messageEvents(s, projects[0]!, id)
+        expect(events.map((e) => e.type)).toEqual(["message.dispatched", "message.accepted"])
+        const got = await call(`${messagesPath(projects[0]!)}/${id}`)
+        expect(got.body.status).toBe("accepted")
+      }
+      const q = await call(`/v1/projects/${projects[0]!}/metrics/query`, {
+        method: "POST",
+        json: { sql: "select count(*) as n from message_events where message_id = :a or message_id = :b", parameters: { a: ids[0]!, b: ids[1]! } }
+      })
+      expect(q.body.rows, q.text).toEqual([[4]])
+    }, 120_000)
   })
 }
