@@ -109,7 +109,7 @@ ${
               a.scopes.join(" "),
               html`${a.clientType === "confidential" ? buttonForm(ctx.csrf, "/console/account/apps/rotate", `Rotate the secret of ${a.name}`, { fields: { clientId: a.clientId } }) : ""} ${
                 buttonForm(ctx.csrf, "/console/account/apps/delete", `Delete ${a.name}`, { danger: true, fields: { clientId: a.clientId } })
-              }`
+              } <a href="/console/account/apps/${a.clientId}/keys">Installation keys of ${a.name}</a>`
             ]), "No apps yet.")
           }</section>
 <section class="card" aria-labelledby="new-app"><h2 id="new-app">New OAuth app</h2>

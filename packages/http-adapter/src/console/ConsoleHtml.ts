@@ -137,6 +137,7 @@ const topNav = [
   ["/console", "Home"],
   ["/console/account/keys", "Service keys"],
   ["/console/account/apps", "OAuth apps"],
+  ["/console/installations", "Installations"],
   ["/console/account/security", "Security"]
 ] as const
 
