@@ -46,6 +46,8 @@ import { WhatsappMemory } from "./memory/WhatsappMemory.js"
 import { whatsappContract } from "./contracts/WhatsappContract.js"
 import { makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MetricsMemory } from "./memory/MetricsMemory.js"
+import { MessagesMemory } from "./memory/MessagesMemory.js"
+import { messagesContract } from "./contracts/MessagesContract.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -73,6 +75,7 @@ export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
 export * from "./memory/WhatsappMemory.js"
 export * from "./memory/MetricsMemory.js"
+export * from "./memory/MessagesMemory.js"
 export * from "./contracts/MetricsContract.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
@@ -99,7 +102,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   ChannelMemory,
   PlatformsMemory,
   WhatsappMemory,
-  MetricsMemory
+  MetricsMemory,
+  MessagesMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
@@ -122,6 +126,7 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   channelContract(it)
   platformsContract(it)
   whatsappContract(it)
+  messagesContract(it)
 }
 
 /**
