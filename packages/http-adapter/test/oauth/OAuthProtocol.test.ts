@@ -129,7 +129,7 @@ for (const backend of testBackends()) {
           registration_endpoint: `${s.issuer}/oauth2/register`,
           id_token_signing_alg_values_supported: ["EdDSA"],
           code_challenge_methods_supported: ["S256"],
-          grant_types_supported: ["authorization_code", "refresh_token"],
+          grant_types_supported: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
           authorization_response_iss_parameter_supported: true
         })
         for (const path of ["/api/auth/.well-known/openid-configuration", "/api/auth/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"]) {
