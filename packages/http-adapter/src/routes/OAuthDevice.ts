@@ -127,9 +127,9 @@ const readParams = Effect.gen(function*() {
     const params = new Map<string, string>()
     for (const [name, value] of Object.entries(parsed)) {
       if (value === null || value === undefined || value === "") continue
-      if (typeof value !== "string") return yield* oauthFailure(400, "invalid_request", `${name.slice(0, 64)} must be a string.`)
-      if (illFormedText(value) !== undefined) return yield* oauthFailure(400, "invalid_request", `${name.slice(0, 64)} ${illFormedText(value)}.`)
-      params.set(name, value)
+      const why = typeof value !== "string" ? "must be a string" : illFormedText(name) ?? illFormedText(value)
+      if (why !== undefined) return yield* oauthFailure(400, "invalid_request", `The parameter ${JSON.stringify(name.slice(0, 64))} ${why}.`)
+      params.set(name, value as string)
     }
     return params as Form
   }
