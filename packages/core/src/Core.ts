@@ -25,6 +25,7 @@ import type { ManagementPorts } from "./management/ManagementFeature.js"
 import type { OAuthProviderPorts } from "./oauth/OAuthProviderFeature.js"
 import type { DashboardPorts } from "./dashboard/DashboardFeature.js"
 import type { SsoPorts } from "./sso/SsoFeature.js"
+import type { AppInstallationsPorts } from "./oauth/AppInstallationsFeature.js"
 import type { ChannelPorts } from "./events/ChannelFeature.js"
 import type { PlatformsPorts } from "./platforms/PlatformsFeature.js"
 import type { MetricsPorts } from "./metrics/MetricsFeature.js"
@@ -48,6 +49,7 @@ import { ManagementCore } from "./management/ManagementFeature.js"
 import { OAuthProviderCore } from "./oauth/OAuthProviderFeature.js"
 import { DashboardCore } from "./dashboard/DashboardFeature.js"
 import { SsoCore } from "./sso/SsoFeature.js"
+import { AppInstallationsCore } from "./oauth/AppInstallationsFeature.js"
 import { ChannelCore } from "./events/ChannelFeature.js"
 import { PlatformsCore } from "./platforms/PlatformsFeature.js"
 import { MetricsCore } from "./metrics/MetricsFeature.js"
@@ -75,6 +77,7 @@ export const SwitchboardCore = Layer.mergeAll(
   OAuthProviderCore,
   DashboardCore,
   SsoCore,
+  AppInstallationsCore,
   ChannelCore,
   PlatformsCore,
   MetricsCore
@@ -103,6 +106,7 @@ export type StorePorts =
   | OAuthProviderPorts
   | DashboardPorts
   | SsoPorts
+  | AppInstallationsPorts
   | ChannelPorts
   | PlatformsPorts
   | MetricsPorts

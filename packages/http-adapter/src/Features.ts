@@ -34,8 +34,13 @@ import { WebhooksServerAdapters } from "./server/WebhooksAdapters.js"
 import { WebhooksWorkers } from "./server/WebhooksWorkers.js"
 import { PlatformsServerAdapters } from "./server/PlatformsAdapters.js"
 import { PlatformsWorkers } from "./server/PlatformsWorkers.js"
+import { WhatsappServerAdapters } from "./server/WhatsappAdapters.js"
 import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
 import { PlatformsGroup, platformsIdempotent, platformsProblems } from "./v1/PlatformsApi.js"
+import { WhatsappGroupLive } from "./v1/WhatsappHandlers.js"
+import { WhatsappGroup, whatsappIdempotent, whatsappProblems } from "./v1/WhatsappApi.js"
+import { VerificationCodesGroupLive } from "./v1/VerificationCodesHandlers.js"
+import { VerificationCodesGroup, verificationCodesProblems } from "./v1/VerificationCodesApi.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup, accountIdempotent, accountProblems } from "./v1/Api.js"
@@ -52,6 +57,8 @@ import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
 import { SsoGroupLive, SsoPublicGroupLive } from "./v1/SsoHandlers.js"
 import { SsoGroup, ssoIdempotent, ssoProblemsByOperation, SsoPublicGroup } from "./v1/SsoApi.js"
 import { IngressGroupLive } from "./v1/IngressHandlers.js"
+import { AppInstallationsGroupLive } from "./v1/AppInstallationsHandlers.js"
+import { AppInstallationsGroup, appInstallationsIdempotent, appInstallationsProblems } from "./v1/AppInstallationsApi.js"
 import { IngressGroup, ingressIdempotent, ingressProblems } from "./v1/IngressApi.js"
 import { IngressRoutes, ingressRouteTable } from "./routes/IngressRoutes.js"
 import { MetricsGroupLive } from "./v1/MetricsHandlers.js"
@@ -82,8 +89,11 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(OAuthProviderGroup)
   .add(SsoPublicGroup)
   .add(SsoGroup)
+  .add(AppInstallationsGroup)
   .add(IngressGroup)
   .add(PlatformsGroup)
+  .add(WhatsappGroup)
+  .add(VerificationCodesGroup)
   .add(MetricsGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
@@ -106,8 +116,11 @@ export const V1GroupsLive = Layer.mergeAll(
   OAuthProviderGroupLive,
   SsoPublicGroupLive,
   SsoGroupLive,
+  AppInstallationsGroupLive,
   IngressGroupLive,
   PlatformsGroupLive,
+  WhatsappGroupLive,
+  VerificationCodesGroupLive,
   MetricsGroupLive
 )
 
@@ -125,8 +138,11 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...webhooksProblems,
   ...oAuthProviderProblems,
   ...ssoProblemsByOperation,
+  ...appInstallationsProblems,
   ...ingressProblems,
   ...platformsProblems,
+  ...whatsappProblems,
+  ...verificationCodesProblems,
   ...metricsProblems
 }
 
@@ -144,8 +160,10 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...webhooksIdempotent,
   ...oAuthProviderIdempotent,
   ...ssoIdempotent,
+  ...appInstallationsIdempotent,
   ...ingressIdempotent,
   ...platformsIdempotent,
+  ...whatsappIdempotent,
   ...metricsIdempotent
 ])
 
@@ -192,7 +210,8 @@ export const serverAdapters = (config: ServerConfigShape) =>
     DashboardServerAdapters(config),
     SsoServerAdapters(config),
     ChannelServerAdapters(config),
-    PlatformsServerAdapters(config)
+    PlatformsServerAdapters(config),
+    WhatsappServerAdapters(config)
   )
 
 /** Background work of each feature in a server process (delivery engine, billing scheduler, …). */

@@ -23,7 +23,9 @@ import { PlatformsAndUsersReposSql } from "./projects/PlatformsAndUsersSql.js"
 import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
+import { AppInstallationsReposSql } from "./oauth/AppInstallationsSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
+import { WhatsappReposSql } from "./platforms/WhatsappSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
@@ -47,7 +49,12 @@ import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
 import m0090 from "./migrations/0090_deviceCodes.js"
+import m0095 from "./migrations/0095_appInstallations.js"
 import m0040 from "./migrations/0040_metrics.js"
+import m0085 from "./migrations/0085_metricsPlannedProject.js"
+import m0086 from "./migrations/0086_billingUsageRecords.js"
+import m0100 from "./migrations/0100_whatsapp.js"
+import m0120 from "./migrations/0120_billingOperationsByProject.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -69,7 +76,9 @@ export const RepositoriesSql = Layer.mergeAll(
   DashboardReposSql,
   ChannelReposSql,
   SsoReposSql,
+  AppInstallationsReposSql,
   PlatformsReposSql,
+  WhatsappReposSql,
   MetricsReposSql
 )
 
@@ -96,5 +105,10 @@ export const migrations = {
   "0040_metrics": m0040,
   "0060_sso": m0060,
   "0070_platforms": m0070,
-  "0090_deviceCodes": m0090
+  "0085_metricsPlannedProject": m0085,
+  "0086_billingUsageRecords": m0086,
+  "0090_deviceCodes": m0090,
+  "0095_appInstallations": m0095,
+  "0100_whatsapp": m0100,
+  "0120_billingOperationsByProject": m0120
 }

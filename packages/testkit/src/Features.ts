@@ -22,6 +22,7 @@ import { oAuthProviderContract } from "./contracts/OAuthProviderContract.js"
 import { dashboardContract } from "./contracts/DashboardContract.js"
 import { ssoContract } from "./contracts/SsoContract.js"
 import { deviceCodesContract } from "./contracts/DeviceCodesContract.js"
+import { appInstallationsContract } from "./contracts/AppInstallationsContract.js"
 import { IdentityReposMemory } from "./memory/AccountsMemory.js"
 import { OrganizationsMemory } from "./memory/OrganizationsMemory.js"
 import { ProjectsMemory } from "./memory/ProjectsMemory.js"
@@ -37,10 +38,13 @@ import { PlatformsAndUsersMemory } from "./memory/PlatformsAndUsersMemory.js"
 import { OAuthProviderMemory } from "./memory/OAuthProviderMemory.js"
 import { DashboardMemory } from "./memory/DashboardMemory.js"
 import { makeDnsTxtResolverMemory, SsoMemory, SsoOutboundUnreachable } from "./memory/SsoMemory.js"
+import { AppInstallationsMemory } from "./memory/AppInstallationsMemory.js"
 import { ChannelMemory } from "./memory/ChannelMemory.js"
 import { channelContract } from "./contracts/ChannelContract.js"
 import { PlatformsMemory } from "./memory/PlatformsMemory.js"
 import { platformsContract } from "./contracts/PlatformsContract.js"
+import { WhatsappMemory } from "./memory/WhatsappMemory.js"
+import { whatsappContract } from "./contracts/WhatsappContract.js"
 import { makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MetricsMemory } from "./memory/MetricsMemory.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
@@ -66,8 +70,10 @@ export * from "./memory/OAuthProviderMemory.js"
 export * from "./memory/DeviceCodesMemory.js"
 export * from "./memory/DashboardMemory.js"
 export * from "./memory/SsoMemory.js"
+export * from "./memory/AppInstallationsMemory.js"
 export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
+export * from "./memory/WhatsappMemory.js"
 export * from "./memory/MetricsMemory.js"
 export * from "./contracts/MetricsContract.js"
 
@@ -91,8 +97,10 @@ export const RepositoriesMemory = Layer.mergeAll(
   OAuthProviderMemory,
   DashboardMemory,
   SsoMemory,
+  AppInstallationsMemory,
   ChannelMemory,
   PlatformsMemory,
+  WhatsappMemory,
   MetricsMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
@@ -113,8 +121,10 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   deviceCodesContract(it)
   dashboardContract(it)
   ssoContract(it)
+  appInstallationsContract(it)
   channelContract(it)
   platformsContract(it)
+  whatsappContract(it)
 }
 
 /**

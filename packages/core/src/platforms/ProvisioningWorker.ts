@@ -29,8 +29,10 @@ import {
   ResourcesRepo,
   TelegramProvider
 } from "./PlatformPorts.js"
-import type { OperationRecord, ResourceRecord } from "./PlatformSchema.js"
+import type { OperationRecord } from "./PlatformSchema.js"
 import { publishChanges } from "./PlatformViews.js"
+import type { ProvisioningOutcome } from "./ProvisioningOutcome.js"
+import { makeWhatsappSteps } from "./WhatsappSteps.js"
 
 /** The worker's timing (the server sets them from its configuration). */
 export class ProvisioningSettings extends Context.Reference<ProvisioningSettings>()("core/ProvisioningSettings", {
@@ -50,17 +52,7 @@ export class ProvisioningSettings extends Context.Reference<ProvisioningSettings
   })
 }) {}
 
-type Outcome =
-  | {
-    readonly _tag: "Done"
-    readonly resource: ResourceRecord & { readonly subject?: string | null }
-    readonly detail?: Record<string, unknown>
-    /** Gives the provider's result back (the operation was cancelled meanwhile, or storing failed). */
-    readonly undo: Effect.Effect<void>
-  }
-  | { readonly _tag: "Wait"; readonly detail?: Record<string, unknown> }
-  | { readonly _tag: "Fail"; readonly code: string; readonly detail: string }
-  | { readonly _tag: "Retry"; readonly message: string }
+type Outcome = ProvisioningOutcome
 
 export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("core/ProvisioningWorker", {
   effect: Effect.gen(function*() {
@@ -72,6 +64,7 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
     const numbers = yield* NumberProvider
     const telegram = yield* TelegramProvider
     const email = yield* EmailDomainProvider
+    const whatsapp = yield* makeWhatsappSteps
 
     const failedBy = (e: ProviderFailure): Outcome =>
       e.retryable ? { _tag: "Retry", message: e.message } : { _tag: "Fail", code: "provider_failed", detail: e.message }
@@ -154,6 +147,9 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
             Effect.catchTag("ProviderFailure", (e) => Effect.succeed(failedBy(e)))
           )
         }
+        case "whatsapp_sender":
+        case "whatsapp_line":
+          return whatsapp.step(op, now)
         default:
           return Effect.succeed({ _tag: "Fail", code: "unsupported", detail: `no provider provisions ${op.resourceType}` })
       }
@@ -192,6 +188,7 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
               resourceId: outcome.resource.resourceId,
               ...(outcome.detail === undefined ? {} : { detail: outcome.detail })
             })
+            if (outcome.commit !== undefined) yield* outcome.commit
             yield* ops.update(next)
             yield* publishChanges(publisher, op.projectId, { operations: [next], resources: [outcome.resource] }, now)
             return "stored" as const

@@ -31,10 +31,13 @@ export const IdKinds = {
   webhookDestination: "whd",
   delivery: "dlv",
   oauthApp: "app",
+  installationRequest: "air",
+  installation: "ain",
   grant: "grt",
   ingressEndpoint: "ing",
   request: "req",
-  resource: "res"
+  resource: "res",
+  assignment: "asg"
 } as const
 export type IdKind = (typeof IdKinds)[keyof typeof IdKinds]
 

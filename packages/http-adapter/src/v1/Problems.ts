@@ -5,25 +5,27 @@
 import type { IdentityError, AccountSecurityError } from "@switchboard/core/accounts"
 import type { BillingError } from "@switchboard/core/billing"
 import type { ProjectApiKeyError } from "@switchboard/core/credentials"
-import type { OAuthAppError } from "@switchboard/core/oauth"
+import type { AppInstallationError, OAuthAppError } from "@switchboard/core/oauth"
 import type { OrganizationError } from "@switchboard/core/organizations"
 import type { ProjectError } from "@switchboard/core/projects"
 import type { SsoError } from "@switchboard/core/sso"
 import type { IdempotencyUnavailable } from "@switchboard/core/shared"
 import type { IngressEndpointLimitReached } from "@switchboard/core/events"
-import type { PlatformsError } from "@switchboard/core/platforms"
+import type { PlatformsError, WhatsappError } from "@switchboard/core/platforms"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
 import type { MetricsError } from "@switchboard/core/metrics"
 import { rowOf } from "../http/ErrorTable.js"
 import { accessTokensErrors } from "./AccessTokensErrors.js"
 import { accountSecurityErrors } from "./AccountSecurityErrors.js"
+import { appInstallationsErrors } from "./AppInstallationsErrors.js"
 import { billingErrors } from "./BillingErrors.js"
 import { identityErrors } from "./IdentityErrors.js"
 import { ingressErrors } from "./IngressErrors.js"
 import { oAuthProviderErrors } from "./OAuthProviderErrors.js"
 import { organizationsErrors } from "./OrganizationsErrors.js"
 import { platformsErrors } from "./PlatformsErrors.js"
+import { whatsappErrors } from "./WhatsappErrors.js"
 import { type ErrorTable, problem, type ProblemFailure } from "./ProblemFailure.js"
 import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
 import { projectsErrors } from "./ProjectsErrors.js"
@@ -39,7 +41,7 @@ export * from "./ProblemFailure.js"
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
   | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError | IngressEndpointLimitReached
-  | PlatformsError | MetricsError
+  | PlatformsError | WhatsappError | MetricsError | AppInstallationError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -57,7 +59,9 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...ssoErrors,
   ...ingressErrors,
   ...platformsErrors,
-  ...metricsErrors
+  ...whatsappErrors,
+  ...metricsErrors,
+  ...appInstallationsErrors
 }
 
 /**

@@ -43,6 +43,7 @@ const planChange = "internal to the billing preview reducer: BillingService turn
 const notOnV1: Readonly<Record<string, string>> = {
   ProviderFailure: platformsWorker,
   ResourceNumberTaken: platformsWorker,
+  AssignmentHandleTaken: "internal to WhatsappAssignments.create (platforms/WhatsappAssignments.ts): it becomes SharedLineAssignmentExists",
   AccessDenied: "core's access decision: v1/Access.ts `refusal` renders it (code, detail, scope challenge)",
   BillingCatalogInvalid: "stops the server at start; no request meets it",
   OAuthProtocolError: "raised by the OAuth endpoints only (routes/OAuthHttp.ts `protocolErrors`, by code)",
@@ -62,13 +63,16 @@ const notOnV1: Readonly<Record<string, string>> = {
   TotpCodeInvalid: dashboardOnly,
   SignInLocked: dashboardOnly,
   PasswordRejected: dashboardOnly,
-  NotAnOrganizationOwner: dashboardOnly
+  NotAnOrganizationOwner: dashboardOnly,
+  InstallationRequestNotFound: dashboardOnly,
+  InstallationRequestDecided: dashboardOnly
 }
 
 /** Core errors no Dashboard operation raises (the others take a Dashboard row or their /v1 problem). */
 const notOnDashboard: Readonly<Record<string, string>> = {
   ProviderFailure: platformsWorker,
   ResourceNumberTaken: platformsWorker,
+  AssignmentHandleTaken: notOnV1.AssignmentHandleTaken!,
   AccessDenied: "the Dashboard decides access itself (routes/DashboardAccess.ts)",
   BillingCatalogInvalid: notOnV1.BillingCatalogInvalid!,
   OAuthProtocolError: notOnV1.OAuthProtocolError!,

@@ -247,6 +247,11 @@ export const BillingReposSql = Layer.effect(
                 payment_deadline = ${op.awaitingPayment === null ? null : toDate(op.awaitingPayment.deadline)},
                 record = ${record}::jsonb
             where operation_id = ${op.operationId}`)).pipe(Effect.asVoid),
+      listOperations: (projectId, limit) =>
+        operations(sql`
+          select record from billing_operations where project_id = ${projectId}
+          order by submitted_at desc, operation_id desc
+          limit ${limit}`),
       waitingOperations: (projectId) =>
         operations(sql`
           select record from billing_operations
@@ -301,6 +306,20 @@ export const BillingReposSql = Layer.effect(
         orDie(sql`
           update billing_invoices set payment_status = ${inv.paymentStatus}, payment_attempts = ${inv.paymentAttempts}
           where invoice_id = ${inv.invoiceId}`).pipe(Effect.asVoid),
+
+      insertUsageRecords: (projectId, records) =>
+        records.length === 0 ? Effect.succeed([]) : orDie(sql<{ recordId: string }>`
+          insert into billing_usage_records ${sql.insert(records.map((r) => ({
+            projectId,
+            recordId: r.recordId,
+            metricCode: r.metricCode,
+            category: r.category,
+            quantity: r.quantity,
+            occurredAt: toDate(r.occurredAt),
+            recordedAt: toDate(r.recordedAt)
+          })))}
+          on conflict (project_id, record_id) do nothing
+          returning record_id`).pipe(Effect.map((rows) => rows.map((r) => r.recordId))),
 
       findAccount: (organizationId) =>
         Effect.map(

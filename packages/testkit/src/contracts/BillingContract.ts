@@ -187,6 +187,23 @@ export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       expect(yield* repo.pendingOperations({ deadlineBefore: plus(T0, 9e9), limit: 1000 })).not.toContain(op.operationId)
     }))
 
+  it.effect("billing: listOperations answers the project's operations newest first, at most the limit", () =>
+    Effect.gen(function*() {
+      const repo = yield* BillingRepo
+      const { ids, owner } = yield* withProject
+      const other = yield* storedProject(owner, { createdAt: plus(T0, 1) })
+      const old = operation(ids)
+      const newer = operation(ids, { submittedAt: plus(T0, 2000) })
+      const newest = operation(ids, { submittedAt: plus(T0, 5000), status: "succeeded", resolvedAt: plus(T0, 5001) })
+      yield* repo.insertOperation(newer)
+      yield* repo.insertOperation(old)
+      yield* repo.insertOperation(newest)
+      yield* repo.insertOperation(operation({ projectId: other.projectId, organizationId: owner.organizationId }))
+      expect((yield* repo.listOperations(ids.projectId, 10)).map((o) => o.operationId)).toEqual([newest.operationId, newer.operationId, old.operationId])
+      expect(yield* repo.listOperations(ids.projectId, 2)).toEqual([newest, newer])
+      expect(yield* repo.listOperations(other.projectId, 10)).toHaveLength(1)
+    }))
+
   it.effect("billing: an invoice is written once per unique key; zero totals are not listed; newest first; collection", () =>
     Effect.gen(function*() {
       const repo = yield* BillingRepo
@@ -208,6 +225,30 @@ export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       yield* repo.updateInvoicePayment({ ...locked, paymentStatus: "succeeded", paymentAttempts: 1 })
       expect(Option.getOrThrow(yield* repo.lockInvoice(a.invoiceId))).toEqual({ ...a, paymentStatus: "succeeded", paymentAttempts: 1 })
       expect(yield* repo.collectibleInvoices(1000)).not.toContain(a.invoiceId)
+    }))
+
+  it.effect("billing: usage records are written once per project and id, also under concurrency; a rollback forgets them", () =>
+    Effect.gen(function*() {
+      const repo = yield* BillingRepo
+      const tx = yield* Transactor
+      const { ids } = yield* withProject
+      const other = yield* withProject
+      const row = (recordId: string, quantity = 1) => ({
+        recordId, metricCode: "api_call", category: "api", quantity, occurredAt: T0, recordedAt: plus(T0, 1000)
+      })
+      expect(yield* repo.insertUsageRecords(ids.projectId, [])).toEqual([])
+      expect(yield* repo.insertUsageRecords(ids.projectId, [row("r-1"), row("r-2", 9007199254740991)])).toEqual(["r-1", "r-2"])
+      // A repeat (even with other content) is left as it is; the same id in another project is another record.
+      expect(yield* repo.insertUsageRecords(ids.projectId, [row("r-2", 5), row("r-3")])).toEqual(["r-3"])
+      expect(yield* repo.insertUsageRecords(other.ids.projectId, [row("r-1")])).toEqual(["r-1"])
+      const racers = yield* Effect.all(
+        Array.from({ length: 4 }, () => tx.withTransaction(repo.insertUsageRecords(ids.projectId, [row("r-race")]))),
+        { concurrency: "unbounded" }
+      )
+      expect(racers.flat()).toEqual(["r-race"])
+      const rolledBack = yield* tx.withTransaction(Effect.zipRight(repo.insertUsageRecords(ids.projectId, [row("r-undone")]), Effect.fail("stop"))).pipe(Effect.flip)
+      expect(rolledBack).toBe("stop")
+      expect(yield* repo.insertUsageRecords(ids.projectId, [row("r-undone")])).toEqual(["r-undone"])
     }))
 
   it.effect("billing: an account is created empty when first locked; its card and balance round-trip", () =>

@@ -17,6 +17,7 @@ import {
   type OperationRecord,
   PaymentProvider,
   type SubscriptionRecord,
+  type UsageRecordRow,
   validateCatalog
 } from "@switchboard/core/billing"
 import { type OrganizationId } from "@switchboard/core/shared"
@@ -32,6 +33,7 @@ const make = Effect.gen(function*() {
   const operations = state.table<string, OperationRecord>("billing_operations")
   const invoices = state.table<string, InvoiceRecord>("billing_invoices")
   const accounts = state.table<string, BillingAccountRecord>("billing_accounts")
+  const usageRecords = state.table<string, UsageRecordRow>("billing_usage_records")
   const projects = state.table<string, ProjectRow>(PROJECTS_TABLE)
   const live = (projectId: string) => {
     const p = projects.get(projectId)?.project
@@ -90,6 +92,16 @@ const make = Effect.gen(function*() {
     findOperation: (operationId) => Effect.sync(() => Option.fromNullable(operations.get(operationId))),
     lockOperation: (operationId) => Effect.sync(() => Option.fromNullable(operations.get(operationId))),
     updateOperation: (op) => Effect.sync(() => void operations.set(op.operationId, op)),
+    listOperations: (projectId, limit) =>
+      Effect.sync(() =>
+        [...operations.values()]
+          .filter((o) => o.projectId === projectId)
+          .sort((a, b) =>
+            b.submittedAt.epochMillis - a.submittedAt.epochMillis ||
+            (a.operationId < b.operationId ? 1 : a.operationId > b.operationId ? -1 : 0)
+          )
+          .slice(0, limit)
+      ),
     waitingOperations: (projectId) =>
       Effect.sync(() =>
         [...operations.values()]
@@ -136,6 +148,17 @@ const make = Effect.gen(function*() {
         if (stored !== undefined) {
           invoices.set(invoice.invoiceId, { ...stored, paymentStatus: invoice.paymentStatus, paymentAttempts: invoice.paymentAttempts })
         }
+      }),
+    insertUsageRecords: (projectId, records) =>
+      Effect.sync(() => {
+        const inserted: Array<string> = []
+        for (const r of records) {
+          const key = `${projectId}\u0000${r.recordId}`
+          if (usageRecords.has(key)) continue
+          usageRecords.set(key, r)
+          inserted.push(r.recordId)
+        }
+        return inserted
       }),
     findAccount: (organizationId) => Effect.sync(() => Option.fromNullable(accounts.get(organizationId))),
     lockAccount: (organizationId) =>
