@@ -63,7 +63,7 @@ export const makeProjectGate = Effect.gen(function*() {
       const found = yield* (options.lock === true
         ? projects.lock(projectId)
         : options.cached === true
-        ? records.read("project", projectId, projects.findById(projectId))
+        ? records.read("project", projectId, Effect.suspend(() => projects.findById(projectId))) // built on a miss only
         : projects.findById(projectId))
       if (Option.isNone(found)) return yield* new ProjectNotFound({ projectId })
       const record = found.value
