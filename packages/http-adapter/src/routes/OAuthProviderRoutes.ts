@@ -11,6 +11,7 @@ import type { Sessions } from "@switchboard/core/dashboard"
 import type { OAuthProvider, SigningKeys } from "@switchboard/core/oauth"
 import type { Secrets, ServerSecret } from "@switchboard/core/shared"
 import { Effect } from "effect"
+import { provideRouteServices } from "../http/RouteServices.js"
 import type { OAuthFailure } from "../http/Surfaces.js"
 import { AUTHORIZE_PATH, authorizeGet, CONSENT_PATH, consentPost } from "./OAuthAuthorize.js"
 import {
@@ -41,10 +42,10 @@ type Needs = OAuthProvider | Sessions | AccountsRepo | ServerSecret | SigningKey
 
 export const OAuthProviderRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<Needs>()
+    const withServices = provideRouteServices(yield* Effect.context<Needs>())
     const serve = (
       handler: Effect.Effect<HttpServerResponse.HttpServerResponse, OAuthFailure, Needs | HttpServerRequest.HttpServerRequest>
-    ) => Effect.provide(handler, context)
+    ) => withServices(handler)
     const p = OAUTH_PATHS
     yield* router.get(p.authorize, serve(authorizeGet))
     yield* router.post(p.consent, serve(consentPost))
