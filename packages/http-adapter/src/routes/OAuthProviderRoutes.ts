@@ -13,6 +13,7 @@ import type { OAuthProvider, SigningKeys } from "@switchboard/core/oauth"
 import type { Secrets, ServerSecret } from "@switchboard/core/shared"
 import { Effect } from "effect"
 import type { ServerConfig } from "../http/ServerConfig.js"
+import { provideRouteServices } from "../http/RouteServices.js"
 import type { OAuthFailure } from "../http/Surfaces.js"
 import { AUTHORIZE_PATH, authorizeGet, CONSENT_PATH, consentPost } from "./OAuthAuthorize.js"
 import { DEVICE_V1_PATHS, devicePageGet, devicePagePost, v1DeviceCode, v1DeviceToken } from "./OAuthDevice.js"
@@ -50,10 +51,10 @@ type Needs = OAuthProvider | Sessions | AccountsRepo | ServerSecret | SigningKey
 
 export const OAuthProviderRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<Needs>()
+    const withServices = provideRouteServices(yield* Effect.context<Needs>())
     const serve = (
       handler: Effect.Effect<HttpServerResponse.HttpServerResponse, OAuthFailure, Needs | HttpServerRequest.HttpServerRequest>
-    ) => Effect.provide(handler, context)
+    ) => withServices(handler)
     const p = OAUTH_PATHS
     yield* router.get(p.authorize, serve(authorizeGet))
     yield* router.post(p.consent, serve(consentPost))
