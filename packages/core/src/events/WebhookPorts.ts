@@ -221,4 +221,10 @@ export interface OutboundRequest {
  */
 export class WebhookSender extends Context.Tag("core/WebhookSender")<WebhookSender, {
   readonly send: (request: OutboundRequest) => Effect.Effect<SendOutcome>
+  /**
+   * The same request as plain callbacks, for the engine's batch path (issue 12 goal 6: no fiber
+   * per delivery): calls `onOutcome` once with the outcome, never after the returned function
+   * (which cancels the request) ran. Optional: without it the engine sends through `send`.
+   */
+  readonly start?: (request: OutboundRequest, onOutcome: (outcome: SendOutcome) => void) => () => void
 }>() {}
