@@ -136,11 +136,9 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
       readonly ended: number
     }
 
-    /** Writes finished attempts (one statement for all); logs the dead-lettered ones. */
-    const recordAll = (results: ReadonlyArray<Result>) =>
+    /** Logs the dead-lettered ones of written attempts. */
+    const logDead = (results: ReadonlyArray<Result>) =>
       Effect.gen(function*() {
-        if (results.length === 0) return
-        yield* Effect.uninterruptible(repo.completeAttempts(results.map((r) => r.record)))
         for (const { claimed, record } of results) {
           if (record.status !== "dead_lettered") continue
           yield* Effect.logWarning("webhook delivery dead-lettered").pipe(Effect.annotateLogs({
@@ -153,18 +151,24 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         }
       })
 
+    /** Writes finished attempts (one statement for all); logs the dead-lettered ones. */
+    const recordAll = (results: ReadonlyArray<Result>) =>
+      results.length === 0 ? Effect.void : Effect.zipRight(
+        Effect.uninterruptible(repo.completeAttempts(results.map((r) => r.record))),
+        logDead(results)
+      )
+
     /** One attempt of a claimed delivery, recorded under its claim; returns where the delivery stands. */
     const attempt = (claimed: ClaimedDelivery) =>
       Effect.flatMap(outcomeOf(claimed), (result) => Effect.as(recordAll([result]), result.record.status))
 
-    const claim = (limit: number) =>
-      Effect.flatMap(DateTime.now, (now) =>
-        repo.claimDue({
-          now,
-          leaseUntil: DateTime.unsafeMake(now.epochMillis + leaseMs) as DateTime.Utc,
-          limit,
-          perEndpoint: policy.endpointConcurrency
-        }))
+    const claimArgs = (now: DateTime.Utc, limit: number) => ({
+      now,
+      leaseUntil: DateTime.unsafeMake(now.epochMillis + leaseMs) as DateTime.Utc,
+      limit,
+      perEndpoint: policy.endpointConcurrency
+    })
+    const claim = (limit: number) => Effect.flatMap(DateTime.now, (now) => repo.claimDue(claimArgs(now, limit)))
 
     /**
      * Claims up to `concurrency` due deliveries and attempts them all, `concurrency` at a time;
@@ -206,7 +210,9 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
      * - **writer**: finished attempts are written in batches by one writer (one statement per
      *   batch: while a write is under way the next results gather); a place is free again only
      *   once its result is written, since until then its lease still counts against the
-     *   endpoint's in-flight cap in the store; the writer then wakes the claimer.
+     *   endpoint's in-flight cap in the store. The same statement claims for the places it
+     *   frees (`completeAndClaim`: one round trip records a batch and claims the next); the
+     *   writer then wakes the claimer for what is left.
      *
      * A held delivery is sent only while its lease outlasts the attempt's timeout (else it is
      * given back unattempted), so no other engine can take it over while its request may still
@@ -222,6 +228,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         const clock = yield* Effect.clock
         const wake = yield* Effect.makeLatch(false)
         const depth = policy.concurrency * 2
+        const minBatch = Math.max(1, Math.floor(depth / 4))
         // Claimed and not yet recorded (or given back): at most `depth`.
         let held = 0
         const free = (n: number) =>
@@ -260,8 +267,25 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
           // the database runs on this thread and held it) join this batch.
           yield* nextMacrotask
           const batch = yield* takeFinished
-          for (let i = 0; i < batch.length; i += 500) yield* writeSome(batch.slice(i, i + 500))
-          yield* free(batch.length)
+          const last = Math.max(0, batch.length - 500)
+          for (let i = 0; i < last; i += 500) yield* writeSome(batch.slice(i, i + 500))
+          // The last part is written with the claim for the places it frees, in one statement
+          // (uninterruptible, with what it claimed taken on — or given back when stopping).
+          held -= batch.length
+          const room = depth - held
+          if (!stopping && room >= (held === 0 ? 1 : minBatch)) {
+            const rest = batch.slice(last)
+            yield* Effect.uninterruptible(Effect.flatMap(
+              DateTime.now,
+              (now) => Effect.flatMap(repo.completeAndClaim({ attempts: rest.map((r) => r.record), ...claimArgs(now, room) }), adopt)
+            ).pipe(
+              Effect.zipLeft(logDead(rest)),
+              logged<void>("webhook attempts not recorded", undefined)
+            ))
+          } else {
+            yield* writeSome(batch.slice(last))
+          }
+          yield* wake.open
         })))
 
         // Fan-out: at least every `pollInterval`; a full batch means more are waiting. Each round
@@ -362,15 +386,22 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
           }
         }
 
+        /** Takes on claimed deliveries (gives them back when stopping). */
+        const adopt = (claimed: ReadonlyArray<ClaimedDelivery>) =>
+          Effect.suspend(() => {
+            if (stopping) return Effect.forEach(claimed, release, { discard: true, concurrency: 8 })
+            held += claimed.length
+            for (const c of claimed) waiting.push(c)
+            sendMore()
+            return Effect.void
+          })
+
         /** One round: claim for the free places; whether to go again at once. */
-        const minBatch = Math.max(1, Math.floor(depth / 4))
         const round = Effect.gen(function*() {
           const room = depth - held
           if (room < (held === 0 ? 1 : minBatch)) return false
           const claimed = yield* claim(room).pipe(logged("webhook claim failed", [] as ReadonlyArray<ClaimedDelivery>))
-          held += claimed.length
-          for (const c of claimed) waiting.push(c)
-          sendMore()
+          yield* adopt(claimed)
           return claimed.length === room
         })
         for (;;) {

@@ -162,6 +162,18 @@ export class WebhooksRepo extends Context.Tag("core/WebhooksRepo")<WebhooksRepo,
    * one; returns the ids of the deliveries recorded.
    */
   readonly completeAttempts: (attempts: ReadonlyArray<AttemptRecord>) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * `completeAttempts(attempts)` then `claimDue(claim)`, as one statement where the store can (one
+   * round trip for the engine's writer): the recorded deliveries no longer count against their
+   * endpoint's in-flight cap, and none of them is claimed again by this call. Returns the claim.
+   */
+  readonly completeAndClaim: (args: {
+    readonly attempts: ReadonlyArray<AttemptRecord>
+    readonly now: DateTime.Utc
+    readonly leaseUntil: DateTime.Utc
+    readonly limit: number
+    readonly perEndpoint: number
+  }) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
   /** Gives a claimed delivery back unattempted (shutdown), due at once, if the claim is current. */
   readonly releaseClaim: (args: { readonly deliveryId: string; readonly claimSeq: number; readonly now: DateTime.Utc }) => Effect.Effect<void>
 
