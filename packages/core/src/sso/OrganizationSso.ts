@@ -273,8 +273,7 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
       url.searchParams.set("intent", input.intent ?? "sso")
       url.searchParams.set("returnTo", returnTo.right)
       // Domain verification: the browser scrolls to the page's domains section.
-      if (input.intent === "domain_verification") url.hash = "domains"
-      return { url: url.href }
+      return { url: input.intent === "domain_verification" ? `${url.href}#domains` : url.href }
     })
 
     return { get, configure, updatePolicy, refresh, disable, connectionStatus, portalLink, requireEntitlement } as const
