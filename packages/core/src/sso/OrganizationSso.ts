@@ -259,7 +259,7 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
       return statusOf(found.value)
     })
 
-    /** The Dashboard page where owners configure the connection, and come back to `returnTo`. */
+    /** The console page where owners configure the connection (`/console/organizations/{id}/sso`), and come back to `returnTo`. */
     const portalLink = fn("OrganizationSso.portalLink")(function*(
       organizationId: OrganizationId,
       actorId: AccountId,
@@ -269,10 +269,11 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
       yield* requireEntitlement(organizationId)
       const returnTo = resolveReturnTo(input.returnTo, policy)
       if (Either.isLeft(returnTo)) return yield* new InvalidReturnTo({ message: returnTo.left })
-      const url = new URL(`/organizations/${organizationId}/settings/sso`, policy.dashboardUrl)
+      const url = new URL(`/console/organizations/${organizationId}/sso`, policy.dashboardUrl)
       url.searchParams.set("intent", input.intent ?? "sso")
       url.searchParams.set("returnTo", returnTo.right)
-      return { url: url.href }
+      // Domain verification: the browser scrolls to the page's domains section.
+      return { url: input.intent === "domain_verification" ? `${url.href}#domains` : url.href }
     })
 
     return { get, configure, updatePolicy, refresh, disable, connectionStatus, portalLink, requireEntitlement } as const

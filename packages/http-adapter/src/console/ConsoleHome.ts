@@ -207,6 +207,14 @@ ${
                 ]), "None.")
               }</section>`
               : html`<section class="card"><p class="muted">Owners and admins invite and remove members.</p></section>`
+          }
+${
+            manages
+              ? html`<section class="card" aria-labelledby="sso"><h2 id="sso">Single sign-on</h2>
+<p><a href="${base}/sso">SSO settings</a>: the organization's OpenID provider, claimed domains and whether members must sign in through it${
+                role === "owner" ? "" : " (admins read them; owners change them)"
+              }.</p></section>`
+              : ""
           }`
         } satisfies View
       })

@@ -18,6 +18,7 @@ import { consoleCss, consoleJs } from "./ConsoleHtml.js"
 import { homeRoutes, homeRouteTable } from "./ConsoleHome.js"
 import { installationRoutes, installationRouteTable } from "./ConsoleInstallations.js"
 import { projectRoutes, projectRouteTable } from "./ConsoleProjects.js"
+import { ssoRoutes, ssoRouteTable } from "./ConsoleSso.js"
 import { voiceRoutes, voiceRouteTable } from "./ConsoleVoice.js"
 import { webhookRoutes, webhookRouteTable } from "./ConsoleWebhooks.js"
 
@@ -63,6 +64,7 @@ export const ConsoleRoutes = HttpApiBuilder.Router.use((router) =>
     yield* billingRoutes(scoped)
     yield* accountRoutes(scoped)
     yield* installationRoutes(scoped)
+    yield* ssoRoutes(scoped)
   }))
 
 export const consoleRouteTable: ReadonlyArray<readonly [string, string]> = [
@@ -76,5 +78,6 @@ export const consoleRouteTable: ReadonlyArray<readonly [string, string]> = [
   ...voiceRouteTable,
   ...billingRouteTable,
   ...accountRouteTable,
-  ...installationRouteTable
+  ...installationRouteTable,
+  ...ssoRouteTable
 ]

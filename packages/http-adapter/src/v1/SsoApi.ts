@@ -118,7 +118,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
     HttpApiEndpoint.post("createOrganizationSsoPortalLink", `${base}/sso/portal`)
       .annotateContext(OpenApi.annotations({
         summary: "Create an SSO settings link",
-        description: "Answers the Dashboard page for these SSO settings (or for domain verification), returning to returnTo. Owners only, with `members:write`; a returnTo outside the allowed origins is 400 INVALID_RETURN_TO."
+        description: "Answers the console page for these SSO settings, `{DASHBOARD_URL}/console/organizations/{orgId}/sso?intent=…&returnTo=…` (intent `domain_verification` opens it at the domains), whose \"Back\" link returns to returnTo. Owners only, with `members:write`; a returnTo outside the allowed origins is 400 INVALID_RETURN_TO."
       }))
       .setPath(OrgPath)
       .setPayload(CreateOrganizationSsoPortalLinkRequest)

@@ -1,7 +1,7 @@
 /**
  * The console in a real browser (issue 16): headless Chromium (Debian's `chromium`, driven by
  * playwright-core, as the OAuth browser test does) walks every page's main path as a person would
- * — sign up, organizations and members (a role changed), a project with its slug checked, API
+ * — sign up, organizations and members (a role changed), the organization's SSO page, a project with its slug checked, API
  * keys, the management secret, webhooks with their delivery log (a dead letter retried, a test
  * event), events (a new one arriving live over the event channel), voice, billing (the past
  * operations listed), service keys, OAuth apps and authorized apps, TOTP enrolment from the QR
@@ -14,6 +14,7 @@ import { WebhookDeliveryEngine } from "@switchboard/core/events"
 import { Organizations, OrganizationsRepo } from "@switchboard/core/organizations"
 import { ProjectsService } from "@switchboard/core/projects"
 import { IdKinds, type OrganizationId, type ProjectId } from "@switchboard/core/shared"
+import { SsoRepo } from "@switchboard/core/sso"
 import { Calls, CallSignal, Lines, VoiceProfiles } from "@switchboard/core/voice"
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"
@@ -144,6 +145,31 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
       return yield* (yield* Organizations).roleIn(organizationId, me.accountId)
     }))
     expect(role).toBe("owner")
+    // The organization's SSO page, empty and then with a connection whose domain waits for its TXT record.
+    await Promise.all([page.waitForURL((u) => u.pathname.endsWith("/sso")), page.click("text=SSO settings")])
+    expect(await page.textContent("h1")).toBe("Single sign-on")
+    await look(page, "04c-organization-sso-empty")
+    await s.run(Effect.gen(function*() {
+      yield* (yield* SsoRepo).saveConnection({
+        organizationId,
+        issuer: "https://idp.example.com",
+        clientId: "switchboard",
+        clientSecretSealed: "sealed",
+        domains: [{ domain: "engines.example", state: "pending", verificationToken: "sb-sso=browser-test-token" }],
+        jitEnabled: true,
+        desiredEnforced: true,
+        enforced: false,
+        state: "ready",
+        lastError: null,
+        generation: 1,
+        version: 1,
+        changedAt: yield* DateTime.now
+      }, null)
+    }))
+    await page.goto(`${s.baseUrl}/console/organizations/${organizationId}/sso?intent=domain_verification&returnTo=%2Fconsole#domains`)
+    expect(await page.textContent("table")).toContain("_switchboard-sso.engines.example")
+    expect(await page.inputValue("#sso-client-secret")).toBe("")
+    await look(page, "04d-organization-sso-domains")
     await page.click("text=Home")
     await page.fill("#project-name", "Difference Engine")
     await page.fill("#project-slug", "difference-engine")
