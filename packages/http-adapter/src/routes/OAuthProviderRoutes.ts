@@ -7,12 +7,12 @@
  * are not routes: 404. `oAuthProviderRouteTable` lists [method, path] for 405 answers.
  */
 import { HttpApiBuilder, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { AccountsRepo } from "@switchboard/core/accounts"
-import { Sessions } from "@switchboard/core/dashboard"
-import { OAuthProvider, SigningKeys } from "@switchboard/core/oauth"
-import { Secrets, ServerSecret } from "@switchboard/core/shared"
-import { Context, Effect } from "effect"
-import { ServerConfig } from "../http/ServerConfig.js"
+import type { AccountsRepo } from "@switchboard/core/accounts"
+import type { Sessions } from "@switchboard/core/dashboard"
+import type { OAuthProvider, SigningKeys } from "@switchboard/core/oauth"
+import type { Secrets, ServerSecret } from "@switchboard/core/shared"
+import { Effect } from "effect"
+import type { ServerConfig } from "../http/ServerConfig.js"
 import { provideRouteServices } from "../http/RouteServices.js"
 import type { OAuthFailure } from "../http/Surfaces.js"
 import { AUTHORIZE_PATH, authorizeGet, CONSENT_PATH, consentPost } from "./OAuthAuthorize.js"
@@ -46,18 +46,12 @@ export const OAUTH_PATHS = {
   openidMetadata: "/.well-known/openid-configuration/api/auth"
 } as const
 
-/**
- * The services the handlers use, taken from the application once — only these (a handful of
- * entries, not the application's ~600), so providing them to a request fiber, which carries only
- * the platform's services (`serveLean` in Http.ts), merges a few entries (issue 12).
- */
+/** The services the handlers use, taken from the application once. */
 type Needs = OAuthProvider | Sessions | AccountsRepo | ServerSecret | SigningKeys | Secrets | ServerConfig
 
 export const OAuthProviderRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const withServices = provideRouteServices(
-      Context.pick(OAuthProvider, Sessions, AccountsRepo, ServerSecret, SigningKeys, Secrets, ServerConfig)(yield* Effect.context<Needs>())
-    )
+    const withServices = provideRouteServices(yield* Effect.context<Needs>())
     const serve = (
       handler: Effect.Effect<HttpServerResponse.HttpServerResponse, OAuthFailure, Needs | HttpServerRequest.HttpServerRequest>
     ) => withServices(handler)
