@@ -87,8 +87,14 @@ for (const backend of testBackends()) {
     }
 
     it("a batch gives the results, records and events of one fact at a time", async () => {
-      const runs = fc.sample(fc.array(step, { minLength: 1, maxLength: 30 }), { seed: 20261126, numRuns: backend === "pglite" ? 20 : 10 })
+      const runs = [
+        // A held-back code, repeated, then an ordinary inbound and a lifecycle fact for held-back ids.
+        [{ message: 0, kind: "otp" as const, t: 1 }, { message: 0, kind: "dup" as const, t: 0 }, { message: 0, kind: "received" as const, t: 2 },
+          { message: 1, kind: "otp" as const, t: 3 }, { message: 1, kind: "delivered" as const, t: 4 }, { message: 2, kind: "otp" as const, t: 5 }],
+        ...fc.sample(fc.array(step, { minLength: 1, maxLength: 30 }), { seed: 20261126, numRuns: backend === "pglite" ? 20 : 10 })
+      ]
       let applied = 0
+      let filtered = 0
       for (const steps of runs) {
         const batch = build(steps, resources[0]!)
         const single = build(steps, resources[1]!)
@@ -101,6 +107,7 @@ for (const backend of testBackends()) {
           oneByOne.push(r.body.results[0])
         }
         applied += oneByOne.filter((r) => r.outcome === "applied").length
+        filtered += oneByOne.filter((r) => r.filteredCodeId !== undefined).length
         const outcome = (r: any) => [r.outcome, r.reason, r.message?.status, r.message?.timestamps, r.filteredCodeId !== undefined]
         expect(together.body.results.map(outcome), JSON.stringify(steps)).toEqual(oneByOne.map(outcome))
         expect(anonymous([projects[0], batch.messageIds, together.body.results]), JSON.stringify(steps))
@@ -121,8 +128,8 @@ for (const backend of testBackends()) {
       // The same filtered codes (the facts' times are in January 2031).
       const window = `receivedAfter=2030-12-31T00:00:00.000Z&receivedBefore=2031-01-02T00:00:00.000Z`
       const counts = await Promise.all(projects.map((p) => call(`/v1/projects/${p}/platforms/filtered-otp/count?${window}`)))
-      expect(counts[0]!.body.count, counts[0]!.text).toBeGreaterThan(0)
-      expect(counts[0]!.body.count).toBe(counts[1]!.body.count)
+      expect(filtered).toBeGreaterThanOrEqual(3)
+      expect(counts.map((c) => c.body.count), counts[0]!.text).toEqual([filtered, filtered])
     }, 300_000)
 
     it("concurrent batches creating the same messages: each fact applies once, the losers' batches are decided again", async () => {
