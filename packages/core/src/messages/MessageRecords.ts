@@ -26,7 +26,7 @@ import {
   type MessageFailure
 } from "./MessageSchema.js"
 
-export type MessageFactReason = IgnoredReason | RejectedReason | "invalid-content"
+export type MessageFactReason = IgnoredReason | RejectedReason | "invalid-content" | "unknown-resource"
 
 export type FactDecision =
   | { readonly outcome: "applied"; readonly message: Message }
@@ -160,7 +160,8 @@ export const encodeFactResult = (r: MessageFactResult) => ({
   id: r.id,
   outcome: r.outcome,
   ...(r.reason === undefined ? {} : { reason: r.reason }),
-  ...(r.message === undefined ? {} : { message: encodeMessage(r.message) })
+  ...(r.message === undefined ? {} : { message: encodeMessage(r.message) }),
+  ...(r.filteredCodeId === undefined ? {} : { filteredCodeId: r.filteredCodeId })
 })
 
 export const resultOf = (fact: MessageFact, d: FactDecision): MessageFactResult => ({

@@ -224,6 +224,18 @@ export const MessageCreatedFactData = Schema.Struct({
 }).annotations({ identifier: "MessageCreatedFactData", parseOptions: strict })
 export type MessageCreatedFactData = typeof MessageCreatedFactData.Type
 
+/**
+ * `received` data: the fixed fields, and optionally the project's resource (line, bot, domain)
+ * that received the message. Named, it must be one the project holds (else the fact is rejected
+ * `unknown-resource`), and a text carrying a one-time code is then held back as a filtered
+ * verification code instead of becoming a message (docs/messages.md).
+ */
+export const MessageReceivedFactData = Schema.Struct({
+  ...MessageCreatedFactData.fields,
+  resourceId: optional(BoundedString(1, 256))
+}).annotations({ identifier: "MessageReceivedFactData", parseOptions: strict })
+export type MessageReceivedFactData = typeof MessageReceivedFactData.Type
+
 export const MessageAcceptedFactData = Schema.Struct({ acceptance: MessageAcceptance })
   .annotations({ identifier: "MessageAcceptedFactData", parseOptions: strict })
 /** `delivered` data: an empty object (`Schema.Struct({})` alone would take any value but null). */
@@ -246,7 +258,7 @@ export const MessageDispatchedFact = fact("dispatched", MessageCreatedFactData)
 export const MessageAcceptedFact = fact("accepted", MessageAcceptedFactData)
 export const MessageDeliveredFact = fact("delivered", MessageDeliveredFactData)
 export const MessageFailedFact = fact("failed", MessageFailedFactData)
-export const MessageReceivedFact = fact("received", MessageCreatedFactData)
+export const MessageReceivedFact = fact("received", MessageReceivedFactData)
 
 /** One lifecycle fact from the messaging edge, told apart by `type`. */
 export const MessageFact = Schema.Union(
@@ -268,12 +280,17 @@ export const IngestMessageFactsRequest = Schema.Struct({
   facts: Schema.Array(MessageFact).pipe(Schema.minItems(1), Schema.maxItems(MAX_FACTS_PER_BATCH))
 }).annotations({ identifier: "IngestMessageFactsRequest", parseOptions: strict })
 
-/** One fact's outcome; `reason` says why it was ignored or rejected; `message` is the record after it. */
+/**
+ * One fact's outcome; `reason` says why it was ignored or rejected; `message` is the record after
+ * it. `filteredCodeId` marks an applied `received` fact whose message was held back as a filtered
+ * verification code (no record, no event): the id the filtered-code list shows for it.
+ */
 export const MessageFactResult = Schema.Struct({
   id: MessageFactId,
   outcome: Schema.Literal("applied", "ignored", "rejected"),
   reason: optional(Schema.String),
-  message: optional(Message)
+  message: optional(Message),
+  filteredCodeId: optional(Schema.String)
 }).annotations({ identifier: "MessageFactResult" })
 export type MessageFactResult = typeof MessageFactResult.Type
 

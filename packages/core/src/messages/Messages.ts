@@ -8,6 +8,12 @@
  *   (`applyFact` over `MessageMachine.apply`) on the records in memory; one write of new and
  *   changed records and of the applied facts (the event log the SQL query operation reads); one
  *   append of the `message.*` events to the outbox. Ignored and rejected facts write nothing.
+ * - **Filtered verification codes** (issue 18): a `received` fact naming a resource the project
+ *   holds (`data.resourceId`; one it does not hold is rejected `unknown-resource`) whose text
+ *   carries a one-time code is held back — recorded through `VerificationCodes` in the same
+ *   transaction (never the code, but for a WhatsApp ownership code), no message record, no event;
+ *   the fact is `applied` with the `filteredCodeId`. Its fact id is applied once like any other
+ *   (the filtered-code record keeps it).
  *   Should another transaction create one of the batch's new messages or apply one of its fact ids
  *   meanwhile, the batch is rolled back and decided again on what is then stored — the same
  *   results, records and events as one fact at a time (V1MessagesBatch.test.ts).
@@ -23,6 +29,8 @@ import { canonicalJson } from "../shared/Idempotency.js"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
+import { inboundTextOf, VerificationCodes } from "../platforms/VerificationCodes.js"
+import type { FilteredCodeRecord } from "../platforms/WhatsappPorts.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { InvalidMessageQuery, MessageNotFound } from "./Errors.js"
 import { applyFact, encodeMessage, messageEventSource, resultOf } from "./MessageRecords.js"
@@ -43,6 +51,7 @@ export class Messages extends Effect.Service<Messages>()("core/Messages", {
     const tx = yield* Transactor
     const serverSecret = yield* ServerSecret
     const gate = yield* makeProjectGate
+    const codes = yield* VerificationCodes
 
     const applyBatch = (projectId: ProjectId, facts: ReadonlyArray<MessageFact>) =>
       Effect.gen(function*() {
@@ -51,8 +60,15 @@ export class Messages extends Effect.Service<Messages>()("core/Messages", {
           messageIds: [...new Set(facts.map((f) => f.messageId))],
           factIds: [...new Set(facts.map((f) => f.id))]
         })
+        const factIds = [...new Set(facts.map((f) => f.id))]
+        const heldBack = yield* codes.factsHeldBack(projectId, factIds)
+        const held = yield* codes.heldAmong(
+          projectId,
+          facts.flatMap((f) => f.type === "received" && f.data.resourceId !== undefined ? [f.data.resourceId] : [])
+        )
         const records = new Map(loaded.messages)
-        const seen = new Set(loaded.applied)
+        const seen = new Set([...loaded.applied, ...heldBack])
+        const filtered: Array<FilteredCodeRecord> = []
         const created = new Set<string>()
         const changed = new Set<string>()
         const applied: Array<AppliedMessageFact> = []
@@ -60,6 +76,28 @@ export class Messages extends Effect.Service<Messages>()("core/Messages", {
         for (const fact of facts) {
           const current = records.get(fact.messageId)
           const d = applyFact(projectId, current, fact, (id) => seen.has(id))
+          if (d.outcome === "applied" && fact.type === "received" && fact.data.resourceId !== undefined) {
+            const resourceId = fact.data.resourceId
+            if (!held.has(resourceId)) {
+              results.push({ id: fact.id, outcome: "rejected", reason: "unknown-resource" })
+              continue
+            }
+            const text = inboundTextOf(d.message.content)
+            const code = text === null ? Option.none() : yield* codes.heldBackFrom({
+              projectId,
+              resourceId,
+              platform: d.message.platform,
+              body: text,
+              receivedAt: fact.timestamp,
+              factId: fact.id
+            })
+            if (Option.isSome(code)) {
+              filtered.push(code.value)
+              seen.add(fact.id)
+              results.push({ id: fact.id, outcome: "applied", filteredCodeId: code.value.filteredCodeId })
+              continue
+            }
+          }
           results.push(resultOf(fact, d))
           if (d.outcome !== "applied") continue
           records.set(fact.messageId, d.message)
@@ -76,6 +114,7 @@ export class Messages extends Effect.Service<Messages>()("core/Messages", {
             occurredAt: fact.timestamp
           })
         }
+        if (filtered.length > 0 && !(yield* codes.insertFromFacts(filtered))) return yield* new BatchRace()
         if (applied.length === 0) return results
         const written = yield* repo.writeBatch({
           projectId,
@@ -161,5 +200,5 @@ export class Messages extends Effect.Service<Messages>()("core/Messages", {
 
     return { ingest, get, list } as const
   }),
-  dependencies: [EventPublisher.Default]
+  dependencies: [EventPublisher.Default, VerificationCodes.Default]
 }) {}

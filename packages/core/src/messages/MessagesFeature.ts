@@ -1,9 +1,12 @@
 /**
  * The Messages feature in core (issue 15 §1): message records from the messaging edge's lifecycle
  * facts (the pure `MessageMachine`), their reads, and the `message.*` events. `MessagesCore` needs
- * the store's `MessagesRepo` plus projects, organizations and the events outbox.
+ * the store's `MessagesRepo` plus projects, organizations and the events outbox, and the platforms'
+ * resources and filtered verification codes (an OTP-bearing inbound message is held back there).
  */
 import { Messages } from "./Messages.js"
+import type { ResourcesRepo } from "../platforms/PlatformPorts.js"
+import type { VerificationCodesRepo } from "../platforms/WhatsappPorts.js"
 import type { MessagesRepo } from "./Ports.js"
 
 export * from "./Errors.js"
@@ -14,4 +17,5 @@ export * from "./MessageSchema.js"
 export * from "./Ports.js"
 
 export const MessagesCore = Messages.Default
-export type MessagesPorts = MessagesRepo
+/** The messages store, and the platforms' resources and filtered codes (inbound codes are held back there). */
+export type MessagesPorts = MessagesRepo | ResourcesRepo | VerificationCodesRepo

@@ -5,8 +5,10 @@
  * window of `receivedAfter`/`receivedBefore` (default: the 30 days before now; at most 366 days;
  * lists newest first).
  *
- * `recordInbound` is the entry point of an inbound-message pipeline (a host's, or a test's): it
- * decides whether a message is OTP-bearing and records it. A WhatsApp ownership code (Meta's SMS to
+ * The server's inbound pipeline is message ingestion (messages/Messages.ts): a `received` fact that
+ * names a held resource and whose text carries a code is held back here (`heldBackFrom`, in the
+ * batch's transaction) instead of becoming a message. `recordInbound` is the same decision for a
+ * host's own pipeline (or a test's): it decides whether a message is OTP-bearing and records it. A WhatsApp ownership code (Meta's SMS to
  * a number being registered as a sender) also keeps its 6 digits, which only
  * `getWhatsappBusinessVerificationCode` hands out (to `platforms:write` callers, within 2 minutes).
  */
@@ -94,6 +96,17 @@ export const classifyInbound = (body: string): { readonly otp: boolean; readonly
   return { otp: true, whatsappCode: six !== null && /whats\s?app/i.test(text) ? six : null }
 }
 
+/** The text of a message content a code may hide in: a text's, an email's subject and text. */
+export const inboundTextOf = (content: unknown): string | null => {
+  if (typeof content !== "object" || content === null) return null
+  const c = content as { readonly subject?: unknown; readonly text?: unknown }
+  const parts = [c.subject, c.text].filter((p): p is string => typeof p === "string")
+  return parts.length === 0 ? null : parts.join("\n")
+}
+
+/** The platform a filtered code is listed under (WhatsApp Business senders are WhatsApp's). */
+export const filteredPlatformOf = (platform: string) => platform === "whatsapp_business" ? "whatsapp" : platform
+
 const DEFAULT_PAGE_SIZE = 50
 
 export class VerificationCodes extends Effect.Service<VerificationCodes>()("core/VerificationCodes", {
@@ -111,6 +124,41 @@ export class VerificationCodes extends Effect.Service<VerificationCodes>()("core
           ? Effect.succeed(found.value)
           : Effect.fail(new ResourceNotFound({ resourceId })))
 
+    /** Which of `resourceIds` the project holds now (active). */
+    const heldAmong = (projectId: string, resourceIds: ReadonlyArray<string>) =>
+      Effect.map(
+        Effect.forEach([...new Set(resourceIds)], (id) => resources.find(projectId, id)),
+        (found) => new Set(found.flatMap((r) => Option.isSome(r) && r.value.state === "active" ? [r.value.resourceId] : []))
+      )
+
+    /**
+     * The record of an inbound message on one of the project's resources if it carries a one-time
+     * code (the code itself kept only for a WhatsApp ownership code), or none for an ordinary one.
+     * Not stored: `recordInbound` and `insertFromFacts` do that.
+     */
+    const heldBackFrom = (args: {
+      readonly projectId: string
+      readonly resourceId: string
+      readonly platform: string
+      readonly body: string
+      readonly receivedAt?: DateTime.Utc | undefined
+      readonly factId?: string | undefined
+    }) =>
+      Effect.gen(function*() {
+        const kind = classifyInbound(args.body)
+        if (!kind.otp) return Option.none<FilteredCodeRecord>()
+        const record: FilteredCodeRecord = {
+          filteredCodeId: yield* ids.typeId(IdKinds.message),
+          projectId: args.projectId,
+          resourceId: args.resourceId,
+          platform: filteredPlatformOf(args.platform),
+          receivedAt: args.receivedAt ?? (yield* DateTime.now),
+          whatsappCode: kind.whatsappCode,
+          ...(args.factId === undefined ? {} : { factId: args.factId })
+        }
+        return Option.some(record)
+      })
+
     /**
      * Records an inbound message on one of the project's resources if it carries a one-time code
      * (the message itself is not kept). Returns the record, or none for an ordinary message.
@@ -122,18 +170,9 @@ export class VerificationCodes extends Effect.Service<VerificationCodes>()("core
       readonly body: string
       readonly receivedAt?: DateTime.Utc | undefined
     }) {
-      const kind = classifyInbound(args.body)
-      if (!kind.otp) return Option.none<FilteredCodeRecord>()
-      const record: FilteredCodeRecord = {
-        filteredCodeId: yield* ids.typeId(IdKinds.message),
-        projectId: args.projectId,
-        resourceId: args.resourceId,
-        platform: args.platform,
-        receivedAt: args.receivedAt ?? (yield* DateTime.now),
-        whatsappCode: kind.whatsappCode
-      }
-      yield* repo.insert(record)
-      return Option.some(record)
+      const record = yield* heldBackFrom(args)
+      if (Option.isSome(record)) yield* repo.insert(record.value)
+      return record
     })
 
     /** The filter a count or list asks for: the project (and the resource) readable, the window checked. */
@@ -191,7 +230,16 @@ export class VerificationCodes extends Effect.Service<VerificationCodes>()("core
       }
     })
 
-    return { recordInbound, count, list, held } as const
+    return {
+      recordInbound,
+      heldBackFrom,
+      heldAmong,
+      insertFromFacts: repo.insertFromFacts,
+      factsHeldBack: repo.factsHeldBack,
+      count,
+      list,
+      held
+    } as const
   }),
   dependencies: [Ids.Default]
 }) {}

@@ -55,6 +55,11 @@ export interface FilteredCodeRecord {
    * which `getWhatsappBusinessVerificationCode` hands to a `platforms:write` caller. Never listed.
    */
   readonly whatsappCode: string | null
+  /**
+   * The message fact it was held back from (messages/Messages.ts), unique per project: a fact id
+   * applied once. Absent for a record made without a fact (`recordInbound`).
+   */
+  readonly factId?: string | null | undefined
 }
 
 export interface FilteredCodePosition {
@@ -73,6 +78,13 @@ export interface FilteredCodeFilter {
 
 export class VerificationCodesRepo extends Context.Tag("core/VerificationCodesRepo")<VerificationCodesRepo, {
   readonly insert: (r: FilteredCodeRecord) => Effect.Effect<void>
+  /**
+   * Records held back from a message fact batch, for the surrounding transaction. False when one of
+   * their fact ids was taken by another transaction meanwhile — the caller must then roll back.
+   */
+  readonly insertFromFacts: (records: ReadonlyArray<FilteredCodeRecord>) => Effect.Effect<boolean>
+  /** Which of `factIds` the project's filtered codes were held back from. */
+  readonly factsHeldBack: (projectId: string, factIds: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
   readonly count: (filter: FilteredCodeFilter) => Effect.Effect<number>
   /** Newest first (received time, then id, both descending), strictly before `before`, at most `limit`. */
   readonly list: (filter: FilteredCodeFilter & {

@@ -25,7 +25,12 @@ export const factsOf = (messageId: string, base = Date.UTC(2031, 0, 1)) => {
   return {
     ts,
     dispatched: (s = 0, platform = "sms", id?: string, content?: unknown) => fact("dispatched", s, created(platform, content), id),
-    received: (s = 0, platform = "imessage", id?: string) => fact("received", s, created(platform), id),
+    /** With `text`, a text content; with `resourceId`, the project's resource that received it. */
+    received: (s = 0, platform = "imessage", id?: string, text?: string, resourceId?: string) =>
+      fact("received", s, {
+        ...created(platform, text === undefined ? undefined : { type: "text", text }),
+        ...(resourceId === undefined ? {} : { resourceId })
+      }, id),
     accepted: (s: number, id?: string, providerMessageId: string | null = "SM1") =>
       fact("accepted", s, { acceptance: { providerMessageId } }, id),
     delivered: (s: number, id?: string) => fact("delivered", s, {}, id),

@@ -2,7 +2,9 @@
  * Message fact batches (issue 15 §1): a batch is applied in one transaction, and a batch that
  * touches the same messages many times — in any order, with repeated ids, stale and impossible
  * moves — gives exactly the results, final records and events of the same facts sent one at a
- * time. Property test (seeded, bounded) through the real server on each backend. And concurrent
+ * time — including `received` facts carrying a one-time code on a held resource, held back as
+ * filtered verification codes (issue 18). Property test (seeded, bounded) through the real server
+ * on each backend. And concurrent
  * batches creating the same messages (on PostgreSQL they race; the losers are rolled back and
  * decided again): each fact still applies once.
  */
@@ -11,13 +13,14 @@ import { FastCheck as fc } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { httpClient } from "../support/HttpClient.js"
 import { factsOf, messageEvents, messagesPath, newMessageId } from "../support/MessagesHttp.js"
+import { runWorker } from "../support/PlatformsHttp.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
-import { newProject } from "../support/VoiceHttp.js"
+import { idem, newProject } from "../support/VoiceHttp.js"
 
-type Kind = "dispatched" | "received" | "accepted" | "delivered" | "failed" | "dup"
+type Kind = "dispatched" | "received" | "otp" | "accepted" | "delivered" | "failed" | "dup"
 const step = fc.record({
   message: fc.integer({ min: 0, max: 2 }),
-  kind: fc.constantFrom<Kind>("dispatched", "dispatched", "received", "accepted", "accepted", "delivered", "failed", "dup"),
+  kind: fc.constantFrom<Kind>("dispatched", "dispatched", "received", "otp", "accepted", "accepted", "delivered", "failed", "dup"),
   t: fc.integer({ min: 0, max: 40 })
 })
 
@@ -26,14 +29,25 @@ for (const backend of testBackends()) {
     let s: TestServer
     const call = httpClient(() => s)
     const projects: Array<string> = []
+    /** Each project's SMS number, which OTP-bearing `received` facts name. */
+    const resources: Array<string> = []
     beforeAll(async () => {
       s = await startTestServer(backend)
-      for (let i = 0; i < 2; i++) projects.push(await newProject(s, call))
+      for (let i = 0; i < 2; i++) {
+        const p = await newProject(s, call)
+        projects.push(p)
+        const r = await call(`/v1/projects/${p}/platforms/sms/numbers`, { method: "POST", json: { countryCode: "US" }, idem: idem() })
+        await runWorker(s)
+        resources.push((await call(`/v1/projects/${p}/platforms/operations/${r.body.operationId}`)).body.resource.resourceId)
+      }
     })
     afterAll(() => s.close())
 
-    /** The facts of `steps` with fresh message ids (a `dup` repeats the message's last fact). */
-    const build = (steps: ReadonlyArray<{ message: number; kind: Kind; t: number }>) => {
+    /**
+     * The facts of `steps` with fresh message ids (a `dup` repeats the message's last fact; an `otp`
+     * is a received code on `resourceId`).
+     */
+    const build = (steps: ReadonlyArray<{ message: number; kind: Kind; t: number }>, resourceId: string) => {
       const messageIds = [0, 1, 2].map(() => newMessageId())
       const facts = messageIds.map((id) => factsOf(id))
       const last: Array<unknown> = [undefined, undefined, undefined]
@@ -47,6 +61,8 @@ for (const backend of testBackends()) {
           ? f.dispatched(t, "sms", `${messageIds[m]}:dispatched`)
           : kind === "received"
           ? f.received(t, "imessage", id)
+          : kind === "otp"
+          ? f.received(t, "sms", id, `Your verification code is ${100000 + i}`, resourceId)
           : kind === "accepted"
           ? f.accepted(t, id)
           : kind === "delivered"
@@ -71,11 +87,17 @@ for (const backend of testBackends()) {
     }
 
     it("a batch gives the results, records and events of one fact at a time", async () => {
-      const runs = fc.sample(fc.array(step, { minLength: 1, maxLength: 30 }), { seed: 20261126, numRuns: backend === "pglite" ? 20 : 10 })
+      const runs = [
+        // A held-back code, repeated, then an ordinary inbound and a lifecycle fact for held-back ids.
+        [{ message: 0, kind: "otp" as const, t: 1 }, { message: 0, kind: "dup" as const, t: 0 }, { message: 0, kind: "received" as const, t: 2 },
+          { message: 1, kind: "otp" as const, t: 3 }, { message: 1, kind: "delivered" as const, t: 4 }, { message: 2, kind: "otp" as const, t: 5 }],
+        ...fc.sample(fc.array(step, { minLength: 1, maxLength: 30 }), { seed: 20261126, numRuns: backend === "pglite" ? 20 : 10 })
+      ]
       let applied = 0
+      let filtered = 0
       for (const steps of runs) {
-        const batch = build(steps)
-        const single = build(steps)
+        const batch = build(steps, resources[0]!)
+        const single = build(steps, resources[1]!)
         const together = await call(`${messagesPath(projects[0]!)}/facts`, { method: "POST", json: { facts: batch.facts } })
         expect(together.res.status, together.text).toBe(200)
         const oneByOne: Array<any> = []
@@ -85,7 +107,8 @@ for (const backend of testBackends()) {
           oneByOne.push(r.body.results[0])
         }
         applied += oneByOne.filter((r) => r.outcome === "applied").length
-        const outcome = (r: any) => [r.outcome, r.reason, r.message?.status, r.message?.timestamps]
+        filtered += oneByOne.filter((r) => r.filteredCodeId !== undefined).length
+        const outcome = (r: any) => [r.outcome, r.reason, r.message?.status, r.message?.timestamps, r.filteredCodeId !== undefined]
         expect(together.body.results.map(outcome), JSON.stringify(steps)).toEqual(oneByOne.map(outcome))
         expect(anonymous([projects[0], batch.messageIds, together.body.results]), JSON.stringify(steps))
           .toEqual(anonymous([projects[1], single.messageIds, oneByOne]))
@@ -102,6 +125,11 @@ for (const backend of testBackends()) {
       }
       // The sample exercises the machine, not only its refusals.
       expect(applied).toBeGreaterThan(runs.length)
+      // The same filtered codes (the facts' times are in January 2031).
+      const window = `receivedAfter=2030-12-31T00:00:00.000Z&receivedBefore=2031-01-02T00:00:00.000Z`
+      const counts = await Promise.all(projects.map((p) => call(`/v1/projects/${p}/platforms/filtered-otp/count?${window}`)))
+      expect(filtered).toBeGreaterThanOrEqual(3)
+      expect(counts.map((c) => c.body.count), counts[0]!.text).toEqual([filtered, filtered])
     }, 300_000)
 
     it("concurrent batches creating the same messages: each fact applies once, the losers' batches are decided again", async () => {

@@ -13,6 +13,7 @@ import {
   WhatsappOutboundCapacity,
   WhatsappReviewStatus
 } from "@switchboard/core/platforms"
+import { formatTimestamp } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, firstRow, isUniqueViolation, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 
@@ -44,14 +45,18 @@ const assignmentRows = rowsOf(Schema.Struct({
   releasedAt: DbTimeOrNull
 }))
 
-const codeRows = rowsOf(Schema.Struct({
+const codeRowsWithFact = rowsOf(Schema.Struct({
   filteredCodeId: Schema.String,
   projectId: Schema.String,
   resourceId: Schema.String,
   platform: Schema.String,
   receivedAt: DbTime,
-  whatsappCode: Schema.NullOr(Schema.String)
+  whatsappCode: Schema.NullOr(Schema.String),
+  factId: Schema.NullOr(Schema.String)
 }))
+/** Filtered-code rows as core keeps them (`factId` only when the record came from a fact). */
+const codeRows = (statement: Parameters<typeof codeRowsWithFact>[0]) =>
+  Effect.map(codeRowsWithFact(statement), (rows) => rows.map(({ factId, ...r }) => factId === null ? r : { ...r, factId }))
 const countRows = rowsOf(Schema.Struct({ n: Schema.Number }))
 
 export const WhatsappReposSql = Layer.mergeAll(
@@ -125,6 +130,32 @@ export const WhatsappReposSql = Layer.mergeAll(
           insert into filtered_verification_codes (filtered_code_id, project_id, resource_id, platform, received_at, whatsapp_code)
           values (${r.filteredCodeId}, ${r.projectId}, ${r.resourceId}, ${r.platform}, ${toDate(r.receivedAt)}, ${r.whatsappCode})`)
           .pipe(Effect.asVoid),
+      insertFromFacts: (records) =>
+        records.length === 0 ? Effect.succeed(true) : Effect.map(
+          orDie(sql<{ n: number | string }>`
+            with inserted as (
+              insert into filtered_verification_codes
+                (filtered_code_id, project_id, resource_id, platform, received_at, whatsapp_code, fact_id)
+              select r.filtered_code_id, r.project_id::uuid, r.resource_id, r.platform, r.received_at, r.whatsapp_code, r.fact_id
+              from unnest(
+                ${records.map((r) => r.filteredCodeId)}::text[], ${records.map((r) => r.projectId)}::text[],
+                ${records.map((r) => r.resourceId)}::text[], ${records.map((r) => r.platform)}::text[],
+                ${records.map((r) => formatTimestamp(r.receivedAt))}::timestamptz[], ${records.map((r) => r.whatsappCode)}::text[],
+                ${records.map((r) => r.factId ?? null)}::text[]
+              ) as r(filtered_code_id, project_id, resource_id, platform, received_at, whatsapp_code, fact_id)
+              on conflict do nothing
+              returning 1
+            )
+            select count(*) as n from inserted`),
+          (rows) => Number(rows[0]?.n) === records.length
+        ),
+      factsHeldBack: (projectId, factIds) =>
+        factIds.length === 0 ? Effect.succeed(new Set<string>()) : Effect.map(
+          orDie(sql<{ factId: string }>`
+            select fact_id from filtered_verification_codes
+            where project_id = ${projectId} and fact_id = any(${[...factIds]}::text[])`),
+          (rows) => new Set(rows.map((r) => r.factId))
+        ),
       count: (f) =>
         Effect.map(countRows(sql`select count(*)::int as n from filtered_verification_codes where ${where(f)}`), (rows) => rows[0]?.n ?? 0),
       list: ({ before, limit, ...f }) =>

@@ -161,6 +161,33 @@ export const whatsappContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       expect(Option.getOrThrow(yield* repo.latestWhatsappCode({ projectId, resourceId: "sb_lin_a", after: at(T0) })).code).toBe("222222")
     }))
 
+  it.effect("filtered codes from message facts: a fact id once per project; a taken one fails the whole write", () =>
+    Effect.gen(function*() {
+      const repo = yield* VerificationCodesRepo
+      const tx = yield* Transactor
+      const projectId = yield* newProject
+      const other = yield* newProject
+      const a = code(projectId, T0 + 1, { factId: "f-a" })
+      const b = code(projectId, T0 + 2, { factId: "f-b", whatsappCode: "123456" })
+      expect(yield* repo.insertFromFacts([])).toBe(true)
+      expect(yield* repo.insertFromFacts([a, b])).toBe(true)
+      // The same fact id in another project is another fact.
+      expect(yield* repo.insertFromFacts([code(other, T0 + 1, { factId: "f-a" })])).toBe(true)
+      expect([...(yield* repo.factsHeldBack(projectId, ["f-a", "f-b", "f-c"]))].sort()).toEqual(["f-a", "f-b"])
+      expect([...(yield* repo.factsHeldBack(projectId, []))]).toEqual([])
+      // A batch with a taken fact id answers false (the caller rolls its transaction back).
+      const c = code(projectId, T0 + 3, { factId: "f-c" })
+      const raced = yield* Effect.either(tx.withTransaction(Effect.flatMap(
+        repo.insertFromFacts([c, code(projectId, T0 + 4, { factId: "f-a" })]),
+        (ok) => ok ? Effect.succeed(ok) : Effect.fail("raced")
+      )))
+      expect(Either.isLeft(raced)).toBe(true)
+      expect([...(yield* repo.factsHeldBack(projectId, ["f-c"]))]).toEqual([])
+      const listed = yield* repo.list({ projectId, receivedAfter: at(T0), receivedBefore: at(T0 + 10), limit: 10 })
+      expect(listed).toEqual([b, a])
+      expect(Option.getOrThrow(yield* repo.latestWhatsappCode({ projectId, resourceId: "sb_lin_a", after: at(T0) })).code).toBe("123456")
+    }))
+
   it.effect("simulated whatsapp provider: code exchange, senders, display names, pools and failures", () =>
     Effect.gen(function*() {
       const wa = yield* WhatsappProvider

@@ -69,6 +69,18 @@ const make = Effect.gen(function*() {
     })),
     Layer.succeed(VerificationCodesRepo, VerificationCodesRepo.of({
       insert: (r) => Effect.sync(() => void codes.set(r.filteredCodeId, r)),
+      insertFromFacts: (records) =>
+        Effect.sync(() => {
+          const taken = new Set([...codes.values()].flatMap((r) => r.factId == null ? [] : [`${r.projectId}\u0000${r.factId}`]))
+          if (records.some((r) => r.factId != null && taken.has(`${r.projectId}\u0000${r.factId}`))) return false
+          for (const r of records) codes.set(r.filteredCodeId, r)
+          return true
+        }),
+      factsHeldBack: (projectId, factIds) =>
+        Effect.sync(() => {
+          const wanted = new Set(factIds)
+          return new Set([...codes.values()].flatMap((r) => r.projectId === projectId && r.factId != null && wanted.has(r.factId) ? [r.factId] : []))
+        }),
       count: (f) => Effect.sync(() => [...codes.values()].filter(matches(f)).length),
       list: ({ before, limit, ...f }) =>
         Effect.sync(() =>
