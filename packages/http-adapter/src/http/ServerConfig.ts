@@ -113,11 +113,17 @@ export interface ServerConfigShape {
   readonly ssoTimeoutMs: number
   /** Organization SSO: origins besides the Dashboard's that `returnTo` may name (SSO_RETURN_TO_ORIGINS, comma-separated). */
   readonly ssoReturnToOrigins: ReadonlyArray<string>
-  /** One line per request on stdout (ACCESS_LOG: off | info). */
-  readonly accessLog: "off" | "info"
+  /** One line per request on stdout, at this level (ACCESS_LOG: off | debug | info | warning). */
+  readonly accessLog: "off" | AccessLogLevel
+  /** The least severe log line written, access lines included (LOG_LEVEL: debug | info | warning | error). */
+  readonly logLevel: LogLevelSetting
   /** How log lines are written (LOG_FORMAT: json | pretty). */
   readonly logFormat: "json" | "pretty"
 }
+
+/** The levels the access log may be written at, and the threshold of every log line (LOG_LEVEL). */
+export type AccessLogLevel = "debug" | "info" | "warning"
+export type LogLevelSetting = "debug" | "info" | "warning" | "error"
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
 
@@ -215,7 +221,8 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   pgliteSharedBuffersMb: boundedInteger("PGLITE_SHARED_BUFFERS_MB", 32, 1, 16_384),
   allowPrivateSsoProviders: Config.boolean("ALLOW_PRIVATE_SSO_PROVIDERS").pipe(Config.withDefault(false)),
   ssoTimeoutMs: boundedInteger("SSO_TIMEOUT_MS", 10_000, 100, 60_000),
-  accessLog: Config.literal("off", "info")("ACCESS_LOG").pipe(Config.withDefault("info" as const)),
+  accessLog: Config.literal("off", "debug", "info", "warning")("ACCESS_LOG").pipe(Config.withDefault("info" as const)),
+  logLevel: Config.literal("debug", "info", "warning", "error")("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   logFormat: Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
   ssoReturnToOrigins: Config.string("SSO_RETURN_TO_ORIGINS").pipe(
     Config.withDefault(""),
@@ -306,6 +313,7 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   ssoTimeoutMs: 10_000,
   ssoReturnToOrigins: [],
   accessLog: "off",
+  logLevel: "info",
   logFormat: "pretty",
   ...overrides
 })
