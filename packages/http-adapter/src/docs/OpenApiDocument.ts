@@ -9,6 +9,7 @@ import { Option, Schema } from "effect"
 import { idempotentOperations, operationProblems, V1Api } from "../Features.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 import { exampleOf } from "./Examples.js"
+import { withoutBuiltinIds } from "./JsonSchemaIds.js"
 import { problemExample } from "./ProblemExamples.js"
 
 /** The schemas of one /v1 operation: its request bodies by media type and its successes by status. */
@@ -134,5 +135,5 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
   }
   // The platform lists its own decode error; ours are problems, so drop it.
   if (spec.components.schemas?.HttpApiDecodeError) delete spec.components.schemas.HttpApiDecodeError
-  return spec
+  return withoutBuiltinIds(spec)
 }
