@@ -44,6 +44,18 @@ const idsOf = (value: unknown, out = new Map<string, number>()): Map<string, num
 }
 
 describe("OpenAPI documents", () => {
+  it("every component schema is used (Redocly's no-unused-components)", () => {
+    for (const [name, doc] of Object.entries(documents)) {
+      const schemas: Json = doc.components?.schemas ?? {}
+      const unused = Object.keys(schemas).filter((s) => {
+        const { [s]: _self, ...others } = schemas
+        const ref = `"#/components/schemas/${s}"`
+        return !JSON.stringify(doc.paths).includes(ref) && !JSON.stringify(others).includes(ref)
+      })
+      expect([name, unused]).toEqual([name, []])
+    }
+  })
+
   it("no schema `$id` occurs twice in a document (a repeated one cannot be resolved, and its examples go unchecked)", () => {
     for (const [name, doc] of Object.entries(documents)) {
       expect([name, [...idsOf(doc)].filter(([, n]) => n > 1)]).toEqual([name, []])
