@@ -9,6 +9,7 @@ import { Option, Schema } from "effect"
 import { idempotentOperations, operationProblems, V1Api } from "../Features.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 import { exampleOf } from "./Examples.js"
+import { withoutBuiltinIds } from "./JsonSchemaIds.js"
 import { problemExample } from "./ProblemExamples.js"
 
 /** The schemas of one /v1 operation: its request bodies by media type and its successes by status. */
@@ -132,7 +133,20 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
       }
     }
   }
-  // The platform lists its own decode error; ours are problems, so drop it.
+  // The platform lists its own decode error; ours are problems, so drop it, and then every schema
+  // nothing refers to any more (its issues, their property keys and codes).
   if (spec.components.schemas?.HttpApiDecodeError) delete spec.components.schemas.HttpApiDecodeError
-  return spec
+  const schemaRefs = (value: unknown) => new Set([...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!))
+  const refs = new Map(Object.entries<unknown>(spec.components.schemas).map(([name, schema]) => [name, schemaRefs(schema)]))
+  const fromPaths = schemaRefs(spec.paths)
+  for (let pruned = true; pruned;) {
+    pruned = false
+    for (const name of refs.keys()) {
+      if (fromPaths.has(name) || [...refs].some(([other, r]) => other !== name && r.has(name))) continue
+      refs.delete(name)
+      delete spec.components.schemas[name]
+      pruned = true
+    }
+  }
+  return withoutBuiltinIds(spec)
 }

@@ -1,9 +1,13 @@
 /**
  * The access log (ACCESS_LOG, LOG_FORMAT): one line per request — method, path template, status,
- * duration in ms, request id — written to stdout as JSON or as a readable line. Decided once when
- * the middleware is built: with ACCESS_LOG=off there is no writer, so a request pays nothing.
+ * duration in ms, request id — written to stdout as JSON or as a readable line, at the level
+ * ACCESS_LOG names. Decided once when the middleware is built: with ACCESS_LOG=off, or a level below
+ * LOG_LEVEL, there is no writer, so a request pays nothing.
  */
 import type { RouteTable } from "./Middleware.js"
+import type { AccessLogLevel, LogLevelSetting } from "./ServerConfig.js"
+
+const severity: Record<LogLevelSetting, number> = { debug: 0, info: 1, warning: 2, error: 3 }
 
 export type AccessLogWriter = (method: string, path: string, status: number, requestId: string, startedMs: number) => void
 
@@ -19,17 +23,19 @@ const templateOf = (table: RouteTable, method: string, path: string) => {
 }
 
 export const makeAccessLog = (
-  settings: { readonly accessLog: "off" | "info"; readonly logFormat: "json" | "pretty" },
+  settings: { readonly accessLog: "off" | AccessLogLevel; readonly logLevel: LogLevelSetting; readonly logFormat: "json" | "pretty" },
   table: RouteTable,
   write: (line: string) => void = (line) => void process.stdout.write(line)
 ): AccessLogWriter | undefined => {
-  if (settings.accessLog === "off") return undefined
+  const level = settings.accessLog
+  if (level === "off" || severity[level] < severity[settings.logLevel]) return undefined
+  const label = level.toUpperCase()
   return (method, path, status, requestId, startedMs) => {
     const durationMs = Math.round((performance.now() - startedMs) * 10) / 10
     const template = templateOf(table, method, path)
     const time = new Date().toISOString()
     write(settings.logFormat === "json"
-      ? `${JSON.stringify({ time, level: "info", message: "request", method, path: template, status, durationMs, requestId })}\n`
-      : `${time} INFO ${method} ${template} ${status} ${durationMs}ms ${requestId}\n`)
+      ? `${JSON.stringify({ time, level, message: "request", method, path: template, status, durationMs, requestId })}\n`
+      : `${time} ${label} ${method} ${template} ${status} ${durationMs}ms ${requestId}\n`)
   }
 }

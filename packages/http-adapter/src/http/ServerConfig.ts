@@ -119,11 +119,17 @@ export interface ServerConfigShape {
   readonly deviceCodeTtlSeconds: number
   /** Device flow: the polling interval first given out, in seconds (DEVICE_POLL_INTERVAL_SECONDS). */
   readonly devicePollIntervalSeconds: number
-  /** One line per request on stdout (ACCESS_LOG: off | info). */
-  readonly accessLog: "off" | "info"
+  /** One line per request on stdout, at this level (ACCESS_LOG: off | debug | info | warning). */
+  readonly accessLog: "off" | AccessLogLevel
+  /** The least severe log line written, access lines included (LOG_LEVEL: debug | info | warning | error). */
+  readonly logLevel: LogLevelSetting
   /** How log lines are written (LOG_FORMAT: json | pretty). */
   readonly logFormat: "json" | "pretty"
 }
+
+/** The levels the access log may be written at, and the threshold of every log line (LOG_LEVEL). */
+export type AccessLogLevel = "debug" | "info" | "warning"
+export type LogLevelSetting = "debug" | "info" | "warning" | "error"
 
 export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
 
@@ -224,7 +230,8 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   deviceClientId: Config.option(Config.string("DEVICE_CLIENT_ID")),
   deviceCodeTtlSeconds: boundedInteger("DEVICE_CODE_TTL_SECONDS", 600, 10, 3600),
   devicePollIntervalSeconds: boundedInteger("DEVICE_POLL_INTERVAL_SECONDS", 5, 1, 60),
-  accessLog: Config.literal("off", "info")("ACCESS_LOG").pipe(Config.withDefault("info" as const)),
+  accessLog: Config.literal("off", "debug", "info", "warning")("ACCESS_LOG").pipe(Config.withDefault("info" as const)),
+  logLevel: Config.literal("debug", "info", "warning", "error")("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   logFormat: Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
   ssoReturnToOrigins: Config.string("SSO_RETURN_TO_ORIGINS").pipe(
     Config.withDefault(""),
@@ -318,6 +325,7 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   deviceCodeTtlSeconds: 600,
   devicePollIntervalSeconds: 5,
   accessLog: "off",
+  logLevel: "info",
   logFormat: "pretty",
   ...overrides
 })

@@ -7,6 +7,7 @@
  */
 import { JSONSchema, Schema } from "effect"
 import { exampleOf } from "../docs/Examples.js"
+import { withoutBuiltinIds } from "../docs/JsonSchemaIds.js"
 import * as S from "./DashboardSchemas.js"
 import { ApproveInstallationBody, AppKeySetBody, AppKeySetView, InstallationDecision, InstallationRequestView } from "@switchboard/core/oauth"
 
@@ -227,7 +228,7 @@ export const dashboardOpenApi = (dashboardUrl: string, version = "0.1.0"): Json 
     }
     paths[path] = { ...paths[path], [o.method.toLowerCase()]: entry }
   }
-  return {
+  return withoutBuiltinIds({
     openapi: "3.1.0",
     info: {
       title: "Switchboard Dashboard API",
@@ -270,5 +271,5 @@ export const dashboardOpenApi = (dashboardUrl: string, version = "0.1.0"): Json 
         }
       }
     }
-  }
+  })
 }

@@ -8,6 +8,7 @@ import { WebhookDelivery, WebhookDeliveryPage } from "@switchboard/core/events"
 import { CreateUserRequest, PlatformStatesSchema, ProjectUser, TogglePlatformRequest } from "@switchboard/core/projects"
 import { JSONSchema, Schema } from "effect"
 import { exampleOf } from "../docs/Examples.js"
+import { withoutBuiltinIds } from "../docs/JsonSchemaIds.js"
 import {
   AllocateLineRequest,
   CreatedManagementWebhook,
@@ -225,7 +226,7 @@ export const managementOpenApi = (managementUrl: string, version = "0.1.0"): Jso
     }
     paths[path] = { ...paths[path], [o.method.toLowerCase()]: entry }
   }
-  return {
+  return withoutBuiltinIds({
     openapi: "3.1.0",
     info: {
       title: "Switchboard management API",
@@ -259,7 +260,7 @@ export const managementOpenApi = (managementUrl: string, version = "0.1.0"): Jso
         basic: { type: "http", scheme: "basic", description: "User name: the project id. Password: the project's management secret." }
       }
     }
-  }
+  })
 }
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)

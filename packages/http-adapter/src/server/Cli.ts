@@ -11,7 +11,7 @@ import { provisionAccount } from "@switchboard/core/accounts"
 import { SigningKeys } from "@switchboard/core/oauth"
 import { Email } from "@switchboard/core/shared"
 import { preparePgliteTemplate } from "@switchboard/sql-adapter"
-import { Cause, type ConfigError, ConfigProvider, Deferred, Effect, Exit, Layer, Logger, Option, Redacted, Schema } from "effect"
+import { Cause, type ConfigError, ConfigProvider, Deferred, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { serverConfig } from "../http/ServerConfig.js"
 import { appLayer, bootstrapLine, runServer } from "./Server.js"
@@ -123,6 +123,8 @@ const loadConfig = Effect.withConfigProvider(serverConfig, ConfigProvider.fromEn
   Effect.catchAll((error) => Effect.sync(() => fail(`configuration error:\n  ${configProblems(error).join("\n  ")}`)))
 )
 
+const minimumLevel = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error } as const
+
 const serve = () => {
   const stop = Effect.runSync(Deferred.make<void>())
   let signals = 0
@@ -134,10 +136,12 @@ const serve = () => {
   }
   process.on("SIGINT", () => onSignal("SIGINT"))
   process.on("SIGTERM", () => onSignal("SIGTERM"))
-  // LOG_FORMAT=json: the server's own log lines are JSON too (one object a line), like the access log.
+  // LOG_FORMAT=json: the server's own log lines are JSON too (one object a line), like the access log;
+  // LOG_LEVEL: the least severe of them written (the access log's writer checks it once itself).
   const program = Effect.flatMap(loadConfig, (config) =>
     runServer(config, { stop, print: (line) => process.stdout.write(`${line}\n`) }).pipe(
-      config.logFormat === "json" ? Effect.provide(Logger.json) : (self) => self
+      config.logFormat === "json" ? Effect.provide(Logger.json) : (self) => self,
+      Logger.withMinimumLogLevel(minimumLevel[config.logLevel])
     ))
   Effect.runPromiseExit(program).then((exit) => {
     if (Exit.isSuccess(exit)) {

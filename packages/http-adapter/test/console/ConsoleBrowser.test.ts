@@ -227,7 +227,8 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     await page.reload()
     expect(await page.textContent("table")).toContain("HTTP 200")
     expect(received.length).toBeGreaterThanOrEqual(2)
-    expect(await page.locator("svg.chart").count()).toBeGreaterThan(0)
+    // The deliveries per hour, drawn by the server: the chart's description gives the totals.
+    expect(await page.textContent("#deliveries-per-hour-d")).toMatch(/^Last 24 hours: [1-9]\d* delivered, .*busiest hour [1-9]/)
     await look(page, "09-delivery-log-delivered")
     await page.click("nav.tabs >> text=Webhooks")
     await page.fill("#mgmt-url", receiverUrl.replace("/hooks", "/management"))
@@ -273,6 +274,16 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     expect(await page.textContent("svg.chart desc")).toContain("connected at +4.0 s")
     expect(await page.textContent("body")).toContain("Key presses (DTMF)")
     await look(page, "19-call")
+    // The voice page's calls per hour (SVG, drawn by the server) counts the call.
+    await page.click("nav.tabs >> text=Voice")
+    expect(await page.textContent("#calls-per-hour-d")).toMatch(/^Last 24 hours: .*busiest hour [1-9]/)
+    // The call's events reached the management webhook too: its own delivery log.
+    await deliver()
+    await page.click("nav.tabs >> text=Webhooks")
+    await page.click("tr:has-text('Management webhook') >> text=Delivery log")
+    expect(await page.textContent("h2#log")).toBe("Delivery log")
+    expect(await page.textContent("table:has(caption:text('Deliveries'))")).toMatch(/call\.[\s\S]*HTTP 200/)
+    await look(page, "19b-management-delivery-log")
   })
 
   it("adds a new event to the events page as it happens (the event channel, from the page's script)", async () => {
@@ -306,6 +317,8 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     await look(page, "22-billing-operation")
     const operationId = new URL(page.url()).searchParams.get("operation")!
     expect(await page.textContent("table:has(caption:text('Billing operations'))")).toContain(operationId)
+    // The organization's invoices have their own section (a table, or what is missing).
+    expect(await page.textContent("section:has(h2#invoices)")).toMatch(/Invoices of the organization[\s\S]*(Number|No invoices yet\.)/)
     // A card through the simulated checkout, then back on the billing page.
     const billingUrl = page.url()
     await Promise.all([page.waitForURL((u) => u.pathname.startsWith("/billing/checkout/")), page.click("text=Add a card")])

@@ -194,6 +194,39 @@ for (const backend of testBackends()) {
       expect((await post(stranger.browser, stranger.csrf, member.accountId, "member")).res.status).toBe(404)
     })
 
+    it("removes a member from the members table (CSRF checked); a member leaves by the same form", async () => {
+      const owner = await withProject("remove")
+      const gone = await signedUp(server, "remove-gone")
+      const leaver = await signedUp(server, "remove-leaver")
+      const org = owner.organizationId
+      await s.run(Effect.gen(function*() {
+        const repo = yield* OrganizationsRepo
+        const now = yield* DateTime.now
+        yield* repo.addMember({ organizationId: org, accountId: gone.accountId as AccountId, role: "member", now })
+        yield* repo.addMember({ organizationId: org, accountId: leaver.accountId as AccountId, role: "member", now })
+      }))
+      const roleOf = (accountId: string) => s.run(Effect.flatMap(OrganizationsRepo, (r) => r.roleOf(org, accountId as AccountId)))
+      const page = await owner.b.fetch(`/console/organizations/${org}`)
+      expect(page.text).toContain(`Remove ${gone.email}`)
+      const remove = (b: typeof owner.b, form: Record<string, string>) => b.fetch(`/console/organizations/${org}/members/remove`, { method: "POST", form })
+      // Without the CSRF token: refused, still a member.
+      expect((await remove(owner.b, { accountId: gone.accountId })).res.status).toBe(403)
+      expect(await roleOf(gone.accountId)).toEqual(Option.some("member"))
+      const removed = await remove(owner.b, { _csrf: owner.csrf, accountId: gone.accountId })
+      expect(removed.res.status).toBe(303)
+      expect(removed.res.headers.get("location")).toBe(`/console/organizations/${org}?notice=removed`)
+      expect(await roleOf(gone.accountId)).toEqual(Option.none())
+      expect((await owner.b.fetch(`/console/organizations/${org}`)).text).not.toContain(gone.email)
+      expect((await gone.browser.fetch(`/console/organizations/${org}`)).res.status).toBe(404)
+      // A member removes themself ("Leave") and lands on the console home.
+      const leaverPage = await leaver.browser.fetch(`/console/organizations/${org}`)
+      expect(leaverPage.text).toContain(">Leave<")
+      const left = await remove(leaver.browser, { _csrf: csrfOf(leaverPage.text), accountId: leaver.accountId })
+      expect(left.res.status).toBe(303)
+      expect(left.res.headers.get("location")).toBe("/console?notice=removed")
+      expect(await roleOf(leaver.accountId)).toEqual(Option.none())
+    })
+
     it("sets the profile picture from a multipart form (CSRF checked, images only, bounded), and resets it", async () => {
       const { accountId, browser: b } = await signedUp(server, "picture")
       const csrf = csrfOf((await b.fetch("/console/account/security")).text)

@@ -33,7 +33,35 @@ const decodes = (schema: Schema.Schema<any, any, never>, value: unknown) => Sche
 const EnvelopeError = Schema.Struct({ succeed: Schema.Literal(false), message: Schema.String, code: Schema.String.pipe(Schema.minLength(1)) })
 const envelopeOf = (data: Schema.Schema<any, any, never>) => Schema.Struct({ succeed: Schema.Literal(true), data })
 
+/** Every `$id` in a document, with how often it occurs. */
+const idsOf = (value: unknown, out = new Map<string, number>()): Map<string, number> => {
+  if (typeof value === "object" && value !== null) {
+    const id = (value as Json).$id
+    if (typeof id === "string") out.set(id, (out.get(id) ?? 0) + 1)
+    for (const child of Object.values(value)) idsOf(child, out)
+  }
+  return out
+}
+
 describe("OpenAPI documents", () => {
+  it("every component schema is used (Redocly's no-unused-components)", () => {
+    for (const [name, doc] of Object.entries(documents)) {
+      const schemas: Json = doc.components?.schemas ?? {}
+      const unused = Object.keys(schemas).filter((s) => {
+        const { [s]: _self, ...others } = schemas
+        const ref = `"#/components/schemas/${s}"`
+        return !JSON.stringify(doc.paths).includes(ref) && !JSON.stringify(others).includes(ref)
+      })
+      expect([name, unused]).toEqual([name, []])
+    }
+  })
+
+  it("no schema `$id` occurs twice in a document (a repeated one cannot be resolved, and its examples go unchecked)", () => {
+    for (const [name, doc] of Object.entries(documents)) {
+      expect([name, [...idsOf(doc)].filter(([, n]) => n > 1)]).toEqual([name, []])
+    }
+  })
+
   for (const [name, doc] of Object.entries(documents)) {
     it(`${name}: every operation has a summary, a description and error responses`, () => {
       const missing: Array<string> = []

@@ -1,7 +1,8 @@
 /**
  * The API reference in headless Chromium (Debian's `chromium` through playwright-core): each page
  * renders its document from the served bundle, asks nothing of another origin (fonts,
- * telemetry, proxies — the server must work offline) and breaks no rule of its CSP.
+ * telemetry, proxies — the server must work offline) and breaks no rule of its CSP; its "try it"
+ * sends a request to the running server and shows the answer.
  */
 import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -46,4 +47,26 @@ describe("API reference in a browser", () => {
       expect(violations, path).toEqual([])
     }
   }, 240_000)
+
+  it("\"try it\" sends the request to the running server and shows its answer", async () => {
+    const page = await browser.newPage()
+    try {
+      await page.goto(`${server.baseUrl}/docs/dashboard#tag/system/GET/api/health`)
+      const operation = page.locator("section", { has: page.locator("text=Liveness, version and release line") }).last()
+      await operation.waitFor({ timeout: 60_000 })
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => r.url() === `${server.baseUrl}/api/health`, { timeout: 60_000 }),
+        (async () => {
+          await operation.locator("button.show-api-client-button").first().click()
+          await page.getByRole("button", { name: /Send/ }).first().click()
+        })()
+      ])
+      expect(response.status()).toBe(200)
+      expect(await response.json()).toMatchObject({ succeed: true, data: { status: "ok" } })
+      // The client shows the server's answer.
+      await page.getByText("200 OK").first().waitFor({ timeout: 30_000 })
+    } finally {
+      await page.close()
+    }
+  }, 180_000)
 })

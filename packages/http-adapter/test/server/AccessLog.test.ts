@@ -29,9 +29,12 @@ const accessLines = (out: string) =>
 
 describe("the access log", { timeout: 180_000 }, () => {
   it("off: no writer at all; on: the declared route as the path, in either format", () => {
-    expect(makeAccessLog({ accessLog: "off", logFormat: "json" }, routeTable)).toBeUndefined()
+    expect(makeAccessLog({ accessLog: "off", logLevel: "debug", logFormat: "json" }, routeTable)).toBeUndefined()
+    // A level below LOG_LEVEL is as good as off: no writer.
+    expect(makeAccessLog({ accessLog: "debug", logLevel: "info", logFormat: "json" }, routeTable)).toBeUndefined()
+    expect(makeAccessLog({ accessLog: "info", logLevel: "warning", logFormat: "pretty" }, routeTable)).toBeUndefined()
     const written: Array<string> = []
-    const json = makeAccessLog({ accessLog: "info", logFormat: "json" }, routeTable, (l) => written.push(l))!
+    const json = makeAccessLog({ accessLog: "info", logLevel: "info", logFormat: "json" }, routeTable, (l) => written.push(l))!
     json("GET", "/problems/rate-limited", 200, "req_1", performance.now())
     json("HEAD", "/api/health", 200, "req_2", performance.now())
     json("GET", "/nowhere", 404, "req_3", performance.now())
@@ -43,8 +46,14 @@ describe("the access log", { timeout: 180_000 }, () => {
     ])
     expect(written.every((l) => l.endsWith("}\n"))).toBe(true)
     const pretty: Array<string> = []
-    makeAccessLog({ accessLog: "info", logFormat: "pretty" }, routeTable, (l) => pretty.push(l))!("POST", "/v1/account/service-keys", 201, "req_4", performance.now())
+    makeAccessLog({ accessLog: "info", logLevel: "info", logFormat: "pretty" }, routeTable, (l) => pretty.push(l))!("POST", "/v1/account/service-keys", 201, "req_4", performance.now())
     expect(pretty[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z INFO POST \/v1\/account\/service-keys 201 \d+(\.\d)?ms req_4\n$/)
+    // The level the lines are written at is the one ACCESS_LOG names.
+    makeAccessLog({ accessLog: "warning", logLevel: "warning", logFormat: "pretty" }, routeTable, (l) => pretty.push(l))!("GET", "/api/health", 200, "req_5", performance.now())
+    expect(pretty[1]).toMatch(/^\S+Z WARNING GET \/api\/health 200 \S+ms req_5\n$/)
+    const debug: Array<string> = []
+    makeAccessLog({ accessLog: "debug", logLevel: "debug", logFormat: "json" }, routeTable, (l) => debug.push(l))!("GET", "/api/health", 200, "req_6", performance.now())
+    expect((JSON.parse(debug[0]!) as AccessLine).level).toBe("debug")
   })
 
   it("a running server writes one line per request with the response's request id, and none when off", async () => {
@@ -79,11 +88,12 @@ describe("the access log", { timeout: 180_000 }, () => {
     expect(off.output()).not.toContain("/api/health 200")
   })
 
-  it("LOG_FORMAT=json writes the server's other log lines as JSON too; pretty writes them as text", async () => {
-    const smsLines = async (format: "json" | "pretty") => {
-      const dir = join(dataDir, `log-${format}`)
-      const server = await startServer(cliEnv(dir, { TLS_PORT: "0", ACCESS_LOG: "off", LOG_FORMAT: format }))
-      const phoneNumber = format === "json" ? "+14155550101" : "+14155550102"
+  it("LOG_FORMAT=json writes the server's other log lines as JSON too; pretty writes them as text; LOG_LEVEL drops the less severe", async () => {
+    let output = ""
+    const smsLines = async (format: "json" | "pretty", logLevel = "info") => {
+      const dir = join(dataDir, `log-${format}-${logLevel}`)
+      const server = await startServer(cliEnv(dir, { TLS_PORT: "0", ACCESS_LOG: logLevel === "info" ? "off" : "info", LOG_FORMAT: format, LOG_LEVEL: logLevel }), 120_000)
+      const phoneNumber = format === "pretty" ? "+14155550102" : logLevel === "info" ? "+14155550101" : "+14155550103"
       try {
         const key = bootstrapOf(server.output())!["serviceKey"]!
         const r = await fetch(`${server.baseUrl}/v1/account/phone/verifications`, {
@@ -95,7 +105,8 @@ describe("the access log", { timeout: 180_000 }, () => {
       } finally {
         await stopServer(server)
       }
-      return server.output().split("\n").filter((l) => l.includes("SMS (not sent"))
+      output = server.output()
+      return output.split("\n").filter((l) => l.includes("SMS (not sent"))
     }
     const json = await smsLines("json")
     expect(json).toHaveLength(1)
@@ -107,5 +118,10 @@ describe("the access log", { timeout: 180_000 }, () => {
     expect(pretty).toHaveLength(1)
     expect(() => JSON.parse(pretty[0]!)).toThrow()
     expect(pretty[0]).toContain("+14155550102")
-  })
+    // LOG_LEVEL=warning: neither the SMS line (info) nor the access lines (ACCESS_LOG=info) are written;
+    // the start banner is not a log line and is still printed.
+    expect(await smsLines("json", "warning")).toEqual([])
+    expect(accessLines(output)).toEqual([])
+    expect(output).toContain("Switchboard listening on")
+  }, 360_000) // three servers, each starting on a fresh embedded database
 })

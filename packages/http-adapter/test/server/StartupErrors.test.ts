@@ -23,7 +23,8 @@ describe("switchboard serve: start-up errors", { timeout: 180_000 }, () => {
       [{ PORT: "abc" }, "PORT=\"abc\": Expected a network port value"],
       [{ REQUEST_TIMEOUT_MS: "5" }, "REQUEST_TIMEOUT_MS=\"5\": must be between 100 and 600000"],
       [{ WEBHOOK_CONCURRENCY: "many" }, "WEBHOOK_CONCURRENCY=\"many\": Expected an integer value"],
-      [{ ACCESS_LOG: "loud" }, "ACCESS_LOG=\"loud\": Expected one of (off, info)"],
+      [{ ACCESS_LOG: "loud" }, "ACCESS_LOG=\"loud\": Expected one of (off, debug, info, warning)"],
+      [{ LOG_LEVEL: "chatty" }, "LOG_LEVEL=\"chatty\": Expected one of (debug, info, warning, error)"],
       [{ DATABASE_URL: "mysql://root@db/x" }, "DATABASE_URL=\"mysql://root@db/x\": must be a postgres://"],
       // The password of a bad DATABASE_URL is not shown.
       [{ DATABASE_URL: "postgres://user:hunter22@/x" }, "DATABASE_URL=\"postgres://user:***@/x\": must be a postgres://"]
