@@ -53,6 +53,7 @@ import m0040 from "./migrations/0040_metrics.js"
 import m0085 from "./migrations/0085_metricsPlannedProject.js"
 import m0086 from "./migrations/0086_billingUsageRecords.js"
 import m0100 from "./migrations/0100_whatsapp.js"
+import m0130 from "./migrations/0130_organizationSubscriptions.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -106,5 +107,6 @@ export const migrations = {
   "0085_metricsPlannedProject": m0085,
   "0086_billingUsageRecords": m0086,
   "0095_appInstallations": m0095,
-  "0100_whatsapp": m0100
+  "0100_whatsapp": m0100,
+  "0130_organizationSubscriptions": m0130
 }
