@@ -23,6 +23,7 @@ import type { OrganizationId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { paymentState } from "./BillingInvoices.js"
 import type { BillingInvoices } from "./BillingInvoices.js"
+import { heldView } from "./BillingOverview.js"
 import { previewFailure, rejected } from "./BillingPreviews.js"
 import { byCode, dayOf, openingLines } from "./BillingSubscriptions.js"
 import { findPlan, ORGANIZATION_CATEGORY } from "./Catalog.js"
@@ -53,13 +54,7 @@ export const toOrganizationOverview = (
       currentPeriodEnd: instantOfDay(current.end + 1),
       cancelsAt: null,
       entitlements: plan.entitlements,
-      fixedCharges: record.heldFixedCharges.flatMap((h) => {
-        const charge = plan.fixedCharges.find((c) => c.fixedChargeCode === h.fixedChargeCode)
-        return charge === undefined ? [] : [{
-          fixedChargeCode: h.fixedChargeCode, name: charge.name, quantity: h.quantity, unitAmountCents: charge.unitAmountCents,
-          payInAdvance: charge.payInAdvance, prorated: charge.prorated
-        }]
-      }),
+      fixedCharges: heldView(plan, record.heldFixedCharges),
       minimumCommitment: plan.minimumCommitment
     }
   }
