@@ -52,8 +52,8 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
     const changes = yield* makeBillingChanges({ invoices, subscriptions })
     const operations = yield* makeBillingOperations({ subscriptions, previews, changes })
     const usage = yield* makeBillingUsage(subscriptions)
-    const scheduler = yield* makeBillingScheduler({ invoices, subscriptions, operations })
     const organizationBilling = yield* makeOrganizationBilling(invoices)
+    const scheduler = yield* makeBillingScheduler({ invoices, subscriptions, operations, organizations: organizationBilling })
 
     /** A project under `/v1/projects/{projectId}/billing`: the caller must see it (see ProjectGate). */
     const openProject = fn("Billing.openProject")(function*(principal: Principal, projectId: ProjectId, use: ProjectUse) {

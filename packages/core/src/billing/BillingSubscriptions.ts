@@ -30,24 +30,25 @@ export const byCode = <A extends { readonly fixedChargeCode: string }>(a: A, b: 
   a.fixedChargeCode < b.fixedChargeCode ? -1 : a.fixedChargeCode > b.fixedChargeCode ? 1 : 0
 
 /**
- * The opening invoice's lines of a subscription to `plan` holding `held` for its first period `p`
- * (inclusive epoch days): the base fee when paid in advance, and each in-advance fixed charge held,
- * for the whole period.
+ * The lines of a whole period `p` (inclusive epoch days) of a subscription to `plan` holding
+ * `held`: the base fee and each fixed charge held that are paid in advance (`inAdvance`: what the
+ * period's opening invoice bills) or in arrears (what its closing invoice bills).
  */
-export const openingLines = (
+export const periodLines = (
   plan: BillingPlan,
   held: ReadonlyArray<HeldFixedCharge>,
-  p: { readonly start: number; readonly end: number }
+  p: { readonly start: number; readonly end: number },
+  inAdvance: boolean
 ): ReadonlyArray<PreviewLine> => {
   const lines: Array<PreviewLine> = []
   const P = big(periodDays(p))
   const span = { periodStart: instantOfDay(p.start), periodEnd: instantOfDay(p.end + 1) }
-  if (plan.payInAdvance) {
+  if (plan.payInAdvance === inAdvance) {
     lines.push({ amountCents: plan.baseAmountCents, code: plan.planCode, kind: "subscription", name: plan.name, ...span, units: "1" })
   }
   for (const charge of plan.fixedCharges) {
     const quantity = held.find((h) => h.fixedChargeCode === charge.fixedChargeCode)?.quantity ?? 0
-    if (!charge.payInAdvance || quantity === 0) continue
+    if (charge.payInAdvance !== inAdvance || quantity === 0) continue
     lines.push({
       amountCents: safeNumber(chargeFor(charge, big(quantity), P, P), "fixed charge"),
       code: charge.fixedChargeCode, kind: "fixed_charge", name: charge.name, ...span, units: String(quantity)
@@ -55,6 +56,13 @@ export const openingLines = (
   }
   return lines
 }
+
+/** The opening invoice's lines of a period: its in-advance base fee and fixed charges. */
+export const openingLines = (
+  plan: BillingPlan,
+  held: ReadonlyArray<HeldFixedCharge>,
+  p: { readonly start: number; readonly end: number }
+): ReadonlyArray<PreviewLine> => periodLines(plan, held, p, true)
 
 /** The default subscription of a category, from the project's creation. */
 const defaultSubscription = (project: ProjectRecord, category: string, plan: BillingPlan, now: DateTime.Utc): SubscriptionRecord => {

@@ -13,9 +13,12 @@
  * Buying and changing quantities (`subscribe`, `adjustFixedCharge`) apply at once, in one
  * transaction, and issue an organization invoice (subject `organization`) that the scheduler
  * collects off-session like any other; an amount due with no card on file is refused
- * (`payment_method_required`), as an operation would fail. Not done here (see docs/billing.md):
- * renewal invoices at period end, downgrades or plan changes of an organization subscription, and
- * a /v1 purchase operation (the contract has none for organizations).
+ * (`payment_method_required`), as an operation would fail. The scheduler renews it (`renewDue`):
+ * once a period ends, one invoice bills that period's in-arrears fees and the next period's
+ * in-advance ones at the quantities held then (no usage: organization plans meter nothing here).
+ * Not done here (see the README's Billing section): plan changes or cancelling an organization
+ * subscription, and the billing-operation flow (the contract has no purchase operation for
+ * organizations).
  */
 import { DateTime, Effect, Either, Option } from "effect"
 import { fn } from "../internal/Traced.js"
@@ -25,7 +28,7 @@ import { paymentState } from "./BillingInvoices.js"
 import type { BillingInvoices } from "./BillingInvoices.js"
 import { heldView } from "./BillingOverview.js"
 import { previewFailure, rejected } from "./BillingPreviews.js"
-import { byCode, dayOf, openingLines } from "./BillingSubscriptions.js"
+import { byCode, dayOf, openingLines, periodLines } from "./BillingSubscriptions.js"
 import { findPlan, ORGANIZATION_CATEGORY } from "./Catalog.js"
 import { OrganizationNotSubscribed } from "./Errors.js"
 import { previewFixedChargeChange } from "./FixedChargeChange.js"
@@ -140,7 +143,7 @@ export const makeOrganizationBilling = (invoices: BillingInvoices) =>
         const account = yield* repo.lockAccount(organizationId)
         if (feesOf(lines) > 0n && paymentState(account) === "none") return yield* paymentRequired("The first period")
         const record: OrganizationSubscriptionRecord = {
-          organizationId, planCode, anchorDay, heldFixedCharges: held, version: 1, createdAt: now, updatedAt: now
+          organizationId, planCode, anchorDay, paidThroughDay: first.end, heldFixedCharges: held, version: 1, createdAt: now, updatedAt: now
         }
         if (lines.length > 0) {
           yield* invoices.issueInvoice({
@@ -181,5 +184,38 @@ export const makeOrganizationBilling = (invoices: BillingInvoices) =>
       }))
     })
 
-    return { overview, preview, subscribe, adjustFixedCharge } as const
+    /**
+     * Renews the organization's subscription through `now` (several periods when catching up): one
+     * invoice per period boundary, written once (its unique key is the boundary). Returns how many.
+     */
+    const renewDue = (organizationId: OrganizationId, now: DateTime.Utc) =>
+      tx.withTransaction(Effect.gen(function*() {
+        const found = yield* repo.lockOrganizationSubscription(organizationId)
+        if (Option.isNone(found)) return 0
+        let record = found.value
+        const plan = planOf(record)
+        if (plan === undefined) return 0
+        const today = dayOf(now)
+        let renewed = 0
+        while (record.paidThroughDay + 1 <= today) {
+          const ended = period(plan.interval, "anniversary", record.anchorDay, record.paidThroughDay)
+          const next = period(plan.interval, "anniversary", record.anchorDay, record.paidThroughDay + 1)
+          const lines = [...periodLines(plan, record.heldFixedCharges, ended, false), ...openingLines(plan, record.heldFixedCharges, next)]
+          if (lines.length > 0) {
+            const account = yield* repo.lockAccount(organizationId)
+            yield* invoices.issueInvoice({
+              account, projectId: null, kind: "subscription", uniqueKey: `org:${organizationId}:close:${next.start}`,
+              issuedAt: instantOfDay(next.start), currency: plan.currency, lines, creditsCents: 0, applyBalance: true
+            })
+          }
+          record = { ...record, paidThroughDay: next.end, updatedAt: now }
+          renewed += 1
+        }
+        if (renewed > 0) yield* repo.saveOrganizationSubscription(record)
+        return renewed
+      }))
+
+    return { overview, preview, subscribe, adjustFixedCharge, renewDue } as const
   })
+
+export type OrganizationBilling = Effect.Effect.Success<ReturnType<typeof makeOrganizationBilling>>

@@ -71,6 +71,8 @@ export interface OrganizationSubscriptionRecord {
   readonly organizationId: OrganizationId
   readonly planCode: string
   readonly anchorDay: number
+  /** The last day of the periods invoiced so far: the scheduler renews it once that day is past. */
+  readonly paidThroughDay: number
   /** Held fixed charges (quantity > 0), by code ascending. */
   readonly heldFixedCharges: ReadonlyArray<HeldFixedCharge>
   /** Counts every change (the overview's `entitlementsVersion`). */
@@ -255,6 +257,10 @@ export class BillingRepo extends Context.Tag("core/BillingRepo")<BillingRepo, {
   readonly lockOrganizationSubscription: (organizationId: OrganizationId) => Effect.Effect<Option.Option<OrganizationSubscriptionRecord>>
   /** Writes the organization's subscription (inserted, or replacing the one it has). */
   readonly saveOrganizationSubscription: (subscription: OrganizationSubscriptionRecord) => Effect.Effect<void>
+  /** Organizations whose subscription is invoiced only through a day that ended by `now`. */
+  readonly dueOrganizationSubscriptions: (args: { readonly now: DateTime.Utc; readonly limit: number }) => Effect.Effect<
+    ReadonlyArray<OrganizationId>
+  >
 
   readonly findAccount: (organizationId: OrganizationId) => Effect.Effect<Option.Option<BillingAccountRecord>>
   /** The account (created empty when missing), locked until the surrounding transaction ends. */

@@ -292,7 +292,7 @@ for (const backend of testBackends()) {
         const now = yield* DateTime.now
         // The organization's subscription and the project's messaging plan, both anchored ten days ago.
         yield* repo.saveOrganizationSubscription({
-          organizationId: org as OrganizationId, planCode: plan, anchorDay, heldFixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 1 }],
+          organizationId: org as OrganizationId, planCode: plan, anchorDay, paidThroughDay: end, heldFixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 1 }],
           version: 1, createdAt: now, updatedAt: now
         })
         const sub = Option.getOrThrow(yield* repo.lockSubscription(p.projectId as ProjectId, "messaging"))
@@ -317,6 +317,37 @@ for (const backend of testBackends()) {
       expect(o.periodStart).toBe(new Date(today * DAY).toISOString())
       expect(org4.body.nextCharge).toEqual({ amountCents: 2000, at: project4.body.nextCharge.at, currency: "USD" })
       expect(org4.body.dueNow).toMatchObject({ creditsCents: 0, taxesCents: 0, totalCents: o.amountCents })
+    })
+
+    it("the scheduler renews an organization's subscription once its period ended: one invoice per boundary, written once", async () => {
+      const org = await newOrganization()
+      const today = Math.floor(Date.now() / DAY)
+      const anchorDay = today - 40
+      const first = periodOf(anchorDay, anchorDay)
+      const current = periodOf(anchorDay, today)
+      await s.run(Effect.gen(function*() {
+        const now = yield* DateTime.now
+        yield* (yield* BillingRepo).saveOrganizationSubscription({
+          organizationId: org as OrganizationId, planCode: plan, anchorDay, paidThroughDay: first.end,
+          heldFixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 3 }], version: 1, createdAt: now, updatedAt: now
+        })
+      }))
+      const tick = await s.run(BillingService.tick())
+      expect(tick.renewed).toBeGreaterThanOrEqual(1)
+      const invoices = async () => (await call(`/v1/organizations/${org}/billing/invoices`)).body.invoices as Array<any>
+      const renewed = await invoices()
+      // Every boundary since the first period, each billing the next period in advance (3 seats × 400).
+      const boundaries = current.start === first.end + 1 ? 1 : 2
+      expect(renewed).toHaveLength(boundaries)
+      expect(renewed[0]).toMatchObject({ kind: "subscription", totalCents: 1200, subjects: [{ type: "organization", organizationId: org }] })
+      expect(renewed[0].lines.map((l: any) => [l.code, l.amountCents, l.units, l.periodStart, l.periodEnd])).toEqual([
+        [plan, 0, "1", new Date(current.start * DAY).toISOString(), new Date((current.end + 1) * DAY).toISOString()],
+        ["sso_seats", 1200, "3", new Date(current.start * DAY).toISOString(), new Date((current.end + 1) * DAY).toISOString()]
+      ])
+      await s.run(BillingService.tick())
+      expect(await invoices()).toEqual(renewed)
+      const overview = await call(`/v1/organizations/${org}/billing`)
+      expect(overview.body.subscription.currentPeriodEnd).toBe(new Date((current.end + 1) * DAY).toISOString())
     })
 
     it("SSO: an organization's own subscription with the organization_sso entitlement lifts SSO_SUBSCRIPTION_REQUIRED", async () => {

@@ -57,6 +57,7 @@ const OrganizationSubscriptionJson = Schema.Struct({
   organizationId: OrganizationId,
   planCode: Schema.String,
   anchorDay: Int,
+  paidThroughDay: Int,
   heldFixedCharges: Schema.Array(Held),
   version: Int,
   createdAt: Timestamp,
@@ -344,8 +345,16 @@ export const BillingReposSql = Layer.effect(
       saveOrganizationSubscription: (sub) =>
         Effect.flatMap(Effect.map(orDie(encodeOrganizationSubscription(sub)), JSON.stringify), (record) =>
           orDie(sql`
-            insert into billing_organization_subscriptions (organization_id, record) values (${sub.organizationId}, ${record}::jsonb)
-            on conflict (organization_id) do update set record = excluded.record`)).pipe(Effect.asVoid),
+            insert into billing_organization_subscriptions (organization_id, paid_through_ends_at, record)
+            values (${sub.organizationId}, ${new Date((sub.paidThroughDay + 1) * 86_400_000)}, ${record}::jsonb)
+            on conflict (organization_id) do update set paid_through_ends_at = excluded.paid_through_ends_at, record = excluded.record`))
+            .pipe(Effect.asVoid),
+      dueOrganizationSubscriptions: ({ limit, now }) =>
+        orDie(sql<{ organizationId: string }>`
+          select organization_id from billing_organization_subscriptions
+          where paid_through_ends_at <= ${toDate(now)}
+          order by paid_through_ends_at, organization_id
+          limit ${limit}`).pipe(Effect.map((rows) => rows.map((r) => OrganizationId.make(r.organizationId)))),
       findAccount: (organizationId) =>
         Effect.map(
           accounts(sql`

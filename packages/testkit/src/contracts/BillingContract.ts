@@ -263,7 +263,7 @@ export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       expect(Option.isNone(yield* repo.findOrganizationSubscription(owner.organizationId))).toBe(true)
       expect(Option.isNone(yield* repo.lockOrganizationSubscription(owner.organizationId))).toBe(true)
       const sub: OrganizationSubscriptionRecord = {
-        organizationId: owner.organizationId, planCode: "organization_sso_monthly", anchorDay: DAY0,
+        organizationId: owner.organizationId, planCode: "organization_sso_monthly", anchorDay: DAY0, paidThroughDay: DAY0 + 30,
         heldFixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 9007199254740991 }], version: 1, createdAt: T0, updatedAt: T0
       }
       yield* repo.saveOrganizationSubscription(sub)
@@ -280,6 +280,12 @@ export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       expect(undone).toBe("stop")
       expect(Option.getOrThrow(yield* repo.findOrganizationSubscription(owner.organizationId)).version).toBe(2)
       expect(Option.isNone(yield* repo.findOrganizationSubscription(other.organizationId))).toBe(true)
+      // Due once the day it is invoiced through has ended (the scheduler renews it).
+      const due = (t: DateTime.Utc) => Effect.map(repo.dueOrganizationSubscriptions({ now: t, limit: 1000 }), (ids) => ids.includes(owner.organizationId))
+      expect(yield* due(plus(T0, 31 * DAY - 1))).toBe(false)
+      expect(yield* due(plus(T0, 31 * DAY))).toBe(true)
+      yield* repo.saveOrganizationSubscription({ ...next, paidThroughDay: DAY0 + 60 })
+      expect(yield* due(plus(T0, 31 * DAY))).toBe(false)
       // The SSO entitlement reads the organization's plan beside its projects' ones.
       expect(yield* repo.insertSubscription(subscription(ids, "messaging", { planCode: "pro_monthly" }))).toBe(true)
       expect(yield* (yield* SsoRepo).planCodesOf(owner.organizationId)).toEqual(["organization_sso_monthly", "pro_monthly"])

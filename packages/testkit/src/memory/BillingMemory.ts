@@ -158,6 +158,14 @@ const make = Effect.gen(function*() {
     findOrganizationSubscription: (organizationId) => Effect.sync(() => Option.fromNullable(organizationSubscriptions.get(organizationId))),
     lockOrganizationSubscription: (organizationId) => Effect.sync(() => Option.fromNullable(organizationSubscriptions.get(organizationId))),
     saveOrganizationSubscription: (sub) => Effect.sync(() => void organizationSubscriptions.set(sub.organizationId, sub)),
+    dueOrganizationSubscriptions: ({ limit, now }) =>
+      Effect.sync(() =>
+        [...organizationSubscriptions.values()]
+          .filter((s) => (s.paidThroughDay + 1) * 86_400_000 <= now.epochMillis)
+          .sort((a, b) => a.paidThroughDay - b.paidThroughDay || (a.organizationId < b.organizationId ? -1 : 1))
+          .slice(0, limit)
+          .map((s) => s.organizationId)
+      ),
     findAccount: (organizationId) => Effect.sync(() => Option.fromNullable(accounts.get(organizationId))),
     lockAccount: (organizationId) =>
       Effect.sync(() => {
