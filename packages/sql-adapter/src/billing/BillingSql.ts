@@ -348,7 +348,7 @@ export const BillingReposSql = Layer.effect(
             insert into billing_organization_subscriptions (organization_id, paid_through_ends_at, record)
             values (${sub.organizationId}, ${new Date((sub.paidThroughDay + 1) * 86_400_000)}, ${record}::jsonb)
             on conflict (organization_id) do update set paid_through_ends_at = excluded.paid_through_ends_at, record = excluded.record`))
-            .pipe(Effect.asVoid),
+          .pipe(Effect.asVoid),
       dueOrganizationSubscriptions: ({ limit, now }) =>
         orDie(sql<{ organizationId: string }>`
           select organization_id from billing_organization_subscriptions
