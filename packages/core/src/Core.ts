@@ -29,6 +29,7 @@ import type { AppInstallationsPorts } from "./oauth/AppInstallationsFeature.js"
 import type { ChannelPorts } from "./events/ChannelFeature.js"
 import type { PlatformsPorts } from "./platforms/PlatformsFeature.js"
 import type { MetricsPorts } from "./metrics/MetricsFeature.js"
+import type { MessagesPorts } from "./messages/MessagesFeature.js"
 import { Accounts } from "./accounts/Accounts.js"
 import { AccountServiceKeys } from "./credentials/AccountServiceKeys.js"
 import { Authenticator } from "./credentials/Authenticator.js"
@@ -53,6 +54,7 @@ import { AppInstallationsCore } from "./oauth/AppInstallationsFeature.js"
 import { ChannelCore } from "./events/ChannelFeature.js"
 import { PlatformsCore } from "./platforms/PlatformsFeature.js"
 import { MetricsCore } from "./metrics/MetricsFeature.js"
+import { MessagesCore } from "./messages/MessagesFeature.js"
 import { RecordCache } from "./shared/RecordCache.js"
 import { OAuthTokenCache } from "./oauth/OAuthTokenCache.js"
 
@@ -80,7 +82,8 @@ export const SwitchboardCore = Layer.mergeAll(
   AppInstallationsCore,
   ChannelCore,
   PlatformsCore,
-  MetricsCore
+  MetricsCore,
+  MessagesCore
 ).pipe(Layer.provideMerge(IdentityCore))
 
 /** Every port the store provides: the identity slice's and each feature's. */
@@ -110,3 +113,4 @@ export type StorePorts =
   | ChannelPorts
   | PlatformsPorts
   | MetricsPorts
+  | MessagesPorts

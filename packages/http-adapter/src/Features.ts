@@ -63,6 +63,8 @@ import { IngressGroup, ingressIdempotent, ingressProblems } from "./v1/IngressAp
 import { IngressRoutes, ingressRouteTable } from "./routes/IngressRoutes.js"
 import { MetricsGroupLive } from "./v1/MetricsHandlers.js"
 import { MetricsGroup, metricsIdempotent, metricsProblems } from "./v1/MetricsApi.js"
+import { MessagesGroupLive } from "./v1/MessagesHandlers.js"
+import { MessagesGroup, messagesIdempotent, messagesProblems } from "./v1/MessagesApi.js"
 import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./v1/OrganizationsApi.js"
 import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./v1/ProjectsApi.js"
 import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./v1/ProjectApiKeysApi.js"
@@ -95,6 +97,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(WhatsappGroup)
   .add(VerificationCodesGroup)
   .add(MetricsGroup)
+  .add(MessagesGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -121,7 +124,8 @@ export const V1GroupsLive = Layer.mergeAll(
   PlatformsGroupLive,
   WhatsappGroupLive,
   VerificationCodesGroupLive,
-  MetricsGroupLive
+  MetricsGroupLive,
+  MessagesGroupLive
 )
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
@@ -143,7 +147,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...platformsProblems,
   ...whatsappProblems,
   ...verificationCodesProblems,
-  ...metricsProblems
+  ...metricsProblems,
+  ...messagesProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -164,7 +169,8 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...ingressIdempotent,
   ...platformsIdempotent,
   ...whatsappIdempotent,
-  ...metricsIdempotent
+  ...metricsIdempotent,
+  ...messagesIdempotent
 ])
 
 /** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, SSO, ingress, the console). */

@@ -27,6 +27,7 @@ import { AppInstallationsReposSql } from "./oauth/AppInstallationsSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
 import { WhatsappReposSql } from "./platforms/WhatsappSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
+import { MessagesReposSql } from "./messages/MessagesSql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
 import m0003 from "./migrations/0003_projects.js"
@@ -48,11 +49,14 @@ import m0030 from "./migrations/0030_eventChannel.js"
 import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
+import m0090 from "./migrations/0090_deviceCodes.js"
 import m0095 from "./migrations/0095_appInstallations.js"
 import m0040 from "./migrations/0040_metrics.js"
+import m0080 from "./migrations/0080_messages.js"
 import m0085 from "./migrations/0085_metricsPlannedProject.js"
 import m0086 from "./migrations/0086_billingUsageRecords.js"
 import m0100 from "./migrations/0100_whatsapp.js"
+import m0120 from "./migrations/0120_billingOperationsByProject.js"
 import m0130 from "./migrations/0130_organizationSubscriptions.js"
 
 export const RepositoriesSql = Layer.mergeAll(
@@ -78,7 +82,8 @@ export const RepositoriesSql = Layer.mergeAll(
   AppInstallationsReposSql,
   PlatformsReposSql,
   WhatsappReposSql,
-  MetricsReposSql
+  MetricsReposSql,
+  MessagesReposSql
 )
 
 /** Every migration, in id order (a test checks the ids are unique and increasing). */
@@ -104,9 +109,12 @@ export const migrations = {
   "0040_metrics": m0040,
   "0060_sso": m0060,
   "0070_platforms": m0070,
+  "0080_messages": m0080,
   "0085_metricsPlannedProject": m0085,
   "0086_billingUsageRecords": m0086,
+  "0090_deviceCodes": m0090,
   "0095_appInstallations": m0095,
   "0100_whatsapp": m0100,
+  "0120_billingOperationsByProject": m0120,
   "0130_organizationSubscriptions": m0130
 }

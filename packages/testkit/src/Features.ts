@@ -21,6 +21,7 @@ import { managementContract } from "./contracts/ManagementContract.js"
 import { oAuthProviderContract } from "./contracts/OAuthProviderContract.js"
 import { dashboardContract } from "./contracts/DashboardContract.js"
 import { ssoContract } from "./contracts/SsoContract.js"
+import { deviceCodesContract } from "./contracts/DeviceCodesContract.js"
 import { appInstallationsContract } from "./contracts/AppInstallationsContract.js"
 import { IdentityReposMemory } from "./memory/AccountsMemory.js"
 import { OrganizationsMemory } from "./memory/OrganizationsMemory.js"
@@ -46,6 +47,8 @@ import { WhatsappMemory } from "./memory/WhatsappMemory.js"
 import { whatsappContract } from "./contracts/WhatsappContract.js"
 import { makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MetricsMemory } from "./memory/MetricsMemory.js"
+import { MessagesMemory } from "./memory/MessagesMemory.js"
+import { messagesContract } from "./contracts/MessagesContract.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -66,6 +69,7 @@ export * from "./memory/BillingMemory.js"
 export * from "./memory/WebhooksMemory.js"
 export * from "./memory/PlatformsAndUsersMemory.js"
 export * from "./memory/OAuthProviderMemory.js"
+export * from "./memory/DeviceCodesMemory.js"
 export * from "./memory/DashboardMemory.js"
 export * from "./memory/SsoMemory.js"
 export * from "./memory/AppInstallationsMemory.js"
@@ -73,6 +77,7 @@ export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
 export * from "./memory/WhatsappMemory.js"
 export * from "./memory/MetricsMemory.js"
+export * from "./memory/MessagesMemory.js"
 export * from "./contracts/MetricsContract.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
@@ -99,7 +104,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   ChannelMemory,
   PlatformsMemory,
   WhatsappMemory,
-  MetricsMemory
+  MetricsMemory,
+  MessagesMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
@@ -116,12 +122,14 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   webhooksContract(it)
   managementContract(it)
   oAuthProviderContract(it)
+  deviceCodesContract(it)
   dashboardContract(it)
   ssoContract(it)
   appInstallationsContract(it)
   channelContract(it)
   platformsContract(it)
   whatsappContract(it)
+  messagesContract(it)
 }
 
 /**

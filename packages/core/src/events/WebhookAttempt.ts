@@ -97,6 +97,12 @@ export const makeWebhookAttempts = (deps: {
     return { _tag: "Request", request: { url: claimed.endpoint.url, headers, body, timeoutMs: policy.timeoutMs } }
   }
 
+  /** The signed request while the endpoint's keys are cached (every delivery but its first), else undefined. */
+  const prepareSync = (claimed: ClaimedDelivery, nowMillis: number): Prepared | undefined => {
+    const keys = cachedKeys(claimed.endpoint, nowMillis)
+    return keys === undefined ? undefined : requestOf(claimed, keys, nowMillis)
+  }
+
   /** The signed request: synchronous while the endpoint's keys are cached (every delivery but its first). */
   const prepare = (claimed: ClaimedDelivery, nowMillis: number): Effect.Effect<Prepared> => {
     const keys = cachedKeys(claimed.endpoint, nowMillis)
@@ -140,5 +146,5 @@ export const makeWebhookAttempts = (deps: {
         ))
     })
 
-  return { attemptWith } as const
+  return { attemptWith, prepareSync, recordOf } as const
 }

@@ -19,7 +19,7 @@ import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
-import { WebhookPolicy } from "./DeliveryPolicy.js"
+import { type SendOutcome, WebhookPolicy } from "./DeliveryPolicy.js"
 import type { StoredOutboxEvent } from "./EventsFeature.js"
 import { type AttemptResult, makeWebhookAttempts } from "./WebhookAttempt.js"
 import { type ClaimedDelivery, type DeliveryRecord, newDelivery, type WebhookEndpoint, WebhookSender, WebhooksRepo } from "./WebhookPorts.js"
@@ -110,7 +110,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
       }
     })
 
-    const { attemptWith } = makeWebhookAttempts({ policy, secrets, serverSecret })
+    const { attemptWith, prepareSync, recordOf } = makeWebhookAttempts({ policy, secrets, serverSecret })
 
     /** Gives a claimed delivery back unattempted, due at once (shutdown, or a lease too short to send under). */
     const release = (claimed: ClaimedDelivery) =>
@@ -128,12 +128,17 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
       )
 
     type Result = AttemptResult
+    /** A finished send of the batch path, its record not yet made. */
+    interface Outcome {
+      readonly claimed: ClaimedDelivery
+      readonly started: number
+      readonly outcome: SendOutcome
+      readonly ended: number
+    }
 
-    /** Writes finished attempts (one statement for all); logs the dead-lettered ones. */
-    const recordAll = (results: ReadonlyArray<Result>) =>
+    /** Logs the dead-lettered ones of written attempts. */
+    const logDead = (results: ReadonlyArray<Result>) =>
       Effect.gen(function*() {
-        if (results.length === 0) return
-        yield* Effect.uninterruptible(repo.completeAttempts(results.map((r) => r.record)))
         for (const { claimed, record } of results) {
           if (record.status !== "dead_lettered") continue
           yield* Effect.logWarning("webhook delivery dead-lettered").pipe(Effect.annotateLogs({
@@ -146,18 +151,24 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         }
       })
 
+    /** Writes finished attempts (one statement for all); logs the dead-lettered ones. */
+    const recordAll = (results: ReadonlyArray<Result>) =>
+      results.length === 0 ? Effect.void : Effect.zipRight(
+        Effect.uninterruptible(repo.completeAttempts(results.map((r) => r.record))),
+        logDead(results)
+      )
+
     /** One attempt of a claimed delivery, recorded under its claim; returns where the delivery stands. */
     const attempt = (claimed: ClaimedDelivery) =>
       Effect.flatMap(outcomeOf(claimed), (result) => Effect.as(recordAll([result]), result.record.status))
 
-    const claim = (limit: number) =>
-      Effect.flatMap(DateTime.now, (now) =>
-        repo.claimDue({
-          now,
-          leaseUntil: DateTime.unsafeMake(now.epochMillis + leaseMs) as DateTime.Utc,
-          limit,
-          perEndpoint: policy.endpointConcurrency
-        }))
+    const claimArgs = (now: DateTime.Utc, limit: number) => ({
+      now,
+      leaseUntil: DateTime.unsafeMake(now.epochMillis + leaseMs) as DateTime.Utc,
+      limit,
+      perEndpoint: policy.endpointConcurrency
+    })
+    const claim = (limit: number) => Effect.flatMap(DateTime.now, (now) => repo.claimDue(claimArgs(now, limit)))
 
     /**
      * Claims up to `concurrency` due deliveries and attempts them all, `concurrency` at a time;
@@ -191,13 +202,17 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
      *   recorded — claiming for the free places as they free up (many at a time, so one claim
      *   statement serves many deliveries); at most `concurrency` of them are being sent at once,
      *   the others wait their turn in a queue, so sending never waits for a claim statement;
-     * - **attempts**: one fiber per delivery being sent (forked from plain code as a place to send
-     *   frees up: no semaphore, no queue of effects), signing synchronously once the endpoint's
-     *   keys are unsealed;
+     * - **attempts**: started from plain code as a place to send frees up (no semaphore, no queue
+     *   of effects). Once the endpoint's keys are unsealed an attempt is signed synchronously and
+     *   handed to `WebhookSender.start` with a callback — no fiber per delivery; its record is made
+     *   by the writer. An endpoint's first attempt (keys to unseal) or a sender without `start`
+     *   gets a fiber;
      * - **writer**: finished attempts are written in batches by one writer (one statement per
      *   batch: while a write is under way the next results gather); a place is free again only
      *   once its result is written, since until then its lease still counts against the
-     *   endpoint's in-flight cap in the store; the writer then wakes the claimer.
+     *   endpoint's in-flight cap in the store. The same statement claims for the places it
+     *   frees (`completeAndClaim`: one round trip records a batch and claims the next); the
+     *   writer then wakes the claimer for what is left.
      *
      * A held delivery is sent only while its lease outlasts the attempt's timeout (else it is
      * given back unattempted), so no other engine can take it over while its request may still
@@ -213,6 +228,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         const clock = yield* Effect.clock
         const wake = yield* Effect.makeLatch(false)
         const depth = policy.concurrency * 2
+        const minBatch = Math.max(1, Math.floor(depth / 4))
         // Claimed and not yet recorded (or given back): at most `depth`.
         let held = 0
         const free = (n: number) =>
@@ -226,26 +242,50 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         // Finished attempts waiting for the writer. Its finalizer is added before the attempts'
         // fiber set, so at shutdown the attempts stop first and whatever they finished is still written.
         let finished: Array<Result> = []
+        // Outcomes of attempts sent on the batch path (`sender.start`), their records not yet made.
+        let outcomes: Array<Outcome> = []
         const written = yield* Effect.makeLatch(false)
         const writeSome = (results: ReadonlyArray<Result>) =>
           recordAll(results).pipe(logged<void>("webhook attempts not recorded", undefined))
-        yield* Effect.addFinalizer(() =>
-          Effect.suspend(() => {
-            const rest = finished
-            finished = []
-            return writeSome(rest)
-          })
-        )
+        /** Everything finished so far, as results (records made here for the batch path's outcomes). */
+        const takeFinished = Effect.suspend(() => {
+          const done = finished
+          const raw = outcomes
+          finished = []
+          outcomes = []
+          if (raw.length === 0) return Effect.succeed(done)
+          return Effect.map(
+            Effect.forEach(raw, (o) => recordOf(o.claimed, o.started, o.outcome, o.ended)),
+            (made) => done.length === 0 ? made : [...done, ...made]
+          )
+        })
+        yield* Effect.addFinalizer(() => Effect.flatMap(takeFinished, writeSome))
         yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
           yield* written.await
           yield* written.close
           // One turn of the event loop first: answers already on their sockets (all of them, when
           // the database runs on this thread and held it) join this batch.
           yield* nextMacrotask
-          const batch = finished
-          finished = []
-          for (let i = 0; i < batch.length; i += 500) yield* writeSome(batch.slice(i, i + 500))
-          yield* free(batch.length)
+          const batch = yield* takeFinished
+          const last = Math.max(0, batch.length - 500)
+          for (let i = 0; i < last; i += 500) yield* writeSome(batch.slice(i, i + 500))
+          // The last part is written with the claim for the places it frees, in one statement
+          // (uninterruptible, with what it claimed taken on — or given back when stopping).
+          held -= batch.length
+          const room = depth - held
+          if (!stopping && room >= (held === 0 ? 1 : minBatch)) {
+            const rest = batch.slice(last)
+            yield* Effect.uninterruptible(Effect.flatMap(
+              DateTime.now,
+              (now) => Effect.flatMap(repo.completeAndClaim({ attempts: rest.map((r) => r.record), ...claimArgs(now, room) }), adopt)
+            ).pipe(
+              Effect.zipLeft(logDead(rest)),
+              logged<void>("webhook attempts not recorded", undefined)
+            ))
+          } else {
+            yield* writeSome(batch.slice(last))
+          }
+          yield* wake.open
         })))
 
         // Fan-out: at least every `pollInterval`; a full batch means more are waiting. Each round
@@ -297,23 +337,71 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
               sendMore()
             }))
           )
+        // The batch path: attempts whose request is signed synchronously (the endpoint's keys
+        // cached) go out through `sender.start` with plain callbacks, no fiber per delivery; their
+        // outcomes join the writer's next batch. The others (an endpoint's first delivery, a
+        // sender without `start`) take `attemptHeld`.
+        const start = sender.start
+        const inFlight = new Map<ClaimedDelivery, () => void>()
+        yield* Effect.addFinalizer(() =>
+          Effect.suspend(() => {
+            stopping = true
+            const cancelled = [...inFlight]
+            inFlight.clear()
+            for (const [, cancel] of cancelled) cancel()
+            return Effect.forEach(cancelled, ([c]) => release(c), { discard: true, concurrency: 8 })
+          })
+        )
+        /** Sends a held delivery on the batch path; false when it needs `attemptHeld`. */
+        const startHeld = (c: ClaimedDelivery): boolean => {
+          if (start === undefined) return false
+          const now = clock.unsafeCurrentTimeMillis()
+          if (now + policy.timeoutMs + 1_000 > (c.delivery.leasedUntil?.epochMillis ?? 0)) return false
+          const prepared = prepareSync(c, now)
+          if (prepared === undefined) return false
+          let settled = false
+          const onOutcome = (outcome: SendOutcome) => {
+            if (settled) return
+            settled = true
+            inFlight.delete(c)
+            outcomes.push({ claimed: c, started: now, outcome, ended: clock.unsafeCurrentTimeMillis() })
+            written.unsafeOpen()
+            sending--
+            sendMore()
+          }
+          if (prepared._tag === "Refused") {
+            onOutcome(prepared)
+            return true
+          }
+          const cancel = start(prepared.request, onOutcome)
+          if (!settled) inFlight.set(c, cancel)
+          return true
+        }
         /** Starts held deliveries while places to send are free. */
-        const sendMore = () => {
+        const sendMore = (): void => {
           while (!stopping && sending < policy.concurrency && waiting.length > 0) {
             sending++
-            runFork(attemptHeld(waiting.shift()!))
+            const c = waiting.shift()!
+            if (!startHeld(c)) runFork(attemptHeld(c))
           }
         }
 
+        /** Takes on claimed deliveries (gives them back when stopping). */
+        const adopt = (claimed: ReadonlyArray<ClaimedDelivery>) =>
+          Effect.suspend(() => {
+            if (stopping) return Effect.forEach(claimed, release, { discard: true, concurrency: 8 })
+            held += claimed.length
+            for (const c of claimed) waiting.push(c)
+            sendMore()
+            return Effect.void
+          })
+
         /** One round: claim for the free places; whether to go again at once. */
-        const minBatch = Math.max(1, Math.floor(depth / 4))
         const round = Effect.gen(function*() {
           const room = depth - held
           if (room < (held === 0 ? 1 : minBatch)) return false
           const claimed = yield* claim(room).pipe(logged("webhook claim failed", [] as ReadonlyArray<ClaimedDelivery>))
-          held += claimed.length
-          for (const c of claimed) waiting.push(c)
-          sendMore()
+          yield* adopt(claimed)
           return claimed.length === room
         })
         for (;;) {

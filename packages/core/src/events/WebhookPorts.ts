@@ -162,6 +162,18 @@ export class WebhooksRepo extends Context.Tag("core/WebhooksRepo")<WebhooksRepo,
    * one; returns the ids of the deliveries recorded.
    */
   readonly completeAttempts: (attempts: ReadonlyArray<AttemptRecord>) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * `completeAttempts(attempts)` then `claimDue(claim)`, as one statement where the store can (one
+   * round trip for the engine's writer): the recorded deliveries no longer count against their
+   * endpoint's in-flight cap, and none of them is claimed again by this call. Returns the claim.
+   */
+  readonly completeAndClaim: (args: {
+    readonly attempts: ReadonlyArray<AttemptRecord>
+    readonly now: DateTime.Utc
+    readonly leaseUntil: DateTime.Utc
+    readonly limit: number
+    readonly perEndpoint: number
+  }) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
   /** Gives a claimed delivery back unattempted (shutdown), due at once, if the claim is current. */
   readonly releaseClaim: (args: { readonly deliveryId: string; readonly claimSeq: number; readonly now: DateTime.Utc }) => Effect.Effect<void>
 
@@ -221,4 +233,10 @@ export interface OutboundRequest {
  */
 export class WebhookSender extends Context.Tag("core/WebhookSender")<WebhookSender, {
   readonly send: (request: OutboundRequest) => Effect.Effect<SendOutcome>
+  /**
+   * The same request as plain callbacks, for the engine's batch path (issue 12 goal 6: no fiber
+   * per delivery): calls `onOutcome` once with the outcome, never after the returned function
+   * (which cancels the request) ran. Optional: without it the engine sends through `send`.
+   */
+  readonly start?: (request: OutboundRequest, onOutcome: (outcome: SendOutcome) => void) => () => void
 }>() {}

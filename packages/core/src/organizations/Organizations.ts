@@ -2,9 +2,10 @@
  * Organizations and their members (API.md §1.3). Any account may create an organization and
  * becomes its owner. Only members see an organization (others get `OrganizationNotFound`, so its
  * existence is not revealed). Owners and admins may remove members, admins not owners; anyone may
- * leave; the last owner can neither leave nor be removed.
+ * leave; the last owner can neither leave nor be removed. Owners give members any role; admins give
+ * `member` or `admin` to non-owners (as they invite and remove); the last owner keeps the role.
  */
-import { DateTime, Effect, FiberRef, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { type AccountId, IdKinds, OrganizationId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
@@ -13,13 +14,11 @@ import {
   LastOwnerCannotLeave,
   OrganizationActionForbidden,
   OrganizationMemberNotFound,
-  OrganizationNotFound,
-  OrganizationSsoRequired
+  OrganizationNotFound
 } from "./OrganizationErrors.js"
-import { CurrentAuthentication, ssoAdmits } from "../sso/SsoEnforcement.js"
-import { SsoRepo } from "../sso/SsoPorts.js"
+import { makeSsoGuard } from "../sso/SsoGuard.js"
 import { organizationPage, type PageInput } from "./OrganizationPages.js"
-import { type OrganizationRecord, OrganizationsRepo } from "./OrganizationsPorts.js"
+import { type OrganizationRecord, type OrganizationRole, OrganizationsRepo } from "./OrganizationsPorts.js"
 import { fn } from "../internal/Traced.js"
 
 export class Organizations extends Effect.Service<Organizations>()("core/Organizations", {
@@ -29,8 +28,8 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     const secret = yield* ServerSecret
     const withSecret = Effect.provideService(ServerSecret, secret)
 
-    // Optional: a store without SSO connections enforces nothing (sso/SsoEnforcement.ts).
-    const ssoRepo = yield* Effect.serviceOption(SsoRepo)
+    // Required SSO (sso/SsoGuard.ts, shared with ProjectGate).
+    const ssoGuard = yield* makeSsoGuard
 
     /**
      * The caller's role, or not found: a non-member cannot tell the organization exists. A member
@@ -39,18 +38,7 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     const roleIn = fn("Organizations.roleIn")(function*(organizationId: OrganizationId, accountId: AccountId) {
       const role = yield* repo.roleOf(organizationId, accountId)
       if (Option.isNone(role)) return yield* new OrganizationNotFound({ organizationId })
-      const authentication = yield* FiberRef.get(CurrentAuthentication)
-      if (authentication !== undefined && role.value !== "owner" && Option.isSome(ssoRepo)) {
-        const connection = yield* ssoRepo.value.findConnection(organizationId)
-        const enforced = Option.isSome(connection) && connection.value.enforced
-        if (!ssoAdmits({ organizationId, role: role.value, enforced, authentication })) {
-          // The session's SSO sign-ins, asked only now (enforced, not an owner).
-          const viaSession = authentication.sessionId === undefined
-            ? []
-            : yield* ssoRepo.value.sessionOrganizations(authentication.sessionId)
-          if (!viaSession.includes(organizationId)) return yield* new OrganizationSsoRequired({ organizationId })
-        }
-      }
+      yield* ssoGuard.admit(organizationId, role.value)
       return role.value
     })
 
@@ -121,7 +109,34 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
       return removed.value
     })
 
-    return { create, list, listMembers, removeMember, roleIn } as const
+    /**
+     * Gives `accountId` the role `role` on behalf of `actorId` (the Dashboard rules of removal:
+     * members change nothing, admins neither touch owners nor make any, an owner may change
+     * anyone's role — their own too — but the last owner stays an owner). Answers the new role.
+     */
+    const changeMemberRole = fn("Organizations.changeMemberRole")(function*(input: {
+      readonly actorId: AccountId
+      readonly organizationId: OrganizationId
+      readonly accountId: AccountId
+      readonly role: OrganizationRole
+    }) {
+      const { accountId, actorId, organizationId, role } = input
+      const actorRole = yield* roleIn(organizationId, actorId)
+      if (actorRole === "member") {
+        return yield* new OrganizationActionForbidden({ message: "Only owners and admins can change roles." })
+      }
+      const targetRole = yield* repo.roleOf(organizationId, accountId)
+      if (Option.isNone(targetRole)) return yield* new OrganizationMemberNotFound({ organizationId, accountId })
+      if (actorRole === "admin" && (targetRole.value === "owner" || role === "owner")) {
+        return yield* new OrganizationActionForbidden({ message: "Admins can neither change an owner's role nor make owners." })
+      }
+      const changed = yield* repo.setRole(organizationId, accountId, role)
+      if (Option.isNone(changed)) return yield* new OrganizationMemberNotFound({ organizationId, accountId })
+      if (changed.value === "last_owner") return yield* new LastOwnerCannotLeave({ organizationId, accountId })
+      return role
+    })
+
+    return { changeMemberRole, create, list, listMembers, removeMember, roleIn } as const
   }),
   dependencies: [Ids.Default]
 }) {}

@@ -18,6 +18,7 @@ import {
   defaultWebhookPolicy,
   isIpLiteral,
   isPublicAddress,
+  type OutboundRequest,
   type SendOutcome,
   WebhookPolicy,
   WebhookSender
@@ -63,79 +64,91 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
   const httpAgent = new HttpAgent(agentOptions)
   const httpsAgent = new HttpsAgent(agentOptions)
 
-  const send = (req: { url: string; headers: Readonly<Record<string, string>>; body: string; timeoutMs: number }) =>
-    Effect.async<SendOutcome>((resume) => {
-      let url: URL
-      try {
-        url = new URL(req.url)
-      } catch {
-        resume(Effect.succeed({ _tag: "Refused", reason: "not a valid URL" }))
-        return
-      }
-      const secure = url.protocol === "https:"
-      if (!secure && !(options.allowPrivate && url.protocol === "http:")) {
-        resume(Effect.succeed({ _tag: "Refused", reason: `${url.protocol}// targets are not allowed (https only)` }))
-        return
-      }
-      if (url.username !== "" || url.password !== "") {
-        resume(Effect.succeed({ _tag: "Refused", reason: "URLs with credentials are not allowed" }))
-        return
-      }
-      // Sockets skip `lookup` for IP literals: check those here.
-      const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
-      if (!options.allowPrivate && isIpLiteral(host) && !isPublicAddress(host)) {
-        resume(Effect.succeed({ _tag: "Refused", reason: `${host} is not a public address` }))
-        return
-      }
-      let done = false
-      const finish = (outcome: SendOutcome) => {
-        if (done) return
-        done = true
-        clearTimeout(timer)
-        resume(Effect.succeed(outcome))
-      }
-      const body = Buffer.from(req.body, "utf8")
-      const request = (secure ? httpsRequest : httpRequest)(url, {
-        method: "POST",
-        headers: { ...req.headers, "content-length": String(body.length) },
-        agent: secure ? httpsAgent : httpAgent,
-        lookup: lookup as never
-      }, (res: IncomingMessage) => {
-        const chunks: Array<Buffer> = []
-        let read = 0
-        res.on("data", (chunk: Buffer) => {
-          read += chunk.length
-          if (chunks.reduce((n, c) => n + c.length, 0) < BODY_KEPT) chunks.push(chunk)
-          if (read > MAX_BODY_READ) {
-            res.destroy()
-            finish({ _tag: "Response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, BODY_KEPT).toString("utf8") })
-          }
-        })
-        res.on("end", () =>
-          finish({ _tag: "Response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, BODY_KEPT).toString("utf8") }))
-        res.on("error", (e) => finish({ _tag: "NetworkError", message: e.message }))
-      })
-      const timer = setTimeout(() => {
-        finish({ _tag: "Timeout" })
-        request.destroy()
-      }, req.timeoutMs)
-      request.on("error", (e: NodeJS.ErrnoException) => {
-        if (e instanceof TargetRefused) return finish({ _tag: "Refused", reason: e.message })
-        if (e.code === "ENOTFOUND" || e.code === "EAI_AGAIN" || e.code === "EAI_NONAME") {
-          return finish({ _tag: "DnsFailure", message: `${url.hostname}: ${e.code}` })
+  /**
+   * Starts one request; `onOutcome` is called once with its outcome (never after the returned
+   * cancel function ran). Plain callbacks: the engine sends a batch without a fiber per request.
+   */
+  const start = (req: OutboundRequest, onOutcome: (outcome: SendOutcome) => void): () => void => {
+    const resume = onOutcome
+    const none = () => {}
+    let url: URL
+    try {
+      url = new URL(req.url)
+    } catch {
+      resume({ _tag: "Refused", reason: "not a valid URL" })
+      return none
+    }
+    const secure = url.protocol === "https:"
+    if (!secure && !(options.allowPrivate && url.protocol === "http:")) {
+      resume({ _tag: "Refused", reason: `${url.protocol}// targets are not allowed (https only)` })
+      return none
+    }
+    if (url.username !== "" || url.password !== "") {
+      resume({ _tag: "Refused", reason: "URLs with credentials are not allowed" })
+      return none
+    }
+    // Sockets skip `lookup` for IP literals: check those here.
+    const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+    if (!options.allowPrivate && isIpLiteral(host) && !isPublicAddress(host)) {
+      resume({ _tag: "Refused", reason: `${host} is not a public address` })
+      return none
+    }
+    let done = false
+    const finish = (outcome: SendOutcome) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      resume(outcome)
+    }
+    const body = Buffer.from(req.body, "utf8")
+    const request = (secure ? httpsRequest : httpRequest)(url, {
+      method: "POST",
+      headers: { ...req.headers, "content-length": String(body.length) },
+      agent: secure ? httpsAgent : httpAgent,
+      lookup: lookup as never
+    }, (res: IncomingMessage) => {
+      const chunks: Array<Buffer> = []
+      let read = 0
+      res.on("data", (chunk: Buffer) => {
+        read += chunk.length
+        if (chunks.reduce((n, c) => n + c.length, 0) < BODY_KEPT) chunks.push(chunk)
+        if (read > MAX_BODY_READ) {
+          res.destroy()
+          finish({ _tag: "Response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, BODY_KEPT).toString("utf8") })
         }
-        finish({ _tag: "NetworkError", message: e.code === undefined ? e.message : `${e.code}: ${e.message}` })
       })
-      request.end(body)
-      return Effect.sync(() => {
-        done = true
-        clearTimeout(timer)
-        request.destroy()
-      })
+      res.on("end", () =>
+        finish({ _tag: "Response", status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, BODY_KEPT).toString("utf8") }))
+      res.on("error", (e) => finish({ _tag: "NetworkError", message: e.message }))
+    })
+    const timer = setTimeout(() => {
+      finish({ _tag: "Timeout" })
+      request.destroy()
+    }, req.timeoutMs)
+    request.on("error", (e: NodeJS.ErrnoException) => {
+      if (e instanceof TargetRefused) return finish({ _tag: "Refused", reason: e.message })
+      if (e.code === "ENOTFOUND" || e.code === "EAI_AGAIN" || e.code === "EAI_NONAME") {
+        return finish({ _tag: "DnsFailure", message: `${url.hostname}: ${e.code}` })
+      }
+      finish({ _tag: "NetworkError", message: e.code === undefined ? e.message : `${e.code}: ${e.message}` })
+    })
+    request.end(body)
+    return () => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      request.destroy()
+    }
+  }
+
+  const send = (req: OutboundRequest) =>
+    Effect.async<SendOutcome>((resume) => {
+      const cancel = start(req, (outcome) => resume(Effect.succeed(outcome)))
+      return Effect.sync(cancel)
     })
 
   return {
-    sender: WebhookSender.of({ send }),
+    sender: WebhookSender.of({ send, start }),
     close: () => {
       httpAgent.destroy()
       httpsAgent.destroy()

@@ -15,6 +15,7 @@ import type { PlatformsError, WhatsappError } from "@switchboard/core/platforms"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
 import type { MetricsError } from "@switchboard/core/metrics"
+import type { MessagesError } from "@switchboard/core/messages"
 import { rowOf } from "../http/ErrorTable.js"
 import { accessTokensErrors } from "./AccessTokensErrors.js"
 import { accountSecurityErrors } from "./AccountSecurityErrors.js"
@@ -33,6 +34,7 @@ import { ssoErrors } from "./SsoErrors.js"
 import { uploadsErrors } from "./UploadsErrors.js"
 import { voiceErrors } from "./VoiceErrors.js"
 import { metricsErrors } from "./MetricsErrors.js"
+import { messagesErrors } from "./MessagesErrors.js"
 import { type V1WebhookError, webhooksErrors } from "./WebhooksErrors.js"
 
 export * from "./ProblemFailure.js"
@@ -41,7 +43,7 @@ export * from "./ProblemFailure.js"
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
   | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError | IngressEndpointLimitReached
-  | PlatformsError | WhatsappError | MetricsError | AppInstallationError
+  | PlatformsError | WhatsappError | MetricsError | AppInstallationError | MessagesError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -61,7 +63,8 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...platformsErrors,
   ...whatsappErrors,
   ...metricsErrors,
-  ...appInstallationsErrors
+  ...appInstallationsErrors,
+  ...messagesErrors
 }
 
 /**

@@ -16,7 +16,7 @@ import { domain } from "./Pipeline.js"
 import { problem, validationFailed } from "./ProblemFailure.js"
 
 /** Room for the boundaries, part headers and form fields around the file. */
-const FORM_OVERHEAD_BYTES = 64 * 1024
+export const FORM_OVERHEAD_BYTES = 64 * 1024
 const MAX_FIELD_BYTES = 4 * 1024
 const MAX_PARTS = 16
 
@@ -26,8 +26,8 @@ const formIssue = (path: string, message: string, code = "invalid_value") =>
     path === "" ? `The upload form ${message}.` : `The upload form field ${path.slice(1)} ${message}.`
   )
 
-/** Reads a part's content, failing with 413 as soon as it passes `max` bytes. */
-const readAtMost = (content: Stream.Stream<Uint8Array, Multipart.MultipartError>, max: number) =>
+/** Reads a part's content, failing with 413 as soon as it passes `max` bytes (also the console's picture form). */
+export const readAtMost = (content: Stream.Stream<Uint8Array, Multipart.MultipartError>, max: number) =>
   Effect.gen(function*() {
     const chunks: Array<Uint8Array> = []
     let size = 0

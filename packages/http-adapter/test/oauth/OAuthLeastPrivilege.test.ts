@@ -61,6 +61,7 @@ const sampleParams = (strangerProject: string, strangerOrg: string): Record<stri
   profileId: "default",
   lineId: `sb_lin_${ulidish}`,
   callId: `sb_call_${ulidish}`,
+  messageId: `sb_msg_${ulidish}`,
   operationId: `sb_bop_${ulidish}`,
   fixedChargeCode: "seats",
   destinationId: `sb_whd_${ulidish}`,

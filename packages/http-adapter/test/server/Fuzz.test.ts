@@ -107,7 +107,7 @@ const extraHeaders = fc.constantFrom<Record<string, string>>(
 const pagesWithHtml = (path: string) =>
   path === "/sign-in" || path.startsWith("/api/auth/oauth2/authorize") || path.startsWith("/api/auth/oauth2/consent") ||
   path.startsWith("/billing/") || path.startsWith("/problems") || path === "/" || path.startsWith("/api/auth/oauth2/end-session") ||
-  path.startsWith("/console")
+  path.startsWith("/console") || path === "/device" || path.startsWith("/device?")
 
 /** Tables whose rows a refusal may legitimately touch: counters of refusals themselves. */
 const bookkeeping = new Set(["rate_limit_counters", "rate_limits", "sign_in_failures", "idempotency_records"])
@@ -188,7 +188,12 @@ for (const backend of testBackends()) {
         const contentType = String(answer.headers["content-type"] ?? "")
         const text = answer.body.toString("utf8")
         if (contentType.startsWith("text/html") && pagesWithHtml(path)) return
-        const surface = surfaceOf(path.split("?")[0]!)
+        // The console's one JSON route (the events page's stream token) answers its own refusals in
+        // the Dashboard envelope; the global middleware's (bad bytes in the path) are problems, as on
+        // every console path.
+        const bare = path.split("?")[0]!
+        const consoleJson = /^\/console\/projects\/[^/]+\/events\/token$/.test(bare) && contentType.startsWith("application/json")
+        const surface = consoleJson ? "dashboard" : surfaceOf(bare)
         let json: any
         try {
           json = JSON.parse(text)

@@ -5,7 +5,7 @@
  * event — so any number of server processes share the work and never attempt the same claim twice.
  */
 import { SqlClient } from "@effect/sql"
-import { type StoredOutboxEvent, type WebhooksRepo } from "@switchboard/core/events"
+import { type AttemptRecord, type StoredOutboxEvent, type WebhooksRepo } from "@switchboard/core/events"
 import { Effect, Option } from "effect"
 import { orDie, toDate } from "../shared/Sql.js"
 import {
@@ -13,6 +13,8 @@ import {
 } from "./WebhookRows.js"
 
 const CHUNK = 1000
+
+type ClaimArgs = Parameters<WebhooksRepo["Type"]["claimDue"]>[0]
 
 type DeliveryMethods = Exclude<
   keyof WebhooksRepo["Type"],
@@ -31,6 +33,103 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
    * and per batch of attempt records. Used as a one-row `FROM` item.
    */
   const asyncCommit = sql`(select set_config('synchronous_commit', 'off', true)) as async_commit`
+
+  /**
+   * The update recording finished attempts under their claims (`update … from …`; the caller adds
+   * its `returning`). One JSON parameter for all of them.
+   */
+  const recordAttempts = (attempts: ReadonlyArray<AttemptRecord>) =>
+    sql`
+        update webhook_deliveries d set
+          status = v.status,
+          attempt_count = v.attempt_count,
+          next_attempt_at = v.next_attempt_at,
+          leased_until = null,
+          last_attempt_at = v.last_attempt_at,
+          last_error = v.last_error,
+          last_response_status = v.last_response_status,
+          delivered_at = v.delivered_at
+        from ${asyncCommit}, jsonb_to_recordset(${JSON.stringify(attempts.map((a) => ({
+      delivery_id: a.deliveryId,
+      claim_seq: a.claimSeq,
+      status: a.status,
+      attempt_count: a.attemptCount,
+      next_attempt_at: toDate(a.nextAttemptAt).toISOString(),
+      last_attempt_at: toDate(a.lastAttemptAt).toISOString(),
+      last_error: a.lastError,
+      last_response_status: a.lastResponseStatus,
+      delivered_at: a.deliveredAt === null ? null : toDate(a.deliveredAt).toISOString()
+    })))}::jsonb) as v(
+          delivery_id text, claim_seq integer, status text, attempt_count integer, next_attempt_at timestamptz,
+          last_attempt_at timestamptz, last_error text, last_response_status integer, delivered_at timestamptz
+        )
+        where d.delivery_id = v.delivery_id and d.claim_seq = v.claim_seq
+          and d.leased_until is not null and d.status = 'pending'`
+
+  /**
+   * The claim (see `WebhooksRepo.claimDue`), optionally recording finished attempts first in the
+   * same statement (`completeAndClaim`): the recorded deliveries are still leased in the
+   * statement's snapshot, so the in-flight count leaves them out — exactly what it would count
+   * after the record committed — and, leased, none of them is claimed again here.
+   */
+  const claimStatement = (
+    { leaseUntil, limit, now, perEndpoint }: ClaimArgs,
+    attempts: ReadonlyArray<AttemptRecord> | undefined
+  ) =>
+    sql`
+          with recursive ${attempts === undefined ? sql`` : sql`done as (${recordAttempts(attempts)} returning d.delivery_id), `}
+          endpoints_pending (endpoint_id) as (
+            (select endpoint_id from webhook_deliveries where status = 'pending' order by endpoint_id limit 1)
+            union all
+            select (select d.endpoint_id from webhook_deliveries d
+                    where d.status = 'pending' and d.endpoint_id > p.endpoint_id
+                    order by d.endpoint_id limit 1)
+            from endpoints_pending p where p.endpoint_id is not null
+          ), endpoints_open as (
+            select e.endpoint_id, ${perEndpoint} - (
+              select count(*) from webhook_deliveries b
+              where b.endpoint_id = e.endpoint_id and b.status = 'pending'
+                and b.leased_until is not null and b.leased_until > ${toDate(now)}
+                ${attempts === undefined ? sql`` : sql`and b.delivery_id <> all(array(select delivery_id from done))`}
+            )::int as room
+            from endpoints_pending p
+            join webhook_endpoints e on e.endpoint_id = p.endpoint_id
+            where e.status = 'enabled' and e.deleted_at is null
+          ), fair as (
+            select c.delivery_id from endpoints_open o cross join lateral (
+              select d.delivery_id, d.next_attempt_at, d.event_position,
+                row_number() over (order by d.next_attempt_at, d.event_position) as rn
+              from webhook_deliveries d
+              where d.endpoint_id = o.endpoint_id and d.status = 'pending' and d.next_attempt_at <= ${toDate(now)}
+                and (d.leased_until is null or d.leased_until <= ${toDate(now)})
+              order by d.next_attempt_at, d.event_position
+              limit greatest(o.room, 0)
+            ) c
+            order by c.rn, c.next_attempt_at, c.event_position
+            limit ${limit}
+          ), due as (
+            select d.delivery_id from ${asyncCommit}, webhook_deliveries d
+            where d.delivery_id = any(array(select delivery_id from fair))
+              and d.status = 'pending' and (d.leased_until is null or d.leased_until <= ${toDate(now)})
+              ${attempts === undefined ? sql`` : sql`and d.delivery_id <> all(array(select delivery_id from done))`}
+            for update of d skip locked
+          ), claimed as (
+            update webhook_deliveries w set leased_until = ${toDate(leaseUntil)}, claim_seq = w.claim_seq + 1
+            where w.delivery_id = any(array(select delivery_id from due))
+            returning w.*
+          )
+          select c.*,
+            e.endpoint_id as ep_endpoint_id, e.kind as ep_kind, e.project_id as ep_project_id, e.url as ep_url,
+            e.name as ep_name, e.description as ep_description, e.status as ep_status,
+            e.enabled_events as ep_enabled_events, e.api_version as ep_api_version,
+            e.secret_sealed as ep_secret_sealed, e.previous_secret_sealed as ep_previous_secret_sealed,
+            e.previous_secret_expires_at as ep_previous_secret_expires_at, e.created_at as ep_created_at,
+            e.updated_at as ep_updated_at, e.deleted_at as ep_deleted_at,
+            ev.id as ev_id, ev.type as ev_type, ev.source as ev_source, ev.occurred_at as ev_occurred_at, ev.data as ev_data
+          from claimed c
+          join webhook_endpoints e on e.endpoint_id = c.endpoint_id
+          join events ev on ev.position = c.event_position
+          order by c.next_attempt_at, c.event_position`
 
   const deliveries: Pick<WebhooksRepo["Type"], DeliveryMethods> = {
     deliveryCounts: orDie(sql<{ pending: number; deadLettered: number }>`
@@ -108,87 +207,11 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
       Effect.catchAll((e) => Effect.logWarning("webhook tables: analyze failed", e))
     ),
 
-    claimDue: ({ leaseUntil, limit, now, perEndpoint }) =>
-      claimedDeliveries(
-        sql`
-          with recursive endpoints_pending (endpoint_id) as (
-            (select endpoint_id from webhook_deliveries where status = 'pending' order by endpoint_id limit 1)
-            union all
-            select (select d.endpoint_id from webhook_deliveries d
-                    where d.status = 'pending' and d.endpoint_id > p.endpoint_id
-                    order by d.endpoint_id limit 1)
-            from endpoints_pending p where p.endpoint_id is not null
-          ), endpoints_open as (
-            select e.endpoint_id, ${perEndpoint} - (
-              select count(*) from webhook_deliveries b
-              where b.endpoint_id = e.endpoint_id and b.status = 'pending'
-                and b.leased_until is not null and b.leased_until > ${toDate(now)}
-            )::int as room
-            from endpoints_pending p
-            join webhook_endpoints e on e.endpoint_id = p.endpoint_id
-            where e.status = 'enabled' and e.deleted_at is null
-          ), fair as (
-            select c.delivery_id from endpoints_open o cross join lateral (
-              select d.delivery_id, d.next_attempt_at, d.event_position,
-                row_number() over (order by d.next_attempt_at, d.event_position) as rn
-              from webhook_deliveries d
-              where d.endpoint_id = o.endpoint_id and d.status = 'pending' and d.next_attempt_at <= ${toDate(now)}
-                and (d.leased_until is null or d.leased_until <= ${toDate(now)})
-              order by d.next_attempt_at, d.event_position
-              limit greatest(o.room, 0)
-            ) c
-            order by c.rn, c.next_attempt_at, c.event_position
-            limit ${limit}
-          ), due as (
-            select d.delivery_id from ${asyncCommit}, webhook_deliveries d
-            where d.delivery_id = any(array(select delivery_id from fair))
-              and d.status = 'pending' and (d.leased_until is null or d.leased_until <= ${toDate(now)})
-            for update of d skip locked
-          ), claimed as (
-            update webhook_deliveries w set leased_until = ${toDate(leaseUntil)}, claim_seq = w.claim_seq + 1
-            where w.delivery_id = any(array(select delivery_id from due))
-            returning w.*
-          )
-          select c.*,
-            e.endpoint_id as ep_endpoint_id, e.kind as ep_kind, e.project_id as ep_project_id, e.url as ep_url,
-            e.name as ep_name, e.description as ep_description, e.status as ep_status,
-            e.enabled_events as ep_enabled_events, e.api_version as ep_api_version,
-            e.secret_sealed as ep_secret_sealed, e.previous_secret_sealed as ep_previous_secret_sealed,
-            e.previous_secret_expires_at as ep_previous_secret_expires_at, e.created_at as ep_created_at,
-            e.updated_at as ep_updated_at, e.deleted_at as ep_deleted_at,
-            ev.id as ev_id, ev.type as ev_type, ev.source as ev_source, ev.occurred_at as ev_occurred_at, ev.data as ev_data
-          from claimed c
-          join webhook_endpoints e on e.endpoint_id = c.endpoint_id
-          join events ev on ev.position = c.event_position
-          order by c.next_attempt_at, c.event_position`
-      ),
+    claimDue: (args) => claimedDeliveries(claimStatement(args, undefined)),
+    completeAndClaim: ({ attempts, ...args }) => claimedDeliveries(claimStatement(args, attempts.length === 0 ? undefined : attempts)),
     completeAttempts: (attempts) =>
       attempts.length === 0 ? Effect.succeed([]) : orDie(sql<{ deliveryId: string }>`
-        update webhook_deliveries d set
-          status = v.status,
-          attempt_count = v.attempt_count,
-          next_attempt_at = v.next_attempt_at,
-          leased_until = null,
-          last_attempt_at = v.last_attempt_at,
-          last_error = v.last_error,
-          last_response_status = v.last_response_status,
-          delivered_at = v.delivered_at
-        from ${asyncCommit}, jsonb_to_recordset(${JSON.stringify(attempts.map((a) => ({
-          delivery_id: a.deliveryId,
-          claim_seq: a.claimSeq,
-          status: a.status,
-          attempt_count: a.attemptCount,
-          next_attempt_at: toDate(a.nextAttemptAt).toISOString(),
-          last_attempt_at: toDate(a.lastAttemptAt).toISOString(),
-          last_error: a.lastError,
-          last_response_status: a.lastResponseStatus,
-          delivered_at: a.deliveredAt === null ? null : toDate(a.deliveredAt).toISOString()
-        })))}::jsonb) as v(
-          delivery_id text, claim_seq integer, status text, attempt_count integer, next_attempt_at timestamptz,
-          last_attempt_at timestamptz, last_error text, last_response_status integer, delivered_at timestamptz
-        )
-        where d.delivery_id = v.delivery_id and d.claim_seq = v.claim_seq
-          and d.leased_until is not null and d.status = 'pending'
+        ${recordAttempts(attempts)}
         returning d.delivery_id`).pipe(Effect.map((rows) => rows.map((r) => r.deliveryId))),
     releaseClaim: ({ claimSeq, deliveryId, now }) =>
       orDie(sql`

@@ -377,6 +377,61 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       yield* quiesce
     }))
 
+  it.effect("webhooks: record-and-claim in one call — recorded deliveries free their places, stale records change nothing, none is claimed again at once", () =>
+    Effect.gen(function*() {
+      yield* quiesce
+      const repo = yield* WebhooksRepo
+      const endpoint = endpointFixture()
+      yield* repo.insertEndpoint(endpoint)
+      const now = T0 + 50_000
+      const evs = yield* appendEvents(endpoint.projectId, Array.from({ length: 5 }, (_, i) => eventFixture("project.updated", T0 + i)))
+      const ds = evs.map((e, i) => deliveryFor(endpoint, e, now - 10_000 + i))
+      yield* repo.insertDeliveries(ds)
+      const ids = (claimed: ReadonlyArray<{ readonly delivery: { readonly deliveryId: string } }>) => claimed.map((c) => c.delivery.deliveryId)
+      const lease = { leaseUntil: at(now + 30_000), limit: 10, perEndpoint: 2 }
+      const first = yield* repo.claimDue({ now: at(now), ...lease })
+      expect(ids(first)).toEqual([ds[0]!.deliveryId, ds[1]!.deliveryId])
+      const recordOf = (c: (typeof first)[number], status: "pending" | "delivered", t: number) => ({
+        deliveryId: c.delivery.deliveryId,
+        claimSeq: c.delivery.claimSeq,
+        status,
+        attemptCount: 1,
+        nextAttemptAt: at(t),
+        lastAttemptAt: at(t),
+        lastError: status === "pending" ? "HTTP 500" : null,
+        lastResponseStatus: status === "pending" ? 500 : 204,
+        deliveredAt: status === "delivered" ? at(t) : null
+      })
+      // d0 delivered; d1 to be retried, due at once; a stale record for d2 (never claimed).
+      const second = yield* repo.completeAndClaim({
+        attempts: [
+          recordOf(first[0]!, "delivered", now + 1),
+          recordOf(first[1]!, "pending", now + 1),
+          { ...recordOf(first[0]!, "delivered", now + 1), deliveryId: ds[2]!.deliveryId, claimSeq: 7 }
+        ],
+        now: at(now + 1),
+        ...lease
+      })
+      // The two places freed are claimed at once, with the earliest due others; d1, just
+      // recorded, is not claimed again by the same call.
+      expect(ids(second)).toEqual([ds[2]!.deliveryId, ds[3]!.deliveryId])
+      expect(second.map((c) => c.delivery.attemptCount)).toEqual([0, 0])
+      // Both places are taken again: nothing more for now.
+      expect(yield* repo.claimDue({ now: at(now + 2), ...lease })).toEqual([])
+      const third = yield* repo.completeAndClaim({
+        attempts: second.map((c) => recordOf(c, "delivered", now + 3)),
+        now: at(now + 3),
+        ...lease
+      })
+      expect(ids(third)).toEqual([ds[4]!.deliveryId, ds[1]!.deliveryId])
+      expect(third[1]!.delivery.attemptCount).toEqual(1)
+      // With nothing to record it is a plain claim.
+      expect(yield* repo.completeAndClaim({ attempts: [], now: at(now + 4), ...lease })).toEqual([])
+      const delivered = yield* repo.listDeliveries({ endpointId: endpoint.endpointId, status: "delivered", before: undefined, limit: 10 })
+      expect(delivered.map((d) => d.deliveryId).sort()).toEqual([ds[0]!, ds[2]!, ds[3]!].map((d) => d.deliveryId).sort())
+      yield* quiesce
+    }))
+
   it.effect("webhooks: a batch of attempt outcomes (delivered, retried, dead-lettered, stale) records the same rows as one at a time", () =>
     Effect.gen(function*() {
       yield* quiesce

@@ -42,7 +42,48 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
     const deliveryOf = (endpointId: string, eventId: string) =>
       [...deliveries.values()].find((d) => d.endpointId === endpointId && d.eventId === eventId)
 
-    return WebhooksRepo.of({
+    /** The claim of `claimDue`, leaving out the deliveries in `exclude`. */
+    const claimExcept = (
+      { leaseUntil, limit, now, perEndpoint }: Parameters<WebhooksRepo["Type"]["claimDue"]>[0],
+      exclude: ReadonlySet<string>
+    ): Array<ClaimedDelivery> => {
+      const busy = new Map<string, number>()
+      for (const d of deliveries.values()) {
+        if (d.status === "pending" && d.leasedUntil !== null && ms(d.leasedUntil) > ms(now)) busy.set(d.endpointId, (busy.get(d.endpointId) ?? 0) + 1)
+      }
+      const rank = new Map<string, number>()
+      const due = [...deliveries.values()]
+        .filter((d) =>
+          !exclude.has(d.deliveryId) && d.status === "pending" && ms(d.nextAttemptAt) <= ms(now) &&
+          (d.leasedUntil === null || ms(d.leasedUntil) <= ms(now))
+        )
+        .filter((d) => {
+          const e = endpoints.get(d.endpointId)
+          return e !== undefined && live(e) && e.status === "enabled"
+        })
+        // Then round-robin over endpoints, each within its in-flight cap (as the SQL store does).
+        .sort((a, b) => ms(a.nextAttemptAt) - ms(b.nextAttemptAt) || a.eventPosition - b.eventPosition)
+        .map((d) => {
+          const rn = (rank.get(d.endpointId) ?? 0) + 1
+          rank.set(d.endpointId, rn)
+          return { d, rn }
+        })
+        .filter(({ d, rn }) => rn + (busy.get(d.endpointId) ?? 0) <= perEndpoint)
+        .sort((a, b) => a.rn - b.rn || ms(a.d.nextAttemptAt) - ms(b.d.nextAttemptAt) || a.d.eventPosition - b.d.eventPosition)
+        .map(({ d }) => d)
+        .slice(0, limit)
+      const out: Array<ClaimedDelivery> = []
+      for (const d of due) {
+        const claimed = { ...d, leasedUntil: leaseUntil, claimSeq: d.claimSeq + 1 }
+        deliveries.set(d.deliveryId, claimed)
+        const event = events.get(d.eventPosition)
+        if (event === undefined) continue
+        out.push({ delivery: claimed, endpoint: endpoints.get(d.endpointId)!, event: event.event })
+      }
+      return out
+    }
+
+    const store: WebhooksRepo["Type"] = WebhooksRepo.of({
       insertEndpoint: (endpoint) =>
         Effect.suspend(() => {
           const taken = endpoint.kind === "management" && [...endpoints.values()].some((e) =>
@@ -126,43 +167,11 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
 
       refreshStatistics: Effect.void,
 
-      claimDue: ({ leaseUntil, limit, now, perEndpoint }) =>
-        Effect.sync(() => {
-          const busy = new Map<string, number>()
-          for (const d of deliveries.values()) {
-            if (d.status === "pending" && d.leasedUntil !== null && ms(d.leasedUntil) > ms(now)) busy.set(d.endpointId, (busy.get(d.endpointId) ?? 0) + 1)
-          }
-          const rank = new Map<string, number>()
-          const due = [...deliveries.values()]
-            .filter((d) =>
-              d.status === "pending" && ms(d.nextAttemptAt) <= ms(now) &&
-              (d.leasedUntil === null || ms(d.leasedUntil) <= ms(now))
-            )
-            .filter((d) => {
-              const e = endpoints.get(d.endpointId)
-              return e !== undefined && live(e) && e.status === "enabled"
-            })
-            .sort((a, b) => ms(a.nextAttemptAt) - ms(b.nextAttemptAt) || a.eventPosition - b.eventPosition)
-            // Round-robin over endpoints, each within its in-flight cap (as the SQL store does).
-            .map((d) => {
-              const rn = (rank.get(d.endpointId) ?? 0) + 1
-              rank.set(d.endpointId, rn)
-              return { d, rn }
-            })
-            .filter(({ d, rn }) => rn + (busy.get(d.endpointId) ?? 0) <= perEndpoint)
-            .sort((a, b) => a.rn - b.rn || ms(a.d.nextAttemptAt) - ms(b.d.nextAttemptAt) || a.d.eventPosition - b.d.eventPosition)
-            .map(({ d }) => d)
-            .slice(0, limit)
-          const out: Array<ClaimedDelivery> = []
-          for (const d of due) {
-            const claimed = { ...d, leasedUntil: leaseUntil, claimSeq: d.claimSeq + 1 }
-            deliveries.set(d.deliveryId, claimed)
-            const event = events.get(d.eventPosition)
-            if (event === undefined) continue
-            out.push({ delivery: claimed, endpoint: endpoints.get(d.endpointId)!, event: event.event })
-          }
-          return out
-        }),
+      claimDue: (args) => Effect.sync(() => claimExcept(args, new Set())),
+      completeAndClaim: ({ attempts, ...claim }) =>
+        Effect.flatMap(store.completeAttempts(attempts), (recorded) =>
+          // As in one SQL statement: the deliveries just recorded are not claimed again by this call.
+          Effect.sync(() => claimExcept(claim, new Set(recorded)))),
       completeAttempts: (attempts) =>
         Effect.sync(() => {
           const recorded: Array<string> = []
@@ -214,6 +223,7 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
             .slice(0, limit)
         )
     })
+    return store
   })
 )
 
