@@ -57,6 +57,7 @@ import m0085 from "./migrations/0085_metricsPlannedProject.js"
 import m0086 from "./migrations/0086_billingUsageRecords.js"
 import m0100 from "./migrations/0100_whatsapp.js"
 import m0120 from "./migrations/0120_billingOperationsByProject.js"
+import m0130 from "./migrations/0130_organizationSubscriptions.js"
 import m0140 from "./migrations/0140_filteredCodeFacts.js"
 
 export const RepositoriesSql = Layer.mergeAll(
@@ -116,5 +117,6 @@ export const migrations = {
   "0095_appInstallations": m0095,
   "0100_whatsapp": m0100,
   "0120_billingOperationsByProject": m0120,
+  "0130_organizationSubscriptions": m0130,
   "0140_filteredCodeFacts": m0140
 }

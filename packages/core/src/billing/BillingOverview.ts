@@ -15,13 +15,14 @@ import { BillingOperationNotFound } from "./Errors.js"
 import { instantOfDay, safeNumber } from "./Invoicing.js"
 import { BillingRepo, type OperationRecord, type SubscriptionRecord } from "./Ports.js"
 import type {
-  BillingOverview, BillingPlan, BillingPlanCatalog, EffectiveTerms, MeteredUsage, ProjectSubscription, ScheduledPlanChange,
-  SubscribedFixedCharge
+  BillingOverview, BillingPlan, BillingPlanCatalog, EffectiveTerms, HeldFixedCharge, MeteredUsage, ProjectSubscription,
+  ScheduledPlanChange, SubscribedFixedCharge
 } from "./Schema.js"
 import { usageAmount } from "./Usage.js"
 
-const heldView = (plan: BillingPlan, sub: SubscriptionRecord): ReadonlyArray<SubscribedFixedCharge> =>
-  sub.heldFixedCharges.flatMap((h) => {
+/** The held fixed charges at the plan's prices (a project's or an organization's subscription). */
+export const heldView = (plan: BillingPlan, held: ReadonlyArray<HeldFixedCharge>): ReadonlyArray<SubscribedFixedCharge> =>
+  held.flatMap((h) => {
     const charge = plan.fixedCharges.find((c) => c.fixedChargeCode === h.fixedChargeCode)
     return charge === undefined ? [] : [{
       fixedChargeCode: h.fixedChargeCode, name: charge.name, quantity: h.quantity, unitAmountCents: charge.unitAmountCents,
@@ -77,7 +78,7 @@ export const makeBillingOverview = (subscriptions: BillingSubscriptions) =>
           currentPeriodEnd: instantOfDay(sub.periodEnd + 1),
           cancelsAt: null,
           entitlements: plan.entitlements,
-          fixedCharges: heldView(plan, sub),
+          fixedCharges: heldView(plan, sub.heldFixedCharges),
           scheduledChange: scheduledView(sub, waiting)
         })
         for (const charge of plan.usageCharges) {
@@ -117,7 +118,7 @@ export const makeBillingOverview = (subscriptions: BillingSubscriptions) =>
             baseAmountCents: plan.baseAmountCents,
             currency: plan.currency,
             interval: plan.interval,
-            fixedCharges: heldView(plan, sub),
+            fixedCharges: heldView(plan, sub.heldFixedCharges),
             usageCharges: plan.usageCharges,
             entitlements: plan.entitlements,
             minimumCommitment: plan.minimumCommitment,

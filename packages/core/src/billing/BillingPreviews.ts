@@ -37,7 +37,7 @@ export const currentOf = (sub: SubscriptionRecord, plan: BillingPlan, paymentMet
   }
 }
 
-const rejected = (f: Failure, message: string) =>
+export const rejected = (f: Failure, message: string) =>
   new BillingChangeRejected({ code: f.code, detail: f.detail, retryable: f.retryable, unsoldFixedCharges: f.unsoldFixedCharges, message })
 
 const notProvisioned = (sub: SubscriptionRecord) =>
@@ -46,7 +46,7 @@ const notProvisioned = (sub: SubscriptionRecord) =>
     message: `The plan ${sub.planCode} of ${sub.category} is no longer in the catalog.`
   })
 
-const previewFailure = (e: PlanChangePreviewError) => {
+export const previewFailure = (e: PlanChangePreviewError) => {
   switch (e._tag) {
     case "PlanChangeRejected":
       return rejected(

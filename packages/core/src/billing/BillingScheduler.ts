@@ -3,7 +3,8 @@
  * exactly once (the subscription row is locked and re-checked; an invoice's unique key is the
  * period boundary), applies scheduled changes, bills in-arrears fees, usage and commitment
  * true-ups, issues progressive invoices when usage crosses a threshold (billing.md §3.9), runs
- * operations not started, expires unpaid `on_payment` ones and collects pending invoices. The
+ * operations not started, expires unpaid `on_payment` ones, renews organizations' own
+ * subscriptions (OrganizationBilling.ts) and collects pending invoices. The
  * host drives it (`BillingWorkers`); safe to run from several processes at once.
  */
 import { DateTime, Effect, Option } from "effect"
@@ -13,6 +14,7 @@ import { Transactor } from "../shared/Ports.js"
 import { fn } from "../internal/Traced.js"
 import type { BillingInvoices } from "./BillingInvoices.js"
 import type { BillingOperations } from "./BillingOperations.js"
+import type { OrganizationBilling } from "./OrganizationBilling.js"
 import { type BillingSubscriptions, TICK_BATCH } from "./BillingSubscriptions.js"
 import { BillingRepo } from "./Ports.js"
 
@@ -20,6 +22,7 @@ export const makeBillingScheduler = (args: {
   readonly invoices: BillingInvoices
   readonly subscriptions: BillingSubscriptions
   readonly operations: BillingOperations
+  readonly organizations: OrganizationBilling
 }) =>
   Effect.gen(function*() {
     const repo = yield* BillingRepo
@@ -75,6 +78,10 @@ export const makeBillingScheduler = (args: {
           if (yield* expireIfDue(operationId, now)) expired += 1
         }
       }
+      let renewed = 0
+      for (const organizationId of yield* repo.dueOrganizationSubscriptions({ now, limit: TICK_BATCH })) {
+        renewed += yield* args.organizations.renewDue(organizationId, now)
+      }
       let collected = 0
       for (const invoiceId of yield* repo.collectibleInvoices(TICK_BATCH)) {
         const done = yield* tx.withTransaction(Effect.gen(function*() {
@@ -85,7 +92,7 @@ export const makeBillingScheduler = (args: {
         })).pipe(Effect.catchAllDefect((defect) => Effect.as(Effect.logWarning("invoice collection failed", defect), false)))
         if (done) collected += 1
       }
-      return { materialised, closed, progressive, processed, expired, collected }
+      return { materialised, closed, progressive, processed, expired, renewed, collected }
     })
 
     return { tick } as const

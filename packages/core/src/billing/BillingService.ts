@@ -9,7 +9,9 @@
  * - `BillingOperations.ts`: plan changes and quantities as operations, decided by the pure
  *   reducer of `OperationDecision.ts` and written by `BillingChanges.ts`;
  * - `BillingUsage.ts`: recording metered usage (by hosts, and batches of records over /v1);
- * - `BillingScheduler.ts`: the period-end `tick`.
+ * - `BillingScheduler.ts`: the period-end `tick`;
+ * - `OrganizationBilling.ts`: an organization's own subscription (overview, preview, buying it and
+ *   setting its fixed-charge quantities).
  *
  * The access checks of a billing route (which project or organization the caller may reach) are
  * here; the credential rules are decided before (BillingAccess.ts).
@@ -32,8 +34,7 @@ import { makeBillingPreviews } from "./BillingPreviews.js"
 import { makeBillingScheduler } from "./BillingScheduler.js"
 import { makeBillingSubscriptions } from "./BillingSubscriptions.js"
 import { makeBillingUsage } from "./BillingUsage.js"
-import { OrganizationNotSubscribed } from "./Errors.js"
-import type { OrganizationBillingOverview, PreviewOrganizationChangeRequest } from "./OrganizationBillingSchema.js"
+import { makeOrganizationBilling } from "./OrganizationBilling.js"
 
 export { PAYMENT_WINDOW, toInvoice } from "./BillingInvoices.js"
 export { toBillingOperation } from "./BillingChanges.js"
@@ -51,7 +52,8 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
     const changes = yield* makeBillingChanges({ invoices, subscriptions })
     const operations = yield* makeBillingOperations({ subscriptions, previews, changes })
     const usage = yield* makeBillingUsage(subscriptions)
-    const scheduler = yield* makeBillingScheduler({ invoices, subscriptions, operations })
+    const organizationBilling = yield* makeOrganizationBilling(invoices)
+    const scheduler = yield* makeBillingScheduler({ invoices, subscriptions, operations, organizations: organizationBilling })
 
     /** A project under `/v1/projects/{projectId}/billing`: the caller must see it (see ProjectGate). */
     const openProject = fn("Billing.openProject")(function*(principal: Principal, projectId: ProjectId, use: ProjectUse) {
@@ -82,24 +84,12 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       if (Option.isNone(role)) return yield* new ProjectOrganizationNotFound({ organizationId })
     })
 
-    /**
-     * An organization's own billing (OrganizationBillingSchema.ts): the catalog sells plans to
-     * projects only, so an organization has no subscription of its own.
-     */
-    const organizationOverview = fn("Billing.organizationOverview")(function*(_organizationId: OrganizationId) {
-      return yield* Effect.succeed<OrganizationBillingOverview>({ entitlementsVersion: 0, subscription: null })
-    })
-    const previewOrganizationChange = fn("Billing.previewOrganizationChange")(function*(
-      organizationId: OrganizationId,
-      _request: PreviewOrganizationChangeRequest
-    ) {
-      return yield* new OrganizationNotSubscribed({ organizationId })
-    })
-
     return {
       catalog: subscriptions.catalog,
-      organizationOverview,
-      previewOrganizationChange,
+      organizationOverview: organizationBilling.overview,
+      previewOrganizationChange: organizationBilling.preview,
+      subscribeOrganization: organizationBilling.subscribe,
+      adjustOrganizationFixedCharge: organizationBilling.adjustFixedCharge,
       listPlans: reads.listPlans,
       openProject,
       openOrganization,

@@ -19,7 +19,7 @@ import { chargeFor, closePeriod, instantOfDay, safeNumber } from "./Invoicing.js
 import { big } from "./Money.js"
 import { BillingCatalog, BillingRepo, type SubscriptionRecord } from "./Ports.js"
 import { epochDayOfMillis, period, periodDays } from "./Proration.js"
-import type { BillingPlan, PreviewLine } from "./Schema.js"
+import type { BillingPlan, HeldFixedCharge, PreviewLine } from "./Schema.js"
 import { thresholdsCrossed, usageAmount, usageTotal } from "./Usage.js"
 
 /** Rows a scheduler tick (or a catch-up of an organization's projects) takes per step. */
@@ -28,6 +28,41 @@ export const TICK_BATCH = 100
 export const dayOf = (t: DateTime.Utc) => epochDayOfMillis(t.epochMillis)
 export const byCode = <A extends { readonly fixedChargeCode: string }>(a: A, b: A) =>
   a.fixedChargeCode < b.fixedChargeCode ? -1 : a.fixedChargeCode > b.fixedChargeCode ? 1 : 0
+
+/**
+ * The lines of a whole period `p` (inclusive epoch days) of a subscription to `plan` holding
+ * `held`: the base fee and each fixed charge held that are paid in advance (`inAdvance`: what the
+ * period's opening invoice bills) or in arrears (what its closing invoice bills).
+ */
+export const periodLines = (
+  plan: BillingPlan,
+  held: ReadonlyArray<HeldFixedCharge>,
+  p: { readonly start: number; readonly end: number },
+  inAdvance: boolean
+): ReadonlyArray<PreviewLine> => {
+  const lines: Array<PreviewLine> = []
+  const P = big(periodDays(p))
+  const span = { periodStart: instantOfDay(p.start), periodEnd: instantOfDay(p.end + 1) }
+  if (plan.payInAdvance === inAdvance) {
+    lines.push({ amountCents: plan.baseAmountCents, code: plan.planCode, kind: "subscription", name: plan.name, ...span, units: "1" })
+  }
+  for (const charge of plan.fixedCharges) {
+    const quantity = held.find((h) => h.fixedChargeCode === charge.fixedChargeCode)?.quantity ?? 0
+    if (charge.payInAdvance !== inAdvance || quantity === 0) continue
+    lines.push({
+      amountCents: safeNumber(chargeFor(charge, big(quantity), P, P), "fixed charge"),
+      code: charge.fixedChargeCode, kind: "fixed_charge", name: charge.name, ...span, units: String(quantity)
+    })
+  }
+  return lines
+}
+
+/** The opening invoice's lines of a period: its in-advance base fee and fixed charges. */
+export const openingLines = (
+  plan: BillingPlan,
+  held: ReadonlyArray<HeldFixedCharge>,
+  p: { readonly start: number; readonly end: number }
+): ReadonlyArray<PreviewLine> => periodLines(plan, held, p, true)
 
 /** The default subscription of a category, from the project's creation. */
 const defaultSubscription = (project: ProjectRecord, category: string, plan: BillingPlan, now: DateTime.Utc): SubscriptionRecord => {
@@ -197,22 +232,7 @@ export const makeBillingSubscriptions = (invoices: BillingInvoices) =>
             const sub = defaultSubscription(project, category, plan, now)
             if (yield* repo.insertSubscription(sub)) {
               const anchorDay = sub.anchorDay
-              const lines: Array<PreviewLine> = []
-              const P = big(periodDays({ start: sub.periodStart, end: sub.periodEnd }))
-              if (plan.payInAdvance) {
-                lines.push({
-                  amountCents: plan.baseAmountCents, code: plan.planCode, kind: "subscription", name: plan.name,
-                  periodStart: instantOfDay(anchorDay), periodEnd: instantOfDay(sub.periodEnd + 1), units: "1"
-                })
-              }
-              for (const charge of plan.fixedCharges) {
-                if (!charge.payInAdvance || charge.defaultUnits === 0) continue
-                lines.push({
-                  amountCents: safeNumber(chargeFor(charge, big(charge.defaultUnits), P, P), "fixed charge"),
-                  code: charge.fixedChargeCode, kind: "fixed_charge", name: charge.name,
-                  periodStart: instantOfDay(anchorDay), periodEnd: instantOfDay(sub.periodEnd + 1), units: String(charge.defaultUnits)
-                })
-              }
+              const lines = openingLines(plan, sub.heldFixedCharges, { start: sub.periodStart, end: sub.periodEnd })
               if (lines.length > 0) {
                 const account = yield* repo.lockAccount(project.organizationId)
                 yield* issueInvoice({

@@ -1,11 +1,18 @@
 /**
  * The plan catalog (API.md §1.6): operator data, loaded once at start and validated here — the
  * `BillingPlan` schema (integer bounds, category slugs, no extra properties), exactly one default
- * plan per category (every project is subscribed to it), plan codes unique across the catalog,
+ * plan per project category (every project is subscribed to it), plan codes unique across the catalog,
  * and a fixed charge's code meaning one price model wherever it is sold. A pure module.
+ *
+ * The category `organization` (`ORGANIZATION_CATEGORY`) is not a project category: its plans are
+ * sold to an organization itself (OrganizationBilling.ts) — none is a default (an organization has
+ * no subscription until it buys one), and projects are never subscribed to it.
  */
 import { Either, ParseResult, Schema } from "effect"
 import { type BillingPlan, BillingPlanCatalog } from "./Schema.js"
+
+/** The category whose plans organizations buy for themselves (not projects). */
+export const ORGANIZATION_CATEGORY = "organization"
 
 /** Why a catalog was refused, for people (one line per problem). */
 export const validateCatalog = (input: unknown): Either.Either<BillingPlanCatalog, string> => {
@@ -32,7 +39,9 @@ export const validateCatalog = (input: unknown): Either.Either<BillingPlanCatalo
   for (const [category, plans] of Object.entries(catalog)) {
     if (plans.length === 0) problems.push(`category ${category} has no plan`)
     const defaults = plans.filter((p) => p.isDefault).length
-    if (defaults !== 1 && plans.length > 0) {
+    if (category === ORGANIZATION_CATEGORY) {
+      if (defaults > 0) problems.push(`category ${category} is sold to organizations and must have no default plan (isDefault)`)
+    } else if (defaults !== 1 && plans.length > 0) {
       problems.push(`category ${category} must have exactly one default plan (isDefault), found ${defaults}`)
     }
     for (const plan of plans) {
@@ -56,7 +65,9 @@ export const findPlan = (catalog: BillingPlanCatalog, category: string, planCode
 export const defaultPlan = (catalog: BillingPlanCatalog, category: string): BillingPlan | undefined =>
   plansOf(catalog, category).find((p) => p.isDefault)
 
-export const categoriesOf = (catalog: BillingPlanCatalog): ReadonlyArray<string> => Object.keys(catalog).sort()
+/** The project categories: every project holds one subscription in each (the organization's category left out). */
+export const categoriesOf = (catalog: BillingPlanCatalog): ReadonlyArray<string> =>
+  Object.keys(catalog).filter((c) => c !== ORGANIZATION_CATEGORY).sort()
 
 /** The display name of a category: the first plan's `categoryDisplayName`, if any. */
 export const categoryDisplayName = (catalog: BillingPlanCatalog, category: string): string | null | undefined =>

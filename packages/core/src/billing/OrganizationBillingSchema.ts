@@ -1,10 +1,10 @@
 /**
  * An organization's own billing on the wire (contract.md §1 5 `getOrganizationBillingOverview`,
- * `previewOrganizationChange`; §3.4 `OrganizationSubscription`). In Switchboard subscriptions
- * belong to projects (one per category, billing/BillingSubscriptions.ts): no plan of the catalog
- * is sold to an organization itself, so its overview has `subscription: null` and a preview of a
- * change to it is refused (409 `FAILED_PRECONDITION`, reason `no_organization_subscription`). The
- * shapes are the contract's, so a catalog with organization plans can fill them later.
+ * `previewOrganizationChange`; §3.4 `OrganizationSubscription`). Besides its projects'
+ * subscriptions (one per category, billing/BillingSubscriptions.ts), an organization may hold one
+ * subscription of its own to a plan of the catalog's `organization` category
+ * (billing/OrganizationBilling.ts); without one its overview has `subscription: null` and a preview
+ * is refused (409 `FAILED_PRECONDITION`, reason `no_organization_subscription`).
  */
 import { Schema } from "effect"
 import { NonNegativeSafeInt } from "../shared/Bounds.js"

@@ -61,6 +61,26 @@ export interface SubscriptionRecord {
   readonly updatedAt: DateTime.Utc
 }
 
+/**
+ * An organization's own subscription to a plan of the `organization` category (Catalog.ts
+ * `ORGANIZATION_CATEGORY`; OrganizationBilling.ts): at most one per organization, written when it
+ * buys one. Its periods follow the plan's interval under anniversary billing anchored at
+ * `anchorDay` (the day it was bought), as a project's do.
+ */
+export interface OrganizationSubscriptionRecord {
+  readonly organizationId: OrganizationId
+  readonly planCode: string
+  readonly anchorDay: number
+  /** The last day of the periods invoiced so far: the scheduler renews it once that day is past. */
+  readonly paidThroughDay: number
+  /** Held fixed charges (quantity > 0), by code ascending. */
+  readonly heldFixedCharges: ReadonlyArray<HeldFixedCharge>
+  /** Counts every change (the overview's `entitlementsVersion`). */
+  readonly version: number
+  readonly createdAt: DateTime.Utc
+  readonly updatedAt: DateTime.Utc
+}
+
 /** What a billing operation asked for. */
 export type OperationRequest =
   | {
@@ -233,6 +253,16 @@ export class BillingRepo extends Context.Tag("core/BillingRepo")<BillingRepo, {
    * — from an earlier batch, or a concurrent one that committed first — is left as it is).
    */
   readonly insertUsageRecords: (projectId: ProjectId, records: ReadonlyArray<UsageRecordRow>) => Effect.Effect<ReadonlyArray<string>>
+
+  readonly findOrganizationSubscription: (organizationId: OrganizationId) => Effect.Effect<Option.Option<OrganizationSubscriptionRecord>>
+  /** The organization's subscription, locked until the surrounding transaction ends. */
+  readonly lockOrganizationSubscription: (organizationId: OrganizationId) => Effect.Effect<Option.Option<OrganizationSubscriptionRecord>>
+  /** Writes the organization's subscription (inserted, or replacing the one it has). */
+  readonly saveOrganizationSubscription: (subscription: OrganizationSubscriptionRecord) => Effect.Effect<void>
+  /** Organizations whose subscription is invoiced only through a day that ended by `now`. */
+  readonly dueOrganizationSubscriptions: (args: { readonly now: DateTime.Utc; readonly limit: number }) => Effect.Effect<
+    ReadonlyArray<OrganizationId>
+  >
 
   readonly findAccount: (organizationId: OrganizationId) => Effect.Effect<Option.Option<BillingAccountRecord>>
   /** The account (created empty when missing), locked until the surrounding transaction ends. */

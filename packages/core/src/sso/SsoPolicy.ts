@@ -18,7 +18,8 @@ export interface SsoPolicyShape {
   readonly loginTtl: Duration.Duration
   /**
    * The entitlement (feature key with value `"true"`) that includes SSO in a plan; an organization
-   * has SSO when a plan one of its projects is subscribed to has it. `undefined`: every organization.
+   * has SSO when a plan one of its projects is subscribed to has it, or the plan of
+   * the organization's own subscription (billing/OrganizationBilling.ts) does. `undefined`: every organization.
    */
   readonly entitlement: string | undefined
 }

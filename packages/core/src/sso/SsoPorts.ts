@@ -97,7 +97,10 @@ export class SsoRepo extends Context.Tag("core/SsoRepo")<SsoRepo, {
   }) => Effect.Effect<void>
   /** The organizations a session was opened through by SSO. */
   readonly sessionOrganizations: (sessionId: string) => Effect.Effect<ReadonlyArray<OrganizationId>>
-  /** The plan codes the organization's projects are subscribed to (for the SSO entitlement). */
+  /**
+   * The plan codes the organization's projects are subscribed to, and the one of the
+   * organization's own subscription (for the SSO entitlement), distinct, ascending.
+   */
   readonly planCodesOf: (organizationId: OrganizationId) => Effect.Effect<ReadonlyArray<string>>
 }>() {}
 

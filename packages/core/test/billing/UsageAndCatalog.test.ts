@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Either, FastCheck as fc, Schema } from "effect"
-import { validateCatalog } from "../../src/billing/Catalog.js"
+import { categoriesOf, validateCatalog } from "../../src/billing/Catalog.js"
 import { closePeriod } from "../../src/billing/Invoicing.js"
 import type { SubscriptionRecord } from "../../src/billing/Ports.js"
 import { epochDayOf, period } from "../../src/billing/Proration.js"
@@ -88,6 +88,11 @@ describe("validateCatalog", () => {
   it("accepts a catalog with one default per category and unique plan codes", () => {
     expect(Either.isRight(validateCatalog({ a: [planJson()], b: [planJson({ planCode: "q" }), planJson({ planCode: "r", isDefault: false })] }))).toBe(true)
   })
+  it("the organization category (sold to organizations themselves) has no default plan and is no project category", () => {
+    const catalog = validateCatalog({ a: [planJson()], organization: [planJson({ planCode: "org", isDefault: false })] })
+    expect(Either.isRight(catalog) && categoriesOf(catalog.right)).toEqual(["a"])
+    expect(Either.isLeft(catalog) ? catalog.left : "").toBe("")
+  })
   it.each([
     ["not an object", [], /JSON object/],
     ["empty", {}, /no category/],
@@ -95,6 +100,7 @@ describe("validateCatalog", () => {
     ["a category without plans", { a: [] }, /has no plan/],
     ["no default", { a: [planJson({ isDefault: false })] }, /exactly one default/],
     ["two defaults", { a: [planJson(), planJson({ planCode: "q" })] }, /more than one default/],
+    ["a default plan sold to organizations", { a: [planJson()], organization: [planJson({ planCode: "org" })] }, /organization is sold to organizations and must have no default/],
     ["a plan code in two categories", { a: [planJson()], b: [planJson()] }, /unique/],
     ["a base amount beyond the safe range", { a: [planJson({ baseAmountCents: 9007199254740992 })] }, /baseAmountCents/],
     ["a fractional amount", { a: [planJson({ baseAmountCents: 1.5 })] }, /baseAmountCents/],

@@ -38,7 +38,7 @@ import {
 import { Organizations, toInvitation } from "@switchboard/core/organizations"
 import { PrivacyRequests } from "@switchboard/core/privacy"
 import { Platforms, ProjectIntegrations, type ProjectRecord, ProjectsService } from "@switchboard/core/projects"
-import { ProjectId, type Secrets, type ServerSecret, ServiceKeyId } from "@switchboard/core/shared"
+import { type AccountId, OrganizationId, ProjectId, type Secrets, type ServerSecret, ServiceKeyId } from "@switchboard/core/shared"
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { InFlight } from "../http/Middleware.js"
 import { readFileSync } from "node:fs"
@@ -95,6 +95,7 @@ const toApp = (a: OAuthApp) => ({
 })
 
 const isProjectId = Schema.is(ProjectId)
+const isOrganizationId = Schema.is(OrganizationId)
 const isServiceKeyId = Schema.is(ServiceKeyId)
 
 /** The `id` path parameter as a project id; a malformed one is a project that does not exist. */
@@ -330,6 +331,29 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         const projectId = yield* projectIdOf(params)
         yield* projects.open(projectId, principalOf(caller), "read")
         return yield* ok(S.Subscription, yield* billing.overview(projectId))
+      }))
+    /** An organization whose own billing the caller may change: owners and admins (a non-member gets not found). */
+    const billingManagerOf = (params: Ctx<unknown>["params"], caller: { readonly accountId: AccountId }) =>
+      Effect.gen(function*() {
+        const id = params.organizationId ?? ""
+        if (!isOrganizationId(id)) return yield* envelopeFailure(404, "ORGANIZATION_NOT_FOUND", `No organization ${id.slice(0, 100)}.`)
+        const role = yield* organizations.roleIn(id, caller.accountId)
+        if (role !== "owner" && role !== "admin") return yield* envelopeFailure(403, "FORBIDDEN", "Only owners and admins manage the organization's billing.")
+        return id
+      })
+    yield* handle<typeof S.OrganizationSubscribeBody.Type>("subscribeOrganization", ({ body, caller, params }) =>
+      Effect.gen(function*() {
+        const organizationId = yield* billingManagerOf(params, caller)
+        return yield* ok(S.OrganizationBilling, yield* billing.subscribeOrganization(organizationId, body.planCode, body.fixedCharges ?? []))
+      }))
+    yield* handle<typeof S.OrganizationFixedChargeBody.Type>("setOrganizationFixedCharge", ({ body, caller, params }) =>
+      Effect.gen(function*() {
+        const organizationId = yield* billingManagerOf(params, caller)
+        const fixedChargeCode = params.fixedChargeCode ?? ""
+        if (fixedChargeCode.length === 0 || fixedChargeCode.length > 64) {
+          return yield* envelopeFailure(422, "VALIDATION_FAILED", "fixedChargeCode: must be 1 to 64 characters.")
+        }
+        return yield* ok(S.OrganizationBilling, yield* billing.adjustOrganizationFixedCharge(organizationId, { fixedChargeCode, quantity: body.quantity }))
       }))
     yield* handle<typeof S.CheckoutBody.Type>("startCheckout", ({ body, caller }) =>
       Effect.gen(function*() {

@@ -179,6 +179,16 @@ export const CheckoutBody = Schema.Struct({
   projectId: Schema.optional(ProjectId),
   organizationId: Schema.optional(OrganizationId)
 }).annotations({ identifier: "DashboardCheckoutRequest", ...strict })
+/** `subscribeOrganization`: a plan of the catalog's `organization` category and the starting quantities of its fixed charges (else their defaults). */
+export const OrganizationSubscribeBody = Schema.Struct({
+  planCode: Billing.PlanCode,
+  fixedCharges: Schema.optional(Schema.Array(Billing.HeldFixedCharge).pipe(
+    Schema.maxItems(Billing.MAX_PLAN_CHANGE_ADDITIONS),
+    Schema.filter((xs) => new Set(xs.map((x) => x.fixedChargeCode)).size === xs.length || "each fixed charge may be named once")
+  ))
+}).annotations({ identifier: "DashboardOrganizationSubscribeRequest", ...strict })
+export const OrganizationFixedChargeBody = Billing.AdjustFixedChargeQuantityRequest
+export const OrganizationBilling = Billing.OrganizationBillingOverview
 export const Checkout = Billing.CheckoutResponse
 export const PaymentMethod = Billing.PaymentMethodResponse
 export const PaymentSetup = Billing.SetupIntentResponse

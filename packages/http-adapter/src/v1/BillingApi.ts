@@ -70,16 +70,19 @@ export const BillingGroup = HttpApiGroup.make("billing")
   .add(HttpApiEndpoint.get("getOrganizationBillingOverview", organizationBilling)
     .annotateContext(OpenApi.annotations({
       summary: "Organization billing overview",
-      description: "The organization's own subscription and the version of its entitlements. Switchboard bills projects " +
-        "(see getBillingOverview): no plan is sold to an organization itself, so `subscription` is null."
+      description: "The organization's own subscription (a plan of the catalog's `organization` category, e.g. SSO seats; null when " +
+        "it has none — its projects are billed on their own, see getBillingOverview) and the version of its entitlements, " +
+        "which moves with every change of the subscription."
     })).setPath(OrganizationPath)
     .addSuccess(Billing.OrganizationBillingOverview))
   .add(HttpApiEndpoint.post("previewOrganizationChange", `${organizationBilling}/preview`)
     .annotateContext(OpenApi.annotations({
       summary: "Preview an organization change",
-      description: "What a fixed-charge quantity change of the organization's own subscription would cost, without changing anything. " +
-        "An organization without a subscription of its own (every organization today: projects are billed) answers " +
-        "409 FAILED_PRECONDITION with reason no_organization_subscription."
+      description: "What setting a fixed charge of the organization's own subscription to a quantity (e.g. SSO seats) would cost, " +
+        "priced as a project's fixed-charge preview is: the invoice due now and the next regular charge. Nothing changes. " +
+        "A charge the plan does not sell or a quantity out of range answers 409 FAILED_PRECONDITION with the failure an operation " +
+        "would end with; an organization without a subscription of its own answers 409 FAILED_PRECONDITION with reason " +
+        "no_organization_subscription."
     })).setPath(OrganizationPath)
     .setPayload(Billing.PreviewOrganizationChangeRequest).addSuccess(Billing.PreviewOrganizationChangeResponse))
   .add(HttpApiEndpoint.get("listInvoices", `${organizationBilling}/invoices`)

@@ -31,7 +31,7 @@ export const billingErrors: ErrorTable<BillingError> = {
   OrganizationNotSubscribed: (e) =>
     problem(
       "FAILED_PRECONDITION",
-      `Organization ${e.organizationId} has no subscription of its own: its projects are billed (see previewProjectChange).`,
+      `Organization ${e.organizationId} has no subscription of its own (its projects are billed: see previewProjectChange).`,
       { extra: { reason: "no_organization_subscription" } }
     )
 }

@@ -1,10 +1,12 @@
 import { Accounts } from "@switchboard/core/accounts"
 import { AuditLog, erasedEmail, PrivacyRequests } from "@switchboard/core/privacy"
 import { ProjectsService } from "@switchboard/core/projects"
-import { type AccountId, type ProjectId } from "@switchboard/core/shared"
+import { BillingRepo, BillingService } from "@switchboard/core/billing"
+import { OrganizationsRepo } from "@switchboard/core/organizations"
+import { type AccountId, type OrganizationId, type ProjectId } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
 import { makeSmsInbox } from "@switchboard/testkit"
-import { Effect, Option, Redacted } from "effect"
+import { DateTime, Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeServerConfig } from "../../src/http/ServerConfig.js"
 import { dashboardJobOnce } from "../../src/server/DashboardWorkers.js"
@@ -63,7 +65,7 @@ for (const backend of testBackends()) {
     }
     const pathOf = (o: DashboardOperation) =>
       o.path.replace(":id", projectId).replace(":webhookId", "00000000-0000-4000-8000-000000000000").replace(":serviceKeyId", "sb_ask_x")
-        .replace(":clientId", "sb_app_unknown")
+        .replace(":clientId", "sb_app_unknown").replace(":organizationId", "sb_org_unknown").replace(":fixedChargeCode", "sso_seats")
 
     // --- The rules every operation follows -------------------------------------------------------
 
@@ -301,6 +303,47 @@ for (const backend of testBackends()) {
       expect(checkout.checkoutUrl).toMatch(/^https?:\/\//)
       expect(expectData(await call("GET", `/api/projects/${projectId}/payments`))).toMatchObject({ cardOnFile: false })
       expect(expectData(await call("POST", `/api/projects/${projectId}/payments`))).toHaveProperty("clientSecret")
+    })
+
+    it("the organization's own plan: owners and admins buy it (a card needed) and set its fixed charges; members 403, strangers 404", async () => {
+      const organizationId = expectData(await call("GET", `/api/projects/${projectId}`)).organizationId as string
+      const base = `/api/organizations/${organizationId}/subscription`
+      const plan = "organization_sso_monthly"
+      const refused = await call("POST", base, { json: { planCode: "messaging_pro_monthly" } })
+      expectEnvelopeError(refused, 409, "FAILED_PRECONDITION")
+      expectEnvelopeError(await call("POST", base, { json: { planCode: plan } }), 409, "FAILED_PRECONDITION")
+      await s.run(Effect.gen(function*() {
+        const repo = yield* BillingRepo
+        const account = yield* repo.lockAccount(organizationId as OrganizationId)
+        yield* repo.updateAccount({
+          ...account,
+          paymentMethod: { brand: "visa", last4: "4242", expiresMonth: 12, expiresYear: 2040, behaviour: "off_session", providerRef: "pm_test" }
+        })
+      }))
+      for (const bad of [{ planCode: plan, fixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 1 }, { fixedChargeCode: "sso_seats", quantity: 2 }] }, { planCode: "" }, {}]) {
+        expectEnvelopeError(await call("POST", base, { json: bad }), 422, "VALIDATION_FAILED")
+      }
+      expectEnvelopeError(await call("POST", base, { json: { planCode: plan, fixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 10_001 }] } }), 409, "FAILED_PRECONDITION")
+      const bought = expectData(await call("POST", base, { json: { planCode: plan, fixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 2 }] } }))
+      expect(bought).toMatchObject({ entitlementsVersion: 1, subscription: { planCode: plan, fixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 2 }] } })
+      expectEnvelopeError(await call("POST", base, { json: { planCode: plan } }), 409, "FAILED_PRECONDITION")
+      const set = expectData(await call("PUT", `${base}/fixed-charges/sso_seats`, { json: { quantity: 4 } }))
+      expect(set).toMatchObject({ entitlementsVersion: 2, subscription: { fixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 4 }] } })
+      expectEnvelopeError(await call("PUT", `${base}/fixed-charges/sso_seats`, { json: { quantity: -1 } }), 422, "VALIDATION_FAILED")
+      expectEnvelopeError(await call("PUT", `${base}/fixed-charges/seats`, { json: { quantity: 1 } }), 409, "FAILED_PRECONDITION")
+      const viaToken = await call("PUT", `${base}/fixed-charges/sso_seats`, { json: { quantity: 5 }, token: fullToken })
+      expect(expectData(viaToken).entitlementsVersion).toBe(3)
+      // A member may not; a stranger cannot tell the organization exists; a malformed id is not found.
+      const member = await signedUp(server, "member")
+      await s.run(Effect.flatMap(OrganizationsRepo, (r) =>
+        Effect.flatMap(DateTime.now, (now) => r.addMember({ organizationId: organizationId as OrganizationId, accountId: member.accountId as AccountId, role: "member", now }))))
+      expectEnvelopeError(await call("PUT", `${base}/fixed-charges/sso_seats`, { json: { quantity: 1 }, as: member.browser, csrf: member.csrf }), 403, "FORBIDDEN")
+      const stranger = await signedUp(server, "stranger")
+      expectEnvelopeError(await call("POST", base, { json: { planCode: plan }, as: stranger.browser, csrf: stranger.csrf }), 404, "ORGANIZATION_NOT_FOUND")
+      expectEnvelopeError(await call("POST", "/api/organizations/not-an-org/subscription", { json: { planCode: plan } }), 404, "ORGANIZATION_NOT_FOUND")
+      // The /v1 overview shows what was bought.
+      const overview = await s.run(BillingService.organizationOverview(organizationId as OrganizationId))
+      expect(overview.subscription?.fixedCharges.map((c) => c.quantity)).toEqual([5])
     })
 
     // --- Session-only operations --------------------------------------------------------------

@@ -80,7 +80,9 @@ for (const backend of testBackends()) {
       const r = await call(`/v1/projects/${projectId}/billing/plans`)
       expect(r.res.status).toBe(200)
       decodes(Billing.ListBillingPlansResponse, r.body)
-      expect(Object.keys(r.body.plans).sort()).toEqual(["messaging", "voice"])
+      expect(Object.keys(r.body.plans).sort()).toEqual(["messaging", "organization", "voice"])
+      // The organization category is sold to organizations themselves: no default, no project subscription in it.
+      expect(r.body.plans.organization.map((p: any) => [p.planCode, p.isDefault])).toEqual([["organization_sso_monthly", false]])
       expect(r.body.plans.messaging.filter((p: any) => p.isDefault).map((p: any) => p.planCode)).toEqual(["messaging_free"])
     })
 

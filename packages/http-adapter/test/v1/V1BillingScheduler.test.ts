@@ -44,7 +44,7 @@ describe("PLANS_FILE", () => {
     expect(isAbsolute(SAMPLE_PLANS_FILE)).toBe(true)
     expect(existsSync(SAMPLE_PLANS_FILE)).toBe(true)
     const catalog = await Effect.runPromise(loadCatalog(SAMPLE_PLANS_FILE))
-    expect(Object.keys(catalog).sort()).toEqual(["messaging", "voice"])
+    expect(Object.keys(catalog).sort()).toEqual(["messaging", "organization", "voice"])
   })
 
   it("an invalid catalog fails the adapters with a readable message naming the file and the reason", async () => {

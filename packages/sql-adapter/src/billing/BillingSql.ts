@@ -11,6 +11,7 @@ import {
   type BillingAccountRecord,
   type InvoiceRecord,
   type OperationRecord,
+  type OrganizationSubscriptionRecord,
   type SubscriptionRecord
 } from "@switchboard/core/billing"
 import { OrganizationId, ProjectId, Timestamp } from "@switchboard/core/shared"
@@ -47,6 +48,17 @@ const SubscriptionJson = Schema.Struct({
     effectiveDay: Int,
     additions: Schema.Array(Schema.Struct({ fixedChargeCode: Schema.String, quantity: Int }))
   })),
+  version: Int,
+  createdAt: Timestamp,
+  updatedAt: Timestamp
+})
+
+const OrganizationSubscriptionJson = Schema.Struct({
+  organizationId: OrganizationId,
+  planCode: Schema.String,
+  anchorDay: Int,
+  paidThroughDay: Int,
+  heldFixedCharges: Schema.Array(Held),
   version: Int,
   createdAt: Timestamp,
   updatedAt: Timestamp
@@ -129,6 +141,7 @@ const AccountRow = Schema.Struct({
 
 const encodeSubscription = Schema.encode(SubscriptionJson)
 const encodeOperation = Schema.encode(OperationJson)
+const encodeOrganizationSubscription = Schema.encode(OrganizationSubscriptionJson)
 const decodePaymentMethod = Schema.decodeUnknown(Schema.NullOr(PaymentMethodJson))
 
 const periodEndsAt = (s: SubscriptionRecord) => new Date((s.periodEnd + 1) * 86_400_000)
@@ -159,6 +172,8 @@ export const BillingReposSql = Layer.effect(
         orDie(Effect.forEach(rows, (r) =>
           Effect.map(decodePaymentMethod(parseJson(r.paymentMethod)), (paymentMethod): BillingAccountRecord => ({ ...r, paymentMethod }))))
       ))
+    const organizationSubscriptions: (statement: Rows) => Effect.Effect<ReadonlyArray<OrganizationSubscriptionRecord>> =
+      recordsOf(OrganizationSubscriptionJson)
     const subscriptionText = (s: SubscriptionRecord) => Effect.map(orDie(encodeSubscription(s)), JSON.stringify)
     const operationText = (o: OperationRecord) => Effect.map(orDie(encodeOperation(o)), JSON.stringify)
 
@@ -321,6 +336,30 @@ export const BillingReposSql = Layer.effect(
           on conflict (project_id, record_id) do nothing
           returning record_id`).pipe(Effect.map((rows) => rows.map((r) => r.recordId))),
 
+      findOrganizationSubscription: (organizationId) =>
+        Effect.map(
+          organizationSubscriptions(sql`select record from billing_organization_subscriptions where organization_id = ${organizationId}`),
+          firstRow
+        ),
+      lockOrganizationSubscription: (organizationId) =>
+        Effect.map(
+          organizationSubscriptions(sql`
+            select record from billing_organization_subscriptions where organization_id = ${organizationId} for update`),
+          firstRow
+        ),
+      saveOrganizationSubscription: (sub) =>
+        Effect.flatMap(Effect.map(orDie(encodeOrganizationSubscription(sub)), JSON.stringify), (record) =>
+          orDie(sql`
+            insert into billing_organization_subscriptions (organization_id, paid_through_ends_at, record)
+            values (${sub.organizationId}, ${new Date((sub.paidThroughDay + 1) * 86_400_000)}, ${record}::jsonb)
+            on conflict (organization_id) do update set paid_through_ends_at = excluded.paid_through_ends_at, record = excluded.record`))
+          .pipe(Effect.asVoid),
+      dueOrganizationSubscriptions: ({ limit, now }) =>
+        orDie(sql<{ organizationId: string }>`
+          select organization_id from billing_organization_subscriptions
+          where paid_through_ends_at <= ${toDate(now)}
+          order by paid_through_ends_at, organization_id
+          limit ${limit}`).pipe(Effect.map((rows) => rows.map((r) => OrganizationId.make(r.organizationId)))),
       findAccount: (organizationId) =>
         Effect.map(
           accounts(sql`

@@ -145,8 +145,11 @@ export const SsoReposSql = Layer.effect(
         ),
       planCodesOf: (organizationId) =>
         Effect.map(
-          codes(sql`select distinct record ->> 'planCode' as plan_code from billing_subscriptions
-            where organization_id = ${organizationId} order by 1`),
+          codes(sql`select record ->> 'planCode' as plan_code from billing_subscriptions
+            where organization_id = ${organizationId}
+            union
+            select record ->> 'planCode' from billing_organization_subscriptions where organization_id = ${organizationId}
+            order by 1`),
           (rows) => rows.map((r) => r.planCode)
         )
     })

@@ -1,8 +1,8 @@
 /**
  * The Billing feature's part of the repository contract suite: one subscription per project and
  * category (also under concurrency), what the scheduler finds due, projects without a
- * subscription, operations under an Idempotency-Key, invoices written once per unique key, and
- * billing accounts.
+ * subscription, operations under an Idempotency-Key, invoices written once per unique key,
+ * billing accounts, and organizations' own subscriptions (whose plan the SSO entitlement reads).
  */
 import type { Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"
@@ -10,9 +10,11 @@ import {
   BillingRepo,
   type InvoiceRecord,
   type OperationRecord,
+  type OrganizationSubscriptionRecord,
   type SubscriptionRecord
 } from "@switchboard/core/billing"
 import { ProjectsRepo } from "@switchboard/core/projects"
+import { SsoRepo } from "@switchboard/core/sso"
 import { Transactor } from "@switchboard/core/shared"
 import { DateTime, Effect, Option } from "effect"
 import { expect } from "vitest"
@@ -267,5 +269,43 @@ export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       yield* repo.updateAccount(account)
       expect(Option.getOrThrow(yield* repo.findAccount(owner.organizationId))).toEqual(account)
       expect(yield* repo.lockAccount(owner.organizationId)).toEqual(account)
+    }))
+
+  it.effect("billing: an organization's own subscription: none, then written, replaced, locked; a rollback forgets it; SSO sees its plan", () =>
+    Effect.gen(function*() {
+      const repo = yield* BillingRepo
+      const tx = yield* Transactor
+      const { ids, owner } = yield* withProject
+      const other = yield* ownerAndOrganization
+      expect(Option.isNone(yield* repo.findOrganizationSubscription(owner.organizationId))).toBe(true)
+      expect(Option.isNone(yield* repo.lockOrganizationSubscription(owner.organizationId))).toBe(true)
+      const sub: OrganizationSubscriptionRecord = {
+        organizationId: owner.organizationId, planCode: "organization_sso_monthly", anchorDay: DAY0, paidThroughDay: DAY0 + 30,
+        heldFixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 9007199254740991 }], version: 1, createdAt: T0, updatedAt: T0
+      }
+      yield* repo.saveOrganizationSubscription(sub)
+      expect(Option.getOrThrow(yield* repo.findOrganizationSubscription(owner.organizationId))).toEqual(sub)
+      const next = { ...sub, heldFixedCharges: [], version: 2, updatedAt: plus(T0, 5) }
+      yield* tx.withTransaction(Effect.gen(function*() {
+        expect(Option.getOrThrow(yield* repo.lockOrganizationSubscription(owner.organizationId))).toEqual(sub)
+        yield* repo.saveOrganizationSubscription(next)
+      }))
+      expect(Option.getOrThrow(yield* repo.findOrganizationSubscription(owner.organizationId))).toEqual(next)
+      const undone = yield* tx.withTransaction(
+        Effect.zipRight(repo.saveOrganizationSubscription({ ...next, version: 3 }), Effect.fail("stop"))
+      ).pipe(Effect.flip)
+      expect(undone).toBe("stop")
+      expect(Option.getOrThrow(yield* repo.findOrganizationSubscription(owner.organizationId)).version).toBe(2)
+      expect(Option.isNone(yield* repo.findOrganizationSubscription(other.organizationId))).toBe(true)
+      // Due once the day it is invoiced through has ended (the scheduler renews it).
+      const due = (t: DateTime.Utc) => Effect.map(repo.dueOrganizationSubscriptions({ now: t, limit: 1000 }), (ids) => ids.includes(owner.organizationId))
+      expect(yield* due(plus(T0, 31 * DAY - 1))).toBe(false)
+      expect(yield* due(plus(T0, 31 * DAY))).toBe(true)
+      yield* repo.saveOrganizationSubscription({ ...next, paidThroughDay: DAY0 + 60 })
+      expect(yield* due(plus(T0, 31 * DAY))).toBe(false)
+      // The SSO entitlement reads the organization's plan beside its projects' ones.
+      expect(yield* repo.insertSubscription(subscription(ids, "messaging", { planCode: "pro_monthly" }))).toBe(true)
+      expect(yield* (yield* SsoRepo).planCodesOf(owner.organizationId)).toEqual(["organization_sso_monthly", "pro_monthly"])
+      expect(yield* (yield* SsoRepo).planCodesOf(other.organizationId)).toEqual([])
     }))
 }

@@ -15,6 +15,7 @@ import {
   type ChargeOutcome,
   type InvoiceRecord,
   type OperationRecord,
+  type OrganizationSubscriptionRecord,
   PaymentProvider,
   type SubscriptionRecord,
   type UsageRecordRow,
@@ -25,6 +26,9 @@ import { Context, DateTime, Effect, Either, Layer, Option, Ref } from "effect"
 import { MemoryState } from "./MemoryState.js"
 import { PROJECTS_TABLE, type ProjectRow } from "./ProjectsMemory.js"
 
+/** Organizations' own subscriptions (also read by the SSO memory layer for the SSO entitlement). */
+export const ORGANIZATION_SUBSCRIPTIONS_TABLE = "billing_organization_subscriptions"
+
 const subscriptionKey = (projectId: string, category: string) => `${projectId}\u0000${category}`
 
 const make = Effect.gen(function*() {
@@ -33,6 +37,7 @@ const make = Effect.gen(function*() {
   const operations = state.table<string, OperationRecord>("billing_operations")
   const invoices = state.table<string, InvoiceRecord>("billing_invoices")
   const accounts = state.table<string, BillingAccountRecord>("billing_accounts")
+  const organizationSubscriptions = state.table<string, OrganizationSubscriptionRecord>(ORGANIZATION_SUBSCRIPTIONS_TABLE)
   const usageRecords = state.table<string, UsageRecordRow>("billing_usage_records")
   const projects = state.table<string, ProjectRow>(PROJECTS_TABLE)
   const live = (projectId: string) => {
@@ -160,6 +165,17 @@ const make = Effect.gen(function*() {
         }
         return inserted
       }),
+    findOrganizationSubscription: (organizationId) => Effect.sync(() => Option.fromNullable(organizationSubscriptions.get(organizationId))),
+    lockOrganizationSubscription: (organizationId) => Effect.sync(() => Option.fromNullable(organizationSubscriptions.get(organizationId))),
+    saveOrganizationSubscription: (sub) => Effect.sync(() => void organizationSubscriptions.set(sub.organizationId, sub)),
+    dueOrganizationSubscriptions: ({ limit, now }) =>
+      Effect.sync(() =>
+        [...organizationSubscriptions.values()]
+          .filter((s) => (s.paidThroughDay + 1) * 86_400_000 <= now.epochMillis)
+          .sort((a, b) => a.paidThroughDay - b.paidThroughDay || (a.organizationId < b.organizationId ? -1 : 1))
+          .slice(0, limit)
+          .map((s) => s.organizationId)
+      ),
     findAccount: (organizationId) => Effect.sync(() => Option.fromNullable(accounts.get(organizationId))),
     lockAccount: (organizationId) =>
       Effect.sync(() => {

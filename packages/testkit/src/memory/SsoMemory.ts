@@ -1,10 +1,10 @@
 /**
  * The SSO feature's memory layers (issue 17): connections, pending sign-ins, linked identities and
  * SSO sessions as tables of the shared `MemoryState` (they roll back with transactions); the plan
- * codes come from the billing feature's `billing_subscriptions` table. Test doubles of the outbound
+ * codes come from the billing feature's `billing_subscriptions` and `billing_organization_subscriptions` tables. Test doubles of the outbound
  * ports: `DnsTxtResolverMemory` (TXT records a test publishes) and `SsoOutboundUnreachable`.
  */
-import type { SubscriptionRecord } from "@switchboard/core/billing"
+import type { OrganizationSubscriptionRecord, SubscriptionRecord } from "@switchboard/core/billing"
 import type { SessionRecord } from "@switchboard/core/dashboard"
 import { type OrganizationId } from "@switchboard/core/shared"
 import {
@@ -27,6 +27,7 @@ const make = Effect.gen(function*() {
   const sessions = state.table<string, { organizationIds: ReadonlyArray<OrganizationId>; expiresAt: DateTime.Utc }>("sso_sessions")
   const dashboardSessions = state.table<string, SessionRecord>("dashboard_sessions")
   const subscriptions = state.table<string, SubscriptionRecord>("billing_subscriptions")
+  const organizationSubscriptions = state.table<string, OrganizationSubscriptionRecord>("billing_organization_subscriptions")
   const identityKey = (i: { organizationId: string; issuer: string; subject: string }) => JSON.stringify([i.organizationId, i.issuer, i.subject])
 
   return SsoRepo.of({
@@ -74,9 +75,14 @@ const make = Effect.gen(function*() {
         [...dashboardSessions.values()].some((s) => s.sessionId === sessionId) ? sessions.get(sessionId)?.organizationIds ?? [] : []
       ),
     planCodesOf: (organizationId) =>
-      Effect.sync(() => [
-        ...new Set([...subscriptions.values()].filter((s) => s.organizationId === organizationId).map((s) => s.planCode))
-      ])
+      Effect.sync(() =>
+        [
+          ...new Set([
+            ...[...subscriptions.values()].filter((s) => s.organizationId === organizationId).map((s) => s.planCode),
+            ...[organizationSubscriptions.get(organizationId)?.planCode].filter((c): c is string => c !== undefined)
+          ])
+        ].sort()
+      )
   })
 })
 
