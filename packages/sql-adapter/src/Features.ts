@@ -24,6 +24,7 @@ import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
+import { ImessageReposSql } from "./platforms/ImessageSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
@@ -46,6 +47,7 @@ import m0030 from "./migrations/0030_eventChannel.js"
 import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
+import m0105 from "./migrations/0105_imessage.js"
 import m0040 from "./migrations/0040_metrics.js"
 
 export const RepositoriesSql = Layer.mergeAll(
@@ -69,6 +71,7 @@ export const RepositoriesSql = Layer.mergeAll(
   ChannelReposSql,
   SsoReposSql,
   PlatformsReposSql,
+  ImessageReposSql,
   MetricsReposSql
 )
 
@@ -94,5 +97,6 @@ export const migrations = {
   "0030_eventChannel": m0030,
   "0040_metrics": m0040,
   "0060_sso": m0060,
-  "0070_platforms": m0070
+  "0070_platforms": m0070,
+  "0105_imessage": m0105
 }

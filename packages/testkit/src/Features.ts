@@ -39,8 +39,10 @@ import { makeDnsTxtResolverMemory, SsoMemory, SsoOutboundUnreachable } from "./m
 import { ChannelMemory } from "./memory/ChannelMemory.js"
 import { channelContract } from "./contracts/ChannelContract.js"
 import { PlatformsMemory } from "./memory/PlatformsMemory.js"
+import { ImessageMemory } from "./memory/ImessageMemory.js"
+import { imessageContract } from "./contracts/ImessageContract.js"
 import { platformsContract } from "./contracts/PlatformsContract.js"
-import { makeSimulatedProviders } from "@switchboard/core/platforms"
+import { makeSimulatedImessagePool, makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MetricsMemory } from "./memory/MetricsMemory.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
@@ -66,6 +68,7 @@ export * from "./memory/DashboardMemory.js"
 export * from "./memory/SsoMemory.js"
 export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
+export * from "./memory/ImessageMemory.js"
 export * from "./memory/MetricsMemory.js"
 export * from "./contracts/MetricsContract.js"
 
@@ -91,6 +94,7 @@ export const RepositoriesMemory = Layer.mergeAll(
   SsoMemory,
   ChannelMemory,
   PlatformsMemory,
+  ImessageMemory,
   MetricsMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
@@ -112,6 +116,7 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   ssoContract(it)
   channelContract(it)
   platformsContract(it)
+  imessageContract(it)
 }
 
 /**
@@ -130,5 +135,6 @@ export const TestPorts = Layer.mergeAll(
   Layer.suspend(() => makeSipGatewayRecording().layer),
   SsoOutboundUnreachable,
   Layer.suspend(() => makeDnsTxtResolverMemory().layer),
-  Layer.suspend(() => makeSimulatedProviders())
+  Layer.suspend(() => makeSimulatedProviders()),
+  Layer.suspend(() => makeSimulatedImessagePool().layer)
 )

@@ -2,16 +2,26 @@
  * The platforms feature in core (issue 18): provisioning operations and resources.
  *
  * `PlatformsCore` needs the store's ports (`PlatformsPorts`, plus projects, organizations and the
- * events outbox) and four that are not the store's: `NumberProvider`, `CampaignRegistry`, `TelegramProvider`
- * and `EmailDomainProvider` (the server ships simulated ones: `makeSimulatedProviders`).
+ * events outbox) and five that are not the store's: `NumberProvider`, `CampaignRegistry`, `TelegramProvider`,
+ * `EmailDomainProvider` (the server ships simulated ones: `makeSimulatedProviders`) and `ImessagePool`
+ * (`makeSimulatedImessagePool`); billing's `BillingRepo` and `BillingCatalog` price resources.
  */
 import { Layer } from "effect"
+import { Imessage } from "./Imessage.js"
+import type { SharedLineAssignmentsRepo } from "./ImessagePorts.js"
 import type { OperationsRepo, ResourcesRepo } from "./PlatformPorts.js"
 import { Provisioning } from "./Provisioning.js"
 import { ProvisioningWorker } from "./ProvisioningWorker.js"
 import { SmsCampaigns } from "./SmsCampaigns.js"
 
+export * from "./Imessage.js"
+export * from "./ImessageErrors.js"
+export * from "./ImessagePorts.js"
+export * from "./ImessageProvisioning.js"
+export * from "./ImessageSchema.js"
 export * from "./OperationMachine.js"
+export * from "./PricedResources.js"
+export * from "./SimulatedImessagePool.js"
 export * from "./PlatformErrors.js"
 export * from "./PlatformPorts.js"
 export * from "./PlatformSchema.js"
@@ -21,5 +31,5 @@ export * from "./ProvisioningWorker.js"
 export * from "./SimulatedProviders.js"
 export * from "./SmsCampaigns.js"
 
-export const PlatformsCore = Layer.mergeAll(Provisioning.Default, ProvisioningWorker.Default, SmsCampaigns.Default)
-export type PlatformsPorts = OperationsRepo | ResourcesRepo
+export const PlatformsCore = Layer.mergeAll(Provisioning.Default, ProvisioningWorker.Default, SmsCampaigns.Default, Imessage.Default)
+export type PlatformsPorts = OperationsRepo | ResourcesRepo | SharedLineAssignmentsRepo

@@ -20,7 +20,10 @@ import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { fn } from "../internal/Traced.js"
+import { ImessagePool } from "./ImessagePorts.js"
 import { apply, newOperation } from "./OperationMachine.js"
+import { makeSubmit } from "./OperationSubmit.js"
+import { makePricedResources } from "./PricedResources.js"
 import {
   EmailDomainAlreadyConnected,
   InvalidPlatformRequest,
@@ -65,27 +68,9 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
         ? Effect.succeed(found.value)
         : Effect.fail(new ResourceNotFound({ resourceId }))
 
-    /** Stores a new pending operation and its event (inside the caller's transaction). */
-    const submit = (args: {
-      readonly projectId: string
-      readonly resourceType: ResourceType
-      readonly params: Record<string, unknown>
-      readonly subject?: string
-    }) =>
-      Effect.gen(function*() {
-        const now = yield* DateTime.now
-        const op = newOperation({
-          operationId: yield* ids.typeId(IdKinds.operation),
-          projectId: args.projectId,
-          type: "resource.provision",
-          resourceType: args.resourceType,
-          params: args.params,
-          now
-        })
-        yield* ops.insert({ ...op, subject: args.subject ?? null })
-        yield* publishChanges(publisher, args.projectId, { operations: [op] }, now)
-        return operationView(op)
-      })
+    const submit = makeSubmit({ ops, ids, publisher })
+    const priced = yield* makePricedResources
+    const imessagePool = yield* ImessagePool
 
     // Operations ---------------------------------------------------------------------------------
 
@@ -202,23 +187,32 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
       return resourceView(yield* visibleResource(resourceId, yield* resources.find(projectId, resourceId)))
     })
 
-    /** Gives the resource back to its provider, then retires it and records a succeeded release. */
+    /**
+     * Gives the resource back to its provider, then retires it (its fixed charge stops) and records a
+     * succeeded release. With `onlyType`, a resource of another type is "not found" (the typed release
+     * routes, like releaseImessageDedicatedLine).
+     */
     const releaseResource = fn("Provisioning.releaseResource")(function*(
       projectId: ProjectId,
       principal: Principal,
-      resourceId: string
+      resourceId: string,
+      onlyType?: ResourceType
     ) {
       yield* gate.open(projectId, principal, "write")
       const found = yield* resources.find(projectId, resourceId)
-      if (Option.isNone(found) || found.value.state !== "active") return yield* new ResourceNotFound({ resourceId })
+      if (Option.isNone(found) || found.value.state !== "active" || (onlyType !== undefined && found.value.type !== onlyType)) {
+        return yield* new ResourceNotFound({ resourceId })
+      }
       const r = found.value
       if (r.phoneNumber !== null && r.type === "sms_number") yield* numbers.release(r.phoneNumber)
       if (r.type === "telegram_bot" && typeof r.detail["botId"] === "string") yield* telegram.deleteBot(r.detail["botId"])
       if (r.type === "email_domain" && typeof r.detail["domain"] === "string") yield* email.remove(r.detail["domain"])
+      if (r.type === "imessage_line" && r.phoneNumber !== null) yield* imessagePool.releaseDedicated(r.phoneNumber)
       return yield* tx.withTransaction(Effect.gen(function*() {
         const now = yield* DateTime.now
         const retired = yield* resources.retire({ projectId, resourceId, now })
         if (Option.isNone(retired)) return yield* new ResourceNotFound({ resourceId })
+        yield* priced.adjust(projectId, r.type, -1)
         const base = newOperation({
           operationId: yield* ids.typeId(IdKinds.operation),
           projectId,

@@ -34,7 +34,9 @@ export const IdKinds = {
   grant: "grt",
   ingressEndpoint: "ing",
   request: "req",
-  resource: "res"
+  resource: "res",
+  assignment: "asg",
+  attachment: "att"
 } as const
 export type IdKind = (typeof IdKinds)[keyof typeof IdKinds]
 
