@@ -33,9 +33,12 @@ import { VoiceServerAdapters } from "./server/VoiceAdapters.js"
 import { WebhooksServerAdapters } from "./server/WebhooksAdapters.js"
 import { WebhooksWorkers } from "./server/WebhooksWorkers.js"
 import { PlatformsServerAdapters } from "./server/PlatformsAdapters.js"
+import { ImessageServerAdapters } from "./server/ImessageAdapters.js"
 import { PlatformsWorkers } from "./server/PlatformsWorkers.js"
 import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
 import { PlatformsGroup, platformsIdempotent, platformsProblems } from "./v1/PlatformsApi.js"
+import { ImessageGroupLive } from "./v1/ImessageHandlers.js"
+import { ImessageGroup, imessageIdempotent, imessageProblems } from "./v1/ImessageApi.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup, accountIdempotent, accountProblems } from "./v1/Api.js"
@@ -84,6 +87,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(SsoGroup)
   .add(IngressGroup)
   .add(PlatformsGroup)
+  .add(ImessageGroup)
   .add(MetricsGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
@@ -108,6 +112,7 @@ export const V1GroupsLive = Layer.mergeAll(
   SsoGroupLive,
   IngressGroupLive,
   PlatformsGroupLive,
+  ImessageGroupLive,
   MetricsGroupLive
 )
 
@@ -127,6 +132,7 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...ssoProblemsByOperation,
   ...ingressProblems,
   ...platformsProblems,
+  ...imessageProblems,
   ...metricsProblems
 }
 
@@ -146,6 +152,7 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...ssoIdempotent,
   ...ingressIdempotent,
   ...platformsIdempotent,
+  ...imessageIdempotent,
   ...metricsIdempotent
 ])
 
@@ -192,7 +199,8 @@ export const serverAdapters = (config: ServerConfigShape) =>
     DashboardServerAdapters(config),
     SsoServerAdapters(config),
     ChannelServerAdapters(config),
-    PlatformsServerAdapters(config)
+    PlatformsServerAdapters(config),
+    ImessageServerAdapters(config)
   )
 
 /** Background work of each feature in a server process (delivery engine, billing scheduler, …). */

@@ -119,6 +119,9 @@ export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
       yield* gate.open(projectId, principal, "write")
       const mode = yield* modeOf(projectId)
       if (mode.mode === "dedicated") return yield* new ImessageModeDedicated({ projectId })
+      const cap = new SharedLineCapExceeded({ maxUserAssignments: mode.maxUserAssignments })
+      // Checked before taking a seat (cheap), and again under the project lock (authoritative).
+      if ((yield* assignments.countLive(projectId, "imessage")) >= mode.maxUserAssignments) return yield* cap
       const autoScale = Option.exists(yield* settingsRepo.getAutoScale(projectId), (s) => s.autoScale)
       const seat = yield* provider(pool.claimSharedSeat({ projectId, autoScale }))
       if (Option.isNone(seat)) {
@@ -130,7 +133,7 @@ export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
       return yield* tx.withTransaction(Effect.gen(function*() {
         yield* gate.open(projectId, principal, "write", { lock: true })
         const used = yield* assignments.countLive(projectId, "imessage")
-        if (used >= mode.maxUserAssignments) return yield* new SharedLineCapExceeded({ maxUserAssignments: mode.maxUserAssignments })
+        if (used >= mode.maxUserAssignments) return yield* cap
         const now = yield* DateTime.now
         const record: SharedLineAssignmentRecord = {
           assignmentId: yield* ids.typeId(IdKinds.assignment),

@@ -11,7 +11,7 @@ import type { ProjectError } from "@switchboard/core/projects"
 import type { SsoError } from "@switchboard/core/sso"
 import type { IdempotencyUnavailable } from "@switchboard/core/shared"
 import type { IngressEndpointLimitReached } from "@switchboard/core/events"
-import type { PlatformsError } from "@switchboard/core/platforms"
+import type { ImessageError, PlatformsError } from "@switchboard/core/platforms"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
 import type { MetricsError } from "@switchboard/core/metrics"
@@ -24,6 +24,7 @@ import { ingressErrors } from "./IngressErrors.js"
 import { oAuthProviderErrors } from "./OAuthProviderErrors.js"
 import { organizationsErrors } from "./OrganizationsErrors.js"
 import { platformsErrors } from "./PlatformsErrors.js"
+import { imessageErrors } from "./ImessageErrors.js"
 import { type ErrorTable, problem, type ProblemFailure } from "./ProblemFailure.js"
 import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
 import { projectsErrors } from "./ProjectsErrors.js"
@@ -39,7 +40,7 @@ export * from "./ProblemFailure.js"
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
   | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError | IngressEndpointLimitReached
-  | PlatformsError | MetricsError
+  | PlatformsError | ImessageError | MetricsError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -57,6 +58,7 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...ssoErrors,
   ...ingressErrors,
   ...platformsErrors,
+  ...imessageErrors,
   ...metricsErrors
 }
 
