@@ -63,7 +63,8 @@ const sampleParams = (strangerProject: string, strangerOrg: string): Record<stri
   fixedChargeCode: "seats",
   destinationId: `sb_whd_${ulidish}`,
   eventType: "project.updated",
-  applicationId: `sb_app_${ulidish}`
+  applicationId: `sb_app_${ulidish}`,
+  assignmentId: `sb_asg_${ulidish}`
 })
 
 const form = (fields: Record<string, string>, headers: Record<string, string> = {}): RequestInit => ({
