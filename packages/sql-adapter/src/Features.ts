@@ -25,6 +25,7 @@ import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
 import { ImessageReposSql } from "./platforms/ImessageSql.js"
+import { AttachmentsReposSql } from "./platforms/AttachmentsSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
@@ -48,6 +49,7 @@ import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
 import m0105 from "./migrations/0105_imessage.js"
+import m0106 from "./migrations/0106_attachments.js"
 import m0040 from "./migrations/0040_metrics.js"
 
 export const RepositoriesSql = Layer.mergeAll(
@@ -72,6 +74,7 @@ export const RepositoriesSql = Layer.mergeAll(
   SsoReposSql,
   PlatformsReposSql,
   ImessageReposSql,
+  AttachmentsReposSql,
   MetricsReposSql
 )
 
@@ -98,5 +101,6 @@ export const migrations = {
   "0040_metrics": m0040,
   "0060_sso": m0060,
   "0070_platforms": m0070,
-  "0105_imessage": m0105
+  "0105_imessage": m0105,
+  "0106_attachments": m0106
 }

@@ -40,6 +40,8 @@ import { ChannelMemory } from "./memory/ChannelMemory.js"
 import { channelContract } from "./contracts/ChannelContract.js"
 import { PlatformsMemory } from "./memory/PlatformsMemory.js"
 import { ImessageMemory } from "./memory/ImessageMemory.js"
+import { AttachmentsMemory } from "./memory/AttachmentsMemory.js"
+import { attachmentsContract } from "./contracts/AttachmentsContract.js"
 import { imessageContract } from "./contracts/ImessageContract.js"
 import { platformsContract } from "./contracts/PlatformsContract.js"
 import { makeSimulatedImessagePool, makeSimulatedProviders } from "@switchboard/core/platforms"
@@ -69,6 +71,7 @@ export * from "./memory/SsoMemory.js"
 export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
 export * from "./memory/ImessageMemory.js"
+export * from "./memory/AttachmentsMemory.js"
 export * from "./memory/MetricsMemory.js"
 export * from "./contracts/MetricsContract.js"
 
@@ -95,6 +98,7 @@ export const RepositoriesMemory = Layer.mergeAll(
   ChannelMemory,
   PlatformsMemory,
   ImessageMemory,
+  AttachmentsMemory,
   MetricsMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
@@ -117,6 +121,7 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   channelContract(it)
   platformsContract(it)
   imessageContract(it)
+  attachmentsContract(it)
 }
 
 /**

@@ -4,9 +4,12 @@
  * `PlatformsCore` needs the store's ports (`PlatformsPorts`, plus projects, organizations and the
  * events outbox) and five that are not the store's: `NumberProvider`, `CampaignRegistry`, `TelegramProvider`,
  * `EmailDomainProvider` (the server ships simulated ones: `makeSimulatedProviders`) and `ImessagePool`
- * (`makeSimulatedImessagePool`); billing's `BillingRepo` and `BillingCatalog` price resources.
+ * (`makeSimulatedImessagePool`); billing's `BillingRepo` and `BillingCatalog` price resources, and
+ * attachments keep their bytes in the uploads feature's `BlobStore`.
  */
 import { Layer } from "effect"
+import { Attachments } from "./Attachments.js"
+import type { AttachmentsRepo } from "./AttachmentsPorts.js"
 import { Imessage } from "./Imessage.js"
 import type { SharedLineAssignmentsRepo } from "./ImessagePorts.js"
 import type { OperationsRepo, ResourcesRepo } from "./PlatformPorts.js"
@@ -14,6 +17,10 @@ import { Provisioning } from "./Provisioning.js"
 import { ProvisioningWorker } from "./ProvisioningWorker.js"
 import { SmsCampaigns } from "./SmsCampaigns.js"
 
+export * from "./Attachments.js"
+export * from "./AttachmentsErrors.js"
+export * from "./AttachmentsPorts.js"
+export * from "./AttachmentsSchema.js"
 export * from "./Imessage.js"
 export * from "./ImessageErrors.js"
 export * from "./ImessagePorts.js"
@@ -31,5 +38,5 @@ export * from "./ProvisioningWorker.js"
 export * from "./SimulatedProviders.js"
 export * from "./SmsCampaigns.js"
 
-export const PlatformsCore = Layer.mergeAll(Provisioning.Default, ProvisioningWorker.Default, SmsCampaigns.Default, Imessage.Default)
-export type PlatformsPorts = OperationsRepo | ResourcesRepo | SharedLineAssignmentsRepo
+export const PlatformsCore = Layer.mergeAll(Provisioning.Default, ProvisioningWorker.Default, SmsCampaigns.Default, Imessage.Default, Attachments.Default)
+export type PlatformsPorts = OperationsRepo | ResourcesRepo | SharedLineAssignmentsRepo | AttachmentsRepo
