@@ -39,6 +39,8 @@ import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
 import { PlatformsGroup, platformsIdempotent, platformsProblems } from "./v1/PlatformsApi.js"
 import { ImessageGroupLive } from "./v1/ImessageHandlers.js"
 import { ImessageGroup, imessageIdempotent, imessageProblems } from "./v1/ImessageApi.js"
+import { AttachmentsGroupLive } from "./v1/AttachmentsHandlers.js"
+import { AttachmentsGroup, attachmentsIdempotent, attachmentsProblems } from "./v1/AttachmentsApi.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup, accountIdempotent, accountProblems } from "./v1/Api.js"
@@ -88,6 +90,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(IngressGroup)
   .add(PlatformsGroup)
   .add(ImessageGroup)
+  .add(AttachmentsGroup)
   .add(MetricsGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
@@ -113,6 +116,7 @@ export const V1GroupsLive = Layer.mergeAll(
   IngressGroupLive,
   PlatformsGroupLive,
   ImessageGroupLive,
+  AttachmentsGroupLive,
   MetricsGroupLive
 )
 
@@ -133,6 +137,7 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...ingressProblems,
   ...platformsProblems,
   ...imessageProblems,
+  ...attachmentsProblems,
   ...metricsProblems
 }
 
@@ -153,6 +158,7 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...ingressIdempotent,
   ...platformsIdempotent,
   ...imessageIdempotent,
+  ...attachmentsIdempotent,
   ...metricsIdempotent
 ])
 

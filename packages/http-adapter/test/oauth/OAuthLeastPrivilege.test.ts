@@ -64,7 +64,8 @@ const sampleParams = (strangerProject: string, strangerOrg: string): Record<stri
   destinationId: `sb_whd_${ulidish}`,
   eventType: "project.updated",
   applicationId: `sb_app_${ulidish}`,
-  assignmentId: `sb_asg_${ulidish}`
+  assignmentId: `sb_asg_${ulidish}`,
+  attachmentId: `sb_att_${ulidish}`
 })
 
 const form = (fields: Record<string, string>, headers: Record<string, string> = {}): RequestInit => ({
