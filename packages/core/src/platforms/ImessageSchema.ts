@@ -104,4 +104,3 @@ export const imessageEventSchemas: Readonly<Record<string, EventTypeSpec>> = {
     description: "An end user's handle was assigned onto a shared iMessage line, or the assignment was released (releasedAt set)."
   }
 }
-

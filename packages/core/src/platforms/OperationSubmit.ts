@@ -14,23 +14,23 @@ export const makeSubmit = (deps: {
   readonly ids: Ids
   readonly publisher: typeof EventPublisher.Service
 }) =>
-(args: {
-  readonly projectId: string
-  readonly resourceType: ResourceType
-  readonly params: Record<string, unknown>
-  readonly subject?: string
-}) =>
-  Effect.gen(function*() {
-    const now = yield* DateTime.now
-    const op = newOperation({
-      operationId: yield* deps.ids.typeId(IdKinds.operation),
-      projectId: args.projectId,
-      type: "resource.provision",
-      resourceType: args.resourceType,
-      params: args.params,
-      now
+  (args: {
+    readonly projectId: string
+    readonly resourceType: ResourceType
+    readonly params: Record<string, unknown>
+    readonly subject?: string
+  }) =>
+    Effect.gen(function*() {
+      const now = yield* DateTime.now
+      const op = newOperation({
+        operationId: yield* deps.ids.typeId(IdKinds.operation),
+        projectId: args.projectId,
+        type: "resource.provision",
+        resourceType: args.resourceType,
+        params: args.params,
+        now
+      })
+      yield* deps.ops.insert({ ...op, subject: args.subject ?? null })
+      yield* publishChanges(deps.publisher, args.projectId, { operations: [op] }, now)
+      return operationView(op)
     })
-    yield* deps.ops.insert({ ...op, subject: args.subject ?? null })
-    yield* publishChanges(deps.publisher, args.projectId, { operations: [op] }, now)
-    return operationView(op)
-  })

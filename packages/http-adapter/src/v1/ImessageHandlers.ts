@@ -2,7 +2,8 @@
  * iMessage's /v1 handlers (issue 18; contract §1 9b). `createSharedLineAssignment` answers 201;
  * `provisionImessageDedicatedLine` always answers 202 with the operation (`Location`,
  * `Retry-After`), and a replay of its key returns the same operation — a new line needs a new key.
- * `releaseImessageDedicatedLine` is the common release (`Provisioning.releaseResource`) limited to
+ * Before a dedicated line is requested, the project's billing subscriptions are materialised, so the
+ * line's fixed charge has a subscription to land on. `releaseImessageDedicatedLine` is the common release (`Provisioning.releaseResource`) limited to
  * dedicated iMessage lines.
  */
 import { HttpApiBuilder } from "@effect/platform"
@@ -16,6 +17,7 @@ import {
   SharedLineAssignment,
   SharedLineAssignmentPage
 } from "@switchboard/core/platforms"
+import { BillingService } from "@switchboard/core/billing"
 import { Effect } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./Api.js"
@@ -30,6 +32,7 @@ export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "i
   Effect.gen(function*() {
     const imessage = yield* Imessage
     const provisioning = yield* Provisioning
+    const billing = yield* BillingService
     const config = yield* ServerConfig
     const read = (projectId: string) => onProject(projectId, "platforms:read")
     const write = (projectId: string) => onProject(projectId, "platforms:write")
@@ -76,6 +79,9 @@ export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "i
       .handleRaw("provisionImessageDedicatedLine", ({ path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
+          // The line is charged to the project's subscription once it is held: make sure it exists
+          // (billing materialises subscriptions on first use).
+          yield* billing.ensureSubscriptions(path.projectId).pipe(Effect.catchAll(() => Effect.void))
           return yield* idempotent(
             { route: `${BASE}/dedicated`, path: { projectId: path.projectId } },
             Effect.flatMap(domain(imessage.provisionDedicatedLine(path.projectId, principal)), (op) =>
