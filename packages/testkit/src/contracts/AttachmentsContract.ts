@@ -6,22 +6,14 @@
 import type { Vitest } from "@effect/vitest"
 import type { StorePorts } from "@switchboard/core"
 import { type AttachmentRecord, AttachmentsRepo } from "@switchboard/core/platforms"
-import { ProjectsRepo } from "@switchboard/core/projects"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
-import { ownerAndOrganization, projectFixture } from "./ProjectsContract.js"
+import { newProject } from "./PlatformsContract.js"
 
 const T0 = Date.parse("2030-04-01T00:00:00.000Z")
 const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
 const attachmentId = (ms: number) => formatTypeId(IdKinds.attachment, uuidv7Bytes(ms, crypto.getRandomValues(new Uint8Array(10))))
-
-const newProject = Effect.gen(function*() {
-  const owner = yield* ownerAndOrganization
-  const project = projectFixture(owner)
-  yield* (yield* ProjectsRepo).insert({ project, secretHash: "0".repeat(64) })
-  return project.projectId as string
-})
 
 const fixture = (projectId: string, created: number, updated = created, patch: Partial<AttachmentRecord> = {}): AttachmentRecord => {
   const id = attachmentId(created)

@@ -15,22 +15,14 @@ import {
   type SharedLineAssignmentRecord,
   SharedLineAssignmentsRepo
 } from "@switchboard/core/platforms"
-import { ProjectsRepo } from "@switchboard/core/projects"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"
-import { ownerAndOrganization, projectFixture } from "./ProjectsContract.js"
+import { newProject } from "./PlatformsContract.js"
 
 const T0 = Date.parse("2030-03-01T00:00:00.000Z")
 const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
 const assignmentId = (ms: number) => formatTypeId(IdKinds.assignment, uuidv7Bytes(ms, crypto.getRandomValues(new Uint8Array(10))))
-
-const newProject = Effect.gen(function*() {
-  const owner = yield* ownerAndOrganization
-  const project = projectFixture(owner)
-  yield* (yield* ProjectsRepo).insert({ project, secretHash: "0".repeat(64) })
-  return project.projectId as string
-})
 
 const fixture = (projectId: string, ms: number, handle: string, patch: Partial<SharedLineAssignmentRecord> = {}): SharedLineAssignmentRecord => ({
   assignmentId: assignmentId(ms),
