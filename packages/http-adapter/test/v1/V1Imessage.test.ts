@@ -231,6 +231,22 @@ for (const backend of testBackends()) {
       expect(op).toMatchObject({ state: "cancelled", reason: "entitlement_lost", cancellable: false })
     })
 
+    it("a request whose project is deleted meanwhile cancels itself (project_deleted)", async () => {
+      const p = await newProject(s, call)
+      await makeDedicated(s, p)
+      const r = await provision(p)
+      await s.run(Effect.gen(function*() {
+        const repo = yield* ProjectsRepo
+        const project = Option.getOrThrow(yield* repo.findById(p as ProjectId))
+        const now = yield* DateTime.now
+        yield* repo.update({ ...project, state: "deleted", deletedAt: now, closedAt: now })
+      }))
+      await runWorker(s)
+      const events = (await s.run(Effect.flatMap(EventOutbox, (o) => o.list({ projectId: p, after: 0, limit: 100 })))).map((e) => e.event)
+      const last = events.filter((e) => e.type === "operation.updated").at(-1)!.data as any
+      expect(last).toMatchObject({ operationId: r.body.operationId, state: "cancelled", reason: "project_deleted" })
+    })
+
     it("every change is an event; a closing project refuses iMessage writes (PROJECT_CLOSING)", async () => {
       const p = await newProject(s, call)
       const a = await assign(p, { handle: "+15550400" })
