@@ -123,7 +123,7 @@ describe("event catalog", () => {
     "api_key.revoked", "billing.operation.succeeded", "billing.operation.failed", "billing.plan.changed"
   ]
   /** Platform provisioning (issue 18): operation and resource changes. */
-  const platforms = ["operation.updated", "resource.updated"]
+  const platforms = ["operation.updated", "resource.updated", "imessage.assignment.updated"]
   it("has every type of API.md §5, each with a JSON Schema of its whole envelope", () => {
     expect([...eventCatalog.keys()].sort()).toEqual([...apiMd5, ...platforms].sort())
     for (const type of [...apiMd5, ...platforms]) {
