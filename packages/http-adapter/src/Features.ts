@@ -35,8 +35,13 @@ import { WebhooksWorkers } from "./server/WebhooksWorkers.js"
 import { PlatformsServerAdapters } from "./server/PlatformsAdapters.js"
 import { ImessageServerAdapters } from "./server/ImessageAdapters.js"
 import { PlatformsWorkers } from "./server/PlatformsWorkers.js"
+import { WhatsappServerAdapters } from "./server/WhatsappAdapters.js"
 import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
 import { PlatformsGroup, platformsIdempotent, platformsProblems } from "./v1/PlatformsApi.js"
+import { WhatsappGroupLive } from "./v1/WhatsappHandlers.js"
+import { WhatsappGroup, whatsappIdempotent, whatsappProblems } from "./v1/WhatsappApi.js"
+import { VerificationCodesGroupLive } from "./v1/VerificationCodesHandlers.js"
+import { VerificationCodesGroup, verificationCodesProblems } from "./v1/VerificationCodesApi.js"
 import { ImessageGroupLive } from "./v1/ImessageHandlers.js"
 import { ImessageGroup, imessageIdempotent, imessageProblems } from "./v1/ImessageApi.js"
 import { AttachmentsGroupLive } from "./v1/AttachmentsHandlers.js"
@@ -89,6 +94,8 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(SsoGroup)
   .add(IngressGroup)
   .add(PlatformsGroup)
+  .add(WhatsappGroup)
+  .add(VerificationCodesGroup)
   .add(ImessageGroup)
   .add(AttachmentsGroup)
   .add(MetricsGroup)
@@ -115,6 +122,8 @@ export const V1GroupsLive = Layer.mergeAll(
   SsoGroupLive,
   IngressGroupLive,
   PlatformsGroupLive,
+  WhatsappGroupLive,
+  VerificationCodesGroupLive,
   ImessageGroupLive,
   AttachmentsGroupLive,
   MetricsGroupLive
@@ -136,6 +145,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...ssoProblemsByOperation,
   ...ingressProblems,
   ...platformsProblems,
+  ...whatsappProblems,
+  ...verificationCodesProblems,
   ...imessageProblems,
   ...attachmentsProblems,
   ...metricsProblems
@@ -157,6 +168,7 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...ssoIdempotent,
   ...ingressIdempotent,
   ...platformsIdempotent,
+  ...whatsappIdempotent,
   ...imessageIdempotent,
   ...attachmentsIdempotent,
   ...metricsIdempotent
@@ -206,6 +218,7 @@ export const serverAdapters = (config: ServerConfigShape) =>
     SsoServerAdapters(config),
     ChannelServerAdapters(config),
     PlatformsServerAdapters(config),
+    WhatsappServerAdapters(config),
     ImessageServerAdapters(config)
   )
 

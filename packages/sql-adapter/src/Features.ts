@@ -24,6 +24,7 @@ import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
+import { WhatsappReposSql } from "./platforms/WhatsappSql.js"
 import { ImessageReposSql } from "./platforms/ImessageSql.js"
 import { AttachmentsReposSql } from "./platforms/AttachmentsSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
@@ -51,6 +52,9 @@ import m0070 from "./migrations/0070_platforms.js"
 import m0105 from "./migrations/0105_imessage.js"
 import m0106 from "./migrations/0106_attachments.js"
 import m0040 from "./migrations/0040_metrics.js"
+import m0085 from "./migrations/0085_metricsPlannedProject.js"
+import m0086 from "./migrations/0086_billingUsageRecords.js"
+import m0100 from "./migrations/0100_whatsapp.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -73,6 +77,7 @@ export const RepositoriesSql = Layer.mergeAll(
   ChannelReposSql,
   SsoReposSql,
   PlatformsReposSql,
+  WhatsappReposSql,
   ImessageReposSql,
   AttachmentsReposSql,
   MetricsReposSql
@@ -101,6 +106,9 @@ export const migrations = {
   "0040_metrics": m0040,
   "0060_sso": m0060,
   "0070_platforms": m0070,
+  "0085_metricsPlannedProject": m0085,
+  "0086_billingUsageRecords": m0086,
+  "0100_whatsapp": m0100,
   "0105_imessage": m0105,
   "0106_attachments": m0106
 }

@@ -5,11 +5,12 @@
  */
 import { layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import type { MetricsQuery } from "@switchboard/core/metrics"
 import { metricsQueryContract } from "@switchboard/testkit"
 import { makeMetricsQueryEngine, type MetricsSandboxOptions, testBackends, testStore } from "@switchboard/sql-adapter"
 import type { ProjectId } from "@switchboard/core/shared"
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Either, Exit, Layer } from "effect"
 import { expect } from "vitest"
 import { attempts } from "./MetricsHostile.attempts.js"
 
@@ -125,6 +126,41 @@ for (const backend of testBackends()) {
         const bounded = yield* Effect.flip(run({ statementTimeoutMillis: 100 }, bomb))
         // PostgreSQL cancels it at the timeout (504); PGlite cannot, so its planner gate refuses it first.
         expect(bounded).toMatchObject(backend === "postgres" ? { _tag: "MetricsQueryTimeout" } : { _tag: "MetricsQueryResourceLimit", limit: "cost" })
+      }))
+
+    it.effect("the views plan with the scope's project as a literal; a plan reused under another scope fails, never leaks", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const enter = (project: ProjectId) =>
+          Effect.zipRight(
+            sql`insert into metrics_scope (project_id) values (${project})`,
+            sql.unsafe(`set local role switchboard_metrics_reader`)
+          )
+        let outcome: {
+          readonly plan: string
+          readonly first: ReadonlyArray<Record<string, unknown>>
+          readonly second: Either.Either<unknown, SqlError>
+        } | undefined
+        // The transaction always rolls back (it fails on purpose), as the engine's do.
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* enter(A)
+          const plan = (yield* sql.unsafe<Record<string, string>>("explain select count(*) from metrics_sandbox.message_events"))
+            .map((r) => r["QUERY PLAN"]).join("\n")
+          // A named prepared statement without parameters keeps one generic plan, planned for A.
+          yield* sql.unsafe("prepare reused as select count(*)::int as n, min(message_id) as first from metrics_sandbox.message_events")
+          const first = yield* sql.unsafe<Record<string, unknown>>("execute reused")
+          yield* sql.unsafe("reset role")
+          yield* sql.unsafe("delete from metrics_scope")
+          yield* enter(B)
+          const second = yield* Effect.either(sql.unsafe<Record<string, unknown>>("execute reused"))
+          outcome = { plan, first, second }
+          return yield* Effect.fail("rollback")
+        })).pipe(Effect.flip)
+        expect(outcome?.plan).toContain(`'${A}'::uuid`)
+        expect(outcome?.first).toEqual([{ n: ROWS, first: "a-1" }])
+        // The gate: the plan's project is not the executing transaction's scope.
+        const second = outcome!.second
+        expect(Either.isLeft(second) && String((second.left.cause as { message?: string } | undefined)?.message)).toContain("metrics scope mismatch")
       }))
 
     const modes: ReadonlyArray<[string, NonNullable<MetricsSandboxOptions["layers"]>]> = [

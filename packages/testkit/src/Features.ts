@@ -44,6 +44,8 @@ import { AttachmentsMemory } from "./memory/AttachmentsMemory.js"
 import { attachmentsContract } from "./contracts/AttachmentsContract.js"
 import { imessageContract } from "./contracts/ImessageContract.js"
 import { platformsContract } from "./contracts/PlatformsContract.js"
+import { WhatsappMemory } from "./memory/WhatsappMemory.js"
+import { whatsappContract } from "./contracts/WhatsappContract.js"
 import { makeSimulatedImessagePool, makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MetricsMemory } from "./memory/MetricsMemory.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
@@ -70,6 +72,7 @@ export * from "./memory/DashboardMemory.js"
 export * from "./memory/SsoMemory.js"
 export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
+export * from "./memory/WhatsappMemory.js"
 export * from "./memory/ImessageMemory.js"
 export * from "./memory/AttachmentsMemory.js"
 export * from "./memory/MetricsMemory.js"
@@ -97,6 +100,7 @@ export const RepositoriesMemory = Layer.mergeAll(
   SsoMemory,
   ChannelMemory,
   PlatformsMemory,
+  WhatsappMemory,
   ImessageMemory,
   AttachmentsMemory,
   MetricsMemory
@@ -120,6 +124,7 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   ssoContract(it)
   channelContract(it)
   platformsContract(it)
+  whatsappContract(it)
   imessageContract(it)
   attachmentsContract(it)
 }

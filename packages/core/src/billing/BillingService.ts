@@ -8,7 +8,7 @@
  * - `BillingPreviews.ts`: what a change would cost;
  * - `BillingOperations.ts`: plan changes and quantities as operations, decided by the pure
  *   reducer of `OperationDecision.ts` and written by `BillingChanges.ts`;
- * - `BillingUsage.ts`: recording metered usage;
+ * - `BillingUsage.ts`: recording metered usage (by hosts, and batches of records over /v1);
  * - `BillingScheduler.ts`: the period-end `tick`.
  *
  * The access checks of a billing route (which project or organization the caller may reach) are
@@ -32,6 +32,8 @@ import { makeBillingPreviews } from "./BillingPreviews.js"
 import { makeBillingScheduler } from "./BillingScheduler.js"
 import { makeBillingSubscriptions } from "./BillingSubscriptions.js"
 import { makeBillingUsage } from "./BillingUsage.js"
+import { OrganizationNotSubscribed } from "./Errors.js"
+import type { OrganizationBillingOverview, PreviewOrganizationChangeRequest } from "./OrganizationBillingSchema.js"
 
 export { PAYMENT_WINDOW, toInvoice } from "./BillingInvoices.js"
 export { toBillingOperation } from "./BillingChanges.js"
@@ -80,8 +82,24 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       if (Option.isNone(role)) return yield* new ProjectOrganizationNotFound({ organizationId })
     })
 
+    /**
+     * An organization's own billing (OrganizationBillingSchema.ts): the catalog sells plans to
+     * projects only, so an organization has no subscription of its own.
+     */
+    const organizationOverview = fn("Billing.organizationOverview")(function*(_organizationId: OrganizationId) {
+      return yield* Effect.succeed<OrganizationBillingOverview>({ entitlementsVersion: 0, subscription: null })
+    })
+    const previewOrganizationChange = fn("Billing.previewOrganizationChange")(function*(
+      organizationId: OrganizationId,
+      _request: PreviewOrganizationChangeRequest
+    ) {
+      return yield* new OrganizationNotSubscribed({ organizationId })
+    })
+
     return {
       catalog: subscriptions.catalog,
+      organizationOverview,
+      previewOrganizationChange,
       listPlans: reads.listPlans,
       openProject,
       openOrganization,
@@ -96,6 +114,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       settlePayment: operations.settlePayment,
       paymentOf: operations.paymentOf,
       recordUsage: usage.recordUsage,
+      recordUsageBatch: usage.recordUsageBatch,
       tick: scheduler.tick,
       ensureSubscriptions: (projectId: ProjectId) => Effect.map(subscriptions.subscriptionsOf(projectId), ({ subs }) => subs)
     } as const

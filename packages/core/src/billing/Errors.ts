@@ -37,9 +37,29 @@ export class BillingIdempotencyKeyReused extends Schema.TaggedError<BillingIdemp
   { key: Schema.String }
 ) {}
 
-/** Usage for a metric no plan of the project prices. */
+/** Usage for a metric no plan of the project prices (`field`: where the request named it, if in a batch). */
 export class UsageMetricUnknown extends Schema.TaggedError<UsageMetricUnknown>()("UsageMetricUnknown", {
-  metricCode: Schema.String
+  metricCode: Schema.String,
+  field: Schema.optional(Schema.String)
+}) {}
+
+/**
+ * A usage record dated before the current period of the subscription it counts in: that period
+ * is closed (invoiced), so the record can no longer be billed. The whole batch is refused.
+ */
+export class UsagePeriodClosed extends Schema.TaggedError<UsagePeriodClosed>()("UsagePeriodClosed", {
+  recordId: Schema.String,
+  category: Schema.String,
+  /** The record's timestamp and the start of the open period (wire form). */
+  timestamp: Schema.String,
+  periodStart: Schema.String,
+  /** The record's place in the batch (`records/<i>`). */
+  field: Schema.String
+}) {}
+
+/** The organization has no subscription of its own (its projects are billed): nothing to preview. */
+export class OrganizationNotSubscribed extends Schema.TaggedError<OrganizationNotSubscribed>()("OrganizationNotSubscribed", {
+  organizationId: Schema.String
 }) {}
 
 /** A plan catalog that cannot be used (API.md §1.6: the server refuses to start and says why). */
@@ -51,4 +71,5 @@ export class BillingCatalogInvalid extends Schema.TaggedError<BillingCatalogInva
 /** Every billing error a request can meet (`BillingCatalogInvalid` stops the server at start instead). */
 export type BillingError =
   | BillingOperationNotFound | BillingChangeRejected | BillingRequestInvalid | BillingNotProvisioned
-  | BillingIdempotencyKeyReused | UsageMetricUnknown
+  | BillingIdempotencyKeyReused | UsageMetricUnknown | UsagePeriodClosed
+  | OrganizationNotSubscribed

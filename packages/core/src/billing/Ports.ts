@@ -155,6 +155,16 @@ export interface BillingAccountRecord {
   readonly invoiceCount: number
 }
 
+/** A usage record as stored once applied (its id is unique per project: a repeat is not applied again). */
+export interface UsageRecordRow {
+  readonly recordId: string
+  readonly metricCode: string
+  readonly category: string
+  readonly quantity: number
+  readonly occurredAt: DateTime.Utc
+  readonly recordedAt: DateTime.Utc
+}
+
 /** A project the store knows, as billing needs it. */
 export interface BillableProject {
   readonly projectId: ProjectId
@@ -215,6 +225,12 @@ export class BillingRepo extends Context.Tag("core/BillingRepo")<BillingRepo, {
   readonly lockInvoice: (invoiceId: string) => Effect.Effect<Option.Option<InvoiceRecord>>
   /** Writes an invoice's payment status and attempts. */
   readonly updateInvoicePayment: (invoice: InvoiceRecord) => Effect.Effect<void>
+
+  /**
+   * Inserts the project's usage records whose id is free and returns the ids inserted (a taken id
+   * — from an earlier batch, or a concurrent one that committed first — is left as it is).
+   */
+  readonly insertUsageRecords: (projectId: ProjectId, records: ReadonlyArray<UsageRecordRow>) => Effect.Effect<ReadonlyArray<string>>
 
   readonly findAccount: (organizationId: OrganizationId) => Effect.Effect<Option.Option<BillingAccountRecord>>
   /** The account (created empty when missing), locked until the surrounding transaction ends. */

@@ -1,3 +1,5 @@
 export * from "./Schema.js"
+export * from "./UsageSchema.js"
+export * from "./OrganizationBillingSchema.js"
 export * as PlanChange from "./PlanChange.js"
 export * from "./BillingFeature.js"

@@ -29,29 +29,27 @@ import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { fn } from "../internal/Traced.js"
-import {
-  AssignmentExists,
-  AssignmentNotFound,
-  EntitlementRequired,
-  ImessageModeDedicated,
-  SharedLineCapExceeded,
-  SharedLinePoolExhausted
-} from "./ImessageErrors.js"
+import { ImessageModeDedicated } from "./ImessageErrors.js"
 import { ImessagePool, SharedLineAssignmentsRepo } from "./ImessagePorts.js"
 import { DEDICATED_LINES_ENTITLEMENT, SHARED_SEATS_ENTITLEMENT } from "./ImessageProvisioning.js"
 import {
-  assignmentView,
   type CreateSharedLineAssignmentRequest,
   handleKeyOf,
-  type ListSharedLineAssignmentsQuery,
-  type ProjectPlatformSettings,
-  SharedLineAssignment,
+  imessageAssignmentView as assignmentView,
   type SharedLineAssignmentRecord
 } from "./ImessageSchema.js"
-import { makeSubmit } from "./OperationSubmit.js"
+import { makeOperationRecords } from "./OperationRecords.js"
 import { InvalidPlatformRequest, PlatformProviderUnavailable } from "./PlatformErrors.js"
 import { OperationsRepo } from "./PlatformPorts.js"
 import { makePricedResources } from "./PricedResources.js"
+import {
+  PlatformEntitlementRequired,
+  SharedLineAssignmentExists,
+  SharedLineAssignmentNotFound,
+  SharedLineCapExceeded,
+  SharedLinePoolExhausted
+} from "./WhatsappErrors.js"
+import { type ListSharedLineAssignmentsQuery, type ProjectPlatformSettings, SharedLineAssignment } from "./WhatsappSchema.js"
 
 export class ImessageSettings extends Context.Reference<ImessageSettings>()("core/ImessageSettings", {
   defaultValue: () => ({
@@ -80,7 +78,7 @@ export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
     const publisher = yield* EventPublisher
     const serverSecret = yield* ServerSecret
     const priced = yield* makePricedResources
-    const submit = makeSubmit({ ops, ids, publisher })
+    const { submit } = yield* makeOperationRecords
 
     const provider = <A>(self: Effect.Effect<A, { readonly provider: string; readonly message: string }>) =>
       Effect.mapError(self, (e) => new PlatformProviderUnavailable({ provider: e.provider, message: e.message }))
@@ -105,10 +103,11 @@ export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
     const getSettings = fn("Imessage.getSettings")(function*(projectId: ProjectId, principal: Principal) {
       yield* gate.open(projectId, principal, "read")
       const mode = yield* modeOf(projectId)
-      if (mode.mode === "shared") return mode satisfies ProjectPlatformSettings
+      if (mode.mode === "shared") return { settings: mode satisfies ProjectPlatformSettings, dedicatedLineAvailable: false }
       const free = yield* provider(pool.dedicatedAvailable)
       const queued = yield* ops.findUnfinished({ resourceType: "imessage_line" })
-      return { mode: "dedicated", dedicatedLineAvailable: free > 0 && Option.isNone(queued) } satisfies ProjectPlatformSettings
+      // The contract's dedicated arm is `{mode}` alone; whether a line is free now goes in a header.
+      return { settings: { mode: "dedicated" } satisfies ProjectPlatformSettings, dedicatedLineAvailable: free > 0 && Option.isNone(queued) }
     })
 
     const createAssignment = fn("Imessage.createAssignment")(function*(
@@ -125,9 +124,7 @@ export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
       const autoScale = Option.exists(yield* settingsRepo.getAutoScale(projectId), (s) => s.autoScale)
       const seat = yield* provider(pool.claimSharedSeat({ projectId, autoScale }))
       if (Option.isNone(seat)) {
-        return yield* new SharedLinePoolExhausted({
-          message: autoScale ? "every shared line is full and the pool cannot grow" : "every shared line is full (auto-scale is off)"
-        })
+        return yield* new SharedLinePoolExhausted({ platform: "imessage" })
       }
       const phoneNumber = seat.value.phoneNumber
       return yield* tx.withTransaction(Effect.gen(function*() {
@@ -149,7 +146,7 @@ export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
           updatedAt: now,
           releasedAt: null
         }
-        if (!(yield* assignments.insert(record))) return yield* new AssignmentExists({ handle: body.handle })
+        if (!(yield* assignments.insert(record))) return yield* new SharedLineAssignmentExists({ handle: body.handle })
         yield* published(projectId, record, now)
         return assignmentView(record)
       })).pipe(Effect.tapError(() => pool.releaseSharedSeat(phoneNumber)))
@@ -158,7 +155,7 @@ export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
     const getAssignment = fn("Imessage.getAssignment")(function*(projectId: ProjectId, principal: Principal, assignmentId: string) {
       yield* gate.open(projectId, principal, "read")
       const found = yield* assignments.find(projectId, assignmentId)
-      if (Option.isNone(found) || found.value.platform !== "imessage") return yield* new AssignmentNotFound({ assignmentId })
+      if (Option.isNone(found) || found.value.platform !== "imessage") return yield* new SharedLineAssignmentNotFound({ assignmentId })
       return assignmentView(found.value)
     })
 
@@ -172,7 +169,7 @@ export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
       const done = yield* tx.withTransaction(Effect.gen(function*() {
         const now = yield* DateTime.now
         const r = yield* assignments.release({ projectId, assignmentId, now })
-        if (Option.isNone(r) || r.value.assignment.platform !== "imessage") return yield* new AssignmentNotFound({ assignmentId })
+        if (Option.isNone(r) || r.value.assignment.platform !== "imessage") return yield* new SharedLineAssignmentNotFound({ assignmentId })
         if (r.value.released) yield* published(projectId, r.value.assignment, now)
         return r.value
       }))
@@ -209,7 +206,10 @@ export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
     const provisionDedicatedLine = fn("Imessage.provisionDedicatedLine")(function*(projectId: ProjectId, principal: Principal) {
       yield* gate.open(projectId, principal, "write")
       if (!priced.granted(yield* priced.entitlements(projectId), DEDICATED_LINES_ENTITLEMENT)) {
-        return yield* new EntitlementRequired({ featureKey: DEDICATED_LINES_ENTITLEMENT })
+        return yield* new PlatformEntitlementRequired({
+          feature: DEDICATED_LINES_ENTITLEMENT,
+          message: "The project's plan does not include dedicated iMessage lines."
+        })
       }
       return yield* tx.withTransaction(Effect.gen(function*() {
         yield* gate.open(projectId, principal, "write", { lock: true })

@@ -6,11 +6,7 @@
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { ProviderFailure } from "./PlatformPorts.js"
 import type { SharedLineAssignmentRecord } from "./ImessageSchema.js"
-
-export interface AssignmentPosition {
-  readonly createdAt: DateTime.Utc
-  readonly assignmentId: string
-}
+import type { AssignmentPosition } from "./WhatsappPorts.js"
 
 export class SharedLineAssignmentsRepo extends Context.Tag("core/SharedLineAssignmentsRepo")<SharedLineAssignmentsRepo, {
   /** Stores a live assignment; `false` when the project holds a live one for the same platform and handle. */

@@ -1,40 +1,13 @@
 /**
- * iMessage on the /v1 API (issue 18; contract §1 9b, §3.5 `ProjectPlatformSettings`, §3.8
- * `SharedLineAssignment`): the wire shapes of the project's iMessage mode and of shared-line
- * assignments, and the record core keeps of an assignment. Dedicated lines are resources of the
+ * iMessage on the /v1 API (issue 18; contract §1 9b, §3.8): the create request of a shared-line
+ * assignment and the record core keeps of one (`ProjectPlatformSettings`, `SharedLineAssignment` and
+ * its page and list query are shared with WhatsApp: `WhatsappSchema.ts`). Dedicated lines are resources of the
  * common model (type `imessage_line`), provisioned by `resource.provision` operations.
  */
 import type { DateTime } from "effect"
 import { Schema } from "effect"
+import { SharedLineAssignment } from "./WhatsappSchema.js"
 import type { EventTypeSpec } from "../events/Catalog.js"
-import { Timestamp } from "../shared/Timestamp.js"
-
-/** `ProjectPlatformSettings`: shared mode carries the seat cap; dedicated mode whether a line is free now. */
-export const ProjectPlatformSettings = Schema.Union(
-  Schema.Struct({ mode: Schema.Literal("shared"), maxUserAssignments: Schema.Int.pipe(Schema.nonNegative()) }),
-  Schema.Struct({ mode: Schema.Literal("dedicated"), dedicatedLineAvailable: Schema.Boolean })
-).annotations({ identifier: "ProjectPlatformSettings" })
-export type ProjectPlatformSettings = typeof ProjectPlatformSettings.Type
-
-export const SharedLineAssignment = Schema.Struct({
-  assignmentId: Schema.String,
-  projectId: Schema.String,
-  platform: Schema.Literal("imessage", "whatsapp"),
-  handle: Schema.String,
-  assignedPhoneNumber: Schema.String,
-  email: Schema.optional(Schema.String),
-  firstName: Schema.optional(Schema.String),
-  lastName: Schema.optional(Schema.String),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  releasedAt: Schema.optional(Timestamp)
-}).annotations({ identifier: "SharedLineAssignment" })
-export type SharedLineAssignment = typeof SharedLineAssignment.Type
-
-export const SharedLineAssignmentPage = Schema.Struct({
-  assignments: Schema.Array(SharedLineAssignment),
-  nextPageToken: Schema.optional(Schema.String)
-}).annotations({ identifier: "SharedLineAssignmentPage" })
 
 const E164Handle = /^\+[1-9]\d{1,14}$/
 const EmailHandle = /^[^\s@]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
@@ -58,13 +31,6 @@ export const CreateSharedLineAssignmentRequest = Schema.Struct({
 }).annotations({ identifier: "CreateSharedLineAssignmentRequest", parseOptions: { onExcessProperty: "error" } })
 export type CreateSharedLineAssignmentRequest = typeof CreateSharedLineAssignmentRequest.Type
 
-export const ListSharedLineAssignmentsQuery = Schema.Struct({
-  includeReleased: Schema.optional(Schema.Literal("true", "false")),
-  pageSize: Schema.optional(Schema.NumberFromString.pipe(Schema.compose(Schema.Int), Schema.between(1, 200))),
-  pageToken: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)))
-})
-export type ListSharedLineAssignmentsQuery = typeof ListSharedLineAssignmentsQuery.Type
-
 /** An assignment as core keeps it. `handleKey` is the handle compared case-insensitively (emails). */
 export interface SharedLineAssignmentRecord {
   readonly assignmentId: string
@@ -83,7 +49,7 @@ export interface SharedLineAssignmentRecord {
 
 export const handleKeyOf = (handle: string): string => handle.toLowerCase()
 
-export const assignmentView = (r: SharedLineAssignmentRecord): SharedLineAssignment => ({
+export const imessageAssignmentView = (r: SharedLineAssignmentRecord): SharedLineAssignment => ({
   assignmentId: r.assignmentId,
   projectId: r.projectId,
   platform: r.platform,

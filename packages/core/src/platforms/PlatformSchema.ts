@@ -38,7 +38,8 @@ export const ResourceType = Schema.Literal(
   "telegram_line",
   "email_line",
   "telegram_bot",
-  "email_domain"
+  "email_domain",
+  "whatsapp_sender"
 ).annotations({ identifier: "ResourceType" })
 export type ResourceType = typeof ResourceType.Type
 

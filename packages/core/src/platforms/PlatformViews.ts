@@ -79,6 +79,7 @@ export const platformOfType = (type: ResourceType): LinePlatform => {
     case "imessage_line":
       return "imessage"
     case "whatsapp_line":
+    case "whatsapp_sender":
       return "whatsapp_business"
     case "slack_line":
       return "slack"

@@ -2,10 +2,10 @@
  * The platforms feature in core (issue 18): provisioning operations and resources.
  *
  * `PlatformsCore` needs the store's ports (`PlatformsPorts`, plus projects, organizations and the
- * events outbox) and five that are not the store's: `NumberProvider`, `CampaignRegistry`, `TelegramProvider`,
- * `EmailDomainProvider` (the server ships simulated ones: `makeSimulatedProviders`) and `ImessagePool`
- * (`makeSimulatedImessagePool`); billing's `BillingRepo` and `BillingCatalog` price resources, and
- * attachments keep their bytes in the uploads feature's `BlobStore`.
+ * events outbox) and six that are not the store's: `NumberProvider`, `CampaignRegistry`, `TelegramProvider`,
+ * `EmailDomainProvider`, `WhatsappProvider` (the server ships simulated ones: `makeSimulatedProviders`) and
+ * `ImessagePool` (`makeSimulatedImessagePool`); billing's `BillingRepo` and `BillingCatalog` price resources,
+ * and attachments keep their bytes in the uploads feature's `BlobStore`.
  */
 import { Layer } from "effect"
 import { Attachments } from "./Attachments.js"
@@ -16,6 +16,10 @@ import type { OperationsRepo, ResourcesRepo } from "./PlatformPorts.js"
 import { Provisioning } from "./Provisioning.js"
 import { ProvisioningWorker } from "./ProvisioningWorker.js"
 import { SmsCampaigns } from "./SmsCampaigns.js"
+import { VerificationCodes } from "./VerificationCodes.js"
+import { Whatsapp } from "./Whatsapp.js"
+import { WhatsappAssignments } from "./WhatsappAssignments.js"
+import type { VerificationCodesRepo, WhatsappAccountsRepo, WhatsappAssignmentsRepo } from "./WhatsappPorts.js"
 
 export * from "./Attachments.js"
 export * from "./AttachmentsErrors.js"
@@ -37,6 +41,30 @@ export * from "./Provisioning.js"
 export * from "./ProvisioningWorker.js"
 export * from "./SimulatedProviders.js"
 export * from "./SmsCampaigns.js"
+export * from "./SimulatedWhatsapp.js"
+export * from "./VerificationCodes.js"
+export * from "./Whatsapp.js"
+export * from "./WhatsappAccountMachine.js"
+export * from "./WhatsappAssignments.js"
+export * from "./WhatsappErrors.js"
+export * from "./WhatsappPorts.js"
+export * from "./WhatsappSchema.js"
 
-export const PlatformsCore = Layer.mergeAll(Provisioning.Default, ProvisioningWorker.Default, SmsCampaigns.Default, Imessage.Default, Attachments.Default)
-export type PlatformsPorts = OperationsRepo | ResourcesRepo | SharedLineAssignmentsRepo | AttachmentsRepo
+export const PlatformsCore = Layer.mergeAll(
+  Provisioning.Default,
+  ProvisioningWorker.Default,
+  SmsCampaigns.Default,
+  Whatsapp.Default,
+  WhatsappAssignments.Default,
+  VerificationCodes.Default,
+  Imessage.Default,
+  Attachments.Default
+)
+export type PlatformsPorts =
+  | OperationsRepo
+  | ResourcesRepo
+  | WhatsappAccountsRepo
+  | WhatsappAssignmentsRepo
+  | VerificationCodesRepo
+  | SharedLineAssignmentsRepo
+  | AttachmentsRepo

@@ -14,16 +14,17 @@ import type { Principal } from "../credentials/Access.js"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { canonicalJson } from "../shared/Idempotency.js"
-import { IdKinds, type ProjectId } from "../shared/Identifiers.js"
+import type { ProjectId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { fn } from "../internal/Traced.js"
 import { ImessagePool } from "./ImessagePorts.js"
-import { apply, newOperation } from "./OperationMachine.js"
-import { makeSubmit } from "./OperationSubmit.js"
+import { apply } from "./OperationMachine.js"
+import { makeOperationRecords } from "./OperationRecords.js"
 import { makePricedResources } from "./PricedResources.js"
+import { makeWhatsappRelease } from "./WhatsappSteps.js"
 import {
   EmailDomainAlreadyConnected,
   InvalidPlatformRequest,
@@ -50,13 +51,15 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
     const ops = yield* OperationsRepo
     const resources = yield* ResourcesRepo
     const tx = yield* Transactor
-    const ids = yield* Ids
     const gate = yield* makeProjectGate
     const publisher = yield* EventPublisher
     const serverSecret = yield* ServerSecret
     const numbers = yield* NumberProvider
     const telegram = yield* TelegramProvider
     const email = yield* EmailDomainProvider
+    const releaseWhatsapp = yield* makeWhatsappRelease
+    const priced = yield* makePricedResources
+    const imessagePool = yield* ImessagePool
 
     const ownOperation = (projectId: string, operationId: string, found: Option.Option<OperationRecord>) =>
       Option.isSome(found) && found.value.projectId === projectId
@@ -68,9 +71,7 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
         ? Effect.succeed(found.value)
         : Effect.fail(new ResourceNotFound({ resourceId }))
 
-    const submit = makeSubmit({ ops, ids, publisher })
-    const priced = yield* makePricedResources
-    const imessagePool = yield* ImessagePool
+    const { finished, submit } = yield* makeOperationRecords
 
     // Operations ---------------------------------------------------------------------------------
 
@@ -207,30 +208,13 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
       if (r.phoneNumber !== null && r.type === "sms_number") yield* numbers.release(r.phoneNumber)
       if (r.type === "telegram_bot" && typeof r.detail["botId"] === "string") yield* telegram.deleteBot(r.detail["botId"])
       if (r.type === "email_domain" && typeof r.detail["domain"] === "string") yield* email.remove(r.detail["domain"])
+      yield* releaseWhatsapp(r)
       if (r.type === "imessage_line" && r.phoneNumber !== null) yield* imessagePool.releaseDedicated(r.phoneNumber)
       return yield* tx.withTransaction(Effect.gen(function*() {
-        const now = yield* DateTime.now
-        const retired = yield* resources.retire({ projectId, resourceId, now })
+        const retired = yield* resources.retire({ projectId, resourceId, now: yield* DateTime.now })
         if (Option.isNone(retired)) return yield* new ResourceNotFound({ resourceId })
         yield* priced.adjust(projectId, r.type, -1)
-        const base = newOperation({
-          operationId: yield* ids.typeId(IdKinds.operation),
-          projectId,
-          type: "resource.release",
-          resourceType: r.type,
-          resourceId,
-          now
-        })
-        const op: OperationRecord = {
-          ...base,
-          state: "succeeded",
-          committed: true,
-          startedAt: now,
-          endedAt: now
-        }
-        yield* ops.insert(op)
-        yield* publishChanges(publisher, projectId, { operations: [op], resources: [retired.value] }, now)
-        return operationView(op)
+        return yield* finished({ projectId, type: "resource.release", resourceType: r.type, resourceId, changed: [retired.value] })
       }))
     })
 

@@ -31,9 +31,11 @@ import {
   ResourcesRepo,
   TelegramProvider
 } from "./PlatformPorts.js"
-import type { OperationRecord, ResourceRecord } from "./PlatformSchema.js"
+import type { OperationRecord } from "./PlatformSchema.js"
 import { publishChanges } from "./PlatformViews.js"
 import { makePricedResources } from "./PricedResources.js"
+import type { ProvisioningOutcome } from "./ProvisioningOutcome.js"
+import { makeWhatsappSteps } from "./WhatsappSteps.js"
 
 /** The worker's timing (the server sets them from its configuration). */
 export class ProvisioningSettings extends Context.Reference<ProvisioningSettings>()("core/ProvisioningSettings", {
@@ -53,19 +55,7 @@ export class ProvisioningSettings extends Context.Reference<ProvisioningSettings
   })
 }) {}
 
-type Outcome =
-  | {
-    readonly _tag: "Done"
-    readonly resource: ResourceRecord & { readonly subject?: string | null }
-    readonly detail?: Record<string, unknown>
-    /** Gives the provider's result back (the operation was cancelled meanwhile, or storing failed). */
-    readonly undo: Effect.Effect<void>
-  }
-  | { readonly _tag: "Wait"; readonly detail?: Record<string, unknown> }
-  | { readonly _tag: "Fail"; readonly code: string; readonly detail: string }
-  | { readonly _tag: "Retry"; readonly message: string }
-  /** The operation withdraws itself (the project was deleted, an entitlement was lost). */
-  | { readonly _tag: "Cancel"; readonly reason: string }
+type Outcome = ProvisioningOutcome
 
 export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("core/ProvisioningWorker", {
   effect: Effect.gen(function*() {
@@ -77,6 +67,7 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
     const numbers = yield* NumberProvider
     const telegram = yield* TelegramProvider
     const email = yield* EmailDomainProvider
+    const whatsapp = yield* makeWhatsappSteps
     const imessagePool = yield* ImessagePool
     const imessageLine = yield* makeImessageLineStep
     const priced = yield* makePricedResources
@@ -188,6 +179,9 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
             }),
             Effect.catchTag("ProviderFailure", (e) => Effect.succeed(failedBy(e)))
           )
+        case "whatsapp_sender":
+        case "whatsapp_line":
+          return whatsapp.step(op, now)
         default:
           return Effect.succeed({ _tag: "Fail", code: "unsupported", detail: `no provider provisions ${op.resourceType}` })
       }
@@ -220,14 +214,15 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
               yield* ops.update({ ...op, leasedUntil: null, nextAttemptAt: now })
               return "taken" as const
             }
-            // A priced resource is charged from the moment it is stored (PricedResources.ts).
-            yield* priced.adjust(op.projectId, outcome.resource.type, 1)
             const next = event({
               _tag: "Succeeded",
               at: now,
               resourceId: outcome.resource.resourceId,
               ...(outcome.detail === undefined ? {} : { detail: outcome.detail })
             })
+            if (outcome.commit !== undefined) yield* outcome.commit
+            // A priced resource is charged from the moment it is stored (PricedResources.ts).
+            yield* priced.adjust(op.projectId, outcome.resource.type, 1)
             yield* ops.update(next)
             yield* publishChanges(publisher, op.projectId, { operations: [next], resources: [outcome.resource] }, now)
             return "stored" as const

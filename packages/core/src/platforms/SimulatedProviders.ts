@@ -23,6 +23,8 @@ import {
   ProviderFailure,
   TelegramProvider
 } from "./PlatformPorts.js"
+import { defaultSimulatedWhatsappSettings, makeSimulatedWhatsapp, type SimulatedWhatsappSettings } from "./SimulatedWhatsapp.js"
+import type { WhatsappProvider } from "./WhatsappPorts.js"
 
 export interface SimulatedProviderSettings {
   /** Every provider call takes this long. */
@@ -36,6 +38,8 @@ export interface SimulatedProviderSettings {
   readonly emailVerifyAfterChecks: number
   /** Numbers one simulated 10DLC campaign takes. */
   readonly campaignCapacity: number
+  /** The simulated WhatsApp pools (`SimulatedWhatsapp.ts`). */
+  readonly whatsapp?: SimulatedWhatsappSettings
 }
 
 export const defaultSimulatedProviderSettings: SimulatedProviderSettings = {
@@ -52,7 +56,7 @@ export const simulatedSmsNumber = (areaCode: string, n: number): string => `+1${
 
 export const makeSimulatedProviders = (
   settings: SimulatedProviderSettings = defaultSimulatedProviderSettings
-): Layer.Layer<NumberProvider | TelegramProvider | EmailDomainProvider | CampaignRegistry> =>
+): Layer.Layer<NumberProvider | TelegramProvider | EmailDomainProvider | CampaignRegistry | WhatsappProvider> =>
   Layer.sync(NumberProvider, () => {
     const next = new Map<string, number>()
     const free = new Map<string, Array<string>>()
@@ -166,7 +170,7 @@ export const makeSimulatedProviders = (
         ),
       detach: ({ campaignId, phoneNumber }) => Effect.sync(() => void attached.get(campaignId)?.delete(phoneNumber))
     })
-  })))
+  })), Layer.merge(makeSimulatedWhatsapp(settings, settings.whatsapp ?? defaultSimulatedWhatsappSettings)))
 
 /** The records a simulated email domain asks for (deterministic per domain). */
 export const dnsRecordsFor = (domain: string): ReadonlyArray<DnsRecord> => [

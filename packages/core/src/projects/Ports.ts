@@ -29,14 +29,18 @@ export interface ProjectRecord {
   readonly closedAt: DateTime.Utc | null
 }
 
-/** One page of an organization's live projects, newest first (by `createdAt`, then id). */
-export interface ProjectListRequest {
+/** Which of an organization's live projects (not closing, not deleted) a list or a count takes. */
+export interface ProjectFilter {
   readonly organizationId: OrganizationId
   /** Case-insensitive substring of the name or the slug. */
   readonly query: string | undefined
   /** Strict bounds on `createdAt`. */
   readonly createdAfter: DateTime.Utc | undefined
   readonly createdBefore: DateTime.Utc | undefined
+}
+
+/** One page of an organization's live projects, newest first (by `createdAt`, then id). */
+export interface ProjectListRequest extends ProjectFilter {
   /** Rows strictly after this cursor in the order (older, or same time and smaller id). */
   readonly after: { readonly createdAt: DateTime.Utc; readonly projectId: ProjectId } | undefined
   readonly limit: number
@@ -59,6 +63,8 @@ export class ProjectsRepo extends Context.Tag("core/ProjectsRepo")<ProjectsRepo,
   }>>
   /** Live projects (not deleted, not closing) of an organization, newest first. */
   readonly list: (request: ProjectListRequest) => Effect.Effect<ReadonlyArray<ProjectRecord>>
+  /** How many projects `list` would give with no cursor and no limit. */
+  readonly count: (filter: ProjectFilter) => Effect.Effect<number>
   /**
    * Moves up to `limit` closing projects whose `deletedAt` is at or before `closingBefore` to
    * `deleted` (closedAt = updatedAt = `now`) and returns their ids. Safe to run from several

@@ -5,7 +5,7 @@
  * billing initialisation here).
  */
 import { Schema } from "effect"
-import { BoundedString } from "../shared/Bounds.js"
+import { BoundedString, NonNegativeSafeInt } from "../shared/Bounds.js"
 import { AccountId, OrganizationId, ProjectId } from "../shared/Identifiers.js"
 import { PageSize } from "../shared/PageToken.js"
 import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
@@ -56,15 +56,65 @@ export const RotateProjectSecretResponse = Schema.Struct({
   projectSecret: Schema.String
 }).annotations({ identifier: "RotateProjectSecretResponse" })
 
+/** The filters of `GET …/projects` and `GET …/projects/count`. */
+const projectFilterFields = {
+  query: Schema.optionalWith(BoundedString(1, 256), { exact: true }),
+  createdAfter: Schema.optionalWith(Timestamp, { exact: true }),
+  createdBefore: Schema.optionalWith(Timestamp, { exact: true })
+}
+
 /** The query of `GET …/projects` (every parameter optional; timestamps strict RFC 3339 UTC). */
 export const ListProjectsQuery = Schema.Struct({
   pageSize: Schema.optionalWith(PageSize, { exact: true }),
   pageToken: Schema.optionalWith(BoundedString(1, 2048), { exact: true }),
-  query: Schema.optionalWith(BoundedString(1, 256), { exact: true }),
-  createdAfter: Schema.optionalWith(Timestamp, { exact: true }),
-  createdBefore: Schema.optionalWith(Timestamp, { exact: true })
+  ...projectFilterFields
 }).annotations({ identifier: "ListProjectsQuery" })
 export type ListProjectsQuery = typeof ListProjectsQuery.Type
+
+/** The query of `GET …/projects/count` (contract.md §1 4 `countProjects`): the list's filters. */
+export const CountProjectsQuery = Schema.Struct(projectFilterFields).annotations({ identifier: "CountProjectsQuery" })
+export type CountProjectsQuery = typeof CountProjectsQuery.Type
+
+/** `countProjects`: how many live projects match the filters (contract.md §3.3 `ProjectCount`). */
+export const ProjectCount = Schema.Struct({
+  count: NonNegativeSafeInt
+}).annotations({ identifier: "ProjectCount" })
+export type ProjectCount = typeof ProjectCount.Type
+
+/** A domain of a project's closure (contract.md §3.3 `GetProjectClosureStatusResponse.domains`). */
+export const ClosureDomain = Schema.Literal("projects", "billing", "platforms", "call_registry").annotations({ identifier: "ProjectClosureDomain" })
+export type ClosureDomain = typeof ClosureDomain.Type
+
+/** What keeps a domain from being closed, in words a client can switch on (snake_case). */
+export const ClosureBlocker = Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_]{0,63}$/)).annotations({
+  identifier: "ProjectClosureBlocker",
+  examples: ["closure_in_progress"]
+})
+
+export const ProjectClosureDomainStatus = Schema.Struct({
+  domain: ClosureDomain,
+  ready: Schema.Boolean,
+  blockers: Schema.Array(ClosureBlocker)
+}).annotations({ identifier: "ProjectClosureDomainStatus" })
+
+/**
+ * `getProjectClosureStatus`: how far a project's closure is, per domain; `ready` when no domain
+ * has a blocker. `deletionOperationId` is always null: a deletion is not an operation here (the
+ * project is `closing`, then `deleted` by the closure job).
+ */
+export const ProjectClosureStatusResponse = Schema.Struct({
+  deletionOperationId: Schema.Null,
+  domains: Schema.Array(ProjectClosureDomainStatus),
+  organizationId: OrganizationId,
+  projectId: ProjectId,
+  ready: Schema.Boolean
+}).annotations({ identifier: "GetProjectClosureStatusResponse" })
+export type ProjectClosureStatusResponse = typeof ProjectClosureStatusResponse.Type
+
+/** The query of `GET …/projects/closure-status`: the project (required). */
+export const ProjectClosureStatusQuery = Schema.Struct({
+  projectId: ProjectId
+}).annotations({ identifier: "ProjectClosureStatusQuery" })
 
 /** The query of `GET …/projects/slug-availability`. */
 export const SlugAvailabilityQuery = Schema.Struct({

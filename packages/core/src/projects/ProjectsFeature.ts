@@ -4,6 +4,7 @@
  */
 import { Layer } from "effect"
 import { ProjectClosures } from "./ProjectClosures.js"
+import { ProjectClosureStatus } from "./ProjectClosureStatus.js"
 import { Platforms } from "./Platforms.js"
 import type { PlatformsRepo, ProjectUsersRepo } from "./PlatformsAndUsersPorts.js"
 import type { ProjectsRepo } from "./Ports.js"
@@ -15,6 +16,7 @@ export * from "./Errors.js"
 export * from "./Ports.js"
 export * from "./Project.js"
 export * from "./ProjectClosures.js"
+export * from "./ProjectClosureStatus.js"
 export * from "./ProjectGate.js"
 export * from "./ProjectsService.js"
 export * from "./Slugs.js"
@@ -27,9 +29,16 @@ export * from "./ProjectSettingsPorts.js"
 export * from "./ProjectUsers.js"
 
 /** Platform switches and end users (the management API's, also the Dashboard's) are the project's. */
-export const ProjectsCore = Layer.mergeAll(ProjectsService.Default, ProjectClosures.Default, Platforms.Default, ProjectUsers.Default)
+export const ProjectsCore = Layer.mergeAll(
+  ProjectsService.Default,
+  ProjectClosures.Default,
+  ProjectClosureStatus.Default,
+  Platforms.Default,
+  ProjectUsers.Default
+)
 /**
- * Projects also read memberships through `OrganizationsRepo`, the Organizations feature's port.
+ * Projects also read memberships through `OrganizationsRepo`, the Organizations feature's port;
+ * `ProjectClosureStatus` reads the billing, platforms and voice features' ports.
  * `ProjectSettingsRepo` backs `ProjectIntegrations`, which the Dashboard feature composes.
  */
 export type ProjectsPorts = ProjectsRepo | PlatformsRepo | ProjectUsersRepo | ProjectSettingsRepo

@@ -179,6 +179,18 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
       return { projects: page, nextPageToken }
     })
 
+    /** How many live projects of the organization match the list's filters (`countProjects`). */
+    const count = fn("ProjectsService.count")(function*(input: Omit<ListProjectsInput, "pageSize" | "pageToken">) {
+      yield* gate.requireMember(input.organizationId, input.accountId)
+      const n = yield* repo.count({
+        organizationId: input.organizationId,
+        query: input.query,
+        createdAfter: input.createdAfter,
+        createdBefore: input.createdBefore
+      })
+      return { count: n }
+    })
+
     const slugAvailability = fn("ProjectsService.slugAvailability")(function*(input: {
       readonly accountId: AccountId
       readonly organizationId: OrganizationId
@@ -281,7 +293,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
       return constantTimeEqual(yield* sha256Hex(Redacted.value(secret)), stored.value)
     })
 
-    return { create, list, slugAvailability, get, read, rename, delete: remove, updateAgentProfile, rotateSecret, verifySecret } as const
+    return { create, list, count, slugAvailability, get, read, rename, delete: remove, updateAgentProfile, rotateSecret, verifySecret } as const
   }),
   dependencies: [Ids.Default, EventPublisher.Default]
 }) {}

@@ -15,9 +15,11 @@
  * | `SIMULATED_NUMBERS_PER_AREA_CODE` | 100 | 0 = an empty inventory (purchases keep running) |
  * | `SIMULATED_EMAIL_VERIFY_AFTER_CHECKS` | 1 | checks before a simulated email domain verifies |
  * | `SIMULATED_CAMPAIGN_CAPACITY` | 2 | numbers one simulated 10DLC campaign takes |
+ * | `SIMULATED_WHATSAPP_SHARED_LINES` | 3 | lines in the shared WhatsApp pool (0 = exhausted) |
+ * | `SIMULATED_WHATSAPP_DEDICATED_LINES` | 100 | dedicated WhatsApp lines available (0 = provisions wait) |
  *
- * A host plugs real providers in by providing its own `NumberProvider`, `CampaignRegistry`, `TelegramProvider`
- * and `EmailDomainProvider` layers (they win over these, see `appLayer`'s `overrides`).
+ * A host plugs real providers in by providing its own `NumberProvider`, `CampaignRegistry`, `TelegramProvider`,
+ * `EmailDomainProvider` and `WhatsappProvider` layers (WhatsApp's settings: `WhatsappAdapters.ts`) (they win over these, see `appLayer`'s `overrides`).
  */
 import {
   defaultSimulatedProviderSettings,
@@ -43,7 +45,9 @@ const settings = Config.all({
   fail: Config.literal("never", "transient", "permanent")("SIMULATED_PROVIDER_FAIL").pipe(Config.withDefault("never" as const)),
   numbersPerAreaCode: int("SIMULATED_NUMBERS_PER_AREA_CODE", 100, 0, 100),
   emailVerifyAfterChecks: int("SIMULATED_EMAIL_VERIFY_AFTER_CHECKS", 1, 0, 1000),
-  campaignCapacity: int("SIMULATED_CAMPAIGN_CAPACITY", 2, 0, 1_000_000)
+  campaignCapacity: int("SIMULATED_CAMPAIGN_CAPACITY", 2, 0, 1_000_000),
+  whatsappSharedLines: int("SIMULATED_WHATSAPP_SHARED_LINES", 3, 0, 100),
+  whatsappDedicatedLines: int("SIMULATED_WHATSAPP_DEDICATED_LINES", 100, 0, 100)
 })
 
 export const PlatformsServerAdapters = (_config: ServerConfigShape) =>
@@ -55,7 +59,8 @@ export const PlatformsServerAdapters = (_config: ServerConfigShape) =>
         fail: s.fail,
         numbersPerAreaCode: s.numbersPerAreaCode,
         emailVerifyAfterChecks: s.emailVerifyAfterChecks,
-        campaignCapacity: s.campaignCapacity
+        campaignCapacity: s.campaignCapacity,
+        whatsapp: { sharedLines: s.whatsappSharedLines, dedicatedLines: s.whatsappDedicatedLines }
       }),
       Layer.succeed(ProvisioningSettings, {
         ...ProvisioningSettings.defaultValue(),

@@ -41,6 +41,16 @@ export const BillingGroup = HttpApiGroup.make("billing")
   .add(HttpApiEndpoint.get("getBillingOperation", "/v1/projects/:projectId/billing/operations/:operationId")
     .annotateContext(OpenApi.annotations({ summary: "Get a billing operation", description: "The state of an asynchronous plan change: pending, succeeded or failed." })).setPath(OperationPath)
     .addSuccess(Billing.BillingOperation))
+  .add(HttpApiEndpoint.post("recordUsage", "/v1/projects/:projectId/billing/usage")
+    .annotateContext(OpenApi.annotations({
+      summary: "Record usage",
+      description: "Adds a batch of 1-100 usage records (id, metric, quantity, timestamp) to the project's subscriptions, " +
+        "priced as the plan's usage charges; usage thresholds then bill progressively. Each record applies once: " +
+        "a repeated id answers `ignored` (`already_applied`) and changes nothing. Only metrics the project's plans price are " +
+        "accepted (422 naming the record), and a record dated before the open billing period refuses the batch " +
+        "(409 `FAILED_PRECONDITION`, reason `billing_period_closed`). The batch is all or nothing. Needs `billing:write`."
+    })).setPath(ProjectPath)
+    .setPayload(Billing.RecordUsageRequest).addSuccess(Billing.RecordUsageResponse))
   .add(HttpApiEndpoint.post("previewProjectChange", `${projectBilling}/preview`)
     .annotateContext(OpenApi.annotations({ summary: "Preview a plan change", description: "What a plan change would cost now and at the next charge, without changing anything." })).setPath(OrganizationProjectPath)
     .setPayload(Billing.PreviewProjectChangeRequest).addSuccess(Billing.PreviewProjectChangeResponse))
@@ -57,6 +67,21 @@ export const BillingGroup = HttpApiGroup.make("billing")
   .add(HttpApiEndpoint.get("getEffectiveTerms", `${projectBilling}/terms`)
     .annotateContext(OpenApi.annotations({ summary: "Effective terms", description: "The prices and allowances in force for the project." })).setPath(OrganizationProjectPath)
     .addSuccess(Billing.EffectiveTerms))
+  .add(HttpApiEndpoint.get("getOrganizationBillingOverview", organizationBilling)
+    .annotateContext(OpenApi.annotations({
+      summary: "Organization billing overview",
+      description: "The organization's own subscription and the version of its entitlements. Switchboard bills projects " +
+        "(see getBillingOverview): no plan is sold to an organization itself, so `subscription` is null."
+    })).setPath(OrganizationPath)
+    .addSuccess(Billing.OrganizationBillingOverview))
+  .add(HttpApiEndpoint.post("previewOrganizationChange", `${organizationBilling}/preview`)
+    .annotateContext(OpenApi.annotations({
+      summary: "Preview an organization change",
+      description: "What a fixed-charge quantity change of the organization's own subscription would cost, without changing anything. " +
+        "An organization without a subscription of its own (every organization today: projects are billed) answers " +
+        "409 FAILED_PRECONDITION with reason no_organization_subscription."
+    })).setPath(OrganizationPath)
+    .setPayload(Billing.PreviewOrganizationChangeRequest).addSuccess(Billing.PreviewOrganizationChangeResponse))
   .add(HttpApiEndpoint.get("listInvoices", `${organizationBilling}/invoices`)
     .annotateContext(OpenApi.annotations({ summary: "List invoices", description: "The organization's invoices, newest first." })).setPath(OrganizationPath)
     .addSuccess(Billing.ListInvoicesResponse))
@@ -85,11 +110,14 @@ export const billingProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   "billing.listBillingPlans": project,
   "billing.getBillingOverview": project,
   "billing.getBillingOperation": [...project, "OPERATION_NOT_FOUND"],
+  "billing.recordUsage": [...project, "PROJECT_CLOSING", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
   "billing.previewProjectChange": [...organizationProject, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
   "billing.changePlan": [...organizationProject, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],
   "billing.adjustFixedChargeQuantity": [...organizationProject, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],
   "billing.getEffectiveTerms": organizationProject,
   "billing.listInvoices": organization,
+  "billing.getOrganizationBillingOverview": organization,
+  "billing.previewOrganizationChange": [...organization, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
   "billing.getOrganizationPaymentMethod": organization,
   "billing.createOrganizationPaymentMethodCheckout": organization,
   "billing.createOrganizationSetupIntent": [...organization, ...idempotency]

@@ -18,7 +18,20 @@ export const billingErrors: ErrorTable<BillingError> = {
   BillingIdempotencyKeyReused: () => problem("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with a different request."),
   UsageMetricUnknown: (e) =>
     validationFailed(
-      [{ code: "invalid_value", location: "json", message: "no plan of the project prices this metric", path: "/metricCode" }],
+      [{ code: "invalid_value", location: "json", message: `no plan of the project prices the metric ${e.metricCode}`, path: `/${e.field ?? "metricCode"}` }],
       `No plan of the project prices the metric ${e.metricCode}.`
+    ),
+  // The batch is refused whole: the period the record belongs to is closed (invoiced).
+  UsagePeriodClosed: (e) =>
+    problem(
+      "FAILED_PRECONDITION",
+      `Usage record ${e.recordId} is dated ${e.timestamp}, before the open ${e.category} billing period (from ${e.periodStart}); that period is closed.`,
+      { extra: { reason: "billing_period_closed", recordId: e.recordId, category: e.category, periodStart: e.periodStart, path: `/${e.field}` } }
+    ),
+  OrganizationNotSubscribed: (e) =>
+    problem(
+      "FAILED_PRECONDITION",
+      `Organization ${e.organizationId} has no subscription of its own: its projects are billed (see previewProjectChange).`,
+      { extra: { reason: "no_organization_subscription" } }
     )
 }

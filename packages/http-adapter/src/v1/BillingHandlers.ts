@@ -150,6 +150,14 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
             ...(operation.status === "pending" ? { "retry-after": "1" } : {})
           }))
         }))
+      .handleRaw("recordUsage", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* authorizeBilling({ scope: "billing:write", organizationRoute: false, projectId: path.projectId })
+          const project = yield* domain(billing.openProject(principal, path.projectId, "write"))
+          const body = yield* decodeJsonBody(Billing.RecordUsageRequest)
+          const results = yield* domain(billing.recordUsageBatch(path.projectId, body.value.records, project))
+          return toResponse(yield* rendered(Billing.RecordUsageResponse, { results }, 200, noStore))
+        }))
       .handleRaw("previewProjectChange", ({ path }) =>
         Effect.gen(function*() {
           const { project } = yield* organizationProject(path.organizationId, path.projectId, "read")
@@ -189,6 +197,19 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
         Effect.gen(function*() {
           yield* organizationProject(path.organizationId, path.projectId, "read")
           return toResponse(yield* rendered(Billing.EffectiveTerms, yield* domain(billing.terms(path.projectId)), 200, noStore))
+        }))
+      .handleRaw("getOrganizationBillingOverview", ({ path }) =>
+        Effect.gen(function*() {
+          yield* organization(path.organizationId, "billing:read")
+          const overview = yield* domain(billing.organizationOverview(path.organizationId))
+          return toResponse(yield* rendered(Billing.OrganizationBillingOverview, overview, 200, noStore))
+        }))
+      .handleRaw("previewOrganizationChange", ({ path }) =>
+        Effect.gen(function*() {
+          yield* organization(path.organizationId, "billing:read")
+          const body = yield* decodeJsonBody(Billing.PreviewOrganizationChangeRequest)
+          const preview = yield* domain(billing.previewOrganizationChange(path.organizationId, body.value))
+          return toResponse(yield* rendered(Billing.PreviewOrganizationChangeResponse, preview, 200, noStore))
         }))
       .handleRaw("listInvoices", ({ path }) =>
         Effect.gen(function*() {

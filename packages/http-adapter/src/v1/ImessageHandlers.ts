@@ -22,8 +22,8 @@ import { Effect } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./Api.js"
 import { ImessageGroup } from "./ImessageApi.js"
-import { acceptedOperation, noStore } from "./OperationResponses.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { acceptedOperation } from "./PlatformsHandlers.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
 const BASE = "/v1/projects/:projectId/platforms/imessage"
@@ -41,8 +41,13 @@ export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "i
       .handleRaw("getProjectImessagePlatform", ({ path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          const settings = yield* domain(imessage.getSettings(path.projectId, principal))
-          return toResponse(yield* rendered(ProjectPlatformSettings, settings, 200, noStore))
+          const { dedicatedLineAvailable, settings } = yield* domain(imessage.getSettings(path.projectId, principal))
+          // Whether a dedicated line would be assigned without waiting: the contract's body has no
+          // field for it (`{mode: "dedicated"}`), so it is a header.
+          return toResponse(yield* rendered(ProjectPlatformSettings, settings, 200, {
+            "cache-control": "no-store",
+            ...(settings.mode === "dedicated" ? { "dedicated-line-available": String(dedicatedLineAvailable) } : {})
+          }))
         }))
       .handleRaw("createSharedLineAssignment", ({ path }) =>
         Effect.gen(function*() {

@@ -33,11 +33,21 @@ import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./Api.js"
 import { PlatformsGroup } from "./PlatformsApi.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
-import { acceptedOperation, noStore, POLL_SECONDS } from "./OperationResponses.js"
 import { problem } from "./ProblemFailure.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
+const noStore = { "cache-control": "no-store" }
+/** Seconds between polls of an unfinished operation. */
+const POLL_SECONDS = "2"
+
+/** 202 + Location (where to poll) + Retry-After: the answer of every provisioning request. */
+export const acceptedOperation = (apiUrl: string, projectId: string, op: Operation) =>
+  rendered(Operation, op, 202, {
+    location: `${apiUrl}/v1/projects/${projectId}/platforms/operations/${op.operationId}`,
+    "retry-after": POLL_SECONDS,
+    ...noStore
+  })
 
 export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), "platforms", (handlers) =>
   Effect.gen(function*() {
@@ -47,8 +57,6 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
     const read = (projectId: string) => onProject(projectId, "platforms:read")
     const write = (projectId: string) => onProject(projectId, "platforms:write")
     const unfinished = (op: Operation) => op.state === "pending" || op.state === "running"
-
-    /** 202 + Location + Retry-After: the answer of every provisioning request. */
     const accepted = (projectId: string, op: Operation) => acceptedOperation(config.apiUrl, projectId, op)
 
     /** `detail.setupUrl` only for callers that may write (contract: Telegram setup links). */

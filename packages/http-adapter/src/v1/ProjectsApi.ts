@@ -52,12 +52,21 @@ const ListProjectsParams = Schema.Struct({
   createdAfter: queryParam,
   createdBefore: queryParam
 })
-const listProjectsDocs = queryDocs({
-  pageSize: { description: "1-100, default 20", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
-  pageToken: { description: "nextPageToken of the previous page (same filters)", schema: { type: "string", minLength: 1, maxLength: 2048 } },
+const filterDocs = {
   query: { description: "case-insensitive substring of the name or the slug", schema: { type: "string", minLength: 1, maxLength: 256 } },
   createdAfter: { description: "RFC 3339 UTC timestamp (upper-case T and Z); strictly after", schema: timestampDoc },
   createdBefore: { description: "RFC 3339 UTC timestamp (upper-case T and Z); strictly before", schema: timestampDoc }
+}
+const listProjectsDocs = queryDocs({
+  pageSize: { description: "1-100, default 20", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
+  pageToken: { description: "nextPageToken of the previous page (same filters)", schema: { type: "string", minLength: 1, maxLength: 2048 } },
+  ...filterDocs
+})
+const CountProjectsParams = Schema.Struct({ query: queryParam, createdAfter: queryParam, createdBefore: queryParam })
+const countProjectsDocs = queryDocs(filterDocs)
+const ClosureStatusParams = Schema.Struct({ projectId: queryParam })
+const closureStatusDocs = queryDocs({
+  projectId: { description: "the project (one of the organization's, in any state)", schema: { type: "string", format: "uuid" }, required: true }
 })
 const SlugAvailabilityParams = Schema.Struct({ slug: queryParam })
 const slugAvailabilityDocs = queryDocs({
@@ -87,6 +96,29 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
       .setUrlParams(SlugAvailabilityParams)
       .addSuccess(Projects.ProjectSlugAvailability)
       .annotate(OpenApi.Transform, slugAvailabilityDocs)
+  )
+  .add(
+    HttpApiEndpoint.get("countProjects", "/v1/organizations/:organizationId/projects/count")
+      .annotateContext(OpenApi.annotations({
+        summary: "Count projects",
+        description: "How many of the organization's live projects match the list's filters (query, createdAfter, createdBefore), read from the primary."
+      }))
+      .setPath(OrganizationPath)
+      .setUrlParams(CountProjectsParams)
+      .addSuccess(Projects.ProjectCount)
+      .annotate(OpenApi.Transform, countProjectsDocs)
+  )
+  .add(
+    HttpApiEndpoint.get("getProjectClosureStatus", "/v1/organizations/:organizationId/projects/closure-status")
+      .annotateContext(OpenApi.annotations({
+        summary: "Project closure status",
+        description: "How far a project's closure is, per domain (projects, billing, platforms, call_registry): each domain's blockers " +
+          "and whether it is ready; `ready` once none has a blocker. Read-only; works for active, closing and deleted projects."
+      }))
+      .setPath(OrganizationPath)
+      .setUrlParams(ClosureStatusParams)
+      .addSuccess(Projects.ProjectClosureStatusResponse)
+      .annotate(OpenApi.Transform, closureStatusDocs)
   )
   .add(HttpApiEndpoint.get("getProject", "/v1/projects/:projectId")
     .annotateContext(OpenApi.annotations({ summary: "Get a project", description: "One project by id." })).setPath(ProjectPath).addSuccess(Project))
@@ -136,6 +168,8 @@ export const projectsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   "projects.createProject": [...organization, ...idempotency, "SLUG_TAKEN", "PAYLOAD_TOO_LARGE"],
   "projects.listProjects": organization,
   "projects.checkProjectSlugAvailability": organization,
+  "projects.countProjects": organization,
+  "projects.getProjectClosureStatus": [...organization, "PROJECT_NOT_FOUND"],
   "projects.getProject": project,
   "projects.updateProject": [...projectWrite, "PAYLOAD_TOO_LARGE"],
   "projects.deleteProject": projectWrite,

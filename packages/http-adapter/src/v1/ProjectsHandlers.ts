@@ -9,9 +9,14 @@ import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Projects } from "@switchboard/core"
 import { accountOf, type ProjectPermission, Requirement } from "@switchboard/core/credentials"
 import {
+  CountProjectsQuery,
   CreateProjectRequest,
   ListProjectsQuery,
   Project,
+  ProjectClosureStatus,
+  ProjectClosureStatusQuery,
+  ProjectClosureStatusResponse,
+  ProjectCount,
   ProjectPage,
   ProjectsService,
   RotateProjectSecretResponse,
@@ -53,6 +58,7 @@ export const accountBehind = (principal: Parameters<typeof accountOf>[0]) => {
 export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "projects", (handlers) =>
   Effect.gen(function*() {
     const projects = yield* ProjectsService
+    const closures = yield* ProjectClosureStatus
     const config = yield* ServerConfig
     const avatar = defaultPictureUrl(config.apiUrl)
     const project = (record: Parameters<typeof toProject>[0]) => rendered(Project, toProject(record, avatar))
@@ -88,6 +94,20 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
             projects: page.projects.map((p) => toProject(p, avatar)),
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
+        }))
+      .handleRaw("countProjects", ({ path }) =>
+        Effect.gen(function*() {
+          const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
+          const query = yield* decodeQuery(CountProjectsQuery)
+          const count = yield* domain(projects.count({ accountId, organizationId: path.organizationId, ...query }))
+          return toResponse(yield* rendered(ProjectCount, count, 200, { "cache-control": "no-store" }))
+        }))
+      .handleRaw("getProjectClosureStatus", ({ path }) =>
+        Effect.gen(function*() {
+          const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
+          const { projectId } = yield* decodeQuery(ProjectClosureStatusQuery)
+          const status = yield* domain(closures.status({ accountId, organizationId: path.organizationId, projectId }))
+          return toResponse(yield* rendered(ProjectClosureStatusResponse, status, 200, { "cache-control": "no-store" }))
         }))
       .handleRaw("checkProjectSlugAvailability", ({ path }) =>
         Effect.gen(function*() {

@@ -64,6 +64,7 @@ const sampleParams = (strangerProject: string, strangerOrg: string): Record<stri
   destinationId: `sb_whd_${ulidish}`,
   eventType: "project.updated",
   applicationId: `sb_app_${ulidish}`,
+  resourceId: `sb_lin_${ulidish}`,
   assignmentId: `sb_asg_${ulidish}`,
   attachmentId: `sb_att_${ulidish}`
 })

@@ -43,6 +43,7 @@ const planChange = "internal to the billing preview reducer: BillingService turn
 const notOnV1: Readonly<Record<string, string>> = {
   ProviderFailure: platformsWorker,
   ResourceNumberTaken: platformsWorker,
+  AssignmentHandleTaken: "internal to WhatsappAssignments.create (platforms/WhatsappAssignments.ts): it becomes SharedLineAssignmentExists",
   AccessDenied: "core's access decision: v1/Access.ts `refusal` renders it (code, detail, scope challenge)",
   BillingCatalogInvalid: "stops the server at start; no request meets it",
   OAuthProtocolError: "raised by the OAuth endpoints only (routes/OAuthHttp.ts `protocolErrors`, by code)",
@@ -69,6 +70,7 @@ const notOnV1: Readonly<Record<string, string>> = {
 const notOnDashboard: Readonly<Record<string, string>> = {
   ProviderFailure: platformsWorker,
   ResourceNumberTaken: platformsWorker,
+  AssignmentHandleTaken: notOnV1.AssignmentHandleTaken!,
   AccessDenied: "the Dashboard decides access itself (routes/DashboardAccess.ts)",
   BillingCatalogInvalid: notOnV1.BillingCatalogInvalid!,
   OAuthProtocolError: notOnV1.OAuthProtocolError!,

@@ -44,7 +44,8 @@ for (const backend of testBackends()) {
       await makeDedicated(s, p)
       const r = await call(base(p))
       expect(r.res.status).toBe(200)
-      expect(r.body).toEqual({ mode: "dedicated", dedicatedLineAvailable: true })
+      expect(r.body).toEqual({ mode: "dedicated" })
+      expect(r.res.headers.get("dedicated-line-available")).toBe("true")
       const other = await projectKey(call, p, ["project:read"])
       expectProblem(await call(base(p), { key: other }), 403, "FORBIDDEN")
       expectProblem(await call(base(p), { key: null }), 401, "NOT_AUTHENTICATED")
@@ -81,7 +82,6 @@ for (const backend of testBackends()) {
       expect(b.res.status).toBe(201)
       const cap = await assign(p, { handle: "+15550102" })
       expectProblem(cap, 409, "SHARED_LINE_CAP_EXCEEDED")
-      expect(cap.body.maxUserAssignments).toBe(2)
 
       expect((await call(`${base(p)}/assignments/${a.body.assignmentId}`)).body).toEqual(a.body)
       expectProblem(await call(`${base(p)}/assignments/sb_asg_unknown`), 404, "ASSIGNMENT_NOT_FOUND")
@@ -119,7 +119,7 @@ for (const backend of testBackends()) {
       expect(seats.map((x) => x.assignedPhoneNumber)).toEqual(["+16285550200", "+16285550200"])
       const full = await assign(p2, { handle: "+15550202" })
       expectProblem(full, 503, "SHARED_LINE_POOL_EXHAUSTED")
-      expect(full.res.headers.get("retry-after")).toBe("60")
+      expect(full.res.headers.get("retry-after")).toBe("30")
       await setAutoScale(p2, true)
       const grown = await assign(p2, { handle: "+15550202" })
       expect(grown.res.status, grown.text).toBe(201)
@@ -159,7 +159,7 @@ for (const backend of testBackends()) {
       expect((await provision(p1, key)).body.operationId).toBe(first.body.operationId)
       const second = await provision(p2)
       const third = await provision(p1)
-      expect((await call(base(p2))).body).toEqual({ mode: "dedicated", dedicatedLineAvailable: false })
+      expect((await call(base(p2))).res.headers.get("dedicated-line-available")).toBe("false")
 
       // One line of capacity: the oldest request gets it, the others keep running in order.
       await runWorker(s)

@@ -302,6 +302,20 @@ export const BillingReposSql = Layer.effect(
           update billing_invoices set payment_status = ${inv.paymentStatus}, payment_attempts = ${inv.paymentAttempts}
           where invoice_id = ${inv.invoiceId}`).pipe(Effect.asVoid),
 
+      insertUsageRecords: (projectId, records) =>
+        records.length === 0 ? Effect.succeed([]) : orDie(sql<{ recordId: string }>`
+          insert into billing_usage_records ${sql.insert(records.map((r) => ({
+            projectId,
+            recordId: r.recordId,
+            metricCode: r.metricCode,
+            category: r.category,
+            quantity: r.quantity,
+            occurredAt: toDate(r.occurredAt),
+            recordedAt: toDate(r.recordedAt)
+          })))}
+          on conflict (project_id, record_id) do nothing
+          returning record_id`).pipe(Effect.map((rows) => rows.map((r) => r.recordId))),
+
       findAccount: (organizationId) =>
         Effect.map(
           accounts(sql`

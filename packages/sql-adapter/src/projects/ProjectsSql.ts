@@ -6,7 +6,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Projects } from "@switchboard/core"
-import { type ProjectRecord, ProjectsRepo, SlugInUse } from "@switchboard/core/projects"
+import { type ProjectFilter, type ProjectRecord, ProjectsRepo, SlugInUse } from "@switchboard/core/projects"
 import { AccountId, OrganizationId, ProjectId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, firstRow, isUniqueViolation, orDie, type Rows, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
@@ -36,6 +36,17 @@ export const ProjectsReposSql = Layer.effect(
         "created_by_account_id, created_at, updated_at, deleted_at, closed_at"
     )
     const select: (statement: Rows) => Effect.Effect<ReadonlyArray<ProjectRecord>> = rowsOf(ProjectRow)
+
+    /** The conditions of a `ProjectFilter` (live projects of the organization). */
+    const filtered = (f: ProjectFilter) => [
+      sql`organization_id = ${f.organizationId}`,
+      sql`deleted_at is null`,
+      f.query === undefined
+        ? sql`true`
+        : sql`(strpos(lower(name), lower(${f.query})) > 0 or strpos(slug, lower(${f.query})) > 0)`,
+      f.createdAfter === undefined ? sql`true` : sql`created_at > ${toDate(f.createdAfter)}`,
+      f.createdBefore === undefined ? sql`true` : sql`created_at < ${toDate(f.createdBefore)}`
+    ]
 
     return ProjectsRepo.of({
       insert: ({ project: p, secretHash }) =>
@@ -86,23 +97,21 @@ export const ProjectsReposSql = Layer.effect(
               select slug, deleted_at is null as live from projects where ${sql.in("slug", [...slugs])}`).pipe(
             Effect.map((rows) => rows.map((r) => ({ slug: r.slug, holder: r.live ? "active" as const : "retired" as const })))
           ),
-      list: ({ after, createdAfter, createdBefore, limit, organizationId, query }) =>
+      list: (request) =>
         select(sql`
           select ${cols} from projects
           where ${sql.and([
-            sql`organization_id = ${organizationId}`,
-            sql`deleted_at is null`,
-            query === undefined
+            ...filtered(request),
+            request.after === undefined
               ? sql`true`
-              : sql`(strpos(lower(name), lower(${query})) > 0 or strpos(slug, lower(${query})) > 0)`,
-            createdAfter === undefined ? sql`true` : sql`created_at > ${toDate(createdAfter)}`,
-            createdBefore === undefined ? sql`true` : sql`created_at < ${toDate(createdBefore)}`,
-            after === undefined
-              ? sql`true`
-              : sql`(created_at, project_id) < (${toDate(after.createdAt)}, ${after.projectId}::uuid)`
+              : sql`(created_at, project_id) < (${toDate(request.after.createdAt)}, ${request.after.projectId}::uuid)`
           ])}
           order by created_at desc, project_id desc
-          limit ${limit}`),
+          limit ${request.limit}`),
+      count: (filter) =>
+        orDie(sql<{ n: string | number }>`select count(*) as n from projects where ${sql.and(filtered(filter))}`).pipe(
+          Effect.map((rows) => Number(rows[0]?.n ?? 0))
+        ),
       finishClosings: ({ closingBefore, limit, now }) =>
         orDie(sql<{ projectId: string }>`
           update projects set state = 'deleted', closed_at = ${toDate(now)}, updated_at = ${toDate(now)}

@@ -210,6 +210,30 @@ export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       expect(yield* repo.collectibleInvoices(1000)).not.toContain(a.invoiceId)
     }))
 
+  it.effect("billing: usage records are written once per project and id, also under concurrency; a rollback forgets them", () =>
+    Effect.gen(function*() {
+      const repo = yield* BillingRepo
+      const tx = yield* Transactor
+      const { ids } = yield* withProject
+      const other = yield* withProject
+      const row = (recordId: string, quantity = 1) => ({
+        recordId, metricCode: "api_call", category: "api", quantity, occurredAt: T0, recordedAt: plus(T0, 1000)
+      })
+      expect(yield* repo.insertUsageRecords(ids.projectId, [])).toEqual([])
+      expect(yield* repo.insertUsageRecords(ids.projectId, [row("r-1"), row("r-2", 9007199254740991)])).toEqual(["r-1", "r-2"])
+      // A repeat (even with other content) is left as it is; the same id in another project is another record.
+      expect(yield* repo.insertUsageRecords(ids.projectId, [row("r-2", 5), row("r-3")])).toEqual(["r-3"])
+      expect(yield* repo.insertUsageRecords(other.ids.projectId, [row("r-1")])).toEqual(["r-1"])
+      const racers = yield* Effect.all(
+        Array.from({ length: 4 }, () => tx.withTransaction(repo.insertUsageRecords(ids.projectId, [row("r-race")]))),
+        { concurrency: "unbounded" }
+      )
+      expect(racers.flat()).toEqual(["r-race"])
+      const rolledBack = yield* tx.withTransaction(Effect.zipRight(repo.insertUsageRecords(ids.projectId, [row("r-undone")]), Effect.fail("stop"))).pipe(Effect.flip)
+      expect(rolledBack).toBe("stop")
+      expect(yield* repo.insertUsageRecords(ids.projectId, [row("r-undone")])).toEqual(["r-undone"])
+    }))
+
   it.effect("billing: an account is created empty when first locked; its card and balance round-trip", () =>
     Effect.gen(function*() {
       const repo = yield* BillingRepo

@@ -1,6 +1,6 @@
 /**
  * The Projects feature's part of the repository contract suite (called inside `repositoryContract`):
- * projects, their slugs (unique for ever, also under concurrency), the list with its filters and
+ * projects, their slugs (unique for ever, also under concurrency), the list (and its count) with its filters and
  * cursor, row locks, and the closure job's `finishClosings`. The store is shared by the whole block,
  * so every case makes its own accounts, organizations and slugs.
  */
@@ -188,6 +188,13 @@ export const projectsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       expect(ids(yield* repo.list({ ...base, createdAfter: at(3), createdBefore: at(1) }))).toEqual([])
       expect(ids(yield* repo.list(base))).not.toContain(closing.projectId)
       expect(ids(yield* repo.list(base))).not.toContain(deleted.projectId)
+      // count: what list gives with the same filters, without a cursor or a limit.
+      const filter = { organizationId: owner.organizationId, query: undefined, createdAfter: undefined, createdBefore: undefined }
+      expect(yield* repo.count(filter)).toBe(3)
+      expect(yield* repo.count({ ...filter, query: "MAIL" })).toBe(2)
+      expect(yield* repo.count({ ...filter, query: "%" })).toBe(0)
+      expect(yield* repo.count({ ...filter, createdAfter: at(1), createdBefore: at(3) })).toBe(1)
+      expect(yield* repo.count({ ...filter, organizationId: other.organizationId })).toBe(1)
     }))
 
   it.effect("projects: the cursor orders projects created in the same millisecond by id", () =>

@@ -17,6 +17,7 @@ import {
   type OperationRecord,
   PaymentProvider,
   type SubscriptionRecord,
+  type UsageRecordRow,
   validateCatalog
 } from "@switchboard/core/billing"
 import { type OrganizationId } from "@switchboard/core/shared"
@@ -32,6 +33,7 @@ const make = Effect.gen(function*() {
   const operations = state.table<string, OperationRecord>("billing_operations")
   const invoices = state.table<string, InvoiceRecord>("billing_invoices")
   const accounts = state.table<string, BillingAccountRecord>("billing_accounts")
+  const usageRecords = state.table<string, UsageRecordRow>("billing_usage_records")
   const projects = state.table<string, ProjectRow>(PROJECTS_TABLE)
   const live = (projectId: string) => {
     const p = projects.get(projectId)?.project
@@ -136,6 +138,17 @@ const make = Effect.gen(function*() {
         if (stored !== undefined) {
           invoices.set(invoice.invoiceId, { ...stored, paymentStatus: invoice.paymentStatus, paymentAttempts: invoice.paymentAttempts })
         }
+      }),
+    insertUsageRecords: (projectId, records) =>
+      Effect.sync(() => {
+        const inserted: Array<string> = []
+        for (const r of records) {
+          const key = `${projectId}\u0000${r.recordId}`
+          if (usageRecords.has(key)) continue
+          usageRecords.set(key, r)
+          inserted.push(r.recordId)
+        }
+        return inserted
       }),
     findAccount: (organizationId) => Effect.sync(() => Option.fromNullable(accounts.get(organizationId))),
     lockAccount: (organizationId) =>

@@ -16,7 +16,8 @@ import {
   platformOfType,
   ResourceNumberTaken,
   type ResourceRecord,
-  ResourcesRepo
+  ResourcesRepo,
+  type WhatsappProvider
 } from "@switchboard/core/platforms"
 import type { LineRecord } from "@switchboard/core/voice"
 import { Effect, Layer, Option } from "effect"
@@ -225,7 +226,7 @@ const make = Effect.gen(function*() {
 
 /** The repositories, and core's simulated providers (default settings) as the non-store ports. */
 export const PlatformsMemory: Layer.Layer<
-  OperationsRepo | ResourcesRepo | NumberProvider | TelegramProvider | EmailDomainProvider | CampaignRegistry,
+  OperationsRepo | ResourcesRepo | NumberProvider | TelegramProvider | EmailDomainProvider | CampaignRegistry | WhatsappProvider,
   never,
   MemoryState
 > = Layer.merge(Layer.unwrapEffect(make), Layer.suspend(() => makeSimulatedProviders()))

@@ -3,7 +3,7 @@
  * table of the shared `MemoryState`, so transactions roll them back. Each operation is one
  * synchronous step, hence atomic; `lock` is `findById` (memory transactions run one at a time).
  */
-import { type ProjectRecord, ProjectsRepo, SlugInUse } from "@switchboard/core/projects"
+import { type ProjectFilter, type ProjectRecord, ProjectsRepo, SlugInUse } from "@switchboard/core/projects"
 import { type ProjectId } from "@switchboard/core/shared"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
@@ -19,6 +19,16 @@ export const PROJECTS_TABLE = "projects"
 
 const newestFirst = (a: ProjectRecord, b: ProjectRecord) =>
   b.createdAt.epochMillis - a.createdAt.epochMillis || (b.projectId < a.projectId ? -1 : b.projectId > a.projectId ? 1 : 0)
+
+/** Whether a project is one a `ProjectFilter` takes (live, of the organization, matching the filters). */
+const matches = (f: ProjectFilter, p: ProjectRecord) => {
+  const q = f.query?.toLowerCase()
+  return p.organizationId === f.organizationId &&
+    p.deletedAt === null &&
+    (q === undefined || p.name.toLowerCase().includes(q) || p.slug.toLowerCase().includes(q)) &&
+    (f.createdAfter === undefined || DateTime.greaterThan(p.createdAt, f.createdAfter)) &&
+    (f.createdBefore === undefined || DateTime.lessThan(p.createdAt, f.createdBefore))
+}
 
 const make = Effect.gen(function*() {
   const state = yield* MemoryState
@@ -70,24 +80,21 @@ const make = Effect.gen(function*() {
           .filter((row) => wanted.has(row.project.slug))
           .map((row) => ({ slug: row.project.slug as string, holder: row.project.deletedAt === null ? "active" as const : "retired" as const }))
       }),
-    list: ({ after, createdAfter, createdBefore, limit, organizationId, query }) =>
+    list: (request) =>
       Effect.sync(() => {
-        const q = query?.toLowerCase()
+        const { after } = request
         return [...table.values()]
           .map((row) => row.project)
           .filter((p) =>
-            p.organizationId === organizationId &&
-            p.deletedAt === null &&
-            (q === undefined || p.name.toLowerCase().includes(q) || p.slug.toLowerCase().includes(q)) &&
-            (createdAfter === undefined || DateTime.greaterThan(p.createdAt, createdAfter)) &&
-            (createdBefore === undefined || DateTime.lessThan(p.createdAt, createdBefore)) &&
+            matches(request, p) &&
             (after === undefined ||
               p.createdAt.epochMillis < after.createdAt.epochMillis ||
               (p.createdAt.epochMillis === after.createdAt.epochMillis && p.projectId < after.projectId))
           )
           .sort(newestFirst)
-          .slice(0, limit)
+          .slice(0, request.limit)
       }),
+    count: (filter) => Effect.sync(() => [...table.values()].filter((row) => matches(filter, row.project)).length),
     finishClosings: ({ closingBefore, limit, now }) =>
       Effect.sync(() => {
         const due = [...table.values()]

@@ -1,0 +1,40 @@
+/** The filtered verification codes' /v1 handlers (issue 18): counts and lists, per project and per held resource. */
+import { HttpApiBuilder } from "@effect/platform"
+import {
+  FilteredVerificationCodeCount,
+  FilteredVerificationCodePage,
+  FilteredVerificationCodesQuery,
+  VerificationCodes
+} from "@switchboard/core/platforms"
+import type { ProjectId } from "@switchboard/core/shared"
+import { Effect } from "effect"
+import { v1Group } from "./Api.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
+import { decodeQuery, onProject } from "./ProjectsHandlers.js"
+import { VerificationCodesGroup } from "./VerificationCodesApi.js"
+
+export const VerificationCodesGroupLive = HttpApiBuilder.group(v1Group(VerificationCodesGroup), "verificationCodes", (handlers) =>
+  Effect.gen(function*() {
+    const codes = yield* VerificationCodes
+    const count = (projectId: ProjectId, resourceId?: string) =>
+      Effect.gen(function*() {
+        const principal = yield* onProject(projectId, "platforms:read")
+        const query = yield* decodeQuery(FilteredVerificationCodesQuery)
+        return toResponse(yield* rendered(FilteredVerificationCodeCount, yield* domain(codes.count(projectId, principal, query, resourceId))))
+      })
+    const list = (projectId: ProjectId, resourceId?: string) =>
+      Effect.gen(function*() {
+        const principal = yield* onProject(projectId, "platforms:read")
+        const query = yield* decodeQuery(FilteredVerificationCodesQuery)
+        const page = yield* domain(codes.list(projectId, principal, query, resourceId))
+        return toResponse(yield* rendered(FilteredVerificationCodePage, {
+          codes: page.codes,
+          ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
+        }))
+      })
+    return handlers
+      .handleRaw("countFilteredVerificationCodes", ({ path }) => count(path.projectId))
+      .handleRaw("listFilteredVerificationCodes", ({ path }) => list(path.projectId))
+      .handleRaw("countResourceFilteredVerificationCodes", ({ path }) => count(path.projectId, path.resourceId))
+      .handleRaw("listResourceFilteredVerificationCodes", ({ path }) => list(path.projectId, path.resourceId))
+  }))
