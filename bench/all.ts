@@ -25,6 +25,7 @@ const BENCHES: ReadonlyArray<{ readonly name: string; readonly backends: boolean
   { name: "http", backends: true },
   { name: "sql", backends: false },
   { name: "calls", backends: true },
+  { name: "messages", backends: true },
   { name: "webhooks", backends: true },
   { name: "oauth", backends: true },
   { name: "billing", backends: true },

@@ -29,17 +29,16 @@
  * Any failed request or baseline statement aborts the run (exit 1). The last stdout line is the
  * JSON summary read by `npm run bench`. There are no speed thresholds: it is a report, not a test.
  */
-import { PGlite } from "@electric-sql/pglite"
 import { Events, Voice } from "@switchboard/core"
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { CallMachine, CallSignal, callEventSource } from "@switchboard/core/voice"
 import { Schema } from "effect"
 import { createServer, type Server } from "node:http"
 import { performance } from "node:perf_hooks"
-import Pg from "pg"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { signalLoadInChild, voiceFixture } from "./calls-load.js"
 import { BATCH, CALLS_PER_BATCH, PRESSES, SIGNALS_PER_CALL, wholeCall } from "./calls-signals.js"
+import { type Baseline, insertBaseline, multiRowInsert } from "./insert-baseline.js"
 import { backendFromEnv, BenchFailure, closeServer, fmt, listenLocal, mean, positiveInt, runBench } from "./lib.js"
 
 const SECONDS = positiveInt("calls", "BENCH_SECONDS", 5)
@@ -123,11 +122,6 @@ const SCRATCH = [
   "create index bench_events_undispatched on bench_events (position) where dispatched_at is null"
 ]
 
-/** `INSERT INTO table (cols) VALUES ($1,…),(…)` for `rows` rows of `cols.length` values. */
-const multiRowInsert = (table: string, cols: ReadonlyArray<string>, rows: number) => {
-  const values = Array.from({ length: rows }, (_, r) => `(${cols.map((_, c) => `$${r * cols.length + c + 1}`).join(",")})`)
-  return `insert into ${table} (${cols.join(",")}) values ${values.join(",")}`
-}
 const CALL_COLS = ["call_id", "project_id", "status", "direction", "created_at", "record"]
 const SIGNAL_COLS = ["call_id", "signal_id", "applied_at"]
 const EVENT_COLS = ["id", "project_id", "type", "source", "occurred_at", "api_version", "data"]
@@ -171,79 +165,6 @@ const batchParams = (projectId: string, t: ReturnType<typeof template>) => {
     }
   }
   return { calls, signals, events }
-}
-
-interface Baseline {
-  readonly run: (seconds: number) => Promise<{ batches: number; seconds: number }>
-  readonly close: () => Promise<void>
-}
-
-/** `CONNECTIONS` loops, each inserting one batch's rows per transaction, for `seconds`. */
-const loops = async (seconds: number, insertBatch: () => Promise<void>) => {
-  const deadline = performance.now() + seconds * 1000
-  let batches = 0
-  const t0 = performance.now()
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (performance.now() < deadline) {
-      await insertBatch()
-      batches++
-    }
-  }))
-  return { batches, seconds: (performance.now() - t0) / 1000 }
-}
-
-const postgresBaseline = async (projectId: string, t: ReturnType<typeof template>): Promise<Baseline> => {
-  const url = process.env.DATABASE_URL!
-  const database = `bench_calls_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  const admin = new Pg.Pool({ connectionString: url, max: 1 })
-  await admin.query(`create database ${database}`)
-  const u = new URL(url)
-  u.pathname = `/${database}`
-  // One single-connection pool per loop: its statements are one session's, BEGIN to COMMIT.
-  const sessions = Array.from({ length: CONNECTIONS }, () => new Pg.Pool({ connectionString: u.toString(), max: 1 }))
-  for (const s of SCRATCH) await sessions[0]!.query(s)
-  let next = 0
-  const free = [...sessions]
-  const insertBatch = async () => {
-    const p = batchParams(projectId, t)
-    const session = free.pop() ?? sessions[next++ % sessions.length]!
-    try {
-      await session.query("begin")
-      await session.query(INSERT_CALLS, p.calls)
-      await session.query(INSERT_SIGNALS, p.signals)
-      await session.query(INSERT_EVENTS, p.events)
-      await session.query("commit")
-    } catch (e) {
-      await session.query("rollback").catch(() => undefined)
-      throw new BenchFailure(`baseline: ${e instanceof Error ? e.message : String(e)}`)
-    } finally {
-      free.push(session)
-    }
-  }
-  return {
-    run: (seconds) => loops(seconds, insertBatch),
-    close: async () => {
-      await Promise.all(sessions.map((s) => s.end()))
-      await admin.query(`drop database if exists ${database}`)
-      await admin.end()
-    }
-  }
-}
-
-const pgliteBaseline = async (projectId: string, t: ReturnType<typeof template>): Promise<Baseline> => {
-  const db = await PGlite.create()
-  for (const s of SCRATCH) await db.exec(s)
-  const insertBatch = async () => {
-    const p = batchParams(projectId, t)
-    await db.transaction(async (tx) => {
-      await tx.query(INSERT_CALLS, p.calls)
-      await tx.query(INSERT_SIGNALS, p.signals)
-      await tx.query(INSERT_EVENTS, p.events)
-    }).catch((e: unknown) => {
-      throw new BenchFailure(`baseline: ${e instanceof Error ? e.message : String(e)}`)
-    })
-  }
-  return { run: (seconds) => loops(seconds, insertBatch), close: () => db.close() }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -306,7 +227,16 @@ const main = async (): Promise<number> => {
     const rawHandler = await startRawHandler()
     raw = rawHandler.server
     const t = template(target.projectId, target.profileId)
-    baseline = BACKEND === "postgres" ? await postgresBaseline(target.projectId, t) : await pgliteBaseline(target.projectId, t)
+    baseline = await insertBaseline({
+      backend: BACKEND,
+      name: "calls",
+      scratch: SCRATCH,
+      connections: CONNECTIONS,
+      batch: () => {
+        const p = batchParams(target.projectId, t)
+        return [[INSERT_CALLS, p.calls], [INSERT_SIGNALS, p.signals], [INSERT_EVENTS, p.events]]
+      }
+    })
     console.log(`   (setup ${fmt((Date.now() - t0) / 1000, 1)} s)`)
     console.log(`2. HTTP, batches of ${BATCH} (senders in a child process) vs the multi-row INSERT baseline (raw ${BACKEND === "postgres" ? "pg" : "PGlite"}, ${CONNECTIONS} loops)`)
     console.log(`3. HTTP vs a raw node:http handler (no database)`)

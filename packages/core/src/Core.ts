@@ -25,9 +25,11 @@ import type { ManagementPorts } from "./management/ManagementFeature.js"
 import type { OAuthProviderPorts } from "./oauth/OAuthProviderFeature.js"
 import type { DashboardPorts } from "./dashboard/DashboardFeature.js"
 import type { SsoPorts } from "./sso/SsoFeature.js"
+import type { AppInstallationsPorts } from "./oauth/AppInstallationsFeature.js"
 import type { ChannelPorts } from "./events/ChannelFeature.js"
 import type { PlatformsPorts } from "./platforms/PlatformsFeature.js"
 import type { MetricsPorts } from "./metrics/MetricsFeature.js"
+import type { MessagesPorts } from "./messages/MessagesFeature.js"
 import { Accounts } from "./accounts/Accounts.js"
 import { AccountServiceKeys } from "./credentials/AccountServiceKeys.js"
 import { Authenticator } from "./credentials/Authenticator.js"
@@ -48,9 +50,11 @@ import { ManagementCore } from "./management/ManagementFeature.js"
 import { OAuthProviderCore } from "./oauth/OAuthProviderFeature.js"
 import { DashboardCore } from "./dashboard/DashboardFeature.js"
 import { SsoCore } from "./sso/SsoFeature.js"
+import { AppInstallationsCore } from "./oauth/AppInstallationsFeature.js"
 import { ChannelCore } from "./events/ChannelFeature.js"
 import { PlatformsCore } from "./platforms/PlatformsFeature.js"
 import { MetricsCore } from "./metrics/MetricsFeature.js"
+import { MessagesCore } from "./messages/MessagesFeature.js"
 import { RecordCache } from "./shared/RecordCache.js"
 import { OAuthTokenCache } from "./oauth/OAuthTokenCache.js"
 
@@ -75,9 +79,11 @@ export const SwitchboardCore = Layer.mergeAll(
   OAuthProviderCore,
   DashboardCore,
   SsoCore,
+  AppInstallationsCore,
   ChannelCore,
   PlatformsCore,
-  MetricsCore
+  MetricsCore,
+  MessagesCore
 ).pipe(Layer.provideMerge(IdentityCore))
 
 /** Every port the store provides: the identity slice's and each feature's. */
@@ -103,6 +109,8 @@ export type StorePorts =
   | OAuthProviderPorts
   | DashboardPorts
   | SsoPorts
+  | AppInstallationsPorts
   | ChannelPorts
   | PlatformsPorts
   | MetricsPorts
+  | MessagesPorts

@@ -62,10 +62,14 @@ import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
 import { SsoGroupLive, SsoPublicGroupLive } from "./v1/SsoHandlers.js"
 import { SsoGroup, ssoIdempotent, ssoProblemsByOperation, SsoPublicGroup } from "./v1/SsoApi.js"
 import { IngressGroupLive } from "./v1/IngressHandlers.js"
+import { AppInstallationsGroupLive } from "./v1/AppInstallationsHandlers.js"
+import { AppInstallationsGroup, appInstallationsIdempotent, appInstallationsProblems } from "./v1/AppInstallationsApi.js"
 import { IngressGroup, ingressIdempotent, ingressProblems } from "./v1/IngressApi.js"
 import { IngressRoutes, ingressRouteTable } from "./routes/IngressRoutes.js"
 import { MetricsGroupLive } from "./v1/MetricsHandlers.js"
 import { MetricsGroup, metricsIdempotent, metricsProblems } from "./v1/MetricsApi.js"
+import { MessagesGroupLive } from "./v1/MessagesHandlers.js"
+import { MessagesGroup, messagesIdempotent, messagesProblems } from "./v1/MessagesApi.js"
 import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./v1/OrganizationsApi.js"
 import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./v1/ProjectsApi.js"
 import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./v1/ProjectApiKeysApi.js"
@@ -92,6 +96,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(OAuthProviderGroup)
   .add(SsoPublicGroup)
   .add(SsoGroup)
+  .add(AppInstallationsGroup)
   .add(IngressGroup)
   .add(PlatformsGroup)
   .add(WhatsappGroup)
@@ -99,6 +104,7 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(ImessageGroup)
   .add(AttachmentsGroup)
   .add(MetricsGroup)
+  .add(MessagesGroup)
   .annotateContext(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
@@ -120,13 +126,15 @@ export const V1GroupsLive = Layer.mergeAll(
   OAuthProviderGroupLive,
   SsoPublicGroupLive,
   SsoGroupLive,
+  AppInstallationsGroupLive,
   IngressGroupLive,
   PlatformsGroupLive,
   WhatsappGroupLive,
   VerificationCodesGroupLive,
   ImessageGroupLive,
   AttachmentsGroupLive,
-  MetricsGroupLive
+  MetricsGroupLive,
+  MessagesGroupLive
 )
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
@@ -143,13 +151,15 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...webhooksProblems,
   ...oAuthProviderProblems,
   ...ssoProblemsByOperation,
+  ...appInstallationsProblems,
   ...ingressProblems,
   ...platformsProblems,
   ...whatsappProblems,
   ...verificationCodesProblems,
   ...imessageProblems,
   ...attachmentsProblems,
-  ...metricsProblems
+  ...metricsProblems,
+  ...messagesProblems
 }
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
@@ -166,12 +176,14 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...webhooksIdempotent,
   ...oAuthProviderIdempotent,
   ...ssoIdempotent,
+  ...appInstallationsIdempotent,
   ...ingressIdempotent,
   ...platformsIdempotent,
   ...whatsappIdempotent,
   ...imessageIdempotent,
   ...attachmentsIdempotent,
-  ...metricsIdempotent
+  ...metricsIdempotent,
+  ...messagesIdempotent
 ])
 
 /** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, SSO, ingress, the console). */

@@ -23,11 +23,13 @@ import { PlatformsAndUsersReposSql } from "./projects/PlatformsAndUsersSql.js"
 import { OAuthProviderReposSql } from "./oauth/OAuthProviderSql.js"
 import { DashboardReposSql } from "./dashboard/DashboardSql.js"
 import { SsoReposSql } from "./sso/SsoSql.js"
+import { AppInstallationsReposSql } from "./oauth/AppInstallationsSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
 import { WhatsappReposSql } from "./platforms/WhatsappSql.js"
 import { ImessageReposSql } from "./platforms/ImessageSql.js"
 import { AttachmentsReposSql } from "./platforms/AttachmentsSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
+import { MessagesReposSql } from "./messages/MessagesSql.js"
 import m0001 from "./migrations/0001_identity.js"
 import m0002 from "./migrations/0002_organizations.js"
 import m0003 from "./migrations/0003_projects.js"
@@ -51,10 +53,13 @@ import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
 import m0105 from "./migrations/0105_imessage.js"
 import m0106 from "./migrations/0106_attachments.js"
+import m0095 from "./migrations/0095_appInstallations.js"
 import m0040 from "./migrations/0040_metrics.js"
+import m0080 from "./migrations/0080_messages.js"
 import m0085 from "./migrations/0085_metricsPlannedProject.js"
 import m0086 from "./migrations/0086_billingUsageRecords.js"
 import m0100 from "./migrations/0100_whatsapp.js"
+import m0120 from "./migrations/0120_billingOperationsByProject.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -76,11 +81,13 @@ export const RepositoriesSql = Layer.mergeAll(
   DashboardReposSql,
   ChannelReposSql,
   SsoReposSql,
+  AppInstallationsReposSql,
   PlatformsReposSql,
   WhatsappReposSql,
   ImessageReposSql,
   AttachmentsReposSql,
-  MetricsReposSql
+  MetricsReposSql,
+  MessagesReposSql
 )
 
 /** Every migration, in id order (a test checks the ids are unique and increasing). */
@@ -106,9 +113,12 @@ export const migrations = {
   "0040_metrics": m0040,
   "0060_sso": m0060,
   "0070_platforms": m0070,
+  "0080_messages": m0080,
   "0085_metricsPlannedProject": m0085,
   "0086_billingUsageRecords": m0086,
+  "0095_appInstallations": m0095,
   "0100_whatsapp": m0100,
   "0105_imessage": m0105,
-  "0106_attachments": m0106
+  "0106_attachments": m0106,
+  "0120_billingOperationsByProject": m0120
 }

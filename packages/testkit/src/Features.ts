@@ -21,6 +21,7 @@ import { managementContract } from "./contracts/ManagementContract.js"
 import { oAuthProviderContract } from "./contracts/OAuthProviderContract.js"
 import { dashboardContract } from "./contracts/DashboardContract.js"
 import { ssoContract } from "./contracts/SsoContract.js"
+import { appInstallationsContract } from "./contracts/AppInstallationsContract.js"
 import { IdentityReposMemory } from "./memory/AccountsMemory.js"
 import { OrganizationsMemory } from "./memory/OrganizationsMemory.js"
 import { ProjectsMemory } from "./memory/ProjectsMemory.js"
@@ -36,6 +37,7 @@ import { PlatformsAndUsersMemory } from "./memory/PlatformsAndUsersMemory.js"
 import { OAuthProviderMemory } from "./memory/OAuthProviderMemory.js"
 import { DashboardMemory } from "./memory/DashboardMemory.js"
 import { makeDnsTxtResolverMemory, SsoMemory, SsoOutboundUnreachable } from "./memory/SsoMemory.js"
+import { AppInstallationsMemory } from "./memory/AppInstallationsMemory.js"
 import { ChannelMemory } from "./memory/ChannelMemory.js"
 import { channelContract } from "./contracts/ChannelContract.js"
 import { PlatformsMemory } from "./memory/PlatformsMemory.js"
@@ -48,6 +50,8 @@ import { WhatsappMemory } from "./memory/WhatsappMemory.js"
 import { whatsappContract } from "./contracts/WhatsappContract.js"
 import { makeSimulatedImessagePool, makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MetricsMemory } from "./memory/MetricsMemory.js"
+import { MessagesMemory } from "./memory/MessagesMemory.js"
+import { messagesContract } from "./contracts/MessagesContract.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -70,12 +74,14 @@ export * from "./memory/PlatformsAndUsersMemory.js"
 export * from "./memory/OAuthProviderMemory.js"
 export * from "./memory/DashboardMemory.js"
 export * from "./memory/SsoMemory.js"
+export * from "./memory/AppInstallationsMemory.js"
 export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
 export * from "./memory/WhatsappMemory.js"
 export * from "./memory/ImessageMemory.js"
 export * from "./memory/AttachmentsMemory.js"
 export * from "./memory/MetricsMemory.js"
+export * from "./memory/MessagesMemory.js"
 export * from "./contracts/MetricsContract.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
@@ -98,12 +104,14 @@ export const RepositoriesMemory = Layer.mergeAll(
   OAuthProviderMemory,
   DashboardMemory,
   SsoMemory,
+  AppInstallationsMemory,
   ChannelMemory,
   PlatformsMemory,
   WhatsappMemory,
   ImessageMemory,
   AttachmentsMemory,
-  MetricsMemory
+  MetricsMemory,
+  MessagesMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
@@ -122,11 +130,13 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   oAuthProviderContract(it)
   dashboardContract(it)
   ssoContract(it)
+  appInstallationsContract(it)
   channelContract(it)
   platformsContract(it)
   whatsappContract(it)
-  imessageContract(it)
-  attachmentsContract(it)
+  imessageContract(it),
+  attachmentsContract(it),
+  messagesContract(it)
 }
 
 /**

@@ -153,5 +153,10 @@ export const makeBillingOverview = (subscriptions: BillingSubscriptions) =>
       return toBillingOperation(op.value)
     })
 
-    return { overview, terms, listPlans, listInvoices, getOperation } as const
+    /** The project's latest operations (plan changes, quantities), newest first. */
+    const listOperations = fn("Billing.listOperations")(function*(projectId: ProjectId, limit: number) {
+      return (yield* repo.listOperations(projectId, Math.max(1, Math.min(100, Math.trunc(limit))))).map(toBillingOperation)
+    })
+
+    return { overview, terms, listPlans, listInvoices, getOperation, listOperations } as const
   })

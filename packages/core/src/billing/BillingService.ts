@@ -4,7 +4,7 @@
  *
  * - `BillingSubscriptions.ts`: materialising subscriptions, closing periods, usage thresholds;
  * - `BillingInvoices.ts`: issuing and collecting invoices;
- * - `BillingOverview.ts`: the reads (overview, terms, plans, invoices, one operation);
+ * - `BillingOverview.ts`: the reads (overview, terms, plans, invoices, operations);
  * - `BillingPreviews.ts`: what a change would cost;
  * - `BillingOperations.ts`: plan changes and quantities as operations, decided by the pure
  *   reducer of `OperationDecision.ts` and written by `BillingChanges.ts`;
@@ -109,6 +109,7 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       preview: previews.preview,
       listInvoices: reads.listInvoices,
       getOperation: reads.getOperation,
+      listOperations: reads.listOperations,
       submit: operations.submit,
       process: operations.process,
       settlePayment: operations.settlePayment,

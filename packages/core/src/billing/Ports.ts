@@ -206,6 +206,8 @@ export class BillingRepo extends Context.Tag("core/BillingRepo")<BillingRepo, {
   readonly findOperation: (operationId: string) => Effect.Effect<Option.Option<OperationRecord>>
   readonly lockOperation: (operationId: string) => Effect.Effect<Option.Option<OperationRecord>>
   readonly updateOperation: (operation: OperationRecord) => Effect.Effect<void>
+  /** The project's latest operations, newest first (by submission, then id), at most `limit`. */
+  readonly listOperations: (projectId: ProjectId, limit: number) => Effect.Effect<ReadonlyArray<OperationRecord>>
   /** The project's operations waiting for their payment. */
   readonly waitingOperations: (projectId: ProjectId) => Effect.Effect<ReadonlyArray<OperationRecord>>
   /** Pending operations: not yet started (`awaitingPayment` null), or waiting past `deadlineBefore`. */

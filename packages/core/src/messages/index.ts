@@ -1,1 +1,2 @@
 export * as MessageMachine from "./MessageMachine.js"
+export * from "./MessagesFeature.js"

@@ -1,2 +1,3 @@
 export * from "./AccessTokensFeature.js"
 export * from "./OAuthProviderFeature.js"
+export * from "./AppInstallationsFeature.js"

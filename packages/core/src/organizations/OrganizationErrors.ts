@@ -22,7 +22,7 @@ export class OrganizationActionForbidden extends Schema.TaggedError<Organization
   { message: Schema.String }
 ) {}
 
-/** The last owner may neither leave nor be removed: an organization always has an owner. */
+/** The last owner may neither leave, be removed nor take another role: an organization always has an owner. */
 export class LastOwnerCannotLeave extends Schema.TaggedError<LastOwnerCannotLeave>()("LastOwnerCannotLeave", {
   organizationId: Schema.String,
   accountId: Schema.String

@@ -2,7 +2,8 @@
  * Organizations and their members (API.md §1.3). Any account may create an organization and
  * becomes its owner. Only members see an organization (others get `OrganizationNotFound`, so its
  * existence is not revealed). Owners and admins may remove members, admins not owners; anyone may
- * leave; the last owner can neither leave nor be removed.
+ * leave; the last owner can neither leave nor be removed. Owners give members any role; admins give
+ * `member` or `admin` to non-owners (as they invite and remove); the last owner keeps the role.
  */
 import { DateTime, Effect, FiberRef, Option } from "effect"
 import { type AccountId, IdKinds, OrganizationId } from "../shared/Identifiers.js"
@@ -19,7 +20,7 @@ import {
 import { CurrentAuthentication, ssoAdmits } from "../sso/SsoEnforcement.js"
 import { SsoRepo } from "../sso/SsoPorts.js"
 import { organizationPage, type PageInput } from "./OrganizationPages.js"
-import { type OrganizationRecord, OrganizationsRepo } from "./OrganizationsPorts.js"
+import { type OrganizationRecord, type OrganizationRole, OrganizationsRepo } from "./OrganizationsPorts.js"
 import { fn } from "../internal/Traced.js"
 
 export class Organizations extends Effect.Service<Organizations>()("core/Organizations", {
@@ -121,7 +122,34 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
       return removed.value
     })
 
-    return { create, list, listMembers, removeMember, roleIn } as const
+    /**
+     * Gives `accountId` the role `role` on behalf of `actorId` (the Dashboard rules of removal:
+     * members change nothing, admins neither touch owners nor make any, an owner may change
+     * anyone's role — their own too — but the last owner stays an owner). Answers the new role.
+     */
+    const changeMemberRole = fn("Organizations.changeMemberRole")(function*(input: {
+      readonly actorId: AccountId
+      readonly organizationId: OrganizationId
+      readonly accountId: AccountId
+      readonly role: OrganizationRole
+    }) {
+      const { accountId, actorId, organizationId, role } = input
+      const actorRole = yield* roleIn(organizationId, actorId)
+      if (actorRole === "member") {
+        return yield* new OrganizationActionForbidden({ message: "Only owners and admins can change roles." })
+      }
+      const targetRole = yield* repo.roleOf(organizationId, accountId)
+      if (Option.isNone(targetRole)) return yield* new OrganizationMemberNotFound({ organizationId, accountId })
+      if (actorRole === "admin" && (targetRole.value === "owner" || role === "owner")) {
+        return yield* new OrganizationActionForbidden({ message: "Admins can neither change an owner's role nor make owners." })
+      }
+      const changed = yield* repo.setRole(organizationId, accountId, role)
+      if (Option.isNone(changed)) return yield* new OrganizationMemberNotFound({ organizationId, accountId })
+      if (changed.value === "last_owner") return yield* new LastOwnerCannotLeave({ organizationId, accountId })
+      return role
+    })
+
+    return { changeMemberRole, create, list, listMembers, removeMember, roleIn } as const
   }),
   dependencies: [Ids.Default]
 }) {}

@@ -60,6 +60,14 @@ export class OrganizationsRepo extends Context.Tag("core/OrganizationsRepo")<Org
   readonly removeMember: (organizationId: OrganizationId, accountId: AccountId) => Effect.Effect<
     Option.Option<OrganizationRole | "last_owner">
   >
+  /**
+   * Gives a member another role unless that would leave the organization without an owner (checked
+   * with the organization row locked, as `removeMember`). Returns the member's previous role,
+   * `none` when not a member, or `"last_owner"` when refused.
+   */
+  readonly setRole: (organizationId: OrganizationId, accountId: AccountId, role: OrganizationRole) => Effect.Effect<
+    Option.Option<OrganizationRole | "last_owner">
+  >
   /** Whether the account is an owner of any organization (account deletion refuses then). */
   readonly ownsAny: (accountId: AccountId) => Effect.Effect<boolean>
 }>() {}

@@ -31,6 +31,8 @@ export const IdKinds = {
   webhookDestination: "whd",
   delivery: "dlv",
   oauthApp: "app",
+  installationRequest: "air",
+  installation: "ain",
   grant: "grt",
   ingressEndpoint: "ing",
   request: "req",

@@ -224,6 +224,22 @@ describe("changePlan", () => {
       expect((yield* BillingService.settlePayment(op.operationId, "succeeded")).status).toBe("failed")
     }).pipe(Effect.provide(Env)))
 
+  it.effect("listOperations: the project's operations newest first, bounded, with their outcome", () =>
+    Effect.gen(function*() {
+      const ctx = yield* newProject("2025-03-01T00:00:00.000Z")
+      yield* card(ctx.organizationId, "requires_action")
+      yield* TestClock.setTime(ms("2025-03-12T15:30:00.000Z"))
+      const first = yield* changePlan(ctx, "messaging", "pro_monthly")
+      yield* TestClock.adjust("1 hour")
+      const second = yield* changePlan(ctx, "studio", "weekly_basic")
+      const listed = yield* BillingService.listOperations(ctx.projectId, 10)
+      expect(listed.map((o) => o.operationId)).toEqual([second.operationId, first.operationId])
+      expect(listed[1]).toEqual(yield* BillingService.getOperation(ctx.projectId, first.operationId))
+      expect(yield* BillingService.listOperations(ctx.projectId, 1)).toHaveLength(1)
+      const other = yield* newProject("2025-03-01T00:00:00.000Z")
+      expect(yield* BillingService.listOperations(other.projectId, 10)).toEqual([])
+    }).pipe(Effect.provide(Env)))
+
   it.effect("on_payment near the period end: the window closes at the period end", () =>
     Effect.gen(function*() {
       const ctx = yield* newProject("2025-03-01T00:00:00.000Z")

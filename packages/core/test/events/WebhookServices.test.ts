@@ -124,9 +124,11 @@ describe("event catalog", () => {
   ]
   /** Platform provisioning (issue 18): operation and resource changes. */
   const platforms = ["operation.updated", "resource.updated", "imessage.assignment.updated"]
+  /** Messages (issue 15 §1): one per applied lifecycle fact. */
+  const messages = ["message.dispatched", "message.accepted", "message.delivered", "message.failed", "message.received"]
   it("has every type of API.md §5, each with a JSON Schema of its whole envelope", () => {
-    expect([...eventCatalog.keys()].sort()).toEqual([...apiMd5, ...platforms].sort())
-    for (const type of [...apiMd5, ...platforms]) {
+    expect([...eventCatalog.keys()].sort()).toEqual([...apiMd5, ...platforms, ...messages].sort())
+    for (const type of [...apiMd5, ...platforms, ...messages]) {
       const schema = eventJsonSchema(type) as Record<string, any>
       expect(schema.type, type).toBe("object")
       expect(schema.properties.type).toEqual({ type: "string", enum: [type] })

@@ -194,6 +194,53 @@ describe("Organizations", () => {
     }).pipe(Effect.provide(Env)))
 })
 
+describe("Organizations.changeMemberRole", () => {
+  // [actor's role, target's role, new role, expected]; a second owner exists throughout.
+  const cases: ReadonlyArray<readonly [OrganizationRole, OrganizationRole | "self", OrganizationRole, string]> = [
+    ["owner", "member", "admin", "ok"],
+    ["owner", "admin", "owner", "ok"],
+    ["owner", "owner", "member", "ok"],
+    ["owner", "self", "admin", "ok"],
+    ["admin", "member", "admin", "ok"],
+    ["admin", "admin", "member", "ok"],
+    ["admin", "self", "member", "ok"],
+    ["admin", "member", "owner", "OrganizationActionForbidden"],
+    ["admin", "owner", "member", "OrganizationActionForbidden"],
+    ["admin", "self", "owner", "OrganizationActionForbidden"],
+    ["member", "member", "admin", "OrganizationActionForbidden"],
+    ["member", "self", "admin", "OrganizationActionForbidden"]
+  ]
+  for (const [actorRole, targetRole, role, expected] of cases) {
+    it.effect(`${actorRole} sets ${targetRole} to ${role}: ${expected}`, () =>
+      Effect.gen(function*() {
+        const { members, organizationId } = yield* orgWith(["owner", actorRole, ...(targetRole === "self" ? [] : [targetRole])])
+        const actor = members[1]!
+        const target = targetRole === "self" ? actor : members[2]!
+        const before = yield* (yield* OrganizationsRepo).roleOf(organizationId, target)
+        const organizations = yield* Organizations
+        expect(yield* failureTag(organizations.changeMemberRole({ actorId: actor, organizationId, accountId: target, role }))).toBe(expected)
+        const after = yield* (yield* OrganizationsRepo).roleOf(organizationId, target)
+        expect(after).toEqual(expected === "ok" ? Option.some(role) : before)
+      }).pipe(Effect.provide(Env)))
+  }
+
+  it.effect("the last owner keeps the role; non-members and strangers are not found", () =>
+    Effect.gen(function*() {
+      const { members, organizationId, owner } = yield* orgWith(["admin"])
+      const organizations = yield* Organizations
+      const [admin] = members as [AccountId]
+      expect(yield* failureTag(organizations.changeMemberRole({ actorId: owner, organizationId, accountId: owner, role: "admin" }))).toBe("LastOwnerCannotLeave")
+      expect(yield* failureTag(organizations.changeMemberRole({ actorId: owner, organizationId, accountId: owner, role: "owner" }))).toBe("ok")
+      const stranger = yield* account()
+      expect(yield* failureTag(organizations.changeMemberRole({ actorId: owner, organizationId, accountId: stranger, role: "member" }))).toBe("OrganizationMemberNotFound")
+      expect(yield* failureTag(organizations.changeMemberRole({ actorId: stranger, organizationId, accountId: admin, role: "member" }))).toBe("OrganizationNotFound")
+      // Made an owner, the admin lets the first owner step down.
+      expect(yield* failureTag(organizations.changeMemberRole({ actorId: owner, organizationId, accountId: admin, role: "owner" }))).toBe("ok")
+      expect(yield* failureTag(organizations.changeMemberRole({ actorId: owner, organizationId, accountId: owner, role: "member" }))).toBe("ok")
+      expect(yield* (yield* OrganizationsRepo).roleOf(organizationId, owner)).toEqual(Option.some("member"))
+    }).pipe(Effect.provide(Env)))
+})
+
 describe("Invitations", () => {
   it.effect("create: a 43-character base64url token, stored only as its SHA-256, expiring in 7 days", () =>
     Effect.gen(function*() {

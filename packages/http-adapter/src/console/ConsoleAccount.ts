@@ -2,11 +2,13 @@
  * The signed-in account's pages (issue 16): service keys (created with the secret shown once,
  * revoked), OAuth apps (created with redirect URIs and scopes, the client secret shown once and
  * rotated, deleted) and the applications it authorized (access withdrawn), and security — TOTP
- * enrolment with its QR code drawn on the server as SVG, and the phone number verified by SMS.
+ * enrolment with its QR code drawn on the server as SVG, the phone number verified by SMS, and the
+ * profile picture (uploaded, or back to the default: ConsolePicture.ts).
  */
 import { PhoneVerifications, TotpFactors } from "@switchboard/core/accounts"
 import { AccountServiceKeys } from "@switchboard/core/credentials"
 import { OAuthApps, OAuthGrants, oauthScopes } from "@switchboard/core/oauth"
+import { Uploads } from "@switchboard/core/uploads"
 import { BoundedString, ServiceKeyId } from "@switchboard/core/shared"
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import QRCode from "qrcode"
@@ -14,6 +16,7 @@ import { envelopeFailure } from "../http/Surfaces.js"
 import { OtpSendBody, OtpVerifyBody } from "../routes/DashboardSchemas.js"
 import { buttonForm, csrfField, html, raw, secretBox, table, when } from "./ConsoleHtml.js"
 import { action, type ConsoleCtx, page, redirect, show, type View } from "./ConsoleKit.js"
+import { readPictureForm, setPictureFromForm } from "./ConsolePicture.js"
 import type { ConsoleRouter } from "./ConsoleRoutes.js"
 
 const CreateServiceKeyForm = Schema.Struct({
@@ -44,6 +47,7 @@ export const accountRoutes = (router: ConsoleRouter) =>
     const grants = yield* OAuthGrants
     const totp = yield* TotpFactors
     const phones = yield* PhoneVerifications
+    const uploads = yield* Uploads
 
     // --- Service keys ---------------------------------------------------------------------------
     const keysView = (ctx: ConsoleCtx, created?: { readonly name: string; readonly secret: string }) =>
@@ -109,7 +113,7 @@ ${
               a.scopes.join(" "),
               html`${a.clientType === "confidential" ? buttonForm(ctx.csrf, "/console/account/apps/rotate", `Rotate the secret of ${a.name}`, { fields: { clientId: a.clientId } }) : ""} ${
                 buttonForm(ctx.csrf, "/console/account/apps/delete", `Delete ${a.name}`, { danger: true, fields: { clientId: a.clientId } })
-              }`
+              } <a href="/console/account/apps/${a.clientId}/keys">Installation keys of ${a.name}</a>`
             ]), "No apps yet.")
           }</section>
 <section class="card" aria-labelledby="new-app"><h2 id="new-app">New OAuth app</h2>
@@ -211,7 +215,11 @@ ${
 <section class="card" aria-labelledby="profile"><h2 id="profile">Profile</h2><dl class="facts">
 <dt>Email</dt><dd>${a.email}</dd><dt>Name</dt><dd>${[a.firstName, a.lastName].filter((p) => p !== null).join(" ") || "—"}</dd>
 <dt>Picture</dt><dd><img src="${a.pictureUrl ?? "/assets/default-avatar.svg"}" alt="Your profile picture" width="64" height="64"></dd></dl>
-<p class="muted">Change the picture through the versioned API's upload (<code>POST /v1/account/picture/uploads</code>).</p></section>`
+<form method="post" action="/console/account/security/picture" enctype="multipart/form-data">${csrfField(ctx.csrf)}
+<label for="picture">New picture (PNG, JPEG or WebP, up to ${Math.floor(uploads.maxBytes / 1024)} KiB)</label>
+<input id="picture" name="picture" type="file" accept="image/png,image/jpeg,image/webp" required>
+<div class="row"><button type="submit">Upload the picture</button></div></form>
+${a.pictureUrl === null ? "" : buttonForm(ctx.csrf, "/console/account/security/picture/reset", "Use the default picture")}</section>`
         } satisfies View
       })
     yield* router.get("/console/account/security", page((ctx) => securityView(ctx)))
@@ -232,6 +240,17 @@ ${
         const body = yield* form.as(OtpSendBody)
         yield* phones.start(ctx.accountId, body.phoneNumber)
         return show(yield* securityView(ctx, undefined, body.phoneNumber), "A code is on its way by SMS.")
+      })))
+    yield* router.post("/console/account/security/picture", action(securityView, (ctx, form) =>
+      Effect.gen(function*() {
+        yield* setPictureFromForm(uploads, ctx.accountId, form.raw.value)
+        return redirect("/console/account/security", "saved")
+      }), readPictureForm(uploads.maxBytes)))
+    yield* router.post("/console/account/security/picture/reset", action(securityView, (ctx) =>
+      Effect.gen(function*() {
+        const { replaced } = yield* uploads.resetAccountPicture(ctx.accountId)
+        yield* uploads.discard(replaced)
+        return redirect("/console/account/security", "saved")
       })))
     yield* router.post("/console/account/security/phone/verify", action(securityView, (ctx, form) =>
       Effect.gen(function*() {
@@ -254,5 +273,7 @@ export const accountRouteTable: ReadonlyArray<readonly [string, string]> = [
   ["POST", "/console/account/security/totp"],
   ["POST", "/console/account/security/totp/confirm"],
   ["POST", "/console/account/security/phone"],
-  ["POST", "/console/account/security/phone/verify"]
+  ["POST", "/console/account/security/phone/verify"],
+  ["POST", "/console/account/security/picture"],
+  ["POST", "/console/account/security/picture/reset"]
 ]

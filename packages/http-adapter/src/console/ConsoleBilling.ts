@@ -2,8 +2,8 @@
  * Billing in the console (issue 16): the project's current plans and usage, a plan change that is
  * **previewed before it is confirmed** (what is due now, what comes next, when it takes effect;
  * the confirm form carries an idempotency key minted with the preview, so a double click makes one
- * operation), the operation's outcome, the organization's invoices, and its payment method added
- * through the (simulated) checkout.
+ * operation), the operation's outcome, the project's past operations, the organization's invoices,
+ * and its payment method added through the (simulated) checkout.
  */
 import { BillingService, PaymentMethods, type PreviewProjectChangeResponse } from "@switchboard/core/billing"
 import { principalScope } from "@switchboard/core/credentials"
@@ -62,6 +62,7 @@ export const billingRoutes = (router: ConsoleRouter) =>
         const catalog = billing.listPlans()
         const invoices = yield* billing.listInvoices(project.organizationId).pipe(Effect.catchAll(() => Effect.succeed([])))
         const method = yield* payments.get(project.organizationId)
+        const history = yield* billing.listOperations(projectId, 20)
         const operationId = ctx.query.get("operation")
         const operation = operationId === null ? Option.none() : yield* Effect.option(billing.getOperation(projectId, operationId.slice(0, 100)))
         const base = `/console/projects/${projectId}/billing`
@@ -116,6 +117,20 @@ ${
 <form method="post" action="${base}/change" class="row">${csrfField(ctx.csrf)}
 <input type="hidden" name="plan" value="${extra.plan}"><input type="hidden" name="key" value="${extra.key}">
 <button type="submit">Confirm the change</button> <a href="${base}">Cancel</a></form>`
+          }</section>
+<section class="card" aria-labelledby="operations"><h2 id="operations">Billing operations</h2>
+${
+            table("Billing operations", ["Operation", "Kind", "Submitted", "Status", "Outcome"], history.map((op) => [
+              html`<code>${op.operationId}</code>`,
+              op.kind.replaceAll("_", " "),
+              when(op.submittedAt),
+              badge(op.status, op.status === "succeeded" ? "ok" : op.status === "failed" ? "bad" : "plain"),
+              op.status === "failed"
+                ? `${op.failure.code.replaceAll("_", " ")}${op.failure.detail === null ? "" : ` (${op.failure.detail.replaceAll("_", " ")})`}`
+                : op.status === "succeeded"
+                ? op.result.effectiveAt === null ? `applied ${when(op.resolvedAt)}` : `takes effect ${when(op.result.effectiveAt)}`
+                : "in progress"
+            ]), "No plan changes yet.")
           }</section>
 <section class="card" aria-labelledby="payment"><h2 id="payment">Payment method</h2>
 <p>${

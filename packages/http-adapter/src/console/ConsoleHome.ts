@@ -1,8 +1,8 @@
 /**
  * The console's home and organizations (issue 16): the caller's organizations with their projects,
  * new organizations and projects (the slug checked as it is typed, or by the "Check" button), an
- * invitation token accepted; an organization's members (invite with a role, remove) and pending
- * invitations (revoke).
+ * invitation token accepted; an organization's members (invite with a role, change a role, remove)
+ * and pending invitations (revoke).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { BoundedString, Email, OrganizationId, type AccountId } from "@switchboard/core/shared"
@@ -30,6 +30,7 @@ const CreateProjectForm = Schema.Struct({
 })
 const InviteForm = Schema.Struct({ email: Email, role: OrganizationRole })
 const MemberForm = Schema.Struct({ accountId: BoundedString(1, 100) })
+const RoleForm = Schema.Struct({ accountId: BoundedString(1, 100), role: OrganizationRole })
 const InvitationForm = Schema.Struct({ invitationId: BoundedString(1, 100) })
 const AcceptForm = Schema.Struct({ token: BoundedString(1, 256) })
 
@@ -168,9 +169,17 @@ ${created === undefined ? "" : secretBox(`Invitation token for ${created.email} 
 <section class="card" aria-labelledby="members"><h2 id="members">Members</h2>
 <p class="muted">Your role: ${role}.</p>
 ${
-            table("Members", ["Email", "Role", "Joined", ""], members.items.map((m) => [
+            table("Members", ["Email", "Role", "Joined", ""], members.items.map((m, i) => [
               m.email,
-              m.role,
+              // Who may give which role: Organizations.changeMemberRole's rules (it decides again).
+              role === "owner" || (role === "admin" && m.role !== "owner")
+                ? html`<form class="inline" method="post" action="${base}/members/role">${csrfField(ctx.csrf)}<input type="hidden" name="accountId" value="${m.accountId}">
+<label class="skip" for="role-${i}">Role of ${m.email}</label><select id="role-${i}" name="role">${
+                  (role === "owner" ? ["member", "admin", "owner"] : ["member", "admin"]).map((r) =>
+                    html`<option value="${r}"${r === m.role ? raw(" selected") : ""}>${r}</option>`
+                  )
+                }</select> <button type="submit" class="secondary">Change role<span class="skip"> of ${m.email}</span></button></form>`
+                : m.role,
               when(m.joinedAt),
               m.accountId === ctx.accountId
                 ? buttonForm(ctx.csrf, `${base}/members/remove`, "Leave", { danger: true, fields: { accountId: m.accountId } })
@@ -217,6 +226,13 @@ ${
         yield* organizations.removeMember({ actorId: ctx.accountId, organizationId, accountId: body.accountId as AccountId })
         return body.accountId === ctx.accountId ? redirect("/console", "removed") : redirect(`/console/organizations/${organizationId}`, "removed")
       })))
+    yield* router.post("/console/organizations/:organizationId/members/role", action(organizationView, (ctx, form) =>
+      Effect.gen(function*() {
+        const organizationId = yield* organizationIdOf(param(ctx, "organizationId"))
+        const body = yield* form.as(RoleForm)
+        yield* organizations.changeMemberRole({ actorId: ctx.accountId, organizationId, accountId: body.accountId as AccountId, role: body.role })
+        return redirect(`/console/organizations/${organizationId}`, "saved")
+      })))
     yield* router.post("/console/organizations/:organizationId/invitations/revoke", action(organizationView, (ctx, form) =>
       Effect.gen(function*() {
         const organizationId = yield* organizationIdOf(param(ctx, "organizationId"))
@@ -236,5 +252,6 @@ export const homeRouteTable: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/console/organizations/:organizationId"],
   ["POST", "/console/organizations/:organizationId/invitations"],
   ["POST", "/console/organizations/:organizationId/members/remove"],
+  ["POST", "/console/organizations/:organizationId/members/role"],
   ["POST", "/console/organizations/:organizationId/invitations/revoke"]
 ]

@@ -71,7 +71,7 @@ fieldset{border:1px solid var(--line);border-radius:6px;margin:.6rem 0;padding:.
 fieldset label{display:inline-flex;gap:.3rem;align-items:center;margin:.2rem 1rem .2rem 0}
 button{font:inherit;padding:.45rem .9rem;border-radius:4px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
 button.secondary{background:#fff;color:var(--accent)}button.danger{background:#a12622;border-color:#a12622}
-form.inline{display:inline}
+form.inline{display:inline}form.inline select{width:auto}
 .row{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end}
 .message{background:var(--badbg);color:var(--bad);padding:.5rem .75rem;border-radius:4px}
 .notice{background:var(--goodbg);color:var(--good);padding:.5rem .75rem;border-radius:4px}
@@ -80,6 +80,7 @@ form.inline{display:inline}
 .muted{color:var(--muted);font-size:.9rem}
 code,pre{font-family:ui-monospace,Menlo,Consolas,monospace}pre{background:#f0f2f5;padding:.6rem;border-radius:4px;overflow-x:auto;max-height:20rem;font-size:.85rem}
 .badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.8rem;background:#e8ebf0;color:var(--ink)}
+tr.fresh td{background:#fffbe6}
 .badge.ok{background:var(--goodbg);color:var(--good)}.badge.bad{background:var(--badbg);color:var(--bad)}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:1.25rem}
 svg.chart{max-width:100%;height:auto}
@@ -88,9 +89,13 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margi
 `
 
 /**
- * The one script: copy buttons (`data-copy` names the element whose text is copied) and the live
- * slug check of the new-project form (it asks the console's availability route). Without it the
- * pages work the same; the slug is then checked by the form's "Check" button.
+ * The one script: copy buttons (`data-copy` names the element whose text is copied), the live
+ * slug check of the new-project form (it asks the console's availability route), and the events
+ * page's live list (`data-live-events`: a stream token from the console, then the event channel's
+ * `switchboard.events.v1.json` protocol; new events are added at the top, built with textContent,
+ * and a closed channel reconnects with backoff, resuming after the last seq). Without it the pages
+ * work the same; the slug is then checked by the form's "Check" button, and new events are seen
+ * by reloading the page.
  */
 export const consoleJs = `
 document.addEventListener("click", async (ev) => {
@@ -113,6 +118,53 @@ for (const input of document.querySelectorAll("input[data-slug-check]")) {
       out.textContent = await r.text();
     }, 300);
   });
+}
+for (const box of document.querySelectorAll("[data-live-events]")) {
+  const status = box.querySelector("[data-live-status]");
+  let seq = 0, retries = 0;
+  const cell = (...nodes) => { const td = document.createElement("td"); td.append(...nodes); return td; };
+  const el = (tag, text, cls) => { const e = document.createElement(tag); e.textContent = text; if (cls) e.className = cls; return e; };
+  const add = (ev) => {
+    let body = box.querySelector("tbody");
+    if (!body) {
+      box.querySelector("p.muted:not([data-live-status])")?.remove();
+      const table = document.createElement("table");
+      table.innerHTML = '<caption class="skip">Recent events</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Payload</th></tr></thead><tbody></tbody>';
+      box.append(table);
+      body = table.querySelector("tbody");
+    }
+    const details = document.createElement("details");
+    details.append(el("summary", "Payload of " + ev.type), el("pre", JSON.stringify(ev.data, null, 2)));
+    const row = document.createElement("tr");
+    row.className = "fresh";
+    row.append(
+      cell(new Date(ev.timestamp).toISOString().replace("T", " ").slice(0, 19) + " UTC"),
+      cell(el("code", ev.type), document.createElement("br"), el("span", ev.id, "muted")),
+      cell(details));
+    body.prepend(row);
+  };
+  const retry = () => {
+    retries += 1;
+    if (retries > 8) { status.textContent = "Live updates stopped; reload the page to see newer events."; return; }
+    status.textContent = "Live updates paused; reconnecting…";
+    setTimeout(connect, Math.min(30000, 500 * 2 ** retries));
+  };
+  const connect = async () => {
+    const r = await fetch(box.dataset.tokenUrl, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ _csrf: box.dataset.csrf }) }).catch(() => null);
+    if (r === null) return retry();
+    const answer = await r.json().catch(() => ({}));
+    if (!r.ok || !answer.data) { status.textContent = "Live updates are off: " + (answer.message || r.status); return; }
+    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/v1/subscribe", "switchboard.events.v1.json");
+    ws.onopen = () => ws.send(JSON.stringify({ type: "init", startSeq: seq, token: answer.data.token }));
+    ws.onmessage = (m) => {
+      const frame = JSON.parse(m.data);
+      if (frame.type === "ready") { retries = 0; status.textContent = "Live: new events appear at the top as they happen."; }
+      else if (frame.type === "event") { seq = frame.seq; add(frame.event); }
+    };
+    ws.onclose = (c) => { if (c.code === 4410) seq = 0; retry(); };
+  };
+  status.textContent = "Connecting to the live event stream…";
+  connect();
 }
 `
 
@@ -137,6 +189,7 @@ const topNav = [
   ["/console", "Home"],
   ["/console/account/keys", "Service keys"],
   ["/console/account/apps", "OAuth apps"],
+  ["/console/installations", "Installations"],
   ["/console/account/security", "Security"]
 ] as const
 

@@ -19,7 +19,7 @@ import { type Principal } from "@switchboard/core/credentials"
 import { type AccountId, type ServerSecret } from "@switchboard/core/shared"
 import { Effect, Option, type Schema } from "effect"
 import { type ServerConfig } from "../http/ServerConfig.js"
-import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
+import { type EnvelopeFailure, envelopeFailure, renderEnvelopeFailure } from "../http/Surfaces.js"
 import { type DashboardCaller, principalOf } from "../routes/DashboardAccess.js"
 import { decodeBodyAs, type RawBody, readDashboardBody } from "../routes/DashboardBody.js"
 import { type DashboardFailure, envelopeOfError } from "../routes/DashboardErrors.js"
@@ -155,9 +155,11 @@ export interface Form {
  * A form post. `view` is the page the form is on: it is shown again with the failure's message.
  * A post without a session goes to sign-in; without the session's CSRF token it is refused (403).
  */
-export const action = <R, R2>(
+export const action = <R, R2, R3 = never>(
   view: (ctx: ConsoleCtx) => Effect.Effect<View, ConsoleFailure, R>,
-  run: (ctx: ConsoleCtx, form: Form) => Effect.Effect<ActionResult, ConsoleFailure, R2>
+  run: (ctx: ConsoleCtx, form: Form) => Effect.Effect<ActionResult, ConsoleFailure, R2>,
+  /** How the body is read: the Dashboard API's reader, or a form's own (a file upload). */
+  read: Effect.Effect<RawBody, ConsoleFailure, R3 | Needs> = readDashboardBody
 ) =>
   Effect.gen(function*() {
     const found = yield* context
@@ -165,7 +167,7 @@ export const action = <R, R2>(
     if (Option.isNone(found)) return signInRedirect(new URL(request.headers["referer"] ?? "/console", "http://localhost").pathname)
     const ctx = found.value
     const outcome = yield* Effect.either(Effect.gen(function*() {
-      const raw = yield* readDashboardBody
+      const raw = yield* read
       if (raw.kind !== "form" && raw.kind !== "multipart") {
         return yield* envelopeFailure(415, "UNSUPPORTED_MEDIA_TYPE", "Console forms post application/x-www-form-urlencoded or multipart/form-data.")
       }
@@ -185,6 +187,30 @@ export const action = <R, R2>(
       Effect.map((v) => respond(ctx, v, { message: failure.status >= 500 ? "The request failed on the server." : failure.message, status: failure.status })),
       Effect.catchAll(() => Effect.succeed(refusal(ctx, failure)))
     )
+  })
+
+/**
+ * A form post the page's script makes with `fetch` (progressive enhancement): the same session and
+ * CSRF checks as `action`, answered in the Dashboard API's envelope — `{succeed:true, data}`, or
+ * `{succeed:false, code, message}` with the status (401 without a session).
+ */
+export const jsonAction = <R>(run: (ctx: ConsoleCtx) => Effect.Effect<unknown, ConsoleFailure, R>) =>
+  Effect.gen(function*() {
+    const noStore = { "cache-control": "no-store", "x-content-type-options": "nosniff" }
+    const refuse = (f: EnvelopeFailure) => HttpServerResponse.setHeaders(renderEnvelopeFailure(f), noStore)
+    const found = yield* context
+    if (Option.isNone(found)) return refuse(envelopeFailure(401, "NOT_AUTHENTICATED", "Sign in first."))
+    const ctx = found.value
+    const outcome = yield* Effect.either(Effect.gen(function*() {
+      const raw = yield* readDashboardBody
+      if (!(yield* isCsrfTokenOf(ctx.session.sessionId, raw.csrf))) {
+        return yield* envelopeFailure(403, "CSRF_CHECK_FAILED", "The page expired; reload it.")
+      }
+      return yield* run(ctx)
+    }))
+    if (outcome._tag === "Right") return HttpServerResponse.unsafeJson({ succeed: true, data: outcome.right }, { headers: noStore })
+    const failure = yield* logged(envelopeOfError(outcome.left))
+    return refuse(failure.status >= 500 ? envelopeFailure(failure.status, failure.code, "The request failed on the server.") : failure)
   })
 
 /** A path parameter, bounded (a malformed id is one that does not exist: the services say 404). */

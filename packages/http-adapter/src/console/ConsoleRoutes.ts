@@ -16,6 +16,7 @@ import { accountRoutes, accountRouteTable } from "./ConsoleAccount.js"
 import { billingRoutes, billingRouteTable } from "./ConsoleBilling.js"
 import { consoleCss, consoleJs } from "./ConsoleHtml.js"
 import { homeRoutes, homeRouteTable } from "./ConsoleHome.js"
+import { installationRoutes, installationRouteTable } from "./ConsoleInstallations.js"
 import { projectRoutes, projectRouteTable } from "./ConsoleProjects.js"
 import { voiceRoutes, voiceRouteTable } from "./ConsoleVoice.js"
 import { webhookRoutes, webhookRouteTable } from "./ConsoleWebhooks.js"
@@ -61,6 +62,7 @@ export const ConsoleRoutes = HttpApiBuilder.Router.use((router) =>
     yield* voiceRoutes(scoped)
     yield* billingRoutes(scoped)
     yield* accountRoutes(scoped)
+    yield* installationRoutes(scoped)
   }))
 
 export const consoleRouteTable: ReadonlyArray<readonly [string, string]> = [
@@ -73,5 +75,6 @@ export const consoleRouteTable: ReadonlyArray<readonly [string, string]> = [
   ...webhookRouteTable,
   ...voiceRouteTable,
   ...billingRouteTable,
-  ...accountRouteTable
+  ...accountRouteTable,
+  ...installationRouteTable
 ]

@@ -2,9 +2,10 @@
  * Webhooks in the console (issue 16): the project's webhook destinations (/v1) and management
  * webhooks side by side, each with its delivery log — status, attempts, last response, the
  * dead-lettered ones retried, a test event sent, the signing secret rotated (shown once) — and
- * the deliveries per hour as a chart. The events page lists the event types and the recent
- * deliveries of every endpoint (the events themselves are read through the event channel once it
- * exists; the store has no event log to page through).
+ * the deliveries per hour as a chart. The events page lists the project's latest events with their
+ * payloads, the recent deliveries of every endpoint and the event types; with the page's script,
+ * new events appear as they happen through the event channel (docs/event-channel.md: the page asks
+ * `…/events/token` for a stream token with the session's authority, then opens `/v1/subscribe`).
  */
 import { DashboardProjects } from "@switchboard/core/dashboard"
 import {
@@ -13,6 +14,7 @@ import {
   EventOutbox,
   ManagementWebhooks,
   type StoredOutboxEvent,
+  StreamTokens,
   type WebhookDelivery,
   WebhookDestinations,
   webhookApiVersions
@@ -22,7 +24,7 @@ import { Effect, Redacted, Schema } from "effect"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { hourlyChart, perHour } from "./ConsoleCharts.js"
 import { badge, buttonForm, csrfField, html, secretBox, table, when } from "./ConsoleHtml.js"
-import { action, type ConsoleCtx, type ConsoleFailure, page, param, redirect, show, type View } from "./ConsoleKit.js"
+import { action, type ConsoleCtx, type ConsoleFailure, jsonAction, page, param, redirect, show, type View } from "./ConsoleKit.js"
 import { projectCrumbs, projectIdOf, projectTabs } from "./ConsoleProjects.js"
 import type { ConsoleRouter } from "./ConsoleRoutes.js"
 
@@ -56,6 +58,7 @@ export const webhookRoutes = (router: ConsoleRouter) =>
     const management = yield* ManagementWebhooks
     const projects = yield* DashboardProjects
     const outbox = yield* EventOutbox
+    const streamTokens = yield* StreamTokens
 
     /** Every live endpoint of the project, both kinds, as (kind, id, label, url). */
     const endpoints = (ctx: ConsoleCtx, projectId: ProjectId) =>
@@ -267,13 +270,15 @@ ${
           tabs: projectTabs(projectId, `/console/projects/${projectId}/events`),
           body: html`<section class="card" aria-labelledby="recent"><h2 id="recent">Recent events</h2>
 <p class="muted">The project's latest events, newest first; open one to see its payload.${latest.more ? " (Only the first events of a very long log were read.)" : ""}</p>
+<div data-live-events data-token-url="/console/projects/${projectId}/events/token" data-csrf="${ctx.csrf}">
+<p class="muted" data-live-status aria-live="polite">Reload the page to see newer events.</p>
 ${
             table("Recent events", ["When", "Event", "Payload"], latest.events.map((r) => [
               when(r.event.timestamp),
               html`<code>${r.event.type}</code><br><span class="muted">${r.event.id}</span>`,
               html`<details><summary>Payload of ${r.event.type}</summary><pre>${JSON.stringify(r.event.data, null, 2)}</pre></details>`
             ]), "No events yet.")
-          }</section>
+          }</div></section>
 <section class="card" aria-labelledby="deliveries"><h2 id="deliveries">Recent deliveries</h2>
 ${
             table("Recent deliveries", ["When", "Event", "Webhook", "Delivery"], recent.map(({ d, e }) => [
@@ -287,6 +292,13 @@ ${
 ${table("Event types", ["Type", "What"], [...eventCatalog.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([t, spec]) => [html`<code>${t}</code>`, spec.description]), "None.")}</section>`
         } satisfies View
       })))
+    // The events page's script: a stream token for the project, to anyone who may read it.
+    yield* router.post("/console/projects/:projectId/events/token", jsonAction((ctx) =>
+      Effect.gen(function*() {
+        const projectId = yield* projectIdOf(ctx)
+        yield* projects.open(projectId, ctx.principal, "read")
+        return yield* streamTokens.mint(projectId)
+      })))
   })
 
 export const webhookRouteTable: ReadonlyArray<readonly [string, string]> = [
@@ -298,5 +310,6 @@ export const webhookRouteTable: ReadonlyArray<readonly [string, string]> = [
   ["POST", "/console/projects/:projectId/webhooks/:kind/:endpointId/test"],
   ["POST", "/console/projects/:projectId/webhooks/:kind/:endpointId/rotate"],
   ["POST", "/console/projects/:projectId/webhooks/:kind/:endpointId/delete"],
-  ["GET", "/console/projects/:projectId/events"]
+  ["GET", "/console/projects/:projectId/events"],
+  ["POST", "/console/projects/:projectId/events/token"]
 ]

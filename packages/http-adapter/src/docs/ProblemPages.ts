@@ -16,6 +16,16 @@ code{background:#f3f3f3;padding:.1em .3em;border-radius:3px}table{border-collaps
 td,th{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left}a{color:#0645ad}</style></head>
 <body>${body}</body></html>`
 
+/** What a client should do where the status class says something else (the app installation calls take no bearer credential). */
+const adviceOf: Partial<Record<ProblemCode, string>> = {
+  APP_INSTALLATION_ASSERTION_INVALID:
+    "Sign a new client assertion (RFC 7523) with a key the app registered: <code>iss</code> and <code>sub</code> the app id, <code>aud</code> the endpoint's URL, a new <code>jti</code>, <code>exp</code> at most 5 minutes ahead. <code>detail</code> says what was refused.",
+  APP_INSTALLATION_ASSERTION_REPLAYED: "Each assertion's <code>jti</code> is accepted once; sign a new assertion with a new <code>jti</code>.",
+  APP_INSTALLATION_CONFIG_CHANGED: "The app's settings changed after the installation request; create a new request and have the customer approve it.",
+  APP_INSTALLATION_DELIVERY_UNAVAILABLE:
+    "The code is unknown, expired, not approved or of another app; create a new installation request."
+}
+
 /** What a client should do, by status class. */
 const advice = (status: number) =>
   status === 401 ? "Send a valid credential in <code>Authorization: Bearer &lt;credential&gt;</code>."
@@ -35,7 +45,7 @@ export const problemPage = (code: ProblemCode) => {
   return layout(e.title, `<p><a href="./catalog">All problem types</a></p>
 <h1>${escape(e.title)}</h1>
 <p>Code <code>${e.code}</code> · HTTP status <code>${e.status}</code> · type <code>/problems/${e.slug}</code></p>
-<p>${advice(e.status)}</p>
+<p>${adviceOf[code] ?? advice(e.status)}</p>
 <p>Match on <code>code</code> (or <code>type</code>); <code>title</code> and <code>detail</code> are for people and may change.
 Every problem carries <code>requestId</code>, equal to the <code>X-Request-ID</code> response header.</p>`)
 }

@@ -8,13 +8,14 @@
  */
 import { type DashboardError } from "@switchboard/core/dashboard"
 import { type ManagementWebhookError } from "@switchboard/core/events"
+import type { InstallationRequestDecided, InstallationRequestNotFound } from "@switchboard/core/oauth"
 import { problemEntry } from "@switchboard/core/shared"
 import { applyRow, rowOf } from "../http/ErrorTable.js"
 import { EnvelopeFailure, envelopeFailure, type EnvelopeTable, type PartialEnvelopeTable } from "../http/Surfaces.js"
 import { ProblemFailure, problemOfDomainError, type V1DomainError } from "../v1/Problems.js"
 
 /** The core errors of Dashboard operations that no /v1 operation raises: each needs its own row. */
-export type DashboardOnlyError = DashboardError | ManagementWebhookError
+export type DashboardOnlyError = DashboardError | ManagementWebhookError | InstallationRequestNotFound | InstallationRequestDecided
 
 /** Every core error a Dashboard operation can raise. */
 export type DashboardDomainError = DashboardOnlyError | V1DomainError
@@ -36,7 +37,10 @@ const own: EnvelopeTable<DashboardOnlyError> = {
   PasswordRejected: (e) => envelopeFailure(422, "VALIDATION_FAILED", e.message),
   NotAnOrganizationOwner: () => envelopeFailure(403, "FORBIDDEN", "Diagnostics are for owners of an organization."),
   ManagementWebhookNotFound: (e) => envelopeFailure(404, "WEBHOOK_NOT_FOUND", `No webhook ${e.webhookId}.`),
-  WebhookUrlTaken: () => envelopeFailure(409, "WEBHOOK_URL_TAKEN", "An active webhook with this URL exists.")
+  WebhookUrlTaken: () => envelopeFailure(409, "WEBHOOK_URL_TAKEN", "An active webhook with this URL exists."),
+  InstallationRequestNotFound: (e) => envelopeFailure(404, "INSTALLATION_REQUEST_NOT_FOUND", `No installation request ${e.requestId.slice(0, 100)}.`),
+  InstallationRequestDecided: (e) =>
+    envelopeFailure(409, "INSTALLATION_REQUEST_DECIDED", `The installation request is ${e.status}; the app must make a new one.`)
 }
 
 const overrides: PartialEnvelopeTable<V1DomainError> = {

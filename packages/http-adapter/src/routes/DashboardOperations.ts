@@ -8,6 +8,7 @@
 import { JSONSchema, Schema } from "effect"
 import { exampleOf } from "../docs/Examples.js"
 import * as S from "./DashboardSchemas.js"
+import { ApproveInstallationBody, AppKeySetBody, AppKeySetView, InstallationDecision, InstallationRequestView } from "@switchboard/core/oauth"
 
 /** Who may call an operation. */
 export type Access =
@@ -26,7 +27,8 @@ export const AnyCaller: Access = { _tag: "Caller" }
 export const scope = (s: string): Access => ({ _tag: "Scope", scope: s })
 
 export type Tag =
-  | "Projects" | "Billing" | "Payments" | "Profile" | "Onboarding" | "OTP" | "Account" | "Privacy" | "Analytics" | "System"
+  | "Projects" | "Billing" | "Payments" | "Profile" | "Onboarding" | "OTP" | "Account" | "Installations" | "Privacy" | "Analytics"
+  | "System"
 
 export interface DashboardOperation {
   readonly operationId: string
@@ -81,6 +83,12 @@ export const dashboardOperations = [
   op({ operationId: "updateOAuthApp", method: "PATCH", path: "/api/oauth-apps/:clientId", tag: "Account", summary: "Change an OAuth app's settings", description: "Changes an OAuth app's name, redirect URIs or scopes.", access: SessionOnly, body: S.UpdateOAuthAppBody, data: S.OAuthAppView }),
   op({ operationId: "deleteOAuthApp", method: "DELETE", path: "/api/oauth-apps/:clientId", tag: "Account", summary: "Delete an OAuth app and every grant of it", description: "Deletes the app and revokes every grant and token issued to it.", access: SessionOnly, data: S.Deleted }),
   op({ operationId: "rotateOAuthAppSecret", method: "POST", path: "/api/oauth-apps/:clientId/rotate-secret", tag: "Account", summary: "New client secret, shown once", description: "Replaces a confidential app's client secret and shows the new one once.", access: SessionOnly, data: S.OAuthAppWithSecret }),
+  op({ operationId: "getOAuthAppKeys", method: "GET", path: "/api/oauth-apps/:clientId/jwks", tag: "Account", summary: "The app's installation keys", description: "The public keys (JWK Set) the app signs its installation client assertions with; an empty list until some are registered.", access: SessionOnly, data: AppKeySetView }),
+  op({ operationId: "setOAuthAppKeys", method: "PUT", path: "/api/oauth-apps/:clientId/jwks", tag: "Account", summary: "Register the app's installation keys", description: "Replaces the app's public keys for installation client assertions: 1 to 5 public JWKs (RSA of 2048 bits or more, EC P-256/384/521 or Ed25519), no private members, at most 16384 characters.", access: SessionOnly, body: AppKeySetBody, data: AppKeySetView }),
+  op({ operationId: "listInstallationRequests", method: "GET", path: "/api/installation-requests", tag: "Installations", summary: "Installation requests awaiting your decision", description: "The app installation requests this account opened that are still pending and unexpired, newest first (at most 50).", access: SessionOnly, data: InstallationRequestView }),
+  op({ operationId: "getInstallationRequest", method: "GET", path: "/api/installation-requests/:requestId", tag: "Installations", summary: "One installation request (the first account to open it owns it)", description: "An app installation request; the first account to open it takes it, and it is not found for every other account.", access: SessionOnly, data: InstallationRequestView }),
+  op({ operationId: "approveInstallationRequest", method: "POST", path: "/api/installation-requests/:requestId/approve", tag: "Installations", summary: "Approve an installation into a project", description: "Approves the request into a project the account can write, with the permissions the app's credential will have; answers the app's redirect URI with a single-use code (10 minutes) and its state. 409 when the request was decided, expired, or the app's settings changed since (APP_INSTALLATION_CONFIG_CHANGED).", access: SessionOnly, body: ApproveInstallationBody, data: InstallationDecision }),
+  op({ operationId: "denyInstallationRequest", method: "POST", path: "/api/installation-requests/:requestId/deny", tag: "Installations", summary: "Deny an installation", description: "Denies the request; answers the app's redirect URI with error=access_denied and its state.", access: SessionOnly, data: InstallationDecision }),
   op({ operationId: "listOAuthConsents", method: "GET", path: "/api/oauth-consents", tag: "Account", summary: "Apps the account authorized", description: "The apps the account has authorized, with the scopes granted.", access: SessionOnly, data: S.OAuthConsent }),
   op({ operationId: "withdrawOAuthConsent", method: "DELETE", path: "/api/oauth-consents/:clientId", tag: "Account", summary: "Withdraw an app's access (consent and every live token)", description: "Withdraws the account's consent to an app and revokes its live tokens.", access: SessionOnly, data: S.Withdrawn }),
   op({ operationId: "getIdentitySnapshot", method: "GET", path: "/api/analytics/identity", tag: "Analytics", summary: "Identity snapshot for product analytics", description: "The account's identity attributes for product analytics.", access: scope("profile"), data: S.IdentitySnapshot }),
@@ -93,8 +101,8 @@ export type DashboardOperationId = (typeof dashboardOperations)[number]["operati
 export const operation = (id: DashboardOperationId): DashboardOperation => dashboardOperations.find((o) => o.operationId === id)!
 
 /** Operations whose data is a list of the `data` schema. */
-const listOperations = new Set<string>([
-  "listProjects", "listProjectWebhooks", "listProjectMembers", "listOAuthApps", "listOAuthConsents"
+export const listOperations: ReadonlySet<string> = new Set<string>([
+  "listProjects", "listProjectWebhooks", "listProjectMembers", "listOAuthApps", "listOAuthConsents", "listInstallationRequests"
 ])
 
 type Json = Record<string, any>
@@ -107,6 +115,7 @@ const tagDescriptions: Record<Tag, string> = {
   Onboarding: "Onboarding answers",
   OTP: "Phone verification codes",
   Account: "Service keys, OAuth apps and authorized apps",
+  Installations: "App installation requests: approve or deny an app's access to a project",
   Privacy: "Privacy requests",
   Analytics: "Identity for product analytics",
   System: "Health, readiness, diagnostics and this document"

@@ -22,12 +22,24 @@ import {
   type Sessions
 } from "@switchboard/core/dashboard"
 import { ManagementWebhooks } from "@switchboard/core/events"
-import { OAuthApps, type OAuthApp, OAuthGrants, type SigningKeys } from "@switchboard/core/oauth"
+import {
+  AppInstallations,
+  AppKeySetView,
+  type ApproveInstallationBody,
+  type AppKeySetBody,
+  InstallationDecision,
+  installationView,
+  InstallationRequestView,
+  OAuthApps,
+  type OAuthApp,
+  OAuthGrants,
+  type SigningKeys
+} from "@switchboard/core/oauth"
 import { Organizations, toInvitation } from "@switchboard/core/organizations"
 import { PrivacyRequests } from "@switchboard/core/privacy"
 import { Platforms, ProjectIntegrations, type ProjectRecord, ProjectsService } from "@switchboard/core/projects"
 import { ProjectId, type Secrets, type ServerSecret, ServiceKeyId } from "@switchboard/core/shared"
-import { Effect, Option, Redacted, Schema } from "effect"
+import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { InFlight } from "../http/Middleware.js"
 import { readFileSync } from "node:fs"
 import { ServerConfig } from "../http/ServerConfig.js"
@@ -115,6 +127,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     const payments = yield* PaymentMethods
     const apps = yield* OAuthApps
     const grants = yield* OAuthGrants
+    const installations = yield* AppInstallations
     // Provided by the webhooks feature when it counts its deliveries (optional).
     const deliveryStats = yield* Effect.serviceOption(DeliveryStats)
     const storeHealth = yield* StoreHealth
@@ -423,6 +436,35 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         yield* grants.withdraw(caller.accountId, clientId)
         return yield* ok(S.Withdrawn, { clientId, withdrawn: true as const })
       }))
+
+    // --- App installation (session only) --------------------------------------------------------
+    yield* handle("getOAuthAppKeys", ({ caller, params }) =>
+      Effect.gen(function*() {
+        const appId = params.clientId ?? ""
+        const found = yield* installations.getKeySet(caller.accountId, appId)
+        return yield* ok(AppKeySetView, Option.match(found, {
+          onNone: () => ({ appId, keys: [], updatedAt: null }),
+          onSome: (k) => ({ appId, keys: k.keys, updatedAt: k.updatedAt })
+        }))
+      }))
+    yield* handle<typeof AppKeySetBody.Type>("setOAuthAppKeys", ({ body, caller, params }) =>
+      Effect.flatMap(installations.setKeySet(caller.accountId, params.clientId ?? "", body.keys), (k) =>
+        ok(AppKeySetView, { appId: k.appId, keys: k.keys, updatedAt: k.updatedAt })))
+    yield* handle("listInstallationRequests", ({ caller }) =>
+      Effect.gen(function*() {
+        const now = yield* DateTime.now
+        const list = yield* installations.listPending(caller.accountId)
+        return yield* okList(InstallationRequestView, list.map(({ app, record }) => installationView(record, app, now)))
+      }))
+    yield* handle("getInstallationRequest", ({ caller, params }) =>
+      Effect.gen(function*() {
+        const { app, record } = yield* installations.view(caller.accountId, params.requestId ?? "")
+        return yield* ok(InstallationRequestView, installationView(record, app, yield* DateTime.now))
+      }))
+    yield* handle<typeof ApproveInstallationBody.Type>("approveInstallationRequest", ({ body, caller, params }) =>
+      Effect.flatMap(installations.approve(caller.accountId, params.requestId ?? "", body), (d) => ok(InstallationDecision, d)))
+    yield* handle("denyInstallationRequest", ({ caller, params }) =>
+      Effect.flatMap(installations.deny(caller.accountId, params.requestId ?? ""), (d) => ok(InstallationDecision, d)))
 
     // --- Privacy ------------------------------------------------------------------------------
     yield* handle<typeof S.PrivacyRequestBody.Type>("createPrivacyRequest", ({ body, caller }) =>

@@ -31,7 +31,7 @@ export const organizationsErrors: ErrorTable<OrganizationError> = {
   LastOwnerCannotLeave: () =>
     problem(
       "FAILED_PRECONDITION",
-      "The last owner of an organization can neither leave nor be removed; invite another owner first.",
+      "The last owner of an organization can neither leave, be removed nor take another role; make another member an owner first.",
       { extra: { reason: "last_owner" } }
     ),
   MemberAlreadyExists: (e) =>

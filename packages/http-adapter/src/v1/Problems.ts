@@ -5,7 +5,7 @@
 import type { IdentityError, AccountSecurityError } from "@switchboard/core/accounts"
 import type { BillingError } from "@switchboard/core/billing"
 import type { ProjectApiKeyError } from "@switchboard/core/credentials"
-import type { OAuthAppError } from "@switchboard/core/oauth"
+import type { AppInstallationError, OAuthAppError } from "@switchboard/core/oauth"
 import type { OrganizationError } from "@switchboard/core/organizations"
 import type { ProjectError } from "@switchboard/core/projects"
 import type { SsoError } from "@switchboard/core/sso"
@@ -15,9 +15,11 @@ import type { AttachmentError, ImessageError, PlatformsError, WhatsappError } fr
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
 import type { MetricsError } from "@switchboard/core/metrics"
+import type { MessagesError } from "@switchboard/core/messages"
 import { rowOf } from "../http/ErrorTable.js"
 import { accessTokensErrors } from "./AccessTokensErrors.js"
 import { accountSecurityErrors } from "./AccountSecurityErrors.js"
+import { appInstallationsErrors } from "./AppInstallationsErrors.js"
 import { billingErrors } from "./BillingErrors.js"
 import { identityErrors } from "./IdentityErrors.js"
 import { ingressErrors } from "./IngressErrors.js"
@@ -34,6 +36,7 @@ import { ssoErrors } from "./SsoErrors.js"
 import { uploadsErrors } from "./UploadsErrors.js"
 import { voiceErrors } from "./VoiceErrors.js"
 import { metricsErrors } from "./MetricsErrors.js"
+import { messagesErrors } from "./MessagesErrors.js"
 import { type V1WebhookError, webhooksErrors } from "./WebhooksErrors.js"
 
 export * from "./ProblemFailure.js"
@@ -42,7 +45,7 @@ export * from "./ProblemFailure.js"
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
   | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError | IngressEndpointLimitReached
-  | PlatformsError | WhatsappError | ImessageError | AttachmentError | MetricsError
+  | PlatformsError | WhatsappError | ImessageError | AttachmentError | MetricsError | AppInstallationError | MessagesError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -63,7 +66,9 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...whatsappErrors,
   ...imessageErrors,
   ...attachmentsErrors,
-  ...metricsErrors
+  ...metricsErrors,
+  ...appInstallationsErrors,
+  ...messagesErrors
 }
 
 /**

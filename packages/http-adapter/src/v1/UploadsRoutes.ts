@@ -16,7 +16,7 @@ import { domain } from "./Pipeline.js"
 import { problem, validationFailed } from "./ProblemFailure.js"
 
 /** Room for the boundaries, part headers and form fields around the file. */
-const FORM_OVERHEAD_BYTES = 64 * 1024
+export const FORM_OVERHEAD_BYTES = 64 * 1024
 const MAX_FIELD_BYTES = 4 * 1024
 const MAX_PARTS = 16
 
@@ -26,7 +26,7 @@ const formIssue = (path: string, message: string, code = "invalid_value") =>
     path === "" ? `The upload form ${message}.` : `The upload form field ${path.slice(1)} ${message}.`
   )
 
-/** Reads a part's (or a body's) content, failing with 413 as soon as it passes `max` bytes. */
+/** Reads a part's (or a body's) content, failing with 413 as soon as it passes `max` bytes (also the console's picture form and attachments). */
 export const readAtMost = <E>(content: Stream.Stream<Uint8Array, E>, max: number) =>
   Effect.gen(function*() {
     const chunks: Array<Uint8Array> = []

@@ -1,19 +1,21 @@
 /**
  * The console in a real browser (issue 16): headless Chromium (Debian's `chromium`, driven by
  * playwright-core, as the OAuth browser test does) walks every page's main path as a person would
- * — sign up, organizations and members, a project with its slug checked, API keys, the management
- * secret, webhooks with their delivery log (a dead letter retried, a test event), events, voice,
- * billing, service keys, OAuth apps and authorized apps, TOTP enrolment from the QR code's secret,
- * sign out. Each page is screenshotted into `artifacts/screenshots/` (git-ignored; CI keeps the
+ * — sign up, organizations and members (a role changed), a project with its slug checked, API
+ * keys, the management secret, webhooks with their delivery log (a dead letter retried, a test
+ * event), events (a new one arriving live over the event channel), voice, billing (the past
+ * operations listed), service keys, OAuth apps and authorized apps, TOTP enrolment from the QR
+ * code's secret, the profile picture uploaded and reset, sign out. Each page is screenshotted into `artifacts/screenshots/` (git-ignored; CI keeps the
  * folder as an artifact) and checked with axe-core: no serious or critical violations. One server
  * and one browser for the whole file; PGlite only (the pages add nothing a second database tests).
  */
-import { AccountsRepo, decodeBase32Rfc4648, totp } from "@switchboard/core/accounts"
+import { Accounts, AccountsRepo, decodeBase32Rfc4648, totp } from "@switchboard/core/accounts"
 import { WebhookDeliveryEngine } from "@switchboard/core/events"
+import { Organizations, OrganizationsRepo } from "@switchboard/core/organizations"
 import { ProjectsService } from "@switchboard/core/projects"
-import { IdKinds, type ProjectId } from "@switchboard/core/shared"
+import { IdKinds, type OrganizationId, type ProjectId } from "@switchboard/core/shared"
 import { Calls, CallSignal, Lines, VoiceProfiles } from "@switchboard/core/voice"
-import { Effect, Option, Redacted, Schema } from "effect"
+import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { mkdirSync, readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { createRequire } from "node:module"
@@ -60,6 +62,7 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
   let failDeliveries = true
   const received: Array<string> = []
   let projectId = ""
+  let voice: { readonly profileId: string; readonly principal: ReturnType<typeof principalOf> } | undefined
   const email = `console.${Date.now()}@example.com`
   /** Everything due is attempted now (the server's own engine is off: no waiting on a timer). */
   const deliver = () => s.run(Effect.flatMap(WebhookDeliveryEngine, (engine) => engine.drain()))
@@ -118,6 +121,29 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     expect(await page.textContent("#secret-value")).toMatch(/\S{20,}/)
     expect(await page.textContent("body")).toContain("ada@example.com")
     await look(page, "04-organization")
+    // A second member (joined directly), made an admin from the members table.
+    const organizationId = new URL(page.url()).pathname.split("/")[3] as OrganizationId
+    await s.run(Effect.gen(function*() {
+      const ada = yield* Effect.flatMap(Accounts, (a) => a.create({ email: `ada.${Date.now()}@example.com` }))
+      yield* (yield* OrganizationsRepo).addMember({ organizationId, accountId: ada.accountId, role: "member", now: yield* DateTime.now })
+    }))
+    await page.goto(`${s.baseUrl}/console/organizations/${organizationId}`)
+    const adaRow = page.locator("tr:has-text('ada.')")
+    await adaRow.locator("select[name=role]").selectOption("admin")
+    await submit(page, "tr:has-text('ada.') >> button:has-text('Change role')")
+    expect(await page.textContent(".notice")).toBe("Saved.")
+    expect(await adaRow.locator("select[name=role]").inputValue()).toBe("admin")
+    await look(page, "04b-organization-role")
+    // The last owner cannot step down: the page says why and nothing changes.
+    const myRow = page.locator(`tr:has-text('${email}')`)
+    await myRow.locator("select[name=role]").selectOption("member")
+    await submit(page, `tr:has-text('${email}') >> button:has-text('Change role')`)
+    expect(await page.textContent(".message")).toContain("last owner")
+    const role = await s.run(Effect.gen(function*() {
+      const me = Option.getOrThrow(yield* (yield* AccountsRepo).findByEmail(email))
+      return yield* (yield* Organizations).roleIn(organizationId, me.accountId)
+    }))
+    expect(role).toBe("owner")
     await page.click("text=Home")
     await page.fill("#project-name", "Difference Engine")
     await page.fill("#project-slug", "difference-engine")
@@ -209,6 +235,7 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
       return { callId, profileId: profile.profileId }
     }))
     expect(profileId).toBeDefined()
+    voice = { profileId, principal }
     await page.click("nav.tabs >> text=Voice")
     expect(await page.textContent("body")).toContain("Support desk")
     await page.selectOption("select[name=profileId]", { label: "Support desk" })
@@ -220,6 +247,21 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     expect(await page.textContent("svg.chart desc")).toContain("connected at +4.0 s")
     expect(await page.textContent("body")).toContain("Key presses (DTMF)")
     await look(page, "19-call")
+  })
+
+  it("adds a new event to the events page as it happens (the event channel, from the page's script)", async () => {
+    await page.click("nav.tabs >> text=Events")
+    await page.waitForFunction(() => (globalThis as any).document.querySelector("[data-live-status]")?.textContent?.startsWith("Live:"))
+    const before = await page.locator("tbody tr").count()
+    const callId = newId(IdKinds.call)
+    await s.run(Effect.gen(function*() {
+      const sig = signalsOf(callId, projectId, voice!.profileId, Date.now() - 5_000)
+      yield* (yield* Calls).ingest(projectId as ProjectId, voice!.principal, [Schema.decodeUnknownSync(CallSignal)(sig.started())])
+    }))
+    await page.waitForSelector("tr.fresh")
+    expect(await page.textContent("tr.fresh")).toContain("call.")
+    expect(await page.locator("tbody tr").count()).toBeGreaterThan(before)
+    await look(page, "11b-events-live")
   })
 
   it("previews a plan change before confirming it, then shows the operation", async () => {
@@ -236,6 +278,8 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     expect(new URL(page.url()).searchParams.get("operation")).toMatch(/\S/)
     expect(await page.textContent("[role=status]")).toMatch(/^Plan change \S+: (pending|succeeded|failed)/)
     await look(page, "22-billing-operation")
+    const operationId = new URL(page.url()).searchParams.get("operation")!
+    expect(await page.textContent("table:has(caption:text('Billing operations'))")).toContain(operationId)
     // A card through the simulated checkout, then back on the billing page.
     const billingUrl = page.url()
     await Promise.all([page.waitForURL((u) => u.pathname.startsWith("/billing/checkout/")), page.click("text=Add a card")])
@@ -279,6 +323,28 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     await submit(page, "text=Turn on")
     expect(await page.textContent(".notice")).toBe("Two-factor authentication is on.")
     await look(page, "15-security")
+  })
+
+  it("uploads a profile picture and goes back to the default one", async () => {
+    // The smallest PNG: one transparent pixel.
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64")
+    await page.setInputFiles("#picture", { name: "me.png", mimeType: "image/png", buffer: png })
+    await submit(page, "text=Upload the picture")
+    expect(await page.textContent(".notice")).toBe("Saved.")
+    const src = await page.getAttribute("img[alt='Your profile picture']", "src")
+    expect(src).toMatch(/\/v1\/files\/\S+\.png$/)
+    // The stored file is the picture (served where the versioned API serves files).
+    const file = await fetch(`${s.baseUrl}${new URL(src!).pathname}`)
+    expect(file.headers.get("content-type")).toBe("image/png")
+    expect(Buffer.from(await file.arrayBuffer())).toEqual(png)
+    await look(page, "15b-profile-picture")
+    // Not an image: refused, the picture stays.
+    await page.setInputFiles("#picture", { name: "notes.png", mimeType: "image/png", buffer: Buffer.from("not a picture") })
+    await submit(page, "text=Upload the picture")
+    expect(await page.textContent(".message")).toMatch(/\S/)
+    expect(await page.getAttribute("img[alt='Your profile picture']", "src")).toBe(src)
+    await submit(page, "text=Use the default picture")
+    expect(await page.getAttribute("img[alt='Your profile picture']", "src")).not.toBe(src)
   })
 
   it("signs out back to the sign-in page", async () => {

@@ -3,13 +3,15 @@
  * sign-in's default go to `/console`; a signed-out browser is sent to sign in), the forms' CSRF
  * check (refused, nothing written), authority (a member without rights gets a refusal page with
  * the reason, not a 500), bad input (the page again with the field named, nothing changed), a
- * secret shown once, and the OAuth registration error pointing at the console.
+ * secret shown once, and the OAuth registration error pointing at the console; the later forms —
+ * a member's role, the profile picture (a multipart file), the events page's stream token — the same way.
  */
-import { Invitations, Organizations } from "@switchboard/core/organizations"
+import { Accounts } from "@switchboard/core/accounts"
+import { Invitations, Organizations, OrganizationsRepo } from "@switchboard/core/organizations"
 import { type AccountId, type OrganizationId, type ProjectId } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
 import { makeSmsInbox } from "@switchboard/testkit"
-import { Effect } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { browser, expectData, oauthAccessToken, signedUp } from "../support/DashboardClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
@@ -146,6 +148,115 @@ for (const backend of testBackends()) {
       expect(other.text).toContain("Back to the console home")
       const malformed = await stranger.browser.fetch("/console/projects/not-a-project/keys")
       expect(malformed.res.status).toBe(404)
+    })
+
+    it("changes a member's role by the Dashboard's rules: CSRF checked, members and admins refused, the last owner kept", async () => {
+      const owner = await withProject("roles")
+      const admin = await signedUp(server, "roles-admin")
+      const member = await signedUp(server, "roles-member")
+      const org = owner.organizationId
+      await s.run(Effect.gen(function*() {
+        const repo = yield* OrganizationsRepo
+        const now = yield* DateTime.now
+        yield* repo.addMember({ organizationId: org, accountId: admin.accountId as AccountId, role: "admin", now })
+        yield* repo.addMember({ organizationId: org, accountId: member.accountId as AccountId, role: "member", now })
+      }))
+      const roleOf = (accountId: string) => s.run(Effect.flatMap(OrganizationsRepo, (r) => r.roleOf(org, accountId as AccountId)))
+      const post = (b: typeof owner.b, csrf: string | undefined, accountId: string, role: string) =>
+        b.fetch(`/console/organizations/${org}/members/role`, { method: "POST", form: { accountId, role, ...(csrf === undefined ? {} : { _csrf: csrf }) } })
+      const page = await owner.b.fetch(`/console/organizations/${org}`)
+      expect(page.text).toContain(`action="/console/organizations/${org}/members/role"`)
+      expect((await post(owner.b, undefined, member.accountId, "admin")).res.status).toBe(403)
+      expect(await roleOf(member.accountId)).toEqual(Option.some("member"))
+      // A member: no role form on the page, and the post refused with the reason.
+      const memberPage = await member.browser.fetch(`/console/organizations/${org}`)
+      expect(memberPage.text).not.toContain("/members/role")
+      const byMember = await post(member.browser, csrfOf(memberPage.text), member.accountId, "admin")
+      expect(byMember.res.status).toBe(403)
+      expect(byMember.text).toContain("Only owners and admins can change roles.")
+      // An admin neither makes owners nor touches one.
+      const adminCsrf = csrfOf((await admin.browser.fetch(`/console/organizations/${org}`)).text)
+      expect((await post(admin.browser, adminCsrf, member.accountId, "owner")).res.status).toBe(403)
+      expect((await post(admin.browser, adminCsrf, owner.accountId, "member")).res.status).toBe(403)
+      const byAdmin = await post(admin.browser, adminCsrf, member.accountId, "admin")
+      expect(byAdmin.res.status).toBe(303)
+      expect(byAdmin.res.headers.get("location")).toBe(`/console/organizations/${org}?notice=saved`)
+      expect(await roleOf(member.accountId)).toEqual(Option.some("admin"))
+      // Bad input and the last owner: the page again with the reason, nothing changed.
+      const badRole = await post(owner.b, owner.csrf, member.accountId, "emperor")
+      expect(badRole.res.status).toBe(422)
+      expect(badRole.text).toContain("role")
+      const lastOwner = await post(owner.b, owner.csrf, owner.accountId, "admin")
+      expect(lastOwner.res.status).toBe(409)
+      expect(lastOwner.text).toContain("last owner")
+      expect(await roleOf(owner.accountId)).toEqual(Option.some("owner"))
+      const stranger = await signedUp(server, "roles-stranger")
+      expect((await post(stranger.browser, stranger.csrf, member.accountId, "member")).res.status).toBe(404)
+    })
+
+    it("sets the profile picture from a multipart form (CSRF checked, images only, bounded), and resets it", async () => {
+      const { accountId, browser: b } = await signedUp(server, "picture")
+      const csrf = csrfOf((await b.fetch("/console/account/security")).text)
+      const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64")
+      const form = (fields: Record<string, string>, file?: { name: string; bytes: Uint8Array; type: string }, part = "picture") => {
+        const data = new FormData()
+        for (const [k, v] of Object.entries(fields)) data.append(k, v)
+        if (file !== undefined) data.append(part, new Blob([file.bytes], { type: file.type }), file.name)
+        return { method: "POST", body: data }
+      }
+      const pictureOf = () => s.run(Effect.map(Effect.flatMap(Accounts, (a) => a.get(accountId as AccountId)), (a) => a.pictureUrl))
+      const upload = (init: RequestInit) => b.fetch("/console/account/security/picture", init)
+      expect((await upload(form({}, { name: "me.png", bytes: png, type: "image/png" }))).res.status).toBe(403)
+      expect((await upload(form({ _csrf: "forged" }, { name: "me.png", bytes: png, type: "image/png" }))).res.status).toBe(403)
+      expect(await pictureOf()).toBeNull()
+      const notImage = await upload(form({ _csrf: csrf }, { name: "x.png", bytes: new TextEncoder().encode("plain text"), type: "image/png" }))
+      expect(notImage.res.status).toBeGreaterThanOrEqual(400)
+      expect(notImage.res.status).toBeLessThan(500)
+      const wrongType = await upload(form({ _csrf: csrf }, { name: "x.gif", bytes: png, type: "image/gif" }))
+      expect(wrongType.res.status).toBe(422)
+      expect(wrongType.text).toContain("picture: must be a PNG, JPEG or WebP image.")
+      const empty = await upload(form({ _csrf: csrf }, { name: "", bytes: new Uint8Array(0), type: "application/octet-stream" }))
+      expect(empty.res.status).toBe(422)
+      const otherPart = await upload(form({ _csrf: csrf }, { name: "me.png", bytes: png, type: "image/png" }, "avatar"))
+      expect(otherPart.res.status).toBe(422)
+      const ok = await upload(form({ _csrf: csrf }, { name: "me.png", bytes: png, type: "image/png" }))
+      expect(ok.res.status, ok.text).toBe(303)
+      const url = await pictureOf()
+      expect(url).toMatch(/\/v1\/files\/\S+\.png$/)
+      const served = await fetch(`${s.baseUrl}${new URL(url!).pathname}`)
+      expect(Buffer.from(await served.arrayBuffer())).toEqual(png)
+      const reset = await b.fetch("/console/account/security/picture/reset", { method: "POST", form: { _csrf: csrf } })
+      expect(reset.res.status).toBe(303)
+      expect(await pictureOf()).toBeNull()
+      // The replaced file is gone once the reset committed.
+      expect((await fetch(`${s.baseUrl}${new URL(url!).pathname}`)).status).toBe(404)
+      // Over the upload limit: refused before it is read (413), nothing stored.
+      const huge = await upload(form({ _csrf: csrf }, { name: "big.png", bytes: new Uint8Array(6 * 1024 * 1024), type: "image/png" }))
+      expect(huge.res.status).toBe(413)
+      expect(await pictureOf()).toBeNull()
+    })
+
+    it("gives the events page a stream token only with the CSRF token and the right to read the project", async () => {
+      const p = await withProject("live")
+      const events = await p.b.fetch(`/console/projects/${p.projectId}/events`)
+      expect(events.text).toContain(`data-token-url="/console/projects/${p.projectId}/events/token"`)
+      const tokenPath = `/console/projects/${p.projectId}/events/token`
+      const forged = await p.b.fetch(tokenPath, { method: "POST", form: { _csrf: "forged" } })
+      expect(forged.res.status).toBe(403)
+      expect(forged.body).toMatchObject({ succeed: false, code: "CSRF_CHECK_FAILED" })
+      const stranger = await signedUp(server, "live-stranger")
+      const refused = await stranger.browser.fetch(tokenPath, { method: "POST", form: { _csrf: stranger.csrf } })
+      expect(refused.res.status).toBe(404)
+      expect(refused.body).toMatchObject({ succeed: false, code: "PROJECT_NOT_FOUND" })
+      const signedOut = await browser(server).fetch(tokenPath, { method: "POST", form: { _csrf: p.csrf } })
+      expect(signedOut.res.status).toBe(401)
+      expect(signedOut.body).toMatchObject({ succeed: false, code: "NOT_AUTHENTICATED" })
+      const minted = await p.b.fetch(tokenPath, { method: "POST", form: { _csrf: p.csrf } })
+      expect(minted.res.status).toBe(200)
+      expect(minted.res.headers.get("cache-control")).toBe("no-store")
+      expect(minted.body.succeed).toBe(true)
+      expect(minted.body.data.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
+      expect(minted.body.data.expiresIn).toBeGreaterThan(0)
     })
 
     it("revokes a service key made in the console", async () => {

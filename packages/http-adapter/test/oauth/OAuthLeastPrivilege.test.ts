@@ -42,6 +42,8 @@ const ownProfile = new Set(["getAccount", "getMe"])
 const publicOps = new Set(["listOauthScopes"])
 /** Public operations that start an SSO sign-in: no credential is read, so no scope is needed (the sweep's bodies are not valid, so 422). */
 const publicStarters = new Set(["startEnterpriseLogin", "beginOrganizationAuthentication", "beginInvitationSso"])
+/** App installation: the app authenticates with a client assertion in the body, never the bearer credential (the sweep's `{}` is 422). */
+const publicAppCalls = new Set(["createAppInstallationRequest", "redeemAppInstallationDelivery"])
 
 const ulidish = "0" + "a".repeat(25)
 /** A well-formed value for each path parameter (ids nobody owns, or the stranger's project). */
@@ -59,6 +61,7 @@ const sampleParams = (strangerProject: string, strangerOrg: string): Record<stri
   profileId: "default",
   lineId: `sb_lin_${ulidish}`,
   callId: `sb_call_${ulidish}`,
+  messageId: `sb_msg_${ulidish}`,
   operationId: `sb_bop_${ulidish}`,
   fixedChargeCode: "seats",
   destinationId: `sb_whd_${ulidish}`,
@@ -166,7 +169,7 @@ for (const backend of testBackends()) {
       operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
         Object.entries(ops).map(([method, op]) => ({ operationId: op.operationId.split(".").pop()!, method: method.toUpperCase(), path })))
       expect(operations.length).toBeGreaterThan(80)
-      for (const id of [...firstPartyOnly, ...ownProfile, ...publicOps, ...publicStarters]) {
+      for (const id of [...firstPartyOnly, ...ownProfile, ...publicOps, ...publicStarters, ...publicAppCalls]) {
         expect(operations.map((o) => o.operationId), `the table names ${id}, which /openapi.json must list`).toContain(id)
       }
     })
@@ -176,7 +179,7 @@ for (const backend of testBackends()) {
       const got = await sweep(await grantToken(["openid"]))
       for (const op of operations) {
         const expected = publicOps.has(op.operationId) || ownProfile.has(op.operationId) ? "200"
-          : publicStarters.has(op.operationId) ? "422 VALIDATION_FAILED"
+          : publicStarters.has(op.operationId) || publicAppCalls.has(op.operationId) ? "422 VALIDATION_FAILED"
           : firstPartyOnly.has(op.operationId) ? "403 FORBIDDEN"
           : "403 INSUFFICIENT_SCOPE"
         expect(`${op.operationId} ${got[op.operationId]}`).toBe(`${op.operationId} ${expected}`)

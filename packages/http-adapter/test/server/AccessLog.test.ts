@@ -1,7 +1,8 @@
 /**
  * The access log (ACCESS_LOG, LOG_FORMAT): one line per request with method, path template, status,
  * duration and request id, as JSON or a readable line; none at all with ACCESS_LOG=off (decided
- * once: the middleware gets no writer). The server runs as a child process, as operators run it.
+ * once: the middleware gets no writer). LOG_FORMAT=json also makes the server's other log lines
+ * JSON (here: the SMS the log sender "sends"). The server runs as a child process, as operators run it.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -9,7 +10,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { makeAccessLog } from "../../src/http/AccessLog.js"
 import { routeTable } from "../../src/Http.js"
-import { cliEnv, startServer, stopServer } from "../support/CliProcess.js"
+import { bootstrapOf, cliEnv, startServer, stopServer } from "../support/CliProcess.js"
 
 const dataDir = mkdtempSync(join(tmpdir(), "switchboard-access-"))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -76,5 +77,35 @@ describe("the access log", { timeout: 180_000 }, () => {
     }
     expect(accessLines(off.output())).toEqual([])
     expect(off.output()).not.toContain("/api/health 200")
+  })
+
+  it("LOG_FORMAT=json writes the server's other log lines as JSON too; pretty writes them as text", async () => {
+    const smsLines = async (format: "json" | "pretty") => {
+      const dir = join(dataDir, `log-${format}`)
+      const server = await startServer(cliEnv(dir, { TLS_PORT: "0", ACCESS_LOG: "off", LOG_FORMAT: format }))
+      const phoneNumber = format === "json" ? "+14155550101" : "+14155550102"
+      try {
+        const key = bootstrapOf(server.output())!["serviceKey"]!
+        const r = await fetch(`${server.baseUrl}/v1/account/phone/verifications`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ phoneNumber })
+        })
+        expect(r.status, await r.text()).toBe(201)
+      } finally {
+        await stopServer(server)
+      }
+      return server.output().split("\n").filter((l) => l.includes("SMS (not sent"))
+    }
+    const json = await smsLines("json")
+    expect(json).toHaveLength(1)
+    const line = JSON.parse(json[0]!) as { message: unknown; logLevel: string; annotations: Record<string, unknown> }
+    expect(line.logLevel).toBe("INFO")
+    expect(String(line.message)).toContain("SMS (not sent: no SMS provider configured)")
+    expect(line.annotations["to"]).toBe("+14155550101")
+    const pretty = await smsLines("pretty")
+    expect(pretty).toHaveLength(1)
+    expect(() => JSON.parse(pretty[0]!)).toThrow()
+    expect(pretty[0]).toContain("+14155550102")
   })
 })

@@ -63,7 +63,9 @@ const notOnV1: Readonly<Record<string, string>> = {
   TotpCodeInvalid: dashboardOnly,
   SignInLocked: dashboardOnly,
   PasswordRejected: dashboardOnly,
-  NotAnOrganizationOwner: dashboardOnly
+  NotAnOrganizationOwner: dashboardOnly,
+  InstallationRequestNotFound: dashboardOnly,
+  InstallationRequestDecided: dashboardOnly
 }
 
 /** Core errors no Dashboard operation raises (the others take a Dashboard row or their /v1 problem). */

@@ -247,6 +247,11 @@ export const BillingReposSql = Layer.effect(
                 payment_deadline = ${op.awaitingPayment === null ? null : toDate(op.awaitingPayment.deadline)},
                 record = ${record}::jsonb
             where operation_id = ${op.operationId}`)).pipe(Effect.asVoid),
+      listOperations: (projectId, limit) =>
+        operations(sql`
+          select record from billing_operations where project_id = ${projectId}
+          order by submitted_at desc, operation_id desc
+          limit ${limit}`),
       waitingOperations: (projectId) =>
         operations(sql`
           select record from billing_operations

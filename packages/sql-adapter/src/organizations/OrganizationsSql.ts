@@ -190,6 +190,23 @@ export const OrganizationsReposSql = Layer.unwrapEffect(Effect.gen(function*() {
         yield* sql`delete from organization_memberships where organization_id = ${organizationId} and account_id = ${accountId}`
         return Option.some(member.value.role)
       }))),
+    setRole: (organizationId, accountId, role) =>
+      orDie(sql.withTransaction(Effect.gen(function*() {
+        // Locked as in removeMember: a demotion and a removal cannot both take the last owner.
+        const org = yield* sql`select 1 from organizations where organization_id = ${organizationId} for no key update`
+        if (org.length === 0) return Option.none()
+        const member = yield* roleOf({ organizationId, accountId })
+        if (Option.isNone(member)) return Option.none()
+        if (member.value.role === "owner" && role !== "owner") {
+          const [owners] = yield* sql<{ count: number }>`
+            select count(*)::int as count from organization_memberships
+            where organization_id = ${organizationId} and role = 'owner'`
+          if ((owners?.count ?? 0) <= 1) return Option.some("last_owner" as const)
+        }
+        yield* sql`update organization_memberships set role = ${role}
+          where organization_id = ${organizationId} and account_id = ${accountId}`
+        return Option.some(member.value.role)
+      }))),
     ownsAny: (accountId) =>
       orDie(sql<{ owns: boolean }>`
         select exists (

@@ -187,6 +187,23 @@ export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       expect(yield* repo.pendingOperations({ deadlineBefore: plus(T0, 9e9), limit: 1000 })).not.toContain(op.operationId)
     }))
 
+  it.effect("billing: listOperations answers the project's operations newest first, at most the limit", () =>
+    Effect.gen(function*() {
+      const repo = yield* BillingRepo
+      const { ids, owner } = yield* withProject
+      const other = yield* storedProject(owner, { createdAt: plus(T0, 1) })
+      const old = operation(ids)
+      const newer = operation(ids, { submittedAt: plus(T0, 2000) })
+      const newest = operation(ids, { submittedAt: plus(T0, 5000), status: "succeeded", resolvedAt: plus(T0, 5001) })
+      yield* repo.insertOperation(newer)
+      yield* repo.insertOperation(old)
+      yield* repo.insertOperation(newest)
+      yield* repo.insertOperation(operation({ projectId: other.projectId, organizationId: owner.organizationId }))
+      expect((yield* repo.listOperations(ids.projectId, 10)).map((o) => o.operationId)).toEqual([newest.operationId, newer.operationId, old.operationId])
+      expect(yield* repo.listOperations(ids.projectId, 2)).toEqual([newest, newer])
+      expect(yield* repo.listOperations(other.projectId, 10)).toHaveLength(1)
+    }))
+
   it.effect("billing: an invoice is written once per unique key; zero totals are not listed; newest first; collection", () =>
     Effect.gen(function*() {
       const repo = yield* BillingRepo

@@ -5,74 +5,24 @@
  */
 import type { Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"
-import { AccountsRepo } from "@switchboard/core/accounts"
-import {
-  InvitationId,
-  type InvitationRecord,
-  InvitationsRepo,
-  type OrganizationRecord,
-  type OrganizationRole,
-  OrganizationsRepo
-} from "@switchboard/core/organizations"
-import { AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes } from "@switchboard/core/shared"
-import { DateTime, Effect, Either, Option } from "effect"
+import { InvitationsRepo, type OrganizationRole, OrganizationsRepo } from "@switchboard/core/organizations"
+import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
+import { Effect, Either, Option } from "effect"
 import { expect } from "vitest"
-import { accountFixture } from "../Fixtures.js"
+import {
+  DAY,
+  firstPage,
+  invitationFixture,
+  newAccount,
+  newOrganization,
+  organizationFixture,
+  plus,
+  T0,
+  tokenHash
+} from "./OrganizationFixtures.js"
+import { organizationRolesContract } from "./OrganizationRolesContract.js"
 
 let counter = 0
-const rand = () => crypto.getRandomValues(new Uint8Array(10))
-const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z")
-const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms)
-const DAY = 86_400_000
-
-/** A new account in the store (memberships reference accounts); `email` keeps its case. */
-const newAccount = (email?: string) =>
-  Effect.gen(function*() {
-    const account = accountFixture(email === undefined ? {} : { email })
-    yield* (yield* AccountsRepo).insert(account)
-    return account
-  })
-
-const organizationFixture = (createdAt: DateTime.Utc = T0, id?: string): OrganizationRecord => ({
-  organizationId: OrganizationId.make(id ?? formatTypeId(IdKinds.organization, uuidv7Bytes(createdAt.epochMillis, rand()))),
-  name: `Org ${++counter}`,
-  createdAt,
-  updatedAt: createdAt
-})
-
-/** A new organization owned by `owner`. */
-const newOrganization = (owner: AccountId, createdAt: DateTime.Utc = T0) =>
-  Effect.gen(function*() {
-    const organization = organizationFixture(createdAt)
-    yield* (yield* OrganizationsRepo).insert(organization, owner)
-    return organization
-  })
-
-const invitationFixture = (
-  organizationId: OrganizationId,
-  invitedBy: AccountId,
-  overrides: Partial<InvitationRecord> = {}
-): InvitationRecord => {
-  const createdAt = overrides.createdAt ?? T0
-  return {
-    invitationId: InvitationId.make(formatTypeId(IdKinds.invitation, uuidv7Bytes(createdAt.epochMillis, rand()))),
-    organizationId,
-    email: `invitee${++counter}.${Date.now()}@example.com`,
-    role: "member",
-    invitedByAccountId: invitedBy,
-    createdAt,
-    expiresAt: plus(createdAt, 7 * DAY),
-    acceptedAt: null,
-    acceptedByAccountId: null,
-    revokedAt: null,
-    ...overrides
-  }
-}
-
-/** A stand-in for the SHA-256 hex of a token: 64 random hex digits. */
-const tokenHash = () => Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("")
-
-const firstPage = (limit: number) => ({ after: undefined, limit })
 
 export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
   it.effect("organizations: insert stores the organization with its creator as the one owner", () =>
@@ -390,4 +340,5 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
       const members = yield* repo.listMembers(organizationId, firstPage(10))
       expect(members).toHaveLength(2)
     }))
+  organizationRolesContract(it)
 }

@@ -92,6 +92,16 @@ const make = Effect.gen(function*() {
     findOperation: (operationId) => Effect.sync(() => Option.fromNullable(operations.get(operationId))),
     lockOperation: (operationId) => Effect.sync(() => Option.fromNullable(operations.get(operationId))),
     updateOperation: (op) => Effect.sync(() => void operations.set(op.operationId, op)),
+    listOperations: (projectId, limit) =>
+      Effect.sync(() =>
+        [...operations.values()]
+          .filter((o) => o.projectId === projectId)
+          .sort((a, b) =>
+            b.submittedAt.epochMillis - a.submittedAt.epochMillis ||
+            (a.operationId < b.operationId ? 1 : a.operationId > b.operationId ? -1 : 0)
+          )
+          .slice(0, limit)
+      ),
     waitingOperations: (projectId) =>
       Effect.sync(() =>
         [...operations.values()]

@@ -127,6 +127,17 @@ const make = Effect.gen(function*() {
         memberships.delete(key)
         return Option.some(row.role)
       }),
+    setRole: (organizationId, accountId, role) =>
+      Effect.sync((): Option.Option<OrganizationRole | "last_owner"> => {
+        const key = memberKey(organizationId, accountId)
+        const row = memberships.get(key)
+        if (row === undefined) return Option.none()
+        if (row.role === "owner" && role !== "owner" && membersOf(organizationId).filter((m) => m.role === "owner").length <= 1) {
+          return Option.some("last_owner")
+        }
+        memberships.set(key, { ...row, role })
+        return Option.some(row.role)
+      }),
     ownsAny: (accountId) =>
       Effect.sync(() => [...memberships.values()].some((m) => m.accountId === accountId && m.role === "owner"))
   })

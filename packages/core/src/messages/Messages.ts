@@ -1,0 +1,165 @@
+/**
+ * Messages (issue 15 §1): message records from the messaging edge's lifecycle facts, and their
+ * reads.
+ *
+ * - **Ingestion** is set-based, like call signals (voice/CallIngest.ts): a batch of 1–100 facts in
+ *   one transaction — one read of the batch's messages (rows locked, in id order) and of which of
+ *   its fact ids the project has applied; every fact decided in order by the pure reducer
+ *   (`applyFact` over `MessageMachine.apply`) on the records in memory; one write of new and
+ *   changed records and of the applied facts (the event log the SQL query operation reads); one
+ *   append of the `message.*` events to the outbox. Ignored and rejected facts write nothing.
+ *   Should another transaction create one of the batch's new messages or apply one of its fact ids
+ *   meanwhile, the batch is rolled back and decided again on what is then stored — the same
+ *   results, records and events as one fact at a time (V1MessagesBatch.test.ts).
+ * - **Reads**: one message, and the project's messages newest first with filters (platform,
+ *   status, creation time) and signed cursor tokens.
+ */
+import { Data, DateTime, Effect, Option } from "effect"
+import type { Principal } from "../credentials/Access.js"
+import { EventPublisher } from "../events/EventsFeature.js"
+import { fn } from "../internal/Traced.js"
+import { makeProjectGate } from "../projects/ProjectGate.js"
+import { canonicalJson } from "../shared/Idempotency.js"
+import type { ProjectId } from "../shared/Identifiers.js"
+import { createdAtPage } from "../shared/PageToken.js"
+import { Transactor } from "../shared/Ports.js"
+import { ServerSecret } from "../shared/ServerSecret.js"
+import { InvalidMessageQuery, MessageNotFound } from "./Errors.js"
+import { applyFact, encodeMessage, messageEventSource, resultOf } from "./MessageRecords.js"
+import type { Message, MessageFact, MessageFactResult, MessageStatus } from "./MessageSchema.js"
+import { type AppliedMessageFact, MessagesRepo } from "./Ports.js"
+
+/** A new message or a fact id of the batch was taken by another transaction between its read and write. */
+class BatchRace extends Data.TaggedError("BatchRace")<{}> {}
+
+const DEFAULT_PAGE_SIZE = 20
+/** Each race means another batch committed one of ours first; a few rounds settle any realistic contention. */
+const MAX_ROUNDS = 8
+
+export class Messages extends Effect.Service<Messages>()("core/Messages", {
+  effect: Effect.gen(function*() {
+    const repo = yield* MessagesRepo
+    const publisher = yield* EventPublisher
+    const tx = yield* Transactor
+    const serverSecret = yield* ServerSecret
+    const gate = yield* makeProjectGate
+
+    const applyBatch = (projectId: ProjectId, facts: ReadonlyArray<MessageFact>) =>
+      Effect.gen(function*() {
+        const loaded = yield* repo.loadBatch({
+          projectId,
+          messageIds: [...new Set(facts.map((f) => f.messageId))],
+          factIds: [...new Set(facts.map((f) => f.id))]
+        })
+        const records = new Map(loaded.messages)
+        const seen = new Set(loaded.applied)
+        const created = new Set<string>()
+        const changed = new Set<string>()
+        const applied: Array<AppliedMessageFact> = []
+        const results: Array<MessageFactResult> = []
+        for (const fact of facts) {
+          const current = records.get(fact.messageId)
+          const d = applyFact(projectId, current, fact, (id) => seen.has(id))
+          results.push(resultOf(fact, d))
+          if (d.outcome !== "applied") continue
+          records.set(fact.messageId, d.message)
+          seen.add(fact.id)
+          if (current === undefined) created.add(fact.messageId)
+          else if (!created.has(fact.messageId)) changed.add(fact.messageId)
+          applied.push({
+            factId: fact.id,
+            messageId: fact.messageId,
+            platform: d.message.platform,
+            direction: d.message.status === "received" ? "received" : "addressed",
+            type: fact.type,
+            status: d.message.status,
+            occurredAt: fact.timestamp
+          })
+        }
+        if (applied.length === 0) return results
+        const written = yield* repo.writeBatch({
+          projectId,
+          created: [...created].map((id) => records.get(id)!),
+          updated: [...changed].map((id) => records.get(id)!),
+          facts: applied,
+          recordedAt: yield* DateTime.now
+        })
+        if (!written) return yield* new BatchRace()
+        // One event per applied fact, with the record as it was right after that fact.
+        const events = results.flatMap((r, i) =>
+          r.outcome === "applied" && r.message !== undefined
+            ? [{
+              type: `message.${facts[i]!.type}`,
+              source: messageEventSource(projectId, r.message.id),
+              timestamp: facts[i]!.timestamp,
+              data: { message: encodeMessage(r.message) as unknown as Record<string, unknown> }
+            }]
+            : []
+        )
+        yield* publisher.publish(projectId, events)
+        return results
+      })
+
+    /** A batch of 1–100 facts from the messaging edge, in one transaction, set-based (see the module comment). */
+    const ingest = fn("Messages.ingest")(function*(projectId: ProjectId, principal: Principal, facts: ReadonlyArray<MessageFact>) {
+      yield* gate.open(projectId, principal, "write")
+      for (let round = 1; ; round++) {
+        const results = yield* tx.withTransaction(applyBatch(projectId, facts)).pipe(
+          Effect.catchTag("BatchRace", () => Effect.succeed(undefined))
+        )
+        if (results !== undefined) return results
+        if (round >= MAX_ROUNDS) return yield* Effect.dieMessage("a message fact batch kept racing other batches")
+      }
+    })
+
+    const get = fn("Messages.get")(function*(projectId: ProjectId, principal: Principal, messageId: string) {
+      yield* gate.open(projectId, principal, "read")
+      const found = yield* repo.find(projectId, messageId)
+      if (Option.isNone(found)) return yield* new MessageNotFound({ messageId })
+      return found.value
+    })
+
+    const list = fn("Messages.list")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      input: {
+        readonly pageSize?: number | undefined
+        readonly pageToken?: string | undefined
+        readonly platform?: string | undefined
+        readonly status?: MessageStatus | undefined
+        readonly createdAfter?: DateTime.Utc | undefined
+        readonly createdBefore?: DateTime.Utc | undefined
+      }
+    ) {
+      yield* gate.open(projectId, principal, "read")
+      // The token is bound to the project and the filters: reused with others, it is refused.
+      const listName = `messages:${projectId}:${canonicalJson({
+        platform: input.platform ?? null,
+        status: input.status ?? null,
+        createdAfter: input.createdAfter?.epochMillis ?? null,
+        createdBefore: input.createdBefore?.epochMillis ?? null
+      })}`
+      const { nextPageToken, page } = yield* createdAtPage({
+        list: listName,
+        pageSize: input.pageSize ?? DEFAULT_PAGE_SIZE,
+        pageToken: input.pageToken,
+        fetch: (after, limit) =>
+          repo.list({
+            projectId,
+            platform: input.platform,
+            status: input.status,
+            createdAfter: input.createdAfter,
+            createdBefore: input.createdBefore,
+            after: after && { createdAt: after.createdAt, messageId: after.id },
+            limit
+          }),
+        positionOf: (m: Message) => ({ createdAt: m.createdAt, id: m.id }),
+        invalidToken: (message) => new InvalidMessageQuery({ parameter: "pageToken", message })
+      }).pipe(Effect.provideService(ServerSecret, serverSecret))
+      return { messages: page, nextPageToken }
+    })
+
+    return { ingest, get, list } as const
+  }),
+  dependencies: [EventPublisher.Default]
+}) {}

@@ -1,0 +1,160 @@
+/**
+ * App installation on the wire and at rest (issue 17 §3; reference contract §3 "system" and
+ * §3.11): an OAuth app's backend asks to be installed (`createAppInstallationRequest`), a customer
+ * approves the request in the Dashboard (choosing the project and the permissions), the app is
+ * sent back to its `redirectUri` with a single-use `code`, and redeems it
+ * (`redeemAppInstallationDelivery`) for a credential shown once. Both calls authenticate with a
+ * short-lived client assertion (RFC 7523) signed by a key of the app's registered key set.
+ */
+import { type DateTime, Schema } from "effect"
+import { ProjectApiKeyPermissions } from "../credentials/ProjectApiKeySchema.js"
+import { BoundedString } from "../shared/Bounds.js"
+import { type AccountId, type ApiKeyId, IdKinds, type ProjectId, ProjectId as ProjectIdSchema, typeIdPattern } from "../shared/Identifiers.js"
+import { Timestamp } from "../shared/Timestamp.js"
+
+const strict = { onExcessProperty: "error" } as const
+
+/** The app: its OAuth `client_id` (`sb_app_…`). */
+export const AppId = Schema.String.pipe(
+  Schema.pattern(typeIdPattern(IdKinds.oauthApp), { message: () => "must be an app id (sb_app_…)" })
+).annotations({ identifier: "AppId" })
+export const InstallationRequestId = Schema.String.pipe(
+  Schema.pattern(typeIdPattern(IdKinds.installationRequest), { message: () => "must be an installation request id" })
+).annotations({ identifier: "InstallationRequestId" })
+export const InstallationId = Schema.String.pipe(
+  Schema.pattern(typeIdPattern(IdKinds.installation), { message: () => "must be an installation id" })
+).annotations({ identifier: "InstallationId" })
+
+/** A signed JWT (RFC 7523 client assertion). */
+export const ClientAssertion = BoundedString(1, 16384).annotations({ identifier: "ClientAssertion" })
+/** The single-use delivery code: 43 characters of base64url (256 random bits). */
+export const DeliveryCode = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_-]{43}$/, { message: () => "must be 43 characters of A-Z, a-z, 0-9, _ and -" })
+).annotations({ identifier: "DeliveryCode" })
+/** The app's settings version: changes whenever the app's settings change. */
+export const AppVersion = Schema.String.pipe(
+  Schema.pattern(/^[1-9][0-9]*$/, { message: () => "must be a positive decimal number" })
+).annotations({ identifier: "AppVersion" })
+/** The credential's client id: `client_` + the installation's 26 characters. */
+export const InstallationClientId = Schema.String.pipe(
+  Schema.maxLength(256),
+  Schema.pattern(/^client_[A-Za-z0-9]+$/, { message: () => "must be a client_ id" })
+).annotations({ identifier: "InstallationClientId" })
+
+export const CreateAppInstallationRequestRequest = Schema.Struct({
+  appId: AppId,
+  clientAssertion: ClientAssertion,
+  /** One of the app's registered redirect URIs, exactly. */
+  redirectUri: BoundedString(1, 4096),
+  /** Returned unchanged to `redirectUri` (the app's CSRF token). */
+  state: BoundedString(1, 4096)
+}).annotations({ identifier: "CreateAppInstallationRequestRequest", parseOptions: strict })
+
+export const CreateAppInstallationRequestResponse = Schema.Struct({
+  requestId: InstallationRequestId,
+  appId: AppId,
+  appVersion: AppVersion,
+  redirectUri: Schema.String,
+  state: Schema.String,
+  createdAt: Timestamp
+}).annotations({ identifier: "CreateAppInstallationRequestResponse" })
+
+export const RedeemAppInstallationDeliveryRequest = Schema.Struct({
+  appId: AppId,
+  clientAssertion: ClientAssertion,
+  code: DeliveryCode
+}).annotations({ identifier: "RedeemAppInstallationDeliveryRequest", parseOptions: strict })
+
+/** The first redemption: the credential, in this answer only. */
+export const AppInstallationDelivered = Schema.Struct({
+  installationId: InstallationId,
+  status: Schema.Literal("created"),
+  clientId: InstallationClientId,
+  /** A project API key (`sb_sk_…`) of the approved project with the approved permissions. */
+  clientSecret: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(8192))
+}).annotations({ identifier: "AppInstallationDelivered" })
+
+/** A later redemption of the same code: the installation's state, never the credential again. */
+export const AppInstallationStatus = Schema.Struct({
+  installationId: InstallationId,
+  status: Schema.Literal("delivery_consumed", "recovery_required", "revocation_pending", "revoked")
+}).annotations({ identifier: "AppInstallationStatus" })
+
+export const RedeemAppInstallationDeliveryResponse = Schema.Union(AppInstallationDelivered, AppInstallationStatus)
+  .annotations({ identifier: "RedeemAppInstallationDeliveryResponse" })
+
+/** Where a request is. `delivered`: its code was redeemed and the credential made. */
+export type InstallationRequestStatus = "pending" | "approved" | "denied" | "delivered"
+
+/** One installation request, from creation to delivery. */
+export interface InstallationRequestRecord {
+  readonly requestId: string
+  readonly appId: string
+  /** The app's settings version when the request was made. */
+  readonly appVersion: string
+  readonly redirectUri: string
+  readonly state: string
+  readonly createdAt: DateTime.Utc
+  /** Until when it can be approved. */
+  readonly expiresAt: DateTime.Utc
+  /** The account that opened it in the Dashboard first (only it sees and decides it). */
+  readonly accountId: AccountId | null
+  readonly status: InstallationRequestStatus
+  readonly projectId: ProjectId | null
+  readonly permissions: ReadonlyArray<string>
+  readonly decidedAt: DateTime.Utc | null
+  /** SHA-256 of the delivery code (approved requests). */
+  readonly codeHash: string | null
+  readonly codeExpiresAt: DateTime.Utc | null
+  readonly installationId: string | null
+  readonly apiKeyId: ApiKeyId | null
+  readonly deliveredAt: DateTime.Utc | null
+}
+
+/** An app's registered public keys (RFC 7517 JWK Set) for its client assertions. */
+export interface AppKeySetRecord {
+  readonly appId: string
+  readonly keys: ReadonlyArray<Record<string, unknown>>
+  readonly updatedAt: DateTime.Utc
+}
+
+/** A JWK as sent: an object; `AppKeys` checks it is a public signing key. */
+const JwkInput = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+/** `PUT /api/oauth-apps/:clientId/jwks`: 1 to 5 public keys. */
+export const AppKeySetBody = Schema.Struct({
+  keys: Schema.Array(JwkInput).pipe(Schema.minItems(1), Schema.maxItems(5))
+}).annotations({ identifier: "AppKeySetBody", parseOptions: strict })
+
+/** An app's registered key set as the Dashboard shows it (no keys yet: an empty list and no time). */
+export const AppKeySetView = Schema.Struct({
+  appId: AppId,
+  keys: Schema.Array(JwkInput),
+  updatedAt: Schema.NullOr(Timestamp)
+}).annotations({ identifier: "AppKeySetView" })
+
+/** The Dashboard's view of a request (and the approval body). */
+export const InstallationRequestView = Schema.Struct({
+  requestId: InstallationRequestId,
+  appId: AppId,
+  appName: Schema.String,
+  appHomepageUri: Schema.NullOr(Schema.String),
+  appVersion: AppVersion,
+  redirectUri: Schema.String,
+  status: Schema.Literal("pending", "approved", "denied", "delivered", "expired"),
+  projectId: Schema.NullOr(ProjectIdSchema),
+  permissions: Schema.Array(Schema.String),
+  createdAt: Timestamp,
+  expiresAt: Timestamp
+}).annotations({ identifier: "InstallationRequestView" })
+
+export const ApproveInstallationBody = Schema.Struct({
+  projectId: ProjectIdSchema,
+  permissions: ProjectApiKeyPermissions
+}).annotations({ identifier: "ApproveInstallationBody", parseOptions: strict })
+
+/** Where to send the customer's browser after a decision (the app's redirect URI with `code` or `error`, and `state`). */
+export const InstallationDecision = Schema.Struct({
+  requestId: InstallationRequestId,
+  status: Schema.Literal("approved", "denied"),
+  redirectTo: Schema.String
+}).annotations({ identifier: "InstallationDecision" })

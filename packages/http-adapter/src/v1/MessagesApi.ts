@@ -1,0 +1,77 @@
+/**
+ * The Messages feature's /v1 routes (issue 15 §1). The public contract names no message
+ * operations, so the paths follow the call signals' (docs/messages.md): everything is under
+ * `/v1/projects/{projectId}/platforms/messages` — `POST …/facts` for the messaging edge's lifecycle
+ * facts (`events:write`), `GET …` and `GET …/{messageId}` for the records (`platforms:read`).
+ * Handlers read bodies and queries themselves (`handleRaw`); the schemas here serve routing and
+ * the OpenAPI document, query parameters are plain optional strings decoded strictly in the
+ * handler (a bad one is a 422 with location `query`).
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { IngestMessageFactsRequest, IngestMessageFactsResponse, Message, MessagePage } from "@switchboard/core/messages"
+import { MessageId, type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { Schema } from "effect"
+import { Authn } from "./Authn.js"
+import { projectProblems as common } from "./CommonProblems.js"
+
+const BASE = "/v1/projects/:projectId/platforms/messages"
+
+const ProjectPath = Schema.Struct({ projectId: ProjectId })
+const MessagePath = Schema.Struct({ projectId: ProjectId, messageId: MessageId })
+const queryParam = Schema.optional(Schema.String)
+const ListMessagesParams = Schema.Struct({
+  pageSize: queryParam,
+  pageToken: queryParam,
+  platform: queryParam,
+  status: queryParam,
+  createdAfter: queryParam,
+  createdBefore: queryParam
+})
+
+export const MessagesGroup = HttpApiGroup.make("messages")
+  .add(
+    HttpApiEndpoint.post("ingestMessageFacts", `${BASE}/facts`)
+      .annotateContext(OpenApi.annotations({
+        summary: "Report message facts",
+        description: "The messaging edge reports message lifecycle facts (dispatched, accepted, delivered, failed, received): " +
+          "1-100 per batch, applied in order in one transaction, each answered applied, ignored (a repeated fact id, a step " +
+          "back, a message already final) or rejected (with the reason). Needs events:write."
+      }))
+      .setPath(ProjectPath)
+      .setPayload(IngestMessageFactsRequest)
+      .addSuccess(IngestMessageFactsResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("listMessages", BASE)
+      .annotateContext(OpenApi.annotations({
+        summary: "List messages",
+        description: "The project's messages, newest first; filters platform, status, createdAfter, createdBefore; " +
+          "pageSize 1-100 (default 20). Needs platforms:read."
+      }))
+      .setPath(ProjectPath)
+      .setUrlParams(ListMessagesParams)
+      .addSuccess(MessagePage)
+  )
+  .add(
+    HttpApiEndpoint.get("getMessage", `${BASE}/:messageId`)
+      .annotateContext(OpenApi.annotations({
+        summary: "Get a message",
+        description: "One message record in the shape of its status and platform. Needs platforms:read."
+      }))
+      .setPath(MessagePath)
+      .addSuccess(Message)
+  )
+  .middleware(Authn)
+  .annotateContext(OpenApi.annotations({
+    title: "Messages",
+    description: "Message records built from the messaging edge's lifecycle facts (docs/messages.md)."
+  }))
+
+/** operationId ("messages.<name>") → the problem codes it can answer (for the OpenAPI document). */
+export const messagesProblems: Record<string, ReadonlyArray<ProblemCode>> = {
+  "messages.ingestMessageFacts": [...common, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],
+  "messages.listMessages": common,
+  "messages.getMessage": [...common, "RESOURCE_NOT_FOUND"]
+}
+
+export const messagesIdempotent: ReadonlySet<string> = new Set()

@@ -1,0 +1,53 @@
+/**
+ * The Messages feature's /v1 handlers (issue 15 §1): fact ingestion needs `events:write`, reads
+ * `platforms:read` (project API keys with those permissions may call them; OAuth tokens need the
+ * mapped scopes).
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import {
+  encodeFactResult,
+  IngestMessageFactsRequest,
+  ListMessagesQuery,
+  Message,
+  MessagePage,
+  Messages
+} from "@switchboard/core/messages"
+import { Effect } from "effect"
+import { v1Group } from "./Api.js"
+import { MessagesGroup } from "./MessagesApi.js"
+import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { decodeQuery, onProject } from "./ProjectsHandlers.js"
+
+export const MessagesGroupLive = HttpApiBuilder.group(v1Group(MessagesGroup), "messages", (handlers) =>
+  Effect.gen(function*() {
+    const messages = yield* Messages
+    return handlers
+      .handleRaw("ingestMessageFacts", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "events:write")
+          const body = yield* decodeJsonBody(IngestMessageFactsRequest)
+          const results = yield* domain(messages.ingest(path.projectId, principal, body.value.facts))
+          // The same JSON as rendered(IngestMessageFactsResponse, …), without re-validating the
+          // records the reducer made through the 35-shape union (core messages/MessageRecords.ts).
+          return toResponse({
+            status: 200,
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ results: results.map(encodeFactResult) })
+          })
+        }))
+      .handleRaw("listMessages", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "platforms:read")
+          const query = yield* decodeQuery(ListMessagesQuery)
+          const page = yield* domain(messages.list(path.projectId, principal, query))
+          return toResponse(yield* rendered(MessagePage, {
+            messages: page.messages,
+            ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
+          }))
+        }))
+      .handleRaw("getMessage", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "platforms:read")
+          return toResponse(yield* rendered(Message, yield* domain(messages.get(path.projectId, principal, path.messageId))))
+        }))
+  }))
