@@ -23,7 +23,7 @@ const readme = join(root, "README.md")
 /** Bench scripts in the order they run; `backends: false` = one run, no database of its own choosing. */
 const BENCHES: ReadonlyArray<{ readonly name: string; readonly backends: boolean }> = [
   { name: "http", backends: true },
-  { name: "sql", backends: false },
+  { name: "sql", backends: true },
   { name: "calls", backends: true },
   { name: "messages", backends: true },
   { name: "webhooks", backends: true },

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
@@ -30,6 +31,28 @@ export interface OAuthTarget {
   readonly token?: string
   /** Refresh: one chain per connection, advanced by every run. */
   refreshTokens?: Array<string>
+  /** CPU time (µs, user + system) the process serving this target has used so far. */
+  readonly cpuMicros: () => number
+}
+
+/** This process's CPU time so far (µs): our server's and the node:http reference's (they run here). */
+export const ownCpuMicros = () => {
+  const u = process.cpuUsage()
+  return u.user + u.system
+}
+
+const CLOCK_TICKS_PER_SECOND = 100
+
+/** Another process's CPU time so far (µs, from /proc/<pid>/stat: 10 ms resolution on Linux); NaN elsewhere. */
+export const processCpuMicros = (pid: number): number => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // The fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / CLOCK_TICKS_PER_SECOND)
+  } catch {
+    return Number.NaN
+  }
 }
 
 export interface OAuthRun {
@@ -133,6 +156,8 @@ export interface OidcPeer {
   readonly authorization: string
   readonly accessToken: string
   readonly refreshTokens: Array<string>
+  /** The peer process's CPU time so far (µs). */
+  readonly cpuMicros: () => number
   readonly close: () => Promise<void>
 }
 
@@ -157,6 +182,7 @@ export const startOidcPeer = (connections: number): Promise<OidcPeer> =>
       const p = JSON.parse(line.slice(5)) as Omit<OidcPeer, "close">
       resolve({
         ...p,
+        cpuMicros: () => processCpuMicros(child.pid!),
         close: async () => {
           child.stdin!.end()
           const timer = setTimeout(() => child.kill("SIGKILL"), 5000)

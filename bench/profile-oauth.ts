@@ -11,7 +11,7 @@
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { backendFromEnv, positiveInt } from "./lib.js"
-import { type OAuthTarget, oauthLoad, startOurs } from "./oauth-lib.js"
+import { type OAuthTarget, oauthLoad, ownCpuMicros, startOurs } from "./oauth-lib.js"
 
 const backend = backendFromEnv("profile-oauth")
 const seconds = positiveInt("profile-oauth", "BENCH_SECONDS", 5)
@@ -20,8 +20,8 @@ const out = process.env.PROFILE_OUT ?? "/tmp/switchboard-oauth"
 const only = process.env.BENCH_PATH
 const ours = await startOurs(backend, connections)
 const targets: Array<OAuthTarget> = [
-  { name: "introspect", kind: "introspect", origin: ours.origin, authorization: ours.authorization, token: ours.accessToken },
-  { name: "refresh", kind: "refresh", origin: ours.origin, authorization: ours.authorization, refreshTokens: ours.refreshTokens }
+  { name: "introspect", kind: "introspect", origin: ours.origin, authorization: ours.authorization, token: ours.accessToken, cpuMicros: ownCpuMicros },
+  { name: "refresh", kind: "refresh", origin: ours.origin, authorization: ours.authorization, refreshTokens: ours.refreshTokens, cpuMicros: ownCpuMicros }
 ]
 const session = new Session()
 session.connect()

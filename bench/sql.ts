@@ -7,7 +7,9 @@
  *   settings, and against the same with a named prepared statement (what our client sends for a
  *   hot statement: the strictest baseline); also `@effect/sql-pg`'s client over the same kind of
  *   pool (what the application used before), so before → after is measured in one run.
- * - PGlite (default): our in-process client (PgliteClient.ts) against `PGlite.query`.
+ * - PGlite (default): our in-process client (PgliteClient.ts) against `PGlite.query`, and against
+ *   PGlite's protocol driven by hand with a named prepared statement (what our client sends for a
+ *   hot statement: the strictest baseline).
  *
  * Sequential statements on one connection, so the numbers are per-statement latency and CPU (the
  * process's CPU time over the window: the driver, the client and, for PGlite, the database). The
@@ -19,7 +21,7 @@
  *   BENCH_BACKEND=postgres BENCH_SECONDS=2 npx tsx bench/sql.ts # PostgreSQL of DATABASE_URL
  */
 import { SqlClient } from "@effect/sql"
-import { PGlite } from "@electric-sql/pglite"
+import { parse, PGlite, protocol } from "@electric-sql/pglite"
 import { DatabaseClient, DatabaseConfig } from "@switchboard/sql-adapter"
 import { pgliteParsers } from "../packages/sql-adapter/src/PgliteClient.js"
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -119,14 +121,27 @@ const main = async (): Promise<ReadonlyArray<ResultRow>> => {
     for (const s of SETUP) await db.exec(s)
     const ours = await ourClient(DatabaseConfig.Pglite({ dataDir: undefined }))
     const raw: Runner = async (id) => (await db.query<{ id: number; name: string }>(TEXT, [id])).rows
-    const m = await compare({ "raw PGlite.query": raw, "Switchboard client": ours.run })
+    // PGlite's protocol by hand with a named prepared statement (what our client does for a hot
+    // statement): prepared once, then one Bind/Execute/Sync per statement.
+    const { serialize } = protocol
+    const join = (parts: ReadonlyArray<Uint8Array>) => Buffer.concat(parts)
+    const described = await db.execProtocol(join([serialize.parse({ name: "bench_pk", text: TEXT }), serialize.describe({ type: "S", name: "bench_pk" }), serialize.sync()]))
+    const rowDescription = described.messages.find((m) => m.name === "rowDescription")!
+    const named: Runner = (id) =>
+      db.runExclusive(async () => {
+        const answer = await db.execProtocol(join([serialize.bind({ statement: "bench_pk", values: [String(id)] }), serialize.execute({}), serialize.sync()]))
+        return parse.parseResults([rowDescription, ...answer.messages], db.parsers)[0]!.rows as Array<{ id: number; name: string }>
+      })
+    const m = await compare({ "raw PGlite.query": raw, "raw PGlite, named prepared statement": named, "Switchboard client": ours.run })
     await ours.close()
     await db.close()
     print("PGlite (in process), one PK SELECT", m, "Switchboard client")
     const o = m["Switchboard client"]!
     const r = m["raw PGlite.query"]!
+    const p = m["raw PGlite, named prepared statement"]!
     return [
       row("one PK SELECT, PGlite client vs PGlite.query", "µs CPU/statement", o.cpuUs, "PGlite.query", r.cpuUs, true),
+      row("one PK SELECT, PGlite client vs PGlite named statement", "µs CPU/statement", o.cpuUs, "PGlite named prepared statement", p.cpuUs, false),
       row("one PK SELECT wall, PGlite client vs PGlite.query", "µs/statement", o.wallUs, "PGlite.query", r.wallUs, false)
     ]
   }

@@ -53,6 +53,7 @@ import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
 import m0105 from "./migrations/0105_imessage.js"
 import m0106 from "./migrations/0106_attachments.js"
+import m0090 from "./migrations/0090_deviceCodes.js"
 import m0095 from "./migrations/0095_appInstallations.js"
 import m0040 from "./migrations/0040_metrics.js"
 import m0080 from "./migrations/0080_messages.js"
@@ -116,6 +117,7 @@ export const migrations = {
   "0080_messages": m0080,
   "0085_metricsPlannedProject": m0085,
   "0086_billingUsageRecords": m0086,
+  "0090_deviceCodes": m0090,
   "0095_appInstallations": m0095,
   "0100_whatsapp": m0100,
   "0105_imessage": m0105,

@@ -172,3 +172,36 @@ export const makeLeanClient = (options: LeanClientOptions): Effect.Effect<Client
     Object.assign(client, { safe: client, withoutTransforms: () => options.transformRows === undefined ? client : bare })
     return client
   })
+
+/**
+ * Names for hot statement texts: a text is named the second time it is seen (one-off texts such
+ * as DDL or variable-length batches never take a slot), at most `capacity` names in all.
+ */
+export const preparedNames = (capacity: number) => {
+  const names = new Map<string, string>()
+  let seenOnce = new Set<string>()
+  let counter = 0
+  return {
+    nameOf: (text: string): string | undefined => {
+      if (capacity <= 0) return undefined
+      const name = names.get(text)
+      if (name !== undefined || names.size >= capacity) return name
+      if (!seenOnce.has(text)) {
+        if (seenOnce.size >= 4 * capacity) seenOnce = new Set()
+        seenOnce.add(text)
+        return undefined
+      }
+      seenOnce.delete(text)
+      const fresh = `sb_${(counter++).toString(36)}`
+      names.set(text, fresh)
+      return fresh
+    },
+    /** The server's plan of `text` no longer fits (schema change): the next use prepares it afresh. */
+    forget: (text: string) => void names.delete(text)
+  }
+}
+
+/** The server's plan of a named statement no longer fits its result (0A000, a schema change). */
+export const isInvalidatedPlan = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "0A000" &&
+  /cached plan must not change result type/.test(String((error as { message?: unknown }).message))

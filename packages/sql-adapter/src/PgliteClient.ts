@@ -5,11 +5,18 @@
  * transaction holds the session for that statement; a transaction holds it from BEGIN to COMMIT
  * (nested transactions are savepoints on the same session, as in `@effect/sql`).
  *
+ * Statements run as on PostgreSQL (PostgresClient.ts): lean (LeanStatements.ts: no span, scope or
+ * acquirer per statement unless a tracer exports), and a hot statement (a text with parameters
+ * seen twice) becomes a named prepared statement of the session: parsed and described once, then
+ * each execution is one Bind/Execute/Sync exchange with the database instead of PGlite's six
+ * (Parse, Describe, Bind, Describe, Execute, Sync), and is not planned again. A plan invalidated
+ * by a schema change (0A000) is prepared again under a new name.
+ *
  * Values behave as they do through node-postgres, so repositories cannot tell the backends apart:
  * parameters are prepared the way `pg` prepares them (dates as ISO text, arrays as array literals,
  * objects as JSON), and `int8` columns arrive as text.
  */
-import type { PGlite } from "@electric-sql/pglite"
+import { parse, type PGlite, protocol } from "@electric-sql/pglite"
 import * as Client from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
@@ -17,6 +24,7 @@ import * as Statement from "@effect/sql/Statement"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { Context, Effect, Layer, Stream } from "effect"
+import { isInvalidatedPlan, makeLeanClient, preparedNames, rowTransform } from "./LeanStatements.js"
 
 const INT8 = 20
 /**
@@ -49,26 +57,94 @@ export interface PgliteClientOptions {
   readonly transformQueryNames?: (s: string) => string
   readonly transformResultNames?: (s: string) => string
   readonly transformJson?: boolean
+  /** How many statement texts may become named prepared statements (0: none). Default 500. */
+  readonly preparedStatements?: number
+}
+
+type Message = Awaited<ReturnType<PGlite["execProtocol"]>>["messages"][number]
+
+/** A prepared statement of the session: its parameters' types and its result's description. */
+interface Described {
+  readonly paramTypes: ReadonlyArray<number>
+  readonly rowDescription: Message | undefined
+}
+
+const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
 }
 
 /** The `SqlClient` (and a `PgClient` with the same statements) over one PGlite instance. */
 export const makePgliteClient = (db: PGlite, options: PgliteClientOptions) =>
   Effect.gen(function*() {
     const compiler = PgClient.makeCompiler(options.transformQueryNames, options.transformJson)
-    const transformRows = options.transformResultNames
-      ? Statement.defaultTransforms(options.transformResultNames, options.transformJson).array
-      : undefined
+    const transformRows = rowTransform(options)
     const session = yield* Effect.makeSemaphore(1)
+    const prepared = preparedNames(options.preparedStatements ?? 500)
+    const described = new Map<string, Described>()
+    const { serialize } = protocol
 
     const failure = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
 
-    /** One statement on the session (the caller holds it). Without parameters, several statements may be sent at once. */
-    const run = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array" = "object") =>
+    /** A parameter as PGlite's `query` sends it for a parameter of type `oid`. */
+    const serializeParam = (value: unknown, oid: number | undefined): string | null => {
+      const v = prepare(value)
+      if (v === null) return null
+      const serializer = oid === undefined ? undefined : db.serializers[oid]
+      return serializer ? serializer(v) : String(v)
+    }
+
+    /**
+     * A hot statement on the session's named prepared statement `name` (prepared on first use):
+     * one Bind/Execute/Sync exchange; the rows parsed with the description kept from preparing it.
+     */
+    const runNamed = (name: string, sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
+      db.runExclusive(async () => {
+        let statement = described.get(name)
+        if (statement === undefined) {
+          const answer = await db.execProtocol(
+            concat([serialize.parse({ name, text: sql }), serialize.describe({ type: "S", name }), serialize.sync()]),
+            { syncToFs: false }
+          )
+          statement = {
+            paramTypes: parse.parseDescribeStatementResults(answer.messages),
+            rowDescription: answer.messages.find((m) => m.name === "rowDescription")
+          }
+          described.set(name, statement)
+        }
+        const values = params.map((p, i) => serializeParam(p, statement.paramTypes[i]))
+        const answer = await db.execProtocol(concat([serialize.bind({ statement: name, values }), serialize.execute({}), serialize.sync()]))
+        const messages = statement.rowDescription === undefined ? answer.messages : [statement.rowDescription, ...answer.messages]
+        return parse.parseResults(messages, db.parsers, rowMode === "array" ? { rowMode } : undefined)[0]!.rows as ReadonlyArray<any>
+      })
+
+    /**
+     * One statement on the session (the caller holds it). Without parameters, several statements
+     * may be sent at once. `retry`: outside a transaction, a statement whose prepared plan a schema
+     * change invalidated runs again (inside one, the error aborted the transaction: it fails).
+     */
+    const run = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array", mayPrepare: boolean, retry: boolean) =>
       Effect.tryPromise({
         try: async (): Promise<ReadonlyArray<any>> => {
           if (params.length === 0 && rowMode === "object") {
             const results = await db.exec(sql)
             return results.length === 1 ? results[0]!.rows : results.map((r) => r.rows)
+          }
+          const name = mayPrepare && params.length > 0 ? prepared.nameOf(sql) : undefined
+          if (name !== undefined) {
+            try {
+              return await runNamed(name, sql, params, rowMode)
+            } catch (error) {
+              if (!isInvalidatedPlan(error)) throw error
+              prepared.forget(sql)
+              described.delete(name)
+              if (!retry) throw error
+            }
           }
           const result = await db.query(sql, params.map(prepare), rowMode === "array" ? { rowMode } : undefined)
           return result.rows as ReadonlyArray<any>
@@ -76,24 +152,24 @@ export const makePgliteClient = (db: PGlite, options: PgliteClientOptions) =>
         catch: failure
       })
 
-    const connection = (lock: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>): Connection => {
-      const execute = (sql: string, params: ReadonlyArray<unknown>, transform: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined) =>
-        lock(transform === undefined ? run(sql, params) : Effect.map(run(sql, params), transform))
+    const connection = (lock: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>, retry: boolean): Connection => {
+      const execute = (sql: string, params: ReadonlyArray<unknown>, transform: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined, mayPrepare = true) =>
+        lock(transform === undefined ? run(sql, params, "object", mayPrepare, retry) : Effect.map(run(sql, params, "object", mayPrepare, retry), transform))
       return {
-        execute,
+        execute: (sql, params, transform) => execute(sql, params, transform),
         executeRaw: (sql, params) => lock(Effect.tryPromise({ try: () => db.query(sql, params.map(prepare)), catch: failure })),
         executeStream: (sql, params, transform) =>
           Stream.fromIterableEffect(execute(sql, params, transform)).pipe(Stream.rechunk(128)),
-        executeValues: (sql, params) => lock(run(sql, params, "array")) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
-        executeUnprepared: execute
+        executeValues: (sql, params) => lock(run(sql, params, "array", true, retry)) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
+        executeUnprepared: (sql, params, transform) => execute(sql, params, transform, false)
       }
     }
 
     // Outside a transaction: the session for one statement. Inside: held for the whole transaction.
-    const single = connection(session.withPermits(1))
-    const held = connection((self) => self)
-    const client = yield* Client.make({
-      acquirer: Effect.succeed(single),
+    const single = connection(session.withPermits(1), true)
+    const held = connection((self) => self, false)
+    const client = yield* makeLeanClient({
+      connection: single,
       transactionAcquirer: Effect.as(Effect.acquireRelease(session.take(1), () => session.release(1)), held),
       compiler,
       spanAttributes: [["db.system.name", "postgresql"], ["server.address", "pglite"]],

@@ -33,7 +33,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { Context, Effect, Layer, Redacted, Stream } from "effect"
 import type { Scope } from "effect/Scope"
 import Pg, { type Client as PgListenClient, type Notification, type Pool, type PoolClient, type QueryConfig, type QueryResult } from "pg"
-import { makeLeanClient, rowTransform } from "./LeanStatements.js"
+import { isInvalidatedPlan, makeLeanClient, preparedNames, rowTransform } from "./LeanStatements.js"
 
 export interface PostgresClientOptions {
   readonly transformQueryNames?: ((s: string) => string) | undefined
@@ -51,10 +51,6 @@ const failure = (cause: unknown, message = "Failed to execute statement") => new
 /** The server answered (an SQL error): the connection itself is fine. Anything else may have broken it. */
 const answeredByServer = (error: unknown): boolean =>
   typeof error === "object" && error !== null && "severity" in error && typeof (error as { code?: unknown }).code === "string"
-
-const isInvalidatedPlan = (error: unknown): boolean =>
-  answeredByServer(error) && (error as { code: string }).code === "0A000" &&
-  /cached plan must not change result type/.test(String((error as { message?: unknown }).message))
 
 const TRANSACTION_END = /^\s*(commit|rollback)\b/i
 
@@ -84,34 +80,6 @@ const connectionOver = (run: Runner): Connection => {
       Stream.fromIterableEffect(connection.execute(sql, params, transform)).pipe(Stream.rechunk(128))
   }
   return connection
-}
-
-/**
- * Names for hot statement texts: a text is named the second time it is seen (one-off texts such
- * as DDL or variable-length batches never take a slot), at most `capacity` names in all.
- */
-const preparedNames = (capacity: number) => {
-  const names = new Map<string, string>()
-  let seenOnce = new Set<string>()
-  let counter = 0
-  return {
-    nameOf: (text: string): string | undefined => {
-      if (capacity <= 0) return undefined
-      const name = names.get(text)
-      if (name !== undefined || names.size >= capacity) return name
-      if (!seenOnce.has(text)) {
-        if (seenOnce.size >= 4 * capacity) seenOnce = new Set()
-        seenOnce.add(text)
-        return undefined
-      }
-      seenOnce.delete(text)
-      const fresh = `sb_${(counter++).toString(36)}`
-      names.set(text, fresh)
-      return fresh
-    },
-    /** The server's plan of `text` no longer fits (schema change): the next use prepares it afresh. */
-    forget: (text: string) => void names.delete(text)
-  }
 }
 
 /** The `SqlClient` (and `PgClient`) over `pool`. The pool's lifetime is the caller's. */

@@ -21,6 +21,7 @@ import { managementContract } from "./contracts/ManagementContract.js"
 import { oAuthProviderContract } from "./contracts/OAuthProviderContract.js"
 import { dashboardContract } from "./contracts/DashboardContract.js"
 import { ssoContract } from "./contracts/SsoContract.js"
+import { deviceCodesContract } from "./contracts/DeviceCodesContract.js"
 import { appInstallationsContract } from "./contracts/AppInstallationsContract.js"
 import { IdentityReposMemory } from "./memory/AccountsMemory.js"
 import { OrganizationsMemory } from "./memory/OrganizationsMemory.js"
@@ -72,6 +73,7 @@ export * from "./memory/BillingMemory.js"
 export * from "./memory/WebhooksMemory.js"
 export * from "./memory/PlatformsAndUsersMemory.js"
 export * from "./memory/OAuthProviderMemory.js"
+export * from "./memory/DeviceCodesMemory.js"
 export * from "./memory/DashboardMemory.js"
 export * from "./memory/SsoMemory.js"
 export * from "./memory/AppInstallationsMemory.js"
@@ -128,6 +130,7 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   webhooksContract(it)
   managementContract(it)
   oAuthProviderContract(it)
+  deviceCodesContract(it)
   dashboardContract(it)
   ssoContract(it)
   appInstallationsContract(it)

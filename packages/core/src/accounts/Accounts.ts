@@ -56,7 +56,8 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
      * the credential TTL. Never use it to read before a write: use `get`.
      */
     const read = (accountId: AccountId) =>
-      Effect.flatMap(records.read("account", accountId, repo.findById(accountId)), (found) =>
+      // The statement is built on a cache miss only.
+      Effect.flatMap(records.read("account", accountId, Effect.suspend(() => repo.findById(accountId))), (found) =>
         Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(new AccountNotFound({ accountId })))
 
     return { create, get, read, isEmpty: repo.isEmpty } as const

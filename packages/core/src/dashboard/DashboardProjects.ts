@@ -91,6 +91,8 @@ export class DashboardProjects extends Effect.Service<DashboardProjects>()("core
           const page = yield* projects.list({ accountId, organizationId: organization.organizationId, pageSize: PAGE, pageToken }).pipe(
             // Left the organization meanwhile: it has no projects for the caller any more.
             Effect.catchTag("ProjectOrganizationNotFound", () => Effect.succeed({ projects: [], nextPageToken: undefined })),
+            // Requires an SSO sign-in this caller did not make (sso/SsoGuard.ts): left out of the list.
+            Effect.catchTag("OrganizationSsoRequired", () => Effect.succeed({ projects: [], nextPageToken: undefined })),
             Effect.catchTag("InvalidProjectQuery", (e) => Effect.die(e))
           )
           out.push(...page.projects)

@@ -36,7 +36,7 @@ interface SubtleCrypto {
     extractable: boolean,
     keyUsages: ReadonlyArray<"sign" | "verify" | "encrypt" | "decrypt">
   ): Promise<CryptoKey>
-  sign(algorithm: "HMAC", key: CryptoKey, data: BufferSource): Promise<ArrayBuffer>
+  sign(algorithm: "HMAC" | "Ed25519", key: CryptoKey, data: BufferSource): Promise<ArrayBuffer>
   encrypt(algorithm: AesGcmParams, key: CryptoKey, data: BufferSource): Promise<ArrayBuffer>
   decrypt(algorithm: AesGcmParams, key: CryptoKey, data: BufferSource): Promise<ArrayBuffer>
 }

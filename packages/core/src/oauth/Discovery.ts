@@ -1,12 +1,15 @@
 /**
  * The authorization server's metadata (RFC 8414, OIDC Discovery; reference/oauth.md §2.1, API.md
  * §3): one document served at both path-insertion URLs. EdDSA is named explicitly (clients fall
- * back to RS256 otherwise), PKCE S256 only, exactly the two grants, `iss` in every authorization
+ * back to RS256 otherwise), PKCE S256 only, exactly the three grants (code, refresh, device — RFC 8628), `iss` in every authorization
  * response, and the advertised-but-disabled registration endpoint.
  */
 import { SIGNING_ALG } from "./SigningKeyMaterial.js"
 import { CODE_CHALLENGE_METHOD } from "./Pkce.js"
 import { oauthScopes } from "./Scopes.js"
+
+/** RFC 8628 §3.4's grant type. */
+export const DEVICE_CODE_GRANT_TYPE = "urn:ietf:params:oauth:grant-type:device_code"
 
 /** The endpoints under the issuer `{DASHBOARD_URL}/api/auth`. */
 export const oauthEndpoints = (issuer: string) => ({
@@ -16,6 +19,7 @@ export const oauthEndpoints = (issuer: string) => ({
   revocation: `${issuer}/oauth2/revoke`,
   introspection: `${issuer}/oauth2/introspect`,
   registration: `${issuer}/oauth2/register`,
+  deviceAuthorization: `${issuer}/oauth2/device_authorization`,
   jwks: `${issuer}/jwks`
 })
 
@@ -32,10 +36,11 @@ export const discoveryDocument = (issuer: string) => {
     revocation_endpoint: e.revocation,
     introspection_endpoint: e.introspection,
     registration_endpoint: e.registration,
+    device_authorization_endpoint: e.deviceAuthorization,
     scopes_supported: [...oauthScopes],
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code", "refresh_token"],
+    grant_types_supported: ["authorization_code", "refresh_token", DEVICE_CODE_GRANT_TYPE],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
     token_endpoint_auth_methods_supported: clientAuthMethods,

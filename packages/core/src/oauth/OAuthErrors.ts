@@ -27,12 +27,14 @@ export type OAuthAppError = InvalidOAuthApp | OAuthAppNotFound | OAuthAppIsPubli
 
 /**
  * The registered error codes core refuses with (RFC 6749 §5.2, OpenID Connect Core §3.1.2.6,
- * RFC 6750 §3.1, RFC 8707 §2). The adapter's table has one row per code (its status), so a new
+ * RFC 6750 §3.1, RFC 8707 §2, RFC 8628 §3.5). The adapter's table has one row per code (its status), so a new
  * code must be placed consciously.
  */
 export const OAuthErrorCode = Schema.Literal(
   "invalid_request", "invalid_client", "invalid_grant", "invalid_scope", "invalid_target", "consent_required",
-  "invalid_token", "insufficient_scope", "server_error", "temporarily_unavailable"
+  "invalid_token", "insufficient_scope", "server_error", "temporarily_unavailable",
+  // RFC 8628 §3.5: the device flow's polling answers.
+  "authorization_pending", "slow_down", "expired_token", "access_denied"
 )
 export type OAuthErrorCode = typeof OAuthErrorCode.Type
 

@@ -16,14 +16,17 @@
  *
  * Each part has its module: `OAuthTokenMinting.ts` (tokens and claims), `OAuthCodeGrant.ts`
  * (consent, codes and their exchange), `OAuthRefreshGrant.ts` (rotation and reuse detection),
- * `OAuthTokenInspection.ts` (introspection, revocation, userinfo); client authentication is here.
+ * `OAuthTokenInspection.ts` (introspection, revocation, userinfo), `OAuthDeviceGrant.ts` (RFC 8628
+ * device authorization); client authentication is here.
  */
 import { DateTime, Effect, Option, Redacted } from "effect"
 import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import { Ids } from "../shared/Ids.js"
 import { fn } from "../internal/Traced.js"
 import type { PresentedClient } from "./ClientCredentials.js"
+import { DeviceCodesRepo } from "./DeviceCodes.js"
 import { makeOAuthCodeGrant } from "./OAuthCodeGrant.js"
+import { makeOAuthDeviceGrant } from "./OAuthDeviceGrant.js"
 import { oauthError } from "./OAuthErrors.js"
 import { OAuthClientCache } from "./OAuthClientCache.js"
 import { OAuthTokensRepo } from "./OAuthProviderPorts.js"
@@ -37,7 +40,7 @@ import { DAY } from "./TokenPolicy.js"
 
 export { INACTIVE } from "./OAuthTokenInspection.js"
 export {
-  ACCESS_TOKEN_PREFIX, CODE_PREFIX, REFRESH_TOKEN_PREFIX, type TokenResponse, tokenResponseBody
+  ACCESS_TOKEN_PREFIX, CODE_PREFIX, type IssuedTokens, REFRESH_TOKEN_PREFIX, type TokenResponse, tokenResponseBody
 } from "./OAuthTokenMinting.js"
 
 export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthProvider", {
@@ -49,12 +52,14 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
     const codeGrant = yield* makeOAuthCodeGrant(minting)
     const refreshGrant = yield* makeOAuthRefreshGrant(minting)
     const inspection = yield* makeOAuthTokenInspection(minting)
+    const devices = yield* DeviceCodesRepo
 
     /** An app that exists (not removed). */
     const findClient = fn("OAuthProvider.findClient")(function*(clientId: string) {
       if (clientId.length === 0 || clientId.length > 128) return Option.none<OAuthApp>()
       return Option.map(yield* apps.find(clientId), (s) => s.app)
     })
+    const deviceGrant = yield* makeOAuthDeviceGrant(minting, audience, findClient)
 
     /**
      * Authenticates the calling client: a confidential client by its secret, a public client by its
@@ -76,10 +81,11 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
       if (secret.length > 256 || !constantTimeEqual(yield* sha256Hex(secret), secretHash)) return yield* refuse()
       return app
     })
-    /** Deletes codes and tokens that expired more than a day ago. */
+    /** Deletes codes (device codes too) and tokens that expired more than a day ago. */
     const sweep = fn("OAuthProvider.sweep")(function*() {
       const now = yield* DateTime.now
-      return yield* tokens.sweep({ before: DateTime.unsafeMake(now.epochMillis - DAY) as DateTime.Utc })
+      const before = DateTime.unsafeMake(now.epochMillis - DAY) as DateTime.Utc
+      return (yield* tokens.sweep({ before })) + (yield* devices.sweep({ before }))
     })
 
     return {
@@ -87,6 +93,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
       authenticateClient,
       ...codeGrant,
       ...refreshGrant,
+      ...deviceGrant,
       ...inspection,
       sweep,
       issuer,

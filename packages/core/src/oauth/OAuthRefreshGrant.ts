@@ -9,12 +9,12 @@ import { fn } from "../internal/Traced.js"
 import { parseScopeParam } from "./AuthorizationRequest.js"
 import { oauthError, type OAuthProtocolError } from "./OAuthErrors.js"
 import { MAX_OPAQUE_TOKEN_LENGTH, OAuthGrants } from "./OAuthGrants.js"
-import { OAuthTokensRepo } from "./OAuthProviderPorts.js"
+import { OAuthTokensRepo, type TokenAccount } from "./OAuthProviderPorts.js"
 import { catalogOrder, covers, type OAuthApp } from "./OAuthSchema.js"
-import { isAccountId, type OAuthTokenMinting, type TokenResponse } from "./OAuthTokenMinting.js"
+import { type IssuedTokens, isAccountId, type OAuthTokenMinting, type TokenResponse } from "./OAuthTokenMinting.js"
 
 type RefreshOutcome =
-  | { readonly _tag: "Issued"; readonly response: TokenResponse }
+  | { readonly _tag: "Issued"; readonly response: TokenResponse; readonly account: TokenAccount }
   | { readonly _tag: "Reused"; readonly familyId: string }
   | { readonly _tag: "Refused"; readonly error: OAuthProtocolError }
 
@@ -70,7 +70,7 @@ export const makeOAuthRefreshGrant = (minting: OAuthTokenMinting) =>
         const tokenFamily = { familyId: rt.familyId, grantId: rt.grantId, accountId: rt.accountId, resource: family.value.resource, authTime: family.value.authTime }
         const minted = yield* mintTokens({ client, account: live.value, family: tokenFamily, scopes, refreshScopes: rt.scopes, nonce: null })
         const rotated = yield* tokens.rotateRefreshToken({ tokenHash, now, issue: minted.records })
-        if (rotated === "Rotated") return { _tag: "Issued", response: minted.response } satisfies RefreshOutcome
+        if (rotated === "Rotated") return { _tag: "Issued", response: minted.response, account: live.value } satisfies RefreshOutcome
         // Someone got there first: a concurrent use of the same token (a reuse), or a revocation.
         const again = yield* tokens.findTokenContext(tokenHash)
         if (Option.isSome(again) && again.value.token.rotatedAt !== null) {
@@ -80,7 +80,8 @@ export const makeOAuthRefreshGrant = (minting: OAuthTokenMinting) =>
       })
       switch (outcome._tag) {
         case "Issued":
-          return outcome.response
+          // With the account they are for (the /v1 device token endpoint answers its `user`).
+          return { ...outcome.response, account: outcome.account } satisfies IssuedTokens
         case "Refused":
           return yield* outcome.error
         case "Reused":

@@ -42,6 +42,11 @@ export interface TokenResponse {
   readonly idToken: Option.Option<string>
 }
 
+/** A token response with the account the tokens are for (refresh and device grants). */
+export interface IssuedTokens extends TokenResponse {
+  readonly account: TokenAccount
+}
+
 /** The wire form of a token response. */
 export const tokenResponseBody = (r: TokenResponse): Record<string, string | number> => ({
   access_token: Redacted.value(r.accessToken),

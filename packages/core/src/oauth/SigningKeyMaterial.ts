@@ -1,10 +1,12 @@
 /**
  * Ed25519 key material for JWT signing (reference/oauth.md §2.2): generating a key pair with jose,
- * sealing the private JWK under the server secret for storage, and turning stored keys back into
- * WebCrypto keys. `SigningKeys` builds on these; the testkit's token fixtures use them too.
+ * sealing the private JWK under the server secret for storage, turning stored keys back into
+ * WebCrypto keys, and compact JWS signing through the `Ed25519Signer` port. `SigningKeys` builds
+ * on these; the testkit's token fixtures use them too.
  */
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import * as jose from "jose"
+import { base64url } from "../internal/Crypto.js"
 import { seal, type ServerSecret, unseal } from "../shared/ServerSecret.js"
 import type { PublicSigningJwk, SigningKeyRecord } from "./Ports.js"
 
@@ -58,15 +60,40 @@ export const importPublicKey = (jwk: PublicSigningJwk): Effect.Effect<jose.Crypt
     Effect.map((key) => key as jose.CryptoKey)
   )
 
-/** A compact JWS of `payload` under `key`: header `{alg: EdDSA, kid, typ?}`; nothing is added to the payload. */
+/** Ed25519 signatures over bytes (RFC 8032), the port `signJwt` signs through. */
+export interface Ed25519SignerShape {
+  readonly sign: (key: jose.CryptoKey, data: Uint8Array) => Effect.Effect<Uint8Array>
+}
+
+/** WebCrypto's Ed25519 (any runtime): a promise per signature, run on a worker thread in Node. */
+export const webCryptoEd25519Signer: Ed25519SignerShape = {
+  sign: (key, data) => Effect.promise(() => crypto.subtle.sign("Ed25519", key, data)).pipe(Effect.map((b) => new Uint8Array(b)))
+}
+
+/**
+ * The Ed25519 signer: WebCrypto unless the host provides another (the standalone server signs
+ * synchronously with node:crypto on a cached KeyObject — no worker-thread round trip per token).
+ * Captured when `SigningKeys` is built.
+ */
+export class Ed25519Signer extends Context.Reference<Ed25519Signer>()("core/Ed25519Signer", {
+  defaultValue: (): Ed25519SignerShape => webCryptoEd25519Signer
+}) {}
+
+const jsonPart = (value: unknown) => base64url(te.encode(JSON.stringify(value)))
+
+/**
+ * A compact JWS (RFC 7515 §7.1) of `payload` under `key`: header `{alg: EdDSA, kid, typ?}`; nothing
+ * is added to the payload. Encoded here rather than with jose's `SignJWT` (its claim builder and
+ * checks cost more than the signature); jose verifies it like any other.
+ */
 export const signJwt = (
   key: jose.CryptoKey,
   kid: string,
   payload: jose.JWTPayload,
-  header: { readonly typ?: string } = {}
+  header: { readonly typ?: string } = {},
+  signer: Ed25519SignerShape = webCryptoEd25519Signer
 ): Effect.Effect<string> =>
-  Effect.promise(() =>
-    new jose.SignJWT(payload)
-      .setProtectedHeader({ alg: SIGNING_ALG, kid, ...(header.typ === undefined ? {} : { typ: header.typ }) })
-      .sign(key)
-  )
+  Effect.suspend(() => {
+    const input = `${jsonPart({ alg: SIGNING_ALG, kid, ...(header.typ === undefined ? {} : { typ: header.typ }) })}.${jsonPart(payload)}`
+    return Effect.map(signer.sign(key, te.encode(input)), (signature) => `${input}.${base64url(signature)}`)
+  })

@@ -15,7 +15,7 @@ import type * as jose from "jose"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { type PublicSigningJwk, type SigningKeyRecord, SigningKeysRepo } from "./Ports.js"
-import { generateSigningKey, importPublicKey, sealPrivateJwk, signJwt, unsealPrivateKey } from "./SigningKeyMaterial.js"
+import { Ed25519Signer, generateSigningKey, importPublicKey, sealPrivateJwk, signJwt, unsealPrivateKey } from "./SigningKeyMaterial.js"
 import { fn } from "../internal/Traced.js"
 
 export interface SigningKeysPolicyShape {
@@ -66,6 +66,7 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
     const serverSecret = yield* ServerSecret
     const secrets = yield* Secrets
     const policy = yield* SigningKeysPolicy
+    const signer = yield* Ed25519Signer
     const ttl = Duration.toMillis(policy.cacheTtl)
     const cooldown = Duration.toMillis(policy.unknownKidCooldown)
     const maxLifetime = Duration.toMillis(policy.maxTokenLifetime)
@@ -196,7 +197,7 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
         )
       }
       const { key, kid } = yield* currentKey(now)
-      return yield* signJwt(key, kid, { iat: Math.floor(now / 1000), ...payload }, header)
+      return yield* signJwt(key, kid, { iat: Math.floor(now / 1000), ...payload }, header, signer)
     })
 
     /**

@@ -5,7 +5,7 @@
  * leave; the last owner can neither leave nor be removed. Owners give members any role; admins give
  * `member` or `admin` to non-owners (as they invite and remove); the last owner keeps the role.
  */
-import { DateTime, Effect, FiberRef, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { type AccountId, IdKinds, OrganizationId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
@@ -14,11 +14,9 @@ import {
   LastOwnerCannotLeave,
   OrganizationActionForbidden,
   OrganizationMemberNotFound,
-  OrganizationNotFound,
-  OrganizationSsoRequired
+  OrganizationNotFound
 } from "./OrganizationErrors.js"
-import { CurrentAuthentication, ssoAdmits } from "../sso/SsoEnforcement.js"
-import { SsoRepo } from "../sso/SsoPorts.js"
+import { makeSsoGuard } from "../sso/SsoGuard.js"
 import { organizationPage, type PageInput } from "./OrganizationPages.js"
 import { type OrganizationRecord, type OrganizationRole, OrganizationsRepo } from "./OrganizationsPorts.js"
 import { fn } from "../internal/Traced.js"
@@ -30,8 +28,8 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     const secret = yield* ServerSecret
     const withSecret = Effect.provideService(ServerSecret, secret)
 
-    // Optional: a store without SSO connections enforces nothing (sso/SsoEnforcement.ts).
-    const ssoRepo = yield* Effect.serviceOption(SsoRepo)
+    // Required SSO (sso/SsoGuard.ts, shared with ProjectGate).
+    const ssoGuard = yield* makeSsoGuard
 
     /**
      * The caller's role, or not found: a non-member cannot tell the organization exists. A member
@@ -40,18 +38,7 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     const roleIn = fn("Organizations.roleIn")(function*(organizationId: OrganizationId, accountId: AccountId) {
       const role = yield* repo.roleOf(organizationId, accountId)
       if (Option.isNone(role)) return yield* new OrganizationNotFound({ organizationId })
-      const authentication = yield* FiberRef.get(CurrentAuthentication)
-      if (authentication !== undefined && role.value !== "owner" && Option.isSome(ssoRepo)) {
-        const connection = yield* ssoRepo.value.findConnection(organizationId)
-        const enforced = Option.isSome(connection) && connection.value.enforced
-        if (!ssoAdmits({ organizationId, role: role.value, enforced, authentication })) {
-          // The session's SSO sign-ins, asked only now (enforced, not an owner).
-          const viaSession = authentication.sessionId === undefined
-            ? []
-            : yield* ssoRepo.value.sessionOrganizations(authentication.sessionId)
-          if (!viaSession.includes(organizationId)) return yield* new OrganizationSsoRequired({ organizationId })
-        }
-      }
+      yield* ssoGuard.admit(organizationId, role.value)
       return role.value
     })
 

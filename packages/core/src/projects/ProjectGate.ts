@@ -4,11 +4,16 @@
  * - an account (service key or access token) must be a member of the project's organization,
  *   otherwise the project does not exist for it (404, so its existence does not leak);
  * - a project API key reaches only its own project (decide refuses others as RESOURCE_MISMATCH);
- * - a deleted project answers 410 to everything, a closing one refuses writes (409).
+ * - a deleted project answers 410 to everything, a closing one refuses writes (409);
+ * - required SSO (sso/SsoGuard.ts): a member of an organization that requires SSO reaches its
+ *   projects only through that organization's SSO sign-in (`OrganizationSsoRequired`, 403; owners
+ *   excepted), as for the organization itself.
  */
 import { Effect, Option } from "effect"
 import type { Principal } from "../credentials/Access.js"
+import type { OrganizationSsoRequired } from "../organizations/OrganizationErrors.js"
 import { OrganizationsRepo } from "../organizations/OrganizationsPorts.js"
+import { makeSsoGuard } from "../sso/SsoGuard.js"
 import type { OrganizationId, AccountId, ProjectId } from "../shared/Identifiers.js"
 import { RecordCache } from "../shared/RecordCache.js"
 import { ProjectClosing, ProjectDeleted, ProjectNotFound, ProjectOrganizationNotFound } from "./Errors.js"
@@ -25,16 +30,22 @@ export const makeProjectGate = Effect.gen(function*() {
   const projects = yield* ProjectsRepo
   const organizations = yield* OrganizationsRepo
   const records = yield* RecordCache
+  const ssoGuard = yield* makeSsoGuard
 
-  /** The caller is a member of the organization (any role), else the organization is "not found". */
+  /**
+   * The caller is a member of the organization (any role), else the organization is "not found";
+   * under required SSO, one admitted by it.
+   */
   const requireMember = (organizationId: OrganizationId, accountId: AccountId) =>
-    Effect.flatMap(organizations.roleOf(organizationId, accountId), (role) =>
-      Option.isSome(role) ? Effect.void : Effect.fail(new ProjectOrganizationNotFound({ organizationId })))
+    Effect.flatMap(organizations.roleOf(organizationId, accountId), (role): Effect.Effect<void, ProjectOrganizationNotFound | OrganizationSsoRequired> =>
+      Option.isSome(role) ? ssoGuard.admit(organizationId, role.value) : Effect.fail(new ProjectOrganizationNotFound({ organizationId })))
 
-  const canSee = (record: ProjectRecord, principal: Principal): Effect.Effect<boolean> =>
+  /** Whether the principal may see the project (a member who is not admitted by required SSO fails). */
+  const canSee = (record: ProjectRecord, principal: Principal): Effect.Effect<boolean, OrganizationSsoRequired> =>
     principal._tag === "ProjectKey"
       ? Effect.succeed(principal.projectId === record.projectId)
-      : Effect.map(organizations.roleOf(record.organizationId, principal.accountId), Option.isSome)
+      : Effect.flatMap(organizations.roleOf(record.organizationId, principal.accountId), (role) =>
+        Option.isSome(role) ? Effect.as(ssoGuard.admit(record.organizationId, role.value), true) : Effect.succeed(false))
 
   /**
    * The project, if `principal` may see it and it is in a state that allows `use`. With `lock`, the
@@ -47,12 +58,12 @@ export const makeProjectGate = Effect.gen(function*() {
     principal: Principal,
     use: ProjectUse,
     options: { readonly lock?: boolean; readonly cached?: boolean } = {}
-  ): Effect.Effect<ProjectRecord, ProjectNotFound | ProjectDeleted | ProjectClosing> =>
+  ): Effect.Effect<ProjectRecord, ProjectNotFound | ProjectDeleted | ProjectClosing | OrganizationSsoRequired> =>
     Effect.gen(function*() {
       const found = yield* (options.lock === true
         ? projects.lock(projectId)
         : options.cached === true
-        ? records.read("project", projectId, projects.findById(projectId))
+        ? records.read("project", projectId, Effect.suspend(() => projects.findById(projectId))) // built on a miss only
         : projects.findById(projectId))
       if (Option.isNone(found)) return yield* new ProjectNotFound({ projectId })
       const record = found.value

@@ -197,7 +197,7 @@ describe("client credentials (RFC 6749 §2.3.1)", () => {
 })
 
 describe("discovery document (API.md §3)", () => {
-  it("names EdDSA, S256, the two grants, iss in responses, the endpoints under the issuer and the registration endpoint", () => {
+  it("names EdDSA, S256, the three grants (device included), iss in responses, the endpoints under the issuer and the registration endpoint", () => {
     const doc = discoveryDocument("https://dash.example/api/auth")
     expect(doc).toMatchObject({
       issuer: "https://dash.example/api/auth",
@@ -207,10 +207,11 @@ describe("discovery document (API.md §3)", () => {
       revocation_endpoint: "https://dash.example/api/auth/oauth2/revoke",
       introspection_endpoint: "https://dash.example/api/auth/oauth2/introspect",
       registration_endpoint: "https://dash.example/api/auth/oauth2/register",
+      device_authorization_endpoint: "https://dash.example/api/auth/oauth2/device_authorization",
       jwks_uri: "https://dash.example/api/auth/jwks",
       id_token_signing_alg_values_supported: ["EdDSA"],
       code_challenge_methods_supported: ["S256"],
-      grant_types_supported: ["authorization_code", "refresh_token"],
+      grant_types_supported: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
       response_types_supported: ["code"],
       authorization_response_iss_parameter_supported: true
     })

@@ -1,11 +1,11 @@
 /** The layers of the oauth tests: the verifier and signing keys over the memory store, nothing else. */
 import { AccessTokenVerifier, CredentialRevocationsInProcess } from "@switchboard/core/credentials"
 import { SigningKeys } from "@switchboard/core/oauth"
-import { SecretsLive } from "@switchboard/core/shared"
+import { RateLimiterInProcess, SecretsLive } from "@switchboard/core/shared"
 import { IdentityReposMemory, MemoryStateLive, OAuthProviderMemory, SigningKeysRepoMemory, TestServerSecret } from "@switchboard/testkit"
 import { Layer } from "effect"
 
-export const StoreMemory = Layer.mergeAll(IdentityReposMemory, SigningKeysRepoMemory, OAuthProviderMemory).pipe(
+export const StoreMemory = Layer.mergeAll(IdentityReposMemory, SigningKeysRepoMemory, OAuthProviderMemory, RateLimiterInProcess).pipe(
   Layer.provideMerge(MemoryStateLive)
 )
 

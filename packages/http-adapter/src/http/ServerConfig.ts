@@ -113,6 +113,12 @@ export interface ServerConfigShape {
   readonly ssoTimeoutMs: number
   /** Organization SSO: origins besides the Dashboard's that `returnTo` may name (SSO_RETURN_TO_ORIGINS, comma-separated). */
   readonly ssoReturnToOrigins: ReadonlyArray<string>
+  /** Device flow (RFC 8628): the OAuth app `/v1/auth/device/*` serves when the request names none (DEVICE_CLIENT_ID). */
+  readonly deviceClientId: Option.Option<string>
+  /** Device flow: how long a device code lives, in seconds (DEVICE_CODE_TTL_SECONDS). */
+  readonly deviceCodeTtlSeconds: number
+  /** Device flow: the polling interval first given out, in seconds (DEVICE_POLL_INTERVAL_SECONDS). */
+  readonly devicePollIntervalSeconds: number
   /** One line per request on stdout (ACCESS_LOG: off | info). */
   readonly accessLog: "off" | "info"
   /** How log lines are written (LOG_FORMAT: json | pretty). */
@@ -215,6 +221,9 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   pgliteSharedBuffersMb: boundedInteger("PGLITE_SHARED_BUFFERS_MB", 32, 1, 16_384),
   allowPrivateSsoProviders: Config.boolean("ALLOW_PRIVATE_SSO_PROVIDERS").pipe(Config.withDefault(false)),
   ssoTimeoutMs: boundedInteger("SSO_TIMEOUT_MS", 10_000, 100, 60_000),
+  deviceClientId: Config.option(Config.string("DEVICE_CLIENT_ID")),
+  deviceCodeTtlSeconds: boundedInteger("DEVICE_CODE_TTL_SECONDS", 600, 10, 3600),
+  devicePollIntervalSeconds: boundedInteger("DEVICE_POLL_INTERVAL_SECONDS", 5, 1, 60),
   accessLog: Config.literal("off", "info")("ACCESS_LOG").pipe(Config.withDefault("info" as const)),
   logFormat: Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
   ssoReturnToOrigins: Config.string("SSO_RETURN_TO_ORIGINS").pipe(
@@ -305,6 +314,9 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   allowPrivateSsoProviders: false,
   ssoTimeoutMs: 10_000,
   ssoReturnToOrigins: [],
+  deviceClientId: Option.none(),
+  deviceCodeTtlSeconds: 600,
+  devicePollIntervalSeconds: 5,
   accessLog: "off",
   logFormat: "pretty",
   ...overrides

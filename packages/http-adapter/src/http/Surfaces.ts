@@ -15,9 +15,13 @@ import type { ErrorTableOf, PartialErrorTableOf, Tagged } from "./ErrorTable.js"
 
 export type Surface = "v1" | "dashboard" | "oauth" | "management"
 
-/** The surface a request path belongs to. */
+/**
+ * The surface a request path belongs to. The contract's device-flow endpoints (`/v1/auth/device/…`,
+ * RFC 8628) answer RFC 6749 JSON, not problems: they are on the OAuth surface.
+ */
 export const surfaceOf = (path: string): Surface =>
-  path.startsWith("/api/auth/oauth2/") || path === "/api/auth/jwks" || path.startsWith("/.well-known/")
+  path.startsWith("/api/auth/oauth2/") || path === "/api/auth/jwks" || path.startsWith("/.well-known/") ||
+    path.startsWith("/v1/auth/device/")
     ? "oauth"
     : path === "/api" || path.startsWith("/api/")
     ? "dashboard"

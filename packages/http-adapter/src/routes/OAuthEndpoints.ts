@@ -2,8 +2,12 @@
  * The OAuth provider's non-interactive endpoints (reference/oauth.md §2.1, §2.2, §2.4–2.8):
  *
  * - `POST /api/auth/oauth2/token`: client authentication first, then `grant_type`
- *   `authorization_code` or `refresh_token`; anything else (`client_credentials` included) is
- *   `unsupported_grant_type`. Answers are `no-store`.
+ *   `authorization_code`, `refresh_token` or `urn:ietf:params:oauth:grant-type:device_code`
+ *   (RFC 8628 polling); anything else (`client_credentials` included) is `unsupported_grant_type`.
+ *   Answers are `no-store`.
+ * - `POST /api/auth/oauth2/device_authorization` (RFC 8628 §3.1): client authentication, optional
+ *   `scope` (default: every scope the app may ask for) and `resource`; the device and user codes
+ *   and the verification page's URIs (`routes/OAuthDevice.ts`).
  * - `POST /api/auth/oauth2/revoke` (RFC 7009): 200 with an empty body whatever the token was.
  * - `POST /api/auth/oauth2/introspect` (RFC 7662): the caller's own live tokens, else exactly
  *   `{"active":false}`.
@@ -13,10 +17,11 @@
  *   disabled `POST /api/auth/oauth2/register` (403 `access_denied`).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { discoveryDocument, OAuthProvider, SigningKeys, tokenResponseBody } from "@switchboard/core/oauth"
+import { DEVICE_CODE_GRANT_TYPE, discoveryDocument, OAuthProvider, SigningKeys, tokenResponseBody } from "@switchboard/core/oauth"
 import { Effect } from "effect"
 import { oauthFailure } from "../http/Surfaces.js"
 import { authenticateClient, jsonNoStore, noStore, protocol, readForm, REALM, required } from "./OAuthHttp.js"
+import { deviceAuthorizationBody } from "./OAuthDevicePages.js"
 
 export const tokenEndpoint = Effect.gen(function*() {
   const provider = yield* OAuthProvider
@@ -38,13 +43,26 @@ export const tokenEndpoint = Effect.gen(function*() {
       const tokens = yield* protocol(provider.refresh({ client, refreshToken, scope: form.get("scope"), resource: form.get("resource") }))
       return jsonNoStore(tokenResponseBody(tokens))
     }
+    case DEVICE_CODE_GRANT_TYPE: {
+      const deviceCode = yield* required(form, "device_code")
+      const tokens = yield* protocol(provider.pollDevice({ client, deviceCode }))
+      return jsonNoStore(tokenResponseBody(tokens))
+    }
     default:
       return yield* oauthFailure(
         400,
         "unsupported_grant_type",
-        `grant_type ${JSON.stringify(grantType.slice(0, 64))} is not supported; use authorization_code or refresh_token.`
+        `grant_type ${JSON.stringify(grantType.slice(0, 64))} is not supported; use authorization_code, refresh_token or ${DEVICE_CODE_GRANT_TYPE}.`
       )
   }
+})
+
+export const deviceAuthorizationEndpoint = Effect.gen(function*() {
+  const provider = yield* OAuthProvider
+  const form = yield* readForm
+  const client = yield* authenticateClient(form)
+  const started = yield* protocol(provider.startDevice({ client, scope: form.get("scope"), resource: form.get("resource") }))
+  return jsonNoStore(deviceAuthorizationBody(started, provider.issuer))
 })
 
 export const revokeEndpoint = Effect.gen(function*() {

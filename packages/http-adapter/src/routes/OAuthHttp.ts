@@ -37,6 +37,11 @@ export const protocolErrors: OAuthErrorTable = {
   consent_required: badRequest,
   invalid_token: badRequest,
   insufficient_scope: badRequest,
+  // RFC 8628 §3.5: polling answers of the device grant.
+  authorization_pending: badRequest,
+  slow_down: badRequest,
+  expired_token: badRequest,
+  access_denied: badRequest,
   server_error: (e) => oauthFailure(500, e.error, e.description),
   temporarily_unavailable: (e) => oauthFailure(503, e.error, e.description, { "retry-after": "5" })
 }

@@ -43,6 +43,8 @@ export interface ConsentPageInput {
   readonly action: string
   /** Where "use another account" leads. */
   readonly switchAccountUrl: string
+  /** A line shown above the buttons (the device flow: the user code to compare). */
+  readonly note?: string
 }
 
 const describe = (scope: string) => scopeDescriptions[scope as OauthScope] ?? scope
@@ -59,6 +61,7 @@ ${p.app.homepageUri === null ? "" : `<a href="${escapeHtml(p.app.homepageUri)}" 
 <ul>
 ${p.scopes.map((s) => `<li>${escapeHtml(describe(s))} <code>${escapeHtml(s)}</code></li>`).join("\n")}
 </ul>
+${p.note === undefined ? "" : `<p class="who">${escapeHtml(p.note)}</p>`}
 <form method="post" action="${escapeHtml(p.action)}">
 ${Object.entries(p.fields).map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join("\n")}
 <div class="buttons">
@@ -84,6 +87,10 @@ export const continuePage = (appName: string, location: string) =>
 <p>Taking you back to ${escapeHtml(appName)}… <a href="${escapeHtml(location)}">Continue</a></p>`),
     { status: 200, contentType: "text/html; charset=utf-8", headers }
   )
+
+/** A page of the device flow's verification (`routes/OAuthDevice.ts`): a title and trusted HTML. */
+export const plainPage = (title: string, body: string, status = 200) =>
+  HttpServerResponse.text(layout(title, body), { status, contentType: "text/html; charset=utf-8", headers })
 
 export const errorPageHtml = (error: string, description: string) =>
   layout("Authorization error", `

@@ -1,7 +1,8 @@
 /**
  * The OAuthProvider feature's routes outside the HttpApi declaration (SPEC.md § OAuth endpoints;
  * API.md §3): the authorization endpoint and its consent screen, token, revocation, introspection,
- * userinfo, registration (disabled), the JWKS and the two path-insertion discovery documents. The
+ * userinfo, registration (disabled), the JWKS and the two path-insertion discovery documents; the
+ * device flow (RFC 8628: its endpoint, the `/device` verification page, `/v1/auth/device/*`). The
  * appended form (`/api/auth/.well-known/…`) and the domain root (`/.well-known/openid-configuration`)
  * are not routes: 404. `oAuthProviderRouteTable` lists [method, path] for 405 answers.
  */
@@ -11,9 +12,14 @@ import type { Sessions } from "@switchboard/core/dashboard"
 import type { OAuthProvider, SigningKeys } from "@switchboard/core/oauth"
 import type { Secrets, ServerSecret } from "@switchboard/core/shared"
 import { Effect } from "effect"
+import type { ServerConfig } from "../http/ServerConfig.js"
+import { provideRouteServices } from "../http/RouteServices.js"
 import type { OAuthFailure } from "../http/Surfaces.js"
 import { AUTHORIZE_PATH, authorizeGet, CONSENT_PATH, consentPost } from "./OAuthAuthorize.js"
+import { DEVICE_V1_PATHS, devicePageGet, devicePagePost, v1DeviceCode, v1DeviceToken } from "./OAuthDevice.js"
+import { DEVICE_PAGE_PATH } from "./OAuthDevicePages.js"
 import {
+  deviceAuthorizationEndpoint,
   discoveryEndpoint,
   introspectEndpoint,
   jwksEndpoint,
@@ -31,20 +37,24 @@ export const OAUTH_PATHS = {
   revoke: "/api/auth/oauth2/revoke",
   introspect: "/api/auth/oauth2/introspect",
   register: "/api/auth/oauth2/register",
+  deviceAuthorization: "/api/auth/oauth2/device_authorization",
+  devicePage: DEVICE_PAGE_PATH,
+  deviceCodeV1: DEVICE_V1_PATHS.code,
+  deviceTokenV1: DEVICE_V1_PATHS.token,
   jwks: "/api/auth/jwks",
   oauthMetadata: "/.well-known/oauth-authorization-server/api/auth",
   openidMetadata: "/.well-known/openid-configuration/api/auth"
 } as const
 
 /** The services the handlers use, taken from the application once. */
-type Needs = OAuthProvider | Sessions | AccountsRepo | ServerSecret | SigningKeys | Secrets
+type Needs = OAuthProvider | Sessions | AccountsRepo | ServerSecret | SigningKeys | Secrets | ServerConfig
 
 export const OAuthProviderRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<Needs>()
+    const withServices = provideRouteServices(yield* Effect.context<Needs>())
     const serve = (
       handler: Effect.Effect<HttpServerResponse.HttpServerResponse, OAuthFailure, Needs | HttpServerRequest.HttpServerRequest>
-    ) => Effect.provide(handler, context)
+    ) => withServices(handler)
     const p = OAUTH_PATHS
     yield* router.get(p.authorize, serve(authorizeGet))
     yield* router.post(p.consent, serve(consentPost))
@@ -54,6 +64,12 @@ export const OAuthProviderRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.post(p.revoke, serve(revokeEndpoint))
     yield* router.post(p.introspect, serve(introspectEndpoint))
     yield* router.post(p.register, serve(registerEndpoint))
+    // The device flow (RFC 8628): its OAuth endpoint, the verification page, the /v1 endpoints.
+    yield* router.post(p.deviceAuthorization, serve(deviceAuthorizationEndpoint))
+    yield* router.get(p.devicePage, serve(devicePageGet))
+    yield* router.post(p.devicePage, serve(devicePagePost))
+    yield* router.post(p.deviceCodeV1, serve(v1DeviceCode))
+    yield* router.post(p.deviceTokenV1, serve(v1DeviceToken))
     for (const path of [p.jwks, p.oauthMetadata, p.openidMetadata]) {
       const handler = serve(path === p.jwks ? jwksEndpoint : discoveryEndpoint)
       yield* router.get(path, handler)
@@ -70,6 +86,11 @@ export const oAuthProviderRouteTable: ReadonlyArray<readonly [string, string]> =
   ["POST", OAUTH_PATHS.revoke],
   ["POST", OAUTH_PATHS.introspect],
   ["POST", OAUTH_PATHS.register],
+  ["POST", OAUTH_PATHS.deviceAuthorization],
+  ["GET", OAUTH_PATHS.devicePage],
+  ["POST", OAUTH_PATHS.devicePage],
+  ["POST", OAUTH_PATHS.deviceCodeV1],
+  ["POST", OAUTH_PATHS.deviceTokenV1],
   ["GET", OAUTH_PATHS.jwks],
   ["GET", OAUTH_PATHS.oauthMetadata],
   ["GET", OAUTH_PATHS.openidMetadata]

@@ -20,6 +20,7 @@ import { InFlight } from "../http/Middleware.js"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
 import { HousekeepingLive } from "./Housekeeping.js"
 import { makeHttpServer, makeHttpsServer } from "./NodeServers.js"
+import { Ed25519SignerNode } from "./Ed25519SignerNode.js"
 import { PasswordHasherScrypt } from "./PasswordHasherScrypt.js"
 import { ServerSecretLive } from "./ServerSecretFile.js"
 import { loadTlsMaterial } from "./ManagementTls.js"
@@ -55,7 +56,7 @@ export const appLayer = (
   const adapters = serverAdapters(config)
   // The adapters build on the store and the base ports (e.g. signing keys need the server secret);
   // later layers win in mergeAll, so overrides replace the server's own adapters.
-  const base = Layer.mergeAll(PasswordHasherScrypt, SecretsLive, ServerSecretLive(config)).pipe(Layer.provideMerge(store))
+  const base = Layer.mergeAll(PasswordHasherScrypt, SecretsLive, ServerSecretLive(config), Ed25519SignerNode).pipe(Layer.provideMerge(store))
   const ports = Layer.mergeAll(adapters, overrides).pipe(Layer.provideMerge(base))
   const services = Layer.mergeAll(SwitchboardCore, Ids.Default, Layer.succeed(ServerConfig, config), InFlightLive).pipe(
     Layer.provideMerge(Layer.mergeAll(

@@ -129,7 +129,7 @@ for (const backend of testBackends()) {
           registration_endpoint: `${s.issuer}/oauth2/register`,
           id_token_signing_alg_values_supported: ["EdDSA"],
           code_challenge_methods_supported: ["S256"],
-          grant_types_supported: ["authorization_code", "refresh_token"],
+          grant_types_supported: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
           authorization_response_iss_parameter_supported: true
         })
         for (const path of ["/api/auth/.well-known/openid-configuration", "/api/auth/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"]) {
@@ -328,12 +328,14 @@ for (const backend of testBackends()) {
         expect(ok.status).toBe(200)
       })
 
-      it("grant types: client_credentials, password and unknown ones are unsupported_grant_type; a missing one invalid_request", async () => {
+      it("grant types: client_credentials, password and unknown ones are unsupported_grant_type; a missing one (or a missing device_code) invalid_request", async () => {
         const auth = { authorization: basic(confidential.clientId, confidential.secret!) }
-        for (const grant of ["client_credentials", "password", "urn:ietf:params:oauth:grant-type:device_code", "implicit"]) {
+        for (const grant of ["client_credentials", "password", "implicit"]) {
           await expectOAuthError(await token({ grant_type: grant }, auth), 400, "unsupported_grant_type")
         }
         await expectOAuthError(await token({}, auth), 400, "invalid_request")
+        // The device grant (RFC 8628) is supported: without device_code it is invalid_request.
+        await expectOAuthError(await token({ grant_type: "urn:ietf:params:oauth:grant-type:device_code" }, auth), 400, "invalid_request")
         await expectOAuthError(await token({ grant_type: "refresh_token" }, auth), 400, "invalid_request")
         const json = await fetch(`${s.baseUrl}/api/auth/oauth2/token`, {
           method: "POST",

@@ -107,7 +107,7 @@ const extraHeaders = fc.constantFrom<Record<string, string>>(
 const pagesWithHtml = (path: string) =>
   path === "/sign-in" || path.startsWith("/api/auth/oauth2/authorize") || path.startsWith("/api/auth/oauth2/consent") ||
   path.startsWith("/billing/") || path.startsWith("/problems") || path === "/" || path.startsWith("/api/auth/oauth2/end-session") ||
-  path.startsWith("/console")
+  path.startsWith("/console") || path === "/device" || path.startsWith("/device?")
 
 /** Tables whose rows a refusal may legitimately touch: counters of refusals themselves. */
 const bookkeeping = new Set(["rate_limit_counters", "rate_limits", "sign_in_failures", "idempotency_records"])

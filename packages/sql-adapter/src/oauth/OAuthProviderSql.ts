@@ -7,7 +7,7 @@
  * tokens in one transaction.
  *
  * Apps and grants are here; codes, families and tokens in `OAuthTokensSql.ts`; their rows in
- * `OAuthRows.ts`.
+ * `OAuthRows.ts`; device codes (RFC 8628) in `DeviceCodesSql.ts`.
  */
 import { SqlClient } from "@effect/sql"
 import { catalogOrder, OAuthAppsRepo, type OAuthGrant, OAuthGrantsRepo } from "@switchboard/core/oauth"
@@ -15,6 +15,7 @@ import { AccountId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, firstRow, orDie, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 import { AppRow, appCols, GrantRow, grantCols, json, prefixed, Strings, toApp } from "./OAuthRows.js"
+import { DeviceCodesRepoSql } from "./DeviceCodesSql.js"
 import { TokensRepoSql } from "./OAuthTokensSql.js"
 
 const AppsRepoSql = Layer.effect(
@@ -164,4 +165,4 @@ const GrantsRepoSql = Layer.effect(
   })
 )
 
-export const OAuthProviderReposSql = Layer.mergeAll(AppsRepoSql, GrantsRepoSql, TokensRepoSql)
+export const OAuthProviderReposSql = Layer.mergeAll(AppsRepoSql, GrantsRepoSql, TokensRepoSql, DeviceCodesRepoSql)

@@ -7,6 +7,7 @@
 import { type AccountRecord } from "@switchboard/core/accounts"
 import {
   type AuthorizationCodeRecord,
+  type DeviceCodesRepo,
   catalogOrder,
   type OAuthApp,
   OAuthAppsRepo,
@@ -20,6 +21,7 @@ import {
   type TokenFamilyRecord
 } from "@switchboard/core/oauth"
 import { DateTime, Effect, Layer, Option } from "effect"
+import { DeviceCodesMemory } from "./DeviceCodesMemory.js"
 import { MemoryState } from "./MemoryState.js"
 
 interface AppRow {
@@ -221,5 +223,6 @@ const make = Effect.gen(function*() {
   )
 })
 
-export const OAuthProviderMemory: Layer.Layer<OAuthAppsRepo | OAuthGrantsRepo | OAuthTokensRepo, never, MemoryState> = Layer
-  .unwrapEffect(make)
+/** Every port of the feature, device codes (DeviceCodesMemory.ts) included. */
+export const OAuthProviderMemory: Layer.Layer<OAuthAppsRepo | OAuthGrantsRepo | OAuthTokensRepo | DeviceCodesRepo, never, MemoryState> = Layer
+  .merge(Layer.unwrapEffect(make), DeviceCodesMemory)
