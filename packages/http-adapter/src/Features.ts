@@ -33,6 +33,7 @@ import { VoiceServerAdapters } from "./server/VoiceAdapters.js"
 import { WebhooksServerAdapters } from "./server/WebhooksAdapters.js"
 import { WebhooksWorkers } from "./server/WebhooksWorkers.js"
 import { PlatformsServerAdapters } from "./server/PlatformsAdapters.js"
+import { ImessageServerAdapters } from "./server/ImessageAdapters.js"
 import { PlatformsWorkers } from "./server/PlatformsWorkers.js"
 import { WhatsappServerAdapters } from "./server/WhatsappAdapters.js"
 import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
@@ -41,6 +42,10 @@ import { WhatsappGroupLive } from "./v1/WhatsappHandlers.js"
 import { WhatsappGroup, whatsappIdempotent, whatsappProblems } from "./v1/WhatsappApi.js"
 import { VerificationCodesGroupLive } from "./v1/VerificationCodesHandlers.js"
 import { VerificationCodesGroup, verificationCodesProblems } from "./v1/VerificationCodesApi.js"
+import { ImessageGroupLive } from "./v1/ImessageHandlers.js"
+import { ImessageGroup, imessageIdempotent, imessageProblems } from "./v1/ImessageApi.js"
+import { AttachmentsGroupLive } from "./v1/AttachmentsHandlers.js"
+import { AttachmentsGroup, attachmentsIdempotent, attachmentsProblems } from "./v1/AttachmentsApi.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup, accountIdempotent, accountProblems } from "./v1/Api.js"
@@ -96,6 +101,8 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(PlatformsGroup)
   .add(WhatsappGroup)
   .add(VerificationCodesGroup)
+  .add(ImessageGroup)
+  .add(AttachmentsGroup)
   .add(MetricsGroup)
   .add(MessagesGroup)
   .annotateContext(OpenApi.annotations({
@@ -124,6 +131,8 @@ export const V1GroupsLive = Layer.mergeAll(
   PlatformsGroupLive,
   WhatsappGroupLive,
   VerificationCodesGroupLive,
+  ImessageGroupLive,
+  AttachmentsGroupLive,
   MetricsGroupLive,
   MessagesGroupLive
 )
@@ -147,6 +156,8 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
   ...platformsProblems,
   ...whatsappProblems,
   ...verificationCodesProblems,
+  ...imessageProblems,
+  ...attachmentsProblems,
   ...metricsProblems,
   ...messagesProblems
 }
@@ -169,6 +180,8 @@ export const idempotentOperations: ReadonlySet<string> = new Set([
   ...ingressIdempotent,
   ...platformsIdempotent,
   ...whatsappIdempotent,
+  ...imessageIdempotent,
+  ...attachmentsIdempotent,
   ...metricsIdempotent,
   ...messagesIdempotent
 ])
@@ -217,7 +230,8 @@ export const serverAdapters = (config: ServerConfigShape) =>
     SsoServerAdapters(config),
     ChannelServerAdapters(config),
     PlatformsServerAdapters(config),
-    WhatsappServerAdapters(config)
+    WhatsappServerAdapters(config),
+    ImessageServerAdapters(config)
   )
 
 /** Background work of each feature in a server process (delivery engine, billing scheduler, …). */

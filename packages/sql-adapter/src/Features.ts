@@ -26,6 +26,8 @@ import { SsoReposSql } from "./sso/SsoSql.js"
 import { AppInstallationsReposSql } from "./oauth/AppInstallationsSql.js"
 import { PlatformsReposSql } from "./platforms/PlatformsSql.js"
 import { WhatsappReposSql } from "./platforms/WhatsappSql.js"
+import { ImessageReposSql } from "./platforms/ImessageSql.js"
+import { AttachmentsReposSql } from "./platforms/AttachmentsSql.js"
 import { MetricsReposSql } from "./metrics/MetricsQuerySql.js"
 import { MessagesReposSql } from "./messages/MessagesSql.js"
 import m0001 from "./migrations/0001_identity.js"
@@ -49,6 +51,8 @@ import m0030 from "./migrations/0030_eventChannel.js"
 import { ChannelReposSql } from "./events/ChannelSql.js"
 import m0060 from "./migrations/0060_sso.js"
 import m0070 from "./migrations/0070_platforms.js"
+import m0105 from "./migrations/0105_imessage.js"
+import m0106 from "./migrations/0106_attachments.js"
 import m0090 from "./migrations/0090_deviceCodes.js"
 import m0095 from "./migrations/0095_appInstallations.js"
 import m0040 from "./migrations/0040_metrics.js"
@@ -83,6 +87,8 @@ export const RepositoriesSql = Layer.mergeAll(
   AppInstallationsReposSql,
   PlatformsReposSql,
   WhatsappReposSql,
+  ImessageReposSql,
+  AttachmentsReposSql,
   MetricsReposSql,
   MessagesReposSql
 )
@@ -116,6 +122,8 @@ export const migrations = {
   "0090_deviceCodes": m0090,
   "0095_appInstallations": m0095,
   "0100_whatsapp": m0100,
+  "0105_imessage": m0105,
+  "0106_attachments": m0106,
   "0120_billingOperationsByProject": m0120,
   "0130_organizationSubscriptions": m0130,
   "0140_filteredCodeFacts": m0140

@@ -42,10 +42,14 @@ import { AppInstallationsMemory } from "./memory/AppInstallationsMemory.js"
 import { ChannelMemory } from "./memory/ChannelMemory.js"
 import { channelContract } from "./contracts/ChannelContract.js"
 import { PlatformsMemory } from "./memory/PlatformsMemory.js"
+import { ImessageMemory } from "./memory/ImessageMemory.js"
+import { AttachmentsMemory } from "./memory/AttachmentsMemory.js"
+import { attachmentsContract } from "./contracts/AttachmentsContract.js"
+import { imessageContract } from "./contracts/ImessageContract.js"
 import { platformsContract } from "./contracts/PlatformsContract.js"
 import { WhatsappMemory } from "./memory/WhatsappMemory.js"
 import { whatsappContract } from "./contracts/WhatsappContract.js"
-import { makeSimulatedProviders } from "@switchboard/core/platforms"
+import { makeSimulatedImessagePool, makeSimulatedProviders } from "@switchboard/core/platforms"
 import { MetricsMemory } from "./memory/MetricsMemory.js"
 import { MessagesMemory } from "./memory/MessagesMemory.js"
 import { messagesContract } from "./contracts/MessagesContract.js"
@@ -76,6 +80,8 @@ export * from "./memory/AppInstallationsMemory.js"
 export * from "./memory/ChannelMemory.js"
 export * from "./memory/PlatformsMemory.js"
 export * from "./memory/WhatsappMemory.js"
+export * from "./memory/ImessageMemory.js"
+export * from "./memory/AttachmentsMemory.js"
 export * from "./memory/MetricsMemory.js"
 export * from "./memory/MessagesMemory.js"
 export * from "./contracts/MetricsContract.js"
@@ -104,6 +110,8 @@ export const RepositoriesMemory = Layer.mergeAll(
   ChannelMemory,
   PlatformsMemory,
   WhatsappMemory,
+  ImessageMemory,
+  AttachmentsMemory,
   MetricsMemory,
   MessagesMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
@@ -129,6 +137,8 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   channelContract(it)
   platformsContract(it)
   whatsappContract(it)
+  imessageContract(it),
+  attachmentsContract(it),
   messagesContract(it)
 }
 
@@ -148,5 +158,6 @@ export const TestPorts = Layer.mergeAll(
   Layer.suspend(() => makeSipGatewayRecording().layer),
   SsoOutboundUnreachable,
   Layer.suspend(() => makeDnsTxtResolverMemory().layer),
-  Layer.suspend(() => makeSimulatedProviders())
+  Layer.suspend(() => makeSimulatedProviders()),
+  Layer.suspend(() => makeSimulatedImessagePool().layer)
 )

@@ -16,6 +16,7 @@ import { ProjectSlug } from "../projects/Schema.js"
 import { billingEventSchemas } from "../billing/Events.js"
 import { callEventSchemas } from "../voice/CallEvents.js"
 import { platformEventSchemas } from "../platforms/PlatformViews.js"
+import { imessageEventSchemas } from "../platforms/ImessageSchema.js"
 import { messageEventSchemas } from "../messages/MessageEvents.js"
 import { EventApiVersion, EventSource, EVENT_API_VERSION, ExternalWebhookReceivedData } from "./Schema.js"
 import { EventId } from "../shared/Identifiers.js"
@@ -88,6 +89,7 @@ export const eventCatalog: ReadonlyMap<string, EventTypeSpec> = new Map(
   [
     ...Object.entries(ownEventSchemas),
     ...Object.entries(platformEventSchemas),
+    ...Object.entries(imessageEventSchemas),
     ...Object.entries(messageEventSchemas),
     ...Object.entries(callEventSchemas).map(([t, e]) => [t, asSpec(t, e, "agent")] as const),
     ...Object.entries(billingEventSchemas).map(([t, e]) => [t, asSpec(t, e, "infrastructure")] as const)

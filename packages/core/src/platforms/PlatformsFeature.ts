@@ -2,10 +2,16 @@
  * The platforms feature in core (issue 18): provisioning operations and resources.
  *
  * `PlatformsCore` needs the store's ports (`PlatformsPorts`, plus projects, organizations and the
- * events outbox) and five that are not the store's: `NumberProvider`, `CampaignRegistry`, `TelegramProvider`,
- * `EmailDomainProvider` and `WhatsappProvider` (the server ships simulated ones: `makeSimulatedProviders`).
+ * events outbox) and six that are not the store's: `NumberProvider`, `CampaignRegistry`, `TelegramProvider`,
+ * `EmailDomainProvider`, `WhatsappProvider` (the server ships simulated ones: `makeSimulatedProviders`) and
+ * `ImessagePool` (`makeSimulatedImessagePool`); billing's `BillingRepo` and `BillingCatalog` price resources,
+ * and attachments keep their bytes in the uploads feature's `BlobStore`.
  */
 import { Layer } from "effect"
+import { Attachments } from "./Attachments.js"
+import type { AttachmentsRepo } from "./AttachmentsPorts.js"
+import { Imessage } from "./Imessage.js"
+import type { SharedLineAssignmentsRepo } from "./ImessagePorts.js"
 import type { OperationsRepo, ResourcesRepo } from "./PlatformPorts.js"
 import { Provisioning } from "./Provisioning.js"
 import { ProvisioningWorker } from "./ProvisioningWorker.js"
@@ -15,7 +21,18 @@ import { Whatsapp } from "./Whatsapp.js"
 import { WhatsappAssignments } from "./WhatsappAssignments.js"
 import type { VerificationCodesRepo, WhatsappAccountsRepo, WhatsappAssignmentsRepo } from "./WhatsappPorts.js"
 
+export * from "./Attachments.js"
+export * from "./AttachmentsErrors.js"
+export * from "./AttachmentsPorts.js"
+export * from "./AttachmentsSchema.js"
+export * from "./Imessage.js"
+export * from "./ImessageErrors.js"
+export * from "./ImessagePorts.js"
+export * from "./ImessageProvisioning.js"
+export * from "./ImessageSchema.js"
 export * from "./OperationMachine.js"
+export * from "./PricedResources.js"
+export * from "./SimulatedImessagePool.js"
 export * from "./PlatformErrors.js"
 export * from "./PlatformPorts.js"
 export * from "./PlatformSchema.js"
@@ -39,6 +56,15 @@ export const PlatformsCore = Layer.mergeAll(
   SmsCampaigns.Default,
   Whatsapp.Default,
   WhatsappAssignments.Default,
-  VerificationCodes.Default
+  VerificationCodes.Default,
+  Imessage.Default,
+  Attachments.Default
 )
-export type PlatformsPorts = OperationsRepo | ResourcesRepo | WhatsappAccountsRepo | WhatsappAssignmentsRepo | VerificationCodesRepo
+export type PlatformsPorts =
+  | OperationsRepo
+  | ResourcesRepo
+  | WhatsappAccountsRepo
+  | WhatsappAssignmentsRepo
+  | VerificationCodesRepo
+  | SharedLineAssignmentsRepo
+  | AttachmentsRepo

@@ -20,8 +20,10 @@ import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { fn } from "../internal/Traced.js"
+import { ImessagePool } from "./ImessagePorts.js"
 import { apply } from "./OperationMachine.js"
 import { makeOperationRecords } from "./OperationRecords.js"
+import { makePricedResources } from "./PricedResources.js"
 import { makeWhatsappRelease } from "./WhatsappSteps.js"
 import {
   EmailDomainAlreadyConnected,
@@ -37,7 +39,8 @@ import type {
   ListOperationsQuery,
   ListResourcesQuery,
   OperationRecord,
-  ResourceRecord
+  ResourceRecord,
+  ResourceType
 } from "./PlatformSchema.js"
 import { isVisible, operationView, publishChanges, resourceView } from "./PlatformViews.js"
 
@@ -55,6 +58,8 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
     const telegram = yield* TelegramProvider
     const email = yield* EmailDomainProvider
     const releaseWhatsapp = yield* makeWhatsappRelease
+    const priced = yield* makePricedResources
+    const imessagePool = yield* ImessagePool
 
     const ownOperation = (projectId: string, operationId: string, found: Option.Option<OperationRecord>) =>
       Option.isSome(found) && found.value.projectId === projectId
@@ -183,23 +188,32 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
       return resourceView(yield* visibleResource(resourceId, yield* resources.find(projectId, resourceId)))
     })
 
-    /** Gives the resource back to its provider, then retires it and records a succeeded release. */
+    /**
+     * Gives the resource back to its provider, then retires it (its fixed charge stops) and records a
+     * succeeded release. With `onlyType`, a resource of another type is "not found" (the typed release
+     * routes, like releaseImessageDedicatedLine).
+     */
     const releaseResource = fn("Provisioning.releaseResource")(function*(
       projectId: ProjectId,
       principal: Principal,
-      resourceId: string
+      resourceId: string,
+      onlyType?: ResourceType
     ) {
       yield* gate.open(projectId, principal, "write")
       const found = yield* resources.find(projectId, resourceId)
-      if (Option.isNone(found) || found.value.state !== "active") return yield* new ResourceNotFound({ resourceId })
+      if (Option.isNone(found) || found.value.state !== "active" || (onlyType !== undefined && found.value.type !== onlyType)) {
+        return yield* new ResourceNotFound({ resourceId })
+      }
       const r = found.value
       if (r.phoneNumber !== null && r.type === "sms_number") yield* numbers.release(r.phoneNumber)
       if (r.type === "telegram_bot" && typeof r.detail["botId"] === "string") yield* telegram.deleteBot(r.detail["botId"])
       if (r.type === "email_domain" && typeof r.detail["domain"] === "string") yield* email.remove(r.detail["domain"])
       yield* releaseWhatsapp(r)
+      if (r.type === "imessage_line" && r.phoneNumber !== null) yield* imessagePool.releaseDedicated(r.phoneNumber)
       return yield* tx.withTransaction(Effect.gen(function*() {
         const retired = yield* resources.retire({ projectId, resourceId, now: yield* DateTime.now })
         if (Option.isNone(retired)) return yield* new ResourceNotFound({ resourceId })
+        yield* priced.adjust(projectId, r.type, -1)
         return yield* finished({ projectId, type: "resource.release", resourceType: r.type, resourceId, changed: [retired.value] })
       }))
     })

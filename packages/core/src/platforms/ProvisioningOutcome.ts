@@ -19,3 +19,5 @@ export type ProvisioningOutcome =
   | { readonly _tag: "Wait"; readonly detail?: Record<string, unknown> }
   | { readonly _tag: "Fail"; readonly code: string; readonly detail: string }
   | { readonly _tag: "Retry"; readonly message: string }
+  /** The operation withdraws itself (the project was deleted, an entitlement was lost). */
+  | { readonly _tag: "Cancel"; readonly reason: string }

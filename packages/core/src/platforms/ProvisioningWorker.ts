@@ -20,6 +20,8 @@ import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
 import { fn } from "../internal/Traced.js"
 import { logCauseWarning } from "../internal/CauseSummary.js"
+import { makeImessageLineStep } from "./ImessageProvisioning.js"
+import { ImessagePool } from "./ImessagePorts.js"
 import { apply, type OperationEvent, retryDelayMs } from "./OperationMachine.js"
 import {
   EmailDomainProvider,
@@ -31,6 +33,7 @@ import {
 } from "./PlatformPorts.js"
 import type { OperationRecord } from "./PlatformSchema.js"
 import { publishChanges } from "./PlatformViews.js"
+import { makePricedResources } from "./PricedResources.js"
 import type { ProvisioningOutcome } from "./ProvisioningOutcome.js"
 import { makeWhatsappSteps } from "./WhatsappSteps.js"
 
@@ -65,6 +68,9 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
     const telegram = yield* TelegramProvider
     const email = yield* EmailDomainProvider
     const whatsapp = yield* makeWhatsappSteps
+    const imessagePool = yield* ImessagePool
+    const imessageLine = yield* makeImessageLineStep
+    const priced = yield* makePricedResources
 
     const failedBy = (e: ProviderFailure): Outcome =>
       e.retryable ? { _tag: "Retry", message: e.message } : { _tag: "Fail", code: "provider_failed", detail: e.message }
@@ -147,6 +153,32 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
             Effect.catchTag("ProviderFailure", (e) => Effect.succeed(failedBy(e)))
           )
         }
+        case "imessage_line":
+          return imessageLine(op).pipe(
+            Effect.flatMap((next): Effect.Effect<Outcome> => {
+              switch (next._tag) {
+                case "Wait":
+                  return Effect.succeed({ _tag: "Wait", detail: next.detail })
+                case "Cancel":
+                  return Effect.succeed({ _tag: "Cancel", reason: next.reason })
+                case "Line":
+                  return Effect.map(ids.typeId(IdKinds.line), (resourceId): Outcome => ({
+                    _tag: "Done",
+                    resource: {
+                      ...base,
+                      resourceId,
+                      type: "imessage_line",
+                      abilities: ["imessage", "pstn_voice"],
+                      phoneNumber: next.phoneNumber,
+                      detail: { phoneNumber: next.phoneNumber, imessageHealth: { overallStatus: "available" } }
+                    },
+                    detail: { waitingFor: null },
+                    undo: imessagePool.releaseDedicated(next.phoneNumber)
+                  }))
+              }
+            }),
+            Effect.catchTag("ProviderFailure", (e) => Effect.succeed(failedBy(e)))
+          )
         case "whatsapp_sender":
         case "whatsapp_line":
           return whatsapp.step(op, now)
@@ -189,6 +221,8 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
               ...(outcome.detail === undefined ? {} : { detail: outcome.detail })
             })
             if (outcome.commit !== undefined) yield* outcome.commit
+            // A priced resource is charged from the moment it is stored (PricedResources.ts).
+            yield* priced.adjust(op.projectId, outcome.resource.type, 1)
             yield* ops.update(next)
             yield* publishChanges(publisher, op.projectId, { operations: [next], resources: [outcome.resource] }, now)
             return "stored" as const
@@ -200,6 +234,12 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
           }
           case "Fail": {
             const next = event({ _tag: "Failed", at: now, error: { code: outcome.code, detail: outcome.detail } })
+            yield* ops.update(next)
+            yield* publishChanges(publisher, op.projectId, { operations: [next] }, now)
+            return "stored" as const
+          }
+          case "Cancel": {
+            const next = event({ _tag: "CancelRequested", at: now, reason: outcome.reason })
             yield* ops.update(next)
             yield* publishChanges(publisher, op.projectId, { operations: [next] }, now)
             return "stored" as const

@@ -37,7 +37,8 @@ export const IdKinds = {
   ingressEndpoint: "ing",
   request: "req",
   resource: "res",
-  assignment: "asg"
+  assignment: "asg",
+  attachment: "att"
 } as const
 export type IdKind = (typeof IdKinds)[keyof typeof IdKinds]
 

@@ -123,7 +123,7 @@ describe("event catalog", () => {
     "api_key.revoked", "billing.operation.succeeded", "billing.operation.failed", "billing.plan.changed"
   ]
   /** Platform provisioning (issue 18): operation and resource changes. */
-  const platforms = ["operation.updated", "resource.updated"]
+  const platforms = ["operation.updated", "resource.updated", "imessage.assignment.updated"]
   /** Messages (issue 15 §1): one per applied lifecycle fact. */
   const messages = ["message.dispatched", "message.accepted", "message.delivered", "message.failed", "message.received"]
   it("has every type of API.md §5, each with a JSON Schema of its whole envelope", () => {

@@ -11,7 +11,7 @@ import type { ProjectError } from "@switchboard/core/projects"
 import type { SsoError } from "@switchboard/core/sso"
 import type { IdempotencyUnavailable } from "@switchboard/core/shared"
 import type { IngressEndpointLimitReached } from "@switchboard/core/events"
-import type { PlatformsError, WhatsappError } from "@switchboard/core/platforms"
+import type { AttachmentError, ImessageError, PlatformsError, WhatsappError } from "@switchboard/core/platforms"
 import type { UploadError } from "@switchboard/core/uploads"
 import type { VoiceError } from "@switchboard/core/voice"
 import type { MetricsError } from "@switchboard/core/metrics"
@@ -27,6 +27,8 @@ import { oAuthProviderErrors } from "./OAuthProviderErrors.js"
 import { organizationsErrors } from "./OrganizationsErrors.js"
 import { platformsErrors } from "./PlatformsErrors.js"
 import { whatsappErrors } from "./WhatsappErrors.js"
+import { imessageErrors } from "./ImessageErrors.js"
+import { attachmentsErrors } from "./AttachmentsErrors.js"
 import { type ErrorTable, problem, type ProblemFailure } from "./ProblemFailure.js"
 import { projectApiKeysErrors } from "./ProjectApiKeysErrors.js"
 import { projectsErrors } from "./ProjectsErrors.js"
@@ -43,7 +45,7 @@ export * from "./ProblemFailure.js"
 export type V1DomainError =
   | IdentityError | IdempotencyUnavailable | OrganizationError | ProjectError | ProjectApiKeyError | AccountSecurityError
   | UploadError | VoiceError | BillingError | V1WebhookError | OAuthAppError | SsoError | IngressEndpointLimitReached
-  | PlatformsError | WhatsappError | MetricsError | AppInstallationError | MessagesError
+  | PlatformsError | WhatsappError | ImessageError | AttachmentError | MetricsError | AppInstallationError | MessagesError
 
 /** Core error tag → problem: the rows of every feature (a missing row is a compile error). */
 export const v1DomainErrors: ErrorTable<V1DomainError> = {
@@ -62,6 +64,8 @@ export const v1DomainErrors: ErrorTable<V1DomainError> = {
   ...ingressErrors,
   ...platformsErrors,
   ...whatsappErrors,
+  ...imessageErrors,
+  ...attachmentsErrors,
   ...metricsErrors,
   ...appInstallationsErrors,
   ...messagesErrors

@@ -26,8 +26,8 @@ const formIssue = (path: string, message: string, code = "invalid_value") =>
     path === "" ? `The upload form ${message}.` : `The upload form field ${path.slice(1)} ${message}.`
   )
 
-/** Reads a part's content, failing with 413 as soon as it passes `max` bytes (also the console's picture form). */
-export const readAtMost = (content: Stream.Stream<Uint8Array, Multipart.MultipartError>, max: number) =>
+/** Reads a part's (or a body's) content, failing with 413 as soon as it passes `max` bytes (also the console's picture form and attachments). */
+export const readAtMost = <E>(content: Stream.Stream<Uint8Array, E>, max: number) =>
   Effect.gen(function*() {
     const chunks: Array<Uint8Array> = []
     let size = 0

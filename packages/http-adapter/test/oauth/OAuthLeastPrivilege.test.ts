@@ -68,7 +68,8 @@ const sampleParams = (strangerProject: string, strangerOrg: string): Record<stri
   eventType: "project.updated",
   applicationId: `sb_app_${ulidish}`,
   resourceId: `sb_lin_${ulidish}`,
-  assignmentId: `sb_asg_${ulidish}`
+  assignmentId: `sb_asg_${ulidish}`,
+  attachmentId: `sb_att_${ulidish}`
 })
 
 const form = (fields: Record<string, string>, headers: Record<string, string> = {}): RequestInit => ({

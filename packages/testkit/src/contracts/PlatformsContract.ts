@@ -35,7 +35,8 @@ const id = (kind: (typeof IdKinds)[keyof typeof IdKinds], ms = T0) => formatType
 let seq = 0
 const uniqueNumber = () => `+1888${String(Date.now() % 1_000_000).padStart(6, "0")}${String(++seq % 100).padStart(2, "0")}`
 
-const newProject = Effect.gen(function*() {
+/** A fresh project of a fresh organization (the platform contracts' fixture). */
+export const newProject = Effect.gen(function*() {
   const owner = yield* ownerAndOrganization
   const project = projectFixture(owner)
   yield* (yield* ProjectsRepo).insert({ project, secretHash: "0".repeat(64) })

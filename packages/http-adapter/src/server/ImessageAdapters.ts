@@ -1,0 +1,41 @@
+/**
+ * iMessage's adapters in the standalone server (issue 18): core's deterministic simulated
+ * `ImessagePool`, configured from the environment, and the shared-mode seat cap default:
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `SIMULATED_IMESSAGE_DEDICATED_CAPACITY` | 10 | dedicated lines free at start (0 = provisioning waits) |
+ * | `SIMULATED_IMESSAGE_SHARED_LINES` | 1 | shared lines at start |
+ * | `SIMULATED_IMESSAGE_SEATS_PER_SHARED_LINE` | 50 | end users one shared line takes |
+ * | `SIMULATED_IMESSAGE_MAX_SHARED_LINES` | 100 | how far auto-scale may grow the shared pool |
+ * | `IMESSAGE_DEFAULT_SHARED_SEATS` | 25 | seat cap of a project whose plans do not set `imessage_shared_lines.max_user_assignments` |
+ *
+ * `SIMULATED_PROVIDER_DELAY_MS` and `SIMULATED_PROVIDER_FAIL` (PlatformsAdapters.ts) apply here too.
+ * A host plugs a real pool in by providing its own `ImessagePool` layer.
+ */
+import { defaultSimulatedImessageSettings, ImessageSettings, makeSimulatedImessagePool } from "@switchboard/core/platforms"
+import { Config, Effect, Layer } from "effect"
+import type { ServerConfigShape } from "../http/ServerConfig.js"
+
+const int = (name: string, fallback: number, min: number, max: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} must be between ${min} and ${max}`, validation: (n) => n >= min && n <= max })
+  )
+
+const settings = Config.all({
+  delayMs: int("SIMULATED_PROVIDER_DELAY_MS", 0, 0, 600_000),
+  fail: Config.literal("never", "transient", "permanent")("SIMULATED_PROVIDER_FAIL").pipe(Config.withDefault("never" as const)),
+  dedicatedCapacity: int("SIMULATED_IMESSAGE_DEDICATED_CAPACITY", 10, 0, 100),
+  sharedLines: int("SIMULATED_IMESSAGE_SHARED_LINES", 1, 0, 100),
+  seatsPerSharedLine: int("SIMULATED_IMESSAGE_SEATS_PER_SHARED_LINE", 50, 0, 1_000_000),
+  maxSharedLines: int("SIMULATED_IMESSAGE_MAX_SHARED_LINES", 100, 0, 100),
+  defaultSharedSeats: int("IMESSAGE_DEFAULT_SHARED_SEATS", 25, 0, 1_000_000_000)
+})
+
+export const ImessageServerAdapters = (_config: ServerConfigShape) =>
+  Layer.unwrapEffect(Effect.map(Effect.orDie(settings), ({ defaultSharedSeats, ...pool }) =>
+    Layer.merge(
+      makeSimulatedImessagePool({ ...defaultSimulatedImessageSettings, ...pool }).layer,
+      Layer.succeed(ImessageSettings, { defaultSharedSeats })
+    )))

@@ -1,0 +1,80 @@
+/**
+ * Attachments' /v1 handlers (issue 18; contract §1 8c). The upload reads the body as it streams
+ * and stops past the size limit (413): a declared `Content-Length` over it is refused before a byte
+ * is read. Its Idempotency-Key fingerprint covers the declared type and the bytes' SHA-256, so a
+ * replay answers the same attachment and another file under the same key is IDEMPOTENCY_KEY_REUSED.
+ */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Attachment, AttachmentPage, Attachments, AttachmentSettings, ListAttachmentsQuery } from "@switchboard/core/platforms"
+import { base64url, sha256Bytes } from "@switchboard/core/internal"
+import { Effect } from "effect"
+import { v1Group } from "./Api.js"
+import { AttachmentsGroup } from "./AttachmentsApi.js"
+import { domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { problem, validationFailed } from "./ProblemFailure.js"
+import { decodeQuery, onProject } from "./ProjectsHandlers.js"
+import { readAtMost } from "./UploadsRoutes.js"
+
+const headerIssue = (header: string, message: string) =>
+  validationFailed([{ code: "invalid_value", location: "header", message, path: `/${header}` }], `${header}: ${message}`)
+
+export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGroup), "attachments", (handlers) =>
+  Effect.gen(function*() {
+    const attachments = yield* Attachments
+    const read = (projectId: string) => onProject(projectId, "platforms:read")
+    const write = (projectId: string) => onProject(projectId, "platforms:write")
+
+    return handlers
+      .handleRaw("uploadAttachment", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const settings = yield* AttachmentSettings
+          const contentType = request.headers["content-type"] ?? ""
+          if (contentType === "" || contentType.length > 512) {
+            return yield* headerIssue("content-type", "is required: the file's media type, at most 512 characters")
+          }
+          const length = request.headers["content-length"] ?? ""
+          if (!/^[1-9][0-9]{0,15}$/.test(length)) return yield* headerIssue("content-length", "is required: the file's size in bytes")
+          if (Number(length) > settings.maxBytes) return yield* problem("PAYLOAD_TOO_LARGE", `The file exceeds ${settings.maxBytes} bytes.`)
+          const bytes = yield* readAtMost(request.stream, settings.maxBytes).pipe(
+            Effect.catchTag("RequestError", () => headerIssue("content-length", "does not match the body that arrived"))
+          )
+          return yield* idempotent(
+            { route: "/v1/projects/:projectId/attachments", path: { projectId: path.projectId }, body: { contentType, sha256: base64url(sha256Bytes(bytes)) } },
+            Effect.flatMap(
+              domain(attachments.upload(path.projectId, principal, { declaredType: contentType, bytes })),
+              (a) => rendered(Attachment, a, 201)
+            )
+          )
+        }))
+      .handleRaw("listAttachments", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* read(path.projectId)
+          const query = yield* decodeQuery(ListAttachmentsQuery)
+          const page = yield* domain(attachments.list(path.projectId, principal, query))
+          return toResponse(yield* rendered(AttachmentPage, {
+            items: page.items,
+            ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
+          }))
+        }))
+      .handleRaw("getAttachment", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* read(path.projectId)
+          return toResponse(yield* rendered(Attachment, yield* domain(attachments.get(path.projectId, principal, path.attachmentId))))
+        }))
+      .handleRaw("downloadAttachment", ({ path }) =>
+        Effect.gen(function*() {
+          const principal = yield* read(path.projectId)
+          const { attachment, bytes } = yield* domain(attachments.download(path.projectId, principal, path.attachmentId))
+          return HttpServerResponse.uint8Array(bytes, {
+            contentType: attachment.contentType,
+            headers: {
+              "cache-control": "private, max-age=0, no-store",
+              "x-content-type-options": "nosniff",
+              "content-security-policy": "default-src 'none'; sandbox",
+              "content-disposition": `attachment; filename="${attachment.id}"`
+            }
+          })
+        }))
+  }))
