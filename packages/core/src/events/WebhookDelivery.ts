@@ -1,4 +1,8 @@
 /**
+ * Why this file is long: the engine's fan-out, claimer, attempts and batched writer share one
+ * piece of bookkeeping (held, sending, finished, the latches); split apart, each would need the
+ * others' private state.
+ *
  * The delivery engine (issue 7; API.md §4, §1.7; reference/http-conventions.md §7 "job drain"):
  *
  * 1. **Fan-out** (`dispatch`): in one transaction, take outbox events not yet fanned out (`FOR
