@@ -137,8 +137,8 @@ export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
   channelContract(it)
   platformsContract(it)
   whatsappContract(it)
-  imessageContract(it),
-  attachmentsContract(it),
+  imessageContract(it)
+  attachmentsContract(it)
   messagesContract(it)
 }
 
