@@ -4,7 +4,8 @@
  * check (refused, nothing written), authority (a member without rights gets a refusal page with
  * the reason, not a 500), bad input (the page again with the field named, nothing changed), a
  * secret shown once, and the OAuth registration error pointing at the console; the later forms —
- * a member's role, the profile picture (a multipart file), the events page's stream token — the same way.
+ * a member's role, the profile picture (a multipart file), the events page's stream token — the same way;
+ * and the invoice a paid plan change issues (a plan paid in arrears issues none when it starts).
  */
 import { Accounts } from "@switchboard/core/accounts"
 import { Invitations, Organizations, OrganizationsRepo } from "@switchboard/core/organizations"
@@ -340,6 +341,50 @@ for (const backend of testBackends()) {
       const closed = await p.b.fetch(`/console/projects/${p.projectId}/close`, { method: "POST", form: { _csrf: p.csrf, confirm: "bad-project" } })
       expect(closed.res.status).toBe(303)
       expect(closed.res.headers.get("location")).toBe("/console?notice=closed")
+    })
+
+    it("lists the invoice of a plan change paid with the card added through the simulated checkout", async () => {
+      const p = await withProject("invoice")
+      const billing = `/console/projects/${p.projectId}/billing`
+      /** Confirms a previewed change of plan and returns the billing page once the operation is resolved. */
+      const change = async (plan: string) => {
+        const preview = await p.b.fetch(`${billing}/preview`, { method: "POST", form: { _csrf: p.csrf, plan } })
+        expect(preview.res.status).toBe(200)
+        const dueNow = /<dt>Due now<\/dt><dd><strong>([^<]+)<\/strong>/.exec(preview.text)?.[1]
+        const key = /name="key" value="([^"]+)"/.exec(preview.text)?.[1] ?? ""
+        const confirmed = await p.b.fetch(`${billing}/change`, { method: "POST", form: { _csrf: p.csrf, plan, key } })
+        expect(confirmed.res.status).toBe(303)
+        const location = confirmed.res.headers.get("location")!
+        let page = await p.b.fetch(location)
+        for (let i = 0; i < 100 && page.text.includes(": pending."); i++) {
+          await new Promise((r) => setTimeout(r, 50))
+          page = await p.b.fetch(location)
+        }
+        expect(page.text).toMatch(/Plan change \S+: succeeded\./)
+        const invoices = /<section class="card" aria-labelledby="invoices">([\s\S]*?)<\/section>/.exec(page.text)?.[1] ?? ""
+        return { dueNow, invoices }
+      }
+      expect((await p.b.fetch(billing)).text).toContain("No invoices yet.")
+      // Voice Growth (49 USD) is paid in arrears: nothing is due now (billing.md §3.5 b), so the upgrade
+      // applies without a card and its fee is invoiced at the period end — no invoice yet.
+      const arrears = await change("voice:voice_growth_monthly")
+      expect(arrears.dueNow).toBe("0.00 USD")
+      expect(arrears.invoices).toContain("No invoices yet.")
+      // Pro is paid in advance: its prorated fee is due now, so it needs a card, and is invoiced at once.
+      const checkout = await p.b.fetch(`${billing}/checkout`, { method: "POST", form: { _csrf: p.csrf } })
+      expect(checkout.res.status).toBe(303)
+      const cardPage = await p.b.fetch(checkout.res.headers.get("location")!)
+      const cardCsrf = /name="csrf" value="([^"]+)"/.exec(cardPage.text)?.[1] ?? ""
+      const saved = await p.b.fetch(checkout.res.headers.get("location")!, { method: "POST", form: { csrf: cardCsrf, card: "4242424242424242" } })
+      expect(saved.text).toContain("is now the card on file")
+      const { dueNow, invoices } = await change("messaging:messaging_pro_monthly")
+      expect(dueNow).toMatch(/[1-9]/)
+      expect(invoices).not.toContain("No invoices yet.")
+      const rows = [...invoices.matchAll(/<tr><td>([\s\S]*?)<\/tr>/g)].map((m) => m[1]!)
+      expect(rows).toHaveLength(1)
+      expect(rows[0]).toContain("subscription")
+      expect(rows[0]).toContain(`<td>${dueNow}</td>`)
+      expect(rows[0]).toContain("succeeded")
     })
 
     it("verifies a phone number by SMS code; a bad number or a wrong code changes nothing", async () => {
