@@ -3,20 +3,30 @@
  * and its schemas, with every error response described as what it is on the wire — a problem
  * document — and the Idempotency-Key header on the operations that require it.
  */
-import { HttpApi, OpenApi } from "@effect/platform"
+import { HttpApi, OpenApi, OpenApiJsonSchema } from "@effect/platform"
 import { type ProblemCode, problemCodes, problemEntry } from "@switchboard/core/shared"
 import { Option, Schema } from "effect"
 import { idempotentOperations, operationProblems, V1Api } from "../Features.js"
+import { deviceOperations, OAuthErrorResponse as OAuthErrorSchema, type RawV1Operation } from "../routes/OAuthDeviceOperations.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 import { exampleOf } from "./Examples.js"
 import { withoutBuiltinIds } from "./JsonSchemaIds.js"
 import { problemExample } from "./ProblemExamples.js"
 
-/** The schemas of one /v1 operation: its request bodies by media type and its successes by status. */
+/**
+ * The schemas of one /v1 operation: its request bodies by media type, its successes by status, and
+ * (raw routes answering RFC 6749 JSON rather than problems) its error bodies by status.
+ */
 export interface V1OperationSchemas {
   readonly payloads: ReadonlyMap<string, Schema.Schema<any, any, never>>
   readonly successes: ReadonlyMap<number, Schema.Schema<any, any, never>>
+  readonly errors?: ReadonlyMap<number, Schema.Schema<any, any, never>>
 }
+
+/** The /v1 operations served by raw routes rather than the HttpApi declaration (documented from their tables). */
+const rawOperations: ReadonlyArray<RawV1Operation> = deviceOperations
+
+const FORM = "application/x-www-form-urlencoded"
 
 /** operationId → the schemas the versioned API decodes and encodes with (examples are made from them). */
 export const v1OperationSchemas = (): ReadonlyMap<string, V1OperationSchemas> => {
@@ -33,6 +43,13 @@ export const v1OperationSchemas = (): ReadonlyMap<string, V1OperationSchemas> =>
       out.set(`${group.identifier}.${endpoint.name}`, { payloads: payload, successes: success })
     }
   })
+  for (const o of rawOperations) {
+    out.set(o.operationId, {
+      payloads: new Map([["application/json", o.payload], [FORM, o.payload]]),
+      successes: new Map([[200, o.success]]),
+      errors: new Map(Object.keys(o.errors).map((status) => [Number(status), OAuthErrorSchema]))
+    })
+  }
   return out
 }
 
@@ -68,6 +85,33 @@ const problemSchema = {
 
 type Json = Record<string, any>
 
+/** A raw operation's path item: JSON and form bodies, its success, and its RFC 6749 error JSON. */
+const rawPathItem = (o: RawV1Operation, defs: Json): Json => {
+  const ref = (schema: Schema.Schema<any, any, never>) => OpenApiJsonSchema.makeWithDefs(schema, { defs, defsPath: "#/components/schemas/" })
+  const body = ref(o.payload)
+  const error = ref(OAuthErrorSchema)
+  return {
+    [o.method]: {
+      tags: [o.tag],
+      operationId: o.operationId,
+      summary: o.summary,
+      description: o.description,
+      security: [],
+      requestBody: {
+        required: o.payloadRequired,
+        content: { "application/json": { schema: body, example: o.requestExample }, [FORM]: { schema: body } }
+      },
+      responses: {
+        200: { description: "Success", content: { "application/json": { schema: ref(o.success), example: o.successExample } } },
+        ...Object.fromEntries(Object.entries(o.errors).map(([status, e]) => [status, {
+          description: e.description,
+          content: { "application/json": { schema: error, example: e.example } }
+        }]))
+      }
+    }
+  }
+}
+
 /** Writes an example into each JSON request body and success response from the operation's schemas. */
 const addExamples = (op: Json, schemas: V1OperationSchemas | undefined) => {
   if (schemas === undefined) return
@@ -91,6 +135,8 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
   spec.info = { ...spec.info, license: { name: "UNLICENSED", identifier: "UNLICENSED" } }
   spec.components = spec.components ?? {}
   spec.components.schemas = { ...spec.components.schemas, Problem: problemSchema }
+  const rawPaths: Json = {}
+  for (const o of rawOperations) rawPaths[o.path] = { ...rawPaths[o.path], ...rawPathItem(o, spec.components.schemas) }
   for (const item of Object.values<Json>(spec.paths ?? {})) {
     for (const op of Object.values<Json>(item)) {
       if (typeof op !== "object" || op === null || typeof op.operationId !== "string") continue
@@ -132,6 +178,10 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
         }]
       }
     }
+  }
+  spec.paths = { ...spec.paths, ...rawPaths }
+  for (const o of rawOperations) {
+    if (!(spec.tags ?? []).some((t: Json) => t.name === o.tag)) spec.tags = [...(spec.tags ?? []), { name: o.tag }]
   }
   // The platform lists its own decode error; ours are problems, so drop it, and then every schema
   // nothing refers to any more (its issues, their property keys and codes).

@@ -44,6 +44,8 @@ const publicOps = new Set(["listOauthScopes"])
 const publicStarters = new Set(["startEnterpriseLogin", "beginOrganizationAuthentication", "beginInvitationSso"])
 /** App installation: the app authenticates with a client assertion in the body, never the bearer credential (the sweep's `{}` is 422). */
 const publicAppCalls = new Set(["createAppInstallationRequest", "redeemAppInstallationDelivery"])
+/** The device flow (RFC 6749 errors, not problems): the bearer credential is ignored; the sweep's `{}` names no client or grant (400). */
+const deviceFlow = new Set(["deviceAuthorize", "deviceToken"])
 
 const ulidish = "0" + "a".repeat(25)
 /** A well-formed value for each path parameter (ids nobody owns, or the stranger's project). */
@@ -169,7 +171,7 @@ for (const backend of testBackends()) {
       operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
         Object.entries(ops).map(([method, op]) => ({ operationId: op.operationId.split(".").pop()!, method: method.toUpperCase(), path })))
       expect(operations.length).toBeGreaterThan(80)
-      for (const id of [...firstPartyOnly, ...ownProfile, ...publicOps, ...publicStarters, ...publicAppCalls]) {
+      for (const id of [...firstPartyOnly, ...ownProfile, ...publicOps, ...publicStarters, ...publicAppCalls, ...deviceFlow]) {
         expect(operations.map((o) => o.operationId), `the table names ${id}, which /openapi.json must list`).toContain(id)
       }
     })
@@ -180,6 +182,7 @@ for (const backend of testBackends()) {
       for (const op of operations) {
         const expected = publicOps.has(op.operationId) || ownProfile.has(op.operationId) ? "200"
           : publicStarters.has(op.operationId) || publicAppCalls.has(op.operationId) ? "422 VALIDATION_FAILED"
+          : deviceFlow.has(op.operationId) ? "400"
           : firstPartyOnly.has(op.operationId) ? "403 FORBIDDEN"
           : "403 INSUFFICIENT_SCOPE"
         expect(`${op.operationId} ${got[op.operationId]}`).toBe(`${op.operationId} ${expected}`)
