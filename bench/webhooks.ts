@@ -11,7 +11,7 @@
  * Environment:
  *   BENCH_SECONDS       length of each measured run in seconds (default 10)
  *   BENCH_CONCURRENCY   deliveries in flight at once, both sides (default 16, the server default)
- *   BENCH_DESTINATION_CONCURRENCY  the destination's in-flight cap (default 2 × BENCH_CONCURRENCY,
+ *   BENCH_DESTINATION_CONCURRENCY  the destination's in-flight cap (default 4 × BENCH_CONCURRENCY,
  *                       what the engine holds; the server's default cap is 4)
  *   BENCH_BACKEND       pglite (default) or postgres (uses DATABASE_URL)
  *
@@ -34,7 +34,7 @@ import { backendFromEnv, BenchFailure, closeServer, createProject, failureText, 
 
 const SECONDS = positiveInt("webhooks", "BENCH_SECONDS", 10)
 const CONCURRENCY = positiveInt("webhooks", "BENCH_CONCURRENCY", 16)
-const DESTINATION_CONCURRENCY = positiveInt("webhooks", "BENCH_DESTINATION_CONCURRENCY", 2 * CONCURRENCY)
+const DESTINATION_CONCURRENCY = positiveInt("webhooks", "BENCH_DESTINATION_CONCURRENCY", 4 * CONCURRENCY)
 const BACKEND = backendFromEnv("webhooks")
 const ROUNDS = 2
 const WARMUP_SECONDS = 1
@@ -166,7 +166,7 @@ const main = async (): Promise<number> => {
       webhookDeliveryEnabled: false, // the bench starts and stops the engine itself
       webhookConcurrency: CONCURRENCY,
       // One destination whose in-flight cap lets the engine use all its places (it holds up to
-      // 2 × concurrency claimed deliveries, `concurrency` of them being sent): the default cap, 4
+      // 4 × concurrency claimed deliveries, `concurrency` of them being sent): the default cap, 4
       // per destination, would compare 4 requests at once with the baseline's 16.
       webhookDestinationConcurrency: DESTINATION_CONCURRENCY
     })

@@ -202,7 +202,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
      *
      * - **fan-out**: fans out new events at least every `pollInterval` (at once again while
      *   batches come back full), then wakes the claimer;
-     * - **claimer**: keeps up to 2 × `concurrency` deliveries *held* — claimed and not yet
+     * - **claimer**: keeps up to 4 × `concurrency` deliveries *held* — claimed and not yet
      *   recorded — claiming for the free places as they free up (many at a time, so one claim
      *   statement serves many deliveries); at most `concurrency` of them are being sent at once,
      *   the others wait their turn in a queue, so sending never waits for a claim statement;
@@ -231,7 +231,9 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         const sender = yield* WebhookSender
         const clock = yield* Effect.clock
         const wake = yield* Effect.makeLatch(false)
-        const depth = policy.concurrency * 2
+        // Held beyond the sending places: enough that sending goes on while the writer's statement
+        // (record and claim) is under way, several milliseconds against a sub-millisecond POST.
+        const depth = policy.concurrency * 4
         const minBatch = Math.max(1, Math.floor(depth / 4))
         // Claimed and not yet recorded (or given back): at most `depth`.
         let held = 0

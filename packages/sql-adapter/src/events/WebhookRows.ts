@@ -187,7 +187,7 @@ const endpointOfClaim = (r: ClaimRow): WebhookEndpoint =>
   })
 
 // --- the claim's hand decoder -----------------------------------------------------------------
-// A claim returns up to 2 × concurrency rows of 36 columns, several times a second: decoding them
+// A claim returns up to 4 × concurrency rows of 36 columns, several times a second: decoding them
 // through the schema interpreter cost more than the statement. Rows of exactly the shapes the
 // drivers give (strings, numbers, `Date`s, byte arrays, a parsed or textual JSON value) are
 // decoded here; anything else goes through `ClaimRow` itself, so a malformed row still fails as
