@@ -12,7 +12,7 @@ import { PaymentMethods } from "./PaymentMethods.js"
 
 export * from "./BillingAccess.js"
 export * from "./BillingService.js"
-export { validateCatalog } from "./Catalog.js"
+export { ORGANIZATION_CATEGORY, validateCatalog } from "./Catalog.js"
 export * from "./Errors.js"
 export * from "./Events.js"
 export { type FixedChargePreview, type FixedChargePreviewInput, previewFixedChargeChange } from "./FixedChargeChange.js"
