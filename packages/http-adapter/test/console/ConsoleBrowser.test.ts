@@ -187,6 +187,8 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     expect(secret.length).toBeGreaterThan(20)
     await context.grantPermissions(["clipboard-read", "clipboard-write"])
     await page.click("button[data-copy=secret-value]")
+    // The label changes once the clipboard write has resolved (a promise in the page): wait for it.
+    await page.waitForSelector("button[data-copy=secret-value]:has-text('Copied')")
     expect(await page.textContent("button[data-copy=secret-value]")).toBe("Copied")
     await look(page, "06-project-secret")
     // It is the project's management secret now.

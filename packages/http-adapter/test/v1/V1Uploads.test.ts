@@ -205,7 +205,9 @@ for (const backend of testBackends()) {
       } as RequestInit)
       expect(res.status).toBe(413)
       expect(((await res.json()) as any).code).toBe("PAYLOAD_TOO_LARGE")
-      expect(sent).toBeLessThan(20 * MiB)
+      // Refused long before the whole 100 MiB: how far past 5 MiB the client got before the 413 reached
+      // it depends on socket buffers and the machine's load, not on the server (which stops reading).
+      expect(sent).toBeLessThan(50 * MiB)
       expect((await blobFiles()).some((f) => f.startsWith(ticket.uploadId))).toBe(false)
     })
 
