@@ -330,8 +330,11 @@ export const makeChannel = (settings: ChannelSettings) =>
           fatal: true,
           retryable: true
         }), Math.max(0, verified.right.expiresAtMs - Date.now())))
-      send(s, { type: "ready", projectId: s.projectId, heartbeatIntervalMs: settings.heartbeatMs })
+      // Joined before "ready": ingress asks the store whether a session listens, so a client that
+      // posts as soon as it reads "ready" must find this one (otherwise its event is answered 202).
       await run(store.join({ sessionId: s.id, projectId: s.projectId, protocol: s.protocol, processId, now: DateTime.unsafeNow() }))
+      if (s.closed) return void run(store.leave(s.id)) // closed while joining: its own leave may have run first
+      send(s, { type: "ready", projectId: s.projectId, heartbeatIntervalMs: settings.heartbeatMs })
       pump(tail)
       wake(s)
     }
