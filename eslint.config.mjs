@@ -115,6 +115,20 @@ export default tseslint.config(
     }
   },
   {
+    // Request fibers carry the settings declared with core's `Setting`, not every context entry
+    // (http-adapter's serveLean): a bare `Context.Reference` read in a handler would fall back to
+    // its default.
+    files: ["packages/*/src/**/*.ts"],
+    ignores: ["packages/core/src/internal/Settings.ts"],
+    rules: {
+      "no-restricted-properties": ["error", {
+        object: "Context",
+        property: "Reference",
+        message: "Declare settings with Setting from core/internal/Settings.ts (request fibers carry only those)."
+      }]
+    }
+  },
+  {
     files: ["packages/core/src/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", {

@@ -4,8 +4,20 @@
  * comes from the registry (`Features.ts`). It needs the core services,
  * the repository ports and a `ServerConfig`; the server entry (or a host) supplies them.
  */
-import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { settingsOf } from "@switchboard/core/internal"
+import {
+  Etag,
+  FileSystem,
+  HttpApi,
+  HttpApiBuilder,
+  HttpMiddleware,
+  HttpPlatform,
+  HttpRouter,
+  HttpServer,
+  HttpServerResponse,
+  Path
+} from "@effect/platform"
+import { Context, Effect, Layer, Scope } from "effect"
 import { defaultAvatarSvg } from "./docs/Assets.js"
 import { openApiDocument } from "./docs/OpenApiDocument.js"
 import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
@@ -91,12 +103,40 @@ export const HttpAppLive = Layer.mergeAll(
 )
 
 /**
+ * `HttpApiBuilder.serve()`, except for what a request fiber carries: the platform's services (the
+ * server, its scope, `HttpRouter.DefaultServices`) and the application's settings (every
+ * `Context.Reference` declared with core's `Setting`: a handler reads them where it uses them), not
+ * the application's ~600 other context entries. Every part of the application captured the
+ * services it uses when it was built (the /v1 groups and their middleware merge their own context
+ * in, the other routers' types allow only the platform's services, the global middleware closes
+ * over its own), so nothing reads them from the request. With the whole application context, each
+ * request copied it several times (the node server's request, the router, the request scope, the
+ * principal) and compared it entry by entry once: the largest share of a cached read's CPU
+ * (issue 12; bench/README.md). `ServeLean.test.ts` checks that settings a host provides reach
+ * handlers.
+ */
+const serveLean = Layer.scopedDiscard(Effect.gen(function*() {
+  const app = yield* HttpApiBuilder.httpApp
+  const context = yield* Effect.context<HttpServer.HttpServer | Scope.Scope | HttpRouter.HttpRouter.DefaultServices>()
+  const platform = Context.pick(
+    HttpServer.HttpServer,
+    Scope.Scope,
+    HttpPlatform.HttpPlatform,
+    Etag.Generator,
+    FileSystem.FileSystem,
+    Path.Path
+  )(context)
+  const carried = Context.merge(settingsOf(context as Context.Context<never>), platform)
+  yield* Effect.mapInputContext(HttpServer.serveEffect(app), () => carried)
+})).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
+
+/**
  * Serves the application on whatever `HttpServer` is provided. The platform's per-request span is
  * off: no exporter is configured, and building it is a measurable share of each request
  * (DESIGN.md §6; see bench/README.md).
  */
 export const HttpLive = HttpMiddleware.withTracerDisabledWhen(
-  HttpApiBuilder.serve().pipe(Layer.provide(HttpAppLive)),
+  serveLean.pipe(Layer.provide(HttpAppLive)),
   () => true
 ).pipe(
   // No exporter is configured: the spans of `Effect.fn` service methods are not built on requests

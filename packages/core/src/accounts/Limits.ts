@@ -1,7 +1,7 @@
 /** Identity limits with their defaults (API.md §1.2); a host or the server config may override them. */
-import { Context } from "effect"
+import { Setting } from "../internal/Settings.js"
 
-export class IdentityLimits extends Context.Reference<IdentityLimits>()("core/IdentityLimits", {
+export class IdentityLimits extends Setting<IdentityLimits>()("core/IdentityLimits", {
   defaultValue: () => ({
     /** Live (unrevoked, unexpired) service keys per account. */
     maxServiceKeysPerAccount: 20

@@ -4,9 +4,10 @@
  * revoked — in this process directly, in others through `CredentialRevocations`. Expiry and
  * revocation are still checked against the clock on every hit, so a cached key expires on time.
  */
-import { Context, Duration, Effect } from "effect"
+import { Duration, Effect } from "effect"
 import { makeTtlCache } from "../internal/TtlCache.js"
 import type { StoredServiceKey } from "../accounts/Ports.js"
+import { Setting } from "../internal/Settings.js"
 
 export interface CachedServiceKey {
   readonly stored: StoredServiceKey
@@ -15,7 +16,7 @@ export interface CachedServiceKey {
 }
 
 /** How long a verified credential may be served from memory, and how many are kept. */
-export class CredentialCachePolicy extends Context.Reference<CredentialCachePolicy>()("core/CredentialCachePolicy", {
+export class CredentialCachePolicy extends Setting<CredentialCachePolicy>()("core/CredentialCachePolicy", {
   defaultValue: () => ({ ttl: Duration.seconds(30), maxEntries: 10_000 })
 }) {}
 

@@ -5,6 +5,7 @@ import type { ProjectState } from "../projects/Ports.js"
 import type { ApiKeyId, ProjectId } from "../shared/Identifiers.js"
 import type { ApiKeyLimitReached } from "./ProjectApiKeyErrors.js"
 import type { ProjectApiKey } from "../accounts/Schema.js"
+import { Setting } from "../internal/Settings.js"
 
 /** A key with the SHA-256 of its secret. */
 export interface StoredProjectApiKey {
@@ -13,7 +14,7 @@ export interface StoredProjectApiKey {
 }
 
 /** Live keys per project (API.md §1.4: default 50); a host or the server may override it. */
-export class ProjectApiKeyLimits extends Context.Reference<ProjectApiKeyLimits>()("core/ProjectApiKeyLimits", {
+export class ProjectApiKeyLimits extends Setting<ProjectApiKeyLimits>()("core/ProjectApiKeyLimits", {
   defaultValue: () => ({ maxApiKeysPerProject: 50 })
 }) {}
 

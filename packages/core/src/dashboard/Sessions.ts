@@ -4,13 +4,14 @@
  * leaked table opens no session. A session lives `SessionPolicy.ttl` (7 days by default) from
  * sign-in, ends at sign-out, and stops resolving at once when its account is deleted.
  */
-import { Clock, Context, DateTime, Duration, Effect, Option, Redacted } from "effect"
+import { Clock, DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { AccountsRepo } from "../accounts/Ports.js"
 import { base64url, sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, encodeBase32Uuid, SVC, uuidv7Bytes } from "../shared/Identifiers.js"
 import { Secrets } from "../shared/Secrets.js"
 import { type SessionRecord, SessionsRepo } from "./DashboardPorts.js"
 import { fn } from "../internal/Traced.js"
+import { Setting } from "../internal/Settings.js"
 
 export interface Session {
   readonly sessionId: string
@@ -25,7 +26,7 @@ export interface SessionPolicyShape {
   readonly ttl: Duration.Duration
 }
 
-export class SessionPolicy extends Context.Reference<SessionPolicy>()("core/SessionPolicy", {
+export class SessionPolicy extends Setting<SessionPolicy>()("core/SessionPolicy", {
   defaultValue: (): SessionPolicyShape => ({ ttl: Duration.days(7) })
 }) {}
 

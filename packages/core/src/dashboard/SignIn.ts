@@ -9,7 +9,7 @@
  *   password, so neither passwords nor six-digit codes can be guessed online.
  * - A sign-in that needs a code and has none is not a failure: the password was right.
  */
-import { Context, DateTime, Duration, Effect, Option, Redacted } from "effect"
+import { DateTime, Duration, Effect, Option, Redacted } from "effect"
 import { Accounts } from "../accounts/Accounts.js"
 import { TotpFactors } from "../accounts/TotpFactors.js"
 import { AccountsRepo, PasswordHasher } from "../accounts/Ports.js"
@@ -18,6 +18,7 @@ import { InvalidSignIn, PasswordRejected, SignInLocked, TotpCodeInvalid, TotpCod
 import { SignInThrottleRepo } from "./DashboardPorts.js"
 import { Sessions } from "./Sessions.js"
 import { fn } from "../internal/Traced.js"
+import { Setting } from "../internal/Settings.js"
 
 export interface SignInPolicyShape {
   /** Failed attempts per email allowed in one window. */
@@ -25,7 +26,7 @@ export interface SignInPolicyShape {
   readonly window: Duration.Duration
 }
 
-export class SignInPolicy extends Context.Reference<SignInPolicy>()("core/SignInPolicy", {
+export class SignInPolicy extends Setting<SignInPolicy>()("core/SignInPolicy", {
   defaultValue: (): SignInPolicyShape => ({ maxFailures: 10, window: Duration.minutes(15) })
 }) {}
 

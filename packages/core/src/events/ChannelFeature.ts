@@ -9,7 +9,7 @@
  *   third party posts to one as an `external-webhook.received` event, and waits (bounded) for the
  *   reply a `fusor.v1.json` session relays back, on any process.
  */
-import { Clock, Context, DateTime, Deferred, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
+import { Clock, DateTime, Deferred, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import * as jose from "jose"
 import { base64url, sha256HexSync } from "../internal/Crypto.js"
 import { fn } from "../internal/Traced.js"
@@ -20,6 +20,7 @@ import { IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { EventChannelStore, type IngressEndpointRecord, IngressEndpointsRepo, type RelayedReply } from "./ChannelPorts.js"
 import { EVENT_API_VERSION, EXTERNAL_WEBHOOK_SERVICE_SEGMENT, type EventEnvelope } from "./Schema.js"
+import { Setting } from "../internal/Settings.js"
 
 export * from "./ChannelPorts.js"
 
@@ -32,7 +33,7 @@ export interface ChannelPolicyShape {
   readonly presenceMs: number
 }
 
-export class ChannelPolicy extends Context.Reference<ChannelPolicy>()("core/ChannelPolicy", {
+export class ChannelPolicy extends Setting<ChannelPolicy>()("core/ChannelPolicy", {
   defaultValue: (): ChannelPolicyShape => ({ tokenTtlSeconds: 900, replyWaitMs: 10_000, presenceMs: 45_000 })
 }) {}
 

@@ -12,7 +12,8 @@
  * 24 h by default; 0 keeps the fast schedule alone), ±10 % jitter. Only then is a delivery
  * dead-lettered.
  */
-import { Context, DateTime } from "effect"
+import { DateTime } from "effect"
+import { Setting } from "../internal/Settings.js"
 
 export interface WebhookPolicyShape {
   /** Attempts of the fast schedule (API.md §4: 6); the long tail follows. */
@@ -64,7 +65,7 @@ export const defaultWebhookPolicy: WebhookPolicyShape = {
   userAgent: "switchboard-webhook/0.1.0"
 }
 
-export class WebhookPolicy extends Context.Reference<WebhookPolicy>()("core/WebhookPolicy", {
+export class WebhookPolicy extends Setting<WebhookPolicy>()("core/WebhookPolicy", {
   defaultValue: () => defaultWebhookPolicy
 }) {}
 

@@ -7,6 +7,7 @@
  */
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"
+import { Setting } from "../internal/Settings.js"
 
 /** How long device codes live and how often a tool may poll (RFC 8628 §3.2 `expires_in`, `interval`). */
 export interface DeviceFlowPolicyShape {
@@ -16,7 +17,7 @@ export interface DeviceFlowPolicyShape {
   readonly intervalSeconds: number
 }
 
-export class DeviceFlowPolicy extends Context.Reference<DeviceFlowPolicy>()("core/DeviceFlowPolicy", {
+export class DeviceFlowPolicy extends Setting<DeviceFlowPolicy>()("core/DeviceFlowPolicy", {
   defaultValue: (): DeviceFlowPolicyShape => ({ lifetimeMs: 10 * 60_000, intervalSeconds: 5 })
 }) {}
 

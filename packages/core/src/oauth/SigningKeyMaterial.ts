@@ -4,11 +4,12 @@
  * WebCrypto keys, and compact JWS signing through the `Ed25519Signer` port. `SigningKeys` builds
  * on these; the testkit's token fixtures use them too.
  */
-import { Context, Effect } from "effect"
+import { Effect } from "effect"
 import * as jose from "jose"
 import { base64url } from "../internal/Crypto.js"
 import { seal, type ServerSecret, unseal } from "../shared/ServerSecret.js"
 import type { PublicSigningJwk, SigningKeyRecord } from "./Ports.js"
+import { Setting } from "../internal/Settings.js"
 
 /** The one JWS algorithm our tokens use. */
 export const SIGNING_ALG = "EdDSA"
@@ -75,7 +76,7 @@ export const webCryptoEd25519Signer: Ed25519SignerShape = {
  * synchronously with node:crypto on a cached KeyObject — no worker-thread round trip per token).
  * Captured when `SigningKeys` is built.
  */
-export class Ed25519Signer extends Context.Reference<Ed25519Signer>()("core/Ed25519Signer", {
+export class Ed25519Signer extends Setting<Ed25519Signer>()("core/Ed25519Signer", {
   defaultValue: (): Ed25519SignerShape => webCryptoEd25519Signer
 }) {}
 

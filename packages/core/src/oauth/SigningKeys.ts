@@ -10,13 +10,14 @@
  * with a key this process has not seen yet (another process rotated) refreshes the set once, at
  * most once per `unknownKidCooldown`, so a flood of made-up kids costs one read per cooldown.
  */
-import { Clock, Context, DateTime, Duration, Effect, Option } from "effect"
+import { Clock, DateTime, Duration, Effect, Option } from "effect"
 import type * as jose from "jose"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { type PublicSigningJwk, type SigningKeyRecord, SigningKeysRepo } from "./Ports.js"
 import { Ed25519Signer, generateSigningKey, importPublicKey, sealPrivateJwk, signJwt, unsealPrivateKey } from "./SigningKeyMaterial.js"
 import { fn } from "../internal/Traced.js"
+import { Setting } from "../internal/Settings.js"
 
 export interface SigningKeysPolicyShape {
   /**
@@ -32,7 +33,7 @@ export interface SigningKeysPolicyShape {
   readonly unknownKidCooldown: Duration.Duration
 }
 
-export class SigningKeysPolicy extends Context.Reference<SigningKeysPolicy>()("core/SigningKeysPolicy", {
+export class SigningKeysPolicy extends Setting<SigningKeysPolicy>()("core/SigningKeysPolicy", {
   defaultValue: (): SigningKeysPolicyShape => ({
     maxTokenLifetime: Duration.hours(1),
     retiredGrace: Duration.minutes(5),

@@ -3,7 +3,7 @@
  * `{DASHBOARD_URL}/api/auth` for the audience `{API_URL}`. The standalone server sets it from its
  * configuration; the defaults match a server on the loopback address.
  */
-import { Context } from "effect"
+import { Setting } from "../internal/Settings.js"
 
 export interface TokenAudienceShape {
   /** The `iss` every access token must carry: exactly `{DASHBOARD_URL}/api/auth`. */
@@ -12,7 +12,7 @@ export interface TokenAudienceShape {
   readonly audience: string
 }
 
-export class TokenAudience extends Context.Reference<TokenAudience>()("core/TokenAudience", {
+export class TokenAudience extends Setting<TokenAudience>()("core/TokenAudience", {
   defaultValue: (): TokenAudienceShape => ({ issuer: "http://127.0.0.1/api/auth", audience: "http://127.0.0.1" })
 }) {}
 

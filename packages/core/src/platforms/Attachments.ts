@@ -14,7 +14,7 @@
  * - **List** filters by creation and update time, orders by either, ascending or descending, with
  *   a signed cursor bound to the filters.
  */
-import { Context, DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { canonicalJson } from "../shared/Idempotency.js"
@@ -40,8 +40,9 @@ import {
   InvalidAttachmentRequest
 } from "./AttachmentsErrors.js"
 import { InvalidPlatformRequest } from "./PlatformErrors.js"
+import { Setting } from "../internal/Settings.js"
 
-export class AttachmentSettings extends Context.Reference<AttachmentSettings>()("core/AttachmentSettings", {
+export class AttachmentSettings extends Setting<AttachmentSettings>()("core/AttachmentSettings", {
   defaultValue: () => ({
     /** Largest accepted file: 25 MiB. */
     maxBytes: 25 * 1024 * 1024,

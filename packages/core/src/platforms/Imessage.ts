@@ -18,7 +18,7 @@
  *
  * Events: `imessage.assignment.updated` on create and release (operations and resources have theirs).
  */
-import { Context, DateTime, Effect, Option, Schema } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
@@ -50,8 +50,9 @@ import {
   SharedLinePoolExhausted
 } from "./WhatsappErrors.js"
 import { type ListSharedLineAssignmentsQuery, type ProjectPlatformSettings, SharedLineAssignment } from "./WhatsappSchema.js"
+import { Setting } from "../internal/Settings.js"
 
-export class ImessageSettings extends Context.Reference<ImessageSettings>()("core/ImessageSettings", {
+export class ImessageSettings extends Setting<ImessageSettings>()("core/ImessageSettings", {
   defaultValue: () => ({
     /** The shared-mode seat cap when no plan of the project sets `imessage_shared_lines.max_user_assignments`. */
     defaultSharedSeats: 25

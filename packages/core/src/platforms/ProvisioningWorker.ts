@@ -13,7 +13,7 @@
  * A process killed mid-call leaves its lease to run out; the operation is then claimed again (the
  * provider may be asked twice, never stored twice).
  */
-import { Context, DateTime, Duration, Effect, Option } from "effect"
+import { DateTime, Duration, Effect, Option } from "effect"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
@@ -36,9 +36,10 @@ import { publishChanges } from "./PlatformViews.js"
 import { makePricedResources } from "./PricedResources.js"
 import type { ProvisioningOutcome } from "./ProvisioningOutcome.js"
 import { makeWhatsappSteps } from "./WhatsappSteps.js"
+import { Setting } from "../internal/Settings.js"
 
 /** The worker's timing (the server sets them from its configuration). */
-export class ProvisioningSettings extends Context.Reference<ProvisioningSettings>()("core/ProvisioningSettings", {
+export class ProvisioningSettings extends Setting<ProvisioningSettings>()("core/ProvisioningSettings", {
   defaultValue: () => ({
     /** How long a claim holds an operation. */
     leaseMs: 60_000,

@@ -7,6 +7,7 @@
 import { Context, Data, type DateTime, type Effect, type Option } from "effect"
 import type { ProviderFailure } from "./PlatformPorts.js"
 import type { SharedAssignmentRecord, WhatsappAccountRecord } from "./WhatsappSchema.js"
+import { Setting } from "../internal/Settings.js"
 
 export class WhatsappAccountsRepo extends Context.Tag("core/WhatsappAccountsRepo")<WhatsappAccountsRepo, {
   readonly find: (projectId: string) => Effect.Effect<Option.Option<WhatsappAccountRecord>>
@@ -155,7 +156,7 @@ export class WhatsappProvider extends Context.Tag("core/WhatsappProvider")<Whats
  * What stands in for a project's WhatsApp entitlements, and the Embedded Signup popup's
  * configuration (the server sets them from its environment).
  */
-export class WhatsappSettings extends Context.Reference<WhatsappSettings>()("core/WhatsappSettings", {
+export class WhatsappSettings extends Setting<WhatsappSettings>()("core/WhatsappSettings", {
   defaultValue: () => ({
     /** `shared`: end users get seats on pooled lines; `dedicated`: shared assignments are refused. */
     mode: "shared" as "shared" | "dedicated",

@@ -3,9 +3,10 @@ import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { ProjectId, UserId } from "../shared/Identifiers.js"
 import type { ProjectUserExists } from "./PlatformsAndUsersErrors.js"
 import type { PlatformName, ProjectUser, UserType } from "./PlatformsAndUsersSchema.js"
+import { Setting } from "../internal/Settings.js"
 
 /** Limits of the management context with their defaults; the server config may override them. */
-export class ManagementLimits extends Context.Reference<ManagementLimits>()("core/ManagementLimits", {
+export class ManagementLimits extends Setting<ManagementLimits>()("core/ManagementLimits", {
   defaultValue: () => ({
     /** End users per project. */
     maxUsersPerProject: 1000

@@ -4,14 +4,15 @@
  * `TestClock`; the standalone server runs `runPeriodically` as a background fiber. Several processes
  * may run it at once: the store finishes each project once.
  */
-import { Context, DateTime, Duration, Effect } from "effect"
+import { DateTime, Duration, Effect } from "effect"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { ProjectsRepo } from "./Ports.js"
 import { fn } from "../internal/Traced.js"
 import { logCauseWarning } from "../internal/CauseSummary.js"
+import { Setting } from "../internal/Settings.js"
 
 /** How long a project stays closing, how often the job looks, and how many it finishes per batch. */
-export class ProjectClosurePolicy extends Context.Reference<ProjectClosurePolicy>()("core/ProjectClosurePolicy", {
+export class ProjectClosurePolicy extends Setting<ProjectClosurePolicy>()("core/ProjectClosurePolicy", {
   defaultValue: () => ({ delay: Duration.seconds(60), interval: Duration.seconds(5), batchSize: 100 })
 }) {}
 

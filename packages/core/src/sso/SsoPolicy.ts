@@ -4,8 +4,9 @@
  * sign-in starts for a browser (`signInUrl`, the `Link` of `ORGANIZATION_SSO_REQUIRED`), and the
  * plan entitlement that includes SSO.
  */
-import { Context, Duration, Either } from "effect"
+import { Duration, Either } from "effect"
 import type { BillingPlanCatalog } from "../billing/Schema.js"
+import { Setting } from "../internal/Settings.js"
 
 export interface SsoPolicyShape {
   /** Our redirect URI at the providers: `{public URL}/api/auth/sso/callback`. */
@@ -26,7 +27,7 @@ export interface SsoPolicyShape {
 
 export const SSO_ENTITLEMENT = "organization_sso"
 
-export class SsoPolicy extends Context.Reference<SsoPolicy>()("core/SsoPolicy", {
+export class SsoPolicy extends Setting<SsoPolicy>()("core/SsoPolicy", {
   defaultValue: (): SsoPolicyShape => ({
     callbackUrl: "http://localhost:3000/api/auth/sso/callback",
     dashboardUrl: "http://localhost:3000",

@@ -5,6 +5,7 @@
 import { Context, type DateTime, Duration, type Effect, type Option } from "effect"
 import type { AccountId, UploadId } from "../shared/Identifiers.js"
 import type { ImageContentType } from "../accounts/Schema.js"
+import { Setting } from "../internal/Settings.js"
 
 /** A ticket's life: issued (`pending`), file stored (`received`), used by a commit (`committed`). */
 export type UploadState = "pending" | "received" | "committed"
@@ -95,7 +96,7 @@ export const isBlobContentType = (contentType: string): boolean =>
   /^[A-Za-z0-9!#$&^_.+-]{1,127}\/[A-Za-z0-9!#$&^_.+-]{1,127}$/.test(contentType)
 
 /** The feature's settings, with the defaults of API.md §1.2; the server sets `publicBaseUrl` to API_URL. */
-export class UploadSettings extends Context.Reference<UploadSettings>()("core/UploadSettings", {
+export class UploadSettings extends Setting<UploadSettings>()("core/UploadSettings", {
   defaultValue: () => ({
     /** The origin the upload targets and served files are reached at (`{API_URL}`). */
     publicBaseUrl: "http://localhost" as string,

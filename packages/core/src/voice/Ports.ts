@@ -19,6 +19,7 @@ import {
   VoiceMediaEncryption,
   VoiceProtocol
 } from "./VoiceProfileSchema.js"
+import { Setting } from "../internal/Settings.js"
 
 // ---------------------------------------------------------------------------------------------
 // Voice profiles
@@ -210,7 +211,7 @@ export class SipGateway extends Context.Tag("core/SipGateway")<SipGateway, {
 }>() {}
 
 /** The SIP service voice profiles point at (outbound `connection`), and the rotation grace period. */
-export class VoiceSettings extends Context.Reference<VoiceSettings>()("core/VoiceSettings", {
+export class VoiceSettings extends Setting<VoiceSettings>()("core/VoiceSettings", {
   defaultValue: (): {
     readonly sipRealm: string
     readonly sipEndpoints: readonly [SipEndpoint, ...Array<SipEndpoint>]
