@@ -15,6 +15,7 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, H
 import { Context, Effect, Layer, Redacted, Schema, Scope, Exit } from "effect"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
+import { settingsOf } from "@switchboard/core/internal"
 import { HttpAppLive } from "../packages/http-adapter/src/Http.js"
 import { startTestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { account } from "./floor.js"
@@ -31,7 +32,8 @@ const handlerOf = async (layer: Layer.Layer<any, any, never>) => {
   return Effect.runPromise(Effect.gen(function*() {
     const app = yield* HttpApiBuilder.httpApp
     const rt = yield* Effect.runtime<never>()
-    return HttpApp.toWebHandlerRuntime(rt)(app as any)
+    // As the server (Http.ts serveLean): a request fiber carries the settings, not the whole context.
+    return HttpApp.toWebHandlerRuntime({ ...rt, context: settingsOf(rt.context) } as typeof rt)(app as any)
   }).pipe(Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true), Effect.withTracerEnabled(false), Effect.provide(ctx)) as Effect.Effect<(r: Request) => Promise<Response>>)
 }
 

@@ -7,9 +7,12 @@
  * (a core error without a row there is a compile error).
  */
 import { HttpApi, OpenApi } from "@effect/platform"
-import type { ProblemCode } from "@switchboard/core/shared"
+import { Accounts } from "@switchboard/core/accounts"
+import { AccountServiceKeys } from "@switchboard/core/credentials"
+import { ProjectClosureStatus, ProjectsService } from "@switchboard/core/projects"
+import { IdempotencyStore, type ProblemCode, Secrets, ServerSecret, Transactor } from "@switchboard/core/shared"
 import { Layer } from "effect"
-import type { ServerConfigShape } from "./http/ServerConfig.js"
+import { ServerConfig, type ServerConfigShape } from "./http/ServerConfig.js"
 import { ConsoleRoutes, consoleRouteTable } from "./console/ConsoleRoutes.js"
 import { BillingRoutes, billingRouteTable } from "./routes/BillingRoutes.js"
 import { DashboardRoutes, dashboardRouteTable } from "./routes/DashboardRoutes.js"
@@ -50,7 +53,9 @@ import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup, accountIdempotent, accountProblems } from "./v1/Api.js"
 import { BillingGroupLive } from "./v1/BillingHandlers.js"
+import { Authn } from "./v1/Authn.js"
 import { AccountGroupLive } from "./v1/Handlers.js"
+import { leanGroup } from "./v1/LeanGroup.js"
 import { OAuthProviderGroupLive } from "./v1/OAuthProviderHandlers.js"
 import { OrganizationsGroupLive } from "./v1/OrganizationsHandlers.js"
 import { ProjectApiKeysGroupLive } from "./v1/ProjectApiKeysHandlers.js"
@@ -113,9 +118,14 @@ export class V1Api extends HttpApi.make("switchboard-v1")
 
 /** Every group's handlers (`HttpApiBuilder.api(V1Api)` needs one per group). */
 export const V1GroupsLive = Layer.mergeAll(
-  AccountGroupLive,
+  // The groups of the hottest reads carry only what they use per request (v1/LeanGroup.ts).
+  leanGroup(Authn, Accounts, AccountServiceKeys, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
+    AccountGroupLive
+  ),
   OrganizationsGroupLive,
-  ProjectsGroupLive,
+  leanGroup(Authn, ProjectsService, ProjectClosureStatus, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
+    ProjectsGroupLive
+  ),
   ProjectApiKeysGroupLive,
   AccountSecurityGroupLive,
   UploadsGroupLive,
