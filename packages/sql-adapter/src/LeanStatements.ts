@@ -173,6 +173,39 @@ export const makeLeanClient = (options: LeanClientOptions): Effect.Effect<Client
     return client
   })
 
+/** `PgClient.json(value)`: the fragment the compiler below binds as JSON text. */
+const PgJson = Statement.custom<Statement.Custom<"PgJson", unknown>>("PgJson")
+export const pgJson = (value: unknown): Statement.Fragment => PgJson(value, undefined, undefined)
+
+const escapeIdentifier = Statement.defaultEscape("\"")
+
+/**
+ * `@effect/sql-pg`'s compiler (placeholders `$n`, quoted identifiers, `update … from (values …)`),
+ * except that a JSON parameter (`pgJson`) is bound as its JSON text. The stock one hands the driver
+ * the value itself, and the driver (node-postgres, and our PGlite client, which prepares values the
+ * same way) sends a JS array as a PostgreSQL array literal (`{"a","b"}`): a JSON array (or string)
+ * parameter failed with "invalid input syntax for type json" on both backends. A JSON `null` or
+ * `undefined` stays SQL NULL, as before.
+ */
+export const makePgCompiler = (transform?: (s: string) => string, transformJson = true): Statement.Compiler => {
+  const transformValue = transformJson && transform ? Statement.defaultTransforms(transform).value : undefined
+  return Statement.makeCompiler<Statement.Custom<"PgJson", unknown>>({
+    dialect: "pg",
+    placeholder: (i) => `$${i}`,
+    onIdentifier: transform
+      ? (value, withoutTransform) => withoutTransform ? escapeIdentifier(value) : escapeIdentifier(transform(value))
+      : escapeIdentifier,
+    onRecordUpdate: (placeholders, valueAlias, valueColumns, values, returning) => [
+      `(values ${placeholders}) AS ${valueAlias}${valueColumns}${returning ? ` RETURNING ${returning[0]}` : ""}`,
+      returning ? values.flat().concat(returning[1]) : values.flat()
+    ],
+    onCustom: (type, placeholder, withoutTransform) => {
+      const value = withoutTransform || transformValue === undefined ? type.i0 : transformValue(type.i0)
+      return [placeholder(undefined), [value === null || value === undefined ? null : JSON.stringify(value)]]
+    }
+  })
+}
+
 /**
  * Names for hot statement texts: a text is named the second time it is seen (one-off texts such
  * as DDL or variable-length batches never take a slot), at most `capacity` names in all.

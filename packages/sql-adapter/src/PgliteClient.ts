@@ -20,11 +20,10 @@ import { parse, type PGlite, protocol } from "@electric-sql/pglite"
 import * as Client from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
-import * as Statement from "@effect/sql/Statement"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { Context, Effect, Layer, Stream } from "effect"
-import { isInvalidatedPlan, makeLeanClient, preparedNames, rowTransform } from "./LeanStatements.js"
+import { isInvalidatedPlan, makeLeanClient, makePgCompiler, pgJson, preparedNames, rowTransform } from "./LeanStatements.js"
 
 const INT8 = 20
 /**
@@ -82,7 +81,7 @@ const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
 /** The `SqlClient` (and a `PgClient` with the same statements) over one PGlite instance. */
 export const makePgliteClient = (db: PGlite, options: PgliteClientOptions) =>
   Effect.gen(function*() {
-    const compiler = PgClient.makeCompiler(options.transformQueryNames, options.transformJson)
+    const compiler = makePgCompiler(options.transformQueryNames, options.transformJson)
     const transformRows = rowTransform(options)
     const session = yield* Effect.makeSemaphore(1)
     const prepared = preparedNames(options.preparedStatements ?? 500)
@@ -176,11 +175,10 @@ export const makePgliteClient = (db: PGlite, options: PgliteClientOptions) =>
       transformRows
     })
     // The `PgClient` face (LISTEN/NOTIFY through PGlite's own API, the same JSON fragment).
-    const pgJson = Statement.custom<any>("PgJson")
     return Object.assign(client, {
       [PgClient.TypeId]: PgClient.TypeId,
       config: { database: "pglite" },
-      json: (value: unknown) => pgJson(value, undefined, undefined),
+      json: pgJson,
       listen: (channel: string) =>
         Stream.asyncPush<string, SqlError>((emit) =>
           Effect.acquireRelease(

@@ -28,12 +28,11 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Client from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
-import * as Statement from "@effect/sql/Statement"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Context, Effect, Layer, Redacted, Stream } from "effect"
 import type { Scope } from "effect/Scope"
 import Pg, { type Client as PgListenClient, type Notification, type Pool, type PoolClient, type QueryConfig, type QueryResult } from "pg"
-import { isInvalidatedPlan, makeLeanClient, preparedNames, rowTransform } from "./LeanStatements.js"
+import { isInvalidatedPlan, makeLeanClient, makePgCompiler, pgJson, preparedNames, rowTransform } from "./LeanStatements.js"
 
 export interface PostgresClientOptions {
   readonly transformQueryNames?: ((s: string) => string) | undefined
@@ -85,7 +84,7 @@ const connectionOver = (run: Runner): Connection => {
 /** The `SqlClient` (and `PgClient`) over `pool`. The pool's lifetime is the caller's. */
 export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =>
   Effect.gen(function*() {
-    const compiler = PgClient.makeCompiler(options.transformQueryNames, options.transformJson)
+    const compiler = makePgCompiler(options.transformQueryNames, options.transformJson)
     const transformRows = rowTransform(options)
     const prepared = preparedNames(options.preparedStatements ?? 500)
 
@@ -319,11 +318,10 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
       spanAttributes: spanAttributesOf(pool),
       transformRows
     })
-    const pgJson = Statement.custom<any>("PgJson")
     return Object.assign(client, {
       [PgClient.TypeId]: PgClient.TypeId,
       config: configOf(pool),
-      json: (value: unknown) => pgJson(value, undefined, undefined),
+      json: pgJson,
       listen: (channel: string) =>
         Stream.asyncPush<string, SqlError>((emit) =>
           Effect.acquireRelease(

@@ -1,10 +1,12 @@
 /**
  * Statements without a span each (LeanStatements.ts), on every backend: the same rows through every
  * execution mode, and the stock, traced path whenever someone looks — a tracer other than Effect's
- * built-in one (an exporter), or a statement transformer.
+ * built-in one (an exporter), or a statement transformer. JSON parameters (`PgClient.json`) bind as
+ * JSON text whatever their top level: an array is not sent as a PostgreSQL array literal.
  */
 import { SqlClient } from "@effect/sql"
 import * as Statement from "@effect/sql/Statement"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { DatabaseClient, DatabaseConfig, scratchPostgres, testBackends } from "@switchboard/sql-adapter"
 import { Effect, Layer, Redacted, Tracer } from "effect"
 import { describe, expect, it } from "vitest"
@@ -64,6 +66,42 @@ for (const backend of testBackends()) {
         expect(yield* withTransformer).toEqual(expected)
         expect(transformed).toHaveLength(6)
         expect(names).toEqual([])
+      })))
+    })
+  })
+}
+
+for (const backend of testBackends()) {
+  describe(`JSON parameters (${backend})`, () => {
+    it("a JSON value binds as JSON whatever its top level (array, object, scalar), on every path", async () => {
+      await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+        const context = yield* Layer.build(clientLayer(backend))
+        const pg = yield* Effect.provide(PgClient.PgClient, context)
+        yield* pg`create table lean_json (row_id int primary key, doc jsonb not null)`
+        const values: ReadonlyArray<unknown> = [
+          ["a", "b"],
+          [1, [2, 3], { nested: ["x"] }],
+          [],
+          { list: [1, 2], text: "quo\"te" },
+          "text",
+          42,
+          true
+        ]
+        const names: Array<string> = []
+        const tracer = yield* recordingTracer(names)
+        for (const [i, value] of values.entries()) {
+          yield* pg`insert into lean_json (row_id, doc) values (${i}, ${pg.json(value)})`
+          // Twice: the second run of a text is a named prepared statement.
+          for (let n = 0; n < 2; n++) {
+            const [row] = yield* pg<{ doc: unknown }>`select ${pg.json(value)}::jsonb as doc`
+            expect(row!.doc).toEqual(value)
+          }
+          const [traced] = yield* Effect.withTracer(pg<{ doc: unknown }>`select ${pg.json(value)}::jsonb as doc`, tracer)
+          expect(traced!.doc).toEqual(value)
+          expect(yield* pg`select doc from lean_json where row_id = ${i}`.values).toEqual([[value]])
+          expect(yield* pg`select row_id from lean_json where doc = ${pg.json(value)}`).toEqual([{ rowId: i }])
+        }
+        expect(names.filter((n) => n === "sql.execute")).toHaveLength(values.length)
       })))
     })
   })

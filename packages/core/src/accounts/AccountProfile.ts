@@ -8,6 +8,7 @@
 import { DateTime, Effect, Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
+import { RecordCache } from "../shared/RecordCache.js"
 import { AccountOwnsOrganizations } from "./AccountSecurityErrors.js"
 import { AccountProfileRepo, PhoneVerificationsRepo, TotpFactorsRepo } from "./AccountSecurityPorts.js"
 import { CredentialCache } from "../credentials/CredentialCache.js"
@@ -31,6 +32,7 @@ export class AccountProfile extends Effect.Service<AccountProfile>()("core/Accou
     const oauthTokens = yield* OAuthTokenCache
     const revocations = yield* CredentialRevocations
     const tx = yield* Transactor
+    const records = yield* RecordCache
 
     /** Why a write found no live row: the account is gone, or deleted. */
     const missing = (accountId: AccountId) =>
@@ -45,7 +47,7 @@ export class AccountProfile extends Effect.Service<AccountProfile>()("core/Accou
     ) {
       const now = yield* DateTime.now
       const updated = yield* profiles.updateNames({ accountId, ...patch, now })
-      if (Option.isSome(updated)) return updated.value
+      if (Option.isSome(updated)) return yield* Effect.as(records.changed("account", accountId), updated.value)
       return yield* missing(accountId)
     })
 
@@ -77,6 +79,7 @@ export class AccountProfile extends Effect.Service<AccountProfile>()("core/Accou
         yield* leaveOrganizations(accountId)
         const tombstone = yield* profiles.markDeleted({ accountId, now })
         if (Option.isNone(tombstone)) return yield* new AccountNotFound({ accountId })
+        yield* records.changed("account", accountId)
         yield* phones.remove(accountId)
         yield* factors.softDeleteAll({ accountId, now })
         // Revoked keys are never cached; every other key may be, here or in another process.

@@ -9,6 +9,7 @@ import { Data, DateTime, Duration, Effect, Option } from "effect"
 import { constantTimeEqual } from "../internal/Crypto.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
+import { RecordCache } from "../shared/RecordCache.js"
 import { Secrets } from "../shared/Secrets.js"
 import { mac, ServerSecret } from "../shared/ServerSecret.js"
 import { PhoneCodeRejected, PhoneVerificationCooldown } from "./AccountSecurityErrors.js"
@@ -57,6 +58,7 @@ export class PhoneVerifications extends Effect.Service<PhoneVerifications>()("co
     const tx = yield* Transactor
     const secrets = yield* Secrets
     const serverSecret = yield* ServerSecret
+    const records = yield* RecordCache
 
     // The MAC binds the code to the account and the number: a code is good for nothing else.
     const codeHash = (accountId: AccountId, phoneNumber: string, code: string) =>
@@ -123,6 +125,7 @@ export class PhoneVerifications extends Effect.Service<PhoneVerifications>()("co
         }
         const bound = yield* profiles.bindPhone({ accountId, phoneNumber, now })
         if (Option.isNone(bound)) return yield* new AccountNotFound({ accountId })
+        yield* records.changed("account", accountId)
         yield* pending.remove(accountId)
         return ConfirmOutcome.Bound({ account: bound.value })
       }))

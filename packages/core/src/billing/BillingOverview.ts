@@ -132,7 +132,11 @@ export const makeBillingOverview = (subscriptions: BillingSubscriptions) =>
       } satisfies EffectiveTerms
     })
 
-    const listPlans = (): BillingPlanCatalog => catalog
+    // A project's plan list (`listBillingPlans`, the console's plan picker): its own categories only.
+    // The `organization` category is sold to organizations themselves and no project can buy from it.
+    const projectCategories = new Set(categories)
+    const projectPlans: BillingPlanCatalog = Object.fromEntries(Object.entries(catalog).filter(([c]) => projectCategories.has(c)))
+    const listPlans = (): BillingPlanCatalog => projectPlans
 
     const listInvoices = fn("Billing.listInvoices")(function*(organizationId: OrganizationId) {
       // Projects nobody looked at yet are billed as if subscribed at creation: materialise them first.

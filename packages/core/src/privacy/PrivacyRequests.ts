@@ -24,6 +24,7 @@ import { OAuthGrants } from "../oauth/OAuthGrants.js"
 import { sha256Hex } from "../internal/Crypto.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
+import { RecordCache } from "../shared/RecordCache.js"
 import { Secrets } from "../shared/Secrets.js"
 import { OnboardingRepo } from "../dashboard/DashboardPorts.js"
 import {
@@ -56,6 +57,7 @@ export class PrivacyRequests extends Effect.Service<PrivacyRequests>()("core/Pri
     const phones = yield* PhoneVerificationsRepo
     const factors = yield* TotpFactorsRepo
     const tx = yield* Transactor
+    const records = yield* RecordCache
     const secrets = yield* Secrets
     const newId = (kind: "prq" | "aud") => Effect.provideService(dashboardId(kind), Secrets, secrets)
 
@@ -125,6 +127,7 @@ export class PrivacyRequests extends Effect.Service<PrivacyRequests>()("core/Pri
           })
         )
         yield* erasure.anonymise({ accountId, placeholderEmail: erasedEmail(accountId), now })
+        yield* records.changed("account", accountId)
         return outcome
       })
 

@@ -14,6 +14,7 @@ import { agentAvatarPurpose } from "../uploads/UploadPorts.js"
 import { blobKeyOfFileUrl, Uploads } from "../uploads/Uploads.js"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
+import { RecordCache } from "../shared/RecordCache.js"
 import { makeProjectGate } from "./ProjectGate.js"
 import { type ProjectRecord, ProjectsRepo } from "./Ports.js"
 import { fn } from "../internal/Traced.js"
@@ -23,6 +24,7 @@ export class AgentAvatars extends Effect.Service<AgentAvatars>()("core/AgentAvat
     const uploads = yield* Uploads
     const projects = yield* ProjectsRepo
     const tx = yield* Transactor
+    const records = yield* RecordCache
     const gate = yield* makeProjectGate
 
     /** A ticket for the avatar of an active project the principal can see. */
@@ -44,6 +46,7 @@ export class AgentAvatars extends Effect.Service<AgentAvatars>()("core/AgentAvat
       Effect.gen(function*() {
         const next: ProjectRecord = { ...project, agentAvatarUrl: avatarUrl, updatedAt: now }
         yield* projects.update(next)
+        yield* records.changed("project", project.projectId)
         return { project: next, replaced: blobKeyOfFileUrl(project.agentAvatarUrl) }
       })
 

@@ -19,6 +19,7 @@ import { type AccountId, encodeBase32, type OrganizationId, ProjectId } from "..
 import { Ids } from "../shared/Ids.js"
 import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
+import { RecordCache } from "../shared/RecordCache.js"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { InvalidProjectQuery, SlugUnavailable } from "./Errors.js"
@@ -83,6 +84,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
     const serverSecret = yield* ServerSecret
     const gate = yield* makeProjectGate
     const events = yield* EventPublisher
+    const records = yield* RecordCache
 
     const newProjectSecret = Effect.map(secrets.randomBytes(PROJECT_SECRET_BYTES), (b) => Redacted.make(encodeBase32(b)))
 
@@ -241,6 +243,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
         if (next === current) return current
         const written = { ...next, updatedAt: now }
         yield* repo.update(written)
+        yield* records.changed("project", projectId)
         yield* events.publish(projectId, [projectEvent(event, written, now)])
         return written
       }))

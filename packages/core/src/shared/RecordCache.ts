@@ -8,9 +8,10 @@
  * - a change made anywhere — any process, any writer, a background job — is announced by the store
  *   after commit (`RecordChanges`: PostgreSQL/PGlite triggers + `LISTEN`), and the record is dropped
  *   and kept out for one TTL (a read that raced the change cannot put the old row back);
- * - the host calls `clear` when a request that may have written finishes in this process, before
- *   its answer leaves, so a client that reads after its own write never sees the old record; a
- *   load that started before a `clear` is not cached;
+ * - the service that writes an account or a project in this process calls `changed` as it writes
+ *   (before it answers), so a client that reads after its own write never sees the old record —
+ *   even before the store's announcement reaches this process. Requests that write nothing else
+ *   (introspection, failed writes, other records) leave the cache alone;
  * - only the read paths named above use it: reads inside a transaction (read-modify-write) always go
  *   to the store.
  * A store that cannot announce changes (`available: false`, the in-memory testkit) disables it.
@@ -36,7 +37,7 @@ export class RecordCache extends Effect.Service<RecordCache>()("core/RecordCache
     const store = yield* RecordChanges
     const policy = yield* CredentialCachePolicy
     const cache = makeTtlCache<unknown>(store.available ? policy : { ttl: policy.ttl, maxEntries: 0 })
-    // Bumped by every change and every `clear`: a load that saw another generation is not cached.
+    // Bumped by every announced change: a load that saw another generation is not cached.
     let generation = 0
 
     if (cache.enabled) {
@@ -67,12 +68,14 @@ export class RecordCache extends Effect.Service<RecordCache>()("core/RecordCache
         })
         : load
 
-    /** Something may have been written in this process: forget everything now. */
-    const clear = (): void => {
-      generation++
-      cache.clear()
-    }
+    /**
+     * This process writes the record of `kind` and `id` (call it in the writing transaction or right
+     * after it, before answering): dropped now and kept out for one TTL, so neither a read that
+     * raced the write nor one made before the commit puts the old row back.
+     */
+    const changed = (kind: RecordKind, id: string): Effect.Effect<void> =>
+      cache.enabled ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.drop(`${kind}:${id}`, now))) : Effect.void
 
-    return { read, clear, enabled: cache.enabled, size: () => cache.size() } as const
+    return { read, changed, enabled: cache.enabled, size: () => cache.size() } as const
   })
 }) {}

@@ -9,6 +9,7 @@
  */
 import { DateTime, Effect, Option, Schema } from "effect"
 import { Transactor } from "../shared/Ports.js"
+import { RecordCache } from "../shared/RecordCache.js"
 import { encodeBase32, UploadId, type AccountId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Secrets } from "../shared/Secrets.js"
@@ -58,6 +59,7 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
     const accounts = yield* AccountsRepo
     const blobs = yield* BlobStore
     const tx = yield* Transactor
+    const records = yield* RecordCache
     const ids = yield* Ids
     const secrets = yield* Secrets
     const serverSecret = yield* ServerSecret
@@ -178,6 +180,7 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
       Effect.gen(function*() {
         const set = yield* pictures.setPicture({ accountId, pictureUrl, now })
         if (Option.isNone(set)) return yield* new AccountNotFound({ accountId })
+        yield* records.changed("account", accountId)
         const account = yield* orFail(accounts.findById(accountId), () => new AccountNotFound({ accountId }))
         return { account, replaced: blobKeyOfFileUrl(set.value.previous) }
       })

@@ -1,7 +1,8 @@
 /**
  * RecordCache (shared/RecordCache.ts): reads are served from memory within the TTL; a change
- * announced by the store, or a local `clear`, is seen by the next read; a load that raced a change
- * is not cached; a store that announces nothing disables the cache.
+ * announced by the store, or one this process makes (`changed`, before the store's announcement
+ * arrives), is seen by the next read; a load that raced a change is not cached; a store that
+ * announces nothing disables the cache.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { CredentialCachePolicy } from "@switchboard/core/credentials"
@@ -63,24 +64,32 @@ describe("RecordCache", () => {
       expect(store.loads()).toBe(4)
     }))
 
-  it.scoped("clear forgets everything at once", () =>
+  it.scoped("a local change drops that record at once (no announcement needed) and nothing else", () =>
     Effect.gen(function*() {
       const store = yield* makeStore
       const cache = yield* built(store.layer(true))
+      store.rows.set("b", "w1")
       yield* cache.read("account", "a", store.load("a"))
+      yield* cache.read("account", "b", store.load("b"))
+      yield* cache.read("project", "a", store.load("a"))
+      expect(store.loads()).toBe(3)
       store.rows.set("a", "v2")
-      cache.clear()
+      yield* cache.changed("account", "a")
       expect(yield* cache.read("account", "a", store.load("a"))).toEqual(Option.some("v2"))
-      expect(cache.size()).toBe(1)
+      // The other records stay cached: served from memory, not loaded again.
+      expect(yield* cache.read("account", "b", store.load("b"))).toEqual(Option.some("w1"))
+      expect(yield* cache.read("project", "a", store.load("a"))).toEqual(Option.some("v1"))
+      expect(store.loads()).toBe(4)
+      expect(cache.size()).toBe(2)
     }))
 
-  it.scoped("a load that raced a change or a clear is not cached", () =>
+  it.scoped("a load that raced a change (announced or local) is not cached", () =>
     Effect.gen(function*() {
       const store = yield* makeStore
       const cache = yield* built(store.layer(true))
       yield* settle
       for (const interfere of [
-        () => Effect.sync(() => cache.clear()),
+        () => cache.changed("account", "a"),
         () => Effect.zipRight(PubSub.publish(store.hub, "account:a"), settle)
       ]) {
         const started = yield* Deferred.make<void>()
@@ -98,7 +107,8 @@ describe("RecordCache", () => {
         store.rows.set("a", "new")
         expect(yield* cache.read("account", "a", store.load("a"))).toEqual(Option.some("new"))
         store.rows.set("a", "v1")
-        cache.clear()
+        // Past the tombstone: the next round starts with nothing cached and nothing kept out.
+        yield* TestClock.adjust(Duration.seconds(30))
       }
     }))
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { AccountsRepo } from "@switchboard/core/accounts"
-import { SecretsLive, ServerSecretFromBytes } from "@switchboard/core/shared"
+import { RecordCache, RecordChangesNone, SecretsLive, ServerSecretFromBytes } from "@switchboard/core/shared"
 import {
   agentAvatarPurpose,
   BlobStore,
@@ -38,6 +38,7 @@ const Env = Uploads.Default.pipe(
   Layer.provideMerge(Layer.mergeAll(
     SecretsLive,
     TestServerSecret,
+    RecordCache.Default.pipe(Layer.provide(Layer.succeedContext(RecordChangesNone))),
     Layer.succeed(UploadSettings, { publicBaseUrl: BASE, maxBytes: 1024, ticketTtl: Duration.minutes(10) })
   ))
 )

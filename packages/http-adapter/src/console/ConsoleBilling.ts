@@ -5,7 +5,7 @@
  * operation), the operation's outcome, the project's past operations, the organization's invoices,
  * and its payment method added through the (simulated) checkout.
  */
-import { BillingService, ORGANIZATION_CATEGORY, PaymentMethods, type PreviewProjectChangeResponse } from "@switchboard/core/billing"
+import { BillingService, PaymentMethods, type PreviewProjectChangeResponse } from "@switchboard/core/billing"
 import { principalScope } from "@switchboard/core/credentials"
 import { DashboardProjects } from "@switchboard/core/dashboard"
 import { base64url, sha256Hex } from "@switchboard/core/internal"
@@ -106,8 +106,8 @@ ${
             extra === undefined
               ? html`<form method="post" action="${base}/preview">${csrfField(ctx.csrf)}
 <label for="plan">New plan</label><select id="plan" name="plan">${
-                // A project changes its own plans: the organization's own plans are bought elsewhere.
-                Object.entries(catalog).filter(([category]) => category !== ORGANIZATION_CATEGORY).map(([category, plans]) =>
+                // The project's own categories (listPlans leaves the organization's plans out).
+                Object.entries(catalog).map(([category, plans]) =>
                   html`<optgroup label="${category}">${
                     plans.map((p) => html`<option value="${category}:${p.planCode}">${p.name} — ${money(p.baseAmountCents, p.currency)} ${p.interval}</option>`)
                   }</optgroup>`

@@ -10,7 +10,6 @@ import {
   ProblemCatalog,
   RateLimiter,
   type RateLimitPolicy,
-  RecordCache,
   stateHeader
 } from "@switchboard/core/shared"
 import { Cause, Clock, Context, DateTime, Effect, Exit, Fiber, FiberRef, Option } from "effect"
@@ -157,14 +156,11 @@ const withDeadline = <A, R>(work: Effect.Effect<A, never, R>, ms: number, onTime
       return Effect.sync(() => clearTimeout(timer))
     }))
 
-const readOnlyMethods = new Set(["GET", "HEAD", "OPTIONS"])
-
 export const makeGlobalMiddleware = (table: RouteTable) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
     const inFlight = yield* InFlight
     const limiter = yield* RateLimiter
-    const records = yield* RecordCache
     const policy: RateLimitPolicy = { name: "default", quota: config.rateLimitQuota, windowSeconds: config.rateLimitWindowSeconds }
     const policyValue = policyHeader(policy)
     // Deprecated operations (v1/Lifecycle.ts): only their routes are matched on each request.
@@ -228,11 +224,8 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
             ),
             Effect.logDebug(Cause.pretty(cause)).pipe(Effect.annotateLogs({ requestId }))
           )
-        /** Whatever leaves: its headers, and cached records forgotten after a request that may have written. */
+        /** Whatever leaves: its headers. (Cached records are dropped by the writes that change them.) */
         const finish = (response: HttpServerResponse.HttpServerResponse) => {
-          // A request that may have written: cached records (RecordCache) are forgotten before
-          // its answer leaves, so the client's next read sees its own write.
-          if (!readOnlyMethods.has(request.method)) records.clear()
           access?.(request.method, path, response.status, requestId, started)
           return HttpServerResponse.setHeaders(response, headers)
         }

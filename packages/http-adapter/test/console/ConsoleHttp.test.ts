@@ -370,7 +370,11 @@ for (const backend of testBackends()) {
         }
         return { dueNow, invoices: invoicesOf(page.text) }
       }
-      expect((await p.b.fetch(billing)).text).toContain("No invoices yet.")
+      const first = (await p.b.fetch(billing)).text
+      expect(first).toContain("No invoices yet.")
+      // The plan picker offers the project's own categories, never the organization's plans.
+      expect(first).toContain(`value="voice:voice_growth_monthly"`)
+      expect(first).not.toContain(`value="organization:`)
       // Voice Growth (49 USD) is paid in arrears: nothing is due now (billing.md §3.5 b), so the upgrade
       // applies without a card and its fee is invoiced at the period end — no invoice yet.
       const arrears = await change("voice:voice_growth_monthly")

@@ -2,10 +2,13 @@
  * Cached reads stay fresh (core shared/RecordCache.ts): `GET /v1/account` and `GET /v1/projects/{id}`
  * are served from memory, yet a client that writes sees its own write on the next read, and a change
  * made through another server on the same database is seen within moments (triggers + LISTEN).
+ * The writes themselves drop what they change (not every non-GET request): a server that never
+ * hears the store's announcements still reads its own writes, and requests that change no cached
+ * record (failed writes, unauthenticated posts, OAuth introspection, other records) keep the cache.
  */
-import { RecordCache } from "@switchboard/core/shared"
+import { RecordCache, RecordChanges } from "@switchboard/core/shared"
 import { sharedTestStores, testBackends } from "@switchboard/sql-adapter"
-import { Effect, Layer, Scope } from "effect"
+import { Effect, Layer, Scope, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
@@ -14,7 +17,8 @@ const call = async (s: TestServer, method: string, path: string, key: string, bo
     method,
     headers: {
       authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { "content-type": "application/json", "idempotency-key": crypto.randomUUID() })
+      ...(method === "GET" ? {} : { "idempotency-key": crypto.randomUUID() }),
+      ...(body === undefined ? {} : { "content-type": "application/json" })
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
@@ -85,6 +89,93 @@ for (const backend of testBackends()) {
       expect(account.accountId).toBe(before.accountId)
       const renamed = await eventually(() => call(b, "GET", `/v1/projects/${p.projectId}`, k.secret), (x) => x.name === "Renamed elsewhere")
       expect(renamed.name).toBe("Renamed elsewhere")
+    })
+  })
+}
+
+for (const backend of testBackends()) {
+  describe(`cached records are dropped by the writes that change them (${backend})`, () => {
+    let deaf: TestServer
+    let server: TestServer
+
+    beforeAll(async () => {
+      // The store's announcements never reach this one (a listener that lags or lost its connection).
+      deaf = await startTestServer(backend, {}, Layer.succeed(RecordChanges, { available: true, changes: Stream.never }))
+      server = await startTestServer(backend)
+    })
+
+    afterAll(async () => {
+      await deaf?.close()
+      await server?.close()
+    })
+
+    const cachedOn = (s: TestServer) => s.run(Effect.map(RecordCache, (c) => c.size()))
+
+    /** A fresh account with an organization, a project and a read key for it. */
+    const setUp = async (s: TestServer) => {
+      const owner = await s.newAccount(`drop-${crypto.randomUUID()}@example.com`)
+      const org = await call(s, "POST", "/v1/organizations", owner.serviceKey, { name: "Drop" })
+      const p = await call(s, "POST", `/v1/organizations/${org.organizationId}/projects`, owner.serviceKey, { name: "Drop", slug: `drop-${crypto.randomUUID().slice(0, 8)}` })
+      const k = await call(s, "POST", `/v1/projects/${p.projectId}/api-keys`, owner.serviceKey, { name: "read", permissions: ["project:read"] })
+      return { owner: owner.serviceKey, projectId: p.projectId as string, readKey: k.secret as string }
+    }
+
+    // A written record is kept out of the cache for one TTL: each write gets records of its own.
+    it("a server that never hears the store's announcements still reads its own writes at once", async () => {
+      {
+        const { owner } = await setUp(deaf)
+        expect((await call(deaf, "GET", "/v1/account", owner)).firstName).toBe(null)
+        expect((await call(deaf, "GET", "/v1/account", owner)).firstName).toBe(null)
+        await call(deaf, "PATCH", "/v1/account", owner, { firstName: "Renamed" })
+        expect((await call(deaf, "GET", "/v1/account", owner)).firstName).toBe("Renamed")
+      }
+      {
+        const { owner, projectId, readKey } = await setUp(deaf)
+        expect((await call(deaf, "GET", `/v1/projects/${projectId}`, readKey)).name).toBe("Drop")
+        const before = await cachedOn(deaf)
+        expect((await call(deaf, "GET", `/v1/projects/${projectId}`, readKey)).name).toBe("Drop")
+        expect(await cachedOn(deaf)).toBe(before) // served from the cache
+        await call(deaf, "PATCH", `/v1/projects/${projectId}`, owner, { name: "Renamed project" })
+        expect((await call(deaf, "GET", `/v1/projects/${projectId}`, readKey)).name).toBe("Renamed project")
+      }
+      {
+        const { owner, projectId, readKey } = await setUp(deaf)
+        expect((await call(deaf, "GET", `/v1/projects/${projectId}/agent-profile`, readKey)).firstName).not.toBe("Agent")
+        await call(deaf, "PATCH", `/v1/projects/${projectId}/agent-profile`, owner, { firstName: "Agent" })
+        expect((await call(deaf, "GET", `/v1/projects/${projectId}/agent-profile`, readKey)).firstName).toBe("Agent")
+      }
+      {
+        const { owner, projectId, readKey } = await setUp(deaf)
+        expect((await call(deaf, "GET", `/v1/projects/${projectId}`, readKey)).deletedAt).toBe(null)
+        await call(deaf, "DELETE", `/v1/projects/${projectId}`, owner)
+        expect((await call(deaf, "GET", `/v1/projects/${projectId}`, readKey)).deletedAt).not.toBe(null)
+      }
+    })
+
+    it("requests that change no cached record leave the cache alone", async () => {
+      const { owner, projectId, readKey } = await setUp(server)
+      await call(server, "GET", "/v1/account", owner)
+      await call(server, "GET", `/v1/projects/${projectId}`, readKey)
+      const cached = await cachedOn(server)
+      expect(cached).toBeGreaterThanOrEqual(2)
+      const send = (method: string, path: string, init: RequestInit = {}) =>
+        fetch(`${server.baseUrl}${path}`, { method, ...init }).then(async (res) => {
+          await res.arrayBuffer()
+          return res.status
+        })
+      // A failed write (invalid body), an unauthenticated write, an OAuth introspection without a
+      // client, and a write of another record (a new API key).
+      expect(await send("PATCH", "/v1/account", {
+        headers: { authorization: `Bearer ${owner}`, "content-type": "application/json" },
+        body: JSON.stringify({ firstName: 42 })
+      })).toBe(422)
+      expect(await send("POST", "/v1/organizations", { headers: { "content-type": "application/json" }, body: "{}" })).toBe(401)
+      expect(await send("POST", "/api/auth/oauth2/introspect", {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "token=nothing"
+      })).toBe(401)
+      await call(server, "POST", `/v1/projects/${projectId}/api-keys`, owner, { name: "another", permissions: ["project:read"] })
+      expect(await cachedOn(server)).toBe(cached)
     })
   })
 }
