@@ -304,6 +304,33 @@ describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
       yield* refresh(s, otherFamily)
     }).pipe(Effect.provide(Env)))
 
+  it.effect("a refresh token this process issued rotates in one write that checks the account it signed for: a new name, a deleted account, a reuse", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const accounts = (yield* MemoryState).table<string, typeof s.user>("accounts")
+      const nameOf = (t: TokenResponse) => jose.decodeJwt(Option.getOrThrow(t.idToken)).name
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "profile", "offline_access"]))
+      // t1 is issued by this process's refresh grant, so remembered: its rotation needs no read.
+      const t1 = yield* refresh(s, t0)
+      expect(nameOf(t1)).toBe("Ada Lovelace")
+      // The name changes between two refreshes: the id_token carries the new one, not the remembered one.
+      accounts.set(s.user.accountId, { ...s.user, firstName: "Augusta" })
+      const t2 = yield* refresh(s, t1)
+      expect(nameOf(t2)).toBe("Augusta Lovelace")
+      const t3 = yield* refresh(s, t2)
+      expect(nameOf(t3)).toBe("Augusta Lovelace")
+      // A deleted account: refused, and nothing rotated; back again, the token works.
+      accounts.set(s.user.accountId, { ...s.user, firstName: "Augusta", deletedAt: at(T0 + 1) })
+      expect(yield* errorOf(refresh(s, t3))).toBe("invalid_grant")
+      accounts.set(s.user.accountId, { ...s.user, firstName: "Augusta" })
+      const t4 = yield* refresh(s, t3)
+      expect(yield* opaqueLive(at_(t4))).toBe(true)
+      // A rotated-out token comes back: the family dies, the latest tokens too.
+      expect(yield* errorOf(refresh(s, t2))).toBe("invalid_grant")
+      expect(yield* opaqueLive(at_(t4))).toBe(false)
+      expect(yield* errorOf(refresh(s, t4))).toBe("invalid_grant")
+    }).pipe(Effect.provide(Env)))
+
   it.effect("concurrent refreshes with one token: exactly one is issued; the other is a reuse and takes the family, the winner's tokens too", () =>
     Effect.gen(function*() {
       const s = yield* setup()
