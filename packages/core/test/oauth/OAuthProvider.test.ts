@@ -271,6 +271,17 @@ describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
       const auth = (p: Partial<PresentedClient>) => errorOf(provider.authenticateClient({ ...s.presented, ...p }))
       expect(yield* auth({ secret: Redacted.make("sb_cs_wrong") })).toBe("invalid_client")
       expect(yield* auth({ secret: null })).toBe("invalid_client")
+      // The secret that just matched is remembered: nothing near it passes, before or after it matches again.
+      const secret = Option.getOrThrow(s.secret)
+      for (const near of [secret.slice(0, -1), `${secret}x`, `${secret.slice(0, -1)}${secret.endsWith("a") ? "b" : "a"}`, secret.toUpperCase()]) {
+        yield* provider.authenticateClient(s.presented)
+        expect(yield* auth({ secret: Redacted.make(near) })).toBe("invalid_client")
+      }
+      // A new secret: the old one, remembered a moment ago, no longer passes; the new one does.
+      const rotated = Redacted.value((yield* (yield* OAuthApps).rotateSecret(s.owner.accountId, s.app.clientId)).clientSecret)
+      expect(yield* auth({ secret: Redacted.make(secret) })).toBe("invalid_client")
+      expect((yield* provider.authenticateClient({ ...s.presented, secret: Redacted.make(rotated) })).clientId).toBe(s.app.clientId)
+      expect(yield* auth({ secret: Redacted.make(secret) })).toBe("invalid_client")
       expect(yield* auth({ clientId: "sb_app_unknown" })).toBe("invalid_client")
       const pub = yield* (yield* OAuthApps).create({
         ownerAccountId: s.owner.accountId,
