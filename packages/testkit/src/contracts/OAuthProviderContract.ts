@@ -3,7 +3,11 @@
  * `repositoryContract`): apps, grants (one live grant per account and app, consent as a union,
  * revocation of everything under a grant), single-use codes under concurrency, token families and
  * tokens, a token read with its family and account, refresh rotation (atomic, conditional, one
- * winner under concurrency), and the sweep of expired rows.
+ * winner under concurrency; with an expected account, only while it is live with those claims),
+ * and the sweep of expired rows.
+ *
+ * Why this file is long: one contract per port of the feature, each case a sequence of writes and
+ * reads against the same fixtures; split, the cases would repeat the setup and lose their order.
  */
 import type { Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"
