@@ -24,6 +24,8 @@ export type ClientCredentialsResult =
 
 /** `application/x-www-form-urlencoded` decoding of one value (WHATWG URL: `+` → space, percent-decoding as UTF-8). */
 export const formUrlDecode = (value: string): string | undefined => {
+  // Nothing encoded (the usual id and secret): the value as it is.
+  if (!value.includes("%") && !value.includes("+")) return value
   try {
     return decodeURIComponent(value.replace(/\+/g, " "))
   } catch {
@@ -32,6 +34,8 @@ export const formUrlDecode = (value: string): string | undefined => {
 }
 
 const MAX_HEADER = 4096
+const NON_ASCII = /[\x80-\xff]/
+const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 /** Parses `Authorization: Basic …`; undefined when it is not a well-formed Basic credential. */
 export const parseBasic = (header: string): { readonly clientId: string; readonly secret: string } | undefined => {
@@ -40,8 +44,9 @@ export const parseBasic = (header: string): { readonly clientId: string; readonl
   if (m === null) return undefined
   let decoded: string
   try {
-    const binary = atob(m[1]!)
-    decoded = new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)))
+    decoded = atob(m[1]!)
+    // Bytes over 0x7f: the text is UTF-8 (ASCII, the usual case, is its own decoding).
+    if (NON_ASCII.test(decoded)) decoded = utf8.decode(Uint8Array.from(decoded, (c) => c.charCodeAt(0)))
   } catch {
     return undefined
   }
@@ -63,11 +68,12 @@ export const clientCredentials = (args: {
   readonly bodyClientSecret: string | undefined
 }): ClientCredentialsResult => {
   const { authorization, bodyClientId, bodyClientSecret } = args
-  if (authorization !== undefined && authorization.trim() !== "") {
-    if (!/^Basic\b/i.test(authorization.trim())) {
+  const header = authorization?.trim()
+  if (header !== undefined && header !== "") {
+    if (!/^Basic\b/i.test(header)) {
       return { _tag: "Invalid", error: "invalid_client", description: "Client authentication must use HTTP Basic or the form body.", viaBasic: true }
     }
-    const basic = parseBasic(authorization.trim())
+    const basic = parseBasic(header)
     if (basic === undefined) {
       return { _tag: "Invalid", error: "invalid_client", description: "The Basic credentials are malformed.", viaBasic: true }
     }

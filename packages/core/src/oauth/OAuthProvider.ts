@@ -20,7 +20,7 @@
  * device authorization); client authentication is here.
  */
 import { DateTime, Effect, Option, Redacted } from "effect"
-import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
+import { constantTimeEqual, sha256HexSync } from "../internal/Crypto.js"
 import { Ids } from "../shared/Ids.js"
 import { fn } from "../internal/Traced.js"
 import type { PresentedClient } from "./ClientCredentials.js"
@@ -62,6 +62,13 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
     const deviceGrant = yield* makeOAuthDeviceGrant(minting, audience, findClient)
 
     /**
+     * The secret last verified against each client record, by the record's identity: the record
+     * lives in `OAuthClientCache` (≤ its TTL, dropped when the app changes), and a changed app is a
+     * new record, so its old secret is hashed and compared again — and refused.
+     */
+    const verifiedSecrets = new WeakMap<object, string>()
+
+    /**
      * Authenticates the calling client: a confidential client by its secret, a public client by its
      * id alone (sending a secret is refused). Every refusal is `invalid_client`.
      */
@@ -78,7 +85,12 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
         return app
       }
       if (secret === "" || secretHash === null) return yield* oauthError("invalid_client", "This client must authenticate with its secret.")
-      if (secret.length > 256 || !constantTimeEqual(yield* sha256Hex(secret), secretHash)) return yield* refuse()
+      // The very secret that last matched this record is accepted without hashing it again; any
+      // other string is hashed and compared as always, so a wrong secret is never accepted.
+      const matched = verifiedSecrets.get(found.value)
+      if (matched !== undefined && constantTimeEqual(matched, secret)) return app
+      if (secret.length > 256 || !constantTimeEqual(sha256HexSync(secret), secretHash)) return yield* refuse()
+      verifiedSecrets.set(found.value, secret)
       return app
     })
     /** Deletes codes (device codes too) and tokens that expired more than a day ago. */

@@ -174,11 +174,16 @@ export class OAuthTokensRepo extends Context.Tag("core/OAuthTokensRepo")<OAuthTo
    * `issue` (the new tokens) — `Rotated`. Otherwise (a concurrent rotation or revocation got there
    * first, or the token is unknown) nothing is written — `NotRotated`. Of concurrent rotations of
    * one token exactly one is `Rotated`.
+   *
+   * With `expectAccount`, also only when the token's account is there, not deleted, and its email,
+   * names and picture are still exactly those given (the new id_token was signed with them): the
+   * refresh grant's one-statement path, which minted from what it remembered instead of reading.
    */
   readonly rotateRefreshToken: (args: {
     readonly tokenHash: string
     readonly now: DateTime.Utc
     readonly issue: ReadonlyArray<OAuthTokenRecord>
+    readonly expectAccount?: TokenAccount | undefined
   }) => Effect.Effect<RotationResult>
   /** Revokes one token (a repeat keeps the first time). */
   readonly revokeToken: (args: { readonly tokenHash: string; readonly now: DateTime.Utc }) => Effect.Effect<void>

@@ -168,6 +168,13 @@ describe("client credentials (RFC 6749 §2.3.1)", () => {
     expect(formUrlDecode("%E2%82%AC+")).toBe("€ ")
   })
 
+  it("unencoded UTF-8 in the Basic credentials is decoded; bytes that are not UTF-8 are malformed", () => {
+    const b64 = (bytes: ReadonlyArray<number>) => `Basic ${btoa(String.fromCharCode(...bytes))}`
+    expect(parseBasic(b64([0xc3, 0xa9, 0x3a, 0xe2, 0x82, 0xac]))).toEqual({ clientId: "é", secret: "€" })
+    expect(parseBasic(b64([0x69, 0x64, 0x3a, 0xff]))).toBeUndefined()
+    expect(parseBasic(b64([0xc3, 0x3a, 0x78]))).toBeUndefined()
+  })
+
   it("exactly one method: Basic plus a body secret is invalid_request; a mismatching body client_id too", () => {
     const auth = basic("sb_app_x", "s3cret")
     expect(clientCredentials({ authorization: auth, bodyClientId: undefined, bodyClientSecret: "s3cret" })).toMatchObject({

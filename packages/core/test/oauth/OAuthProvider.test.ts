@@ -271,6 +271,17 @@ describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
       const auth = (p: Partial<PresentedClient>) => errorOf(provider.authenticateClient({ ...s.presented, ...p }))
       expect(yield* auth({ secret: Redacted.make("sb_cs_wrong") })).toBe("invalid_client")
       expect(yield* auth({ secret: null })).toBe("invalid_client")
+      // The secret that just matched is remembered: nothing near it passes, before or after it matches again.
+      const secret = Option.getOrThrow(s.secret)
+      for (const near of [secret.slice(0, -1), `${secret}x`, `${secret.slice(0, -1)}${secret.endsWith("a") ? "b" : "a"}`, secret.toUpperCase()]) {
+        yield* provider.authenticateClient(s.presented)
+        expect(yield* auth({ secret: Redacted.make(near) })).toBe("invalid_client")
+      }
+      // A new secret: the old one, remembered a moment ago, no longer passes; the new one does.
+      const rotated = Redacted.value((yield* (yield* OAuthApps).rotateSecret(s.owner.accountId, s.app.clientId)).clientSecret)
+      expect(yield* auth({ secret: Redacted.make(secret) })).toBe("invalid_client")
+      expect((yield* provider.authenticateClient({ ...s.presented, secret: Redacted.make(rotated) })).clientId).toBe(s.app.clientId)
+      expect(yield* auth({ secret: Redacted.make(secret) })).toBe("invalid_client")
       expect(yield* auth({ clientId: "sb_app_unknown" })).toBe("invalid_client")
       const pub = yield* (yield* OAuthApps).create({
         ownerAccountId: s.owner.accountId,
@@ -302,6 +313,33 @@ describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
       // The grant and its other family live on.
       expect(yield* opaqueLive(at_(otherFamily))).toBe(true)
       yield* refresh(s, otherFamily)
+    }).pipe(Effect.provide(Env)))
+
+  it.effect("a refresh token this process issued rotates in one write that checks the account it signed for: a new name, a deleted account, a reuse", () =>
+    Effect.gen(function*() {
+      const s = yield* setup()
+      const accounts = (yield* MemoryState).table<string, typeof s.user>("accounts")
+      const nameOf = (t: TokenResponse) => jose.decodeJwt(Option.getOrThrow(t.idToken)).name
+      const t0 = yield* exchange(s, yield* authorize(s, ["openid", "profile", "offline_access"]))
+      // t1 is issued by this process's refresh grant, so remembered: its rotation needs no read.
+      const t1 = yield* refresh(s, t0)
+      expect(nameOf(t1)).toBe("Ada Lovelace")
+      // The name changes between two refreshes: the id_token carries the new one, not the remembered one.
+      accounts.set(s.user.accountId, { ...s.user, firstName: "Augusta" })
+      const t2 = yield* refresh(s, t1)
+      expect(nameOf(t2)).toBe("Augusta Lovelace")
+      const t3 = yield* refresh(s, t2)
+      expect(nameOf(t3)).toBe("Augusta Lovelace")
+      // A deleted account: refused, and nothing rotated; back again, the token works.
+      accounts.set(s.user.accountId, { ...s.user, firstName: "Augusta", deletedAt: at(T0 + 1) })
+      expect(yield* errorOf(refresh(s, t3))).toBe("invalid_grant")
+      accounts.set(s.user.accountId, { ...s.user, firstName: "Augusta" })
+      const t4 = yield* refresh(s, t3)
+      expect(yield* opaqueLive(at_(t4))).toBe(true)
+      // A rotated-out token comes back: the family dies, the latest tokens too.
+      expect(yield* errorOf(refresh(s, t2))).toBe("invalid_grant")
+      expect(yield* opaqueLive(at_(t4))).toBe(false)
+      expect(yield* errorOf(refresh(s, t4))).toBe("invalid_grant")
     }).pipe(Effect.provide(Env)))
 
   it.effect("concurrent refreshes with one token: exactly one is issued; the other is a reuse and takes the family, the winner's tokens too", () =>

@@ -7,12 +7,12 @@
  * are not routes: 404. `oAuthProviderRouteTable` lists [method, path] for 405 answers.
  */
 import { HttpApiBuilder, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import type { AccountsRepo } from "@switchboard/core/accounts"
-import type { Sessions } from "@switchboard/core/dashboard"
-import type { OAuthProvider, SigningKeys } from "@switchboard/core/oauth"
-import type { Secrets, ServerSecret } from "@switchboard/core/shared"
-import { Effect } from "effect"
-import type { ServerConfig } from "../http/ServerConfig.js"
+import { AccountsRepo } from "@switchboard/core/accounts"
+import { Sessions } from "@switchboard/core/dashboard"
+import { OAuthProvider, SigningKeys } from "@switchboard/core/oauth"
+import { Secrets, ServerSecret } from "@switchboard/core/shared"
+import { Context, Effect } from "effect"
+import { ServerConfig } from "../http/ServerConfig.js"
 import { provideRouteServices } from "../http/RouteServices.js"
 import type { OAuthFailure } from "../http/Surfaces.js"
 import { AUTHORIZE_PATH, authorizeGet, CONSENT_PATH, consentPost } from "./OAuthAuthorize.js"
@@ -51,7 +51,12 @@ type Needs = OAuthProvider | Sessions | AccountsRepo | ServerSecret | SigningKey
 
 export const OAuthProviderRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const withServices = provideRouteServices(yield* Effect.context<Needs>())
+    // These services only: `Effect.context` is the whole application's (~1 000 entries), which
+    // `provideRouteServices` would otherwise check one by one on every request.
+    const services = Context.pick(OAuthProvider, Sessions, AccountsRepo, ServerSecret, SigningKeys, Secrets, ServerConfig)(
+      yield* Effect.context<Needs>()
+    )
+    const withServices = provideRouteServices(services)
     const serve = (
       handler: Effect.Effect<HttpServerResponse.HttpServerResponse, OAuthFailure, Needs | HttpServerRequest.HttpServerRequest>
     ) => withServices(handler)

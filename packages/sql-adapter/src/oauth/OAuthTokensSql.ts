@@ -11,6 +11,7 @@ import {
   type OAuthTokenRecord,
   OAuthTokensRepo,
   type RotationResult,
+  type TokenAccount,
   type TokenContext,
   type TokenFamilyRecord,
   type TokenWithAccountState
@@ -110,10 +111,19 @@ export const TokensRepoSql = Layer.effect(
         ${toDate(t.createdAt)}::timestamptz, ${toDate(t.expiresAt)}::timestamptz,
         ${toDateOrNull(t.revokedAt)}::timestamptz, ${toDateOrNull(t.rotatedAt)}::timestamptz)`
 
+    /** With an expected account: it must be there, live, with exactly these claims. */
+    const accountIs = (a: TokenAccount | undefined) =>
+      a === undefined ? sql`` : sql`
+        and exists (
+          select 1 from accounts a where a.account_id = t.account_id and a.deleted_at is null and a.email = ${a.email}
+            and a.first_name is not distinct from ${a.firstName}::text and a.last_name is not distinct from ${a.lastName}::text
+            and a.picture_url is not distinct from ${a.pictureUrl}::text)`
+
     const rotateRefreshToken = (args: {
       readonly tokenHash: string
       readonly now: DateTime.Utc
       readonly issue: ReadonlyArray<OAuthTokenRecord>
+      readonly expectAccount?: TokenAccount | undefined
     }): Effect.Effect<RotationResult> =>
       // One statement (so one transaction): the conditional update decides, the insert only
       // follows it. A concurrent rotation holds the row: this one waits, re-checks
@@ -123,13 +133,13 @@ export const TokensRepoSql = Layer.effect(
           ? sql<{ tokenHash: string }>`
             update oauth_tokens t set rotated_at = ${toDate(args.now)}
             where t.token_hash = ${args.tokenHash} and t.kind = 'refresh' and t.rotated_at is null and t.revoked_at is null
-              and exists (select 1 from oauth_families f where f.family_id = t.family_id and f.revoked_at is null)
+              and exists (select 1 from oauth_families f where f.family_id = t.family_id and f.revoked_at is null)${accountIs(args.expectAccount)}
             returning t.token_hash`
           : sql<{ tokenHash: string }>`
             with rotated as (
               update oauth_tokens t set rotated_at = ${toDate(args.now)}
               where t.token_hash = ${args.tokenHash} and t.kind = 'refresh' and t.rotated_at is null and t.revoked_at is null
-                and exists (select 1 from oauth_families f where f.family_id = t.family_id and f.revoked_at is null)
+                and exists (select 1 from oauth_families f where f.family_id = t.family_id and f.revoked_at is null)${accountIs(args.expectAccount)}
               returning t.token_hash
             ), issued as (
               insert into oauth_tokens (${sql.literal(tokenCols)})

@@ -3,7 +3,11 @@
  * `repositoryContract`): apps, grants (one live grant per account and app, consent as a union,
  * revocation of everything under a grant), single-use codes under concurrency, token families and
  * tokens, a token read with its family and account, refresh rotation (atomic, conditional, one
- * winner under concurrency), and the sweep of expired rows.
+ * winner under concurrency; with an expected account, only while it is live with those claims),
+ * and the sweep of expired rows.
+ *
+ * Why this file is long: one contract per port of the feature, each case a sequence of writes and
+ * reads against the same fixtures; split, the cases would repeat the setup and lose their order.
  */
 import type { Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"
@@ -351,6 +355,53 @@ export const oAuthProviderContract = (it: Vitest.MethodsNonLive<StorePorts, true
       expect(yield* tokens.rotateRefreshToken({ tokenHash: liveRow.tokenHash, now: at(T0 + 15), issue: [blocked2] })).toBe("NotRotated")
       expect(Option.isNone(yield* tokens.findToken(blocked2.tokenHash))).toBe(true)
       expect(Option.getOrThrow(yield* tokens.findToken(liveRow.tokenHash)).rotatedAt).toBeNull()
+    }))
+
+  it.effect("oauth refresh rotation with an expected account: only while the account is live with exactly those email, names and picture", () =>
+    Effect.gen(function*() {
+      const grants = yield* OAuthGrantsRepo
+      const tokens = yield* OAuthTokensRepo
+      const accounts = yield* AccountsRepo
+      const { app } = yield* setup
+      const named = accountFixture({ firstName: "Ada", lastName: null, pictureUrl: "https://cdn.example/ada.png" })
+      const gone = accountFixture({ firstName: "Ada", deletedAt: at(T0 + 1) })
+      for (const a of [named, gone]) yield* accounts.insert(a)
+      const refreshOf = (account: typeof named) =>
+        Effect.gen(function*() {
+          const grant = yield* grants.upsertLive({ grantId: grantId(T0), accountId: account.accountId, clientId: app.clientId, scopes: ["openid"], now: at(T0) })
+          const family = { ...familyFixture({ grantId: grant.grantId, clientId: app.clientId, accountId: account.accountId }), resource: null }
+          yield* tokens.insertFamily(family)
+          const refresh = tokenFixture(family, "refresh")
+          yield* tokens.insertToken(refresh)
+          return { family, refresh }
+        })
+      const { family, refresh } = yield* refreshOf(named)
+      const rotate = (expectAccount: typeof named) => {
+        const issued = tokenFixture(family, "refresh")
+        return Effect.map(tokens.rotateRefreshToken({ tokenHash: refresh.tokenHash, now: at(T0 + 10), issue: [issued], expectAccount }), (r) => [r, issued] as const)
+      }
+      // Any claim differing (a null name against a value included), or another account: nothing written.
+      for (const differs of [
+        { ...named, email: `x${named.email}` },
+        { ...named, firstName: "Augusta" },
+        { ...named, lastName: "Lovelace" },
+        { ...named, firstName: null },
+        { ...named, pictureUrl: null }
+      ]) {
+        const [result, issued] = yield* rotate(differs)
+        expect(result).toBe("NotRotated")
+        expect(Option.isNone(yield* tokens.findToken(issued.tokenHash))).toBe(true)
+      }
+      expect(Option.getOrThrow(yield* tokens.findToken(refresh.tokenHash)).rotatedAt).toBeNull()
+      const [result, issued] = yield* rotate(named)
+      expect(result).toBe("Rotated")
+      expect(Option.getOrThrow(yield* tokens.findToken(issued.tokenHash))).toEqual(issued)
+      // A deleted account, its claims exactly as expected: nothing written.
+      const ofGone = yield* refreshOf(gone)
+      const blocked = tokenFixture(ofGone.family, "refresh")
+      expect(yield* tokens.rotateRefreshToken({ tokenHash: ofGone.refresh.tokenHash, now: at(T0 + 11), issue: [blocked], expectAccount: gone }))
+        .toBe("NotRotated")
+      expect(Option.isNone(yield* tokens.findToken(blocked.tokenHash))).toBe(true)
     }))
 
   it.effect("oauth sweep: deletes codes and tokens expired before the cutoff and families left empty, nothing else", () =>

@@ -168,12 +168,19 @@ const make = Effect.gen(function*() {
           account: account === undefined ? Option.none() : Option.some({ deletedAt: account.deletedAt })
         })
       }),
-    rotateRefreshToken: ({ issue, now, tokenHash }) =>
+    rotateRefreshToken: ({ expectAccount, issue, now, tokenHash }) =>
       Effect.sync(() => {
         const t = tokens.get(tokenHash)
         const family = t === undefined ? undefined : families.get(t.familyId)
         if (t === undefined || t.kind !== "refresh" || t.rotatedAt !== null || t.revokedAt !== null || family === undefined || family.revokedAt !== null) {
           return "NotRotated" as const
+        }
+        if (expectAccount !== undefined) {
+          const a = accounts.get(t.accountId)
+          if (
+            a === undefined || a.deletedAt !== null || a.email !== expectAccount.email || a.firstName !== expectAccount.firstName ||
+            a.lastName !== expectAccount.lastName || a.pictureUrl !== expectAccount.pictureUrl
+          ) return "NotRotated" as const
         }
         tokens.set(tokenHash, { ...t, rotatedAt: now })
         for (const issued of issue) tokens.set(issued.tokenHash, issued)
