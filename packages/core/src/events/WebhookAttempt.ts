@@ -9,7 +9,7 @@
 import { type Clock, DateTime, Effect } from "effect"
 import type { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
-import { afterAttempt, classify, describeOutcome, type SendOutcome, unitOf, type WebhookPolicyShape } from "./DeliveryPolicy.js"
+import { afterAttempt, classify, describeOutcome, type SendOutcome, unitOf, type Verdict, type WebhookPolicyShape } from "./DeliveryPolicy.js"
 import { signingKeys } from "./Endpoints.js"
 import { envelopeJson } from "./EnvelopeJson.js"
 import { managementHeadersSync, standardHeadersSync } from "./Signing.js"
@@ -110,29 +110,47 @@ export const makeWebhookAttempts = (deps: {
     return Effect.map(unsealKeys(claimed.endpoint, nowMillis), (k) => (k === undefined ? unsealable : requestOf(claimed, k, nowMillis)))
   }
 
+  /** The record of an attempt with its verdict, `unit` being the jitter's uniform draw (used by a retry only). */
+  const finish = (
+    claimed: ClaimedDelivery,
+    startedMillis: number,
+    outcome: SendOutcome,
+    nowMillis: number,
+    verdict: Verdict,
+    unit: number
+  ): AttemptResult => {
+    const attemptCount = claimed.delivery.attemptCount + 1
+    const now = DateTime.unsafeMake(nowMillis) as DateTime.Utc
+    const next = afterAttempt(policy, attemptCount, verdict, now, unit)
+    const record: AttemptRecord = {
+      deliveryId: claimed.delivery.deliveryId,
+      claimSeq: claimed.delivery.claimSeq,
+      status: next.status,
+      attemptCount,
+      nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : now,
+      lastAttemptAt: DateTime.unsafeMake(startedMillis) as DateTime.Utc,
+      lastError: verdict === "delivered" ? null : describeOutcome(outcome),
+      lastResponseStatus: outcome._tag === "Response" ? outcome.status : null,
+      deliveredAt: next.status === "delivered" ? now : null
+    }
+    return { record, claimed }
+  }
+
   /** What to record of an attempt that ended with `outcome` (jitter is drawn only for a retry). */
   const recordOf = (claimed: ClaimedDelivery, startedMillis: number, outcome: SendOutcome, nowMillis: number) => {
     const verdict = classify(outcome)
-    const attemptCount = claimed.delivery.attemptCount + 1
-    const finish = (unit: number) => {
-      const now = DateTime.unsafeMake(nowMillis) as DateTime.Utc
-      const next = afterAttempt(policy, attemptCount, verdict, now, unit)
-      const record: AttemptRecord = {
-        deliveryId: claimed.delivery.deliveryId,
-        claimSeq: claimed.delivery.claimSeq,
-        status: next.status,
-        attemptCount,
-        nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : now,
-        lastAttemptAt: DateTime.unsafeMake(startedMillis) as DateTime.Utc,
-        lastError: verdict === "delivered" ? null : describeOutcome(outcome),
-        lastResponseStatus: outcome._tag === "Response" ? outcome.status : null,
-        deliveredAt: next.status === "delivered" ? now : null
-      }
-      return { record, claimed }
-    }
     return verdict === "retry"
-      ? Effect.map(secrets.randomBytes(4), (bytes) => finish(unitOf(bytes)))
-      : Effect.succeed(finish(0))
+      ? Effect.map(secrets.randomBytes(4), (bytes) => finish(claimed, startedMillis, outcome, nowMillis, verdict, unitOf(bytes)))
+      : Effect.succeed(finish(claimed, startedMillis, outcome, nowMillis, verdict, 0))
+  }
+
+  /**
+   * `recordOf` without an effect when the attempt is not to be retried (no jitter to draw: the
+   * engine's common case, delivered); undefined for a retry, which takes `recordOf`.
+   */
+  const recordSync = (claimed: ClaimedDelivery, startedMillis: number, outcome: SendOutcome, nowMillis: number) => {
+    const verdict = classify(outcome)
+    return verdict === "retry" ? undefined : finish(claimed, startedMillis, outcome, nowMillis, verdict, 0)
   }
 
   /** One attempt, start to outcome, with the clock given (the engine's own). */
@@ -146,5 +164,5 @@ export const makeWebhookAttempts = (deps: {
         ))
     })
 
-  return { attemptWith, prepareSync, recordOf } as const
+  return { attemptWith, prepareSync, recordOf, recordSync } as const
 }

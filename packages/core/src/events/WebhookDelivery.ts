@@ -114,7 +114,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
       }
     })
 
-    const { attemptWith, prepareSync, recordOf } = makeWebhookAttempts({ policy, secrets, serverSecret })
+    const { attemptWith, prepareSync, recordOf, recordSync } = makeWebhookAttempts({ policy, secrets, serverSecret })
 
     /** Gives a claimed delivery back unattempted, due at once (shutdown, or a lease too short to send under). */
     const release = (claimed: ClaimedDelivery) =>
@@ -260,9 +260,18 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
           finished = []
           outcomes = []
           if (raw.length === 0) return Effect.succeed(done)
+          // Made synchronously unless a retry's jitter is to be drawn.
+          const made = done
+          let retries: Array<Outcome> | undefined
+          for (const o of raw) {
+            const result = recordSync(o.claimed, o.started, o.outcome, o.ended)
+            if (result !== undefined) made.push(result)
+            else (retries ??= []).push(o)
+          }
+          if (retries === undefined) return Effect.succeed(made)
           return Effect.map(
-            Effect.forEach(raw, (o) => recordOf(o.claimed, o.started, o.outcome, o.ended)),
-            (made) => done.length === 0 ? made : [...done, ...made]
+            Effect.forEach(retries, (o) => recordOf(o.claimed, o.started, o.outcome, o.ended)),
+            (rest) => [...made, ...rest]
           )
         })
         yield* Effect.addFinalizer(() => Effect.flatMap(takeFinished, writeSome))

@@ -138,9 +138,15 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
       from webhook_deliveries where status in ('pending', 'dead_lettered')`).pipe(
       Effect.map((rows) => ({ pending: rows[0]?.pending ?? 0, deadLettered: rows[0]?.deadLettered ?? 0 }))
     ),
+    // Each endpoint's earliest pending delivery, from `webhook_deliveries_pending_endpoint`
+    // (cost per endpoint, not per pending delivery).
     oldestPendingDueMillis: orDie(sql<{ due: number | null }>`
-      select (extract(epoch from min(next_attempt_at)) * 1000)::float8 as due
-      from webhook_deliveries where status = 'pending'`).pipe(Effect.map((rows) => rows[0]?.due ?? null)),
+      select (extract(epoch from min(f.next_attempt_at)) * 1000)::float8 as due
+      from webhook_endpoints e cross join lateral (
+        select d.next_attempt_at from webhook_deliveries d
+        where d.endpoint_id = e.endpoint_id and d.status = 'pending'
+        order by d.next_attempt_at limit 1
+      ) f`).pipe(Effect.map((rows) => rows[0]?.due ?? null)),
     cancelPendingDeliveries: (endpointId) =>
       orDie(sql<{ deliveryId: string }>`
         update webhook_deliveries set status = 'cancelled', leased_until = null
