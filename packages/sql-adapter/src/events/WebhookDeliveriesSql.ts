@@ -14,6 +14,22 @@ import {
 
 const CHUNK = 1000
 
+/** A finished attempt as a row of `jsonb_to_recordset`: no key for a null column (a missing key reads as null). */
+const attemptJson = (a: AttemptRecord): Record<string, string | number> => {
+  const row: Record<string, string | number> = {
+    delivery_id: a.deliveryId,
+    claim_seq: a.claimSeq,
+    status: a.status,
+    attempt_count: a.attemptCount,
+    next_attempt_at: toDate(a.nextAttemptAt).toISOString(),
+    last_attempt_at: toDate(a.lastAttemptAt).toISOString()
+  }
+  if (a.lastError !== null) row.last_error = a.lastError
+  if (a.lastResponseStatus !== null) row.last_response_status = a.lastResponseStatus
+  if (a.deliveredAt !== null) row.delivered_at = toDate(a.deliveredAt).toISOString()
+  return row
+}
+
 type ClaimArgs = Parameters<WebhooksRepo["Type"]["claimDue"]>[0]
 
 type DeliveryMethods = Exclude<
@@ -49,17 +65,7 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
           last_error = v.last_error,
           last_response_status = v.last_response_status,
           delivered_at = v.delivered_at
-        from ${asyncCommit}, jsonb_to_recordset(${JSON.stringify(attempts.map((a) => ({
-      delivery_id: a.deliveryId,
-      claim_seq: a.claimSeq,
-      status: a.status,
-      attempt_count: a.attemptCount,
-      next_attempt_at: toDate(a.nextAttemptAt).toISOString(),
-      last_attempt_at: toDate(a.lastAttemptAt).toISOString(),
-      last_error: a.lastError,
-      last_response_status: a.lastResponseStatus,
-      delivered_at: a.deliveredAt === null ? null : toDate(a.deliveredAt).toISOString()
-    })))}::jsonb) as v(
+        from ${asyncCommit}, jsonb_to_recordset(${JSON.stringify(attempts.map(attemptJson))}::jsonb) as v(
           delivery_id text, claim_seq integer, status text, attempt_count integer, next_attempt_at timestamptz,
           last_attempt_at timestamptz, last_error text, last_response_status integer, delivered_at timestamptz
         )
@@ -191,14 +197,10 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
             insert into webhook_deliveries (delivery_id, endpoint_id, project_id, event_id, event_position, event_type, status,
               attempt_count, next_attempt_at, leased_until, claim_seq, last_attempt_at, last_error, last_response_status,
               delivered_at, created_at)
-            select delivery_id, endpoint_id, project_id, event_id, event_position, event_type, status,
-              attempt_count, next_attempt_at, leased_until, claim_seq, last_attempt_at, last_error, last_response_status,
-              delivered_at, created_at
-            from jsonb_to_recordset(${JSON.stringify(chunk.map(deliveryJson))}::jsonb) as v(
-              delivery_id text, endpoint_id text, project_id uuid, event_id text, event_position bigint, event_type text,
-              status text, attempt_count integer, next_attempt_at timestamptz, leased_until timestamptz, claim_seq integer,
-              last_attempt_at timestamptz, last_error text, last_response_status integer, delivered_at timestamptz,
-              created_at timestamptz
+            select d, e, p, v, n, t, s, a, x, l, q, la, le, lr, da, c
+            from jsonb_to_recordset(${JSON.stringify(chunk.map(deliveryJson))}::jsonb) as r(
+              d text, e text, p uuid, v text, n bigint, t text, s text, a integer, x timestamptz, l timestamptz,
+              q integer, la timestamptz, le text, lr integer, da timestamptz, c timestamptz
             )
             on conflict (endpoint_id, event_id) do nothing`),
         { discard: true }
