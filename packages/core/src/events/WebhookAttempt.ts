@@ -12,7 +12,7 @@ import { ServerSecret } from "../shared/ServerSecret.js"
 import { afterAttempt, classify, describeOutcome, type SendOutcome, unitOf, type Verdict, type WebhookPolicyShape } from "./DeliveryPolicy.js"
 import { signingKeys } from "./Endpoints.js"
 import { envelopeJson } from "./EnvelopeJson.js"
-import { managementHeadersSync, standardHeadersSync } from "./Signing.js"
+import { type HmacSha256, managementHeadersSync, standardHeadersSync } from "./Signing.js"
 import type { AttemptRecord, ClaimedDelivery, OutboundRequest, WebhookEndpoint, WebhookSender } from "./WebhookPorts.js"
 
 const td = new TextDecoder()
@@ -34,8 +34,10 @@ export const makeWebhookAttempts = (deps: {
   readonly policy: WebhookPolicyShape
   readonly secrets: Secrets["Type"]
   readonly serverSecret: ServerSecret["Type"]
+  /** The HMAC to sign with (`WebhookHmac`). */
+  readonly hmac: HmacSha256
 }) => {
-  const { policy, secrets, serverSecret } = deps
+  const { hmac, policy, secrets, serverSecret } = deps
   /**
    * Unsealed signing keys per endpoint, while its sealed secrets stay the same (a rotation or a
    * new secret changes them, so the cache can never sign with a stale key). Bounded.
@@ -92,8 +94,8 @@ export const makeWebhookAttempts = (deps: {
         timestampSeconds,
         body,
         userAgent: policy.userAgent
-      })
-      : standardHeadersSync({ keys, messageId: claimed.event.id, timestampSeconds, body, userAgent: policy.userAgent })
+      }, hmac)
+      : standardHeadersSync({ keys, messageId: claimed.event.id, timestampSeconds, body, userAgent: policy.userAgent }, hmac)
     return { _tag: "Request", request: { url: claimed.endpoint.url, headers, body, timeoutMs: policy.timeoutMs } }
   }
 

@@ -25,6 +25,7 @@ import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { type SendOutcome, WebhookPolicy } from "./DeliveryPolicy.js"
 import type { StoredOutboxEvent } from "./EventsFeature.js"
+import { WebhookHmac } from "./Signing.js"
 import { type AttemptResult, makeWebhookAttempts } from "./WebhookAttempt.js"
 import { type ClaimedDelivery, type DeliveryRecord, newDelivery, type WebhookEndpoint, WebhookSender, WebhooksRepo } from "./WebhookPorts.js"
 import { fn } from "../internal/Traced.js"
@@ -56,6 +57,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
     const secrets = yield* Secrets
     const serverSecret = yield* ServerSecret
     const policy = yield* WebhookPolicy
+    const hmac = yield* WebhookHmac
     const leaseMs = policy.timeoutMs + policy.leaseMarginMs
 
     // Planner statistics are refreshed once the first deliveries exist, then after every further
@@ -114,7 +116,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
       }
     })
 
-    const { attemptWith, prepareSync, recordOf, recordSync } = makeWebhookAttempts({ policy, secrets, serverSecret })
+    const { attemptWith, prepareSync, recordOf, recordSync } = makeWebhookAttempts({ policy, secrets, serverSecret, hmac })
 
     /** Gives a claimed delivery back unattempted, due at once (shutdown, or a lease too short to send under). */
     const release = (claimed: ClaimedDelivery) =>

@@ -20,10 +20,12 @@ import {
   isPublicAddress,
   type OutboundRequest,
   type SendOutcome,
+  WebhookHmac,
   WebhookPolicy,
   WebhookSender
 } from "@switchboard/core/events"
 import { Effect, Layer } from "effect"
+import { createHmac } from "node:crypto"
 import { type LookupAddress, lookup as dnsLookup } from "node:dns"
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest, type RequestOptions } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
@@ -188,6 +190,10 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
   }
 }
 
+/** HMAC-SHA-256 through `node:crypto` (the engine's signatures; see `WebhookHmac`). */
+export const nodeHmacSha256 = (key: Uint8Array, message: string): Uint8Array =>
+  createHmac("sha256", key).update(message, "utf8").digest()
+
 /** The delivery policy of the server's configuration (API.md §4 defaults). */
 export const webhookPolicyOf = (config: ServerConfigShape) => ({
   ...defaultWebhookPolicy,
@@ -204,6 +210,7 @@ export const webhookPolicyOf = (config: ServerConfigShape) => ({
 export const WebhooksServerAdapters = (config: ServerConfigShape) =>
   Layer.mergeAll(
     Layer.succeed(WebhookPolicy, webhookPolicyOf(config)),
+    Layer.succeed(WebhookHmac, nodeHmacSha256),
     Layer.scoped(
       WebhookSender,
       Effect.map(
