@@ -63,6 +63,7 @@ import m0100 from "./migrations/0100_whatsapp.js"
 import m0120 from "./migrations/0120_billingOperationsByProject.js"
 import m0130 from "./migrations/0130_organizationSubscriptions.js"
 import m0140 from "./migrations/0140_filteredCodeFacts.js"
+import m0150 from "./migrations/0150_webhookDeliveriesDueIndex.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -126,5 +127,6 @@ export const migrations = {
   "0106_attachments": m0106,
   "0120_billingOperationsByProject": m0120,
   "0130_organizationSubscriptions": m0130,
-  "0140_filteredCodeFacts": m0140
+  "0140_filteredCodeFacts": m0140,
+  "0150_webhookDeliveriesDueIndex": m0150
 }

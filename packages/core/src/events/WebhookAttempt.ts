@@ -9,10 +9,10 @@
 import { type Clock, DateTime, Effect } from "effect"
 import type { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
-import { afterAttempt, classify, describeOutcome, type SendOutcome, unitOf, type WebhookPolicyShape } from "./DeliveryPolicy.js"
+import { afterAttempt, classify, describeOutcome, type SendOutcome, unitOf, type Verdict, type WebhookPolicyShape } from "./DeliveryPolicy.js"
 import { signingKeys } from "./Endpoints.js"
 import { envelopeJson } from "./EnvelopeJson.js"
-import { managementHeadersSync, standardHeadersSync } from "./Signing.js"
+import { type HmacSha256, managementHeadersSync, standardHeadersSync } from "./Signing.js"
 import type { AttemptRecord, ClaimedDelivery, OutboundRequest, WebhookEndpoint, WebhookSender } from "./WebhookPorts.js"
 
 const td = new TextDecoder()
@@ -34,8 +34,10 @@ export const makeWebhookAttempts = (deps: {
   readonly policy: WebhookPolicyShape
   readonly secrets: Secrets["Type"]
   readonly serverSecret: ServerSecret["Type"]
+  /** The HMAC to sign with (`WebhookHmac`). */
+  readonly hmac: HmacSha256
 }) => {
-  const { policy, secrets, serverSecret } = deps
+  const { hmac, policy, secrets, serverSecret } = deps
   /**
    * Unsealed signing keys per endpoint, while its sealed secrets stay the same (a rotation or a
    * new secret changes them, so the cache can never sign with a stale key). Bounded.
@@ -92,8 +94,8 @@ export const makeWebhookAttempts = (deps: {
         timestampSeconds,
         body,
         userAgent: policy.userAgent
-      })
-      : standardHeadersSync({ keys, messageId: claimed.event.id, timestampSeconds, body, userAgent: policy.userAgent })
+      }, hmac)
+      : standardHeadersSync({ keys, messageId: claimed.event.id, timestampSeconds, body, userAgent: policy.userAgent }, hmac)
     return { _tag: "Request", request: { url: claimed.endpoint.url, headers, body, timeoutMs: policy.timeoutMs } }
   }
 
@@ -110,29 +112,47 @@ export const makeWebhookAttempts = (deps: {
     return Effect.map(unsealKeys(claimed.endpoint, nowMillis), (k) => (k === undefined ? unsealable : requestOf(claimed, k, nowMillis)))
   }
 
+  /** The record of an attempt with its verdict, `unit` being the jitter's uniform draw (used by a retry only). */
+  const finish = (
+    claimed: ClaimedDelivery,
+    startedMillis: number,
+    outcome: SendOutcome,
+    nowMillis: number,
+    verdict: Verdict,
+    unit: number
+  ): AttemptResult => {
+    const attemptCount = claimed.delivery.attemptCount + 1
+    const now = DateTime.unsafeMake(nowMillis) as DateTime.Utc
+    const next = afterAttempt(policy, attemptCount, verdict, now, unit)
+    const record: AttemptRecord = {
+      deliveryId: claimed.delivery.deliveryId,
+      claimSeq: claimed.delivery.claimSeq,
+      status: next.status,
+      attemptCount,
+      nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : now,
+      lastAttemptAt: DateTime.unsafeMake(startedMillis) as DateTime.Utc,
+      lastError: verdict === "delivered" ? null : describeOutcome(outcome),
+      lastResponseStatus: outcome._tag === "Response" ? outcome.status : null,
+      deliveredAt: next.status === "delivered" ? now : null
+    }
+    return { record, claimed }
+  }
+
   /** What to record of an attempt that ended with `outcome` (jitter is drawn only for a retry). */
   const recordOf = (claimed: ClaimedDelivery, startedMillis: number, outcome: SendOutcome, nowMillis: number) => {
     const verdict = classify(outcome)
-    const attemptCount = claimed.delivery.attemptCount + 1
-    const finish = (unit: number) => {
-      const now = DateTime.unsafeMake(nowMillis) as DateTime.Utc
-      const next = afterAttempt(policy, attemptCount, verdict, now, unit)
-      const record: AttemptRecord = {
-        deliveryId: claimed.delivery.deliveryId,
-        claimSeq: claimed.delivery.claimSeq,
-        status: next.status,
-        attemptCount,
-        nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : now,
-        lastAttemptAt: DateTime.unsafeMake(startedMillis) as DateTime.Utc,
-        lastError: verdict === "delivered" ? null : describeOutcome(outcome),
-        lastResponseStatus: outcome._tag === "Response" ? outcome.status : null,
-        deliveredAt: next.status === "delivered" ? now : null
-      }
-      return { record, claimed }
-    }
     return verdict === "retry"
-      ? Effect.map(secrets.randomBytes(4), (bytes) => finish(unitOf(bytes)))
-      : Effect.succeed(finish(0))
+      ? Effect.map(secrets.randomBytes(4), (bytes) => finish(claimed, startedMillis, outcome, nowMillis, verdict, unitOf(bytes)))
+      : Effect.succeed(finish(claimed, startedMillis, outcome, nowMillis, verdict, 0))
+  }
+
+  /**
+   * `recordOf` without an effect when the attempt is not to be retried (no jitter to draw: the
+   * engine's common case, delivered); undefined for a retry, which takes `recordOf`.
+   */
+  const recordSync = (claimed: ClaimedDelivery, startedMillis: number, outcome: SendOutcome, nowMillis: number) => {
+    const verdict = classify(outcome)
+    return verdict === "retry" ? undefined : finish(claimed, startedMillis, outcome, nowMillis, verdict, 0)
   }
 
   /** One attempt, start to outcome, with the clock given (the engine's own). */
@@ -146,5 +166,5 @@ export const makeWebhookAttempts = (deps: {
         ))
     })
 
-  return { attemptWith, prepareSync, recordOf } as const
+  return { attemptWith, prepareSync, recordOf, recordSync } as const
 }

@@ -25,6 +25,7 @@ import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { type SendOutcome, WebhookPolicy } from "./DeliveryPolicy.js"
 import type { StoredOutboxEvent } from "./EventsFeature.js"
+import { WebhookHmac } from "./Signing.js"
 import { type AttemptResult, makeWebhookAttempts } from "./WebhookAttempt.js"
 import { type ClaimedDelivery, type DeliveryRecord, newDelivery, type WebhookEndpoint, WebhookSender, WebhooksRepo } from "./WebhookPorts.js"
 import { fn } from "../internal/Traced.js"
@@ -56,6 +57,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
     const secrets = yield* Secrets
     const serverSecret = yield* ServerSecret
     const policy = yield* WebhookPolicy
+    const hmac = yield* WebhookHmac
     const leaseMs = policy.timeoutMs + policy.leaseMarginMs
 
     // Planner statistics are refreshed once the first deliveries exist, then after every further
@@ -114,7 +116,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
       }
     })
 
-    const { attemptWith, prepareSync, recordOf } = makeWebhookAttempts({ policy, secrets, serverSecret })
+    const { attemptWith, prepareSync, recordOf, recordSync } = makeWebhookAttempts({ policy, secrets, serverSecret, hmac })
 
     /** Gives a claimed delivery back unattempted, due at once (shutdown, or a lease too short to send under). */
     const release = (claimed: ClaimedDelivery) =>
@@ -260,9 +262,18 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
           finished = []
           outcomes = []
           if (raw.length === 0) return Effect.succeed(done)
+          // Made synchronously unless a retry's jitter is to be drawn.
+          const made = done
+          let retries: Array<Outcome> | undefined
+          for (const o of raw) {
+            const result = recordSync(o.claimed, o.started, o.outcome, o.ended)
+            if (result !== undefined) made.push(result)
+            else (retries ??= []).push(o)
+          }
+          if (retries === undefined) return Effect.succeed(made)
           return Effect.map(
-            Effect.forEach(raw, (o) => recordOf(o.claimed, o.started, o.outcome, o.ended)),
-            (made) => done.length === 0 ? made : [...done, ...made]
+            Effect.forEach(retries, (o) => recordOf(o.claimed, o.started, o.outcome, o.ended)),
+            (rest) => [...made, ...rest]
           )
         })
         yield* Effect.addFinalizer(() => Effect.flatMap(takeFinished, writeSome))

@@ -20,12 +20,14 @@ import {
   isPublicAddress,
   type OutboundRequest,
   type SendOutcome,
+  WebhookHmac,
   WebhookPolicy,
   WebhookSender
 } from "@switchboard/core/events"
 import { Effect, Layer } from "effect"
+import { createHmac } from "node:crypto"
 import { type LookupAddress, lookup as dnsLookup } from "node:dns"
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http"
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest, type RequestOptions } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 
@@ -65,34 +67,68 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
   const httpsAgent = new HttpsAgent(agentOptions)
 
   /**
+   * What a target URL comes to, worked out once per URL (a destination's deliveries share it): the
+   * refusal, or the request options without the per-delivery headers. Bounded.
+   */
+  type Target =
+    | { readonly refused: string }
+    | { readonly refused: undefined; readonly secure: boolean; readonly hostname: string; readonly options: RequestOptions }
+  const targets = new Map<string, Target>()
+  const targetOf = (raw: string): Target => {
+    let target = targets.get(raw)
+    if (target !== undefined) return target
+    target = parseTarget(raw)
+    if (targets.size >= 1_000) targets.clear()
+    targets.set(raw, target)
+    return target
+  }
+  const parseTarget = (raw: string): Target => {
+    let url: URL
+    try {
+      url = new URL(raw)
+    } catch {
+      return { refused: "not a valid URL" }
+    }
+    const secure = url.protocol === "https:"
+    if (!secure && !(options.allowPrivate && url.protocol === "http:")) {
+      return { refused: `${url.protocol}// targets are not allowed (https only)` }
+    }
+    if (url.username !== "" || url.password !== "") return { refused: "URLs with credentials are not allowed" }
+    // Sockets skip `lookup` for IP literals: check those here.
+    const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
+    if (!options.allowPrivate && isIpLiteral(host) && !isPublicAddress(host)) {
+      return { refused: `${host} is not a public address` }
+    }
+    // What `http.request(url)` would take from the URL (`urlToHttpOptions`).
+    return {
+      refused: undefined,
+      secure,
+      hostname: url.hostname,
+      options: {
+        protocol: url.protocol,
+        hostname: host,
+        ...(url.port === "" ? {} : { port: Number(url.port) }),
+        path: `${url.pathname}${url.search}`,
+        method: "POST",
+        agent: secure ? httpsAgent : httpAgent,
+        lookup: lookup as never
+      }
+    }
+  }
+
+  /**
    * Starts one request; `onOutcome` is called once with its outcome (never after the returned
    * cancel function ran). Plain callbacks: the engine sends a batch without a fiber per request.
    */
   const start = (req: OutboundRequest, onOutcome: (outcome: SendOutcome) => void): () => void => {
     const resume = onOutcome
     const none = () => {}
-    let url: URL
-    try {
-      url = new URL(req.url)
-    } catch {
-      resume({ _tag: "Refused", reason: "not a valid URL" })
+    const target = targetOf(req.url)
+    if (target.refused !== undefined) {
+      resume({ _tag: "Refused", reason: target.refused })
       return none
     }
-    const secure = url.protocol === "https:"
-    if (!secure && !(options.allowPrivate && url.protocol === "http:")) {
-      resume({ _tag: "Refused", reason: `${url.protocol}// targets are not allowed (https only)` })
-      return none
-    }
-    if (url.username !== "" || url.password !== "") {
-      resume({ _tag: "Refused", reason: "URLs with credentials are not allowed" })
-      return none
-    }
-    // Sockets skip `lookup` for IP literals: check those here.
-    const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname
-    if (!options.allowPrivate && isIpLiteral(host) && !isPublicAddress(host)) {
-      resume({ _tag: "Refused", reason: `${host} is not a public address` })
-      return none
-    }
+    const secure = target.secure
     let done = false
     const finish = (outcome: SendOutcome) => {
       if (done) return
@@ -101,11 +137,9 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
       resume(outcome)
     }
     const body = Buffer.from(req.body, "utf8")
-    const request = (secure ? httpsRequest : httpRequest)(url, {
-      method: "POST",
-      headers: { ...req.headers, "content-length": String(body.length) },
-      agent: secure ? httpsAgent : httpAgent,
-      lookup: lookup as never
+    const request = (secure ? httpsRequest : httpRequest)({
+      ...target.options,
+      headers: { ...req.headers, "content-length": String(body.length) }
     }, (res: IncomingMessage) => {
       const chunks: Array<Buffer> = []
       let read = 0
@@ -128,7 +162,7 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
     request.on("error", (e: NodeJS.ErrnoException) => {
       if (e instanceof TargetRefused) return finish({ _tag: "Refused", reason: e.message })
       if (e.code === "ENOTFOUND" || e.code === "EAI_AGAIN" || e.code === "EAI_NONAME") {
-        return finish({ _tag: "DnsFailure", message: `${url.hostname}: ${e.code}` })
+        return finish({ _tag: "DnsFailure", message: `${target.hostname}: ${e.code}` })
       }
       finish({ _tag: "NetworkError", message: e.code === undefined ? e.message : `${e.code}: ${e.message}` })
     })
@@ -156,6 +190,10 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
   }
 }
 
+/** HMAC-SHA-256 through `node:crypto` (the engine's signatures; see `WebhookHmac`). */
+export const nodeHmacSha256 = (key: Uint8Array, message: string): Uint8Array =>
+  createHmac("sha256", key).update(message, "utf8").digest()
+
 /** The delivery policy of the server's configuration (API.md §4 defaults). */
 export const webhookPolicyOf = (config: ServerConfigShape) => ({
   ...defaultWebhookPolicy,
@@ -172,6 +210,7 @@ export const webhookPolicyOf = (config: ServerConfigShape) => ({
 export const WebhooksServerAdapters = (config: ServerConfigShape) =>
   Layer.mergeAll(
     Layer.succeed(WebhookPolicy, webhookPolicyOf(config)),
+    Layer.succeed(WebhookHmac, nodeHmacSha256),
     Layer.scoped(
       WebhookSender,
       Effect.map(

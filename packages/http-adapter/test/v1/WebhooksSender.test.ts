@@ -4,9 +4,10 @@
  * redirects followed, a timeout — and, where the operator allows private targets, plain delivery
  * to a loopback receiver.
  */
-import { Effect } from "effect"
+import { hmacSha256Sync } from "@switchboard/core/internal"
+import { Effect, FastCheck as fc } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeWebhookSender } from "../../src/server/WebhooksAdapters.js"
+import { makeWebhookSender, nodeHmacSha256 } from "../../src/server/WebhooksAdapters.js"
 import { freePort, type Receiver, startReceiver } from "../support/WebhookReceiver.js"
 
 const request = (url: string, timeoutMs = 5000) => ({
@@ -45,6 +46,15 @@ describe("webhook sender", () => {
       expect(outcome._tag, url).toBe("Refused")
     }
     expect(receiver.received.length).toBe(before)
+  })
+
+  it("a target is worked out once per URL: a refused URL stays refused, an allowed one keeps its path and query", async () => {
+    const before = receiver.received.length
+    for (let i = 0; i < 3; i++) {
+      expect((await Effect.runPromise(strict.sender.send(request(receiver.url("/plain-http")))))._tag).toBe("Refused")
+      expect(await Effect.runPromise(lenient.sender.send(request(receiver.url(`/again?n=${i % 2}`))))).toMatchObject({ _tag: "Response" })
+    }
+    expect(receiver.received.slice(before).map((r) => r.path)).toEqual(["/again?n=0", "/again?n=1", "/again?n=0"])
   })
 
   it("delivers the body and headers as given when private targets are allowed", async () => {
@@ -88,5 +98,20 @@ describe("webhook sender", () => {
   it("an unresolvable name is a DNS failure", async () => {
     const outcome = await Effect.runPromise(strict.sender.send(request("https://no-such-host.invalid/hook")))
     expect(outcome._tag).toBe("DnsFailure")
+  })
+})
+
+describe("the server's webhook HMAC (node:crypto)", () => {
+  it("equals core's HMAC-SHA-256 for any key and message", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 150 }),
+        fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: "grapheme", maxLength: 80 })),
+        (key, message) => {
+          expect(Buffer.from(nodeHmacSha256(key, message))).toEqual(Buffer.from(hmacSha256Sync(key, message)))
+        }
+      ),
+      { numRuns: 300 }
+    )
   })
 })

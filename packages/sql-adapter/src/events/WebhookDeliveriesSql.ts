@@ -14,6 +14,22 @@ import {
 
 const CHUNK = 1000
 
+/** A finished attempt as a row of `jsonb_to_recordset`: no key for a null column (a missing key reads as null). */
+const attemptJson = (a: AttemptRecord): Record<string, string | number> => {
+  const row: Record<string, string | number> = {
+    delivery_id: a.deliveryId,
+    claim_seq: a.claimSeq,
+    status: a.status,
+    attempt_count: a.attemptCount,
+    next_attempt_at: toDate(a.nextAttemptAt).toISOString(),
+    last_attempt_at: toDate(a.lastAttemptAt).toISOString()
+  }
+  if (a.lastError !== null) row.last_error = a.lastError
+  if (a.lastResponseStatus !== null) row.last_response_status = a.lastResponseStatus
+  if (a.deliveredAt !== null) row.delivered_at = toDate(a.deliveredAt).toISOString()
+  return row
+}
+
 type ClaimArgs = Parameters<WebhooksRepo["Type"]["claimDue"]>[0]
 
 type DeliveryMethods = Exclude<
@@ -49,17 +65,7 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
           last_error = v.last_error,
           last_response_status = v.last_response_status,
           delivered_at = v.delivered_at
-        from ${asyncCommit}, jsonb_to_recordset(${JSON.stringify(attempts.map((a) => ({
-      delivery_id: a.deliveryId,
-      claim_seq: a.claimSeq,
-      status: a.status,
-      attempt_count: a.attemptCount,
-      next_attempt_at: toDate(a.nextAttemptAt).toISOString(),
-      last_attempt_at: toDate(a.lastAttemptAt).toISOString(),
-      last_error: a.lastError,
-      last_response_status: a.lastResponseStatus,
-      delivered_at: a.deliveredAt === null ? null : toDate(a.deliveredAt).toISOString()
-    })))}::jsonb) as v(
+        from ${asyncCommit}, jsonb_to_recordset(${JSON.stringify(attempts.map(attemptJson))}::jsonb) as v(
           delivery_id text, claim_seq integer, status text, attempt_count integer, next_attempt_at timestamptz,
           last_attempt_at timestamptz, last_error text, last_response_status integer, delivered_at timestamptz
         )
@@ -138,9 +144,15 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
       from webhook_deliveries where status in ('pending', 'dead_lettered')`).pipe(
       Effect.map((rows) => ({ pending: rows[0]?.pending ?? 0, deadLettered: rows[0]?.deadLettered ?? 0 }))
     ),
+    // Each endpoint's earliest pending delivery, from `webhook_deliveries_pending_endpoint`
+    // (cost per endpoint, not per pending delivery).
     oldestPendingDueMillis: orDie(sql<{ due: number | null }>`
-      select (extract(epoch from min(next_attempt_at)) * 1000)::float8 as due
-      from webhook_deliveries where status = 'pending'`).pipe(Effect.map((rows) => rows[0]?.due ?? null)),
+      select (extract(epoch from min(f.next_attempt_at)) * 1000)::float8 as due
+      from webhook_endpoints e cross join lateral (
+        select d.next_attempt_at from webhook_deliveries d
+        where d.endpoint_id = e.endpoint_id and d.status = 'pending'
+        order by d.next_attempt_at limit 1
+      ) f`).pipe(Effect.map((rows) => rows[0]?.due ?? null)),
     cancelPendingDeliveries: (endpointId) =>
       orDie(sql<{ deliveryId: string }>`
         update webhook_deliveries set status = 'cancelled', leased_until = null
@@ -185,14 +197,10 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
             insert into webhook_deliveries (delivery_id, endpoint_id, project_id, event_id, event_position, event_type, status,
               attempt_count, next_attempt_at, leased_until, claim_seq, last_attempt_at, last_error, last_response_status,
               delivered_at, created_at)
-            select delivery_id, endpoint_id, project_id, event_id, event_position, event_type, status,
-              attempt_count, next_attempt_at, leased_until, claim_seq, last_attempt_at, last_error, last_response_status,
-              delivered_at, created_at
-            from jsonb_to_recordset(${JSON.stringify(chunk.map(deliveryJson))}::jsonb) as v(
-              delivery_id text, endpoint_id text, project_id uuid, event_id text, event_position bigint, event_type text,
-              status text, attempt_count integer, next_attempt_at timestamptz, leased_until timestamptz, claim_seq integer,
-              last_attempt_at timestamptz, last_error text, last_response_status integer, delivered_at timestamptz,
-              created_at timestamptz
+            select d, e, p, v, n, t, s, a, x, l, q, la, le, lr, da, c
+            from jsonb_to_recordset(${JSON.stringify(chunk.map(deliveryJson))}::jsonb) as r(
+              d text, e text, p uuid, v text, n bigint, t text, s text, a integer, x timestamptz, l timestamptz,
+              q integer, la timestamptz, le text, lr integer, da timestamptz, c timestamptz
             )
             on conflict (endpoint_id, event_id) do nothing`),
         { discard: true }

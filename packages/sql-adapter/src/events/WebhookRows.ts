@@ -138,27 +138,32 @@ export const toEvent = (id: string, type: string, source: string, occurredAt: Da
   data: json(data)
 })
 
-const isoOrNull = (dt: DateTime.Utc | null) => (dt === null ? null : toDate(dt).toISOString())
-
-/** A delivery as a row of `jsonb_to_recordset` (see `insertDeliveries`). */
-export const deliveryJson = (d: DeliveryRecord) => ({
-  delivery_id: d.deliveryId,
-  endpoint_id: d.endpointId,
-  project_id: d.projectId,
-  event_id: d.eventId,
-  event_position: d.eventPosition,
-  event_type: d.eventType,
-  status: d.status,
-  attempt_count: d.attemptCount,
-  next_attempt_at: toDate(d.nextAttemptAt).toISOString(),
-  leased_until: isoOrNull(d.leasedUntil),
-  claim_seq: d.claimSeq,
-  last_attempt_at: isoOrNull(d.lastAttemptAt),
-  last_error: d.lastError,
-  last_response_status: d.lastResponseStatus,
-  delivered_at: isoOrNull(d.deliveredAt),
-  created_at: toDate(d.createdAt).toISOString()
-})
+/**
+ * A delivery as a row of `jsonb_to_recordset` (see `insertDeliveries`): short keys, and no key for
+ * a null column (a missing key reads as null) — a fan-out sends one such row per delivery, so its
+ * size is what the driver writes and the server parses. The keys are `DELIVERY_JSON_COLUMNS`.
+ */
+export const deliveryJson = (d: DeliveryRecord): Record<string, string | number> => {
+  const row: Record<string, string | number> = {
+    d: d.deliveryId,
+    e: d.endpointId,
+    p: d.projectId,
+    v: d.eventId,
+    n: d.eventPosition,
+    t: d.eventType,
+    s: d.status,
+    a: d.attemptCount,
+    x: toDate(d.nextAttemptAt).toISOString(),
+    q: d.claimSeq,
+    c: toDate(d.createdAt).toISOString()
+  }
+  if (d.leasedUntil !== null) row.l = toDate(d.leasedUntil).toISOString()
+  if (d.lastAttemptAt !== null) row.la = toDate(d.lastAttemptAt).toISOString()
+  if (d.lastError !== null) row.le = d.lastError
+  if (d.lastResponseStatus !== null) row.lr = d.lastResponseStatus
+  if (d.deliveredAt !== null) row.da = toDate(d.deliveredAt).toISOString()
+  return row
+}
 
 /** A claimed row as core's claimed delivery (its endpoint from the `ep_*` columns, its event from `ev_*`). */
 const toClaimed = (r: ClaimRow, endpoint: WebhookEndpoint): ClaimedDelivery => ({

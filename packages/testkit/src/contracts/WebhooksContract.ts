@@ -486,6 +486,76 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       yield* quiesce
     }))
 
+  it.effect("webhooks: inserted deliveries keep every column, null or not; a duplicate is ignored", () =>
+    Effect.gen(function*() {
+      yield* quiesce
+      const repo = yield* WebhooksRepo
+      const projectId = newProjectId()
+      const endpoint = endpointFixture({ projectId })
+      yield* repo.insertEndpoint(endpoint)
+      const [e0, e1] = yield* appendEvents(projectId, [0, 1].map((i) => eventFixture("project.updated", T0 + i)))
+      const plain = deliveryFor(endpoint, e0!, T0 + 1000)
+      const full: DeliveryRecord = {
+        ...deliveryFor(endpoint, e1!, T0 + 2000),
+        status: "dead_lettered",
+        attemptCount: 3,
+        nextAttemptAt: at(T0 + 3000),
+        leasedUntil: at(T0 + 4000),
+        claimSeq: 7,
+        lastAttemptAt: at(T0 + 2500),
+        lastError: "HTTP 503: \"busy\" — ünïcode",
+        lastResponseStatus: 503,
+        deliveredAt: at(T0 + 2600)
+      }
+      yield* repo.insertDeliveries([plain, full])
+      yield* repo.insertDeliveries([{ ...plain, deliveryId: deliveryFor(endpoint, e0!, T0 + 1).deliveryId }])
+      expect(Option.getOrThrow(yield* repo.lockDelivery(endpoint.endpointId, e0!.event.id))).toEqual(plain)
+      expect(Option.getOrThrow(yield* repo.lockDelivery(endpoint.endpointId, e1!.event.id))).toEqual(full)
+      yield* repo.cancelPendingDeliveries(endpoint.endpointId)
+    }))
+
+  it.effect("webhooks: the oldest pending delivery's due time, over every endpoint, leased or not", () =>
+    Effect.gen(function*() {
+      yield* quiesce
+      const repo = yield* WebhooksRepo
+      const projectId = newProjectId()
+      const a = endpointFixture({ projectId })
+      const b = endpointFixture({ projectId, url: "https://hooks.example.com/b" })
+      yield* repo.insertEndpoint(a)
+      yield* repo.insertEndpoint(b)
+      // Earlier than any other case's deliveries; what earlier cases left pending still counts.
+      const base = yield* repo.oldestPendingDueMillis
+      const expected = (ms: number | null) => (base === null ? ms : ms === null ? base : Math.min(base, ms))
+      const early = T0 - 10 * 86_400_000
+      const [e0, e1, e2] = yield* appendEvents(projectId, [0, 1, 2].map((i) => eventFixture("project.updated", T0 + i)))
+      const da = deliveryFor(a, e0!, early + 5000)
+      const db1 = deliveryFor(b, e1!, early + 2000)
+      const db2 = deliveryFor(b, e2!, early + 7000)
+      yield* repo.insertDeliveries([da, db1, db2])
+      expect(yield* repo.oldestPendingDueMillis).toBe(expected(early + 2000))
+      // Leased, it is still pending and still the oldest.
+      const claimed = yield* repo.claimDue({ now: at(early + 2000), leaseUntil: at(early + 60_000), limit: 1, perEndpoint: 1000 })
+      expect(claimed.map((c) => c.delivery.deliveryId)).toEqual([db1.deliveryId])
+      expect(yield* repo.oldestPendingDueMillis).toBe(expected(early + 2000))
+      yield* repo.completeAttempts([{
+        deliveryId: db1.deliveryId,
+        claimSeq: claimed[0]!.delivery.claimSeq,
+        status: "delivered",
+        attemptCount: 1,
+        nextAttemptAt: at(early + 2500),
+        lastAttemptAt: at(early + 2500),
+        lastError: null,
+        lastResponseStatus: 200,
+        deliveredAt: at(early + 2500)
+      }])
+      // The other endpoint's delivery is the oldest now.
+      expect(yield* repo.oldestPendingDueMillis).toBe(expected(early + 5000))
+      expect(yield* repo.cancelPendingDeliveries(a.endpointId)).toBe(1)
+      expect(yield* repo.oldestPendingDueMillis).toBe(expected(early + 7000))
+      expect(yield* repo.cancelPendingDeliveries(b.endpointId)).toBe(1)
+      expect(yield* repo.oldestPendingDueMillis).toBe(expected(null))
+    }))
+
   it.effect("webhooks: retry scheduling, cancellation, and the newest-first delivery list by status", () =>
     Effect.gen(function*() {
       yield* quiesce
