@@ -8,8 +8,9 @@
  *   HMAC-SHA256(key, id + "." + timestamp + "." + body)>`, the key being the bytes behind
  *   `whsec_<base64>`; during a rotation overlap one signature per live secret, space-separated.
  */
-import { Context, Effect } from "effect"
+import { Effect } from "effect"
 import { hmacSha256Sync } from "../internal/Sha256.js"
+import { Setting } from "../internal/Settings.js"
 
 /** HMAC-SHA-256 of a UTF-8 message under a raw key, synchronously. */
 export type HmacSha256 = (key: Uint8Array, message: string) => Uint8Array
@@ -20,7 +21,7 @@ export type HmacSha256 = (key: Uint8Array, message: string) => Uint8Array
  * gives `node:crypto`'s, ≈ 3–4× faster on a delivery's few hundred bytes. Any implementation must
  * equal RFC 2104 HMAC-SHA-256 (the server's is property-tested against core's).
  */
-export class WebhookHmac extends Context.Reference<WebhookHmac>()("core/WebhookHmac", {
+export class WebhookHmac extends Setting<WebhookHmac>()("core/WebhookHmac", {
   defaultValue: (): HmacSha256 => hmacSha256Sync
 }) {}
 
