@@ -1,12 +1,12 @@
 /**
  * Services for routes registered outside the HttpApi declaration (their handlers must need nothing
  * but the request): taken from the application once, at start, and provided to each request only
- * when its fiber does not already hold them. In the server every request fiber runs on the
- * application's own context, so the services are there already; providing them anyway merged
- * the whole context into a copy and compared it key by key with the old one on every request
- * (`Effect.provide` sets the context FiberRef): several per cent of a cheap request (issue 12 goal 7).
- * Give it the routes' services only (`Context.pick`): each is looked up in the fiber's context on
- * every request, so the whole application context here meant a thousand lookups per request.
+ * when its fiber does not already hold them. The server's request fibers carry only the platform's
+ * services and the settings (Http.ts `serveLean`), so there they are provided; a host that serves
+ * the application on its own whole context already holds them, and providing them anyway would
+ * merge a copy of that context and compare it key by key on every request (`Effect.provide` sets
+ * the context FiberRef). Give it the routes' services only (`Context.pick`): each is looked up in
+ * the fiber's context, and each is copied into the request's context when provided.
  */
 import { Context, Effect } from "effect"
 

@@ -19,7 +19,7 @@ import {
   StoreHealth,
   Diagnostics,
   Onboarding,
-  type Sessions
+  Sessions
 } from "@switchboard/core/dashboard"
 import { ManagementWebhooks } from "@switchboard/core/events"
 import {
@@ -33,13 +33,13 @@ import {
   OAuthApps,
   type OAuthApp,
   OAuthGrants,
-  type SigningKeys
+  SigningKeys
 } from "@switchboard/core/oauth"
 import { Organizations, toInvitation } from "@switchboard/core/organizations"
 import { PrivacyRequests } from "@switchboard/core/privacy"
 import { Platforms, ProjectIntegrations, type ProjectRecord, ProjectsService } from "@switchboard/core/projects"
-import { type AccountId, OrganizationId, ProjectId, type Secrets, type ServerSecret, ServiceKeyId } from "@switchboard/core/shared"
-import { DateTime, Effect, Option, Redacted, Schema } from "effect"
+import { type AccountId, OrganizationId, ProjectId, Secrets, ServerSecret, ServiceKeyId } from "@switchboard/core/shared"
+import { Context, DateTime, Effect, Option, Redacted, Schema } from "effect"
 import { InFlight } from "../http/Middleware.js"
 import { readFileSync } from "node:fs"
 import { ServerConfig } from "../http/ServerConfig.js"
@@ -107,8 +107,11 @@ const projectIdOf = (params: Ctx<unknown>["params"]) => {
 export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
-    // What handlers read per request beyond the request itself, captured once.
-    const services = yield* Effect.context<Sessions | OAuthGrants | ServerConfig | ServerSecret | SigningKeys | Secrets>()
+    // What handlers read per request beyond the request itself, captured once: these services only
+    // (provided on every request, so not the whole application context).
+    const services = Context.pick(Sessions, OAuthGrants, ServerConfig, ServerSecret, SigningKeys, Secrets)(
+      yield* Effect.context<Sessions | OAuthGrants | ServerConfig | ServerSecret | SigningKeys | Secrets>()
+    )
     const startedAt = Date.now()
     // Made on its first request, not at start, then kept.
     let openApi: string | undefined

@@ -12,7 +12,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { OrganizationId } from "@switchboard/core/shared"
 import { SsoSignIn } from "@switchboard/core/sso"
-import { Effect, Either, Redacted, Schema } from "effect"
+import { Context, Effect, Either, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { renderEnvelopeFailure } from "../http/Surfaces.js"
 import { problem, type ProblemFailure } from "../v1/ProblemFailure.js"
@@ -81,7 +81,8 @@ const start = Effect.gen(function*() {
 
 export const SsoRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const context = yield* Effect.context<SsoSignIn | ServerConfig>()
+    // These services only: they are provided on every request.
+    const context = Context.pick(SsoSignIn, ServerConfig)(yield* Effect.context<SsoSignIn | ServerConfig>())
     yield* router.get(SSO_PATHS.callback, Effect.provide(callback, context))
     yield* router.get(SSO_PATHS.start, Effect.provide(start, context))
   }))
