@@ -10,15 +10,14 @@
  * group that reads a service with `Effect.serviceOption` (invisible to the type: it would silently
  * find nothing).
  */
-import { settingKeys } from "@switchboard/core/internal"
+import { settingsOf } from "@switchboard/core/internal"
 import { Context, Effect, Layer, Scope } from "effect"
 
 export const leanGroup = <const Tags extends ReadonlyArray<Context.Tag<any, any>>>(...tags: Tags) =>
   <A, E, R extends Context.Tag.Identifier<Tags[number]>>(group: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
     Layer.scopedContext(Effect.gen(function*() {
       const full = yield* Effect.context<R>()
-      const picked = new Map<string, unknown>()
-      for (const [key, service] of full.unsafeMap) if (settingKeys().has(key)) picked.set(key, service)
+      const picked = new Map(settingsOf(full as Context.Context<never>).unsafeMap)
       for (const tag of tags) {
         if (full.unsafeMap.has(tag.key)) picked.set(tag.key, full.unsafeMap.get(tag.key))
       }
