@@ -23,6 +23,8 @@ const plainlyValid = (e: EventEnvelope): boolean =>
   e.apiVersion === EVENT_API_VERSION && typeof e.source === "string" && e.source.length >= 1 && e.source.length <= 255 &&
   isStorableText(e.source) &&
   typeof e.data === "object" && e.data !== null && !Array.isArray(e.data) && Object.getPrototypeOf(e.data) === Object.prototype &&
+  // An own `__proto__` key (JSON.parse makes one) is not copied by the schema's record encoding.
+  !Object.hasOwn(e.data, "__proto__") &&
   typeof e.timestamp?.epochMillis === "number" && e.timestamp.epochMillis >= MIN_MILLIS && e.timestamp.epochMillis <= MAX_MILLIS
 
 /** The envelope's JSON text, or undefined when it does not encode. */

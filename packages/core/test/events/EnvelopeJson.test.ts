@@ -30,6 +30,19 @@ describe("envelopeJson", () => {
     expect(encoded).toBeGreaterThan(50)
   })
 
+  it("an own __proto__ key in data (JSON.parse makes one) encodes as the schema encodes it", () => {
+    const data = JSON.parse('{"__proto__":{"x":1},"a":2}') as Record<string, unknown>
+    const e = {
+      id: "sb_evt_0000000000e008000000000000",
+      type: "a.a",
+      apiVersion: "2026-07-01",
+      source: "s",
+      timestamp: DateTime.unsafeMake(0),
+      data
+    } as unknown as EventEnvelope
+    expect(envelopeJson(e)).toBe(bySchema(e))
+  })
+
   it("refuses exactly what the schema refuses", () => {
     const broken = fc.constantFrom<[string, unknown]>(
       ["id", "evt_not-an-id"],
