@@ -12,7 +12,9 @@ import {
   type RateLimitPolicy,
   stateHeader
 } from "@switchboard/core/shared"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Cause, Clock, Context, DateTime, Effect, Exit, Fiber, FiberRef, Option } from "effect"
+import { IncomingMessage, ServerResponse } from "node:http"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
 import { makeAccessLog } from "./AccessLog.js"
 import { illFormedText } from "./Body.js"
@@ -112,37 +114,45 @@ export const urlIssue = (url: string): { code: string; location: "param" | "quer
 
 /**
  * The rate-limit key of a /v1 request: the presented credential (its hash — limits are per
- * credential, API.md §0), or the client address when none was sent.
+ * credential, API.md §0), or the client address when none was sent. Remembered by the whole
+ * `Authorization` value, so a credential seen recently costs one map lookup (no parsing, no hashing
+ * per request; issue 12).
  */
 const rateLimitKey = (request: HttpServerRequest.HttpServerRequest, memo: Map<string, string>): string => {
-  const bearer = /^Bearer[ ]+(\S{1,8192})\s*$/i.exec(request.headers["authorization"] ?? "")?.[1]
-  if (bearer === undefined) return `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
-  // The hash of a credential seen recently is remembered (no hashing per request; issue 12).
-  let key = memo.get(bearer)
-  if (key === undefined) {
-    if (memo.size >= RATE_LIMIT_KEY_MEMO) memo.clear()
-    key = `credential:${sha256HexSync(bearer).slice(0, 40)}`
-    memo.set(bearer, key)
+  const header = request.headers["authorization"]
+  if (header !== undefined) {
+    const known = memo.get(header)
+    if (known !== undefined) return known
   }
+  const bearer = /^Bearer[ ]+(\S{1,8192})\s*$/i.exec(header ?? "")?.[1]
+  if (bearer === undefined) return `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
+  if (memo.size >= RATE_LIMIT_KEY_MEMO) memo.clear()
+  const key = `credential:${sha256HexSync(bearer).slice(0, 40)}`
+  memo.set(header!, key)
   return key
 }
 
 const RATE_LIMIT_KEY_MEMO = 10_000
 
 /**
- * Runs `work` (which never fails) with a deadline: past `ms`, the caller gets `onTimeout` at once and
- * the work is interrupted in the background — a frozen database must not hold the answer too. One
- * forked fiber and one timer per request (cheaper than a race of fibers); the work's pre-response
- * handlers (the management API's headers) come back to the caller when it finishes.
+ * Runs `work` (which never fails) with a deadline: past `ms`, the caller gets a failed exit with
+ * `onTimeout()` at once and the work is interrupted in the background — a frozen database must not
+ * hold the answer too. One forked fiber and one timer per request (cheaper than a race of fibers);
+ * the work's pre-response handlers (the management API's headers) come back to the caller when it
+ * finishes.
  */
-const withDeadline = <A, R>(work: Effect.Effect<A, never, R>, ms: number, onTimeout: () => ProblemFailure): Effect.Effect<A, ProblemFailure, R> =>
+const withDeadline = <A, E, R>(
+  work: Effect.Effect<Exit.Exit<A, E>, never, R>,
+  ms: number,
+  onTimeout: () => ProblemFailure
+): Effect.Effect<Exit.Exit<A, E | ProblemFailure>, never, R> =>
   Effect.flatMap(Effect.fork(Effect.interruptible(work)), (fiber) =>
-    Effect.async<A, ProblemFailure>((resume) => {
+    Effect.async<Exit.Exit<A, E | ProblemFailure>>((resume) => {
       let done = false
       const timer = setTimeout(() => {
         if (done) return
         done = true
-        resume(Effect.zipRight(Fiber.interruptFork(fiber), Effect.fail(onTimeout())))
+        resume(Effect.as(Fiber.interruptFork(fiber), Exit.fail(onTimeout())))
       }, ms)
       fiber.addObserver((exit) => {
         clearTimeout(timer)
@@ -155,6 +165,34 @@ const withDeadline = <A, R>(work: Effect.Effect<A, never, R>, ms: number, onTime
       })
       return Effect.sync(() => clearTimeout(timer))
     }))
+
+/** What the global middleware knows of one request. */
+interface Served {
+  readonly request: HttpServerRequest.HttpServerRequest
+  readonly requestId: string
+  readonly path: string
+  readonly surface: ReturnType<typeof surfaceOf>
+  readonly started: number
+  /** Every header this middleware adds, set once on whatever response leaves. */
+  readonly headers: Record<string, string>
+  /**
+   * The Node response, when served by Node: the headers go on it as they become known
+   * (`setHeader`; Node merges them into the response's own at `writeHead`), so a response that
+   * does not name one of them leaves as it is — no copy of its headers per request.
+   */
+  readonly node: ServerResponse | undefined
+}
+
+const nodeResponseOf = (request: HttpServerRequest.HttpServerRequest): ServerResponse | undefined => {
+  if (!(request.source instanceof IncomingMessage)) return undefined
+  const response = NodeHttpServerRequest.toServerResponse(request)
+  return response instanceof ServerResponse ? response : undefined
+}
+
+const addHeader = (served: Served, name: string, value: string) => {
+  served.headers[name] = value
+  served.node?.setHeader(name, value)
+}
 
 export const makeGlobalMiddleware = (table: RouteTable) =>
   Effect.gen(function*() {
@@ -174,147 +212,179 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
       })
     const rateLimitKeys = new Map<string, string>()
     const access = makeAccessLog(config, table) // undefined when ACCESS_LOG=off: no cost per request
+
+    const render = (served: Served, p: ProblemFailure) =>
+      served.surface === "v1" ? renderProblem(p, config.docsUrl, served.requestId) : problemOnSurface(served.surface, p, config.docsUrl)
+
+    /** One structured line per failed request (the cause's trace only at debug level). */
+    const logFailure = (served: Served, level: "warning" | "error", message: string, cause: Cause.Cause<unknown>, status: number) =>
+      Effect.zipRight(
+        (level === "error" ? Effect.logError(message) : Effect.logWarning(message)).pipe(
+          Effect.annotateLogs({ requestId: served.requestId, method: served.request.method, path: served.path, status, error: summary(cause) })
+        ),
+        Effect.logDebug(Cause.pretty(cause)).pipe(Effect.annotateLogs({ requestId: served.requestId }))
+      )
+
+    /** Whatever leaves: its headers. (Cached records are dropped by the writes that change them.) */
+    const finish = (served: Served, response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+      access?.(served.request.method, served.path, response.status, served.requestId, served.started)
+      if (served.node !== undefined) {
+        // Already on the Node response; only a response naming one of them itself needs ours on top.
+        let clash = false
+        for (const name in served.headers) {
+          if (name in response.headers) {
+            clash = true
+            break
+          }
+        }
+        if (!clash) return response
+      }
+      return HttpServerResponse.setHeaders(response, served.headers)
+    }
+
+    const failed = (served: Served, cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+      const request = served.request
+      const failure = Cause.failureOption(cause)
+      if (Option.isSome(failure)) {
+        const e = failure.value as unknown
+        if (e instanceof ProblemFailure) {
+          const status = ProblemCatalog[e.code].status
+          return status >= 500
+            ? Effect.as(logFailure(served, "warning", e.code === "REQUEST_TIMEOUT" ? "request deadline passed" : "request failed", cause, status), render(served, e))
+            : Effect.succeed(render(served, e))
+        }
+        if (e instanceof EnvelopeFailure) return Effect.succeed(renderEnvelopeFailure(e))
+        if (e instanceof OAuthFailure) return Effect.succeed(renderOAuthFailure(e))
+        if (e instanceof HttpApiError.HttpApiDecodeError) {
+          // The platform decodes path, query and headers; tell them apart by the first key.
+          const query = new URL(request.url, "http://localhost").searchParams
+          const locationOf = (key: unknown) =>
+            typeof key === "string" && query.has(key) ? "query" as const
+            : typeof key === "string" && key.toLowerCase() in request.headers ? "header" as const
+            : "param" as const
+          return Effect.succeed(render(served, validationFailed(e.issues.map((i) => ({
+            code: i._tag === "Missing" ? "missing" : "invalid_value",
+            location: locationOf(i.path[0]),
+            message: i.message,
+            path: i.path.map((p) => `/${String(p)}`).join("")
+          })), "A request parameter is not valid.")))
+        }
+        if (e instanceof HttpServerError.RouteNotFound) {
+          const url = new URL(request.url, "http://localhost")
+          const allow = allowedMethods(table, url.pathname)
+          // The path has a route's shape for this very method, yet the router refused it: a
+          // parameter is unusable (over 100 characters, `..`, undecodable) → 422, not 405.
+          if (allow.includes(request.method)) {
+            return Effect.succeed(render(served, validationFailed([{
+              code: "invalid_value",
+              location: "param",
+              message: "A path parameter is not valid: at most 100 characters, percent-encoded UTF-8, not . or ..",
+              path: ""
+            }], "A path parameter is not valid.")))
+          }
+          return Effect.succeed(render(served, allow.length > 0
+            ? problem("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${allow.join(", ")}.`, {
+              headers: { allow: allow.join(", ") }
+            })
+            : problem("RESOURCE_NOT_FOUND", `No route for ${request.method} ${url.pathname}.`)))
+        }
+        if (e instanceof HttpServerError.RequestError) {
+          return Effect.succeed(render(served, validationFailed([{
+            code: "malformed_body",
+            location: "body",
+            message: "The request body could not be read.",
+            path: ""
+          }])))
+        }
+      }
+      // The client went away (or the server is stopping): nothing failed, and nobody reads the answer.
+      if (Cause.isInterruptedOnly(cause)) {
+        return Effect.as(
+          Effect.logDebug("request interrupted"),
+          render(served, problem("UPSTREAM_UNAVAILABLE", "The request was interrupted.", { headers: { "retry-after": "1" } }))
+        )
+      }
+      const defect = Cause.squash(cause)
+      const outage = databaseOutage(defect)
+      if (outage === "timeout") {
+        return Effect.as(
+          logFailure(served, "warning", "database timed out", cause, 504),
+          render(served, problem("UPSTREAM_TIMEOUT", "The database did not answer in time; retry shortly.", { headers: { "retry-after": "5" } }))
+        )
+      }
+      if (outage === "unavailable") {
+        return Effect.as(
+          logFailure(served, "warning", "database unavailable", cause, 503),
+          render(served, problem("UPSTREAM_UNAVAILABLE", "The database is unavailable; retry shortly.", { headers: { "retry-after": "5" } }))
+        )
+      }
+      return Effect.as(
+        logFailure(served, "error", "unhandled failure", cause, 500),
+        render(served, problem("INTERNAL_ERROR", "An unexpected error occurred."))
+      )
+    }
+
+    const respond = (served: Served, exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) =>
+      Exit.isSuccess(exit) ? Effect.succeed(finish(served, exit.value)) : Effect.map(failed(served, exit.cause), (r) => finish(served, r))
+
+    const overQuota = (resetSeconds: number) =>
+      Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
+        headers: { "retry-after": String(resetSeconds) }
+      }))
+
     return (app: HttpApp.Default): HttpApp.Default =>
       Effect.withFiberRuntime((fiber) => {
         const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
         // Counted out when the request's fiber ends, after its response was written.
         inFlight.enter()
         fiber.addObserver(inFlight.leave)
-        const started = access === undefined ? 0 : performance.now()
         const requestId = newRequestId()
         const traceId = traceIdOf(request.headers["traceparent"]) ?? newTraceId()
         setRequestInfo(request, { requestId, traceId })
-        // Every header this middleware adds, set once on whatever response leaves.
-        const headers: Record<string, string> = { "x-request-id": requestId, "x-trace-id": traceId }
         const q = request.url.indexOf("?")
         const path = q === -1 ? request.url : request.url.slice(0, q)
-        const surface = surfaceOf(path)
-        const render = (p: ProblemFailure) =>
-          surface === "v1" ? renderProblem(p, config.docsUrl, requestId) : problemOnSurface(surface, p, config.docsUrl)
-        for (const d of deprecated) {
-          if (d.method === request.method && d.pattern.test(path)) Object.assign(headers, d.headers)
+        const served: Served = {
+          request,
+          requestId,
+          path,
+          surface: surfaceOf(path),
+          started: access === undefined ? 0 : performance.now(),
+          headers: {},
+          node: nodeResponseOf(request)
         }
-        // Rate limits on /v1 (API.md §0): every response carries the state; over the quota → 429.
-        // Inside the guarded region: a limiter that cannot reach its store fails like any other use
-        // of the database (503 + Retry-After), never as an empty 500.
-        const limited = path === "/v1" || path.startsWith("/v1/")
+        addHeader(served, "x-request-id", requestId)
+        addHeader(served, "x-trace-id", traceId)
+        for (const d of deprecated) {
+          if (d.method === request.method && d.pattern.test(path)) {
+            for (const [name, value] of Object.entries(d.headers)) addHeader(served, name, value)
+          }
+        }
         // Text no parameter can hold (U+0000, lone surrogates, broken percent-encoding) is refused
         // here, for every route of every surface, before a handler or the database sees it.
         const urlProblem = request.url.includes("%") || q !== -1 ? urlIssue(request.url) : undefined
         const checked: HttpApp.Default<unknown> = urlProblem === undefined
           ? app
           : Effect.fail(validationFailed([urlProblem], "A request parameter is not valid."))
-        const now = DateTime.unsafeMake(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+        // Rate limits on /v1 (API.md §0): every response carries the state; over the quota → 429.
+        // Inside the guarded region: a limiter that cannot reach its store fails like any other use
+        // of the database (503 + Retry-After), never as an empty 500.
+        const limited = path === "/v1" || path.startsWith("/v1/")
         const guarded: HttpApp.Default<unknown> = limited
-          ? Effect.flatMap(limiter.hit(rateLimitKey(request, rateLimitKeys), policy, now), (state) => {
-            headers["ratelimit-policy"] = policyValue
-            headers["ratelimit"] = stateHeader(policy, state)
-            return state.allowed
-              ? checked
-              : Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
-                headers: { "retry-after": String(state.resetSeconds) }
-              }))
-          })
-          : checked
-        /** One structured line per failed request (the cause's trace only at debug level). */
-        const logFailure = (level: "warning" | "error", message: string, cause: Cause.Cause<unknown>, status: number) =>
-          Effect.zipRight(
-            (level === "error" ? Effect.logError(message) : Effect.logWarning(message)).pipe(
-              Effect.annotateLogs({ requestId, method: request.method, path, status, error: summary(cause) })
+          ? Effect.flatMap(
+            limiter.hit(
+              rateLimitKey(request, rateLimitKeys),
+              policy,
+              DateTime.unsafeMake(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
             ),
-            Effect.logDebug(Cause.pretty(cause)).pipe(Effect.annotateLogs({ requestId }))
+            (state) => {
+              addHeader(served, "ratelimit-policy", policyValue)
+              addHeader(served, "ratelimit", stateHeader(policy, state))
+              return state.allowed ? checked : overQuota(state.resetSeconds)
+            }
           )
-        /** Whatever leaves: its headers. (Cached records are dropped by the writes that change them.) */
-        const finish = (response: HttpServerResponse.HttpServerResponse) => {
-          access?.(request.method, path, response.status, requestId, started)
-          return HttpServerResponse.setHeaders(response, headers)
-        }
-        const failed = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-          const failure = Cause.failureOption(cause)
-          if (Option.isSome(failure)) {
-            const e = failure.value as unknown
-            if (e instanceof ProblemFailure) {
-              const status = ProblemCatalog[e.code].status
-              return status >= 500
-            ? Effect.as(logFailure("warning", e.code === "REQUEST_TIMEOUT" ? "request deadline passed" : "request failed", cause, status), render(e))
-            : Effect.succeed(render(e))
-            }
-            if (e instanceof EnvelopeFailure) return Effect.succeed(renderEnvelopeFailure(e))
-            if (e instanceof OAuthFailure) return Effect.succeed(renderOAuthFailure(e))
-            if (e instanceof HttpApiError.HttpApiDecodeError) {
-              // The platform decodes path, query and headers; tell them apart by the first key.
-              const query = new URL(request.url, "http://localhost").searchParams
-              const locationOf = (key: unknown) =>
-            typeof key === "string" && query.has(key) ? "query" as const
-            : typeof key === "string" && key.toLowerCase() in request.headers ? "header" as const
-            : "param" as const
-              return Effect.succeed(render(validationFailed(e.issues.map((i) => ({
-                code: i._tag === "Missing" ? "missing" : "invalid_value",
-                location: locationOf(i.path[0]),
-                message: i.message,
-                path: i.path.map((p) => `/${String(p)}`).join("")
-              })), "A request parameter is not valid.")))
-            }
-            if (e instanceof HttpServerError.RouteNotFound) {
-              const url = new URL(request.url, "http://localhost")
-              const allow = allowedMethods(table, url.pathname)
-              // The path has a route's shape for this very method, yet the router refused it: a
-              // parameter is unusable (over 100 characters, `..`, undecodable) → 422, not 405.
-              if (allow.includes(request.method)) {
-                return Effect.succeed(render(validationFailed([{
-                  code: "invalid_value",
-                  location: "param",
-                  message: "A path parameter is not valid: at most 100 characters, percent-encoded UTF-8, not . or ..",
-                  path: ""
-                }], "A path parameter is not valid.")))
-              }
-              return Effect.succeed(render(allow.length > 0
-            ? problem("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${allow.join(", ")}.`, {
-              headers: { allow: allow.join(", ") }
-            })
-            : problem("RESOURCE_NOT_FOUND", `No route for ${request.method} ${url.pathname}.`)))
-            }
-            if (e instanceof HttpServerError.RequestError) {
-              return Effect.succeed(render(validationFailed([{
-                code: "malformed_body",
-                location: "body",
-                message: "The request body could not be read.",
-                path: ""
-              }])))
-            }
-          }
-          // The client went away (or the server is stopping): nothing failed, and nobody reads the answer.
-          if (Cause.isInterruptedOnly(cause)) {
-            return Effect.as(
-              Effect.logDebug("request interrupted"),
-              render(problem("UPSTREAM_UNAVAILABLE", "The request was interrupted.", { headers: { "retry-after": "1" } }))
-            )
-          }
-          const defect = Cause.squash(cause)
-          const outage = databaseOutage(defect)
-          if (outage === "timeout") {
-            return Effect.as(
-              logFailure("warning", "database timed out", cause, 504),
-              render(problem("UPSTREAM_TIMEOUT", "The database did not answer in time; retry shortly.", { headers: { "retry-after": "5" } }))
-            )
-          }
-          if (outage === "unavailable") {
-            return Effect.as(
-              logFailure("warning", "database unavailable", cause, 503),
-              render(problem("UPSTREAM_UNAVAILABLE", "The database is unavailable; retry shortly.", { headers: { "retry-after": "5" } }))
-            )
-          }
-          return Effect.as(
-            logFailure("error", "unhandled failure", cause, 500),
-            render(problem("INTERNAL_ERROR", "An unexpected error occurred."))
-          )
-
-        }
+          : checked
         // The request deadline (REQUEST_TIMEOUT_MS): the work runs in its own fiber and always
         // succeeds with its exit, so its failures are rendered here like any other.
-        return Effect.matchCauseEffect(withDeadline(Effect.exit(guarded), config.requestTimeoutMs, timeoutProblem), {
-          onFailure: (cause) => Effect.map(failed(cause), finish),
-          onSuccess: (exit) => Exit.isSuccess(exit) ? Effect.succeed(finish(exit.value)) : Effect.map(failed(exit.cause), finish)
-        })
+        return Effect.flatMap(withDeadline(Effect.exit(guarded), config.requestTimeoutMs, timeoutProblem), (exit) => respond(served, exit))
       })
   })
