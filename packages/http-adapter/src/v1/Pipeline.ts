@@ -104,9 +104,13 @@ export const renderedOnce = <A, I, K extends object>(schema: Schema.Schema<A, I>
   }
 }
 
-export const toResponse = (r: Rendered, extraHeaders: Record<string, string> = {}) => {
-  const { "content-type": contentType = "application/json", ...headers } = r.headers
-  return HttpServerResponse.text(r.body, { status: r.status, contentType, headers: { ...headers, ...extraHeaders } })
+export const toResponse = (r: Rendered, extraHeaders?: Record<string, string>) => {
+  const contentType = r.headers["content-type"] ?? "application/json"
+  // Most responses name nothing but their type: no header records copied for them (issue 12).
+  let headers: Record<string, string> | undefined
+  for (const name in r.headers) if (name !== "content-type") (headers ??= {})[name] = r.headers[name]!
+  if (extraHeaders !== undefined) headers = headers === undefined ? extraHeaders : { ...headers, ...extraHeaders }
+  return HttpServerResponse.text(r.body, headers === undefined ? { status: r.status, contentType } : { status: r.status, contentType, headers })
 }
 
 /**

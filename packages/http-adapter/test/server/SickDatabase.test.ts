@@ -161,10 +161,28 @@ describe.runIf(postgresBin !== undefined)("a sick database", () => {
       expect(answers[0]!.headers.get("content-type")).toBe("application/problem+json")
       expect((await call(`${s.baseUrl}/api/health/ready`)).status).toBe(503)
 
-      const deadline = await call(`${patient.baseUrl}/v1/account`, { headers: { authorization: `Bearer ${patient.serviceKey}` } })
+      // The deadline answers while the work is stuck (served by Node: on the Node response, with
+      // the middleware's headers) and logs one line with the request id.
+      const logged: Array<string> = []
+      const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
+        logged.push(args.map(String).join(" "))
+      })
+      let deadline: Response
+      try {
+        deadline = await call(`${patient.baseUrl}/v1/account`, { headers: { authorization: `Bearer ${patient.serviceKey}` } })
+        await new Promise((r) => setTimeout(r, 100))
+      } finally {
+        spy.mockRestore()
+      }
       expect(deadline.status).toBe(504)
       expect(deadline.headers.get("content-type")).toBe("application/problem+json")
-      expect((await deadline.json() as { code: string }).code).toBe("REQUEST_TIMEOUT")
+      expect(deadline.headers.get("retry-after")).toBe("1")
+      expect(deadline.headers.get("ratelimit")).toMatch(/^"default";r=\d+;t=\d+$/)
+      const deadlineId = deadline.headers.get("x-request-id")!
+      expect(deadlineId).toMatch(/^sb_req_/)
+      const deadlineBody = await deadline.json() as { code: string; requestId?: string }
+      expect(deadlineBody.code).toBe("REQUEST_TIMEOUT")
+      expect(logged.filter((l) => l.includes(deadlineId) && l.includes("request deadline passed"))).toHaveLength(1)
     } finally {
       pg.thaw()
     }
