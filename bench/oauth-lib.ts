@@ -7,7 +7,12 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
+import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { Effect, Exit, Layer, Scope } from "effect"
 import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { CookieJar, driveAuthorization, newApp, newUser, type OAuthTestServer, startOAuthServer } from "../packages/http-adapter/test/support/OAuthServer.js"
@@ -237,4 +242,64 @@ export const startRawBaseline = async (connections: number) => {
   })
   const { origin } = await listenLocal(server)
   return { origin, authorization, accessToken, refreshTokens, close: () => closeServer(server) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The framework's floor for these endpoints: the raw baseline's very job (same Basic check, form,
+// Map and answers) as two routes of a bare Effect `HttpRouter` on `NodeHttpServer` — how the
+// server's OAuth endpoints are served (router routes beside the HttpApi), with the platform's
+// per-request span and the tracer off as in the server. No Switchboard code: what any endpoint on
+// this stack costs before it does its own work.
+
+export const startEffectFloor = async (connections: number) => {
+  const authorization = basic("bench", randomBytes(16).toString("base64url"))
+  const refreshTokens = Array.from({ length: connections }, () => randomBytes(32).toString("base64url"))
+  const accessToken = randomBytes(32).toString("base64url")
+  const access = new Map<string, { sub: string; scope: string; exp: number }>([[sha256(accessToken), { sub: "sb_acc_bench", scope: "openid", exp: 4_000_000_000 }]])
+  const refresh = new Map<string, string>(refreshTokens.map((t) => [sha256(t), "openid offline_access"]))
+  const answer = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store" } })
+  // The body straight from Node's IncomingMessage (as the server reads bodies, http/Body.ts), not
+  // through the platform's body stream: the cheapest read this stack allows.
+  const bodyOf = (req: HttpServerRequest.HttpServerRequest) =>
+    Effect.async<string>((resume) => {
+      const source = NodeHttpServerRequest.toIncomingMessage(req)
+      const chunks: Array<Buffer> = []
+      source.on("data", (c: Buffer) => chunks.push(c))
+      source.on("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
+    })
+  const withForm = (f: (form: URLSearchParams) => HttpServerResponse.HttpServerResponse) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
+      req.headers["authorization"] !== authorization
+        ? Effect.succeed(answer(401, { error: "invalid_client" }))
+        : Effect.map(bodyOf(req), (text) => f(new URLSearchParams(text))))
+  const form1 = (form: URLSearchParams, name: string) => form.get(name) ?? ""
+  const app = HttpRouter.empty.pipe(
+    HttpRouter.post(INTROSPECT_PATH, withForm((form) => {
+      const t = access.get(sha256(form1(form, "token")))
+      return answer(200, t === undefined ? { active: false } : { active: true, client_id: "bench", token_type: "Bearer", ...t })
+    })),
+    HttpRouter.post(TOKEN_PATH, withForm((form) => {
+      const old = sha256(form1(form, "refresh_token"))
+      const scope = refresh.get(old)
+      if (form1(form, "grant_type") !== "refresh_token" || scope === undefined) return answer(400, { error: "invalid_grant" })
+      refresh.delete(old)
+      const at = randomBytes(32).toString("base64url")
+      const rt = randomBytes(32).toString("base64url")
+      access.set(sha256(at), { sub: "sb_acc_bench", scope, exp: Math.floor(Date.now() / 1000) + 3600 })
+      refresh.set(sha256(rt), scope)
+      return answer(200, { access_token: at, token_type: "Bearer", expires_in: 3600, scope, refresh_token: rt, id_token: "x.y.z" })
+    })),
+    Effect.catchAll(() => Effect.succeed(answer(400, { error: "invalid_request" })))
+  )
+  const server = createServer()
+  const scope = Effect.runSync(Scope.make())
+  await Effect.runPromise(Layer.buildWithScope(
+    HttpMiddleware.withTracerDisabledWhen(HttpServer.serve(app), () => true).pipe(
+      Layer.provide(Layer.setTracerEnabled(false)),
+      Layer.provide(NodeHttpServer.layer(() => server, { host: "127.0.0.1", port: 0 }))
+    ),
+    scope
+  ))
+  const { port } = server.address() as AddressInfo
+  return { origin: `http://127.0.0.1:${port}`, authorization, accessToken, refreshTokens, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }

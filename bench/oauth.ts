@@ -2,7 +2,9 @@
  * OAuth provider throughput (issue 12, goal 7): token introspection and the refresh-token grant of
  * the real Switchboard server against panva's `oidc-provider` with its in-memory adapter (the
  * devDependency; `bench/oidc-peer.mjs`, in a child process), driven with the same load in the same
- * run; a raw `node:http` handler doing the same job in memory is kept as a floor-free reference.
+ * run; a raw `node:http` handler doing the same job in memory is kept as a floor-free reference, and
+ * the same in-memory job as a bare Effect `HttpRouter` route as the framework's floor for these
+ * endpoints (what 2× the peer asks of the stack before any Switchboard code runs).
  *
  *   npx tsx bench/oauth.ts            # or: npm run bench:oauth
  *   BENCH_SECONDS=5 npx tsx bench/oauth.ts
@@ -22,7 +24,7 @@
  * JSON summary for `npm run bench`.
  */
 import { alternateRounds, backendFromEnv, failureText, fmt, mean, positiveInt, runBench, type ResultRow } from "./lib.js"
-import { type OAuthRun, type OAuthTarget, oauthLoad, ownCpuMicros, startOidcPeer, startOurs, startRawBaseline } from "./oauth-lib.js"
+import { type OAuthRun, type OAuthTarget, oauthLoad, ownCpuMicros, startEffectFloor, startOidcPeer, startOurs, startRawBaseline } from "./oauth-lib.js"
 
 const SECONDS = positiveInt("oauth", "BENCH_SECONDS", 5)
 const CONNECTIONS = positiveInt("oauth", "BENCH_CONNECTIONS", 10)
@@ -46,14 +48,18 @@ const main = async (): Promise<number> => {
     closers.push(peer.close)
     const raw = await startRawBaseline(CONNECTIONS)
     closers.push(raw.close)
+    const floor = await startEffectFloor(CONNECTIONS)
+    closers.push(floor.close)
 
     const targets: Array<OAuthTarget> = [
       { name: "introspection", kind: "introspect", origin: ours.origin, authorization: ours.authorization, token: ours.accessToken, cpuMicros: ownCpuMicros },
       { name: "introspection oidc-provider", kind: "introspect", origin: peer.origin, authorization: peer.authorization, token: peer.accessToken, cpuMicros: peer.cpuMicros },
       { name: "introspection node:http", kind: "introspect", origin: raw.origin, authorization: raw.authorization, token: raw.accessToken, cpuMicros: ownCpuMicros },
+      { name: "introspection Effect floor", kind: "introspect", origin: floor.origin, authorization: floor.authorization, token: floor.accessToken, cpuMicros: ownCpuMicros },
       { name: "refresh grant", kind: "refresh", origin: ours.origin, authorization: ours.authorization, refreshTokens: ours.refreshTokens, cpuMicros: ownCpuMicros },
       { name: "refresh grant oidc-provider", kind: "refresh", origin: peer.origin, authorization: peer.authorization, refreshTokens: peer.refreshTokens, cpuMicros: peer.cpuMicros },
-      { name: "refresh grant node:http", kind: "refresh", origin: raw.origin, authorization: raw.authorization, refreshTokens: raw.refreshTokens, cpuMicros: ownCpuMicros }
+      { name: "refresh grant node:http", kind: "refresh", origin: raw.origin, authorization: raw.authorization, refreshTokens: raw.refreshTokens, cpuMicros: ownCpuMicros },
+      { name: "refresh grant Effect floor", kind: "refresh", origin: floor.origin, authorization: floor.authorization, refreshTokens: floor.refreshTokens, cpuMicros: ownCpuMicros }
     ]
     const width = Math.max(...targets.map((t) => t.name.length)) + 1
     console.log(`startup ${fmt((Date.now() - t0) / 1000, 1)} s; backend ${BACKEND}; ${CONNECTIONS} connections, ${SECONDS} s per run, ` +
@@ -115,6 +121,29 @@ const main = async (): Promise<number> => {
     results.push(
       cpuRow("introspection", "introspection, our server's CPU"),
       cpuRow("refresh grant", "refresh grant, our server's CPU")
+    )
+    // Where the goal sits against the framework itself: the same in-memory job as node:http's, as a
+    // bare Effect router route (no Switchboard code). Below 2× here, 2× the peer is below the floor
+    // of any endpoint served the way the server serves every route (issue 12 goal 3).
+    const floorRow = (name: string, what: string): ResultRow => {
+      const value = rps(`${name} Effect floor`)
+      const ratio = value / rps(`${name} oidc-provider`)
+      console.log(`${what}: Effect floor / oidc-provider ${ratio.toFixed(2)}×; ours / Effect floor ${(rps(name) / value).toFixed(2)}; ` +
+        `CPU/request Effect floor ${fmt(cpu(`${name} Effect floor`))} µs`)
+      return {
+        name: what,
+        value: Math.round(value),
+        unit: "req/s",
+        baseline: "oidc-provider",
+        baselineValue: Math.round(rps(`${name} oidc-provider`)),
+        ratio: Number(ratio.toFixed(3)),
+        goal: null,
+        met: null
+      }
+    }
+    results.push(
+      floorRow("introspection", "introspection, the bare Effect router floor (same job in memory)"),
+      floorRow("refresh grant", "refresh grant, the bare Effect router floor (same job in memory, no signing)")
     )
     console.log(`total ${fmt((Date.now() - t0) / 1000, 1)} s`)
     console.log(JSON.stringify({ bench: "oauth", backend: BACKEND, results }))
