@@ -18,6 +18,8 @@ import { AccountDeleted, InvalidCredential } from "../accounts/Errors.js"
 import { AccountsRepo, AccountServiceKeysRepo, CredentialRevocations } from "../accounts/Ports.js"
 import { ProjectKeyVerifier } from "./ProjectKeyVerifier.js"
 
+const PARSED_KEYS_MEMO = 10_000
+
 const invalid = (reason: InvalidCredential["reason"], message: string) => new InvalidCredential({ reason, message })
 
 export class Authenticator extends Effect.Service<Authenticator>()("core/Authenticator", {
@@ -52,6 +54,8 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
         return Option.some(entry)
       })
 
+    const parsedKeys = new Map<string, NonNullable<ReturnType<typeof keyCredentialParts>>>()
+
     // The secret each cached service key was last verified with, and its principal: a later request
     // presenting the same secret skips the hash. Held as long as the cache entry (≤ the TTL), which a
     // revocation drops at once.
@@ -73,8 +77,15 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
      * `undefined` for anything else (then `authenticate` decides, with the store if need be).
      */
     const cached = (raw: string, now: number): Principal | undefined => {
-      const parts = keyCredentialParts(raw)
-      if (parts === undefined) return undefined
+      // A key credential's parts, remembered by its text (no pattern match per request; issue 12).
+      // Only well-formed keys (≤ ~100 characters each) are remembered; the map is bounded.
+      let parts = parsedKeys.get(raw)
+      if (parts === undefined) {
+        parts = keyCredentialParts(raw)
+        if (parts === undefined) return undefined
+        if (parsedKeys.size >= PARSED_KEYS_MEMO) parsedKeys.clear()
+        parsedKeys.set(raw, parts)
+      }
       return parts.kind === "AccountServiceKey"
         ? cachedServiceKey(parts.keyId, parts.secret, now)
         : projectKeys.cached(parts.keyId, parts.secret, now)

@@ -1,8 +1,8 @@
 /**
  * Per-request facts the global middleware establishes: the request id and the trace id. Kept beside
- * the request (a weak map keyed by the platform's underlying request object, so a `modify`d request
- * finds them too), so handlers built once at start read them with no per-request context or
- * fiber-local copy; outside a request, the FiberRef's value (empty ids unless set).
+ * the request (on the platform's underlying request object, so a `modify`d request finds them too),
+ * so handlers built once at start read them with no per-request context or fiber-local copy;
+ * outside a request, the FiberRef's value (empty ids unless set).
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, FiberRef } from "effect"
@@ -14,18 +14,25 @@ export interface RequestInfo {
 
 export const RequestInfoRef: FiberRef.FiberRef<RequestInfo> = FiberRef.unsafeMake<RequestInfo>({ requestId: "", traceId: "" })
 
-const infos = new WeakMap<object, RequestInfo>()
+/**
+ * Where the ids live on the platform's request object: a symbol-keyed property (every request gets
+ * the same one, so the objects keep one shape; cheaper than a WeakMap entry per request, issue 12).
+ */
+const infoKey: unique symbol = Symbol.for("switchboard/RequestInfo")
+type Carrier = { [infoKey]?: RequestInfo }
 
 /** Records the ids of `request` (the global middleware, once per request). */
 export const setRequestInfo = (request: HttpServerRequest.HttpServerRequest, info: RequestInfo): void => {
-  infos.set(request.source as object, info)
+  const source = request.source
+  if (typeof source === "object" && source !== null) (source as Carrier)[infoKey] = info
 }
 
 /** The current request's ids. */
 export const RequestContext: Effect.Effect<RequestInfo> = Effect.flatMap(
   Effect.serviceOption(HttpServerRequest.HttpServerRequest),
   (request) => {
-    const info = request._tag === "Some" ? infos.get(request.value.source as object) : undefined
+    const source = request._tag === "Some" ? request.value.source : undefined
+    const info = typeof source === "object" && source !== null ? (source as Carrier)[infoKey] : undefined
     return info === undefined ? FiberRef.get(RequestInfoRef) : Effect.succeed(info)
   }
 )
