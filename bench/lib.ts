@@ -4,6 +4,7 @@
  * calls to the real server's API, and the process's exit code.
  */
 import autocannon from "autocannon"
+import { readdirSync, readFileSync } from "node:fs"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { TestServer } from "../packages/http-adapter/test/support/TestServer.js"
@@ -191,3 +192,30 @@ export const runBench = (bench: string, main: () => Promise<number>) =>
       process.exit(1)
     }
   )
+
+/**
+ * CPU time (µs) used so far by the PostgreSQL server on this machine, read from `/proc`: every
+ * `postgres` process's own time plus the postmaster's reaped children (backends that exited).
+ * Undefined where `/proc` shows no `postgres` process (PGlite, another machine). It counts every
+ * client of that server, so other work on it shows up too: a loaded server's numbers are upper bounds.
+ */
+export const postgresCpuMicros = (): number | undefined => {
+  let ticks = 0
+  let found = false
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    } catch {
+      continue
+    }
+    const close = stat.lastIndexOf(")")
+    if (stat.slice(stat.indexOf("(") + 1, close) !== "postgres") continue
+    found = true
+    // Fields after the command: state is field 3; utime 14, stime 15, cutime 16, cstime 17.
+    const f = stat.slice(close + 2).split(" ")
+    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])
+  }
+  return found ? (ticks * 1_000_000) / 100 : undefined
+}

@@ -38,7 +38,7 @@ const s = await startTestServer(backend, {
   allowPrivateWebhookTargets: true,
   webhookDeliveryEnabled: false,
   webhookConcurrency: concurrency,
-  webhookDestinationConcurrency: 2 * concurrency
+  webhookDestinationConcurrency: 8 * concurrency
 })
 const project = await createProject(s, "profile")
 await project.send("POST", `/v1/projects/${project.projectId}/webhooks/destinations`, {

@@ -11,7 +11,7 @@
  * Environment:
  *   BENCH_SECONDS       length of each measured run in seconds (default 10)
  *   BENCH_CONCURRENCY   deliveries in flight at once, both sides (default 16, the server default)
- *   BENCH_DESTINATION_CONCURRENCY  the destination's in-flight cap (default 4 × BENCH_CONCURRENCY,
+ *   BENCH_DESTINATION_CONCURRENCY  the destination's in-flight cap (default 8 × BENCH_CONCURRENCY,
  *                       what the engine holds; the server's default cap is 4)
  *   BENCH_BACKEND       pglite (default) or postgres (uses DATABASE_URL)
  *
@@ -30,11 +30,13 @@ import { DateTime, Duration, Effect, Fiber } from "effect"
 import { Agent, createServer, request, type Server } from "node:http"
 import { Webhook } from "standardwebhooks"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/support/TestServer.js"
-import { backendFromEnv, BenchFailure, closeServer, createProject, failureText, fmt, listenLocal, mean, positiveInt, runBench } from "./lib.js"
+import {
+  backendFromEnv, BenchFailure, closeServer, createProject, failureText, fmt, listenLocal, mean, positiveInt, postgresCpuMicros, runBench
+} from "./lib.js"
 
 const SECONDS = positiveInt("webhooks", "BENCH_SECONDS", 10)
 const CONCURRENCY = positiveInt("webhooks", "BENCH_CONCURRENCY", 16)
-const DESTINATION_CONCURRENCY = positiveInt("webhooks", "BENCH_DESTINATION_CONCURRENCY", 4 * CONCURRENCY)
+const DESTINATION_CONCURRENCY = positiveInt("webhooks", "BENCH_DESTINATION_CONCURRENCY", 8 * CONCURRENCY)
 const BACKEND = backendFromEnv("webhooks")
 const ROUNDS = 2
 const WARMUP_SECONDS = 1
@@ -135,8 +137,9 @@ const engineRun = async (
   state: ReceiverState,
   events: number,
   maxSeconds: number
-): Promise<{ rate: number; delivered: number; cpuMicros: number }> => {
+): Promise<{ rate: number; delivered: number; cpuMicros: number; pgCpuMicros: number | undefined }> => {
   const before = state.counts.get("/engine") ?? 0
+  const pg0 = postgresCpuMicros()
   const delivered = () => (state.counts.get("/engine") ?? 0) - before
   const started = Date.now()
   const cpu = process.cpuUsage()
@@ -149,9 +152,15 @@ const engineRun = async (
   while (delivered() < events && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
   const elapsed = (Date.now() - started) / 1000
   const used = process.cpuUsage(cpu)
+  const pg1 = postgresCpuMicros()
   const n = delivered()
   await server.run(Fiber.interrupt(fiber))
-  return { rate: n / elapsed, delivered: n, cpuMicros: (used.user + used.system) / Math.max(n, 1) }
+  return {
+    rate: n / elapsed,
+    delivered: n,
+    cpuMicros: (used.user + used.system) / Math.max(n, 1),
+    pgCpuMicros: BACKEND === "postgres" && pg0 !== undefined && pg1 !== undefined ? (pg1 - pg0) / Math.max(n, 1) : undefined
+  }
 }
 
 const main = async (): Promise<number> => {
@@ -166,7 +175,7 @@ const main = async (): Promise<number> => {
       webhookDeliveryEnabled: false, // the bench starts and stops the engine itself
       webhookConcurrency: CONCURRENCY,
       // One destination whose in-flight cap lets the engine use all its places (it holds up to
-      // 4 × concurrency claimed deliveries, `concurrency` of them being sent): the default cap, 4
+      // 8 × concurrency claimed deliveries, `concurrency` of them being sent): the default cap, 4
       // per destination, would compare 4 requests at once with the baseline's 16.
       webhookDestinationConcurrency: DESTINATION_CONCURRENCY
     })
@@ -214,6 +223,7 @@ const main = async (): Promise<number> => {
     const engine: Array<number> = []
     const baselineCpu: Array<number> = []
     const engineCpu: Array<number> = []
+    const pgCpu: Array<number> = []
     for (let round = 1; round <= ROUNDS; round++) {
       const b = await baselineRun(rec.port, body, SECONDS)
       baseline.push(b.rate)
@@ -222,7 +232,9 @@ const main = async (): Promise<number> => {
       const e = await drain(Math.max(500, Math.round(Math.max(...engine, warm.rate) * SECONDS)))
       engine.push(e.rate)
       engineCpu.push(e.cpuMicros)
-      console.log(`  run ${round} engine   ${fmt(e.rate).padStart(8)} deliveries/s (${fmt(e.delivered)} delivered), ${fmt(e.cpuMicros)} µs CPU/delivery`)
+      if (e.pgCpuMicros !== undefined) pgCpu.push(e.pgCpuMicros)
+      const pgText = e.pgCpuMicros === undefined ? "" : ` + ${fmt(e.pgCpuMicros)} µs PostgreSQL CPU`
+      console.log(`  run ${round} engine   ${fmt(e.rate).padStart(8)} deliveries/s (${fmt(e.delivered)} delivered), ${fmt(e.cpuMicros)} µs CPU/delivery${pgText}`)
     }
 
     // Every sampled delivery verifies; nothing was dead-lettered.
@@ -242,6 +254,7 @@ const main = async (): Promise<number> => {
     console.log("")
     console.log(`baseline (raw node:http POST)   ${fmt(bl).padStart(8)} req/s          ${fmt(blCpu).padStart(6)} µs CPU/request (client + receiver)`)
     console.log(`delivery engine (${BACKEND.padEnd(8)})    ${fmt(en).padStart(8)} deliveries/s  ${fmt(enCpu).padStart(6)} µs CPU/delivery (engine + receiver)`)
+    if (pgCpu.length > 0) console.log(`PostgreSQL server CPU per delivery ${fmt(mean(pgCpu))} µs (all its processes, from /proc)`)
     console.log(`ratio ${ratio.toFixed(3)} (${fmt(1 / ratio, 1)}x slower than raw POSTs); CPU ratio ${(blCpu / enCpu).toFixed(3)}`)
     console.log(`verified ${rec.state.sample.length} sampled deliveries with standardwebhooks; total ${fmt((Date.now() - t0) / 1000, 1)} s`)
     const goalMet = BACKEND === "postgres" ? en >= 4000 && ratio >= 0.25 : null

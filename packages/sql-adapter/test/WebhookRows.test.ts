@@ -6,7 +6,7 @@
  */
 import { Either, FastCheck as fc, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { ClaimRow, plainClaimRows } from "../src/events/WebhookRows.js"
+import { ClaimRow, plainClaimRows, withEndpointColumns } from "../src/events/WebhookRows.js"
 
 const date = fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }).map((ms) => new Date(ms))
 const dateOrNull = fc.option(date, { nil: null })
@@ -85,6 +85,52 @@ describe("plainClaimRows", () => {
         else if (plain !== undefined) expect(plain).toEqual(bySchema.right)
       }),
       { numRuns: 300 }
+    )
+  })
+
+  // The claim statement gives an endpoint's columns on its first row only (null on the others).
+  const endpointKeys = Object.keys(ClaimRow.fields).filter((k) => k.startsWith("ep"))
+  /** Rows of `endpoints` endpoints (each row's endpoint picked by `picks`), as the claim returns them. */
+  const claimRows = (endpoints: ReadonlyArray<typeof wellFormed extends fc.Arbitrary<infer R> ? R : never>, picks: ReadonlyArray<number>) => {
+    const seen = new Set<number>()
+    const full = picks.map((p, i) => {
+      const ep = endpoints[p % endpoints.length]!
+      const id = `ep_${p % endpoints.length}`
+      return { ...endpoints[i % endpoints.length]!, ...Object.fromEntries(endpointKeys.map((k) => [k, (ep as Record<string, unknown>)[k]])), endpointId: id, epEndpointId: id }
+    })
+    const sparse = full.map((r, i) => {
+      const e = picks[i]! % endpoints.length
+      if (!seen.has(e)) {
+        seen.add(e)
+        return r
+      }
+      return { ...r, ...Object.fromEntries(endpointKeys.map((k) => [k, null])) }
+    })
+    return { full, sparse }
+  }
+
+  it("takes an endpoint's columns from its first row when the others have them null", () => {
+    fc.assert(
+      fc.property(fc.array(wellFormed, { minLength: 1, maxLength: 3 }), fc.array(fc.nat(5), { minLength: 1, maxLength: 8 }), (endpoints, picks) => {
+        const { full, sparse } = claimRows(endpoints, picks)
+        const bySchema = decode(full)
+        expect(Either.isRight(bySchema)).toBe(true)
+        expect(plainClaimRows(sparse)).toEqual(Either.getOrThrow(bySchema))
+        expect(withEndpointColumns(sparse)).toEqual(full)
+      }),
+      { numRuns: 60 }
+    )
+  })
+
+  it("refuses a row whose endpoint's columns are null and on no row of that endpoint", () => {
+    fc.assert(
+      fc.property(wellFormed, wellFormed, (a, b) => {
+        const first = { ...a, endpointId: "ep_a", epEndpointId: "ep_a" }
+        const orphan = { ...b, endpointId: "ep_b", ...Object.fromEntries(endpointKeys.map((k) => [k, null])) }
+        expect(plainClaimRows([first, orphan])).toBeUndefined()
+        expect(Either.isLeft(decode(withEndpointColumns([first, orphan])))).toBe(true)
+      }),
+      { numRuns: 30 }
     )
   })
 })

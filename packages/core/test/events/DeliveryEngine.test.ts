@@ -245,6 +245,42 @@ describe("WebhookDeliveryEngine", () => {
       expect(yield* engine.drain().pipe(Effect.provide(sender.layer))).toBe(1)
     }).pipe(Effect.provide(webhooksEnv())))
 
+  it.effect("the claimer and the writer never hold more than 8 × concurrency between them, even while a write-and-claim is slow", () =>
+    Effect.gen(function*() {
+      const ctx = yield* setupProject()
+      yield* destination(ctx, "https://a.example.com/hook", ["project.updated"])
+      for (let i = 0; i < 60; i++) yield* rename(ctx, `Name ${i}`)
+      // Claimed and not yet recorded or given back, as the store sees it (changes counted when a call returns).
+      let held = 0
+      let maxHeld = 0
+      const count = (n: number) => {
+        held += n
+        maxHeld = Math.max(maxHeld, held)
+      }
+      const slowWrites = Layer.effect(WebhooksRepo, Effect.map(WebhooksRepo, (repo) => ({
+        ...repo,
+        claimDue: (args: Parameters<typeof repo.claimDue>[0]) => Effect.tap(repo.claimDue(args), (c) => count(c.length)),
+        // A slow statement: the fan-out's rounds wake the claimer meanwhile.
+        completeAndClaim: (args: Parameters<typeof repo.completeAndClaim>[0]) =>
+          Effect.tap(Effect.zipRight(Effect.sleep(Duration.millis(250)), repo.completeAndClaim(args)), (c) => count(c.length - args.attempts.length)),
+        completeAttempts: (attempts: Parameters<typeof repo.completeAttempts>[0]) =>
+          Effect.tap(repo.completeAttempts(attempts), () => count(-attempts.length)),
+        releaseClaim: (args: Parameters<typeof repo.releaseClaim>[0]) => Effect.tap(repo.releaseClaim(args), () => count(-1))
+      })))
+      const engine = yield* Effect.provide(WebhookDeliveryEngine, WebhookDeliveryEngine.Default.pipe(Layer.provide(slowWrites)))
+      const sender = makeRecordingSender()
+      const fiber = yield* Effect.fork(engine.run(Duration.millis(100)).pipe(Effect.provide(sender.layer)))
+      // The writer waits a real turn of the event loop before each batch: let real time pass too.
+      const tick = Effect.zipRight(TestClock.adjust(Duration.millis(20)), Effect.promise(() => new Promise((r) => setTimeout(r, 1))))
+      for (let i = 0; i < 300 && sender.requests.length < 60; i++) yield* tick
+      const stopping = yield* Effect.fork(Fiber.interrupt(fiber))
+      for (let i = 0; i < 50 && stopping.unsafePoll() === null; i++) yield* tick
+      yield* Fiber.join(stopping)
+      expect(sender.requests.length).toBeGreaterThanOrEqual(60)
+      expect(maxHeld).toBeGreaterThan(0)
+      expect(maxHeld).toBeLessThanOrEqual(8 * 2)
+    }).pipe(Effect.provide(webhooksEnv({ concurrency: 2, endpointConcurrency: 1_000 }))))
+
   it.effect("a rotation overlap signs with both keys until it ends, then with the new key only", () =>
     Effect.gen(function*() {
       const ctx = yield* setupProject()

@@ -136,10 +136,11 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
       clearTimeout(timer)
       resume(outcome)
     }
-    const body = Buffer.from(req.body, "utf8")
+    // The body as a string: Node then writes the head and the body as one string (one write, no
+    // buffer of the body and no `writev` of the two).
     const request = (secure ? httpsRequest : httpRequest)({
       ...target.options,
-      headers: { ...req.headers, "content-length": String(body.length) }
+      headers: { ...req.headers, "content-length": String(Buffer.byteLength(req.body, "utf8")) }
     }, (res: IncomingMessage) => {
       const chunks: Array<Buffer> = []
       let read = 0
@@ -166,7 +167,7 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
       }
       finish({ _tag: "NetworkError", message: e.code === undefined ? e.message : `${e.code}: ${e.message}` })
     })
-    request.end(body)
+    request.end(req.body, "utf8")
     return () => {
       if (done) return
       done = true

@@ -76,7 +76,10 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
    * The claim (see `WebhooksRepo.claimDue`), optionally recording finished attempts first in the
    * same statement (`completeAndClaim`): the recorded deliveries are still leased in the
    * statement's snapshot, so the in-flight count leaves them out — exactly what it would count
-   * after the record committed — and, leased, none of them is claimed again here.
+   * after the record committed — and, leased, none of them is claimed again here. The endpoint's
+   * columns (`ep_*`) come only on each endpoint's first row, null on the others (`claimedDeliveries`
+   * copies them over): the driver parses an endpoint's dates, secrets and event list once per
+   * claim, not once per delivery.
    */
   const claimStatement = (
     { leaseUntil, limit, now, perEndpoint }: ClaimArgs,
@@ -124,7 +127,9 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
             where w.delivery_id = any(array(select delivery_id from due))
             returning w.*
           )
-          select c.*,
+          select c.delivery_id, c.endpoint_id, c.project_id, c.event_id, c.event_position, c.event_type, c.status,
+            c.attempt_count, c.next_attempt_at, c.leased_until, c.claim_seq, c.last_attempt_at, c.last_error,
+            c.last_response_status, c.delivered_at, c.created_at,
             e.endpoint_id as ep_endpoint_id, e.kind as ep_kind, e.project_id as ep_project_id, e.url as ep_url,
             e.name as ep_name, e.description as ep_description, e.status as ep_status,
             e.enabled_events as ep_enabled_events, e.api_version as ep_api_version,
@@ -132,8 +137,11 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
             e.previous_secret_expires_at as ep_previous_secret_expires_at, e.created_at as ep_created_at,
             e.updated_at as ep_updated_at, e.deleted_at as ep_deleted_at,
             ev.id as ev_id, ev.type as ev_type, ev.source as ev_source, ev.occurred_at as ev_occurred_at, ev.data as ev_data
-          from claimed c
-          join webhook_endpoints e on e.endpoint_id = c.endpoint_id
+          from (
+            select w.*, row_number() over (partition by w.endpoint_id order by w.next_attempt_at, w.event_position) as ep_rn
+            from claimed w
+          ) c
+          left join webhook_endpoints e on e.endpoint_id = c.endpoint_id and c.ep_rn = 1
           join events ev on ev.position = c.event_position
           order by c.next_attempt_at, c.event_position`
 

@@ -192,7 +192,7 @@ const endpointOfClaim = (r: ClaimRow): WebhookEndpoint =>
   })
 
 // --- the claim's hand decoder -----------------------------------------------------------------
-// A claim returns up to 4 × concurrency rows of 36 columns, several times a second: decoding them
+// A claim returns up to 8 × concurrency rows of 36 columns (the endpoint's 15 only on its first row), several times a second: decoding them
 // through the schema interpreter cost more than the statement. Rows of exactly the shapes the
 // drivers give (strings, numbers, `Date`s, byte arrays, a parsed or textual JSON value) are
 // decoded here; anything else goes through `ClaimRow` itself, so a malformed row still fails as
@@ -241,8 +241,12 @@ const DELIVERY_STATUSES = ["pending", "delivered", "dead_lettered", "cancelled"]
 const KINDS = ["destination", "management"] as const
 const ENDPOINT_STATUSES = ["enabled", "disabled"] as const
 
-/** Decodes one claimed row by hand (throws `notPlain` when it is not plainly well-formed). */
-const plainClaimRow = (r: Raw): ClaimRow => ({
+/**
+ * Decodes one claimed row by hand, its endpoint's columns (`ep*`) read from `ep` (the row itself,
+ * or the first row of its endpoint: see `endpointSource`); throws `notPlain` when it is not
+ * plainly well-formed.
+ */
+const plainClaimRow = (r: Raw, ep: Raw): ClaimRow => ({
   deliveryId: str(r.deliveryId),
   endpointId: str(r.endpointId),
   projectId: str(r.projectId),
@@ -259,21 +263,21 @@ const plainClaimRow = (r: Raw): ClaimRow => ({
   lastResponseStatus: intOrNull(r.lastResponseStatus),
   deliveredAt: timeOrNull(r.deliveredAt),
   createdAt: time(r.createdAt),
-  epEndpointId: str(r.epEndpointId),
-  epKind: oneOf(r.epKind, KINDS),
-  epProjectId: str(r.epProjectId),
-  epUrl: str(r.epUrl),
-  epName: strOrNull(r.epName),
-  epDescription: strOrNull(r.epDescription),
-  epStatus: oneOf(r.epStatus, ENDPOINT_STATUSES),
-  epEnabledEvents: strings(r.epEnabledEvents),
-  epApiVersion: str(r.epApiVersion),
-  epSecretSealed: bytes_(r.epSecretSealed),
-  epPreviousSecretSealed: r.epPreviousSecretSealed === null ? null : bytes_(r.epPreviousSecretSealed),
-  epPreviousSecretExpiresAt: timeOrNull(r.epPreviousSecretExpiresAt),
-  epCreatedAt: time(r.epCreatedAt),
-  epUpdatedAt: time(r.epUpdatedAt),
-  epDeletedAt: timeOrNull(r.epDeletedAt),
+  epEndpointId: str(ep.epEndpointId),
+  epKind: oneOf(ep.epKind, KINDS),
+  epProjectId: str(ep.epProjectId),
+  epUrl: str(ep.epUrl),
+  epName: strOrNull(ep.epName),
+  epDescription: strOrNull(ep.epDescription),
+  epStatus: oneOf(ep.epStatus, ENDPOINT_STATUSES),
+  epEnabledEvents: strings(ep.epEnabledEvents),
+  epApiVersion: str(ep.epApiVersion),
+  epSecretSealed: bytes_(ep.epSecretSealed),
+  epPreviousSecretSealed: ep.epPreviousSecretSealed === null ? null : bytes_(ep.epPreviousSecretSealed),
+  epPreviousSecretExpiresAt: timeOrNull(ep.epPreviousSecretExpiresAt),
+  epCreatedAt: time(ep.epCreatedAt),
+  epUpdatedAt: time(ep.epUpdatedAt),
+  epDeletedAt: timeOrNull(ep.epDeletedAt),
   evId: str(r.evId),
   evType: str(r.evType),
   evSource: str(r.evSource),
@@ -281,12 +285,13 @@ const plainClaimRow = (r: Raw): ClaimRow => ({
   evData: present(r.evData)
 })
 
-/** The rows by hand, or undefined when one of them is not plainly well-formed. */
+/** The rows by hand, or undefined when one of them is not plainly well-formed (see `withEndpointColumns`). */
 export const plainClaimRows = (rows: ReadonlyArray<unknown>): ReadonlyArray<ClaimRow> | undefined => {
   try {
+    const source = endpointSource(rows)
     return rows.map((r) => {
       if (typeof r !== "object" || r === null) throw notPlain
-      return plainClaimRow(r as Raw)
+      return plainClaimRow(r as Raw, source(r as Raw))
     })
   } catch (e) {
     if (e === notPlain) return undefined
@@ -296,6 +301,43 @@ export const plainClaimRows = (rows: ReadonlyArray<unknown>): ReadonlyArray<Clai
 
 const decodeClaimRows = Schema.decodeUnknown(Schema.Array(ClaimRow))
 
+const ENDPOINT_COLUMNS = Object.keys(ClaimRow.fields).filter((k) => k.startsWith("ep"))
+
+/**
+ * Where each claimed row's endpoint columns (`ep*`) are: the claim statement gives them only on an
+ * endpoint's first row (null on its others, `epEndpointId` included), so a row whose
+ * `epEndpointId` is null takes them from the row of its `endpointId` that has them; a row with no
+ * such row keeps its own (nulls, which neither decoder accepts).
+ */
+const endpointSource = (rows: ReadonlyArray<unknown>): (r: Raw) => Raw => {
+  let byEndpoint: Map<unknown, Raw> | undefined
+  return (r) => {
+    if (r.epEndpointId !== null) return r
+    if (byEndpoint === undefined) {
+      byEndpoint = new Map()
+      for (const x of rows as ReadonlyArray<Raw | null>) {
+        if (typeof x === "object" && x !== null && typeof x.epEndpointId === "string" && x.epEndpointId === x.endpointId) {
+          if (!byEndpoint.has(x.endpointId)) byEndpoint.set(x.endpointId, x)
+        }
+      }
+    }
+    return byEndpoint.get(r.endpointId) ?? r
+  }
+}
+
+/** The rows with every row's endpoint columns on it (see `endpointSource`), for the schema; rows are copied, not changed. */
+export const withEndpointColumns = (rows: ReadonlyArray<unknown>): ReadonlyArray<unknown> => {
+  const source = endpointSource(rows)
+  return rows.map((r) => {
+    if (typeof r !== "object" || r === null) return r
+    const ep = source(r as Raw)
+    if (ep === r) return r
+    const filled: Raw = { ...(r as Raw) }
+    for (const k of ENDPOINT_COLUMNS) filled[k] = ep[k]
+    return filled
+  })
+}
+
 /**
  * A claim statement's rows as claimed deliveries: decoded by hand when plainly well-formed (else
  * by the schema); the deliveries of one endpoint share one endpoint record.
@@ -303,7 +345,7 @@ const decodeClaimRows = Schema.decodeUnknown(Schema.Array(ClaimRow))
 export const claimedDeliveries = (statement: Rows): Effect.Effect<ReadonlyArray<ClaimedDelivery>> =>
   orDie(Effect.flatMap(statement, (raw) => {
     const plain = plainClaimRows(raw)
-    return Effect.map(plain === undefined ? decodeClaimRows(raw) : Effect.succeed(plain), (rows) => {
+    return Effect.map(plain === undefined ? decodeClaimRows(withEndpointColumns(raw)) : Effect.succeed(plain), (rows) => {
       const endpoints = new Map<string, WebhookEndpoint>()
       return rows.map((r) => {
         let endpoint = endpoints.get(r.epEndpointId)
