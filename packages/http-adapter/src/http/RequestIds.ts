@@ -3,7 +3,7 @@
  * 10 random bytes cut from a pooled CSPRNG buffer (core's `makeRandomPool`, as `SecretsLive` uses).
  * These ids correlate logs; they are not secrets, and tests need not seed them.
  */
-import { formatTypeId, IdKinds, makeRandomPool, uuidv7Bytes } from "@switchboard/core/shared"
+import { formatTypeId, hexOf, IdKinds, makeRandomPool, uuidv7Bytes } from "@switchboard/core/shared"
 
 const random = makeRandomPool()
 
@@ -11,7 +11,4 @@ const random = makeRandomPool()
 export const newRequestId = (): string => formatTypeId(IdKinds.request, uuidv7Bytes(Date.now(), random(10)))
 
 /** A new W3C trace id: 32 hex digits, time-ordered, never all zero. */
-export const newTraceId = (): string => {
-  const b = uuidv7Bytes(Date.now(), random(10))
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex")
-}
+export const newTraceId = (): string => hexOf(uuidv7Bytes(Date.now(), random(10)))

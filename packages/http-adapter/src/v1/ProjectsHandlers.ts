@@ -64,6 +64,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
     const project = (record: Parameters<typeof toProject>[0]) => rendered(Project, toProject(record, avatar))
     // A read of a cached project record renders it once (`renderedOnce`).
     const projectOnce = renderedOnce(Project, (record: Parameters<typeof toProject>[0]) => toProject(record, avatar))
+    const responseOf = (r: Parameters<typeof toResponse>[0]) => toResponse(r)
 
     return handlers
       .handleRaw("createProject", ({ path }) =>
@@ -116,11 +117,10 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
           const answer = yield* domain(projects.slugAvailability({ accountId, organizationId: path.organizationId, slug }))
           return toResponse(yield* rendered(Projects.ProjectSlugAvailability, answer))
         }))
+      // The hottest read (issue 12 goal 1): a plain chain, no generator per request.
       .handleRaw("getProject", ({ path }) =>
-        Effect.gen(function*() {
-          const principal = yield* onProject(path.projectId, "project:read")
-          return toResponse(yield* projectOnce(yield* domain(projects.read(path.projectId, principal))))
-        }))
+        Effect.flatMap(onProject(path.projectId, "project:read"), (principal) =>
+          Effect.flatMap(domain(projects.read(path.projectId, principal)), (record) => Effect.map(projectOnce(record), responseOf))))
       .handleRaw("updateProject", ({ path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write", true)
