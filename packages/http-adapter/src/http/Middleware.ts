@@ -2,6 +2,10 @@
  * The global middleware (DESIGN.md §4 HTTP): every response gets `X-Request-ID` and `X-Trace-ID`,
  * and every failure — problems, decode errors, unknown routes, wrong methods, defects — is rendered
  * here as a problem document. Nothing leaves as a stack trace or an empty error body.
+ *
+ * Why this file is long: it is the one step every request of every surface passes through — ids,
+ * deadline, rate limits, lifecycle headers and the rendering of every kind of failure — kept in
+ * one place so that the per-request work is built once and measured as one piece (issue 12).
  */
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { causeSummary, sha256HexSync } from "@switchboard/core/internal"
