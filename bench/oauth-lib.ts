@@ -204,60 +204,62 @@ export const startOidcPeer = (connections: number): Promise<OidcPeer> =>
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
 
 /**
- * Check HTTP Basic, read the form, look the token's SHA-256 up in a Map; for refresh also drop the
- * old token and mint and store two random ones.
+ * The job both baselines do in memory: check HTTP Basic, read the form, look the token's SHA-256 up
+ * in a Map; for refresh also drop the old token and mint and store two random ones (no signature:
+ * the id_token is a fixed string of the right shape).
  */
-export const startRawBaseline = async (connections: number) => {
+const memoryJob = (connections: number) => {
   const authorization = basic("bench", randomBytes(16).toString("base64url"))
   const refreshTokens = Array.from({ length: connections }, () => randomBytes(32).toString("base64url"))
   const accessToken = randomBytes(32).toString("base64url")
   const access = new Map<string, { sub: string; scope: string; exp: number }>([[sha256(accessToken), { sub: "sb_acc_bench", scope: "openid", exp: 4_000_000_000 }]])
   const refresh = new Map<string, string>(refreshTokens.map((t) => [sha256(t), "openid offline_access"]))
+  const answer = (path: string, presented: string | undefined, body: string): { status: number; body: unknown } => {
+    if (presented !== authorization) return { status: 401, body: { error: "invalid_client" } }
+    const form = new URLSearchParams(body)
+    if (path === INTROSPECT_PATH) {
+      const t = access.get(sha256(form.get("token") ?? ""))
+      return { status: 200, body: t === undefined ? { active: false } : { active: true, client_id: "bench", token_type: "Bearer", ...t } }
+    }
+    const old = sha256(form.get("refresh_token") ?? "")
+    const scope = refresh.get(old)
+    if (form.get("grant_type") !== "refresh_token" || scope === undefined) return { status: 400, body: { error: "invalid_grant" } }
+    refresh.delete(old)
+    const at = randomBytes(32).toString("base64url")
+    const rt = randomBytes(32).toString("base64url")
+    access.set(sha256(at), { sub: "sb_acc_bench", scope, exp: Math.floor(Date.now() / 1000) + 3600 })
+    refresh.set(sha256(rt), scope)
+    return { status: 200, body: { access_token: at, token_type: "Bearer", expires_in: 3600, scope, refresh_token: rt, id_token: "x.y.z" } }
+  }
+  return { authorization, accessToken, refreshTokens, answer }
+}
+
+/** The in-memory job on a raw `node:http` handler. */
+export const startRawBaseline = async (connections: number) => {
+  const { answer, ...job } = memoryJob(connections)
   const server: Server = createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
     req.on("end", () => {
-      const answer = (status: number, body: unknown) => {
-        const text = JSON.stringify(body)
-        res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(text) })
-        res.end(text)
-      }
-      if (req.headers.authorization !== authorization) return answer(401, { error: "invalid_client" })
-      const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"))
-      if (req.url === INTROSPECT_PATH) {
-        const t = access.get(sha256(form.get("token") ?? ""))
-        return answer(200, t === undefined ? { active: false } : { active: true, client_id: "bench", token_type: "Bearer", ...t })
-      }
-      const old = sha256(form.get("refresh_token") ?? "")
-      const scope = refresh.get(old)
-      if (form.get("grant_type") !== "refresh_token" || scope === undefined) return answer(400, { error: "invalid_grant" })
-      refresh.delete(old)
-      const at = randomBytes(32).toString("base64url")
-      const rt = randomBytes(32).toString("base64url")
-      access.set(sha256(at), { sub: "sb_acc_bench", scope, exp: Math.floor(Date.now() / 1000) + 3600 })
-      refresh.set(sha256(rt), scope)
-      // No signature here: the id_token is a fixed string of the right shape.
-      return answer(200, { access_token: at, token_type: "Bearer", expires_in: 3600, scope, refresh_token: rt, id_token: "x.y.z" })
+      const r = answer(req.url ?? "", req.headers.authorization, Buffer.concat(chunks).toString("utf8"))
+      const text = JSON.stringify(r.body)
+      res.writeHead(r.status, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(text) })
+      res.end(text)
     })
   })
   const { origin } = await listenLocal(server)
-  return { origin, authorization, accessToken, refreshTokens, close: () => closeServer(server) }
+  return { origin, ...job, close: () => closeServer(server) }
 }
 
 // ---------------------------------------------------------------------------------------------
-// The framework's floor for these endpoints: the raw baseline's very job (same Basic check, form,
-// Map and answers) as two routes of a bare Effect `HttpRouter` on `NodeHttpServer` — how the
-// server's OAuth endpoints are served (router routes beside the HttpApi), with the platform's
-// per-request span and the tracer off as in the server. No Switchboard code: what any endpoint on
-// this stack costs before it does its own work.
+// The framework's floor for these endpoints: the raw baseline's very job (`memoryJob`) as two
+// routes of a bare Effect `HttpRouter` on `NodeHttpServer` — how the server's OAuth endpoints are
+// served (router routes beside the HttpApi), with the platform's per-request span and the tracer
+// off as in the server. No Switchboard code: what any endpoint on this stack costs before it does
+// its own work.
 
 export const startEffectFloor = async (connections: number) => {
-  const authorization = basic("bench", randomBytes(16).toString("base64url"))
-  const refreshTokens = Array.from({ length: connections }, () => randomBytes(32).toString("base64url"))
-  const accessToken = randomBytes(32).toString("base64url")
-  const access = new Map<string, { sub: string; scope: string; exp: number }>([[sha256(accessToken), { sub: "sb_acc_bench", scope: "openid", exp: 4_000_000_000 }]])
-  const refresh = new Map<string, string>(refreshTokens.map((t) => [sha256(t), "openid offline_access"]))
-  const answer = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store" } })
+  const { answer, ...job } = memoryJob(connections)
   // The body straight from Node's IncomingMessage (as the server reads bodies, http/Body.ts), not
   // through the platform's body stream: the cheapest read this stack allows.
   const bodyOf = (req: HttpServerRequest.HttpServerRequest) =>
@@ -267,29 +269,15 @@ export const startEffectFloor = async (connections: number) => {
       source.on("data", (c: Buffer) => chunks.push(c))
       source.on("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
     })
-  const withForm = (f: (form: URLSearchParams) => HttpServerResponse.HttpServerResponse) =>
+  const route = (path: string) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
-      req.headers["authorization"] !== authorization
-        ? Effect.succeed(answer(401, { error: "invalid_client" }))
-        : Effect.map(bodyOf(req), (text) => f(new URLSearchParams(text))))
-  const form1 = (form: URLSearchParams, name: string) => form.get(name) ?? ""
+      Effect.map(bodyOf(req), (text) => {
+        const r = answer(path, req.headers["authorization"], text)
+        return HttpServerResponse.unsafeJson(r.body, { status: r.status, headers: { "cache-control": "no-store" } })
+      }))
   const app = HttpRouter.empty.pipe(
-    HttpRouter.post(INTROSPECT_PATH, withForm((form) => {
-      const t = access.get(sha256(form1(form, "token")))
-      return answer(200, t === undefined ? { active: false } : { active: true, client_id: "bench", token_type: "Bearer", ...t })
-    })),
-    HttpRouter.post(TOKEN_PATH, withForm((form) => {
-      const old = sha256(form1(form, "refresh_token"))
-      const scope = refresh.get(old)
-      if (form1(form, "grant_type") !== "refresh_token" || scope === undefined) return answer(400, { error: "invalid_grant" })
-      refresh.delete(old)
-      const at = randomBytes(32).toString("base64url")
-      const rt = randomBytes(32).toString("base64url")
-      access.set(sha256(at), { sub: "sb_acc_bench", scope, exp: Math.floor(Date.now() / 1000) + 3600 })
-      refresh.set(sha256(rt), scope)
-      return answer(200, { access_token: at, token_type: "Bearer", expires_in: 3600, scope, refresh_token: rt, id_token: "x.y.z" })
-    })),
-    Effect.catchAll(() => Effect.succeed(answer(400, { error: "invalid_request" })))
+    HttpRouter.post(INTROSPECT_PATH, route(INTROSPECT_PATH)),
+    HttpRouter.post(TOKEN_PATH, route(TOKEN_PATH))
   )
   const server = createServer()
   const scope = Effect.runSync(Scope.make())
@@ -301,5 +289,5 @@ export const startEffectFloor = async (connections: number) => {
     scope
   ))
   const { port } = server.address() as AddressInfo
-  return { origin: `http://127.0.0.1:${port}`, authorization, accessToken, refreshTokens, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  return { origin: `http://127.0.0.1:${port}`, ...job, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
