@@ -96,7 +96,8 @@ const decodeUtf8 = (bytes: Uint8Array) =>
     catch: () => new BodyUnreadable({ status: 422, location: "body", message: "The request body is not valid UTF-8." })
   })
 
-const nodeIncoming = (request: HttpServerRequest.HttpServerRequest): IncomingMessage | undefined => {
+/** The Node request behind a platform request, when Node serves it (else `undefined`: a web handler). */
+export const nodeIncoming = (request: HttpServerRequest.HttpServerRequest): IncomingMessage | undefined => {
   try {
     const source = NodeHttpServerRequest.toIncomingMessage(request)
     return source instanceof IncomingMessage ? source : undefined

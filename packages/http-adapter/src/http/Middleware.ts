@@ -18,10 +18,10 @@ import {
 } from "@switchboard/core/shared"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Cause, Clock, Context, DateTime, Effect, Exit, Fiber, FiberRef, Option, Runtime } from "effect"
-import { IncomingMessage, ServerResponse } from "node:http"
+import { ServerResponse } from "node:http"
 import { lifecycleHeaders, lifecycles } from "../v1/Lifecycle.js"
 import { makeAccessLog } from "./AccessLog.js"
-import { illFormedText } from "./Body.js"
+import { illFormedText, nodeIncoming } from "./Body.js"
 import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure, surfaceOf } from "./Surfaces.js"
 import { ProblemFailure, problem, renderProblem, validationFailed } from "../v1/Problems.js"
 import { setRequestInfo, traceIdOf } from "./RequestContext.js"
@@ -192,7 +192,7 @@ interface Served {
 }
 
 const nodeResponseOf = (request: HttpServerRequest.HttpServerRequest): ServerResponse | undefined => {
-  if (!(request.source instanceof IncomingMessage)) return undefined
+  if (nodeIncoming(request) === undefined) return undefined
   const response = NodeHttpServerRequest.toServerResponse(request)
   return response instanceof ServerResponse ? response : undefined
 }
