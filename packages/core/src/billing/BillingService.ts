@@ -107,7 +107,12 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
       recordUsage: usage.recordUsage,
       recordUsageBatch: usage.recordUsageBatch,
       tick: scheduler.tick,
-      ensureSubscriptions: (projectId: ProjectId) => Effect.map(subscriptions.subscriptionsOf(projectId), ({ subs }) => subs)
+      /**
+       * Materialises the project's subscriptions (billing creates them on first use), for a caller
+       * who may write to the project — never before the caller is known to see it.
+       */
+      ensureSubscriptions: (projectId: ProjectId, principal: Principal) =>
+        Effect.zipRight(openProject(principal, projectId, "write"), Effect.map(subscriptions.subscriptionsOf(projectId), ({ subs }) => subs))
     } as const
   }),
   dependencies: [Ids.Default, EventPublisher.Default]

@@ -5,7 +5,8 @@
  *   audience `{API_URL}/v1/subscribe`, subject the project id), signed by the OAuth provider's
  *   rotating keys — a token of this kind is never an access token (its `typ` differs) and the
  *   reverse.
- * - `Ingress` manages ingress endpoints (secret shown once, stored as SHA-256) and records what a
+ * - `Ingress` manages ingress endpoints (secret shown once, stored as SHA-256; listed, created and
+ *   revoked only by a caller the project gate lets see the project) and records what a
  *   third party posts to one as an `external-webhook.received` event, and waits (bounded) for the
  *   reply a `fusor.v1.json` session relays back, on any process.
  */
@@ -16,7 +17,9 @@ import { fn } from "../internal/Traced.js"
 import { SigningKeys } from "../oauth/SigningKeys.js"
 import { SIGNING_ALG } from "../oauth/SigningKeyMaterial.js"
 import { TokenAudience } from "../oauth/TokenAudience.js"
-import { IdKinds } from "../shared/Identifiers.js"
+import type { Principal } from "../credentials/Access.js"
+import { makeProjectGate } from "../projects/ProjectGate.js"
+import { IdKinds, type ProjectId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { EventChannelStore, type IngressEndpointRecord, IngressEndpointsRepo, type RelayedReply } from "./ChannelPorts.js"
 import { EVENT_API_VERSION, EXTERNAL_WEBHOOK_SERVICE_SEGMENT, type EventEnvelope } from "./Schema.js"
@@ -129,6 +132,7 @@ export class Ingress extends Effect.Service<Ingress>()("core/Ingress", {
     const repo = yield* IngressEndpointsRepo
     const store = yield* EventChannelStore
     const ids = yield* Ids
+    const gate = yield* makeProjectGate
     // Replies this process waits for, by event id; one subscription to the store's reply signals.
     const waiting = new Map<string, Deferred.Deferred<void>>()
     yield* store.replies.pipe(
@@ -139,7 +143,8 @@ export class Ingress extends Effect.Service<Ingress>()("core/Ingress", {
       Effect.forkScoped
     )
 
-    const create = fn("Ingress.create")(function*(projectId: string, platform: string, sourceId: string) {
+    const create = fn("Ingress.create")(function*(projectId: ProjectId, principal: Principal, platform: string, sourceId: string) {
+      yield* gate.open(projectId, principal, "write")
       const existing = yield* repo.list(projectId)
       if (existing.length >= MAX_INGRESS_ENDPOINTS) return yield* new IngressEndpointLimitReached({ limit: MAX_INGRESS_ENDPOINTS })
       const secret = newSecret()
@@ -198,7 +203,19 @@ export class Ingress extends Effect.Service<Ingress>()("core/Ingress", {
       }).pipe(Effect.ensuring(Effect.sync(() => waiting.delete(event.id))))
     })
 
-    return { create, list: repo.list, revoke: repo.revoke, resolve, receive } as const
+    /** The project's endpoints, to a caller who may see the project. */
+    const list = fn("Ingress.list")(function*(projectId: ProjectId, principal: Principal) {
+      yield* gate.open(projectId, principal, "read")
+      return yield* repo.list(projectId)
+    })
+
+    /** Revokes one endpoint of the project (possible while the project closes, like any credential). */
+    const revoke = fn("Ingress.revoke")(function*(projectId: ProjectId, principal: Principal, endpointId: string, at: DateTime.Utc) {
+      yield* gate.open(projectId, principal, "revoke")
+      return yield* repo.revoke(projectId, endpointId, at)
+    })
+
+    return { create, list, revoke, resolve, receive } as const
   }),
   dependencies: [Ids.Default]
 }) {}

@@ -1,11 +1,15 @@
 /**
  * The SQL query operation's service (contract.md §3.10): checks the request's limits that the
  * schema cannot express (parameter count, total parameter bytes), then hands the query to the
- * engine; serves the SQL schema document and the backfill state. Access (`events:read` on the
- * project) is decided by the caller's adapter before any of this runs.
+ * engine; serves the SQL schema document and the backfill state. The route's permission
+ * (`events:read`) is decided by the caller's adapter; whether the caller may see the project at all
+ * (a member of its organization, or a key of that very project) is decided here, through the
+ * project gate, before anything is read — like every other project service.
  */
 import { DateTime, Effect } from "effect"
+import type { Principal } from "../credentials/Access.js"
 import { fn } from "../internal/Traced.js"
+import { makeProjectGate } from "../projects/ProjectGate.js"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { formatTimestamp } from "../shared/Timestamp.js"
 import { MetricsQueryInvalid } from "./Errors.js"
@@ -69,8 +73,10 @@ export const sqlSchemaDocument: GetMessageMetricsSqlSchemaResponse = {
 export class MessageMetrics extends Effect.Service<MessageMetrics>()("MessageMetrics", {
   effect: Effect.gen(function*() {
     const engine = yield* MetricsQueryEngine
+    const gate = yield* makeProjectGate
 
-    const query = fn("MessageMetrics.query")(function*(query: MetricsQuery) {
+    const query = fn("MessageMetrics.query")(function*(query: MetricsQuery, principal: Principal) {
+      yield* gate.open(query.projectId, principal, "read")
       const violation = requestLimitViolation(query)
       if (violation !== undefined) return yield* new MetricsQueryInvalid({ message: violation, construct: "limit" })
       return yield* engine.run(query)
@@ -80,7 +86,8 @@ export class MessageMetrics extends Effect.Service<MessageMetrics>()("MessageMet
      * The relations are views over the live records (facts and signals are in them the moment they
      * are applied), so there is nothing to populate: the state is `completed`, verified now.
      */
-    const backfill = fn("MessageMetrics.backfill")(function*(projectId: ProjectId) {
+    const backfill = fn("MessageMetrics.backfill")(function*(projectId: ProjectId, principal: Principal) {
+      yield* gate.open(projectId, principal, "read")
       const counts = yield* engine.counts(projectId)
       const now = yield* DateTime.now
       const response: GetMessageMetricsBackfillResponse = {
@@ -93,6 +100,12 @@ export class MessageMetrics extends Effect.Service<MessageMetrics>()("MessageMet
       return response
     })
 
-    return { query, backfill, schema: sqlSchemaDocument } as const
+    /** The schema document, to a caller who may see the project. */
+    const schema = fn("MessageMetrics.schema")(function*(projectId: ProjectId, principal: Principal) {
+      yield* gate.open(projectId, principal, "read")
+      return sqlSchemaDocument
+    })
+
+    return { query, backfill, schema } as const
   })
 }) {}

@@ -42,6 +42,7 @@ import type {
   ResourceRecord,
   ResourceType
 } from "./PlatformSchema.js"
+import { supportedPlatforms } from "./PlatformSchema.js"
 import { isVisible, operationView, publishChanges, resourceView } from "./PlatformViews.js"
 
 const DEFAULT_PAGE_SIZE = 50
@@ -223,6 +224,12 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
     const provider = <A>(self: Effect.Effect<A, { readonly provider: string; readonly message: string }>) =>
       Effect.mapError(self, (e) => new PlatformProviderUnavailable({ provider: e.provider, message: e.message }))
 
+    /** The platforms a project can use (the same for every project), to a caller who may see it. */
+    const listPlatforms = fn("Provisioning.listPlatforms")(function*(projectId: ProjectId, principal: Principal) {
+      yield* gate.open(projectId, principal, "read", { cached: true })
+      return supportedPlatforms
+    })
+
     const listNumberCountries = fn("Provisioning.listNumberCountries")(function*(projectId: ProjectId, principal: Principal) {
       yield* gate.open(projectId, principal, "read", { cached: true })
       return { countries: yield* provider(numbers.countries) }
@@ -287,6 +294,7 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
     })
 
     return {
+      listPlatforms,
       getOperation,
       listOperations,
       cancelOperation,

@@ -85,8 +85,9 @@ export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "i
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           // The line is charged to the project's subscription once it is held: make sure it exists
-          // (billing materialises subscriptions on first use).
-          yield* billing.ensureSubscriptions(path.projectId).pipe(Effect.catchAll(() => Effect.void))
+          // (billing materialises subscriptions on first use; only for a caller who may write to the
+          // project — a refusal here is answered by the provisioning call below, which gates alike).
+          yield* billing.ensureSubscriptions(path.projectId, principal).pipe(Effect.catchAll(() => Effect.void))
           return yield* idempotent(
             { route: `${BASE}/dedicated`, path: { projectId: path.projectId } },
             Effect.flatMap(domain(imessage.provisionDedicatedLine(path.projectId, principal)), (op) =>

@@ -1,6 +1,7 @@
 /**
- * The ingress endpoints' /v1 handlers (issue 14): listing needs `events:read`, creating and
- * revoking `events:write`. The URL is `{API_URL}/ingress/{secret}`; the secret is stored hashed.
+ * The ingress endpoints' /v1 handlers: listing needs `events:read`, creating and revoking
+ * `events:write`; core's `Ingress` then lets through only a caller who may see the project. The URL
+ * is `{API_URL}/ingress/{secret}`; the secret is stored hashed.
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { EXTERNAL_WEBHOOK_SERVICE_SEGMENT, Ingress, type IngressEndpointRecord } from "@switchboard/core/events"
@@ -34,15 +35,15 @@ export const IngressGroupLive = HttpApiBuilder.group(v1Group(IngressGroup), "ing
     return handlers
       .handleRaw("listIngressEndpoints", ({ path }) =>
         Effect.gen(function*() {
-          yield* onProject(path.projectId, "events:read")
-          const list = yield* ingress.list(path.projectId)
+          const principal = yield* onProject(path.projectId, "events:read")
+          const list = yield* domain(ingress.list(path.projectId, principal))
           return toResponse(yield* rendered(ListIngressEndpointsResponse, { ingressEndpoints: list.map(view) }))
         }))
       .handleRaw("createIngressEndpoint", ({ path }) =>
         Effect.gen(function*() {
-          yield* onProject(path.projectId, "events:write")
+          const principal = yield* onProject(path.projectId, "events:write")
           const body = yield* decodeJsonBody(CreateIngressEndpointRequest)
-          const created = yield* domain(ingress.create(path.projectId, body.value.platform, body.value.sourceId))
+          const created = yield* domain(ingress.create(path.projectId, principal, body.value.platform, body.value.sourceId))
           return toResponse(yield* rendered(
             CreateIngressEndpointResponse,
             { ingressEndpoint: view(created.endpoint), url: `${config.apiUrl}/ingress/${created.secret}` },
@@ -52,8 +53,8 @@ export const IngressGroupLive = HttpApiBuilder.group(v1Group(IngressGroup), "ing
         }))
       .handleRaw("revokeIngressEndpoint", ({ path }) =>
         Effect.gen(function*() {
-          yield* onProject(path.projectId, "events:write")
-          const revoked = yield* ingress.revoke(path.projectId, path.endpointId, yield* DateTime.now)
+          const principal = yield* onProject(path.projectId, "events:write")
+          const revoked = yield* domain(ingress.revoke(path.projectId, principal, path.endpointId, yield* DateTime.now))
           if (Option.isNone(revoked)) return yield* problem("RESOURCE_NOT_FOUND", `No ingress endpoint ${path.endpointId} in this project.`)
           return toResponse(yield* rendered(IngressEndpointResponse, { ingressEndpoint: view(revoked.value) }))
         }))

@@ -1,6 +1,7 @@
 /**
- * The Metrics feature's /v1 handlers (contract.md §3.10): `events:read` on the project, then the
- * core service. The SQL runs in the store's engine (sql-adapter metrics/), never here.
+ * The Metrics feature's /v1 handlers: the route's permission (`events:read`) here, then the core
+ * service, which decides whether the caller may see the project (its gate) before anything is read.
+ * The SQL runs in the store's engine (sql-adapter metrics/), never here.
  */
 import { HttpApiBuilder } from "@effect/platform"
 import {
@@ -22,23 +23,23 @@ export const MetricsGroupLive = HttpApiBuilder.group(v1Group(MetricsGroup), "met
     return handlers
       .handleRaw("queryMessageMetrics", ({ path }) =>
         Effect.gen(function*() {
-          yield* onProject(path.projectId, "events:read")
+          const principal = yield* onProject(path.projectId, "events:read")
           const body = yield* decodeJsonBody(SqlQueryRequest)
           const result = yield* domain(metrics.query({
             projectId: path.projectId,
             sql: body.value.sql,
             parameters: body.value.parameters ?? {}
-          }))
+          }, principal))
           return toResponse(yield* rendered(QueryMessageMetricsResponse, result))
         }))
       .handleRaw("getMessageMetricsSqlSchema", ({ path }) =>
         Effect.gen(function*() {
-          yield* onProject(path.projectId, "events:read")
-          return toResponse(yield* rendered(GetMessageMetricsSqlSchemaResponse, metrics.schema))
+          const principal = yield* onProject(path.projectId, "events:read")
+          return toResponse(yield* rendered(GetMessageMetricsSqlSchemaResponse, yield* domain(metrics.schema(path.projectId, principal))))
         }))
       .handleRaw("getMessageMetricsBackfill", ({ path }) =>
         Effect.gen(function*() {
-          yield* onProject(path.projectId, "events:read")
-          return toResponse(yield* rendered(GetMessageMetricsBackfillResponse, yield* domain(metrics.backfill(path.projectId))))
+          const principal = yield* onProject(path.projectId, "events:read")
+          return toResponse(yield* rendered(GetMessageMetricsBackfillResponse, yield* domain(metrics.backfill(path.projectId, principal))))
         }))
   }))

@@ -24,8 +24,7 @@ import {
   Provisioning,
   PurchaseSmsNumberRequest,
   Resource,
-  ResourcePage,
-  supportedPlatforms
+  ResourcePage
 } from "@switchboard/core/platforms"
 import { decide, Requirement } from "@switchboard/core/credentials"
 import { Effect, Either } from "effect"
@@ -69,8 +68,8 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
     return handlers
       .handleRaw("listProjectPlatforms", ({ path }) =>
         Effect.gen(function*() {
-          yield* read(path.projectId)
-          return toResponse(yield* rendered(ListProjectPlatformsResponse, { platforms: supportedPlatforms }))
+          const principal = yield* read(path.projectId)
+          return toResponse(yield* rendered(ListProjectPlatformsResponse, { platforms: yield* domain(provisioning.listPlatforms(path.projectId, principal)) }))
         }))
       .handleRaw("listOperations", ({ path }) =>
         Effect.gen(function*() {

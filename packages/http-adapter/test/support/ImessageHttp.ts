@@ -5,6 +5,8 @@
  */
 import { BillingCatalog, BillingService, validateCatalog } from "@switchboard/core/billing"
 import { BillingRepo } from "@switchboard/core/billing"
+import { Principal } from "@switchboard/core/credentials"
+import { ProjectsRepo } from "@switchboard/core/projects"
 import { defaultSimulatedImessageSettings, makeSimulatedImessagePool } from "@switchboard/core/platforms"
 import type { ProjectId } from "@switchboard/core/shared"
 import { billingTestCatalogJson } from "@switchboard/testkit"
@@ -59,8 +61,9 @@ export const imessageTestAdapters = () => {
 /** Puts the project on the `imessage_dedicated` plan (as a plan change would). */
 export const makeDedicated = (s: TestServer, projectId: string) =>
   s.run(Effect.gen(function*() {
-    yield* BillingService.ensureSubscriptions(projectId as ProjectId)
     const repo = yield* BillingRepo
+    const project = Option.getOrThrow(yield* (yield* ProjectsRepo).findById(projectId as ProjectId))
+    yield* BillingService.ensureSubscriptions(projectId as ProjectId, Principal.Account({ accountId: project.createdByAccountId, serviceKeyId: "test" as never }))
     const sub = Option.getOrThrow(yield* repo.lockSubscription(projectId as ProjectId, "imessage"))
     yield* repo.updateSubscription({ ...sub, planCode: "imessage_dedicated", version: sub.version + 1 })
   }))
