@@ -1,9 +1,10 @@
 /**
  * The database (DESIGN.md D2): a PostgreSQL server when `DATABASE_URL` is set (a `pg` pool driven
  * by our own `@effect/sql` client, PostgresClient.ts), otherwise the
- * embedded PGlite (Postgres compiled to WASM) with its data directory on disk, driven in process
- * through PGlite's own API by an `@effect/sql` client with `@effect/sql-pg`'s compiler
- * (PgliteClient.ts) — one dialect, one set of migrations and repositories.
+ * embedded PGlite (Postgres compiled to WASM) with its data directory on disk, on its own worker
+ * thread (PgliteThread.ts) and driven through PGlite's own API by an `@effect/sql` client with
+ * `@effect/sql-pg`'s compiler (PgliteClient.ts) — one dialect, one set of migrations and
+ * repositories.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type { SqlClient, SqlError } from "@effect/sql"
@@ -18,6 +19,7 @@ import Pg from "pg"
 import { Migrations } from "./Migrations.js"
 import { PgliteClientLayer, pgliteParsers } from "./PgliteClient.js"
 import { initPgliteDataDir, needsInit } from "./PgliteInit.js"
+import { startEmbeddedDatabase } from "./PgliteThread.js"
 import { PostgresClientLayer } from "./PostgresClient.js"
 
 export type DatabaseConfig = Data.TaggedEnum<{
@@ -52,22 +54,46 @@ const clientOptions = {
   transformJson: false
 } as const
 
+/** The data directory's lock (DataDirLock.ts) for the life of the scope; nothing for a database in memory. */
+const lockDataDir = (dataDir: string | undefined) =>
+  dataDir === undefined
+    ? Effect.void
+    : Effect.acquireRelease(
+      Effect.suspend(() => {
+        mkdirSync(dirname(dataDir), { recursive: true })
+        return takeDataDirLock(dataDir)
+      }).pipe(Effect.mapError((e) => new DatabaseError({ message: e.message, cause: e }))),
+      (release) => Effect.sync(release)
+    )
+
 /**
- * Opens PGlite (in `dataDir`, or in memory) for the life of the scope. A data directory is locked
- * first (DataDirLock.ts): a second process fails with a clear message and opens nothing.
+ * Opens PGlite in this thread (in `dataDir`, or in memory) for the life of the scope, for the
+ * loopback socket of external tools. A data directory is locked first (DataDirLock.ts): a second
+ * process fails with a clear message and opens nothing.
  */
 export const openPglite = (dataDir: string | undefined, options: PgliteOpenOptions = {}) =>
+  Effect.zipRight(lockDataDir(dataDir), openPgliteUnlocked(dataDir, options))
+
+/**
+ * Opens the embedded database on its own thread (PgliteThread.ts) for the life of the scope: the
+ * server's way. Locked first, like `openPglite`.
+ */
+export const openEmbeddedDatabase = (dataDir: string | undefined, options: PgliteOpenOptions = {}) =>
   Effect.zipRight(
-    dataDir === undefined
-      ? Effect.void
-      : Effect.acquireRelease(
-        Effect.suspend(() => {
-          mkdirSync(dirname(dataDir), { recursive: true })
-          return takeDataDirLock(dataDir)
-        }).pipe(Effect.mapError((e) => new DatabaseError({ message: e.message, cause: e }))),
-        (release) => Effect.sync(release)
-      ),
-    openPgliteUnlocked(dataDir, options)
+    lockDataDir(dataDir),
+    Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          if (dataDir !== undefined) {
+            mkdirSync(dirname(dataDir), { recursive: true })
+            if (needsInit(dataDir)) await initPgliteDataDir(dataDir, options.templateDir)
+          }
+          return await startEmbeddedDatabase({ dataDir, sharedBuffersMb: options.sharedBuffersMb })
+        },
+        catch: (cause) => new DatabaseError({ message: `could not open the embedded database at ${dataDir ?? "memory"}`, cause })
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
   )
 
 export interface PgliteOpenOptions {
@@ -188,8 +214,9 @@ export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient.PgC
   DatabaseConfig.$match(config, {
     // Over the pool directly (PostgresClient.ts): no span, scope or acquirer per statement; hot statements prepared.
     Postgres: (o) => PostgresClientLayer(postgresPool(o), clientOptions),
-    // In process, over PGlite's own API (PgliteClient.ts): one session, serialized.
-    Pglite: ({ dataDir, sharedBuffersMb, templateDir }) => PgliteClientLayer(openPglite(dataDir, { templateDir, sharedBuffersMb }), clientOptions)
+    // On its own thread, over PGlite's own API (PgliteThread.ts, PgliteClient.ts): one session, serialized.
+    Pglite: ({ dataDir, sharedBuffersMb, templateDir }) =>
+      PgliteClientLayer(openEmbeddedDatabase(dataDir, { templateDir, sharedBuffersMb }), clientOptions)
   }).pipe(Layer.mapError((e: SqlError.SqlError | DatabaseError) =>
     e instanceof DatabaseError ? e : new DatabaseError({ message: `could not connect to the database: ${e.message}`, cause: e })
   ))

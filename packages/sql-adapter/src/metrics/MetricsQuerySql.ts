@@ -8,7 +8,8 @@
  *     `statement_timeout`, a row cap and a result-size cap; the transaction always rolls back.
  *     PGlite does not enforce `statement_timeout` (measured: pg_sleep(3) runs its 3 s), so the
  *     embedded database asks the planner first (EXPLAIN, as the same role) and refuses a plan over
- *     a cost cap or with a recursive union. The estimate is only as good as the statistics (with
+ *     a cost cap or with a recursive union; a statement the estimate let through that still runs
+ *     past the timeout is stopped from outside (its worker thread replaced) and answered 504. The estimate is only as good as the statistics (with
  *     none, a view restricted to one project is estimated at one row and a cross join of six
  *     looks free), so the embedded engine ANALYZEs the three base tables before a query when it
  *     has not in the last minute.
@@ -32,7 +33,8 @@ import {
   sqlLimits
 } from "@switchboard/core/metrics"
 import type { ProjectId } from "@switchboard/core/shared"
-import { Clock, Effect, Layer, Ref } from "effect"
+import { Clock, Duration, Effect, Layer, Ref } from "effect"
+import { interruptEmbedded } from "../PgliteClient.js"
 import { bindParameters, checkQuery, loadParser } from "./SqlGuard.js"
 
 export interface MetricsSandboxOptions {
@@ -169,10 +171,22 @@ export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
           return yield* Effect.fail(new Rollback(Array.isArray(result) ? result[result.length - 1]! : result as RawResult))
         })
 
-        const raw = yield* sql.withTransaction(transaction).pipe(
+        const inTransaction = sql.withTransaction(transaction).pipe(
           Effect.catchTag("SqlError", fromSql),
           Effect.catchIf((e): e is Rollback => e instanceof Rollback, (r) => Effect.succeed(r.result))
         ) as Effect.Effect<RawResult, MetricsQueryInvalid | MetricsQueryTimeout | MetricsQueryResourceLimit>
+        // The embedded database enforces no statement_timeout: at the deadline the caller is
+        // answered at once, and the statement is stopped from outside — its worker is replaced and
+        // the database reopened (PgliteThread.ts) — while the abandoned transaction unwinds on its own.
+        const raw = yield* embedded
+          ? Effect.raceFirst(
+            Effect.disconnect(inTransaction),
+            Effect.sleep(Duration.millis(timeout)).pipe(
+              Effect.zipRight(Effect.forkDaemon(interruptEmbedded(pg))),
+              Effect.zipRight(Effect.fail(new MetricsQueryTimeout({ timeoutMillis: timeout })))
+            )
+          )
+          : inTransaction
 
         const fields = raw.fields ?? []
         const names = new Set<string>()
