@@ -170,6 +170,25 @@ for (const backend of testBackends()) {
         }
       }))
 
+    it.effect("the schema document's capabilities hold: each claimed one runs, arrays (arrayJoin: false) are refused", () =>
+      Effect.gen(function*() {
+        const claims: Record<keyof typeof sqlSchemaDocument.capabilities, string> = {
+          arrayJoin: "select unnest(array[1, 2]) as x",
+          ctes: "with c as (select count(*) as n from message_events) select n from c",
+          joins: "select count(*) as n from message_events m join message_events o on o.event_id = m.event_id left join call_events c on false",
+          parameters: "select count(*) as n from message_events where occurred_at >= :since::timestamptz",
+          selectWithoutFrom: "select 40 as n",
+          subqueries: "select (select count(*) from message_events) as n where exists (select 1 from message_events)",
+          unions: "select count(*) as n from message_events union select 40 except select 0"
+        }
+        for (const [capability, sql] of Object.entries(claims)) {
+          const claimed = sqlSchemaDocument.capabilities[capability as keyof typeof claims]
+          const result = yield* Effect.either(run({}, query(sql, { since: "2030-01-01T00:00:00Z" })))
+          expect(Either.isRight(result), `${capability}: ${sql}`).toBe(claimed)
+          if (Either.isRight(result)) expect(result.right.rows, capability).toEqual([[ROWS]])
+        }
+      }))
+
     it.effect("every operator, expression form and cast the schema document lists runs, with its value", () =>
       Effect.gen(function*() {
         expect(Object.keys(operatorExamples).sort()).toEqual([...sqlSchemaDocument.operators].sort())
