@@ -40,7 +40,15 @@ const accepted: ReadonlyArray<string> = [
   "values (1, 'a'), (2, 'b')",
   "select '1.25'::numeric(4, 1), interval '2' hour, cast(:since as timestamptz)",
   "select substring(status from 1 for 2), trim(leading 'x' from status), position('a' in status), status at time zone 'UTC' from message_events",
-  "select case when status like 'a%' then 1 else 0 end, coalesce(nullif(status, ''), '-'), greatest(1, 2) from message_events where status not in ('x') and occurred_at between now() - interval '1 day' and now()"
+  "select case when status like 'a%' then 1 else 0 end, coalesce(nullif(status, ''), '-'), greatest(1, 2) from message_events where status not in ('x') and occurred_at between now() - interval '1 day' and now()",
+  "select * from message_events natural join call_events",
+  "select count(*) from message_events m full join call_events c using (direction) cross join message_events x right join call_events y on true",
+  "select count(*) from message_events where status in (select status from call_events) and direction = all (select direction from call_events) and not exists (select 1 from call_events)",
+  "select status, platform, count(*) from message_events group by grouping sets ((status), (platform), ()), cube (direction)",
+  "table message_events",
+  "with c as not materialized (select * from call_events) select count(*) from c",
+  "select (status = 'x') is not true, 2 between symmetric 3 and 1, current_time, localtime, localtimestamp(3), current_date from message_events",
+  "select sum(1) over (order by occurred_at rows between unbounded preceding and unbounded following exclude no others), trim(both from status) from message_events"
 ]
 
 interface Expected {
