@@ -1,5 +1,5 @@
 /**
- * The SQL query operation's service (contract.md §3.10): checks the request's limits that the
+ * The SQL query operation's service (docs/sql-query.md): checks the request's limits that the
  * schema cannot express (parameter count, total parameter bytes), then hands the query to the
  * engine; serves the SQL schema document and the backfill state. Access (`events:read` on the
  * project) is decided by the caller's adapter before any of this runs.

@@ -1,5 +1,5 @@
 /**
- * The Metrics feature's /v1 handlers (contract.md §3.10): `events:read` on the project, then the
+ * The Metrics feature's /v1 handlers (docs/sql-query.md): `events:read` on the project, then the
  * core service. The SQL runs in the store's engine (sql-adapter metrics/), never here.
  */
 import { HttpApiBuilder } from "@effect/platform"
