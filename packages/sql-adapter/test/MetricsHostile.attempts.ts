@@ -1,7 +1,7 @@
 /**
- * The hostile-SQL suite's attempts (issue 15): escapes from the project, the sandbox or the
- * bounds. `refused`: with every layer on, the engine must answer an error for it; the others may
- * run, but only ever over the caller's own rows (bounded).
+ * The hostile-SQL suite's attempts (docs/sql-query.md § Defence in depth): escapes from the
+ * project, the sandbox or the bounds. `refused`: with every layer on, the engine must answer an
+ * error for it; the others may run, but only ever over the caller's own rows (bounded).
  */
 export interface Attempt {
   readonly name: string
@@ -30,6 +30,13 @@ export const attempts: ReadonlyArray<Attempt> = [
   { name: "TABLE syntax", sql: "table hostile_secret", refused: true },
   { name: "calls base table", sql: "select * from call_events where call_id in (select call_id from calls)", refused: true },
   { name: "the scope table", sql: "select * from metrics_scope", refused: true },
+  // the clauses window functions, DISTINCT ON and named arguments bring: each part is walked like any expression
+  { name: "window frame offset from another table", sql: "select count(*) over (order by occurred_at rows between (select count(*) from hostile_secret) preceding and current row) from message_events", refused: true },
+  { name: "named window partitioned by another table", sql: "select count(*) over w from message_events window w as (partition by (select x from hostile_secret limit 1))", refused: true },
+  { name: "DISTINCT ON another table", sql: "select distinct on ((select x from hostile_secret limit 1)) message_id from message_events", refused: true },
+  { name: "FILTER reading another table", sql: "select count(*) filter (where exists (select 1 from hostile_secret)) from message_events", refused: true },
+  { name: "named argument from another table", sql: "select make_interval(hours => (select count(*)::int from hostile_secret))", refused: true },
+  { name: "set_config by named arguments", sql: "select set_config(setting_name => 'role', new_value => 'postgres', is_local => true), (select count(*) from hostile_secret)", refused: true },
   // system catalogs
   { name: "pg_class", sql: "select relname from pg_class", refused: true },
   { name: "pg_catalog.pg_authid", sql: "select * from pg_catalog.pg_authid", refused: true },

@@ -1,18 +1,20 @@
 /**
- * The SQL query operation's engine on PGlite and PostgreSQL (issue 15): results, errors, bounds,
- * and the hostile-SQL suite — every attempt refused or bounded with all three defence layers on,
- * and again with each layer disabled in turn.
+ * The SQL query operation's engine on PGlite and PostgreSQL (docs/sql-query.md): results, the
+ * constructs and functions the documentation and the schema document list (each answered with its
+ * values), errors, bounds, and the hostile-SQL suite — every attempt refused or bounded with all
+ * three defence layers on, and again with each layer disabled in turn.
  */
 import { layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { MetricsQuery } from "@switchboard/core/metrics"
+import { type MetricsQuery, sqlSchemaDocument } from "@switchboard/core/metrics"
 import { metricsQueryContract } from "@switchboard/testkit"
 import { makeMetricsQueryEngine, type MetricsSandboxOptions, testBackends, testStore } from "@switchboard/sql-adapter"
 import type { ProjectId } from "@switchboard/core/shared"
 import { Effect, Either, Exit, Layer } from "effect"
 import { expect } from "vitest"
 import { attempts } from "./MetricsHostile.attempts.js"
+import { functionExamples, numbered, operatorExamples } from "./MetricsSurface.examples.js"
 
 const A = "01890000-0000-7000-8000-00000000000a" as ProjectId
 const B = "01890000-0000-7000-8000-00000000000b" as ProjectId
@@ -99,6 +101,104 @@ for (const backend of testBackends()) {
         expect(other.rows).toEqual([[ROWS, "zz-1"]])
       }))
 
+    it.effect("answers DISTINCT, DISTINCT ON, window functions (PARTITION BY, ORDER BY, frames, named windows) and named arguments", () =>
+      Effect.gen(function*() {
+        const rows = (sql: string, parameters: Record<string, string> = {}) =>
+          Effect.map(run({}, query(sql, parameters)), (r) => r.rows)
+        // n = 1…40, one row a minute from 2030-01-01T00:01Z (the seed).
+        expect(yield* rows(`select distinct n % 3 as r from ${numbered} order by r`)).toEqual([[0], [1], [2]])
+        expect(yield* rows("select distinct platform, status from message_events")).toEqual([["sms", "accepted"]])
+        expect(yield* rows(`select distinct on (n % 2) n % 2 as parity, n from ${numbered} order by n % 2, n desc`))
+          .toEqual([[0, 40], [1, 39]])
+        expect(yield* rows(`select n, row_number() over (partition by n % 2 order by n) as k from ${numbered} order by n limit 4`))
+          .toEqual([[1, 1], [2, 1], [3, 2], [4, 2]])
+        expect(yield* rows(
+          `select n, lag(n) over (order by occurred_at) as prev, lead(n, 2, 0) over (order by occurred_at) as next2, ` +
+            `first_value(n) over (order by occurred_at) as first from ${numbered} order by n desc limit 2`
+        )).toEqual([[40, 39, 0, 1], [39, 38, 0, 1]])
+        expect(yield* rows(`select n, count(*) over () as total from ${numbered} order by n limit 1`)).toEqual([[1, 40]])
+        // Frames: ROWS (an offset from a parameter), RANGE over an interval, GROUPS, EXCLUDE.
+        expect(yield* rows(
+          `select * from (select n, sum(n) over (order by n rows between :k preceding and current row) as s3, ` +
+            `count(*) over (order by occurred_at range between interval '5 minutes' preceding and current row) as recent, ` +
+            `count(*) over (order by n / 10 groups between 1 preceding and 1 following) as near, ` +
+            `sum(n) over (order by n rows between 1 preceding and 1 following exclude current row) as sides ` +
+            `from ${numbered}) x where n in (1, 3, 10, 40) order by n`,
+          { k: "2" }
+        )).toEqual([[1, 1, 1, 19, 2], [3, 6, 3, 19, 6], [10, 27, 6, 29, 20], [40, 117, 6, 11, 39]])
+        // Named windows: OVER w, OVER (w ORDER BY …), OVER (w ROWS …), two windows in one WINDOW clause.
+        expect(yield* rows(
+          `select n, count(*) over w as in_parity, sum(n) over (w order by n) as running, rank() over w2 as rk, ` +
+            `last_value(n) over (w2 rows between unbounded preceding and unbounded following) as last ` +
+            `from ${numbered} window w as (partition by n % 2), w2 as (order by n / 10) order by n limit 3 offset 8`
+        )).toEqual([[9, 20, 25, 1, 40], [10, 20, 30, 10, 40], [11, 20, 36, 10, 40]])
+        // A LATERAL subquery over the relations.
+        expect(yield* rows(
+          `select n, s.c from ${numbered}, lateral (select count(*) as c from message_events m where m.occurred_at <= t.occurred_at) s where n = 3`
+        )).toEqual([[3, 3]])
+        // Named arguments (name => value), the value an expression like any argument.
+        expect(yield* rows(
+          "select extract(epoch from make_interval(hours => 1, mins => :m::int))::int as secs, " +
+            "make_timestamptz(year => 2030, month => 1, mday => 2, hour => 3, min => 4, sec => 5, timezone => 'UTC') as at",
+          { m: "30" }
+        )).toEqual([[5400, "2030-01-02T03:04:05.000Z"]])
+        // Aggregates with FILTER, ORDER BY inside, WITHIN GROUP, and a window over an aggregate.
+        expect(yield* rows(
+          `select count(*) filter (where n % 2 = 0) as even, sum(n order by n) as total, ` +
+            `percentile_disc(0.5) within group (order by n) as median from ${numbered}`
+        )).toEqual([[20, 820, 20]])
+        expect(yield* rows(`select distinct count(*) filter (where n > 30) over () as late from ${numbered}`)).toEqual([[10]])
+        expect(yield* rows(`select n / 10 as tens, count(*) as c, rank() over (order by count(*) desc, n / 10) as r from ${numbered} group by n / 10 order by tens`))
+          .toEqual([[0, 9, 4], [1, 10, 1], [2, 10, 2], [3, 10, 3], [4, 1, 5]])
+      }))
+
+    it.effect("every function the schema document lists runs, with its value", () =>
+      Effect.gen(function*() {
+        // The examples cover exactly the document's list: a function added to SqlSurface needs one.
+        expect(Object.keys(functionExamples).sort()).toEqual([...sqlSchemaDocument.functions].sort())
+        for (const kind of ["scalar", "aggregate", "window"] as const) {
+          const examples = Object.entries(functionExamples).filter(([, e]) => e.kind === kind)
+          const columns = examples.map(([, e], i) => `(${e.sql}) as f${i}`).join(",\n  ")
+          const sql = kind === "scalar"
+            ? `select ${columns}`
+            : kind === "aggregate"
+            ? `select ${columns}\nfrom ${numbered}`
+            : `select * from (select n, ${columns}\nfrom ${numbered} window w as (order by n)) x where n = 10`
+          const result = yield* run({}, query(sql))
+          const got = Object.fromEntries(examples.map(([name], i) => [name, result.rows[0]![kind === "window" ? i + 1 : i]]))
+          expect(got, sql).toEqual(Object.fromEntries(examples.map(([name]) => [name, true])))
+        }
+      }))
+
+    it.effect("the schema document's capabilities hold: each claimed one runs, arrays (arrayJoin: false) are refused", () =>
+      Effect.gen(function*() {
+        const claims: Record<keyof typeof sqlSchemaDocument.capabilities, string> = {
+          arrayJoin: "select unnest(array[1, 2]) as x",
+          ctes: "with c as (select count(*) as n from message_events) select n from c",
+          joins: "select count(*) as n from message_events m join message_events o on o.event_id = m.event_id left join call_events c on false",
+          parameters: "select count(*) as n from message_events where occurred_at >= :since::timestamptz",
+          selectWithoutFrom: "select 40 as n",
+          subqueries: "select (select count(*) from message_events) as n where exists (select 1 from message_events)",
+          unions: "select count(*) as n from message_events union select 40 except select 0"
+        }
+        for (const [capability, sql] of Object.entries(claims)) {
+          const claimed = sqlSchemaDocument.capabilities[capability as keyof typeof claims]
+          const result = yield* Effect.either(run({}, query(sql, { since: "2030-01-01T00:00:00Z" })))
+          expect(Either.isRight(result), `${capability}: ${sql}`).toBe(claimed)
+          if (Either.isRight(result)) expect(result.right.rows, capability).toEqual([[ROWS]])
+        }
+      }))
+
+    it.effect("every operator, expression form and cast the schema document lists runs, with its value", () =>
+      Effect.gen(function*() {
+        expect(Object.keys(operatorExamples).sort()).toEqual([...sqlSchemaDocument.operators].sort())
+        const examples = Object.entries(operatorExamples)
+        const sql = `select ${examples.map(([, e], i) => `(${e}) as o${i}`).join(",\n  ")}`
+        const result = yield* run({}, query(sql))
+        expect(Object.fromEntries(examples.map(([name], i) => [name, result.rows[0]![i]])), sql)
+          .toEqual(Object.fromEntries(examples.map(([name]) => [name, true])))
+      }))
+
     it.effect("refuses bad SQL and refused constructs at the parser's position, named", () =>
       Effect.gen(function*() {
         const syntax = yield* Effect.flip(run({}, query("select * frm message_events")))
@@ -111,6 +211,19 @@ for (const backend of testBackends()) {
         expect(two).toMatchObject({ _tag: "MetricsQueryInvalid", construct: "multiple statements" })
         const dup = yield* Effect.flip(run({}, query("select count(*), count(*) from message_events")))
         expect(dup).toMatchObject({ _tag: "MetricsQueryInvalid", construct: "duplicate column name" })
+        // Named in SQL words (the parser-only suite, SqlGuard.test.ts, has the whole table).
+        expect(yield* Effect.flip(run({}, query("select * from message_events for update")))).toMatchObject({
+          construct: "FOR UPDATE",
+          message: "FOR UPDATE is not allowed: it locks rows; only reading is allowed",
+          position: 30
+        })
+        expect(yield* Effect.flip(run({}, query("insert into message_events values (1)")))).toMatchObject({
+          construct: "INSERT",
+          message: "INSERT statements are not allowed; send one SELECT (or WITH … SELECT)",
+          position: 1
+        })
+        expect(yield* Effect.flip(run({}, query("select count(*) over (partition by pg_sleep(1)) from message_events"))))
+          .toMatchObject({ construct: "function", message: "the function pg_sleep is not allowed", position: 36 })
         const runtime = yield* Effect.flip(run({}, query("select 1 / 0 as x")))
         expect(runtime).toMatchObject({ _tag: "MetricsQueryInvalid", message: "division by zero" })
       }))

@@ -1,5 +1,5 @@
 /**
- * The SQL query operation's service (contract.md §3.10): checks the request's limits that the
+ * The SQL query operation's service (docs/sql-query.md): checks the request's limits that the
  * schema cannot express (parameter count, total parameter bytes), then hands the query to the
  * engine; serves the SQL schema document and the backfill state. The route's permission
  * (`events:read`) is decided by the caller's adapter; whether the caller may see the project at all

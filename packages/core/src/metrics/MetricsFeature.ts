@@ -1,5 +1,5 @@
 /**
- * The Metrics feature in core (contract.md §3.10): the read-only SQL query operation over the
+ * The Metrics feature in core (docs/sql-query.md): the read-only SQL query operation over the
  * project's `message_events` and `call_events`, its schema document and its backfill state.
  */
 import type { MetricsQueryEngine } from "./Ports.js"

@@ -1,5 +1,5 @@
 /**
- * The SQL query operation's wire shapes (contract.md §3.10): the result, the SQL schema document
+ * The SQL query operation's wire shapes (docs/sql-query.md): the result, the SQL schema document
  * and the backfill state. The request (`SqlQueryRequest`) lives in projects/Schema.ts.
  */
 import { Schema } from "effect"

@@ -1,8 +1,11 @@
 /**
- * What the SQL query operation accepts (contract.md §3.10): the two relations and their columns,
+ * What the SQL query operation accepts (docs/sql-query.md): the two relations and their columns,
  * the functions, operators and casts of the allow-list, the parameter syntax and the limits. One
  * source for the schema document served by `GET …/metrics/query` and for the SQL adapter's parser
- * check (which imports these lists), so the documented surface is the enforced one.
+ * check (which imports these lists), so the documented surface is the enforced one. The clause
+ * forms around them (DISTINCT, window definitions and frames, named windows, FILTER, WITHIN GROUP,
+ * named arguments `name => value`) are the walk's, in sql-adapter `metrics/SqlWalk.ts`; the
+ * sql-adapter suite runs one example of every entry here (`test/MetricsSurface.examples.ts`).
  */
 
 export const sqlSurfaceVersion = "2026-07-01"

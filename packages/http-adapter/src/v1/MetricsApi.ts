@@ -1,5 +1,5 @@
 /**
- * The Metrics feature's /v1 routes (contract.md §1 8c, §3.10): the read-only SQL query operation
+ * The Metrics feature's /v1 routes (docs/sql-query.md): the read-only SQL query operation
  * over `message_events` and `call_events`, its SQL schema document and the backfill state. All
  * three need `events:read` on the project.
  */
@@ -22,7 +22,7 @@ export const MetricsGroup = HttpApiGroup.make("metrics")
     HttpApiEndpoint.post("queryMessageMetrics", "/v1/projects/:projectId/metrics/query")
       .annotateContext(OpenApi.annotations({
         summary: "Run a SQL query",
-        description: "Runs one read-only SELECT, with named parameters, over the project's message_events and call_events and answers the columns and rows. Needs `events:read`; 422 VALIDATION_FAILED for a syntax error or a construct outside the allowed subset (with its position), 422 QUERY_RESOURCE_LIMIT past 10 000 rows, 4 MiB or the cost cap, 504 REQUEST_TIMEOUT past 5 s."
+        description: "Runs one read-only SELECT, with named parameters, over the project's message_events and call_events and answers the columns and rows. Needs `events:read`; 422 VALIDATION_FAILED for a syntax error or a construct outside the allowed subset (named in SQL words, with its position), 422 QUERY_RESOURCE_LIMIT past 10 000 rows, 4 MiB or the cost cap, 504 REQUEST_TIMEOUT past 5 s."
       }))
       .setPath(ProjectPath)
       .setPayload(SqlQueryRequest)

@@ -1,7 +1,7 @@
 /**
- * The Metrics feature's /v1 handlers: the route's permission (`events:read`) here, then the core
- * service, which decides whether the caller may see the project (its gate) before anything is read.
- * The SQL runs in the store's engine (sql-adapter metrics/), never here.
+ * The Metrics feature's /v1 handlers (docs/sql-query.md): the route's permission (`events:read`)
+ * here, then the core service, which decides whether the caller may see the project (its gate)
+ * before anything is read. The SQL runs in the store's engine (sql-adapter metrics/), never here.
  */
 import { HttpApiBuilder } from "@effect/platform"
 import {

@@ -1,5 +1,5 @@
 /**
- * The SQL query operation on PostgreSQL and PGlite (issue 15; docs/sql-query.md): defence in depth.
+ * The SQL query operation on PostgreSQL and PGlite (docs/sql-query.md): defence in depth.
  *
  * (a) SqlGuard: PostgreSQL's parser and an allow-list walk (one SELECT over the two relations).
  * (b) The sandbox: the statement runs wrapped as a subquery (`select * from (…) limit n+1`, so it

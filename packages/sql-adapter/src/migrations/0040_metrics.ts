@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Messages and the SQL query operation's sandbox (issue 15; docs/sql-query.md).
+ * Messages and the SQL query operation's sandbox (docs/sql-query.md).
  *
  * - `message_event_log`: one row per applied message lifecycle fact (what `message_events` shows).
  * - `metrics_scope`: the project a metrics query may see. The query's transaction inserts its one

@@ -1,5 +1,5 @@
 /**
- * The metrics query engine's contract (issue 15): what every store that can run SQL must show.
+ * The metrics query engine's contract (docs/sql-query.md): what every store that can run SQL must show.
  * Run on PGlite and PostgreSQL (the in-memory store has no SQL: its engine answers
  * `MetricsQueryUnavailable`, checked in testkit/test). The hostile-SQL suite is the SQL adapter's
  * (packages/sql-adapter/test/MetricsQuery.test.ts).
