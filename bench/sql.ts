@@ -7,9 +7,10 @@
  *   settings, and against the same with a named prepared statement (what our client sends for a
  *   hot statement: the strictest baseline); also `@effect/sql-pg`'s client over the same kind of
  *   pool (what the application used before), so before → after is measured in one run.
- * - PGlite (default): our in-process client (PgliteClient.ts) against `PGlite.query`, and against
- *   PGlite's protocol driven by hand with a named prepared statement (what our client sends for a
- *   hot statement: the strictest baseline).
+ * - PGlite (default): our client (PgliteClient.ts, the database on its own worker thread as the
+ *   server runs it: PgliteThread.ts) against `PGlite.query` in this thread, and against PGlite's
+ *   protocol driven by hand with a named prepared statement (what our client sends for a hot
+ *   statement: the strictest baseline). The ratio includes the thread hop of every statement.
  *
  * Sequential statements on one connection, so the numbers are per-statement latency and CPU (the
  * process's CPU time over the window: the driver, the client and, for PGlite, the database). The
