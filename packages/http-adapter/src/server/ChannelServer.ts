@@ -340,9 +340,9 @@ export const makeChannel = (settings: ChannelSettings) =>
     }
 
     const onReply = async (s: Session, reply: Extract<ClientFrame, { _tag: "reply" }>["reply"]) => {
-      const found = await run(store.find(s.projectId, reply.eventId))
-      const open = found._tag === "Some" && found.value.replyUntil !== null && found.value.replyUntil.epochMillis > Date.now()
-      if (!open) return notice(s, "reply_unknown_event", `No event ${reply.eventId} of this project waits for a reply.`)
+      const deadline = await run(store.replyDeadline(s.projectId, reply.eventId))
+      const waiting = deadline._tag === "Some" && deadline.value.epochMillis > Date.now()
+      if (!waiting) return notice(s, "reply_unknown_event", `No event ${reply.eventId} of this project waits for a reply.`)
       await run(store.putReply(reply.eventId, {
         status: reply.status,
         headers: reply.headers,
