@@ -1,5 +1,5 @@
 /**
- * The event channel and external-webhook ingress (issue 14), the parts with no transport:
+ * The event channel and external-webhook ingress, the parts with no transport:
  *
  * - `StreamTokens` mints and checks the channel's short-lived EdDSA JWTs (`typ` `fusor+jwt`,
  *   audience `{API_URL}/v1/subscribe`, subject the project id), signed by the OAuth provider's
@@ -164,44 +164,59 @@ export class Ingress extends Effect.Service<Ingress>()("core/Ingress", {
     const resolve = (secret: string) =>
       secret.length < 16 || secret.length > 128 ? Effect.succeed(Option.none()) : repo.findBySecretHash(ingressSecretHash(secret))
 
-    /**
-     * Records one raw HTTP/1.1 request as `external-webhook.received` and, when a `fusor.v1.json`
-     * session of the project is connected anywhere, waits up to the reply window for its reply.
-     */
-    const receive = fn("Ingress.receive")(function*(endpoint: IngressEndpointRecord, rawRequest: Uint8Array) {
+    /** Commits the request as an event; `waitMs` > 0 when a `fusor.v1.json` session of the project is connected anywhere. */
+    const record = fn("Ingress.record")(function*(endpoint: IngressEndpointRecord, rawRequest: Uint8Array) {
       const policy = yield* ChannelPolicy
       const now = yield* DateTime.now
       const present = yield* store.present(endpoint.projectId, "fusor", DateTime.subtractDuration(now, Duration.millis(policy.presenceMs)))
+      const eventId = (yield* ids.typeId(IdKinds.event)) as EventEnvelope["id"]
       const event: EventEnvelope = {
-        id: (yield* ids.typeId(IdKinds.event)) as EventEnvelope["id"],
+        id: eventId,
         type: "external-webhook.received",
         apiVersion: EVENT_API_VERSION,
         source: `${endpoint.sourceId}.external-webhook.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}`,
         timestamp: now,
         data: { rawRequestBase64: base64OfBytes(rawRequest) }
       }
-      if (!present || policy.replyWaitMs === 0) {
-        yield* store.append({ projectId: endpoint.projectId, event, replyUntil: null, platform: endpoint.platform })
-        return { _tag: "accepted", eventId: event.id } satisfies IngressOutcome as IngressOutcome
-      }
-      const signal = yield* Deferred.make<void>()
-      waiting.set(event.id, signal)
-      return yield* Effect.gen(function*() {
-        yield* store.append({
-          projectId: endpoint.projectId,
-          event,
-          replyUntil: DateTime.addDuration(now, Duration.millis(policy.replyWaitMs)),
-          platform: endpoint.platform
-        })
-        // The signal, or the window's end; then whatever reply was recorded (a signal may be lost).
-        yield* Deferred.await(signal).pipe(Effect.timeoutOption(Duration.millis(policy.replyWaitMs)))
-        const reply = yield* store.takeReply(event.id)
-        return Option.match(reply, {
-          onNone: (): IngressOutcome => ({ _tag: "accepted", eventId: event.id }),
-          onSome: (r): IngressOutcome => ({ _tag: "relayed", eventId: event.id, reply: r })
-        })
-      }).pipe(Effect.ensuring(Effect.sync(() => waiting.delete(event.id))))
+      const waitMs = present ? policy.replyWaitMs : 0
+      yield* store.append({
+        projectId: endpoint.projectId,
+        event,
+        replyUntil: waitMs > 0 ? DateTime.addDuration(now, Duration.millis(waitMs)) : null,
+        platform: endpoint.platform
+      })
+      return { eventId, waitMs }
     })
+
+    /** Waits up to the reply window for the reply to a committed event; then whatever was recorded. */
+    const awaitReply = (eventId: string, waitMs: number) =>
+      Effect.gen(function*() {
+        const signal = yield* Deferred.make<void>()
+        waiting.set(eventId, signal)
+        // A reply recorded before the signal was registered has no signal of its own: look first.
+        // Then the signal, or the window's end; then whatever reply was recorded (a signal may be lost).
+        const early = yield* store.takeReply(eventId)
+        const reply = Option.isSome(early) ? early : yield* Deferred.await(signal).pipe(
+          Effect.timeoutOption(Duration.millis(waitMs)),
+          Effect.zipRight(store.takeReply(eventId))
+        )
+        return Option.match(reply, {
+          onNone: (): IngressOutcome => ({ _tag: "accepted", eventId }),
+          onSome: (r): IngressOutcome => ({ _tag: "relayed", eventId, reply: r })
+        })
+      }).pipe(Effect.ensuring(Effect.sync(() => waiting.delete(eventId))))
+
+    /**
+     * Records one raw HTTP/1.1 request as `external-webhook.received` and, when a `fusor.v1.json`
+     * session of the project is connected anywhere, waits up to the reply window for its reply.
+     * The request's bytes are dropped once committed: a request waiting for its reply holds only
+     * its event id, so the waiting ones take no memory for their bodies, however many and large.
+     */
+    const receive = (endpoint: IngressEndpointRecord, rawRequest: Uint8Array): Effect.Effect<IngressOutcome> =>
+      Effect.flatMap(record(endpoint, rawRequest), ({ eventId, waitMs }) =>
+        waitMs > 0
+          ? awaitReply(eventId, waitMs)
+          : Effect.succeed<IngressOutcome>({ _tag: "accepted", eventId }))
 
     /** The project's endpoints, to a caller who may see the project. */
     const list = fn("Ingress.list")(function*(projectId: ProjectId, principal: Principal) {

@@ -1,5 +1,5 @@
 /**
- * The event channel's ports (issue 14): the per-project event stream read by sequence number, the
+ * The event channel's ports: the per-project event stream read by sequence number, the
  * wake-ups that tell every server process a project has new events, the sessions connected
  * anywhere (presence, for the reply relay), the relayed replies, and the ingress endpoints.
  *
@@ -32,10 +32,17 @@ export interface RelayedReply {
 export type ChannelProtocolName = "fusor" | "events"
 
 export class EventChannelStore extends Context.Tag("core/EventChannelStore")<EventChannelStore, {
-  /** A project's events with seq > `after`, in seq order, at most `limit`. */
-  readonly read: (args: { readonly projectId: string; readonly after: number; readonly limit: number }) => Effect.Effect<
-    ReadonlyArray<ChannelEvent>
-  >
+  /**
+   * A project's events with seq > `after`, in seq order, at most `limit`. With `maxBytes`, also at
+   * most that many bytes of event data (its JSON text) in all — the first event always comes, so a
+   * larger one is never stuck — which bounds the memory one read takes whatever the events' size.
+   */
+  readonly read: (args: {
+    readonly projectId: string
+    readonly after: number
+    readonly limit: number
+    readonly maxBytes?: number
+  }) => Effect.Effect<ReadonlyArray<ChannelEvent>>
   /** The highest seq committed for the project (0: none yet). */
   readonly head: (projectId: string) => Effect.Effect<number>
   /** The highest seq dropped by retention (0: none); a cursor below it cannot be resumed. */
@@ -47,8 +54,11 @@ export class EventChannelStore extends Context.Tag("core/EventChannelStore")<Eve
     readonly replyUntil: DateTime.Utc | null
     readonly platform: string | null
   }) => Effect.Effect<number>
-  /** The event of that id in the project, if any. */
-  readonly find: (projectId: string, eventId: string) => Effect.Effect<Option.Option<ChannelEvent>>
+  /**
+   * Until when the project's event of that id waits for a reply; none when there is no such event
+   * or it expects no reply. (Its data is not read: a reply is checked without loading the request.)
+   */
+  readonly replyDeadline: (projectId: string, eventId: string) => Effect.Effect<Option.Option<DateTime.Utc>>
   /**
    * Drops events that occurred before `before`, were already dispatched and no webhook delivery record
    * refers to; returns how many.

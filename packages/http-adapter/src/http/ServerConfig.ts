@@ -25,12 +25,17 @@ export interface ServerConfigShape {
   readonly oauthSweepIntervalSeconds: number
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
   readonly rateLimitQuota: number
-  /** Event channel (issue 14): heartbeat interval announced in `ready` (CHANNEL_HEARTBEAT_MS). */
+  /** Event channel: heartbeat interval announced in `ready` (CHANNEL_HEARTBEAT_MS). */
   readonly channelHeartbeatMs: number
   /** Largest client frame; bigger ones close the session with 1009 (CHANNEL_MAX_FRAME_BYTES). */
   readonly channelMaxFrameBytes: number
-  /** Unsent bytes a session may hold before it is closed with 1013 (CHANNEL_SESSION_BUFFER_BYTES). */
+  /**
+   * Bytes a session may have queued (unsent in its socket plus buffered events due to it) before it
+   * is closed with 1013, checked as events are queued (CHANNEL_SESSION_BUFFER_BYTES).
+   */
   readonly channelSessionBufferBytes: number
+  /** Bytes one project's buffer of events may take in a process (CHANNEL_PROJECT_BUFFER_BYTES). */
+  readonly channelProjectBufferBytes: number
   /** Time to send `init` after connecting (CHANNEL_INIT_TIMEOUT_MS). */
   readonly channelInitTimeoutMs: number
   /** Lifetime of a stream token (CHANNEL_TOKEN_TTL_SECONDS). */
@@ -178,6 +183,7 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   channelHeartbeatMs: boundedInteger("CHANNEL_HEARTBEAT_MS", 15_000, 100, 300_000),
   channelMaxFrameBytes: boundedInteger("CHANNEL_MAX_FRAME_BYTES", 1024 * 1024, 1024, 16 * 1024 * 1024),
   channelSessionBufferBytes: boundedInteger("CHANNEL_SESSION_BUFFER_BYTES", 8 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
+  channelProjectBufferBytes: boundedInteger("CHANNEL_PROJECT_BUFFER_BYTES", 16 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
   channelInitTimeoutMs: boundedInteger("CHANNEL_INIT_TIMEOUT_MS", 10_000, 100, 120_000),
   channelTokenTtlSeconds: boundedInteger("CHANNEL_TOKEN_TTL_SECONDS", 900, 1, 3600),
   eventRetentionHours: boundedInteger("EVENT_RETENTION_HOURS", 168, 1, 87_600),
@@ -278,6 +284,7 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   channelHeartbeatMs: 15_000,
   channelMaxFrameBytes: 1024 * 1024,
   channelSessionBufferBytes: 8 * 1024 * 1024,
+  channelProjectBufferBytes: 16 * 1024 * 1024,
   channelInitTimeoutMs: 10_000,
   channelTokenTtlSeconds: 900,
   eventRetentionHours: 168,

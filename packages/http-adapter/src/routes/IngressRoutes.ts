@@ -1,5 +1,5 @@
 /**
- * External-webhook ingress (issue 14): `{API_URL}/ingress/{secret}`, any method. The request is
+ * External-webhook ingress: `{API_URL}/ingress/{secret}`, any method. The request is
  * recorded byte for byte as HTTP/1.1 — request line, the headers as they arrived (Node's
  * `rawHeaders`, names in their case and order), an empty line, the body as sent — which is what
  * spectrum-ts `parseHttpRequest` (src/fusor/parse.ts) reads back. Bounded by INGRESS_MAX_BYTES
@@ -71,8 +71,9 @@ export const IngressRoutes = HttpApiBuilder.Router.use((router) =>
           headers: { "retry-after": String(Math.max(1, state.resetSeconds)) }
         })
       }
-      const bytes = yield* rawRequest(config.ingressMaxBytes)
-      const outcome = yield* ingress.receive(endpoint.value, bytes)
+      // The bytes are not kept in this handler: once committed they are dropped, also while the
+      // request waits for a session's reply.
+      const outcome = yield* Effect.flatMap(rawRequest(config.ingressMaxBytes), (bytes) => ingress.receive(endpoint.value, bytes))
       if (outcome._tag === "accepted") {
         return HttpServerResponse.unsafeJson({ eventId: outcome.eventId }, { status: 202, headers: { "cache-control": "no-store" } })
       }

@@ -1,5 +1,5 @@
 /**
- * The event channel's settings in the standalone server (issue 14): the core policy (token lifetime,
+ * The event channel's settings in the standalone server: the core policy (token lifetime,
  * reply wait, presence window) from ServerConfig, and the session machinery's settings.
  */
 import { ChannelPolicy } from "@switchboard/core/events"
@@ -19,6 +19,7 @@ export const channelSettingsOf = (config: ServerConfigShape): ChannelSettings =>
   heartbeatMs: config.channelHeartbeatMs,
   maxFrameBytes: config.channelMaxFrameBytes,
   sessionBufferBytes: config.channelSessionBufferBytes,
+  projectBufferBytes: config.channelProjectBufferBytes,
   initTimeoutMs: config.channelInitTimeoutMs,
   retentionHours: config.eventRetentionHours
 })

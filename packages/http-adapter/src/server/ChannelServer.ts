@@ -1,16 +1,24 @@
 /**
- * Why this file is long: it is the whole session machinery of the event channel (issue 14) — the
- * upgrade on the plain and TLS listeners, the per-project tail shared by the sessions of a process,
- * the per-session cursor and back-pressure, both subprotocols' frames, presence, the reply relay,
+ * Why this file is long: it is the whole session machinery of the event channel — the upgrade on
+ * the plain and TLS listeners, the per-project tail shared by the sessions of a process, the
+ * per-session cursor and back-pressure, both subprotocols' frames, presence, the reply relay,
  * retention and the graceful close — which only make sense read together.
  *
  * Delivery: each project with sessions in this process has one tail reader. A wake-up (the store's
  * `sb_events` notification from any process, or the heartbeat's poll) makes it read the events after
- * its position, by seq, into a bounded buffer that is contiguous up to the tail. Each session keeps
- * its own cursor: while the cursor is inside the buffer it is served from memory, otherwise (a
- * resume from further back) it reads the store itself, batch by batch, until it reaches the buffer.
- * Cursors only move forward past events sent, so nothing is lost or sent twice, whichever way a
- * session catches up. A session whose socket buffer passes the cap is closed (retryable).
+ * its position, by seq, in reads bounded in bytes, into the project's buffer (ChannelBuffer.ts):
+ * contiguous up to the tail, bounded by CHANNEL_PROJECT_BUFFER_BYTES, and keeping only events a
+ * session served from it was not sent yet. Each session keeps its own cursor: while the cursor is
+ * inside the buffer it is served from memory, otherwise (a resume from further back, or events the
+ * buffer let go) it reads the store itself, batch by batch, until it reaches the buffer. Cursors only
+ * move forward past events sent, so nothing is lost or sent twice, whichever way a session catches up.
+ *
+ * Back-pressure: a session's socket is handed frames only while less than `paceBytes` wait unsent
+ * in it; the rest waits in the buffer (shared) or in the store. What a session has queued — the
+ * bytes unsent in its socket plus the buffered events due to it — is counted whenever new events are
+ * queued: past CHANNEL_SESSION_BUFFER_BYTES the session is closed at once with 1013 (retryable), as
+ * is a session the buffer had to let go of events due to. The reply frames a session sends are held
+ * to the same bytes (its socket is not read past them).
  */
 import {
   type ChannelEvent,
@@ -18,7 +26,7 @@ import {
   EventChannelStore,
   StreamTokens
 } from "@switchboard/core/events"
-import { DateTime, Duration, Effect, Runtime, Stream } from "effect"
+import { DateTime, Effect, Runtime, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
@@ -34,25 +42,35 @@ import {
   type InitFrame,
   typeMatches
 } from "../channel/ChannelProtocol.js"
+import { type Entry, EventBuffer, eventBytes } from "./ChannelBuffer.js"
 
 export interface ChannelSettings {
   readonly heartbeatMs: number
   readonly maxFrameBytes: number
-  /** Bytes a session's socket may hold unsent before the session is closed (back-pressure). */
+  /**
+   * Bytes a session may have queued — unsent in its socket, plus buffered events due to it — before
+   * it is closed with 1013 (back-pressure); also what its reply frames being recorded may take.
+   */
   readonly sessionBufferBytes: number
+  /** Bytes the buffer of one project's events may take in this process. */
+  readonly projectBufferBytes: number
   readonly initTimeoutMs: number
   readonly retentionHours: number
 }
 
+/** Most events one read of the store or one pass of a session's delivery takes. */
 const BATCH = 500
+/** Most events the buffer of one project keeps (besides its bytes). */
 const BUFFER_EVENTS = 5_000
+/** The most bytes a read of the store or a session's socket is given at once (see `readBytes`, `paceBytes`). */
+const CHUNK_BYTES = 1024 * 1024
 
 interface Tail {
   readonly projectId: string
-  position: number
-  floor: number
-  buffer: Array<ChannelEvent>
+  readonly buffer: EventBuffer
   readonly sessions: Set<Session>
+  /** How many events the next read asks for (the bytes bound does the rest; this keeps the database from sizing many more). */
+  readLimit: number
   pumping: boolean
   dirty: boolean
 }
@@ -65,6 +83,11 @@ interface Session {
   cursor: number
   types: ReadonlyArray<string> | undefined
   tail: Tail | undefined
+  readLimit: number
+  /** Bytes of reply frames being recorded; past the limit the socket is not read until they are. */
+  replyBytes: number
+  /** Deliveries waiting for the socket to take the session below the pace. */
+  waiters: Array<() => void>
   pumping: boolean
   dirty: boolean
   closed: boolean
@@ -83,10 +106,13 @@ const upgradeRefusal = (status: number, reason: string, code: string, message: s
   ].join("\r\n")
 }
 
-/** The data an event frame of `fusor.v1.json` carries, or none (only ingress events have a raw request). */
+/** Whether `fusor.v1.json` carries the event (only ingress events have a raw request). */
+const isIngress = (e: ChannelEvent) =>
+  e.event.type === "external-webhook.received" && typeof (e.event.data as { rawRequestBase64?: unknown }).rawRequestBase64 === "string"
+
+/** The data an event frame of `fusor.v1.json` carries, or none. */
 const fusorEvent = (e: ChannelEvent, now: number) => {
-  const data = e.event.data as { rawRequestBase64?: unknown }
-  if (e.event.type !== "external-webhook.received" || typeof data.rawRequestBase64 !== "string") return undefined
+  if (!isIngress(e)) return undefined
   return {
     type: "event",
     seq: e.seq,
@@ -98,7 +124,7 @@ const fusorEvent = (e: ChannelEvent, now: number) => {
       receivedAt: DateTime.formatIso(e.event.timestamp),
       sourceId: e.event.source.split(".")[0],
       prevSubjectSeq: 0,
-      rawRequest: data.rawRequestBase64
+      rawRequest: (e.event.data as { rawRequestBase64: string }).rawRequestBase64
     }
   }
 }
@@ -109,17 +135,14 @@ const eventsEvent = (e: ChannelEvent) => ({
   event: { ...e.event, timestamp: DateTime.formatIso(e.event.timestamp) }
 })
 
-/** The first index of `buffer` (sorted by seq) with seq > `after`. */
-const firstAfter = (buffer: ReadonlyArray<ChannelEvent>, after: number) => {
-  let lo = 0
-  let hi = buffer.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (buffer[mid]!.seq > after) hi = mid
-    else lo = mid + 1
-  }
-  return lo
+/** How many events to ask the store for next, so that about two reads' worth of bytes are sized. */
+const nextLimit = (batch: ReadonlyArray<ChannelEvent>, readBytes: number) => {
+  let largest = 1
+  for (const e of batch) largest = Math.max(largest, eventBytes(e))
+  return Math.max(1, Math.min(BATCH, Math.ceil((2 * readBytes) / largest)))
 }
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
  * The channel of one server process. `attach` takes the upgrades of `/v1/subscribe` on a listener;
@@ -142,14 +165,25 @@ export const makeChannel = (settings: ChannelSettings) =>
       handleProtocols: (offered) => [...offered].find((p) => p === FUSOR_PROTOCOL || p === EVENTS_PROTOCOL) ?? false
     })
 
+    const limit = settings.sessionBufferBytes
+    /** Bytes one read of the store may bring (a few reads fit in a session's limit). */
+    const readBytes = Math.min(CHUNK_BYTES, Math.floor(limit / 4))
+    /** A session's socket is handed frames while fewer bytes than this wait unsent in it. */
+    const paceBytes = Math.min(CHUNK_BYTES, Math.floor(limit / 2))
+
+    const isOpen = (s: Session) => !s.closed && s.ws.readyState === s.ws.OPEN
     const send = (s: Session, frame: unknown) => {
-      if (!s.closed && s.ws.readyState === s.ws.OPEN) s.ws.send(JSON.stringify(frame))
+      if (isOpen(s)) s.ws.send(JSON.stringify(frame))
+    }
+    const release = (s: Session) => {
+      for (const w of s.waiters.splice(0)) w()
     }
     const close = (s: Session, code: number, error?: ErrorFrame) => {
       if (s.closed) return
       if (error !== undefined) send(s, error)
       s.closed = true
       for (const t of s.timers) clearTimeout(t)
+      release(s)
       s.ws.close(code, error?.code ?? "")
       // A client that never answers the close (it does not read) is cut off after a while.
       setTimeout(() => s.ws.terminate(), 30_000).unref()
@@ -159,70 +193,136 @@ export const makeChannel = (settings: ChannelSettings) =>
 
     // ---- delivery -------------------------------------------------------------------------------
 
-    // An event's frame text, made once and shared by every session it goes to (`null`: not carried).
-    // The fusor frame's `replyExpected` depends on the time, so its text is kept for a second only.
-    const texts = new WeakMap<ChannelEvent, { events?: string; fusor?: string | null; fusorAt?: number }>()
-    const frameText = (s: Session, e: ChannelEvent, now: number): string | null => {
-      let cached = texts.get(e)
-      if (cached === undefined) texts.set(e, cached = {})
+    /**
+     * An event's frame text for the session's protocol (`null`: not carried). A buffered entry keeps
+     * its texts, made once and shared by every session it goes to (the buffer counts them); the
+     * fusor frame's `replyExpected` depends on the time, so its text is remade after a second.
+     */
+    const frameText = (s: Session, entry: Entry, now: number, buffer?: EventBuffer): string | null => {
+      const e = entry.event
       if (s.protocol === "events") {
         if (!typeMatches(s.types, e.event.type)) return null
-        return cached.events ??= JSON.stringify(eventsEvent(e))
+        if (entry.events !== undefined) return entry.events
+        const text = JSON.stringify(eventsEvent(e))
+        if (buffer !== undefined) buffer.setText(entry, "events", text)
+        return text
       }
-      if (cached.fusor === undefined || now - (cached.fusorAt ?? 0) > 1_000) {
-        const frame = fusorEvent(e, now)
-        cached.fusor = frame === undefined ? null : JSON.stringify(frame)
-        cached.fusorAt = now
+      if (entry.fusor !== undefined && now - (entry.fusorAt ?? 0) <= 1_000) return entry.fusor
+      const frame = fusorEvent(e, now)
+      const text = frame === undefined ? null : JSON.stringify(frame)
+      if (buffer !== undefined) {
+        buffer.setText(entry, "fusor", text)
+        entry.fusorAt = now
       }
-      return cached.fusor
+      return text
     }
 
-    const deliver = (s: Session, events: ReadonlyArray<ChannelEvent>) => {
-      const now = Date.now()
-      for (const e of events) {
-        const text = frameText(s, e, now)
-        if (text !== null && !s.closed && s.ws.readyState === s.ws.OPEN) s.ws.send(text)
-        s.cursor = e.seq
+    /** Whether the session's socket holds enough unsent for now (deliveries wait for it to drain). */
+    const paced = (s: Session) => s.ws.bufferedAmount >= paceBytes
+    /** Once the socket took the session below the pace, or the session closed. */
+    const writable = (s: Session) =>
+      new Promise<void>((resolve) => {
+        if (!isOpen(s) || !paced(s)) resolve()
+        else s.waiters.push(resolve)
+      })
+    const sendEvent = (s: Session, text: string) =>
+      s.ws.send(text, () => {
+        if (!isOpen(s) || !paced(s)) release(s)
+      })
+
+    /** Whether the session would receive the event (its protocol, its type filter). */
+    const carried = (s: Session, e: ChannelEvent) => (s.protocol === "events" ? typeMatches(s.types, e.event.type) : isIngress(e))
+
+    /** What the session has queued: unsent bytes in its socket and the buffered events due to it. */
+    const queued = (s: Session, buffer: EventBuffer) => {
+      const unsent = s.ws.bufferedAmount
+      const bound = unsent + buffer.bytesAfter(s.cursor)
+      if (bound <= limit) return bound
+      // Over the limit counting every event: count only those its protocol and filter carry.
+      let exact = unsent
+      for (let i = buffer.firstAfter(s.cursor); i < buffer.entries.length; i++) {
+        const entry = buffer.entries[i]!
+        if (carried(s, entry.event)) exact += entry.size
       }
+      return exact
     }
 
-    const overCap = (s: Session) => s.ws.bufferedAmount > settings.sessionBufferBytes
-
-    const slow = (s: Session) =>
+    const slow = (s: Session, why: string) =>
       close(s, CloseCodes.tryAgainLater, {
         type: "error",
         code: "slow_consumer",
-        message: `The session kept more than ${settings.sessionBufferBytes} bytes unread; reconnect and resume from the last seq handled.`,
+        message: `${why}; reconnect and resume from the last seq handled.`,
         fatal: true,
         retryable: true,
         retryAfterMs: 1_000
       })
 
-    /** Waits (up to two heartbeats) for the socket to take the session below the cap. */
-    const drained = async (s: Session) => {
-      const deadline = Date.now() + 2 * settings.heartbeatMs
-      while (!s.closed && overCap(s)) {
-        if (Date.now() > deadline) return false
-        await new Promise<void>((resolve) => setTimeout(resolve, 20))
+    /**
+     * Lets go of what every session served from the buffer was sent, then keeps the buffer's limits.
+     * A session served from it that the buffer had to let go of due events cannot keep up: closed.
+     */
+    const settle = (tail: Tail) => {
+      let through: number | undefined
+      for (const s of tail.sessions) {
+        if (!s.closed && s.cursor >= tail.buffer.floor) through = through === undefined ? s.cursor : Math.min(through, s.cursor)
       }
-      return true
+      const floor = tail.buffer.floor
+      const evicted = tail.buffer.trim(through)
+      if (evicted.length === 0) return
+      for (const s of tail.sessions) {
+        if (isOpen(s) && s.cursor >= floor && evicted.some((x) => x.event.seq > s.cursor && carried(s, x.event))) {
+          slow(s, `The session fell more than the project's buffer (${settings.projectBufferBytes} bytes) behind`)
+        }
+      }
+    }
+
+    /** Sends buffered events after the session's cursor until the socket is paced (one batch at most). */
+    const sendBuffered = (s: Session, buffer: EventBuffer) => {
+      const now = Date.now()
+      const from = buffer.firstAfter(s.cursor)
+      // The buffer holds every event after its floor: none after the cursor, it is at the tail.
+      if (from >= buffer.entries.length) s.cursor = Math.max(s.cursor, buffer.position)
+      const to = Math.min(buffer.entries.length, from + BATCH)
+      for (let i = from; i < to && isOpen(s) && !paced(s); i++) {
+        const entry = buffer.entries[i]!
+        const text = frameText(s, entry, now, buffer)
+        if (text !== null) sendEvent(s, text)
+        s.cursor = entry.event.seq
+      }
+    }
+
+    /** Reads one batch from the store after the session's cursor (it is behind the buffer) and sends it. */
+    const catchUp = async (s: Session, buffer: EventBuffer) => {
+      const batch = await run(store.read({ projectId: s.projectId, after: s.cursor, limit: s.readLimit, maxBytes: readBytes }))
+      if (batch.length === 0) {
+        // Nothing left in the store before the buffer (retention may have taken it): go on from there.
+        s.cursor = Math.max(s.cursor, buffer.floor)
+        return
+      }
+      s.readLimit = nextLimit(batch, readBytes)
+      for (const event of batch) {
+        if (!isOpen(s)) return
+        if (paced(s)) await writable(s)
+        if (!isOpen(s)) return
+        const text = frameText(s, { event, size: 0, end: 0 }, Date.now())
+        if (text !== null) sendEvent(s, text)
+        s.cursor = event.seq
+      }
     }
 
     const drain = async (s: Session) => {
       const tail = s.tail!
-      while (!s.closed && s.cursor < tail.position) {
-        if (s.cursor >= tail.floor) {
-          const from = firstAfter(tail.buffer, s.cursor)
-          deliver(s, tail.buffer.slice(from, from + BATCH))
-          if (from + BATCH >= tail.buffer.length) s.cursor = Math.max(s.cursor, tail.position)
+      const buffer = tail.buffer
+      while (isOpen(s) && s.cursor < buffer.position) {
+        if (paced(s)) {
+          await writable(s)
+        } else if (s.cursor >= buffer.floor) {
+          sendBuffered(s, buffer)
+          settle(tail)
+          await tick()
         } else {
-          const batch = await run(store.read({ projectId: s.projectId, after: s.cursor, limit: BATCH }))
-          if (batch.length === 0) s.cursor = tail.floor
-          else deliver(s, batch)
+          await catchUp(s, buffer)
         }
-        // A client that does not read: the socket's unsent bytes stay over the cap.
-        if (overCap(s) && !(await drained(s))) return slow(s)
-        await new Promise<void>((resolve) => setImmediate(resolve))
       }
     }
 
@@ -257,18 +357,24 @@ export const makeChannel = (settings: ChannelSettings) =>
         try {
           do {
             tail.dirty = false
-            for (;;) {
-              const batch = await run(store.read({ projectId: tail.projectId, after: tail.position, limit: BATCH }))
+            while (tails.get(tail.projectId) === tail) {
+              const batch = await run(
+                store.read({ projectId: tail.projectId, after: tail.buffer.position, limit: tail.readLimit, maxBytes: readBytes })
+              )
               if (batch.length === 0) break
-              tail.buffer.push(...batch)
-              tail.position = batch[batch.length - 1]!.seq
-              if (batch.length < BATCH) break
+              tail.readLimit = nextLimit(batch, readBytes)
+              tail.buffer.push(batch)
+              // The new events are queued for every session served from the buffer: one that now has
+              // more than its limit queued (it does not read, or not fast enough) is closed at once.
+              for (const s of tail.sessions) {
+                if (isOpen(s) && s.cursor >= tail.buffer.floor && queued(s, tail.buffer) > limit) {
+                  slow(s, `The session had more than ${limit} bytes queued unread`)
+                }
+              }
+              for (const s of tail.sessions) wake(s)
+              settle(tail)
+              await tick()
             }
-            if (tail.buffer.length > BUFFER_EVENTS) {
-              const dropped = tail.buffer.splice(0, tail.buffer.length - BUFFER_EVENTS)
-              tail.floor = dropped[dropped.length - 1]!.seq
-            }
-            for (const s of tail.sessions) wake(s)
           } while (tail.dirty)
         } catch (cause) {
           await run(Effect.logWarning("channel tail read failed", String(cause)))
@@ -284,7 +390,14 @@ export const makeChannel = (settings: ChannelSettings) =>
       const head = await run(store.head(projectId))
       const again = tails.get(projectId)
       if (again !== undefined) return again
-      const tail: Tail = { projectId, position: head, floor: head, buffer: [], sessions: new Set(), pumping: false, dirty: false }
+      const tail: Tail = {
+        projectId,
+        buffer: new EventBuffer(head, { maxBytes: settings.projectBufferBytes, maxEvents: BUFFER_EVENTS }),
+        sessions: new Set(),
+        readLimit: 32,
+        pumping: false,
+        dirty: false
+      }
       tails.set(projectId, tail)
       return tail
     }
@@ -319,7 +432,7 @@ export const makeChannel = (settings: ChannelSettings) =>
       if (s.closed) return
       s.tail = tail
       s.types = init.types
-      s.cursor = init.startSeq === 0 ? tail.position : init.startSeq
+      s.cursor = init.startSeq === 0 ? tail.buffer.position : init.startSeq
       tail.sessions.add(s)
       s.timers.push(setTimeout(() =>
         close(s, CloseCodes.unauthenticated, {
@@ -333,22 +446,37 @@ export const makeChannel = (settings: ChannelSettings) =>
       // Joined before "ready": ingress asks the store whether a session listens, so a client that
       // posts as soon as it reads "ready" must find this one (otherwise its event is answered 202).
       await run(store.join({ sessionId: s.id, projectId: s.projectId, protocol: s.protocol, processId, now: DateTime.unsafeNow() }))
-      if (s.closed) return void run(store.leave(s.id)) // closed while joining: its own leave may have run first
+      if (s.closed) return void run(store.leave(s.id)).catch(() => undefined) // closed while joining: its own leave may have run first
       send(s, { type: "ready", projectId: s.projectId, heartbeatIntervalMs: settings.heartbeatMs })
       pump(tail)
       wake(s)
     }
 
     const onReply = async (s: Session, reply: Extract<ClientFrame, { _tag: "reply" }>["reply"]) => {
-      const found = await run(store.find(s.projectId, reply.eventId))
-      const open = found._tag === "Some" && found.value.replyUntil !== null && found.value.replyUntil.epochMillis > Date.now()
-      if (!open) return notice(s, "reply_unknown_event", `No event ${reply.eventId} of this project waits for a reply.`)
+      const deadline = await run(store.replyDeadline(s.projectId, reply.eventId))
+      const waiting = deadline._tag === "Some" && deadline.value.epochMillis > Date.now()
+      if (!waiting) return notice(s, "reply_unknown_event", `No event ${reply.eventId} of this project waits for a reply.`)
       await run(store.putReply(reply.eventId, {
         status: reply.status,
         headers: reply.headers,
         body: reply.body ?? "",
         errorReason: reply.errorReason ?? ""
       }))
+    }
+
+    /**
+     * Records a reply frame. The frames being recorded may take the session's limit in bytes; past
+     * it the socket is not read (the client's sends wait in TCP) until some are recorded.
+     */
+    const relay = (s: Session, reply: Extract<ClientFrame, { _tag: "reply" }>["reply"], bytes: number) => {
+      s.replyBytes += bytes
+      if (s.replyBytes > limit) s.ws.pause()
+      void onReply(s, reply)
+        .catch(() => notice(s, "reply_unknown_event", "The reply could not be recorded."))
+        .finally(() => {
+          s.replyBytes -= bytes
+          if (s.ws.isPaused && s.replyBytes <= limit) s.ws.resume()
+        })
     }
 
     const onFrame = (s: Session, text: string | undefined) => {
@@ -379,7 +507,7 @@ export const makeChannel = (settings: ChannelSettings) =>
         case "ack":
           return frame.seq > s.cursor ? notice(s, "ack_invalid", `seq ${frame.seq} was not sent yet.`) : undefined
         case "reply":
-          return void onReply(s, frame.reply).catch(() => notice(s, "reply_unknown_event", "The reply could not be recorded."))
+          return relay(s, frame.reply, text!.length)
       }
     }
 
@@ -392,6 +520,9 @@ export const makeChannel = (settings: ChannelSettings) =>
         cursor: 0,
         types: undefined,
         tail: undefined,
+        readLimit: 32,
+        replyBytes: 0,
+        waiters: [],
         pumping: false,
         dirty: false,
         closed: false,
@@ -412,11 +543,15 @@ export const makeChannel = (settings: ChannelSettings) =>
       ws.on("close", () => {
         s.closed = true
         for (const t of s.timers) clearTimeout(t)
+        release(s)
         sessions.delete(s)
         if (s.tail !== undefined) {
           s.tail.sessions.delete(s)
+          // The events only this session still needed go (with the last session, the whole buffer).
           if (s.tail.sessions.size === 0) tails.delete(s.projectId)
-          void run(store.leave(s.id))
+          else settle(s.tail)
+          // A client cut off at shutdown closes after the store may be gone: its row goes with the process's.
+          void run(store.leave(s.id)).catch(() => undefined)
         }
       })
     }
@@ -496,8 +631,23 @@ export const makeChannel = (settings: ChannelSettings) =>
     const sessionCount = (projectId?: string) =>
       [...sessions].filter((s) => !s.closed && (projectId === undefined || s.projectId === projectId)).length
 
-    return { attach, shutdown, sessionCount, processId } as const
+    /**
+     * What this process holds for a project's sessions: the buffer's bytes and events now, the most
+     * bytes it kept at once, and the bytes unsent in the sessions' sockets. Zero without sessions.
+     */
+    const buffered = (projectId: string) => {
+      const tail = tails.get(projectId)
+      let unsentBytes = 0
+      for (const s of tail?.sessions ?? []) unsentBytes += s.ws.bufferedAmount
+      return {
+        bytes: tail?.buffer.bytes ?? 0,
+        events: tail?.buffer.entries.length ?? 0,
+        peakBytes: tail?.buffer.peakBytes ?? 0,
+        unsentBytes
+      }
+    }
+
+    return { attach, shutdown, sessionCount, buffered, processId } as const
   })
 
 export type Channel = Effect.Effect.Success<ReturnType<typeof makeChannel>>
-void Duration

@@ -68,14 +68,17 @@ export interface Frames {
   readonly send: (frame: unknown) => void
 }
 
-/** A session on `url` offering `protocols`; frames are collected as they come. */
-export const connect = (url: string, protocols: string | Array<string>, ca?: string): Frames => {
+/**
+ * A session on `url` offering `protocols`; frames are collected as they come — what `keep` takes of
+ * each (all of it unless told; a test of large events keeps their ids, not their payloads).
+ */
+export const connect = (url: string, protocols: string | Array<string>, ca?: string, keep: (frame: any) => any = (f) => f): Frames => {
   const ws = new WebSocket(url, protocols, ca === undefined ? {} : { ca })
   const frames: Array<any> = []
   let taken = 0
   const waiters: Array<() => void> = []
   ws.on("message", (data) => {
-    frames.push(JSON.parse(data.toString()))
+    frames.push(keep(JSON.parse(data.toString())))
     for (const w of waiters.splice(0)) w()
   })
   ws.on("error", () => undefined)

@@ -7,7 +7,7 @@ import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { makeHttpServer, makeHttpsServer } from "../../src/server/NodeServers.js"
 import { generateLocalhostCertificate } from "../../src/server/ManagementTls.js"
 import { channelSettingsOf } from "../../src/server/ChannelAdapters.js"
-import { makeChannel } from "../../src/server/ChannelServer.js"
+import { type Channel, makeChannel } from "../../src/server/ChannelServer.js"
 
 export interface TestServer {
   readonly baseUrl: string
@@ -22,8 +22,8 @@ export interface TestServer {
   /** Provisions another account and returns its service key. */
   readonly newAccount: (email: string) => Promise<{ accountId: string; serviceKey: string }>
   readonly close: () => Promise<void>
-  /** The event channel of this server (sessions, graceful shutdown). */
-  readonly channel: { readonly shutdown: Effect.Effect<void>; readonly sessionCount: (projectId?: string) => number }
+  /** The event channel of this server (sessions, what it holds for a project, graceful shutdown). */
+  readonly channel: Pick<Channel, "shutdown" | "sessionCount" | "buffered">
 }
 
 /** One generated localhost certificate per test process (generating one takes a moment). */

@@ -51,11 +51,26 @@ export const EventChannelStoreSql = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const pg = yield* PgClient.PgClient
     const read = SqlSchema.findAll({
-      Request: Schema.Struct({ projectId: Schema.String, after: Schema.Number, limit: Schema.Number }),
+      Request: Schema.Struct({ projectId: Schema.String, after: Schema.Number, limit: Schema.Number, maxBytes: Schema.optional(Schema.Number) }),
       Result: EventRow,
-      execute: ({ after, limit, projectId }) => sql`
-        select seq, project_id, id, type, source, occurred_at, data, reply_until, ingress_platform from events
-        where project_id = ${projectId} and seq > ${after} order by seq limit ${limit}`
+      execute: ({ after, limit, maxBytes, projectId }) =>
+        maxBytes === undefined
+          ? sql`
+            select seq, project_id, id, type, source, occurred_at, data, reply_until, ingress_platform from events
+            where project_id = ${projectId} and seq > ${after} order by seq limit ${limit}`
+          // The sizes first (computed in the database, nothing sent), then the events up to the last
+          // seq within maxBytes — the first one always.
+          : sql`
+            with sized as (
+              select seq, octet_length(data::text) as size from events
+              where project_id = ${projectId} and seq > ${after} order by seq limit ${limit}
+            ), running as (
+              select seq, sum(size) over (order by seq) as total, row_number() over (order by seq) as n from sized
+            )
+            select seq, project_id, id, type, source, occurred_at, data, reply_until, ingress_platform from events
+            where project_id = ${projectId} and seq > ${after}
+              and seq <= (select max(seq) from running where total <= ${maxBytes} or n = 1)
+            order by seq`
     })
     const counters = (projectId: string) =>
       orDie(sql<{ lastSeq: string | number; prunedThrough: string | number }>`
@@ -70,14 +85,14 @@ export const EventChannelStoreSql = Layer.effect(
           values (${event.id}, ${projectId}, ${event.type}, ${event.source}, ${toDate(event.timestamp)}, ${event.apiVersion},
             ${JSON.stringify(event.data)}, ${toDateOrNull(replyUntil)}, ${platform})
           returning seq`).pipe(Effect.map((rows) => Number(rows[0]!.seq))),
-      find: (projectId, eventId) =>
+      replyDeadline: (projectId, eventId) =>
         orDie(SqlSchema.findAll({
           Request: Schema.String,
-          Result: EventRow,
+          Result: Schema.Struct({ replyUntil: DbTime }),
           execute: (id) => sql`
-            select seq, project_id, id, type, source, occurred_at, data, reply_until, ingress_platform from events
-            where id = ${id} and project_id = ${projectId} and seq is not null`
-        })(eventId)).pipe(Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toChannelEvent)))),
+            select reply_until from events
+            where id = ${id} and project_id = ${projectId} and seq is not null and reply_until is not null`
+        })(eventId)).pipe(Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map((r) => r.replyUntil)))),
       prune: (before, limit) =>
         orDie(sql<{ n: string | number }>`
           with gone as (

@@ -1,7 +1,8 @@
 /**
  * The event channel's part of the repository contract suite: per-project seqs strictly increasing
- * and read back after a cursor (plain outbox appends included), the head, find, presence, the first
- * reply winning, and ingress endpoints (secret lookup, list, idempotent revoke).
+ * and read back after a cursor (plain outbox appends included), reads bounded in bytes, the head,
+ * the reply deadline, presence, the first reply winning, and ingress endpoints (secret lookup, list,
+ * idempotent revoke).
  */
 import type { Vitest } from "@effect/vitest"
 import { type Events, type StorePorts } from "@switchboard/core"
@@ -45,9 +46,31 @@ export const channelContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       expect(yield* store.head(p)).toBe(all[1]!.seq)
       expect((yield* store.read({ projectId: p, after: s1, limit: 10 })).map((e) => e.event.id)).toEqual([b.id])
       expect(yield* store.read({ projectId: p, after: 0, limit: 1 })).toHaveLength(1)
-      expect(Option.map(yield* store.find(p, a.id), (e) => e.seq)).toEqual(Option.some(s1))
-      expect(Option.isNone(yield* store.find(other, a.id))).toBe(true)
+      expect(Option.map(yield* store.replyDeadline(p, a.id), (d) => d.epochMillis)).toEqual(Option.some(T0 + 10_000))
+      expect(Option.isNone(yield* store.replyDeadline(p, b.id))).toBe(true)
+      expect(Option.isNone(yield* store.replyDeadline(other, a.id))).toBe(true)
       expect(yield* store.floor(p)).toBe(0)
+    }))
+
+  it.effect("event channel: a read bounded in bytes stops before the event that would pass them, never before the first", () =>
+    Effect.gen(function*() {
+      const store = yield* EventChannelStore
+      const p = crypto.randomUUID()
+      const sized = (ms: number, n: number): Events.EventEnvelope => ({ ...event(ms), data: { rawRequestBase64: "A".repeat(n) } })
+      for (const [i, n] of [1_000, 1_000, 1_000, 50_000, 10].entries()) {
+        yield* store.append({ projectId: p, event: sized(T0 + i, n), replyUntil: null, platform: null })
+      }
+      const lengths = (events: ReadonlyArray<{ event: Events.EventEnvelope }>) =>
+        events.map((e) => (e.event.data as { rawRequestBase64: string }).rawRequestBase64.length)
+      const all = yield* store.read({ projectId: p, after: 0, limit: 10 })
+      expect(lengths(all)).toEqual([1_000, 1_000, 1_000, 50_000, 10])
+      // Each event's data is its size plus a little JSON: two fit in 2 500 bytes, three do not.
+      expect(lengths(yield* store.read({ projectId: p, after: 0, limit: 10, maxBytes: 2_500 }))).toEqual([1_000, 1_000])
+      expect(lengths(yield* store.read({ projectId: p, after: 0, limit: 1, maxBytes: 1_000_000 }))).toEqual([1_000])
+      // The big one comes alone, however small the bound.
+      expect(lengths(yield* store.read({ projectId: p, after: all[2]!.seq, limit: 10, maxBytes: 100 }))).toEqual([50_000])
+      expect(lengths(yield* store.read({ projectId: p, after: all[3]!.seq, limit: 10, maxBytes: 100 }))).toEqual([10])
+      expect(yield* store.read({ projectId: p, after: all[4]!.seq, limit: 10, maxBytes: 100 })).toEqual([])
     }))
 
   it.effect("event channel: presence by protocol and time; the first reply wins", () =>

@@ -48,10 +48,19 @@ export const EventChannelStoreMemory: Layer.Layer<EventChannelStore, never, Memo
       return [...new Set(fresh.map((r) => r.projectId!))]
     })
     return EventChannelStore.of({
-      read: ({ after, limit, projectId }) =>
-        Effect.sync(() =>
-          ofProject(projectId).filter((r) => r.position > after).sort((a, b) => a.position - b.position).slice(0, limit).map(toChannel)
-        ),
+      read: ({ after, limit, maxBytes, projectId }) =>
+        Effect.sync(() => {
+          const rows = ofProject(projectId).filter((r) => r.position > after).sort((a, b) => a.position - b.position).slice(0, limit)
+          if (maxBytes === undefined) return rows.map(toChannel)
+          const within: Array<OutboxRow> = []
+          let total = 0
+          for (const r of rows) {
+            total += JSON.stringify(r.event.data).length
+            if (within.length > 0 && total > maxBytes) break
+            within.push(r)
+          }
+          return within.map(toChannel)
+        }),
       head: (projectId) => Effect.sync(() => Math.max(0, floors.get(projectId) ?? 0, ...ofProject(projectId).map((r) => r.position))),
       floor: (projectId) => Effect.sync(() => floors.get(projectId) ?? 0),
       append: ({ event, platform, projectId, replyUntil: until }) =>
@@ -63,8 +72,12 @@ export const EventChannelStoreMemory: Layer.Layer<EventChannelStore, never, Memo
           yield* PubSub.publish(wake, projectId)
           return position
         }),
-      find: (projectId, eventId) =>
-        Effect.sync(() => Option.fromNullable(ofProject(projectId).find((r) => r.event.id === eventId)).pipe(Option.map(toChannel))),
+      replyDeadline: (projectId, eventId) =>
+        Effect.sync(() =>
+          Option.fromNullable(ofProject(projectId).find((r) => r.event.id === eventId)).pipe(
+            Option.flatMap((r) => Option.fromNullable(replyUntil.get(r.event.id)))
+          )
+        ),
       prune: (before, limit) =>
         Effect.sync(() => {
           const gone = [...events.values()]
