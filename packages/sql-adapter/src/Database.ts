@@ -81,19 +81,7 @@ export const openPglite = (dataDir: string | undefined, options: PgliteOpenOptio
 export const openEmbeddedDatabase = (dataDir: string | undefined, options: PgliteOpenOptions = {}) =>
   Effect.zipRight(
     lockDataDir(dataDir),
-    Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          if (dataDir !== undefined) {
-            mkdirSync(dirname(dataDir), { recursive: true })
-            if (needsInit(dataDir)) await initPgliteDataDir(dataDir, options.templateDir)
-          }
-          return await startEmbeddedDatabase({ dataDir, sharedBuffersMb: options.sharedBuffersMb })
-        },
-        catch: (cause) => new DatabaseError({ message: `could not open the embedded database at ${dataDir ?? "memory"}`, cause })
-      }),
-      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
-    )
+    openInitialized(dataDir, options, () => startEmbeddedDatabase({ dataDir, sharedBuffersMb: options.sharedBuffersMb }))
   )
 
 export interface PgliteOpenOptions {
@@ -101,7 +89,15 @@ export interface PgliteOpenOptions {
   readonly sharedBuffersMb?: number | undefined
 }
 
-const openPgliteUnlocked = (dataDir: string | undefined, options: PgliteOpenOptions) =>
+/**
+ * `open` once `dataDir` (when there is one) holds a cluster — made from the template or by initdb
+ * (PgliteInit.ts) — and closed with the scope.
+ */
+const openInitialized = <D extends { readonly close: () => Promise<void> }>(
+  dataDir: string | undefined,
+  options: PgliteOpenOptions,
+  open: () => Promise<D>
+) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
@@ -109,18 +105,22 @@ const openPgliteUnlocked = (dataDir: string | undefined, options: PgliteOpenOpti
           mkdirSync(dirname(dataDir), { recursive: true })
           if (needsInit(dataDir)) await initPgliteDataDir(dataDir, options.templateDir)
         }
-        // int8 as text, as node-postgres gives it (set once here: per-query parsers cost ~60 µs each).
-        return await PGlite.create(dataDir === undefined ? undefined : dataDir, {
-          parsers: pgliteParsers,
-          ...(options.sharedBuffersMb === undefined
-            ? {}
-            : { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.sharedBuffersMb}MB`] })
-        })
+        return await open()
       },
       catch: (cause) => new DatabaseError({ message: `could not open the embedded database at ${dataDir ?? "memory"}`, cause })
     }),
     (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
   )
+
+const openPgliteUnlocked = (dataDir: string | undefined, options: PgliteOpenOptions) =>
+  openInitialized(dataDir, options, () =>
+    // int8 as text, as node-postgres gives it (set once here: per-query parsers cost ~60 µs each).
+    PGlite.create(dataDir === undefined ? undefined : dataDir, {
+      parsers: pgliteParsers,
+      ...(options.sharedBuffersMb === undefined
+        ? {}
+        : { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.sharedBuffersMb}MB`] })
+    }))
 
 /**
  * Starts PGlite and a loopback socket to it for the life of the scope; yields the port. The server
