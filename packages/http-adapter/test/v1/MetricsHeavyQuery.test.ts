@@ -31,7 +31,9 @@ describe("a heavy query on the embedded database (pglite, data directory)", () =
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "sb-heavy-"))
-    s = await startTestServer("pglite", {}, undefined, StoreSql(DatabaseConfig.Pglite({ dataDir: join(dir, "data") })))
+    // A template shared by the test files that open a data directory: initdb runs once.
+    const templateDir = join(tmpdir(), "switchboard-test-pglite-templates")
+    s = await startTestServer("pglite", {}, undefined, StoreSql(DatabaseConfig.Pglite({ dataDir: join(dir, "data"), templateDir })))
     projectId = await newProject(s, call)
   })
   afterAll(async () => {
