@@ -5,7 +5,8 @@
  *       answers each: the project's buffer never keeps more than CHANNEL_PROJECT_BUFFER_BYTES and
  *       keeps nothing once the session has the events; the process's memory does not grow with them;
  *   (b) a session that does not read is closed with 1013 `slow_consumer` as soon as it has more
- *       than CHANNEL_SESSION_BUFFER_BYTES queued — before the next heartbeat (a minute here);
+ *       than CHANNEL_SESSION_BUFFER_BYTES queued — before the first heartbeat of its own server (five
+ *       minutes there);
  *   (c) resume across eviction: on a server with a small project buffer, a session that does not
  *       read is closed when the buffer has to let go of its events; resuming from its last seq it
  *       gets every event after it (from the store) and the live ones, none twice;
@@ -130,26 +131,33 @@ for (const backend of testBackends()) {
     }, 300_000)
 
     it("(b) a session that does not read is closed with 1013 slow_consumer at once, before the next heartbeat", async () => {
-      const p = await newChannelProject(s)
-      const c = await session(s, p.projectId, p.secret, EVENTS)
-      // Stop reading: the socket's buffers fill, then the events due to the session pile up. 32 MB
-      // is well past what the sockets take plus the session's 8 MiB.
-      ;(c.ws as any)._socket.pause()
-      await commitEvents(s, p.projectId, 128, "project.updated", { pad: "p".repeat(256 * 1024) })
-      // The server reads them as they commit; waiting here is for it to have read them all (well
-      // within the minute before the first heartbeat, which is what the frames show below).
-      const deadline = Date.now() + 50_000
-      while (s.channel.sessionCount(p.projectId) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-      expect(s.channel.sessionCount(p.projectId)).toBe(0)
-      // Closed: nothing is kept for it.
-      expect(s.channel.buffered(p.projectId).bytes).toBe(0)
-      ;(c.ws as any)._socket.resume()
-      expect((await c.closed).code).toBe(1013)
-      const error = c.frames.find((f) => f.type === "error")
-      expect(error).toMatchObject({ code: "slow_consumer", fatal: true, retryable: true })
-      expect(error.message).toContain(`more than ${settings.channelSessionBufferBytes} bytes queued`)
-      // The heartbeat is a minute: the close came at an event, not at a heartbeat.
-      expect(c.frames.filter((f) => f.type === "heartbeat")).toEqual([])
+      // Its own server: the heartbeat is one interval per server, started with it, so a shared
+      // server's next heartbeat could fall at any moment of this test. Five minutes here.
+      const own = await startTestServer(backend, { ...settings, channelHeartbeatMs: 300_000 }, undefined, undefined, { tls: true })
+      try {
+        const p = await newChannelProject(own)
+        const c = await session(own, p.projectId, p.secret, EVENTS)
+        // Stop reading: the socket's buffers fill, then the events due to the session pile up. 32 MB
+        // is well past what the sockets take plus the session's 8 MiB.
+        ;(c.ws as any)._socket.pause()
+        await commitEvents(own, p.projectId, 128, "project.updated", { pad: "p".repeat(256 * 1024) })
+        // The server reads them as they commit; waiting here is for it to have read them all (well
+        // within the minutes before the first heartbeat, which is what the frames show below).
+        const deadline = Date.now() + 50_000
+        while (own.channel.sessionCount(p.projectId) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+        expect(own.channel.sessionCount(p.projectId)).toBe(0)
+        // Closed: nothing is kept for it.
+        expect(own.channel.buffered(p.projectId).bytes).toBe(0)
+        ;(c.ws as any)._socket.resume()
+        expect((await c.closed).code).toBe(1013)
+        const error = c.frames.find((f) => f.type === "error")
+        expect(error).toMatchObject({ code: "slow_consumer", fatal: true, retryable: true })
+        expect(error.message).toContain(`more than ${settings.channelSessionBufferBytes} bytes queued`)
+        // No heartbeat yet (five minutes): the close came at an event, not at a heartbeat.
+        expect(c.frames.filter((f) => f.type === "heartbeat")).toEqual([])
+      } finally {
+        await own.close()
+      }
     }, 300_000)
 
     it("(c) resume across eviction: a session the buffer let go of resumes from its last seq with every event, none twice", async () => {
