@@ -124,6 +124,8 @@ export const startEmbeddedDatabase = async (options: EmbeddedDatabaseOptions): P
   let nextId = 0
   /** The current worker, or the replacement being opened. */
   let current: Promise<Running>
+  /** The current worker once open (a statement then goes straight to it); none while one opens. */
+  let open: Running | undefined
   const onExit = (running: Running) => {
     // A worker that died (not one we stopped or closed) is replaced on the next statement.
     if (!closing && options.dataDir !== undefined) {
@@ -134,27 +136,32 @@ export const startEmbeddedDatabase = async (options: EmbeddedDatabaseOptions): P
   }
   const replace = (): Promise<Running> => {
     restarts++
+    open = undefined
     current = spawn(options, onNotify, onExit).then(async (running) => {
       for (const channel of subscribers.keys()) await send(running, { op: "listen", channel })
+      open = running
       return running
     })
     return current
   }
+  /** Posts `message` (a fresh object of the caller's, given its id here) and waits for its answer. */
   const send = (running: Running, message: Record<string, unknown>) =>
     new Promise<any>((resolve, reject) => {
       if (running.exited) return reject(new EmbeddedDatabaseError({ message: "the embedded database stopped", code: "57P01" }))
       const id = ++nextId
+      message.id = id
       running.pending.set(id, { resolve, reject })
       running.worker.ref()
-      running.worker.postMessage({ ...message, id })
+      running.worker.postMessage(message)
     })
-  const call = async (message: Record<string, unknown>) => send(await current, message)
+  const call = (message: Record<string, unknown>) =>
+    open !== undefined ? send(open, message) : current.then((running) => send(running, message))
 
   current = spawn(options, onNotify, onExit)
-  await current
+  open = await current
 
   return {
-    run: (args) => call({ op: "run", ...args }),
+    run: ({ name, params, retry, rowMode, sql }) => call({ op: "run", sql, params, rowMode, name, retry }),
     raw: (sql, params) => call({ op: "raw", sql, params }),
     listen: async (channel, onPayload) => {
       let set = subscribers.get(channel)
