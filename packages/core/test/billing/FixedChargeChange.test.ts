@@ -2,7 +2,8 @@
  * The `{fixedCharge}` preview (API.md §1.6; FixedChargeChange.ts): example table and properties.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc, Schema } from "effect"
+import { Either, Schema } from "effect"
+import * as fc from "fast-check"
 import { previewFixedChargeChange, type FixedChargePreviewInput } from "../../src/billing/FixedChargeChange.js"
 import { epochDayOf } from "../../src/billing/Proration.js"
 import { BillingPlanCatalog, PreviewInvoice, PreviewProjectChangeResponse } from "../../src/billing/Schema.js"
@@ -118,30 +119,34 @@ describe("previewFixedChargeChange: properties", () => {
       heldFixedCharges: s.held > 0 ? [{ fixedChargeCode: "x", quantity: s.held }] : [], now: s.now, paymentMethod: s.paymentMethod as "off_session" | "requires_action" | "none" }) }
   })
 
-  it.prop("a consistent invoice: no credits, total = fees ≥ 0, within the safe range, never above the full price of the added units", [scenario], ([{ input: i, s }]) => {
-    const r = previewFixedChargeChange(i)
-    if (Either.isLeft(r)) {
-      expect(r.left._tag).toBe("PlanChangeAmountOutOfRange")
-      // Out of range only when some amount is: the charge's units, or the next charge (base fee 1000 + units).
-      expect(1000n + BigInt(s.unit) * BigInt(Math.max(1, s.quantity))).toBeGreaterThan(BigInt(MAX))
-      return
-    }
-    const due = r.right.dueNow
-    expect(Either.isRight(Schema.encodeEither(PreviewInvoice)(due))).toBe(true)
-    expect(due.creditsCents).toBe(0)
-    expect(due.totalCents).toBe(due.feesCents)
-    expect(due.totalCents).toBeGreaterThanOrEqual(0)
-    expect(Number.isSafeInteger(due.totalCents) && Number.isSafeInteger(r.right.nextCharge.amountCents)).toBe(true)
-    const added = Math.max(0, s.quantity - s.held)
-    expect(BigInt(due.totalCents)).toBeLessThanOrEqual(BigInt(s.unit) * BigInt(added))
-    if (!s.advance || added === 0) expect(due.lines).toEqual([])
-    expect(r.right.timing).toBe(due.totalCents === 0 || s.paymentMethod === "off_session" ? "immediate" : "on_payment")
+  it("a consistent invoice: no credits, total = fees ≥ 0, within the safe range, never above the full price of the added units", () => {
+    fc.assert(fc.property(scenario, ({ input: i, s }) => {
+      const r = previewFixedChargeChange(i)
+      if (Either.isLeft(r)) {
+        expect(r.left._tag).toBe("PlanChangeAmountOutOfRange")
+        // Out of range only when some amount is: the charge's units, or the next charge (base fee 1000 + units).
+        expect(1000n + BigInt(s.unit) * BigInt(Math.max(1, s.quantity))).toBeGreaterThan(BigInt(MAX))
+        return
+      }
+      const due = r.right.dueNow
+      expect(Either.isRight(Schema.encodeEither(PreviewInvoice)(due))).toBe(true)
+      expect(due.creditsCents).toBe(0)
+      expect(due.totalCents).toBe(due.feesCents)
+      expect(due.totalCents).toBeGreaterThanOrEqual(0)
+      expect(Number.isSafeInteger(due.totalCents) && Number.isSafeInteger(r.right.nextCharge.amountCents)).toBe(true)
+      const added = Math.max(0, s.quantity - s.held)
+      expect(BigInt(due.totalCents)).toBeLessThanOrEqual(BigInt(s.unit) * BigInt(added))
+      if (!s.advance || added === 0) expect(due.lines).toEqual([])
+      expect(r.right.timing).toBe(due.totalCents === 0 || s.paymentMethod === "off_session" ? "immediate" : "on_payment")
+    }))
   })
 
-  it.prop("the next charge is the base fee plus every held charge at its full price", [scenario], ([{ input: i, s }]) => {
-    const r = previewFixedChargeChange(i)
-    if (Either.isLeft(r)) return
-    expect(BigInt(r.right.nextCharge.amountCents)).toBe(1000n + BigInt(s.unit) * BigInt(s.quantity))
-    expect(r.right.nextCharge.at.epochMillis).toBeGreaterThan(i.now)
+  it("the next charge is the base fee plus every held charge at its full price", () => {
+    fc.assert(fc.property(scenario, ({ input: i, s }) => {
+      const r = previewFixedChargeChange(i)
+      if (Either.isLeft(r)) return
+      expect(BigInt(r.right.nextCharge.amountCents)).toBe(1000n + BigInt(s.unit) * BigInt(s.quantity))
+      expect(r.right.nextCharge.at.epochMillis).toBeGreaterThan(i.now)
+    }))
   })
 })

@@ -5,7 +5,8 @@
  * invariants below, or fail with a typed out-of-range error.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc, Schema } from "effect"
+import { Either, Schema } from "effect"
+import * as fc from "fast-check"
 import { rhu } from "../../src/billing/Money.js"
 import {
   type CurrentSubscription, type PlanChangePreviewInput, planChangeDirection, previewPlanChange
@@ -112,7 +113,7 @@ const run = (input: PlanChangePreviewInput) => {
   return result.right
 }
 
-const options = { fastCheck: { numRuns: 400 } }
+const options = { numRuns: 400 }
 
 const numbersIn = (value: unknown): Array<number> =>
   typeof value === "number" ? [value]
@@ -121,113 +122,122 @@ const numbersIn = (value: unknown): Array<number> =>
     : []
 
 describe("previewPlanChange properties", () => {
-  it.prop("the output always encodes with the schema, and decodes back to the same wire form", [scenario], ([input]) => {
-    const out = run(input)
-    if (out === undefined) return
-    const encoded = Schema.encodeEither(PreviewProjectChangeResponse)(out)
-    expect(Either.isRight(encoded)).toBe(true)
-    if (Either.isRight(encoded)) {
-      expect(Schema.encodeSync(PreviewProjectChangeResponse)(Schema.decodeUnknownSync(PreviewProjectChangeResponse)(encoded.right)))
-        .toStrictEqual(encoded.right)
-    }
-  }, options)
+  it("the output always encodes with the schema, and decodes back to the same wire form", () => {
+    fc.assert(fc.property(scenario, (input) => {
+      const out = run(input)
+      if (out === undefined) return
+      const encoded = Schema.encodeEither(PreviewProjectChangeResponse)(out)
+      expect(Either.isRight(encoded)).toBe(true)
+      if (Either.isRight(encoded)) {
+        expect(Schema.encodeSync(PreviewProjectChangeResponse)(Schema.decodeUnknownSync(PreviewProjectChangeResponse)(encoded.right)))
+          .toStrictEqual(encoded.right)
+      }
+    }), options)
+  })
 
-  it.prop("every integer in the output lies within ±9007199254740991", [scenario], ([input]) => {
-    const out = run(input)
-    if (out === undefined) return
-    const encoded = Schema.encodeSync(PreviewProjectChangeResponse)(out)
-    for (const n of numbersIn(encoded)) expect(Number.isSafeInteger(n)).toBe(true)
-  }, options)
+  it("every integer in the output lies within ±9007199254740991", () => {
+    fc.assert(fc.property(scenario, (input) => {
+      const out = run(input)
+      if (out === undefined) return
+      const encoded = Schema.encodeSync(PreviewProjectChangeResponse)(out)
+      for (const n of numbersIn(encoded)) expect(Number.isSafeInteger(n)).toBe(true)
+    }), options)
+  })
 
-  it.prop("credits never exceed fees or the unused-time credit; totals are never negative", [scenario], ([input]) => {
-    const out = run(input)
-    if (out === undefined) return
-    const { dueNow, planChange } = out
-    expect(dueNow.creditsCents).toBeGreaterThanOrEqual(0)
-    expect(dueNow.creditsCents).toBeLessThanOrEqual(dueNow.feesCents - dueNow.discountCents + dueNow.taxesCents)
-    expect(dueNow.creditsCents).toBeLessThanOrEqual(planChange!.unusedTimeCredit)
-    expect(dueNow.totalCents).toBeGreaterThanOrEqual(0)
-    expect(dueNow.feesCents).toBe(dueNow.lines.reduce((s, l) => s + l.amountCents, 0))
-    for (const l of [...dueNow.lines, ...planChange!.additions]) expect(l.amountCents).toBeGreaterThanOrEqual(0)
-    // The unused-time credit is capped at what was billed and never exceeds the current base fee.
-    const billed = (input.current.baseFeeBilledCents ?? input.current.plan.baseAmountCents) - (input.current.baseFeeCreditedCents ?? 0)
-    expect(planChange!.unusedTimeCredit).toBeLessThanOrEqual(Math.max(0, billed))
-    expect(planChange!.unusedTimeCredit).toBeLessThanOrEqual(input.current.plan.baseAmountCents)
-  }, options)
+  it("credits never exceed fees or the unused-time credit; totals are never negative", () => {
+    fc.assert(fc.property(scenario, (input) => {
+      const out = run(input)
+      if (out === undefined) return
+      const { dueNow, planChange } = out
+      expect(dueNow.creditsCents).toBeGreaterThanOrEqual(0)
+      expect(dueNow.creditsCents).toBeLessThanOrEqual(dueNow.feesCents - dueNow.discountCents + dueNow.taxesCents)
+      expect(dueNow.creditsCents).toBeLessThanOrEqual(planChange!.unusedTimeCredit)
+      expect(dueNow.totalCents).toBeGreaterThanOrEqual(0)
+      expect(dueNow.feesCents).toBe(dueNow.lines.reduce((s, l) => s + l.amountCents, 0))
+      for (const l of [...dueNow.lines, ...planChange!.additions]) expect(l.amountCents).toBeGreaterThanOrEqual(0)
+      // The unused-time credit is capped at what was billed and never exceeds the current base fee.
+      const billed = (input.current.baseFeeBilledCents ?? input.current.plan.baseAmountCents) - (input.current.baseFeeCreditedCents ?? 0)
+      expect(planChange!.unusedTimeCredit).toBeLessThanOrEqual(Math.max(0, billed))
+      expect(planChange!.unusedTimeCredit).toBeLessThanOrEqual(input.current.plan.baseAmountCents)
+    }), options)
+  })
 
-  it.prop("period_end exactly when not an upgrade; it has an empty invoice and an effectiveAt at a later midnight", [scenario], ([input]) => {
-    const out = run(input)
-    if (out === undefined) return
-    const change = out.planChange!
-    const target = input.catalog["things"]!.find((p) => p.planCode === input.request.planCode)!
-    const up = planChangeDirection(input.current.plan, target) === "up"
-    expect(change.timing === "period_end").toBe(!up)
-    expect(change.effectiveAt !== null).toBe(change.timing === "period_end")
-    if (change.timing === "period_end") {
-      expect(out.dueNow).toStrictEqual({
-        creditsCents: 0, currency: "USD", discountCents: 0, feesCents: 0, lines: [], taxesCents: 0, totalCents: 0
-      })
-      expect(change.unusedTimeCredit).toBe(0)
-      const at = change.effectiveAt!.epochMillis
-      expect(at % MS_PER_DAY).toBe(0)
-      expect(at).toBeGreaterThan(input.now as number)
-      expect(out.nextCharge?.at.epochMillis).toBe(at)
-    } else {
+  it("period_end exactly when not an upgrade; it has an empty invoice and an effectiveAt at a later midnight", () => {
+    fc.assert(fc.property(scenario, (input) => {
+      const out = run(input)
+      if (out === undefined) return
+      const change = out.planChange!
+      const target = input.catalog["things"]!.find((p) => p.planCode === input.request.planCode)!
+      const up = planChangeDirection(input.current.plan, target) === "up"
+      expect(change.timing === "period_end").toBe(!up)
+      expect(change.effectiveAt !== null).toBe(change.timing === "period_end")
+      if (change.timing === "period_end") {
+        expect(out.dueNow).toStrictEqual({
+          creditsCents: 0, currency: "USD", discountCents: 0, feesCents: 0, lines: [], taxesCents: 0, totalCents: 0
+        })
+        expect(change.unusedTimeCredit).toBe(0)
+        const at = change.effectiveAt!.epochMillis
+        expect(at % MS_PER_DAY).toBe(0)
+        expect(at).toBeGreaterThan(input.now as number)
+        expect(out.nextCharge?.at.epochMillis).toBe(at)
+      } else {
       // §3.6: immediate when nothing is due or a card can be charged off-session; otherwise on_payment.
-      const immediate = out.dueNow.totalCents === 0 || input.current.paymentMethod === "off_session"
-      expect(change.timing).toBe(immediate ? "immediate" : "on_payment")
-    }
-  }, options)
+        const immediate = out.dueNow.totalCents === 0 || input.current.paymentMethod === "off_session"
+        expect(change.timing).toBe(immediate ? "immediate" : "on_payment")
+      }
+    }), options)
+  })
 
-  it.prop("an upgrade's opening line is the target's fee for the remaining days, rounded half-up", [scenario], ([input]) => {
-    const out = run(input)
-    if (out === undefined || out.planChange!.timing === "period_end") return
-    const target = input.catalog["things"]!.find((p) => p.planCode === input.request.planCode)!
-    const opening = out.dueNow.lines.find((l) => l.kind === "subscription" && l.code === target.planCode)
-    expect(opening !== undefined).toBe(target.payInAdvance)
-    if (opening === undefined) return
-    const D = epochDayOfMillis(input.now as number)
-    const tp = period(target.interval, input.current.billingTime!, epochDayOfMillis(input.current.anchorDate as number), D)
-    const tDays = BigInt(tp.end - tp.start + 1)
-    const rt = BigInt((opening.periodEnd!.epochMillis - opening.periodStart!.epochMillis) / MS_PER_DAY)
-    expect(opening.periodStart!.epochMillis).toBe(D * MS_PER_DAY)
-    expect(rt).toBe(BigInt(tp.end - D + 1))
-    const q = BigInt(opening.amountCents)
-    const twiceN = 2n * BigInt(target.baseAmountCents) * rt
-    // q − ½ ≤ n/d < q + ½
-    expect((2n * q - 1n) * tDays <= twiceN && twiceN < (2n * q + 1n) * tDays).toBe(true)
-  }, options)
+  it("an upgrade's opening line is the target's fee for the remaining days, rounded half-up", () => {
+    fc.assert(fc.property(scenario, (input) => {
+      const out = run(input)
+      if (out === undefined || out.planChange!.timing === "period_end") return
+      const target = input.catalog["things"]!.find((p) => p.planCode === input.request.planCode)!
+      const opening = out.dueNow.lines.find((l) => l.kind === "subscription" && l.code === target.planCode)
+      expect(opening !== undefined).toBe(target.payInAdvance)
+      if (opening === undefined) return
+      const D = epochDayOfMillis(input.now as number)
+      const tp = period(target.interval, input.current.billingTime!, epochDayOfMillis(input.current.anchorDate as number), D)
+      const tDays = BigInt(tp.end - tp.start + 1)
+      const rt = BigInt((opening.periodEnd!.epochMillis - opening.periodStart!.epochMillis) / MS_PER_DAY)
+      expect(opening.periodStart!.epochMillis).toBe(D * MS_PER_DAY)
+      expect(rt).toBe(BigInt(tp.end - D + 1))
+      const q = BigInt(opening.amountCents)
+      const twiceN = 2n * BigInt(target.baseAmountCents) * rt
+      // q − ½ ≤ n/d < q + ½
+      expect((2n * q - 1n) * tDays <= twiceN && twiceN < (2n * q + 1n) * tDays).toBe(true)
+    }), options)
+  })
 })
 
 describe("rhu and periods properties", () => {
   const big = fc.bigInt({ min: 0n, max: 2n ** 80n })
   const divisor = fc.bigInt({ min: 1n, max: 400n })
 
-  it.prop("rhu is half-up: q − ½ ≤ n/d < q + ½", [big, divisor], ([n, d]) => {
-    const q = rhu(n, d)
-    expect((2n * q - 1n) * d <= 2n * n).toBe(true)
-    expect(2n * n < (2n * q + 1n) * d).toBe(true)
+  it("rhu is half-up: q − ½ ≤ n/d < q + ½", () => {
+    fc.assert(fc.property(big, divisor, (n, d) => {
+      const q = rhu(n, d)
+      expect((2n * q - 1n) * d <= 2n * n).toBe(true)
+      expect(2n * n < (2n * q + 1n) * d).toBe(true)
+    }))
   })
 
-  it.prop("rhu matches Math.round on small exact values, ties included", [fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 400 })], ([n, d]) => {
-    expect(rhu(BigInt(n), BigInt(d))).toBe(BigInt(Math.round(n / d)))
+  it("rhu matches Math.round on small exact values, ties included", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 400 }), (n, d) => {
+      expect(rhu(BigInt(n), BigInt(d))).toBe(BigInt(Math.round(n / d)))
+    }))
   })
 
-  it.prop("rhu of an exact half rounds up", [fc.bigInt({ min: 0n, max: 2n ** 70n }), fc.bigInt({ min: 1n, max: 200n })], ([k, h]) => {
+  it("rhu of an exact half rounds up", () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 2n ** 70n }), fc.bigInt({ min: 1n, max: 200n }), (k, h) => {
     // n/d = k + ½ with d = 2h, n = (2k + 1)h
-    expect(rhu((2n * k + 1n) * h, 2n * h)).toBe(k + 1n)
+      expect(rhu((2n * k + 1n) * h, 2n * h)).toBe(k + 1n)
+    }))
   })
 
   const lengths = { weekly: [7, 7], monthly: [28, 31], quarterly: [89, 92], semiannual: [181, 184], yearly: [365, 366] } as const
-  it.prop(
-    "a period contains its day, has a plausible length, and the next one starts the day after it ends",
-    [
-      fc.constantFrom(...(["weekly", "monthly", "quarterly", "semiannual", "yearly"] as const)),
-      fc.constantFrom(...(["calendar", "anniversary"] as const)),
-      fc.integer({ min: 3000, max: 60000 }),
-      fc.integer({ min: 0, max: 3000 })
-    ],
-    ([interval, billingTime, day, back]) => {
+  it("a period contains its day, has a plausible length, and the next one starts the day after it ends", () => {
+    fc.assert(fc.property(fc.constantFrom(...(["weekly", "monthly", "quarterly", "semiannual", "yearly"] as const)), fc.constantFrom(...(["calendar", "anniversary"] as const)), fc.integer({ min: 3000, max: 60000 }), fc.integer({ min: 0, max: 3000 }), (interval, billingTime, day, back) => {
       const anchor = day - back
       const p = period(interval, billingTime, anchor, day)
       expect(p.start <= day && day <= p.end).toBe(true)
@@ -236,6 +246,6 @@ describe("rhu and periods properties", () => {
       expect(length).toBeLessThanOrEqual(lengths[interval][1])
       expect(period(interval, billingTime, anchor, p.end + 1).start).toBe(p.end + 1)
       expect(period(interval, billingTime, anchor, p.start)).toStrictEqual(p)
-    }
-  )
+    }))
+  })
 })

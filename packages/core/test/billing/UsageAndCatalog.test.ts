@@ -3,7 +3,8 @@
  * period-end invoicing (Invoicing.ts): examples and properties.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Either, FastCheck as fc, Schema } from "effect"
+import { DateTime, Either, Schema } from "effect"
+import * as fc from "fast-check"
 import { categoriesOf, validateCatalog } from "../../src/billing/Catalog.js"
 import { closePeriod } from "../../src/billing/Invoicing.js"
 import type { SubscriptionRecord } from "../../src/billing/Ports.js"
@@ -35,19 +36,16 @@ describe("thresholdsCrossed (billing.md §3.9)", () => {
     expect(crossedPoints([t(50000), t(25000, true)], 0, 60000)).toEqual({ crossed: true, points: [50000], multiples: 1 })
   })
 
-  it.prop("crossed exactly when some point p has U0 < p ≤ U1 (brute force on small values)", [
-    fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 4 }),
-    fc.option(fc.integer({ min: 1, max: 25 }), { nil: undefined }),
-    fc.integer({ min: 0, max: 200 }),
-    fc.integer({ min: 0, max: 200 })
-  ], ([fixed, recurring, a, b]) => {
-    const thresholds = [...new Set(fixed)].map((x) => t(x)).concat(recurring === undefined ? [] : [t(recurring, true)])
-    const points = new Set(fixed)
-    if (recurring !== undefined) for (let k = recurring; k <= 400; k += recurring) points.add(k)
-    const expected = [...points].filter((p) => a < p && p <= b)
-    const r = crossedPoints(thresholds, a, b)
-    expect(r.crossed).toBe(expected.length > 0)
-    expect(r.points.length + r.multiples).toBe(expected.length)
+  it("crossed exactly when some point p has U0 < p ≤ U1 (brute force on small values)", () => {
+    fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 4 }), fc.option(fc.integer({ min: 1, max: 25 }), { nil: undefined }), fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 200 }), (fixed, recurring, a, b) => {
+      const thresholds = [...new Set(fixed)].map((x) => t(x)).concat(recurring === undefined ? [] : [t(recurring, true)])
+      const points = new Set(fixed)
+      if (recurring !== undefined) for (let k = recurring; k <= 400; k += recurring) points.add(k)
+      const expected = [...points].filter((p) => a < p && p <= b)
+      const r = crossedPoints(thresholds, a, b)
+      expect(r.crossed).toBe(expected.length > 0)
+      expect(r.points.length + r.multiples).toBe(expected.length)
+    }))
   })
 })
 
@@ -66,15 +64,15 @@ describe("usage prices", () => {
     expect(usageAmount(charge(price, free), units)).toBe(amount)
   })
 
-  it.prop("exact and half-up: |amount − units×price| ≤ ½", [
-    fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: 99_999 }), fc.integer({ min: 0, max: 4 })
-  ], ([units, digits, scale]) => {
-    const price = scale === 0 ? String(digits) : `${Math.floor(digits / 10 ** scale)}.${String(digits % 10 ** scale).padStart(scale, "0")}`
-    const { denominator, numerator } = parseDecimal(price)
-    const exact2 = 2n * BigInt(units) * numerator // twice the exact amount, in units of 1/denominator
-    const amount = usageAmount(charge(price), units)
-    expect(2n * amount * denominator - exact2).toBeLessThanOrEqual(denominator)
-    expect(exact2 - 2n * amount * denominator).toBeLessThan(denominator)
+  it("exact and half-up: |amount − units×price| ≤ ½", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 0, max: 99_999 }), fc.integer({ min: 0, max: 4 }), (units, digits, scale) => {
+      const price = scale === 0 ? String(digits) : `${Math.floor(digits / 10 ** scale)}.${String(digits % 10 ** scale).padStart(scale, "0")}`
+      const { denominator, numerator } = parseDecimal(price)
+      const exact2 = 2n * BigInt(units) * numerator // twice the exact amount, in units of 1/denominator
+      const amount = usageAmount(charge(price), units)
+      expect(2n * amount * denominator - exact2).toBeLessThanOrEqual(denominator)
+      expect(exact2 - 2n * amount * denominator).toBeLessThan(denominator)
+    }))
   })
 })
 
@@ -171,8 +169,8 @@ describe("closePeriod (period-end invoicing)", () => {
     expect(r.next).toMatchObject({ periodStart: day("2025-01-01"), periodEnd: day("2025-12-31"), planStartDay: day("2025-04-01"), baseFeeBilledCents: 27500 })
   })
 
-  it.prop("the next period contains the boundary; lines are non-negative, inside their invoice and encodable", [
-    fc.record({
+  it("the next period contains the boundary; lines are non-negative, inside their invoice and encodable", () => {
+    fc.assert(fc.property(fc.record({
       base: fc.integer({ min: 0, max: 1_000_000 }),
       advance: fc.boolean(),
       interval: fc.constantFrom("weekly", "monthly", "quarterly", "semiannual", "yearly"),
@@ -180,29 +178,29 @@ describe("closePeriod (period-end invoicing)", () => {
       offset: fc.integer({ min: 0, max: 3000 }),
       units: fc.integer({ min: 0, max: 1_000_000 }),
       commitment: fc.option(fc.integer({ min: 0, max: 1_000_000 }), { nil: null })
-    })
-  ], ([g]) => {
-    const p = plan({
-      payInAdvance: g.advance, baseAmountCents: g.base, interval: g.interval,
-      usageCharges: [{ chargeCode: "u", metricCode: "u", name: "U", unitAmountCents: "0.3", freeUnits: 10, payInAdvance: false }],
-      minimumCommitment: g.commitment === null ? null : { amountCents: g.commitment, displayName: null }
-    })
-    const cp = period(p.interval, "anniversary", g.anchor, g.anchor + g.offset)
-    const s = sub(p, { anchorDay: g.anchor, periodStart: cp.start, periodEnd: cp.end, planStartDay: cp.start, usage: { u: g.units } })
-    const r = closePeriod(s, p, undefined, now)
-    expect(r.boundary).toBe(cp.end + 1)
-    expect(r.next.periodStart).toBe(cp.end + 1)
-    expect(r.next.periodEnd).toBeGreaterThanOrEqual(cp.end + 1)
-    for (const line of r.lines) {
-      expect(line.amountCents).toBeGreaterThanOrEqual(0)
-      expect(Either.isRight(Schema.encodeEither(PreviewLine)(line))).toBe(true)
-      expect(line.periodStart!.epochMillis).toBeLessThan(line.periodEnd!.epochMillis)
-    }
-    // A shortfall tops the period's fees up to the commitment exactly.
-    const closing = r.lines.filter((l) => l.periodEnd!.epochMillis === (cp.end + 1) * 86_400_000)
-    const spent = closing.filter((l) => l.kind !== "commitment").reduce((a, l) => a + l.amountCents, 0) + (g.advance ? g.base : 0)
-    const commitment = closing.find((l) => l.kind === "commitment")
-    if (g.commitment !== null && spent < g.commitment) expect(commitment?.amountCents).toBe(g.commitment - spent)
-    else expect(commitment).toBeUndefined()
+    }), (g) => {
+      const p = plan({
+        payInAdvance: g.advance, baseAmountCents: g.base, interval: g.interval,
+        usageCharges: [{ chargeCode: "u", metricCode: "u", name: "U", unitAmountCents: "0.3", freeUnits: 10, payInAdvance: false }],
+        minimumCommitment: g.commitment === null ? null : { amountCents: g.commitment, displayName: null }
+      })
+      const cp = period(p.interval, "anniversary", g.anchor, g.anchor + g.offset)
+      const s = sub(p, { anchorDay: g.anchor, periodStart: cp.start, periodEnd: cp.end, planStartDay: cp.start, usage: { u: g.units } })
+      const r = closePeriod(s, p, undefined, now)
+      expect(r.boundary).toBe(cp.end + 1)
+      expect(r.next.periodStart).toBe(cp.end + 1)
+      expect(r.next.periodEnd).toBeGreaterThanOrEqual(cp.end + 1)
+      for (const line of r.lines) {
+        expect(line.amountCents).toBeGreaterThanOrEqual(0)
+        expect(Either.isRight(Schema.encodeEither(PreviewLine)(line))).toBe(true)
+        expect(line.periodStart!.epochMillis).toBeLessThan(line.periodEnd!.epochMillis)
+      }
+      // A shortfall tops the period's fees up to the commitment exactly.
+      const closing = r.lines.filter((l) => l.periodEnd!.epochMillis === (cp.end + 1) * 86_400_000)
+      const spent = closing.filter((l) => l.kind !== "commitment").reduce((a, l) => a + l.amountCents, 0) + (g.advance ? g.base : 0)
+      const commitment = closing.find((l) => l.kind === "commitment")
+      if (g.commitment !== null && spent < g.commitment) expect(commitment?.amountCents).toBe(g.commitment - spent)
+      else expect(commitment).toBeUndefined()
+    }))
   })
 })

@@ -9,7 +9,8 @@ import {
 } from "@switchboard/core/credentials"
 import { CROCKFORD, encodeBase32Uuid, IdKinds, Secrets, SecretsLive, SVC } from "@switchboard/core/shared"
 import { SecretsSeeded } from "@switchboard/testkit"
-import { Effect, FastCheck as fc, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
+import * as fc from "fast-check"
 
 const kinds = [
   { kind: IdKinds.accountServiceKey, tag: "AccountServiceKey" as const },
@@ -58,10 +59,8 @@ const keyIdOf = (kind: string, id: Uint8Array) => `${SVC}_${kind}_${encodeBase32
 const outsideAlphabet = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)).filter((c) => !CROCKFORD.includes(c))
 
 describe("Credential", () => {
-  it.prop(
-    "parseCredential(formatCredential(keyId, secret)) round-trips for ask and sk",
-    [kindArb, idBytes, secretBytes],
-    ([{ kind, tag }, id, sb]) => {
+  it("parseCredential(formatCredential(keyId, secret)) round-trips for ask and sk", () => {
+    fc.assert(fc.property(kindArb, idBytes, secretBytes, ({ kind, tag }, id, sb) => {
       const keyId = keyIdOf(kind, id)
       const secret = secretFrom(sb).secret
       const parsed = parseCredential(Redacted.value(formatCredential(keyId, secret)))
@@ -69,63 +68,50 @@ describe("Credential", () => {
       if (parsed === undefined || parsed._tag === "AccessToken") return
       expect(parsed.keyId).toBe(keyId)
       expect(Redacted.value(parsed.secret)).toBe(Redacted.value(secret))
-    },
-    { fastCheck: { numRuns: 200 } }
-  )
+    }), { numRuns: 200 })
+  })
 
-  it.prop(
-    "the credential has a fixed length per kind",
-    [kindArb, idBytes, secretBytes],
-    ([{ kind }, id, sb]) => {
+  it("the credential has a fixed length per kind", () => {
+    fc.assert(fc.property(kindArb, idBytes, secretBytes, ({ kind }, id, sb) => {
       const credential = Redacted.value(formatCredential(keyIdOf(kind, id), secretFrom(sb).secret))
       expect(credential.length).toBe(`${SVC}_${kind}_`.length + 26 + 1 + SECRET_LENGTH)
       expect(credential.length).toBe(kind === "ask" ? 86 : 85)
-    }
-  )
+    }))
+  })
 
-  it.prop(
-    "changing one character of the id part to one outside the alphabet makes it malformed",
-    [kindArb, idBytes, secretBytes, fc.integer({ min: 0, max: 25 }), outsideAlphabet],
-    ([{ kind }, id, sb, position, replacement]) => {
+  it("changing one character of the id part to one outside the alphabet makes it malformed", () => {
+    fc.assert(fc.property(kindArb, idBytes, secretBytes, fc.integer({ min: 0, max: 25 }), outsideAlphabet, ({ kind }, id, sb, position, replacement) => {
       const credential = Redacted.value(formatCredential(keyIdOf(kind, id), secretFrom(sb).secret))
       const index = `${SVC}_${kind}_`.length + position
       const mutated = credential.slice(0, index) + replacement + credential.slice(index + 1)
       expect(mutated.length).toBe(credential.length)
       expect(parseCredential(mutated)).toBeUndefined()
-    },
-    { fastCheck: { numRuns: 500 } }
-  )
+    }), { numRuns: 500 })
+  })
 
-  it.prop(
-    "a first id character of 8-z makes it malformed",
-    [kindArb, idBytes, secretBytes, fc.constantFrom(...CROCKFORD.slice(8))],
-    ([{ kind }, id, sb, replacement]) => {
+  it("a first id character of 8-z makes it malformed", () => {
+    fc.assert(fc.property(kindArb, idBytes, secretBytes, fc.constantFrom(...CROCKFORD.slice(8)), ({ kind }, id, sb, replacement) => {
       const credential = Redacted.value(formatCredential(keyIdOf(kind, id), secretFrom(sb).secret))
       const index = `${SVC}_${kind}_`.length
       expect(parseCredential(credential.slice(0, index) + replacement + credential.slice(index + 1))).toBeUndefined()
-    }
-  )
+    }))
+  })
 
-  it.prop(
-    "changing one character of the secret to one outside the alphabet makes it malformed",
-    [kindArb, idBytes, secretBytes, fc.integer({ min: 1, max: SECRET_LENGTH }), outsideAlphabet],
-    ([{ kind }, id, sb, fromEnd, replacement]) => {
+  it("changing one character of the secret to one outside the alphabet makes it malformed", () => {
+    fc.assert(fc.property(kindArb, idBytes, secretBytes, fc.integer({ min: 1, max: SECRET_LENGTH }), outsideAlphabet, ({ kind }, id, sb, fromEnd, replacement) => {
       const credential = Redacted.value(formatCredential(keyIdOf(kind, id), secretFrom(sb).secret))
       const index = credential.length - fromEnd
       expect(parseCredential(credential.slice(0, index) + replacement + credential.slice(index + 1))).toBeUndefined()
-    }
-  )
+    }))
+  })
 
-  it.prop(
-    "strings over 8192 characters are rejected, even when otherwise well-formed",
-    [fc.integer({ min: MAX_CREDENTIAL_LENGTH + 1, max: 4 * MAX_CREDENTIAL_LENGTH })],
-    ([length]) => {
+  it("strings over 8192 characters are rejected, even when otherwise well-formed", () => {
+    fc.assert(fc.property(fc.integer({ min: MAX_CREDENTIAL_LENGTH + 1, max: 4 * MAX_CREDENTIAL_LENGTH }), (length) => {
       const jwtLike = `aa.${"b".repeat(length - 6)}.cc`
       expect(jwtLike.length).toBe(length)
       expect(parseCredential(jwtLike)).toBeUndefined()
-    },
-    { fastCheck: { numRuns: 50 } }
-  )
+    }), { numRuns: 50 })
+  })
 
   it("a JWT-shaped string of exactly 8192 characters is still looked at", () => {
     const jwtLike = `aa.${"b".repeat(MAX_CREDENTIAL_LENGTH - 6)}.cc`
@@ -140,19 +126,16 @@ describe("Credential", () => {
     expect(parseCredential(`${SVC}_sk_`)).toBeUndefined()
   })
 
-  it.prop(
-    "newSecret draws 32 bytes and yields their 52-character Crockford encoding (injective)",
-    [secretBytes],
-    ([sb]) => {
+  it("newSecret draws 32 bytes and yields their 52-character Crockford encoding (injective)", () => {
+    fc.assert(fc.property(secretBytes, (sb) => {
       const { requested, secret } = secretFrom(sb)
       expect(requested).toEqual([SECRET_BYTES])
       const value = Redacted.value(secret)
       expect(value).toHaveLength(SECRET_LENGTH)
       expect(value).toMatch(/^[0-9a-hjkmnp-tv-z]{52}$/)
       expect(decodeBase32(value, SECRET_BYTES)).toEqual(sb)
-    },
-    { fastCheck: { numRuns: 300 } }
-  )
+    }), { numRuns: 300 })
+  })
 
   it.effect.prop(
     "newSecret from a seeded generator yields 52 Crockford characters",

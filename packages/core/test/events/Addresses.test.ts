@@ -11,7 +11,7 @@ import {
   parseIPv4,
   parseIPv6
 } from "@switchboard/core/events"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { BlockList } from "node:net"
 
 // IANA IPv4 special-purpose ranges, written out independently of the implementation's table.
@@ -47,9 +47,11 @@ describe("IPv4", () => {
     }
   )
 
-  it.prop("public exactly when outside every special-purpose range (oracle: net.BlockList)", [octets], ([addr]) => {
-    expect(isPublicIPv4(addr)).toBe(!specialV4.check(addr, "ipv4"))
-  }, { fastCheck: { numRuns: 2000 } })
+  it("public exactly when outside every special-purpose range (oracle: net.BlockList)", () => {
+    fc.assert(fc.property(octets, (addr) => {
+      expect(isPublicIPv4(addr)).toBe(!specialV4.check(addr, "ipv4"))
+    }), { numRuns: 2000 })
+  })
 })
 
 describe("IPv6", () => {
@@ -69,22 +71,28 @@ describe("IPv6", () => {
     (s) => expect(parseIPv6(s)).toBeUndefined()
   )
 
-  it.prop("parses every text form Node's URL parser writes for 8 groups (oracle: WHATWG URL)", [groups], ([g]) => {
-    const full = g.map((x) => x.toString(16)).join(":")
-    const compressed = new URL(`http://[${full}]/`).hostname.slice(1, -1)
-    expect(parseIPv6(full)).toEqual(g)
-    expect(parseIPv6(compressed)).toEqual(g)
-  }, { fastCheck: { numRuns: 500 } })
+  it("parses every text form Node's URL parser writes for 8 groups (oracle: WHATWG URL)", () => {
+    fc.assert(fc.property(groups, (g) => {
+      const full = g.map((x) => x.toString(16)).join(":")
+      const compressed = new URL(`http://[${full}]/`).hostname.slice(1, -1)
+      expect(parseIPv6(full)).toEqual(g)
+      expect(parseIPv6(compressed)).toEqual(g)
+    }), { numRuns: 500 })
+  })
 
-  it.prop("an IPv4-mapped address is judged by the IPv4 address it carries", [octets], ([v4]) => {
-    expect(isPublicIPv6(`::ffff:${v4}`)).toBe(isPublicIPv4(v4))
-  }, { fastCheck: { numRuns: 500 } })
+  it("an IPv4-mapped address is judged by the IPv4 address it carries", () => {
+    fc.assert(fc.property(octets, (v4) => {
+      expect(isPublicIPv6(`::ffff:${v4}`)).toBe(isPublicIPv4(v4))
+    }), { numRuns: 500 })
+  })
 
-  it.prop("nothing outside 2000::/3 is public", [groups], ([g]) => {
-    fc.pre((g[0]! & 0xe000) !== 0x2000 && !(g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) &&
+  it("nothing outside 2000::/3 is public", () => {
+    fc.assert(fc.property(groups, (g) => {
+      fc.pre((g[0]! & 0xe000) !== 0x2000 && !(g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) &&
       !(g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)))
-    expect(isPublicIPv6(g.map((x) => x.toString(16)).join(":"))).toBe(false)
-  }, { fastCheck: { numRuns: 500 } })
+      expect(isPublicIPv6(g.map((x) => x.toString(16)).join(":"))).toBe(false)
+    }), { numRuns: 500 })
+  })
 })
 
 describe("EGRESS_IPS", () => {

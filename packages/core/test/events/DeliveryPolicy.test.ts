@@ -16,7 +16,8 @@ import {
   totalAttempts,
   unitOf
 } from "@switchboard/core/events"
-import { DateTime, FastCheck as fc } from "effect"
+import { DateTime } from "effect"
+import * as fc from "fast-check"
 
 /** The fast schedule alone (API.md §4), as the fast-schedule cases below describe it. */
 const policy = { ...defaultWebhookPolicy, longTailHorizonMs: 0 }
@@ -48,22 +49,28 @@ describe("backoff", () => {
     expect([1, 2, 3, 4, 5].map((n) => retryDelayMs(policy, n, 0.5))).toEqual([200, 1000, 5000, 10_000, 10_000])
   })
 
-  it.prop("each delay lies within ±50 % of min(200 ms × 5ⁿ⁻¹, 10 s)", [fc.integer({ min: 1, max: 30 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })], ([n, u]) => {
-    const raw = Math.min(10_000, 200 * 5 ** (n - 1))
-    const d = retryDelayMs(policy, n, u)
-    expect(d).toBeGreaterThanOrEqual(Math.floor(raw * 0.5))
-    expect(d).toBeLessThanOrEqual(Math.ceil(raw * 1.5))
+  it("each delay lies within ±50 % of min(200 ms × 5ⁿ⁻¹, 10 s)", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 30 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (n, u) => {
+      const raw = Math.min(10_000, 200 * 5 ** (n - 1))
+      const d = retryDelayMs(policy, n, u)
+      expect(d).toBeGreaterThanOrEqual(Math.floor(raw * 0.5))
+      expect(d).toBeLessThanOrEqual(Math.ceil(raw * 1.5))
+    }))
   })
 
-  it.prop("jitter is monotone in the random number", [fc.integer({ min: 1, max: 6 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })], ([n, a, b]) => {
-    const [lo, hi] = a <= b ? [a, b] : [b, a]
-    expect(retryDelayMs(policy, n, lo)).toBeLessThanOrEqual(retryDelayMs(policy, n, hi))
+  it("jitter is monotone in the random number", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 6 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (n, a, b) => {
+      const [lo, hi] = a <= b ? [a, b] : [b, a]
+      expect(retryDelayMs(policy, n, lo)).toBeLessThanOrEqual(retryDelayMs(policy, n, hi))
+    }))
   })
 
-  it.prop("unitOf maps 4 bytes into [0, 1)", [fc.uint8Array({ minLength: 4, maxLength: 4 })], ([b]) => {
-    const u = unitOf(b)
-    expect(u).toBeGreaterThanOrEqual(0)
-    expect(u).toBeLessThan(1)
+  it("unitOf maps 4 bytes into [0, 1)", () => {
+    fc.assert(fc.property(fc.uint8Array({ minLength: 4, maxLength: 4 }), (b) => {
+      const u = unitOf(b)
+      expect(u).toBeGreaterThanOrEqual(0)
+      expect(u).toBeLessThan(1)
+    }))
   })
 })
 
@@ -79,8 +86,10 @@ describe("afterAttempt", () => {
     expect(afterAttempt(policy, 7, "retry", now, 0.5)).toEqual({ status: "dead_lettered" })
   })
 
-  it.prop("a fatal outcome dead-letters at once, whatever the attempt", [fc.integer({ min: 1, max: 10 })], ([n]) => {
-    expect(afterAttempt(policy, n, "fatal", now, 0.1)).toEqual({ status: "dead_lettered" })
+  it("a fatal outcome dead-letters at once, whatever the attempt", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 10 }), (n) => {
+      expect(afterAttempt(policy, n, "fatal", now, 0.1)).toEqual({ status: "dead_lettered" })
+    }))
   })
 })
 
@@ -102,22 +111,26 @@ describe("the long tail after the fast schedule", () => {
     expect(longTailDelaysMs(horizon)).toEqual(expected)
   })
 
-  it.prop("nominal waits never decrease (but the last), and add up to at most the horizon", [fc.integer({ min: 0, max: 30 * 24 * HOUR })], ([h]) => {
-    const d = longTailDelaysMs(h)
-    expect(d.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(h)
-    for (let i = 1; i < d.length - 1; i++) expect(d[i]!).toBeGreaterThanOrEqual(d[i - 1]!)
-    for (const x of d) expect(x).toBeGreaterThanOrEqual(5 * 60_000)
-  }, { fastCheck: { seed: 1124, numRuns: 200 } })
+  it("nominal waits never decrease (but the last), and add up to at most the horizon", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 30 * 24 * HOUR }), (h) => {
+      const d = longTailDelaysMs(h)
+      expect(d.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(h)
+      for (let i = 1; i < d.length - 1; i++) expect(d[i]!).toBeGreaterThanOrEqual(d[i - 1]!)
+      for (const x of d) expect(x).toBeGreaterThanOrEqual(5 * 60_000)
+    }), { seed: 1124, numRuns: 200 })
+  })
 
-  it.prop("the fast part is unchanged; tail waits lie within ±10 % of their nominal value", [fc.integer({ min: 1, max: 12 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })], ([n, u]) => {
-    const p = defaultWebhookPolicy
-    if (n < p.maxAttempts) expect(scheduledDelayMs(p, n, u)).toBe(retryDelayMs(p, n, u))
-    else {
-      const nominal = longTailDelaysMs(p.longTailHorizonMs)[n - p.maxAttempts] ?? 0
-      expect(scheduledDelayMs(p, n, u)).toBeGreaterThanOrEqual(Math.floor(nominal * (1 - LONG_TAIL_JITTER)))
-      expect(scheduledDelayMs(p, n, u)).toBeLessThanOrEqual(Math.ceil(nominal * (1 + LONG_TAIL_JITTER)))
-    }
-  }, { fastCheck: { seed: 1124, numRuns: 200 } })
+  it("the fast part is unchanged; tail waits lie within ±10 % of their nominal value", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 12 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (n, u) => {
+      const p = defaultWebhookPolicy
+      if (n < p.maxAttempts) expect(scheduledDelayMs(p, n, u)).toBe(retryDelayMs(p, n, u))
+      else {
+        const nominal = longTailDelaysMs(p.longTailHorizonMs)[n - p.maxAttempts] ?? 0
+        expect(scheduledDelayMs(p, n, u)).toBeGreaterThanOrEqual(Math.floor(nominal * (1 - LONG_TAIL_JITTER)))
+        expect(scheduledDelayMs(p, n, u)).toBeLessThanOrEqual(Math.ceil(nominal * (1 + LONG_TAIL_JITTER)))
+      }
+    }), { seed: 1124, numRuns: 200 })
+  })
 
   it("after the 6th failure a delivery waits about 5 minutes; after the 12th it is dead-lettered", () => {
     const sixth = afterAttempt(defaultWebhookPolicy, 6, "retry", now, 0.5)

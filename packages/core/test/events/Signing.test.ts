@@ -12,7 +12,8 @@ import {
   standardHeaders,
   standardSignature
 } from "@switchboard/core/events"
-import { Effect, FastCheck as fc } from "effect"
+import { Effect } from "effect"
+import * as fc from "fast-check"
 import { createHmac } from "node:crypto"
 
 const key = fc.uint8Array({ minLength: 24, maxLength: 64 })
@@ -48,11 +49,13 @@ describe("management v0", () => {
 })
 
 describe("Standard Webhooks v1", () => {
-  it.prop("whsec_<base64> round-trips its key", [key], ([k]) => {
-    const secret = formatWhsec(k)
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
-    expect(parseWhsec(secret)).toEqual(k)
-    expect(fromBase64(secret.slice(6))).toEqual(k)
+  it("whsec_<base64> round-trips its key", () => {
+    fc.assert(fc.property(key, (k) => {
+      const secret = formatWhsec(k)
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
+      expect(parseWhsec(secret)).toEqual(k)
+      expect(fromBase64(secret.slice(6))).toEqual(k)
+    }))
   })
 
   it.effect.prop("one v1,<base64 HMAC(key, id.ts.body)> per key, space-separated, in key order", [fc.array(key, { minLength: 1, maxLength: 3 }), ts, body], ([keys, t, b]) =>

@@ -24,7 +24,8 @@ import {
   uuidv7Bytes
 } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
-import { DateTime, Effect, Either, FastCheck as fc, Layer, Redacted, Schema, TestClock } from "effect"
+import { DateTime, Effect, Either, Layer, Redacted, Schema, TestClock } from "effect"
+import * as fc from "fast-check"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
@@ -267,16 +268,18 @@ describe("applyUserFields", () => {
   }
   const field = fc.option(fc.option(fc.string({ maxLength: 8 }), { nil: null }), { nil: undefined })
 
-  it.prop("fields sent replace, absent ones stay; nothing new is the same object; applying twice changes nothing more", [field, field, field], ([firstName, lastName, email]) => {
-    const input = { projectId: user.projectId, phoneNumber: user.phoneNumber, firstName, lastName, email }
-    const once = applyUserFields(user, input, at(T0 + 1000))
-    expect(once.firstName).toBe(firstName === undefined ? user.firstName : firstName)
-    expect(once.lastName).toBe(lastName === undefined ? user.lastName : lastName)
-    expect(once.email).toBe(email === undefined ? user.email : email)
-    const changed = once.firstName !== user.firstName || once.lastName !== user.lastName || once.email !== user.email
-    expect(once === user).toBe(!changed)
-    expect(once.updatedAt.epochMillis).toBe(changed ? T0 + 1000 : T0)
-    expect(applyUserFields(once, input, at(T0 + 2000))).toBe(once)
+  it("fields sent replace, absent ones stay; nothing new is the same object; applying twice changes nothing more", () => {
+    fc.assert(fc.property(field, field, field, (firstName, lastName, email) => {
+      const input = { projectId: user.projectId, phoneNumber: user.phoneNumber, firstName, lastName, email }
+      const once = applyUserFields(user, input, at(T0 + 1000))
+      expect(once.firstName).toBe(firstName === undefined ? user.firstName : firstName)
+      expect(once.lastName).toBe(lastName === undefined ? user.lastName : lastName)
+      expect(once.email).toBe(email === undefined ? user.email : email)
+      const changed = once.firstName !== user.firstName || once.lastName !== user.lastName || once.email !== user.email
+      expect(once === user).toBe(!changed)
+      expect(once.updatedAt.epochMillis).toBe(changed ? T0 + 1000 : T0)
+      expect(applyUserFields(once, input, at(T0 + 2000))).toBe(once)
+    }))
   })
 })
 

@@ -3,7 +3,7 @@
  * and bounded properties over random fact sequences.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { apply, initial, type MessageFact, type MessageFactType, type MessageStatus, run, step } from "../../src/messages/MessageMachine.js"
 
 const fact = (type: MessageFactType, timestamp: number, id = `${type}-${timestamp}`, messageId = "m"): MessageFact =>
@@ -89,39 +89,45 @@ const allowed: Record<MessageStatus, ReadonlyArray<MessageStatus>> = {
 }
 
 describe("message machine: properties", () => {
-  it.prop("every applied step is a move of the table, forward in time, keeping earlier milestones", [fc.array(factArb, { maxLength: 12 })], ([facts]) => {
-    let state = initial
-    for (const f of facts) {
-      const before = state.message
-      const { state: next, outcome } = step(state, f)
-      if (outcome.outcome === "applied") {
-        if (before === undefined) expect(["dispatched", "received"]).toContain(outcome.message.status)
-        else {
-          expect(allowed[before.status]).toContain(outcome.message.status)
-          expect(outcome.message.updatedAt).toBeGreaterThanOrEqual(before.updatedAt)
-          expect(outcome.message.timestamps).toMatchObject(before.timestamps)
+  it("every applied step is a move of the table, forward in time, keeping earlier milestones", () => {
+    fc.assert(fc.property(fc.array(factArb, { maxLength: 12 }), (facts) => {
+      let state = initial
+      for (const f of facts) {
+        const before = state.message
+        const { state: next, outcome } = step(state, f)
+        if (outcome.outcome === "applied") {
+          if (before === undefined) expect(["dispatched", "received"]).toContain(outcome.message.status)
+          else {
+            expect(allowed[before.status]).toContain(outcome.message.status)
+            expect(outcome.message.updatedAt).toBeGreaterThanOrEqual(before.updatedAt)
+            expect(outcome.message.timestamps).toMatchObject(before.timestamps)
+          }
+        } else {
+          expect(next).toBe(state)
         }
-      } else {
-        expect(next).toBe(state)
+        state = next
       }
-      state = next
-    }
-  }, { fastCheck: { numRuns: 200 } })
+    }), { numRuns: 200 })
+  })
 
   // A rejected fact is not recorded (the edge may retry it once it can apply); an applied one is.
-  it.prop("re-sending the applied facts changes nothing (idempotent by fact id)", [fc.array(factArb, { maxLength: 12 })], ([facts]) => {
-    const once = run(facts)
-    const applied = facts.filter((f) => once.applied.has(f.id))
-    const again = applied.reduce((s, f) => {
-      const next = step(s, f)
-      expect(next.outcome).toMatchObject({ outcome: "ignored", reason: "duplicate-fact" })
-      return next.state
-    }, once)
-    expect(again.message).toEqual(once.message)
-  }, { fastCheck: { numRuns: 200 } })
+  it("re-sending the applied facts changes nothing (idempotent by fact id)", () => {
+    fc.assert(fc.property(fc.array(factArb, { maxLength: 12 }), (facts) => {
+      const once = run(facts)
+      const applied = facts.filter((f) => once.applied.has(f.id))
+      const again = applied.reduce((s, f) => {
+        const next = step(s, f)
+        expect(next.outcome).toMatchObject({ outcome: "ignored", reason: "duplicate-fact" })
+        return next.state
+      }, once)
+      expect(again.message).toEqual(once.message)
+    }), { numRuns: 200 })
+  })
 
-  it.prop("an accepted message always has exactly dispatchedAt and acceptedAt", [fc.array(factArb, { maxLength: 12 })], ([facts]) => {
-    const { message } = run(facts)
-    if (message?.status === "accepted") expect(Object.keys(message.timestamps).sort()).toEqual(["acceptedAt", "dispatchedAt"])
-  }, { fastCheck: { numRuns: 200 } })
+  it("an accepted message always has exactly dispatchedAt and acceptedAt", () => {
+    fc.assert(fc.property(fc.array(factArb, { maxLength: 12 }), (facts) => {
+      const { message } = run(facts)
+      if (message?.status === "accepted") expect(Object.keys(message.timestamps).sort()).toEqual(["acceptedAt", "dispatchedAt"])
+    }), { numRuns: 200 })
+  })
 })

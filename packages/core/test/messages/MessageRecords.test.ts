@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
-import { Either, FastCheck as fc, Schema } from "effect"
+import { Either, Schema } from "effect"
+import * as fc from "fast-check"
 import {
   AcceptedMessage,
   applyFact,
@@ -77,22 +78,24 @@ const stepArb = fc.record({
 })
 
 describe("message records: properties", () => {
-  it.prop("every record the reducer makes has its strict shape and round-trips", [fc.constantFrom(...Object.keys(contents)), fc.array(stepArb, { maxLength: 10 })], ([platform, steps]) => {
-    let message: Message | undefined
-    const seen = new Set<string>()
-    for (const s of steps) {
-      const d = applyFact(PROJECT, message, fact(s.type, s.ms, s.id, platform), (f) => seen.has(f))
-      if (d.outcome !== "applied") {
-        expect(d.message).toBe(message)
-        continue
+  it("every record the reducer makes has its strict shape and round-trips", () => {
+    fc.assert(fc.property(fc.constantFrom(...Object.keys(contents)), fc.array(stepArb, { maxLength: 10 }), (platform, steps) => {
+      let message: Message | undefined
+      const seen = new Set<string>()
+      for (const s of steps) {
+        const d = applyFact(PROJECT, message, fact(s.type, s.ms, s.id, platform), (f) => seen.has(f))
+        if (d.outcome !== "applied") {
+          expect(d.message).toBe(message)
+          continue
+        }
+        seen.add(s.id)
+        message = d.message
+        const wire = encodeMessage(message)
+        expect(wire).toEqual(Schema.encodeSync(Message)(message))
+        expect(Either.isRight(strictly(Message, wire))).toBe(true)
       }
-      seen.add(s.id)
-      message = d.message
-      const wire = encodeMessage(message)
-      expect(wire).toEqual(Schema.encodeSync(Message)(message))
-      expect(Either.isRight(strictly(Message, wire))).toBe(true)
-    }
-  }, { fastCheck: { numRuns: 150 } })
+    }), { numRuns: 150 })
+  })
 })
 
 describe("message facts", () => {

@@ -13,7 +13,8 @@ import {
   verifierMatches
 } from "@switchboard/core/oauth"
 import { AccountId } from "@switchboard/core/shared"
-import { DateTime, Effect, FastCheck, Redacted } from "effect"
+import { DateTime, Effect, Redacted } from "effect"
+import * as fc from "fast-check"
 
 const API = "https://api.example"
 const REDIRECT = "https://rp.example/cb"
@@ -134,7 +135,7 @@ describe("PKCE S256", () => {
     }))
 
   it.effect.prop("every well-formed verifier matches its own S256 challenge, which is a valid challenge", [
-    FastCheck.stringMatching(/^[A-Za-z0-9._~-]{43,128}$/)
+    fc.stringMatching(/^[A-Za-z0-9._~-]{43,128}$/)
   ], ([verifier]) =>
     Effect.gen(function*() {
       expect(isCodeVerifier(verifier)).toBe(true)
@@ -151,11 +152,10 @@ describe("client credentials (RFC 6749 §2.3.1)", () => {
   const basic = (id: string, secret: string) =>
     `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`, "utf8").toString("base64")}`
 
-  it.prop("Basic credentials are form-URL-decoded back to what was encoded", [
-    FastCheck.string({ minLength: 1, maxLength: 40, unit: "grapheme" }),
-    FastCheck.string({ maxLength: 60, unit: "grapheme" })
-  ], ([id, secret]) => {
-    expect(parseBasic(basic(id, secret))).toEqual({ clientId: id, secret })
+  it("Basic credentials are form-URL-decoded back to what was encoded", () => {
+    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }), fc.string({ maxLength: 60, unit: "grapheme" }), (id, secret) => {
+      expect(parseBasic(basic(id, secret))).toEqual({ clientId: id, secret })
+    }))
   })
 
   it("a secret with - _ . ~ survives percent-encoding; + is a space; a raw colon in the secret is kept", () => {

@@ -11,7 +11,8 @@ import {
   type OperationType,
   retryDelayMs
 } from "@switchboard/core/platforms"
-import { DateTime, FastCheck } from "effect"
+import { DateTime } from "effect"
+import * as fc from "fast-check"
 import { describe, expect } from "vitest"
 
 const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
@@ -83,8 +84,8 @@ const types: ReadonlyArray<OperationType> = [
   "sms.campaign.assign",
   "sms.campaign.unassign"
 ]
-const eventArb: FastCheck.Arbitrary<OperationEvent> = FastCheck.integer({ min: 1, max: 100_000 }).chain((dt) =>
-  FastCheck.constantFrom<OperationEvent>(
+const eventArb: fc.Arbitrary<OperationEvent> = fc.integer({ min: 1, max: 100_000 }).chain((dt) =>
+  fc.constantFrom<OperationEvent>(
     { _tag: "Claimed", at: at(T0 + dt) },
     { _tag: "Waiting", at: at(T0 + dt), retryAt: at(T0 + dt + 1000) },
     { _tag: "Succeeded", at: at(T0 + dt), resourceId: "sb_lin_9" },
@@ -105,10 +106,8 @@ const runAll = (type: OperationType, events: ReadonlyArray<OperationEvent>) => {
 }
 
 describe("OperationMachine properties", () => {
-  it.prop(
-    "terminal states absorb everything; endedAt is set exactly when terminal; updatedAt never goes back",
-    [FastCheck.constantFrom(...types), FastCheck.array(eventArb, { maxLength: 12 })],
-    ([type, events]) => {
+  it("terminal states absorb everything; endedAt is set exactly when terminal; updatedAt never goes back", () => {
+    fc.assert(fc.property(fc.constantFrom(...types), fc.array(eventArb, { maxLength: 12 }), (type, events) => {
       const seen = runAll(type, events)
       for (let i = 1; i < seen.length; i++) {
         const prev = seen[i - 1]!
@@ -117,14 +116,11 @@ describe("OperationMachine properties", () => {
         expect(next.endedAt !== null).toBe(isTerminal(next.state))
         expect(next.updatedAt.epochMillis).toBeGreaterThanOrEqual(prev.updatedAt.epochMillis)
       }
-    },
-    { fastCheck: { numRuns: 200 } }
-  )
+    }), { numRuns: 200 })
+  })
 
-  it.prop(
-    "only an uncommitted provision is ever cancelled, and a committed one only ever succeeded",
-    [FastCheck.constantFrom(...types), FastCheck.array(eventArb, { maxLength: 12 })],
-    ([type, events]) => {
+  it("only an uncommitted provision is ever cancelled, and a committed one only ever succeeded", () => {
+    fc.assert(fc.property(fc.constantFrom(...types), fc.array(eventArb, { maxLength: 12 }), (type, events) => {
       const seen = runAll(type, events)
       for (let i = 1; i < seen.length; i++) {
         const prev = seen[i - 1]!
@@ -136,7 +132,6 @@ describe("OperationMachine properties", () => {
         if (next.committed) expect(next.state).toBe("succeeded")
         expect(isCancellable(next)).toBe(type === "resource.provision" && !isTerminal(next.state) && !next.committed)
       }
-    },
-    { fastCheck: { numRuns: 200 } }
-  )
+    }), { numRuns: 200 })
+  })
 })

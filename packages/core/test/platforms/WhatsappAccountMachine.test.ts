@@ -8,7 +8,8 @@ import {
   wabaStateOf,
   type WhatsappAccountRecord
 } from "@switchboard/core/platforms"
-import { DateTime, FastCheck } from "effect"
+import { DateTime } from "effect"
+import * as fc from "fast-check"
 import { describe, expect } from "vitest"
 
 const none: WabaState = { _tag: "None" }
@@ -66,41 +67,45 @@ describe("WhatsappAccountMachine.applyWaba", () => {
     expect(wabaStateOf(record("disconnecting"))).toEqual(disconnecting)
   })
 
-  const events = FastCheck.array(
-    FastCheck.oneof(
-      FastCheck.constantFrom("w1", "w2").map(sender),
-      FastCheck.integer({ min: 0, max: 5 * STALE_DISCONNECT_MS }).map(request),
-      FastCheck.constant(failed),
-      FastCheck.constant(completed)
+  const events = fc.array(
+    fc.oneof(
+      fc.constantFrom("w1", "w2").map(sender),
+      fc.integer({ min: 0, max: 5 * STALE_DISCONNECT_MS }).map(request),
+      fc.constant(failed),
+      fc.constant(completed)
     ),
     { maxLength: 30 }
   )
 
-  it.prop("a rejected event changes nothing; the WABA only changes through None; a disconnect ends in None or Connected", [events], ([seq]) => {
-    let state: WabaState = none
-    for (const event of seq) {
-      const t = applyWaba(state, event)
-      if (t._tag === "Rejected") continue
-      const next = t.state
-      // A connected WABA is never replaced by another one.
-      if (state._tag !== "None" && next._tag !== "None") expect(next.wabaId).toBe(state.wabaId)
-      // Disconnecting is entered only by a disconnect request; None only by a completed disconnect.
-      if (next._tag === "Disconnecting" && state._tag !== "Disconnecting") expect(event._tag).toBe("DisconnectRequested")
-      if (next._tag === "None") expect([state._tag, event._tag]).toEqual(["Disconnecting", "DisconnectCompleted"])
-      state = next
-    }
-    // Every state accepts exactly the events its row of the table says.
-    expect(applyWaba(state, sender(state._tag === "None" ? "w9" : state.wabaId))._tag).toBe(state._tag === "Disconnecting" ? "Rejected" : "Applied")
-  }, { fastCheck: { numRuns: 300 } })
+  it("a rejected event changes nothing; the WABA only changes through None; a disconnect ends in None or Connected", () => {
+    fc.assert(fc.property(events, (seq) => {
+      let state: WabaState = none
+      for (const event of seq) {
+        const t = applyWaba(state, event)
+        if (t._tag === "Rejected") continue
+        const next = t.state
+        // A connected WABA is never replaced by another one.
+        if (state._tag !== "None" && next._tag !== "None") expect(next.wabaId).toBe(state.wabaId)
+        // Disconnecting is entered only by a disconnect request; None only by a completed disconnect.
+        if (next._tag === "Disconnecting" && state._tag !== "Disconnecting") expect(event._tag).toBe("DisconnectRequested")
+        if (next._tag === "None") expect([state._tag, event._tag]).toEqual(["Disconnecting", "DisconnectCompleted"])
+        state = next
+      }
+      // Every state accepts exactly the events its row of the table says.
+      expect(applyWaba(state, sender(state._tag === "None" ? "w9" : state.wabaId))._tag).toBe(state._tag === "Disconnecting" ? "Rejected" : "Applied")
+    }), { numRuns: 300 })
+  })
 
-  it.prop("a disconnect request is refused only without a WABA or within the stale window of a running one", [events, FastCheck.integer({ min: 0, max: 10 * STALE_DISCONNECT_MS })], ([seq, at]) => {
-    let state: WabaState = none
-    for (const event of seq) {
-      const t = applyWaba(state, event)
-      if (t._tag === "Applied") state = t.state
-    }
-    const t = applyWaba(state, request(at))
-    const refused = state._tag === "None" || (state._tag === "Disconnecting" && at - state.since < STALE_DISCONNECT_MS)
-    expect(t._tag === "Rejected").toBe(refused)
-  }, { fastCheck: { numRuns: 300 } })
+  it("a disconnect request is refused only without a WABA or within the stale window of a running one", () => {
+    fc.assert(fc.property(events, fc.integer({ min: 0, max: 10 * STALE_DISCONNECT_MS }), (seq, at) => {
+      let state: WabaState = none
+      for (const event of seq) {
+        const t = applyWaba(state, event)
+        if (t._tag === "Applied") state = t.state
+      }
+      const t = applyWaba(state, request(at))
+      const refused = state._tag === "None" || (state._tag === "Disconnecting" && at - state.since < STALE_DISCONNECT_MS)
+      expect(t._tag === "Rejected").toBe(refused)
+    }), { numRuns: 300 })
+  })
 })

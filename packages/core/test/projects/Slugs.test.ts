@@ -8,12 +8,13 @@ import {
   unavailableReason,
   withSuffix
 } from "@switchboard/core/projects"
-import { FastCheck, Schema } from "effect"
+import { Schema } from "effect"
+import * as fc from "fast-check"
 
 const isCreatable = Schema.is(Projects.ProjectSlug)
 
 /** Any slug-shaped string of 1..63 characters (the availability query's domain). */
-const anySlug = FastCheck.array(FastCheck.stringMatching(/^[a-z0-9]{1,12}$/), { minLength: 1, maxLength: 8 })
+const anySlug = fc.array(fc.stringMatching(/^[a-z0-9]{1,12}$/), { minLength: 1, maxLength: 8 })
   .map((runs) => runs.join("-"))
   .filter((s) => s.length <= 63)
 
@@ -44,12 +45,14 @@ describe("project slugs", () => {
     expect(withSuffix(long, "2")).toHaveLength(63)
   })
 
-  it.prop("every candidate is a creatable slug (3..63, the pattern), not reserved and not the slug asked for", [anySlug, FastCheck.integer({ min: 2, max: 999_999 })], ([slug, from]) => {
-    for (const c of numberedCandidates(slug, from, 5)) {
-      expect(isCreatable(c), c).toBe(true)
-      expect(isReservedSlug(c)).toBe(false)
-      expect(c).not.toBe(slug)
-    }
+  it("every candidate is a creatable slug (3..63, the pattern), not reserved and not the slug asked for", () => {
+    fc.assert(fc.property(anySlug, fc.integer({ min: 2, max: 999_999 }), (slug, from) => {
+      for (const c of numberedCandidates(slug, from, 5)) {
+        expect(isCreatable(c), c).toBe(true)
+        expect(isReservedSlug(c)).toBe(false)
+        expect(c).not.toBe(slug)
+      }
+    }))
   })
 
   it("reserved words include the service's own surfaces", () => {

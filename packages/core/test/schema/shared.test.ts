@@ -3,7 +3,8 @@
  * makes them), the problem catalog and documents, and the Dashboard/management envelope.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Effect, Either, FastCheck, Layer, Schema, TestClock } from "effect"
+import { DateTime, Effect, Either, Layer, Schema, TestClock } from "effect"
+import * as fc from "fast-check"
 import { BoundedString, Email, MAX_SAFE, NonNegativeSafeInt, PositiveSafeInt, SafeInt } from "../../src/shared/Bounds.js"
 import {
   ErrorEnvelope, Envelope, errorEnvelope, SuccessEnvelope, successEnvelope
@@ -90,15 +91,13 @@ describe("Timestamp", () => {
 
   // From year 100: parseTimestamp builds the instant with Date.UTC, which reads years 0-99 as
   // 1900-1999 (reported; Timestamp.ts is not ours to change).
-  it.prop(
-    "every instant from year 100 to 9999 round-trips through its ISO form",
-    [FastCheck.integer({ min: Date.parse("0100-01-01T00:00:00.000Z"), max: Date.parse("9999-12-31T23:59:59.999Z") })],
-    ([ms]) => {
+  it("every instant from year 100 to 9999 round-trips through its ISO form", () => {
+    fc.assert(fc.property(fc.integer({ min: Date.parse("0100-01-01T00:00:00.000Z"), max: Date.parse("9999-12-31T23:59:59.999Z") }), (ms) => {
       const iso = new Date(ms).toISOString()
       expect(accepts(Timestamp, iso).epochMillis).toBe(ms)
       roundTrips(Timestamp, iso)
-    }
-  )
+    }))
+  })
 
   it("TimestampString keeps the string as sent", () => {
     expect(accepts(TimestampString, "2030-01-01T00:00:00Z")).toBe("2030-01-01T00:00:00Z")
@@ -251,14 +250,8 @@ describe("TypeId schemas", () => {
 
   const kinds = typeIdSchemas.map(([, , kind]) => kind)
 
-  it.prop(
-    "a generated TypeId always matches its own schema",
-    [
-      FastCheck.integer({ min: 0, max: 2 ** 48 - 1 }),
-      FastCheck.uint8Array({ minLength: 10, maxLength: 10 }),
-      FastCheck.integer({ min: 0, max: typeIdSchemas.length - 1 })
-    ],
-    ([ms, random, index]) => {
+  it("a generated TypeId always matches its own schema", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.uint8Array({ minLength: 10, maxLength: 10 }), fc.integer({ min: 0, max: typeIdSchemas.length - 1 }), (ms, random, index) => {
       const [, schema, kind] = typeIdSchemas[index]!
       const id = formatTypeId(kind, uuidv7Bytes(ms, random))
       expect(id).toMatch(typeIdPattern(kind))
@@ -267,16 +260,14 @@ describe("TypeId schemas", () => {
       for (const other of kinds) {
         if (other !== kind) expect(typeIdPattern(other).test(id)).toBe(false)
       }
-    }
-  )
+    }))
+  })
 
-  it.prop(
-    "TypeIds sort by their time (UUIDv7 in base32 keeps the order)",
-    [FastCheck.integer({ min: 0, max: 2 ** 48 - 2 }), FastCheck.uint8Array({ minLength: 10, maxLength: 10 })],
-    ([ms, random]) => {
+  it("TypeIds sort by their time (UUIDv7 in base32 keeps the order)", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 48 - 2 }), fc.uint8Array({ minLength: 10, maxLength: 10 }), (ms, random) => {
       expect(typeId(IdKinds.event, ms, random) < typeId(IdKinds.event, ms + 1, random)).toBe(true)
-    }
-  )
+    }))
+  })
 })
 
 describe("ProjectId", () => {
@@ -291,15 +282,13 @@ describe("ProjectId", () => {
     rejects(ProjectId, typeId(IdKinds.organization))
   })
 
-  it.prop(
-    "a generated UUIDv7 always matches ProjectId and ManagementProjectId",
-    [FastCheck.integer({ min: 0, max: 2 ** 48 - 1 }), FastCheck.uint8Array({ minLength: 10, maxLength: 10 })],
-    ([ms, random]) => {
+  it("a generated UUIDv7 always matches ProjectId and ManagementProjectId", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.uint8Array({ minLength: 10, maxLength: 10 }), (ms, random) => {
       const id = formatUuid(uuidv7Bytes(ms, random))
       expect(Either.isRight(decode(ProjectId, id))).toBe(true)
       expect(Either.isRight(decode(ManagementProjectId, id))).toBe(true)
-    }
-  )
+    }))
+  })
 })
 
 describe("ManagementProjectId", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { canonicalJson, parseIdempotencyKey } from "@switchboard/core/shared"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 
 const visibleAscii = fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c))
 const visibleKey = (min: number, max: number) =>
@@ -68,19 +68,18 @@ describe("parseIdempotencyKey", () => {
     expect(parseIdempotencyKey("abc\"")).toBe("abc\"")
   })
 
-  it.prop("accepts every string of 1-255 visible ASCII characters unchanged (unless quoted)", [visibleKey(1, 255)], ([key]) => {
-    const quoted = key.length >= 2 && key.startsWith("\"") && key.endsWith("\"")
-    expect(parseIdempotencyKey(key)).toBe(quoted ? key.slice(1, -1) : key)
-  }, { fastCheck: { numRuns: 300 } })
+  it("accepts every string of 1-255 visible ASCII characters unchanged (unless quoted)", () => {
+    fc.assert(fc.property(visibleKey(1, 255), (key) => {
+      const quoted = key.length >= 2 && key.startsWith("\"") && key.endsWith("\"")
+      expect(parseIdempotencyKey(key)).toBe(quoted ? key.slice(1, -1) : key)
+    }), { numRuns: 300 })
+  })
 
-  it.prop(
-    "rejects a key with any character outside visible ASCII",
-    [visibleKey(0, 100), visibleKey(0, 100), fc.integer({ min: 0, max: 0xffff }).filter((c) => c < 0x21 || c > 0x7e)],
-    ([before, after, code]) => {
+  it("rejects a key with any character outside visible ASCII", () => {
+    fc.assert(fc.property(visibleKey(0, 100), visibleKey(0, 100), fc.integer({ min: 0, max: 0xffff }).filter((c) => c < 0x21 || c > 0x7e), (before, after, code) => {
       expect(parseIdempotencyKey(before + String.fromCharCode(code) + after)).toBeUndefined()
-    },
-    { fastCheck: { numRuns: 300 } }
-  )
+    }), { numRuns: 300 })
+  })
 })
 
 describe("canonicalJson", () => {
@@ -106,37 +105,42 @@ describe("canonicalJson", () => {
     expect(canonicalJson({})).toBe("{}")
   })
 
-  it.prop(
-    "does not depend on key order",
-    [fc.jsonValue(), fc.integer({ min: 1, max: 2 ** 32 - 1 })],
-    ([value, seed]) => {
+  it("does not depend on key order", () => {
+    fc.assert(fc.property(fc.jsonValue(), fc.integer({ min: 1, max: 2 ** 32 - 1 }), (value, seed) => {
       const shuffled = shuffleKeys(value, seed)
       expect(shuffled).toEqual(value)
       expect(canonicalJson(shuffled)).toBe(canonicalJson(value))
-    },
-    { fastCheck: { numRuns: 300 } }
-  )
-
-  it.prop("reversing the keys of an object does not change the output", [fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }))], ([obj]) => {
-    const reversed = Object.fromEntries(Object.entries(obj).reverse())
-    expect(canonicalJson(reversed)).toBe(canonicalJson(obj))
-  }, { fastCheck: { numRuns: 300 } })
-
-  it.prop("is valid JSON that parses back to an equal value", [fc.jsonValue()], ([value]) => {
-    expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)))
-  }, { fastCheck: { numRuns: 300 } })
-
-  it.prop("keeps array order: different orders of distinct elements give different output", [fc.uniqueArray(fc.integer(), { minLength: 2, maxLength: 20 })], ([xs]) => {
-    const reversed = [...xs].reverse()
-    expect(canonicalJson(xs)).toBe(JSON.stringify(xs))
-    expect(canonicalJson(reversed)).not.toBe(canonicalJson(xs))
+    }), { numRuns: 300 })
   })
 
-  it.prop("members with undefined values are ignored", [fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })), fc.string()], ([obj, extra]) => {
-    const withUndefined: Record<string, unknown> = { ...obj }
-    Object.defineProperty(withUndefined, extra, { value: undefined, enumerable: true, configurable: true, writable: true })
-    const without = Object.fromEntries(Object.entries(withUndefined).filter(([, v]) => v !== undefined))
-    expect(canonicalJson(withUndefined)).toBe(canonicalJson(without))
-    expect(canonicalJson(withUndefined)).not.toContain("undefined")
-  }, { fastCheck: { numRuns: 200 } })
+  it("reversing the keys of an object does not change the output", () => {
+    fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })), (obj) => {
+      const reversed = Object.fromEntries(Object.entries(obj).reverse())
+      expect(canonicalJson(reversed)).toBe(canonicalJson(obj))
+    }), { numRuns: 300 })
+  })
+
+  it("is valid JSON that parses back to an equal value", () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)))
+    }), { numRuns: 300 })
+  })
+
+  it("keeps array order: different orders of distinct elements give different output", () => {
+    fc.assert(fc.property(fc.uniqueArray(fc.integer(), { minLength: 2, maxLength: 20 }), (xs) => {
+      const reversed = [...xs].reverse()
+      expect(canonicalJson(xs)).toBe(JSON.stringify(xs))
+      expect(canonicalJson(reversed)).not.toBe(canonicalJson(xs))
+    }))
+  })
+
+  it("members with undefined values are ignored", () => {
+    fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })), fc.string(), (obj, extra) => {
+      const withUndefined: Record<string, unknown> = { ...obj }
+      Object.defineProperty(withUndefined, extra, { value: undefined, enumerable: true, configurable: true, writable: true })
+      const without = Object.fromEntries(Object.entries(withUndefined).filter(([, v]) => v !== undefined))
+      expect(canonicalJson(withUndefined)).toBe(canonicalJson(without))
+      expect(canonicalJson(withUndefined)).not.toContain("undefined")
+    }), { numRuns: 200 })
+  })
 })

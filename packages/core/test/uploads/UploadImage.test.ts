@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type ImageContentType } from "@switchboard/core/accounts"
 import { imageExtension, sniffImageType } from "@switchboard/core/uploads"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 
 const JPEG = [0xff, 0xd8, 0xff]
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
@@ -39,42 +39,36 @@ describe("sniffImageType", () => {
     expect(sniffImageType(input)).toBe(expected)
   })
 
-  it.prop(
-    "any bytes after a type's signature are that type",
-    [fc.constantFrom(...signatures), fc.uint8Array({ minLength: 4, maxLength: 256 })],
-    ([[type, make], rest]) => {
+  it("any bytes after a type's signature are that type", () => {
+    fc.assert(fc.property(fc.constantFrom(...signatures), fc.uint8Array({ minLength: 4, maxLength: 256 }), ([type, make], rest) => {
       expect(sniffImageType(make(rest))).toBe(type)
-    }
-  )
+    }))
+  })
 
-  it.prop(
-    "a detected type is sound: the bytes really carry its signature",
-    [fc.oneof(
+  it("a detected type is sound: the bytes really carry its signature", () => {
+    fc.assert(fc.property(fc.oneof(
       fc.uint8Array({ maxLength: 64 }),
       fc.tuple(fc.constantFrom(...signatures), fc.uint8Array({ minLength: 4, maxLength: 32 }), fc.nat(40), fc.nat(255))
         .map(([[, make], rest, i, b]) => make(rest).map((x, j) => (j === i ? b : x)))
-    )],
-    ([input]) => {
+    ), (input) => {
       const at = (from: number, n: number) => [...input.slice(from, from + n)]
       const detected = sniffImageType(input)
       if (detected === "image/jpeg") expect(at(0, 3)).toEqual(JPEG)
       else if (detected === "image/png") expect(at(0, 8)).toEqual(PNG)
       else if (detected === "image/webp") expect([...at(0, 4), ...at(8, 4)]).toEqual([...RIFF, ...WEBP])
       else expect(at(0, 3)).not.toEqual(JPEG)
-    }
-  )
+    }))
+  })
 
-  it.prop(
-    "one changed byte in a signature breaks it",
-    [fc.constantFrom(...signatures), fc.nat(), fc.integer({ min: 1, max: 255 })],
-    ([[type, make], at, delta]) => {
+  it("one changed byte in a signature breaks it", () => {
+    fc.assert(fc.property(fc.constantFrom(...signatures), fc.nat(), fc.integer({ min: 1, max: 255 }), ([type, make], at, delta) => {
       const image = make(new Uint8Array(8))
       const signed = type === "image/webp" ? [0, 1, 2, 3, 8, 9, 10, 11] : type === "image/png" ? [0, 1, 2, 3, 4, 5, 6, 7] : [0, 1, 2]
       const i = signed[at % signed.length]!
       image[i] = (image[i]! + delta) % 256
       expect(sniffImageType(image)).not.toBe(type)
-    }
-  )
+    }))
+  })
 
   it("gives each type its file extension", () => {
     expect(imageExtension).toEqual({ "image/jpeg": "jpg", "image/png": "png", "image/webp": "webp" })

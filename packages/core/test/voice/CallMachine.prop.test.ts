@@ -4,7 +4,8 @@
  * ids, stale steps, other calls' signals, bad digits and regressing timestamps.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc, Schema } from "effect"
+import { Schema } from "effect"
+import * as fc from "fast-check"
 import { IdKinds } from "../../src/shared/Identifiers.js"
 import {
   apply,
@@ -247,18 +248,18 @@ const presses = (r: { readonly events: ReadonlyArray<CallEventDraft> }) =>
 // ---------------------------------------------------------------------------------------------
 
 describe("CallMachine properties", () => {
-  it.prop("a valid run in order applies every signal and ends in the expected status", [validRun], ([r]) => {
-    const out = runChecked(r.signals)
-    expect(out.transitions.map((t) => t.outcome)).toStrictEqual(r.signals.map(() => "applied"))
-    expect(out.state.call!.status).toBe(r.expectedStatus)
-    expect(presses(out)).toHaveLength(r.presses)
-    expect(out.state.appliedSignalIds.size).toBe(r.signals.length)
-  }, { fastCheck: { numRuns: 300 } })
+  it("a valid run in order applies every signal and ends in the expected status", () => {
+    fc.assert(fc.property(validRun, (r) => {
+      const out = runChecked(r.signals)
+      expect(out.transitions.map((t) => t.outcome)).toStrictEqual(r.signals.map(() => "applied"))
+      expect(out.state.call!.status).toBe(r.expectedStatus)
+      expect(presses(out)).toHaveLength(r.presses)
+      expect(out.state.appliedSignalIds.size).toBe(r.signals.length)
+    }), { numRuns: 300 })
+  })
 
-  it.prop(
-    "any permutation of a valid run only ever produces valid calls, with ordered timestamps and lifecycle events in rank order",
-    [permutedRun],
-    ([r]) => {
+  it("any permutation of a valid run only ever produces valid calls, with ordered timestamps and lifecycle events in rank order", () => {
+    fc.assert(fc.property(permutedRun, (r) => {
       const out = runChecked(r.perm)
       const lifecycle = out.events.filter((e) => e.type !== "call.dtmf.received")
       for (let i = 1; i < lifecycle.length; i++) {
@@ -270,19 +271,18 @@ describe("CallMachine properties", () => {
       const startedAt = r.perm.findIndex((s) => s.type === "started")
       out.transitions.slice(0, startedAt).forEach((t) => expect(t.outcome).toBe("rejected"))
       expect(out.transitions[startedAt]!.outcome).toBe("applied")
-    },
-    { fastCheck: { numRuns: 400 } }
-  )
+    }), { numRuns: 400 })
+  })
 
-  it.prop("any shuffled sub-sequence of a valid run only ever produces valid calls", [subRun], ([r]) => {
-    const out = runChecked(r.perm)
-    if (out.state.call !== undefined) expectValidCall(out.state.call)
-  }, { fastCheck: { numRuns: 300 } })
+  it("any shuffled sub-sequence of a valid run only ever produces valid calls", () => {
+    fc.assert(fc.property(subRun, (r) => {
+      const out = runChecked(r.perm)
+      if (out.state.call !== undefined) expectValidCall(out.state.call)
+    }), { numRuns: 300 })
+  })
 
-  it.prop(
-    "noise (duplicates, stale steps, other calls, bad digits, regressions) keeps every call valid and every *At equal to its event's timestamp",
-    [noise],
-    ([signals]) => {
+  it("noise (duplicates, stale steps, other calls, bad digits, regressions) keeps every call valid and every *At equal to its event's timestamp", () => {
+    fc.assert(fc.property(noise, (signals) => {
       const out = runChecked(signals)
       const call = out.state.call
       if (call === undefined) {
@@ -296,14 +296,11 @@ describe("CallMachine properties", () => {
       expect(fromCall).toStrictEqual(fromEvents)
       expect(out.events.filter((e) => e.type === "call.ended").length).toBe(statusRank(call.status) === 4 ? 1 : 0)
       expect(out.transitions.filter((t) => t.outcome === "applied").length).toBe(out.state.appliedSignalIds.size)
-    },
-    { fastCheck: { numRuns: 500 } }
-  )
+    }), { numRuns: 500 })
+  })
 
-  it.prop(
-    "terminal states absorb: after the end, every signal is ignored or rejected and changes nothing",
-    [terminalRun, fc.array(fc.oneof(noiseSignal, validRun.map((r) => r.signals).chain((s) => fc.constantFrom(...s))), { minLength: 1, maxLength: 30 })],
-    ([r, tail]) => {
+  it("terminal states absorb: after the end, every signal is ignored or rejected and changes nothing", () => {
+    fc.assert(fc.property(terminalRun, fc.array(fc.oneof(noiseSignal, validRun.map((r) => r.signals).chain((s) => fc.constantFrom(...s))), { minLength: 1, maxLength: 30 }), (r, tail) => {
       const ended = runChecked(r.signals).state
       const call = ended.call!
       const wireBefore = encodeCall(call)
@@ -322,14 +319,11 @@ describe("CallMachine properties", () => {
       expect(out.events).toStrictEqual([])
       expect(out.state).toBe(ended)
       expect(encodeCall(out.state.call!)).toStrictEqual(wireBefore)
-    },
-    { fastCheck: { numRuns: 300 } }
-  )
+    }), { numRuns: 300 })
+  })
 
-  it.prop(
-    "replaying is a no-op: applied signals replayed in any order are ignored, and a replayed valid run changes nothing",
-    [noise.chain((s) => fc.tuple(fc.constant(s), fc.shuffledSubarray(s, { minLength: s.length, maxLength: s.length }))), validRun],
-    ([[signals, shuffled], r]) => {
+  it("replaying is a no-op: applied signals replayed in any order are ignored, and a replayed valid run changes nothing", () => {
+    fc.assert(fc.property(noise.chain((s) => fc.tuple(fc.constant(s), fc.shuffledSubarray(s, { minLength: s.length, maxLength: s.length }))), validRun, ([signals, shuffled], r) => {
       const first = run(signals)
       const applied = new Set(signals.filter((_, i) => first.transitions[i]!.outcome === "applied"))
       const replay = runChecked(shuffled.filter((s) => applied.has(s)), first.state)
@@ -348,9 +342,8 @@ describe("CallMachine properties", () => {
       const twice = runChecked(r.signals, once)
       expect(twice.state).toBe(once)
       expect(twice.events).toStrictEqual([])
-    },
-    { fastCheck: { numRuns: 300 } }
-  )
+    }), { numRuns: 300 })
+  })
 
   /** Answered or connected, then up to 250 key presses with bad digits, duplicate ids and stale lifecycle signals mixed in. */
   const dtmfStorm = fc.tuple(
@@ -377,10 +370,8 @@ describe("CallMachine properties", () => {
     return { prefix, signals: out }
   })
 
-  it.prop(
-    "DTMF: at most 100 presses, exactly the latest ones in recording order; truncated iff one was dropped, and never cleared",
-    [dtmfStorm],
-    ([{ prefix, signals }]) => {
+  it("DTMF: at most 100 presses, exactly the latest ones in recording order; truncated iff one was dropped, and never cleared", () => {
+    fc.assert(fc.property(dtmfStorm, ({ prefix, signals }) => {
       let state = run(prefix).state
       const recorded: Array<KeyPress> = []
       let wasTruncated = false
@@ -403,19 +394,20 @@ describe("CallMachine properties", () => {
       const appliedPresses = signals.filter((s) => s.type === "dtmf" && state.appliedSignalIds.has(s.id))
       expect(new Set(appliedPresses.map((s) => s.id)).size).toBe(recorded.length)
       expectValidCall(state.call!)
-    },
-    { fastCheck: { numRuns: 60 } }
-  )
+    }), { numRuns: 60 })
+  })
 
-  it.prop("apply with a predicate agrees with apply with the set", [noise], ([signals]) => {
-    let state = initialState
-    for (const signal of signals) {
-      const withSet = apply(state.call, signal, state.appliedSignalIds)
-      const ids = state.appliedSignalIds
-      const withPredicate = apply(state.call, signal, (id) => ids.has(id))
-      expect(withPredicate.outcome).toBe(withSet.outcome)
-      if (withSet.call !== undefined) expect(encodeCall(withPredicate.call!)).toStrictEqual(encodeCall(withSet.call))
-      state = step(state, signal).state
-    }
-  }, { fastCheck: { numRuns: 200 } })
+  it("apply with a predicate agrees with apply with the set", () => {
+    fc.assert(fc.property(noise, (signals) => {
+      let state = initialState
+      for (const signal of signals) {
+        const withSet = apply(state.call, signal, state.appliedSignalIds)
+        const ids = state.appliedSignalIds
+        const withPredicate = apply(state.call, signal, (id) => ids.has(id))
+        expect(withPredicate.outcome).toBe(withSet.outcome)
+        if (withSet.call !== undefined) expect(encodeCall(withPredicate.call!)).toStrictEqual(encodeCall(withSet.call))
+        state = step(state, signal).state
+      }
+    }), { numRuns: 200 })
+  })
 })

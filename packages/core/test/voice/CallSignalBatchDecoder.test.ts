@@ -6,7 +6,8 @@
  * replaced or joined by another key.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc, ParseResult, Schema } from "effect"
+import { Either, ParseResult, Schema } from "effect"
+import * as fc from "fast-check"
 import { IdKinds } from "../../src/shared/Identifiers.js"
 import { IngestCallSignalsRequest } from "../../src/voice/CallApiSchema.js"
 import { decodeSignalBatchFast, IngestCallSignalsRequestDecoder } from "../../src/voice/CallSignalBatchDecoder.js"
@@ -113,19 +114,23 @@ const same = (input: unknown) => {
 }
 
 describe("signal batch decoder", () => {
-  it.prop("a valid batch: the schema's value, without the schema", [batch], ([input]) => {
-    const fast = decodeSignalBatchFast(input)
-    expect(fast).toBeDefined()
-    expect(Either.getOrThrow(bySchema(input))).toStrictEqual(fast)
-    same(input)
-  }, { fastCheck: { numRuns: 300 } })
+  it("a valid batch: the schema's value, without the schema", () => {
+    fc.assert(fc.property(batch, (input) => {
+      const fast = decodeSignalBatchFast(input)
+      expect(fast).toBeDefined()
+      expect(Either.getOrThrow(bySchema(input))).toStrictEqual(fast)
+      same(input)
+    }), { numRuns: 300 })
+  })
 
-  it.prop("a batch with one value changed anywhere: the schema's value or the schema's issues", [batch, mutation], ([input, m]) => {
-    const changed = mutate(input, m)
-    const fast = decodeSignalBatchFast(changed)
-    if (fast !== undefined) expect(Either.getOrThrow(bySchema(changed))).toStrictEqual(fast)
-    same(changed)
-  }, { fastCheck: { numRuns: 2000 } })
+  it("a batch with one value changed anywhere: the schema's value or the schema's issues", () => {
+    fc.assert(fc.property(batch, mutation, (input, m) => {
+      const changed = mutate(input, m)
+      const fast = decodeSignalBatchFast(changed)
+      if (fast !== undefined) expect(Either.getOrThrow(bySchema(changed))).toStrictEqual(fast)
+      same(changed)
+    }), { numRuns: 2000 })
+  })
 
   it("batch bounds, non-objects and the edges of every rule", () => {
     const one = fc.sample(batch, { numRuns: 1, seed: 7 })[0]!.signals[0]

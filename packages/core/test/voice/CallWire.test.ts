@@ -6,7 +6,8 @@
  * serves a whole sequence, as it serves a whole batch, so its sharing of parts is covered too.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc, Schema } from "effect"
+import { Schema } from "effect"
+import * as fc from "fast-check"
 import { IdKinds } from "../../src/shared/Identifiers.js"
 import { type CallSignalResult, IngestCallSignalsResponse } from "../../src/voice/CallApiSchema.js"
 import { apply, CallEventDraft } from "../../src/voice/CallMachine.js"
@@ -114,23 +115,29 @@ const sameJson = (fast: unknown, schema: unknown) => {
 }
 
 describe("call wire form without the schema", () => {
-  it.prop("signal results: the same JSON as the response schema", [sequence], ([signals]) => {
-    const { results } = fold(signals)
-    sameJson(encodeSignalResults(results), encodeResponse({ results }))
-  }, { fastCheck: { numRuns: 300 } })
+  it("signal results: the same JSON as the response schema", () => {
+    fc.assert(fc.property(sequence, (signals) => {
+      const { results } = fold(signals)
+      sameJson(encodeSignalResults(results), encodeResponse({ results }))
+    }), { numRuns: 300 })
+  })
 
-  it.prop("calls: the same JSON as the Call schema, alone and through one shared encoder", [sequence], ([signals]) => {
-    const { calls } = fold(signals)
-    const shared = makeCallEncoder()
-    for (const call of calls) {
-      sameJson(makeCallEncoder()(call), encodeCall(call))
-      sameJson(shared(call), encodeCall(call))
-    }
-  }, { fastCheck: { numRuns: 200 } })
+  it("calls: the same JSON as the Call schema, alone and through one shared encoder", () => {
+    fc.assert(fc.property(sequence, (signals) => {
+      const { calls } = fold(signals)
+      const shared = makeCallEncoder()
+      for (const call of calls) {
+        sameJson(makeCallEncoder()(call), encodeCall(call))
+        sameJson(shared(call), encodeCall(call))
+      }
+    }), { numRuns: 200 })
+  })
 
-  it.prop("event data: the same JSON as the event draft schema", [sequence], ([signals]) => {
-    for (const e of fold(signals).events) sameJson(encodeCallEventData(e), encodeDraft(e).data)
-  }, { fastCheck: { numRuns: 300 } })
+  it("event data: the same JSON as the event draft schema", () => {
+    fc.assert(fc.property(sequence, (signals) => {
+      for (const e of fold(signals).events) sameJson(encodeCallEventData(e), encodeDraft(e).data)
+    }), { numRuns: 300 })
+  })
 
   it("a truncated key-press buffer (more than 100 presses) and every terminal status", () => {
     const ends = ["completed", "busy", "no-answer", "rejected", "canceled", "failed"]

@@ -8,7 +8,8 @@ import {
   matchesDigest
 } from "@switchboard/core/voice"
 import { TestServerSecret } from "@switchboard/testkit"
-import { Effect, FastCheck as fc, Layer } from "effect"
+import { Effect, Layer } from "effect"
+import * as fc from "fast-check"
 import { SecretsLive } from "@switchboard/core/shared"
 import { createHash } from "node:crypto"
 
@@ -24,8 +25,10 @@ describe("SipDigest", () => {
       .toBe("57edf4a22be3c955ac49da2e2107b67a")
   })
 
-  it.prop("md5Hex agrees with node:crypto for any string (padding boundaries, unicode)", [fc.string({ unit: "binary", maxLength: 300 })], ([s]) => {
-    expect(md5Hex(s)).toBe(createHash("md5").update(s, "utf8").digest("hex"))
+  it("md5Hex agrees with node:crypto for any string (padding boundaries, unicode)", () => {
+    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 300 }), (s) => {
+      expect(md5Hex(s)).toBe(createHash("md5").update(s, "utf8").digest("hex"))
+    }))
   })
 
   it.effect("HA1 for both algorithms; sealed material round-trips and verifies only the right password", () =>
