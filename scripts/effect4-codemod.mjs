@@ -38,6 +38,16 @@
  *   → `Context.Service<X>()("Id", { make })` with `static readonly layer = Layer.effect(this,
  *   this.make)` (dependencies provided to it); `.Default` → `.layer`.
  *
+ * - Imports: `@effect/platform` → `effect/http-api` (the `HttpApi*` and `OpenApi` names) and
+ *   `effect/http` (the rest; `HttpApp` → `HttpEffect`); `@effect/sql[/X]` → `effect/sql[/X]`;
+ *   `@effect/experimental/Reactivity` → `effect/reactivity/Reactivity`.
+ * - HttpApi: an endpoint's builder chain (`setPath`, `setUrlParams`, `setPayload`, `setHeaders`,
+ *   `addSuccess`, `addError`, a `{ status }` becoming `.pipe(HttpApiSchema.status(n))`) → the
+ *   options object of `HttpApiEndpoint.get(id, path, { params, query, payload, headers, success,
+ *   error })`, other calls of the chain kept after it; `.annotateContext(` → `.annotateMerge(`;
+ *   handler arguments `{ path }` → `{ params }`, `urlParams` → `query`. Formatting is left to
+ *   `npm run format`.
+ *
  * Transitional: it goes when the move to Effect 4 is done.
  */
 import { readFileSync, writeFileSync } from "node:fs"
@@ -46,7 +56,7 @@ const counts = {}
 const bump = (k, n = 1) => { counts[k] = (counts[k] ?? 0) + n }
 
 /** Index just past the bracket closing the one at `open` (which is one of ( [ { <), skipping strings, comments, regexes. */
-const closeOf = (s, open) => {
+export const closeOf = (s, open) => {
   const pairs = { "(": ")", "[": "]", "{": "}", "<": ">" }
   const stack = [pairs[s[open]]]
   const angle = s[open] === "<"
@@ -98,7 +108,7 @@ const closeOf = (s, open) => {
 }
 
 /** Top-level comma-separated parts of s[from, to) (to excludes the closing bracket). */
-const splitTop = (s, from, to) => {
+export const splitTop = (s, from, to) => {
   const parts = []
   let start = from
   let i = from
@@ -195,8 +205,104 @@ const ensureImport = (src0, name) => {
 }
 const uses = (src, ns) => new RegExp(`(?<![\\w$.])${ns}\\.`).test(src)
 
+const httpApiNames = new Set(["HttpApi", "HttpApiBuilder", "HttpApiClient", "HttpApiEndpoint", "HttpApiError", "HttpApiGroup", "HttpApiMiddleware", "HttpApiSchema", "HttpApiScalar", "HttpApiSecurity", "HttpApiSwagger", "OpenApi"])
+
+/** `@effect/platform`, `@effect/sql` and `@effect/experimental` are modules of `effect` in v4. */
+const rewriteImports = (input) => {
+  let src = input.replace(/import (type )?\{([^}]*)\} from "@effect\/platform"/g, (_all, typeOnly = "", list) => {
+    bump("import @effect/platform")
+    const names = list.split(",").map((x) => x.trim()).filter(Boolean)
+    const bare = (n) => n.replace(/^type /, "")
+    const api = names.filter((n) => httpApiNames.has(bare(n)))
+    const http = names.filter((n) => !httpApiNames.has(bare(n))).map((n) => n.replace(/\bHttpApp\b/, "HttpEffect"))
+    const out = []
+    if (api.length > 0) out.push(`import ${typeOnly}{ ${api.join(", ")} } from "effect/http-api"`)
+    if (http.length > 0) out.push(`import ${typeOnly}{ ${http.join(", ")} } from "effect/http"`)
+    return out.join("\n")
+  })
+  src = renameAll(src, "HttpApp", "HttpEffect", "HttpApp")
+  src = src.replace(/from "@effect\/sql(\/[A-Za-z]+)?"/g, (_all, sub = "") => (bump("import @effect/sql"), `from "effect/sql${sub}"`))
+  src = src.replace(/from "@effect\/experimental\/Reactivity"/g, () => (bump("import Reactivity"), "from \"effect/reactivity/Reactivity\""))
+  return src
+}
+
+/**
+ * `HttpApiEndpoint.get("id", path).setPath(P).setUrlParams(Q).setPayload(B).setHeaders(H)
+ * .addSuccess(S).addError(E)` → `HttpApiEndpoint.get("id", path, { params, query, payload, headers,
+ * success, error })`, the chain's other calls (annotations, middleware) kept after it, in order. A
+ * status option becomes `.pipe(HttpApiSchema.status(n))` on its schema.
+ */
+const rewriteEndpoints = (src) => {
+  let out = ""
+  let pos = 0
+  const re = /(?<![\w$.])HttpApiEndpoint\.(get|post|put|patch|del|delete|head|options)\(/g
+  let m
+  while ((m = re.exec(src)) !== null) {
+    const open = m.index + m[0].length - 1
+    const close = closeOf(src, open)
+    if (close < 0) continue
+    const head = splitTop(src, open + 1, close - 1).map((x) => x.trim())
+    if (head.length !== 2) continue
+    const slots = { params: undefined, query: undefined, payload: undefined, headers: undefined }
+    const success = []
+    const error = []
+    const rest = []
+    let i = close
+    for (;;) {
+      const ws = /^\s*\.\s*([A-Za-z]+)\(/.exec(src.slice(i, i + 200))
+      if (ws === null) break
+      const callOpen = i + ws[0].length - 1
+      const callClose = closeOf(src, callOpen)
+      if (callClose < 0) break
+      const args = splitTop(src, callOpen + 1, callClose - 1).map((x) => x.trim())
+      const withStatus = (schema, opts) => {
+        const st = opts === undefined ? undefined : /status:\s*(\d+)/.exec(opts)
+        return st === null || st === undefined ? schema : `${schema}.pipe(HttpApiSchema.status(${st[1]}))`
+      }
+      const name = ws[1]
+      if (name === "setPath") slots.params = args[0]
+      else if (name === "setUrlParams") slots.query = args[0]
+      else if (name === "setPayload") slots.payload = args[0]
+      else if (name === "setHeaders") slots.headers = args[0]
+      else if (name === "addSuccess") success.push(withStatus(args[0], args[1]))
+      else if (name === "addError") error.push(withStatus(args[0], args[1]))
+      else rest.push(`.${name}(${src.slice(callOpen + 1, callClose - 1)})`)
+      i = callClose
+    }
+    const fields = Object.entries(slots).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${v}`)
+    if (success.length > 0) fields.push(`success: ${success.length === 1 ? success[0] : `[${success.join(", ")}]`}`)
+    if (error.length > 0) fields.push(`error: ${error.length === 1 ? error[0] : `[${error.join(", ")}]`}`)
+    const method = m[1] === "del" ? "delete" : m[1]
+    out += src.slice(pos, m.index) + `HttpApiEndpoint.${method}(${head[0]}, ${head[1]}${fields.length > 0 ? `, {\n  ${fields.join(",\n  ")}\n}` : ""})` + rest.join("")
+    pos = i
+    re.lastIndex = i
+    bump("HttpApiEndpoint chain")
+  }
+  return out + src.slice(pos)
+}
+
 export const transform = (input) => {
   let src = input
+  src = rewriteImports(src)
+  src = rewriteEndpoints(src)
+  // handler request fields
+  // handler request fields (the old names stay as local aliases; rename them by hand where it reads better)
+  src = src.replace(/\(\{\s*path\s*\}\)\s*=>/g, () => (bump("handler path"), "({ params: path }) =>"))
+  src = src.replace(/\(\{\s*path,\s*payload\s*\}\)\s*=>/g, () => (bump("handler path"), "({ params: path, payload }) =>"))
+  src = src.replace(/\(\{\s*path,\s*urlParams\s*\}\)\s*=>/g, () => (bump("handler path"), "({ params: path, query: urlParams }) =>"))
+  src = src.replace(/\(\{\s*urlParams\s*\}\)\s*=>/g, () => (bump("handler urlParams"), "({ query: urlParams }) =>"))
+  // test services live in effect/testing
+  src = src.replace(/import (type )?\{([^}]*)\} from "effect"/, (all, typeOnly = "", list) => {
+    const names = list.split(",").map((x) => x.trim()).filter(Boolean)
+    const testing = names.filter((n) => /^(type )?(FastCheck|TestClock|TestConsole|TestServices)$/.test(n))
+    if (testing.length === 0) return all
+    bump("import effect/testing")
+    const restNames = names.filter((n) => !testing.includes(n))
+    return [restNames.length > 0 ? `import ${typeOnly}{ ${restNames.join(", ")} } from "effect"` : undefined, `import ${typeOnly}{ ${testing.join(", ")} } from "effect/testing"`].filter(Boolean).join("\n")
+  })
+  // Schema *FromSelf → the bare name (v3's Redacted, a transformation, is RedactedFromValue first)
+  src = renameAll(src, "Schema.Redacted", "Schema.RedactedFromValue", "Schema.Redacted")
+  src = src.replace(/(?<![\w$.])Schema\.(Date|Duration|Chunk|ReadonlyMap|ReadonlySet|HashMap|HashSet|BigDecimal|Cause|Exit|Option|RegExp|Uint8Array|BigInt|Symbol|URL|Redacted)FromSelf\b/g, (_m, n) => (bump("FromSelf"), `Schema.${n}`))
 
   // --- Schema ---------------------------------------------------------------------------------
   src = rewriteCalls(src, "Schema.optionalWith", "optionalWith exact", (a) => {
@@ -225,7 +331,8 @@ export const transform = (input) => {
   // filter and annotation messages are strings in Effect 4, not thunks
   src = src.replace(/\bmessage:\s*\(\)\s*=>\s*(?=["'`])/g, () => (bump("message thunk"), "message: "))
   src = rewriteCalls(src, "Schema.filter", "filter", (_a, raw) => `Schema.check(Schema.makeFilter(${raw.join(",")}))`)
-  src = src.replace(/\.annotations\(/g, () => (bump("annotations"), ".annotate("))
+  src = src.replace(/(?<!OpenApi)\.annotations\(/g, () => (bump("annotations"), ".annotate("))
+  src = src.replace(/\.annotateContext\(/g, () => (bump("annotateContext"), ".annotateMerge("))
   src = renameAll(src, "Schema.annotations", "Schema.annotate", "annotations")
   src = renameAll(src, "Schema.compose", "Schema.decodeTo", "compose")
   src = renameAll(src, "Schema.decodeUnknownEither", "Schema.decodeUnknownResult", "decodeUnknownEither")
