@@ -33,6 +33,8 @@
  * - DateTime: `unsafeMake` → `makeUnsafe`, `unsafeNow` → `nowUnsafe`, `greaterThan`… →
  *   `isGreaterThan`…, `x.epochMillis` → `DateTime.toEpochMillis(x)`; `Option.fromNullable` →
  *   `Option.fromNullishOr`.
+ * - SQL: `SqlSchema.findOne` (an Option in v3) → `findOneOption`; `SqlSchema.single` → `findOne`
+ *   (v4's findOne fails when no row is found).
  * - Services: `Context.Tag("Id")<Self, Shape>()` → `Context.Service<Self, Shape>()("Id")`;
  *   `class X extends Effect.Service<X>()("Id", { effect | scoped | sync | succeed, dependencies })`
  *   → `Context.Service<X>()("Id", { make })` with `static readonly layer = Layer.effect(this,
@@ -341,6 +343,10 @@ export const transform = (input) => {
   src = renameAll(src, "Schema.encodeUnknownEither", "Schema.encodeUnknownResult", "encodeUnknownEither")
   src = renameAll(src, "Schema.decodeUnknown", "Schema.decodeUnknownEffect", "decodeUnknown")
   src = renameAll(src, "Schema.parseJson", "Schema.fromJsonString", "parseJson")
+
+  // --- SQL: v3's findOne (an Option) is findOneOption; v3's single (fails on no row) is findOne ----
+  src = renameAll(src, "SqlSchema.findOne", "SqlSchema.findOneOption", "SqlSchema.findOne")
+  src = renameAll(src, "SqlSchema.single", "SqlSchema.findOne", "SqlSchema.single")
 
   // --- Effect -----------------------------------------------------------------------------------
   const effectRenames = {
