@@ -7,41 +7,19 @@
  * - a parameter the platform could not decode: 422 with one issue per parameter;
  * - a URL no route takes: 404, 405 or 422 (UrlChecks.ts); an unreadable body: 422;
  * - an interruption (the client went away, or the server is stopping): 503, logged at debug;
- * - a defect from a database that cannot be reached: 503, or 504 UPSTREAM_TIMEOUT when it did not
- *   answer in time, both with Retry-After;
+ * - core's `DatabaseUnavailable` (the store adapter classifies its driver's errors): 503, or 504
+ *   UPSTREAM_TIMEOUT when the database did not answer in time, both with Retry-After;
  * - any other defect: 500 INTERNAL_ERROR, logged at error level.
  * Each logged failure is one line with the request id; the cause's trace only at debug level.
  */
 import { HttpApiError, HttpServerError, type HttpServerResponse } from "@effect/platform"
 import { causeSummary } from "@switchboard/core/internal"
-import { ProblemCatalog } from "@switchboard/core/shared"
+import { databaseUnavailableOf, ProblemCatalog } from "@switchboard/core/shared"
 import { Cause, Effect, Option } from "effect"
 import { problem, ProblemFailure, renderProblem, validationFailed } from "../../v1/ProblemFailure.js"
 import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure } from "../Surfaces.js"
 import type { Served } from "./Served.js"
 import { type RouteTable, routeNotFound } from "./UrlChecks.js"
-
-/**
- * Whether a defect comes from a database that cannot be reached (→ 503) or did not answer in time
- * (→ 504 UPSTREAM_TIMEOUT): connection errors, the server's `statement_timeout` (57014), the
- * client's query or connect timeout, a pool that could not hand out a connection in time.
- */
-const databaseOutage = (defect: unknown): "unavailable" | "timeout" | undefined => {
-  const seen = new Set<unknown>()
-  let current: unknown = defect
-  while (typeof current === "object" && current !== null && !seen.has(current)) {
-    seen.add(current)
-    const c = current as { _tag?: unknown; code?: unknown; message?: unknown; cause?: unknown }
-    if (c.code === "57014" || (typeof c.message === "string" && /Query read timeout|statement timeout/i.test(c.message))) return "timeout"
-    if (typeof c.code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|57P0[1-3]|08\d{3})$/.test(c.code)) return "unavailable"
-    if (c._tag === "DatabaseUnavailable") return "unavailable"
-    if (typeof c.message === "string" && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Connection timed out/i.test(c.message)) {
-      return "unavailable"
-    }
-    current = c.cause
-  }
-  return undefined
-}
 
 /** A short, single-line description of a failure for the log (no stack). */
 const summary = (cause: Cause.Cause<unknown>): string => {
@@ -115,7 +93,7 @@ export const makeFailures = (table: RouteTable, docsUrl: string): Failures => {
         render(served, problem("UPSTREAM_UNAVAILABLE", "The request was interrupted.", { headers: { "retry-after": "1" } }))
       )
     }
-    const outage = databaseOutage(Cause.squash(cause))
+    const outage = databaseUnavailableOf(Cause.squash(cause))?.reason
     if (outage === "timeout") {
       return Effect.as(
         logFailure(served, "warning", "database timed out", cause, 504),
