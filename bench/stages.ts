@@ -9,7 +9,7 @@ export type Stage = "middleware" | "auth" | "handler" | "SQL client" | "encode/d
 
 const stageOf = (url: string, fn: string): Stage | undefined => {
   if (/pglite|^wasm:|@effect\/sql|packages\/sql-adapter|node_modules\/pg(-[a-z]+)?\//.test(url)) return "SQL client"
-  if (/http-adapter\/src\/(http\/(Middleware|RequestContext|Surfaces)|v1\/Lifecycle)|core\/src\/shared\/(RateLimit|Ids|Identifiers|Secrets|Sha256)/.test(url)) return "middleware"
+  if (/http-adapter\/src\/(http\/(Middleware|RequestContext|Surfaces|pipeline\/)|v1\/Lifecycle)|core\/src\/shared\/(RateLimit|Ids|Identifiers|Secrets|Sha256)/.test(url)) return "middleware"
   if (/http-adapter\/src\/v1\/Authn|core\/src\/identity\/(Authenticator|ProjectKeyVerifier|CredentialCache|Credential|AccessTokenVerifier)|core\/src\/shared\/Crypto/.test(url)) return "auth"
   if (/effect\/dist\/esm\/(Schema|ParseResult|SchemaAST)\.js|core\/src\/shared\/Timestamp/.test(url)) return "encode/decode"
   if (/http-adapter\/src\/v1\/|core\/src\//.test(url)) return "handler"

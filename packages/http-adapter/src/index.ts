@@ -2,6 +2,8 @@
 export * from "./Features.js"
 export * from "./Http.js"
 export * from "./http/Middleware.js"
+export * from "./http/pipeline/InFlight.js"
+export { type RouteTable, routePattern, urlIssue } from "./http/pipeline/UrlChecks.js"
 export * from "./http/RequestContext.js"
 export * from "./http/ServerConfig.js"
 export * from "./http/Surfaces.js"

@@ -8,6 +8,7 @@ import { RepositoriesSql } from "./Features.js"
 import { CredentialRevocationsSql } from "./credentials/CredentialRevocationsSql.js"
 import { RateLimiterSql } from "./shared/RateLimiterSql.js"
 import { RecordChangesSql } from "./shared/RecordChangesSql.js"
+import { orDie } from "./shared/Sql.js"
 
 export { RepositoriesSql }
 
@@ -30,5 +31,5 @@ export const StoreSql = (config: DatabaseConfig) =>
  * that is gone: release them, and a retry runs at once instead of waiting out the lock.
  */
 const ReleaseAbandonedIdempotencyLocks = Layer.effectDiscard(
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`delete from idempotency_records where response_status is null`).pipe(Effect.orDie)
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`delete from idempotency_records where response_status is null`).pipe(orDie)
 )

@@ -1,6 +1,7 @@
 export * from "./Bounds.js"
 export * from "./Identifiers.js"
 export * from "./Idempotency.js"
+export * from "./Infrastructure.js"
 export * from "./Ids.js"
 export * from "./Ports.js"
 export * from "./Problem.js"

@@ -4,7 +4,7 @@
  * ACCESS_LOG names. Decided once when the middleware is built: with ACCESS_LOG=off, or a level below
  * LOG_LEVEL, there is no writer, so a request pays nothing.
  */
-import type { RouteTable } from "./Middleware.js"
+import type { RouteTable } from "./pipeline/UrlChecks.js"
 import type { AccessLogLevel, LogLevelSetting } from "./ServerConfig.js"
 
 const severity: Record<LogLevelSetting, number> = { debug: 0, info: 1, warning: 2, error: 3 }

@@ -16,7 +16,7 @@ import { Deferred, Duration, Effect, Layer, Option, Redacted, Schedule } from "e
 import { join } from "node:path"
 import { serverAdapters, serverWorkers } from "../Features.js"
 import { HttpLive, InFlightLive } from "../Http.js"
-import { InFlight } from "../http/Middleware.js"
+import { InFlight } from "../http/pipeline/InFlight.js"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
 import { HousekeepingLive } from "./Housekeeping.js"
 import { makeHttpServer, makeHttpsServer } from "./NodeServers.js"

@@ -7,7 +7,12 @@
  *     module ran);
  * (c) every port of core (a `Context.Tag`) has a contract suite exported by the testkit, and every
  *     such suite runs on each of its backends: memory, and the SQL layers (PGlite always, PostgreSQL
- *     when DATABASE_URL is set).
+ *     when DATABASE_URL is set);
+ * (d) the HTTP adapter knows a database outage by its type only (core's `DatabaseUnavailable`): no
+ *     module of its src mentions PostgreSQL error codes or driver messages — the SQL adapter
+ *     classifies them (sql-adapter/src/shared/DatabaseOutage.ts);
+ * (e) the request pipeline's composition (http/Middleware.ts) stays short: its steps live in
+ *     http/pipeline/, and the order of the steps reads in one place.
  *
  * Each checker is a pure function over an in-memory file set; the first tests give each one a
  * deliberate violation and assert the message, so a checker that cannot fail is caught too.
@@ -331,6 +336,52 @@ export const checkContracts = (
 }
 
 // ---------------------------------------------------------------------------------------------
+// (d) Database outages by their type only, in the HTTP adapter
+
+/** What only a driver's error says: outage SQLSTATEs (57014, 57P0x, class 08) and driver messages. */
+const driverErrorPatterns: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\b57014\b/, "the SQLSTATE 57014"],
+  [/\b57P0\d\b/, "a SQLSTATE 57P0x"],
+  [/\b08\d{3}\b|08\\d/, "a SQLSTATE of class 08"],
+  [/ECONNREFUSED/, "ECONNREFUSED"],
+  [/Connection terminated/i, "node-postgres' \"Connection terminated\""],
+  [/Query read timeout/i, "node-postgres' \"Query read timeout\""],
+  [/timeout exceeded when trying to connect/i, "node-postgres' pool timeout"]
+]
+
+export const checkNoDriverErrors = (files: ReadonlyArray<SourceFile>): ReadonlyArray<string> => {
+  const violations: Array<string> = []
+  for (const file of files) {
+    if (!file.path.startsWith("packages/http-adapter/src/")) continue
+    file.text.split("\n").forEach((line, i) => {
+      for (const [pattern, what] of driverErrorPatterns) {
+        if (pattern.test(line)) {
+          violations.push(
+            `${file.path}:${i + 1} mentions ${what}: the HTTP adapter knows an outage as DatabaseUnavailable only (the SQL adapter classifies driver errors)`
+          )
+        }
+      }
+    })
+  }
+  return violations
+}
+
+// ---------------------------------------------------------------------------------------------
+// (e) The pipeline's composition stays short
+
+const MIDDLEWARE = "packages/http-adapter/src/http/Middleware.ts"
+const MIDDLEWARE_MAX_LINES = 150
+
+export const checkMiddlewareSize = (files: ReadonlyArray<SourceFile>): ReadonlyArray<string> => {
+  const middleware = files.find((f) => f.path === MIDDLEWARE)
+  if (middleware === undefined) return [`${MIDDLEWARE} is missing: the pipeline's composition moved (update this check)`]
+  const lines = middleware.text.split("\n").length
+  return lines < MIDDLEWARE_MAX_LINES
+    ? []
+    : [`${MIDDLEWARE} has ${lines} lines (fewer than ${MIDDLEWARE_MAX_LINES}): put a step in http/pipeline/, keep the composition readable`]
+}
+
+// ---------------------------------------------------------------------------------------------
 // The repository
 
 const root = (() => {
@@ -491,6 +542,39 @@ describe("the architecture checkers catch a deliberate violation", () => {
       "port FooRepo is listed as having no contract, but repositoryContract exercises it: drop the entry"
     ])
   })
+
+  it("driver errors: pg codes and driver messages in the HTTP adapter's src, not in its tests or the SQL adapter", () => {
+    const violations = checkNoDriverErrors([
+      file(
+        "packages/http-adapter/src/http/Bad.ts",
+        "if (e.code === \"57014\") return \"timeout\"",
+        "const down = /^(57P01|08\\d{3})$/",
+        "// a refused connection (ECONNREFUSED) or \"Connection terminated unexpectedly\"",
+        "const fine = \"the query ran past the statement timeout\""
+      ),
+      file("packages/http-adapter/src/server/Pool.ts", "if (/timeout exceeded when trying to connect|Query read timeout/.test(m)) {}"),
+      file("packages/http-adapter/test/server/Fine.test.ts", "expect(stderr).toContain(\"ECONNREFUSED\")"),
+      file("packages/sql-adapter/src/shared/Fine.ts", "if (code === \"57014\") return \"timeout\"")
+    ])
+    const why = "the HTTP adapter knows an outage as DatabaseUnavailable only (the SQL adapter classifies driver errors)"
+    expect(violations).toEqual([
+      `packages/http-adapter/src/http/Bad.ts:1 mentions the SQLSTATE 57014: ${why}`,
+      `packages/http-adapter/src/http/Bad.ts:2 mentions a SQLSTATE 57P0x: ${why}`,
+      `packages/http-adapter/src/http/Bad.ts:2 mentions a SQLSTATE of class 08: ${why}`,
+      `packages/http-adapter/src/http/Bad.ts:3 mentions ECONNREFUSED: ${why}`,
+      `packages/http-adapter/src/http/Bad.ts:3 mentions node-postgres' "Connection terminated": ${why}`,
+      `packages/http-adapter/src/server/Pool.ts:1 mentions node-postgres' "Query read timeout": ${why}`,
+      `packages/http-adapter/src/server/Pool.ts:1 mentions node-postgres' pool timeout: ${why}`
+    ])
+  })
+
+  it("middleware size: a composition of 150 lines or more, or none at all", () => {
+    expect(checkMiddlewareSize([file(MIDDLEWARE, ...Array.from({ length: 149 }, () => "x"))])).toEqual([])
+    expect(checkMiddlewareSize([file(MIDDLEWARE, ...Array.from({ length: 150 }, () => "x"))])).toEqual([
+      `${MIDDLEWARE} has 150 lines (fewer than 150): put a step in http/pipeline/, keep the composition readable`
+    ])
+    expect(checkMiddlewareSize([])).toEqual([`${MIDDLEWARE} is missing: the pipeline's composition moved (update this check)`])
+  })
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -516,6 +600,14 @@ describe("the architecture of the repository", () => {
 
   it("(c) gives every port a contract suite run on memory and on SQL (PGlite, and PostgreSQL with DATABASE_URL)", () => {
     expect(checkContracts(repository, portsWithoutContract, nonSqlSuites)).toEqual([])
+  })
+
+  it("(d) the HTTP adapter mentions no pg error codes or driver messages", () => {
+    expect(checkNoDriverErrors(repository)).toEqual([])
+  })
+
+  it("(e) the request pipeline's composition (http/Middleware.ts) stays short", () => {
+    expect(checkMiddlewareSize(repository)).toEqual([])
   })
 
   it("(c) the SQL backends are PGlite always and PostgreSQL when DATABASE_URL is set", () => {

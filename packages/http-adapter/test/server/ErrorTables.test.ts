@@ -38,6 +38,7 @@ const managementOnly = "raised by the management API only (routes/ManagementErro
 const dashboardOnly = "raised by Dashboard sign-in only (routes/DashboardErrors.ts maps it)"
 const platformsWorker = "internal to the provisioning worker (platforms/ProvisioningWorker.ts): it retries or fails the operation"
 const planChange = "internal to the billing preview reducer: BillingService turns it into BillingChangeRejected or BillingRequestInvalid"
+const outage = "a defect, not a failure (the store adapter raises it): the pipeline renders it, 503/504 on every surface (http/pipeline/Failures.ts)"
 
 /** Core errors no /v1 operation raises, and why. */
 const notOnV1: Readonly<Record<string, string>> = {
@@ -65,7 +66,8 @@ const notOnV1: Readonly<Record<string, string>> = {
   PasswordRejected: dashboardOnly,
   NotAnOrganizationOwner: dashboardOnly,
   InstallationRequestNotFound: dashboardOnly,
-  InstallationRequestDecided: dashboardOnly
+  InstallationRequestDecided: dashboardOnly,
+  DatabaseUnavailable: outage
 }
 
 /** Core errors no Dashboard operation raises (the others take a Dashboard row or their /v1 problem). */
@@ -84,7 +86,8 @@ const notOnDashboard: Readonly<Record<string, string>> = {
   ProjectUserNotFound: managementOnly,
   ProjectUserLimitReached: managementOnly,
   ProjectUserExists: managementOnly,
-  AssignedNumberNotALine: managementOnly
+  AssignedNumberNotALine: managementOnly,
+  DatabaseUnavailable: outage
 }
 
 describe("error tables", () => {

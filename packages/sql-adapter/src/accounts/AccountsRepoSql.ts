@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { type AccountRecord, AccountsRepo, EmailTaken } from "@switchboard/core/accounts"
 import { AccountId } from "@switchboard/core/shared"
 import { Effect, Layer, Schema } from "effect"
-import { DbTime, DbTimeOrNull, isUniqueViolation, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, die, isUniqueViolation, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 
 /** An `accounts` row (shared by every repository that reads accounts). */
 export const AccountRow = Schema.Struct({
@@ -58,7 +58,7 @@ export const AccountsRepoSql = Layer.effect(
           })}`.pipe(
             Effect.asVoid,
             Effect.catchIf(isUniqueViolation, () => Effect.fail(new EmailTaken({ email: a.email }))),
-            Effect.catchTag("SqlError", Effect.die)
+            Effect.catchTag("SqlError", die)
           ),
       findById: (id) => orDie(findById(id)),
       findByEmail: (email) => orDie(findByEmail(email)),

@@ -7,7 +7,7 @@ import {
 } from "@switchboard/core/accounts"
 import { AccountId, ServiceKeyId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
-import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, die, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 
 const KeyRow = Schema.Struct({
   serviceKeyId: ServiceKeyId,
@@ -71,7 +71,7 @@ export const AccountServiceKeysRepoSql = Layer.effect(
             expiresAt: toDateOrNull(k.expiresAt),
             revokedAt: toDateOrNull(k.revokedAt)
           })}`
-        })).pipe(Effect.catchTag("SqlError", Effect.die)),
+        })).pipe(Effect.catchTag("SqlError", die)),
       listUnrevoked: (accountId) => orDie(listUnrevoked(accountId)).pipe(Effect.map((rows) => rows.map(toKey))),
       findById: (id) =>
         orDie(findById(id)).pipe(Effect.map(Option.map((row) => ({ serviceKey: toKey(row), secretHash: row.secretHash })))),

@@ -6,6 +6,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { CredentialRevocations } from "@switchboard/core/accounts"
 import { Effect, Layer, Stream } from "effect"
+import { orDie } from "../shared/Sql.js"
 
 export const CREDENTIAL_REVOCATIONS_CHANNEL = "sb_credential_revocations"
 
@@ -15,7 +16,7 @@ export const CredentialRevocationsSql = Layer.effect(
     const pg = yield* PgClient.PgClient
     return CredentialRevocations.of({
       // PgClient.notify is broken in sql-pg 0.53 (effect3.md §3); pg_notify works in transactions.
-      publish: (keyId) => pg`select pg_notify(${CREDENTIAL_REVOCATIONS_CHANNEL}, ${keyId})`.pipe(Effect.asVoid, Effect.orDie),
+      publish: (keyId) => pg`select pg_notify(${CREDENTIAL_REVOCATIONS_CHANNEL}, ${keyId})`.pipe(Effect.asVoid, orDie),
       subscribe: pg.listen(CREDENTIAL_REVOCATIONS_CHANNEL).pipe(
         Stream.catchAll((e) => Stream.fromEffect(Effect.logWarning("credential revocation listener stopped", e.message)).pipe(Stream.drain))
       )

@@ -10,7 +10,7 @@ import { ApiKeyLimitReached, ProjectApiKeysRepo } from "@switchboard/core/creden
 import { ProjectClosing, ProjectDeleted, ProjectNotFound } from "@switchboard/core/projects"
 import { AccountId, ApiKeyId, ProjectId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
-import { DbTime, DbTimeOrNull, firstRow, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, die, firstRow, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 
 const KeyRow = Schema.Struct({
   apiKeyId: ApiKeyId,
@@ -70,7 +70,7 @@ export const ProjectApiKeysReposSql = Layer.effect(
             permissionsUpdatedAt: toDateOrNull(k.permissionsUpdatedAt),
             revokedAt: toDateOrNull(k.revokedAt)
           })}`
-        })).pipe(Effect.catchTag("SqlError", Effect.die)),
+        })).pipe(Effect.catchTag("SqlError", die)),
       listUnrevoked: (projectId) =>
         keys(sql`
           select ${cols} from project_api_keys

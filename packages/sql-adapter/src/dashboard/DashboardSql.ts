@@ -64,13 +64,13 @@ const SessionsRepoSql = Layer.effect(
       findByTokenHash: (h) => orDie(findByTokenHash(h)),
       deleteByTokenHash: (h) => orDie(deleteByTokenHash(h)),
       deleteForAccount: (accountId) =>
-        Effect.orDie(SqlSchema.single({
+        orDie(SqlSchema.single({
           Request: Schema.String,
           Result: count,
           execute: (id) => sql`with d as (delete from dashboard_sessions where account_id = ${id} returning 1) select count(*) as n from d`
         })(accountId)).pipe(Effect.map((r) => r.n)),
       deleteExpired: ({ limit, now }) =>
-        Effect.orDie(SqlSchema.single({
+        orDie(SqlSchema.single({
           Request: Schema.Void,
           Result: count,
           execute: () =>
@@ -100,7 +100,7 @@ const SignInThrottleRepoSql = Layer.effect(
       get: (subject) => orDie(get(subject)),
       // One statement: concurrent failures of one subject all count.
       recordFailure: ({ now, subject, windowStart }) =>
-        Effect.orDie(SqlSchema.single({
+        orDie(SqlSchema.single({
           Request: Schema.Void,
           Result: FailuresRow,
           execute: () =>
@@ -254,7 +254,7 @@ const ProjectSettingsRepoSql = Layer.effect(
           .pipe(Effect.asVoid),
       getSlack: (projectId) => orDie(getSlack(projectId)),
       putSlack: (r: SlackIntegrationRecord) =>
-        Effect.orDie(SqlSchema.single({
+        orDie(SqlSchema.single({
           Request: Schema.Void,
           Result: SlackRow,
           execute: () =>
@@ -296,7 +296,7 @@ const OnboardingRepoSql = Layer.effect(
     return OnboardingRepo.of({
       get: (accountId) => orDie(get(accountId)),
       put: (r: OnboardingRecord) =>
-        Effect.orDie(SqlSchema.single({
+        orDie(SqlSchema.single({
           Request: Schema.Void,
           Result: OnboardingRow,
           execute: () =>

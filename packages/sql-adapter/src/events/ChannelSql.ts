@@ -165,7 +165,7 @@ export const IngressEndpointsRepoSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = (q: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
-      Effect.orDie(Effect.flatMap(q, Schema.decodeUnknown(Schema.Array(EndpointRow)))) as Effect.Effect<
+      orDie(Effect.flatMap(q, Schema.decodeUnknown(Schema.Array(EndpointRow)))) as Effect.Effect<
         ReadonlyArray<IngressEndpointRecord>
       >
     return IngressEndpointsRepo.of({

@@ -5,7 +5,7 @@
 import { SqlClient } from "@effect/sql"
 import { type WebhookEndpoint, type WebhooksRepo, WebhookUrlTaken } from "@switchboard/core/events"
 import { Effect, Option } from "effect"
-import { isUniqueViolation, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
+import { die, isUniqueViolation, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 import { buffer, endpointRows } from "./WebhookRows.js"
 
 type EndpointMethods =
@@ -42,7 +42,7 @@ export const makeWebhookEndpointsSql = Effect.gen(function*() {
       })}`.pipe(
         Effect.asVoid,
         Effect.catchIf(isUniqueViolation, () => Effect.fail(new WebhookUrlTaken({ webhookUrl: e.url }))),
-        Effect.catchTag("SqlError", Effect.die)
+        Effect.catchTag("SqlError", die)
       ),
     findEndpoint: (kind, projectId, endpointId) => findEndpoint(kind, projectId, endpointId, false),
     lockEndpoint: (kind, projectId, endpointId) => findEndpoint(kind, projectId, endpointId, true),

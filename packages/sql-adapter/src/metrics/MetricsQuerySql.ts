@@ -35,6 +35,7 @@ import {
 import type { ProjectId } from "@switchboard/core/shared"
 import { Clock, Duration, Effect, Layer, Ref } from "effect"
 import { interruptEmbedded } from "../PgliteClient.js"
+import { die, orDie } from "../shared/Sql.js"
 import { bindParameters, checkQuery, loadParser } from "./SqlGuard.js"
 
 export interface MetricsSandboxOptions {
@@ -121,7 +122,7 @@ export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
     const statistics = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       if (now - (yield* Ref.get(analyzedAt)) < 60_000) return
-      yield* sql.unsafe("analyze message_event_log, calls, call_signals").pipe(Effect.orDie)
+      yield* sql.unsafe("analyze message_event_log, calls, call_signals").pipe(orDie)
       yield* Ref.set(analyzedAt, now)
     })
 
@@ -143,7 +144,7 @@ export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
           if (code.startsWith("54") || code.startsWith("53")) {
             return Effect.fail(new MetricsQueryResourceLimit({ limit: "cost", message: cause.message ?? "over a resource limit" }))
           }
-          if (/^(08|57P|58|XX)/.test(code) || code === "") return Effect.die(e)
+          if (/^(08|57P|58|XX)/.test(code) || code === "") return die(e)
           const at = Number(cause.position)
           const position = Number.isInteger(at) && at > shift ? positionIn(bound.text, at - shift, bound.positionOf) : undefined
           return Effect.fail(new MetricsQueryInvalid({
@@ -227,7 +228,7 @@ export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
           (select count(*) from calls c join call_signals s on s.call_id = c.call_id where c.project_id = ${projectId}) as call_events
       `.pipe(
           Effect.map(([row]) => ({ messageEvents: Number(row?.messageEvents ?? 0), callEvents: Number(row?.callEvents ?? 0) })),
-          Effect.orDie
+          orDie
         )
 
     return MetricsQueryEngine.of({ run, counts })

@@ -81,7 +81,7 @@ export const SigningKeysRepoSql = Layer.effect(
           const storedNext = (yield* stateOf("next")) === undefined
           if (storedNext) yield* insert({ ...next, state: "next", activatedAt: null })
           return { storedCurrent, storedNext }
-        })).pipe(Effect.orDie),
+        })).pipe(orDie),
       rotate: ({ fallback, next, now, publishedUntil }) =>
         sql.withTransaction(Effect.gen(function*() {
           yield* lock
@@ -99,7 +99,7 @@ export const SigningKeysRepoSql = Layer.effect(
           }
           yield* insert({ ...next, state: "next", activatedAt: null })
           return { retired: retired[0]?.kid ?? null, current, next: next.kid }
-        })).pipe(Effect.orDie)
+        })).pipe(orDie)
     })
   })
 )

@@ -160,7 +160,7 @@ const GrantsRepoSql = Layer.effect(
           yield* sql`update oauth_families set revoked_at = ${at} where grant_id = ${grantId} and revoked_at is null`
           yield* sql`update oauth_tokens set revoked_at = ${at} where grant_id = ${grantId} and revoked_at is null`
           return true
-        })).pipe(Effect.orDie)
+        })).pipe(orDie)
     })
   })
 )

@@ -154,7 +154,7 @@ export const TokensRepoSql = Layer.effect(
         const at = toDate(now)
         yield* sql`update oauth_families set revoked_at = ${at} where family_id = ${familyId} and revoked_at is null`
         yield* sql`update oauth_tokens set revoked_at = ${at} where family_id = ${familyId} and revoked_at is null`
-      })).pipe(Effect.orDie)
+      })).pipe(orDie)
 
     return OAuthTokensRepo.of({
       insertCode: (c: AuthorizationCodeRecord) =>
@@ -237,7 +237,7 @@ export const TokensRepoSql = Layer.effect(
             where f.created_at <= ${at} and not exists (select 1 from oauth_tokens t where t.family_id = f.family_id)
             returning family_id`
           return c.length + t.length + f.length
-        })).pipe(Effect.orDie)
+        })).pipe(orDie)
     })
   })
 )

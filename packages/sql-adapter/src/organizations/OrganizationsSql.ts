@@ -19,7 +19,7 @@ import {
 } from "@switchboard/core/organizations"
 import { AccountId, OrganizationId } from "@switchboard/core/shared"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
-import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, die, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
 
 const OrganizationRow = Schema.Struct({
   organizationId: OrganizationId,
@@ -240,7 +240,7 @@ export const OrganizationsReposSql = Layer.unwrapEffect(Effect.gen(function*() {
         if (invitation.revokedAt !== null) return Option.some<InvitationRecord>(invitation)
         yield* sql`update organization_invitations set revoked_at = ${toDate(now)} where invitation_id = ${invitationId}`
         return Option.some<InvitationRecord>({ ...invitation, revokedAt: now })
-      })).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })),
+      })).pipe(Effect.catchTags({ SqlError: die, ParseError: die })),
     accept: ({ accountId, invitationId, now }) =>
       sql.withTransaction(Effect.gen(function*() {
         const found = yield* lockInvitation(invitationId)
@@ -257,7 +257,7 @@ export const OrganizationsReposSql = Layer.unwrapEffect(Effect.gen(function*() {
           where invitation_id = ${invitationId}`
         const member = yield* memberOf({ organizationId, accountId })
         return Option.getOrThrowWith(member, () => new Error("membership vanished inside its transaction")) satisfies MembershipRecord
-      })).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+      })).pipe(Effect.catchTags({ SqlError: die, ParseError: die }))
   })
 
   return Layer.mergeAll(Layer.succeed(OrganizationsRepo, organizations), Layer.succeed(InvitationsRepo, invitations))

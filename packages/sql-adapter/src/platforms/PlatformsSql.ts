@@ -20,7 +20,7 @@ import {
 } from "@switchboard/core/platforms"
 import { LinePlatform } from "@switchboard/core/voice"
 import { Effect, Layer, Schema } from "effect"
-import { DbTime, DbTimeOrNull, firstRow, isUniqueViolation, orDie, parseJson, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, die, firstRow, isUniqueViolation, orDie, parseJson, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 
 const Json = Schema.Unknown.pipe(Schema.transform(Schema.Unknown, { decode: parseJson, encode: (x) => x }))
 const JsonRecord = Schema.transform(Schema.Unknown, Schema.Record({ key: Schema.String, value: Schema.Unknown }), {
@@ -177,7 +177,7 @@ export const PlatformsReposSql = Layer.mergeAll(
               ${toDate(r.updatedAt)})`.pipe(
             Effect.asVoid,
             Effect.catchTag("SqlError", (e) =>
-              isUniqueViolation(e) ? Effect.fail(new ResourceNumberTaken({ phoneNumber: r.phoneNumber ?? r.subject ?? "" })) : Effect.die(e))
+              isUniqueViolation(e) ? Effect.fail(new ResourceNumberTaken({ phoneNumber: r.phoneNumber ?? r.subject ?? "" })) : die(e))
           ),
         find: (projectId, resourceId) =>
           Effect.map(select(sql`select ${cols} from lines where line_id = ${resourceId} and project_id = ${projectId}`), firstRow),

@@ -15,7 +15,7 @@ import {
 } from "@switchboard/core/platforms"
 import { formatTimestamp } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
-import { DbTime, DbTimeOrNull, firstRow, isUniqueViolation, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, die, firstRow, isUniqueViolation, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 
 const accountRows = rowsOf(Schema.Struct({
   projectId: Schema.String,
@@ -89,7 +89,7 @@ export const WhatsappReposSql = Layer.mergeAll(
             ${r.lastName}, ${toDate(r.createdAt)}, ${toDate(r.updatedAt)}, ${toDateOrNull(r.releasedAt)})`.pipe(
           Effect.asVoid,
           Effect.catchTag("SqlError", (e) =>
-            isUniqueViolation(e) ? Effect.fail(new AssignmentHandleTaken({ handle: r.handle })) : Effect.die(e))
+            isUniqueViolation(e) ? Effect.fail(new AssignmentHandleTaken({ handle: r.handle })) : die(e))
         ),
       find: (projectId, assignmentId) =>
         Effect.map(

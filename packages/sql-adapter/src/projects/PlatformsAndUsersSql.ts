@@ -14,7 +14,7 @@ import {
 } from "@switchboard/core/projects"
 import { ProjectId, UserId } from "@switchboard/core/shared"
 import { Effect, Layer, Schema } from "effect"
-import { DbTime, firstRow, isUniqueViolation, orDie, type Rows, rowsOf, toDate } from "../shared/Sql.js"
+import { DbTime, die, firstRow, isUniqueViolation, orDie, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 
 const PlatformRow = Schema.Struct({ platform: PlatformName, enabled: Schema.Boolean })
 
@@ -103,7 +103,7 @@ const ProjectUsersSql = Layer.effect(
         })}`).pipe(
           Effect.asVoid,
           Effect.catchTag("SqlError", (e) =>
-            isUniqueViolation(e) ? Effect.fail(new ProjectUserExists({ phoneNumber: u.phoneNumber })) : Effect.die(e))
+            isUniqueViolation(e) ? Effect.fail(new ProjectUserExists({ phoneNumber: u.phoneNumber })) : die(e))
         ),
       update: (u) =>
         orDie(sql`

@@ -9,7 +9,7 @@ import { Projects } from "@switchboard/core"
 import { type ProjectFilter, type ProjectRecord, ProjectsRepo, SlugInUse } from "@switchboard/core/projects"
 import { AccountId, OrganizationId, ProjectId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
-import { DbTime, DbTimeOrNull, firstRow, isUniqueViolation, orDie, type Rows, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, die, firstRow, isUniqueViolation, orDie, type Rows, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 
 const ProjectRow = Schema.Struct({
   projectId: ProjectId,
@@ -68,7 +68,7 @@ export const ProjectsReposSql = Layer.effect(
           closedAt: toDateOrNull(p.closedAt)
         })}`).pipe(
           Effect.asVoid,
-          Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(new SlugInUse({ slug: p.slug })) : Effect.die(e))
+          Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(new SlugInUse({ slug: p.slug })) : die(e))
         ),
       findById: (projectId) => Effect.map(select(sql`select ${cols} from projects where project_id = ${projectId}`), firstRow),
       lock: (projectId) => Effect.map(select(sql`select ${cols} from projects where project_id = ${projectId} for update`), firstRow),

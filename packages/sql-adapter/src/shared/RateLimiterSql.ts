@@ -17,7 +17,7 @@
 import { SqlClient } from "@effect/sql"
 import { RateLimiter, type RateLimitPolicy, stateOf, windowOf } from "@switchboard/core/shared"
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
-import { toDate } from "./Sql.js"
+import { orDie, toDate } from "./Sql.js"
 
 interface Counter {
   readonly policy: string
@@ -160,12 +160,12 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
                 return stateOf(policy, count, resetSeconds)
               })
             )
-          }).pipe(Effect.orDie),
+          }).pipe(orDie),
         purge: (before) =>
           sql<{ n: number }>`
             with gone as (delete from rate_limit_counters where window_end <= ${toDate(before)} returning 1)
-            select count(*)::int as n from gone`.pipe(Effect.map((rows) => rows[0]?.n ?? 0), Effect.orDie),
-        sync: Effect.orDie(sync)
+            select count(*)::int as n from gone`.pipe(Effect.map((rows) => rows[0]?.n ?? 0), orDie),
+        sync: orDie(sync)
       })
     })
   )

@@ -1,6 +1,7 @@
 /** Small helpers every SQL repository shares. */
 import type { SqlError } from "@effect/sql"
-import { DateTime, Effect, Option, type ParseResult, Schema } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
+import { asDefect } from "./DatabaseOutage.js"
 
 /** A `timestamptz` column: `pg` returns a Date. */
 export const DbTime = Schema.DateTimeUtcFromDate
@@ -20,10 +21,13 @@ export const isUniqueViolation = (e: SqlError.SqlError) => sqlState(e) === "2350
 
 /**
  * Infrastructure failures the caller cannot act on become defects at the repository boundary
- * (DESIGN.md §4); a row that does not decode is a bug, also a defect.
+ * (docs/errors.md); a row that does not decode is a bug, also a defect. An outage becomes core's
+ * `DatabaseUnavailable` (DatabaseOutage.ts); every other failure dies as it is.
  */
-export const orDie = <A, R>(self: Effect.Effect<A, SqlError.SqlError | ParseResult.ParseError, R>): Effect.Effect<A, never, R> =>
-  Effect.orDie(self)
+export const orDie = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, never, R> => Effect.orDieWith(self, asDefect)
+
+/** `Effect.die` at the repository boundary: an outage dies as `DatabaseUnavailable` (see `orDie`). */
+export const die = (error: unknown): Effect.Effect<never> => Effect.die(asDefect(error))
 
 /** What a `sql` template gives: rows, or the statement's failure. */
 export type Rows = Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>

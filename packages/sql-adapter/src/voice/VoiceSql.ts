@@ -27,7 +27,7 @@ import {
   VoiceProfilesRepo
 } from "@switchboard/core/voice"
 import { Effect, Layer, Option, Schema } from "effect"
-import { DbTime, firstRow, isUniqueViolation, orDie, parseJson, recordsOf, type Rows, rowsOf, toDate } from "../shared/Sql.js"
+import { DbTime, die, firstRow, isUniqueViolation, orDie, parseJson, recordsOf, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 
 // ---------------------------------------------------------------------------------------------
 // Lines
@@ -138,7 +138,7 @@ export const VoiceProfilesRepoSql = Layer.effect(
             Effect.catchTag("SqlError", (e) =>
               isUniqueViolation(e)
                 ? Effect.fail(new VoiceDefaultProfileExists({ profileId: record.profileId }))
-                : Effect.die(e))
+                : die(e))
           )),
       find: (projectId, profileId) =>
         one(sql`select record from voice_profiles where profile_id = ${profileId} and project_id = ${projectId}`),

@@ -1,0 +1,67 @@
+/**
+ * The rate-limit step, on /v1 only: limits are per credential (the presented one, or the client
+ * address when none is sent). Every /v1 response carries the policy and its state
+ * (`RateLimit-Policy`, `RateLimit`); over the quota the request answers 429 with `Retry-After`.
+ * The hit runs inside the guarded work, so a limiter that cannot reach its store fails like any
+ * other use of the database (503 + Retry-After), never as an empty 500.
+ */
+import type { HttpApp, HttpServerRequest } from "@effect/platform"
+import { sha256HexSync } from "@switchboard/core/internal"
+import { policyHeader, type RateLimiter, type RateLimitPolicy, stateHeader } from "@switchboard/core/shared"
+import { Clock, Context, DateTime, Effect, type Fiber, Option } from "effect"
+import { problem } from "../../v1/ProblemFailure.js"
+import { addHeader, type Served } from "./Served.js"
+
+/**
+ * The rate-limit key of a /v1 request: the presented credential (its hash), or the client address
+ * when none was sent. Remembered by the whole `Authorization` value, so a credential seen recently
+ * costs one map lookup (no parsing, no hashing per request).
+ */
+const rateLimitKey = (request: HttpServerRequest.HttpServerRequest, memo: Map<string, string>): string => {
+  const header = request.headers["authorization"]
+  if (header !== undefined) {
+    const known = memo.get(header)
+    if (known !== undefined) return known
+  }
+  const bearer = /^Bearer[ ]+(\S{1,8192})\s*$/i.exec(header ?? "")?.[1]
+  if (bearer === undefined) return `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
+  if (memo.size >= RATE_LIMIT_KEY_MEMO) memo.clear()
+  const key = `credential:${sha256HexSync(bearer).slice(0, 40)}`
+  memo.set(header!, key)
+  return key
+}
+
+const RATE_LIMIT_KEY_MEMO = 10_000
+
+/**
+ * The step for one policy: `next` behind the limiter on /v1 paths, `next` itself elsewhere. The
+ * clock is the fiber's (a test clock moves it), read without an effect.
+ */
+export const makeRateLimit = (
+  limiter: Context.Tag.Service<RateLimiter>,
+  settings: { readonly rateLimitQuota: number; readonly rateLimitWindowSeconds: number }
+) => {
+  const policy: RateLimitPolicy = { name: "default", quota: settings.rateLimitQuota, windowSeconds: settings.rateLimitWindowSeconds }
+  const policyValue = policyHeader(policy)
+  const keys = new Map<string, string>()
+  const overQuota = (resetSeconds: number) =>
+    Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
+      headers: { "retry-after": String(resetSeconds) }
+    }))
+  return (served: Served, fiber: Fiber.RuntimeFiber<unknown, unknown>, next: HttpApp.Default<unknown>): HttpApp.Default<unknown> => {
+    const path = served.path
+    if (path !== "/v1" && !path.startsWith("/v1/")) return next
+    return Effect.flatMap(
+      limiter.hit(
+        rateLimitKey(served.request, keys),
+        policy,
+        DateTime.unsafeMake(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+      ),
+      (state) => {
+        addHeader(served, "ratelimit-policy", policyValue)
+        addHeader(served, "ratelimit", stateHeader(policy, state))
+        return state.allowed ? next : overQuota(state.resetSeconds)
+      }
+    )
+  }
+}

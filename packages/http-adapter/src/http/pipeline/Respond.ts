@@ -1,0 +1,45 @@
+/**
+ * The last step: whatever leaves — the work's response, or its failure rendered (Failures.ts) —
+ * gets the pipeline's headers and its access-log line (AccessLog.ts; no writer with ACCESS_LOG=off,
+ * so no cost per request). Served by Node, the headers are on the Node response already
+ * (Served.ts): only a response that names one of them itself gets them set on top.
+ */
+import { HttpServerResponse } from "@effect/platform"
+import { Effect, Exit } from "effect"
+import type { AccessLogWriter } from "../AccessLog.js"
+import type { Failures } from "./Failures.js"
+import type { Served } from "./Served.js"
+
+export interface Respond {
+  /** Whatever leaves: its headers and its access-log line. (Cached records are dropped by the writes that change them.) */
+  readonly finish: (served: Served, response: HttpServerResponse.HttpServerResponse) => HttpServerResponse.HttpServerResponse
+  /** The answer to the work's exit (nothing more once the deadline answered on the Node response). */
+  readonly respond: (served: Served, exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+}
+
+export const makeRespond = (access: AccessLogWriter | undefined, failures: Failures): Respond => {
+  const finish = (served: Served, response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse => {
+    access?.(served.request.method, served.path, response.status, served.requestId, served.started)
+    if (served.node !== undefined) {
+      // Already on the Node response; only a response naming one of them itself needs ours on top.
+      let clash = false
+      for (const name in served.headers) {
+        if (name in response.headers) {
+          clash = true
+          break
+        }
+      }
+      if (!clash) return response
+    }
+    return HttpServerResponse.setHeaders(response, served.headers)
+  }
+
+  const respond = (served: Served, exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) => {
+    served.settled = true
+    // Answered already by the deadline: the platform writes nothing on an ended Node response.
+    if (served.timedOut) return Effect.succeed(HttpServerResponse.empty({ status: 503 }))
+    return Exit.isSuccess(exit) ? Effect.succeed(finish(served, exit.value)) : Effect.map(failures.failed(served, exit.cause), (r) => finish(served, r))
+  }
+
+  return { finish, respond }
+}

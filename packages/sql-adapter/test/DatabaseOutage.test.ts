@@ -1,0 +1,173 @@
+/**
+ * What a database outage looks like from the drivers (shared/DatabaseOutage.ts), and where it
+ * becomes core's `DatabaseUnavailable`: each pg code and driver message shape → its reason (an
+ * unrelated error → none); the repository boundary (`orDie`, `die`, TransactorSql) raising it as a
+ * defect; and the clients' own failures: the embedded database's worker gone (57P01), a PostgreSQL
+ * server that refuses connections (ECONNREFUSED), and one whose statement timeout fires (57014,
+ * with DATABASE_URL).
+ */
+import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
+import { databaseUnavailableOf, DatabaseUnavailable, Transactor } from "@switchboard/core/shared"
+import {
+  asDefect,
+  databaseOutage,
+  DatabaseClient,
+  DatabaseConfig,
+  PostgresClientLayer,
+  scratchPostgres,
+  TransactorSql
+} from "@switchboard/sql-adapter"
+import { Cause, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import Pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PgliteClientLayer } from "../src/PgliteClient.js"
+import { startEmbeddedDatabase } from "../src/PgliteThread.js"
+import { die, orDie } from "../src/shared/Sql.js"
+
+/** A pg-shaped error: what node-postgres (or the embedded database's thread) rejects with. */
+const pgError = (fields: { code?: string; message?: string }) => Object.assign(new Error(fields.message ?? "failed"), fields)
+
+/** As a statement's failure reaches a repository: a `SqlError` carrying the driver's error. */
+const sqlError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+
+/** The defect an effect died with (fails the test when it did not die). */
+const defectOf = async <A>(effect: Effect.Effect<A, never>): Promise<unknown> => {
+  const exit = await Effect.runPromiseExit(effect)
+  if (Exit.isSuccess(exit)) throw new Error("expected a defect, got a success")
+  return Option.getOrThrow(Cause.dieOption(exit.cause))
+}
+
+describe("databaseOutage: each shape of a driver error → its reason", () => {
+  const table: ReadonlyArray<readonly [string, unknown, "unavailable" | "timeout" | undefined]> = [
+    // The server's statement_timeout, the client's query timeout.
+    ["57014 (statement_timeout)", pgError({ code: "57014", message: "canceling statement due to statement timeout" }), "timeout"],
+    ["57014 without a message", { code: "57014" }, "timeout"],
+    ["'statement timeout' in the message", pgError({ message: "canceling statement due to statement timeout" }), "timeout"],
+    ["node-postgres' query_timeout", pgError({ message: "Query read timeout" }), "timeout"],
+    // Connections that fail.
+    ["ECONNREFUSED", pgError({ code: "ECONNREFUSED", message: "connect ECONNREFUSED 127.0.0.1:5432" }), "unavailable"],
+    ["ECONNRESET", pgError({ code: "ECONNRESET", message: "read ECONNRESET" }), "unavailable"],
+    ["ETIMEDOUT", pgError({ code: "ETIMEDOUT", message: "connect ETIMEDOUT" }), "unavailable"],
+    ["EPIPE", pgError({ code: "EPIPE", message: "write EPIPE" }), "unavailable"],
+    ["57P01 (admin shutdown; the embedded database's worker gone)", pgError({ code: "57P01", message: "the embedded database stopped" }), "unavailable"],
+    ["57P02 (crash shutdown)", pgError({ code: "57P02" }), "unavailable"],
+    ["57P03 (cannot connect now)", pgError({ code: "57P03", message: "the database system is starting up" }), "unavailable"],
+    ["08006 (connection failure)", pgError({ code: "08006" }), "unavailable"],
+    ["08001 (cannot establish a connection)", pgError({ code: "08001" }), "unavailable"],
+    ["'Connection terminated' in the message", pgError({ message: "Connection terminated unexpectedly" }), "unavailable"],
+    ["'connect ECONNREFUSED' in the message", new Error("connect ECONNREFUSED ::1:5432"), "unavailable"],
+    ["a pool out of connections in time", new Error("timeout exceeded when trying to connect"), "unavailable"],
+    ["'Connection timed out' (the start-up check)", new Error("Connection timed out"), "unavailable"],
+    ["already classified", new DatabaseUnavailable({ reason: "timeout", message: "x" }), "timeout"],
+    ["a { _tag: DatabaseUnavailable } value", { _tag: "DatabaseUnavailable" }, "unavailable"],
+    // Along the cause chain: the SqlError a repository sees, and deeper.
+    ["a SqlError over 57014", sqlError(pgError({ code: "57014" })), "timeout"],
+    ["a SqlError over ECONNREFUSED", sqlError(pgError({ code: "ECONNREFUSED" })), "unavailable"],
+    ["two causes deep", { cause: sqlError(pgError({ message: "Connection terminated due to connection timeout" })) }, "unavailable"],
+    // Not an outage.
+    ["23505 (unique violation)", sqlError(pgError({ code: "23505", message: "duplicate key value violates unique constraint" })), undefined],
+    ["42601 (syntax error)", sqlError(pgError({ code: "42601", message: "syntax error at or near \"selec\"" })), undefined],
+    ["57P04 (database dropped)", sqlError(pgError({ code: "57P04" })), undefined],
+    ["54000 (program limit)", pgError({ code: "54000" }), undefined],
+    ["ENOENT", pgError({ code: "ENOENT", message: "no such file or directory" }), undefined],
+    ["a plain Error", new Error("boom"), undefined],
+    ["a string", "Connection terminated", undefined],
+    ["null", null, undefined],
+    ["undefined", undefined, undefined]
+  ]
+  for (const [name, error, reason] of table) {
+    it(`${name} → ${reason ?? "none"}`, () => {
+      expect(databaseOutage(error)).toBe(reason)
+    })
+  }
+
+  it("a cause chain that loops ends (none)", () => {
+    const a: { message: string; cause?: unknown } = { message: "a" }
+    a.cause = { message: "b", cause: a }
+    expect(databaseOutage(a)).toBeUndefined()
+  })
+})
+
+describe("asDefect: an outage becomes DatabaseUnavailable, anything else stays as it is", () => {
+  it("carries the reason, the message and the error it classified", () => {
+    const error = sqlError(pgError({ code: "57P01", message: "terminating connection due to administrator command" }))
+    const defect = asDefect(error)
+    expect(defect).toBeInstanceOf(DatabaseUnavailable)
+    expect(defect).toMatchObject({ _tag: "DatabaseUnavailable", reason: "unavailable", message: "Failed to execute statement", cause: error })
+    expect(databaseUnavailableOf(defect)?.reason).toBe("unavailable")
+    expect(asDefect(defect)).toBe(defect)
+  })
+
+  it("leaves an unrelated error as it is", () => {
+    const error = sqlError(pgError({ code: "23505" }))
+    expect(asDefect(error)).toBe(error)
+    expect(databaseUnavailableOf(error)).toBeUndefined()
+  })
+})
+
+describe("the repository boundary raises it as a defect", () => {
+  const outage = sqlError(pgError({ code: "57014" }))
+  const bug = sqlError(pgError({ code: "42601" }))
+
+  it("orDie and die: an outage dies as DatabaseUnavailable; other failures die as they are", async () => {
+    expect(await defectOf(orDie(Effect.fail(outage)))).toMatchObject({ _tag: "DatabaseUnavailable", reason: "timeout", cause: outage })
+    expect(await defectOf(die(outage))).toMatchObject({ _tag: "DatabaseUnavailable", reason: "timeout" })
+    expect(await defectOf(orDie(Effect.fail(bug)))).toBe(bug)
+    expect(await defectOf(die(bug))).toBe(bug)
+  })
+
+  it("TransactorSql: a failing BEGIN/COMMIT on an unreachable database dies as DatabaseUnavailable", async () => {
+    const failing = SqlClient.SqlClient.of({
+      withTransaction: () => Effect.fail(sqlError(pgError({ code: "ECONNRESET" })))
+    } as unknown as SqlClient.SqlClient)
+    const program = Effect.flatMap(Transactor, (t) => t.withTransaction(Effect.void)).pipe(
+      Effect.provide(TransactorSql.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, failing))))
+    )
+    expect(await defectOf(program)).toMatchObject({ _tag: "DatabaseUnavailable", reason: "unavailable" })
+  })
+})
+
+describe("the clients' outages reach a repository as DatabaseUnavailable", () => {
+  it("the embedded database: a statement after its worker is gone (57P01)", async () => {
+    const db = await startEmbeddedDatabase({ dataDir: undefined })
+    const program = Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      expect(yield* orDie(sql<{ n: number }>`select ${1}::int as n`)).toEqual([{ n: 1 }])
+      yield* Effect.promise(() => db.close())
+      return yield* orDie(sql`select 1`)
+    }).pipe(Effect.provide(PgliteClientLayer(Effect.succeed(db), {})))
+    expect(await defectOf(program)).toMatchObject({ _tag: "DatabaseUnavailable", reason: "unavailable" })
+  }, 30_000)
+
+  it("PostgreSQL that refuses connections (ECONNREFUSED)", async () => {
+    // Port 1: nothing listens there, so the pool's connect is refused at once.
+    const pool = Effect.acquireRelease(
+      Effect.sync(() => new Pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/postgres", connectionTimeoutMillis: 2_000 })),
+      (p) => Effect.promise(() => p.end())
+    )
+    const program = Effect.flatMap(SqlClient.SqlClient, (sql) => orDie(sql`select 1`)).pipe(
+      Effect.provide(PostgresClientLayer(pool, {}))
+    )
+    expect(await defectOf(program)).toMatchObject({ _tag: "DatabaseUnavailable", reason: "unavailable" })
+  }, 30_000)
+
+  describe.runIf(Boolean(process.env.DATABASE_URL))("on PostgreSQL (DATABASE_URL)", () => {
+    let url = ""
+    let close: () => Promise<void> = async () => {}
+    beforeAll(async () => {
+      const scope = Effect.runSync(Scope.make())
+      url = await Effect.runPromise(Scope.extend(scratchPostgres, scope))
+      close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+    })
+    afterAll(() => close())
+
+    it("a statement past the server's statement_timeout (57014) → timeout", async () => {
+      const program = Effect.flatMap(SqlClient.SqlClient, (sql) => orDie(sql`select pg_sleep(5)`)).pipe(
+        Effect.provide(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(url), statementTimeoutMs: 300 }))),
+        Effect.orDie
+      )
+      expect(await defectOf(program)).toMatchObject({ _tag: "DatabaseUnavailable", reason: "timeout" })
+    }, 30_000)
+  })
+})
