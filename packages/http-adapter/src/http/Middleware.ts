@@ -9,13 +9,9 @@
  */
 import { HttpApiError, HttpApp, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { causeSummary, sha256HexSync } from "@switchboard/core/internal"
-import {
-  policyHeader,
-  ProblemCatalog,
-  RateLimiter,
-  type RateLimitPolicy,
-  stateHeader
-} from "@switchboard/core/shared"
+import { RateLimiter, type RateLimitPolicy } from "@switchboard/core/shared"
+import { ProblemCatalog } from "./ProblemCatalog.js"
+import { policyHeader, stateHeader } from "./RateLimitHeaders.js"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Cause, Clock, Context, DateTime, Effect, Exit, Fiber, FiberRef, Option, Runtime } from "effect"
 import { ServerResponse } from "node:http"

@@ -11,7 +11,8 @@ import {
   ListAccountServiceKeysResponse,
   RevokeAccountServiceKeyResponse
 } from "@switchboard/core/accounts"
-import { type ProblemCode, ServiceKeyId } from "@switchboard/core/shared"
+import { ServiceKeyId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotent } from "./CommonProblems.js"
