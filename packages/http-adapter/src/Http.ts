@@ -26,7 +26,7 @@ import { managementOpenApi } from "./routes/ManagementOperations.js"
 import { InFlight, makeGlobalMiddleware, makeInFlightCounter, routePattern, type RouteTable } from "./http/Middleware.js"
 import { ServerConfig } from "./http/ServerConfig.js"
 import { FeatureRoutes, featureRouteTable, V1Api, V1GroupsLive } from "./Features.js"
-import { AuthnLive } from "./v1/Handlers.js"
+import { AuthnLive } from "./v1/AuthnLive.js"
 import { problem } from "./v1/Problems.js"
 
 /** Routes outside the HttpApi (pages, Dashboard, OAuth, management, uploads, …) as (method, router path). */
