@@ -148,6 +148,22 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: mustNotImport("sql-adapter", "http-adapter") }] }
   },
   {
+    // The server ships the simulated providers (@switchboard/testkit/simulated): no test runner there,
+    // and nothing of the rest of the testkit, which loads one.
+    files: ["packages/testkit/src/simulated/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [
+          ...mustNotImport("sql-adapter", "http-adapter"),
+          {
+            group: ["vitest", "vitest/*", "@effect/vitest", "@effect/vitest/*", "../*", "@switchboard/testkit", "@switchboard/testkit/*"],
+            message: "testkit/src/simulated/ is shipped by the server: it imports only core, effect and its own files."
+          }
+        ]
+      }]
+    }
+  },
+  {
     files: ["packages/sql-adapter/src/**/*.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: mustNotImport("testkit", "http-adapter") }] }
   },
@@ -158,7 +174,16 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: mustNotImport("sql-adapter", "testkit") }] }
   },
   {
+    // The composition root may use the simulated providers, never the rest of the testkit (its
+    // root loads the test runner).
     files: ["packages/http-adapter/src/server/**/*.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: mustNotImport("testkit") }] }
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          regex: "^@switchboard/testkit(?!/simulated$)(?:/.*)?$",
+          message: "src/server/ may import @switchboard/testkit/simulated only (docs/architecture.md)."
+        }]
+      }]
+    }
   }
 )

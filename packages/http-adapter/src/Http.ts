@@ -28,7 +28,7 @@ import { InFlight, makeInFlightCounter } from "./http/pipeline/InFlight.js"
 import { routePattern, type RouteTable } from "./http/pipeline/UrlChecks.js"
 import { ServerConfig } from "./http/ServerConfig.js"
 import { FeatureRoutes, featureRouteTable, V1Api, V1GroupsLive } from "./Features.js"
-import { AuthnLive } from "./v1/Handlers.js"
+import { AuthnLive } from "./v1/AuthnLive.js"
 import { problem } from "./v1/Problems.js"
 
 /** Routes outside the HttpApi (pages, Dashboard, OAuth, management, uploads, …) as (method, router path). */

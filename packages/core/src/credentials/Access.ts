@@ -5,7 +5,6 @@
  */
 import { Data, Either } from "effect"
 import type { AccountId, ApiKeyId, ProjectId, ServiceKeyId } from "../shared/Identifiers.js"
-import type { ProblemCode } from "../shared/ProblemCatalog.js"
 
 /** The permissions of project API keys (SPEC.md § Project API key). */
 export type ProjectPermission =
@@ -83,18 +82,25 @@ export type Requirement = Data.TaggedEnum<{
 export const Requirement = Data.taggedEnum<Requirement>()
 
 /**
- * A refusal as data: the problem code the HTTP adapter sends, a detail for people and, for a
- * scope refusal (`INSUFFICIENT_SCOPE`, made only by `denyScope`), the scope that is missing — the
- * adapter builds the RFC 6750 `insufficient_scope` challenge from that field, never from the detail.
+ * Why access is refused: no credential (`NOT_AUTHENTICATED`), a credential that may not do this
+ * (`FORBIDDEN`), a project key of another project (`RESOURCE_MISMATCH`), or an access token that
+ * lacks a scope (`INSUFFICIENT_SCOPE`). Each adapter decides how it answers each reason.
+ */
+export type AccessRefusal = "NOT_AUTHENTICATED" | "FORBIDDEN" | "RESOURCE_MISMATCH" | "INSUFFICIENT_SCOPE"
+
+/**
+ * A refusal as data: its reason, a detail for people and, for a scope refusal
+ * (`INSUFFICIENT_SCOPE`, made only by `denyScope`), the scope that is missing — an adapter builds
+ * its challenge (RFC 6750 `insufficient_scope`) from that field, never from the detail.
  */
 export class AccessDenied extends Data.TaggedError("AccessDenied")<{
-  readonly code: ProblemCode
+  readonly code: AccessRefusal
   readonly detail: string
   readonly scope?: string
 }> {}
 
 /** A refusal other than a missing scope (that one is `denyScope`, which names the scope). */
-export const denyWith = (code: Exclude<ProblemCode, "INSUFFICIENT_SCOPE">, detail: string) =>
+export const denyWith = (code: Exclude<AccessRefusal, "INSUFFICIENT_SCOPE">, detail: string) =>
   Either.left(new AccessDenied({ code, detail }))
 
 const deny = denyWith

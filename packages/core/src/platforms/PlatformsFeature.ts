@@ -1,10 +1,10 @@
 /**
- * The platforms feature in core (issue 18): provisioning operations and resources.
+ * The platforms feature in core: provisioning operations and resources.
  *
  * `PlatformsCore` needs the store's ports (`PlatformsPorts`, plus projects, organizations and the
  * events outbox) and six that are not the store's: `NumberProvider`, `CampaignRegistry`, `TelegramProvider`,
- * `EmailDomainProvider`, `WhatsappProvider` (the server ships simulated ones: `makeSimulatedProviders`) and
- * `ImessagePool` (`makeSimulatedImessagePool`); billing's `BillingRepo` and `BillingCatalog` price resources,
+ * `EmailDomainProvider`, `WhatsappProvider` and `ImessagePool` (the server ships simulated ones, from
+ * `@switchboard/testkit/simulated`); billing's `BillingRepo` and `BillingCatalog` price resources,
  * and attachments keep their bytes in the uploads feature's `BlobStore`.
  */
 import { Layer } from "effect"
@@ -32,16 +32,13 @@ export * from "./ImessageProvisioning.js"
 export * from "./ImessageSchema.js"
 export * from "./OperationMachine.js"
 export * from "./PricedResources.js"
-export * from "./SimulatedImessagePool.js"
 export * from "./PlatformErrors.js"
 export * from "./PlatformPorts.js"
 export * from "./PlatformSchema.js"
 export * from "./PlatformViews.js"
 export * from "./Provisioning.js"
 export * from "./ProvisioningWorker.js"
-export * from "./SimulatedProviders.js"
 export * from "./SmsCampaigns.js"
-export * from "./SimulatedWhatsapp.js"
 export * from "./VerificationCodes.js"
 export * from "./Whatsapp.js"
 export * from "./WhatsappAccountMachine.js"

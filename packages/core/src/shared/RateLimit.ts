@@ -1,12 +1,11 @@
 /**
- * Rate limits (API.md §0): fixed windows counted in the store, so every server process shares them.
- * Headers follow draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: "default";q=100;w=10` and
- * `RateLimit: "default";r=97;t=8`.
+ * Rate limits: fixed windows counted in the store, so every server process shares them.
+ * The HTTP adapter renders a policy and a state as headers (http-adapter's http/RateLimitHeaders.ts).
  */
 import { Context, type DateTime, type Effect } from "effect"
 
 export interface RateLimitPolicy {
-  /** The policy's name in the headers. */
+  /** The policy's name (the HTTP adapter puts it in the rate-limit headers). */
   readonly name: string
   /** Requests allowed per window. */
   readonly quota: number
@@ -47,6 +46,3 @@ export const stateOf = (policy: RateLimitPolicy, count: number, resetSeconds: nu
   remaining: Math.max(0, policy.quota - count),
   resetSeconds
 })
-
-export const policyHeader = (p: RateLimitPolicy) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`
-export const stateHeader = (p: RateLimitPolicy, s: RateLimitState) => `"${p.name}";r=${s.remaining};t=${s.resetSeconds}`

@@ -1,17 +1,15 @@
 /**
- * iMessage's state (platforms/SimulatedImessagePool.ts, the worker's self-cancel): an example table
+ * iMessage's state (the testkit's simulated/SimulatedImessagePool.ts, the worker's self-cancel): an example table
  * of the pool and bounded properties — dedicated lines are never handed out twice nor beyond
  * capacity, a shared line never holds more than its seats, and the pool grows only with auto-scale.
  */
 import { it } from "@effect/vitest"
 import {
   apply,
-  defaultSimulatedImessageSettings,
   ImessagePool,
-  makeSimulatedImessagePool,
-  newOperation,
-  simulatedImessageNumber
+  newOperation
 } from "@switchboard/core/platforms"
+import { defaultSimulatedImessageSettings, makeSimulatedImessagePool, simulatedImessageNumber } from "@switchboard/testkit/simulated"
 import { DateTime, Effect, FastCheck, Option } from "effect"
 import { describe, expect } from "vitest"
 

@@ -4,7 +4,7 @@
  * document — and the Idempotency-Key header on the operations that require it.
  */
 import { HttpApi, OpenApi, OpenApiJsonSchema } from "@effect/platform"
-import { type ProblemCode, problemCodes, problemEntry } from "@switchboard/core/shared"
+import { type ProblemCode, problemCodes, problemEntry } from "../http/ProblemCatalog.js"
 import { Option, Schema } from "effect"
 import { idempotentOperations, operationProblems, V1Api } from "../Features.js"
 import { deviceOperations, OAuthErrorResponse as OAuthErrorSchema, type RawV1Operation } from "../routes/OAuthDeviceOperations.js"

@@ -1,5 +1,6 @@
 /** An example problem document of a code (what the OpenAPI documents show for an error response). */
-import { makeProblem, type ProblemCode, problemEntry } from "@switchboard/core/shared"
+import { makeProblem } from "../http/Problem.js"
+import { type ProblemCode, problemEntry } from "../http/ProblemCatalog.js"
 
 export const exampleRequestId = "req_01jbexample0000000000000000"
 

@@ -3,7 +3,7 @@
  * human-readable HTML page; `/problems/catalog` lists them all.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { problemCodes, problemCodeOfSlug, problemEntry, type ProblemCode } from "@switchboard/core/shared"
+import { type ProblemCode, problemCodeOfSlug, problemCodes, problemEntry } from "../http/ProblemCatalog.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)

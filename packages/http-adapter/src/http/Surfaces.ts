@@ -8,7 +8,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import { type OAuthErrorCode, type OAuthProtocolError } from "@switchboard/core/oauth"
-import { makeProblem } from "@switchboard/core/shared"
+import { makeProblem } from "./Problem.js"
 import { Schema } from "effect"
 import type { ProblemFailure } from "../v1/ProblemFailure.js"
 import type { ErrorTableOf, PartialErrorTableOf, Tagged } from "./ErrorTable.js"

@@ -9,7 +9,7 @@
 import { type DashboardError } from "@switchboard/core/dashboard"
 import { type ManagementWebhookError } from "@switchboard/core/events"
 import type { InstallationRequestDecided, InstallationRequestNotFound } from "@switchboard/core/oauth"
-import { problemEntry } from "@switchboard/core/shared"
+import { problemEntry } from "../http/ProblemCatalog.js"
 import { applyRow, rowOf } from "../http/ErrorTable.js"
 import { EnvelopeFailure, envelopeFailure, type EnvelopeTable, type PartialEnvelopeTable } from "../http/Surfaces.js"
 import { ProblemFailure, problemOfDomainError, type V1DomainError } from "../v1/Problems.js"

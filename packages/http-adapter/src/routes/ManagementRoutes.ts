@@ -48,7 +48,7 @@ import { type Line, LinePlatform, Lines } from "@switchboard/core/voice"
 import { Effect, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
-import { defaultPictureUrl } from "../v1/Handlers.js"
+import { defaultPictureUrl } from "../v1/DefaultPicture.js"
 import { envelopeErrors, type ManagementDomainError } from "./ManagementErrors.js"
 import { envelope, jsonBody, makeManagementGuard, type ManagementUse } from "./ManagementPipeline.js"
 

@@ -1,6 +1,6 @@
 /**
- * iMessage's adapters in the standalone server (issue 18): core's deterministic simulated
- * `ImessagePool`, configured from the environment, and the shared-mode seat cap default:
+ * iMessage's adapters in the standalone server: the testkit's deterministic simulated
+ * `ImessagePool` (`@switchboard/testkit/simulated`), configured from the environment, and the shared-mode seat cap default:
  *
  * | variable | default | meaning |
  * |---|---|---|
@@ -13,7 +13,8 @@
  * `SIMULATED_PROVIDER_DELAY_MS` and `SIMULATED_PROVIDER_FAIL` (PlatformsAdapters.ts) apply here too.
  * A host plugs a real pool in by providing its own `ImessagePool` layer.
  */
-import { defaultSimulatedImessageSettings, ImessageSettings, makeSimulatedImessagePool } from "@switchboard/core/platforms"
+import { ImessageSettings } from "@switchboard/core/platforms"
+import { defaultSimulatedImessageSettings, makeSimulatedImessagePool } from "@switchboard/testkit/simulated"
 import { Config, Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

@@ -5,7 +5,8 @@
  * request line (400) — is answered in the format of the surface the request was for, with an
  * `X-Request-ID`, instead of Node's empty body.
  */
-import { formatTypeId, IdKinds, makeProblem, uuidv7Bytes } from "@switchboard/core/shared"
+import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
+import { makeProblem } from "../http/Problem.js"
 import { randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import { createServer as createHttpsServer } from "node:https"

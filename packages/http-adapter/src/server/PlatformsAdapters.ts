@@ -1,6 +1,6 @@
 /**
- * The platforms feature's adapters in the standalone server (issue 18): core's deterministic
- * simulated providers (`NumberProvider`, `CampaignRegistry`, `TelegramProvider`, `EmailDomainProvider`) and the worker's
+ * The platforms feature's adapters in the standalone server: the deterministic simulated providers
+ * of `@switchboard/testkit/simulated` (`NumberProvider`, `CampaignRegistry`, `TelegramProvider`, `EmailDomainProvider`) and the worker's
  * settings, both read from the environment:
  *
  * | variable | default | meaning |
@@ -21,11 +21,8 @@
  * A host plugs real providers in by providing its own `NumberProvider`, `CampaignRegistry`, `TelegramProvider`,
  * `EmailDomainProvider` and `WhatsappProvider` layers (WhatsApp's settings: `WhatsappAdapters.ts`) (they win over these, see `appLayer`'s `overrides`).
  */
-import {
-  defaultSimulatedProviderSettings,
-  makeSimulatedProviders,
-  ProvisioningSettings
-} from "@switchboard/core/platforms"
+import { ProvisioningSettings } from "@switchboard/core/platforms"
+import { defaultSimulatedProviderSettings, makeSimulatedProviders } from "@switchboard/testkit/simulated"
 import { Config, Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 

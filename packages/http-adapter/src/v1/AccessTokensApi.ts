@@ -5,7 +5,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ListOauthScopesResponse } from "@switchboard/core/oauth"
-import { type ProblemCode } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { ProblemFailure } from "./ProblemFailure.js"
 
 export const AccessTokensGroup = HttpApiGroup.make("accessTokens")

@@ -4,7 +4,7 @@ import { decide, Requirement } from "@switchboard/core/credentials"
 import { businessScopes, ListOauthScopesResponse } from "@switchboard/core/oauth"
 import { Effect, Either } from "effect"
 import { refusal } from "./Access.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { AccessTokensGroup } from "./AccessTokensApi.js"
 import { rendered, toResponse } from "./Pipeline.js"
 

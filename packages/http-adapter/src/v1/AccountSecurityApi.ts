@@ -16,7 +16,8 @@ import {
   TotpEnrollment,
   UpdateAccountRequest
 } from "@switchboard/core/accounts"
-import { type ProblemCode, TotpFactorId } from "@switchboard/core/shared"
+import { TotpFactorId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"

@@ -20,9 +20,9 @@ import {
 import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount } from "./Access.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { AccountSecurityGroup } from "./AccountSecurityApi.js"
-import { defaultPictureUrl } from "./Handlers.js"
+import { defaultPictureUrl } from "./DefaultPicture.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 
 /** One-time secrets must not be stored by caches on the way. */

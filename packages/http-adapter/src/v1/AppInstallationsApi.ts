@@ -11,7 +11,7 @@ import {
   RedeemAppInstallationDeliveryRequest,
   RedeemAppInstallationDeliveryResponse
 } from "@switchboard/core/oauth"
-import type { ProblemCode } from "@switchboard/core/shared"
+import type { ProblemCode } from "../http/ProblemCatalog.js"
 import { ProblemFailure } from "./ProblemFailure.js"
 
 export const AppInstallationsGroup = HttpApiGroup.make("appInstallations")

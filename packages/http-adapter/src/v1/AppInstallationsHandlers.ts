@@ -14,7 +14,7 @@ import {
 import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { AppInstallationsGroup } from "./AppInstallationsApi.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
 
 export const AppInstallationsGroupLive = HttpApiBuilder.group(v1Group(AppInstallationsGroup), "appInstallations", (handlers) =>

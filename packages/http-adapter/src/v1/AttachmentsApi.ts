@@ -6,7 +6,8 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Attachment, AttachmentPage } from "@switchboard/core/platforms"
-import { type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { ProjectId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"

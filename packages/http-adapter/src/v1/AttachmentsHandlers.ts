@@ -8,7 +8,7 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Attachment, AttachmentPage, Attachments, AttachmentSettings, ListAttachmentsQuery } from "@switchboard/core/platforms"
 import { base64url, sha256Bytes } from "@switchboard/core/internal"
 import { Effect } from "effect"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { AttachmentsGroup } from "./AttachmentsApi.js"
 import { domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./ProblemFailure.js"

@@ -5,7 +5,8 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Billing } from "@switchboard/core"
-import { BillingOperationId, OrganizationId, type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { BillingOperationId, OrganizationId, ProjectId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Context, type Effect, Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"

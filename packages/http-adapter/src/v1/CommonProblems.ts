@@ -1,5 +1,5 @@
 /** Problem codes shared by many /v1 operations (for the OpenAPI document's per-operation lists). */
-import type { ProblemCode } from "@switchboard/core/shared"
+import type { ProblemCode } from "../http/ProblemCatalog.js"
 
 /** Every authenticated operation can answer these. */
 export const commonProblems: ReadonlyArray<ProblemCode> = [

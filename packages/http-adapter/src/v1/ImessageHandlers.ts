@@ -20,7 +20,7 @@ import {
 import { BillingService } from "@switchboard/core/billing"
 import { Effect } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { ImessageGroup } from "./ImessageApi.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { acceptedOperation } from "./PlatformsHandlers.js"

@@ -5,7 +5,8 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { IngressPlatform, IngressSourceId } from "@switchboard/core/events"
-import { type ProblemCode, ProjectId, Timestamp } from "@switchboard/core/shared"
+import { ProjectId, Timestamp } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { projectProblems as common } from "./CommonProblems.js"

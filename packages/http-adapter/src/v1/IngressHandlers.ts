@@ -7,7 +7,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { EXTERNAL_WEBHOOK_SERVICE_SEGMENT, Ingress, type IngressEndpointRecord } from "@switchboard/core/events"
 import { DateTime, Effect, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import {
   CreateIngressEndpointRequest,
   CreateIngressEndpointResponse,

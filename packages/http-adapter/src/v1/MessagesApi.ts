@@ -9,7 +9,8 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { IngestMessageFactsRequest, IngestMessageFactsResponse, Message, MessagePage } from "@switchboard/core/messages"
-import { MessageId, type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { MessageId, ProjectId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { projectProblems as common } from "./CommonProblems.js"

@@ -13,7 +13,7 @@ import {
   Messages
 } from "@switchboard/core/messages"
 import { Effect } from "effect"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { MessagesGroup } from "./MessagesApi.js"
 import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"

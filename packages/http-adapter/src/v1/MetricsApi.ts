@@ -10,7 +10,8 @@ import {
   QueryMessageMetricsResponse
 } from "@switchboard/core/metrics"
 import { SqlQueryRequest } from "@switchboard/core/projects"
-import { type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { ProjectId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { projectProblems as common } from "./CommonProblems.js"

@@ -12,7 +12,7 @@ import {
 } from "@switchboard/core/metrics"
 import { SqlQueryRequest } from "@switchboard/core/projects"
 import { Effect } from "effect"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { MetricsGroup } from "./MetricsApi.js"
 import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
 import { onProject } from "./ProjectsHandlers.js"

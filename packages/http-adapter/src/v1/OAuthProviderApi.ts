@@ -9,7 +9,7 @@ import {
   ListAuthorizedApplicationsResponse,
   OAuthClientId
 } from "@switchboard/core/oauth"
-import { type ProblemCode } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common } from "./CommonProblems.js"

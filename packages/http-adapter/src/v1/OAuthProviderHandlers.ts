@@ -9,7 +9,7 @@ import {
 } from "@switchboard/core/oauth"
 import { Effect } from "effect"
 import { actingAccount } from "./Access.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { OAuthProviderGroup } from "./OAuthProviderApi.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
 import { validationFailed } from "./ProblemFailure.js"

@@ -16,7 +16,8 @@ import {
   Organization,
   RevokeInvitationResponse
 } from "@switchboard/core/organizations"
-import { AccountId, InvitationToken, OrganizationId, type ProblemCode } from "@switchboard/core/shared"
+import { AccountId, InvitationToken, OrganizationId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"

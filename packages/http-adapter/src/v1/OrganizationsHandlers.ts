@@ -23,7 +23,7 @@ import {
 import { InvitationToken, PageSize } from "@switchboard/core/shared"
 import { Effect, Either, Redacted, Schema } from "effect"
 import { actingAccount } from "./Access.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { OrganizationsGroup } from "./OrganizationsApi.js"
 import { decodeJsonBody, domain, idempotent, issuesOf, rendered, toResponse } from "./Pipeline.js"
 import { validationFailed } from "./ProblemFailure.js"

@@ -12,9 +12,9 @@ import {
   seal,
   type StoredResponse,
   Transactor,
-  unseal,
-  type ValidationIssue
+  unseal
 } from "@switchboard/core/shared"
+import { type ValidationIssue } from "../http/Problem.js"
 import { DateTime, Duration, Effect, Either, ParseResult, Schema } from "effect"
 import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
 import { RequestContext } from "../http/RequestContext.js"

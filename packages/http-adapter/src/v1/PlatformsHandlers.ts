@@ -29,7 +29,7 @@ import {
 import { decide, Requirement } from "@switchboard/core/credentials"
 import { Effect, Either } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { PlatformsGroup } from "./PlatformsApi.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { problem } from "./ProblemFailure.js"

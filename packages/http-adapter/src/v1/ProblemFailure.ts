@@ -3,7 +3,8 @@
  * leaves as a `ProblemFailure` and is rendered by the global middleware.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { makeProblem, ProblemCodeSchema, type ProblemCode, type ValidationIssue } from "@switchboard/core/shared"
+import { makeProblem, ProblemCodeSchema, type ValidationIssue } from "../http/Problem.js"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import type { ErrorTableOf, Tagged } from "../http/ErrorTable.js"
 

@@ -7,7 +7,8 @@ import {
   ProjectApiKeyResponse,
   UpdateProjectApiKeyRequest
 } from "@switchboard/core/credentials"
-import { ApiKeyId, type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { ApiKeyId, ProjectId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"

@@ -13,7 +13,7 @@ import {
   UpdateProjectApiKeyRequest
 } from "@switchboard/core/credentials"
 import { Effect, Redacted } from "effect"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { ProjectApiKeysGroup } from "./ProjectApiKeysApi.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { accountBehind, onProject } from "./ProjectsHandlers.js"

@@ -12,7 +12,8 @@ import {
   RotateProjectSecretResponse,
   UpdateProjectRequest
 } from "@switchboard/core/projects"
-import { OrganizationId, type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { OrganizationId, ProjectId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"

@@ -28,9 +28,9 @@ import {
 import { Effect, Either, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount, authorize } from "./Access.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { ProjectsGroup } from "./ProjectsApi.js"
-import { defaultPictureUrl } from "./Handlers.js"
+import { defaultPictureUrl } from "./DefaultPicture.js"
 import { decodeJsonBody, domain, idempotent, issuesOf, rendered, renderedOnce, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./Problems.js"
 

@@ -6,7 +6,8 @@
  * credential. `configureOrganizationSso` is ours (the contract configures through a hosted portal).
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { OrganizationId, type ProblemCode } from "@switchboard/core/shared"
+import { OrganizationId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import {
   BeginInvitationSsoRequest,
   ConfigureOrganizationSsoRequest,

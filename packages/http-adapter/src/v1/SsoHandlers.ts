@@ -25,7 +25,7 @@ import {
 } from "@switchboard/core/sso"
 import { Effect, Option } from "effect"
 import { actingAccount } from "./Access.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { SsoGroup, SsoPublicGroup } from "./SsoApi.js"
 

@@ -7,7 +7,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Projects } from "@switchboard/core"
 import { Account, UploadTicket } from "@switchboard/core/accounts"
-import { type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { ProjectId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import {
   CommitAccountProfilePictureRequest,
   CommitAgentProfileAvatarRequest,

@@ -20,9 +20,9 @@ import {
 import { Effect, Ref } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount, authorize } from "./Access.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { UploadsGroup } from "./UploadsApi.js"
-import { defaultPictureUrl } from "./Handlers.js"
+import { defaultPictureUrl } from "./DefaultPicture.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import type { ProblemFailure } from "./Problems.js"
 

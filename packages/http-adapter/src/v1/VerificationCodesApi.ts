@@ -5,7 +5,8 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { FilteredVerificationCodeCount, FilteredVerificationCodePage } from "@switchboard/core/platforms"
-import { type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { ProjectId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { projectProblems as common } from "./CommonProblems.js"

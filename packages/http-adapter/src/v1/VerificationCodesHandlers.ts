@@ -8,7 +8,7 @@ import {
 } from "@switchboard/core/platforms"
 import type { ProjectId } from "@switchboard/core/shared"
 import { Effect } from "effect"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 import { VerificationCodesGroup } from "./VerificationCodesApi.js"

@@ -11,7 +11,8 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Voice } from "@switchboard/core"
-import { CallId, type ProblemCode, ProjectId, VoiceProfileId } from "@switchboard/core/shared"
+import { CallId, ProjectId, VoiceProfileId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import {
   AssignVoiceLineProfileRequest,
   BatchUpdateVoiceLineProfileAssignmentsRequest,

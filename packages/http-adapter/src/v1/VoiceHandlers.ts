@@ -41,7 +41,7 @@ import {
   VoiceProfiles
 } from "@switchboard/core/voice"
 import { Effect, Redacted } from "effect"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { VoiceGroup } from "./VoiceApi.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"

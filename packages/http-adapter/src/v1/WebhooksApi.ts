@@ -25,7 +25,8 @@ import {
   WebhookDestinationId,
   WebhookDestinationPage
 } from "@switchboard/core/events"
-import { type ProblemCode, ProjectId } from "@switchboard/core/shared"
+import { ProjectId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as project } from "./CommonProblems.js"

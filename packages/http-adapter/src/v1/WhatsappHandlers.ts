@@ -23,7 +23,7 @@ import {
 } from "@switchboard/core/platforms"
 import { Effect } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { v1Group } from "./Api.js"
+import { v1Group } from "./V1Group.js"
 import { acceptedOperation } from "./PlatformsHandlers.js"
 import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"

@@ -7,7 +7,7 @@
  * reference pages and the bundle they load are served by a real server, with a CSP that allows
  * nothing from another origin.
  */
-import { Problem } from "@switchboard/core/shared"
+import { Problem } from "../../src/http/Problem.js"
 import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openApiDocuments } from "../../src/docs/Documents.js"

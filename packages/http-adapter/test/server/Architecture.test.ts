@@ -111,16 +111,23 @@ const resolveRelative = (from: string, specifier: string): string => {
 const bare = (...names: ReadonlyArray<string>) => (specifier: string) =>
   names.some((name) => specifier === name || specifier.startsWith(`${name}/`))
 
+/** The testkit's simulated providers: shipped by the server, so they load no test runner. */
+const simulatedDir = "packages/testkit/src/simulated/"
+const testkitSimulated = "@switchboard/testkit/simulated"
+
 /**
- * What each package's src may import besides its own relative files (DESIGN.md §2). The
- * http-adapter may import anything but the other adapters, which only its composition root
- * (`src/server/`) may import.
+ * What each package's src may import besides its own relative files (docs/architecture.md). The
+ * http-adapter may import anything but the other packages: only its composition root
+ * (`src/server/`) may import the sql-adapter and the testkit's simulated providers
+ * (`@switchboard/testkit/simulated`), and nothing in its src imports the rest of the testkit.
  */
 const dependencyRule: Record<string, (specifier: string, path: string) => string | undefined> = {
   core: (s) =>
     bare("effect", "jose")(s) ? undefined : "core imports only effect and jose (it runs in any JS runtime)",
-  testkit: (s) =>
-    bare("effect", "@switchboard/core", "vitest", "@effect/vitest")(s)
+  testkit: (s, path) =>
+    path.startsWith(simulatedDir)
+      ? bare("effect", "@switchboard/core")(s) ? undefined : "the simulated providers (testkit/src/simulated/) import only core and effect"
+      : bare("effect", "@switchboard/core", "vitest", "@effect/vitest")(s)
       ? undefined
       : "the testkit imports only core, effect and the test runner",
   "sql-adapter": (s) =>
@@ -131,7 +138,9 @@ const dependencyRule: Record<string, (specifier: string, path: string) => string
       ? undefined
       : "the sql-adapter imports only core, effect, @effect/sql(-pg), PGlite, pg, libpg-query and node:*",
   "http-adapter": (s, path) =>
-    bare("@switchboard/sql-adapter", "@switchboard/testkit")(s) && !path.startsWith("packages/http-adapter/src/server/")
+    bare("@switchboard/testkit")(s) && s !== testkitSimulated
+      ? "http-adapter/src never imports the testkit, whose root loads the test runner (src/server/ may import @switchboard/testkit/simulated)"
+      : bare("@switchboard/sql-adapter", testkitSimulated)(s) && !path.startsWith("packages/http-adapter/src/server/")
       ? "adapters never import each other, except the composition root (http-adapter/src/server/)"
       : undefined
 }
@@ -148,6 +157,8 @@ export const checkDependencyRule = (files: ReadonlyArray<SourceFile>): ReadonlyA
         const target = resolveRelative(file.path, ref.specifier)
         if (!target.startsWith(`packages/${pkg}/src/`)) {
           violations.push(`${where} imports "${ref.specifier}": a relative import leaves packages/${pkg}/src/`)
+        } else if (file.path.startsWith(simulatedDir) && !target.startsWith(simulatedDir)) {
+          violations.push(`${where} imports "${ref.specifier}": a relative import leaves ${simulatedDir} (the rest of the testkit loads the test runner)`)
         }
       } else if (ref.specifier === `@switchboard/${pkg}` || ref.specifier.startsWith(`@switchboard/${pkg}/`)) {
         violations.push(`${where} imports its own package "${ref.specifier}" by name: import the file relatively`)
@@ -466,8 +477,19 @@ describe("the architecture checkers catch a deliberate violation", () => {
       ),
       file("packages/sql-adapter/src/Bad.ts", "import { TestPorts } from \"@switchboard/testkit\""),
       file("packages/testkit/src/Bad.ts", "import { x } from \"@switchboard/sql-adapter\""),
+      file(
+        "packages/testkit/src/simulated/Bad.ts",
+        "import { Effect } from \"effect\"",
+        "import { ProviderFailure } from \"@switchboard/core/platforms\"",
+        "import { describe } from \"vitest\"",
+        "import { Fixtures } from \"../Fixtures.js\"",
+        "import { a } from \"./Fine.js\""
+      ),
       file("packages/http-adapter/src/v1/Bad.ts", "import { testStore } from \"@switchboard/sql-adapter\""),
+      file("packages/http-adapter/src/v1/Bad2.ts", "import { makeSimulatedProviders } from \"@switchboard/testkit/simulated\""),
+      file("packages/http-adapter/src/server/Bad.ts", "import { TestkitLive } from \"@switchboard/testkit\""),
       file("packages/http-adapter/src/server/Fine.ts", "import { testStore } from \"@switchboard/sql-adapter\""),
+      file("packages/http-adapter/src/server/Fine2.ts", "import { makeSimulatedProviders } from \"@switchboard/testkit/simulated\""),
       file("packages/http-adapter/test/Fine.test.ts", "import { TestPorts } from \"@switchboard/testkit\"")
     ])
     expect(violations).toEqual([
@@ -478,7 +500,11 @@ describe("the architecture checkers catch a deliberate violation", () => {
       "packages/core/src/shared/Bad.ts:7 imports \"@effect/platform\": core imports only effect and jose (it runs in any JS runtime)",
       "packages/sql-adapter/src/Bad.ts:1 imports \"@switchboard/testkit\": the sql-adapter imports only core, effect, @effect/sql(-pg), PGlite, pg, libpg-query and node:*",
       "packages/testkit/src/Bad.ts:1 imports \"@switchboard/sql-adapter\": the testkit imports only core, effect and the test runner",
-      "packages/http-adapter/src/v1/Bad.ts:1 imports \"@switchboard/sql-adapter\": adapters never import each other, except the composition root (http-adapter/src/server/)"
+      "packages/testkit/src/simulated/Bad.ts:3 imports \"vitest\": the simulated providers (testkit/src/simulated/) import only core and effect",
+      "packages/testkit/src/simulated/Bad.ts:4 imports \"../Fixtures.js\": a relative import leaves packages/testkit/src/simulated/ (the rest of the testkit loads the test runner)",
+      "packages/http-adapter/src/v1/Bad.ts:1 imports \"@switchboard/sql-adapter\": adapters never import each other, except the composition root (http-adapter/src/server/)",
+      "packages/http-adapter/src/v1/Bad2.ts:1 imports \"@switchboard/testkit/simulated\": adapters never import each other, except the composition root (http-adapter/src/server/)",
+      "packages/http-adapter/src/server/Bad.ts:1 imports \"@switchboard/testkit\": http-adapter/src never imports the testkit, whose root loads the test runner (src/server/ may import @switchboard/testkit/simulated)"
     ])
   })
 

@@ -1,5 +1,5 @@
 /** The HTTP test client every /v1 suite shares: calls with a credential, and problem assertions. */
-import { problemEntry } from "@switchboard/core/shared"
+import { problemEntry } from "../../src/http/ProblemCatalog.js"
 import { expect } from "vitest"
 import type { TestServer } from "./TestServer.js"
 

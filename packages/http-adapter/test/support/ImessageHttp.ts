@@ -7,7 +7,7 @@ import { BillingCatalog, BillingService, validateCatalog } from "@switchboard/co
 import { BillingRepo } from "@switchboard/core/billing"
 import { Principal } from "@switchboard/core/credentials"
 import { ProjectsRepo } from "@switchboard/core/projects"
-import { defaultSimulatedImessageSettings, makeSimulatedImessagePool } from "@switchboard/core/platforms"
+import { defaultSimulatedImessageSettings, makeSimulatedImessagePool } from "@switchboard/testkit/simulated"
 import type { ProjectId } from "@switchboard/core/shared"
 import { billingTestCatalogJson } from "@switchboard/testkit"
 import { Effect, Either, Layer, Option } from "effect"

@@ -1,11 +1,11 @@
 /** What the /v1 platforms suites share: a test server whose providers tests can switch, and the worker run by hand. */
 import {
-  makeSimulatedProviders,
   NumberProvider,
   ProviderFailure,
   ProvisioningSettings,
   ProvisioningWorker
 } from "@switchboard/core/platforms"
+import { makeSimulatedProviders } from "@switchboard/testkit/simulated"
 import { Effect, Layer, Option } from "effect"
 import type { TestServer } from "./TestServer.js"
 

@@ -1,11 +1,11 @@
 /** What the /v1 WhatsApp suites share: switchable WhatsApp settings and pools, a card on file, inbound messages. */
 import { BillingRepo } from "@switchboard/core/billing"
 import {
-  makeSimulatedWhatsapp,
   VerificationCodes,
   WhatsappProvider,
   WhatsappSettings
 } from "@switchboard/core/platforms"
+import { makeSimulatedWhatsapp } from "@switchboard/testkit/simulated"
 import { ProjectsRepo } from "@switchboard/core/projects"
 import { type ProjectId, Transactor } from "@switchboard/core/shared"
 import { DateTime, Effect, Layer, Option } from "effect"

@@ -1,5 +1,5 @@
 import { Account, AccountServiceKey } from "@switchboard/core/accounts"
-import { problemCodes, problemEntry } from "@switchboard/core/shared"
+import { problemCodes, problemEntry } from "../../src/http/ProblemCatalog.js"
 import { testBackends } from "@switchboard/sql-adapter"
 import { Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

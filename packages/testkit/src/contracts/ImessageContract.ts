@@ -8,13 +8,12 @@
 import type { Vitest } from "@effect/vitest"
 import type { StorePorts } from "@switchboard/core"
 import {
-  defaultSimulatedImessageSettings,
   handleKeyOf,
   ImessagePool,
-  makeSimulatedImessagePool,
   type SharedLineAssignmentRecord,
   SharedLineAssignmentsRepo
 } from "@switchboard/core/platforms"
+import { defaultSimulatedImessageSettings, makeSimulatedImessagePool } from "../simulated/index.js"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"

@@ -10,9 +10,7 @@ import type { Vitest } from "@effect/vitest"
 import type { StorePorts } from "@switchboard/core"
 import {
   CampaignRegistry,
-  defaultSimulatedProviderSettings,
   EmailDomainProvider,
-  makeSimulatedProviders,
   newOperation,
   NumberProvider,
   type OperationRecord,
@@ -21,6 +19,7 @@ import {
   ResourcesRepo,
   TelegramProvider
 } from "@switchboard/core/platforms"
+import { defaultSimulatedProviderSettings, makeSimulatedProviders } from "../simulated/index.js"
 import { ProjectsRepo } from "@switchboard/core/projects"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
 import { LinesRepo } from "@switchboard/core/voice"

@@ -8,9 +8,7 @@
 import type { Vitest } from "@effect/vitest"
 import type { StorePorts } from "@switchboard/core"
 import {
-  defaultSimulatedWhatsappSettings,
   type FilteredCodeRecord,
-  makeSimulatedWhatsapp,
   type SharedAssignmentRecord,
   VerificationCodesRepo,
   type WhatsappAccountRecord,
@@ -18,6 +16,7 @@ import {
   WhatsappAssignmentsRepo,
   WhatsappProvider
 } from "@switchboard/core/platforms"
+import { defaultSimulatedWhatsappSettings, makeSimulatedWhatsapp } from "../simulated/index.js"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime, Effect, Either, Option } from "effect"
 import { expect } from "vitest"

@@ -1,13 +1,13 @@
 /**
  * iMessage's memory layers: shared-line assignments in the table `"shared_line_assignments"`, and
- * core's simulated `ImessagePool` (default settings) as the non-store port.
+ * the simulated `ImessagePool` (simulated/) (default settings) as the non-store port.
  */
 import {
   type ImessagePool,
-  makeSimulatedImessagePool,
   type SharedLineAssignmentRecord,
   SharedLineAssignmentsRepo
 } from "@switchboard/core/platforms"
+import { makeSimulatedImessagePool } from "../simulated/index.js"
 import { Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
@@ -56,7 +56,7 @@ const make = Effect.gen(function*() {
   })
 })
 
-/** The repository, and core's simulated pool (default settings) as the non-store port. */
+/** The repository, and the simulated pool (default settings) as the non-store port. */
 export const ImessageMemory: Layer.Layer<SharedLineAssignmentsRepo | ImessagePool, never, MemoryState> = Layer.merge(
   Layer.effect(SharedLineAssignmentsRepo, make),
   Layer.suspend(() => makeSimulatedImessagePool().layer)

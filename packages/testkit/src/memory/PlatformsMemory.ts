@@ -2,13 +2,12 @@
  * The platforms feature's memory layers: operations in the table `"platform_operations"`, and
  * resources in the voice feature's `"lines"` table (as in SQL, a line is a resource; bots and
  * domains are rows without a number, which the lines repository skips). The simulated providers
- * are core's (`makeSimulatedProviders`).
+ * are the testkit's (`makeSimulatedProviders`, simulated/).
  */
 import {
   type CampaignRegistry,
   type EmailDomainProvider,
   lineResourceDefaults,
-  makeSimulatedProviders,
   type NumberProvider,
   type TelegramProvider,
   type OperationRecord,
@@ -19,6 +18,7 @@ import {
   ResourcesRepo,
   type WhatsappProvider
 } from "@switchboard/core/platforms"
+import { makeSimulatedProviders } from "../simulated/index.js"
 import type { LineRecord } from "@switchboard/core/voice"
 import { Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
@@ -224,7 +224,7 @@ const make = Effect.gen(function*() {
   return Layer.mergeAll(Layer.succeed(OperationsRepo, operations), Layer.succeed(ResourcesRepo, resources))
 })
 
-/** The repositories, and core's simulated providers (default settings) as the non-store ports. */
+/** The repositories, and the simulated providers (default settings) as the non-store ports. */
 export const PlatformsMemory: Layer.Layer<
   OperationsRepo | ResourcesRepo | NumberProvider | TelegramProvider | EmailDomainProvider | CampaignRegistry | WhatsappProvider,
   never,

@@ -14,7 +14,8 @@
  */
 import { HttpApiError, HttpServerError, type HttpServerResponse } from "@effect/platform"
 import { causeSummary } from "@switchboard/core/internal"
-import { databaseUnavailableOf, ProblemCatalog } from "@switchboard/core/shared"
+import { databaseUnavailableOf } from "@switchboard/core/shared"
+import { ProblemCatalog } from "../ProblemCatalog.js"
 import { Cause, Effect, Option } from "effect"
 import { problem, ProblemFailure, renderProblem, validationFailed } from "../../v1/ProblemFailure.js"
 import { EnvelopeFailure, OAuthFailure, problemOnSurface, renderEnvelopeFailure, renderOAuthFailure } from "../Surfaces.js"

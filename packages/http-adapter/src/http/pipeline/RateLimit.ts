@@ -7,7 +7,8 @@
  */
 import type { HttpApp, HttpServerRequest } from "@effect/platform"
 import { sha256HexSync } from "@switchboard/core/internal"
-import { policyHeader, type RateLimiter, type RateLimitPolicy, stateHeader } from "@switchboard/core/shared"
+import type { RateLimiter, RateLimitPolicy } from "@switchboard/core/shared"
+import { policyHeader, stateHeader } from "../RateLimitHeaders.js"
 import { Clock, Context, DateTime, Effect, type Fiber, Option } from "effect"
 import { problem } from "../../v1/ProblemFailure.js"
 import { addHeader, type Served } from "./Served.js"

@@ -1,8 +1,8 @@
 /**
- * The problem code catalog of the versioned API (SPEC.md § Errors plus reference/contract.md §3.1),
- * as one table: code → status and title. The slug of each is the kebab-case code, and its `type`
- * URI is `{DOCS_URL}/problems/<slug>`. `METHOD_NOT_ALLOWED` is ours (API.md §0: unsupported method
- * → 405); every other row is the spec's or the contract's.
+ * The problem codes of the versioned API as one table: code → HTTP status and title
+ * (docs/errors.md). The slug of each is the kebab-case code, and its `type` URI is
+ * `{DOCS_URL}/problems/<slug>`. `METHOD_NOT_ALLOWED` answers an unsupported method (405). Core
+ * never names these codes: its errors carry domain facts, and the adapter's error tables map them.
  */
 export const ProblemCatalog = {
   ACCOUNT_DELETED: { status: 410, title: "Account Deleted" },

@@ -1,5 +1,5 @@
 /**
- * The deterministic simulated `WhatsappProvider` (issue 18), part of `makeSimulatedProviders`: the
+ * The deterministic simulated `WhatsappProvider` (core's port), part of `makeSimulatedProviders`: the
  * standalone server ships it and tests use it. The shared settings make it slow (`delayMs`) or fail
  * (`fail`, on the provisioning calls: code exchange, sender registration, line allocation); its own
  * run the pools out (`sharedLines: 0` = the shared pool is exhausted, `dedicatedLines: 0` = no
@@ -9,9 +9,8 @@
  * starting with `taken` are unavailable; WABA ids starting with `broken` cannot list their numbers.
  * Numbers are fictional (`+1 628 555 01xx` dedicated lines, `+1 415 555 02xx` shared lines).
  */
+import { ProviderFailure, type WhatsappPhoneNumberInfo, WhatsappProvider } from "@switchboard/core/platforms"
 import { Effect, Layer, Option } from "effect"
-import { ProviderFailure } from "./PlatformPorts.js"
-import { type WhatsappPhoneNumberInfo, WhatsappProvider } from "./WhatsappPorts.js"
 
 export interface SimulatedWhatsappSettings {
   /** Lines in the shared pool (at most 100); 0 = exhausted. */

@@ -1,9 +1,9 @@
 /**
- * The versioned API's own group (the caller's account) and `v1Group`, which every feature's
- * handlers build on. The whole API (`V1Api`, with every feature's group) is declared in the
- * registry, `Features.ts`.
+ * The account group of the versioned API (the caller's account and its service keys): its
+ * endpoints, the problems each can answer and the ones that need an Idempotency-Key. The whole API
+ * (`V1Api`, with every feature's group) is declared in the registry, `Features.ts`.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   Account,
   CreateAccountServiceKeyRequest,
@@ -11,12 +11,11 @@ import {
   ListAccountServiceKeysResponse,
   RevokeAccountServiceKeyResponse
 } from "@switchboard/core/accounts"
-import { type ProblemCode, ServiceKeyId } from "@switchboard/core/shared"
+import { ServiceKeyId } from "@switchboard/core/shared"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotent } from "./CommonProblems.js"
-
-export { Authn, CurrentPrincipal } from "./Authn.js"
 
 export const AccountGroup = HttpApiGroup.make("account")
   .add(HttpApiEndpoint.get("getAccount", "/v1/account")
@@ -40,12 +39,6 @@ export const AccountGroup = HttpApiGroup.make("account")
   )
   .middleware(Authn)
   .annotateContext(OpenApi.annotations({ title: "Account", description: "The caller's account and its service keys." }))
-
-/**
- * A feature's group as an API of its own, for `HttpApiBuilder.group`: the same id as `V1Api`, so
- * its handlers are the ones `V1Api` needs, without the handlers importing the registry.
- */
-export const v1Group = <const G extends HttpApiGroup.HttpApiGroup.Any>(group: G) => HttpApi.make("switchboard-v1").add(group)
 
 /** The account group's operations → the problem codes they can answer (for the OpenAPI document). */
 export const accountProblems: Record<string, ReadonlyArray<ProblemCode>> = {

@@ -1,9 +1,8 @@
 /**
- * The envelope of the Dashboard API and the management API (SPEC.md § Errors, "Dashboard and
- * management API"; API.md §0). Success is `{succeed: true, data}`, failure is
- * `{succeed: false, message, code?}`. The HTTP status is authoritative; the envelope only carries
- * the body. `code` is ours (API.md §0, e.g. `HTTPS_REQUIRED`); the spec's error shape has only
- * `message`, so `code` stays optional for clients written against the spec.
+ * The envelope of the Dashboard API and the management API (docs/errors.md). Success is
+ * `{succeed: true, data}`, failure is `{succeed: false, message, code?}`. The HTTP status is
+ * authoritative; the envelope only carries the body. `code` (e.g. `HTTPS_REQUIRED`) stays optional:
+ * clients that know only `message` keep working.
  */
 import { Option, Schema, SchemaAST } from "effect"
 
@@ -33,7 +32,7 @@ export const SuccessEnvelope = <A, I, R>(data: Schema.Schema<A, I, R>, identifie
   })
 export type SuccessEnvelope<A> = { readonly succeed: true; readonly data: A }
 
-/** `{succeed: false, message, code?}` (SPEC.md § Errors; `code` per API.md §0). */
+/** `{succeed: false, message, code?}`: `code`, when present, is a non-empty machine-readable string. */
 export const ErrorEnvelope = Schema.Struct({
   succeed: Schema.Literal(false),
   message: Schema.String,

@@ -1,6 +1,6 @@
 /**
- * The problem document of the versioned API (RFC 9457; SPEC.md § Versioned API problems;
- * reference/contract.md §3.1). Extra properties are allowed; `remediation` never appears.
+ * The problem document of the versioned API (RFC 9457, docs/errors.md): its `code`, `status` and
+ * `title` are a row of the catalog. Extra properties are allowed; `remediation` never appears.
  */
 import { Schema } from "effect"
 import { ProblemCatalog, problemCodes, problemSlug, type ProblemCode as Code } from "./ProblemCatalog.js"
@@ -47,7 +47,7 @@ export const Problem = Schema.Struct(problemFields, Schema.Record({ key: Schema.
 ).annotations({ identifier: "Problem" })
 export type Problem = typeof Problem.Type
 
-/** `CAPTCHA_REQUIRED` adds three required fields (SPEC.md § Versioned API problems). */
+/** `CAPTCHA_REQUIRED` adds three required fields: the challenge's context, its provider and site key. */
 export const CaptchaRequiredProblem = Schema.Struct(
   {
     ...problemFields,

@@ -1,5 +1,5 @@
 /**
- * Deterministic simulated providers for every provisioning port (issue 18): the standalone server
+ * Deterministic simulated providers for every provisioning port of core: the standalone server
  * ships them, and tests use them. Settings make them slow (`delayMs`), fail (`fail`: transient
  * failures are retried by the worker, permanent ones fail the operation) or run out of capacity
  * (`numbersPerAreaCode`: 0 = an empty inventory, so number purchases keep running).
@@ -14,17 +14,17 @@
  * `foreign…` belongs to another organization, `full…` has no capacity; any other id is a ready
  * campaign of the caller's organization taking `campaignCapacity` numbers.
  */
-import { Effect, Layer, Option } from "effect"
 import {
   CampaignRegistry,
   type DnsRecord,
   EmailDomainProvider,
   NumberProvider,
   ProviderFailure,
-  TelegramProvider
-} from "./PlatformPorts.js"
+  TelegramProvider,
+  type WhatsappProvider
+} from "@switchboard/core/platforms"
+import { Effect, Layer, Option } from "effect"
 import { defaultSimulatedWhatsappSettings, makeSimulatedWhatsapp, type SimulatedWhatsappSettings } from "./SimulatedWhatsapp.js"
-import type { WhatsappProvider } from "./WhatsappPorts.js"
 
 export interface SimulatedProviderSettings {
   /** Every provider call takes this long. */
@@ -46,7 +46,7 @@ export const defaultSimulatedProviderSettings: SimulatedProviderSettings = {
   delayMs: 0,
   fail: "never",
   numbersPerAreaCode: 100,
-  // High area codes: the voice feature's simulated line provider counts up from 201 (voice/Lines.ts).
+  // High area codes: the voice feature's simulated line provider counts up from 201 (core's voice/Lines.ts).
   areaCodes: ["617", "646", "702", "718", "720", "786", "818", "917", "929", "978"],
   emailVerifyAfterChecks: 1,
   campaignCapacity: 2

@@ -1,5 +1,5 @@
 /**
- * A deterministic simulated `ImessagePool` (issue 18): the standalone server ships it, tests use it.
+ * A deterministic simulated `ImessagePool` (core's port): the standalone server ships it, tests use it.
  *
  * - Dedicated lines: `dedicatedCapacity` lines (0 = none free, so provisioning waits), numbered
  *   `+1 628 555 03xx` in order, returned ones first; a test (or the server's operator) can add
@@ -12,8 +12,7 @@
  * per process.
  */
 import { Effect, Layer, Option } from "effect"
-import { ImessagePool } from "./ImessagePorts.js"
-import { ProviderFailure } from "./PlatformPorts.js"
+import { ImessagePool, ProviderFailure } from "@switchboard/core/platforms"
 
 export interface SimulatedImessageSettings {
   readonly delayMs: number

@@ -1,6 +1,6 @@
 /**
- * Platform switches of a project (interface C; API.md §2 platforms, §4 platforms): which of the
- * seven platforms are on. Every platform is off until switched on. Used by the management API
+ * Platform switches of a project (the `Platforms` service): which of the seven platforms are on.
+ * Every platform is off until switched on. Used by the management API
  * (`GET`/`PATCH /projects/{projectId}/platforms/`) and the Dashboard API (`…/platforms`, `…/toggle`).
  */
 import { DateTime, Effect, Option, Schema } from "effect"
