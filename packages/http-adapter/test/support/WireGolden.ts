@@ -70,8 +70,12 @@ const randomKeys = new Set([
   "signature"
 ])
 
-/** A value under a random key that is a plain word or an upper-case code (`"Example"`, `"VALIDATION_FAILED"`) is not random. */
-const plainWord = (value: string) => value.length < 8 || /^[A-Za-z]+$/.test(value) || /^[A-Z][A-Z_]*$/.test(value)
+/**
+ * A value under a random key that is a short word or an upper-case code (`"Example"`, `"golden"`,
+ * `"VALIDATION_FAILED"`) is not random (a random value of only letters — a key's base64url — is long).
+ */
+const plainWord = (value: string) =>
+  value.length < 8 || /^[A-Z]?[a-z]{1,15}$/.test(value) || /^[A-Z][A-Z_]*$/.test(value)
 
 /** Numbers that measure the run (a database round trip's latency), by key. */
 const measuredKeys = new Set(["latencyMs", "uptimeSeconds", "uptimeMs"])
