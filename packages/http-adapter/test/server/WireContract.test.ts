@@ -281,10 +281,14 @@ for (const backend of testBackends()) {
       await send(rec, "v1", { path: `/v1/projects/${project}`, auth: `Bearer ${projectKey}` })
       await send(rec, "v1", { path: "/v1/me", auth: `Bearer ${await s.run(mintAccessToken({ accountId, scopes: everyScope }))}` })
       await send(rec, "v1", { path: "/v1/me", auth: `Bearer ${grantToken}` })
-      // An Idempotency-Key replayed, and one missing where the operation requires it.
-      await send(rec, "v1", { method: "POST", path: "/v1/organizations", json: { name: "Replayed" }, headers: { "idempotency-key": "golden-replay" } })
-      await send(rec, "v1", { method: "POST", path: "/v1/organizations", json: { name: "Replayed" }, headers: { "idempotency-key": "golden-replay" } })
-      await send(rec, "v1", { method: "POST", path: "/v1/organizations", json: { name: "Other body" }, headers: { "idempotency-key": "golden-replay" } })
+      // An Idempotency-Key replayed, reused with another body, and missing where the operation
+      // requires it (creating an invitation does; creating an organization does not).
+      const invitations = `/v1/organizations/${org}/invitations`
+      const replayed = { "idempotency-key": "golden-replay" }
+      await send(rec, "v1", { method: "POST", path: invitations, json: { email: "replay@example.com", role: "member" }, headers: replayed })
+      await send(rec, "v1", { method: "POST", path: invitations, json: { email: "replay@example.com", role: "member" }, headers: replayed })
+      await send(rec, "v1", { method: "POST", path: invitations, json: { email: "other@example.com", role: "member" }, headers: replayed })
+      await send(rec, "v1", { method: "POST", path: invitations, json: { email: "no-key@example.com", role: "member" }, noIdempotencyKey: true })
       await send(rec, "v1", { method: "POST", path: "/v1/organizations", json: { name: "No key" }, noIdempotencyKey: true })
       await send(rec, "v1", { path: "/v1/no-such-route" })
       await send(rec, "v1", { method: "PUT", path: "/v1/organizations" })
