@@ -15,136 +15,23 @@
  * test, so a route added later without a reach decision fails it too. And nothing may be written:
  * the database's every table is fingerprinted before and after the sweep.
  */
-import { HttpApi } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { mintAccessToken } from "@switchboard/testkit"
 import { testBackends } from "@switchboard/sql-adapter"
-import { Effect, Option, Schema } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { featureRouteTable, V1Api } from "../../src/Features.js"
-import { exampleOf } from "../../src/docs/Examples.js"
-import { surfaceOf } from "../../src/http/Surfaces.js"
-import { dashboardOperations } from "../../src/routes/DashboardOperations.js"
-import { managementOperations } from "../../src/routes/ManagementOperations.js"
+import { featureRoutes, parameterValue, projectScoped, type Route, v1Routes } from "../support/DeclaredRoutes.js"
 import { basic, httpsCall } from "../support/ManagementClient.js"
 import { oauthAccessToken, signedUp } from "../support/DashboardClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
-interface Route {
-  readonly method: string
-  /** Router form, `:param` segments. */
-  readonly path: string
-  readonly surface: "v1" | "dashboard" | "management" | "console"
-  /** A request body that decodes, from the route's declared payload schema (its documentation example). */
-  readonly body: unknown
-  /** A query string that decodes, from the route's declared query schema. */
-  readonly query?: string
-  /** A body that is not JSON. */
-  readonly raw?: { readonly type: string; readonly bytes: string }
-}
-
-const projectScoped = (path: string) => /\/:projectId(\/|$)/.test(path) || /^\/api\/projects\/:id(\/|$)/.test(path)
-
-const bodyOf = (schema: Schema.Schema<any, any, never> | undefined): unknown => {
-  if (schema === undefined) return undefined
-  const example = exampleOf(schema)
-  if (example === undefined) throw new Error(`no example decodes for ${String(schema.ast)}`)
-  return example
-}
-
-/** The required members of a query schema, each with its example (optional members are left out). */
-const requiredQueryOf = (schema: Schema.Schema<any, any, never>): string => {
-  let ast = schema.ast
-  while (ast._tag === "Transformation" || ast._tag === "Refinement") ast = ast.from
-  if (ast._tag !== "TypeLiteral") throw new Error(`a query schema that is not a struct: ${String(schema.ast)}`)
-  const params = new URLSearchParams()
-  for (const p of ast.propertySignatures) {
-    if (p.isOptional) continue
-    const example = exampleOf(Schema.make(p.type))
-    if (example === undefined) throw new Error(`no example for the query member ${String(p.name)}`)
-    params.set(String(p.name), String(example))
-  }
-  return params.toString()
-}
-
-/**
- * Where a request that decodes is still not one the route goes on with — the example is refused by
- * a check past the schema, or the body is not JSON — the request the sweep sends instead.
- */
-const overrides: Record<string, { readonly body?: unknown; readonly raw?: { readonly type: string; readonly bytes: string }; readonly query?: string }> = {
-  // The example's area code has no coverage in the number provider's inventory.
-  "POST /v1/projects/:projectId/platforms/sms/numbers": { body: { countryCode: "US" } },
-  // An upload: the file's bytes, not JSON.
-  "POST /v1/projects/:projectId/attachments": { raw: { type: "text/plain", bytes: "hello" } },
-  // Queries these handlers decode themselves, outside the endpoint's declared query schema.
-  "DELETE /v1/projects/:projectId/platforms/sms/lines/:resourceId/campaign": { query: "expectedVersion=1" },
-  "DELETE /v1/projects/:projectId/platforms/voice/profiles/:profileId": { query: "expectedVersion=1" },
-  "DELETE /v1/projects/:projectId/platforms/voice/profiles/:profileId/outbound": { query: "expectedVersion=1" },
-  "DELETE /v1/projects/:projectId/platforms/voice/profiles/:profileId/inbound": { query: "expectedVersion=1" },
-  "DELETE /v1/projects/:projectId/platforms/voice/lines/:lineId/profile": { query: "expectedVersion=1" },
-  "GET /v1/projects/:projectId/platforms/sms/numbers/area-codes": { query: "countryCode=US" },
-  "GET /v1/projects/:projectId/platforms/whatsapp-business/numbers/:resourceId/verification-code": { query: "receivedAfter=2026-01-01T00:00:00Z" }
-}
-
-const v1Routes: Array<Route> = []
-HttpApi.reflect(V1Api, {
-  onGroup: () => {},
-  onEndpoint: ({ endpoint }) => {
-    if (!projectScoped(endpoint.path)) return
-    const payload = Option.getOrUndefined(endpoint.payloadSchema) as Schema.Schema<any, any, never> | undefined
-    const query = Option.getOrUndefined(endpoint.urlParamsSchema) as Schema.Schema<any, any, never> | undefined
-    v1Routes.push({
-      method: endpoint.method,
-      path: endpoint.path,
-      surface: "v1",
-      body: endpoint.method === "GET" || endpoint.method === "DELETE" ? undefined : bodyOf(payload),
-      ...(query === undefined ? {} : { query: requiredQueryOf(query) }),
-      ...overrides[`${endpoint.method} ${endpoint.path}`]
-    })
-  }
-})
-const otherRoutes: Array<Route> = featureRouteTable
-  .filter(([method, path]) => projectScoped(path) && method !== "HEAD")
-  .map(([method, path]) => {
-    const surface = path.startsWith("/console/") ? "console" : surfaceOf(path)
-    if (surface === "oauth" || surface === "v1") throw new Error(`a project-scoped ${surface} route outside the declarations? ${path}`)
-    const declared: { readonly body?: Schema.Schema<any, any> } | undefined = surface === "dashboard"
-      ? dashboardOperations.find((o) => o.method === method && o.path === path)
-      : surface === "management"
-      ? managementOperations.find((o) => o.method === method && o.path === path)
-      : undefined
-    return { method, path, surface, body: bodyOf(declared?.body as Schema.Schema<any, any, never> | undefined) }
+const routes: ReadonlyArray<Route> = [
+  ...v1Routes.filter((r) => projectScoped(r.path)),
+  ...featureRoutes.filter((r) => projectScoped(r.path)).map((r) => {
+    if (r.surface === "oauth" || r.surface === "v1") throw new Error(`a project-scoped ${r.surface} route outside the declarations? ${r.path}`)
+    return r
   })
-const routes: ReadonlyArray<Route> = [...v1Routes, ...otherRoutes]
-
-const typeId = (kind: string) => `sb_${kind}_01jdm8v6q0r5x3k2w9c7t4b1ze`
-/**
- * A well-formed value of every other path parameter, by name (and route where one name means two
- * kinds): a route must decide reach before it looks the resource up, so these need not exist.
- * A parameter not listed here fails the test: add it when adding the route.
- */
-const parameterValue = (name: string, path: string): string => {
-  switch (name) {
-    case "apiKeyId": return typeId("sk")
-    case "profileId": return typeId("vpr")
-    case "lineId": return typeId("lin")
-    case "callId": return typeId("call")
-    case "operationId": return path.includes("/billing/") ? typeId("bop") : typeId("opr")
-    case "destinationId": return typeId("whd")
-    case "endpointId": return typeId("ing")
-    case "resourceId": return typeId("res")
-    case "assignmentId": return typeId("asg")
-    case "attachmentId": return typeId("att")
-    case "messageId": return typeId("msg")
-    case "eventId": return typeId("evt")
-    case "userId": return typeId("usr")
-    case "webhookId": return typeId("whd")
-    case "eventType": return "message.received"
-    case "fixedChargeCode": return "seats"
-    case "kind": return "destinations"
-  }
-  throw new Error(`the sweep has no value for the path parameter :${name} of ${path}`)
-}
+]
 
 type Credential = "a" | "b" | "c" | "d" | "e-key" | "e-token"
 const credentials: ReadonlyArray<Credential> = ["a", "b", "c", "d", "e-key", "e-token"]
