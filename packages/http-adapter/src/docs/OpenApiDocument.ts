@@ -129,7 +129,10 @@ const addExamples = (op: Json, schemas: V1OperationSchemas | undefined) => {
 }
 
 export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json => {
-  const spec = OpenApi.fromApi(V1Api) as unknown as Json
+  // A copy: `OpenApi.fromApi` keeps the description it made for the API and hands out that same
+  // object, so writing into it would add the parameters and notes below again on every call (a
+  // second server in one process, the HTTPS listener beside the HTTP one).
+  const spec = structuredClone(OpenApi.fromApi(V1Api)) as unknown as Json
   const schemas = v1OperationSchemas()
   spec.servers = [{ url: apiUrl }]
   spec.info = { ...spec.info, license: { name: "UNLICENSED", identifier: "UNLICENSED" } }
