@@ -146,18 +146,23 @@ for (const backend of testBackends()) {
      * it — and the events it emits — does not depend on timing.
      */
     const settle = async ({ operationId }: { operationId?: string }) => {
-      const path = operationId?.startsWith("sb_opr_")
-        ? `/v1/projects/${project}/platforms/operations/${operationId}`
-        : operationId?.startsWith("sb_bop_")
-        ? `/v1/projects/${project}/billing/operations/${operationId}`
-        : undefined
+      // Billing operations are carried out by the billing scheduler, which is off here: they stay
+      // pending, and nothing later depends on when they would have run.
+      const path = operationId?.startsWith("sb_opr_") ? `/v1/projects/${project}/platforms/operations/${operationId}` : undefined
       if (path === undefined) return
-      for (let i = 0; i < 60; i++) {
+      // Up to 20 s: the workers are slower on a loaded machine (and the SMS number's line shows in
+      // the voice profiles' lineCount). An operation still running then fails here, by name, rather
+      // than as a different answer further on.
+      for (let i = 0; i < 400; i++) {
         const res = await fetch(`${s.baseUrl}${path}`, { headers: { authorization: `Bearer ${serviceKey}` } })
-        const op = await res.json() as { state?: string; status?: string }
-        if (!["pending", "running"].includes(op.state ?? op.status ?? "")) return
+        const { operation } = await res.json() as { operation?: { state?: string; detail?: unknown } }
+        // Ended, or running and waiting on something outside (an email domain's DNS records,
+        // shown in its detail): nothing more happens to it in this scenario.
+        if (operation === undefined || !["pending", "running"].includes(operation.state ?? "")) return
+        if (operation.state === "running" && operation.detail !== undefined) return
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
+      throw new Error(`the operation ${operationId} did not end within 20 s`)
     }
 
     const group = () => ({ n: newNormaliser(), r: new Recording() })
@@ -235,11 +240,8 @@ for (const backend of testBackends()) {
     })
 
     it("the documents: the three OpenAPI documents, the references, the problem pages", async () => {
-      // The versioned API's document is made once per server, and a second one made in the same
-      // process differs (each operation's Idempotency-Key parameter and deprecation note are added
-      // again to the description `OpenApi.fromApi` keeps): it is recorded on the file's first server.
       const documents = [
-        ...(backend === testBackends()[0] ? [["openapi-v1", "/openapi.json"] as const] : []),
+        ["openapi-v1", "/openapi.json"] as const,
         ["openapi-dashboard", "/api/openapi.json"] as const,
         ["openapi-management", "/projects/openapi.json"] as const
       ]
