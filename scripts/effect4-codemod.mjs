@@ -33,6 +33,9 @@
  * - DateTime: `unsafeMake` → `makeUnsafe`, `unsafeNow` → `nowUnsafe`, `greaterThan`… →
  *   `isGreaterThan`…, `x.epochMillis` → `DateTime.toEpochMillis(x)`; `Option.fromNullable` →
  *   `Option.fromNullishOr`.
+ * - `Schema.Schema<A, I[, R]>` → `Schema.Codec<A, I[, R]>`, `Schema.Schema.Encoded` → `Schema.Codec.Encoded`;
+ *   `HttpServerResponse.unsafeJson`/`unsafeSetCookie` → `jsonUnsafe`/`setCookieUnsafe`,
+ *   `.unsafeCurrentTimeMillis()` → `.currentTimeMillisUnsafe()`, `Effect.makeLatch` → `Latch.make`.
  * - SQL: `SqlSchema.findOne` (an Option in v3) → `findOneOption`; `SqlSchema.single` → `findOne`
  *   (v4's findOne fails when no row is found).
  * - Services: `Context.Tag("Id")<Self, Shape>()` → `Context.Service<Self, Shape>()("Id")`;
@@ -343,6 +346,34 @@ export const transform = (input) => {
   src = renameAll(src, "Schema.encodeUnknownEither", "Schema.encodeUnknownResult", "encodeUnknownEither")
   src = renameAll(src, "Schema.decodeUnknown", "Schema.decodeUnknownEffect", "decodeUnknown")
   src = renameAll(src, "Schema.parseJson", "Schema.fromJsonString", "parseJson")
+
+  // Schema.Schema<A, I[, R]> (a codec) → Schema.Codec<A, I[, R]>; Schema.Schema<A> stays
+  {
+    let out = ""
+    let pos = 0
+    const re = /(?<![\w$.])Schema\.Schema</g
+    let m
+    while ((m = re.exec(src)) !== null) {
+      const open = m.index + m[0].length - 1
+      const close = closeOf(src, open)
+      if (close < 0) continue
+      if (splitTop(src, open + 1, close - 1).length < 2) continue
+      out += src.slice(pos, m.index) + "Schema.Codec<"
+      pos = open + 1
+      bump("Schema.Schema<A, I>")
+    }
+    src = out + src.slice(pos)
+  }
+  src = renameAll(src, "Schema.Schema.Encoded", "Schema.Codec.Encoded", "Schema.Schema.Encoded")
+  // unsafe* → *Unsafe, and the latch is a module of its own
+  src = renameAll(src, "HttpServerResponse.unsafeJson", "HttpServerResponse.jsonUnsafe", "unsafeJson")
+  src = renameAll(src, "HttpServerResponse.unsafeSetCookie", "HttpServerResponse.setCookieUnsafe", "unsafeSetCookie")
+  src = src.replace(/\.unsafeCurrentTimeMillis\(/g, () => (bump("unsafeCurrentTimeMillis"), ".currentTimeMillisUnsafe("))
+  if (/(?<![\w$.])Effect\.(unsafeM|m)akeLatch\b/.test(src)) {
+    src = renameAll(src, "Effect.makeLatch", "Latch.make", "makeLatch")
+    src = renameAll(src, "Effect.unsafeMakeLatch", "Latch.makeUnsafe", "unsafeMakeLatch")
+    src = ensureImport(src, "Latch")
+  }
 
   // --- SQL: v3's findOne (an Option) is findOneOption; v3's single (fails on no row) is findOne ----
   src = renameAll(src, "SqlSchema.findOne", "SqlSchema.findOneOption", "SqlSchema.findOne")
