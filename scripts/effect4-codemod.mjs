@@ -33,7 +33,9 @@
  * - DateTime: `unsafeMake` → `makeUnsafe`, `unsafeNow` → `nowUnsafe`, `greaterThan`… →
  *   `isGreaterThan`…, `x.epochMillis` → `DateTime.toEpochMillis(x)`; `Option.fromNullable` →
  *   `Option.fromNullishOr`.
- * - `Schema.Schema<A, I[, R]>` → `Schema.Codec<A, I[, R]>`, `Schema.Schema.Encoded` → `Schema.Codec.Encoded`;
+ * - `Schema.Schema<A, I[, R]>` → `Schema.Codec<A, I[, R]>`, `Schema.Schema.Encoded` → `Schema.Codec.Encoded`,
+ *   `Schema.Schema.AnyNoContext` → `Schema.Codec<any, any>`; `Effect.Effect.Success` → `Effect.Success`
+ *   (and `Error`; `Context` → `Services`);
  *   `HttpServerResponse.unsafeJson`/`unsafeSetCookie` → `jsonUnsafe`/`setCookieUnsafe`,
  *   `.unsafeCurrentTimeMillis()` → `.currentTimeMillisUnsafe()`, `Effect.makeLatch` → `Latch.make`.
  * - SQL: `SqlSchema.findOne` (an Option in v3) → `findOneOption`; `SqlSchema.single` → `findOne`
@@ -365,6 +367,11 @@ export const transform = (input) => {
     src = out + src.slice(pos)
   }
   src = renameAll(src, "Schema.Schema.Encoded", "Schema.Codec.Encoded", "Schema.Schema.Encoded")
+  // type helpers moved up a level
+  src = renameAll(src, "Effect.Effect.Success", "Effect.Success", "Effect.Effect.Success")
+  src = renameAll(src, "Effect.Effect.Error", "Effect.Error", "Effect.Effect.Error")
+  src = renameAll(src, "Effect.Effect.Context", "Effect.Services", "Effect.Effect.Context")
+  src = renameAll(src, "Schema.Schema.AnyNoContext", "Schema.Codec<any, any>", "Schema.Schema.AnyNoContext")
   // unsafe* → *Unsafe, and the latch is a module of its own
   src = renameAll(src, "HttpServerResponse.unsafeJson", "HttpServerResponse.jsonUnsafe", "unsafeJson")
   src = renameAll(src, "HttpServerResponse.unsafeSetCookie", "HttpServerResponse.setCookieUnsafe", "unsafeSetCookie")
