@@ -62,6 +62,40 @@ import { readFileSync, writeFileSync } from "node:fs"
 const counts = {}
 const bump = (k, n = 1) => { counts[k] = (counts[k] ?? 0) + n }
 
+/** Index just past the string literal opening at `i` (a quote or a backquote; `${…}` in a template is skipped). */
+const endOfString = (s, i) => {
+  const q = s[i]
+  let j = i + 1
+  let depth = 0
+  while (j < s.length) {
+    if (s[j] === "\\") { j += 2; continue }
+    if (depth === 0 && s[j] === q) break
+    if (q === "`" && s[j] === "$" && s[j + 1] === "{") { depth++; j += 2; continue }
+    if (depth > 0 && s[j] === "}") depth--
+    j++
+  }
+  return j + 1
+}
+
+/** Index just past the regex literal opening at `i` (its flags included). */
+const endOfRegex = (s, i) => {
+  let j = i + 1
+  let cls = false
+  while (j < s.length) {
+    if (s[j] === "\\") { j += 2; continue }
+    if (s[j] === "[") cls = true
+    else if (s[j] === "]") cls = false
+    else if (s[j] === "/" && !cls) break
+    j++
+  }
+  j++
+  while (/[a-z]/.test(s[j])) j++
+  return j
+}
+
+/** After this character, a `/` opens a regex rather than dividing. */
+const regexMayFollow = (prevSig) => /[(,=:[!&|?{};]/.test(prevSig)
+
 /** Index just past the bracket closing the one at `open` (which is one of ( [ { <), skipping strings, comments, regexes. */
 export const closeOf = (s, open) => {
   const pairs = { "(": ")", "[": "]", "{": "}", "<": ">" }
@@ -73,38 +107,8 @@ export const closeOf = (s, open) => {
     const c = s[i]
     if (c === "/" && s[i + 1] === "/") { i = s.indexOf("\n", i); if (i < 0) return -1; continue }
     if (c === "/" && s[i + 1] === "*") { i = s.indexOf("*/", i) + 2; continue }
-    if (c === "\"" || c === "'") {
-      let j = i + 1
-      while (j < s.length && s[j] !== c) j += s[j] === "\\" ? 2 : 1
-      i = j + 1; prevSig = c; continue
-    }
-    if (c === "`") {
-      let j = i + 1
-      let depth = 0
-      while (j < s.length) {
-        if (s[j] === "\\") { j += 2; continue }
-        if (depth === 0 && s[j] === "`") break
-        if (s[j] === "$" && s[j + 1] === "{") { depth++; j += 2; continue }
-        if (depth > 0 && s[j] === "}") depth--
-        j++
-      }
-      i = j + 1; prevSig = "`"; continue
-    }
-    if (c === "/" && /[(,=:[!&|?{};]/.test(prevSig)) {
-      // a regex literal
-      let j = i + 1
-      let cls = false
-      while (j < s.length) {
-        if (s[j] === "\\") { j += 2; continue }
-        if (s[j] === "[") cls = true
-        else if (s[j] === "]") cls = false
-        else if (s[j] === "/" && !cls) break
-        j++
-      }
-      i = j + 1
-      while (/[a-z]/.test(s[i])) i++
-      prevSig = "/"; continue
-    }
+    if (c === "\"" || c === "'" || c === "`") { i = endOfString(s, i); prevSig = c; continue }
+    if (c === "/" && regexMayFollow(prevSig)) { i = endOfRegex(s, i); prevSig = "/"; continue }
     if (angle && c === "=" && s[i + 1] === ">") { i += 2; prevSig = ">"; continue }
     if (c in pairs && (c !== "<" || angle)) stack.push(pairs[c])
     else if (c === stack[stack.length - 1]) stack.pop()
@@ -119,34 +123,19 @@ export const splitTop = (s, from, to) => {
   const parts = []
   let start = from
   let i = from
+  let prevSig = s[from - 1] ?? "("
   while (i < to) {
     const c = s[i]
-    if ("([{".includes(c) || c === "\"" || c === "'" || c === "`") {
-      if (c === "\"" || c === "'" || c === "`") {
-        // reuse closeOf by wrapping: scan a string
-        let j = i + 1
-        while (j < to && s[j] !== c) j += s[j] === "\\" ? 2 : 1
-        i = j + 1
-        continue
-      }
+    if (c === "\"" || c === "'" || c === "`") { i = endOfString(s, i); prevSig = c; continue }
+    if ("([{".includes(c)) {
       const e = closeOf(s, i)
       if (e < 0) return parts
       i = e
+      prevSig = s[e - 1]
       continue
     }
-    if (c === "/" && /[(,=:]\s*$/.test(s.slice(Math.max(from, i - 5), i))) {
-      let j = i + 1
-      let cls = false
-      while (j < to) {
-        if (s[j] === "\\") { j += 2; continue }
-        if (s[j] === "[") cls = true
-        else if (s[j] === "]") cls = false
-        else if (s[j] === "/" && !cls) break
-        j++
-      }
-      i = j + 1
-      continue
-    }
+    if (c === "/" && regexMayFollow(prevSig)) { i = endOfRegex(s, i); prevSig = "/"; continue }
+    if (!/\s/.test(c)) prevSig = c
     if (c === ",") { parts.push(s.slice(start, i)); start = i + 1 }
     i++
   }
