@@ -15,12 +15,12 @@ import {
   DatabaseClient,
   DatabaseConfig,
   PostgresClientLayer,
-  scratchPostgres,
   TransactorSql
 } from "@switchboard/sql-adapter"
-import { Cause, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import Pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { useScratchPostgres } from "./ScratchPostgres.js"
 import { PgliteClientLayer } from "../src/PgliteClient.js"
 import { startEmbeddedDatabase } from "../src/PgliteThread.js"
 import { die, orDie } from "../src/shared/Sql.js"
@@ -153,18 +153,11 @@ describe("the clients' outages reach a repository as DatabaseUnavailable", () =>
   }, 30_000)
 
   describe.runIf(Boolean(process.env.DATABASE_URL))("on PostgreSQL (DATABASE_URL)", () => {
-    let url = ""
-    let close: () => Promise<void> = async () => {}
-    beforeAll(async () => {
-      const scope = Effect.runSync(Scope.make())
-      url = await Effect.runPromise(Scope.extend(scratchPostgres, scope))
-      close = () => Effect.runPromise(Scope.close(scope, Exit.void))
-    })
-    afterAll(() => close())
+    const db = useScratchPostgres()
 
     it("a statement past the server's statement_timeout (57014) → timeout", async () => {
       const program = Effect.flatMap(SqlClient.SqlClient, (sql) => orDie(sql`select pg_sleep(5)`)).pipe(
-        Effect.provide(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(url), statementTimeoutMs: 300 }))),
+        Effect.provide(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(db.url()), statementTimeoutMs: 300 }))),
         Effect.orDie
       )
       expect(await defectOf(program)).toMatchObject({ _tag: "DatabaseUnavailable", reason: "timeout" })

@@ -8,21 +8,15 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { DatabaseClient, DatabaseConfig, scratchPostgres } from "@switchboard/sql-adapter"
+import { DatabaseClient, DatabaseConfig } from "@switchboard/sql-adapter"
 import { Cause, Chunk, Duration, Effect, Either, Exit, Fiber, Layer, Redacted, Schedule, Scope, Stream } from "effect"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, it, vi } from "vitest"
+import { useScratchPostgres } from "./ScratchPostgres.js"
 
 type Client = PgClient.PgClient
 
 describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (PostgresClient.ts)", () => {
-  let url = ""
-  let close: () => Promise<void> = async () => {}
-  beforeAll(async () => {
-    const scope = Effect.runSync(Scope.make())
-    url = await Effect.runPromise(Scope.extend(scratchPostgres, scope))
-    close = () => Effect.runPromise(Scope.close(scope, Exit.void))
-  })
-  afterAll(() => close())
+  const db = useScratchPostgres()
 
   /** Runs `f` with a fresh client (its own pool) on the scratch database. */
   const withClient = <A, E>(
@@ -30,7 +24,7 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
     options: { maxConnections?: number; statementTimeoutMs?: number } = {}
   ): Promise<A> =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const context = yield* Layer.build(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(url), ...options })))
+      const context = yield* Layer.build(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(db.url()), ...options })))
       const sql = (yield* Effect.provide(PgClient.PgClient, context)) as Client
       expect(yield* Effect.provide(SqlClient.SqlClient, context)).toBe(sql)
       return yield* f(sql)
