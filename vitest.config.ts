@@ -7,7 +7,6 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts"],
     pool: "forks",
     maxWorkers: 2,
-    minWorkers: 1,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     sequence: { concurrent: false }

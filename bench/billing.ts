@@ -16,7 +16,7 @@
  * BENCH_BACKEND (pglite, default, or postgres with DATABASE_URL). Any failed preview or non-2xx
  * response aborts with exit code 1. No thresholds: the output is a report, not a test.
  */
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { previewPlanChange, type PlanChangePreviewInput } from "../packages/core/src/billing/PlanChange.js"
 import { BillingPlanCatalog, PreviewPlanChangeRequest } from "../packages/core/src/billing/Schema.js"
 import { billingTestCatalogJson } from "../packages/testkit/src/memory/BillingMemory.js"
@@ -78,9 +78,9 @@ const rate = (seconds: number, f: () => void) => {
 const pure = () => {
   for (const c of cases) {
     const r = previewPlanChange(c.input)
-    if (Either.isLeft(r)) throw new BenchFailure(`${c.name}: ${r.left._tag}`)
+    if (Result.isFailure(r)) throw new BenchFailure(`${c.name}: ${r.failure._tag}`)
   }
-  const decode = Schema.decodeUnknownEither(PreviewPlanChangeRequest)
+  const decode = Schema.decodeUnknownResult(PreviewPlanChangeRequest)
   const request = cases[2]!.input.request
   rate(0.5, () => decode(request)) // warm-up
   for (const c of cases) rate(0.5, () => previewPlanChange(c.input))

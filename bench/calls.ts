@@ -32,7 +32,7 @@
 import { Events, Voice } from "@switchboard/core"
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { CallMachine, CallSignal, callEventSource } from "@switchboard/core/voice"
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { createServer, type Server } from "node:http"
 import { performance } from "node:perf_hooks"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/support/TestServer.js"
@@ -141,10 +141,10 @@ const template = (projectId: string, profileId: string) => {
     callId: call.id as string,
     status: call.status,
     direction: call.direction,
-    createdAt: new Date(call.createdAt.epochMillis).toISOString(),
+    createdAt: new Date(DateTime.toEpochMillis(call.createdAt)).toISOString(),
     record: JSON.stringify(encodeCall(call)),
-    signals: signals.map((s) => ({ suffix: s.id.slice(call.id.length), at: new Date(s.timestamp.epochMillis).toISOString() })),
-    events: events.map((e) => ({ type: e.type, at: new Date(e.timestamp.epochMillis).toISOString(), data: JSON.stringify(encodeDraft(e).data) }))
+    signals: signals.map((s) => ({ suffix: s.id.slice(call.id.length), at: new Date(DateTime.toEpochMillis(s.timestamp)).toISOString() })),
+    events: events.map((e) => ({ type: e.type, at: new Date(DateTime.toEpochMillis(e.timestamp)).toISOString(), data: JSON.stringify(encodeDraft(e).data) }))
   }
 }
 

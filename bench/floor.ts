@@ -5,17 +5,17 @@
  * no rate limits. The platform's per-request span is off, as in the real server, so the comparison
  * isolates what Switchboard adds on top of the framework.
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, HttpMiddleware } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { HttpMiddleware, HttpRouter } from "effect/http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Context, Effect, Exit, Layer, Redacted, Schema, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Redacted, References, Schema, Scope } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
-class Caller extends Context.Tag("bench/Caller")<Caller, { readonly key: string }>() {}
+class Caller extends Context.Service<Caller, { readonly key: string }>()("bench/Caller") {}
 
-class Bearer extends HttpApiMiddleware.Tag<Bearer>()("bench/Bearer", {
-  failure: HttpApiError.Unauthorized,
-  provides: Caller,
+class Bearer extends HttpApiMiddleware.Service<Bearer, { provides: Caller }>()("bench/Bearer", {
+  error: HttpApiError.Unauthorized,
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
@@ -33,7 +33,9 @@ const AccountBody = Schema.Struct({
 })
 
 const Api = HttpApi.make("floor").add(
-  HttpApiGroup.make("account").add(HttpApiEndpoint.get("getAccount", "/v1/account").addSuccess(AccountBody)).middleware(Bearer)
+  HttpApiGroup.make("account").add(HttpApiEndpoint.get("getAccount", "/v1/account", {
+    success: AccountBody
+  })).middleware(Bearer)
 )
 
 /** The same shape and size as the real `GET /v1/account` body (~305 bytes). */
@@ -54,15 +56,19 @@ export const account = {
 export const startFloor = async (keys: ReadonlyArray<string>): Promise<{ url: string; close: () => Promise<void> }> => {
   const accepted = new Set(keys)
   const BearerLive = Layer.succeed(Bearer, {
-    bearer: (token) => accepted.has(Redacted.value(token)) ? Effect.succeed({ key: Redacted.value(token) }) : Effect.fail(new HttpApiError.Unauthorized())
+    bearer: (httpEffect, { credential }) =>
+      accepted.has(Redacted.value(credential))
+        ? Effect.provideService(httpEffect, Caller, { key: Redacted.value(credential) })
+        : Effect.fail(new HttpApiError.Unauthorized())
   })
   const GroupLive = HttpApiBuilder.group(Api, "account", (h) => h.handle("getAccount", () => Effect.succeed(account)))
-  const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(GroupLive), Layer.provide(BearerLive))
+  const ApiLive = HttpApiBuilder.layer(Api).pipe(Layer.provide(GroupLive), Layer.provide(BearerLive))
   const server = createServer()
   const scope = Effect.runSync(Scope.make())
   await Effect.runPromise(Layer.buildWithScope(
-    HttpMiddleware.withTracerDisabledWhen(HttpApiBuilder.serve().pipe(Layer.provide(ApiLive)), () => true).pipe(
-      Layer.provide(Layer.setTracerEnabled(false)),
+    HttpRouter.serve(ApiLive, { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)),
+      Layer.provide(Layer.succeed(References.TracerEnabled)(false)),
       Layer.provide(NodeHttpServer.layer(() => server, { host: "127.0.0.1", port: 0 }))
     ),
     scope

@@ -21,7 +21,7 @@
 import { Events } from "@switchboard/core"
 import { applyFact, encodeMessage, type Message, MessageFact, messageEventSource } from "@switchboard/core/messages"
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { fileURLToPath } from "node:url"
 import { startTestServer, type TestServer } from "../packages/http-adapter/test/support/TestServer.js"
 import { backendFromEnv, BenchFailure, createProject, fmt, mean, positiveInt, runBench } from "./lib.js"
@@ -75,7 +75,7 @@ const template = (projectId: string) => {
     const d = applyFact(projectId, records.get(f.messageId), f, () => false)
     if (d.outcome !== "applied") throw new BenchFailure(`template: ${f.type} was ${d.outcome}`)
     records.set(f.messageId, d.message)
-    const at = new Date(f.timestamp.epochMillis).toISOString()
+    const at = new Date(DateTime.toEpochMillis(f.timestamp)).toISOString()
     log.push([f.id, f.messageId, d.message.platform, d.message.status === "received" ? "received" : "addressed", f.type, d.message.status, at])
     events.push({ messageId: f.messageId, type: `message.${f.type}`, at, data: JSON.stringify({ message: encodeMessage(d.message) }) })
   }
@@ -83,7 +83,7 @@ const template = (projectId: string) => {
     messageId: m.id as string,
     platform: m.platform,
     status: m.status,
-    createdAt: new Date(m.createdAt.epochMillis).toISOString(),
+    createdAt: new Date(DateTime.toEpochMillis(m.createdAt)).toISOString(),
     record: JSON.stringify(encodeMessage(m))
   }))
   return { messages, log, events }

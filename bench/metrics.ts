@@ -13,7 +13,7 @@
  *   BENCH_BACKEND=postgres npx tsx bench/metrics.ts      # PostgreSQL of DATABASE_URL (scratch database)
  *   BENCH_ROWS=100000 npx tsx bench/metrics.ts           # PGlite (slow to build: keep it small)
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import type { ProjectId } from "@switchboard/core/shared"
 import { DatabaseConfig, makeMetricsQueryEngine, scratchPostgres, StoreSql } from "@switchboard/sql-adapter"
 import { Effect, Layer, Redacted } from "effect"

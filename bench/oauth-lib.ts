@@ -7,10 +7,10 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpMiddleware, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Layer, References, Scope } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createRequire } from "node:module"
@@ -263,7 +263,7 @@ export const startEffectFloor = async (connections: number) => {
   // The body straight from Node's IncomingMessage (as the server reads bodies, http/Body.ts), not
   // through the platform's body stream: the cheapest read this stack allows.
   const bodyOf = (req: HttpServerRequest.HttpServerRequest) =>
-    Effect.async<string>((resume) => {
+    Effect.callback<string>((resume) => {
       const source = NodeHttpServerRequest.toIncomingMessage(req)
       const chunks: Array<Buffer> = []
       source.on("data", (c: Buffer) => chunks.push(c))
@@ -273,17 +273,18 @@ export const startEffectFloor = async (connections: number) => {
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
       Effect.map(bodyOf(req), (text) => {
         const r = answer(path, req.headers["authorization"], text)
-        return HttpServerResponse.unsafeJson(r.body, { status: r.status, headers: { "cache-control": "no-store" } })
+        return HttpServerResponse.jsonUnsafe(r.body, { status: r.status, headers: { "cache-control": "no-store" } })
       }))
-  const app = HttpRouter.empty.pipe(
-    HttpRouter.post(INTROSPECT_PATH, route(INTROSPECT_PATH)),
-    HttpRouter.post(TOKEN_PATH, route(TOKEN_PATH))
+  const routes = Layer.mergeAll(
+    HttpRouter.add("POST", INTROSPECT_PATH, route(INTROSPECT_PATH)),
+    HttpRouter.add("POST", TOKEN_PATH, route(TOKEN_PATH))
   )
   const server = createServer()
   const scope = Effect.runSync(Scope.make())
   await Effect.runPromise(Layer.buildWithScope(
-    HttpMiddleware.withTracerDisabledWhen(HttpServer.serve(app), () => true).pipe(
-      Layer.provide(Layer.setTracerEnabled(false)),
+    HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)),
+      Layer.provide(Layer.succeed(References.TracerEnabled)(false)),
       Layer.provide(NodeHttpServer.layer(() => server, { host: "127.0.0.1", port: 0 }))
     ),
     scope

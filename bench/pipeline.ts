@@ -1,7 +1,7 @@
 /**
  * The request pipeline's own CPU cost, without sockets or a load generator: the real application
  * (`HttpAppLive` on a test server's services) and the framework's floor (the same bare HttpApi as
- * `floor.ts`) are each turned into a web handler (`HttpApp.toWebHandlerRuntime`, platform span and
+ * `floor.ts`) are each turned into a web handler (`HttpEffect.toWebHandlerWith`, platform span and
  * tracer off as in the server) and called in-process, 10 requests at a time. Node's HTTP parsing
  * and socket writes, the same for both, are left out, so what remains is what Switchboard adds on
  * top of the framework; on a busy machine this is steadier than `http.ts` (no child process, no
@@ -11,8 +11,9 @@
  *   PROF=account npx tsx bench/pipeline.ts           # also writes /tmp/pipeline.cpuprofile
  *   BENCH_BACKEND=postgres npx tsx bench/pipeline.ts # uses DATABASE_URL
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpMiddleware } from "@effect/platform"
-import { Context, Effect, Layer, Redacted, Schema, Scope, Exit } from "effect"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiError, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { HttpEffect, HttpMiddleware, HttpRouter, HttpServer, type HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { Context, Effect, Exit, Layer, Redacted, References, Schema, Scope } from "effect"
 import { writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { settingsOf } from "@switchboard/core/internal"
@@ -21,33 +22,51 @@ import { startTestServer } from "../packages/http-adapter/test/support/TestServe
 import { account } from "./floor.js"
 import { backendFromEnv, createProject } from "./lib.js"
 
-class Caller extends Context.Tag("bench/Caller")<Caller, { readonly key: string }>() {}
-class Bearer extends HttpApiMiddleware.Tag<Bearer>()("bench/Bearer", { failure: HttpApiError.Unauthorized, provides: Caller, security: { bearer: HttpApiSecurity.bearer } }) {}
+class Caller extends Context.Service<Caller, { readonly key: string }>()("bench/Caller") {}
+class Bearer extends HttpApiMiddleware.Service<Bearer, { provides: Caller }>()("bench/Bearer", { error: HttpApiError.Unauthorized, security: { bearer: HttpApiSecurity.bearer } }) {}
 const AccountBody = Schema.Struct({ accountId: Schema.String, createdAt: Schema.String, deletedAt: Schema.NullOr(Schema.String), email: Schema.String, firstName: Schema.NullOr(Schema.String), lastName: Schema.NullOr(Schema.String), phoneNumber: Schema.NullOr(Schema.String), phoneVerifiedAt: Schema.NullOr(Schema.String), pictureUrl: Schema.String, updatedAt: Schema.String })
-const Api = HttpApi.make("floor").add(HttpApiGroup.make("account").add(HttpApiEndpoint.get("getAccount", "/v1/account").addSuccess(AccountBody)).middleware(Bearer))
+const Api = HttpApi.make("floor").add(HttpApiGroup.make("account").add(HttpApiEndpoint.get("getAccount", "/v1/account", {
+  success: AccountBody
+})).middleware(Bearer))
 
 const scope = Effect.runSync(Scope.make())
-const handlerOf = async (layer: Layer.Layer<any, any, never>) => {
-  const ctx = await Effect.runPromise(Layer.buildWithScope(Layer.mergeAll(layer).pipe(Layer.provideMerge(Layer.mergeAll(HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer))), scope))
-  return Effect.runPromise(Effect.gen(function*() {
-    const app = yield* HttpApiBuilder.httpApp
-    const rt = yield* Effect.runtime<never>()
-    // As the server (Http.ts serveLean): a request fiber carries the settings, not the whole context.
-    return HttpApp.toWebHandlerRuntime({ ...rt, context: settingsOf(rt.context) } as typeof rt)(app as any)
-  }).pipe(Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true), Effect.withTracerEnabled(false), Effect.provide(ctx)) as Effect.Effect<(r: Request) => Promise<Response>>)
+/**
+ * A web handler of an application's routes (`HttpRouter.toHttpEffect` of them: ours, or the floor's
+ * HttpApi). As the server (Http.ts serveLean), a request fiber carries `context`'s settings and the
+ * tracing switches (platform span and tracer off), not the whole context.
+ */
+const handlerOf = async <E, LE>(
+  app: Effect.Effect<Effect.Effect<HttpServerResponse.HttpServerResponse, E, Scope.Scope | HttpServerRequest.HttpServerRequest>, LE, Scope.Scope>,
+  context: Context.Context<never>
+) => {
+  const handler = HttpEffect.toWebHandler(await Effect.runPromise(Scope.provide(app, scope)))
+  const carried = settingsOf(context).pipe(
+    Context.add(HttpMiddleware.TracerDisabledWhen, () => true),
+    Context.add(References.TracerEnabled, false)
+  )
+  return (request: Request) => handler(request, carried)
 }
 
 const backend = backendFromEnv("pipe")
 const s = await startTestServer(backend)
 const { projectId, send } = await createProject(s, "pipe")
 const created = await send("POST", `/v1/projects/${projectId}/api-keys`, { name: "p", permissions: ["project:read"] })
-const appCtx = await s.run(Effect.context<never>())
-const ours = await handlerOf(HttpAppLive.pipe(Layer.provide(Layer.succeedContext(appCtx))) as any)
+/** What the application's routes need: the test server's services. */
+type AppServices = Exclude<HttpRouter.Request.Without<Layer.Services<typeof HttpAppLive>>, HttpRouter.HttpRouter>
+const appCtx = await s.run(Effect.context<AppServices>())
+const ours = await handlerOf(HttpRouter.toHttpEffect(HttpAppLive.pipe(Layer.provide(Layer.succeedContext(appCtx)))), appCtx)
 const accepted = new Set([s.serviceKey])
-const floor = await handlerOf(HttpApiBuilder.api(Api).pipe(
+const floor = await handlerOf(HttpRouter.toHttpEffect(HttpApiBuilder.layer(Api).pipe(
   Layer.provide(HttpApiBuilder.group(Api, "account", (h) => h.handle("getAccount", () => Effect.succeed(account)))),
-  Layer.provide(Layer.succeed(Bearer, { bearer: (t) => accepted.has(Redacted.value(t)) ? Effect.succeed({ key: Redacted.value(t) }) : Effect.fail(new HttpApiError.Unauthorized()) }))
-) as any)
+  Layer.provide(Layer.succeed(Bearer, {
+    bearer: (httpEffect, { credential }) =>
+      accepted.has(Redacted.value(credential))
+        ? Effect.provideService(httpEffect, Caller, { key: Redacted.value(credential) })
+        : Effect.fail(new HttpApiError.Unauthorized())
+  })),
+  // What the server's HttpServer layer gives an HttpApi (file responses, ETags).
+  Layer.provide(HttpServer.layerServices)
+)), Context.empty())
 
 const targets = [
   { name: "account", h: ours, url: `http://x/v1/account`, key: s.serviceKey },

@@ -69,7 +69,7 @@ const started = Date.now()
 const fiber = await s.run(Effect.gen(function*() {
   const engine = yield* WebhookDeliveryEngine
   const sender = yield* WebhookSender
-  return yield* Effect.forkDaemon(engine.run(Duration.millis(100)).pipe(Effect.provideService(WebhookSender, sender)))
+  return yield* Effect.forkDetach(engine.run(Duration.millis(100)).pipe(Effect.provideService(WebhookSender, sender)))
 }))
 await new Promise((r) => setTimeout(r, seconds * 1000))
 await s.run(Fiber.interrupt(fiber))

@@ -12,7 +12,7 @@
  * the number stored as a resource and the operation succeeded (with two events) — three
  * transactions and the claim. Reports wall time, ops/s and CPU µs per operation for both.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { newOperation, OperationsRepo, ProvisioningWorker } from "@switchboard/core/platforms"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
 import { DateTime, Effect } from "effect"

@@ -5,8 +5,9 @@
  * - PostgreSQL (`BENCH_BACKEND=postgres`, uses DATABASE_URL): our client (`DatabaseClient`:
  *   PostgresClient.ts over a bounded `pg` pool) against `pg.Pool.query` on a pool with the same
  *   settings, and against the same with a named prepared statement (what our client sends for a
- *   hot statement: the strictest baseline); also `@effect/sql-pg`'s client over the same kind of
- *   pool (what the application used before), so before → after is measured in one run.
+ *   hot statement: the strictest baseline); also `@effect/sql-pg`'s client (its own driver and
+ *   pool, configured alike: what the application used before), so before → after is measured in
+ *   one run.
  * - PGlite (default): our client (PgliteClient.ts, the database on its own worker thread as the
  *   server runs it: PgliteThread.ts) against `PGlite.query` in this thread, and against PGlite's
  *   protocol driven by hand with a named prepared statement (what our client sends for a hot
@@ -21,12 +22,12 @@
  *   npx tsx bench/sql.ts                                        # PGlite
  *   BENCH_BACKEND=postgres BENCH_SECONDS=2 npx tsx bench/sql.ts # PostgreSQL of DATABASE_URL
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { parse, PGlite, protocol } from "@electric-sql/pglite"
 import { DatabaseClient, DatabaseConfig } from "@switchboard/sql-adapter"
 import { pgliteParsers } from "../packages/sql-adapter/src/PgliteClient.js"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Effect, Exit, Layer, Redacted, Runtime, Scope, String as Str } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Redacted, References, Scope, String as Str } from "effect"
 import Pg from "pg"
 import { backendFromEnv, fmt, positiveInt, type ResultRow } from "./lib.js"
 
@@ -82,8 +83,7 @@ const compare = async (runners: Record<string, Runner>) => {
 }
 
 /** Statements run as the server runs them: the tracer off (Http.ts; no exporter is configured). */
-const runtime = Effect.runSync(Effect.withTracerEnabled(Effect.runtime<never>(), false))
-const runPromise = Runtime.runPromise(runtime)
+const runPromise = Effect.runPromiseWith(Context.make(References.TracerEnabled, false))
 
 /** A client layer (ours: the application's `DatabaseClient`) as a runner of the same statement. */
 const clientRunner = async (layer: Layer.Layer<SqlClient.SqlClient, unknown>, setup: boolean) => {
@@ -163,10 +163,16 @@ const main = async (): Promise<ReadonlyArray<ResultRow>> => {
   const pool = makePool()
   for (const s of SETUP) await pool.query(s)
   const ours = await ourClient(DatabaseConfig.Postgres({ url: Redacted.make(url), maxConnections: 1 }))
-  // What the application used before (issue 12): @effect/sql-pg's client over the same kind of pool.
+  // The stock client (what the application used before: issue 12): @effect/sql-pg's own driver and
+  // pool, configured as the pool above (one connection, the same timeouts).
   const stock = await clientRunner(
-    PgClient.layerFromPool({
-      acquire: Effect.acquireRelease(Effect.sync(makePool), (p) => Effect.promise(() => p.end())),
+    PgClient.layer({
+      url: Redacted.make(url),
+      maxConnections: 1,
+      connectTimeout: Duration.seconds(5),
+      idleTimeout: Duration.seconds(30),
+      applicationName: "switchboard-bench",
+      startupParameters: { statement_timeout: "10000", idle_in_transaction_session_timeout: "20000" },
       transformQueryNames: Str.camelToSnake,
       transformResultNames: Str.snakeToCamel,
       transformJson: false

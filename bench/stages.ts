@@ -8,18 +8,18 @@ import { Session } from "node:inspector/promises"
 export type Stage = "middleware" | "auth" | "handler" | "SQL client" | "encode/decode" | "Effect runtime" | "HTTP (Node + platform)" | "GC" | "other"
 
 const stageOf = (url: string, fn: string): Stage | undefined => {
-  if (/pglite|^wasm:|@effect\/sql|packages\/sql-adapter|node_modules\/pg(-[a-z]+)?\//.test(url)) return "SQL client"
+  if (/pglite|^wasm:|@effect\/sql-pg|effect\/dist\/sql\/|packages\/sql-adapter|node_modules\/pg(-[a-z]+)?\//.test(url)) return "SQL client"
   if (/http-adapter\/src\/(http\/(Middleware|RequestContext|Surfaces|pipeline\/)|v1\/Lifecycle)|core\/src\/shared\/(RateLimit|Ids|Identifiers|Secrets|Sha256)/.test(url)) return "middleware"
   if (/http-adapter\/src\/v1\/Authn|core\/src\/identity\/(Authenticator|ProjectKeyVerifier|CredentialCache|Credential|AccessTokenVerifier)|core\/src\/shared\/Crypto/.test(url)) return "auth"
-  if (/effect\/dist\/esm\/(Schema|ParseResult|SchemaAST)\.js|core\/src\/shared\/Timestamp/.test(url)) return "encode/decode"
+  if (/effect\/dist\/(Schema[A-Za-z]*\.js|internal\/schema\/|schema\/)|core\/src\/shared\/Timestamp/.test(url)) return "encode/decode"
   if (/http-adapter\/src\/v1\/|core\/src\//.test(url)) return "handler"
   if (fn === "(garbage collector)") return "GC"
   return undefined
 }
 
 const fallback = (url: string, fn: string): Stage =>
-  /effect\/dist/.test(url) ? "Effect runtime"
-  : /@effect\/platform|find-my-way|^node:|^$/.test(url) && fn !== "(idle)" && fn !== "(program)" ? "HTTP (Node + platform)"
+  /effect\/dist\/(http|http-api)\/|@effect\/platform-node|find-my-way|^node:|^$/.test(url) && fn !== "(idle)" && fn !== "(program)" ? "HTTP (Node + platform)"
+  : /effect\/dist/.test(url) ? "Effect runtime"
   : "other"
 
 export interface StageProfile {

@@ -146,7 +146,7 @@ const engineRun = async (
   const fiber = await server.run(Effect.gen(function*() {
     const engine = yield* WebhookDeliveryEngine
     const sender = yield* WebhookSender
-    return yield* Effect.forkDaemon(engine.run(Duration.millis(100)).pipe(Effect.provideService(WebhookSender, sender)))
+    return yield* Effect.forkDetach(engine.run(Duration.millis(100)).pipe(Effect.provideService(WebhookSender, sender)))
   }))
   const deadline = started + maxSeconds * 1000
   while (delivered() < events && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))

@@ -58,9 +58,9 @@ import { MessagesCore } from "./messages/MessagesFeature.js"
 import { RecordCache } from "./shared/RecordCache.js"
 import { OAuthTokenCache } from "./oauth/OAuthTokenCache.js"
 
-const IdentityCore = Layer.mergeAll(Accounts.Default, AccountServiceKeys.Default, Authenticator.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(ProjectKeyVerifier.Default, AccessTokenVerifier.Default)),
-  Layer.provideMerge(Layer.mergeAll(CredentialCache.Default, RecordCache.Default, OAuthTokenCache.Default))
+const IdentityCore = Layer.mergeAll(Accounts.layer, AccountServiceKeys.layer, Authenticator.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(ProjectKeyVerifier.layer, AccessTokenVerifier.layer)),
+  Layer.provideMerge(Layer.mergeAll(CredentialCache.layer, RecordCache.layer, OAuthTokenCache.layer))
 )
 
 /** Every service of core; feature services may use the identity services. */

@@ -14,7 +14,7 @@ import {
 import { DateTime, Effect } from "effect"
 
 export const T0 = Date.parse("2030-01-01T00:00:00.000Z")
-export const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+export const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 
 /**
  * Stamped T0: an organization owned by `accountId` with one project named `name` at `slug`; the

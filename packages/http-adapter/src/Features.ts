@@ -6,7 +6,7 @@
  * process from these lists; a feature registers here, and its /v1 error rows in `v1/Problems.ts`
  * (a core error without a row there is a compile error).
  */
-import { HttpApi, OpenApi } from "@effect/platform"
+import { HttpApi, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Accounts } from "@switchboard/core/accounts"
 import { AccountServiceKeys } from "@switchboard/core/credentials"
 import { ProjectClosureStatus, ProjectsService } from "@switchboard/core/projects"
@@ -55,6 +55,7 @@ import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup, accountIdempotent, accountProblems } from "./v1/AccountApi.js"
 import { BillingGroupLive } from "./v1/BillingHandlers.js"
 import { Authn } from "./v1/Authn.js"
+import { V1Problems } from "./v1/V1Problems.js"
 import { AccountGroupLive } from "./v1/AccountHandlers.js"
 import { leanGroup } from "./v1/LeanGroup.js"
 import { OAuthProviderGroupLive } from "./v1/OAuthProviderHandlers.js"
@@ -87,8 +88,7 @@ import { BillingGroup, billingIdempotent, billingProblems } from "./v1/BillingAp
 import { OAuthProviderGroup, oAuthProviderIdempotent, oAuthProviderProblems } from "./v1/OAuthProviderApi.js"
 import { WebhooksGroup, webhooksIdempotent, webhooksProblems } from "./v1/WebhooksApi.js"
 
-/** The versioned API's declaration (API.md §1.2): every feature's group. */
-export class V1Api extends HttpApi.make("switchboard-v1")
+const v1Api = HttpApi.make("switchboard-v1")
   .add(AccountGroup)
   .add(OrganizationsGroup)
   .add(ProjectsGroup)
@@ -111,20 +111,53 @@ export class V1Api extends HttpApi.make("switchboard-v1")
   .add(AttachmentsGroup)
   .add(MetricsGroup)
   .add(MessagesGroup)
-  .annotateContext(OpenApi.annotations({
+  // Outermost on every endpoint, as in `v1Group` (v1/V1Problems.ts).
+  .middleware(V1Problems)
+  .annotateMerge(OpenApi.annotations({
     title: "Switchboard versioned API",
     version: "1.0.0",
     description: "Every endpoint is under /v1. Errors are RFC 9457 problem documents (application/problem+json)."
-  })) {}
+  }))
 
-/** Every group's handlers (`HttpApiBuilder.api(V1Api)` needs one per group). */
+/** Every feature's group of the versioned API. */
+type V1Groups =
+  | typeof AccountGroup |
+  typeof OrganizationsGroup |
+  typeof ProjectsGroup |
+  typeof ProjectApiKeysGroup |
+  typeof AccountSecurityGroup |
+  typeof UploadsGroup |
+  typeof AccessTokensGroup |
+  typeof VoiceGroup |
+  typeof BillingGroup |
+  typeof WebhooksGroup |
+  typeof OAuthProviderGroup |
+  typeof SsoPublicGroup |
+  typeof SsoGroup |
+  typeof AppInstallationsGroup |
+  typeof IngressGroup |
+  typeof PlatformsGroup |
+  typeof WhatsappGroup |
+  typeof VerificationCodesGroup |
+  typeof ImessageGroup |
+  typeof AttachmentsGroup |
+  typeof MetricsGroup |
+  typeof MessagesGroup
+
+/**
+ * The versioned API's declaration (API.md §1.2): every feature's group. Its type is written out
+ * (the groups by name) because the inferred one is too long for a declaration file.
+ */
+export const V1Api: HttpApi.HttpApi<"switchboard-v1", HttpApiGroup.AddMiddleware<V1Groups, V1Problems>> = v1Api
+
+/** Every group's handlers (`HttpApiBuilder.layer(V1Api)` needs one per group). */
 export const V1GroupsLive = Layer.mergeAll(
   // The groups of the hottest reads carry only what they use per request (v1/LeanGroup.ts).
-  leanGroup(Authn, Accounts, AccountServiceKeys, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
+  leanGroup(Authn, V1Problems, Accounts, AccountServiceKeys, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
     AccountGroupLive
   ),
   OrganizationsGroupLive,
-  leanGroup(Authn, ProjectsService, ProjectClosureStatus, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
+  leanGroup(Authn, V1Problems, ProjectsService, ProjectClosureStatus, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
     ProjectsGroupLive
   ),
   ProjectApiKeysGroupLive,

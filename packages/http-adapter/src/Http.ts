@@ -5,30 +5,21 @@
  * the repository ports and a `ServerConfig`; the server entry (or a host) supplies them.
  */
 import { settingsOf } from "@switchboard/core/internal"
-import {
-  Etag,
-  FileSystem,
-  HttpApi,
-  HttpApiBuilder,
-  HttpMiddleware,
-  HttpPlatform,
-  HttpRouter,
-  HttpServer,
-  HttpServerResponse,
-  Path
-} from "@effect/platform"
-import { Context, Effect, Layer, Scope } from "effect"
+import { HttpApi, HttpApiBuilder } from "effect/http-api"
+import { Etag, HttpMiddleware, HttpPlatform, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
+import { Context, Effect, FileSystem, Layer, Path, References, Scope } from "effect"
 import { defaultAvatarSvg } from "./docs/Assets.js"
 import { openApiDocument } from "./docs/OpenApiDocument.js"
 import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
 import { referencePageResponse, referencePages, referenceScript, scalarBundle, scriptResponse } from "./docs/ReferencePages.js"
 import { managementOpenApi } from "./routes/ManagementOperations.js"
-import { makeGlobalMiddleware } from "./http/Middleware.js"
+import { layerGlobalMiddleware } from "./http/Middleware.js"
 import { InFlight, makeInFlightCounter } from "./http/pipeline/InFlight.js"
 import { routePattern, type RouteTable } from "./http/pipeline/UrlChecks.js"
 import { ServerConfig } from "./http/ServerConfig.js"
 import { FeatureRoutes, featureRouteTable, V1Api, V1GroupsLive } from "./Features.js"
 import { AuthnLive } from "./v1/AuthnLive.js"
+import { V1ProblemsLive } from "./v1/V1Problems.js"
 import { problem } from "./v1/Problems.js"
 
 /** Routes outside the HttpApi (pages, Dashboard, OAuth, management, uploads, …) as (method, router path). */
@@ -55,71 +46,73 @@ export const routeTable: RouteTable = (() => {
   HttpApi.reflect(V1Api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, group }) =>
-      routes.push({ method: endpoint.method, pattern: routePattern(endpoint.path), path: endpoint.path, operationId: `${group.identifier}.${endpoint.name}` })
+      routes.push({ method: endpoint.method, pattern: routePattern(endpoint.path), path: endpoint.path, operationId: `${group.identifier}.${endpoint.identifier}` })
   })
   return { routes }
 })()
 
-const RawRoutesLive = HttpApiBuilder.Router.use((router) =>
+const RawRoutesLive = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
     // Made on its first request, not at start (it walks every schema of the API), then kept.
     let openapi: string | undefined
-    yield* router.get("/openapi.json", Effect.sync(() => {
+    yield* router.add("GET", "/openapi.json", Effect.sync(() => {
       openapi ??= JSON.stringify(openApiDocument(config.apiUrl, config.docsUrl))
       return HttpServerResponse.text(openapi, { contentType: "application/json" })
     }))
     // The management API's document is public (the rest of /projects/* needs Basic credentials).
     let managementDocument: string | undefined
-    yield* router.get("/projects/openapi.json", Effect.sync(() => {
+    yield* router.add("GET", "/projects/openapi.json", Effect.sync(() => {
       managementDocument ??= JSON.stringify(managementOpenApi(config.spectrumUrl))
       return HttpServerResponse.text(managementDocument, { contentType: "application/json" })
     }))
     for (const page of referencePages) {
-      yield* router.get(page.path as HttpRouter.PathInput, Effect.sync(() => referencePageResponse(page, config.spectrumUrl)))
+      yield* router.add("GET", page.path as HttpRouter.PathInput, Effect.sync(() => referencePageResponse(page, config.spectrumUrl)))
     }
-    yield* router.get("/docs/assets/scalar.js", Effect.sync(() => scriptResponse(scalarBundle())))
-    yield* router.get("/docs/assets/reference.js", Effect.sync(() => scriptResponse(referenceScript)))
-    yield* router.get("/problems", Effect.sync(catalogResponse))
-    yield* router.get("/problems/:slug", Effect.flatMap(HttpRouter.params, ({ slug }) => {
+    yield* router.add("GET", "/docs/assets/scalar.js", Effect.sync(() => scriptResponse(scalarBundle())))
+    yield* router.add("GET", "/docs/assets/reference.js", Effect.sync(() => scriptResponse(referenceScript)))
+    yield* router.add("GET", "/problems", Effect.sync(catalogResponse))
+    yield* router.add("GET", "/problems/:slug", Effect.flatMap(HttpRouter.params, ({ slug }) => {
       const page = problemPageResponse(slug ?? "")
       return page === undefined ? Effect.fail(problem("RESOURCE_NOT_FOUND", `No problem type ${slug}.`)) : Effect.succeed(page)
     }))
-    yield* router.get("/deprecations", Effect.sync(() => deprecationsResponse(config.docsUrl)))
-    yield* router.get("/assets/default-avatar.svg", Effect.succeed(HttpServerResponse.text(defaultAvatarSvg, {
+    yield* router.add("GET", "/deprecations", Effect.sync(() => deprecationsResponse(config.docsUrl)))
+    yield* router.add("GET", "/assets/default-avatar.svg", HttpServerResponse.text(defaultAvatarSvg, {
       contentType: "image/svg+xml",
       headers: { "cache-control": "public, max-age=86400" }
-    })))
+    }))
   }))
 
 export const InFlightLive = Layer.sync(InFlight, makeInFlightCounter)
 
-const ApiLive = HttpApiBuilder.api(V1Api).pipe(Layer.provide(V1GroupsLive), Layer.provide(AuthnLive))
+const ApiLive = HttpApiBuilder.layer(V1Api).pipe(Layer.provide(V1GroupsLive), Layer.provide([AuthnLive, V1ProblemsLive]))
 
-/** The application's routes and middleware; `serve` it on an `HttpServer`. */
+/** The application's routes and middleware, registered on the `HttpRouter`; `serve` it on an `HttpServer`. */
 export const HttpAppLive = Layer.mergeAll(
   ApiLive,
   RawRoutesLive,
   FeatureRoutes,
-  HttpApiBuilder.middleware(makeGlobalMiddleware(routeTable))
+  layerGlobalMiddleware(routeTable)
 )
 
 /**
- * `HttpApiBuilder.serve()`, except for what a request fiber carries: the platform's services (the
- * server, its scope, `HttpRouter.DefaultServices`) and the application's settings (every
- * `Context.Reference` declared with core's `Setting`: a handler reads them where it uses them), not
- * the application's ~600 other context entries. Every part of the application captured the
- * services it uses when it was built (the /v1 groups and their middleware merge their own context
- * in, the other routers' types allow only the platform's services, the global middleware closes
- * over its own), so nothing reads them from the request. With the whole application context, each
- * request copied it several times (the node server's request, the router, the request scope, the
- * principal) and compared it entry by entry once: the largest share of a cached read's CPU
- * (issue 12; bench/README.md). `ServeLean.test.ts` checks that settings a host provides reach
- * handlers.
+ * `HttpRouter.serve`, except for what a request fiber carries: the platform's services (the
+ * server, its scope, `HttpServer.layerServices`), the tracing switches and the application's
+ * settings (every `Context.Reference` declared with core's `Setting`: a handler reads them where it
+ * uses them), not the application's ~600 other context entries. Every part of the application
+ * captured the services it uses when it was built (the /v1 groups and their middleware merge their
+ * own context in, the other routers' types allow only the platform's services, the global
+ * middleware closes over its own), so nothing reads them from the request. With the whole
+ * application context, each request copied it several times and compared it entry by entry once:
+ * the largest share of a cached read's CPU (bench/README.md). `ServeLean.test.ts` checks that
+ * settings a host provides reach handlers. Built after `HttpAppLive`: the router's global
+ * middleware is fixed when its handler is made.
  */
-const serveLean = Layer.scopedDiscard(Effect.gen(function*() {
-  const app = yield* HttpApiBuilder.httpApp
-  const context = yield* Effect.context<HttpServer.HttpServer | Scope.Scope | HttpRouter.HttpRouter.DefaultServices>()
+const serveLean = Layer.effectDiscard(Effect.gen(function*() {
+  const router = yield* HttpRouter.HttpRouter
+  const context = yield* Effect.context<
+    HttpServer.HttpServer | Scope.Scope | HttpPlatform.HttpPlatform | Etag.Generator | FileSystem.FileSystem | Path.Path
+  >()
   const platform = Context.pick(
     HttpServer.HttpServer,
     Scope.Scope,
@@ -128,20 +121,38 @@ const serveLean = Layer.scopedDiscard(Effect.gen(function*() {
     FileSystem.FileSystem,
     Path.Path
   )(context)
-  const carried = Context.merge(settingsOf(context as Context.Context<never>), platform)
-  yield* Effect.mapInputContext(HttpServer.serveEffect(app), () => carried)
-})).pipe(Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]))
+  // The tracing switches and the logging setup (loggers, level) the application was started with.
+  const carried = Context.merge(settingsOf(context as Context.Context<never>), platform).pipe(
+    Context.add(HttpMiddleware.TracerDisabledWhen, Context.get(context, HttpMiddleware.TracerDisabledWhen)),
+    Context.add(References.TracerEnabled, Context.get(context, References.TracerEnabled)),
+    Context.add(References.CurrentLoggers, Context.get(context, References.CurrentLoggers)),
+    Context.add(References.MinimumLogLevel, Context.get(context, References.MinimumLogLevel))
+  )
+  yield* Effect.updateContext(HttpServer.serveEffect()(router.asHttpEffect()), (_: Context.Context<never>) => carried)
+}))
+
+/**
+ * The router's types mark what its routes fail with and need per request
+ * (`HttpRouter.Request<"Error" | "Requires", …>`); `HttpRouter.serve` discharges those marks in its
+ * signature. Here the global middleware answers every failure (http/pipeline/Failures.ts) and every
+ * route captured its services when it was built (see `serveLean`), so the marks are dropped alike.
+ */
+const discharged = <A, E, R>(
+  layer: Layer.Layer<A, E, R>
+): Layer.Layer<A, HttpRouter.Request.Without<E>, HttpRouter.Request.Without<R>> =>
+  // The marks are phantom types: the layer itself is unchanged.
+  layer as Layer.Layer<A, never, never> as Layer.Layer<A, HttpRouter.Request.Without<E>, HttpRouter.Request.Without<R>>
 
 /**
  * Serves the application on whatever `HttpServer` is provided. The platform's per-request span is
  * off: no exporter is configured, and building it is a measurable share of each request
  * (DESIGN.md §6; see bench/README.md).
  */
-export const HttpLive = HttpMiddleware.withTracerDisabledWhen(
-  serveLean.pipe(Layer.provide(HttpAppLive)),
-  () => true
-).pipe(
+export const HttpLive = discharged(serveLean.pipe(
+  Layer.provide(HttpAppLive),
+  Layer.provide(HttpRouter.layer),
+  Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)),
   // No exporter is configured: the spans of `Effect.fn` service methods are not built on requests
   // (DESIGN.md §6: keep span creation off the hot path unless an exporter exports them).
-  Layer.provide(Layer.setTracerEnabled(false))
-)
+  Layer.provide(Layer.succeed(References.TracerEnabled)(false))
+))

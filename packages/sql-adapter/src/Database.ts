@@ -1,22 +1,22 @@
 /**
  * The database (DESIGN.md D2): a PostgreSQL server when `DATABASE_URL` is set (a `pg` pool driven
- * by our own `@effect/sql` client, PostgresClient.ts), otherwise the
+ * by our own `effect/sql` client, PostgresClient.ts), otherwise the
  * embedded PGlite (Postgres compiled to WASM) with its data directory on disk, on its own worker
- * thread (PgliteThread.ts) and driven through PGlite's own API by an `@effect/sql` client with
- * `@effect/sql-pg`'s compiler (PgliteClient.ts) — one dialect, one set of migrations and
+ * thread (PgliteThread.ts) and driven through PGlite's own API by an `effect/sql` client with the
+ * same PostgreSQL compiler (PgliteClient.ts) — one dialect, one set of migrations and
  * repositories.
  */
-import * as PgClient from "@effect/sql-pg/PgClient"
-import type { SqlClient, SqlError } from "@effect/sql"
+import type { SqlClient, SqlError } from "effect/sql"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { SqlError as SqlFailure } from "@effect/sql/SqlError"
+import { ConnectionError, SqlError as SqlFailure } from "effect/sql/SqlError"
 import { Data, Duration, Effect, Layer, Redacted, String as Str } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { takeDataDirLock } from "./DataDirLock.js"
 import Pg from "pg"
 import { Migrations } from "./Migrations.js"
+import type { PgClient } from "./PgClient.js"
 import { PgliteClientLayer, pgliteParsers } from "./PgliteClient.js"
 import { initPgliteDataDir, needsInit } from "./PgliteInit.js"
 import { startEmbeddedDatabase } from "./PgliteThread.js"
@@ -72,14 +72,14 @@ const lockDataDir = (dataDir: string | undefined) =>
  * process fails with a clear message and opens nothing.
  */
 export const openPglite = (dataDir: string | undefined, options: PgliteOpenOptions = {}) =>
-  Effect.zipRight(lockDataDir(dataDir), openPgliteUnlocked(dataDir, options))
+  Effect.andThen(lockDataDir(dataDir), openPgliteUnlocked(dataDir, options))
 
 /**
  * Opens the embedded database on its own thread (PgliteThread.ts) for the life of the scope: the
  * server's way. Locked first, like `openPglite`.
  */
 export const openEmbeddedDatabase = (dataDir: string | undefined, options: PgliteOpenOptions = {}) =>
-  Effect.zipRight(
+  Effect.andThen(
     lockDataDir(dataDir),
     openInitialized(dataDir, options, () => startEmbeddedDatabase({ dataDir, sharedBuffersMb: options.sharedBuffersMb }))
   )
@@ -168,6 +168,9 @@ const causeOf = (cause: unknown) => {
   return code === undefined || message.includes(code) ? message : `${code} ${message}`
 }
 
+/** The server could not be reached: a `SqlError` whose reason's `cause` is the driver's error. */
+const unreachable = (cause: unknown, message: string) => new SqlFailure({ reason: new ConnectionError({ cause, message, operation: "connect" }) })
+
 /**
  * The `pg` pool of a PostgreSQL server with bounded waits, checked with one `SELECT 1` (start-up
  * fails clearly when the server cannot be reached), ended with the scope.
@@ -199,27 +202,28 @@ const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
     Effect.tap((pool) =>
       Effect.tryPromise({
         try: () => pool.query("SELECT 1"),
-        catch: (cause) => new SqlFailure({ cause, message: `PostgreSQL at ${where} cannot be reached: ${causeOf(cause)}` })
-      }).pipe(Effect.timeoutFail({
+        catch: (cause) => unreachable(cause, `PostgreSQL at ${where} cannot be reached: ${causeOf(cause)}`)
+      }).pipe(Effect.timeoutOrElse({
         duration: Duration.millis(connectTimeoutMs),
-        onTimeout: () =>
-          new SqlFailure({ cause: new Error("Connection timed out"), message: `PostgreSQL at ${where} cannot be reached: no answer within ${connectTimeoutMs} ms` })
+        orElse: () =>
+          Effect.fail(unreachable(new Error("Connection timed out"), `PostgreSQL at ${where} cannot be reached: no answer within ${connectTimeoutMs} ms`))
       }))
     )
   )
 }
 
 /** A `PgClient` (and `SqlClient`) for the configured database, without migrations. */
-export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, DatabaseError> =>
+export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient | SqlClient.SqlClient, DatabaseError> =>
   DatabaseConfig.$match(config, {
-    // Over the pool directly (PostgresClient.ts): no span, scope or acquirer per statement; hot statements prepared.
-    Postgres: (o) => PostgresClientLayer(postgresPool(o), clientOptions),
+    // Over the pool directly (PostgresClient.ts): no scope or acquirer per statement; hot statements prepared.
+    Postgres: (o) => PostgresClientLayer(Effect.mapError(postgresPool(o), connectFailure), clientOptions),
     // On its own thread, over PGlite's own API (PgliteThread.ts, PgliteClient.ts): one session, serialized.
     Pglite: ({ dataDir, sharedBuffersMb, templateDir }) =>
-      PgliteClientLayer(openEmbeddedDatabase(dataDir, { templateDir, sharedBuffersMb }), clientOptions)
-  }).pipe(Layer.mapError((e: SqlError.SqlError | DatabaseError) =>
-    e instanceof DatabaseError ? e : new DatabaseError({ message: `could not connect to the database: ${e.message}`, cause: e })
-  ))
+      PgliteClientLayer(Effect.mapError(openEmbeddedDatabase(dataDir, { templateDir, sharedBuffersMb }), connectFailure), clientOptions)
+  })
+
+const connectFailure = (e: SqlError.SqlError | DatabaseError): DatabaseError =>
+  e instanceof DatabaseError ? e : new DatabaseError({ message: `could not connect to the database: ${e.message}`, cause: e })
 
 /** The migrated database: connects, then brings the schema up to date before anything uses it. */
 export const DatabaseLive = (config: DatabaseConfig) =>

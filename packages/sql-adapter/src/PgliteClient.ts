@@ -1,29 +1,31 @@
 /**
- * An `@effect/sql` client over the embedded PGlite (PgliteThread.ts: its own worker thread): the
- * same SQL, the same compiler as `@effect/sql-pg` (placeholders, identifiers, snake/camel
- * transforms), no socket in between. PGlite is one session, so every use of it is serialized: a
- * query outside a transaction holds the session for that statement; a transaction holds it from
- * BEGIN to COMMIT (nested transactions are savepoints on the same session, as in `@effect/sql`).
+ * An `effect/sql` client over the embedded PGlite (PgliteThread.ts: its own worker thread): the
+ * same SQL, the same PostgreSQL compiler as PostgresClient.ts (placeholders, identifiers,
+ * snake/camel transforms), no socket in between. PGlite is one session, so every use of it is
+ * serialized: a query outside a transaction holds the session for that statement; a transaction
+ * holds it from BEGIN to COMMIT (nested transactions are savepoints on the same session, as in
+ * `effect/sql`).
  *
- * Statements run as on PostgreSQL (PostgresClient.ts): lean (LeanStatements.ts: no span, scope or
- * acquirer per statement unless a tracer exports), and a hot statement (a text with parameters
- * seen twice) becomes a named prepared statement of the session: parsed and described once, then
- * each execution is one Bind/Execute/Sync exchange with the database instead of PGlite's six
- * (Parse, Describe, Bind, Describe, Execute, Sync), and is not planned again (the worker keeps the
- * descriptions; this side picks the names). A plan invalidated by a schema change (0A000) is
+ * Statements run as on PostgreSQL (PostgresClient.ts): lean (LeanStatements.ts: no scope or
+ * acquirer per statement), and a hot statement (a text with parameters seen twice) becomes a
+ * named prepared statement of the session: parsed and described once, then each execution is one
+ * Bind/Execute/Sync exchange with the database instead of PGlite's six (Parse, Describe, Bind,
+ * Describe, Execute, Sync), and is not planned again (the worker keeps the descriptions; this side
+ * picks the names). A plan invalidated by a schema change (0A000) is
  * prepared again under a new name.
  *
  * Values behave as they do through node-postgres, so repositories cannot tell the backends apart:
  * parameters are prepared the way `pg` prepares them (dates as ISO text, arrays as array literals,
  * objects as JSON), and `int8` columns arrive as text.
  */
-import * as Client from "@effect/sql/SqlClient"
-import type { Connection } from "@effect/sql/SqlConnection"
-import { SqlError } from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import { Context, Effect, Layer, Stream } from "effect"
+import * as Client from "effect/sql/SqlClient"
+import type { Connection } from "effect/sql/SqlConnection"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { Context, Effect, Layer, Queue, Semaphore, Stream } from "effect"
+import type { Scope } from "effect/Scope"
 import { makeLeanClient, makePgCompiler, pgJson, preparedNames, rowTransform } from "./LeanStatements.js"
+import { PgClient } from "./PgClient.js"
 import type { EmbeddedDatabase } from "./PgliteThread.js"
 
 const INT8 = 20
@@ -66,10 +68,10 @@ export const makePgliteClient = (db: EmbeddedDatabase, options: PgliteClientOpti
   Effect.gen(function*() {
     const compiler = makePgCompiler(options.transformQueryNames, options.transformJson)
     const transformRows = rowTransform(options)
-    const session = yield* Effect.makeSemaphore(1)
+    const session = yield* Semaphore.make(1)
     const prepared = preparedNames(options.preparedStatements ?? 500)
 
-    const failure = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+    const failure = (cause: unknown) => new SqlError({ reason: new UnknownError({ cause, message: "Failed to execute statement" }) })
 
     /**
      * One statement on the session (the caller holds it). `retry`: outside a transaction, a
@@ -101,6 +103,8 @@ export const makePgliteClient = (db: EmbeddedDatabase, options: PgliteClientOpti
         executeStream: (sql, params, transform) =>
           Stream.fromIterableEffect(execute(sql, params, transform)).pipe(Stream.rechunk(128)),
         executeValues: (sql, params) => lock(run(sql, params, "array", true, retry)) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
+        executeValuesUnprepared: (sql, params) =>
+          lock(run(sql, params, "array", false, retry)) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
         executeUnprepared: (sql, params, transform) => execute(sql, params, transform, false)
       }
     }
@@ -112,25 +116,26 @@ export const makePgliteClient = (db: EmbeddedDatabase, options: PgliteClientOpti
       connection: single,
       transactionAcquirer: Effect.as(Effect.acquireRelease(session.take(1), () => session.release(1)), held),
       compiler,
+      driver: "pglite",
       spanAttributes: [["db.system.name", "postgresql"], ["server.address", "pglite"]],
       transformRows
     })
     // The `PgClient` face (LISTEN/NOTIFY through PGlite's own API, the same JSON fragment), and the
     // embedded database's `interrupt` (PgliteThread.ts) for a statement past its deadline.
-    return Object.assign(client, {
-      [PgClient.TypeId]: PgClient.TypeId,
+    const pg: PgClient = Object.assign(client, {
       config: { database: "pglite" },
       json: pgJson,
       listen: (channel: string) =>
-        Stream.asyncPush<string, SqlError>((emit) =>
+        Stream.callback<string, SqlError>((queue) =>
           Effect.acquireRelease(
-            Effect.tryPromise({ try: () => db.listen(channel, (payload) => void emit.single(payload)), catch: failure }),
+            Effect.tryPromise({ try: () => db.listen(channel, (payload) => void Queue.offerUnsafe(queue, payload)), catch: failure }),
             (unlisten) => Effect.promise(() => unlisten()).pipe(Effect.ignore)
           )),
       notify: (channel: string, payload: string) =>
         Effect.asVoid(client`select pg_notify(${channel}, ${payload})`),
       [EmbeddedInterrupt]: Effect.promise(() => db.interrupt())
-    }) as unknown as PgClient.PgClient
+    })
+    return pg
   })
 
 /** The key under which the embedded client's `PgClient` carries its database's `interrupt`. */
@@ -140,14 +145,14 @@ export const EmbeddedInterrupt = Symbol.for("switchboard/EmbeddedInterrupt")
  * Stops the statement the embedded database is running (the worker is replaced; see
  * PgliteThread.ts): true when it was stopped, false on PostgreSQL or a database in memory.
  */
-export const interruptEmbedded = (client: PgClient.PgClient): Effect.Effect<boolean> => {
-  const interrupt = (client as unknown as Record<symbol, Effect.Effect<boolean> | undefined>)[EmbeddedInterrupt]
+export const interruptEmbedded = (client: PgClient): Effect.Effect<boolean> => {
+  const interrupt = (client as Partial<Record<typeof EmbeddedInterrupt, Effect.Effect<boolean>>>)[EmbeddedInterrupt]
   return interrupt ?? Effect.succeed(false)
 }
 
 /** The layer: `SqlClient` and `PgClient` over the embedded database (opened by `open`, closed with the layer). */
-export const PgliteClientLayer = <E>(open: Effect.Effect<EmbeddedDatabase, E, import("effect").Scope.Scope>, options: PgliteClientOptions) =>
-  Layer.scopedContext(Effect.gen(function*() {
+export const PgliteClientLayer = <E>(open: Effect.Effect<EmbeddedDatabase, E, Scope>, options: PgliteClientOptions) =>
+  Layer.effectContext(Effect.gen(function*() {
     const client = yield* makePgliteClient(yield* open, options)
-    return Context.make(PgClient.PgClient, client).pipe(Context.add(Client.SqlClient, client))
+    return Context.make(PgClient, client).pipe(Context.add(Client.SqlClient, client))
   })).pipe(Layer.provide(Reactivity.layer))

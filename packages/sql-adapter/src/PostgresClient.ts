@@ -2,12 +2,12 @@
  * Why this file is long: one client: the connection queue, transactions, prepared-statement names
  * and the `SqlClient`/`PgClient` faces share the state of one closure (`makePostgresClient`).
  *
- * The `@effect/sql` client over a `pg` pool (issue 12 goal 4): the same compiler and transforms as
- * `@effect/sql-pg` (`PgClient.makeCompiler`), the same `SqlClient` and `PgClient` faces, at close to
- * the driver's own cost per statement.
+ * The `effect/sql` client over a `pg` pool (issue 12 goal 4): the PostgreSQL compiler and transforms
+ * (LeanStatements.ts), the `SqlClient` and our `PgClient` faces (PgClient.ts), at close to the
+ * driver's own cost per statement.
  *
  * - A statement outside a transaction takes a pool connection for exactly its own round trip (no
- *   Effect scope, no span: LeanStatements.ts).
+ *   Effect scope: LeanStatements.ts).
  * - A transaction (or `reserve`) holds one pool connection; its statements are queued and sent one
  *   at a time, so statements issued concurrently inside one transaction neither interleave nor make
  *   `pg` queue them (its deprecated "already executing a query" path).
@@ -15,24 +15,24 @@
  *   is seen it gets a name, and each connection parses it once. The names are bounded; past the
  *   bound statements run unnamed. A plan invalidated by a schema change (0A000 "cached plan must
  *   not change result type") drops the name and, outside a transaction, runs the statement again.
- * - Errors are `SqlError`s whose `cause` is the `pg` error (`code`, `constraint`, …). A connection
- *   that failed for any other reason than the server's answer (read timeout, reset, a failed
- *   COMMIT/ROLLBACK) is destroyed, not returned to the pool.
+ * - Errors are `SqlError`s whose reason's `cause` is the `pg` error (`code`, `constraint`, …). A
+ *   connection that failed for any other reason than the server's answer (read timeout, reset, a
+ *   failed COMMIT/ROLLBACK) is destroyed, not returned to the pool.
  * - An interrupted statement is cancelled on the server (a CancelRequest, best effort) without
  *   waiting; its connection returns to the pool once the server has answered.
  * - `listen` shares one dedicated connection (not from the pool) between all channels, and
  *   reconnects (then LISTENs again) when it is lost. Notifications sent meanwhile are lost: users
  *   bound staleness otherwise (credential caches expire).
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as Client from "@effect/sql/SqlClient"
-import type { Connection } from "@effect/sql/SqlConnection"
-import { SqlError } from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import { Context, Effect, Layer, Redacted, Stream } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as Client from "effect/sql/SqlClient"
+import type { Connection } from "effect/sql/SqlConnection"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
+import { Context, Effect, Layer, Queue, Redacted, Stream } from "effect"
 import type { Scope } from "effect/Scope"
 import Pg, { type Client as PgListenClient, type Notification, type Pool, type PoolClient, type QueryConfig, type QueryResult } from "pg"
 import { isInvalidatedPlan, makeLeanClient, makePgCompiler, pgJson, preparedNames, rowTransform } from "./LeanStatements.js"
+import { PgClient, type PgClientConfig } from "./PgClient.js"
 
 export interface PostgresClientOptions {
   readonly transformQueryNames?: ((s: string) => string) | undefined
@@ -45,7 +45,8 @@ export interface PostgresClientOptions {
 type Rows = ReadonlyArray<any>
 type Transform = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
 
-const failure = (cause: unknown, message = "Failed to execute statement") => new SqlError({ cause, message })
+const failure = (cause: unknown, message = "Failed to execute statement") =>
+  new SqlError({ reason: new UnknownError({ cause, message }) })
 
 /** The server answered (an SQL error): the connection itself is fine. Anything else may have broken it. */
 const answeredByServer = (error: unknown): boolean =>
@@ -66,13 +67,15 @@ type Runner = <A>(
   prepare?: boolean
 ) => Effect.Effect<A, SqlError>
 
-/** The `@effect/sql` connection over one runner (the pool, or one held connection). */
+/** The `effect/sql` connection over one runner (the pool, or one held connection). */
 const connectionOver = (run: Runner): Connection => {
   const connection: Connection = {
     execute: (sql, params, transform: Transform) =>
       run(sql, params, undefined, (r) => transform === undefined ? rowsOf(r) : transform(rowsOf(r))),
     executeRaw: (sql, params) => run(sql, params, undefined, (r) => r),
     executeValues: (sql, params) => run(sql, params, "array", (r) => rowsOf(r)) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
+    executeValuesUnprepared: (sql, params) =>
+      run(sql, params, "array", (r) => rowsOf(r), false) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
     executeUnprepared: (sql, params, transform: Transform) =>
       run(sql, params, undefined, (r) => transform === undefined ? rowsOf(r) : transform(rowsOf(r)), false),
     executeStream: (sql, params, transform: Transform) =>
@@ -125,7 +128,7 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
       done: (result: any) => A,
       prepare = true
     ) =>
-      Effect.async<A, SqlError>((resume) => {
+      Effect.callback<A, SqlError>((resume) => {
         let state: "acquiring" | "running" | "settled" | "interrupted" = "acquiring"
         let cancelled: Promise<void> | undefined
         let client: PoolClient | undefined
@@ -247,7 +250,7 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
         done: (result: any) => A,
         prepare = true
       ) =>
-        Effect.async<A, SqlError>((resume) => {
+        Effect.callback<A, SqlError>((resume) => {
           if (released) return resume(Effect.fail(failure(new Error("The connection was released"))))
           const job: Job = {
             query: queryOf(text, values, rowMode, prepare),
@@ -292,7 +295,7 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
 
     const reserve: Effect.Effect<Connection, SqlError, Scope> = Effect.map(
       Effect.acquireRelease(
-        Effect.async<ReturnType<typeof holdConnection>, SqlError>((resume) => {
+        Effect.callback<ReturnType<typeof holdConnection>, SqlError>((resume) => {
           pool.connect((error, client) => {
             if (error || client === undefined) {
               resume(Effect.fail(failure(error ?? new Error("No client returned"), "Failed to acquire connection for transaction")))
@@ -315,29 +318,30 @@ export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =
       connection: poolConnection,
       transactionAcquirer: reserve,
       compiler,
+      driver: "pg",
       spanAttributes: spanAttributesOf(pool),
       transformRows
     })
-    return Object.assign(client, {
-      [PgClient.TypeId]: PgClient.TypeId,
+    const pg: PgClient = Object.assign(client, {
       config: configOf(pool),
       json: pgJson,
       listen: (channel: string) =>
-        Stream.asyncPush<string, SqlError>((emit) =>
+        Stream.callback<string, SqlError>((queue) =>
           Effect.acquireRelease(
             Effect.tryPromise({
-              try: () => listener.subscribe(channel, (payload) => void emit.single(payload)),
+              try: () => listener.subscribe(channel, (payload) => void Queue.offerUnsafe(queue, payload)),
               catch: (cause) => failure(cause, "Failed to listen")
             }),
             (unsubscribe) => Effect.promise(unsubscribe)
           )),
-      // `PgClient.notify` of sql-pg 0.53 is broken (effect3.md §3): the same through pg_notify.
+      // Through pg_notify, as a statement: inside a transaction it is delivered on COMMIT.
       notify: (channel: string, payload: string) => Effect.asVoid(client`select pg_notify(${channel}, ${payload})`)
-    }) as unknown as PgClient.PgClient
+    })
+    return pg
   })
 
 /** What `PgClient.config` says about the pool (no password). */
-const configOf = (pool: Pool): PgClient.PgClientConfig => {
+const configOf = (pool: Pool): PgClientConfig => {
   const o = pool.options
   try {
     const u = new URL(o.connectionString ?? "")
@@ -476,7 +480,7 @@ const makeListener = (pool: Pool) => {
 
 /** The layer: `SqlClient` and `PgClient` over the pool `acquire` opens (closed with the layer). */
 export const PostgresClientLayer = <E>(acquire: Effect.Effect<Pool, E, Scope>, options: PostgresClientOptions) =>
-  Layer.scopedContext(Effect.gen(function*() {
+  Layer.effectContext(Effect.gen(function*() {
     const client = yield* makePostgresClient(yield* acquire, options)
-    return Context.make(PgClient.PgClient, client).pipe(Context.add(Client.SqlClient, client))
+    return Context.make(PgClient, client).pipe(Context.add(Client.SqlClient, client))
   })).pipe(Layer.provide(Reactivity.layer))

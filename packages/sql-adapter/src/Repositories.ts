@@ -1,7 +1,7 @@
 /** The whole store on the SQL client (PGlite or PostgreSQL alike): the registry's repositories and the rest. */
 import { CredentialRevocationsInProcess } from "@switchboard/core/credentials"
 import { RateLimiterInProcess } from "@switchboard/core/shared"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Layer } from "effect"
 import { DatabaseConfig, DatabaseLive } from "./Database.js"
 import { RepositoriesSql } from "./Features.js"

@@ -2,9 +2,8 @@
  * Test databases (DESIGN.md §5): each test file gets its own — a fresh in-memory PGlite, or a
  * `sb_test_<random>` database created on the PostgreSQL of `DATABASE_URL` and dropped afterwards.
  */
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect, Layer, Redacted } from "effect"
+import Pg from "pg"
 import { DatabaseConfig, DatabaseError } from "./Database.js"
 import { StoreSql } from "./Repositories.js"
 
@@ -26,12 +25,20 @@ export const scratchPostgres = Effect.gen(function*() {
   if (!url) return yield* new DatabaseError({ message: "DATABASE_URL is not set" })
   const name = `sb_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
   const admin = (statement: string) =>
-    Effect.scoped(Effect.gen(function*() {
-      const client = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
-      yield* client.unsafe(statement)
-    })).pipe(Effect.provide(Reactivity.layer))
+    Effect.tryPromise({
+      try: async () => {
+        const client = new Pg.Client({ connectionString: url })
+        await client.connect()
+        try {
+          await client.query(statement)
+        } finally {
+          await client.end()
+        }
+      },
+      catch: (cause) => new DatabaseError({ message: String(cause), cause })
+    })
   yield* Effect.acquireRelease(
-    admin(`create database "${name}"`).pipe(Effect.mapError((e) => new DatabaseError({ message: String(e), cause: e }))),
+    admin(`create database "${name}"`),
     () => admin(`drop database if exists "${name}" with (force)`).pipe(Effect.ignore)
   )
   return withDatabase(url, name)
@@ -41,7 +48,7 @@ export const scratchPostgres = Effect.gen(function*() {
 export const testStore = (backend: TestBackend) =>
   backend === "pglite"
     ? StoreSql(DatabaseConfig.Pglite({ dataDir: undefined }))
-    : Layer.unwrapScoped(Effect.map(scratchPostgres, (url) => StoreSql(DatabaseConfig.Postgres({ url: Redacted.make(url) }))))
+    : Layer.unwrap(Effect.map(scratchPostgres, (url) => StoreSql(DatabaseConfig.Postgres({ url: Redacted.make(url) }))))
 
 /**
  * `n` stores on ONE fresh database, as `n` server processes would see it: on PostgreSQL each has

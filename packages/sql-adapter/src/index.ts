@@ -1,4 +1,5 @@
 /** @switchboard/sql-adapter — PostgreSQL layers for every core port, migrations, and embedded PGlite. */
+export * from "./PgClient.js"
 export * from "./PostgresClient.js"
 export * from "./Database.js"
 export * from "./DataDirLock.js"

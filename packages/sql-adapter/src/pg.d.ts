@@ -1,5 +1,5 @@
 /**
- * The part of `pg` (node-postgres, a dependency of @effect/sql-pg) this package uses directly: a
+ * The part of `pg` (node-postgres) this package uses directly: a
  * pool with bounded waits (Database.ts), its connections and a dedicated LISTEN client
  * (PostgresClient.ts). The package ships no types and @types/pg is not installed.
  */

@@ -8,7 +8,7 @@ import { Accounts } from "@switchboard/core/accounts"
 import { AccountServiceKeys, Authenticator } from "@switchboard/core/credentials"
 import { sharedTestStores, testBackends } from "@switchboard/sql-adapter"
 import { TestPorts } from "@switchboard/testkit"
-import { Duration, Effect, Either, Layer, Schedule } from "effect"
+import { Duration, Effect, Result, Layer, Schedule } from "effect"
 import { describe, expect, it } from "vitest"
 
 const node = (store: Layer.Layer<any, any, never>) =>
@@ -26,17 +26,17 @@ for (const backend of testBackends()) {
         const account = yield* onA(Effect.flatMap(Accounts, (s) => s.create({ email: "two@example.com" })))
         const created = yield* onA(Effect.flatMap(AccountServiceKeys, (s) =>
           s.create({ accountId: account.accountId, name: "shared", expiresAt: null })))
-        const authB = onB(Effect.flatMap(Authenticator, (s) => Effect.either(s.authenticate(created.secret))))
-        expect(Either.isRight(yield* authB)).toBe(true) // now cached on B
+        const authB = onB(Effect.flatMap(Authenticator, (s) => Effect.result(s.authenticate(created.secret))))
+        expect(Result.isSuccess(yield* authB)).toBe(true) // now cached on B
         // Let B's listener settle before the revocation is announced.
         yield* Effect.sleep(Duration.millis(200))
         yield* onA(Effect.flatMap(AccountServiceKeys, (s) => s.revoke(account.accountId, created.serviceKey.serviceKeyId)))
         const refused = yield* authB.pipe(
-          Effect.filterOrFail(Either.isLeft, () => "still accepted" as const),
+          Effect.filterOrFail(Result.isFailure, () => "still accepted" as const),
           Effect.retry(Schedule.spaced("20 millis")),
           Effect.timeout(Duration.seconds(5))
         )
-        expect(Either.isLeft(refused) && refused.left._tag === "InvalidCredential" && refused.left.reason).toBe("revoked")
+        expect(Result.isFailure(refused) && refused.failure._tag === "InvalidCredential" && refused.failure.reason).toBe("revoked")
       }))
       await Effect.runPromise(program)
     })

@@ -6,8 +6,8 @@
  * server that refuses connections (ECONNREFUSED), and one whose statement timeout fires (57014,
  * with DATABASE_URL).
  */
-import { SqlClient } from "@effect/sql"
-import { SqlError } from "@effect/sql/SqlError"
+import { SqlClient } from "effect/sql"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
 import { databaseUnavailableOf, DatabaseUnavailable, Transactor } from "@switchboard/core/shared"
 import {
   asDefect,
@@ -17,7 +17,7 @@ import {
   PostgresClientLayer,
   TransactorSql
 } from "@switchboard/sql-adapter"
-import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Cause, Effect, Exit, Layer, Redacted, Result } from "effect"
 import Pg from "pg"
 import { describe, expect, it } from "vitest"
 import { useScratchPostgres } from "./ScratchPostgres.js"
@@ -29,13 +29,15 @@ import { die, orDie } from "../src/shared/Sql.js"
 const pgError = (fields: { code?: string; message?: string }) => Object.assign(new Error(fields.message ?? "failed"), fields)
 
 /** As a statement's failure reaches a repository: a `SqlError` carrying the driver's error. */
-const sqlError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+const sqlError = (cause: unknown) => new SqlError({ reason: new UnknownError({ cause, message: "Failed to execute statement" }) })
 
 /** The defect an effect died with (fails the test when it did not die). */
 const defectOf = async <A>(effect: Effect.Effect<A, never>): Promise<unknown> => {
   const exit = await Effect.runPromiseExit(effect)
   if (Exit.isSuccess(exit)) throw new Error("expected a defect, got a success")
-  return Option.getOrThrow(Cause.dieOption(exit.cause))
+  const defect = Cause.findDefect(exit.cause)
+  if (Result.isFailure(defect)) throw new Error(`expected a defect, got ${String(exit.cause)}`)
+  return defect.success
 }
 
 describe("databaseOutage: each shape of a driver error → its reason", () => {

@@ -5,13 +5,13 @@
  * three defence layers on, and again with each layer disabled in turn.
  */
 import { layer } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
 import { type MetricsQuery, sqlSchemaDocument } from "@switchboard/core/metrics"
 import { metricsQueryContract } from "@switchboard/testkit"
 import { makeMetricsQueryEngine, type MetricsSandboxOptions, testBackends, testStore } from "@switchboard/sql-adapter"
 import type { ProjectId } from "@switchboard/core/shared"
-import { Effect, Either, Exit, Layer } from "effect"
+import { Cause, Effect, Result, Exit, Layer } from "effect"
 import { expect } from "vitest"
 import { attempts } from "./MetricsHostile.attempts.js"
 import { functionExamples, numbered, operatorExamples } from "./MetricsSurface.examples.js"
@@ -183,9 +183,9 @@ for (const backend of testBackends()) {
         }
         for (const [capability, sql] of Object.entries(claims)) {
           const claimed = sqlSchemaDocument.capabilities[capability as keyof typeof claims]
-          const result = yield* Effect.either(run({}, query(sql, { since: "2030-01-01T00:00:00Z" })))
-          expect(Either.isRight(result), `${capability}: ${sql}`).toBe(claimed)
-          if (Either.isRight(result)) expect(result.right.rows, capability).toEqual([[ROWS]])
+          const result = yield* Effect.result(run({}, query(sql, { since: "2030-01-01T00:00:00Z" })))
+          expect(Result.isSuccess(result), `${capability}: ${sql}`).toBe(claimed)
+          if (Result.isSuccess(result)) expect(result.success.rows, capability).toEqual([[ROWS]])
         }
       }))
 
@@ -245,14 +245,14 @@ for (const backend of testBackends()) {
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         const enter = (project: ProjectId) =>
-          Effect.zipRight(
+          Effect.andThen(
             sql`insert into metrics_scope (project_id) values (${project})`,
             sql.unsafe(`set local role switchboard_metrics_reader`)
           )
         let outcome: {
           readonly plan: string
           readonly first: ReadonlyArray<Record<string, unknown>>
-          readonly second: Either.Either<unknown, SqlError>
+          readonly second: Result.Result<unknown, SqlError>
         } | undefined
         // The transaction always rolls back (it fails on purpose), as the engine's do.
         yield* sql.withTransaction(Effect.gen(function*() {
@@ -265,7 +265,7 @@ for (const backend of testBackends()) {
           yield* sql.unsafe("reset role")
           yield* sql.unsafe("delete from metrics_scope")
           yield* enter(B)
-          const second = yield* Effect.either(sql.unsafe<Record<string, unknown>>("execute reused"))
+          const second = yield* Effect.result(sql.unsafe<Record<string, unknown>>("execute reused"))
           outcome = { plan, first, second }
           return yield* Effect.fail("rollback")
         })).pipe(Effect.flip)
@@ -273,7 +273,7 @@ for (const backend of testBackends()) {
         expect(outcome?.first).toEqual([{ n: ROWS, first: "a-1" }])
         // The gate: the plan's project is not the executing transaction's scope.
         const second = outcome!.second
-        expect(Either.isLeft(second) && String((second.left.cause as { message?: string } | undefined)?.message)).toContain("metrics scope mismatch")
+        expect(Result.isFailure(second) && String((second.failure.reason.cause as { message?: string } | undefined)?.message)).toContain("metrics scope mismatch")
       }))
 
     const modes: ReadonlyArray<[string, NonNullable<MetricsSandboxOptions["layers"]>]> = [
@@ -297,7 +297,7 @@ for (const backend of testBackends()) {
               if (attempt.refused && layers.parser === false && !runsWithoutParser.has(attempt.name)) outcomes.push(`${attempt.name}: ran`)
             } else {
               // A refusal is a domain error, never a defect; its message holds none of the other rows.
-              expect(Exit.isFailure(exit) && exit.cause._tag === "Fail", `${attempt.name}: ${String(exit.cause)}`).toBe(true)
+              expect(Exit.isFailure(exit) && exit.cause.reasons.length === 1 && Cause.isFailReason(exit.cause.reasons[0]!), `${attempt.name}: ${String(exit.cause)}`).toBe(true)
               expect(leaks(String(exit.cause)), `${attempt.name} leaked in its error`).toBe(false)
             }
           }

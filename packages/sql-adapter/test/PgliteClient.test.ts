@@ -1,27 +1,26 @@
 /**
- * Our `@effect/sql` client over PGlite's own API (PgliteClient.ts): a hot statement becomes a named
+ * Our `effect/sql` client over PGlite's own API (PgliteClient.ts): a hot statement becomes a named
  * prepared statement of the session, with the same rows and values as PGlite's `query` gives the
  * same text (every column type the repositories use, every parameter kind), in every execution
  * mode; it survives a schema change that alters its result; its errors are the database's.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import { DatabaseClient, DatabaseConfig } from "@switchboard/sql-adapter"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { DatabaseClient, DatabaseConfig, PgClient } from "@switchboard/sql-adapter"
 import { Effect, Layer, Scope } from "effect"
 import { describe, expect, it } from "vitest"
 
-type Client = PgClient.PgClient
+type Client = PgClient
 
 const withClient = <A, E>(f: (sql: Client) => Effect.Effect<A, E, Scope.Scope>): Promise<A> =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(DatabaseClient(DatabaseConfig.Pglite({ dataDir: undefined })))
-    const sql = (yield* Effect.provide(PgClient.PgClient, context)) as Client
+    const sql = (yield* Effect.provide(PgClient, context)) as Client
     expect(yield* Effect.provide(SqlClient.SqlClient, context)).toBe(sql)
     return yield* f(sql)
   })) as Effect.Effect<A, never>)
 
-const code = (e: SqlError) => (e.cause as { code?: string }).code
+const code = (e: SqlError) => (e.reason.cause as { code?: string }).code
 
 describe("the PGlite client (PgliteClient.ts)", () => {
   it("a hot statement becomes a named prepared statement with the same rows and values, and survives a schema change", async () => {
@@ -74,7 +73,7 @@ describe("the PGlite client (PgliteClient.ts)", () => {
           const duplicate = yield* Effect.flip(sql`insert into unique_rows (id) values (${1})`)
           expect(duplicate._tag).toBe("SqlError")
           expect(code(duplicate)).toBe("23505")
-          expect((duplicate.cause as { constraint?: string }).constraint).toBe("unique_rows_pkey")
+          expect((duplicate.reason.cause as { constraint?: string }).constraint).toBe("unique_rows_pkey")
         }
         const inTx = yield* Effect.flip(sql.withTransaction(sql`insert into unique_rows (id) values (${1})`))
         expect(code(inTx)).toBe("23505")

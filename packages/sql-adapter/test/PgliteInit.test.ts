@@ -4,7 +4,7 @@
  * PGlite's own initdb makes, and work as a data directory: opened, migrated, written, reopened.
  */
 import { PGlite } from "@electric-sql/pglite"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { DatabaseClient, DatabaseConfig, initPgliteDataDir, Migrations, needsInit, pgliteTemplatePath } from "@switchboard/sql-adapter"
 import { Effect, Layer } from "effect"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"

@@ -1,19 +1,18 @@
 /**
- * Our `@effect/sql` client over a `pg` pool (PostgresClient.ts), on a scratch PostgreSQL database:
+ * Our `effect/sql` client over a `pg` pool (PostgresClient.ts), on a scratch PostgreSQL database:
  * transactions (commit, rollback on failure, defect and interrupt, nested savepoints), statements
  * issued concurrently inside one transaction sent one at a time, named prepared statements giving
  * the same rows as unnamed ones (and surviving a schema change), errors carrying the `pg` error,
  * interrupted and timed-out statements, LISTEN (also after its connection is killed).
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import { DatabaseClient, DatabaseConfig } from "@switchboard/sql-adapter"
-import { Cause, Chunk, Duration, Effect, Either, Exit, Fiber, Layer, Redacted, Schedule, Scope, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { DatabaseClient, DatabaseConfig, PgClient } from "@switchboard/sql-adapter"
+import { Cause, Duration, Effect, Result, Exit, Fiber, Layer, Redacted, Schedule, Scope, Stream } from "effect"
 import { describe, expect, it, vi } from "vitest"
 import { useScratchPostgres } from "./ScratchPostgres.js"
 
-type Client = PgClient.PgClient
+type Client = PgClient
 
 describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (PostgresClient.ts)", () => {
   const db = useScratchPostgres()
@@ -25,30 +24,30 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
   ): Promise<A> =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(db.url()), ...options })))
-      const sql = (yield* Effect.provide(PgClient.PgClient, context)) as Client
+      const sql = (yield* Effect.provide(PgClient, context)) as Client
       expect(yield* Effect.provide(SqlClient.SqlClient, context)).toBe(sql)
       return yield* f(sql)
     })) as Effect.Effect<A, never>)
 
-  const pgCode = (e: SqlError) => (e.cause as { code?: string }).code
+  const pgCode = (e: SqlError) => (e.reason.cause as { code?: string }).code
 
   it("transactions commit; roll back on failure, defect and interrupt; nested ones are savepoints", async () => {
     await withClient((sql) =>
       Effect.gen(function*() {
         yield* sql`create table tx_rows (id int primary key, label text not null)`
         yield* sql.withTransaction(sql`insert into tx_rows ${sql.insert({ id: 1, label: "committed" })}`)
-        const failed = yield* Effect.either(sql.withTransaction(Effect.zipRight(
+        const failed = yield* Effect.result(sql.withTransaction(Effect.andThen(
           sql`insert into tx_rows ${sql.insert({ id: 2, label: "failed" })}`,
           Effect.fail("boom" as const)
         )))
-        expect(failed).toEqual(Either.left("boom"))
-        const died = yield* Effect.exit(sql.withTransaction(Effect.zipRight(
+        expect(failed).toEqual(Result.fail("boom"))
+        const died = yield* Effect.exit(sql.withTransaction(Effect.andThen(
           sql`insert into tx_rows ${sql.insert({ id: 3, label: "died" })}`,
           Effect.die("defect")
         )))
-        expect(Exit.isFailure(died) && Cause.isDie(died.cause)).toBe(true)
+        expect(Exit.isFailure(died) && Cause.hasDies(died.cause)).toBe(true)
         // Interrupted while its second statement runs on the server.
-        const fiber = yield* Effect.fork(sql.withTransaction(Effect.zipRight(
+        const fiber = yield* Effect.forkChild(sql.withTransaction(Effect.andThen(
           sql`insert into tx_rows ${sql.insert({ id: 4, label: "interrupted" })}`,
           sql`select pg_sleep(5)`
         )))
@@ -59,11 +58,11 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
         // Nested: the inner failure rolls back to its savepoint only.
         yield* sql.withTransaction(Effect.gen(function*() {
           yield* sql`insert into tx_rows ${sql.insert({ id: 5, label: "outer" })}`
-          const inner = yield* Effect.either(sql.withTransaction(Effect.zipRight(
+          const inner = yield* Effect.result(sql.withTransaction(Effect.andThen(
             sql`insert into tx_rows ${sql.insert({ id: 6, label: "inner" })}`,
             Effect.fail("inner" as const)
           )))
-          expect(Either.isLeft(inner)).toBe(true)
+          expect(Result.isFailure(inner)).toBe(true)
           yield* sql.withTransaction(sql`insert into tx_rows ${sql.insert({ id: 7, label: "inner kept" })}`)
         }))
         const rows = yield* sql<{ id: number; label: string }>`select id, label from tx_rows order by id`
@@ -134,7 +133,7 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
           const duplicate = yield* Effect.flip(sql`insert into unique_rows (id) values (${1})`)
           expect(duplicate._tag).toBe("SqlError")
           expect(pgCode(duplicate)).toBe("23505")
-          expect((duplicate.cause as { constraint?: string }).constraint).toBe("unique_rows_pkey")
+          expect((duplicate.reason.cause as { constraint?: string }).constraint).toBe("unique_rows_pkey")
         }
         const inTx = yield* Effect.flip(sql.withTransaction(sql`insert into unique_rows (id) values (${1})`))
         expect(pgCode(inTx)).toBe("23505")
@@ -146,7 +145,7 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
   it("an interrupted statement is cancelled and its connection serves the next one; a slow one times out (57014)", async () => {
     await withClient((sql) =>
       Effect.gen(function*() {
-        const fiber = yield* Effect.fork(sql`select pg_sleep(30)`)
+        const fiber = yield* Effect.forkChild(sql`select pg_sleep(30)`)
         yield* Effect.sleep(Duration.millis(200))
         yield* Fiber.interrupt(fiber)
         // One connection in the pool: it answers once the server has cancelled the sleep.
@@ -177,12 +176,12 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
         expect(killed.length).toBeGreaterThan(0)
         yield* until("after reconnect")
         const chunk = yield* Stream.runCollect(Stream.take(sql.listen("pg_client_test_2"), 1)).pipe(
-          Effect.fork,
+          Effect.forkChild,
           Effect.tap(() => Effect.sleep(Duration.millis(200))),
           Effect.tap(() => sql`select pg_notify('pg_client_test_2', 'other')`),
           Effect.flatMap(Fiber.join)
         )
-        expect(Chunk.toReadonlyArray(chunk)).toEqual(["other"])
+        expect(chunk).toEqual(["other"])
       }))
   })
 
@@ -213,7 +212,7 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
     expect(warnings.filter((w) => /already executing a query/.test(w))).toEqual([])
   })
 
-  it("reserve, withoutTransforms and stream behave as @effect/sql's", async () => {
+  it("reserve, withoutTransforms and stream behave as effect/sql's", async () => {
     await withClient((sql) =>
       Effect.gen(function*() {
         yield* sql`create table shaped_rows (row_id int primary key, some_name text)`
@@ -224,7 +223,7 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
         ])
         expect(yield* sql.withoutTransforms()`select row_id from shaped_rows order by row_id`).toEqual([{ row_id: 1 }, { row_id: 2 }])
         const streamed = yield* Stream.runCollect(sql`select row_id from shaped_rows order by row_id`.stream)
-        expect(Chunk.toReadonlyArray(streamed)).toEqual([{ rowId: 1 }, { rowId: 2 }])
+        expect(streamed).toEqual([{ rowId: 1 }, { rowId: 2 }])
         const reserved = yield* Effect.scoped(Effect.flatMap(sql.reserve, (c) => c.execute("select $1::int as n", [3], undefined)))
         expect(reserved).toEqual([{ n: 3 }])
       }))

@@ -3,13 +3,13 @@
  * counters and, on PostgreSQL, its own connection pool) on one database. Their background sync is
  * set far apart and driven by hand, so every step is deterministic.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { RateLimiter } from "@switchboard/core/shared"
 import { makeRateLimiterSql, sharedTestStores, testBackends } from "@switchboard/sql-adapter"
 import { Context, DateTime, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { describe, expect, it } from "vitest"
 
-const NOW = DateTime.unsafeMake("2030-01-01T00:00:01.000Z")
+const NOW = DateTime.makeUnsafe("2030-01-01T00:00:01.000Z")
 const policy = { name: "two-process", quota: 10, windowSeconds: 60 }
 const MANUAL = { syncMillis: 3_600_000 }
 
@@ -21,7 +21,7 @@ const stores = (backend: "pglite" | "postgres", n: number) =>
 const limiterOn = (store: Layer.Layer<any>, options: { syncMillis?: number }) =>
   Effect.map(Layer.build(makeRateLimiterSql(options).pipe(Layer.provide(store))), (context) => Context.get(context, RateLimiter))
 
-const hits = (limiter: Context.Tag.Service<RateLimiter>, key: string, n: number) =>
+const hits = (limiter: RateLimiter["Service"], key: string, n: number) =>
   Effect.forEach(Array.from({ length: n }), () => limiter.hit(key, policy, NOW))
 
 const admitted = (states: ReadonlyArray<{ allowed: boolean }>) => states.filter((s) => s.allowed).length
@@ -63,8 +63,8 @@ for (const backend of testBackends()) {
         const limiter = yield* limiterOn(store, MANUAL)
         const key = "credential:during-sync"
         yield* hits(limiter, key, 4) // 1 in the database, 3 pending
-        const syncing = yield* Effect.fork(limiter.sync)
-        yield* Effect.repeatN(Effect.yieldNow(), 5) // the sync has taken the 3 and waits for the database
+        const syncing = yield* Effect.forkChild(limiter.sync)
+        yield* Effect.repeat(Effect.yieldNow, { times: 5 }) // the sync has taken the 3 and waits for the database
         const during = yield* limiter.hit(key, policy, NOW)
         expect(during.remaining).toBe(policy.quota - 5)
         yield* Fiber.join(syncing)
@@ -112,7 +112,7 @@ for (const backend of testBackends()) {
       await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
         const [storeA] = (yield* stores(backend, 1)) as [Layer.Layer<any>]
         const scope = yield* Scope.make()
-        const a = yield* Scope.extend(limiterOn(storeA, MANUAL), scope)
+        const a = yield* Scope.provide(limiterOn(storeA, MANUAL), scope)
         const key = "credential:shutdown"
         yield* hits(a, key, 5)
         expect(yield* storedCount(storeA, key)).toBe(1)

@@ -11,7 +11,7 @@ export const useScratchPostgres = (): { readonly url: () => string } => {
   let close: () => Promise<void> = async () => {}
   beforeAll(async () => {
     const scope = Effect.runSync(Scope.make())
-    url = await Effect.runPromise(Scope.extend(scratchPostgres, scope))
+    url = await Effect.runPromise(Scope.provide(scratchPostgres, scope))
     close = () => Effect.runPromise(Scope.close(scope, Exit.void))
   })
   afterAll(() => close())

@@ -8,7 +8,8 @@
  */
 import { it as effectIt } from "@effect/vitest"
 import type { MetricsQueryInvalid } from "@switchboard/core/metrics"
-import { Effect, Either, FastCheck as fc } from "effect"
+import { Effect, Result } from "effect"
+import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { bindParameters, checkQuery, loadParser, type PgParser } from "../src/metrics/SqlGuard.js"
 import { checkStatement, Refused } from "../src/metrics/SqlWalk.js"
@@ -16,7 +17,7 @@ import * as Words from "../src/metrics/SqlWords.js"
 import { attempts } from "./MetricsHostile.attempts.js"
 
 const guard = (parser: PgParser, sql: string, parameters: Record<string, string> = {}) =>
-  Effect.either(Effect.flatMap(bindParameters(parser, sql, parameters), (bound) => checkQuery(parser, bound)))
+  Effect.result(Effect.flatMap(bindParameters(parser, sql, parameters), (bound) => checkQuery(parser, bound)))
 
 const accepted: ReadonlyArray<string> = [
   "select distinct status from message_events",
@@ -215,7 +216,7 @@ describe("metrics SQL guard", () => {
       const parser = yield* loadParser
       for (const sql of accepted) {
         const result = yield* guard(parser, sql, { n: "1", m: "30", since: "2030-01-01T00:00:00Z" })
-        expect(Either.isRight(result) ? "accepted" : result.left.message, sql).toBe("accepted")
+        expect(Result.isSuccess(result) ? "accepted" : result.failure.message, sql).toBe("accepted")
       }
     }))
 
@@ -224,8 +225,8 @@ describe("metrics SQL guard", () => {
       const parser = yield* loadParser
       for (const expected of refusals) {
         const result = yield* guard(parser, expected.sql, { d: "2030-01-01" })
-        expect(Either.isLeft(result), expected.sql).toBe(true)
-        const error = Either.getLeft(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+        expect(Result.isFailure(result), expected.sql).toBe(true)
+        const error = Result.getFailure(result).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
         expect({ construct: error.construct, message: error.message, position: error.position }, expected.sql)
           .toEqual({ construct: expected.construct, message: expected.message, position: expected.position })
       }
@@ -238,12 +239,12 @@ describe("metrics SQL guard", () => {
       let refused = 0
       for (const sql of corpus) {
         const result = yield* guard(parser, sql)
-        if (Either.isRight(result)) continue // the hostile suite's bombs pass the parser; the sandbox bounds them
+        if (Result.isSuccess(result)) continue // the hostile suite's bombs pass the parser; the sandbox bounds them
         refused++
-        expectReadable(parser, sql, result.left)
+        expectReadable(parser, sql, result.failure)
       }
       expect(refused).toBeGreaterThanOrEqual(corpus.length - 2)
-      for (const sql of moreRefused) expect(Either.isLeft(yield* guard(parser, sql)), sql).toBe(true)
+      for (const sql of moreRefused) expect(Result.isFailure(yield* guard(parser, sql)), sql).toBe(true)
     }))
 
   it("names missing from the word tables still read as words", () => {
@@ -304,10 +305,10 @@ describe("metrics SQL guard", () => {
             "from message_events window w as (order by occurred_at)"
           const result = Effect.runSync(guard(parser, sql))
           if (bad === undefined) {
-            expect(Either.isRight(result) ? "accepted" : result.left.message, sql).toBe("accepted")
+            expect(Result.isSuccess(result) ? "accepted" : result.failure.message, sql).toBe("accepted")
           } else {
-            expect(Either.isLeft(result), sql).toBe(true)
-            if (Either.isLeft(result)) expectReadable(parser, sql, result.left)
+            expect(Result.isFailure(result), sql).toBe(true)
+            if (Result.isFailure(result)) expectReadable(parser, sql, result.failure)
           }
         }
       )

@@ -4,7 +4,8 @@
  * field broken, the hand decoder gives the schema's value or steps aside (undefined, so the schema
  * decides) — it never accepts a row the schema refuses, nor decodes one differently.
  */
-import { Either, FastCheck as fc, Schema } from "effect"
+import { Result, Schema } from "effect"
+import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { ClaimRow, plainClaimRows, withEndpointColumns } from "../src/events/WebhookRows.js"
 
@@ -58,15 +59,15 @@ const wrong = fc.constantFrom<unknown>(
   undefined, null, 42, Number.NaN, "42", "2030-01-01T00:00:00Z", "x", new Date(Number.NaN), [1], ["a", 2], {}, new Uint8Array(1), true, -1.5, "1e3"
 )
 
-const decode = Schema.decodeUnknownEither(Schema.Array(ClaimRow))
+const decode = Schema.decodeUnknownResult(Schema.Array(ClaimRow))
 
 describe("plainClaimRows", () => {
   it("equals the schema's decoding of well-formed rows", () => {
     fc.assert(
       fc.property(fc.array(wellFormed, { maxLength: 4 }), (rows) => {
         const bySchema = decode(rows)
-        expect(Either.isRight(bySchema)).toBe(true)
-        expect(plainClaimRows(rows)).toEqual(Either.getOrThrow(bySchema))
+        expect(Result.isSuccess(bySchema)).toBe(true)
+        expect(plainClaimRows(rows)).toEqual(Result.getOrThrow(bySchema))
       }),
       { numRuns: 60 }
     )
@@ -81,8 +82,8 @@ describe("plainClaimRows", () => {
         else broken[key] = value
         const bySchema = decode([broken])
         const plain = plainClaimRows([broken])
-        if (Either.isLeft(bySchema)) expect(plain).toBeUndefined()
-        else if (plain !== undefined) expect(plain).toEqual(bySchema.right)
+        if (Result.isFailure(bySchema)) expect(plain).toBeUndefined()
+        else if (plain !== undefined) expect(plain).toEqual(bySchema.success)
       }),
       { numRuns: 300 }
     )
@@ -114,8 +115,8 @@ describe("plainClaimRows", () => {
       fc.property(fc.array(wellFormed, { minLength: 1, maxLength: 3 }), fc.array(fc.nat(5), { minLength: 1, maxLength: 8 }), (endpoints, picks) => {
         const { full, sparse } = claimRows(endpoints, picks)
         const bySchema = decode(full)
-        expect(Either.isRight(bySchema)).toBe(true)
-        expect(plainClaimRows(sparse)).toEqual(Either.getOrThrow(bySchema))
+        expect(Result.isSuccess(bySchema)).toBe(true)
+        expect(plainClaimRows(sparse)).toEqual(Result.getOrThrow(bySchema))
         expect(withEndpointColumns(sparse)).toEqual(full)
       }),
       { numRuns: 60 }
@@ -128,7 +129,7 @@ describe("plainClaimRows", () => {
         const first = { ...a, endpointId: "ep_a", epEndpointId: "ep_a" }
         const orphan = { ...b, endpointId: "ep_b", ...Object.fromEntries(endpointKeys.map((k) => [k, null])) }
         expect(plainClaimRows([first, orphan])).toBeUndefined()
-        expect(Either.isLeft(decode(withEndpointColumns([first, orphan])))).toBe(true)
+        expect(Result.isFailure(decode(withEndpointColumns([first, orphan])))).toBe(true)
       }),
       { numRuns: 30 }
     )

@@ -24,9 +24,9 @@ export interface MintAccessTokenOptions {
   /** Default: none. */
   readonly scopes?: ReadonlyArray<string>
   /** From the issue time; default 1 hour. */
-  readonly expiresIn?: Duration.DurationInput
+  readonly expiresIn?: Duration.Input
   /** How long before now the token was issued; default 0. `issuedAgo: "2 hours"` with the default lifetime is expired. */
-  readonly issuedAgo?: Duration.DurationInput
+  readonly issuedAgo?: Duration.Input
   /** `jti`; default a random id. */
   readonly tokenId?: string
   /** Default: the `TokenAudience` issuer. */
@@ -97,7 +97,7 @@ export const forgeAccessToken = (o: MintAccessTokenOptions, forgery: AccessToken
     const repo = yield* SigningKeysRepo
     const now = yield* DateTime.now
     const current = (yield* repo.listPublished(now)).find((k) => k.state === "current")
-    if (current === undefined) return yield* Effect.dieMessage("forgeAccessToken: the store has no current signing key")
+    if (current === undefined) return yield* Effect.die(new Error("forgeAccessToken: the store has no current signing key"))
     const payload = yield* accessTokenPayload(o)
     const header = typOf(o)
     switch (forgery.signer) {

@@ -117,7 +117,7 @@ export const RepositoriesMemory = Layer.mergeAll(
 ).pipe(Layer.provideMerge(MemoryStateLive))
 
 /** Every feature's contract suite: `repositoryContract` runs them on each backend. */
-export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   organizationsContract(it)
   projectsContract(it)
   projectApiKeysContract(it)

@@ -24,7 +24,7 @@ import {
   Transactor,
   uuidv7Bytes
 } from "@switchboard/core/shared"
-import { Chunk, DateTime, Duration, Effect, Either, Fiber, Layer, Option, Stream } from "effect"
+import { DateTime, Duration, Effect, Fiber, Layer, Option, Result, Stream } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "./Fixtures.js"
 import { featuresContract } from "./Features.js"
@@ -33,12 +33,12 @@ export type RepositoryPorts = StorePorts
 
 let counter = 0
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
-const at = (iso: string) => DateTime.unsafeMake(iso) as DateTime.Utc
+const at = (iso: string) => DateTime.makeUnsafe(iso) as DateTime.Utc
 const T0 = at("2030-01-01T00:00:00.000Z")
-const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms) as DateTime.Utc
+const plus = (t: DateTime.Utc, ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t) + ms) as DateTime.Utc
 
 const keyFixture = (accountId: AccountId, createdAt: DateTime.Utc, expiresAt: DateTime.Utc | null = null): AccountServiceKey => ({
-  serviceKeyId: ServiceKeyId.make(formatTypeId(IdKinds.accountServiceKey, uuidv7Bytes(createdAt.epochMillis, rand()))),
+  serviceKeyId: ServiceKeyId.make(formatTypeId(IdKinds.accountServiceKey, uuidv7Bytes(DateTime.toEpochMillis(createdAt), rand()))),
   accountId,
   name: `key ${++counter}`,
   createdAt,
@@ -76,8 +76,8 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         const account = accountFixture()
         yield* accounts.insert(account)
         const dup = accountFixture({ email: account.email.toUpperCase() })
-        const result = yield* Effect.either(accounts.insert(dup))
-        expect(Either.isLeft(result) && result.left._tag).toBe("EmailTaken")
+        const result = yield* Effect.result(accounts.insert(dup))
+        expect(Result.isFailure(result) && result.failure._tag).toBe("EmailTaken")
         expect(Option.isNone(yield* accounts.findById(dup.accountId))).toBe(true)
       }))
 
@@ -106,12 +106,12 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         expect(Option.isNone(yield* keys.revoke({ accountId: other.accountId, serviceKeyId: key.serviceKeyId, now: T0 })))
           .toBe(true)
         const first = Option.getOrThrow(yield* keys.revoke({ accountId: account.accountId, serviceKeyId: key.serviceKeyId, now: plus(T0, 10) }))
-        expect(first.revokedAt?.epochMillis).toBe(plus(T0, 10).epochMillis)
+        expect(first.revokedAt?.epochMilliseconds).toBe(plus(T0, 10).epochMilliseconds)
         const again = Option.getOrThrow(yield* keys.revoke({ accountId: account.accountId, serviceKeyId: key.serviceKeyId, now: plus(T0, 99) }))
         expect(again).toEqual(first)
         expect(yield* keys.listUnrevoked(account.accountId)).toEqual([])
         const stored = Option.getOrThrow(yield* keys.findById(key.serviceKeyId))
-        expect(stored.serviceKey.revokedAt?.epochMillis).toBe(plus(T0, 10).epochMillis)
+        expect(stored.serviceKey.revokedAt?.epochMilliseconds).toBe(plus(T0, 10).epochMilliseconds)
         const unknown = keyFixture(account.accountId, T0).serviceKeyId
         expect(Option.isNone(yield* keys.revoke({ accountId: account.accountId, serviceKeyId: unknown, now: T0 }))).toBe(true)
       }))
@@ -129,15 +129,15 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         for (let i = 0; i < 3; i++) {
           yield* keys.insert({ serviceKey: keyFixture(account.accountId, now), secretHash: "f".repeat(64), limit: 3, now })
         }
-        const over = yield* Effect.either(
+        const over = yield* Effect.result(
           keys.insert({ serviceKey: keyFixture(account.accountId, now), secretHash: "f".repeat(64), limit: 3, now })
         )
-        expect(Either.isLeft(over) && over.left._tag).toBe("AccountServiceKeyLimitReached")
+        expect(Result.isFailure(over) && over.failure._tag).toBe("AccountServiceKeyLimitReached")
         const ghost = accountFixture()
-        const orphan = yield* Effect.either(
+        const orphan = yield* Effect.result(
           keys.insert({ serviceKey: keyFixture(ghost.accountId, now), secretHash: "f".repeat(64), limit: 3, now })
         )
-        expect(Either.isLeft(orphan) && orphan.left._tag).toBe("AccountNotFound")
+        expect(Result.isFailure(orphan) && orphan.failure._tag).toBe("AccountNotFound")
       }))
 
     it.effect("service keys: concurrent creates never exceed the limit", () =>
@@ -145,9 +145,9 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         const keys = yield* AccountServiceKeysRepo
         const account = yield* withAccount
         const attempts = Array.from({ length: 8 }, () =>
-          Effect.either(keys.insert({ serviceKey: keyFixture(account.accountId, T0), secretHash: "0".repeat(64), limit: 5, now: T0 })))
+          Effect.result(keys.insert({ serviceKey: keyFixture(account.accountId, T0), secretHash: "0".repeat(64), limit: 5, now: T0 })))
         const results = yield* Effect.all(attempts, { concurrency: "unbounded" })
-        expect(results.filter(Either.isRight)).toHaveLength(5)
+        expect(results.filter(Result.isSuccess)).toHaveLength(5)
         expect(yield* keys.listUnrevoked(account.accountId)).toHaveLength(5)
       }))
 
@@ -156,10 +156,10 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         const tx = yield* Transactor
         const accounts = yield* AccountsRepo
         const account = accountFixture()
-        const result = yield* Effect.either(tx.withTransaction(
-          Effect.zipRight(accounts.insert(account), Effect.fail("boom" as const))
+        const result = yield* Effect.result(tx.withTransaction(
+          Effect.andThen(accounts.insert(account), Effect.fail("boom" as const))
         ))
-        expect(Either.isLeft(result)).toBe(true)
+        expect(Result.isFailure(result)).toBe(true)
         expect(Option.isNone(yield* accounts.findById(account.accountId))).toBe(true)
         const kept = accountFixture()
         yield* tx.withTransaction(accounts.insert(kept))
@@ -175,13 +175,13 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
           Stream.filter((id) => id === keyId),
           Stream.take(1),
           Stream.runCollect,
-          Effect.fork
+          Effect.forkChild
         )
         // Give a LISTEN-based subscriber time to register before anything is published.
         yield* Effect.sleep(Duration.millis(200))
         yield* tx.withTransaction(revocations.publish(keyId))
         const got = yield* Fiber.join(received).pipe(Effect.timeout(Duration.seconds(5)))
-        expect(Chunk.toReadonlyArray(got)).toEqual([keyId])
+        expect(got).toEqual([keyId])
       }))
 
     it.effect("record changes: a store that announces them announces an account update after commit, whoever wrote it", () =>
@@ -194,12 +194,12 @@ export const repositoryContract = <E>(name: string, makeLayer: () => Layer.Layer
         const account = accountFixture()
         yield* accounts.insert(account)
         const key = `account:${account.accountId}`
-        const received = yield* changes.changes.pipe(Stream.filter((k) => k === key), Stream.take(1), Stream.runCollect, Effect.fork)
+        const received = yield* changes.changes.pipe(Stream.filter((k) => k === key), Stream.take(1), Stream.runCollect, Effect.forkChild)
         // Give a LISTEN-based subscriber time to register before anything is written.
         yield* Effect.sleep(Duration.millis(200))
         yield* tx.withTransaction(profiles.updateNames({ accountId: account.accountId, now: T0, firstName: "Ada" }))
         const got = yield* Fiber.join(received).pipe(Effect.timeout(Duration.seconds(5)))
-        expect(Chunk.toReadonlyArray(got)).toEqual([key])
+        expect(got).toEqual([key])
       }))
 
     it.effect("rate limits: counts per key and window, exactly under concurrency, and purges old windows", () =>

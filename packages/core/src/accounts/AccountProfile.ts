@@ -5,7 +5,7 @@
  * inactive — at once, not after the credential cache's TTL: the account's key ids are dropped from this process's cache and announced on
  * `CredentialRevocations` so every other process drops them too.
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { RecordCache } from "../shared/RecordCache.js"
@@ -21,8 +21,8 @@ import { fn } from "../internal/Traced.js"
 /** How many memberships one pass of account deletion removes before listing again. */
 const MEMBERSHIP_BATCH = 100
 
-export class AccountProfile extends Effect.Service<AccountProfile>()("core/AccountProfile", {
-  effect: Effect.gen(function*() {
+export class AccountProfile extends Context.Service<AccountProfile>()("core/AccountProfile", {
+  make: Effect.gen(function*() {
     const profiles = yield* AccountProfileRepo
     const keys = yield* AccountServiceKeysRepo
     const organizations = yield* OrganizationsRepo
@@ -63,7 +63,7 @@ export class AccountProfile extends Effect.Service<AccountProfile>()("core/Accou
             if (Option.isSome(removed) && removed.value === "last_owner") {
               return yield* new AccountOwnsOrganizations({ accountId })
             }
-            if (Option.isNone(removed)) return yield* Effect.dieMessage("a listed membership could not be removed")
+            if (Option.isNone(removed)) return yield* Effect.die(new Error("a listed membership could not be removed"))
           }
         }
       })
@@ -84,7 +84,7 @@ export class AccountProfile extends Effect.Service<AccountProfile>()("core/Accou
         yield* factors.softDeleteAll({ accountId, now })
         // Revoked keys are never cached; every other key may be, here or in another process.
         for (const key of yield* keys.listUnrevoked(accountId)) {
-          cache.revoked(key.serviceKeyId, now.epochMillis)
+          cache.revoked(key.serviceKeyId, DateTime.toEpochMillis(now))
           yield* revocations.publish(key.serviceKeyId)
         }
         // The account's cached OAuth access tokens (other processes hear of it from the store).
@@ -95,4 +95,6 @@ export class AccountProfile extends Effect.Service<AccountProfile>()("core/Accou
 
     return { update, delete: deleteAccount } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -16,7 +16,7 @@ export class PhoneVerificationCooldown extends Schema.TaggedError<PhoneVerificat
  * wrong (`invalid`), past its expiry (`expired`), or dead after too many wrong attempts (`exhausted`).
  */
 export class PhoneCodeRejected extends Schema.TaggedError<PhoneCodeRejected>()("PhoneCodeRejected", {
-  reason: Schema.Literal("not_started", "invalid", "expired", "exhausted"),
+  reason: Schema.Literals(["not_started", "invalid", "expired", "exhausted"]),
   attemptsLeft: Schema.Int
 }) {}
 
@@ -27,12 +27,12 @@ export class SmsDeliveryFailed extends Schema.TaggedError<SmsDeliveryFailed>()("
 
 /** An enrollment token that is not one of this account's pending enrollments, or whose time ran out. */
 export class TotpEnrollmentInvalid extends Schema.TaggedError<TotpEnrollmentInvalid>()("TotpEnrollmentInvalid", {
-  reason: Schema.Literal("unknown", "expired")
+  reason: Schema.Literals(["unknown", "expired"])
 }) {}
 
 /** A TOTP code that matches no step in the drift window, or matches only a step already used. */
 export class TotpCodeRejected extends Schema.TaggedError<TotpCodeRejected>()("TotpCodeRejected", {
-  reason: Schema.Literal("invalid", "reused")
+  reason: Schema.Literals(["invalid", "reused"])
 }) {}
 
 export class TotpFactorNotFound extends Schema.TaggedError<TotpFactorNotFound>()("TotpFactorNotFound", {

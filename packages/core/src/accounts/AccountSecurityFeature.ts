@@ -17,7 +17,7 @@ export * from "./PhoneVerification.js"
 export * from "./Totp.js"
 export * from "./TotpFactors.js"
 
-export const AccountSecurityCore = Layer.mergeAll(AccountProfile.Default, PhoneVerifications.Default, TotpFactors.Default)
+export const AccountSecurityCore = Layer.mergeAll(AccountProfile.layer, PhoneVerifications.layer, TotpFactors.layer)
 
 /** The store ports this feature adds (`SmsSender` is not one: the host or the server provides it). */
 export type AccountSecurityPorts = AccountProfileRepo | PhoneVerificationsRepo | TotpFactorsRepo

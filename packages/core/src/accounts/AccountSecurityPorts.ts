@@ -2,12 +2,12 @@
  * Account security's ports: the account row's profile writes (the same `accounts` table as
  * `AccountsRepo`), pending phone verifications, TOTP factors, and the SMS sender.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountId, TotpFactorId } from "../shared/Identifiers.js"
 import type { SmsDeliveryFailed } from "./AccountSecurityErrors.js"
 import type { AccountRecord } from "./Ports.js"
 
-export class AccountProfileRepo extends Context.Tag("core/AccountProfileRepo")<AccountProfileRepo, {
+export class AccountProfileRepo extends Context.Service<AccountProfileRepo, {
   /** The account, its row locked until the surrounding transaction ends (deleted ones too). */
   readonly lock: (accountId: AccountId) => Effect.Effect<Option.Option<AccountRecord>>
   /**
@@ -30,7 +30,7 @@ export class AccountProfileRepo extends Context.Tag("core/AccountProfileRepo")<A
   readonly markDeleted: (args: { readonly accountId: AccountId; readonly now: DateTime.Utc }) => Effect.Effect<
     Option.Option<AccountRecord>
   >
-}>() {}
+}>()("core/AccountProfileRepo") {}
 
 /** The pending phone verification of an account (one at a time; a new one replaces it). */
 export interface PhoneVerificationRecord {
@@ -46,7 +46,7 @@ export interface PhoneVerificationRecord {
   readonly resendAvailableAt: DateTime.Utc
 }
 
-export class PhoneVerificationsRepo extends Context.Tag("core/PhoneVerificationsRepo")<PhoneVerificationsRepo, {
+export class PhoneVerificationsRepo extends Context.Service<PhoneVerificationsRepo, {
   /** The account's pending verification, its row locked until the surrounding transaction ends. */
   readonly find: (accountId: AccountId) => Effect.Effect<Option.Option<PhoneVerificationRecord>>
   /** Stores the account's pending verification, replacing any earlier one. */
@@ -54,7 +54,7 @@ export class PhoneVerificationsRepo extends Context.Tag("core/PhoneVerifications
   /** Counts one wrong code (atomically) and returns the new count; none when nothing is pending. */
   readonly recordFailedAttempt: (accountId: AccountId) => Effect.Effect<Option.Option<number>>
   readonly remove: (accountId: AccountId) => Effect.Effect<void>
-}>() {}
+}>()("core/PhoneVerificationsRepo") {}
 
 /** A TOTP factor as stored: the secret only sealed (ServerSecret `seal("totp", …)`). */
 export interface TotpFactorRecord {
@@ -72,7 +72,7 @@ export interface TotpFactorRecord {
   readonly deletedAt: DateTime.Utc | null
 }
 
-export class TotpFactorsRepo extends Context.Tag("core/TotpFactorsRepo")<TotpFactorsRepo, {
+export class TotpFactorsRepo extends Context.Service<TotpFactorsRepo, {
   readonly insert: (factor: TotpFactorRecord) => Effect.Effect<void>
   /** The factor, its row locked until the surrounding transaction ends. */
   readonly find: (factorId: TotpFactorId) => Effect.Effect<Option.Option<TotpFactorRecord>>
@@ -100,12 +100,12 @@ export class TotpFactorsRepo extends Context.Tag("core/TotpFactorsRepo")<TotpFac
   readonly removePending: (accountId: AccountId) => Effect.Effect<void>
   /** Soft-deletes every factor of the account (account deletion). */
   readonly softDeleteAll: (args: { readonly accountId: AccountId; readonly now: DateTime.Utc }) => Effect.Effect<void>
-}>() {}
+}>()("core/TotpFactorsRepo") {}
 
 /**
  * Sends a text message (phone verification codes). The standalone server logs it; a host plugs in
  * its SMS provider; the testkit keeps an inbox.
  */
-export class SmsSender extends Context.Tag("core/SmsSender")<SmsSender, {
+export class SmsSender extends Context.Service<SmsSender, {
   readonly send: (phoneNumber: string, text: string) => Effect.Effect<void, SmsDeliveryFailed>
-}>() {}
+}>()("core/SmsSender") {}

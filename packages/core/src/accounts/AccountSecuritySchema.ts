@@ -6,14 +6,13 @@ import { Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"
 import { TotpFactorId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
-
-const strict = { parseOptions: { onExcessProperty: "error" } } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** `PATCH /v1/account`: only the names; nothing is required. */
 export const UpdateAccountRequest = Schema.Struct({
-  firstName: Schema.optionalWith(BoundedString(1, 256), { exact: true }),
-  lastName: Schema.optionalWith(Schema.NullOr(BoundedString(1, 256)), { exact: true })
-}).annotations({ identifier: "UpdateAccountRequest", ...strict })
+  firstName: Schema.optionalKey(BoundedString(1, 256)),
+  lastName: Schema.optionalKey(Schema.NullOr(BoundedString(1, 256)))
+}).annotate({ identifier: "UpdateAccountRequest" }).pipe(noExcessKeys)
 export type UpdateAccountRequest = typeof UpdateAccountRequest.Type
 
 /** The digits of a phone number (what is stored and compared), with its leading `+` if any. */
@@ -24,58 +23,55 @@ export const normalizePhoneNumber = (input: string): string => input.replace(/[\
  * digits — the pattern alone would let `+------` through.
  */
 export const PhoneNumberInput = Schema.String.pipe(
-  Schema.pattern(/^[+\d][\d\s().-]{6,24}$/, {
-    message: () => "must be a phone number: a + or digit, then 6 to 24 digits, spaces, ( ) . or -"
-  }),
-  Schema.filter((s) => normalizePhoneNumber(s).replace("+", "").length >= 7 || "must contain at least 7 digits")
-).annotations({ identifier: "PhoneNumberInput" })
+  Schema.check(Schema.isPattern(/^[+\d][\d\s().-]{6,24}$/u, {
+    message: "must be a phone number: a + or digit, then 6 to 24 digits, spaces, ( ) . or -"
+  })),
+  Schema.check(Schema.makeFilter((s) => normalizePhoneNumber(s).replace("+", "").length >= 7 || "must contain at least 7 digits"))
+).annotate({ identifier: "PhoneNumberInput" })
 
 export const PhoneVerificationCaptcha = Schema.Struct({
   challengeContext: BoundedString(1, 1024),
   token: BoundedString(1, 4096)
-}).annotations({ identifier: "PhoneVerificationCaptcha", ...strict })
+}).annotate({ identifier: "PhoneVerificationCaptcha" }).pipe(noExcessKeys)
 
 export const StartAccountPhoneVerificationRequest = Schema.Struct({
   phoneNumber: PhoneNumberInput,
-  captcha: Schema.optionalWith(PhoneVerificationCaptcha, { exact: true })
-}).annotations({ identifier: "StartAccountPhoneVerificationRequest", ...strict })
+  captcha: Schema.optionalKey(PhoneVerificationCaptcha)
+}).annotate({ identifier: "StartAccountPhoneVerificationRequest" }).pipe(noExcessKeys)
 
 export const StartAccountPhoneVerificationResponse = Schema.Struct({
   channel: Schema.Literal("sms"),
   expiresAt: Timestamp,
   resendAvailableAt: Timestamp
-}).annotations({ identifier: "StartAccountPhoneVerificationResponse" })
+}).annotate({ identifier: "StartAccountPhoneVerificationResponse" })
 export type StartAccountPhoneVerificationResponse = typeof StartAccountPhoneVerificationResponse.Type
 
 /** A six-digit one-time code (phone verification and TOTP). */
 export const SixDigitCode = Schema.String.pipe(
-  Schema.pattern(/^\d{6}$/, { message: () => "must be exactly 6 digits" })
-).annotations({ identifier: "SixDigitCode" })
+  Schema.check(Schema.isPattern(/^\d{6}$/u, { message: "must be exactly 6 digits" }))
+).annotate({ identifier: "SixDigitCode" })
 
 export const ConfirmAccountPhoneVerificationRequest = Schema.Struct({
   code: SixDigitCode,
   phoneNumber: PhoneNumberInput
-}).annotations({ identifier: "ConfirmAccountPhoneVerificationRequest", ...strict })
+}).annotate({ identifier: "ConfirmAccountPhoneVerificationRequest" }).pipe(noExcessKeys)
 
 /** `POST /v1/account/mfa/totp` takes an empty object (SPEC.md § Versioned API: BeginTotpEnrollment). */
-export const BeginTotpEnrollmentRequest = Schema.Record({
-  key: Schema.String,
-  value: Schema.Never.annotations({ message: () => "no properties are accepted" })
-}).annotations({ identifier: "BeginTotpEnrollmentRequest" })
+export const BeginTotpEnrollmentRequest = Schema.Record(Schema.String, Schema.Never.annotate({ message: "no properties are accepted" })).annotate({ identifier: "BeginTotpEnrollmentRequest" })
 
 export const ConfirmTotpEnrollmentRequest = Schema.Struct({
   enrollmentToken: BoundedString(1, 4096),
   code: SixDigitCode
-}).annotations({ identifier: "ConfirmTotpEnrollmentRequest", ...strict })
+}).annotate({ identifier: "ConfirmTotpEnrollmentRequest" }).pipe(noExcessKeys)
 
 export const ConfirmTotpEnrollmentResponse = Schema.Struct({
   factorId: TotpFactorId,
   verifiedAt: Timestamp
-}).annotations({ identifier: "ConfirmTotpEnrollmentResponse" })
+}).annotate({ identifier: "ConfirmTotpEnrollmentResponse" })
 export type ConfirmTotpEnrollmentResponse = typeof ConfirmTotpEnrollmentResponse.Type
 
 export const DeleteTotpFactorResponse = Schema.Struct({
   factorId: TotpFactorId,
   deletedAt: Timestamp
-}).annotations({ identifier: "DeleteTotpFactorResponse" })
+}).annotate({ identifier: "DeleteTotpFactorResponse" })
 export type DeleteTotpFactorResponse = typeof DeleteTotpFactorResponse.Type

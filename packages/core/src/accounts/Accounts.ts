@@ -1,5 +1,5 @@
 /** Accounts: create and get (the rest of the account lifecycle lives on top of these). */
-import { DateTime, Effect, Option, type Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Option, type Redacted } from "effect"
 import { fn } from "../internal/Traced.js"
 import { AccountId, IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
@@ -15,8 +15,8 @@ export interface CreateAccountInput {
   readonly password?: Redacted.Redacted<string>
 }
 
-export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
-  effect: Effect.gen(function*() {
+export class Accounts extends Context.Service<Accounts>()("core/Accounts", {
+  make: Effect.gen(function*() {
     const repo = yield* AccountsRepo
     const ids = yield* Ids
     const hasher = yield* PasswordHasher
@@ -61,9 +61,10 @@ export class Accounts extends Effect.Service<Accounts>()("core/Accounts", {
         Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(new AccountNotFound({ accountId })))
 
     return { create, get, read, isEmpty: repo.isEmpty } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}
 
 /** The wire Account of a record; `defaultPictureUrl` stands in while no picture was committed. */
 export const toAccount = (record: AccountRecord, defaultPictureUrl: string): Account => ({

@@ -24,7 +24,7 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
 }) {}
 
 /** Why a presented credential was not accepted. */
-export const CredentialRejection = Schema.Literal("malformed", "unknown", "expired", "revoked", "unsupported")
+export const CredentialRejection = Schema.Literals(["malformed", "unknown", "expired", "revoked", "unsupported"])
 export type CredentialRejection = typeof CredentialRejection.Type
 
 export class InvalidCredential extends Schema.TaggedError<InvalidCredential>()("InvalidCredential", {

@@ -5,7 +5,7 @@
  * a new code can be asked for 60 seconds after the last one. One verification is pending per
  * account; starting another replaces it.
  */
-import { Data, DateTime, Duration, Effect, Option } from "effect"
+import { Context, Data, DateTime, Duration, Effect, Layer, Option } from "effect"
 import { constantTimeEqual } from "../internal/Crypto.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
@@ -50,8 +50,8 @@ type ConfirmOutcome = Data.TaggedEnum<{
 }>
 const ConfirmOutcome = Data.taggedEnum<ConfirmOutcome>()
 
-export class PhoneVerifications extends Effect.Service<PhoneVerifications>()("core/PhoneVerifications", {
-  effect: Effect.gen(function*() {
+export class PhoneVerifications extends Context.Service<PhoneVerifications>()("core/PhoneVerifications", {
+  make: Effect.gen(function*() {
     const profiles = yield* AccountProfileRepo
     const pending = yield* PhoneVerificationsRepo
     const sms = yield* SmsSender
@@ -85,8 +85,8 @@ export class PhoneVerifications extends Effect.Service<PhoneVerifications>()("co
       return yield* tx.withTransaction(Effect.gen(function*() {
         yield* lockLive(accountId)
         const previous = yield* pending.find(accountId)
-        if (Option.isSome(previous) && DateTime.lessThan(now, previous.value.resendAvailableAt)) {
-          const waitMillis = previous.value.resendAvailableAt.epochMillis - now.epochMillis
+        if (Option.isSome(previous) && DateTime.isLessThan(now, previous.value.resendAvailableAt)) {
+          const waitMillis = DateTime.toEpochMillis(previous.value.resendAvailableAt) - DateTime.toEpochMillis(now)
           return yield* new PhoneVerificationCooldown({ retryAfterSeconds: Math.max(1, Math.ceil(waitMillis / 1000)) })
         }
         const expiresAt = DateTime.addDuration(now, PHONE_CODE_TTL)
@@ -117,7 +117,7 @@ export class PhoneVerifications extends Effect.Service<PhoneVerifications>()("co
         const found = yield* pending.find(accountId)
         if (Option.isNone(found) || found.value.phoneNumber !== phoneNumber) return reject("not_started", 0)
         const verification = found.value
-        if (!DateTime.lessThan(now, verification.expiresAt)) return reject("expired", 0)
+        if (!DateTime.isLessThan(now, verification.expiresAt)) return reject("expired", 0)
         if (verification.attempts >= PHONE_CODE_MAX_ATTEMPTS) return reject("exhausted", 0)
         if (!constantTimeEqual(hash, verification.codeHash)) {
           const attempts = Option.getOrElse(yield* pending.recordFailedAttempt(accountId), () => PHONE_CODE_MAX_ATTEMPTS)
@@ -137,4 +137,6 @@ export class PhoneVerifications extends Effect.Service<PhoneVerifications>()("co
 
     return { start, confirm } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,5 +1,5 @@
 /** Identity's repository ports: `Context.Tag`s with no implementation (DESIGN.md §4). */
-import { Context, type DateTime, type Effect, type Option, type Redacted, type Stream } from "effect"
+import { Context, DateTime, type Effect, type Option, type Redacted, type Stream } from "effect"
 import type { AccountId, ServiceKeyId } from "../shared/Identifiers.js"
 import type { AccountNotFound, AccountServiceKeyLimitReached, EmailTaken } from "./Errors.js"
 import type { AccountServiceKey } from "./Schema.js"
@@ -19,14 +19,14 @@ export interface AccountRecord {
   readonly deletedAt: DateTime.Utc | null
 }
 
-export class AccountsRepo extends Context.Tag("core/AccountsRepo")<AccountsRepo, {
+export class AccountsRepo extends Context.Service<AccountsRepo, {
   /** Inserts a new account; the email is unique without regard to case. */
   readonly insert: (account: AccountRecord) => Effect.Effect<void, EmailTaken>
   readonly findById: (accountId: AccountId) => Effect.Effect<Option.Option<AccountRecord>>
   readonly findByEmail: (email: string) => Effect.Effect<Option.Option<AccountRecord>>
   /** Whether any account exists (the standalone server bootstraps an empty store). */
   readonly isEmpty: Effect.Effect<boolean>
-}>() {}
+}>()("core/AccountsRepo") {}
 
 /** A service key with the hash of its secret, as needed to verify a presented credential. */
 export interface StoredServiceKey {
@@ -34,7 +34,7 @@ export interface StoredServiceKey {
   readonly secretHash: string
 }
 
-export class AccountServiceKeysRepo extends Context.Tag("core/AccountServiceKeysRepo")<AccountServiceKeysRepo, {
+export class AccountServiceKeysRepo extends Context.Service<AccountServiceKeysRepo, {
   /**
    * Inserts a key unless the account already has `limit` live keys (unrevoked, unexpired at `now`).
    * The check and the insert are atomic: concurrent creates never exceed the limit.
@@ -57,21 +57,21 @@ export class AccountServiceKeysRepo extends Context.Tag("core/AccountServiceKeys
     readonly serviceKeyId: ServiceKeyId
     readonly now: DateTime.Utc
   }) => Effect.Effect<Option.Option<AccountServiceKey>>
-}>() {}
+}>()("core/AccountServiceKeysRepo") {}
 
 /** Password hashing (scrypt with a per-user salt in the adapters; DESIGN.md §7). */
-export class PasswordHasher extends Context.Tag("core/PasswordHasher")<PasswordHasher, {
+export class PasswordHasher extends Context.Service<PasswordHasher, {
   readonly hash: (password: Redacted.Redacted<string>) => Effect.Effect<string>
   readonly verify: (password: Redacted.Redacted<string>, hash: string) => Effect.Effect<boolean>
-}>() {}
+}>()("core/PasswordHasher") {}
 
 /**
  * Revocations of credentials, told to every server process so their caches drop the key at once
  * (DESIGN.md D3: `pg_notify` on PostgreSQL; in-process where the store is single-process).
  */
-export class CredentialRevocations extends Context.Tag("core/CredentialRevocations")<CredentialRevocations, {
+export class CredentialRevocations extends Context.Service<CredentialRevocations, {
   /** Announces a revoked key id; with a transactional store it is delivered on commit. */
   readonly publish: (keyId: string) => Effect.Effect<void>
   /** Key ids revoked from now on, by any process. */
   readonly subscribe: Stream.Stream<string>
-}>() {}
+}>()("core/CredentialRevocations") {}

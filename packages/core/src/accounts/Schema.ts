@@ -6,10 +6,11 @@ import { Schema } from "effect"
 import { BoundedString, Email } from "../shared/Bounds.js"
 import { AccountId, ApiKeyId, ProjectId, ServiceKeyId, TotpFactorId, UploadId } from "../shared/Identifiers.js"
 import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** An account: extra properties are allowed (SPEC.md § Account). */
-export const Account = Schema.Struct(
-  {
+export const Account = Schema.StructWithRest(
+  Schema.Struct({
     accountId: AccountId,
     createdAt: NullableTimestamp,
     deletedAt: NullableTimestamp,
@@ -18,11 +19,11 @@ export const Account = Schema.Struct(
     lastName: Schema.NullOr(Schema.String),
     phoneNumber: Schema.NullOr(Schema.String),
     phoneVerifiedAt: NullableTimestamp,
-    pictureUrl: Schema.String.pipe(Schema.pattern(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, { message: () => "must be a URI" })),
+    pictureUrl: Schema.String.pipe(Schema.check(Schema.isPattern(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/u, { message: "must be a URI" }))),
     updatedAt: NullableTimestamp
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-).annotations({ identifier: "Account" })
+  }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+).annotate({ identifier: "Account" })
 export type Account = typeof Account.Type
 
 /** An account service key: no extra properties (SPEC.md § Account service key). */
@@ -33,11 +34,11 @@ export const AccountServiceKey = Schema.Struct({
   createdAt: Timestamp,
   expiresAt: NullableTimestamp,
   revokedAt: NullableTimestamp
-}).annotations({ identifier: "AccountServiceKey", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "AccountServiceKey" }).pipe(noExcessKeys)
 export type AccountServiceKey = typeof AccountServiceKey.Type
 
 /** Key names: 1..128 characters (API.md §1.2). */
-export const KeyName = BoundedString(1, 128).annotations({ identifier: "KeyName" })
+export const KeyName = BoundedString(1, 128).annotate({ identifier: "KeyName" })
 
 /**
  * `POST /v1/account/service-keys`: the expiry is explicit — `expiresAt` is required, and `null` means
@@ -46,33 +47,28 @@ export const KeyName = BoundedString(1, 128).annotations({ identifier: "KeyName"
 export const CreateAccountServiceKeyRequest = Schema.Struct({
   name: KeyName,
   expiresAt: NullableTimestamp
-}).annotations({ identifier: "CreateAccountServiceKeyRequest", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "CreateAccountServiceKeyRequest" }).pipe(noExcessKeys)
 
 export const CreateAccountServiceKeyResponse = Schema.Struct({
   serviceKey: AccountServiceKey,
   secret: Schema.String
-}).annotations({ identifier: "CreateAccountServiceKeyResponse" })
+}).annotate({ identifier: "CreateAccountServiceKeyResponse" })
 
 export const ListAccountServiceKeysResponse = Schema.Struct({
   serviceKeys: Schema.Array(AccountServiceKey)
-}).annotations({ identifier: "ListAccountServiceKeysResponse" })
+}).annotate({ identifier: "ListAccountServiceKeysResponse" })
 
 export const RevokeAccountServiceKeyResponse = Schema.Struct({
   serviceKey: AccountServiceKey
-}).annotations({ identifier: "RevokeAccountServiceKeyResponse" })
+}).annotate({ identifier: "RevokeAccountServiceKeyResponse" })
 
 /** The known project API key permissions (SPEC.md § Project API key). */
-export const KnownPermission = Schema.Literal(
-  "events:read", "events:write", "platforms:read", "platforms:write", "project:read", "project:write"
-)
+export const KnownPermission = Schema.Literals(["events:read", "events:write", "platforms:read", "platforms:write", "project:read", "project:write"])
 export type KnownPermission = typeof KnownPermission.Type
 
 /** A permission string: known values, plus any other value, which is preserved as sent. */
-export const Permission = Schema.Union(
-  KnownPermission,
-  // API.md §1.4: unknown permission strings are preserved, not rejected — any visible ASCII, 1..64.
-  Schema.String.pipe(Schema.pattern(/^[\x21-\x7e]{1,64}$/, { message: () => "must be 1-64 visible ASCII characters" }))
-).annotations({ identifier: "Permission" })
+export const Permission = Schema.Union([KnownPermission, // API.md §1.4: unknown permission strings are preserved, not rejected — any visible ASCII, 1..64.
+  Schema.String.pipe(Schema.check(Schema.isPattern(/^[\x21-\x7e]{1,64}$/u, { message: "must be 1-64 visible ASCII characters" })))]).annotate({ identifier: "Permission" })
 
 /** A project API key: no extra properties; unknown permission values preserved. */
 export const ProjectApiKey = Schema.Struct({
@@ -86,20 +82,20 @@ export const ProjectApiKey = Schema.Struct({
   revokedAt: NullableTimestamp,
   // Known values and any other well-formed one, preserved as sent (SPEC.md § Project API key).
   permissions: Schema.Array(Permission)
-}).annotations({ identifier: "ProjectApiKey", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "ProjectApiKey" }).pipe(noExcessKeys)
 export type ProjectApiKey = typeof ProjectApiKey.Type
 
 /** The image types accepted for avatars and profile pictures. */
-export const ImageContentType = Schema.Literal("image/jpeg", "image/png", "image/webp")
+export const ImageContentType = Schema.Literals(["image/jpeg", "image/png", "image/webp"])
 export type ImageContentType = typeof ImageContentType.Type
 
 /** An avatar or profile-picture upload ticket (SPEC.md § Agent profile). */
 export const UploadTicket = Schema.Struct({
   expiresAt: Timestamp,
-  formFields: Schema.Record({ key: Schema.String, value: Schema.String }),
+  formFields: Schema.Record(Schema.String, Schema.String),
   uploadId: UploadId,
-  uploadUrl: Schema.String.pipe(Schema.pattern(/^https?:\/\/\S+$/, { message: () => "must be an http(s) URI" }))
-}).annotations({ identifier: "UploadTicket" })
+  uploadUrl: Schema.String.pipe(Schema.check(Schema.isPattern(/^https?:\/\/\S+$/u, { message: "must be an http(s) URI" })))
+}).annotate({ identifier: "UploadTicket" })
 
 /** The TOTP enrollment response (SPEC.md § Other shapes). */
 export const TotpEnrollment = Schema.Struct({
@@ -107,5 +103,10 @@ export const TotpEnrollment = Schema.Struct({
   expiresAt: Timestamp,
   factorId: TotpFactorId,
   secret: BoundedString(1, 256),
-  uri: BoundedString(1, 4096).pipe(Schema.startsWith("otpauth://"))
-}).annotations({ identifier: "TotpEnrollment" })
+  uri: BoundedString(1, 4096).pipe(
+    Schema.check(Schema.isStartingWith("otpauth://", {
+      title: `startsWith("otpauth://")`,
+      description: `a string starting with "otpauth://"`
+    }))
+  )
+}).annotate({ identifier: "TotpEnrollment" })

@@ -5,7 +5,7 @@
  * one step either side (clock drift); a step once used is refused afterwards, so an observed code
  * cannot be replayed. `verifyTotp` is the check sign-in uses.
  */
-import { DateTime, Duration, Effect, Option, Redacted } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { base64url, constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, encodeBase32Uuid, TotpFactorId, uuidv7Bytes } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
@@ -39,8 +39,8 @@ export interface TotpEnrollmentStarted {
 /** `<factorId>.<43 base64url characters>`: the factor to look up, and a 256-bit secret to compare. */
 const enrollmentTokenPattern = /^(auth_factor_[A-Za-z0-9]{1,116})\.[A-Za-z0-9_-]{43}$/
 
-export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors", {
-  effect: Effect.gen(function*() {
+export class TotpFactors extends Context.Service<TotpFactors>()("core/TotpFactors", {
+  make: Effect.gen(function*() {
     const factors = yield* TotpFactorsRepo
     const accounts = yield* AccountsRepo
     const tx = yield* Transactor
@@ -56,7 +56,7 @@ export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors
         factor.secretSealed === null ? Effect.succeed(undefined) : withKeys(unseal(SEAL_PURPOSE, factor.secretSealed)),
         (secret) =>
           secret === undefined
-            ? Effect.dieMessage(`the secret of TOTP factor ${factor.factorId} cannot be opened (was SECRET_KEY changed?)`)
+            ? Effect.die(new Error(`the secret of TOTP factor ${factor.factorId} cannot be opened (was SECRET_KEY changed?)`))
             : Effect.succeed(secret)
       )
 
@@ -66,7 +66,7 @@ export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors
      */
     const checkCode = (factor: TotpFactorRecord, code: string, now: DateTime.Utc) =>
       Effect.gen(function*() {
-        const steps = yield* totpMatchingSteps(yield* secretOf(factor), code, totpStep(now.epochMillis))
+        const steps = yield* totpMatchingSteps(yield* secretOf(factor), code, totpStep(DateTime.toEpochMillis(now)))
         const fresh = steps.filter((s) => factor.lastUsedStep === null || s > factor.lastUsedStep)
         if (fresh.length > 0) return { fresh: Option.some(Math.max(...fresh)), matched: true }
         return { fresh: Option.none<number>(), matched: steps.length > 0 }
@@ -84,7 +84,7 @@ export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors
       if (Option.isNone(account)) return yield* new AccountNotFound({ accountId })
       if (account.value.deletedAt !== null) return yield* new AccountDeleted({ accountId })
       const now = yield* DateTime.now
-      const factorId = TotpFactorId.make(`auth_factor_${encodeBase32Uuid(uuidv7Bytes(now.epochMillis, yield* secrets.randomBytes(10)))}`)
+      const factorId = TotpFactorId.make(`auth_factor_${encodeBase32Uuid(uuidv7Bytes(DateTime.toEpochMillis(now), yield* secrets.randomBytes(10)))}`)
       const secret = yield* secrets.randomBytes(TOTP_SECRET_BYTES)
       const enrollmentToken = `${factorId}.${base64url(yield* secrets.randomBytes(32))}`
       const expiresAt = DateTime.addDuration(now, TOTP_ENROLLMENT_TTL)
@@ -100,7 +100,7 @@ export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors
         deletedAt: null
       }
       // A new enrollment supersedes unfinished ones: at most one is pending per account.
-      yield* tx.withTransaction(Effect.zipRight(factors.removePending(accountId), factors.insert(record)))
+      yield* tx.withTransaction(Effect.andThen(factors.removePending(accountId), factors.insert(record)))
       const secretBase32 = encodeBase32Rfc4648(secret)
       return {
         enrollmentToken: Redacted.make(enrollmentToken),
@@ -135,7 +135,7 @@ export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors
         if (factor.verifiedAt !== null) {
           return { factorId, verifiedAt: factor.verifiedAt } satisfies ConfirmTotpEnrollmentResponse
         }
-        if (!DateTime.lessThan(now, factor.enrollmentExpiresAt)) return yield* new TotpEnrollmentInvalid({ reason: "expired" })
+        if (!DateTime.isLessThan(now, factor.enrollmentExpiresAt)) return yield* new TotpEnrollmentInvalid({ reason: "expired" })
         const check = yield* checkCode(factor, code, now)
         if (!check.matched) return yield* new TotpCodeRejected({ reason: "invalid" })
         if (!(yield* use(factor, check, now))) return yield* new TotpCodeRejected({ reason: "reused" })
@@ -173,4 +173,6 @@ export class TotpFactors extends Effect.Service<TotpFactors>()("core/TotpFactors
 
     return { beginEnrollment, confirmEnrollment, verifyTotp, hasVerifiedFactor, delete: deleteFactor } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

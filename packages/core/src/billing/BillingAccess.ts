@@ -6,7 +6,7 @@
  * - a project API key: never on organization routes; on its own project's billing reads with
  *   `project:read`; never on billing changes (they need an account).
  */
-import { Either } from "effect"
+import { Result } from "effect"
 import { type AccessDenied, denyScope, denyWith as deny, type Principal } from "../credentials/Access.js"
 
 export interface BillingRoute {
@@ -17,9 +17,9 @@ export interface BillingRoute {
   readonly projectId?: string
 }
 
-const allow = Either.right<void>(undefined)
+const allow = Result.succeed<void>(undefined)
 
-export const decideBilling = (principal: Principal | undefined, route: BillingRoute): Either.Either<void, AccessDenied> => {
+export const decideBilling = (principal: Principal | undefined, route: BillingRoute): Result.Result<void, AccessDenied> => {
   if (principal === undefined) return deny("NOT_AUTHENTICATED", "Send Authorization: Bearer <credential>.")
   switch (principal._tag) {
     case "Account":

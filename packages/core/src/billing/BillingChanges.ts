@@ -156,4 +156,4 @@ export const makeBillingChanges = (args: {
     return { resolve, fail, applyUpgrade, applyQuantity } as const
   })
 
-export type BillingChanges = Effect.Effect.Success<ReturnType<typeof makeBillingChanges>>
+export type BillingChanges = Effect.Success<ReturnType<typeof makeBillingChanges>>

@@ -20,5 +20,5 @@ export * from "./PaymentMethods.js"
 export * from "./Ports.js"
 export { parseDecimal, thresholdsCrossed, usageAmount } from "./Usage.js"
 
-export const BillingCore = Layer.mergeAll(BillingService.Default, PaymentMethods.Default)
+export const BillingCore = Layer.mergeAll(BillingService.layer, PaymentMethods.layer)
 export type BillingPorts = BillingRepo

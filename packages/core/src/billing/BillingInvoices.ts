@@ -128,4 +128,4 @@ export const makeBillingInvoices = Effect.gen(function*() {
   return { collectInvoice, issueInvoice } as const
 })
 
-export type BillingInvoices = Effect.Effect.Success<typeof makeBillingInvoices>
+export type BillingInvoices = Effect.Success<typeof makeBillingInvoices>

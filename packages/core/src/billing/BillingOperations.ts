@@ -11,7 +11,7 @@
  * module reads the facts it needs and performs what it decides. Every state change writes its
  * `billing.*` events in its own transaction.
  */
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { ProjectsRepo } from "../projects/Ports.js"
@@ -48,7 +48,7 @@ const stateOf = (op: OperationRecord): OperationState =>
     ? { _tag: "Failed" }
     : op.awaitingPayment === null
     ? { _tag: "NotStarted" }
-    : { _tag: "AwaitingPayment", deadline: op.awaitingPayment.deadline.epochMillis }
+    : { _tag: "AwaitingPayment", deadline: DateTime.toEpochMillis(op.awaitingPayment.deadline) }
 
 const previewFailed = (e: PlanChangePreviewError): StartCheck => ({
   _tag: "PreviewFailed",
@@ -109,7 +109,7 @@ export const makeBillingOperations = (args: {
           const category = categoryOfCharge(subs, input.request.fixedChargeCode, undefined)
           request = {
             type: "adjust_fixed_charge_quantity",
-            category: Either.getOrElse(category, () => categories[0] ?? ""),
+            category: Result.getOrElse(category, () => categories[0] ?? ""),
             fixedChargeCode: input.request.fixedChargeCode,
             quantity: input.request.quantity
           }
@@ -155,9 +155,9 @@ export const makeBillingOperations = (args: {
               if (action.cancelPayment) yield* provider.cancel({ reference: op.operationId })
               return yield* fail(op, action.failure)
             case "CheckSubscription":
-              return yield* Effect.dieMessage("billing: CheckSubscription is answered by settlePayment")
+              return yield* Effect.die(new Error("billing: CheckSubscription is answered by settlePayment"))
           }
-          if (prepared === null) return yield* Effect.dieMessage(`billing: ${action._tag} without a previewed change`)
+          if (prepared === null) return yield* Effect.die(new Error(`billing: ${action._tag} without a previewed change`))
           switch (action._tag) {
             case "Schedule":
               return yield* prepared.schedule
@@ -200,7 +200,7 @@ export const makeBillingOperations = (args: {
         /** Charges what is due now off-session (billing.md §3.6); `RequiresAction`: the customer pays later. */
         const charge = (currency: string) => (amountCents: number): Effect.Effect<ChargeResult> =>
           payer === null
-            ? Effect.dieMessage("billing: a charge without a payment method")
+            ? Effect.die(new Error("billing: a charge without a payment method"))
             : provider.charge({
               organizationId: payer.organizationId, reference: op.operationId, amountCents, currency,
               paymentMethod: payer.paymentMethod, expiresAt: deadline
@@ -225,19 +225,19 @@ export const makeBillingOperations = (args: {
         ) =>
           start({
             _tag: "Previewed", timing, unsoldFixedCharges, dueNowCents, hasPaymentMethod: payer !== null,
-            deadline: deadline.epochMillis
+            deadline: DateTime.toEpochMillis(deadline)
           })
 
         if (request.type === "adjust_fixed_charge_quantity") {
           const result = previewFixedChargeChange({
             catalog, plan, billingTime: "anniversary", anchorDay: sub.anchorDay, heldFixedCharges: sub.heldFixedCharges,
             cancellationScheduled: false, paymentMethod, fixedChargeCode: request.fixedChargeCode, quantity: request.quantity,
-            now: now.epochMillis
+            now: DateTime.toEpochMillis(now)
           })
-          if (Either.isLeft(result)) return yield* perform(op, start(previewFailed(result.left)), null)
-          const { dueNow } = result.right
+          if (Result.isFailure(result)) return yield* perform(op, start(previewFailed(result.failure)), null)
+          const { dueNow } = result.success
           return yield* perform(op, previewed("now", [], dueNow.totalCents), {
-            schedule: Effect.dieMessage("billing: a quantity change is never scheduled"),
+            schedule: Effect.die(new Error("billing: a quantity change is never scheduled")),
             apply: applyQuantity(op, sub, request.fixedChargeCode, request.quantity, dueNow, true),
             wait: wait(dueNow, [], 0),
             charge: charge(dueNow.currency)
@@ -247,10 +247,10 @@ export const makeBillingOperations = (args: {
         const result = previewPlanChange({
           catalog, current: currentOf(sub, plan, paymentMethod, now),
           request: { category: request.category, planCode: request.planCode, ...(request.additions.length === 0 ? {} : { additions: request.additions }) },
-          now: now.epochMillis
+          now: DateTime.toEpochMillis(now)
         })
-        if (Either.isLeft(result)) return yield* perform(op, start(previewFailed(result.left)), null)
-        const p = result.right
+        if (Result.isFailure(result)) return yield* perform(op, start(previewFailed(result.failure)), null)
+        const p = result.success
         const change = p.planChange!
         const target = findPlan(catalog, request.category, request.planCode)!
         const timing = change.timing === "period_end" ? "period_end" : "now"
@@ -286,8 +286,8 @@ export const makeBillingOperations = (args: {
         return stateOf(op.value)._tag === "NotStarted" ? yield* execute(op.value) : op.value
       }))
       const done = yield* run.pipe(
-        Effect.catchAllDefect((defect) =>
-          Effect.zipRight(
+        Effect.catchDefect((defect) =>
+          Effect.andThen(
             Effect.logError("billing operation failed unexpectedly", defect),
             tx.withTransaction(Effect.gen(function*() {
               const op = yield* repo.lockOperation(operationId)
@@ -307,7 +307,7 @@ export const makeBillingOperations = (args: {
       tx.withTransaction(Effect.gen(function*() {
         const locked = yield* repo.lockOperation(operationId)
         if (Option.isNone(locked)) return false
-        const step = decideOperation(stateOf(locked.value), { _tag: "Expire", now: now.epochMillis })
+        const step = decideOperation(stateOf(locked.value), { _tag: "Expire", now: DateTime.toEpochMillis(now) })
         if (step.action._tag === "None") return false
         yield* perform(locked.value, step, null)
         return true
@@ -325,7 +325,7 @@ export const makeBillingOperations = (args: {
         const op = found.value
         const waiting = op.awaitingPayment
         const now = yield* DateTime.now
-        const reported = decideOperation(stateOf(op), { _tag: "PaymentReported", paid: outcome === "succeeded", now: now.epochMillis })
+        const reported = decideOperation(stateOf(op), { _tag: "PaymentReported", paid: outcome === "succeeded", now: DateTime.toEpochMillis(now) })
         if (waiting === null || reported.action._tag !== "CheckSubscription") return yield* perform(op, reported, null)
         const locked = yield* repo.lockSubscription(op.projectId, op.request.category)
         const request = op.request
@@ -342,16 +342,16 @@ export const makeBillingOperations = (args: {
         const apply = request.type === "adjust_fixed_charge_quantity"
           ? applyQuantity(op, sub, request.fixedChargeCode, request.quantity, dueNow, true)
           : target === undefined
-          ? Effect.dieMessage("billing: applying a plan that left the catalog")
+          ? Effect.die(new Error("billing: applying a plan that left the catalog"))
           : applyUpgrade({
             op, sub, target, day: waiting.day, dueNow, additions: decodeLines(waiting.additions),
             additionsRequested: request.additions, unusedTimeCredit: waiting.unusedTimeCredit, paid: true
           })
         return yield* perform(op, step, {
-          schedule: Effect.dieMessage("billing: a paid operation is never scheduled"),
+          schedule: Effect.die(new Error("billing: a paid operation is never scheduled")),
           apply,
-          wait: () => Effect.dieMessage("billing: a paid operation does not wait again"),
-          charge: () => Effect.dieMessage("billing: a paid operation is not charged again")
+          wait: () => Effect.die(new Error("billing: a paid operation does not wait again")),
+          charge: () => Effect.die(new Error("billing: a paid operation is not charged again"))
         })
       }))
       return toBillingOperation(done)
@@ -372,4 +372,4 @@ export const makeBillingOperations = (args: {
     return { submit, process, settlePayment, paymentOf, expireIfDue } as const
   })
 
-export type BillingOperations = Effect.Effect.Success<ReturnType<typeof makeBillingOperations>>
+export type BillingOperations = Effect.Success<ReturnType<typeof makeBillingOperations>>

@@ -3,7 +3,7 @@
  * would cost, computed by the pure `previewPlanChange` / `previewFixedChargeChange` on the
  * project's current subscription. Operations (`BillingOperations.ts`) reuse the same inputs.
  */
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import type { ProjectRecord } from "../projects/Ports.js"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { fn } from "../internal/Traced.js"
@@ -68,15 +68,15 @@ export const makeBillingPreviews = (subscriptions: BillingSubscriptions) =>
 
     /** The category of a fixed charge: the subscription whose plan sells it (or the one named). */
     const categoryOfCharge = (subs: ReadonlyArray<SubscriptionRecord>, code: string, named: string | undefined) => {
-      if (named !== undefined) return Either.right(named)
+      if (named !== undefined) return Result.succeed(named)
       const selling = subs.filter((s) => planOf(s)?.fixedCharges.some((c) => c.fixedChargeCode === code) === true)
-      if (selling.length === 1) return Either.right(selling[0]!.category)
+      if (selling.length === 1) return Result.succeed(selling[0]!.category)
       if (selling.length > 1) {
-        return Either.left(new BillingRequestInvalid({ field: "category", message: `is required: ${code} is sold in several categories` }))
+        return Result.fail(new BillingRequestInvalid({ field: "category", message: `is required: ${code} is sold in several categories` }))
       }
       // Not sold by any current plan: the catalog decides between feature_not_sold_by_plan and feature_not_found.
       const category = categories.find((c) => plansOf(catalog, c).some((p) => p.fixedCharges.some((f) => f.fixedChargeCode === code)))
-      return Either.right(category ?? categories[0] ?? "")
+      return Result.succeed(category ?? categories[0] ?? "")
     }
 
     const preview = fn("Billing.preview")(function*(projectId: ProjectId, request: PreviewProjectChangeRequest, known?: ProjectRecord) {
@@ -92,27 +92,27 @@ export const makeBillingPreviews = (subscriptions: BillingSubscriptions) =>
         const result = previewPlanChange({
           catalog, current: currentOf(sub, plan, paymentMethod, now),
           request: { category: request.category, planCode: request.planCode, ...(request.additions === undefined ? {} : { additions: request.additions }) },
-          now: now.epochMillis
+          now: DateTime.toEpochMillis(now)
         })
-        if (Either.isLeft(result)) return yield* previewFailure(result.left)
-        return result.right satisfies PreviewProjectChangeResponse
+        if (Result.isFailure(result)) return yield* previewFailure(result.failure)
+        return result.success satisfies PreviewProjectChangeResponse
       }
       const category = categoryOfCharge(subs, request.fixedCharge.fixedChargeCode, request.category)
-      if (Either.isLeft(category)) return yield* category.left
-      const sub = subs.find((s) => s.category === category.right)
-      if (sub === undefined) return yield* rejected(failure("invalid_target", "feature_not_found"), `No category ${category.right}.`)
+      if (Result.isFailure(category)) return yield* category.failure
+      const sub = subs.find((s) => s.category === category.success)
+      if (sub === undefined) return yield* rejected(failure("invalid_target", "feature_not_found"), `No category ${category.success}.`)
       const plan = planOf(sub)
       if (plan === undefined) return yield* notProvisioned(sub)
       const result = previewFixedChargeChange({
         catalog, plan, billingTime: "anniversary", anchorDay: sub.anchorDay, heldFixedCharges: sub.heldFixedCharges,
         cancellationScheduled: false, paymentMethod, fixedChargeCode: request.fixedCharge.fixedChargeCode,
-        quantity: request.fixedCharge.quantity, now: now.epochMillis
+        quantity: request.fixedCharge.quantity, now: DateTime.toEpochMillis(now)
       })
-      if (Either.isLeft(result)) return yield* previewFailure(result.left)
-      return { dueNow: result.right.dueNow, nextCharge: result.right.nextCharge } satisfies PreviewProjectChangeResponse
+      if (Result.isFailure(result)) return yield* previewFailure(result.failure)
+      return { dueNow: result.success.dueNow, nextCharge: result.success.nextCharge } satisfies PreviewProjectChangeResponse
     })
 
     return { categoryOfCharge, preview } as const
   })
 
-export type BillingPreviews = Effect.Effect.Success<ReturnType<typeof makeBillingPreviews>>
+export type BillingPreviews = Effect.Success<ReturnType<typeof makeBillingPreviews>>

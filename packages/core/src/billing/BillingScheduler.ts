@@ -89,7 +89,7 @@ export const makeBillingScheduler = (args: {
           if (Option.isNone(locked) || locked.value.paymentAttempts > 0 || locked.value.paymentStatus !== "pending") return false
           yield* collectInvoice(locked.value, now)
           return true
-        })).pipe(Effect.catchAllDefect((defect) => Effect.as(Effect.logWarning("invoice collection failed", defect), false)))
+        })).pipe(Effect.catchDefect((defect) => Effect.as(Effect.logWarning("invoice collection failed", defect), false)))
         if (done) collected += 1
       }
       return { materialised, closed, progressive, processed, expired, renewed, collected }

@@ -16,7 +16,7 @@
  * The access checks of a billing route (which project or organization the caller may reach) are
  * here; the credential rules are decided before (BillingAccess.ts).
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { EventPublisher } from "../events/EventsFeature.js"
 import type { Principal } from "../credentials/Access.js"
 import { OrganizationsRepo } from "../organizations/OrganizationsPorts.js"
@@ -39,9 +39,8 @@ import { makeOrganizationBilling } from "./OrganizationBilling.js"
 export { PAYMENT_WINDOW, toInvoice } from "./BillingInvoices.js"
 export { toBillingOperation } from "./BillingChanges.js"
 
-export class BillingService extends Effect.Service<BillingService>()("core/Billing", {
-  accessors: true,
-  effect: Effect.gen(function*() {
+export class BillingService extends Context.Service<BillingService>()("core/Billing", {
+  make: Effect.gen(function*() {
     const projects = yield* ProjectsRepo
     const organizations = yield* OrganizationsRepo
     const gate = yield* makeProjectGate
@@ -112,8 +111,9 @@ export class BillingService extends Effect.Service<BillingService>()("core/Billi
        * who may write to the project — never before the caller is known to see it.
        */
       ensureSubscriptions: (projectId: ProjectId, principal: Principal) =>
-        Effect.zipRight(openProject(principal, projectId, "write"), Effect.map(subscriptions.subscriptionsOf(projectId), ({ subs }) => subs))
+        Effect.andThen(openProject(principal, projectId, "write"), Effect.map(subscriptions.subscriptionsOf(projectId), ({ subs }) => subs))
     } as const
-  }),
-  dependencies: [Ids.Default, EventPublisher.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, EventPublisher.layer]))
+}

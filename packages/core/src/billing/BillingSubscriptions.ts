@@ -25,7 +25,7 @@ import { thresholdsCrossed, usageAmount, usageTotal } from "./Usage.js"
 /** Rows a scheduler tick (or a catch-up of an organization's projects) takes per step. */
 export const TICK_BATCH = 100
 
-export const dayOf = (t: DateTime.Utc) => epochDayOfMillis(t.epochMillis)
+export const dayOf = (t: DateTime.Utc) => epochDayOfMillis(DateTime.toEpochMillis(t))
 export const byCode = <A extends { readonly fixedChargeCode: string }>(a: A, b: A) =>
   a.fixedChargeCode < b.fixedChargeCode ? -1 : a.fixedChargeCode > b.fixedChargeCode ? 1 : 0
 
@@ -269,4 +269,4 @@ export const makeBillingSubscriptions = (invoices: BillingInvoices) =>
     } as const
   })
 
-export type BillingSubscriptions = Effect.Effect.Success<ReturnType<typeof makeBillingSubscriptions>>
+export type BillingSubscriptions = Effect.Success<ReturnType<typeof makeBillingSubscriptions>>

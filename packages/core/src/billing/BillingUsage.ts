@@ -82,7 +82,7 @@ export const makeBillingUsage = (subscriptions: BillingSubscriptions) =>
       }
       const now = yield* DateTime.now
       for (const [i, r] of records.entries()) {
-        if (r.timestamp.epochMillis > now.epochMillis + USAGE_CLOCK_SKEW_MILLIS) {
+        if (DateTime.toEpochMillis(r.timestamp) > DateTime.toEpochMillis(now) + USAGE_CLOCK_SKEW_MILLIS) {
           return yield* new BillingRequestInvalid({ field: `records/${i}/timestamp`, message: "is in the future" })
         }
       }
@@ -118,7 +118,7 @@ export const makeBillingUsage = (subscriptions: BillingSubscriptions) =>
           }
           const sub = locked.get(row.category)!
           const opened = instantOfDay(sub.periodStart)
-          if (row.occurredAt.epochMillis < opened.epochMillis) {
+          if (DateTime.toEpochMillis(row.occurredAt) < DateTime.toEpochMillis(opened)) {
             // Failing rolls the whole batch back, the records written above included.
             return yield* new UsagePeriodClosed({
               recordId: row.recordId, category: row.category, timestamp: formatTimestamp(row.occurredAt),

@@ -8,32 +8,33 @@
  * sold to an organization itself (OrganizationBilling.ts) — none is a default (an organization has
  * no subscription until it buys one), and projects are never subscribed to it.
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Result, Schema } from "effect"
+import { issueLines } from "../shared/SchemaIssues.js"
 import { type BillingPlan, BillingPlanCatalog } from "./Schema.js"
 
 /** The category whose plans organizations buy for themselves (not projects). */
 export const ORGANIZATION_CATEGORY = "organization"
 
 /** Why a catalog was refused, for people (one line per problem). */
-export const validateCatalog = (input: unknown): Either.Either<BillingPlanCatalog, string> => {
+export const validateCatalog = (input: unknown): Result.Result<BillingPlanCatalog, string> => {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    return Either.left("the catalog must be a JSON object of category → array of plans")
+    return Result.fail("the catalog must be a JSON object of category → array of plans")
   }
-  if (Object.keys(input).length === 0) return Either.left("the catalog has no category")
+  if (Object.keys(input).length === 0) return Result.fail("the catalog has no category")
   const badSlugs = Object.keys(input).filter((k) => !/^[a-z][a-z0-9_]{0,63}$/.test(k))
   if (badSlugs.length > 0) {
-    return Either.left(badSlugs.map((k) =>
+    return Result.fail(badSlugs.map((k) =>
       `${JSON.stringify(k)} is not a category slug (a lower-case letter, then lower-case letters, digits or _; at most 64)`
     ).join("; "))
   }
-  const decoded = Schema.decodeUnknownEither(BillingPlanCatalog)(input, { errors: "all", onExcessProperty: "error" })
-  if (Either.isLeft(decoded)) {
-    const issues = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+  const decoded = Schema.decodeUnknownResult(BillingPlanCatalog)(input, { errors: "all", onExcessProperty: "error", reportInput: true })
+  if (Result.isFailure(decoded)) {
+    const issues = issueLines(decoded.failure)
       .slice(0, 20)
       .map((i) => `${i.path.length === 0 ? "(catalog)" : i.path.map(String).join(".")}: ${i.message}`)
-    return Either.left(issues.join("; "))
+    return Result.fail(issues.join("; "))
   }
-  const catalog = decoded.right
+  const catalog = decoded.success
   const problems: Array<string> = []
   const codes = new Map<string, string>()
   for (const [category, plans] of Object.entries(catalog)) {
@@ -52,7 +53,7 @@ export const validateCatalog = (input: unknown): Either.Either<BillingPlanCatalo
       codes.set(plan.planCode, category)
     }
   }
-  return problems.length === 0 ? Either.right(catalog) : Either.left(problems.join("; "))
+  return problems.length === 0 ? Result.succeed(catalog) : Result.fail(problems.join("; "))
 }
 
 /** The plans of a category (own properties only). */

@@ -19,13 +19,13 @@ const operationFields = {
 export const BillingOperationSucceededData = Schema.Struct({
   ...operationFields,
   result: BillingOperationResult
-}).annotations({ identifier: "BillingOperationSucceededData" })
+}).annotate({ identifier: "BillingOperationSucceededData" })
 
 /** `billing.operation.failed`: an operation failed; nothing changed. */
 export const BillingOperationFailedData = Schema.Struct({
   ...operationFields,
   failure: BillingOperationFailure
-}).annotations({ identifier: "BillingOperationFailedData" })
+}).annotate({ identifier: "BillingOperationFailedData" })
 
 /** `billing.plan.changed`: the plan a project is billed on changed (an upgrade now, a downgrade at period end). */
 export const BillingPlanChangedData = Schema.Struct({
@@ -37,10 +37,10 @@ export const BillingPlanChangedData = Schema.Struct({
   version: Schema.String,
   effectiveAt: Timestamp,
   operationId: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "BillingPlanChangedData" })
+}).annotate({ identifier: "BillingPlanChangedData" })
 
 /** Event type → the schema of its `data`. */
-export const billingEventSchemas: Record<string, Schema.Schema<any, any>> = {
+export const billingEventSchemas: Record<string, Schema.Codec<any, any>> = {
   "billing.operation.succeeded": BillingOperationSucceededData,
   "billing.operation.failed": BillingOperationFailedData,
   "billing.plan.changed": BillingPlanChangedData

@@ -14,7 +14,7 @@
  * - timing follows billing.md §3.6: nothing due or a card usable off-session → `immediate`, else
  *   `on_payment`.
  */
-import { DateTime, Either } from "effect"
+import { DateTime, Result } from "effect"
 import { catalogSellsCharge } from "./Catalog.js"
 import { big, isSafe, rhu, sum } from "./Money.js"
 import { type PaymentMethodState, PlanChangeAmountOutOfRange, PlanChangeRejected, upgradeTiming } from "./PlanChange.js"
@@ -46,12 +46,12 @@ export interface FixedChargePreview {
   readonly heldAfter: ReadonlyArray<HeldFixedCharge>
 }
 
-const at = (epochDay: number): DateTime.Utc => DateTime.unsafeMake(millisOfEpochDay(epochDay))
+const at = (epochDay: number): DateTime.Utc => DateTime.makeUnsafe(millisOfEpochDay(epochDay))
 
-const safe = (value: bigint, field: string): Either.Either<number, PlanChangeAmountOutOfRange> =>
+const safe = (value: bigint, field: string): Result.Result<number, PlanChangeAmountOutOfRange> =>
   isSafe(value)
-    ? Either.right(Number(value))
-    : Either.left(new PlanChangeAmountOutOfRange({ field, message: `${value} is outside ±9007199254740991` }))
+    ? Result.succeed(Number(value))
+    : Result.fail(new PlanChangeAmountOutOfRange({ field, message: `${value} is outside ±9007199254740991` }))
 
 const chargeFor = (charge: FixedCharge, quantity: bigint, daysCharged: bigint, daysInPeriod: bigint): bigint =>
   charge.prorated
@@ -69,9 +69,9 @@ export const withQuantity = (
 
 export const previewFixedChargeChange = (
   input: FixedChargePreviewInput
-): Either.Either<FixedChargePreview, PlanChangeRejected | PlanChangeAmountOutOfRange> => {
+): Result.Result<FixedChargePreview, PlanChangeRejected | PlanChangeAmountOutOfRange> => {
   const reject = (detail: PlanChangeRejected["detail"]) =>
-    Either.left(new PlanChangeRejected({ code: "invalid_target", detail, fixedChargeCode: input.fixedChargeCode }))
+    Result.fail(new PlanChangeRejected({ code: "invalid_target", detail, fixedChargeCode: input.fixedChargeCode }))
   const { plan } = input
   if (input.cancellationScheduled) return reject("cancellation_scheduled")
   if (!catalogSellsCharge(input.catalog, input.fixedChargeCode)) return reject("feature_not_found")
@@ -91,9 +91,9 @@ export const previewFixedChargeChange = (
   const lines: Array<PreviewLine> = []
   if (added > 0n && charge.payInAdvance) {
     const amount = safe(chargeFor(charge, added, remaining, cDays), "dueNow.lines[0].amountCents")
-    if (Either.isLeft(amount)) return Either.left(amount.left)
+    if (Result.isFailure(amount)) return Result.fail(amount.failure)
     lines.push({
-      amountCents: amount.right,
+      amountCents: amount.success,
       code: charge.fixedChargeCode,
       kind: "fixed_charge",
       name: charge.name,
@@ -118,10 +118,10 @@ export const previewFixedChargeChange = (
     if (qty > 0n) parts.push(big(c.unitAmountCents) * qty)
   }
   const nextAmount = safe(sum(parts), "nextCharge.amountCents")
-  if (Either.isLeft(nextAmount)) return Either.left(nextAmount.left)
-  return Either.right({
+  if (Result.isFailure(nextAmount)) return Result.fail(nextAmount.failure)
+  return Result.succeed({
     dueNow,
-    nextCharge: { amountCents: nextAmount.right, at: at(cp.end + 1), currency: plan.currency },
+    nextCharge: { amountCents: nextAmount.success, at: at(cp.end + 1), currency: plan.currency },
     timing: upgradeTiming(dueNow.totalCents, input.paymentMethod),
     heldAfter
   })

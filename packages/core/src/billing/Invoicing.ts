@@ -21,7 +21,7 @@ import type { SubscriptionRecord } from "./Ports.js"
 import type { BillingPlan, FixedCharge, HeldFixedCharge, PreviewLine } from "./Schema.js"
 import { usageAmount, usageTotal } from "./Usage.js"
 
-export const instantOfDay = (epochDay: number): DateTime.Utc => DateTime.unsafeMake(millisOfEpochDay(epochDay))
+export const instantOfDay = (epochDay: number): DateTime.Utc => DateTime.makeUnsafe(millisOfEpochDay(epochDay))
 
 /** An exact amount as a number; beyond ±9007199254740991 it is a defect (SPEC.md § Limits). */
 export const safeNumber = (value: bigint, field: string): number => {

@@ -20,7 +20,7 @@
  * subscription, and the billing-operation flow (the contract has no purchase operation for
  * organizations).
  */
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import { fn } from "../internal/Traced.js"
 import type { OrganizationId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
@@ -100,10 +100,10 @@ export const makeOrganizationBilling = (invoices: BillingInvoices) =>
         const result = previewFixedChargeChange({
           catalog, plan, billingTime: "anniversary", anchorDay: record.anchorDay, heldFixedCharges: record.heldFixedCharges,
           cancellationScheduled: false, paymentMethod, fixedChargeCode: change.fixedChargeCode, quantity: change.quantity,
-          now: now.epochMillis
+          now: DateTime.toEpochMillis(now)
         })
-        if (Either.isLeft(result)) return yield* previewFailure(result.left)
-        return result.right
+        if (Result.isFailure(result)) return yield* previewFailure(result.failure)
+        return result.success
       })
 
     /**
@@ -218,4 +218,4 @@ export const makeOrganizationBilling = (invoices: BillingInvoices) =>
     return { overview, preview, subscribe, adjustFixedCharge, renewDue } as const
   })
 
-export type OrganizationBilling = Effect.Effect.Success<ReturnType<typeof makeOrganizationBilling>>
+export type OrganizationBilling = Effect.Success<ReturnType<typeof makeOrganizationBilling>>

@@ -19,8 +19,7 @@ import {
   SubscribedFixedCharge,
   SubscriptionStatus
 } from "./Schema.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 export const OrganizationSubscription = Schema.Struct({
   planCode: PlanCode,
@@ -33,22 +32,22 @@ export const OrganizationSubscription = Schema.Struct({
   entitlements: Schema.Array(Entitlement),
   fixedCharges: Schema.Array(SubscribedFixedCharge),
   minimumCommitment: Schema.NullOr(MinimumCommitment)
-}).annotations({ identifier: "OrganizationSubscription" })
+}).annotate({ identifier: "OrganizationSubscription" })
 export type OrganizationSubscription = typeof OrganizationSubscription.Type
 
 /** `getOrganizationBillingOverview`: the organization's own subscription (null: none) and its entitlements' version. */
 export const OrganizationBillingOverview = Schema.Struct({
   entitlementsVersion: NonNegativeSafeInt,
   subscription: Schema.NullOr(OrganizationSubscription)
-}).annotations({ identifier: "GetOrganizationBillingOverviewResponse" })
+}).annotate({ identifier: "GetOrganizationBillingOverviewResponse" })
 export type OrganizationBillingOverview = typeof OrganizationBillingOverview.Type
 
 /** `previewOrganizationChange`: the quantity of a fixed charge of the organization's own subscription to hold from now on. */
 export const PreviewOrganizationChangeRequest = Schema.Struct({
   fixedCharge: HeldFixedCharge
-}).annotations({ identifier: "PreviewOrganizationChangeRequest", parseOptions: strict })
+}).annotate({ identifier: "PreviewOrganizationChangeRequest" }).pipe(noExcessKeys)
 export type PreviewOrganizationChangeRequest = typeof PreviewOrganizationChangeRequest.Type
 
 /** What the change would cost (the shape of a project preview's fixed-charge answer). */
-export const PreviewOrganizationChangeResponse = PreviewProjectChangeResponse.annotations({ identifier: "PreviewOrganizationChangeResponse" })
+export const PreviewOrganizationChangeResponse = PreviewProjectChangeResponse.annotate({ identifier: "PreviewOrganizationChangeResponse" })
 export type PreviewOrganizationChangeResponse = typeof PreviewOrganizationChangeResponse.Type

@@ -4,16 +4,15 @@
  * provider reported (brand, last 4 digits, expiry, whether it can be charged off-session) once the
  * customer added it (`attach`, called by the provider's checkout completion).
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import type { OrganizationId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { BillingRepo, PaymentProvider, type StoredPaymentMethod } from "./Ports.js"
 import type { PaymentMethodResponse } from "./Schema.js"
 import { fn } from "../internal/Traced.js"
 
-export class PaymentMethods extends Effect.Service<PaymentMethods>()("core/PaymentMethods", {
-  accessors: true,
-  effect: Effect.gen(function*() {
+export class PaymentMethods extends Context.Service<PaymentMethods>()("core/PaymentMethods", {
+  make: Effect.gen(function*() {
     const repo = yield* BillingRepo
     const provider = yield* PaymentProvider
     const tx = yield* Transactor
@@ -21,7 +20,7 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("core/Payme
     /** The card on file, if any (contract.md §3.4 `GetOrganizationPaymentMethodResponse`). */
     const get = fn("PaymentMethods.get")(function*(organizationId: OrganizationId) {
       const account = yield* repo.findAccount(organizationId)
-      const method = Option.flatMap(account, (a) => Option.fromNullable(a.paymentMethod))
+      const method = Option.flatMap(account, (a) => Option.fromNullishOr(a.paymentMethod))
       return Option.match(method, {
         onNone: () => ({ cardOnFile: false, paymentMethod: null }),
         onSome: (m) => ({
@@ -58,4 +57,6 @@ export class PaymentMethods extends Effect.Service<PaymentMethods>()("core/Payme
 
     return { get, checkout, setupIntent, attach, detach } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

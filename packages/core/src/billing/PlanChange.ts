@@ -12,7 +12,8 @@
  * Money is computed exactly with BigInt and half-up rounding (§2.3, `Money.ts`); periods and day
  * counts come from `Proration.ts` (§2.1).
  */
-import { Data, DateTime, Either, ParseResult, Schema } from "effect"
+import { Data, DateTime, Result, Schema } from "effect"
+import { issueTree } from "../shared/SchemaIssues.js"
 import { parseTimestamp } from "../shared/Timestamp.js"
 import { big, isSafe, maxBig, minBig, rhu, sum } from "./Money.js"
 import {
@@ -135,9 +136,9 @@ export const upgradeTiming = (totalCents: number, paymentMethod: PaymentMethodSt
 // ---------------------------------------------------------------------------------------------
 
 /** Parses an instant to epoch milliseconds. */
-export const parseInstant = (instant: Instant): Either.Either<number, string> => {
+export const parseInstant = (instant: Instant): Result.Result<number, string> => {
   if (typeof instant === "number") {
-    return Number.isSafeInteger(instant) ? Either.right(instant) : Either.left("must be integer epoch milliseconds")
+    return Number.isSafeInteger(instant) ? Result.succeed(instant) : Result.fail("must be integer epoch milliseconds")
   }
   return parseTimestamp(instant)
 }
@@ -152,7 +153,7 @@ const toSafe = (value: bigint, field: string): number => {
   return Number(value)
 }
 
-const at = (epochDay: number): DateTime.Utc => DateTime.unsafeMake(millisOfEpochDay(epochDay))
+const at = (epochDay: number): DateTime.Utc => DateTime.makeUnsafe(millisOfEpochDay(epochDay))
 
 interface Draft {
   readonly kind: PreviewLine["kind"]
@@ -202,9 +203,9 @@ export const resolveTarget = (
   catalog: BillingPlanCatalog,
   current: Pick<CurrentSubscription, "plan" | "cancellationScheduled">,
   request: PreviewPlanChangeRequest
-): Either.Either<BillingPlan, PlanChangeRejected> => {
+): Result.Result<BillingPlan, PlanChangeRejected> => {
   const reject = (detail: PlanChangeRejection, fixedChargeCode: string | null = null) =>
-    Either.left(new PlanChangeRejected({ code: "invalid_target", detail, fixedChargeCode }))
+    Result.fail(new PlanChangeRejected({ code: "invalid_target", detail, fixedChargeCode }))
   // Own properties only: a category named like an Object.prototype member is just not there.
   const plans = Object.hasOwn(catalog, request.category) ? catalog[request.category] ?? [] : []
   const target = plans.find((p) => p.planCode === request.planCode)
@@ -225,7 +226,7 @@ export const resolveTarget = (
       return reject("quantity_out_of_range", addition.fixedChargeCode)
     }
   }
-  return Either.right(target)
+  return Result.succeed(target)
 }
 
 /**
@@ -234,51 +235,51 @@ export const resolveTarget = (
  */
 export const previewPlanChange = (
   input: PlanChangePreviewInput
-): Either.Either<PreviewProjectChangeResponse, PlanChangePreviewError> => {
+): Result.Result<PreviewProjectChangeResponse, PlanChangePreviewError> => {
   // §3.1: request validation, before any lookup.
-  const decoded = Schema.decodeUnknownEither(PreviewPlanChangeRequest)(input.request, { onExcessProperty: "error" })
-  if (Either.isLeft(decoded)) {
-    return Either.left(new PlanChangeRequestInvalid({ message: ParseResult.TreeFormatter.formatErrorSync(decoded.left) }))
+  const decoded = Schema.decodeUnknownResult(PreviewPlanChangeRequest)(input.request, { onExcessProperty: "error", reportInput: true })
+  if (Result.isFailure(decoded)) {
+    return Result.fail(new PlanChangeRequestInvalid({ message: issueTree(decoded.failure) }))
   }
-  const request = decoded.right
+  const request = decoded.success
   const { catalog, current } = input
 
   const nowMillis = parseInstant(input.now)
-  if (Either.isLeft(nowMillis)) return Either.left(new PlanChangeInputInvalid({ field: "now", message: nowMillis.left }))
-  const D = epochDayOfMillis(nowMillis.right)
+  if (Result.isFailure(nowMillis)) return Result.fail(new PlanChangeInputInvalid({ field: "now", message: nowMillis.failure }))
+  const D = epochDayOfMillis(nowMillis.success)
   const year = new Date(millisOfEpochDay(D)).getUTCFullYear()
   if (year < FIRST_YEAR || year > LAST_YEAR) {
-    return Either.left(new PlanChangeInputInvalid({ field: "now", message: `must fall in the years ${FIRST_YEAR}..${LAST_YEAR}` }))
+    return Result.fail(new PlanChangeInputInvalid({ field: "now", message: `must fall in the years ${FIRST_YEAR}..${LAST_YEAR}` }))
   }
   const billingTime = current.billingTime ?? "calendar"
   let anchorDay = D
   if (billingTime === "anniversary") {
     if (current.anchorDate === undefined) {
-      return Either.left(new PlanChangeInputInvalid({ field: "anchorDate", message: "is required for anniversary billing" }))
+      return Result.fail(new PlanChangeInputInvalid({ field: "anchorDate", message: "is required for anniversary billing" }))
     }
     const anchor = parseInstant(current.anchorDate)
-    if (Either.isLeft(anchor)) return Either.left(new PlanChangeInputInvalid({ field: "anchorDate", message: anchor.left }))
-    anchorDay = epochDayOfMillis(anchor.right)
+    if (Result.isFailure(anchor)) return Result.fail(new PlanChangeInputInvalid({ field: "anchorDate", message: anchor.failure }))
+    anchorDay = epochDayOfMillis(anchor.success)
   }
   const unbilledUsage = current.unbilledUsage ?? []
   if (unbilledUsage.some((l) => l.amountCents < 0) || (current.periodUsageCents ?? 0) < 0) {
-    return Either.left(new PlanChangeInputInvalid({ field: "unbilledUsage", message: "usage amounts must not be negative" }))
+    return Result.fail(new PlanChangeInputInvalid({ field: "unbilledUsage", message: "usage amounts must not be negative" }))
   }
 
   // §3.2
   const resolved = resolveTarget(catalog, current, request)
-  if (Either.isLeft(resolved)) return Either.left(resolved.left)
-  const target = resolved.right
+  if (Result.isFailure(resolved)) return Result.fail(resolved.failure)
+  const target = resolved.success
 
   try {
     const context: Context = {
       current, target, additions: request.additions ?? [], D, billingTime, anchorDay, unbilledUsage,
       held: heldQuantities(current.heldFixedCharges ?? [])
     }
-    return Either.right(planChangeDirection(current.plan, target) === "up" ? upgrade(context) : atPeriodEnd(context))
+    return Result.succeed(planChangeDirection(current.plan, target) === "up" ? upgrade(context) : atPeriodEnd(context))
   } catch (e) {
     if (e instanceof OutOfRange) {
-      return Either.left(
+      return Result.fail(
         new PlanChangeAmountOutOfRange({ field: e.field, message: `${e.value} is outside ±9007199254740991` })
       )
     }

@@ -3,7 +3,7 @@
  * (`BillingCatalog`, operator data loaded at start) and the payment provider (`PaymentProvider`).
  * `Context.Tag`s with no implementation.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { OrganizationId, ProjectId } from "../shared/Identifiers.js"
 import type {
   BillingOperationFailure, BillingOperationKind, BillingOperationResult, BillingPlanCatalog, FixedChargeAddition,
@@ -196,7 +196,7 @@ export interface BillableProject {
 // The store
 // ---------------------------------------------------------------------------------------------
 
-export class BillingRepo extends Context.Tag("core/BillingRepo")<BillingRepo, {
+export class BillingRepo extends Context.Service<BillingRepo, {
   readonly listSubscriptions: (projectId: ProjectId) => Effect.Effect<ReadonlyArray<SubscriptionRecord>>
   /** The subscription, locked until the surrounding transaction ends. */
   readonly lockSubscription: (projectId: ProjectId, category: string) => Effect.Effect<Option.Option<SubscriptionRecord>>
@@ -268,16 +268,16 @@ export class BillingRepo extends Context.Tag("core/BillingRepo")<BillingRepo, {
   /** The account (created empty when missing), locked until the surrounding transaction ends. */
   readonly lockAccount: (organizationId: OrganizationId) => Effect.Effect<BillingAccountRecord>
   readonly updateAccount: (account: BillingAccountRecord) => Effect.Effect<void>
-}>() {}
+}>()("core/BillingRepo") {}
 
 // ---------------------------------------------------------------------------------------------
 // The catalog and the payment provider
 // ---------------------------------------------------------------------------------------------
 
 /** The plan catalog in use (validated: see `Catalog.ts`). */
-export class BillingCatalog extends Context.Tag("core/BillingCatalog")<BillingCatalog, {
+export class BillingCatalog extends Context.Service<BillingCatalog, {
   readonly catalog: BillingPlanCatalog
-}>() {}
+}>()("core/BillingCatalog") {}
 
 /** The outcome of a charge. */
 export type ChargeOutcome =
@@ -293,7 +293,7 @@ export type ChargeOutcome =
  * and charges them. A payment that needs the customer settles later: the provider reports it with
  * `BillingService.settlePayment`. The standalone server ships a simulated provider.
  */
-export class PaymentProvider extends Context.Tag("core/PaymentProvider")<PaymentProvider, {
+export class PaymentProvider extends Context.Service<PaymentProvider, {
   /** A page where the customer adds a card for the organization. */
   readonly createCheckout: (args: { readonly organizationId: OrganizationId }) => Effect.Effect<{ readonly checkoutUrl: string }>
   readonly createSetupIntent: (args: { readonly organizationId: OrganizationId }) => Effect.Effect<{
@@ -312,4 +312,4 @@ export class PaymentProvider extends Context.Tag("core/PaymentProvider")<Payment
   }) => Effect.Effect<ChargeOutcome>
   /** Gives up a payment that is still waiting for the customer. */
   readonly cancel: (args: { readonly reference: string }) => Effect.Effect<void>
-}>() {}
+}>()("core/PaymentProvider") {}

@@ -10,12 +10,11 @@
  * Every integer money or quantity field lies within ±9007199254740991 (SPEC.md § Limits): the
  * Bounds helpers enforce it. Sums are checked with BigInt so that they stay exact.
  */
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { BoundedString, NonNegativeSafeInt, PositiveSafeInt, SafeInt } from "../shared/Bounds.js"
 import { BillingOperationId } from "../shared/Identifiers.js"
 import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** The largest number of additions in one plan change (SPEC.md § Limits). */
 export const MAX_PLAN_CHANGE_ADDITIONS = 10
@@ -26,30 +25,30 @@ export const MAX_PLAN_CHANGE_ADDITIONS = 10
 
 /** A billing category: a lower-case letter, then lower-case letters, digits or `_`; at most 64. */
 export const CategorySlug = Schema.String.pipe(
-  Schema.pattern(/^[a-z][a-z0-9_]{0,63}$/, { message: () => "must be a category slug like messaging" })
-).annotations({ identifier: "CategorySlug" })
+  Schema.check(Schema.isPattern(/^[a-z][a-z0-9_]{0,63}$/u, { message: "must be a category slug like messaging" }))
+).annotate({ identifier: "CategorySlug" })
 export type CategorySlug = typeof CategorySlug.Type
 
 /** A plan code: 1..64 characters. */
-export const PlanCode = BoundedString(1, 64).annotations({ identifier: "PlanCode" })
+export const PlanCode = BoundedString(1, 64).annotate({ identifier: "PlanCode" })
 export type PlanCode = typeof PlanCode.Type
 
 /** A fixed-charge code (e.g. `seats`): 1..64 characters, like a plan code. */
-export const FixedChargeCode = BoundedString(1, 64).annotations({ identifier: "FixedChargeCode" })
+export const FixedChargeCode = BoundedString(1, 64).annotate({ identifier: "FixedChargeCode" })
 
 /** An ISO 4217 currency code. */
 export const Currency = Schema.String.pipe(
-  Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 currency code like USD" })
-).annotations({ identifier: "Currency" })
+  Schema.check(Schema.isPattern(/^[A-Z]{3}$/u, { message: "must be an ISO 4217 currency code like USD" }))
+).annotate({ identifier: "Currency" })
 export type Currency = typeof Currency.Type
 
 /** A non-negative decimal string (contract.md §2.3 "decimal money strings"), e.g. `"1"`, `"0.25"`. */
 export const DecimalString = Schema.String.pipe(
-  Schema.maxLength(64),
-  Schema.pattern(/^\d+(?:\.\d+)?$/, { message: () => "must be a decimal number string like 12 or 0.5" })
-).annotations({ identifier: "DecimalString" })
+  Schema.check(Schema.isMaxLength(64)),
+  Schema.check(Schema.isPattern(/^\d+(?:\.\d+)?$/u, { message: "must be a decimal number string like 12 or 0.5" }))
+).annotate({ identifier: "DecimalString" })
 
-export const BillingInterval = Schema.Literal("weekly", "monthly", "quarterly", "semiannual", "yearly").annotations({
+export const BillingInterval = Schema.Literals(["weekly", "monthly", "quarterly", "semiannual", "yearly"]).annotate({
   identifier: "BillingInterval"
 })
 export type BillingInterval = typeof BillingInterval.Type
@@ -63,7 +62,7 @@ const DisplayName = BoundedString(1, 255)
 export const Entitlement = Schema.Struct({
   featureKey: BoundedString(1, 255),
   value: Schema.String
-}).annotations({ identifier: "Entitlement" })
+}).annotate({ identifier: "Entitlement" })
 export type Entitlement = typeof Entitlement.Type
 
 /**
@@ -81,8 +80,8 @@ export const FixedCharge = Schema.Struct({
   minQuantity: NonNegativeSafeInt,
   maxQuantity: NonNegativeSafeInt
 }).pipe(
-  Schema.filter((c) => c.minQuantity <= c.maxQuantity || "minQuantity must not exceed maxQuantity")
-).annotations({ identifier: "FixedCharge" })
+  Schema.check(Schema.makeFilter((c) => c.minQuantity <= c.maxQuantity || "minQuantity must not exceed maxQuantity"))
+).annotate({ identifier: "FixedCharge" })
 export type FixedCharge = typeof FixedCharge.Type
 
 /**
@@ -97,7 +96,7 @@ export const UsageCharge = Schema.Struct({
   unitAmountCents: DecimalString,
   freeUnits: NonNegativeSafeInt,
   payInAdvance: Schema.Boolean
-}).annotations({ identifier: "UsageCharge" })
+}).annotate({ identifier: "UsageCharge" })
 export type UsageCharge = typeof UsageCharge.Type
 
 /** A usage threshold; a recurring one is invoiced again every further `amountCents`. */
@@ -105,7 +104,7 @@ export const UsageThreshold = Schema.Struct({
   amountCents: NonNegativeSafeInt,
   displayName: Schema.NullOr(Schema.String),
   recurring: Schema.Boolean
-}).annotations({ identifier: "UsageThreshold" })
+}).annotate({ identifier: "UsageThreshold" })
 export type UsageThreshold = typeof UsageThreshold.Type
 
 /**
@@ -114,7 +113,7 @@ export type UsageThreshold = typeof UsageThreshold.Type
  * non-recurring amounts are distinct.
  */
 export const UsageThresholds = Schema.Array(UsageThreshold).pipe(
-  Schema.filter((ts) => {
+  Schema.check(Schema.makeFilter((ts) => {
     for (let i = 1; i < ts.length; i++) {
       if (ts[i - 1]!.amountCents > ts[i]!.amountCents) return "usageThresholds must be ordered by amountCents, ascending"
     }
@@ -124,14 +123,14 @@ export const UsageThresholds = Schema.Array(UsageThreshold).pipe(
     const fixed = ts.filter((t) => !t.recurring).map((t) => t.amountCents)
     if (new Set(fixed).size !== fixed.length) return "non-recurring usage thresholds must have distinct amounts"
     return true
-  })
-).annotations({ identifier: "UsageThresholds" })
+  }))
+).annotate({ identifier: "UsageThresholds" })
 
 /** A minimum commitment: when a period's fees fall short, the difference is invoiced at period end. */
 export const MinimumCommitment = Schema.Struct({
   amountCents: NonNegativeSafeInt,
   displayName: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "MinimumCommitment" })
+}).annotate({ identifier: "MinimumCommitment" })
 export type MinimumCommitment = typeof MinimumCommitment.Type
 
 const uniqueBy = <A>(xs: ReadonlyArray<A>, key: (a: A) => string): boolean => new Set(xs.map(key)).size === xs.length
@@ -148,20 +147,20 @@ export const BillingPlan = Schema.Struct({
   isDefault: Schema.Boolean,
   tier: Schema.NullOr(SafeInt),
   tierDisplayName: Schema.NullOr(DisplayName),
-  categoryDisplayName: Schema.optionalWith(Schema.NullOr(DisplayName), { exact: true }),
+  categoryDisplayName: Schema.optionalKey(Schema.NullOr(DisplayName)),
   entitlements: Schema.Array(Entitlement),
   fixedCharges: Schema.Array(FixedCharge),
   usageCharges: Schema.Array(UsageCharge),
   usageThresholds: UsageThresholds,
   minimumCommitment: Schema.NullOr(MinimumCommitment)
 }).pipe(
-  Schema.filter((p) => {
+  Schema.check(Schema.makeFilter((p) => {
     if (!uniqueBy(p.fixedCharges, (c) => c.fixedChargeCode)) return "fixed charge codes must be unique within a plan"
     if (!uniqueBy(p.usageCharges, (c) => c.chargeCode)) return "usage charge codes must be unique within a plan"
     if (!uniqueBy(p.entitlements, (e) => e.featureKey)) return "entitlement feature keys must be unique within a plan"
     return true
-  })
-).annotations({ identifier: "BillingPlan", parseOptions: strict })
+  }))
+).annotate({ identifier: "BillingPlan" }).pipe(noExcessKeys)
 export type BillingPlan = typeof BillingPlan.Type
 
 /**
@@ -169,19 +168,19 @@ export type BillingPlan = typeof BillingPlan.Type
  * `listBillingPlans`). Within a category plan codes are unique and at most one plan is the default
  * (SPEC.md § Billing plan: `isDefault`).
  */
-export const BillingPlanCatalog = Schema.Record({ key: CategorySlug, value: Schema.Array(BillingPlan) }).pipe(
-  Schema.filter((catalog) => {
+export const BillingPlanCatalog = Schema.Record(CategorySlug, Schema.Array(BillingPlan)).pipe(
+  Schema.check(Schema.makeFilter((catalog) => {
     for (const [category, plans] of Object.entries(catalog)) {
       if (plans.filter((p) => p.isDefault).length > 1) return `category ${category} has more than one default plan`
       if (!uniqueBy(plans, (p) => p.planCode)) return `category ${category} repeats a planCode`
     }
     return true
-  })
-).annotations({ identifier: "BillingPlanCatalog", parseOptions: strict })
+  }))
+).annotate({ identifier: "BillingPlanCatalog" }).pipe(noExcessKeys)
 export type BillingPlanCatalog = typeof BillingPlanCatalog.Type
 
 /** `listBillingPlans` (API.md §1.6). */
-export const ListBillingPlansResponse = Schema.Struct({ plans: BillingPlanCatalog }).annotations({
+export const ListBillingPlansResponse = Schema.Struct({ plans: BillingPlanCatalog }).annotate({
   identifier: "ListBillingPlansResponse"
 })
 export type ListBillingPlansResponse = typeof ListBillingPlansResponse.Type
@@ -194,33 +193,30 @@ export type ListBillingPlansResponse = typeof ListBillingPlansResponse.Type
 export const FixedChargeAddition = Schema.Struct({
   fixedChargeCode: FixedChargeCode,
   quantity: PositiveSafeInt
-}).annotations({ identifier: "FixedChargeAddition" })
+}).annotate({ identifier: "FixedChargeAddition" })
 export type FixedChargeAddition = typeof FixedChargeAddition.Type
 
 /** At most 10 additions, each fixed charge named once (SPEC.md § Billing plan, § Limits). */
 export const FixedChargeAdditions = Schema.Array(FixedChargeAddition).pipe(
-  Schema.maxItems(MAX_PLAN_CHANGE_ADDITIONS),
-  Schema.filter((xs) => uniqueBy(xs, (x) => x.fixedChargeCode) || "each fixed charge may be named once in additions")
-).annotations({ identifier: "FixedChargeAdditions" })
+  Schema.check(Schema.isMaxLength(MAX_PLAN_CHANGE_ADDITIONS)),
+  Schema.check(Schema.makeFilter((xs) => uniqueBy(xs, (x) => x.fixedChargeCode) || "each fixed charge may be named once in additions"))
+).annotate({ identifier: "FixedChargeAdditions" })
 
 const planChangeFields = {
   category: CategorySlug,
   planCode: PlanCode,
-  additions: Schema.optionalWith(FixedChargeAdditions, { exact: true })
+  additions: Schema.optionalKey(FixedChargeAdditions)
 }
 
 /** The plan-change preview request (SPEC.md § Billing plan). */
-export const PreviewPlanChangeRequest = Schema.Struct(planChangeFields).annotations({
-  identifier: "PreviewPlanChangeRequest",
-  parseOptions: strict
-})
+export const PreviewPlanChangeRequest = Schema.Struct(planChangeFields).annotate({ identifier: "PreviewPlanChangeRequest" }).pipe(noExcessKeys)
 export type PreviewPlanChangeRequest = typeof PreviewPlanChangeRequest.Type
 
 /** A held fixed charge (SPEC.md § Billing plan): a code and the integer quantity held. */
 export const HeldFixedCharge = Schema.Struct({
   fixedChargeCode: FixedChargeCode,
   quantity: NonNegativeSafeInt
-}).annotations({ identifier: "HeldFixedCharge" })
+}).annotate({ identifier: "HeldFixedCharge" })
 export type HeldFixedCharge = typeof HeldFixedCharge.Type
 
 /**
@@ -229,34 +225,31 @@ export type HeldFixedCharge = typeof HeldFixedCharge.Type
  * the charge (contract.md §3.4 sends it).
  */
 export const PreviewFixedChargeChangeRequest = Schema.Struct({
-  category: Schema.optionalWith(CategorySlug, { exact: true }),
+  category: Schema.optionalKey(CategorySlug),
   fixedCharge: HeldFixedCharge
-}).annotations({ identifier: "PreviewFixedChargeChangeRequest", parseOptions: strict })
+}).annotate({ identifier: "PreviewFixedChargeChangeRequest" }).pipe(noExcessKeys)
 export type PreviewFixedChargeChangeRequest = typeof PreviewFixedChargeChangeRequest.Type
 
 /** `previewProjectChange`'s body: a plan change or a fixed-charge quantity change (API.md §1.6). */
-export const PreviewProjectChangeRequest = Schema.Union(PreviewPlanChangeRequest, PreviewFixedChargeChangeRequest)
-  .annotations({ identifier: "PreviewProjectChangeRequest", parseOptions: strict })
+export const PreviewProjectChangeRequest = Schema.Union([PreviewPlanChangeRequest, PreviewFixedChargeChangeRequest])
+  .annotate({ identifier: "PreviewProjectChangeRequest" }).pipe(noExcessKeys)
 export type PreviewProjectChangeRequest = typeof PreviewProjectChangeRequest.Type
 
 /** `changePlan` (SPEC.md § Endpoints: `category`, `planCode`; API.md §1.6 adds `additions?`). */
-export const ChangePlanRequest = Schema.Struct(planChangeFields).annotations({
-  identifier: "ChangePlanRequest",
-  parseOptions: strict
-})
+export const ChangePlanRequest = Schema.Struct(planChangeFields).annotate({ identifier: "ChangePlanRequest" }).pipe(noExcessKeys)
 export type ChangePlanRequest = typeof ChangePlanRequest.Type
 
 /** `adjustFixedChargeQuantity` (API.md §1.6): the quantity to hold from now on. */
 export const AdjustFixedChargeQuantityRequest = Schema.Struct({
   quantity: NonNegativeSafeInt
-}).annotations({ identifier: "AdjustFixedChargeQuantityRequest", parseOptions: strict })
+}).annotate({ identifier: "AdjustFixedChargeQuantityRequest" }).pipe(noExcessKeys)
 export type AdjustFixedChargeQuantityRequest = typeof AdjustFixedChargeQuantityRequest.Type
 
 // ---------------------------------------------------------------------------------------------
 // Preview results (SPEC.md § Billing plan: preview line, preview invoice, plan change; billing.md §3)
 // ---------------------------------------------------------------------------------------------
 
-export const PreviewLineKind = Schema.Literal("fixed_charge", "subscription", "usage", "commitment").annotations({
+export const PreviewLineKind = Schema.Literals(["fixed_charge", "subscription", "usage", "commitment"]).annotate({
   identifier: "PreviewLineKind"
 })
 export type PreviewLineKind = typeof PreviewLineKind.Type
@@ -274,11 +267,11 @@ export const PreviewLine = Schema.Struct({
   periodEnd: NullableTimestamp,
   units: DecimalString
 }).pipe(
-  Schema.filter((l) =>
-    l.periodStart === null || l.periodEnd === null || l.periodStart.epochMillis <= l.periodEnd.epochMillis ||
+  Schema.check(Schema.makeFilter((l) =>
+    l.periodStart === null || l.periodEnd === null || DateTime.toEpochMillis(l.periodStart) <= DateTime.toEpochMillis(l.periodEnd) ||
     "periodStart must not be after periodEnd"
-  )
-).annotations({ identifier: "PreviewLine" })
+  ))
+).annotate({ identifier: "PreviewLine" })
 export type PreviewLine = typeof PreviewLine.Type
 
 /**
@@ -294,14 +287,14 @@ export const PreviewInvoice = Schema.Struct({
   taxesCents: SafeInt,
   totalCents: SafeInt
 }).pipe(
-  Schema.filter((i) => {
+  Schema.check(Schema.makeFilter((i) => {
     const fees = i.lines.reduce((sum, l) => sum + BigInt(l.amountCents), 0n)
     if (fees !== BigInt(i.feesCents)) return "feesCents must be the sum of the lines' amountCents"
     const total = BigInt(i.feesCents) - BigInt(i.discountCents) + BigInt(i.taxesCents) - BigInt(i.creditsCents)
     if (total !== BigInt(i.totalCents)) return "totalCents must be feesCents − discountCents + taxesCents − creditsCents"
     return true
-  })
-).annotations({ identifier: "PreviewInvoice" })
+  }))
+).annotate({ identifier: "PreviewInvoice" })
 export type PreviewInvoice = typeof PreviewInvoice.Type
 
 /** The next regular charge. */
@@ -309,14 +302,14 @@ export const NextCharge = Schema.Struct({
   amountCents: SafeInt,
   at: Timestamp,
   currency: Currency
-}).annotations({ identifier: "NextCharge" })
+}).annotate({ identifier: "NextCharge" })
 export type NextCharge = typeof NextCharge.Type
 
 /**
  * When a plan change applies: `immediate` (now, charging with it), `on_payment` (once the amount
  * due is paid), `period_end` (a downgrade at period end, charging nothing now).
  */
-export const PlanChangeTiming = Schema.Literal("immediate", "on_payment", "period_end").annotations({
+export const PlanChangeTiming = Schema.Literals(["immediate", "on_payment", "period_end"]).annotate({
   identifier: "PlanChangeTiming"
 })
 export type PlanChangeTiming = typeof PlanChangeTiming.Type
@@ -330,19 +323,19 @@ export const PlanChangeEffect = Schema.Struct({
   unusedTimeCredit: NonNegativeSafeInt,
   minimumCommitment: Schema.NullOr(MinimumCommitment)
 }).pipe(
-  Schema.filter((e) =>
+  Schema.check(Schema.makeFilter((e) =>
     (e.timing === "period_end") === (e.effectiveAt !== null) ||
     "effectiveAt is set for period_end and only for period_end"
-  )
-).annotations({ identifier: "PlanChangeEffect" })
+  ))
+).annotate({ identifier: "PlanChangeEffect" })
 export type PlanChangeEffect = typeof PlanChangeEffect.Type
 
 /** `previewProjectChange`'s answer (API.md §1.6). */
 export const PreviewProjectChangeResponse = Schema.Struct({
   dueNow: PreviewInvoice,
   nextCharge: Schema.NullOr(NextCharge),
-  planChange: Schema.optionalWith(PlanChangeEffect, { exact: true })
-}).annotations({ identifier: "PreviewProjectChangeResponse" })
+  planChange: Schema.optionalKey(PlanChangeEffect)
+}).annotate({ identifier: "PreviewProjectChangeResponse" })
 export type PreviewProjectChangeResponse = typeof PreviewProjectChangeResponse.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -350,7 +343,7 @@ export type PreviewProjectChangeResponse = typeof PreviewProjectChangeResponse.T
 // contract.md §3.4; billing.md §3.8)
 // ---------------------------------------------------------------------------------------------
 
-export const BillingOperationKind = Schema.Literal("change_plan", "adjust_fixed_charge_quantity").annotations({
+export const BillingOperationKind = Schema.Literals(["change_plan", "adjust_fixed_charge_quantity"]).annotate({
   identifier: "BillingOperationKind"
 })
 export type BillingOperationKind = typeof BillingOperationKind.Type
@@ -358,7 +351,7 @@ export type BillingOperationKind = typeof BillingOperationKind.Type
 export const billingFailureCodes = [
   "payment_method_required", "payment_failed", "not_provisioned", "invalid_target", "internal"
 ] as const
-export const BillingFailureCode = Schema.Literal(...billingFailureCodes).annotations({ identifier: "BillingFailureCode" })
+export const BillingFailureCode = Schema.Literals(billingFailureCodes).annotate({ identifier: "BillingFailureCode" })
 export type BillingFailureCode = typeof BillingFailureCode.Type
 
 export const billingFailureDetails = [
@@ -366,7 +359,7 @@ export const billingFailureDetails = [
   "plan_activation_timeout", "plan_not_found", "quantity_out_of_range", "reconciliation_required",
   "release_required", "target_rejected"
 ] as const
-export const BillingFailureDetail = Schema.Literal(...billingFailureDetails).annotations({
+export const BillingFailureDetail = Schema.Literals(billingFailureDetails).annotate({
   identifier: "BillingFailureDetail"
 })
 export type BillingFailureDetail = typeof BillingFailureDetail.Type
@@ -377,7 +370,7 @@ export const BillingOperationFailure = Schema.Struct({
   detail: Schema.NullOr(BillingFailureDetail),
   retryable: Schema.Boolean,
   unsoldFixedCharges: Schema.Array(HeldFixedCharge)
-}).annotations({ identifier: "BillingOperationFailure" })
+}).annotate({ identifier: "BillingOperationFailure" })
 export type BillingOperationFailure = typeof BillingOperationFailure.Type
 
 /** What a succeeded operation produced; `effectiveAt` is set only for a `period_end` change. */
@@ -385,7 +378,7 @@ export const BillingOperationResult = Schema.Struct({
   type: Schema.Literal("version"),
   version: BoundedString(1, 255),
   effectiveAt: NullableTimestamp
-}).annotations({ identifier: "BillingOperationResult" })
+}).annotate({ identifier: "BillingOperationResult" })
 export type BillingOperationResult = typeof BillingOperationResult.Type
 
 const operationFields = {
@@ -401,7 +394,7 @@ export const PendingBillingOperation = Schema.Struct({
   failure: Schema.Null,
   result: Schema.Null,
   resolvedAt: Schema.Null
-}).annotations({ identifier: "PendingBillingOperation" })
+}).annotate({ identifier: "PendingBillingOperation" })
 export type PendingBillingOperation = typeof PendingBillingOperation.Type
 
 /** Applied (or, for `period_end`, scheduled). A terminal operation carries when it resolved. */
@@ -411,7 +404,7 @@ export const SucceededBillingOperation = Schema.Struct({
   failure: Schema.Null,
   result: BillingOperationResult,
   resolvedAt: Timestamp
-}).annotations({ identifier: "SucceededBillingOperation" })
+}).annotate({ identifier: "SucceededBillingOperation" })
 export type SucceededBillingOperation = typeof SucceededBillingOperation.Type
 
 /** Failed; nothing changed. */
@@ -421,21 +414,17 @@ export const FailedBillingOperation = Schema.Struct({
   failure: BillingOperationFailure,
   result: Schema.Null,
   resolvedAt: Timestamp
-}).annotations({ identifier: "FailedBillingOperation" })
+}).annotate({ identifier: "FailedBillingOperation" })
 export type FailedBillingOperation = typeof FailedBillingOperation.Type
 
 /** A terminal operation (`changePlan` answers 200 with one when the key already resolved). */
-export const TerminalBillingOperation = Schema.Union(SucceededBillingOperation, FailedBillingOperation).annotations({
+export const TerminalBillingOperation = Schema.Union([SucceededBillingOperation, FailedBillingOperation]).annotate({
   identifier: "TerminalBillingOperation"
 })
 export type TerminalBillingOperation = typeof TerminalBillingOperation.Type
 
 /** The authoritative state of a billing operation: pending, succeeded or failed. */
-export const BillingOperation = Schema.Union(
-  PendingBillingOperation,
-  SucceededBillingOperation,
-  FailedBillingOperation
-).annotations({ identifier: "BillingOperation" })
+export const BillingOperation = Schema.Union([PendingBillingOperation, SucceededBillingOperation, FailedBillingOperation]).annotate({ identifier: "BillingOperation" })
 export type BillingOperation = typeof BillingOperation.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -443,7 +432,7 @@ export type BillingOperation = typeof BillingOperation.Type
 // ---------------------------------------------------------------------------------------------
 
 /** A subscription's status (contract.md §3.4 `SubscriptionStatus`). */
-export const SubscriptionStatus = Schema.Literal("active", "past_due", "terminated", "restricted", "suspended").annotations({
+export const SubscriptionStatus = Schema.Literals(["active", "past_due", "terminated", "restricted", "suspended"]).annotate({
   identifier: "SubscriptionStatus"
 })
 export type SubscriptionStatus = typeof SubscriptionStatus.Type
@@ -456,26 +445,26 @@ export const SubscribedFixedCharge = Schema.Struct({
   unitAmountCents: NonNegativeSafeInt,
   payInAdvance: Schema.Boolean,
   prorated: Schema.Boolean
-}).annotations({ identifier: "SubscribedFixedCharge" })
+}).annotate({ identifier: "SubscribedFixedCharge" })
 export type SubscribedFixedCharge = typeof SubscribedFixedCharge.Type
 
 /** A change waiting to apply: a downgrade at period end, or an upgrade waiting for its payment. */
 export const ScheduledPlanChange = Schema.Struct({
   operationId: BillingOperationId,
   planCode: PlanCode,
-  timing: Schema.Literal("period_end", "on_payment"),
+  timing: Schema.Literals(["period_end", "on_payment"]),
   /** When it applies (`period_end`), or when the payment window closes (`on_payment`). */
   effectiveAt: NullableTimestamp,
   expiresAt: NullableTimestamp,
   /** Where the customer completes the payment (`on_payment`), else null. */
   paymentUrl: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "ScheduledPlanChange" })
+}).annotate({ identifier: "ScheduledPlanChange" })
 export type ScheduledPlanChange = typeof ScheduledPlanChange.Type
 
 /** One category's subscription of a project (contract.md §3.4 `ProjectSubscription`, plus our fields). */
 export const ProjectSubscription = Schema.Struct({
   category: CategorySlug,
-  categoryDisplayName: Schema.optionalWith(Schema.NullOr(DisplayName), { exact: true }),
+  categoryDisplayName: Schema.optionalKey(Schema.NullOr(DisplayName)),
   planCode: PlanCode,
   planName: Schema.String,
   status: SubscriptionStatus,
@@ -488,19 +477,19 @@ export const ProjectSubscription = Schema.Struct({
   entitlements: Schema.Array(Entitlement),
   fixedCharges: Schema.Array(SubscribedFixedCharge),
   scheduledChange: Schema.NullOr(ScheduledPlanChange)
-}).annotations({ identifier: "ProjectSubscription" })
+}).annotate({ identifier: "ProjectSubscription" })
 export type ProjectSubscription = typeof ProjectSubscription.Type
 
 /** Usage of one metric in the current period (contract.md §3.4 `MeteredUsage`). */
 export const MeteredUsage = Schema.Struct({
   amountCents: NonNegativeSafeInt,
   category: CategorySlug,
-  categoryDisplayName: Schema.optionalWith(Schema.NullOr(DisplayName), { exact: true }),
+  categoryDisplayName: Schema.optionalKey(Schema.NullOr(DisplayName)),
   currency: Currency,
   displayName: Schema.String,
   metricCode: BoundedString(1, 64),
   units: NonNegativeSafeInt
-}).annotations({ identifier: "MeteredUsage" })
+}).annotate({ identifier: "MeteredUsage" })
 export type MeteredUsage = typeof MeteredUsage.Type
 
 /** `getBillingOverview` (API.md §1.6; contract.md §3.4 `GetBillingOverviewResponse`). */
@@ -508,7 +497,7 @@ export const BillingOverview = Schema.Struct({
   entitlementsVersion: NonNegativeSafeInt,
   subscriptions: Schema.Array(ProjectSubscription),
   usage: Schema.Array(MeteredUsage)
-}).annotations({ identifier: "BillingOverview" })
+}).annotate({ identifier: "BillingOverview" })
 export type BillingOverview = typeof BillingOverview.Type
 
 /** What one category of a project is billed on now (`getEffectiveTerms`). */
@@ -517,8 +506,8 @@ export const EffectiveCategoryTerms = Schema.Struct({
   planCode: PlanCode,
   planName: Schema.String,
   /** `default`: the category's default plan since creation; `purchase`: chosen with changePlan. */
-  source: Schema.Literal("default", "purchase"),
-  paymentMode: Schema.Literal("in_advance", "in_arrears"),
+  source: Schema.Literals(["default", "purchase"]),
+  paymentMode: Schema.Literals(["in_advance", "in_arrears"]),
   baseAmountCents: NonNegativeSafeInt,
   currency: Currency,
   interval: BillingInterval,
@@ -531,7 +520,7 @@ export const EffectiveCategoryTerms = Schema.Struct({
   nextBillingAt: Timestamp,
   pendingChange: Schema.NullOr(ScheduledPlanChange),
   cancelsAt: NullableTimestamp
-}).annotations({ identifier: "EffectiveCategoryTerms" })
+}).annotate({ identifier: "EffectiveCategoryTerms" })
 export type EffectiveCategoryTerms = typeof EffectiveCategoryTerms.Type
 
 export const EffectiveTerms = Schema.Struct({
@@ -541,17 +530,14 @@ export const EffectiveTerms = Schema.Struct({
   /** The organization's credit balance (unused-time credit not yet applied). */
   creditBalanceCents: NonNegativeSafeInt,
   terms: Schema.Array(EffectiveCategoryTerms)
-}).annotations({ identifier: "EffectiveTerms" })
+}).annotate({ identifier: "EffectiveTerms" })
 export type EffectiveTerms = typeof EffectiveTerms.Type
 
-export const InvoiceKind = Schema.Literal("subscription", "one_off", "credit").annotations({ identifier: "InvoiceKind" })
-export const PaymentStatus = Schema.Literal("pending", "succeeded", "failed").annotations({ identifier: "PaymentStatus" })
+export const InvoiceKind = Schema.Literals(["subscription", "one_off", "credit"]).annotate({ identifier: "InvoiceKind" })
+export const PaymentStatus = Schema.Literals(["pending", "succeeded", "failed"]).annotate({ identifier: "PaymentStatus" })
 export type PaymentStatus = typeof PaymentStatus.Type
 
-export const InvoiceSubject = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("project"), projectId: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("organization"), organizationId: Schema.String })
-).annotations({ identifier: "InvoiceSubject" })
+export const InvoiceSubject = Schema.Union([Schema.Struct({ type: Schema.Literal("project"), projectId: Schema.String }), Schema.Struct({ type: Schema.Literal("organization"), organizationId: Schema.String })]).annotate({ identifier: "InvoiceSubject" })
 
 /** An invoice (contract.md §3.4 `Invoice`, plus its lines and amounts). */
 export const Invoice = Schema.Struct({
@@ -567,29 +553,29 @@ export const Invoice = Schema.Struct({
   pdfUrl: Schema.NullOr(Schema.String),
   subjects: Schema.Array(InvoiceSubject),
   lines: Schema.Array(PreviewLine)
-}).annotations({ identifier: "Invoice" })
+}).annotate({ identifier: "Invoice" })
 export type Invoice = typeof Invoice.Type
 
-export const ListInvoicesResponse = Schema.Struct({ invoices: Schema.Array(Invoice) }).annotations({
+export const ListInvoicesResponse = Schema.Struct({ invoices: Schema.Array(Invoice) }).annotate({
   identifier: "ListInvoicesResponse"
 })
 
 /** The card on file (contract.md §3.4 `GetOrganizationPaymentMethodResponse`). */
 export const PaymentMethodDetails = Schema.Struct({
   brand: Schema.NullOr(Schema.String),
-  expiresMonth: Schema.NullOr(Schema.Int.pipe(Schema.between(1, 12))),
+  expiresMonth: Schema.NullOr(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 12 })))),
   expiresYear: Schema.NullOr(Schema.Int),
-  last4: Schema.NullOr(Schema.String.pipe(Schema.pattern(/^\d{4}$/)))
-}).annotations({ identifier: "PaymentMethodDetails" })
+  last4: Schema.NullOr(Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4}$/u))))
+}).annotate({ identifier: "PaymentMethodDetails" })
 
 export const PaymentMethodResponse = Schema.Struct({
   cardOnFile: Schema.Boolean,
   paymentMethod: Schema.NullOr(PaymentMethodDetails)
-}).annotations({ identifier: "PaymentMethodResponse" })
+}).annotate({ identifier: "PaymentMethodResponse" })
 export type PaymentMethodResponse = typeof PaymentMethodResponse.Type
 
-export const CheckoutResponse = Schema.Struct({ checkoutUrl: Schema.String }).annotations({ identifier: "CheckoutResponse" })
+export const CheckoutResponse = Schema.Struct({ checkoutUrl: Schema.String }).annotate({ identifier: "CheckoutResponse" })
 export const SetupIntentResponse = Schema.Struct({
-  clientSecret: Schema.String.pipe(Schema.minLength(1)),
-  publishableKey: Schema.String.pipe(Schema.pattern(/^pk_/))
-}).annotations({ identifier: "SetupIntentResponse" })
+  clientSecret: Schema.String.pipe(Schema.check(Schema.isMinLength(1))),
+  publishableKey: Schema.String.pipe(Schema.check(Schema.isPattern(/^pk_/u)))
+}).annotate({ identifier: "SetupIntentResponse" })

@@ -7,8 +7,7 @@
 import { Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"
 import { Timestamp } from "../shared/Timestamp.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** The largest batch of usage records (as the edge's other batches, e.g. call signals). */
 export const MAX_USAGE_RECORDS_PER_BATCH = 100
@@ -18,48 +17,45 @@ export const MAX_USAGE_QUANTITY = 1_000_000_000
 
 /** The caller's id of a usage record: 1–128 letters, digits, `.`, `_`, `:` or `-`, starting with a letter or digit. */
 export const UsageRecordId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, {
-    message: () => "must be 1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
-  })
-).annotations({ identifier: "UsageRecordId", examples: ["usage-2030-01-01-0001"] })
+  Schema.check(Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/u, {
+    message: "must be 1-128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
+  }))
+).annotate({ identifier: "UsageRecordId", examples: ["usage-2030-01-01-0001"] })
 
 export const UsageQuantity = Schema.Int.pipe(
-  Schema.between(0, MAX_USAGE_QUANTITY, { message: () => `must be an integer from 0 to ${MAX_USAGE_QUANTITY}` })
-).annotations({ identifier: "UsageQuantity", examples: [42] })
+  Schema.check(Schema.isBetween({ minimum: 0, maximum: MAX_USAGE_QUANTITY }, { message: `must be an integer from 0 to ${MAX_USAGE_QUANTITY}` }))
+).annotate({ identifier: "UsageQuantity", examples: [42] })
 
 /** One usage record: `quantity` units of `metric` (a metric code the project's plan prices) at `timestamp`. */
 export const UsageRecordInput = Schema.Struct({
   id: UsageRecordId,
-  metric: BoundedString(1, 64).annotations({ examples: ["voice_minute"] }),
+  metric: BoundedString(1, 64).annotate({ examples: ["voice_minute"] }),
   quantity: UsageQuantity,
   timestamp: Timestamp
-}).annotations({ identifier: "UsageRecord", parseOptions: strict })
+}).annotate({ identifier: "UsageRecord" }).pipe(noExcessKeys)
 export type UsageRecordInput = typeof UsageRecordInput.Type
 
 export const RecordUsageRequest = Schema.Struct({
-  records: Schema.Array(UsageRecordInput).pipe(Schema.minItems(1), Schema.maxItems(MAX_USAGE_RECORDS_PER_BATCH))
-}).annotations({
-  identifier: "RecordUsageRequest",
-  parseOptions: strict
-})
+  records: Schema.Array(UsageRecordInput).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(MAX_USAGE_RECORDS_PER_BATCH)))
+}).annotate({ identifier: "RecordUsageRequest" }).pipe(noExcessKeys)
 export type RecordUsageRequest = typeof RecordUsageRequest.Type
 
-export const UsageRecordOutcome = Schema.Literal("applied", "ignored").annotations({ identifier: "UsageRecordOutcome" })
+export const UsageRecordOutcome = Schema.Literals(["applied", "ignored"]).annotate({ identifier: "UsageRecordOutcome" })
 export type UsageRecordOutcome = typeof UsageRecordOutcome.Type
 
 /** One record's outcome, in the order of the request. `ignored` records were applied before (`reason: already_applied`). */
 export const UsageRecordResult = Schema.Struct({
   id: UsageRecordId,
   outcome: UsageRecordOutcome,
-  reason: Schema.optionalWith(Schema.Literal("already_applied"), { exact: true }),
+  reason: Schema.optionalKey(Schema.Literal("already_applied")),
   /** The billing category whose subscription the record counts in. */
   category: BoundedString(1, 64)
-}).annotations({ identifier: "UsageRecordResult" })
+}).annotate({ identifier: "UsageRecordResult" })
 export type UsageRecordResult = typeof UsageRecordResult.Type
 
 export const RecordUsageResponse = Schema.Struct({
   results: Schema.Array(UsageRecordResult)
-}).annotations({
+}).annotate({
   identifier: "RecordUsageResponse",
   examples: [{
     results: [

@@ -3,7 +3,7 @@
  * tested as a table. The HTTP adapter states each route's requirement; organization membership
  * and project visibility are checked by the services themselves (404s), not here.
  */
-import { Data, Either } from "effect"
+import { Data, Result } from "effect"
 import type { AccountId, ApiKeyId, ProjectId, ServiceKeyId } from "../shared/Identifiers.js"
 
 /** The permissions of project API keys (SPEC.md § Project API key). */
@@ -101,14 +101,14 @@ export class AccessDenied extends Data.TaggedError("AccessDenied")<{
 
 /** A refusal other than a missing scope (that one is `denyScope`, which names the scope). */
 export const denyWith = (code: Exclude<AccessRefusal, "INSUFFICIENT_SCOPE">, detail: string) =>
-  Either.left(new AccessDenied({ code, detail }))
+  Result.fail(new AccessDenied({ code, detail }))
 
 const deny = denyWith
-const allow = Either.right<void>(undefined)
+const allow = Result.succeed<void>(undefined)
 
 /** A scope refusal naming the missing scope. */
 export const denyScope = (scope: string) =>
-  Either.left(new AccessDenied({ code: "INSUFFICIENT_SCOPE", detail: `The access token lacks the scope ${scope} (insufficient_scope: ${scope}).`, scope }))
+  Result.fail(new AccessDenied({ code: "INSUFFICIENT_SCOPE", detail: `The access token lacks the scope ${scope} (insufficient_scope: ${scope}).`, scope }))
 
 const needScope = (scopes: ReadonlyArray<string>, scope: string) => (scopes.includes(scope) ? allow : denyScope(scope))
 
@@ -121,7 +121,7 @@ const FIRST_PARTY = "a first-party credential (an account service key or a Dashb
  * Decides whether `principal` (undefined: no credential) may use a route with `requirement`.
  * Credentials that fail verification never get here: they are 401 before.
  */
-export const decide = (principal: Principal | undefined, requirement: Requirement): Either.Either<void, AccessDenied> => {
+export const decide = (principal: Principal | undefined, requirement: Requirement): Result.Result<void, AccessDenied> => {
   if (requirement._tag === "Public") return allow
   if (principal === undefined) return deny("NOT_AUTHENTICATED", "Send Authorization: Bearer <credential>.")
   switch (principal._tag) {

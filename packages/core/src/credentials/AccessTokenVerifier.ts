@@ -12,7 +12,7 @@
  * (≤ the credential cache TTL, at most 60 s); a withdrawal or family revocation drops it at once,
  * here through `invalidate` and in every process through `CredentialRevocations`.
  */
-import { Clock, Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted, Schema, Stream } from "effect"
 import * as jose from "jose"
 import { ACCESS_TOKEN_TYP, parseScope } from "../oauth/AccessTokenClaims.js"
 import { makeGrantLivenessCache, type Liveness } from "../oauth/GrantLivenessCache.js"
@@ -77,8 +77,8 @@ const rejection = (e: unknown): InvalidCredential => {
   return invalid("malformed", "The access token is not a well-formed JWT.")
 }
 
-export class AccessTokenVerifier extends Effect.Service<AccessTokenVerifier>()("core/AccessTokenVerifier", {
-  scoped: Effect.gen(function*() {
+export class AccessTokenVerifier extends Context.Service<AccessTokenVerifier>()("core/AccessTokenVerifier", {
+  make: Effect.gen(function*() {
     const keys = yield* SigningKeys
     const accounts = yield* AccountsRepo
     const grants = yield* OAuthGrantsRepo
@@ -92,7 +92,7 @@ export class AccessTokenVerifier extends Effect.Service<AccessTokenVerifier>()("
     // Every revocation, wherever it happened, drops the grant or family from this process's cache.
     yield* revocations.subscribe.pipe(
       Stream.runForEach((id) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => liveness.drop(id, now)))),
-      Effect.forkScoped
+      Effect.forkScoped({ startImmediately: true })
     )
 
     /** Whether the family (else the grant) the token names is live: cached, else one lookup. */
@@ -198,6 +198,7 @@ export class AccessTokenVerifier extends Effect.Service<AccessTokenVerifier>()("
       }))
 
     return { verify, verifyToken, invalidate, cachedLiveness: () => liveness.size() } as const
-  }),
-  dependencies: [SigningKeys.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([SigningKeys.layer]))
+}

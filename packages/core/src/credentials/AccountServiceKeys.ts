@@ -2,7 +2,7 @@
  * Account service keys (SPEC.md § Authentication rule 3, API.md §1.2): created with a name and an
  * explicit expiry, listed, revoked idempotently; at most `maxServiceKeysPerAccount` live keys.
  */
-import { DateTime, Effect, Option, Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, IdKinds, ServiceKeyId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
@@ -20,8 +20,8 @@ export interface CreatedServiceKey {
   readonly secret: Redacted.Redacted<string>
 }
 
-export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("core/AccountServiceKeys", {
-  effect: Effect.gen(function*() {
+export class AccountServiceKeys extends Context.Service<AccountServiceKeys>()("core/AccountServiceKeys", {
+  make: Effect.gen(function*() {
     const repo = yield* AccountServiceKeysRepo
     const ids = yield* Ids
     const cache = yield* CredentialCache
@@ -39,7 +39,7 @@ export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("co
       if (input.name.length < 1 || input.name.length > 128) {
         return yield* new InvalidInput({ field: "name", message: "must be 1 to 128 characters" })
       }
-      if (input.expiresAt !== null && !DateTime.greaterThan(input.expiresAt, now)) {
+      if (input.expiresAt !== null && !DateTime.isGreaterThan(input.expiresAt, now)) {
         return yield* new InvalidInput({ field: "expiresAt", message: "must be in the future, or null for never" })
       }
       const serviceKeyId = ServiceKeyId.make(yield* ids.typeId(IdKinds.accountServiceKey))
@@ -70,12 +70,13 @@ export class AccountServiceKeys extends Effect.Service<AccountServiceKeys>()("co
       const revoked = yield* repo.revoke({ accountId, serviceKeyId, now })
       if (Option.isNone(revoked)) return yield* new AccountServiceKeyNotFound({ serviceKeyId })
       // Stop serving it from this process's cache now; tell the other processes (on commit).
-      cache.revoked(serviceKeyId, now.epochMillis)
+      cache.revoked(serviceKeyId, DateTime.toEpochMillis(now))
       yield* revocations.publish(serviceKeyId)
       return revoked.value
     })
 
     return { create, list, revoke } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

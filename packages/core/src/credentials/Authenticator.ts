@@ -6,7 +6,7 @@
  * this process or another, drop them at once. Project API keys and access tokens have their own
  * verifiers.
  */
-import { Clock, DateTime, Effect, Option, Redacted, Stream } from "effect"
+import { Clock, Context, DateTime, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { fn } from "../internal/Traced.js"
 import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import type { ServiceKeyId } from "../shared/Identifiers.js"
@@ -22,8 +22,8 @@ const PARSED_KEYS_MEMO = 10_000
 
 const invalid = (reason: InvalidCredential["reason"], message: string) => new InvalidCredential({ reason, message })
 
-export class Authenticator extends Effect.Service<Authenticator>()("core/Authenticator", {
-  scoped: Effect.gen(function*() {
+export class Authenticator extends Context.Service<Authenticator>()("core/Authenticator", {
+  make: Effect.gen(function*() {
     const keys = yield* AccountServiceKeysRepo
     const accounts = yield* AccountsRepo
     const cache = yield* CredentialCache
@@ -31,10 +31,11 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
     const projectKeys = yield* ProjectKeyVerifier
     const accessTokens = yield* AccessTokenVerifier
 
-    // Every revocation, wherever it happened, drops the key from this process's cache.
+    // Every revocation, wherever it happened, drops the key from this process's cache. The fiber
+    // starts at once, so it is subscribed before the service is: it hears every later revocation.
     yield* revocations.subscribe.pipe(
       Stream.runForEach((keyId) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.revoked(keyId, now)))),
-      Effect.forkScoped
+      Effect.forkScoped({ startImmediately: true })
     )
 
     const load = (keyId: ServiceKeyId, now: number) =>
@@ -47,7 +48,7 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
         if (Option.isNone(account)) return Option.none<CachedServiceKey>()
         const entry: CachedServiceKey = {
           stored: stored.value,
-          accountDeletedAt: account.value.deletedAt === null ? null : account.value.deletedAt.epochMillis
+          accountDeletedAt: account.value.deletedAt === null ? null : DateTime.toEpochMillis(account.value.deletedAt)
         }
         // Only usable keys are cached: a revoked or deleted one is refused from the database every time.
         if (entry.stored.serviceKey.revokedAt === null && entry.accountDeletedAt === null) cache.set(keyId, entry, now)
@@ -66,7 +67,7 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
       const hit = entry === undefined ? undefined : verified.get(entry)
       if (hit === undefined || !constantTimeEqual(secret, hit.secret)) return undefined
       const key = entry!.stored.serviceKey
-      return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.epochMillis > now) && entry!.accountDeletedAt === null
+      return key.revokedAt === null && (key.expiresAt === null || DateTime.toEpochMillis(key.expiresAt) > now) && entry!.accountDeletedAt === null
         ? hit.principal
         : undefined
     }
@@ -104,9 +105,9 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
           return yield* accessTokens.verify(parsed.token)
         case "AccountServiceKey": {
           const now = yield* DateTime.now
-          const entry = yield* load(parsed.keyId as ServiceKeyId, now.epochMillis)
+          const entry = yield* load(parsed.keyId as ServiceKeyId, DateTime.toEpochMillis(now))
           if (Option.isNone(entry)) return yield* invalid("unknown", "The credential is not valid.")
-          const hit = cachedServiceKey(parsed.keyId, Redacted.value(parsed.secret), now.epochMillis)
+          const hit = cachedServiceKey(parsed.keyId, Redacted.value(parsed.secret), DateTime.toEpochMillis(now))
           if (hit !== undefined) return hit
           const hash = yield* sha256Hex(Redacted.value(parsed.secret))
           if (!constantTimeEqual(hash, entry.value.stored.secretHash)) {
@@ -114,7 +115,7 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
           }
           const key = entry.value.stored.serviceKey
           if (key.revokedAt !== null) return yield* invalid("revoked", "The service key is revoked.")
-          if (key.expiresAt !== null && !DateTime.greaterThan(key.expiresAt, now)) {
+          if (key.expiresAt !== null && !DateTime.isGreaterThan(key.expiresAt, now)) {
             return yield* invalid("expired", "The service key has expired.")
           }
           if (entry.value.accountDeletedAt !== null) return yield* new AccountDeleted({ accountId: key.accountId })
@@ -128,10 +129,12 @@ export class Authenticator extends Effect.Service<Authenticator>()("core/Authent
     /** Verifies a presented credential: from memory when `cached` knows it, else in full. */
     const authenticate = (raw: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidCredential | AccountDeleted> =>
       Effect.clockWith((clock) => {
-        const hit = cached(Redacted.value(raw), clock.unsafeCurrentTimeMillis())
+        const hit = cached(Redacted.value(raw), clock.currentTimeMillisUnsafe())
         return hit === undefined ? verify(raw) : Effect.succeed(hit)
       })
 
     return { authenticate, cached } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -4,7 +4,7 @@
  * revoked — in this process directly, in others through `CredentialRevocations`. Expiry and
  * revocation are still checked against the clock on every hit, so a cached key expires on time.
  */
-import { Duration, Effect } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import { makeTtlCache } from "../internal/TtlCache.js"
 import type { StoredServiceKey } from "../accounts/Ports.js"
 import { Setting } from "../internal/Settings.js"
@@ -20,8 +20,8 @@ export class CredentialCachePolicy extends Setting<CredentialCachePolicy>()("cor
   defaultValue: () => ({ ttl: Duration.seconds(30), maxEntries: 10_000 })
 }) {}
 
-export class CredentialCache extends Effect.Service<CredentialCache>()("core/CredentialCache", {
-  effect: Effect.map(CredentialCachePolicy, (policy) => {
+export class CredentialCache extends Context.Service<CredentialCache>()("core/CredentialCache", {
+  make: Effect.map(CredentialCachePolicy, (policy) => {
     const cache = makeTtlCache<CachedServiceKey>(policy)
     return {
       enabled: cache.enabled,
@@ -32,4 +32,6 @@ export class CredentialCache extends Effect.Service<CredentialCache>()("core/Cre
       size: cache.size
     }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -5,7 +5,7 @@
 import { Effect, Layer, PubSub, Stream } from "effect"
 import { CredentialRevocations } from "../accounts/Ports.js"
 
-export const CredentialRevocationsInProcess: Layer.Layer<CredentialRevocations> = Layer.scoped(
+export const CredentialRevocationsInProcess: Layer.Layer<CredentialRevocations> = Layer.effect(
   CredentialRevocations,
   Effect.gen(function*() {
     const hub = yield* Effect.acquireRelease(PubSub.unbounded<string>(), PubSub.shutdown)

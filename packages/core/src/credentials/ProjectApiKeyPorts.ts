@@ -1,5 +1,5 @@
 /** Project API keys' store port and limits (DESIGN.md §4: a `Context.Tag` with no implementation). */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { ProjectClosing, ProjectDeleted, ProjectNotFound } from "../projects/Errors.js"
 import type { ProjectState } from "../projects/Ports.js"
 import type { ApiKeyId, ProjectId } from "../shared/Identifiers.js"
@@ -18,7 +18,7 @@ export class ProjectApiKeyLimits extends Setting<ProjectApiKeyLimits>()("core/Pr
   defaultValue: () => ({ maxApiKeysPerProject: 50 })
 }) {}
 
-export class ProjectApiKeysRepo extends Context.Tag("core/ProjectApiKeysRepo")<ProjectApiKeysRepo, {
+export class ProjectApiKeysRepo extends Context.Service<ProjectApiKeysRepo, {
   /**
    * Inserts a key unless its project is missing, not active, or already has `limit` live keys
    * (unrevoked, unexpired at `now`). Check and insert are atomic (the project row is locked), so
@@ -54,4 +54,4 @@ export class ProjectApiKeysRepo extends Context.Tag("core/ProjectApiKeysRepo")<P
     readonly apiKeyId: ApiKeyId
     readonly now: DateTime.Utc
   }) => Effect.Effect<Option.Option<ProjectApiKey>>
-}>() {}
+}>()("core/ProjectApiKeysRepo") {}

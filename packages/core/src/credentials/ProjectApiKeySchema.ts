@@ -6,36 +6,35 @@
 import { Schema } from "effect"
 import { NullableTimestamp } from "../shared/Timestamp.js"
 import { KeyName, Permission, ProjectApiKey } from "../accounts/Schema.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** 1..32 permissions (duplicates are dropped when stored). */
-export const ProjectApiKeyPermissions = Schema.Array(Permission).pipe(Schema.minItems(1), Schema.maxItems(32))
-  .annotations({ identifier: "ProjectApiKeyPermissions" })
+export const ProjectApiKeyPermissions = Schema.Array(Permission).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(32)))
+  .annotate({ identifier: "ProjectApiKeyPermissions" })
 
 /** `POST /v1/projects/{projectId}/api-keys`: `expiresAt` optional (absent or null: never expires). */
 export const CreateProjectApiKeyRequest = Schema.Struct({
   name: KeyName,
   permissions: ProjectApiKeyPermissions,
-  expiresAt: Schema.optionalWith(NullableTimestamp, { exact: true })
-}).annotations({ identifier: "CreateProjectApiKeyRequest", parseOptions: strict })
+  expiresAt: Schema.optionalKey(NullableTimestamp)
+}).annotate({ identifier: "CreateProjectApiKeyRequest" }).pipe(noExcessKeys)
 export type CreateProjectApiKeyRequest = typeof CreateProjectApiKeyRequest.Type
 
 export const CreateProjectApiKeyResponse = Schema.Struct({
   apiKey: ProjectApiKey,
   secret: Schema.String
-}).annotations({ identifier: "CreateProjectApiKeyResponse" })
+}).annotate({ identifier: "CreateProjectApiKeyResponse" })
 
 /** `PATCH …/api-keys/{apiKeyId}`: the full new permission list. */
 export const UpdateProjectApiKeyRequest = Schema.Struct({
   permissions: ProjectApiKeyPermissions
-}).annotations({ identifier: "UpdateProjectApiKeyRequest", parseOptions: strict })
+}).annotate({ identifier: "UpdateProjectApiKeyRequest" }).pipe(noExcessKeys)
 export type UpdateProjectApiKeyRequest = typeof UpdateProjectApiKeyRequest.Type
 
 export const ProjectApiKeyResponse = Schema.Struct({
   apiKey: ProjectApiKey
-}).annotations({ identifier: "ProjectApiKeyResponse" })
+}).annotate({ identifier: "ProjectApiKeyResponse" })
 
 export const ListProjectApiKeysResponse = Schema.Struct({
   apiKeys: Schema.Array(ProjectApiKey)
-}).annotations({ identifier: "ListProjectApiKeysResponse" })
+}).annotate({ identifier: "ListProjectApiKeysResponse" })

@@ -5,7 +5,7 @@
  * most `ProjectApiKeyLimits.maxApiKeysPerProject` live keys per project. The credential is
  * `sb_sk_<id26>_<secret52>`: its key id is the `apiKeyId`, and only the secret's SHA-256 is stored.
  */
-import { DateTime, Effect, Option, Redacted, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { ApiKeyEventData } from "../events/Catalog.js"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
@@ -55,8 +55,8 @@ const checkPermissions = (permissions: ReadonlyArray<string>) =>
     ? Effect.fail(new InvalidInput({ field: "permissions", message: "must name at least one permission" }))
     : Effect.void
 
-export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/ProjectApiKeys", {
-  effect: Effect.gen(function*() {
+export class ProjectApiKeys extends Context.Service<ProjectApiKeys>()("core/ProjectApiKeys", {
+  make: Effect.gen(function*() {
     const repo = yield* ProjectApiKeysRepo
     const ids = yield* Ids
     const tx = yield* Transactor
@@ -67,7 +67,7 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
     const events = yield* EventPublisher
 
     /** Drop the key from this process's cache now; tell the other processes (on commit). */
-    const changed = (apiKeyId: ApiKeyId) => Effect.zipRight(verifier.invalidate(apiKeyId), revocations.publish(apiKeyId))
+    const changed = (apiKeyId: ApiKeyId) => Effect.andThen(verifier.invalidate(apiKeyId), revocations.publish(apiKeyId))
 
     const create = fn("ProjectApiKeys.create")(function*(input: {
       readonly projectId: ProjectId
@@ -85,7 +85,7 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
       yield* checkPermissions(input.permissions)
       const now = yield* DateTime.now
       const expiresAt = input.expiresAt ?? null
-      if (expiresAt !== null && !DateTime.greaterThan(expiresAt, now)) {
+      if (expiresAt !== null && !DateTime.isGreaterThan(expiresAt, now)) {
         return yield* new InvalidInput({ field: "expiresAt", message: "must be in the future" })
       }
       const project = yield* gate.open(input.projectId, input.principal, "write")
@@ -104,7 +104,7 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
       }
       const secretHash = yield* sha256Hex(Redacted.value(secret))
       // The key and its `api_key.created` event commit together (the events outbox).
-      yield* tx.withTransaction(Effect.zipRight(
+      yield* tx.withTransaction(Effect.andThen(
         repo.insert({ apiKey, secretHash, limit: limits.maxApiKeysPerProject, now }),
         events.publish(input.projectId, [apiKeyEvent("api_key.created", project.slug, apiKey, now)])
       ))
@@ -161,6 +161,7 @@ export class ProjectApiKeys extends Effect.Service<ProjectApiKeys>()("core/Proje
     })
 
     return { create, list, updatePermissions, revoke } as const
-  }),
-  dependencies: [Ids.Default, EventPublisher.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, EventPublisher.layer]))
+}

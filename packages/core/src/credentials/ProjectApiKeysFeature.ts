@@ -13,5 +13,5 @@ export * from "./ProjectApiKeyPorts.js"
 export * from "./ProjectApiKeys.js"
 export * from "./ProjectApiKeySchema.js"
 
-export const ProjectApiKeysCore = ProjectApiKeys.Default
+export const ProjectApiKeysCore = ProjectApiKeys.layer
 export type ProjectApiKeysPorts = ProjectApiKeysRepo

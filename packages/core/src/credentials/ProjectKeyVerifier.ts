@@ -10,7 +10,7 @@
  * so the change applies to its next request), and every process through `CredentialRevocations`,
  * to which this verifier subscribes (the Authenticator's subscriber only drops service keys).
  */
-import { Clock, DateTime, Effect, Option, Redacted, Stream } from "effect"
+import { Clock, Context, DateTime, Effect, Layer, Option, Redacted, Stream } from "effect"
 import type { ProjectState } from "../projects/Ports.js"
 import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import type { ApiKeyId } from "../shared/Identifiers.js"
@@ -28,8 +28,8 @@ interface Entry {
 
 const invalid = (reason: InvalidCredential["reason"], message: string) => new InvalidCredential({ reason, message })
 
-export class ProjectKeyVerifier extends Effect.Service<ProjectKeyVerifier>()("core/ProjectKeyVerifier", {
-  scoped: Effect.gen(function*() {
+export class ProjectKeyVerifier extends Context.Service<ProjectKeyVerifier>()("core/ProjectKeyVerifier", {
+  make: Effect.gen(function*() {
     const repo = yield* ProjectApiKeysRepo
     const revocations = yield* CredentialRevocations
     const cache = makeTtlCache<Entry>(yield* CredentialCachePolicy)
@@ -37,7 +37,7 @@ export class ProjectKeyVerifier extends Effect.Service<ProjectKeyVerifier>()("co
     // Every revocation or permission change, wherever it happened, drops the key here.
     yield* revocations.subscribe.pipe(
       Stream.runForEach((keyId) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.drop(keyId, now)))),
-      Effect.forkScoped
+      Effect.forkScoped({ startImmediately: true })
     )
 
     const load = (keyId: ApiKeyId, now: number) =>
@@ -62,7 +62,7 @@ export class ProjectKeyVerifier extends Effect.Service<ProjectKeyVerifier>()("co
       const hit = entry === undefined ? undefined : verified.get(entry)
       if (hit === undefined || !constantTimeEqual(secret, hit.secret)) return undefined
       const key = entry!.stored.apiKey
-      return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.epochMillis > now) && entry!.projectState !== "deleted"
+      return key.revokedAt === null && (key.expiresAt === null || DateTime.toEpochMillis(key.expiresAt) > now) && entry!.projectState !== "deleted"
         ? hit.principal
         : undefined
     }
@@ -70,15 +70,15 @@ export class ProjectKeyVerifier extends Effect.Service<ProjectKeyVerifier>()("co
     const verify = (keyId: string, secret: Redacted.Redacted<string>): Effect.Effect<Principal, InvalidCredential> =>
       Effect.gen(function*() {
         const now = yield* DateTime.now
-        const entry = yield* load(keyId as ApiKeyId, now.epochMillis)
+        const entry = yield* load(keyId as ApiKeyId, DateTime.toEpochMillis(now))
         if (Option.isNone(entry)) return yield* invalid("unknown", "The credential is not valid.")
-        const hit = cached(keyId, Redacted.value(secret), now.epochMillis)
+        const hit = cached(keyId, Redacted.value(secret), DateTime.toEpochMillis(now))
         if (hit !== undefined) return hit
         const hash = yield* sha256Hex(Redacted.value(secret))
         if (!constantTimeEqual(hash, entry.value.stored.secretHash)) return yield* invalid("unknown", "The credential is not valid.")
         const key = entry.value.stored.apiKey
         if (key.revokedAt !== null) return yield* invalid("revoked", "The project API key is revoked.")
-        if (key.expiresAt !== null && !DateTime.greaterThan(key.expiresAt, now)) {
+        if (key.expiresAt !== null && !DateTime.isGreaterThan(key.expiresAt, now)) {
           return yield* invalid("expired", "The project API key has expired.")
         }
         if (entry.value.projectState === "deleted") return yield* invalid("revoked", "The project of this API key has been deleted.")
@@ -93,4 +93,6 @@ export class ProjectKeyVerifier extends Effect.Service<ProjectKeyVerifier>()("co
 
     return { verify, cached, invalidate, cachedKeys: () => cache.size() } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -9,7 +9,7 @@ export class TotpCodeRequired extends Schema.TaggedError<TotpCodeRequired>()("To
 
 /** The TOTP code sent with a sign-in was wrong, or already used. */
 export class TotpCodeInvalid extends Schema.TaggedError<TotpCodeInvalid>()("TotpCodeInvalid", {
-  reason: Schema.Literal("invalid", "reused")
+  reason: Schema.Literals(["invalid", "reused"])
 }) {}
 
 /** Too many failed sign-ins for this email: refused until the window ends. */

@@ -32,22 +32,22 @@ export * from "./SignIn.js"
 
 /** Services of other features the Dashboard's build on; stateless, so a private instance is fine. */
 const Dependencies = Layer.mergeAll(
-  TotpFactors.Default,
-  AccountProfile.Default,
-  ProjectsService.Default,
+  TotpFactors.layer,
+  AccountProfile.layer,
+  ProjectsService.layer,
   OrganizationsCore,
-  OAuthGrants.Default
+  OAuthGrants.layer
 )
 
 export const DashboardCore = Layer.mergeAll(
-  SignIn.Default,
-  PrivacyRequests.Default,
-  ProjectIntegrations.Default,
-  DashboardProjects.Default,
-  Onboarding.Default,
-  Diagnostics.Default
+  SignIn.layer,
+  PrivacyRequests.layer,
+  ProjectIntegrations.layer,
+  DashboardProjects.layer,
+  Onboarding.layer,
+  Diagnostics.layer
 ).pipe(
-  Layer.provideMerge(Sessions.Default),
+  Layer.provideMerge(Sessions.layer),
   Layer.provide(Dependencies)
 )
 

@@ -3,7 +3,7 @@
  * counters, onboarding answers, and the store's health for diagnostics. `Context.Tag`s with no
  * implementation. Privacy requests live in `privacy/`, per-project settings in `projects/`.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"
 
 /** A signed-in session as stored: the cookie's token only as its SHA-256. */
@@ -17,7 +17,7 @@ export interface SessionRecord {
   readonly authenticatedAt: DateTime.Utc
 }
 
-export class SessionsRepo extends Context.Tag("core/SessionsRepo")<SessionsRepo, {
+export class SessionsRepo extends Context.Service<SessionsRepo, {
   readonly insert: (session: SessionRecord) => Effect.Effect<void>
   readonly findByTokenHash: (tokenHash: string) => Effect.Effect<Option.Option<SessionRecord>>
   /** Deletes the session of that token; the deleted one, if there was one. */
@@ -26,7 +26,7 @@ export class SessionsRepo extends Context.Tag("core/SessionsRepo")<SessionsRepo,
   readonly deleteForAccount: (accountId: AccountId) => Effect.Effect<number>
   /** Deletes sessions that expired at or before `now`, at most `limit`; how many. */
   readonly deleteExpired: (args: { readonly now: DateTime.Utc; readonly limit: number }) => Effect.Effect<number>
-}>() {}
+}>()("core/SessionsRepo") {}
 
 /** Failed sign-ins of one subject (a hash of the email) in the current window. */
 export interface SignInFailures {
@@ -34,7 +34,7 @@ export interface SignInFailures {
   readonly windowStartedAt: DateTime.Utc
 }
 
-export class SignInThrottleRepo extends Context.Tag("core/SignInThrottleRepo")<SignInThrottleRepo, {
+export class SignInThrottleRepo extends Context.Service<SignInThrottleRepo, {
   readonly get: (subject: string) => Effect.Effect<Option.Option<SignInFailures>>
   /**
    * Counts one failure, atomically: in the subject's window when it started after `windowStart`,
@@ -48,7 +48,7 @@ export class SignInThrottleRepo extends Context.Tag("core/SignInThrottleRepo")<S
   readonly clear: (subject: string) => Effect.Effect<void>
   /** Drops windows that started at or before `before`; how many. */
   readonly purge: (before: DateTime.Utc) => Effect.Effect<number>
-}>() {}
+}>()("core/SignInThrottleRepo") {}
 
 /** An account's onboarding answers (all optional). */
 export interface OnboardingRecord {
@@ -61,12 +61,12 @@ export interface OnboardingRecord {
   readonly updatedAt: DateTime.Utc
 }
 
-export class OnboardingRepo extends Context.Tag("core/OnboardingRepo")<OnboardingRepo, {
+export class OnboardingRepo extends Context.Service<OnboardingRepo, {
   readonly get: (accountId: AccountId) => Effect.Effect<Option.Option<OnboardingRecord>>
   /** Creates or replaces the answers (`createdAt` of existing ones is kept). */
   readonly put: (record: OnboardingRecord) => Effect.Effect<OnboardingRecord>
   readonly remove: (accountId: AccountId) => Effect.Effect<void>
-}>() {}
+}>()("core/OnboardingRepo") {}
 
 /** The store's health, for `/api/system/diagnostics`. */
 export interface StoreHealthReport {
@@ -76,18 +76,18 @@ export interface StoreHealthReport {
   readonly migrations: ReadonlyArray<string>
 }
 
-export class StoreHealth extends Context.Tag("core/StoreHealth")<StoreHealth, {
+export class StoreHealth extends Context.Service<StoreHealth, {
   /** Never fails: an unreachable store is `ok: false`. */
   readonly check: Effect.Effect<StoreHealthReport>
-}>() {}
+}>()("core/StoreHealth") {}
 
 /**
  * Webhook delivery counts for `/api/system/diagnostics`: deliveries waiting for an attempt and
  * dead-lettered ones. Implemented by the webhooks feature over its delivery table; optional — while
  * no layer provides it, the diagnostics report zeros.
  */
-export class DeliveryStats extends Context.Tag("core/DeliveryStats")<DeliveryStats, {
+export class DeliveryStats extends Context.Service<DeliveryStats, {
   readonly counts: Effect.Effect<{ readonly pending: number; readonly deadLettered: number }>
   /** When the longest-waiting pending delivery was due (epoch ms), or null: the backlog's age. */
   readonly oldestPendingDueMillis: Effect.Effect<number | null>
-}>() {}
+}>()("core/DeliveryStats") {}

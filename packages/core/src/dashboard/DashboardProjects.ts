@@ -5,7 +5,7 @@
  * and the identity snapshot for product analytics. Built on the projects and organizations
  * services, so membership rules are theirs: a project outside the caller's organizations is 404.
  */
-import { type DateTime, Effect } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { Accounts } from "../accounts/Accounts.js"
 import { Invitations } from "../organizations/Invitations.js"
@@ -57,8 +57,8 @@ export const displayName = (a: { readonly firstName: string | null; readonly las
   return name.length > 0 ? name : (a.email.split("@")[0] ?? a.email)
 }
 
-export class DashboardProjects extends Effect.Service<DashboardProjects>()("core/DashboardProjects", {
-  effect: Effect.gen(function*() {
+export class DashboardProjects extends Context.Service<DashboardProjects>()("core/DashboardProjects", {
+  make: Effect.gen(function*() {
     const projects = yield* ProjectsService
     const organizations = yield* Organizations
     const organizationsRepo = yield* OrganizationsRepo
@@ -190,4 +190,6 @@ export class DashboardProjects extends Effect.Service<DashboardProjects>()("core
 
     return { list, create, get, open, members, invite, identity, ownsAnOrganization, organizationsOf } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

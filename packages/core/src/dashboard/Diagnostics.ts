@@ -4,15 +4,15 @@
  * migrations). The HTTP adapter adds what only the process knows (version, release line, uptime)
  * and the webhook delivery counts.
  */
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { OrganizationsRepo } from "../organizations/OrganizationsPorts.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import { NotAnOrganizationOwner } from "./DashboardErrors.js"
 import { StoreHealth } from "./DashboardPorts.js"
 import { fn } from "../internal/Traced.js"
 
-export class Diagnostics extends Effect.Service<Diagnostics>()("core/Diagnostics", {
-  effect: Effect.gen(function*() {
+export class Diagnostics extends Context.Service<Diagnostics>()("core/Diagnostics", {
+  make: Effect.gen(function*() {
     const health = yield* StoreHealth
     const organizations = yield* OrganizationsRepo
 
@@ -23,4 +23,6 @@ export class Diagnostics extends Effect.Service<Diagnostics>()("core/Diagnostics
 
     return { database } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -3,7 +3,7 @@
  * signed-in person told us about their company, role, use case and team size. Each save replaces
  * the answers given and keeps the others; an answer sent as null is cleared.
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Transactor } from "../shared/Ports.js"
 import { type OnboardingRecord, OnboardingRepo } from "./DashboardPorts.js"
@@ -16,8 +16,8 @@ export interface OnboardingAnswers {
   readonly teamSize?: number | null | undefined
 }
 
-export class Onboarding extends Effect.Service<Onboarding>()("core/Onboarding", {
-  effect: Effect.gen(function*() {
+export class Onboarding extends Context.Service<Onboarding>()("core/Onboarding", {
+  make: Effect.gen(function*() {
     const repo = yield* OnboardingRepo
     const tx = yield* Transactor
 
@@ -52,4 +52,6 @@ export class Onboarding extends Effect.Service<Onboarding>()("core/Onboarding", 
 
     return { get, save } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -4,7 +4,7 @@
  * leaked table opens no session. A session lives `SessionPolicy.ttl` (7 days by default) from
  * sign-in, ends at sign-out, and stops resolving at once when its account is deleted.
  */
-import { Clock, DateTime, Duration, Effect, Option, Redacted } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AccountsRepo } from "../accounts/Ports.js"
 import { base64url, sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, encodeBase32Uuid, SVC, uuidv7Bytes } from "../shared/Identifiers.js"
@@ -58,8 +58,8 @@ export interface CreatedSession {
   readonly token: Redacted.Redacted<string>
 }
 
-export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
-  effect: Effect.gen(function*() {
+export class Sessions extends Context.Service<Sessions>()("core/Sessions", {
+  make: Effect.gen(function*() {
     const repo = yield* SessionsRepo
     const accounts = yield* AccountsRepo
     const secrets = yield* Secrets
@@ -87,7 +87,7 @@ export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
       const found = yield* repo.findByTokenHash(yield* sha256Hex(token))
       if (Option.isNone(found)) return Option.none<Session>()
       const now = yield* DateTime.now
-      if (!DateTime.lessThan(now, found.value.expiresAt)) return Option.none<Session>()
+      if (!DateTime.isLessThan(now, found.value.expiresAt)) return Option.none<Session>()
       const account = yield* accounts.findById(found.value.accountId)
       if (Option.isNone(account) || account.value.deletedAt !== null) return Option.none<Session>()
       return Option.some(toSession(found.value))
@@ -111,4 +111,6 @@ export class Sessions extends Effect.Service<Sessions>()("core/Sessions", {
 
     return { create, resolve, revoke, revokeAll, purgeExpired } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

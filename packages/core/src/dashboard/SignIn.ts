@@ -9,7 +9,7 @@
  *   password, so neither passwords nor six-digit codes can be guessed online.
  * - A sign-in that needs a code and has none is not a failure: the password was right.
  */
-import { DateTime, Duration, Effect, Option, Redacted } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Accounts } from "../accounts/Accounts.js"
 import { TotpFactors } from "../accounts/TotpFactors.js"
 import { AccountsRepo, PasswordHasher } from "../accounts/Ports.js"
@@ -44,8 +44,8 @@ export const passwordProblem = (password: string): string | undefined => {
 /** The throttle subject of an email: its hash (the counters hold no addresses). */
 const subjectOf = (email: string) => Effect.map(sha256Hex(`sign-in:${email.trim().toLowerCase()}`), (h) => `email:${h}`)
 
-export class SignIn extends Effect.Service<SignIn>()("core/SignIn", {
-  effect: Effect.gen(function*() {
+export class SignIn extends Context.Service<SignIn>()("core/SignIn", {
+  make: Effect.gen(function*() {
     const accounts = yield* Accounts
     const accountsRepo = yield* AccountsRepo
     const hasher = yield* PasswordHasher
@@ -62,8 +62,8 @@ export class SignIn extends Effect.Service<SignIn>()("core/SignIn", {
         const current = yield* throttle.get(subject)
         if (Option.isNone(current) || current.value.failures < policy.maxFailures) return
         const endsAt = DateTime.addDuration(current.value.windowStartedAt, policy.window)
-        if (!DateTime.lessThan(now, endsAt)) return
-        return yield* new SignInLocked({ retryAfterSeconds: Math.max(1, Math.ceil((endsAt.epochMillis - now.epochMillis) / 1000)) })
+        if (!DateTime.isLessThan(now, endsAt)) return
+        return yield* new SignInLocked({ retryAfterSeconds: Math.max(1, Math.ceil((DateTime.toEpochMillis(endsAt) - DateTime.toEpochMillis(now)) / 1000)) })
       })
 
     const fail = <E>(subject: string, error: E) =>
@@ -120,4 +120,6 @@ export class SignIn extends Effect.Service<SignIn>()("core/SignIn", {
 
     return { signUp, signIn } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,14 +1,14 @@
 /**
  * The event catalog (API.md §5): every event type the service emits, with the schema of its
  * `data`, an audience and a description. The v1 event-type operations publish it, each type with a
- * JSON Schema of its whole envelope generated from these schemas (`JSONSchema.make`), so what
+ * JSON Schema of its whole envelope generated from these schemas (`Schema.toJsonSchemaDocument`), so what
  * receivers validate against is what core encodes.
  *
  * Each context contributes its own types — `call.*` (voice, `callEventSchemas`), `billing.*`
  * (billing, `billingEventSchemas`) — and the ones defined here (projects, API keys, external
  * webhooks); a context adds its types with one line in `eventCatalog`.
  */
-import { JSONSchema, Schema } from "effect"
+import { Schema } from "effect"
 import { ProjectApiKey } from "../accounts/Schema.js"
 import { OrganizationId, ProjectId } from "../shared/Identifiers.js"
 import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
@@ -27,22 +27,22 @@ export const ProjectEventData = Schema.Struct({
   organizationId: OrganizationId,
   name: Schema.String,
   slug: ProjectSlug,
-  state: Schema.Literal("active", "closing", "deleted"),
+  state: Schema.Literals(["active", "closing", "deleted"]),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   deletedAt: NullableTimestamp
-}).annotations({ identifier: "ProjectEventData" })
+}).annotate({ identifier: "ProjectEventData" })
 export type ProjectEventData = typeof ProjectEventData.Type
 
 /** `data` of `api_key.created` and `api_key.revoked`: the key (never its secret). */
-export const ApiKeyEventData = ProjectApiKey.annotations({ identifier: "ApiKeyEventData" })
+export const ApiKeyEventData = ProjectApiKey.annotate({ identifier: "ApiKeyEventData" })
 export type ApiKeyEventData = typeof ApiKeyEventData.Type
 
 /** Who an event is for: the agent's conversations, or the project's infrastructure. */
 export type EventAudience = "agent" | "infrastructure"
 
 export interface EventTypeSpec {
-  readonly data: Schema.Schema<any, any>
+  readonly data: Schema.Codec<any, any>
   readonly audience: EventAudience
   readonly description: string
 }
@@ -81,7 +81,7 @@ const descriptions: Readonly<Record<string, string>> = {
   "billing.plan.changed": "The project's plan changed."
 }
 
-const asSpec = (type: string, entry: Schema.Schema<any, any> | EventTypeSpec, audience: EventAudience): EventTypeSpec =>
+const asSpec = (type: string, entry: Schema.Codec<any, any> | EventTypeSpec, audience: EventAudience): EventTypeSpec =>
   Schema.isSchema(entry) ? { data: entry, audience, description: descriptions[type] ?? type } : entry
 
 /** Every event type, sorted by name: type → its data schema, audience and description. */
@@ -116,9 +116,22 @@ export const eventEnvelopeSchema = (type: string, spec: EventTypeSpec) =>
     source: EventSource,
     timestamp: Timestamp,
     data: spec.data
-  }).annotations({ title: type, description: spec.description })
+  }).annotate({ title: type, description: spec.description })
 
 const jsonSchemas = new Map<string, object>()
+
+/**
+ * One self-contained JSON Schema, in the published shape: `$schema` (draft-07), the shared
+ * definitions under `$defs` (referenced as `#/$defs/…`) when there are any, then the root. The
+ * envelopes use no keyword whose meaning differs between draft-07 and the 2020-12 document
+ * generated here (no tuples).
+ */
+const jsonSchemaOf = (schema: Schema.Top): object => {
+  // Closed objects (`additionalProperties: false`), as published before: core encodes only what its schemas declare.
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
+  const defs = Object.keys(document.definitions).length > 0 ? { $defs: document.definitions } : {}
+  return { $schema: "http://json-schema.org/draft-07/schema#", ...defs, ...document.schema }
+}
 
 /** The published (reader) JSON Schema of one event type, or undefined for an unknown type. */
 export const eventJsonSchema = (type: string): object | undefined => {
@@ -126,7 +139,7 @@ export const eventJsonSchema = (type: string): object | undefined => {
   if (cached !== undefined) return cached
   const spec = eventCatalog.get(type)
   if (spec === undefined) return undefined
-  const schema = { ...JSONSchema.make(eventEnvelopeSchema(type, spec)), $id: `urn:switchboard:event:${type}:${EVENT_API_VERSION}` }
+  const schema = { ...jsonSchemaOf(eventEnvelopeSchema(type, spec)), $id: `urn:switchboard:event:${type}:${EVENT_API_VERSION}` }
   jsonSchemas.set(type, schema)
   return schema
 }

@@ -10,7 +10,7 @@
  *   third party posts to one as an `external-webhook.received` event, and waits (bounded) for the
  *   reply a `fusor.v1.json` session relays back, on any process.
  */
-import { Clock, DateTime, Deferred, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
+import { Clock, Context, DateTime, Deferred, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import * as jose from "jose"
 import { base64url, sha256HexSync } from "../internal/Crypto.js"
 import { fn } from "../internal/Traced.js"
@@ -46,8 +46,8 @@ export const channelAudience = (apiAudience: string) => `${apiAudience}/v1/subsc
 /** Why a stream token was refused (the channel answers all of them with `unauthenticated`). */
 export type StreamTokenRejection = "malformed" | "expired" | "invalid"
 
-export class StreamTokens extends Effect.Service<StreamTokens>()("core/StreamTokens", {
-  effect: Effect.gen(function*() {
+export class StreamTokens extends Context.Service<StreamTokens>()("core/StreamTokens", {
+  make: Effect.gen(function*() {
     const keys = yield* SigningKeys
     const mint = fn("StreamTokens.mint")(function*(projectId: string) {
       const { tokenTtlSeconds } = yield* ChannelPolicy
@@ -84,26 +84,27 @@ export class StreamTokens extends Effect.Service<StreamTokens>()("core/StreamTok
             requiredClaims: ["exp", "sub"],
             currentDate: new Date(now)
           })
-        ).pipe(Effect.mapError((e) => (String((e.error as { code?: string })?.code) === "ERR_JWT_EXPIRED" ? "expired" as const : "invalid" as const)))
+        ).pipe(Effect.mapError((e) => (String((e.cause as { code?: string } | undefined)?.code) === "ERR_JWT_EXPIRED" ? "expired" as const : "invalid" as const)))
         const sub = result.payload.sub
         if (typeof sub !== "string" || typeof result.payload.exp !== "number") return yield* Effect.fail("invalid" as const)
         return { projectId: sub, expiresAtMs: result.payload.exp * 1000 }
       })
     return { mint, verify } as const
-  }),
-  dependencies: [SigningKeys.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([SigningKeys.layer]))
+}
 
 // ---------------------------------------------------------------------------------------------
 // Ingress
 // ---------------------------------------------------------------------------------------------
 
 export const IngressPlatform = Schema.String.pipe(
-  Schema.pattern(/^[a-z][a-z0-9_-]{0,31}$/, { message: () => "platform must be 1-32 of [a-z0-9_-], starting with a letter" })
-).annotations({ identifier: "IngressPlatform" })
+  Schema.check(Schema.isPattern(/^[a-z][a-z0-9_-]{0,31}$/u, { message: "platform must be 1-32 of [a-z0-9_-], starting with a letter" }))
+).annotate({ identifier: "IngressPlatform" })
 export const IngressSourceId = Schema.String.pipe(
-  Schema.pattern(/^[a-z0-9_-]{1,64}$/, { message: () => "sourceId must be 1-64 of [a-z0-9_-]" })
-).annotations({ identifier: "IngressSourceId" })
+  Schema.check(Schema.isPattern(/^[a-z0-9_-]{1,64}$/u, { message: "sourceId must be 1-64 of [a-z0-9_-]" }))
+).annotate({ identifier: "IngressSourceId" })
 
 /** The most ingress endpoints a project may hold at once. */
 export const MAX_INGRESS_ENDPOINTS = 100
@@ -127,8 +128,8 @@ export const base64OfBytes = (bytes: Uint8Array): string => {
   return btoa(s)
 }
 
-export class Ingress extends Effect.Service<Ingress>()("core/Ingress", {
-  scoped: Effect.gen(function*() {
+export class Ingress extends Context.Service<Ingress>()("core/Ingress", {
+  make: Effect.gen(function*() {
     const repo = yield* IngressEndpointsRepo
     const store = yield* EventChannelStore
     const ids = yield* Ids
@@ -140,7 +141,7 @@ export class Ingress extends Effect.Service<Ingress>()("core/Ingress", {
         const d = waiting.get(eventId)
         return d === undefined ? Effect.void : Deferred.succeed(d, undefined)
       })),
-      Effect.forkScoped
+      Effect.forkScoped({ startImmediately: true })
     )
 
     const create = fn("Ingress.create")(function*(projectId: ProjectId, principal: Principal, platform: string, sourceId: string) {
@@ -198,7 +199,7 @@ export class Ingress extends Effect.Service<Ingress>()("core/Ingress", {
         const early = yield* store.takeReply(eventId)
         const reply = Option.isSome(early) ? early : yield* Deferred.await(signal).pipe(
           Effect.timeoutOption(Duration.millis(waitMs)),
-          Effect.zipRight(store.takeReply(eventId))
+          Effect.andThen(store.takeReply(eventId))
         )
         return Option.match(reply, {
           onNone: (): IngressOutcome => ({ _tag: "accepted", eventId }),
@@ -231,9 +232,10 @@ export class Ingress extends Effect.Service<Ingress>()("core/Ingress", {
     })
 
     return { create, list, revoke, resolve, receive } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}
 
-export const ChannelCore = Layer.mergeAll(StreamTokens.Default, Ingress.Default)
+export const ChannelCore = Layer.mergeAll(StreamTokens.layer, Ingress.layer)
 export type ChannelPorts = EventChannelStore | IngressEndpointsRepo

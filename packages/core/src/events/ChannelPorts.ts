@@ -7,7 +7,7 @@
  * store assigns it under a per-project row lock held until commit, so a reader that has seen seq n
  * committed has seen every seq below n of that project). Sequence numbers are not contiguous.
  */
-import { Context, type DateTime, type Effect, type Option, type Stream } from "effect"
+import { Context, DateTime, type Effect, type Option, type Stream } from "effect"
 import type { EventEnvelope } from "./Schema.js"
 
 /** One event of a project's stream. `replyUntil`: an ingress event whose poster waits for a reply. */
@@ -31,7 +31,7 @@ export interface RelayedReply {
 
 export type ChannelProtocolName = "fusor" | "events"
 
-export class EventChannelStore extends Context.Tag("core/EventChannelStore")<EventChannelStore, {
+export class EventChannelStore extends Context.Service<EventChannelStore, {
   /**
    * A project's events with seq > `after`, in seq order, at most `limit`. With `maxBytes`, also at
    * most that many bytes of event data (its JSON text) in all — the first event always comes, so a
@@ -83,7 +83,7 @@ export class EventChannelStore extends Context.Tag("core/EventChannelStore")<Eve
   readonly takeReply: (eventId: string) => Effect.Effect<Option.Option<RelayedReply>>
   /** Event ids that got a reply, from every process. */
   readonly replies: Stream.Stream<string>
-}>() {}
+}>()("core/EventChannelStore") {}
 
 /** An ingress endpoint: where a third party posts webhooks for a project. */
 export interface IngressEndpointRecord {
@@ -96,7 +96,7 @@ export interface IngressEndpointRecord {
   readonly revokedAt: DateTime.Utc | null
 }
 
-export class IngressEndpointsRepo extends Context.Tag("core/IngressEndpointsRepo")<IngressEndpointsRepo, {
+export class IngressEndpointsRepo extends Context.Service<IngressEndpointsRepo, {
   readonly insert: (record: IngressEndpointRecord) => Effect.Effect<void>
   /** The project's unrevoked endpoints, oldest first. */
   readonly list: (projectId: string) => Effect.Effect<ReadonlyArray<IngressEndpointRecord>>
@@ -104,4 +104,4 @@ export class IngressEndpointsRepo extends Context.Tag("core/IngressEndpointsRepo
   readonly revoke: (projectId: string, endpointId: string, now: DateTime.Utc) => Effect.Effect<Option.Option<IngressEndpointRecord>>
   /** The unrevoked endpoint of that secret hash. */
   readonly findBySecretHash: (secretHash: string) => Effect.Effect<Option.Option<IngressEndpointRecord>>
-}>() {}
+}>()("core/IngressEndpointsRepo") {}

@@ -188,7 +188,7 @@ export const afterAttempt = (
 ): AttemptResult => {
   if (verdict === "delivered") return { status: "delivered" }
   if (verdict === "fatal" || attemptCount >= totalAttempts(policy)) return { status: "dead_lettered" }
-  return { status: "pending", nextAttemptAt: DateTime.unsafeMake(now.epochMillis + scheduledDelayMs(policy, attemptCount, unit)) as DateTime.Utc }
+  return { status: "pending", nextAttemptAt: DateTime.makeUnsafe(DateTime.toEpochMillis(now) + scheduledDelayMs(policy, attemptCount, unit)) as DateTime.Utc }
 }
 
 /** A uniform number in [0, 1) from 4 random bytes. */

@@ -59,7 +59,7 @@ export const signingKeys = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
     const keys = [current]
     if (
       endpoint.previousSecret !== null && endpoint.previousSecretExpiresAt !== null &&
-      DateTime.greaterThan(endpoint.previousSecretExpiresAt, now)
+      DateTime.isGreaterThan(endpoint.previousSecretExpiresAt, now)
     ) {
       const previous = yield* unseal(SIGNING_SECRET_PURPOSE, endpoint.previousSecret)
       if (previous !== undefined) keys.push(previous)
@@ -69,7 +69,7 @@ export const signingKeys = (endpoint: WebhookEndpoint, now: DateTime.Utc) =>
 
 /** A delivery as the wire shows it at `now`. */
 export const toWireDelivery = (d: DeliveryRecord, now: DateTime.Utc): WebhookDelivery => {
-  const inFlight = d.status === "pending" && d.leasedUntil !== null && DateTime.greaterThan(d.leasedUntil, now)
+  const inFlight = d.status === "pending" && d.leasedUntil !== null && DateTime.isGreaterThan(d.leasedUntil, now)
   return {
     deliveryId: d.deliveryId as WebhookDeliveryId,
     eventId: d.eventId as EventId,
@@ -189,7 +189,7 @@ export const makeEndpointOps = Effect.gen(function*() {
       if (d.status === "delivered") return yield* refuse("the event was already delivered")
       if (d.status === "cancelled") return yield* refuse("the delivery was cancelled when its webhook was deleted")
       if (endpoint.status !== "enabled") return yield* refuse("the webhook is disabled")
-      if (d.leasedUntil !== null && DateTime.greaterThan(d.leasedUntil, now)) return yield* refuse("an attempt is in flight")
+      if (d.leasedUntil !== null && DateTime.isGreaterThan(d.leasedUntil, now)) return yield* refuse("an attempt is in flight")
       yield* repo.scheduleDelivery({ deliveryId: d.deliveryId, at: now })
       return toWireDelivery({ ...d, status: "pending", nextAttemptAt: now, leasedUntil: null }, now)
     }))

@@ -5,12 +5,12 @@
  * for every envelope the schema accepts (property-tested); an envelope that does not pass the
  * same checks is handed to the schema itself, so what fails to encode still fails.
  */
-import { Either, Schema } from "effect"
+import { DateTime, Result, Schema } from "effect"
 import { isStorableText } from "../shared/Bounds.js"
 import { EventId } from "../shared/Identifiers.js"
 import { EVENT_API_VERSION, EventEnvelope } from "./Schema.js"
 
-const encodeEnvelope = Schema.encodeEither(EventEnvelope)
+const encodeEnvelope = Schema.encodeResult(EventEnvelope)
 const isEventId = Schema.is(EventId)
 // The wire form has four-digit years: 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z.
 const MIN_MILLIS = -62135596800000
@@ -25,7 +25,7 @@ const plainlyValid = (e: EventEnvelope): boolean =>
   typeof e.data === "object" && e.data !== null && !Array.isArray(e.data) && Object.getPrototypeOf(e.data) === Object.prototype &&
   // An own `__proto__` key (JSON.parse makes one) is not copied by the schema's record encoding.
   !Object.hasOwn(e.data, "__proto__") &&
-  typeof e.timestamp?.epochMillis === "number" && e.timestamp.epochMillis >= MIN_MILLIS && e.timestamp.epochMillis <= MAX_MILLIS
+  typeof e.timestamp?.epochMilliseconds === "number" && DateTime.toEpochMillis(e.timestamp) >= MIN_MILLIS && DateTime.toEpochMillis(e.timestamp) <= MAX_MILLIS
 
 /** The envelope's JSON text, or undefined when it does not encode. */
 export const envelopeJson = (event: EventEnvelope): string | undefined => {
@@ -35,10 +35,10 @@ export const envelopeJson = (event: EventEnvelope): string | undefined => {
       type: event.type,
       apiVersion: event.apiVersion,
       source: event.source,
-      timestamp: new Date(event.timestamp.epochMillis).toISOString(),
+      timestamp: new Date(DateTime.toEpochMillis(event.timestamp)).toISOString(),
       data: event.data
     })
   }
   const encoded = encodeEnvelope(event)
-  return Either.isLeft(encoded) ? undefined : JSON.stringify(encoded.right)
+  return Result.isFailure(encoded) ? undefined : JSON.stringify(encoded.success)
 }

@@ -14,7 +14,7 @@
  * partial index on `position` where `dispatched_at is null`); memory table `"events"`
  * (`Map<position, OutboxRow>`).
  */
-import { Context, DateTime, Effect } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import { IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { EVENT_API_VERSION, type EventEnvelope } from "./Schema.js"
@@ -36,7 +36,7 @@ export interface OutboxRow extends StoredOutboxEvent {
   readonly dispatchedAt: DateTime.Utc | null
 }
 
-export class EventOutbox extends Context.Tag("core/EventOutbox")<EventOutbox, {
+export class EventOutbox extends Context.Service<EventOutbox, {
   /** Appends the events in order, inside the caller's transaction (they commit or roll back with it). */
   readonly append: (events: ReadonlyArray<OutboxEvent>) => Effect.Effect<void>
   /** A project's events after `after` (a position; 0 for the first), in outbox order, at most `limit`. */
@@ -45,7 +45,7 @@ export class EventOutbox extends Context.Tag("core/EventOutbox")<EventOutbox, {
     readonly after: number
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<StoredOutboxEvent>>
-}>() {}
+}>()("core/EventOutbox") {}
 
 /** What a feature says happened; the publisher adds the id and the `apiVersion`. */
 export interface EventInput {
@@ -55,8 +55,8 @@ export interface EventInput {
   readonly data: Record<string, unknown>
 }
 
-export class EventPublisher extends Effect.Service<EventPublisher>()("core/EventPublisher", {
-  effect: Effect.gen(function*() {
+export class EventPublisher extends Context.Service<EventPublisher>()("core/EventPublisher", {
+  make: Effect.gen(function*() {
     const outbox = yield* EventOutbox
     const ids = yield* Ids
 
@@ -85,9 +85,10 @@ export class EventPublisher extends Effect.Service<EventPublisher>()("core/Event
     })
 
     return { envelope, publish }
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}
 
-export const EventsCore = EventPublisher.Default
+export const EventsCore = EventPublisher.layer
 export type EventsPorts = EventOutbox

@@ -6,7 +6,7 @@
  * its pending deliveries. The management routes authenticate the project first, so methods take
  * its id as given.
  */
-import { DateTime, Effect, Either, Option, type Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Option, type Redacted, Result } from "effect"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
 import { WebhookPolicy } from "./DeliveryPolicy.js"
@@ -34,8 +34,8 @@ const toManagementWebhook = (e: WebhookEndpoint): ManagementWebhook => ({
   updatedAt: e.updatedAt
 })
 
-export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("core/ManagementWebhooks", {
-  effect: Effect.gen(function*() {
+export class ManagementWebhooks extends Context.Service<ManagementWebhooks>()("core/ManagementWebhooks", {
+  make: Effect.gen(function*() {
     const repo = yield* WebhooksRepo
     const ids = yield* Ids
     const tx = yield* Transactor
@@ -68,14 +68,14 @@ export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("co
     /** Registers a URL; the signing secret (64 hex) is returned here only. */
     const create = fn("ManagementWebhooks.create")(function*(input: { readonly projectId: string; readonly webhookUrl: string }) {
       const checked = checkWebhookUrl(input.webhookUrl, policy.allowInsecureTargets)
-      if (Either.isLeft(checked)) return yield* new WebhookUrlInvalid({ message: `webhookUrl ${checked.left}` })
+      if (Result.isFailure(checked)) return yield* new WebhookUrlInvalid({ message: `webhookUrl ${checked.failure}` })
       const { secret, sealed } = yield* ops.newSealedSecret(newManagementSecret)
       const now = yield* DateTime.now
       const endpoint: WebhookEndpoint = {
         endpointId: yield* ids.uuidv7(),
         kind: "management",
         projectId: input.projectId,
-        url: checked.right,
+        url: checked.success,
         name: null,
         description: null,
         status: "enabled",
@@ -126,6 +126,7 @@ export class ManagementWebhooks extends Effect.Service<ManagementWebhooks>()("co
     })
 
     return { list, create, remove, listDeliveries, retryDelivery } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

@@ -2,7 +2,7 @@
  * Events (SPEC.md § Events, § Versioning; API.md §1.7, §5): the envelope every event travels in,
  * and the two events whose payloads the spec gives.
  */
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"
 import { EventId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
@@ -10,7 +10,7 @@ import { KeyPress } from "../voice/Schema.js"
 
 /** Every event carries this `apiVersion` (SPEC.md § Versioning 2). */
 export const EVENT_API_VERSION = "2026-07-01" as const
-export const EventApiVersion = Schema.Literal(EVENT_API_VERSION).annotations({ identifier: "EventApiVersion" })
+export const EventApiVersion = Schema.Literal(EVENT_API_VERSION).annotate({ identifier: "EventApiVersion" })
 
 /**
  * The fixed name segment that ends an external-webhook source. SPEC.md calls it "the service's
@@ -24,15 +24,15 @@ export const EXTERNAL_WEBHOOK_SERVICE_SEGMENT = "switchboard" as const
  * The first segment also admits `_`, since API.md §5's catalog has `api_key.created`.
  */
 export const EventType = Schema.String.pipe(
-  Schema.maxLength(128),
-  Schema.pattern(/^[a-z][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)+$/, { message: () => "must be an event type like call.dtmf.received" })
-).annotations({ identifier: "EventType" })
+  Schema.check(Schema.isMaxLength(128)),
+  Schema.check(Schema.isPattern(/^[a-z][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)+$/u, { message: "must be an event type like call.dtmf.received" }))
+).annotate({ identifier: "EventType" })
 
 /** Where an event comes from (its form is per event type; the spec gives it for one). */
-export const EventSource = BoundedString(1, 255).annotations({ identifier: "EventSource" })
+export const EventSource = BoundedString(1, 255).annotate({ identifier: "EventSource" })
 
 /** An event's `data`: a JSON object (not an array, not null). */
-export const EventData = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+export const EventData = Schema.Record(Schema.String, Schema.Unknown).annotate({
   identifier: "EventData"
 })
 
@@ -44,7 +44,7 @@ export const EventEnvelope = Schema.Struct({
   source: EventSource,
   timestamp: Timestamp,
   data: EventData
-}).annotations({ identifier: "EventEnvelope" })
+}).annotate({ identifier: "EventEnvelope" })
 export type EventEnvelope = typeof EventEnvelope.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -53,22 +53,22 @@ export type EventEnvelope = typeof EventEnvelope.Type
 
 /** Strict (padded) base64, at least one character. */
 export const Base64String = Schema.String.pipe(
-  Schema.minLength(1),
-  Schema.pattern(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, {
-    message: () => "must be base64"
-  })
-).annotations({ identifier: "Base64String" })
+  Schema.check(Schema.isMinLength(1)),
+  Schema.check(Schema.isPattern(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/u, {
+    message: "must be base64"
+  }))
+).annotate({ identifier: "Base64String" })
 
 /** `<1-64 of [a-z0-9_-]>.external-webhook.switchboard` (SPEC.md § Known events). */
 export const ExternalWebhookSource = Schema.String.pipe(
-  Schema.pattern(new RegExp(`^[a-z0-9_-]{1,64}\\.external-webhook\\.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}$`), {
-    message: () => `must be <slug>.external-webhook.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}`
-  })
-).annotations({ identifier: "ExternalWebhookSource" })
+  Schema.check(Schema.isPattern(new RegExp(`^[a-z0-9_-]{1,64}\\.external-webhook\\.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}$`, "u"), {
+    message: `must be <slug>.external-webhook.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}`
+  }))
+).annotate({ identifier: "ExternalWebhookSource" })
 
 export const ExternalWebhookReceivedData = Schema.Struct({
   rawRequestBase64: Base64String
-}).annotations({ identifier: "ExternalWebhookReceivedData" })
+}).annotate({ identifier: "ExternalWebhookReceivedData" })
 export type ExternalWebhookReceivedData = typeof ExternalWebhookReceivedData.Type
 
 /** `external-webhook.received`: the raw inbound request, base64-encoded. */
@@ -79,7 +79,7 @@ export const ExternalWebhookReceivedEvent = Schema.Struct({
   source: ExternalWebhookSource,
   timestamp: Timestamp,
   data: ExternalWebhookReceivedData
-}).annotations({ identifier: "ExternalWebhookReceivedEvent" })
+}).annotate({ identifier: "ExternalWebhookReceivedEvent" })
 export type ExternalWebhookReceivedEvent = typeof ExternalWebhookReceivedEvent.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -98,14 +98,14 @@ export const CallDtmfReceivedEvent = Schema.Struct({
   timestamp: Timestamp,
   data: KeyPress
 }).pipe(
-  Schema.filter((e) =>
-    e.data.timestamp.epochMillis === e.timestamp.epochMillis || "data.timestamp must equal the event timestamp"
-  )
-).annotations({ identifier: "CallDtmfReceivedEvent" })
+  Schema.check(Schema.makeFilter((e) =>
+    DateTime.toEpochMillis(e.data.timestamp) === DateTime.toEpochMillis(e.timestamp) || "data.timestamp must equal the event timestamp"
+  ))
+).annotate({ identifier: "CallDtmfReceivedEvent" })
 export type CallDtmfReceivedEvent = typeof CallDtmfReceivedEvent.Type
 
 /** The events whose payloads the spec gives, told apart by `type`. */
-export const KnownEvent = Schema.Union(ExternalWebhookReceivedEvent, CallDtmfReceivedEvent).annotations({
+export const KnownEvent = Schema.Union([ExternalWebhookReceivedEvent, CallDtmfReceivedEvent]).annotate({
   identifier: "KnownEvent"
 })
 export type KnownEvent = typeof KnownEvent.Type

@@ -32,8 +32,8 @@ export interface AttemptResult {
 
 export const makeWebhookAttempts = (deps: {
   readonly policy: WebhookPolicyShape
-  readonly secrets: Secrets["Type"]
-  readonly serverSecret: ServerSecret["Type"]
+  readonly secrets: Secrets["Service"]
+  readonly serverSecret: ServerSecret["Service"]
   /** The HMAC to sign with (`WebhookHmac`). */
   readonly hmac: HmacSha256
 }) => {
@@ -51,7 +51,7 @@ export const makeWebhookAttempts = (deps: {
   }
   const keyCache = new Map<string, CachedKeys>()
   const previousAt = (e: WebhookEndpoint, nowMillis: number) =>
-    e.previousSecret !== null && e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt.epochMillis > nowMillis
+    e.previousSecret !== null && e.previousSecretExpiresAt !== null && DateTime.toEpochMillis(e.previousSecretExpiresAt) > nowMillis
       ? e.previousSecret
       : null
   /** The cached keys of the endpoint, if its sealed secrets are still those they were unsealed from. */
@@ -67,7 +67,7 @@ export const makeWebhookAttempts = (deps: {
   }
   const unsealKeys = (endpoint: WebhookEndpoint, nowMillis: number) =>
     Effect.gen(function*() {
-      const keys = yield* signingKeys(endpoint, DateTime.unsafeMake(nowMillis) as DateTime.Utc).pipe(
+      const keys = yield* signingKeys(endpoint, DateTime.makeUnsafe(nowMillis) as DateTime.Utc).pipe(
         Effect.provideService(ServerSecret, serverSecret)
       )
       if (keys === undefined || keys.length === 0) return undefined
@@ -122,7 +122,7 @@ export const makeWebhookAttempts = (deps: {
     unit: number
   ): AttemptResult => {
     const attemptCount = claimed.delivery.attemptCount + 1
-    const now = DateTime.unsafeMake(nowMillis) as DateTime.Utc
+    const now = DateTime.makeUnsafe(nowMillis) as DateTime.Utc
     const next = afterAttempt(policy, attemptCount, verdict, now, unit)
     const record: AttemptRecord = {
       deliveryId: claimed.delivery.deliveryId,
@@ -130,7 +130,7 @@ export const makeWebhookAttempts = (deps: {
       status: next.status,
       attemptCount,
       nextAttemptAt: next.status === "pending" ? next.nextAttemptAt : now,
-      lastAttemptAt: DateTime.unsafeMake(startedMillis) as DateTime.Utc,
+      lastAttemptAt: DateTime.makeUnsafe(startedMillis) as DateTime.Utc,
       lastError: verdict === "delivered" ? null : describeOutcome(outcome),
       lastResponseStatus: outcome._tag === "Response" ? outcome.status : null,
       deliveredAt: next.status === "delivered" ? now : null
@@ -156,13 +156,13 @@ export const makeWebhookAttempts = (deps: {
   }
 
   /** One attempt, start to outcome, with the clock given (the engine's own). */
-  const attemptWith = (sender: WebhookSender["Type"], clock: Clock.Clock, claimed: ClaimedDelivery) =>
+  const attemptWith = (sender: WebhookSender["Service"], clock: Clock.Clock, claimed: ClaimedDelivery) =>
     Effect.suspend(() => {
-      const started = clock.unsafeCurrentTimeMillis()
+      const started = clock.currentTimeMillisUnsafe()
       return Effect.flatMap(prepare(claimed, started), (prepared) =>
         Effect.flatMap(
           prepared._tag === "Refused" ? Effect.succeed<SendOutcome>(prepared) : sender.send(prepared.request),
-          (outcome) => recordOf(claimed, started, outcome, clock.unsafeCurrentTimeMillis())
+          (outcome) => recordOf(claimed, started, outcome, clock.currentTimeMillisUnsafe())
         ))
     })
 

@@ -17,7 +17,7 @@
  *
  * Time comes from `Clock` (tests drive it with `TestClock`); jitter from `Secrets`.
  */
-import { Cause, Clock, DateTime, Duration, Effect, FiberSet } from "effect"
+import { Cause, Clock, Context, DateTime, Duration, Effect, FiberSet, Latch, Layer } from "effect"
 import { IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
@@ -35,7 +35,7 @@ import { logCauseWarning } from "../internal/CauseSummary.js"
  * Resumes after one turn of the event loop (a real 0 ms timer, whatever the `Clock`: I/O that is
  * ready runs first).
  */
-const nextMacrotask: Effect.Effect<void> = Effect.async<void>((resume) => {
+const nextMacrotask: Effect.Effect<void> = Effect.callback<void>((resume) => {
   const timer = setTimeout(() => resume(Effect.void), 0)
   return Effect.sync(() => clearTimeout(timer))
 })
@@ -49,8 +49,8 @@ export const subscribes = (endpoint: WebhookEndpoint, event: StoredOutboxEvent):
   (endpoint.kind === "management" || endpoint.apiVersion === event.event.apiVersion) &&
   (endpoint.enabledEvents.includes("*") || endpoint.enabledEvents.includes(event.event.type))
 
-export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>()("core/WebhookDeliveryEngine", {
-  effect: Effect.gen(function*() {
+export class WebhookDeliveryEngine extends Context.Service<WebhookDeliveryEngine>()("core/WebhookDeliveryEngine", {
+  make: Effect.gen(function*() {
     const repo = yield* WebhooksRepo
     const tx = yield* Transactor
     const ids = yield* Ids
@@ -159,7 +159,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
 
     /** Writes finished attempts (one statement for all); logs the dead-lettered ones. */
     const recordAll = (results: ReadonlyArray<Result>) =>
-      results.length === 0 ? Effect.void : Effect.zipRight(
+      results.length === 0 ? Effect.void : Effect.andThen(
         Effect.uninterruptible(repo.completeAttempts(results.map((r) => r.record))),
         logDead(results)
       )
@@ -170,7 +170,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
 
     const claimArgs = (now: DateTime.Utc, limit: number) => ({
       now,
-      leaseUntil: DateTime.unsafeMake(now.epochMillis + leaseMs) as DateTime.Utc,
+      leaseUntil: DateTime.makeUnsafe(DateTime.toEpochMillis(now) + leaseMs) as DateTime.Utc,
       limit,
       perEndpoint: policy.endpointConcurrency
     })
@@ -228,11 +228,11 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
      * attempts in flight, which give their deliveries back, and gives back those still waiting;
      * what they finished is still written.
      */
-    const run = (pollInterval: Duration.DurationInput) =>
+    const run = (pollInterval: Duration.Input) =>
       Effect.scoped(Effect.gen(function*() {
         const sender = yield* WebhookSender
-        const clock = yield* Effect.clock
-        const wake = yield* Effect.makeLatch(false)
+        const clock = yield* Clock.Clock
+        const wake = yield* Latch.make(false)
         // Held beyond the sending places: enough that sending goes on while the writer's statement
         // (record and claim) is under way, several milliseconds against a sub-millisecond POST —
         // and the more each statement records and claims, the less each delivery pays of its
@@ -257,14 +257,14 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
             return Effect.ensuring(claim, Effect.sync(() => { held -= room }))
           })
         const logged = <A>(what: string, fallback: A) => <E, R>(self: Effect.Effect<A, E, R>) =>
-          Effect.catchAllCause(self, (cause) => Effect.as(logCauseWarning(what, cause), fallback))
+          Effect.catchCause(self, (cause) => Effect.as(logCauseWarning(what, cause), fallback))
 
         // Finished attempts waiting for the writer. Its finalizer is added before the attempts'
         // fiber set, so at shutdown the attempts stop first and whatever they finished is still written.
         let finished: Array<Result> = []
         // Outcomes of attempts sent on the batch path (`sender.start`), their records not yet made.
         let outcomes: Array<Outcome> = []
-        const written = yield* Effect.makeLatch(false)
+        const written = yield* Latch.make(false)
         const writeSome = (results: ReadonlyArray<Result>) =>
           recordAll(results).pipe(logged<void>("webhook attempts not recorded", undefined))
         /** Everything finished so far, as results (records made here for the batch path's outcomes). */
@@ -308,7 +308,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
               DateTime.now,
               (now) => Effect.flatMap(repo.completeAndClaim({ attempts: rest.map((r) => r.record), ...claimArgs(now, room) }), adopt)
             )).pipe(
-              Effect.zipLeft(logDead(rest)),
+              Effect.tap(logDead(rest)),
               logged<void>("webhook attempts not recorded", undefined)
             ))
           } else {
@@ -322,7 +322,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         // wakes the claimer and waits for its next round to end before sleeping: the idle claimer
         // looks for due deliveries (retries, other processes' fan-out) only then, so an idle
         // engine runs one fan-out and one claim, one after the other, per poll interval.
-        const roundDone = yield* Effect.makeLatch(false)
+        const roundDone = yield* Latch.make(false)
         yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
           const n = yield* dispatch().pipe(logged("webhook fan-out failed", 0))
           yield* roundDone.close
@@ -345,22 +345,22 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         /** A held delivery's attempt: sent if its lease still covers the attempt, else given back. */
         const attemptHeld = (c: ClaimedDelivery): Effect.Effect<void> =>
           Effect.suspend((): Effect.Effect<void> => {
-            const now = clock.unsafeCurrentTimeMillis()
-            const leasedUntil = c.delivery.leasedUntil?.epochMillis ?? 0
+            const now = clock.currentTimeMillisUnsafe()
+            const leasedUntil = c.delivery.leasedUntil?.epochMilliseconds ?? 0
             if (now + policy.timeoutMs + 1_000 > leasedUntil) {
-              return Effect.zipRight(
-                repo.releaseClaim({ deliveryId: c.delivery.deliveryId, claimSeq: c.delivery.claimSeq, now: DateTime.unsafeMake(now) as DateTime.Utc }),
+              return Effect.andThen(
+                repo.releaseClaim({ deliveryId: c.delivery.deliveryId, claimSeq: c.delivery.claimSeq, now: DateTime.makeUnsafe(now) as DateTime.Utc }),
                 free(1)
               )
             }
             return Effect.map(attemptWith(sender, clock, c), (result) => {
               finished.push(result)
-              written.unsafeOpen()
+              written.openUnsafe()
             })
           }).pipe(
             Effect.onInterrupt(() => release(c)),
-            Effect.catchAllCause((cause) =>
-              Cause.isInterruptedOnly(cause) ? Effect.void : Effect.zipRight(logCauseWarning("webhook attempt failed", cause), free(1))
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.andThen(logCauseWarning("webhook attempt failed", cause), free(1))
             ),
             Effect.ensuring(Effect.sync(() => {
               sending--
@@ -385,8 +385,8 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
         /** Sends a held delivery on the batch path; false when it needs `attemptHeld`. */
         const startHeld = (c: ClaimedDelivery): boolean => {
           if (start === undefined) return false
-          const now = clock.unsafeCurrentTimeMillis()
-          if (now + policy.timeoutMs + 1_000 > (c.delivery.leasedUntil?.epochMillis ?? 0)) return false
+          const now = clock.currentTimeMillisUnsafe()
+          if (now + policy.timeoutMs + 1_000 > (c.delivery.leasedUntil?.epochMilliseconds ?? 0)) return false
           const prepared = prepareSync(c, now)
           if (prepared === undefined) return false
           let settled = false
@@ -394,8 +394,8 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
             if (settled) return
             settled = true
             inFlight.delete(c)
-            outcomes.push({ claimed: c, started: now, outcome, ended: clock.unsafeCurrentTimeMillis() })
-            written.unsafeOpen()
+            outcomes.push({ claimed: c, started: now, outcome, ended: clock.currentTimeMillisUnsafe() })
+            written.openUnsafe()
             sending--
             sendMore()
           }
@@ -448,6 +448,7 @@ export class WebhookDeliveryEngine extends Effect.Service<WebhookDeliveryEngine>
       }))
 
     return { dispatch, dispatchAll, deliverDue, drain, run, attempt, outcomeOf, policy } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

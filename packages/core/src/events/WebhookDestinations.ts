@@ -9,7 +9,7 @@
  * Access: reads need `events:read`, writes `events:write` (checked by the route); project
  * visibility and state through the project gate (a closing project refuses writes).
  */
-import { DateTime, Effect, Either, Option, type Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Option, type Redacted, Result } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { IdKinds, type ProjectId } from "../shared/Identifiers.js"
@@ -56,8 +56,8 @@ export const toWebhookDestination = (e: WebhookEndpoint): WebhookDestination => 
 /** The type of the event `sendTestEvent` delivers. */
 export const TEST_EVENT_TYPE = "webhook.test" as const
 
-export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("core/WebhookDestinations", {
-  effect: Effect.gen(function*() {
+export class WebhookDestinations extends Context.Service<WebhookDestinations>()("core/WebhookDestinations", {
+  make: Effect.gen(function*() {
     const repo = yield* WebhooksRepo
     const ids = yield* Ids
     const tx = yield* Transactor
@@ -66,9 +66,9 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
     const ops = yield* makeEndpointOps
 
     const checkUrl = (url: string) =>
-      Either.match(checkWebhookUrl(url, policy.allowInsecureTargets), {
-        onLeft: (reason) => Effect.fail(new WebhookUrlInvalid({ message: `url ${reason}` })),
-        onRight: Effect.succeed
+      Result.match(checkWebhookUrl(url, policy.allowInsecureTargets), {
+        onFailure: (reason) => Effect.fail(new WebhookUrlInvalid({ message: `url ${reason}` })),
+        onSuccess: Effect.succeed
       })
 
     const checkEvents = (selection: ReadonlyArray<string>) => {
@@ -217,7 +217,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
         const current = yield* live(projectId, destinationId, true)
         const now = yield* DateTime.now
         const previousSecretExpiresAt = overlapSeconds > 0
-          ? DateTime.unsafeMake(now.epochMillis + overlapSeconds * 1000) as DateTime.Utc
+          ? DateTime.makeUnsafe(DateTime.toEpochMillis(now) + overlapSeconds * 1000) as DateTime.Utc
           : null
         yield* repo.updateEndpoint({
           ...current,
@@ -284,6 +284,7 @@ export class WebhookDestinations extends Effect.Service<WebhookDestinations>()("
     })
 
     return { openProject, create, list, get, update, delete: remove, rotateSecret, retryDelivery, listDeliveries, sendTestEvent } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

@@ -6,7 +6,7 @@
  * signing needs it back), an event selection and a status. The delivery engine fans each outbox
  * event out to one *delivery* per matching endpoint, then attempts due deliveries.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { StoredOutboxEvent } from "./EventsFeature.js"
 import type { SendOutcome } from "./DeliveryPolicy.js"
 import type { EventEnvelope } from "./Schema.js"
@@ -89,7 +89,7 @@ export interface CreatedCursor {
   readonly id: string
 }
 
-export class WebhooksRepo extends Context.Tag("core/WebhooksRepo")<WebhooksRepo, {
+export class WebhooksRepo extends Context.Service<WebhooksRepo, {
   // --- endpoints ---------------------------------------------------------------------------
   /** Inserts an endpoint; a live management webhook of the project with the same URL is `WebhookUrlTaken`. */
   readonly insertEndpoint: (endpoint: WebhookEndpoint) => Effect.Effect<void, WebhookUrlTaken>
@@ -189,7 +189,7 @@ export class WebhooksRepo extends Context.Tag("core/WebhooksRepo")<WebhooksRepo,
     readonly before: CreatedCursor | undefined
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<DeliveryRecord>>
-}>() {}
+}>()("core/WebhooksRepo") {}
 
 /** A new delivery of an event to an endpoint: pending, due `now`, never attempted. */
 export const newDelivery = (args: {
@@ -231,7 +231,7 @@ export interface OutboundRequest {
  * addresses only, no redirects) unless the operator allows private targets; tests record or fake.
  * It never fails: every outcome, including refusals, is a `SendOutcome`.
  */
-export class WebhookSender extends Context.Tag("core/WebhookSender")<WebhookSender, {
+export class WebhookSender extends Context.Service<WebhookSender, {
   readonly send: (request: OutboundRequest) => Effect.Effect<SendOutcome>
   /**
    * The same request as plain callbacks, for the engine's batch path (issue 12 goal 6: no fiber
@@ -239,4 +239,4 @@ export class WebhookSender extends Context.Tag("core/WebhookSender")<WebhookSend
    * (which cancels the request) ran. Optional: without it the engine sends through `send`.
    */
   readonly start?: (request: OutboundRequest, onOutcome: (outcome: SendOutcome) => void) => () => void
-}>() {}
+}>()("core/WebhookSender") {}

@@ -4,34 +4,34 @@
  * loopback literal addresses are accepted only where the operator allows insecure targets (local
  * development, tests). Names are resolved, and their addresses checked, at delivery time.
  */
-import { Either } from "effect"
+import { Result } from "effect"
 import { isIpLiteral, isPublicAddress } from "./Addresses.js"
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048
 
 /** The URL as sent, or why it is refused. */
-export const checkWebhookUrl = (raw: string, allowInsecure: boolean): Either.Either<string, string> => {
+export const checkWebhookUrl = (raw: string, allowInsecure: boolean): Result.Result<string, string> => {
   if (raw.length === 0 || raw.length > MAX_WEBHOOK_URL_LENGTH) {
-    return Either.left(`must be 1 to ${MAX_WEBHOOK_URL_LENGTH} characters`)
+    return Result.fail(`must be 1 to ${MAX_WEBHOOK_URL_LENGTH} characters`)
   }
-  if (raw.trim() !== raw || /[\s]/.test(raw)) return Either.left("must not contain whitespace")
+  if (raw.trim() !== raw || /[\s]/.test(raw)) return Result.fail("must not contain whitespace")
   let url: URL
   try {
     url = new URL(raw)
   } catch {
-    return Either.left("must be an absolute URL")
+    return Result.fail("must be an absolute URL")
   }
   if (url.protocol !== "https:" && !(allowInsecure && url.protocol === "http:")) {
-    return Either.left(allowInsecure ? "must be an https:// or http:// URL" : "must be an https:// URL")
+    return Result.fail(allowInsecure ? "must be an https:// or http:// URL" : "must be an https:// URL")
   }
-  if (url.username !== "" || url.password !== "") return Either.left("must not carry credentials")
-  if (raw.includes("#")) return Either.left("must not have a fragment")
+  if (url.username !== "" || url.password !== "") return Result.fail("must not carry credentials")
+  if (raw.includes("#")) return Result.fail("must not have a fragment")
   const host = url.hostname
-  if (host === "") return Either.left("must name a host")
+  if (host === "") return Result.fail("must name a host")
   if (!allowInsecure) {
     const literal = host.startsWith("[") ? host.slice(1, -1) : host
-    if (isIpLiteral(literal) && !isPublicAddress(literal)) return Either.left("must not target a private, loopback or reserved address")
-    if (literal === "localhost" || literal.endsWith(".localhost")) return Either.left("must not target localhost")
+    if (isIpLiteral(literal) && !isPublicAddress(literal)) return Result.fail("must not target a private, loopback or reserved address")
+    if (literal === "localhost" || literal.endsWith(".localhost")) return Result.fail("must not target localhost")
   }
-  return Either.right(raw)
+  return Result.succeed(raw)
 }

@@ -23,5 +23,5 @@ export * from "./WebhookPorts.js"
 export * from "./WebhookSchema.js"
 export * from "./WebhookUrl.js"
 
-export const WebhooksCore = Layer.mergeAll(ManagementWebhooks.Default, WebhookDestinations.Default, WebhookDeliveryEngine.Default)
+export const WebhooksCore = Layer.mergeAll(ManagementWebhooks.layer, WebhookDestinations.layer, WebhookDeliveryEngine.layer)
 export type WebhooksPorts = WebhooksRepo

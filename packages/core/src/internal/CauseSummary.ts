@@ -23,7 +23,7 @@ export const causeSummary = (cause: Cause.Cause<unknown>): string => {
 
 /** Logs `message` at warning level with the cause's one-line summary; the full cause at debug level. */
 export const logCauseWarning = (message: string, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
-  Effect.zipRight(
+  Effect.andThen(
     Effect.annotateLogs(Effect.logWarning(message), { error: causeSummary(cause) }),
     Effect.logDebug(Cause.pretty(cause))
   )

@@ -14,14 +14,24 @@ import { Context } from "effect"
 
 const keys = new Set<string>()
 
+/**
+ * A setting's key: a `Context.Reference` to extend as a class (`class X extends Setting<X>()(…) {}`),
+ * yielded for its value (the default when no entry is provided). `Self` is type-level only.
+ */
+export interface SettingClass<Self, Id extends string, Shape> extends Context.Reference<Shape> {
+  readonly key: Id
+  readonly "~Self"?: Self
+}
+
 /** `Context.Reference`, with its key recorded among the settings request fibers carry. */
 export const Setting = <Self>() =>
-  <const Id extends string, Service>(
+  <const Id extends string, Shape>(
     key: Id,
-    options: { readonly defaultValue: () => Service }
-  ): Context.ReferenceClass<Self, Id, Service> => {
+    options: { readonly defaultValue: () => Shape }
+  ): SettingClass<Self, Id, Shape> => {
     keys.add(key)
-    return Context.Reference<Self>()(key, options)
+    // `Context.Reference` types its key as `string`; this one is the literal it was given.
+    return Context.Reference<Shape>(key, options) as SettingClass<Self, Id, Shape>
   }
 
 /** The keys of every setting declared so far (modules declare them when they load). */
@@ -30,6 +40,6 @@ export const settingKeys = (): ReadonlySet<string> => keys
 /** The part of `context` that is settings: what a request fiber carries besides the platform's services. */
 export const settingsOf = (context: Context.Context<never>): Context.Context<never> => {
   const picked = new Map<string, unknown>()
-  for (const [key, value] of context.unsafeMap) if (keys.has(key)) picked.set(key, value)
-  return Context.unsafeMake(picked)
+  for (const [key, value] of context.mapUnsafe) if (keys.has(key)) picked.set(key, value)
+  return Context.makeUnsafe(picked)
 }

@@ -7,13 +7,13 @@
  * request (issue 12 goal 3). The tracer switch is read per call, so a host that enables tracing
  * gets its spans.
  */
-import { Effect, FiberRef } from "effect"
+import { Effect, References } from "effect"
 
 export const fn: (name: string) => typeof Effect.fnUntraced = (name) =>
   ((body: (...args: Array<any>) => Generator<any, any, any>, ...pipeables: Array<any>) => {
     const traced = (Effect.fn(name) as any)(body, ...pipeables)
     const untraced = (Effect.fnUntraced as any)(body, ...pipeables)
     return Object.defineProperty(function(this: unknown, ...args: Array<unknown>) {
-      return Effect.flatMap(FiberRef.get(FiberRef.currentTracerEnabled), (on) => (on ? traced : untraced).apply(this, args))
+      return Effect.flatMap(References.TracerEnabled, (on) => (on ? traced : untraced).apply(this, args))
     }, "length", { value: body.length, configurable: true })
   }) as any

@@ -6,7 +6,7 @@
  * port so that this service needs no other feature's services. Credentials never expire on their
  * own; a rotation ends the old secret at once; a deleted project's secret opens nothing.
  */
-import { Effect, Option, Redacted, Schema } from "effect"
+import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { ProjectsRepo } from "../projects/Ports.js"
 import { constantTimeEqual, sha256Hex } from "../internal/Crypto.js"
 import { ProjectId } from "../shared/Identifiers.js"
@@ -18,8 +18,8 @@ const MAX_CREDENTIAL_PART = 256
 
 const decodeProjectId = Schema.decodeUnknownOption(ProjectId)
 
-export class ManagementAccess extends Effect.Service<ManagementAccess>()("core/ManagementAccess", {
-  effect: Effect.gen(function*() {
+export class ManagementAccess extends Context.Service<ManagementAccess>()("core/ManagementAccess", {
+  make: Effect.gen(function*() {
     const repo = yield* ProjectsRepo
     const invalid = new ManagementUnauthorized({ message: "Invalid project credentials." })
 
@@ -47,4 +47,6 @@ export class ManagementAccess extends Effect.Service<ManagementAccess>()("core/M
 
     return { authenticate } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -8,6 +8,6 @@ import { ManagementAccess } from "./ManagementAccess.js"
 export * from "./Errors.js"
 export * from "./ManagementAccess.js"
 
-export const ManagementCore = ManagementAccess.Default
+export const ManagementCore = ManagementAccess.layer
 /** Management reads projects through `ProjectsRepo` (the Projects feature's port); it adds none. */
 export type ManagementPorts = never

@@ -8,7 +8,7 @@ import { Schema } from "effect"
 import type { EventTypeSpec } from "../events/Catalog.js"
 import { Message } from "./MessageSchema.js"
 
-export const MessageEventData = Schema.Struct({ message: Message }).annotations({ identifier: "MessageEventData" })
+export const MessageEventData = Schema.Struct({ message: Message }).annotate({ identifier: "MessageEventData" })
 export type MessageEventData = typeof MessageEventData.Type
 
 /** Event type → its data schema, audience and description, for the event catalog. */

@@ -13,7 +13,7 @@
  * without re-validating the union — MessageRecords.test.ts checks both agree), the `message.*`
  * event of an applied fact and the row `message_events` shows for it.
  */
-import { type DateTime, Either, Schema } from "effect"
+import { DateTime, Result, Schema } from "effect"
 import { formatTimestamp } from "../shared/Timestamp.js"
 import { apply as machineApply, type IgnoredReason, type MessageState, type RejectedReason } from "./MessageMachine.js"
 import {
@@ -36,7 +36,7 @@ type Stamps = Partial<Record<"dispatchedAt" | "acceptedAt" | "deliveredAt" | "fa
 
 const millis = (t: Stamps) => {
   const out: Record<string, number> = {}
-  for (const [k, v] of Object.entries(t)) if (v !== undefined) out[k] = v.epochMillis
+  for (const [k, v] of Object.entries(t)) if (v !== undefined) out[k] = DateTime.toEpochMillis(v)
   return out
 }
 
@@ -46,11 +46,11 @@ export const stateOf = (m: Message): MessageState => ({
   direction: m.status === "received" ? "received" : "addressed",
   status: m.status,
   timestamps: millis(m.timestamps as Stamps),
-  updatedAt: m.updatedAt.epochMillis
+  updatedAt: DateTime.toEpochMillis(m.updatedAt)
 })
 
 const decodeContent = (platform: string, content: unknown) =>
-  Schema.decodeUnknownEither(contentSchemaOf(platform), { onExcessProperty: "error" })(content)
+  Schema.decodeUnknownResult(contentSchemaOf(platform), { onExcessProperty: "error" })(content)
 
 const created = (projectId: string, fact: MessageFact, data: MessageCreatedFactData, content: unknown): Message => {
   const at = fact.timestamp
@@ -85,7 +85,7 @@ export const applyFact = (
 ): FactDecision => {
   const outcome = machineApply(
     current === undefined ? undefined : stateOf(current),
-    { id: fact.id, messageId: fact.messageId, type: fact.type, timestamp: fact.timestamp.epochMillis },
+    { id: fact.id, messageId: fact.messageId, type: fact.type, timestamp: DateTime.toEpochMillis(fact.timestamp) },
     seen
   )
   if (outcome.outcome !== "applied") return { outcome: outcome.outcome, reason: outcome.reason, message: current }
@@ -93,8 +93,8 @@ export const applyFact = (
   if (current === undefined) {
     const data = fact.data as MessageCreatedFactData
     const content = decodeContent(data.platform, data.content)
-    if (Either.isLeft(content)) return { outcome: "rejected", reason: "invalid-content", message: undefined }
-    return { outcome: "applied", message: created(projectId, fact, data, content.right) }
+    if (Result.isFailure(content)) return { outcome: "rejected", reason: "invalid-content", message: undefined }
+    return { outcome: "applied", message: created(projectId, fact, data, content.success) }
   }
   const base = current as unknown as Record<string, unknown>
   const stamps = current.timestamps as Stamps

@@ -22,7 +22,7 @@
  * object, `failed` the failure, `delivered` nothing. The content is checked against the platform's
  * content shape when the fact is applied (a mismatch rejects that fact, not the batch).
  */
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"
 import { MessageId, ProjectId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
@@ -48,33 +48,34 @@ import {
   WhatsappBusinessAcceptedMessage,
   WhatsappMessageContent
 } from "../projects/Schema.js"
+import { noExcessKeys } from "../internal/ExcessKeys.js"
+import { NumberFromString } from "../internal/NumberFromString.js"
 
-const strict = { onExcessProperty: "error" } as const
 /** A key that must not appear at all (not even as `undefined`). */
-const Absent = Schema.optionalWith(Schema.Never, { exact: true })
-const optional = <S extends Schema.Schema.Any>(s: S) => Schema.optionalWith(s, { exact: true })
+const Absent = Schema.optionalKey(Schema.Never)
+const optional = <S extends Schema.Constraint>(s: S) => Schema.optionalKey(s)
 
 export const messageStatuses = ["dispatched", "accepted", "delivered", "failed", "received"] as const
-export const MessageStatus = Schema.Literal(...messageStatuses).annotations({ identifier: "MessageStatus" })
+export const MessageStatus = Schema.Literals(messageStatuses).annotate({ identifier: "MessageStatus" })
 export type MessageStatus = typeof MessageStatus.Type
 
 /** Why a message failed: a machine-readable code and, optionally, the provider's words. */
 export const MessageFailure = Schema.Struct({
   code: Schema.String.pipe(
-    Schema.pattern(/^[a-z][a-z0-9_.-]{0,63}$/, { message: () => "must be a lower-case code like provider_rejected" })
+    Schema.check(Schema.isPattern(/^[a-z][a-z0-9_.-]{0,63}$/u, { message: "must be a lower-case code like provider_rejected" }))
   ),
   message: optional(BoundedString(1, 512))
-}).annotations({ identifier: "MessageFailure", parseOptions: strict })
+}).annotate({ identifier: "MessageFailure" }).pipe(noExcessKeys)
 export type MessageFailure = typeof MessageFailure.Type
 
 /** Milestones must not go backwards (the machine refuses a fact that would). */
-const ordered = (t: Partial<Record<string, { readonly epochMillis: number }>>, keys: ReadonlyArray<string>) => {
+const ordered = (t: { readonly [K in string]?: DateTime.Utc }, keys: ReadonlyArray<string>) => {
   let last = -Infinity
   for (const k of keys) {
     const v = t[k]
     if (v === undefined) continue
-    if (v.epochMillis < last) return `${k} must not be before the milestones that precede it`
-    last = v.epochMillis
+    if (DateTime.toEpochMillis(v) < last) return `${k} must not be before the milestones that precede it`
+    last = DateTime.toEpochMillis(v)
   }
   return true
 }
@@ -85,7 +86,7 @@ export const DispatchedMessageTimestamps = Schema.Struct({
   deliveredAt: Absent,
   failedAt: Absent,
   receivedAt: Absent
-}).annotations({ identifier: "DispatchedMessageTimestamps" })
+}).annotate({ identifier: "DispatchedMessageTimestamps" })
 
 export const DeliveredMessageTimestamps = Schema.Struct({
   dispatchedAt: Timestamp,
@@ -93,8 +94,8 @@ export const DeliveredMessageTimestamps = Schema.Struct({
   deliveredAt: Timestamp,
   failedAt: Absent,
   receivedAt: Absent
-}).pipe(Schema.filter((t) => ordered(t, ["dispatchedAt", "acceptedAt", "deliveredAt"])))
-  .annotations({ identifier: "DeliveredMessageTimestamps" })
+}).pipe(Schema.check(Schema.makeFilter((t) => ordered(t, ["dispatchedAt", "acceptedAt", "deliveredAt"]))))
+  .annotate({ identifier: "DeliveredMessageTimestamps" })
 
 export const FailedMessageTimestamps = Schema.Struct({
   dispatchedAt: Timestamp,
@@ -102,8 +103,8 @@ export const FailedMessageTimestamps = Schema.Struct({
   deliveredAt: Absent,
   failedAt: Timestamp,
   receivedAt: Absent
-}).pipe(Schema.filter((t) => ordered(t, ["dispatchedAt", "acceptedAt", "failedAt"])))
-  .annotations({ identifier: "FailedMessageTimestamps" })
+}).pipe(Schema.check(Schema.makeFilter((t) => ordered(t, ["dispatchedAt", "acceptedAt", "failedAt"]))))
+  .annotate({ identifier: "FailedMessageTimestamps" })
 
 export const ReceivedMessageTimestamps = Schema.Struct({
   dispatchedAt: Absent,
@@ -111,7 +112,7 @@ export const ReceivedMessageTimestamps = Schema.Struct({
   deliveredAt: Absent,
   failedAt: Absent,
   receivedAt: Timestamp
-}).annotations({ identifier: "ReceivedMessageTimestamps" })
+}).annotate({ identifier: "ReceivedMessageTimestamps" })
 
 const commonFields = {
   id: MessageId,
@@ -144,26 +145,18 @@ const statusFields = {
   received: { status: Schema.Literal("received"), acceptance: Absent, failure: Absent, timestamps: ReceivedMessageTimestamps }
 } as const
 
-const shape = <F extends Schema.Struct.Fields, P extends Schema.Schema.AnyNoContext, C extends Schema.Schema.AnyNoContext>(
+const shape = <F extends Schema.Struct.Fields, P extends Schema.Codec<any, any>, C extends Schema.Codec<any, any>>(
   fields: F,
   platform: P,
   content: C,
   identifier: string
-) => Schema.Struct({ ...commonFields, ...fields, platform, content }).annotations({ identifier, parseOptions: strict })
+) => Schema.Struct({ ...commonFields, ...fields, platform, content }).annotate({ identifier }).pipe(noExcessKeys)
 
 /** One shape per platform for a status (the accepted shapes' platforms and contents). */
 const shapesOf = <F extends Schema.Struct.Fields>(fields: F, name: string) =>
-  Schema.Union(
-    shape(fields, Schema.Literal("email"), EmailMessageContent, `Email${name}Message`),
-    shape(fields, Schema.Literal("imessage"), ImessageMessageContent, `Imessage${name}Message`),
-    shape(fields, Schema.Literal("sms"), SmsMessageContent, `Sms${name}Message`),
-    shape(fields, Schema.Literal("telegram"), TelegramMessageContent, `Telegram${name}Message`),
-    shape(fields, Schema.Literal("whatsapp"), WhatsappMessageContent, `Whatsapp${name}Message`),
-    shape(fields, Schema.Literal("whatsapp_business"), WhatsappMessageContent, `WhatsappBusiness${name}Message`),
-    shape(fields, UnknownMessagePlatform, GenericMessageContent, `UnknownPlatform${name}Message`)
-  ).annotations({ identifier: `${name}Message`, parseOptions: strict })
+  Schema.Union([shape(fields, Schema.Literal("email"), EmailMessageContent, `Email${name}Message`), shape(fields, Schema.Literal("imessage"), ImessageMessageContent, `Imessage${name}Message`), shape(fields, Schema.Literal("sms"), SmsMessageContent, `Sms${name}Message`), shape(fields, Schema.Literal("telegram"), TelegramMessageContent, `Telegram${name}Message`), shape(fields, Schema.Literal("whatsapp"), WhatsappMessageContent, `Whatsapp${name}Message`), shape(fields, Schema.Literal("whatsapp_business"), WhatsappMessageContent, `WhatsappBusiness${name}Message`), shape(fields, UnknownMessagePlatform, GenericMessageContent, `UnknownPlatform${name}Message`)]).annotate({ identifier: `${name}Message` }).pipe(noExcessKeys)
 
-const contentSchemas: Readonly<Record<string, Schema.Schema<any, any>>> = {
+const contentSchemas: Readonly<Record<string, Schema.Codec<any, any>>> = {
   email: EmailMessageContent,
   imessage: ImessageMessageContent,
   sms: SmsMessageContent,
@@ -188,13 +181,13 @@ export {
 }
 
 /** A message record: one shape per status and per platform (see the module comment). */
-export const Message = Schema.Union(DispatchedMessage, AcceptedMessage, DeliveredMessage, FailedMessage, ReceivedMessage)
-  .annotations({ identifier: "Message", parseOptions: strict })
+export const Message = Schema.Union([DispatchedMessage, AcceptedMessage, DeliveredMessage, FailedMessage, ReceivedMessage])
+  .annotate({ identifier: "Message" }).pipe(noExcessKeys)
 export type Message = typeof Message.Type
 export type MessageEncoded = typeof Message.Encoded
 
 /** The content shape of each known platform; any other platform uses the generic one. */
-export const contentSchemaOf = (platform: string): Schema.Schema<any, any> =>
+export const contentSchemaOf = (platform: string): Schema.Codec<any, any> =>
   Object.hasOwn(contentSchemas, platform) ? contentSchemas[platform]! : GenericMessageContent
 
 // ---------------------------------------------------------------------------------------------
@@ -202,10 +195,10 @@ export const contentSchemaOf = (platform: string): Schema.Schema<any, any> =>
 // ---------------------------------------------------------------------------------------------
 
 /** A fact's id: the edge's own id for what it observed. Unique per project: a repeat is ignored. */
-export const MessageFactId = BoundedString(1, 256).annotations({ identifier: "MessageFactId" })
+export const MessageFactId = BoundedString(1, 256).annotate({ identifier: "MessageFactId" })
 
 export const messageFactTypes = messageStatuses
-export const MessageFactType = Schema.Literal(...messageFactTypes).annotations({ identifier: "MessageFactType" })
+export const MessageFactType = Schema.Literals(messageFactTypes).annotate({ identifier: "MessageFactType" })
 export type MessageFactType = typeof MessageFactType.Type
 
 /**
@@ -221,7 +214,7 @@ export const MessageCreatedFactData = Schema.Struct({
   addressedTo: optional(UserSnapshot),
   receivedBy: optional(UserSnapshot),
   parentMessageId: optional(MessageId)
-}).annotations({ identifier: "MessageCreatedFactData", parseOptions: strict })
+}).annotate({ identifier: "MessageCreatedFactData" }).pipe(noExcessKeys)
 export type MessageCreatedFactData = typeof MessageCreatedFactData.Type
 
 /**
@@ -233,26 +226,26 @@ export type MessageCreatedFactData = typeof MessageCreatedFactData.Type
 export const MessageReceivedFactData = Schema.Struct({
   ...MessageCreatedFactData.fields,
   resourceId: optional(BoundedString(1, 256))
-}).annotations({ identifier: "MessageReceivedFactData", parseOptions: strict })
+}).annotate({ identifier: "MessageReceivedFactData" }).pipe(noExcessKeys)
 export type MessageReceivedFactData = typeof MessageReceivedFactData.Type
 
 export const MessageAcceptedFactData = Schema.Struct({ acceptance: MessageAcceptance })
-  .annotations({ identifier: "MessageAcceptedFactData", parseOptions: strict })
+  .annotate({ identifier: "MessageAcceptedFactData" }).pipe(noExcessKeys)
 /** `delivered` data: an empty object (`Schema.Struct({})` alone would take any value but null). */
 export const MessageDeliveredFactData = Schema.Struct({}).pipe(
-  Schema.filter((d) => (typeof d === "object" && !Array.isArray(d) && Object.keys(d).length === 0) || "must be an empty object")
-).annotations({ identifier: "MessageDeliveredFactData" })
+  Schema.check(Schema.makeFilter((d) => (typeof d === "object" && !Array.isArray(d) && Object.keys(d).length === 0) || "must be an empty object"))
+).annotate({ identifier: "MessageDeliveredFactData" })
 export const MessageFailedFactData = Schema.Struct({ failure: MessageFailure })
-  .annotations({ identifier: "MessageFailedFactData", parseOptions: strict })
+  .annotate({ identifier: "MessageFailedFactData" }).pipe(noExcessKeys)
 
-const fact = <const T extends MessageFactType, D extends Schema.Schema.AnyNoContext>(type: T, data: D) =>
+const fact = <const T extends MessageFactType, D extends Schema.Codec<any, any>>(type: T, data: D) =>
   Schema.Struct({
     id: MessageFactId,
     messageId: MessageId,
     type: Schema.Literal(type),
     timestamp: Timestamp,
     data
-  }).annotations({ identifier: `Message${type[0]!.toUpperCase()}${type.slice(1)}Fact`, parseOptions: strict })
+  }).annotate({ identifier: `Message${type[0]!.toUpperCase()}${type.slice(1)}Fact` }).pipe(noExcessKeys)
 
 export const MessageDispatchedFact = fact("dispatched", MessageCreatedFactData)
 export const MessageAcceptedFact = fact("accepted", MessageAcceptedFactData)
@@ -261,13 +254,7 @@ export const MessageFailedFact = fact("failed", MessageFailedFactData)
 export const MessageReceivedFact = fact("received", MessageReceivedFactData)
 
 /** One lifecycle fact from the messaging edge, told apart by `type`. */
-export const MessageFact = Schema.Union(
-  MessageDispatchedFact,
-  MessageAcceptedFact,
-  MessageDeliveredFact,
-  MessageFailedFact,
-  MessageReceivedFact
-).annotations({ identifier: "MessageFact" })
+export const MessageFact = Schema.Union([MessageDispatchedFact, MessageAcceptedFact, MessageDeliveredFact, MessageFailedFact, MessageReceivedFact]).annotate({ identifier: "MessageFact" })
 export type MessageFact = typeof MessageFact.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -277,8 +264,8 @@ export type MessageFact = typeof MessageFact.Type
 export const MAX_FACTS_PER_BATCH = 100
 
 export const IngestMessageFactsRequest = Schema.Struct({
-  facts: Schema.Array(MessageFact).pipe(Schema.minItems(1), Schema.maxItems(MAX_FACTS_PER_BATCH))
-}).annotations({ identifier: "IngestMessageFactsRequest", parseOptions: strict })
+  facts: Schema.Array(MessageFact).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(MAX_FACTS_PER_BATCH)))
+}).annotate({ identifier: "IngestMessageFactsRequest" }).pipe(noExcessKeys)
 
 /**
  * One fact's outcome; `reason` says why it was ignored or rejected; `message` is the record after
@@ -287,28 +274,28 @@ export const IngestMessageFactsRequest = Schema.Struct({
  */
 export const MessageFactResult = Schema.Struct({
   id: MessageFactId,
-  outcome: Schema.Literal("applied", "ignored", "rejected"),
+  outcome: Schema.Literals(["applied", "ignored", "rejected"]),
   reason: optional(Schema.String),
   message: optional(Message),
   filteredCodeId: optional(Schema.String)
-}).annotations({ identifier: "MessageFactResult" })
+}).annotate({ identifier: "MessageFactResult" })
 export type MessageFactResult = typeof MessageFactResult.Type
 
 export const IngestMessageFactsResponse = Schema.Struct({
   results: Schema.Array(MessageFactResult)
-}).annotations({ identifier: "IngestMessageFactsResponse" })
+}).annotate({ identifier: "IngestMessageFactsResponse" })
 
 export const ListMessagesQuery = Schema.Struct({
-  pageSize: optional(Schema.NumberFromString.pipe(Schema.compose(Schema.Int), Schema.between(1, 100))),
+  pageSize: optional(NumberFromString.pipe(Schema.decodeTo(Schema.Int), Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))),
   pageToken: optional(BoundedString(1, 2048)),
   platform: optional(PlatformIdentifier),
   status: optional(MessageStatus),
   createdAfter: optional(Timestamp),
   createdBefore: optional(Timestamp)
-}).annotations({ identifier: "ListMessagesQuery" })
+}).annotate({ identifier: "ListMessagesQuery" })
 export type ListMessagesQuery = typeof ListMessagesQuery.Type
 
 export const MessagePage = Schema.Struct({
   messages: Schema.Array(Message),
   nextPageToken: optional(Schema.String)
-}).annotations({ identifier: "MessagePage" })
+}).annotate({ identifier: "MessagePage" })

@@ -20,7 +20,7 @@
  * - **Reads**: one message, and the project's messages newest first with filters (platform,
  *   status, creation time) and signed cursor tokens.
  */
-import { Data, DateTime, Effect, Option } from "effect"
+import { Context, Data, DateTime, Effect, Layer, Option } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { fn } from "../internal/Traced.js"
@@ -44,8 +44,8 @@ const DEFAULT_PAGE_SIZE = 20
 /** Each race means another batch committed one of ours first; a few rounds settle any realistic contention. */
 const MAX_ROUNDS = 8
 
-export class Messages extends Effect.Service<Messages>()("core/Messages", {
-  effect: Effect.gen(function*() {
+export class Messages extends Context.Service<Messages>()("core/Messages", {
+  make: Effect.gen(function*() {
     const repo = yield* MessagesRepo
     const publisher = yield* EventPublisher
     const tx = yield* Transactor
@@ -147,7 +147,7 @@ export class Messages extends Effect.Service<Messages>()("core/Messages", {
           Effect.catchTag("BatchRace", () => Effect.succeed(undefined))
         )
         if (results !== undefined) return results
-        if (round >= MAX_ROUNDS) return yield* Effect.dieMessage("a message fact batch kept racing other batches")
+        if (round >= MAX_ROUNDS) return yield* Effect.die(new Error("a message fact batch kept racing other batches"))
       }
     })
 
@@ -175,8 +175,8 @@ export class Messages extends Effect.Service<Messages>()("core/Messages", {
       const listName = `messages:${projectId}:${canonicalJson({
         platform: input.platform ?? null,
         status: input.status ?? null,
-        createdAfter: input.createdAfter?.epochMillis ?? null,
-        createdBefore: input.createdBefore?.epochMillis ?? null
+        createdAfter: input.createdAfter?.epochMilliseconds ?? null,
+        createdBefore: input.createdBefore?.epochMilliseconds ?? null
       })}`
       const { nextPageToken, page } = yield* createdAtPage({
         list: listName,
@@ -199,6 +199,7 @@ export class Messages extends Effect.Service<Messages>()("core/Messages", {
     })
 
     return { ingest, get, list } as const
-  }),
-  dependencies: [EventPublisher.Default, VerificationCodes.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([EventPublisher.layer, VerificationCodes.layer]))
+}

@@ -16,6 +16,6 @@ export * from "./Messages.js"
 export * from "./MessageSchema.js"
 export * from "./Ports.js"
 
-export const MessagesCore = Messages.Default
+export const MessagesCore = Messages.layer
 /** The messages store, and the platforms' resources and filtered codes (inbound codes are held back there). */
 export type MessagesPorts = MessagesRepo | ResourcesRepo | VerificationCodesRepo

@@ -5,7 +5,7 @@
  * query operation's `message_events` relation shows), whose primary key — project and fact id —
  * makes a fact id apply once per project.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { Message, MessageFactType, MessageStatus } from "./MessageSchema.js"
 
 export interface MessageListRequest {
@@ -32,7 +32,7 @@ export interface AppliedMessageFact {
   readonly occurredAt: DateTime.Utc
 }
 
-export class MessagesRepo extends Context.Tag("core/MessagesRepo")<MessagesRepo, {
+export class MessagesRepo extends Context.Service<MessagesRepo, {
   readonly find: (projectId: string, messageId: string) => Effect.Effect<Option.Option<Message>>
   /** The project's messages, newest first (by `createdAt`, then id), with the filters, at most `limit`. */
   readonly list: (request: MessageListRequest) => Effect.Effect<ReadonlyArray<Message>>
@@ -58,4 +58,4 @@ export class MessagesRepo extends Context.Tag("core/MessagesRepo")<MessagesRepo,
     readonly facts: ReadonlyArray<AppliedMessageFact>
     readonly recordedAt: DateTime.Utc
   }) => Effect.Effect<boolean>
-}>() {}
+}>()("core/MessagesRepo") {}

@@ -8,8 +8,8 @@ import { Schema } from "effect"
  */
 export class MetricsQueryInvalid extends Schema.TaggedError<MetricsQueryInvalid>()("MetricsQueryInvalid", {
   message: Schema.String,
-  position: Schema.optionalWith(Schema.Int, { exact: true }),
-  construct: Schema.optionalWith(Schema.String, { exact: true })
+  position: Schema.optionalKey(Schema.Int),
+  construct: Schema.optionalKey(Schema.String)
 }) {}
 
 /** The statement ran past the statement timeout and was cancelled. */
@@ -19,7 +19,7 @@ export class MetricsQueryTimeout extends Schema.TaggedError<MetricsQueryTimeout>
 
 /** The query (or its result) is over a resource limit: rows, result bytes, or estimated cost. */
 export class MetricsQueryResourceLimit extends Schema.TaggedError<MetricsQueryResourceLimit>()("MetricsQueryResourceLimit", {
-  limit: Schema.Literal("rows", "resultBytes", "cost"),
+  limit: Schema.Literals(["rows", "resultBytes", "cost"]),
   message: Schema.String
 }) {}
 

@@ -6,7 +6,7 @@
  * (a member of its organization, or a key of that very project) is decided here, through the
  * project gate, before anything is read — like every other project service.
  */
-import { DateTime, Effect } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { fn } from "../internal/Traced.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
@@ -70,8 +70,8 @@ export const sqlSchemaDocument: GetMessageMetricsSqlSchemaResponse = {
   version: sqlSurfaceVersion
 }
 
-export class MessageMetrics extends Effect.Service<MessageMetrics>()("MessageMetrics", {
-  effect: Effect.gen(function*() {
+export class MessageMetrics extends Context.Service<MessageMetrics>()("MessageMetrics", {
+  make: Effect.gen(function*() {
     const engine = yield* MetricsQueryEngine
     const gate = yield* makeProjectGate
 
@@ -108,4 +108,6 @@ export class MessageMetrics extends Effect.Service<MessageMetrics>()("MessageMet
 
     return { query, backfill, schema } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

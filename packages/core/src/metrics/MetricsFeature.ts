@@ -11,5 +11,5 @@ export * from "./Ports.js"
 export * from "./Schema.js"
 export * from "./SqlSurface.js"
 
-export const MetricsCore = MessageMetrics.Default
+export const MetricsCore = MessageMetrics.layer
 export type MetricsPorts = MetricsQueryEngine

@@ -21,7 +21,7 @@ export interface MetricsRelationCounts {
   readonly callEvents: number
 }
 
-export class MetricsQueryEngine extends Context.Tag("MetricsQueryEngine")<MetricsQueryEngine, {
+export class MetricsQueryEngine extends Context.Service<MetricsQueryEngine, {
   readonly run: (
     query: MetricsQuery
   ) => Effect.Effect<
@@ -29,4 +29,4 @@ export class MetricsQueryEngine extends Context.Tag("MetricsQueryEngine")<Metric
     MetricsQueryInvalid | MetricsQueryTimeout | MetricsQueryResourceLimit | MetricsQueryUnavailable
   >
   readonly counts: (projectId: ProjectId) => Effect.Effect<MetricsRelationCounts, MetricsQueryUnavailable>
-}>() {}
+}>()("MetricsQueryEngine") {}

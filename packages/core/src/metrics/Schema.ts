@@ -6,10 +6,10 @@ import { Schema } from "effect"
 import { NonNegativeSafeInt } from "../shared/Bounds.js"
 
 export const MetricsColumn = Schema.Struct({ name: Schema.String, type: Schema.String })
-  .annotations({ identifier: "MetricsColumn" })
+  .annotate({ identifier: "MetricsColumn" })
 
 /** A result cell: JSON scalars; integers beyond ±2^53 and exact decimals that a double cannot hold are strings. */
-export const MetricsCell = Schema.Union(Schema.Null, Schema.Boolean, Schema.Number, Schema.String)
+export const MetricsCell = Schema.Union([Schema.Null, Schema.Boolean, Schema.Number, Schema.String])
 
 export const QueryMessageMetricsResponse = Schema.Struct({
   columns: Schema.Array(MetricsColumn),
@@ -19,7 +19,7 @@ export const QueryMessageMetricsResponse = Schema.Struct({
     elapsedSeconds: Schema.Number,
     rowsRead: NonNegativeSafeInt
   })
-}).annotations({ identifier: "QueryMessageMetricsResponse" })
+}).annotate({ identifier: "QueryMessageMetricsResponse" })
 export type QueryMessageMetricsResponse = typeof QueryMessageMetricsResponse.Type
 
 const SqlSchemaColumn = Schema.Struct({ name: Schema.String, type: Schema.String, description: Schema.String })
@@ -49,16 +49,16 @@ export const GetMessageMetricsSqlSchemaResponse = Schema.Struct({
   operators: Schema.Array(Schema.String),
   projectScoped: Schema.Literal(true),
   tables: Schema.Array(Schema.Struct({
-    name: Schema.Literal("message_events", "call_events"),
+    name: Schema.Literals(["message_events", "call_events"]),
     description: Schema.String,
     currentState: Schema.String,
     columns: Schema.Array(SqlSchemaColumn)
   })),
   version: Schema.String
-}).annotations({ identifier: "GetMessageMetricsSqlSchemaResponse" })
+}).annotate({ identifier: "GetMessageMetricsSqlSchemaResponse" })
 export type GetMessageMetricsSqlSchemaResponse = typeof GetMessageMetricsSqlSchemaResponse.Type
 
-export const BackfillState = Schema.Literal("disabled", "pending", "running", "verifying", "completed", "paused", "failed")
+export const BackfillState = Schema.Literals(["disabled", "pending", "running", "verifying", "completed", "paused", "failed"])
 
 export const GetMessageMetricsBackfillResponse = Schema.Struct({
   failedWrites: NonNegativeSafeInt,
@@ -66,5 +66,5 @@ export const GetMessageMetricsBackfillResponse = Schema.Struct({
   processedWrites: NonNegativeSafeInt,
   state: BackfillState,
   version: Schema.String
-}).annotations({ identifier: "GetMessageMetricsBackfillResponse" })
+}).annotate({ identifier: "GetMessageMetricsBackfillResponse" })
 export type GetMessageMetricsBackfillResponse = typeof GetMessageMetricsBackfillResponse.Type

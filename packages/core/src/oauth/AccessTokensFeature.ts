@@ -14,5 +14,5 @@ export * from "./SigningKeys.js"
 export * from "./TokenAudience.js"
 
 /** The same layer value as `AccessTokenVerifier`'s dependency, so one instance (one key cache) serves both. */
-export const AccessTokensCore = SigningKeys.Default
+export const AccessTokensCore = SigningKeys.layer
 export type AccessTokensPorts = SigningKeysRepo

@@ -3,11 +3,11 @@
  * creation to delivery), the apps' registered key sets, and the `jti`s of the client assertions
  * already used (kept until the assertion expires, for replay protection).
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"
 import type { AppKeySetRecord, InstallationRequestRecord } from "./AppInstallationSchema.js"
 
-export class AppInstallationsRepo extends Context.Tag("core/AppInstallationsRepo")<AppInstallationsRepo, {
+export class AppInstallationsRepo extends Context.Service<AppInstallationsRepo, {
   readonly insertRequest: (record: InstallationRequestRecord) => Effect.Effect<void>
   readonly findRequest: (requestId: string) => Effect.Effect<Option.Option<InstallationRequestRecord>>
   /** Like `findRequest`, with the row locked until the surrounding transaction ends. */
@@ -34,4 +34,4 @@ export class AppInstallationsRepo extends Context.Tag("core/AppInstallationsRepo
     readonly expiresAt: DateTime.Utc
     readonly now: DateTime.Utc
   }) => Effect.Effect<boolean>
-}>() {}
+}>()("core/AppInstallationsRepo") {}

@@ -6,40 +6,39 @@
  * (`redeemAppInstallationDelivery`) for a credential shown once. Both calls authenticate with a
  * short-lived client assertion (RFC 7523) signed by a key of the app's registered key set.
  */
-import { type DateTime, Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { ProjectApiKeyPermissions } from "../credentials/ProjectApiKeySchema.js"
 import { BoundedString } from "../shared/Bounds.js"
 import { type AccountId, type ApiKeyId, IdKinds, type ProjectId, ProjectId as ProjectIdSchema, typeIdPattern } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** The app: its OAuth `client_id` (`sb_app_…`). */
 export const AppId = Schema.String.pipe(
-  Schema.pattern(typeIdPattern(IdKinds.oauthApp), { message: () => "must be an app id (sb_app_…)" })
-).annotations({ identifier: "AppId" })
+  Schema.check(Schema.isPattern(typeIdPattern(IdKinds.oauthApp), { message: "must be an app id (sb_app_…)" }))
+).annotate({ identifier: "AppId" })
 export const InstallationRequestId = Schema.String.pipe(
-  Schema.pattern(typeIdPattern(IdKinds.installationRequest), { message: () => "must be an installation request id" })
-).annotations({ identifier: "InstallationRequestId" })
+  Schema.check(Schema.isPattern(typeIdPattern(IdKinds.installationRequest), { message: "must be an installation request id" }))
+).annotate({ identifier: "InstallationRequestId" })
 export const InstallationId = Schema.String.pipe(
-  Schema.pattern(typeIdPattern(IdKinds.installation), { message: () => "must be an installation id" })
-).annotations({ identifier: "InstallationId" })
+  Schema.check(Schema.isPattern(typeIdPattern(IdKinds.installation), { message: "must be an installation id" }))
+).annotate({ identifier: "InstallationId" })
 
 /** A signed JWT (RFC 7523 client assertion). */
-export const ClientAssertion = BoundedString(1, 16384).annotations({ identifier: "ClientAssertion" })
+export const ClientAssertion = BoundedString(1, 16384).annotate({ identifier: "ClientAssertion" })
 /** The single-use delivery code: 43 characters of base64url (256 random bits). */
 export const DeliveryCode = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_-]{43}$/, { message: () => "must be 43 characters of A-Z, a-z, 0-9, _ and -" })
-).annotations({ identifier: "DeliveryCode" })
+  Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]{43}$/u, { message: "must be 43 characters of A-Z, a-z, 0-9, _ and -" }))
+).annotate({ identifier: "DeliveryCode" })
 /** The app's settings version: changes whenever the app's settings change. */
 export const AppVersion = Schema.String.pipe(
-  Schema.pattern(/^[1-9][0-9]*$/, { message: () => "must be a positive decimal number" })
-).annotations({ identifier: "AppVersion" })
+  Schema.check(Schema.isPattern(/^[1-9][0-9]*$/u, { message: "must be a positive decimal number" }))
+).annotate({ identifier: "AppVersion" })
 /** The credential's client id: `client_` + the installation's 26 characters. */
 export const InstallationClientId = Schema.String.pipe(
-  Schema.maxLength(256),
-  Schema.pattern(/^client_[A-Za-z0-9]+$/, { message: () => "must be a client_ id" })
-).annotations({ identifier: "InstallationClientId" })
+  Schema.check(Schema.isMaxLength(256)),
+  Schema.check(Schema.isPattern(/^client_[A-Za-z0-9]+$/u, { message: "must be a client_ id" }))
+).annotate({ identifier: "InstallationClientId" })
 
 export const CreateAppInstallationRequestRequest = Schema.Struct({
   appId: AppId,
@@ -48,7 +47,7 @@ export const CreateAppInstallationRequestRequest = Schema.Struct({
   redirectUri: BoundedString(1, 4096),
   /** Returned unchanged to `redirectUri` (the app's CSRF token). */
   state: BoundedString(1, 4096)
-}).annotations({ identifier: "CreateAppInstallationRequestRequest", parseOptions: strict })
+}).annotate({ identifier: "CreateAppInstallationRequestRequest" }).pipe(noExcessKeys)
 
 export const CreateAppInstallationRequestResponse = Schema.Struct({
   requestId: InstallationRequestId,
@@ -57,13 +56,13 @@ export const CreateAppInstallationRequestResponse = Schema.Struct({
   redirectUri: Schema.String,
   state: Schema.String,
   createdAt: Timestamp
-}).annotations({ identifier: "CreateAppInstallationRequestResponse" })
+}).annotate({ identifier: "CreateAppInstallationRequestResponse" })
 
 export const RedeemAppInstallationDeliveryRequest = Schema.Struct({
   appId: AppId,
   clientAssertion: ClientAssertion,
   code: DeliveryCode
-}).annotations({ identifier: "RedeemAppInstallationDeliveryRequest", parseOptions: strict })
+}).annotate({ identifier: "RedeemAppInstallationDeliveryRequest" }).pipe(noExcessKeys)
 
 /** The first redemption: the credential, in this answer only. */
 export const AppInstallationDelivered = Schema.Struct({
@@ -71,17 +70,17 @@ export const AppInstallationDelivered = Schema.Struct({
   status: Schema.Literal("created"),
   clientId: InstallationClientId,
   /** A project API key (`sb_sk_…`) of the approved project with the approved permissions. */
-  clientSecret: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(8192))
-}).annotations({ identifier: "AppInstallationDelivered" })
+  clientSecret: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(8192)))
+}).annotate({ identifier: "AppInstallationDelivered" })
 
 /** A later redemption of the same code: the installation's state, never the credential again. */
 export const AppInstallationStatus = Schema.Struct({
   installationId: InstallationId,
-  status: Schema.Literal("delivery_consumed", "recovery_required", "revocation_pending", "revoked")
-}).annotations({ identifier: "AppInstallationStatus" })
+  status: Schema.Literals(["delivery_consumed", "recovery_required", "revocation_pending", "revoked"])
+}).annotate({ identifier: "AppInstallationStatus" })
 
-export const RedeemAppInstallationDeliveryResponse = Schema.Union(AppInstallationDelivered, AppInstallationStatus)
-  .annotations({ identifier: "RedeemAppInstallationDeliveryResponse" })
+export const RedeemAppInstallationDeliveryResponse = Schema.Union([AppInstallationDelivered, AppInstallationStatus])
+  .annotate({ identifier: "RedeemAppInstallationDeliveryResponse" })
 
 /** Where a request is. `delivered`: its code was redeemed and the credential made. */
 export type InstallationRequestStatus = "pending" | "approved" | "denied" | "delivered"
@@ -119,18 +118,18 @@ export interface AppKeySetRecord {
 }
 
 /** A JWK as sent: an object; `AppKeys` checks it is a public signing key. */
-const JwkInput = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const JwkInput = Schema.Record(Schema.String, Schema.Unknown)
 /** `PUT /api/oauth-apps/:clientId/jwks`: 1 to 5 public keys. */
 export const AppKeySetBody = Schema.Struct({
-  keys: Schema.Array(JwkInput).pipe(Schema.minItems(1), Schema.maxItems(5))
-}).annotations({ identifier: "AppKeySetBody", parseOptions: strict })
+  keys: Schema.Array(JwkInput).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(5)))
+}).annotate({ identifier: "AppKeySetBody" }).pipe(noExcessKeys)
 
 /** An app's registered key set as the Dashboard shows it (no keys yet: an empty list and no time). */
 export const AppKeySetView = Schema.Struct({
   appId: AppId,
   keys: Schema.Array(JwkInput),
   updatedAt: Schema.NullOr(Timestamp)
-}).annotations({ identifier: "AppKeySetView" })
+}).annotate({ identifier: "AppKeySetView" })
 
 /** The Dashboard's view of a request (and the approval body). */
 export const InstallationRequestView = Schema.Struct({
@@ -140,21 +139,21 @@ export const InstallationRequestView = Schema.Struct({
   appHomepageUri: Schema.NullOr(Schema.String),
   appVersion: AppVersion,
   redirectUri: Schema.String,
-  status: Schema.Literal("pending", "approved", "denied", "delivered", "expired"),
+  status: Schema.Literals(["pending", "approved", "denied", "delivered", "expired"]),
   projectId: Schema.NullOr(ProjectIdSchema),
   permissions: Schema.Array(Schema.String),
   createdAt: Timestamp,
   expiresAt: Timestamp
-}).annotations({ identifier: "InstallationRequestView" })
+}).annotate({ identifier: "InstallationRequestView" })
 
 export const ApproveInstallationBody = Schema.Struct({
   projectId: ProjectIdSchema,
   permissions: ProjectApiKeyPermissions
-}).annotations({ identifier: "ApproveInstallationBody", parseOptions: strict })
+}).annotate({ identifier: "ApproveInstallationBody" }).pipe(noExcessKeys)
 
 /** Where to send the customer's browser after a decision (the app's redirect URI with `code` or `error`, and `state`). */
 export const InstallationDecision = Schema.Struct({
   requestId: InstallationRequestId,
-  status: Schema.Literal("approved", "denied"),
+  status: Schema.Literals(["approved", "denied"]),
   redirectTo: Schema.String
-}).annotations({ identifier: "InstallationDecision" })
+}).annotate({ identifier: "InstallationDecision" })

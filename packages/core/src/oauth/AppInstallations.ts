@@ -11,7 +11,7 @@
  * (`APP_INSTALLATION_ASSERTION_REPLAYED`). The request carries the app's settings version; an app
  * whose settings changed since cannot be approved or redeemed (`APP_INSTALLATION_CONFIG_CHANGED`).
  */
-import { DateTime, Duration, Effect, Option } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
 import { Principal } from "../credentials/Access.js"
 import { ProjectApiKeyPermissions } from "../credentials/ProjectApiKeySchema.js"
 import { ProjectApiKeys } from "../credentials/ProjectApiKeys.js"
@@ -48,11 +48,11 @@ export const CODE_TTL = Duration.minutes(10)
 export const PENDING_LIST_MAX = 50
 
 /** The app's settings version: the millisecond of its last settings change (any change moves it). */
-export const appVersionOf = (app: OAuthApp): string => String(Math.max(1, app.updatedAt.epochMillis))
+export const appVersionOf = (app: OAuthApp): string => String(Math.max(1, DateTime.toEpochMillis(app.updatedAt)))
 
 /** The Dashboard's status of a request: a pending one past its expiry is `expired`. */
 export const viewStatus = (r: InstallationRequestRecord, now: DateTime.Utc) =>
-  r.status === "pending" && r.expiresAt.epochMillis <= now.epochMillis ? "expired" as const : r.status
+  r.status === "pending" && DateTime.toEpochMillis(r.expiresAt) <= DateTime.toEpochMillis(now) ? "expired" as const : r.status
 
 /** A request as the Dashboard shows it (`InstallationRequestView`). */
 export const installationView = (r: InstallationRequestRecord, app: OAuthApp, now: DateTime.Utc) => ({
@@ -78,8 +78,8 @@ const withQuery = (uri: string, params: Record<string, string>): string => {
 
 const isPermissions = Schema.is(ProjectApiKeyPermissions)
 
-export class AppInstallations extends Effect.Service<AppInstallations>()("core/AppInstallations", {
-  effect: Effect.gen(function*() {
+export class AppInstallations extends Context.Service<AppInstallations>()("core/AppInstallations", {
+  make: Effect.gen(function*() {
     const repo = yield* AppInstallationsRepo
     const apps = yield* OAuthAppsRepo
     const apiKeys = yield* ProjectApiKeys
@@ -118,8 +118,8 @@ export class AppInstallations extends Effect.Service<AppInstallations>()("core/A
         const keySet = yield* repo.findKeySet(appId)
         if (Option.isNone(keySet)) return yield* new AppInstallationAssertionInvalid({ reason: "the app has registered no keys" })
         const now = yield* DateTime.now
-        const claims = yield* verifyClientAssertion({ assertion, appId, keys: keySet.value.keys, audiences, nowMillis: now.epochMillis })
-        const fresh = yield* repo.claimAssertion({ appId, jti: claims.jti, expiresAt: DateTime.unsafeMake(claims.expiresAtMillis), now })
+        const claims = yield* verifyClientAssertion({ assertion, appId, keys: keySet.value.keys, audiences, nowMillis: DateTime.toEpochMillis(now) })
+        const fresh = yield* repo.claimAssertion({ appId, jti: claims.jti, expiresAt: DateTime.makeUnsafe(claims.expiresAtMillis), now })
         if (!fresh) return yield* new AppInstallationAssertionReplayed({ appId })
         return { app: found.value.app, now }
       })
@@ -271,7 +271,7 @@ export class AppInstallations extends Effect.Service<AppInstallations>()("core/A
         if (record.status !== "approved" || record.projectId === null || record.accountId === null) {
           return yield* new AppInstallationDeliveryUnavailable({ reason: "the request was not approved" })
         }
-        if (record.codeExpiresAt === null || record.codeExpiresAt.epochMillis <= now.epochMillis) {
+        if (record.codeExpiresAt === null || DateTime.toEpochMillis(record.codeExpiresAt) <= DateTime.toEpochMillis(now)) {
           return yield* new AppInstallationDeliveryUnavailable({ reason: "the code has expired; ask the customer to approve a new request" })
         }
         if (appVersionOf(app) !== record.appVersion) {
@@ -283,7 +283,7 @@ export class AppInstallations extends Effect.Service<AppInstallations>()("core/A
           accountId: record.accountId,
           name: `${app.name.slice(0, 100)} (app installation)`,
           permissions: record.permissions
-        }).pipe(Effect.catchAll((e) =>
+        }).pipe(Effect.catch((e) =>
           Effect.fail(new AppInstallationDeliveryUnavailable({ reason: `the credential could not be made (${e._tag})` }))))
         yield* repo.updateRequest({ ...record, status: "delivered", apiKeyId: created.apiKey.apiKeyId as ApiKeyId, deliveredAt: now })
         return {
@@ -296,9 +296,10 @@ export class AppInstallations extends Effect.Service<AppInstallations>()("core/A
     })
 
     return { setKeySet, getKeySet, createRequest, view, listPending, approve, deny, redeem } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}
 
 /** The approver as the principal the project gate and the key's creation check. */
 const principalOfApprover = (accountId: AccountId, requestId: string) =>

@@ -16,5 +16,5 @@ export * from "./AppInstallations.js"
 export * from "./AppInstallationSchema.js"
 export * from "./ClientAssertion.js"
 
-export const AppInstallationsCore = AppInstallations.Default.pipe(Layer.provide(ProjectApiKeysCore))
+export const AppInstallationsCore = AppInstallations.layer.pipe(Layer.provide(ProjectApiKeysCore))
 export type AppInstallationsPorts = AppInstallationsRepo

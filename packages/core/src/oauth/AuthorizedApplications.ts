@@ -9,12 +9,13 @@ import { Schema } from "effect"
 import { IdKinds, TypeId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import type { AuthorizedApp } from "./OAuthGrants.js"
+import { NumberFromString } from "../internal/NumberFromString.js"
 
 /** An app's client id as a path parameter (`sb_app_…`). */
-export const OAuthClientId = TypeId(IdKinds.oauthApp, "OAuthClientId").annotations({ identifier: "OAuthClientId" })
+export const OAuthClientId = TypeId(IdKinds.oauthApp, "OAuthClientId").annotate({ identifier: "OAuthClientId" })
 
 export const AuthorizedOAuthApplication = Schema.Struct({
-  applicationType: Schema.Literal("confidential", "public"),
+  applicationType: Schema.Literals(["confidential", "public"]),
   clientId: Schema.String,
   createdAt: Timestamp,
   description: Schema.NullOr(Schema.String),
@@ -26,33 +27,33 @@ export const AuthorizedOAuthApplication = Schema.Struct({
   scopes: Schema.Array(Schema.String),
   updatedAt: Timestamp,
   usesPkce: Schema.Boolean
-}).annotations({ identifier: "AuthorizedOAuthApplication" })
+}).annotate({ identifier: "AuthorizedOAuthApplication" })
 
 export const AuthorizedApplication = Schema.Struct({
   application: AuthorizedOAuthApplication,
   authorizationId: Schema.String,
   grantedScopes: Schema.Array(Schema.String),
   oauthResource: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "AuthorizedApplication" })
+}).annotate({ identifier: "AuthorizedApplication" })
 
-export const ListAuthorizedApplicationsOrder = Schema.Literal("normal", "desc", "asc").annotations({
+export const ListAuthorizedApplicationsOrder = Schema.Literals(["normal", "desc", "asc"]).annotate({
   identifier: "ListAuthorizedApplicationsOrder"
 })
 export type ListAuthorizedApplicationsOrder = typeof ListAuthorizedApplicationsOrder.Type
 
-const Cursor = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128))
+const Cursor = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(128)))
 
 export const ListAuthorizedApplicationsParams = Schema.Struct({
   after: Schema.optional(Cursor),
   before: Schema.optional(Cursor),
-  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))),
+  limit: Schema.optional(NumberFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))),
   order: Schema.optional(ListAuthorizedApplicationsOrder)
 })
 
 export const ListAuthorizedApplicationsResponse = Schema.Struct({
   authorizedApplications: Schema.Array(AuthorizedApplication),
   listMetadata: Schema.Struct({ after: Schema.NullOr(Schema.String), before: Schema.NullOr(Schema.String) })
-}).annotations({ identifier: "ListAuthorizedApplicationsResponse" })
+}).annotate({ identifier: "ListAuthorizedApplicationsResponse" })
 
 export const DEFAULT_AUTHORIZED_APPLICATIONS_LIMIT = 10
 

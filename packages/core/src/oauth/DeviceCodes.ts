@@ -5,7 +5,7 @@
  * meanwhile. Both codes are stored as their SHA-256 only; the user code is normalized first (upper
  * case, separators dropped), so `bdfg-hjkl`, `BDFGHJKL` and `BDFG HJKL` are one code.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"
 import { Setting } from "../internal/Settings.js"
 
@@ -88,7 +88,7 @@ export interface DevicePoll {
   readonly slowDown: boolean
 }
 
-export class DeviceCodesRepo extends Context.Tag("core/DeviceCodesRepo")<DeviceCodesRepo, {
+export class DeviceCodesRepo extends Context.Service<DeviceCodesRepo, {
   /** Stores a new code; false (nothing stored) when its user code is already taken by a live code. */
   readonly insert: (code: DeviceCodeRecord) => Effect.Effect<boolean>
   readonly findByUserCode: (userCodeHash: string) => Effect.Effect<Option.Option<DeviceCodeRecord>>
@@ -111,4 +111,4 @@ export class DeviceCodesRepo extends Context.Tag("core/DeviceCodesRepo")<DeviceC
   readonly consume: (args: { readonly deviceCodeHash: string; readonly now: DateTime.Utc }) => Effect.Effect<boolean>
   /** Deletes codes that expired before `before`; how many went. */
   readonly sweep: (args: { readonly before: DateTime.Utc }) => Effect.Effect<number>
-}>() {}
+}>()("core/DeviceCodesRepo") {}

@@ -7,7 +7,7 @@
  * (and so every code and token) of it. Every change is announced (`CredentialRevocations`, on
  * commit), so no server process authenticates a client with its old record for long.
  */
-import { DateTime, Effect, Option, Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { newSecret } from "../credentials/Credential.js"
 import { CredentialRevocations } from "../accounts/Ports.js"
 import { sha256Hex } from "../internal/Crypto.js"
@@ -73,8 +73,8 @@ const checkSettings = (s: {
 
 const clientSecretOf = Effect.map(newSecret, (s) => Redacted.make(`${CLIENT_SECRET_PREFIX}${Redacted.value(s)}`))
 
-export class OAuthApps extends Effect.Service<OAuthApps>()("core/OAuthApps", {
-  effect: Effect.gen(function*() {
+export class OAuthApps extends Context.Service<OAuthApps>()("core/OAuthApps", {
+  make: Effect.gen(function*() {
     const repo = yield* OAuthAppsRepo
     const grantsRepo = yield* OAuthGrantsRepo
     const grants = yield* OAuthGrants
@@ -172,6 +172,7 @@ export class OAuthApps extends Effect.Service<OAuthApps>()("core/OAuthApps", {
     })
 
     return { create, list, get, update, remove, rotateSecret } as const
-  }),
-  dependencies: [Ids.Default, OAuthClientCache.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, OAuthClientCache.layer]))
+}

@@ -6,14 +6,14 @@
  * (`pg_notify` on PostgreSQL) — and keeps it out for one TTL, so a load that raced the change
  * cannot put the old record back. Unknown clients are not cached.
  */
-import { Clock, Effect, Option, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
 import { CredentialCachePolicy } from "../credentials/CredentialCache.js"
 import { CredentialRevocations } from "../accounts/Ports.js"
 import { makeTtlCache } from "../internal/TtlCache.js"
 import { OAuthAppsRepo, type StoredOAuthApp } from "./OAuthProviderPorts.js"
 
-export class OAuthClientCache extends Effect.Service<OAuthClientCache>()("core/OAuthClientCache", {
-  scoped: Effect.gen(function*() {
+export class OAuthClientCache extends Context.Service<OAuthClientCache>()("core/OAuthClientCache", {
+  make: Effect.gen(function*() {
     const repo = yield* OAuthAppsRepo
     const revocations = yield* CredentialRevocations
     const policy = yield* CredentialCachePolicy
@@ -21,7 +21,7 @@ export class OAuthClientCache extends Effect.Service<OAuthClientCache>()("core/O
 
     yield* revocations.subscribe.pipe(
       Stream.runForEach((id) => Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => cache.drop(id, now)))),
-      Effect.forkScoped
+      Effect.forkScoped({ startImmediately: true })
     )
 
     /** The app (not removed), from memory while fresh. */
@@ -41,4 +41,6 @@ export class OAuthClientCache extends Effect.Service<OAuthClientCache>()("core/O
 
     return { find, invalidate, size: () => cache.size() } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -78,7 +78,7 @@ export const makeOAuthCodeGrant = (minting: OAuthTokenMinting) =>
           resource: request.resource,
           authTime: args.authTime,
           createdAt: now,
-          expiresAt: DateTime.unsafeMake(now.epochMillis + AUTHORIZATION_CODE_LIFETIME) as DateTime.Utc,
+          expiresAt: DateTime.makeUnsafe(DateTime.toEpochMillis(now) + AUTHORIZATION_CODE_LIFETIME) as DateTime.Utc,
           consumedAt: null
         }
         yield* tokens.insertCode(record)
@@ -109,7 +109,7 @@ export const makeOAuthCodeGrant = (minting: OAuthTokenMinting) =>
         yield* grants.revokeGrant(code.grantId)
         return yield* oauthError("invalid_grant", "The authorization code was already used; its grant is revoked.")
       }
-      if (!DateTime.greaterThan(code.expiresAt, now)) return yield* oauthError("invalid_grant", "The authorization code has expired.")
+      if (!DateTime.isGreaterThan(code.expiresAt, now)) return yield* oauthError("invalid_grant", "The authorization code has expired.")
       if (code.clientId !== client.clientId) return yield* oauthError("invalid_grant", "The authorization code was issued to another client.")
       if (code.redirectUri !== args.redirectUri) {
         return yield* oauthError("invalid_grant", "redirect_uri does not match the authorization request.")

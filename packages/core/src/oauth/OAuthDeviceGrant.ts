@@ -113,7 +113,7 @@ export const makeOAuthDeviceGrant = (
           intervalSeconds: policy.intervalSeconds,
           lastPolledAt: null,
           createdAt: now,
-          expiresAt: DateTime.unsafeMake(now.epochMillis + policy.lifetimeMs) as DateTime.Utc
+          expiresAt: DateTime.makeUnsafe(DateTime.toEpochMillis(now) + policy.lifetimeMs) as DateTime.Utc
         }
         if (yield* repo.insert(record)) {
           return {
@@ -134,7 +134,7 @@ export const makeOAuthDeviceGrant = (
         if (normalized === undefined) return Option.none<{ readonly code: DeviceCodeRecord; readonly app: OAuthApp; readonly userCode: string }>()
         const found = yield* repo.findByUserCode(yield* sha256Hex(normalized))
         const now = yield* DateTime.now
-        if (Option.isNone(found) || found.value.status !== "pending" || !DateTime.greaterThan(found.value.expiresAt, now)) {
+        if (Option.isNone(found) || found.value.status !== "pending" || !DateTime.isGreaterThan(found.value.expiresAt, now)) {
           return Option.none()
         }
         const app = yield* findClient(found.value.clientId)
@@ -202,7 +202,7 @@ export const makeOAuthDeviceGrant = (
       const { code, slowDown } = polled.value
       if (code.clientId !== client.clientId) return yield* oauthError("invalid_grant", "The device code was issued to another client.")
       if (code.status === "consumed") return yield* oauthError("invalid_grant", "The device code was already used.")
-      if (!DateTime.greaterThan(code.expiresAt, now)) return yield* oauthError("expired_token", "The device code has expired; start again.")
+      if (!DateTime.isGreaterThan(code.expiresAt, now)) return yield* oauthError("expired_token", "The device code has expired; start again.")
       switch (code.status) {
         case "denied":
           return yield* oauthError("access_denied", "The user denied the request.")

@@ -30,12 +30,8 @@ export type OAuthAppError = InvalidOAuthApp | OAuthAppNotFound | OAuthAppIsPubli
  * RFC 6750 §3.1, RFC 8707 §2, RFC 8628 §3.5). The adapter's table has one row per code (its status), so a new
  * code must be placed consciously.
  */
-export const OAuthErrorCode = Schema.Literal(
-  "invalid_request", "invalid_client", "invalid_grant", "invalid_scope", "invalid_target", "consent_required",
-  "invalid_token", "insufficient_scope", "server_error", "temporarily_unavailable",
-  // RFC 8628 §3.5: the device flow's polling answers.
-  "authorization_pending", "slow_down", "expired_token", "access_denied"
-)
+export const OAuthErrorCode = Schema.Literals(["invalid_request", "invalid_client", "invalid_grant", "invalid_scope", "invalid_target", "consent_required", "invalid_token", "insufficient_scope", "server_error", "temporarily_unavailable", // RFC 8628 §3.5: the device flow's polling answers.
+  "authorization_pending", "slow_down", "expired_token", "access_denied"])
 export type OAuthErrorCode = typeof OAuthErrorCode.Type
 
 /**

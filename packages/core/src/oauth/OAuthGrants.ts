@@ -9,7 +9,7 @@
  * bearer tokens): one indexed lookup by the token's SHA-256; revoked, expired, unknown tokens and
  * tokens of deleted accounts are none.
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AccessTokenVerifier } from "../credentials/AccessTokenVerifier.js"
 import { AccountsRepo, CredentialRevocations } from "../accounts/Ports.js"
 import { sha256Hex } from "../internal/Crypto.js"
@@ -48,8 +48,8 @@ export interface VerifiedOAuthAccessToken {
 /** The longest opaque token looked at; anything longer is unknown without a lookup. */
 export const MAX_OPAQUE_TOKEN_LENGTH = 256
 
-export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants", {
-  effect: Effect.gen(function*() {
+export class OAuthGrants extends Context.Service<OAuthGrants>()("core/OAuthGrants", {
+  make: Effect.gen(function*() {
     const repo = yield* OAuthGrantsRepo
     const tokens = yield* OAuthTokensRepo
     const accounts = yield* AccountsRepo
@@ -77,7 +77,7 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants
     /** Revokes one token family (a reused refresh token) and tells every process. */
     const revokeFamily = fn("OAuthGrants.revokeFamily")(function*(familyId: string) {
       const now = yield* DateTime.now
-      yield* tx.withTransaction(Effect.zipRight(tokens.revokeFamily({ familyId, now }), revocations.publish(familyId)))
+      yield* tx.withTransaction(Effect.andThen(tokens.revokeFamily({ familyId, now }), revocations.publish(familyId)))
       yield* verifier.invalidate(familyId)
       yield* tokenCache.drop(familyId)
     })
@@ -111,7 +111,7 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants
       if (Option.isNone(found)) return Option.none<VerifiedOAuthAccessToken>()
       const t = found.value
       const now = yield* DateTime.now
-      if (t.kind !== "access" || t.revokedAt !== null || !DateTime.greaterThan(t.expiresAt, now)) {
+      if (t.kind !== "access" || t.revokedAt !== null || !DateTime.isGreaterThan(t.expiresAt, now)) {
         return Option.none<VerifiedOAuthAccessToken>()
       }
       const account = yield* accounts.findById(t.accountId)
@@ -127,4 +127,6 @@ export class OAuthGrants extends Effect.Service<OAuthGrants>()("core/OAuthGrants
 
     return { listForAccount, withdraw, verifyAccessToken, revokeGrant, revokeFamily } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

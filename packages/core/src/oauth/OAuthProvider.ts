@@ -19,7 +19,7 @@
  * `OAuthTokenInspection.ts` (introspection, revocation, userinfo), `OAuthDeviceGrant.ts` (RFC 8628
  * device authorization); client authentication is here.
  */
-import { DateTime, Effect, Option, Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { constantTimeEqual, sha256HexSync } from "../internal/Crypto.js"
 import { Ids } from "../shared/Ids.js"
 import { fn } from "../internal/Traced.js"
@@ -43,8 +43,8 @@ export {
   ACCESS_TOKEN_PREFIX, CODE_PREFIX, type IssuedTokens, REFRESH_TOKEN_PREFIX, type TokenResponse, tokenResponseBody
 } from "./OAuthTokenMinting.js"
 
-export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthProvider", {
-  effect: Effect.gen(function*() {
+export class OAuthProvider extends Context.Service<OAuthProvider>()("core/OAuthProvider", {
+  make: Effect.gen(function*() {
     const apps = yield* OAuthClientCache
     const tokens = yield* OAuthTokensRepo
     const { audience, issuer } = yield* TokenAudience
@@ -96,7 +96,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
     /** Deletes codes (device codes too) and tokens that expired more than a day ago. */
     const sweep = fn("OAuthProvider.sweep")(function*() {
       const now = yield* DateTime.now
-      const before = DateTime.unsafeMake(now.epochMillis - DAY) as DateTime.Utc
+      const before = DateTime.makeUnsafe(DateTime.toEpochMillis(now) - DAY) as DateTime.Utc
       return (yield* tokens.sweep({ before })) + (yield* devices.sweep({ before }))
     })
 
@@ -111,6 +111,7 @@ export class OAuthProvider extends Effect.Service<OAuthProvider>()("core/OAuthPr
       issuer,
       resourceUrl: audience
     } as const
-  }),
-  dependencies: [Ids.Default, SigningKeys.Default, OAuthClientCache.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, SigningKeys.layer, OAuthClientCache.layer]))
+}

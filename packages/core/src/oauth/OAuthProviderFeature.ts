@@ -32,7 +32,7 @@ export * from "./Pkce.js"
 export * from "./TokenPolicy.js"
 
 /** The feature's services; `OAuthGrants` is shared by the other two (one instance). */
-export const OAuthProviderCore = Layer.mergeAll(OAuthApps.Default, OAuthProvider.Default).pipe(
-  Layer.provideMerge(OAuthGrants.Default)
+export const OAuthProviderCore = Layer.mergeAll(OAuthApps.layer, OAuthProvider.layer).pipe(
+  Layer.provideMerge(OAuthGrants.layer)
 )
 export type OAuthProviderPorts = OAuthAppsRepo | OAuthGrantsRepo | OAuthTokensRepo | DeviceCodesRepo

@@ -4,7 +4,7 @@
  * the grant (one account's consent to one app) it was issued under, so withdrawing the grant kills
  * them all in one transaction. Codes and tokens are stored as the SHA-256 of their value only.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountRecord } from "../accounts/Ports.js"
 import type { AccountId } from "../shared/Identifiers.js"
 import type { OAuthApp, OAuthGrant } from "./OAuthSchema.js"
@@ -15,7 +15,7 @@ export interface StoredOAuthApp {
   readonly secretHash: string | null
 }
 
-export class OAuthAppsRepo extends Context.Tag("core/OAuthAppsRepo")<OAuthAppsRepo, {
+export class OAuthAppsRepo extends Context.Service<OAuthAppsRepo, {
   readonly insert: (stored: StoredOAuthApp) => Effect.Effect<void>
   /** The owner's apps that were not removed, newest first. */
   readonly listByOwner: (ownerAccountId: AccountId) => Effect.Effect<ReadonlyArray<OAuthApp>>
@@ -32,9 +32,9 @@ export class OAuthAppsRepo extends Context.Tag("core/OAuthAppsRepo")<OAuthAppsRe
   }) => Effect.Effect<void>
   /** Marks the app removed: it no longer authenticates, authorizes or lists. */
   readonly remove: (args: { readonly clientId: string; readonly now: DateTime.Utc }) => Effect.Effect<void>
-}>() {}
+}>()("core/OAuthAppsRepo") {}
 
-export class OAuthGrantsRepo extends Context.Tag("core/OAuthGrantsRepo")<OAuthGrantsRepo, {
+export class OAuthGrantsRepo extends Context.Service<OAuthGrantsRepo, {
   /** The live (unrevoked) grant of the account for the app, if any. */
   readonly findLive: (accountId: AccountId, clientId: string) => Effect.Effect<Option.Option<OAuthGrant>>
   readonly findById: (grantId: string) => Effect.Effect<Option.Option<OAuthGrant>>
@@ -62,7 +62,7 @@ export class OAuthGrantsRepo extends Context.Tag("core/OAuthGrantsRepo")<OAuthGr
    * issued under it. False when the grant is unknown or was already revoked.
    */
   readonly revoke: (args: { readonly grantId: string; readonly now: DateTime.Utc }) => Effect.Effect<boolean>
-}>() {}
+}>()("core/OAuthGrantsRepo") {}
 
 /** An authorization code, bound to everything the token request must match (reference/oauth.md §2.3 step 10). */
 export interface AuthorizationCodeRecord {
@@ -147,7 +147,7 @@ export interface TokenWithAccountState {
 /** What a rotation found: `Rotated` wrote everything; otherwise nothing was written. */
 export type RotationResult = "Rotated" | "NotRotated"
 
-export class OAuthTokensRepo extends Context.Tag("core/OAuthTokensRepo")<OAuthTokensRepo, {
+export class OAuthTokensRepo extends Context.Service<OAuthTokensRepo, {
   readonly insertCode: (code: AuthorizationCodeRecord) => Effect.Effect<void>
   /** Marks the code consumed, atomically: of concurrent calls exactly one sees `Consumed`. */
   readonly consumeCode: (args: { readonly codeHash: string; readonly now: DateTime.Utc }) => Effect.Effect<CodeConsumption>
@@ -194,4 +194,4 @@ export class OAuthTokensRepo extends Context.Tag("core/OAuthTokensRepo")<OAuthTo
    * were created before it. Returns how many rows went.
    */
   readonly sweep: (args: { readonly before: DateTime.Utc }) => Effect.Effect<number>
-}>() {}
+}>()("core/OAuthTokensRepo") {}

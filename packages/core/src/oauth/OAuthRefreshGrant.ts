@@ -90,7 +90,7 @@ export const makeOAuthRefreshGrant = (minting: OAuthTokenMinting) =>
         hints.delete(tokenHash)
         const rt = hint.token
         if (
-          rt.clientId === client.clientId && DateTime.greaterThan(rt.expiresAt, now) &&
+          rt.clientId === client.clientId && DateTime.isGreaterThan(rt.expiresAt, now) &&
           (requested === undefined || covers(rt.scopes, requested)) &&
           (args.resource === undefined || args.resource === hint.family.resource)
         ) {
@@ -112,7 +112,7 @@ export const makeOAuthRefreshGrant = (minting: OAuthTokenMinting) =>
         if (rt.clientId !== client.clientId) return invalid("The refresh token was issued to another client.")
         if (rt.rotatedAt !== null) return { _tag: "Reused", familyId: rt.familyId } satisfies RefreshOutcome
         if (rt.revokedAt !== null) return invalid("The refresh token was revoked.")
-        if (!DateTime.greaterThan(rt.expiresAt, now)) return invalid("The refresh token has expired.")
+        if (!DateTime.isGreaterThan(rt.expiresAt, now)) return invalid("The refresh token has expired.")
         if (requested !== undefined && !covers(rt.scopes, requested)) {
           return { _tag: "Refused", error: oauthError("invalid_scope", "scope exceeds the scopes originally granted.") } satisfies RefreshOutcome
         }

@@ -1,10 +1,10 @@
+import { DateTime } from "effect"
 /**
  * OAuth apps (clients) and grants as data, and the pure rules of their settings (SPEC.md §
  * Dashboard API and OAuth provider): a name, logo and homepage shown on the consent screen, an exact
  * allowlist of redirect URIs, the client type (`confidential` has a secret, `public` relies on PKCE
  * alone) and the maximum scope set.
  */
-import type { DateTime } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"
 import { type OauthScope, oauthScopes } from "./Scopes.js"
 

@@ -19,7 +19,7 @@
  * A dropped id is kept out for one TTL (tombstone), so a load that raced the revocation (it read
  * the row before the revoking transaction committed) cannot put a live entry back.
  */
-import { Clock, Effect, Stream } from "effect"
+import { Clock, Context, DateTime, Effect, Layer, Stream } from "effect"
 import { CredentialRevocations } from "../accounts/Ports.js"
 import { CredentialCachePolicy } from "../credentials/CredentialCache.js"
 import { makeTtlCache } from "../internal/TtlCache.js"
@@ -33,8 +33,8 @@ export const accountKey = (accountId: string) => `account:${accountId}`
 const names = (id: string, t: OAuthTokenRecord) =>
   id === t.tokenHash || id === t.familyId || id === t.grantId || id === t.clientId || id === accountKey(t.accountId)
 
-export class OAuthTokenCache extends Effect.Service<OAuthTokenCache>()("core/OAuthTokenCache", {
-  scoped: Effect.gen(function*() {
+export class OAuthTokenCache extends Context.Service<OAuthTokenCache>()("core/OAuthTokenCache", {
+  make: Effect.gen(function*() {
     const policy = yield* CredentialCachePolicy
     const revocations = yield* CredentialRevocations
     // A store that does not announce every change of an account (the in-memory testkit, or none
@@ -59,13 +59,13 @@ export class OAuthTokenCache extends Effect.Service<OAuthTokenCache>()("core/OAu
     if (cache.enabled) {
       yield* revocations.subscribe.pipe(
         Stream.runForEach(drop),
-        Effect.forkScoped
+        Effect.forkScoped({ startImmediately: true })
       )
       if (announced) {
         yield* records.value.changes.pipe(
           Stream.filter((key) => key.startsWith("account:")),
           Stream.runForEach(drop),
-          Effect.forkScoped
+          Effect.forkScoped({ startImmediately: true })
         )
       }
     }
@@ -75,16 +75,18 @@ export class OAuthTokenCache extends Effect.Service<OAuthTokenCache>()("core/OAu
       /** The cached live access token of that hash, if not yet expired at `now` (epoch ms). */
       get: (tokenHash: string, now: number): OAuthTokenRecord | undefined => {
         const hit = cache.get(tokenHash, now)
-        return hit === undefined || hit.expiresAt.epochMillis <= now ? undefined : hit
+        return hit === undefined || DateTime.toEpochMillis(hit.expiresAt) <= now ? undefined : hit
       },
       /** Keeps a live access token (loaded at `now`); anything else is ignored. */
       set: (token: OAuthTokenRecord, now: number): void => {
         if (token.kind !== "access" || token.revokedAt !== null || token.rotatedAt !== null) return
-        if (token.expiresAt.epochMillis <= now) return
+        if (DateTime.toEpochMillis(token.expiresAt) <= now) return
         cache.set(token.tokenHash, token, now)
       },
       drop,
       size: () => cache.size()
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -55,7 +55,7 @@ export const makeOAuthTokenInspection = (minting: OAuthTokenMinting) =>
         const found = yield* tokens.findTokenWithAccountState(tokenHash)
         if (Option.isNone(found)) return Option.none<OAuthTokenRecord>()
         const t = found.value.token
-        if (t.revokedAt !== null || t.rotatedAt !== null || t.expiresAt.epochMillis <= now) return Option.none<OAuthTokenRecord>()
+        if (t.revokedAt !== null || t.rotatedAt !== null || DateTime.toEpochMillis(t.expiresAt) <= now) return Option.none<OAuthTokenRecord>()
         const account = found.value.account
         if (Option.isNone(account) || !isAccountId(t.accountId) || account.value.deletedAt !== null) return Option.none<OAuthTokenRecord>()
         cache.set(t, now)
@@ -90,8 +90,8 @@ export const makeOAuthTokenInspection = (minting: OAuthTokenMinting) =>
         scope: formatScope(t.scopes),
         client_id: t.clientId,
         sub: t.accountId,
-        exp: seconds(t.expiresAt.epochMillis),
-        iat: seconds(t.createdAt.epochMillis),
+        exp: seconds(DateTime.toEpochMillis(t.expiresAt)),
+        iat: seconds(DateTime.toEpochMillis(t.createdAt)),
         iss: issuer,
         ...(t.kind === "access" ? { token_type: "Bearer" } : {})
       }

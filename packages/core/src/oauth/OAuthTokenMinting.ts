@@ -139,8 +139,8 @@ export const makeOAuthTokenMinting = Effect.gen(function*() {
           clientId: client.clientId,
           accountId: family.accountId,
           scopes,
-          createdAt: DateTime.unsafeMake(now) as DateTime.Utc,
-          expiresAt: DateTime.unsafeMake(expiresAt) as DateTime.Utc,
+          createdAt: DateTime.makeUnsafe(now) as DateTime.Utc,
+          expiresAt: DateTime.makeUnsafe(expiresAt) as DateTime.Utc,
           revokedAt: null,
           rotatedAt: null
         })
@@ -156,8 +156,8 @@ export const makeOAuthTokenMinting = Effect.gen(function*() {
           clientId: client.clientId,
           accountId: family.accountId,
           scopes: args.refreshScopes,
-          createdAt: DateTime.unsafeMake(now) as DateTime.Utc,
-          expiresAt: DateTime.unsafeMake(now + REFRESH_TOKEN_LIFETIME) as DateTime.Utc,
+          createdAt: DateTime.makeUnsafe(now) as DateTime.Utc,
+          expiresAt: DateTime.makeUnsafe(now + REFRESH_TOKEN_LIFETIME) as DateTime.Utc,
           revokedAt: null,
           rotatedAt: null
         })
@@ -172,7 +172,7 @@ export const makeOAuthTokenMinting = Effect.gen(function*() {
           azp: client.clientId,
           iat: seconds(now),
           exp: seconds(now + ID_TOKEN_LIFETIME),
-          auth_time: seconds(family.authTime.epochMillis),
+          auth_time: seconds(DateTime.toEpochMillis(family.authTime)),
           ...(args.nonce === null ? {} : { nonce: args.nonce })
         }))
       }
@@ -190,4 +190,4 @@ export const makeOAuthTokenMinting = Effect.gen(function*() {
   return { opaque, hashOf, liveAccount, claimsOf, mintTokens } as const
 })
 
-export type OAuthTokenMinting = Effect.Effect.Success<typeof makeOAuthTokenMinting>
+export type OAuthTokenMinting = Effect.Success<typeof makeOAuthTokenMinting>

@@ -1,5 +1,5 @@
 /** The oauth context's repository ports: `Context.Tag`s with no implementation (DESIGN.md §4). */
-import { Context, type DateTime, type Effect } from "effect"
+import { Context, DateTime, type Effect } from "effect"
 
 /**
  * A signing key's place in its life: `next` is published but does not sign yet (so verifiers and
@@ -35,7 +35,7 @@ export interface SigningKeyRecord {
   readonly publishedUntil: DateTime.Utc | null
 }
 
-export class SigningKeysRepo extends Context.Tag("core/SigningKeysRepo")<SigningKeysRepo, {
+export class SigningKeysRepo extends Context.Service<SigningKeysRepo, {
   /**
    * The key set at `now`: the current key, the next key, and retired keys whose `publishedUntil`
    * is later than `now`; current first, then next, then retired newest first.
@@ -62,4 +62,4 @@ export class SigningKeysRepo extends Context.Tag("core/SigningKeysRepo")<Signing
     readonly next: SigningKeyRecord
     readonly fallback: SigningKeyRecord
   }) => Effect.Effect<{ readonly retired: string | null; readonly current: string; readonly next: string }>
-}>() {}
+}>()("core/SigningKeysRepo") {}

@@ -36,5 +36,5 @@ export const isOauthScope = (s: string): s is OauthScope => (oauthScopes as Read
 /** `GET /v1/auth/oauth-scopes`: the business scopes available to OAuth apps. */
 export const ListOauthScopesResponse = Schema.Struct({
   scopes: Schema.Array(Schema.String)
-}).annotations({ identifier: "ListOauthScopesResponse" })
+}).annotate({ identifier: "ListOauthScopesResponse" })
 export type ListOauthScopesResponse = typeof ListOauthScopesResponse.Type

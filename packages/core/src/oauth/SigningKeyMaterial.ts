@@ -50,7 +50,7 @@ export const sealPrivateJwk = (jwk: jose.JWK) => seal(SIGNING_KEY_PURPOSE, te.en
 export const unsealPrivateKey = (record: SigningKeyRecord): Effect.Effect<jose.CryptoKey, never, ServerSecret> =>
   Effect.flatMap(unseal(SIGNING_KEY_PURPOSE, record.privateKeySealed), (plain) =>
     plain === undefined
-      ? Effect.dieMessage(`signing key ${record.kid} does not unseal: was the server secret (SECRET_KEY) changed?`)
+      ? Effect.die(new Error(`signing key ${record.kid} does not unseal: was the server secret (SECRET_KEY) changed?`))
       : Effect.promise(() => jose.importJWK(JSON.parse(td.decode(plain)) as jose.JWK, SIGNING_ALG)).pipe(
         Effect.map((key) => key as jose.CryptoKey)
       ))

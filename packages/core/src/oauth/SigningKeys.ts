@@ -10,7 +10,7 @@
  * with a key this process has not seen yet (another process rotated) refreshes the set once, at
  * most once per `unknownKidCooldown`, so a flood of made-up kids costs one read per cooldown.
  */
-import { Clock, DateTime, Duration, Effect, Option } from "effect"
+import { Clock, Context, DateTime, Duration, Effect, Layer, Option, Semaphore } from "effect"
 import type * as jose from "jose"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
@@ -59,10 +59,10 @@ interface Snapshot {
 
 /** Whether a key of the set is still published at `now` (a retired key drops at `publishedUntil`). */
 const publishedAt = (record: SigningKeyRecord, now: number) =>
-  record.state !== "retired" || (record.publishedUntil !== null && record.publishedUntil.epochMillis > now)
+  record.state !== "retired" || (record.publishedUntil !== null && DateTime.toEpochMillis(record.publishedUntil) > now)
 
-export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys", {
-  effect: Effect.gen(function*() {
+export class SigningKeys extends Context.Service<SigningKeys>()("core/SigningKeys", {
+  make: Effect.gen(function*() {
     const repo = yield* SigningKeysRepo
     const serverSecret = yield* ServerSecret
     const secrets = yield* Secrets
@@ -77,14 +77,14 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
     let snapshot: Snapshot | undefined
     let lastForcedRefresh = Number.NEGATIVE_INFINITY
     const privateKeys = new Map<string, jose.CryptoKey>()
-    const loading = yield* Effect.makeSemaphore(1)
+    const loading = yield* Semaphore.make(1)
 
     const fresh = (s: Snapshot | undefined, now: number): s is Snapshot =>
       s !== undefined && now >= s.loadedAt && now - s.loadedAt < ttl
 
     const reload = (now: number) =>
       Effect.gen(function*() {
-        const records = yield* repo.listPublished(DateTime.unsafeMake(now) as DateTime.Utc)
+        const records = yield* repo.listPublished(DateTime.makeUnsafe(now) as DateTime.Utc)
         const keys = yield* Effect.forEach(records, (record) =>
           Effect.map(importPublicKey(record.publicJwk), (publicKey): CachedKey => ({ record, publicKey })))
         for (const kid of privateKeys.keys()) if (!records.some((r) => r.kid === kid)) privateKeys.delete(kid)
@@ -152,7 +152,7 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const find = (s: Snapshot) =>
-          Option.fromNullable(s.keys.find((k) => k.record.kid === kid && publishedAt(k.record, now))).pipe(
+          Option.fromNullishOr(s.keys.find((k) => k.record.kid === kid && publishedAt(k.record, now))).pipe(
             Option.map((k) => k.publicKey)
           )
         const prior = snapshot
@@ -173,7 +173,7 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
           yield* ensureCurrent()
           current = pick(yield* keySet(now))
         }
-        if (current === undefined) return yield* Effect.dieMessage("no current signing key after ensureCurrent")
+        if (current === undefined) return yield* Effect.die(new Error("no current signing key after ensureCurrent"))
         const record = current.record
         const cached = privateKeys.get(record.kid)
         if (cached !== undefined) return { kid: record.kid, key: cached }
@@ -190,12 +190,12 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
     const sign = fn("SigningKeys.sign")(function*(payload: jose.JWTPayload, header: { readonly typ?: string } = {}) {
       const now = yield* Clock.currentTimeMillis
       if (typeof payload.exp !== "number" || !Number.isFinite(payload.exp)) {
-        return yield* Effect.dieMessage("SigningKeys.sign: the payload needs a numeric exp")
+        return yield* Effect.die(new Error("SigningKeys.sign: the payload needs a numeric exp"))
       }
       if (payload.exp * 1000 > now + maxLifetime) {
-        return yield* Effect.dieMessage(
+        return yield* Effect.die(new Error(
           `SigningKeys.sign: exp is more than ${Duration.format(policy.maxTokenLifetime)} away (SigningKeysPolicy.maxTokenLifetime)`
-        )
+        ))
       }
       const { key, kid } = yield* currentKey(now)
       return yield* signJwt(key, kid, { iat: Math.floor(now / 1000), ...payload }, header, signer)
@@ -209,7 +209,7 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
       const now = yield* DateTime.now
       const next = yield* newRecord("next", now)
       const fallback = yield* newRecord("current", now)
-      const publishedUntil = DateTime.unsafeMake(now.epochMillis + maxLifetime + grace) as DateTime.Utc
+      const publishedUntil = DateTime.makeUnsafe(DateTime.toEpochMillis(now) + maxLifetime + grace) as DateTime.Utc
       const result = yield* repo.rotate({ now, publishedUntil, next, fallback })
       invalidate()
       return result
@@ -217,4 +217,6 @@ export class SigningKeys extends Effect.Service<SigningKeys>()("core/SigningKeys
 
     return { ensureCurrent, verificationKeys, publicKeyFor, sign, rotate } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -4,7 +4,7 @@
  * and stored as its SHA-256 only; it expires after 7 days. Only the account with the invited email
  * (without regard to case) may accept, once, while the invitation is neither revoked nor expired.
  */
-import { DateTime, Duration, Effect, Option, Redacted } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { base64url, sha256Hex } from "../internal/Crypto.js"
 import { type AccountId, IdKinds, type OrganizationId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
@@ -45,8 +45,8 @@ export const toInvitation = (i: InvitationRecord): Invitation => ({
 
 const canManage = (role: OrganizationRole) => role === "owner" || role === "admin"
 
-export class Invitations extends Effect.Service<Invitations>()("core/Invitations", {
-  effect: Effect.gen(function*() {
+export class Invitations extends Context.Service<Invitations>()("core/Invitations", {
+  make: Effect.gen(function*() {
     const repo = yield* InvitationsRepo
     const organizationsRepo = yield* OrganizationsRepo
     const accounts = yield* AccountsRepo
@@ -145,6 +145,7 @@ export class Invitations extends Effect.Service<Invitations>()("core/Invitations
     })
 
     return { create, accept, revoke, listPending } as const
-  }),
-  dependencies: [Ids.Default, Organizations.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, Organizations.layer]))
+}

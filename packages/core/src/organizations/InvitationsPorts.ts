@@ -2,7 +2,7 @@
  * Invitations to organizations (API.md §1.3): the store's port, added by the Organizations feature.
  * Tokens are never stored, only their SHA-256.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountId, OrganizationId } from "../shared/Identifiers.js"
 import type { InvitationNotFound, InvitationNotPending } from "./OrganizationErrors.js"
 import type { InvitationId } from "./OrganizationSchema.js"
@@ -22,7 +22,7 @@ export interface InvitationRecord {
   readonly revokedAt: DateTime.Utc | null
 }
 
-export class InvitationsRepo extends Context.Tag("core/InvitationsRepo")<InvitationsRepo, {
+export class InvitationsRepo extends Context.Service<InvitationsRepo, {
   /** Stores a new invitation with the SHA-256 (hex) of its token; the organization must exist. */
   readonly insert: (invitation: InvitationRecord, tokenHash: string) => Effect.Effect<void>
   readonly findByTokenHash: (tokenHash: string) => Effect.Effect<Option.Option<InvitationRecord>>
@@ -51,4 +51,4 @@ export class InvitationsRepo extends Context.Tag("core/InvitationsRepo")<Invitat
     readonly accountId: AccountId
     readonly now: DateTime.Utc
   }) => Effect.Effect<MembershipRecord, InvitationNotFound | InvitationNotPending | MemberAlreadyExists>
-}>() {}
+}>()("core/InvitationsRepo") {}

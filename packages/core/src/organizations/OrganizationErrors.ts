@@ -34,7 +34,7 @@ export class InvitationNotFound extends Schema.TaggedError<InvitationNotFound>()
 }) {}
 
 /** Why an invitation can no longer be used. */
-export const InvitationState = Schema.Literal("accepted", "revoked", "expired")
+export const InvitationState = Schema.Literals(["accepted", "revoked", "expired"])
 export type InvitationState = typeof InvitationState.Type
 
 /** The invitation exists but is accepted, revoked or expired. */
@@ -51,7 +51,7 @@ export class InvitationEmailMismatch extends Schema.TaggedError<InvitationEmailM
 /** A list's `pageSize` or `pageToken` is not acceptable (a query-string problem). */
 export class OrganizationPageRequestInvalid extends Schema.TaggedError<OrganizationPageRequestInvalid>()(
   "OrganizationPageRequestInvalid",
-  { field: Schema.Literal("pageSize", "pageToken"), message: Schema.String }
+  { field: Schema.Literals(["pageSize", "pageToken"]), message: Schema.String }
 ) {}
 
 /** The organization requires SSO and the caller did not sign in through it (sso/SsoEnforcement.ts). */

@@ -7,30 +7,31 @@ import { BoundedString, Email } from "../shared/Bounds.js"
 import { AccountId, IdKinds, InvitationToken, OrganizationId, TypeId } from "../shared/Identifiers.js"
 import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { OrganizationRole } from "./OrganizationsPorts.js"
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** Invitation ids: `sb_inv_` + 26 (DESIGN.md D4). */
-export const InvitationId = TypeId(IdKinds.invitation, "InvitationId").annotations({ identifier: "InvitationId" })
+export const InvitationId = TypeId(IdKinds.invitation, "InvitationId").annotate({ identifier: "InvitationId" })
 export type InvitationId = typeof InvitationId.Type
 
 /** Organization names: 1..256 characters. */
-export const OrganizationName = BoundedString(1, 256).annotations({ identifier: "OrganizationName" })
+export const OrganizationName = BoundedString(1, 256).annotate({ identifier: "OrganizationName" })
 
 export const Organization = Schema.Struct({
   organizationId: OrganizationId,
   name: Schema.String,
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({ identifier: "Organization", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "Organization" }).pipe(noExcessKeys)
 export type Organization = typeof Organization.Type
 
 export const CreateOrganizationRequest = Schema.Struct({
   name: OrganizationName
-}).annotations({ identifier: "CreateOrganizationRequest", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "CreateOrganizationRequest" }).pipe(noExcessKeys)
 
 export const ListOrganizationsResponse = Schema.Struct({
   organizations: Schema.Array(Organization),
-  nextPageToken: Schema.optionalWith(Schema.String, { exact: true })
-}).annotations({ identifier: "ListOrganizationsResponse" })
+  nextPageToken: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "ListOrganizationsResponse" })
 
 /** One member of an organization, as listed. */
 export const OrganizationMember = Schema.Struct({
@@ -38,13 +39,13 @@ export const OrganizationMember = Schema.Struct({
   email: Schema.String,
   role: OrganizationRole,
   joinedAt: Timestamp
-}).annotations({ identifier: "OrganizationMember", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "OrganizationMember" }).pipe(noExcessKeys)
 export type OrganizationMember = typeof OrganizationMember.Type
 
 export const ListMembersResponse = Schema.Struct({
   members: Schema.Array(OrganizationMember),
-  nextPageToken: Schema.optionalWith(Schema.String, { exact: true })
-}).annotations({ identifier: "ListMembersResponse" })
+  nextPageToken: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "ListMembersResponse" })
 
 /** A membership: the member and the organization (the result of accepting an invitation). */
 export const Membership = Schema.Struct({
@@ -53,7 +54,7 @@ export const Membership = Schema.Struct({
   email: Schema.String,
   role: OrganizationRole,
   joinedAt: Timestamp
-}).annotations({ identifier: "Membership", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "Membership" }).pipe(noExcessKeys)
 export type Membership = typeof Membership.Type
 
 export const Invitation = Schema.Struct({
@@ -65,25 +66,25 @@ export const Invitation = Schema.Struct({
   expiresAt: Timestamp,
   acceptedAt: NullableTimestamp,
   revokedAt: NullableTimestamp
-}).annotations({ identifier: "Invitation", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "Invitation" }).pipe(noExcessKeys)
 export type Invitation = typeof Invitation.Type
 
 export const CreateInvitationRequest = Schema.Struct({
   email: Email,
   role: OrganizationRole
-}).annotations({ identifier: "CreateInvitationRequest", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "CreateInvitationRequest" }).pipe(noExcessKeys)
 
 /** The invitation and its token: shown once (only its SHA-256 is stored). */
 export const CreateInvitationResponse = Schema.Struct({
   invitation: Invitation,
   token: InvitationToken
-}).annotations({ identifier: "CreateInvitationResponse" })
+}).annotate({ identifier: "CreateInvitationResponse" })
 
 export const RevokeInvitationResponse = Schema.Struct({
   invitation: Invitation
-}).annotations({ identifier: "RevokeInvitationResponse" })
+}).annotate({ identifier: "RevokeInvitationResponse" })
 
 export const ListInvitationsResponse = Schema.Struct({
   invitations: Schema.Array(Invitation),
-  nextPageToken: Schema.optionalWith(Schema.String, { exact: true })
-}).annotations({ identifier: "ListInvitationsResponse" })
+  nextPageToken: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "ListInvitationsResponse" })

@@ -5,7 +5,7 @@
  * leave; the last owner can neither leave nor be removed. Owners give members any role; admins give
  * `member` or `admin` to non-owners (as they invite and remove); the last owner keeps the role.
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { type AccountId, IdKinds, OrganizationId } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
@@ -21,8 +21,8 @@ import { organizationPage, type PageInput } from "./OrganizationPages.js"
 import { type OrganizationRecord, type OrganizationRole, OrganizationsRepo } from "./OrganizationsPorts.js"
 import { fn } from "../internal/Traced.js"
 
-export class Organizations extends Effect.Service<Organizations>()("core/Organizations", {
-  effect: Effect.gen(function*() {
+export class Organizations extends Context.Service<Organizations>()("core/Organizations", {
+  make: Effect.gen(function*() {
     const repo = yield* OrganizationsRepo
     const ids = yield* Ids
     const secret = yield* ServerSecret
@@ -137,6 +137,7 @@ export class Organizations extends Effect.Service<Organizations>()("core/Organiz
     })
 
     return { changeMemberRole, create, list, listMembers, removeMember, roleIn } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

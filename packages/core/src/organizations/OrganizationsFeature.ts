@@ -17,5 +17,5 @@ export * from "./OrganizationSchema.js"
 export * from "./Organizations.js"
 
 /** Organizations and invitations; needs the organizations, invitations and accounts repositories, Secrets and ServerSecret. */
-export const OrganizationsCore = Layer.mergeAll(Organizations.Default, Invitations.Default)
+export const OrganizationsCore = Layer.mergeAll(Organizations.layer, Invitations.layer)
 export type OrganizationsPorts = OrganizationsRepo | InvitationsRepo

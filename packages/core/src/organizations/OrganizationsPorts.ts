@@ -3,11 +3,11 @@
  * feature (memory and SQL); used by projects, API keys and account deletion to decide who belongs
  * where. Fixed first so those features could be built at the same time.
  */
-import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
+import { Context, DateTime, type Effect, type Option, Schema } from "effect"
 import type { AccountId, OrganizationId } from "../shared/Identifiers.js"
 import type { CreatedPosition } from "../shared/PageToken.js"
 
-export const OrganizationRole = Schema.Literal("owner", "admin", "member")
+export const OrganizationRole = Schema.Literals(["owner", "admin", "member"])
 export type OrganizationRole = typeof OrganizationRole.Type
 
 export interface OrganizationRecord {
@@ -36,7 +36,7 @@ export class MemberAlreadyExists extends Schema.TaggedError<MemberAlreadyExists>
   accountId: Schema.String
 }) {}
 
-export class OrganizationsRepo extends Context.Tag("core/OrganizationsRepo")<OrganizationsRepo, {
+export class OrganizationsRepo extends Context.Service<OrganizationsRepo, {
   /** Creates the organization with `owner` as its first owner, atomically. */
   readonly insert: (organization: OrganizationRecord, owner: AccountId) => Effect.Effect<void>
   readonly findById: (organizationId: OrganizationId) => Effect.Effect<Option.Option<OrganizationRecord>>
@@ -70,4 +70,4 @@ export class OrganizationsRepo extends Context.Tag("core/OrganizationsRepo")<Org
   >
   /** Whether the account is an owner of any organization (account deletion refuses then). */
   readonly ownsAny: (accountId: AccountId) => Effect.Effect<boolean>
-}>() {}
+}>()("core/OrganizationsRepo") {}

@@ -14,7 +14,7 @@
  * - **List** filters by creation and update time, orders by either, ascending or descending, with
  *   a signed cursor bound to the filters.
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { canonicalJson } from "../shared/Idempotency.js"
@@ -56,8 +56,8 @@ export class AttachmentSettings extends Setting<AttachmentSettings>()("core/Atta
 const DEFAULT_PAGE_SIZE = 50
 const MAX_PAGE_SIZE = 200
 
-export class Attachments extends Effect.Service<Attachments>()("core/Attachments", {
-  effect: Effect.gen(function*() {
+export class Attachments extends Context.Service<Attachments>()("core/Attachments", {
+  make: Effect.gen(function*() {
     const repo = yield* AttachmentsRepo
     const blobs = yield* BlobStore
     const tx = yield* Transactor
@@ -98,7 +98,7 @@ export class Attachments extends Effect.Service<Attachments>()("core/Attachments
       const record: AttachmentRecord = {
         attachmentId, projectId, contentType, size: file.bytes.length, state: "ready", blobKey, createdAt: now, updatedAt: now
       }
-      yield* tx.withTransaction(Effect.zipRight(gate.open(projectId, principal, "write", { lock: true }), repo.insert(record))).pipe(
+      yield* tx.withTransaction(Effect.andThen(gate.open(projectId, principal, "write", { lock: true }), repo.insert(record))).pipe(
         Effect.tapError(() => blobs.delete(blobKey))
       )
       return attachmentView(record)
@@ -139,9 +139,9 @@ export class Attachments extends Effect.Service<Attachments>()("core/Attachments
     const download = fn("Attachments.download")(function*(projectId: ProjectId, principal: Principal, attachmentId: string) {
       yield* gate.open(projectId, principal, "read")
       const settings = yield* AttachmentSettings
-      const deadline = (yield* DateTime.now).epochMillis + settings.readyWaitMs
+      const deadline = (yield* DateTime.now).epochMilliseconds + settings.readyWaitMs
       let current = yield* own(projectId, attachmentId)
-      while (current.state !== "ready" && (yield* DateTime.now).epochMillis < deadline) {
+      while (current.state !== "ready" && (yield* DateTime.now).epochMilliseconds < deadline) {
         yield* Effect.sleep(settings.readyPollMs)
         current = yield* own(projectId, attachmentId)
       }
@@ -166,7 +166,7 @@ export class Attachments extends Effect.Service<Attachments>()("core/Attachments
         pageSize,
         pageToken: query.pageToken,
         fetch: (after, limit) =>
-          repo.list({ projectId, orderBy, order, ...filters, after: after && { t: after.createdAt.epochMillis, id: after.id }, limit }),
+          repo.list({ projectId, orderBy, order, ...filters, after: after && { t: DateTime.toEpochMillis(after.createdAt), id: after.id }, limit }),
         positionOf: (r) => ({ createdAt: orderBy === "createdAt" ? r.createdAt : r.updatedAt, id: r.attachmentId }),
         invalidToken: (message) => new InvalidPlatformRequest({ parameter: "pageToken", message })
       }).pipe(Effect.provideService(ServerSecret, serverSecret))
@@ -174,6 +174,7 @@ export class Attachments extends Effect.Service<Attachments>()("core/Attachments
     })
 
     return { upload, recordIncoming, completeIncoming, get, download, list } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

@@ -1,5 +1,5 @@
 /** Attachments' store (issue 18; contract §1 8c). The bytes live in the uploads feature's `BlobStore`. */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AttachmentRecord } from "./AttachmentsSchema.js"
 
 /** Where a page ends: the sort key's time (creation or update) and the id. */
@@ -8,7 +8,7 @@ export interface AttachmentPosition {
   readonly id: string
 }
 
-export class AttachmentsRepo extends Context.Tag("core/AttachmentsRepo")<AttachmentsRepo, {
+export class AttachmentsRepo extends Context.Service<AttachmentsRepo, {
   readonly insert: (r: AttachmentRecord) => Effect.Effect<void>
   readonly find: (projectId: string, attachmentId: string) => Effect.Effect<Option.Option<AttachmentRecord>>
   /** `processing` → `ready` with its stored bytes, once: none when unknown or not processing. */
@@ -33,4 +33,4 @@ export class AttachmentsRepo extends Context.Tag("core/AttachmentsRepo")<Attachm
     readonly after?: AttachmentPosition | undefined
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<AttachmentRecord>>
-}>() {}
+}>()("core/AttachmentsRepo") {}

@@ -5,56 +5,62 @@
  * An attachment is `ready` once its bytes are stored and downloadable; an attachment a host records
  * before its bytes arrive (inbound media fetched from a platform) is `processing` until then.
  */
-import { type DateTime, ParseResult, Schema } from "effect"
+import { DateTime, Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { sniffImageType } from "../uploads/UploadImage.js"
 import { parseTimestamp, Timestamp } from "../shared/Timestamp.js"
+import { NumberFromString } from "../internal/NumberFromString.js"
 
-export const AttachmentState = Schema.Literal("processing", "ready").annotations({ identifier: "AttachmentState" })
+export const AttachmentState = Schema.Literals(["processing", "ready"]).annotate({ identifier: "AttachmentState" })
 export type AttachmentState = typeof AttachmentState.Type
 
 export const Attachment = Schema.Struct({
   id: Schema.String,
   projectId: Schema.String,
   contentType: Schema.String,
-  size: Schema.Int.pipe(Schema.nonNegative()),
+  size: Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0))),
   state: AttachmentState,
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({ identifier: "Attachment" })
+}).annotate({ identifier: "Attachment" })
 export type Attachment = typeof Attachment.Type
 
 export const AttachmentPage = Schema.Struct({
   items: Schema.Array(Attachment),
   nextPageToken: Schema.optional(Schema.String)
-}).annotations({ identifier: "AttachmentPage" })
+}).annotate({ identifier: "AttachmentPage" })
 
 /** A time in a query: RFC 3339 with `Z` or a `±hh:mm` offset. */
-const QueryTime = Schema.transformOrFail(Schema.String.pipe(Schema.maxLength(64)), Schema.Number, {
-  strict: true,
-  decode: (s, _, ast) => {
-    const parsed = parseTimestamp(s)
-    if (parsed._tag === "Right") return ParseResult.succeed(parsed.right)
-    const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?[+-]\d{2}:\d{2}$/.test(s) ? Date.parse(s) : Number.NaN
-    return Number.isFinite(ms) ? ParseResult.succeed(ms) : ParseResult.fail(new ParseResult.Type(ast, s, "must be an RFC 3339 time"))
-  },
-  encode: (ms) => ParseResult.succeed(new Date(ms).toISOString())
-})
+const QueryTime = Schema.String.pipe(
+  Schema.check(Schema.isMaxLength(64)),
+  Schema.decodeTo(
+    Schema.Number,
+    SchemaTransformation.transformEffect({
+      decode: (s: string) => {
+        const parsed = parseTimestamp(s)
+        if (Result.isSuccess(parsed)) return Effect.succeed(parsed.success)
+        const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?[+-]\d{2}:\d{2}$/.test(s) ? Date.parse(s) : Number.NaN
+        return Number.isFinite(ms) ? Effect.succeed(ms) : Effect.fail(new SchemaIssue.InvalidValue({ message: "must be an RFC 3339 time" }, s))
+      },
+      encode: (ms: number) => Effect.succeed(new Date(ms).toISOString())
+    })
+  )
+)
 
 export const ListAttachmentsQuery = Schema.Struct({
   createdBefore: Schema.optional(QueryTime),
   createdSince: Schema.optional(QueryTime),
   updatedBefore: Schema.optional(QueryTime),
   updatedSince: Schema.optional(QueryTime),
-  order: Schema.optional(Schema.Literal("asc", "desc")),
-  orderBy: Schema.optional(Schema.Literal("createdAt", "updatedAt")),
+  order: Schema.optional(Schema.Literals(["asc", "desc"])),
+  orderBy: Schema.optional(Schema.Literals(["createdAt", "updatedAt"])),
   pageSize: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.compose(Schema.Int), Schema.between(0, Number.MAX_SAFE_INTEGER))
+    NumberFromString.pipe(Schema.decodeTo(Schema.Int), Schema.check(Schema.isBetween({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })))
   ),
   pageToken: Schema.optional(
     Schema.String.pipe(
-      Schema.minLength(1),
-      Schema.maxLength(4096),
-      Schema.pattern(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, { message: () => "must be a page token from a previous page" })
+      Schema.check(Schema.isMinLength(1)),
+      Schema.check(Schema.isMaxLength(4096)),
+      Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/u, { message: "must be a page token from a previous page" }))
     )
   )
 })

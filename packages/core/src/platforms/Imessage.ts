@@ -18,7 +18,7 @@
  *
  * Events: `imessage.assignment.updated` on create and release (operations and resources have theirs).
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
@@ -67,8 +67,8 @@ const seatCap = (values: ReadonlyMap<string, string>, fallback: number): number 
   return raw !== undefined && /^[0-9]{1,9}$/.test(raw) ? Number(raw) : fallback
 }
 
-export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
-  effect: Effect.gen(function*() {
+export class Imessage extends Context.Service<Imessage>()("core/Imessage", {
+  make: Effect.gen(function*() {
     const assignments = yield* SharedLineAssignmentsRepo
     const pool = yield* ImessagePool
     const ops = yield* OperationsRepo
@@ -226,6 +226,7 @@ export class Imessage extends Effect.Service<Imessage>()("core/Imessage", {
       listAssignments,
       provisionDedicatedLine
     } as const
-  }),
-  dependencies: [Ids.Default, EventPublisher.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, EventPublisher.layer]))
+}

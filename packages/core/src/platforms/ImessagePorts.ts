@@ -3,12 +3,12 @@
  * provider of iMessage lines (dedicated lines with a limited capacity that a request may wait
  * hours for, and the pool of shared lines end users are assigned onto).
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { ProviderFailure } from "./PlatformPorts.js"
 import type { SharedLineAssignmentRecord } from "./ImessageSchema.js"
 import type { AssignmentPosition } from "./WhatsappPorts.js"
 
-export class SharedLineAssignmentsRepo extends Context.Tag("core/SharedLineAssignmentsRepo")<SharedLineAssignmentsRepo, {
+export class SharedLineAssignmentsRepo extends Context.Service<SharedLineAssignmentsRepo, {
   /** Stores a live assignment; `false` when the project holds a live one for the same platform and handle. */
   readonly insert: (r: SharedLineAssignmentRecord) => Effect.Effect<boolean>
   readonly find: (projectId: string, assignmentId: string) => Effect.Effect<Option.Option<SharedLineAssignmentRecord>>
@@ -31,10 +31,10 @@ export class SharedLineAssignmentsRepo extends Context.Tag("core/SharedLineAssig
     readonly assignmentId: string
     readonly now: DateTime.Utc
   }) => Effect.Effect<Option.Option<{ readonly assignment: SharedLineAssignmentRecord; readonly released: boolean }>>
-}>() {}
+}>()("core/SharedLineAssignmentsRepo") {}
 
 /** The provider of iMessage lines (Apple-registered devices; the simulated pool in the server and tests). */
-export class ImessagePool extends Context.Tag("core/ImessagePool")<ImessagePool, {
+export class ImessagePool extends Context.Service<ImessagePool, {
   /** Dedicated lines that could be handed out now without waiting. */
   readonly dedicatedAvailable: Effect.Effect<number, ProviderFailure>
   /** One dedicated line; none while there is no capacity (the operation keeps waiting, in order). */
@@ -52,4 +52,4 @@ export class ImessagePool extends Context.Tag("core/ImessagePool")<ImessagePool,
     ProviderFailure
   >
   readonly releaseSharedSeat: (phoneNumber: string) => Effect.Effect<void>
-}>() {}
+}>()("core/ImessagePool") {}

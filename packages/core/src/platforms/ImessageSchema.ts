@@ -4,23 +4,28 @@
  * its page and list query are shared with WhatsApp: `WhatsappSchema.ts`). Dedicated lines are resources of the
  * common model (type `imessage_line`), provisioned by `resource.provision` operations.
  */
-import type { DateTime } from "effect"
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { SharedLineAssignment } from "./WhatsappSchema.js"
 import type { EventTypeSpec } from "../events/Catalog.js"
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 const E164Handle = /^\+[1-9]\d{1,14}$/
 const EmailHandle = /^[^\s@]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 const EmailAddress = Schema.String.pipe(
-  Schema.maxLength(254),
-  Schema.pattern(EmailHandle, { message: () => "must be an email address" })
+  Schema.check(Schema.isMaxLength(254)),
+  Schema.check(Schema.isPattern(EmailHandle, {
+    message: "must be an email address",
+    // Without the `u` flag Effect writes no pattern; JSON Schema counts `{1,64}` in code points, not
+    // UTF-16 units, so the pattern is looser than this check for astral characters (approximate).
+    toJsonSchema: () => [{ pattern: EmailHandle.source }, true]
+  }))
 )
-const Name = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100))
+const Name = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(100)))
 
 /** An iMessage handle: an E.164 number or an email address (at most 254 characters). */
 export const ImessageHandle = Schema.String.pipe(
-  Schema.maxLength(254),
-  Schema.filter((h) => E164Handle.test(h) || EmailHandle.test(h) || "must be an E.164 phone number or an email address")
+  Schema.check(Schema.isMaxLength(254)),
+  Schema.check(Schema.makeFilter((h) => E164Handle.test(h) || EmailHandle.test(h) || "must be an E.164 phone number or an email address"))
 )
 
 export const CreateSharedLineAssignmentRequest = Schema.Struct({
@@ -28,7 +33,7 @@ export const CreateSharedLineAssignmentRequest = Schema.Struct({
   email: Schema.optional(EmailAddress),
   firstName: Schema.optional(Name),
   lastName: Schema.optional(Name)
-}).annotations({ identifier: "CreateSharedLineAssignmentRequest", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "CreateSharedLineAssignmentRequest" }).pipe(noExcessKeys)
 export type CreateSharedLineAssignmentRequest = typeof CreateSharedLineAssignmentRequest.Type
 
 /** An assignment as core keeps it. `handleKey` is the handle compared case-insensitively (emails). */

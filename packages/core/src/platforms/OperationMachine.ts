@@ -1,3 +1,4 @@
+import { DateTime } from "effect"
 /**
  * The life cycle of a provisioning operation (issue 18; contract §3.5), as a pure reducer:
  *
@@ -10,7 +11,6 @@
  * Terminal states (succeeded, failed, cancelled) absorb every event. Only `resource.provision`
  * operations can be cancelled; campaign assign/detach, releases and disconnects never.
  */
-import type { DateTime } from "effect"
 import type { OperationError, OperationRecord, OperationState, OperationType } from "./PlatformSchema.js"
 
 export type OperationEvent =
@@ -39,7 +39,7 @@ export const cancellableType = (type: OperationType): boolean => type === "resou
 export const isCancellable = (op: OperationRecord): boolean =>
   cancellableType(op.type) && !isTerminal(op.state) && !op.committed
 
-const later = (a: DateTime.Utc, b: DateTime.Utc) => (a.epochMillis >= b.epochMillis ? a : b)
+const later = (a: DateTime.Utc, b: DateTime.Utc) => (DateTime.toEpochMillis(a) >= DateTime.toEpochMillis(b) ? a : b)
 
 const applied = (op: OperationRecord, at: DateTime.Utc, patch: Partial<OperationRecord>): Transition => ({
   _tag: "Applied",

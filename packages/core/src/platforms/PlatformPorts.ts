@@ -2,7 +2,7 @@
  * The platforms context's ports: the store of operations and resources (resources share the
  * voice feature's line rows: a line is a resource), and the providers behind provisioning.
  */
-import { Context, Data, type DateTime, type Effect, type Option } from "effect"
+import { Context, Data, DateTime, type Effect, type Option } from "effect"
 import type { ResourceNumberTaken } from "./PlatformErrors.js"
 import type { OperationRecord, OperationState, OperationType, ResourceRecord, ResourceState } from "./PlatformSchema.js"
 
@@ -11,7 +11,7 @@ export interface OperationPosition {
   readonly operationId: string
 }
 
-export class OperationsRepo extends Context.Tag("core/OperationsRepo")<OperationsRepo, {
+export class OperationsRepo extends Context.Service<OperationsRepo, {
   readonly insert: (op: OperationRecord & { readonly subject?: string | null }) => Effect.Effect<void>
   /** The operation, in any project (the caller checks the project). */
   readonly find: (operationId: string) => Effect.Effect<Option.Option<OperationRecord>>
@@ -44,14 +44,14 @@ export class OperationsRepo extends Context.Tag("core/OperationsRepo")<Operation
     readonly resourceType: string
     readonly subject?: string | undefined
   }) => Effect.Effect<Option.Option<OperationRecord>>
-}>() {}
+}>()("core/OperationsRepo") {}
 
 export interface ResourcePosition {
   readonly createdAt: DateTime.Utc
   readonly resourceId: string
 }
 
-export class ResourcesRepo extends Context.Tag("core/ResourcesRepo")<ResourcesRepo, {
+export class ResourcesRepo extends Context.Service<ResourcesRepo, {
   /** Stores a new active resource; a line whose number is held already fails. */
   readonly insert: (
     r: ResourceRecord & { readonly subject?: string | null }
@@ -84,7 +84,7 @@ export class ResourcesRepo extends Context.Tag("core/ResourcesRepo")<ResourcesRe
   }) => Effect.Effect<Option.Option<ResourceRecord>>
   /** An active resource of `type` with this subject (an email domain), in any project. */
   readonly findActiveBySubject: (type: string, subject: string) => Effect.Effect<Option.Option<ResourceRecord>>
-}>() {}
+}>()("core/ResourcesRepo") {}
 
 // Providers ---------------------------------------------------------------------------------------
 
@@ -102,7 +102,7 @@ export interface NumberCountryInfo {
 }
 
 /** Phone numbers by country and area code (a carrier; the simulated one in the server and tests). */
-export class NumberProvider extends Context.Tag("core/NumberProvider")<NumberProvider, {
+export class NumberProvider extends Context.Service<NumberProvider, {
   readonly countries: Effect.Effect<ReadonlyArray<NumberCountryInfo>, ProviderFailure>
   /** The area codes with coverage, sorted, without repeats. */
   readonly areaCodes: (countryCode: "US") => Effect.Effect<ReadonlyArray<string>, ProviderFailure>
@@ -113,15 +113,15 @@ export class NumberProvider extends Context.Tag("core/NumberProvider")<NumberPro
   }) => Effect.Effect<Option.Option<{ readonly phoneNumber: string }>, ProviderFailure>
   /** Gives a number back. */
   readonly release: (phoneNumber: string) => Effect.Effect<void>
-}>() {}
+}>()("core/NumberProvider") {}
 
-export class TelegramProvider extends Context.Tag("core/TelegramProvider")<TelegramProvider, {
+export class TelegramProvider extends Context.Service<TelegramProvider, {
   readonly createBot: (args: { readonly projectId: string; readonly operationId: string }) => Effect.Effect<
     { readonly botId: string; readonly username: string; readonly setupUrl: string },
     ProviderFailure
   >
   readonly deleteBot: (botId: string) => Effect.Effect<void>
-}>() {}
+}>()("core/TelegramProvider") {}
 
 export interface DnsRecord {
   readonly type: "TXT" | "CNAME" | "MX"
@@ -129,13 +129,13 @@ export interface DnsRecord {
   readonly value: string
 }
 
-export class EmailDomainProvider extends Context.Tag("core/EmailDomainProvider")<EmailDomainProvider, {
+export class EmailDomainProvider extends Context.Service<EmailDomainProvider, {
   /** Starts the domain's setup: the records the customer must publish. */
   readonly register: (domain: string) => Effect.Effect<ReadonlyArray<DnsRecord>, ProviderFailure>
   /** Whether the records are published and verified. */
   readonly verify: (domain: string) => Effect.Effect<boolean, ProviderFailure>
   readonly remove: (domain: string) => Effect.Effect<void>
-}>() {}
+}>()("core/EmailDomainProvider") {}
 
 export interface CampaignInfo {
   readonly campaignId: string
@@ -146,7 +146,7 @@ export interface CampaignInfo {
 }
 
 /** 10DLC brands and campaigns (The Campaign Registry through a carrier; the simulated one in the server and tests). */
-export class CampaignRegistry extends Context.Tag("core/CampaignRegistry")<CampaignRegistry, {
+export class CampaignRegistry extends Context.Service<CampaignRegistry, {
   /** The campaign as the registry knows it (`organizationId` is the organization it was registered for). */
   readonly find: (args: { readonly campaignId: string; readonly organizationId: string }) => Effect.Effect<
     Option.Option<CampaignInfo>,
@@ -155,4 +155,4 @@ export class CampaignRegistry extends Context.Tag("core/CampaignRegistry")<Campa
   /** Attaches a number; `false` when the campaign has no capacity left. */
   readonly attach: (args: { readonly campaignId: string; readonly phoneNumber: string }) => Effect.Effect<boolean, ProviderFailure>
   readonly detach: (args: { readonly campaignId: string; readonly phoneNumber: string }) => Effect.Effect<void, ProviderFailure>
-}>() {}
+}>()("core/CampaignRegistry") {}

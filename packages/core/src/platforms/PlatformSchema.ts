@@ -9,38 +9,23 @@
  * - An **operation** is the asynchronous request that provisions or releases one
  *   (`OperationMachine.ts` is its life cycle).
  */
-import { type DateTime, ParseResult, Schema } from "effect"
+import { DateTime, Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { Timestamp } from "../shared/Timestamp.js"
+import { noExcessKeys } from "../internal/ExcessKeys.js"
+import { NumberFromString } from "../internal/NumberFromString.js"
 
-export const OperationState = Schema.Literal("pending", "running", "succeeded", "failed", "cancelled")
-  .annotations({ identifier: "OperationState" })
+export const OperationState = Schema.Literals(["pending", "running", "succeeded", "failed", "cancelled"])
+  .annotate({ identifier: "OperationState" })
 export type OperationState = typeof OperationState.Type
 
-export const OperationType = Schema.Literal(
-  "resource.provision",
-  "resource.release",
-  "whatsapp.account.disconnect",
-  "sms.campaign.assign",
-  "sms.campaign.unassign"
-).annotations({ identifier: "OperationType" })
+export const OperationType = Schema.Literals(["resource.provision", "resource.release", "whatsapp.account.disconnect", "sms.campaign.assign", "sms.campaign.unassign"]).annotate({ identifier: "OperationType" })
 export type OperationType = typeof OperationType.Type
 
-export const ResourceState = Schema.Literal("unallocated", "active", "retired").annotations({ identifier: "ResourceState" })
+export const ResourceState = Schema.Literals(["unallocated", "active", "retired"]).annotate({ identifier: "ResourceState" })
 export type ResourceState = typeof ResourceState.Type
 
 /** The resource types this service provisions (a line's type follows from its platform). */
-export const ResourceType = Schema.Literal(
-  "sms_number",
-  "voice_line",
-  "imessage_line",
-  "whatsapp_line",
-  "slack_line",
-  "telegram_line",
-  "email_line",
-  "telegram_bot",
-  "email_domain",
-  "whatsapp_sender"
-).annotations({ identifier: "ResourceType" })
+export const ResourceType = Schema.Literals(["sms_number", "voice_line", "imessage_line", "whatsapp_line", "slack_line", "telegram_line", "email_line", "telegram_bot", "email_domain", "whatsapp_sender"]).annotate({ identifier: "ResourceType" })
 export type ResourceType = typeof ResourceType.Type
 
 export interface OperationError {
@@ -88,7 +73,7 @@ export interface ResourceRecord {
   readonly retiredAt: DateTime.Utc | null
 }
 
-const Detail = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const Detail = Schema.Record(Schema.String, Schema.Unknown)
 
 export const OperationErrorSchema = Schema.Struct({ code: Schema.String, detail: Schema.String })
 
@@ -108,7 +93,7 @@ export const Operation = Schema.Struct({
   detail: Schema.optional(Detail),
   error: Schema.optional(OperationErrorSchema),
   reason: Schema.optional(Schema.String)
-}).annotations({ identifier: "Operation" })
+}).annotate({ identifier: "Operation" })
 export type Operation = typeof Operation.Type
 
 /** `Resource` (contract §3.5). */
@@ -122,33 +107,33 @@ export const Resource = Schema.Struct({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   retiredAt: Schema.optional(Timestamp)
-}).annotations({ identifier: "Resource" })
+}).annotate({ identifier: "Resource" })
 export type Resource = typeof Resource.Type
 
 export const GetOperationResponse = Schema.Struct({
   operation: Operation,
   resource: Schema.optional(Resource)
-}).annotations({ identifier: "GetOperationResponse" })
+}).annotate({ identifier: "GetOperationResponse" })
 
 export const OperationPage = Schema.Struct({
   operations: Schema.Array(Operation),
   nextPageToken: Schema.optional(Schema.String)
-}).annotations({ identifier: "OperationPage" })
+}).annotate({ identifier: "OperationPage" })
 
 export const ResourcePage = Schema.Struct({
   resources: Schema.Array(Resource),
   nextPageToken: Schema.optional(Schema.String)
-}).annotations({ identifier: "ResourcePage" })
+}).annotate({ identifier: "ResourcePage" })
 
 export const SupportedPlatform = Schema.Struct({
   type: Schema.String,
   displayName: Schema.String,
   description: Schema.String
-}).annotations({ identifier: "SupportedPlatform" })
+}).annotate({ identifier: "SupportedPlatform" })
 
 export const ListProjectPlatformsResponse = Schema.Struct({
   platforms: Schema.Array(SupportedPlatform)
-}).annotations({ identifier: "ListProjectPlatformsResponse" })
+}).annotate({ identifier: "ListProjectPlatformsResponse" })
 
 /** The fixed platform list (answered in-process). */
 export const supportedPlatforms: ReadonlyArray<typeof SupportedPlatform.Type> = [
@@ -160,59 +145,65 @@ export const supportedPlatforms: ReadonlyArray<typeof SupportedPlatform.Type> = 
   { type: "email", displayName: "Email", description: "Sending domains verified through DNS." }
 ]
 
-const PlatformPageSize = Schema.NumberFromString.pipe(Schema.compose(Schema.Int), Schema.between(1, 200))
-const PageTokenParam = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048))
+const PlatformPageSize = NumberFromString.pipe(Schema.decodeTo(Schema.Int), Schema.check(Schema.isBetween({ minimum: 1, maximum: 200 })))
+const PageTokenParam = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(2048)))
 /** `a,b,c` of the given literals (repeats collapse). */
 const commaList = <L extends string>(literals: readonly [L, ...Array<L>], what: string) =>
-  Schema.transformOrFail(Schema.String.pipe(Schema.maxLength(200)), Schema.Array(Schema.Literal(...literals)), {
-    strict: true,
-    decode: (s, _, ast) => {
-      const parts = [...new Set(s.split(","))]
-      const bad = parts.find((p) => !(literals as ReadonlyArray<string>).includes(p))
-      return bad === undefined
-        ? ParseResult.succeed(parts as Array<L>)
-        : ParseResult.fail(new ParseResult.Type(ast, s, `unknown ${what} "${bad}"`))
-    },
-    encode: (a) => ParseResult.succeed(a.join(","))
-  })
+  Schema.String.pipe(
+    Schema.check(Schema.isMaxLength(200)),
+    Schema.decodeTo(
+      Schema.Array(Schema.Literals(literals)),
+      SchemaTransformation.transformEffect({
+        decode: (s: string) => {
+          const parts = [...new Set(s.split(","))]
+          const isKnown = (p: string): p is L => (literals as ReadonlyArray<string>).includes(p)
+          const bad = parts.find((p) => !isKnown(p))
+          return bad === undefined
+            ? Effect.succeed(parts.filter(isKnown))
+            : Effect.fail(new SchemaIssue.InvalidValue({ message: `unknown ${what} "${bad}"` }, s))
+        },
+        encode: (a: ReadonlyArray<L>) => Effect.succeed(a.join(","))
+      })
+    )
+  )
 
 /** A Z-only RFC 3339 time in a query. */
-const ZTime = Schema.String.pipe(Schema.pattern(/Z$/, { message: () => "must be a UTC time ending in Z" }), Schema.compose(Timestamp))
+const ZTime = Schema.String.pipe(Schema.check(Schema.isPattern(/Z$/u, { message: "must be a UTC time ending in Z" })), Schema.decodeTo(Timestamp))
 
 export const ListOperationsQuery = Schema.Struct({
   endedAfter: Schema.optional(ZTime),
   pageSize: Schema.optional(PlatformPageSize),
   pageToken: Schema.optional(PageTokenParam),
-  resourceId: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128))),
+  resourceId: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(128)))),
   state: Schema.optional(commaList(OperationState.literals, "state")),
   type: Schema.optional(OperationType)
 })
 export type ListOperationsQuery = typeof ListOperationsQuery.Type
 
 export const ListResourcesQuery = Schema.Struct({
-  ability: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))),
+  ability: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(64)))),
   pageSize: Schema.optional(PlatformPageSize),
   pageToken: Schema.optional(PageTokenParam),
   state: Schema.optional(commaList(ResourceState.literals, "state")),
-  type: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64)))
+  type: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(64))))
 })
 export type ListResourcesQuery = typeof ListResourcesQuery.Type
 
 // SMS ----------------------------------------------------------------------------------------------
 
-export const AreaCode = Schema.String.pipe(Schema.pattern(/^[2-9][0-9]{2}$/, { message: () => "must be a 3-digit US area code" }))
+export const AreaCode = Schema.String.pipe(Schema.check(Schema.isPattern(/^[2-9][0-9]{2}$/u, { message: "must be a 3-digit US area code" })))
 
 export const PurchaseSmsNumberRequest = Schema.Struct({
   countryCode: Schema.Literal("US"),
   areaCode: Schema.optional(AreaCode)
-}).annotations({ identifier: "PurchaseSmsNumberRequest", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "PurchaseSmsNumberRequest" }).pipe(noExcessKeys)
 
 export const ListNumberAreaCodesQuery = Schema.Struct({ countryCode: Schema.Literal("US") })
 
 export const ListNumberAreaCodesResponse = Schema.Struct({
   areaCodes: Schema.Array(AreaCode),
   countryCode: Schema.Literal("US")
-}).annotations({ identifier: "ListNumberAreaCodesResponse" })
+}).annotate({ identifier: "ListNumberAreaCodesResponse" })
 
 export const NumberCountry = Schema.Struct({
   callingCode: Schema.String,
@@ -221,23 +212,20 @@ export const NumberCountry = Schema.Struct({
 })
 export const ListNumberCountriesResponse = Schema.Struct({
   countries: Schema.Array(NumberCountry)
-}).annotations({ identifier: "ListNumberCountriesResponse" })
+}).annotate({ identifier: "ListNumberCountriesResponse" })
 
 // Telegram and email -------------------------------------------------------------------------------
 
 /** `{}`: the request takes no fields (an empty struct would let unknown ones through). */
-export const ConnectTelegramBotRequest = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
-  Schema.filter((o) => Object.keys(o).length === 0 || `unknown field "${Object.keys(o)[0]}": the body must be {}`)
-).annotations({ identifier: "ConnectTelegramBotRequest" })
+export const ConnectTelegramBotRequest = Schema.Record(Schema.String, Schema.Unknown).pipe(
+  Schema.check(Schema.makeFilter((o) => Object.keys(o).length === 0 || `unknown field "${Object.keys(o)[0]}": the body must be {}`))
+).annotate({ identifier: "ConnectTelegramBotRequest" })
 
 /** A DNS name: labels of letters, digits and hyphens, at least two, at most 253 characters. */
 export const DomainName = Schema.String.pipe(
-  Schema.maxLength(253),
-  Schema.pattern(/^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}\.?$/, {
-    message: () => "must be a domain name like mail.example.com"
-  })
+  Schema.check(Schema.isMaxLength(253)),
+  Schema.check(Schema.isPattern(/^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}\.?$/u, {
+    message: "must be a domain name like mail.example.com"
+  }))
 )
-export const ConnectEmailDomainRequest = Schema.Struct({ domain: DomainName }).annotations({
-  identifier: "ConnectEmailDomainRequest",
-  parseOptions: { onExcessProperty: "error" }
-})
+export const ConnectEmailDomainRequest = Schema.Struct({ domain: DomainName }).annotate({ identifier: "ConnectEmailDomainRequest" }).pipe(noExcessKeys)

@@ -119,7 +119,7 @@ const encodeResource = Schema.encodeSync(Resource)
 
 /** Writes the events of changed operations and resources (inside the change's transaction). */
 export const publishChanges = (
-  publisher: EventPublisher,
+  publisher: EventPublisher["Service"],
   projectId: string,
   changes: { readonly operations?: ReadonlyArray<OperationRecord>; readonly resources?: ReadonlyArray<ResourceRecord> },
   at: OperationRecord["updatedAt"]

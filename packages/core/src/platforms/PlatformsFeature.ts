@@ -48,14 +48,14 @@ export * from "./WhatsappPorts.js"
 export * from "./WhatsappSchema.js"
 
 export const PlatformsCore = Layer.mergeAll(
-  Provisioning.Default,
-  ProvisioningWorker.Default,
-  SmsCampaigns.Default,
-  Whatsapp.Default,
-  WhatsappAssignments.Default,
-  VerificationCodes.Default,
-  Imessage.Default,
-  Attachments.Default
+  Provisioning.layer,
+  ProvisioningWorker.layer,
+  SmsCampaigns.layer,
+  Whatsapp.layer,
+  WhatsappAssignments.layer,
+  VerificationCodes.layer,
+  Imessage.layer,
+  Attachments.layer
 )
 export type PlatformsPorts =
   | OperationsRepo

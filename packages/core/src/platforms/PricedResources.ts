@@ -71,4 +71,4 @@ export const makePricedResources = Effect.gen(function*() {
   return { entitlements, granted, adjust } as const
 })
 
-export type PricedResources = Effect.Effect.Success<typeof makePricedResources>
+export type PricedResources = Effect.Success<typeof makePricedResources>

@@ -9,7 +9,7 @@
  * operation row: exactly one of them wins. Releasing a resource gives it back to its provider first,
  * then retires it in one transaction (answered inline: 200 with a succeeded operation).
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
@@ -47,8 +47,8 @@ import { isVisible, operationView, publishChanges, resourceView } from "./Platfo
 
 const DEFAULT_PAGE_SIZE = 50
 
-export class Provisioning extends Effect.Service<Provisioning>()("core/Provisioning", {
-  effect: Effect.gen(function*() {
+export class Provisioning extends Context.Service<Provisioning>()("core/Provisioning", {
+  make: Effect.gen(function*() {
     const ops = yield* OperationsRepo
     const resources = yield* ResourcesRepo
     const tx = yield* Transactor
@@ -101,7 +101,7 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
         states: states ?? null,
         type: query.type ?? null,
         resourceId: query.resourceId ?? null,
-        endedAfter: query.endedAfter?.epochMillis ?? null
+        endedAfter: query.endedAfter?.epochMilliseconds ?? null
       })}`
       const { page, nextPageToken } = yield* createdAtPage({
         list,
@@ -307,6 +307,7 @@ export class Provisioning extends Effect.Service<Provisioning>()("core/Provision
       connectTelegramBot,
       connectEmailDomain
     } as const
-  }),
-  dependencies: [Ids.Default, EventPublisher.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, EventPublisher.layer]))
+}

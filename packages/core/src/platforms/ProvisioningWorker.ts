@@ -13,7 +13,7 @@
  * A process killed mid-call leaves its lease to run out; the operation is then claimed again (the
  * provider may be asked twice, never stored twice).
  */
-import { DateTime, Duration, Effect, Option } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Result } from "effect"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { IdKinds } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
@@ -58,8 +58,8 @@ export class ProvisioningSettings extends Setting<ProvisioningSettings>()("core/
 
 type Outcome = ProvisioningOutcome
 
-export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("core/ProvisioningWorker", {
-  effect: Effect.gen(function*() {
+export class ProvisioningWorker extends Context.Service<ProvisioningWorker>()("core/ProvisioningWorker", {
+  make: Effect.gen(function*() {
     const ops = yield* OperationsRepo
     const resources = yield* ResourcesRepo
     const tx = yield* Transactor
@@ -208,8 +208,8 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
         switch (outcome._tag) {
           case "Done": {
             // A savepoint: a refused insert must not abort the transaction.
-            const stored = yield* Effect.either(tx.withTransaction(resources.insert(outcome.resource)))
-            if (stored._tag === "Left") {
+            const stored = yield* Effect.result(tx.withTransaction(resources.insert(outcome.resource)))
+            if (Result.isFailure(stored)) {
               // The number is held elsewhere (another process's provider, a voice line): drop it and
               // try again at once.
               yield* ops.update({ ...op, leasedUntil: null, nextAttemptAt: now })
@@ -302,15 +302,16 @@ export class ProvisioningWorker extends Effect.Service<ProvisioningWorker>()("co
     })
 
     /** Runs until interrupted: claims while there is work, sleeps `pollInterval` when there is none. */
-    const run = (pollInterval: Duration.DurationInput) =>
+    const run = (pollInterval: Duration.Input) =>
       Effect.forever(
         Effect.flatMap(
-          runDue().pipe(Effect.catchAllCause((cause) => Effect.as(logCauseWarning("provisioning worker", cause), 0))),
-          (n) => (n > 0 ? Effect.yieldNow() : Effect.sleep(pollInterval))
+          runDue().pipe(Effect.catchCause((cause) => Effect.as(logCauseWarning("provisioning worker", cause), 0))),
+          (n) => (n > 0 ? Effect.yieldNow : Effect.sleep(pollInterval))
         )
       )
 
     return { runDue, run } as const
-  }),
-  dependencies: [Ids.Default, EventPublisher.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, EventPublisher.layer]))
+}

@@ -8,7 +8,7 @@
  * assessment: `eligible` with a ready campaign, `blocked` (with a reason) otherwise, `unknown` when
  * the registry cannot be asked.
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Result, Schema } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { EventPublisher } from "../events/EventsFeature.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
@@ -31,22 +31,23 @@ import {
 import { CampaignRegistry, ResourcesRepo, OperationsRepo } from "./PlatformPorts.js"
 import type { OperationRecord, ResourceRecord } from "./PlatformSchema.js"
 import { operationView, publishChanges } from "./PlatformViews.js"
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** A positive safe integer. */
-const Version = Schema.Int.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+const Version = Schema.Int.pipe(Schema.check(Schema.isGreaterThan(0)), Schema.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER)))
 
 export const AssignSmsLineCampaignRequest = Schema.Struct({
-  campaignId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)),
+  campaignId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(128))),
   expectedVersion: Version
-}).annotations({ identifier: "AssignSmsLineCampaignRequest", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "AssignSmsLineCampaignRequest" }).pipe(noExcessKeys)
 
 export const GetSmsLineCampaignAssignmentResponse = Schema.Struct({
   campaign: Schema.NullOr(Schema.Struct({ id: Schema.String, organizationId: Schema.String })),
-  eligibility: Schema.Literal("eligible", "blocked", "unknown"),
+  eligibility: Schema.Literals(["eligible", "blocked", "unknown"]),
   reasonCode: Schema.NullOr(Schema.String),
   resourceId: Schema.String,
   version: Schema.Number
-}).annotations({ identifier: "GetSmsLineCampaignAssignmentResponse" })
+}).annotate({ identifier: "GetSmsLineCampaignAssignmentResponse" })
 export type GetSmsLineCampaignAssignmentResponse = typeof GetSmsLineCampaignAssignmentResponse.Type
 
 /** The `expectedVersion` query of unassign: a positive integer, else SMS_CAMPAIGN_INVALID_REQUEST. */
@@ -72,8 +73,8 @@ export const assignmentOf = (r: ResourceRecord): Assignment => {
   }
 }
 
-export class SmsCampaigns extends Effect.Service<SmsCampaigns>()("core/SmsCampaigns", {
-  effect: Effect.gen(function*() {
+export class SmsCampaigns extends Context.Service<SmsCampaigns>()("core/SmsCampaigns", {
+  make: Effect.gen(function*() {
     const resources = yield* ResourcesRepo
     const ops = yield* OperationsRepo
     const registry = yield* CampaignRegistry
@@ -98,9 +99,9 @@ export class SmsCampaigns extends Effect.Service<SmsCampaigns>()("core/SmsCampai
       if (a.campaign === null) {
         return { campaign: null, eligibility: "blocked" as const, reasonCode: "no_campaign", resourceId, version: a.version }
       }
-      const info = yield* Effect.either(registry.find({ campaignId: a.campaign.id, organizationId: project.organizationId }))
-      if (info._tag === "Left") return { campaign: a.campaign, eligibility: "unknown" as const, reasonCode: "registry_unavailable", resourceId, version: a.version }
-      const ready = Option.isSome(info.right) && info.right.value.status === "ready"
+      const info = yield* Effect.result(registry.find({ campaignId: a.campaign.id, organizationId: project.organizationId }))
+      if (Result.isFailure(info)) return { campaign: a.campaign, eligibility: "unknown" as const, reasonCode: "registry_unavailable", resourceId, version: a.version }
+      const ready = Option.isSome(info.success) && info.success.value.status === "ready"
       return {
         campaign: a.campaign,
         eligibility: ready ? "eligible" as const : "blocked" as const,
@@ -178,22 +179,22 @@ export class SmsCampaigns extends Effect.Service<SmsCampaigns>()("core/SmsCampai
       const phoneNumber = line.phoneNumber ?? ""
       const attached = yield* Effect.mapError(registry.attach({ campaignId: campaign.campaignId, phoneNumber }), unavailable)
       if (!attached) return yield* new SmsCampaignCapacityExceeded({ campaignId: campaign.campaignId, capacity: campaign.capacity })
-      const result = yield* Effect.either(record({
+      const result = yield* Effect.result(record({
         projectId,
         resourceId,
         expectedVersion: body.expectedVersion,
         campaign: { id: campaign.campaignId, organizationId: campaign.organizationId },
         type: "sms.campaign.assign"
       }))
-      if (result._tag === "Left") {
+      if (Result.isFailure(result)) {
         // Lost the version race after attaching: give the capacity back.
         yield* Effect.ignore(registry.detach({ campaignId: campaign.campaignId, phoneNumber }))
-        return yield* result.left
+        return yield* Effect.fail(result.failure)
       }
       if (current.campaign !== null && current.campaign.id !== campaign.campaignId) {
         yield* Effect.ignore(registry.detach({ campaignId: current.campaign.id, phoneNumber }))
       }
-      return result.right
+      return result.success
     })
 
     /** Detaches the line's campaign: eligibility is blocked at once; the registry is told first. */
@@ -219,6 +220,7 @@ export class SmsCampaigns extends Effect.Service<SmsCampaigns>()("core/SmsCampai
     })
 
     return { get, assign, unassign } as const
-  }),
-  dependencies: [Ids.Default, EventPublisher.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, EventPublisher.layer]))
+}

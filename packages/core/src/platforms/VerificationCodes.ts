@@ -12,7 +12,7 @@
  * a number being registered as a sender) also keeps its 6 digits, which only
  * `getWhatsappBusinessVerificationCode` hands out (to `platforms:write` callers, within 2 minutes).
  */
-import { DateTime, Duration, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { IdKinds, type ProjectId } from "../shared/Identifiers.js"
@@ -26,16 +26,17 @@ import { InvalidQueryParameter } from "./WhatsappErrors.js"
 import { ResourcesRepo } from "./PlatformPorts.js"
 import { supportedPlatforms } from "./PlatformSchema.js"
 import { type FilteredCodeRecord, VerificationCodesRepo } from "./WhatsappPorts.js"
+import { NumberFromString } from "../internal/NumberFromString.js"
 
 const platformTypes = supportedPlatforms.map((p) => p.type) as [string, ...Array<string>]
-export const FilteredCodePlatform = Schema.Literal(...platformTypes)
+export const FilteredCodePlatform = Schema.Literals(platformTypes)
 
 export const FilteredVerificationCodesQuery = Schema.Struct({
   platform: Schema.optional(FilteredCodePlatform),
   receivedAfter: Schema.optional(Timestamp),
   receivedBefore: Schema.optional(Timestamp),
-  pageSize: Schema.optional(Schema.NumberFromString.pipe(Schema.compose(Schema.Int), Schema.between(1, 200))),
-  pageToken: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)))
+  pageSize: Schema.optional(NumberFromString.pipe(Schema.decodeTo(Schema.Int), Schema.check(Schema.isBetween({ minimum: 1, maximum: 200 })))),
+  pageToken: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(2048))))
 })
 export type FilteredVerificationCodesQuery = typeof FilteredVerificationCodesQuery.Type
 
@@ -44,12 +45,12 @@ export const FilteredVerificationCode = Schema.Struct({
   resourceId: Schema.String,
   platform: Schema.String,
   receivedAt: Timestamp
-}).annotations({ identifier: "FilteredVerificationCode" })
+}).annotate({ identifier: "FilteredVerificationCode" })
 
 export const FilteredVerificationCodePage = Schema.Struct({
   codes: Schema.Array(FilteredVerificationCode),
   nextPageToken: Schema.optional(Schema.String)
-}).annotations({ identifier: "FilteredVerificationCodePage" })
+}).annotate({ identifier: "FilteredVerificationCodePage" })
 
 /** The count and the window it covers (echoed, defaults filled in). */
 export const FilteredVerificationCodeCount = Schema.Struct({
@@ -57,7 +58,7 @@ export const FilteredVerificationCodeCount = Schema.Struct({
   platform: Schema.optional(Schema.String),
   receivedAfter: Timestamp,
   receivedBefore: Timestamp
-}).annotations({ identifier: "FilteredVerificationCodeCount" })
+}).annotate({ identifier: "FilteredVerificationCodeCount" })
 
 const DAY = 86_400_000
 export const DEFAULT_WINDOW_DAYS = 30
@@ -71,7 +72,7 @@ export const windowOf = (
   const receivedBefore = query.receivedBefore ?? now
   const receivedAfter = query.receivedAfter ??
     DateTime.subtractDuration(receivedBefore, Duration.millis(DEFAULT_WINDOW_DAYS * DAY))
-  const span = receivedBefore.epochMillis - receivedAfter.epochMillis
+  const span = DateTime.toEpochMillis(receivedBefore) - DateTime.toEpochMillis(receivedAfter)
   if (span <= 0) {
     return Effect.fail(new InvalidQueryParameter({ parameter: "receivedAfter", message: "must be before receivedBefore" }))
   }
@@ -109,8 +110,8 @@ export const filteredPlatformOf = (platform: string) => platform === "whatsapp_b
 
 const DEFAULT_PAGE_SIZE = 50
 
-export class VerificationCodes extends Effect.Service<VerificationCodes>()("core/VerificationCodes", {
-  effect: Effect.gen(function*() {
+export class VerificationCodes extends Context.Service<VerificationCodes>()("core/VerificationCodes", {
+  make: Effect.gen(function*() {
     const repo = yield* VerificationCodesRepo
     const resources = yield* ResourcesRepo
     const ids = yield* Ids
@@ -209,8 +210,8 @@ export class VerificationCodes extends Effect.Service<VerificationCodes>()("core
       const filter = yield* filterOf(projectId, principal, query, resourceId)
       const { nextPageToken, page } = yield* createdAtPage({
         // The filters as asked (a default window moves with the clock, so it is not part of the list).
-        list: `filtered-otp:${projectId}:${resourceId ?? ""}:${query.platform ?? ""}:${query.receivedAfter?.epochMillis ?? ""}:${
-          query.receivedBefore?.epochMillis ?? ""
+        list: `filtered-otp:${projectId}:${resourceId ?? ""}:${query.platform ?? ""}:${query.receivedAfter?.epochMilliseconds ?? ""}:${
+          query.receivedBefore?.epochMilliseconds ?? ""
         }`,
         pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE,
         pageToken: query.pageToken,
@@ -240,6 +241,7 @@ export class VerificationCodes extends Effect.Service<VerificationCodes>()("core
       list,
       held
     } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

@@ -13,7 +13,7 @@
  * provider fails, the account is marked connected again; a process that dies in between leaves a
  * `disconnecting` mark that a new disconnect takes over after a minute (`WhatsappAccountMachine.ts`).
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { BillingRepo } from "../billing/Ports.js"
 import type { Principal } from "../credentials/Access.js"
 import { EventPublisher } from "../events/EventsFeature.js"
@@ -64,8 +64,8 @@ export const accountView = (a: WhatsappAccountRecord, senderCount: number): What
   ...(a.subscribedAt === null ? {} : { subscribedAt: a.subscribedAt })
 })
 
-export class Whatsapp extends Effect.Service<Whatsapp>()("core/Whatsapp", {
-  effect: Effect.gen(function*() {
+export class Whatsapp extends Context.Service<Whatsapp>()("core/Whatsapp", {
+  make: Effect.gen(function*() {
     const accounts = yield* WhatsappAccountsRepo
     const resources = yield* ResourcesRepo
     const ops = yield* OperationsRepo
@@ -203,7 +203,7 @@ export class Whatsapp extends Effect.Service<Whatsapp>()("core/Whatsapp", {
         yield* gate.open(projectId, principal, "write", { lock: true })
         const account = yield* connected(projectId)
         const now = yield* DateTime.now
-        const t = applyWaba(wabaStateOf(account), { _tag: "DisconnectRequested", at: now.epochMillis })
+        const t = applyWaba(wabaStateOf(account), { _tag: "DisconnectRequested", at: DateTime.toEpochMillis(now) })
         if (t._tag === "Rejected") return yield* new WhatsappAccountDisconnecting({ projectId })
         const running = yield* ops.findUnfinished({ projectId, resourceType: "whatsapp_sender" })
         if (Option.isSome(running)) return yield* new WhatsappAccountProvisioning({ projectId, operationId: running.value.operationId })
@@ -213,7 +213,7 @@ export class Whatsapp extends Effect.Service<Whatsapp>()("core/Whatsapp", {
       const senders = yield* activeSenders(projectId)
       yield* Effect.forEach(senders, (r) =>
         provider.deregisterSender({ wabaId: account.wabaId, phoneNumberId: String(r.detail["phoneNumberId"] ?? "") }), { discard: true }).pipe(
-        Effect.zipRight(provider.unsubscribeApp(account.wabaId)),
+        Effect.andThen(provider.unsubscribeApp(account.wabaId)),
         Effect.tapError(() =>
           Effect.flatMap(DateTime.now, (now) => accounts.upsert({ ...account, state: "connected", updatedAt: now }))),
         Effect.mapError(providerUnavailable)
@@ -243,7 +243,7 @@ export class Whatsapp extends Effect.Service<Whatsapp>()("core/Whatsapp", {
       const found = yield* resources.find(projectId, resourceId)
       if (Option.isNone(found) || found.value.state !== "active") return yield* new ResourceNotFound({ resourceId })
       const now = yield* DateTime.now
-      if (receivedAfter.epochMillis < now.epochMillis - VERIFICATION_WINDOW_MS || receivedAfter.epochMillis > now.epochMillis) {
+      if (DateTime.toEpochMillis(receivedAfter) < DateTime.toEpochMillis(now) - VERIFICATION_WINDOW_MS || DateTime.toEpochMillis(receivedAfter) > DateTime.toEpochMillis(now)) {
         return yield* new WhatsappVerificationWindowExpired({ receivedAfter: DateTime.formatIso(receivedAfter) })
       }
       const latest = yield* codes.latestWhatsappCode({ projectId, resourceId, after: receivedAfter })
@@ -291,9 +291,10 @@ export class Whatsapp extends Effect.Service<Whatsapp>()("core/Whatsapp", {
       provisionDedicatedLine,
       releaseDedicatedLine
     } as const
-  }),
-  dependencies: [Provisioning.Default, Ids.Default, EventPublisher.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Provisioning.layer, Ids.layer, EventPublisher.layer]))
+}
 
 /** A line that can carry a WhatsApp sender: active, with a number, able to receive SMS (the ownership code). */
 export const eligibleVoip = (r: ResourceRecord): boolean =>

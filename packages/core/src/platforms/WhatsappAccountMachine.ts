@@ -1,3 +1,4 @@
+import { DateTime } from "effect"
 /**
  * The life cycle of a project's WhatsApp Business Account connection (issue 18), as a pure reducer:
  *
@@ -60,4 +61,4 @@ export const wabaStateOf = (account: WhatsappAccountRecord | undefined): WabaSta
     ? { _tag: "None" }
     : account.state === "connected"
     ? { _tag: "Connected", wabaId: account.wabaId }
-    : { _tag: "Disconnecting", wabaId: account.wabaId, since: account.updatedAt.epochMillis }
+    : { _tag: "Disconnecting", wabaId: account.wabaId, since: DateTime.toEpochMillis(account.updatedAt) }

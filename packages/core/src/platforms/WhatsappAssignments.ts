@@ -6,7 +6,7 @@
  * the same). Creating checks the mode, the seats and the handle with the project row locked, so the
  * cap holds under concurrency. The optional `email` is kept; sending the invitation is not done.
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { IdKinds, type ProjectId } from "../shared/Identifiers.js"
@@ -31,8 +31,8 @@ import {
   type ListSharedLineAssignmentsQuery
 } from "./WhatsappSchema.js"
 
-export class WhatsappAssignments extends Effect.Service<WhatsappAssignments>()("core/WhatsappAssignments", {
-  effect: Effect.gen(function*() {
+export class WhatsappAssignments extends Context.Service<WhatsappAssignments>()("core/WhatsappAssignments", {
+  make: Effect.gen(function*() {
     const repo = yield* WhatsappAssignmentsRepo
     const provider = yield* WhatsappProvider
     const tx = yield* Transactor
@@ -110,6 +110,7 @@ export class WhatsappAssignments extends Effect.Service<WhatsappAssignments>()("
     })
 
     return { create, get, release, list } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

@@ -4,17 +4,17 @@
  * shared and dedicated WhatsApp lines; the server ships a simulated one) and the settings that
  * stand in for a project's WhatsApp entitlements.
  */
-import { Context, Data, type DateTime, type Effect, type Option } from "effect"
+import { Context, Data, DateTime, type Effect, type Option } from "effect"
 import type { ProviderFailure } from "./PlatformPorts.js"
 import type { SharedAssignmentRecord, WhatsappAccountRecord } from "./WhatsappSchema.js"
 import { Setting } from "../internal/Settings.js"
 
-export class WhatsappAccountsRepo extends Context.Tag("core/WhatsappAccountsRepo")<WhatsappAccountsRepo, {
+export class WhatsappAccountsRepo extends Context.Service<WhatsappAccountsRepo, {
   readonly find: (projectId: string) => Effect.Effect<Option.Option<WhatsappAccountRecord>>
   /** Inserts or replaces the project's connection. */
   readonly upsert: (account: WhatsappAccountRecord) => Effect.Effect<void>
   readonly remove: (projectId: string) => Effect.Effect<void>
-}>() {}
+}>()("core/WhatsappAccountsRepo") {}
 
 export interface AssignmentPosition {
   readonly createdAt: DateTime.Utc
@@ -24,7 +24,7 @@ export interface AssignmentPosition {
 /** The handle already holds an unreleased assignment in the project. */
 export class AssignmentHandleTaken extends Data.TaggedError("AssignmentHandleTaken")<{ readonly handle: string }> {}
 
-export class WhatsappAssignmentsRepo extends Context.Tag("core/WhatsappAssignmentsRepo")<WhatsappAssignmentsRepo, {
+export class WhatsappAssignmentsRepo extends Context.Service<WhatsappAssignmentsRepo, {
   /** Stores a new assignment; fails when the handle has an unreleased one in the project. */
   readonly insert: (r: SharedAssignmentRecord) => Effect.Effect<void, AssignmentHandleTaken>
   readonly find: (projectId: string, assignmentId: string) => Effect.Effect<Option.Option<SharedAssignmentRecord>>
@@ -42,7 +42,7 @@ export class WhatsappAssignmentsRepo extends Context.Tag("core/WhatsappAssignmen
     readonly now: DateTime.Utc
   }) => Effect.Effect<Option.Option<SharedAssignmentRecord>>
   readonly countActive: (projectId: string) => Effect.Effect<number>
-}>() {}
+}>()("core/WhatsappAssignmentsRepo") {}
 
 /** One OTP-bearing inbound message held back before delivery: where and when, never the code. */
 export interface FilteredCodeRecord {
@@ -77,7 +77,7 @@ export interface FilteredCodeFilter {
   readonly receivedBefore: DateTime.Utc
 }
 
-export class VerificationCodesRepo extends Context.Tag("core/VerificationCodesRepo")<VerificationCodesRepo, {
+export class VerificationCodesRepo extends Context.Service<VerificationCodesRepo, {
   readonly insert: (r: FilteredCodeRecord) => Effect.Effect<void>
   /**
    * Records held back from a message fact batch, for the surrounding transaction. False when one of
@@ -98,7 +98,7 @@ export class VerificationCodesRepo extends Context.Tag("core/VerificationCodesRe
     readonly resourceId: string
     readonly after: DateTime.Utc
   }) => Effect.Effect<Option.Option<{ readonly code: string; readonly receivedAt: DateTime.Utc }>>
-}>() {}
+}>()("core/VerificationCodesRepo") {}
 
 // The provider ------------------------------------------------------------------------------------
 
@@ -121,7 +121,7 @@ export interface WhatsappPhoneNumberInfo {
 }
 
 /** Meta's WhatsApp Business platform and the pools of WhatsApp lines. */
-export class WhatsappProvider extends Context.Tag("core/WhatsappProvider")<WhatsappProvider, {
+export class WhatsappProvider extends Context.Service<WhatsappProvider, {
   /** Exchanges an Embedded Signup code for the business's token and reads the WABA and the number. */
   readonly exchangeCode: (args: {
     readonly code: string
@@ -150,7 +150,7 @@ export class WhatsappProvider extends Context.Tag("core/WhatsappProvider")<Whats
     ProviderFailure
   >
   readonly releaseDedicatedLine: (phoneNumber: string) => Effect.Effect<void>
-}>() {}
+}>()("core/WhatsappProvider") {}
 
 /**
  * What stands in for a project's WhatsApp entitlements, and the Embedded Signup popup's

@@ -9,38 +9,35 @@
  * - A **dedicated line** is a resource of type `whatsapp_line` (`whatsapp` and `pstn_voice`).
  * - A **shared-line assignment** maps an end user's phone number onto a pooled shared line (a seat).
  */
-import { type DateTime, Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { Timestamp } from "../shared/Timestamp.js"
+import { noExcessKeys } from "../internal/ExcessKeys.js"
+import { NumberFromString } from "../internal/NumberFromString.js"
 
 /** E.164: `+`, a non-zero digit, 7 to 15 digits in all. */
 export const E164 = Schema.String.pipe(
-  Schema.pattern(/^\+[1-9][0-9]{6,14}$/, { message: () => "must be an E.164 phone number like +14155550100" })
+  Schema.check(Schema.isPattern(/^\+[1-9][0-9]{6,14}$/u, { message: "must be an E.164 phone number like +14155550100" }))
 )
 
 // Settings and signup -----------------------------------------------------------------------------
 
 /** `ProjectPlatformSettings` (contract §3.5): shared (with the seat cap) or dedicated. */
-export const ProjectPlatformSettings = Schema.Union(
-  Schema.Struct({ mode: Schema.Literal("shared"), maxUserAssignments: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)) }),
-  Schema.Struct({ mode: Schema.Literal("dedicated") })
-).annotations({ identifier: "ProjectPlatformSettings" })
+export const ProjectPlatformSettings = Schema.Union([Schema.Struct({ mode: Schema.Literal("shared"), maxUserAssignments: Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0))) }), Schema.Struct({ mode: Schema.Literal("dedicated") })]).annotate({ identifier: "ProjectPlatformSettings" })
 export type ProjectPlatformSettings = typeof ProjectPlatformSettings.Type
 
 export const GetWhatsappSignupConfigResponse = Schema.Struct({
   configId: Schema.String,
   graphVersion: Schema.String,
   scopes: Schema.Array(Schema.String)
-}).annotations({ identifier: "GetWhatsappSignupConfigResponse" })
+}).annotate({ identifier: "GetWhatsappSignupConfigResponse" })
 
 // The WABA -----------------------------------------------------------------------------------------
 
-export const WhatsappReviewStatus = Schema.Literal("PENDING", "APPROVED", "REJECTED", "UNKNOWN")
-export const WhatsappOutboundCapacity = Schema.Literal(
-  "50", "250", "1000", "2000", "10000", "100000", "UNLIMITED", "UNTIERED", "UNKNOWN"
-)
+export const WhatsappReviewStatus = Schema.Literals(["PENDING", "APPROVED", "REJECTED", "UNKNOWN"])
+export const WhatsappOutboundCapacity = Schema.Literals(["50", "250", "1000", "2000", "10000", "100000", "UNLIMITED", "UNTIERED", "UNKNOWN"])
 export const WhatsappRestriction = Schema.Struct({
   observedAt: Timestamp,
-  status: Schema.Literal("FLAGGED", "DISABLED", "REINSTATED", "UNKNOWN")
+  status: Schema.Literals(["FLAGGED", "DISABLED", "REINSTATED", "UNKNOWN"])
 })
 
 /** `WhatsappBusinessAccount` (contract §3.8): the one connected WABA and its live senders. */
@@ -57,7 +54,7 @@ export const WhatsappBusinessAccount = Schema.Struct({
   reviewStatus: WhatsappReviewStatus,
   senderCount: Schema.Int,
   subscribedAt: Schema.optional(Timestamp)
-}).annotations({ identifier: "WhatsappBusinessAccount" })
+}).annotate({ identifier: "WhatsappBusinessAccount" })
 export type WhatsappBusinessAccount = typeof WhatsappBusinessAccount.Type
 
 export const WhatsappAccountPhoneNumber = Schema.Struct({
@@ -65,37 +62,37 @@ export const WhatsappAccountPhoneNumber = Schema.Struct({
   displayPhoneNumber: Schema.String,
   verifiedName: Schema.NullOr(Schema.String),
   /** `photon`: a number this service holds for the project; `meta`: the customer's own number. */
-  ownership: Schema.Literal("photon", "meta"),
+  ownership: Schema.Literals(["photon", "meta"]),
   /** The project's resource for the number, when it holds one (its sender or its line). */
   resourceId: Schema.optional(Schema.String)
-}).annotations({ identifier: "WhatsappAccountPhoneNumber" })
+}).annotate({ identifier: "WhatsappAccountPhoneNumber" })
 
 export const ListWhatsappAccountPhoneNumbersResponse = Schema.Struct({
   phoneNumbers: Schema.Array(WhatsappAccountPhoneNumber)
-}).annotations({ identifier: "ListWhatsappAccountPhoneNumbersResponse" })
+}).annotate({ identifier: "ListWhatsappAccountPhoneNumbersResponse" })
 
 // Requests -----------------------------------------------------------------------------------------
 
-const bounded = (min: number, max: number) => Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max))
+const bounded = (min: number, max: number) => Schema.String.pipe(Schema.check(Schema.isMinLength(min)), Schema.check(Schema.isMaxLength(max)))
 
 export const ConnectWhatsappBusinessRequest = Schema.Struct({
   code: bounded(1, 1024),
   phoneNumberId: bounded(1, 64),
   wabaId: bounded(1, 64)
-}).annotations({ identifier: "ConnectWhatsappBusinessRequest", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "ConnectWhatsappBusinessRequest" }).pipe(noExcessKeys)
 
 export const CreateWhatsappVoipSenderRequest = Schema.Struct({
   voipResourceId: bounded(1, 128),
   displayName: Schema.optional(bounded(1, 100))
-}).annotations({ identifier: "CreateWhatsappVoipSenderRequest", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "CreateWhatsappVoipSenderRequest" }).pipe(noExcessKeys)
 
 /** The `receivedAfter` query of the verification-code read (required). */
 export const GetWhatsappBusinessVerificationCodeQuery = Schema.Struct({ receivedAfter: Timestamp })
 
 export const GetWhatsappBusinessVerificationCodeResponse = Schema.Struct({
-  code: Schema.String.pipe(Schema.pattern(/^\d{6}$/)),
+  code: Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{6}$/u))),
   receivedAt: Timestamp
-}).annotations({ identifier: "GetWhatsappBusinessVerificationCodeResponse" })
+}).annotate({ identifier: "GetWhatsappBusinessVerificationCodeResponse" })
 
 // Shared-line assignments --------------------------------------------------------------------------
 
@@ -103,7 +100,7 @@ export const GetWhatsappBusinessVerificationCodeResponse = Schema.Struct({
 export const SharedLineAssignment = Schema.Struct({
   assignmentId: Schema.String,
   projectId: Schema.String,
-  platform: Schema.Literal("imessage", "whatsapp"),
+  platform: Schema.Literals(["imessage", "whatsapp"]),
   handle: Schema.String,
   assignedPhoneNumber: Schema.String,
   email: Schema.optional(Schema.String),
@@ -112,28 +109,28 @@ export const SharedLineAssignment = Schema.Struct({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   releasedAt: Schema.optional(Timestamp)
-}).annotations({ identifier: "SharedLineAssignment" })
+}).annotate({ identifier: "SharedLineAssignment" })
 export type SharedLineAssignment = typeof SharedLineAssignment.Type
 
 export const SharedLineAssignmentPage = Schema.Struct({
   assignments: Schema.Array(SharedLineAssignment),
   nextPageToken: Schema.optional(Schema.String)
-}).annotations({ identifier: "SharedLineAssignmentPage" })
+}).annotate({ identifier: "SharedLineAssignmentPage" })
 
 export const CreateWhatsappSharedLineAssignmentRequest = Schema.Struct({
   handle: E164,
   email: Schema.optional(Schema.String.pipe(
-    Schema.maxLength(254),
-    Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
+    Schema.check(Schema.isMaxLength(254)),
+    Schema.check(Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/u, { message: "must be an email address" }))
   )),
   firstName: Schema.optional(bounded(1, 100)),
   lastName: Schema.optional(bounded(1, 100))
-}).annotations({ identifier: "CreateWhatsappSharedLineAssignmentRequest", parseOptions: { onExcessProperty: "error" } })
+}).annotate({ identifier: "CreateWhatsappSharedLineAssignmentRequest" }).pipe(noExcessKeys)
 export type CreateWhatsappSharedLineAssignmentRequest = typeof CreateWhatsappSharedLineAssignmentRequest.Type
 
 export const ListSharedLineAssignmentsQuery = Schema.Struct({
-  includeReleased: Schema.optional(Schema.Literal("true", "false")),
-  pageSize: Schema.optional(Schema.NumberFromString.pipe(Schema.compose(Schema.Int), Schema.between(1, 200))),
+  includeReleased: Schema.optional(Schema.Literals(["true", "false"])),
+  pageSize: Schema.optional(NumberFromString.pipe(Schema.decodeTo(Schema.Int), Schema.check(Schema.isBetween({ minimum: 1, maximum: 200 })))),
   pageToken: Schema.optional(bounded(1, 2048))
 })
 export type ListSharedLineAssignmentsQuery = typeof ListSharedLineAssignmentsQuery.Type

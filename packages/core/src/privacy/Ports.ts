@@ -2,7 +2,7 @@
  * The Privacy context's ports (DESIGN.md §4): privacy requests, the audit log and the account
  * erasure write. `Context.Tag`s with no implementation.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountRecord } from "../accounts/Ports.js"
 import type { AccountId } from "../shared/Identifiers.js"
 
@@ -27,7 +27,7 @@ export interface PrivacyRequestRecord {
   readonly processedAt: DateTime.Utc | null
 }
 
-export class PrivacyRequestsRepo extends Context.Tag("core/PrivacyRequestsRepo")<PrivacyRequestsRepo, {
+export class PrivacyRequestsRepo extends Context.Service<PrivacyRequestsRepo, {
   readonly insert: (request: PrivacyRequestRecord) => Effect.Effect<void>
   readonly find: (requestId: string) => Effect.Effect<Option.Option<PrivacyRequestRecord>>
   /**
@@ -41,7 +41,7 @@ export class PrivacyRequestsRepo extends Context.Tag("core/PrivacyRequestsRepo")
     readonly outcome: PrivacyRequestOutcome
     readonly now: DateTime.Utc
   }) => Effect.Effect<void>
-}>() {}
+}>()("core/PrivacyRequestsRepo") {}
 
 /** One audit record: who did what to what, when. `detail` holds no personal data. */
 export interface AuditRecord {
@@ -54,13 +54,13 @@ export interface AuditRecord {
   readonly createdAt: DateTime.Utc
 }
 
-export class AuditLog extends Context.Tag("core/AuditLog")<AuditLog, {
+export class AuditLog extends Context.Service<AuditLog, {
   readonly append: (record: AuditRecord) => Effect.Effect<void>
   /** Records newest first, optionally of one subject id, at most `limit`. */
   readonly list: (args: { readonly subjectId?: string; readonly limit: number }) => Effect.Effect<ReadonlyArray<AuditRecord>>
-}>() {}
+}>()("core/AuditLog") {}
 
-export class AccountErasureRepo extends Context.Tag("core/AccountErasureRepo")<AccountErasureRepo, {
+export class AccountErasureRepo extends Context.Service<AccountErasureRepo, {
   /**
    * Overwrites the account's personal data (the same `accounts` row as `AccountsRepo`): the email
    * becomes `placeholderEmail`; names, phone, picture and password are cleared. None when absent.
@@ -70,4 +70,4 @@ export class AccountErasureRepo extends Context.Tag("core/AccountErasureRepo")<A
     readonly placeholderEmail: string
     readonly now: DateTime.Utc
   }) => Effect.Effect<Option.Option<AccountRecord>>
-}>() {}
+}>()("core/AccountErasureRepo") {}

@@ -15,7 +15,7 @@
  * overwrite and revocations, so nobody can sign in as it, but the row stays as the owner.
  * Afterwards the request keeps only a hash of the email.
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { AccountProfile } from "../accounts/AccountProfile.js"
 import { PhoneVerificationsRepo, TotpFactorsRepo } from "../accounts/AccountSecurityPorts.js"
 import { AccountServiceKeys } from "../credentials/AccountServiceKeys.js"
@@ -43,8 +43,8 @@ export const erasedEmail = (accountId: string) => `erased-${accountId.slice(-26)
 /** A hook other features add to an erasure (e.g. withdrawing OAuth grants), run in its transaction. */
 export type ErasureHook = (accountId: AccountId) => Effect.Effect<void>
 
-export class PrivacyRequests extends Effect.Service<PrivacyRequests>()("core/PrivacyRequests", {
-  effect: Effect.gen(function*() {
+export class PrivacyRequests extends Context.Service<PrivacyRequests>()("core/PrivacyRequests", {
+  make: Effect.gen(function*() {
     const requests = yield* PrivacyRequestsRepo
     const audit = yield* AuditLog
     const accounts = yield* AccountsRepo
@@ -174,4 +174,6 @@ export class PrivacyRequests extends Effect.Service<PrivacyRequests>()("core/Pri
 
     return { submit, find, processPending } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -7,7 +7,7 @@
  * `ProjectNotFound`, a deleted one `ProjectDeleted`, a closing one `ProjectClosing` — and written
  * through `ProjectsRepo.update` under the row lock, so the avatar that is replaced is known exactly.
  */
-import { DateTime, Effect } from "effect"
+import { Context, DateTime, Effect, Layer } from "effect"
 import { type Principal, principalScope } from "../credentials/Access.js"
 import type { ImageContentType } from "../accounts/Schema.js"
 import { agentAvatarPurpose } from "../uploads/UploadPorts.js"
@@ -19,8 +19,8 @@ import { makeProjectGate } from "./ProjectGate.js"
 import { type ProjectRecord, ProjectsRepo } from "./Ports.js"
 import { fn } from "../internal/Traced.js"
 
-export class AgentAvatars extends Effect.Service<AgentAvatars>()("core/AgentAvatars", {
-  effect: Effect.gen(function*() {
+export class AgentAvatars extends Context.Service<AgentAvatars>()("core/AgentAvatars", {
+  make: Effect.gen(function*() {
     const uploads = yield* Uploads
     const projects = yield* ProjectsRepo
     const tx = yield* Transactor
@@ -82,4 +82,6 @@ export class AgentAvatars extends Effect.Service<AgentAvatars>()("core/AgentAvat
 
     return { createUpload, commit, reset } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -3,7 +3,7 @@
  * Every platform is off until switched on. Used by the management API
  * (`GET`/`PATCH /projects/{projectId}/platforms/`) and the Dashboard API (`…/platforms`, `…/toggle`).
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { ProjectClosing, ProjectDeleted, ProjectNotFound } from "./Errors.js"
 import { ProjectsRepo } from "./Ports.js"
 import { ProjectId } from "../shared/Identifiers.js"
@@ -20,8 +20,8 @@ const decodeProjectId = Schema.decodeUnknownOption(ProjectId)
  * Methods take the project id as a string (callers often hold a path parameter): an id that is not
  * a project id reads as a project with every platform off, and cannot be changed (not found).
  */
-export class Platforms extends Effect.Service<Platforms>()("core/Platforms", {
-  effect: Effect.gen(function*() {
+export class Platforms extends Context.Service<Platforms>()("core/Platforms", {
+  make: Effect.gen(function*() {
     const repo = yield* PlatformsRepo
     const projects = yield* ProjectsRepo
     const tx = yield* Transactor
@@ -64,4 +64,6 @@ export class Platforms extends Effect.Service<Platforms>()("core/Platforms", {
 
     return { get, set } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,5 +1,5 @@
 /** The management context's store ports and limits (DESIGN.md §4: `Context.Tag`s with no implementation). */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { ProjectId, UserId } from "../shared/Identifiers.js"
 import type { ProjectUserExists } from "./PlatformsAndUsersErrors.js"
 import type { PlatformName, ProjectUser, UserType } from "./PlatformsAndUsersSchema.js"
@@ -14,7 +14,7 @@ export class ManagementLimits extends Setting<ManagementLimits>()("core/Manageme
 }) {}
 
 /** A project's platform switches as stored: only platforms ever toggled have a row. */
-export class PlatformsRepo extends Context.Tag("core/PlatformsRepo")<PlatformsRepo, {
+export class PlatformsRepo extends Context.Service<PlatformsRepo, {
   readonly list: (projectId: ProjectId) => Effect.Effect<ReadonlyArray<{ readonly platform: PlatformName; readonly enabled: boolean }>>
   /** Sets one platform's switch (insert or update). */
   readonly set: (args: {
@@ -23,7 +23,7 @@ export class PlatformsRepo extends Context.Tag("core/PlatformsRepo")<PlatformsRe
     readonly enabled: boolean
     readonly now: DateTime.Utc
   }) => Effect.Effect<void>
-}>() {}
+}>()("core/PlatformsRepo") {}
 
 /** An end user as stored. */
 export interface ProjectUserRecord extends ProjectUser {
@@ -34,7 +34,7 @@ export interface ProjectUserRecord extends ProjectUser {
  * End users. A user's key within its project is (phoneNumber, assignedPhoneNumber): one shared user
  * per phone number, and one dedicated user per phone number and assigned line.
  */
-export class ProjectUsersRepo extends Context.Tag("core/ProjectUsersRepo")<ProjectUsersRepo, {
+export class ProjectUsersRepo extends Context.Service<ProjectUsersRepo, {
   /** The project's users, oldest first (by `createdAt`, then id), optionally filtered by type and ids. */
   readonly list: (args: {
     readonly projectId: ProjectId
@@ -54,4 +54,4 @@ export class ProjectUsersRepo extends Context.Tag("core/ProjectUsersRepo")<Proje
   readonly update: (user: ProjectUserRecord) => Effect.Effect<void>
   /** Deletes the project's user and returns it, if there was one. */
   readonly remove: (projectId: ProjectId, userId: UserId) => Effect.Effect<Option.Option<ProjectUserRecord>>
-}>() {}
+}>()("core/ProjectUsersRepo") {}

@@ -7,8 +7,7 @@ import { Schema } from "effect"
 import { BoundedString, Email } from "../shared/Bounds.js"
 import { ProjectId, UserId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 // ---------------------------------------------------------------------------------------------
 // Platforms (interface C)
@@ -17,13 +16,13 @@ const strict = { onExcessProperty: "error" } as const
 export const platformNames = ["imessage", "whatsapp_business", "slack", "sms", "voice", "telegram", "email"] as const
 
 /** The platforms a project can switch on and off (the same set as a line's platform). */
-export const PlatformName = Schema.Literal(...platformNames).annotations({ identifier: "PlatformName" })
+export const PlatformName = Schema.Literals(platformNames).annotate({ identifier: "PlatformName" })
 export type PlatformName = typeof PlatformName.Type
 
 /** Every platform's state: all seven keys, always. */
 export type PlatformStates = Record<PlatformName, { enabled: boolean }>
 
-const PlatformState = Schema.Struct({ enabled: Schema.Boolean }).annotations({ identifier: "PlatformState" })
+const PlatformState = Schema.Struct({ enabled: Schema.Boolean }).annotate({ identifier: "PlatformState" })
 
 /** The wire form of `PlatformStates` (`GET /projects/{projectId}/platforms/`). */
 export const PlatformStatesSchema = Schema.Struct({
@@ -34,7 +33,7 @@ export const PlatformStatesSchema = Schema.Struct({
   voice: PlatformState,
   telegram: PlatformState,
   email: PlatformState
-}).annotations({ identifier: "PlatformStates" })
+}).annotate({ identifier: "PlatformStates" })
 
 /** Every platform off: the state of a project that never toggled one. */
 export const defaultPlatformStates = (): PlatformStates =>
@@ -44,7 +43,7 @@ export const defaultPlatformStates = (): PlatformStates =>
 export const TogglePlatformRequest = Schema.Struct({
   platform: PlatformName,
   enabled: Schema.Boolean
-}).annotations({ identifier: "TogglePlatformRequest", parseOptions: strict })
+}).annotate({ identifier: "TogglePlatformRequest" }).pipe(noExcessKeys)
 export type TogglePlatformRequest = typeof TogglePlatformRequest.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -53,8 +52,8 @@ export type TogglePlatformRequest = typeof TogglePlatformRequest.Type
 
 /** An E.164 phone number: `+`, a non-zero digit, then 6 to 14 digits (contract.md §5.2). */
 export const E164PhoneNumber = Schema.String.pipe(
-  Schema.pattern(/^\+[1-9]\d{6,14}$/, { message: () => "must be an E.164 phone number such as +15550100123" })
-).annotations({ identifier: "E164PhoneNumber" })
+  Schema.check(Schema.isPattern(/^\+[1-9]\d{6,14}$/u, { message: "must be an E.164 phone number such as +15550100123" }))
+).annotate({ identifier: "E164PhoneNumber" })
 
 /** A person's name part: 1..256 characters, or null. */
 const NamePart = Schema.NullOr(BoundedString(1, 256))
@@ -73,10 +72,10 @@ export const ProjectUser = Schema.Struct({
   phoneNumber: Schema.String,
   assignedPhoneNumber: Schema.NullOr(Schema.String),
   createdAt: Timestamp
-}).annotations({ identifier: "ProjectUser" })
+}).annotate({ identifier: "ProjectUser" })
 export type ProjectUser = typeof ProjectUser.Type
 
-export const UserType = Schema.Literal("shared", "dedicated").annotations({ identifier: "UserType" })
+export const UserType = Schema.Literals(["shared", "dedicated"]).annotate({ identifier: "UserType" })
 export type UserType = typeof UserType.Type
 
 /** The type a user has: dedicated when assigned one of the project's lines. */
@@ -88,18 +87,18 @@ export const userTypeOf = (user: { readonly assignedPhoneNumber: string | null }
  * when sent it must agree: `dedicated` needs an assigned number, `shared` must not have one.
  */
 export const CreateUserRequest = Schema.Struct({
-  type: Schema.optionalWith(UserType, { exact: true }),
+  type: Schema.optionalKey(UserType),
   phoneNumber: E164PhoneNumber,
-  firstName: Schema.optionalWith(NamePart, { exact: true }),
-  lastName: Schema.optionalWith(NamePart, { exact: true }),
-  email: Schema.optionalWith(Schema.NullOr(Email), { exact: true }),
-  assignedPhoneNumber: Schema.optionalWith(Schema.NullOr(E164PhoneNumber), { exact: true })
+  firstName: Schema.optionalKey(NamePart),
+  lastName: Schema.optionalKey(NamePart),
+  email: Schema.optionalKey(Schema.NullOr(Email)),
+  assignedPhoneNumber: Schema.optionalKey(Schema.NullOr(E164PhoneNumber))
 }).pipe(
-  Schema.filter((r) => {
+  Schema.check(Schema.makeFilter((r) => {
     const assigned = r.assignedPhoneNumber !== undefined && r.assignedPhoneNumber !== null
-    if (r.type === "dedicated" && !assigned) return { path: ["assignedPhoneNumber"], message: "is required for a dedicated user" }
-    if (r.type === "shared" && assigned) return { path: ["assignedPhoneNumber"], message: "must be absent for a shared user" }
+    if (r.type === "dedicated" && !assigned) return { path: ["assignedPhoneNumber"], issue: "is required for a dedicated user" }
+    if (r.type === "shared" && assigned) return { path: ["assignedPhoneNumber"], issue: "must be absent for a shared user" }
     return true
-  })
-).annotations({ identifier: "CreateUserRequest", parseOptions: strict })
+  }))
+).annotate({ identifier: "CreateUserRequest" }).pipe(noExcessKeys)
 export type CreateUserRequest = typeof CreateUserRequest.Type

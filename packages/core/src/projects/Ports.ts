@@ -1,5 +1,5 @@
 /** The projects context's store port (DESIGN.md §4): a `Context.Tag` with no implementation. */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountId, OrganizationId, ProjectId } from "../shared/Identifiers.js"
 import type { SlugInUse } from "./Errors.js"
 import type { ProjectSlug } from "./Schema.js"
@@ -46,7 +46,7 @@ export interface ProjectListRequest extends ProjectFilter {
   readonly limit: number
 }
 
-export class ProjectsRepo extends Context.Tag("core/ProjectsRepo")<ProjectsRepo, {
+export class ProjectsRepo extends Context.Service<ProjectsRepo, {
   /** Inserts a project with the hash of its management secret; a held slug (any state) is `SlugInUse`. */
   readonly insert: (args: { readonly project: ProjectRecord; readonly secretHash: string }) => Effect.Effect<void, SlugInUse>
   readonly findById: (projectId: ProjectId) => Effect.Effect<Option.Option<ProjectRecord>>
@@ -75,4 +75,4 @@ export class ProjectsRepo extends Context.Tag("core/ProjectsRepo")<ProjectsRepo,
     readonly now: DateTime.Utc
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<ProjectId>>
-}>() {}
+}>()("core/ProjectsRepo") {}

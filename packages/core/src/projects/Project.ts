@@ -11,11 +11,10 @@ import { PageSize } from "../shared/PageToken.js"
 import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import type { ProjectRecord } from "./Ports.js"
 import { type AgentProfile as AgentProfileType, AgentProfile, ProjectSlug, ProjectSlugQuery } from "./Schema.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** Project names: 1..256 characters. */
-export const ProjectName = BoundedString(1, 256).annotations({ identifier: "ProjectName" })
+export const ProjectName = BoundedString(1, 256).annotate({ identifier: "ProjectName" })
 
 /** A project (no extra properties). */
 export const Project = Schema.Struct({
@@ -28,65 +27,65 @@ export const Project = Schema.Struct({
   updatedAt: Timestamp,
   deletedAt: NullableTimestamp,
   createdByAccountId: AccountId
-}).annotations({ identifier: "Project", parseOptions: strict })
+}).annotate({ identifier: "Project" }).pipe(noExcessKeys)
 export type Project = typeof Project.Type
 
 /** `POST /v1/organizations/{organizationId}/projects`. */
 export const CreateProjectRequest = Schema.Struct({
   name: ProjectName,
   slug: ProjectSlug
-}).annotations({ identifier: "CreateProjectRequest", parseOptions: strict })
+}).annotate({ identifier: "CreateProjectRequest" }).pipe(noExcessKeys)
 export type CreateProjectRequest = typeof CreateProjectRequest.Type
 
 /** `PATCH /v1/projects/{projectId}`: the name only (the slug is immutable). */
 export const UpdateProjectRequest = Schema.Struct({
   name: ProjectName
-}).annotations({ identifier: "UpdateProjectRequest", parseOptions: strict })
+}).annotate({ identifier: "UpdateProjectRequest" }).pipe(noExcessKeys)
 export type UpdateProjectRequest = typeof UpdateProjectRequest.Type
 
 /** One page of projects; `nextPageToken` is absent on the last page. */
 export const ProjectPage = Schema.Struct({
   projects: Schema.Array(Project),
-  nextPageToken: Schema.optionalWith(Schema.String, { exact: true })
-}).annotations({ identifier: "ProjectPage" })
+  nextPageToken: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "ProjectPage" })
 export type ProjectPage = typeof ProjectPage.Type
 
 /** `POST /v1/projects/{projectId}/secret-rotations`: the new management secret, shown once. */
 export const RotateProjectSecretResponse = Schema.Struct({
   projectSecret: Schema.String
-}).annotations({ identifier: "RotateProjectSecretResponse" })
+}).annotate({ identifier: "RotateProjectSecretResponse" })
 
 /** The filters of `GET …/projects` and `GET …/projects/count`. */
 const projectFilterFields = {
-  query: Schema.optionalWith(BoundedString(1, 256), { exact: true }),
-  createdAfter: Schema.optionalWith(Timestamp, { exact: true }),
-  createdBefore: Schema.optionalWith(Timestamp, { exact: true })
+  query: Schema.optionalKey(BoundedString(1, 256)),
+  createdAfter: Schema.optionalKey(Timestamp),
+  createdBefore: Schema.optionalKey(Timestamp)
 }
 
 /** The query of `GET …/projects` (every parameter optional; timestamps strict RFC 3339 UTC). */
 export const ListProjectsQuery = Schema.Struct({
-  pageSize: Schema.optionalWith(PageSize, { exact: true }),
-  pageToken: Schema.optionalWith(BoundedString(1, 2048), { exact: true }),
+  pageSize: Schema.optionalKey(PageSize),
+  pageToken: Schema.optionalKey(BoundedString(1, 2048)),
   ...projectFilterFields
-}).annotations({ identifier: "ListProjectsQuery" })
+}).annotate({ identifier: "ListProjectsQuery" })
 export type ListProjectsQuery = typeof ListProjectsQuery.Type
 
 /** The query of `GET …/projects/count` (contract.md §1 4 `countProjects`): the list's filters. */
-export const CountProjectsQuery = Schema.Struct(projectFilterFields).annotations({ identifier: "CountProjectsQuery" })
+export const CountProjectsQuery = Schema.Struct(projectFilterFields).annotate({ identifier: "CountProjectsQuery" })
 export type CountProjectsQuery = typeof CountProjectsQuery.Type
 
 /** `countProjects`: how many live projects match the filters (contract.md §3.3 `ProjectCount`). */
 export const ProjectCount = Schema.Struct({
   count: NonNegativeSafeInt
-}).annotations({ identifier: "ProjectCount" })
+}).annotate({ identifier: "ProjectCount" })
 export type ProjectCount = typeof ProjectCount.Type
 
 /** A domain of a project's closure (contract.md §3.3 `GetProjectClosureStatusResponse.domains`). */
-export const ClosureDomain = Schema.Literal("projects", "billing", "platforms", "call_registry").annotations({ identifier: "ProjectClosureDomain" })
+export const ClosureDomain = Schema.Literals(["projects", "billing", "platforms", "call_registry"]).annotate({ identifier: "ProjectClosureDomain" })
 export type ClosureDomain = typeof ClosureDomain.Type
 
 /** What keeps a domain from being closed, in words a client can switch on (snake_case). */
-export const ClosureBlocker = Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_]{0,63}$/)).annotations({
+export const ClosureBlocker = Schema.String.pipe(Schema.check(Schema.isPattern(/^[a-z][a-z0-9_]{0,63}$/u))).annotate({
   identifier: "ProjectClosureBlocker",
   examples: ["closure_in_progress"]
 })
@@ -95,7 +94,7 @@ export const ProjectClosureDomainStatus = Schema.Struct({
   domain: ClosureDomain,
   ready: Schema.Boolean,
   blockers: Schema.Array(ClosureBlocker)
-}).annotations({ identifier: "ProjectClosureDomainStatus" })
+}).annotate({ identifier: "ProjectClosureDomainStatus" })
 
 /**
  * `getProjectClosureStatus`: how far a project's closure is, per domain; `ready` when no domain
@@ -108,18 +107,18 @@ export const ProjectClosureStatusResponse = Schema.Struct({
   organizationId: OrganizationId,
   projectId: ProjectId,
   ready: Schema.Boolean
-}).annotations({ identifier: "GetProjectClosureStatusResponse" })
+}).annotate({ identifier: "GetProjectClosureStatusResponse" })
 export type ProjectClosureStatusResponse = typeof ProjectClosureStatusResponse.Type
 
 /** The query of `GET …/projects/closure-status`: the project (required). */
 export const ProjectClosureStatusQuery = Schema.Struct({
   projectId: ProjectId
-}).annotations({ identifier: "ProjectClosureStatusQuery" })
+}).annotate({ identifier: "ProjectClosureStatusQuery" })
 
 /** The query of `GET …/projects/slug-availability`. */
 export const SlugAvailabilityQuery = Schema.Struct({
   slug: ProjectSlugQuery
-}).annotations({ identifier: "SlugAvailabilityQuery" })
+}).annotate({ identifier: "SlugAvailabilityQuery" })
 
 /** The agent profile of a stored project: the first name defaults to the project's name. */
 export const toAgentProfile = (record: ProjectRecord, defaultAvatarUrl: string): AgentProfileType => ({

@@ -14,7 +14,7 @@
  * `ready` when no domain has a blocker. A deletion is not an operation here, so
  * `deletionOperationId` is always null.
  */
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { BillingRepo } from "../billing/Ports.js"
 import { fn } from "../internal/Traced.js"
 import { OperationsRepo, ResourcesRepo } from "../platforms/PlatformPorts.js"
@@ -27,8 +27,8 @@ import { ProjectsRepo } from "./Ports.js"
 
 const liveCallStatuses = ["started", "ringing", "answered", "connected"] as const
 
-export class ProjectClosureStatus extends Effect.Service<ProjectClosureStatus>()("core/ProjectClosureStatus", {
-  effect: Effect.gen(function*() {
+export class ProjectClosureStatus extends Context.Service<ProjectClosureStatus>()("core/ProjectClosureStatus", {
+  make: Effect.gen(function*() {
     const projects = yield* ProjectsRepo
     const gate = yield* makeProjectGate
     const billing = yield* BillingRepo
@@ -81,4 +81,6 @@ export class ProjectClosureStatus extends Effect.Service<ProjectClosureStatus>()
 
     return { status } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

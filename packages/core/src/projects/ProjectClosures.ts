@@ -4,7 +4,7 @@
  * `TestClock`; the standalone server runs `runPeriodically` as a background fiber. Several processes
  * may run it at once: the store finishes each project once.
  */
-import { DateTime, Duration, Effect } from "effect"
+import { Context, DateTime, Duration, Effect, Layer } from "effect"
 import type { ProjectId } from "../shared/Identifiers.js"
 import { ProjectsRepo } from "./Ports.js"
 import { fn } from "../internal/Traced.js"
@@ -16,8 +16,8 @@ export class ProjectClosurePolicy extends Setting<ProjectClosurePolicy>()("core/
   defaultValue: () => ({ delay: Duration.seconds(60), interval: Duration.seconds(5), batchSize: 100 })
 }) {}
 
-export class ProjectClosures extends Effect.Service<ProjectClosures>()("core/ProjectClosures", {
-  effect: Effect.gen(function*() {
+export class ProjectClosures extends Context.Service<ProjectClosures>()("core/ProjectClosures", {
+  make: Effect.gen(function*() {
     const repo = yield* ProjectsRepo
     const policy = yield* ProjectClosurePolicy
     const batchSize = Math.max(1, policy.batchSize)
@@ -39,11 +39,13 @@ export class ProjectClosures extends Effect.Service<ProjectClosures>()("core/Pro
         yield* Effect.sleep(policy.interval)
         yield* DateTime.now.pipe(
           Effect.flatMap(completeClosures),
-          Effect.catchAllCause((cause) => logCauseWarning("project closure round failed", cause))
+          Effect.catchCause((cause) => logCauseWarning("project closure round failed", cause))
         )
       }
     })
 
     return { completeClosures, runPeriodically, policy } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

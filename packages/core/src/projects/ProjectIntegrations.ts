@@ -5,7 +5,7 @@
  * never shown again: responses carry `"[redacted]"` in their place. Who may see or change them is
  * the project's rule (`ProjectGate`: members of its organization; writes on active projects only).
  */
-import { DateTime, Effect, Option, Redacted } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "./ProjectGate.js"
 import type { ProjectId } from "../shared/Identifiers.js"
@@ -53,8 +53,8 @@ const view = (r: SlackIntegrationRecord): SlackIntegrationView => ({
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
-export class ProjectIntegrations extends Effect.Service<ProjectIntegrations>()("core/ProjectIntegrations", {
-  effect: Effect.gen(function*() {
+export class ProjectIntegrations extends Context.Service<ProjectIntegrations>()("core/ProjectIntegrations", {
+  make: Effect.gen(function*() {
     const settings = yield* ProjectSettingsRepo
     const tx = yield* Transactor
     const gate = yield* makeProjectGate
@@ -121,7 +121,7 @@ export class ProjectIntegrations extends Effect.Service<ProjectIntegrations>()("
       const open = (purpose: string, sealed: Uint8Array) =>
         Effect.flatMap(withKeys(unseal(purpose, sealed)), (plain) =>
           plain === undefined
-            ? Effect.dieMessage(`a Slack secret of project ${projectId} cannot be opened (was SECRET_KEY changed?)`)
+            ? Effect.die(new Error(`a Slack secret of project ${projectId} cannot be opened (was SECRET_KEY changed?)`))
             : Effect.succeed(Redacted.make(decoder.decode(plain))))
       return Option.some({
         clientSecret: yield* open(CLIENT_SECRET_PURPOSE, stored.value.clientSecretSealed),
@@ -131,4 +131,6 @@ export class ProjectIntegrations extends Effect.Service<ProjectIntegrations>()("
 
     return { getAutoScale, setAutoScale, getSlack, putSlack, slackSecrets } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,7 +1,7 @@
 /**
  * Per-project settings kept for the Dashboard (iMessage auto-scale, the Slack integration): the port.
  */
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Context, DateTime, type Effect, type Option } from "effect"
 import type { ProjectId } from "../shared/Identifiers.js"
 
 /** A project's Slack integration as stored: the two secrets only sealed (ServerSecret `seal`). */
@@ -16,10 +16,10 @@ export interface SlackIntegrationRecord {
   readonly updatedAt: DateTime.Utc
 }
 
-export class ProjectSettingsRepo extends Context.Tag("core/ProjectSettingsRepo")<ProjectSettingsRepo, {
+export class ProjectSettingsRepo extends Context.Service<ProjectSettingsRepo, {
   readonly getAutoScale: (projectId: ProjectId) => Effect.Effect<Option.Option<{ readonly autoScale: boolean; readonly updatedAt: DateTime.Utc }>>
   readonly putAutoScale: (args: { readonly projectId: ProjectId; readonly autoScale: boolean; readonly now: DateTime.Utc }) => Effect.Effect<void>
   readonly getSlack: (projectId: ProjectId) => Effect.Effect<Option.Option<SlackIntegrationRecord>>
   /** Creates or replaces the integration (`createdAt` of an existing one is kept). */
   readonly putSlack: (record: SlackIntegrationRecord) => Effect.Effect<SlackIntegrationRecord>
-}>() {}
+}>()("core/ProjectSettingsRepo") {}

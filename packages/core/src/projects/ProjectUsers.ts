@@ -9,7 +9,7 @@
  * - Changes need an active project: they lock its row, so they are ordered against its deletion and
  *   concurrent creates never pass the limit.
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { ProjectClosing, ProjectDeleted, ProjectNotFound } from "./Errors.js"
 import { ProjectsRepo } from "./Ports.js"
 import { IdKinds, type ProjectId, UserId } from "../shared/Identifiers.js"
@@ -43,8 +43,8 @@ export const applyUserFields = (user: ProjectUserRecord, input: CreateProjectUse
     : { ...user, firstName, lastName, email, updatedAt: now }
 }
 
-export class ProjectUsers extends Effect.Service<ProjectUsers>()("core/ProjectUsers", {
-  effect: Effect.gen(function*() {
+export class ProjectUsers extends Context.Service<ProjectUsers>()("core/ProjectUsers", {
+  make: Effect.gen(function*() {
     const repo = yield* ProjectsRepo
     const users = yield* ProjectUsersRepo
     const tx = yield* Transactor
@@ -128,6 +128,7 @@ export class ProjectUsers extends Effect.Service<ProjectUsers>()("core/ProjectUs
     })
 
     return { list, get, create, remove } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

@@ -30,11 +30,11 @@ export * from "./ProjectUsers.js"
 
 /** Platform switches and end users (the management API's, also the Dashboard's) are the project's. */
 export const ProjectsCore = Layer.mergeAll(
-  ProjectsService.Default,
-  ProjectClosures.Default,
-  ProjectClosureStatus.Default,
-  Platforms.Default,
-  ProjectUsers.Default
+  ProjectsService.layer,
+  ProjectClosures.layer,
+  ProjectClosureStatus.layer,
+  Platforms.layer,
+  ProjectUsers.layer
 )
 /**
  * Projects also read memberships through `OrganizationsRepo`, the Organizations feature's port;

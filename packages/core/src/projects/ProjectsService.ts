@@ -7,7 +7,7 @@
  * Named `ProjectsService` rather than `Projects`: the core's index already exports the projects
  * schema catalog as the namespace `Projects`.
  */
-import { DateTime, Effect, Option, Redacted, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { fn } from "../internal/Traced.js"
 import type { Principal } from "../credentials/Access.js"
 import { InvalidInput } from "../accounts/Errors.js"
@@ -75,8 +75,8 @@ export interface ListProjectsInput {
   readonly createdBefore?: DateTime.Utc | undefined
 }
 
-export class ProjectsService extends Effect.Service<ProjectsService>()("core/ProjectsService", {
-  effect: Effect.gen(function*() {
+export class ProjectsService extends Context.Service<ProjectsService>()("core/ProjectsService", {
+  make: Effect.gen(function*() {
     const repo = yield* ProjectsRepo
     const ids = yield* Ids
     const secrets = yield* Secrets
@@ -140,7 +140,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
       const secretHash = yield* sha256Hex(Redacted.value(secret))
       // The unique index decides between concurrent creates; the loser learns why and what is free.
       // The project and its `project.created` event commit together (the events outbox).
-      yield* tx.withTransaction(Effect.zipRight(
+      yield* tx.withTransaction(Effect.andThen(
         repo.insert({ project, secretHash }),
         events.publish(projectId, [projectEvent("project.created", project, now)])
       )).pipe(
@@ -159,8 +159,8 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
       // The token is bound to the organization and the filters: reused with others, it is refused.
       const listName = `projects:${input.organizationId}:${canonicalJson({
         query: input.query ?? null,
-        createdAfter: input.createdAfter?.epochMillis ?? null,
-        createdBefore: input.createdBefore?.epochMillis ?? null
+        createdAfter: input.createdAfter?.epochMilliseconds ?? null,
+        createdBefore: input.createdBefore?.epochMilliseconds ?? null
       })}`
       const { page, nextPageToken } = yield* createdAtPage({
         list: listName,
@@ -297,6 +297,7 @@ export class ProjectsService extends Effect.Service<ProjectsService>()("core/Pro
     })
 
     return { create, list, count, slugAvailability, get, read, rename, delete: remove, updateAgentProfile, rotateSecret, verifySecret } as const
-  }),
-  dependencies: [Ids.Default, EventPublisher.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, EventPublisher.layer]))
+}

@@ -10,16 +10,16 @@
  * Request bodies reject unknown properties (the contract declares its request bodies
  * `additionalProperties: false`); so does the accepted message (SPEC.md § Accepted message).
  */
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { BoundedString, Email, NonNegativeSafeInt } from "../shared/Bounds.js"
 import { MessageId, ProjectId, UserId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** Unknown properties are an error, not silently dropped. Propagates to nested structs. */
-const strict = { onExcessProperty: "error" } as const
 
 /** A key that must not appear at all (not even as `undefined`): JSON Schema `not: {}`. */
-const Absent = Schema.optionalWith(Schema.Never, { exact: true })
+const Absent = Schema.optionalKey(Schema.Never)
 
 const parseUrl = (s: string): URL | undefined => {
   try {
@@ -35,11 +35,12 @@ const parseUrl = (s: string): URL | undefined => {
 
 /** An absolute URI (scheme first, no white space), at most 2048 characters. */
 export const Uri = Schema.String.pipe(
-  Schema.maxLength(2048),
-  Schema.filter((s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s) && parseUrl(s) !== undefined, {
-    message: () => "must be an absolute URI"
-  })
-).annotations({ identifier: "Uri", jsonSchema: { format: "uri" } })
+  Schema.check(Schema.isMaxLength(2048)),
+  Schema.check(Schema.makeFilter((s) => /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(s) && parseUrl(s) !== undefined, {
+    message: "must be an absolute URI",
+    toJsonSchema: () => ({ format: "uri" })
+  }))
+).annotate({ identifier: "Uri" })
 export type Uri = typeof Uri.Type
 
 /**
@@ -49,20 +50,30 @@ export type Uri = typeof Uri.Type
  * can allow local targets for testing.
  */
 export const WebhookUrl = Schema.String.pipe(
-  Schema.maxLength(2048),
-  Schema.filter((s) => {
+  Schema.check(Schema.isMaxLength(2048)),
+  Schema.check(Schema.makeFilter((s) => {
     const url = /^\S+$/.test(s) ? parseUrl(s) : undefined
     return url !== undefined && (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== ""
-  }, { message: () => "must be a valid http(s) URL" })
-).annotations({ identifier: "WebhookUrl", jsonSchema: { format: "uri" } })
+  }, { message: "must be a valid http(s) URL", toJsonSchema: () => ({ format: "uri" }) }))
+).annotate({ identifier: "WebhookUrl" })
 export type WebhookUrl = typeof WebhookUrl.Type
 
 // ---------------------------------------------------------------------------------------------
 // Management webhooks and egress addresses (SPEC.md § Project webhook, § Webhook egress addresses)
 // ---------------------------------------------------------------------------------------------
 
-/** Management webhook ids are UUIDs (SPEC.md § Project webhook; contract.md §2.4). */
-export const ProjectWebhookId = Schema.UUID.pipe(Schema.brand("ProjectWebhookId")).annotations({
+/**
+ * Management webhook ids are UUIDs (SPEC.md § Project webhook; contract.md §2.4): any version and
+ * variant, either case (`Schema.isUUID` would refuse the versions and variants it does not know).
+ */
+export const ProjectWebhookId = Schema.String.pipe(
+  Schema.check(Schema.isPattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/u, {
+    identifier: "UUID",
+    description: "a Universally Unique Identifier",
+    format: "uuid"
+  })),
+  Schema.brand("ProjectWebhookId")
+).annotate({
   identifier: "ProjectWebhookId"
 })
 export type ProjectWebhookId = typeof ProjectWebhookId.Type
@@ -73,7 +84,7 @@ export const ProjectWebhook = Schema.Struct({
   webhookUrl: WebhookUrl,
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({ identifier: "ProjectWebhook" })
+}).annotate({ identifier: "ProjectWebhook" })
 export type ProjectWebhook = typeof ProjectWebhook.Type
 
 const octet = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
@@ -117,8 +128,8 @@ export const isPublicIpv4 = (s: string): boolean => {
 
 /** A public IPv4 address string: private, loopback, link-local and reserved ranges are refused. */
 export const PublicIpv4Address = Schema.String.pipe(
-  Schema.filter(isPublicIpv4, { message: () => "must be a public IPv4 address" })
-).annotations({ identifier: "PublicIpv4Address", jsonSchema: { format: "ipv4" } })
+  Schema.check(Schema.makeFilter(isPublicIpv4, { message: "must be a public IPv4 address", toJsonSchema: () => ({ format: "ipv4" }) }))
+).annotate({ identifier: "PublicIpv4Address" })
 
 /**
  * The webhook egress addresses (SPEC.md § Webhook egress addresses): every address is to be
@@ -126,9 +137,9 @@ export const PublicIpv4Address = Schema.String.pipe(
  */
 export const WebhookEgressAddresses = Schema.Struct({
   addresses: Schema.Array(PublicIpv4Address).pipe(
-    Schema.filter((xs) => new Set(xs).size === xs.length || "addresses must be unique")
+    Schema.check(Schema.makeFilter((xs) => new Set(xs).size === xs.length || "addresses must be unique"))
   )
-}).annotations({ identifier: "WebhookEgressAddresses" })
+}).annotate({ identifier: "WebhookEgressAddresses" })
 export type WebhookEgressAddresses = typeof WebhookEgressAddresses.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -142,18 +153,18 @@ export type WebhookEgressAddresses = typeof WebhookEgressAddresses.Type
  * memory (DESIGN.md §4) and are never echoed back.
  */
 export const SlackIntegrationRequest = Schema.Struct({
-  enabledFeatures: Schema.Array(BoundedString(1, 64)).pipe(Schema.maxItems(32)),
+  enabledFeatures: Schema.Array(BoundedString(1, 64)).pipe(Schema.check(Schema.isMaxLength(32))),
   clientId: BoundedString(1, 256),
-  clientSecret: Schema.Redacted(BoundedString(1, 256)),
-  signingSecret: Schema.Redacted(BoundedString(1, 256)),
+  clientSecret: Schema.RedactedFromValue(BoundedString(1, 256)),
+  signingSecret: Schema.RedactedFromValue(BoundedString(1, 256)),
   appId: BoundedString(1, 256)
-}).annotations({ identifier: "SlackIntegrationRequest", parseOptions: strict })
+}).annotate({ identifier: "SlackIntegrationRequest" }).pipe(noExcessKeys)
 export type SlackIntegrationRequest = typeof SlackIntegrationRequest.Type
 
 /** `PATCH /api/projects/{id}/imessage/auto-scale`: `{autoScale}` and nothing else (SPEC.md § Endpoints). */
 export const ImessageAutoScaleRequest = Schema.Struct({
   autoScale: Schema.Boolean
-}).annotations({ identifier: "ImessageAutoScaleRequest", parseOptions: strict })
+}).annotate({ identifier: "ImessageAutoScaleRequest" }).pipe(noExcessKeys)
 export type ImessageAutoScaleRequest = typeof ImessageAutoScaleRequest.Type
 
 /**
@@ -163,7 +174,7 @@ export type ImessageAutoScaleRequest = typeof ImessageAutoScaleRequest.Type
  */
 export const PrivacyRequest = Schema.Struct({
   email: Email
-}).annotations({ identifier: "PrivacyRequest", parseOptions: strict })
+}).annotate({ identifier: "PrivacyRequest" }).pipe(noExcessKeys)
 export type PrivacyRequest = typeof PrivacyRequest.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -173,47 +184,48 @@ export type PrivacyRequest = typeof PrivacyRequest.Type
 /** A project's agent profile. */
 export const AgentProfile = Schema.Struct({
   avatarUrl: Uri,
-  firstName: Schema.String.pipe(Schema.minLength(1)),
+  firstName: Schema.String.pipe(Schema.check(Schema.isMinLength(1))),
   lastName: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "AgentProfile" })
+}).annotate({ identifier: "AgentProfile" })
 export type AgentProfile = typeof AgentProfile.Type
 
 /** `PATCH …/agent-profile` (contract.md §3.3; the 256 bound matches the account names of API.md §1.2). */
 export const UpdateAgentProfileRequest = Schema.Struct({
-  firstName: Schema.optionalWith(BoundedString(1, 256), { exact: true }),
-  lastName: Schema.optionalWith(Schema.NullOr(BoundedString(1, 256)), { exact: true })
-}).annotations({ identifier: "UpdateAgentProfileRequest", parseOptions: strict })
+  firstName: Schema.optionalKey(BoundedString(1, 256)),
+  lastName: Schema.optionalKey(Schema.NullOr(BoundedString(1, 256)))
+}).annotate({ identifier: "UpdateAgentProfileRequest" }).pipe(noExcessKeys)
 export type UpdateAgentProfileRequest = typeof UpdateAgentProfileRequest.Type
 
 // ---------------------------------------------------------------------------------------------
 // Project slugs (API.md §1.4; contract.md §2.3, §3.3)
 // ---------------------------------------------------------------------------------------------
 
-const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/u
 
 /** A project slug as created: 3..63 lower-case letters and digits in hyphen-separated runs. */
 export const ProjectSlug = Schema.String.pipe(
-  Schema.minLength(3),
-  Schema.maxLength(63),
-  Schema.pattern(slugPattern, { message: () => "must be lower-case letters and digits separated by single hyphens" }),
+  // The pattern admits ASCII only, so 3 UTF-16 code units are 3 code points: JSON Schema's bound is exact.
+  Schema.check(Schema.isMinLength(3, { toJsonSchema: () => ({ minLength: 3 }) })),
+  Schema.check(Schema.isMaxLength(63)),
+  Schema.check(Schema.isPattern(slugPattern, { message: "must be lower-case letters and digits separated by single hyphens" })),
   Schema.brand("ProjectSlug")
-).annotations({ identifier: "ProjectSlug" })
+).annotate({ identifier: "ProjectSlug" })
 export type ProjectSlug = typeof ProjectSlug.Type
 
 /** The slug asked about in an availability check: 1..63 (shorter than 3 answers `too_short`). */
 export const ProjectSlugQuery = Schema.String.pipe(
-  Schema.minLength(1),
-  Schema.maxLength(63),
-  Schema.pattern(slugPattern, { message: () => "must be lower-case letters and digits separated by single hyphens" })
-).annotations({ identifier: "ProjectSlugQuery" })
+  Schema.check(Schema.isMinLength(1)),
+  Schema.check(Schema.isMaxLength(63)),
+  Schema.check(Schema.isPattern(slugPattern, { message: "must be lower-case letters and digits separated by single hyphens" }))
+).annotate({ identifier: "ProjectSlugQuery" })
 
 export const AvailableProjectSlug = Schema.Struct({
   available: Schema.Literal(true),
   slug: ProjectSlug
-}).annotations({ identifier: "AvailableProjectSlug" })
+}).annotate({ identifier: "AvailableProjectSlug" })
 export type AvailableProjectSlug = typeof AvailableProjectSlug.Type
 
-export const SlugUnavailableReason = Schema.Literal("reserved", "retired", "taken", "too_short").annotations({
+export const SlugUnavailableReason = Schema.Literals(["reserved", "retired", "taken", "too_short"]).annotate({
   identifier: "SlugUnavailableReason"
 })
 export type SlugUnavailableReason = typeof SlugUnavailableReason.Type
@@ -222,12 +234,12 @@ export const UnavailableProjectSlug = Schema.Struct({
   available: Schema.Literal(false),
   reason: SlugUnavailableReason,
   slug: ProjectSlugQuery,
-  suggestion: Schema.optionalWith(ProjectSlug, { exact: true })
-}).annotations({ identifier: "UnavailableProjectSlug" })
+  suggestion: Schema.optionalKey(ProjectSlug)
+}).annotate({ identifier: "UnavailableProjectSlug" })
 export type UnavailableProjectSlug = typeof UnavailableProjectSlug.Type
 
 /** checkProjectSlugAvailability's answer (contract.md §3.3). */
-export const ProjectSlugAvailability = Schema.Union(AvailableProjectSlug, UnavailableProjectSlug).annotations({
+export const ProjectSlugAvailability = Schema.Union([AvailableProjectSlug, UnavailableProjectSlug]).annotate({
   identifier: "ProjectSlugAvailability"
 })
 export type ProjectSlugAvailability = typeof ProjectSlugAvailability.Type
@@ -238,8 +250,8 @@ export type ProjectSlugAvailability = typeof ProjectSlugAvailability.Type
 
 /** A query parameter name: a letter or `_`, then letters, digits or `_`; at most 64 characters. */
 export const SqlParameterName = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: () => "must be a letter or _ then letters, digits or _ (max 64)" })
-).annotations({ identifier: "SqlParameterName" })
+  Schema.check(Schema.isPattern(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/u, { message: "must be a letter or _ then letters, digits or _ (max 64)" }))
+).annotate({ identifier: "SqlParameterName" })
 
 /**
  * The SQL query request. Strict parsing matters here beyond hygiene: a record whose key does not
@@ -247,11 +259,8 @@ export const SqlParameterName = Schema.String.pipe(
  */
 export const SqlQueryRequest = Schema.Struct({
   sql: BoundedString(1, 65536),
-  parameters: Schema.optionalWith(
-    Schema.Record({ key: SqlParameterName, value: Schema.String.pipe(Schema.maxLength(16384)) }),
-    { exact: true }
-  )
-}).annotations({ identifier: "SqlQueryRequest", parseOptions: strict })
+  parameters: Schema.optionalKey(Schema.Record(SqlParameterName, Schema.String.pipe(Schema.check(Schema.isMaxLength(16384)))))
+}).annotate({ identifier: "SqlQueryRequest" }).pipe(noExcessKeys)
 export type SqlQueryRequest = typeof SqlQueryRequest.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -260,22 +269,22 @@ export type SqlQueryRequest = typeof SqlQueryRequest.Type
 
 /** A platform identifier: a lower-case letter, then lower-case letters, digits or `_`; at most 64. */
 export const PlatformIdentifier = Schema.String.pipe(
-  Schema.pattern(/^[a-z][a-z0-9_]{0,63}$/, { message: () => "must be a platform identifier like whatsapp_business" })
-).annotations({ identifier: "PlatformIdentifier" })
+  Schema.check(Schema.isPattern(/^[a-z][a-z0-9_]{0,63}$/u, { message: "must be a platform identifier like whatsapp_business" }))
+).annotate({ identifier: "PlatformIdentifier" })
 
 export const knownMessagePlatforms = ["email", "imessage", "sms", "telegram", "whatsapp", "whatsapp_business"] as const
 /** The six messaging platforms with their own accepted-message shape. */
-export const KnownMessagePlatform = Schema.Literal(...knownMessagePlatforms).annotations({
+export const KnownMessagePlatform = Schema.Literals(knownMessagePlatforms).annotate({
   identifier: "KnownMessagePlatform"
 })
 export type KnownMessagePlatform = typeof KnownMessagePlatform.Type
 
 /** Any platform identifier that is not one of the six known ones (the unknown-platform shape). */
 export const UnknownMessagePlatform = PlatformIdentifier.pipe(
-  Schema.filter((p) => !(knownMessagePlatforms as ReadonlyArray<string>).includes(p), {
-    message: () => "a known platform uses its own message shape"
-  })
-).annotations({ identifier: "UnknownMessagePlatform" })
+  Schema.check(Schema.makeFilter((p) => !(knownMessagePlatforms as ReadonlyArray<string>).includes(p), {
+    message: "a known platform uses its own message shape"
+  }))
+).annotate({ identifier: "UnknownMessagePlatform" })
 
 // The spec leaves the structures below open ("Content structures of message content, space
 // snapshots, user snapshots, resource metadata, message acceptance …: not shown"). These are our
@@ -286,87 +295,84 @@ export const UnknownMessagePlatform = PlatformIdentifier.pipe(
  * metadata maps: at most 50 entries, keys 1..64 characters, values at most 512. Strict, so that a
  * key out of bounds is an error rather than silently dropped.
  */
-export const ResourceMetadata = Schema.Record({
-  key: BoundedString(1, 64),
-  value: Schema.String.pipe(Schema.maxLength(512))
-}).pipe(
-  Schema.filter((m) => Object.keys(m).length <= 50 || "metadata holds at most 50 entries")
-).annotations({ identifier: "ResourceMetadata", parseOptions: strict })
+export const ResourceMetadata = Schema.Record(BoundedString(1, 64), Schema.String.pipe(Schema.check(Schema.isMaxLength(512)))).pipe(
+  Schema.check(Schema.makeFilter((m) => Object.keys(m).length <= 50 || "metadata holds at most 50 entries"))
+).annotate({ identifier: "ResourceMetadata" }).pipe(noExcessKeys)
 export type ResourceMetadata = typeof ResourceMetadata.Type
 
 /** A space snapshot (the spec leaves it open): the conversation's id and whether it is 1:1 or a group. */
 export const SpaceSnapshot = Schema.Struct({
   id: BoundedString(1, 256),
-  type: Schema.Literal("direct", "group")
-}).annotations({ identifier: "SpaceSnapshot" })
+  type: Schema.Literals(["direct", "group"])
+}).annotate({ identifier: "SpaceSnapshot" })
 export type SpaceSnapshot = typeof SpaceSnapshot.Type
 
 /** A user snapshot (the spec leaves it open): the user and, when known, their platform handle. */
 export const UserSnapshot = Schema.Struct({
   id: UserId,
-  handle: Schema.optionalWith(BoundedString(1, 320), { exact: true })
-}).annotations({ identifier: "UserSnapshot" })
+  handle: Schema.optionalKey(BoundedString(1, 320))
+}).annotate({ identifier: "UserSnapshot" })
 export type UserSnapshot = typeof UserSnapshot.Type
 
 /** The message acceptance object (the spec leaves it open): the upstream provider's message id, if any. */
 export const MessageAcceptance = Schema.Struct({
   providerMessageId: Schema.NullOr(BoundedString(1, 256))
-}).annotations({ identifier: "MessageAcceptance" })
+}).annotate({ identifier: "MessageAcceptance" })
 export type MessageAcceptance = typeof MessageAcceptance.Type
 
 const MimeType = Schema.String.pipe(
-  Schema.maxLength(255),
-  Schema.pattern(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/, { message: () => "must be a MIME type" })
+  Schema.check(Schema.isMaxLength(255)),
+  Schema.check(Schema.isPattern(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/u, { message: "must be a MIME type" }))
 )
 
 export const TextContent = Schema.Struct({
   type: Schema.Literal("text"),
   text: BoundedString(1, 65536)
-}).annotations({ identifier: "TextContent" })
+}).annotate({ identifier: "TextContent" })
 
 export const AttachmentContent = Schema.Struct({
   type: Schema.Literal("attachment"),
   attachmentId: BoundedString(1, 256),
   name: BoundedString(1, 255),
   mimeType: MimeType,
-  size: Schema.optionalWith(NonNegativeSafeInt, { exact: true })
-}).annotations({ identifier: "AttachmentContent" })
+  size: Schema.optionalKey(NonNegativeSafeInt)
+}).annotate({ identifier: "AttachmentContent" })
 
 export const RichLinkContent = Schema.Struct({
   type: Schema.Literal("richlink"),
   url: Uri
-}).annotations({ identifier: "RichLinkContent" })
+}).annotate({ identifier: "RichLinkContent" })
 
 export const ReactionContent = Schema.Struct({
   type: Schema.Literal("reaction"),
   emoji: BoundedString(1, 32),
   targetMessageId: MessageId
-}).annotations({ identifier: "ReactionContent" })
+}).annotate({ identifier: "ReactionContent" })
 
 /** Email content: a subject (RFC 5322 line bound) and a text body, with an optional HTML body. */
 export const EmailContent = Schema.Struct({
   type: Schema.Literal("email"),
-  subject: Schema.String.pipe(Schema.maxLength(998)),
-  text: Schema.String.pipe(Schema.maxLength(1_048_576)),
-  html: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1_048_576)), { exact: true })
-}).annotations({ identifier: "EmailContent" })
+  subject: Schema.String.pipe(Schema.check(Schema.isMaxLength(998))),
+  text: Schema.String.pipe(Schema.check(Schema.isMaxLength(1_048_576))),
+  html: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMaxLength(1_048_576))))
+}).annotate({ identifier: "EmailContent" })
 
 export const EmailMessageContent = EmailContent
-export const ImessageMessageContent = Schema.Union(TextContent, AttachmentContent, RichLinkContent, ReactionContent)
-  .annotations({ identifier: "ImessageMessageContent" })
-export const SmsMessageContent = Schema.Union(TextContent, AttachmentContent).annotations({ identifier: "SmsMessageContent" })
-export const TelegramMessageContent = Schema.Union(TextContent, AttachmentContent).annotations({
+export const ImessageMessageContent = Schema.Union([TextContent, AttachmentContent, RichLinkContent, ReactionContent])
+  .annotate({ identifier: "ImessageMessageContent" })
+export const SmsMessageContent = Schema.Union([TextContent, AttachmentContent]).annotate({ identifier: "SmsMessageContent" })
+export const TelegramMessageContent = Schema.Union([TextContent, AttachmentContent]).annotate({
   identifier: "TelegramMessageContent"
 })
-export const WhatsappMessageContent = Schema.Union(TextContent, AttachmentContent, ReactionContent).annotations({
+export const WhatsappMessageContent = Schema.Union([TextContent, AttachmentContent, ReactionContent]).annotate({
   identifier: "WhatsappMessageContent"
 })
 
 /** Content of a platform we do not model: a `type` tag plus any other properties. */
-export const GenericMessageContent = Schema.Struct(
-  { type: Schema.String.pipe(Schema.pattern(/^[a-z][a-z0-9_.-]{0,63}$/)) },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-).annotations({ identifier: "GenericMessageContent" })
+export const GenericMessageContent = Schema.StructWithRest(
+  Schema.Struct({ type: Schema.String.pipe(Schema.check(Schema.isPattern(/^[a-z][a-z0-9_.-]{0,63}$/u))) }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+).annotate({ identifier: "GenericMessageContent" })
 
 /**
  * Accepted-message timestamps: `dispatchedAt` and `acceptedAt` are required, the other milestones
@@ -379,8 +385,8 @@ export const AcceptedMessageTimestamps = Schema.Struct({
   failedAt: Absent,
   receivedAt: Absent
 }).pipe(
-  Schema.filter((t) => t.dispatchedAt.epochMillis <= t.acceptedAt.epochMillis || "dispatchedAt must not be after acceptedAt")
-).annotations({ identifier: "AcceptedMessageTimestamps" })
+  Schema.check(Schema.makeFilter((t) => DateTime.toEpochMillis(t.dispatchedAt) <= DateTime.toEpochMillis(t.acceptedAt) || "dispatchedAt must not be after acceptedAt"))
+).annotate({ identifier: "AcceptedMessageTimestamps" })
 export type AcceptedMessageTimestamps = typeof AcceptedMessageTimestamps.Type
 
 const acceptedMessageFields = {
@@ -394,20 +400,20 @@ const acceptedMessageFields = {
   acceptance: MessageAcceptance,
   status: Schema.Literal("accepted"),
   timestamps: AcceptedMessageTimestamps,
-  addressedTo: Schema.optionalWith(UserSnapshot, { exact: true }),
-  receivedBy: Schema.optionalWith(UserSnapshot, { exact: true }),
-  parentMessageId: Schema.optionalWith(MessageId, { exact: true }),
+  addressedTo: Schema.optionalKey(UserSnapshot),
+  receivedBy: Schema.optionalKey(UserSnapshot),
+  parentMessageId: Schema.optionalKey(MessageId),
   failure: Absent,
   timestamp: Absent
 }
 
 /** One accepted-message shape: the common fields with a platform and its content. */
-const acceptedMessage = <P extends Schema.Schema.AnyNoContext, C extends Schema.Schema.AnyNoContext>(
+const acceptedMessage = <P extends Schema.Codec<any, any>, C extends Schema.Codec<any, any>>(
   platform: P,
   content: C,
   identifier: string
 ) =>
-  Schema.Struct({ ...acceptedMessageFields, platform, content }).annotations({ identifier, parseOptions: strict })
+  Schema.Struct({ ...acceptedMessageFields, platform, content }).annotate({ identifier }).pipe(noExcessKeys)
 
 export const EmailAcceptedMessage = acceptedMessage(Schema.Literal("email"), EmailMessageContent, "EmailAcceptedMessage")
 export const ImessageAcceptedMessage = acceptedMessage(
@@ -428,13 +434,5 @@ export const UnknownPlatformAcceptedMessage = acceptedMessage(
 )
 
 /** An accepted message: one shape per platform, no extra properties (SPEC.md § Accepted message). */
-export const AcceptedMessage = Schema.Union(
-  EmailAcceptedMessage,
-  ImessageAcceptedMessage,
-  SmsAcceptedMessage,
-  TelegramAcceptedMessage,
-  WhatsappAcceptedMessage,
-  WhatsappBusinessAcceptedMessage,
-  UnknownPlatformAcceptedMessage
-).annotations({ identifier: "AcceptedMessage", parseOptions: strict })
+export const AcceptedMessage = Schema.Union([EmailAcceptedMessage, ImessageAcceptedMessage, SmsAcceptedMessage, TelegramAcceptedMessage, WhatsappAcceptedMessage, WhatsappBusinessAcceptedMessage, UnknownPlatformAcceptedMessage]).annotate({ identifier: "AcceptedMessage" }).pipe(noExcessKeys)
 export type AcceptedMessage = typeof AcceptedMessage.Type

@@ -5,13 +5,13 @@ import { Schema } from "effect"
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER
 
 /** An integer within ±9007199254740991. */
-export const SafeInt = Schema.Int.pipe(Schema.between(-MAX_SAFE, MAX_SAFE)).annotations({ identifier: "SafeInt" })
+export const SafeInt = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: -MAX_SAFE, maximum: MAX_SAFE }))).annotate({ identifier: "SafeInt" })
 /** An integer in 0..9007199254740991. */
-export const NonNegativeSafeInt = Schema.Int.pipe(Schema.between(0, MAX_SAFE)).annotations({
+export const NonNegativeSafeInt = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: MAX_SAFE }))).annotate({
   identifier: "NonNegativeSafeInt"
 })
 /** An integer in 1..9007199254740991 (`int+` in the contract). */
-export const PositiveSafeInt = Schema.Int.pipe(Schema.between(1, MAX_SAFE)).annotations({ identifier: "PositiveSafeInt" })
+export const PositiveSafeInt = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: MAX_SAFE }))).annotate({ identifier: "PositiveSafeInt" })
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
@@ -25,10 +25,13 @@ export const isStorableText = (s: string): boolean => !s.includes("\u0000") && !
 /** A string of `min..max` characters of storable text. */
 export const BoundedString = (min: number, max: number) =>
   Schema.String.pipe(
-    Schema.minLength(min),
-    Schema.maxLength(max),
-    Schema.filter(isStorableText, { message: () => "must not contain U+0000 or a lone UTF-16 surrogate", jsonSchema: {} })
+    Schema.check(Schema.isMinLength(min)),
+    Schema.check(Schema.isMaxLength(max)),
+    Schema.check(Schema.makeFilter(isStorableText, { message: "must not contain U+0000 or a lone UTF-16 surrogate", toJsonSchema: () => ({}) }))
   )
+
+/** Email's local part and domain (a JavaScript pattern that JSON Schema can carry too: the `u` flag). */
+const emailPattern = /^(?!\.)(?!.*\.\.)[A-Za-z0-9_'+\-.]*[A-Za-z0-9_+-]@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/u
 
 /**
  * Email: at most 254 characters; the contract's local-part rule, and a domain of one or more DNS
@@ -36,10 +39,10 @@ export const BoundedString = (min: number, max: number) =>
  * `admin@localhost` (the contract's own pattern would require a top-level domain).
  */
 export const Email = Schema.String.pipe(
-  Schema.maxLength(254),
-  Schema.pattern(
-    /^(?!\.)(?!.*\.\.)[A-Za-z0-9_'+\-.]*[A-Za-z0-9_+-]@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
-    { message: () => "must be an email address" }
-  )
-).annotations({ identifier: "Email", jsonSchema: { format: "email" } })
+  Schema.check(Schema.isMaxLength(254)),
+  Schema.check(Schema.isPattern(emailPattern, {
+    message: "must be an email address",
+    toJsonSchema: () => ({ pattern: emailPattern.source, format: "email" })
+  }))
+).annotate({ identifier: "Email" })
 export type Email = typeof Email.Type

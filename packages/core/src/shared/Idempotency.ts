@@ -3,7 +3,7 @@
  * authenticated principal (`scope`) and the client's key, remembers the request fingerprint, and —
  * once the first attempt finished with a definitive outcome — the response to replay.
  */
-import { Context, Data, type DateTime, type Duration, type Effect, Schema } from "effect"
+import { Context, Data, DateTime, type Duration, type Effect, Schema } from "effect"
 
 /** The response stored for replay: status, the headers worth replaying, and the body bytes as text. */
 export interface StoredResponse {
@@ -35,7 +35,7 @@ export const inProgressRetryAfter = (lockedForMs: number, lockForMs: number): nu
 /** The idempotency store cannot be reached (→ 503 `IDEMPOTENCY_UNAVAILABLE`). */
 export class IdempotencyUnavailable extends Schema.TaggedError<IdempotencyUnavailable>()("IdempotencyUnavailable", {}) {}
 
-export class IdempotencyStore extends Context.Tag("core/IdempotencyStore")<IdempotencyStore, {
+export class IdempotencyStore extends Context.Service<IdempotencyStore, {
   /**
    * Claims `(scope, key)` for a request with `fingerprint`. A record older than `retainFor` counts
    * as absent; an in-flight record whose lock is older than `lockFor` (a crashed attempt) is taken over.
@@ -59,7 +59,7 @@ export class IdempotencyStore extends Context.Tag("core/IdempotencyStore")<Idemp
   readonly release: (args: { readonly scope: string; readonly key: string }) => Effect.Effect<void, IdempotencyUnavailable>
   /** Deletes records created before `before` (the retention sweeper); returns how many. */
   readonly purge: (before: DateTime.Utc) => Effect.Effect<number, IdempotencyUnavailable>
-}>() {}
+}>()("core/IdempotencyStore") {}
 
 /** Idempotency-Key syntax: 1–255 visible ASCII; an sf-string in double quotes is accepted too. */
 export const parseIdempotencyKey = (raw: string): string | undefined => {

@@ -45,7 +45,7 @@ export type IdKind = (typeof IdKinds)[keyof typeof IdKinds]
 const suffixPattern = "[0-7][0-9a-hjkmnp-tv-z]{25}"
 
 /** The regular expression of one TypeID kind. */
-export const typeIdPattern = (kind: IdKind): RegExp => new RegExp(`^${SVC}_${kind}_${suffixPattern}$`)
+export const typeIdPattern = (kind: IdKind): RegExp => new RegExp(`^${SVC}_${kind}_${suffixPattern}$`, "u")
 
 /** Encodes 16 bytes (a UUID) as 26 Crockford base32 characters; the first is always 0-7. */
 export const encodeBase32Uuid = (bytes: Uint8Array): string => {
@@ -118,53 +118,51 @@ export const formatUuid = (b: Uint8Array): string => {
 /** A TypeID string for a kind, from UUID bytes. */
 export const formatTypeId = (kind: IdKind, uuid: Uint8Array): string => `${SVC}_${kind}_${encodeBase32Uuid(uuid)}`
 
-/** Schema of one TypeID kind, branded. */
-export const TypeId = <const K extends IdKind, const B extends string>(kind: K, brand: B) =>
+/**
+ * Schema of one TypeID kind, branded. Generated values come from the pattern (a base32 suffix
+ * whose first character is 0-7), so each is a TypeID of 16 bytes.
+ */
+export const TypeId = <const K extends IdKind, const B extends string>(
+  kind: K,
+  brand: Parameters<typeof Schema.brand<B>>[0]
+) =>
   Schema.String.pipe(
-    Schema.pattern(typeIdPattern(kind), {
-      message: () => `must be a ${SVC}_${kind}_ identifier`,
-      arbitrary: () => (fc) =>
-        fc.tuple(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.uint8Array({ minLength: 10, maxLength: 10 }))
-          .map(([ms, r]) => formatTypeId(kind, uuidv7Bytes(ms, r)))
-    }),
-    Schema.brand(brand)
+    Schema.check(Schema.isPattern(typeIdPattern(kind), { message: `must be a ${SVC}_${kind}_ identifier` })),
+    Schema.brand<B>(brand)
   )
 
-export const AccountId = TypeId(IdKinds.account, "AccountId").annotations({ identifier: "AccountId" })
+export const AccountId = TypeId(IdKinds.account, "AccountId").annotate({ identifier: "AccountId" })
 export type AccountId = typeof AccountId.Type
-export const ServiceKeyId = TypeId(IdKinds.accountServiceKey, "ServiceKeyId").annotations({ identifier: "ServiceKeyId" })
+export const ServiceKeyId = TypeId(IdKinds.accountServiceKey, "ServiceKeyId").annotate({ identifier: "ServiceKeyId" })
 export type ServiceKeyId = typeof ServiceKeyId.Type
-export const ApiKeyId = TypeId(IdKinds.projectApiKey, "ApiKeyId").annotations({ identifier: "ApiKeyId" })
+export const ApiKeyId = TypeId(IdKinds.projectApiKey, "ApiKeyId").annotate({ identifier: "ApiKeyId" })
 export type ApiKeyId = typeof ApiKeyId.Type
-export const OrganizationId = TypeId(IdKinds.organization, "OrganizationId").annotations({ identifier: "OrganizationId" })
+export const OrganizationId = TypeId(IdKinds.organization, "OrganizationId").annotate({ identifier: "OrganizationId" })
 export type OrganizationId = typeof OrganizationId.Type
-export const CallId = TypeId(IdKinds.call, "CallId").annotations({ identifier: "CallId" })
+export const CallId = TypeId(IdKinds.call, "CallId").annotate({ identifier: "CallId" })
 export type CallId = typeof CallId.Type
-export const EventId = TypeId(IdKinds.event, "EventId").annotations({ identifier: "EventId" })
+export const EventId = TypeId(IdKinds.event, "EventId").annotate({ identifier: "EventId" })
 export type EventId = typeof EventId.Type
-export const MessageId = TypeId(IdKinds.message, "MessageId").annotations({ identifier: "MessageId" })
+export const MessageId = TypeId(IdKinds.message, "MessageId").annotate({ identifier: "MessageId" })
 export type MessageId = typeof MessageId.Type
-export const UserId = TypeId(IdKinds.user, "UserId").annotations({ identifier: "UserId" })
+export const UserId = TypeId(IdKinds.user, "UserId").annotate({ identifier: "UserId" })
 export type UserId = typeof UserId.Type
-export const VoiceProfileId = TypeId(IdKinds.voiceProfile, "VoiceProfileId").annotations({ identifier: "VoiceProfileId" })
+export const VoiceProfileId = TypeId(IdKinds.voiceProfile, "VoiceProfileId").annotate({ identifier: "VoiceProfileId" })
 export type VoiceProfileId = typeof VoiceProfileId.Type
-export const BillingOperationId = TypeId(IdKinds.billingOperation, "BillingOperationId").annotations({
+export const BillingOperationId = TypeId(IdKinds.billingOperation, "BillingOperationId").annotate({
   identifier: "BillingOperationId"
 })
 export type BillingOperationId = typeof BillingOperationId.Type
-export const RequestId = TypeId(IdKinds.request, "RequestId").annotations({ identifier: "RequestId" })
+export const RequestId = TypeId(IdKinds.request, "RequestId").annotate({ identifier: "RequestId" })
 export type RequestId = typeof RequestId.Type
 
-/** Project ids are UUIDv7 on every surface (DESIGN.md D4). */
+/** Project ids are UUIDv7 on every surface (DESIGN.md D4); generated values come from the pattern. */
 export const ProjectId = Schema.String.pipe(
-  Schema.pattern(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, {
-    message: () => "must be a lower-case UUIDv7",
-    arbitrary: () => (fc) =>
-      fc.tuple(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.uint8Array({ minLength: 10, maxLength: 10 }))
-        .map(([ms, r]) => formatUuid(uuidv7Bytes(ms, r)))
-  }),
+  Schema.check(Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/u, {
+    message: "must be a lower-case UUIDv7"
+  })),
   Schema.brand("ProjectId")
-).annotations({ identifier: "ProjectId" })
+).annotate({ identifier: "ProjectId" })
 export type ProjectId = typeof ProjectId.Type
 
 /**
@@ -172,30 +170,30 @@ export type ProjectId = typeof ProjectId.Type
  * versions 1-8 with variant 8/9/a/b, or the all-zero or all-f UUID.
  */
 export const ManagementProjectId = Schema.String.pipe(
-  Schema.pattern(
+  Schema.check(Schema.isPattern(
     /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/,
-    { message: () => "must be a UUID" }
-  )
-).annotations({ identifier: "ManagementProjectId" })
+    { message: "must be a UUID" }
+  ))
+).annotate({ identifier: "ManagementProjectId" })
 
 /** Profile-picture / avatar upload ids: `sb_upl_` + 26 of `[0-9a-z]` (not the Crockford form). */
 export const UploadId = Schema.String.pipe(
-  Schema.pattern(new RegExp(`^${SVC}_upl_[0-9a-z]{26}$`), { message: () => `must be a ${SVC}_upl_ upload id` }),
+  Schema.check(Schema.isPattern(new RegExp(`^${SVC}_upl_[0-9a-z]{26}$`, "u"), { message: `must be a ${SVC}_upl_ upload id` })),
   Schema.brand("UploadId")
-).annotations({ identifier: "UploadId" })
+).annotate({ identifier: "UploadId" })
 export type UploadId = typeof UploadId.Type
 
 /** TOTP factor ids: `auth_factor_` + alphanumerics, at most 128 characters in all. */
 export const TotpFactorId = Schema.String.pipe(
-  Schema.maxLength(128),
-  Schema.pattern(/^auth_factor_[A-Za-z0-9]+$/, { message: () => "must be an auth_factor_ id" }),
+  Schema.check(Schema.isMaxLength(128)),
+  Schema.check(Schema.isPattern(/^auth_factor_[A-Za-z0-9]+$/u, { message: "must be an auth_factor_ id" })),
   Schema.brand("TotpFactorId")
-).annotations({ identifier: "TotpFactorId" })
+).annotate({ identifier: "TotpFactorId" })
 export type TotpFactorId = typeof TotpFactorId.Type
 
 /** Invitation tokens: exactly 43 characters of `[A-Za-z0-9_-]`. */
 export const InvitationToken = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_-]{43}$/, { message: () => "must be 43 characters of A-Z, a-z, 0-9, _ and -" }),
+  Schema.check(Schema.isPattern(/^[A-Za-z0-9_-]{43}$/u, { message: "must be 43 characters of A-Z, a-z, 0-9, _ and -" })),
   Schema.brand("InvitationToken")
-).annotations({ identifier: "InvitationToken" })
+).annotate({ identifier: "InvitationToken" })
 export type InvitationToken = typeof InvitationToken.Type

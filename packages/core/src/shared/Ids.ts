@@ -1,10 +1,10 @@
 /** Identifier generation (DESIGN.md D4): time from `Clock`, randomness from `Secrets`. */
-import { Clock, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { encodeBase32, formatTypeId, formatUuid, SVC, uuidv7Bytes, type IdKind } from "./Identifiers.js"
 import { Secrets } from "./Secrets.js"
 
-export class Ids extends Effect.Service<Ids>()("core/Ids", {
-  effect: Effect.gen(function*() {
+export class Ids extends Context.Service<Ids>()("core/Ids", {
+  make: Effect.gen(function*() {
     const secrets = yield* Secrets
     const uuidBytes = Effect.zipWith(Clock.currentTimeMillis, secrets.randomBytes(10), uuidv7Bytes)
     return {
@@ -17,4 +17,6 @@ export class Ids extends Effect.Service<Ids>()("core/Ids", {
         Effect.map(secrets.randomBytes(17), (b) => `${SVC}_upl_${encodeBase32(b).slice(0, 26)}`)
     }
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -6,6 +6,6 @@ import { Context, type Effect } from "effect"
  * all. Nested calls are allowed (the SQL layer uses savepoints; the memory layer snapshots its
  * tables and restores them on failure).
  */
-export class Transactor extends Context.Tag("core/Transactor")<Transactor, {
+export class Transactor extends Context.Service<Transactor, {
   readonly withTransaction: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-}>() {}
+}>()("core/Transactor") {}

@@ -2,7 +2,7 @@
  * Rate limits: fixed windows counted in the store, so every server process shares them.
  * The HTTP adapter renders a policy and a state as headers (http-adapter's http/RateLimitHeaders.ts).
  */
-import { Context, type DateTime, type Effect } from "effect"
+import { Context, DateTime, type Effect } from "effect"
 
 export interface RateLimitPolicy {
   /** The policy's name (the HTTP adapter puts it in the rate-limit headers). */
@@ -21,7 +21,7 @@ export interface RateLimitState {
   readonly resetSeconds: number
 }
 
-export class RateLimiter extends Context.Tag("core/RateLimiter")<RateLimiter, {
+export class RateLimiter extends Context.Service<RateLimiter, {
   /** Counts one request of `key` in the current window of `policy` and says whether it is allowed. */
   readonly hit: (key: string, policy: RateLimitPolicy, now: DateTime.Utc) => Effect.Effect<RateLimitState>
   /** Drops counters of windows that ended before `before` (housekeeping). */
@@ -31,7 +31,7 @@ export class RateLimiter extends Context.Tag("core/RateLimiter")<RateLimiter, {
    * does this on its own every few hundred milliseconds and at shutdown; others have nothing to do).
    */
   readonly sync: Effect.Effect<void>
-}>() {}
+}>()("core/RateLimiter") {}
 
 /** The window a moment falls in: its start (epoch ms) and how many seconds are left of it. */
 export const windowOf = (policy: RateLimitPolicy, nowMillis: number) => {

@@ -2,7 +2,7 @@
  * `RateLimiter` within one process: for stores only one process uses — the embedded PGlite and the
  * testkit. (With PostgreSQL, several processes share the counters in the database.)
  */
-import { Effect, Layer } from "effect"
+import { DateTime, Effect, Layer } from "effect"
 import { RateLimiter, stateOf, windowOf } from "./RateLimit.js"
 
 export const RateLimiterInProcess: Layer.Layer<RateLimiter> = Layer.sync(RateLimiter, () => {
@@ -10,7 +10,7 @@ export const RateLimiterInProcess: Layer.Layer<RateLimiter> = Layer.sync(RateLim
   return RateLimiter.of({
     hit: (key, policy, now) =>
       Effect.sync(() => {
-        const { resetSeconds, start } = windowOf(policy, now.epochMillis)
+        const { resetSeconds, start } = windowOf(policy, DateTime.toEpochMillis(now))
         const k = `${policy.name}\u0000${key}\u0000${start}`
         let row = counters.get(k)
         if (row === undefined) {
@@ -24,7 +24,7 @@ export const RateLimiterInProcess: Layer.Layer<RateLimiter> = Layer.sync(RateLim
       Effect.sync(() => {
         let n = 0
         for (const [k, row] of counters) {
-          if (row.windowEnd <= before.epochMillis) {
+          if (row.windowEnd <= DateTime.toEpochMillis(before)) {
             counters.delete(k)
             n++
           }

@@ -16,24 +16,24 @@
  *   to the store.
  * A store that cannot announce changes (`available: false`, the in-memory testkit) disables it.
  */
-import { Clock, Context, Effect, Option, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
 import { CredentialCachePolicy } from "../credentials/CredentialCache.js"
 import { makeTtlCache } from "../internal/TtlCache.js"
 
 /** Changes to cached records, announced by the store after commit: `account:<accountId>` or `project:<projectId>`. */
-export class RecordChanges extends Context.Tag("core/RecordChanges")<RecordChanges, {
+export class RecordChanges extends Context.Service<RecordChanges, {
   /** Whether `changes` announces every change (else nothing is cached). */
   readonly available: boolean
   readonly changes: Stream.Stream<string>
-}>() {}
+}>()("core/RecordChanges") {}
 
 /** For stores that announce nothing (the in-memory testkit): records are never cached. */
 export const RecordChangesNone = Context.make(RecordChanges, { available: false, changes: Stream.never })
 
 export type RecordKind = "account" | "project"
 
-export class RecordCache extends Effect.Service<RecordCache>()("core/RecordCache", {
-  scoped: Effect.gen(function*() {
+export class RecordCache extends Context.Service<RecordCache>()("core/RecordCache", {
+  make: Effect.gen(function*() {
     const store = yield* RecordChanges
     const policy = yield* CredentialCachePolicy
     const cache = makeTtlCache<unknown>(store.available ? policy : { ttl: policy.ttl, maxEntries: 0 })
@@ -49,7 +49,7 @@ export class RecordCache extends Effect.Service<RecordCache>()("core/RecordCache
               cache.drop(key, now)
             }))
         ),
-        Effect.forkScoped
+        Effect.forkScoped({ startImmediately: true })
       )
     }
 
@@ -78,4 +78,6 @@ export class RecordCache extends Effect.Service<RecordCache>()("core/RecordCache
 
     return { read, changed, enabled: cache.enabled, size: () => cache.size() } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -4,10 +4,10 @@
  */
 import { Context, Effect, Layer } from "effect"
 
-export class Secrets extends Context.Tag("core/Secrets")<Secrets, {
+export class Secrets extends Context.Service<Secrets, {
   /** `n` bytes from a CSPRNG (or, in tests, a seeded generator). */
   readonly randomBytes: (n: number) => Effect.Effect<Uint8Array>
-}>() {}
+}>()("core/Secrets") {}
 
 /**
  * Small requests (ids, tokens: ≤ 64 bytes) are cut from a pooled buffer that one `getRandomValues`

@@ -7,7 +7,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import { aesGcmDecrypt, aesGcmEncrypt, hmacSha256 } from "../internal/Crypto.js"
 import { Secrets } from "./Secrets.js"
 
-export class ServerSecret extends Context.Tag("core/ServerSecret")<ServerSecret, Redacted.Redacted<Uint8Array>>() {}
+export class ServerSecret extends Context.Service<ServerSecret, Redacted.Redacted<Uint8Array>>()("core/ServerSecret") {}
 
 /** A fixed secret (tests, or a host that manages its own). At least 32 bytes. */
 export const ServerSecretFromBytes = (bytes: Uint8Array): Layer.Layer<ServerSecret> => {

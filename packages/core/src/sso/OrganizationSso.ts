@@ -8,7 +8,7 @@
  * domain is verified: a requirement nobody could satisfy would lock every member out
  * (`policySyncStatus: "manual_required"` says the desired policy is not in force yet).
  */
-import { DateTime, Effect, Either, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import { BillingCatalog } from "../billing/Ports.js"
 import { base64url } from "../internal/Crypto.js"
 import { fn } from "../internal/Traced.js"
@@ -93,8 +93,8 @@ export const issuerProblem = (issuer: string): string | undefined => {
 
 const parseVersion = (v: string | undefined): number | null => (v === undefined ? null : Number(v))
 
-export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/OrganizationSso", {
-  effect: Effect.gen(function*() {
+export class OrganizationSso extends Context.Service<OrganizationSso>()("core/OrganizationSso", {
+  make: Effect.gen(function*() {
     const repo = yield* SsoRepo
     const outbound = yield* outboundOrUnavailable
     const dns = yield* dnsOrUnavailable
@@ -128,19 +128,19 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
      */
     const probe = (c: SsoConnectionRecord, checkDomains: boolean) =>
       Effect.gen(function*() {
-        const discovered = yield* Effect.either(outbound.discover(c.issuer))
+        const discovered = yield* Effect.result(outbound.discover(c.issuer))
         const domains: Array<SsoDomainRecord> = []
         for (const d of c.domains) {
           if (d.state === "verified" || !checkDomains) {
             domains.push(d)
             continue
           }
-          const records = yield* Effect.either(dns.resolveTxt(verificationRecordName(d.domain)))
-          const found = Either.isRight(records) && records.right.some((r) => r.trim() === d.verificationToken)
-          domains.push({ ...d, state: found ? "verified" : Either.isRight(records) ? "failed" : d.state })
+          const records = yield* Effect.result(dns.resolveTxt(verificationRecordName(d.domain)))
+          const found = Result.isSuccess(records) && records.success.some((r) => r.trim() === d.verificationToken)
+          domains.push({ ...d, state: found ? "verified" : Result.isSuccess(records) ? "failed" : d.state })
         }
-        const state = Either.isRight(discovered) ? ("ready" as const) : ("error" as const)
-        const lastError = Either.isLeft(discovered) ? discovered.left.message : null
+        const state = Result.isSuccess(discovered) ? ("ready" as const) : ("error" as const)
+        const lastError = Result.isFailure(discovered) ? discovered.failure.message : null
         const next = { ...c, domains, state, lastError }
         return { ...next, enforced: c.desiredEnforced && enforceable(next) }
       })
@@ -268,17 +268,19 @@ export class OrganizationSso extends Effect.Service<OrganizationSso>()("core/Org
       yield* allowed(organizationId, actorId, true)
       yield* requireEntitlement(organizationId)
       const returnTo = resolveReturnTo(input.returnTo, policy)
-      if (Either.isLeft(returnTo)) return yield* new InvalidReturnTo({ message: returnTo.left })
+      if (Result.isFailure(returnTo)) return yield* new InvalidReturnTo({ message: returnTo.failure })
       const url = new URL(`/console/organizations/${organizationId}/sso`, policy.dashboardUrl)
       url.searchParams.set("intent", input.intent ?? "sso")
-      url.searchParams.set("returnTo", returnTo.right)
+      url.searchParams.set("returnTo", returnTo.success)
       // Domain verification: the browser scrolls to the page's domains section.
       return { url: input.intent === "domain_verification" ? `${url.href}#domains` : url.href }
     })
 
     return { get, configure, updatePolicy, refresh, disable, connectionStatus, portalLink, requireEntitlement } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}
 
 /** The contract's `OrganizationConnectionStatus` of a connection. */
 export const statusOf = (c: SsoConnectionRecord) => {

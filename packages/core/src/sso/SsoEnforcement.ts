@@ -1,7 +1,7 @@
 /**
  * Required SSO (issue 17): when an organization requires SSO, its members reach its resources only
  * through a sign-in made by that organization's SSO. The HTTP adapter says, per request, how the
- * caller authenticated (`CurrentAuthentication`, a fiber reference: a Dashboard session opened by
+ * caller authenticated (`CurrentAuthentication`, a context reference: a Dashboard session opened by
  * an organization's SSO carries that organization; service keys and access tokens carry none);
  * `Organizations.roleIn` asks `ssoAdmits` after it found the caller's role.
  *
@@ -10,7 +10,7 @@
  * requirement lifted. Work done by the server itself (no request) sets no authentication and is
  * never refused.
  */
-import { FiberRef } from "effect"
+import { Setting } from "../internal/Settings.js"
 import type { OrganizationId } from "../shared/Identifiers.js"
 import type { OrganizationRole } from "../organizations/OrganizationsPorts.js"
 
@@ -23,10 +23,13 @@ export interface AuthenticationFacts {
   readonly sessionId?: string
 }
 
-/** How the current request's caller authenticated; undefined outside requests. */
-export const CurrentAuthentication: FiberRef.FiberRef<AuthenticationFacts | undefined> = FiberRef.unsafeMake<
-  AuthenticationFacts | undefined
->(undefined)
+/**
+ * How the current request's caller authenticated; undefined outside requests. The HTTP adapter
+ * provides it around the handler (`Effect.provideService(CurrentAuthentication, facts)`).
+ */
+export class CurrentAuthentication extends Setting<CurrentAuthentication>()("core/CurrentAuthentication", {
+  defaultValue: (): AuthenticationFacts | undefined => undefined
+}) {}
 
 /** Whether a member with `role` may reach an organization that does (or does not) enforce SSO. */
 export const ssoAdmits = (args: {

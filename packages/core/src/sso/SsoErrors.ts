@@ -7,7 +7,7 @@ import { Schema } from "effect"
 /** The organization has no SSO connection (`what`: asked about the connection or its sync status). */
 export class SsoNotConfigured extends Schema.TaggedError<SsoNotConfigured>()("SsoNotConfigured", {
   organizationId: Schema.String,
-  what: Schema.Literal("sso", "connection")
+  what: Schema.Literals(["sso", "connection"])
 }) {}
 
 /** `expectedVersion` is not the connection's version (or a connection exists where none was expected). */

@@ -20,10 +20,10 @@ export * from "./SsoSchema.js"
 export * from "./SsoSignIn.js"
 
 /** Stateless services of other features SSO builds on (a private instance is fine). */
-const Dependencies = Layer.mergeAll(Sessions.Default, OrganizationsCore)
+const Dependencies = Layer.mergeAll(Sessions.layer, OrganizationsCore)
 
-export const SsoCore = SsoSignIn.Default.pipe(
-  Layer.provideMerge(OrganizationSso.Default),
+export const SsoCore = SsoSignIn.layer.pipe(
+  Layer.provideMerge(OrganizationSso.layer),
   Layer.provide(Dependencies)
 )
 

@@ -5,7 +5,7 @@
  * that requires SSO is admitted only through a sign-in made by that organization's SSO — owners
  * excepted (break-glass), work without a request (no `CurrentAuthentication`) never refused.
  */
-import { Effect, FiberRef, Option } from "effect"
+import { Effect, Option } from "effect"
 import { OrganizationSsoRequired } from "../organizations/OrganizationErrors.js"
 import type { OrganizationRole } from "../organizations/OrganizationsPorts.js"
 import type { OrganizationId } from "../shared/Identifiers.js"
@@ -20,7 +20,7 @@ export const makeSsoGuard = Effect.gen(function*() {
   const admit = (organizationId: OrganizationId, role: OrganizationRole): Effect.Effect<void, OrganizationSsoRequired> =>
     Effect.gen(function*() {
       if (role === "owner" || Option.isNone(ssoRepo)) return
-      const authentication = yield* FiberRef.get(CurrentAuthentication)
+      const authentication = yield* CurrentAuthentication
       if (authentication === undefined) return
       const connection = yield* ssoRepo.value.findConnection(organizationId)
       const enforced = Option.isSome(connection) && connection.value.enforced

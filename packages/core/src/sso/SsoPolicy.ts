@@ -4,7 +4,7 @@
  * sign-in starts for a browser (`signInUrl`, the `Link` of `ORGANIZATION_SSO_REQUIRED`), and the
  * plan entitlement that includes SSO.
  */
-import { Duration, Either } from "effect"
+import { Duration, Result } from "effect"
 import type { BillingPlanCatalog } from "../billing/Schema.js"
 import { Setting } from "../internal/Settings.js"
 
@@ -53,25 +53,25 @@ const originOf = (url: string): string | undefined => {
 export const resolveReturnTo = (
   returnTo: string,
   policy: Pick<SsoPolicyShape, "dashboardUrl" | "returnToOrigins">
-): Either.Either<string, string> => {
-  if (returnTo.length === 0 || returnTo.length > 2048) return Either.left("returnTo must be 1 to 2048 characters")
-  if (/[\u0000-\u001f\u007f\\]/.test(returnTo)) return Either.left("returnTo must not contain control characters or backslashes")
+): Result.Result<string, string> => {
+  if (returnTo.length === 0 || returnTo.length > 2048) return Result.fail("returnTo must be 1 to 2048 characters")
+  if (/[\u0000-\u001f\u007f\\]/.test(returnTo)) return Result.fail("returnTo must not contain control characters or backslashes")
   const dashboard = originOf(policy.dashboardUrl)
   if (returnTo.startsWith("/")) {
-    if (returnTo.startsWith("//") || dashboard === undefined) return Either.left("returnTo must be a path of the Dashboard or an allowed URL")
-    return Either.right(`${dashboard}${returnTo}`)
+    if (returnTo.startsWith("//") || dashboard === undefined) return Result.fail("returnTo must be a path of the Dashboard or an allowed URL")
+    return Result.succeed(`${dashboard}${returnTo}`)
   }
   let url: URL
   try {
     url = new URL(returnTo)
   } catch {
-    return Either.left("returnTo must be a path of the Dashboard or an absolute URL")
+    return Result.fail("returnTo must be a path of the Dashboard or an absolute URL")
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return Either.left("returnTo must be an http or https URL")
-  if (url.username !== "" || url.password !== "") return Either.left("returnTo must not carry credentials")
+  if (url.protocol !== "https:" && url.protocol !== "http:") return Result.fail("returnTo must be an http or https URL")
+  if (url.username !== "" || url.password !== "") return Result.fail("returnTo must not carry credentials")
   const allowed = new Set([dashboard, ...policy.returnToOrigins.map(originOf)].filter((o): o is string => o !== undefined))
-  if (!allowed.has(url.origin.toLowerCase())) return Either.left(`returnTo's origin ${url.origin} is not allowed`)
-  return Either.right(url.href)
+  if (!allowed.has(url.origin.toLowerCase())) return Result.fail(`returnTo's origin ${url.origin} is not allowed`)
+  return Result.succeed(url.href)
 }
 
 /** Whether any of `planCodes` is a plan of the catalog with the entitlement set to `"true"`. */

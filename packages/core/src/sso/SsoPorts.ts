@@ -3,7 +3,7 @@
  * identities, SSO sessions), the outbound port to identity providers (`SsoOutbound`: OpenID
  * discovery, JWKS, the token request) and DNS TXT lookups (`DnsTxtResolver`). `Context.Tag`s with no implementation.
  */
-import { Context, type DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Option } from "effect"
 import type { AccountId, OrganizationId } from "../shared/Identifiers.js"
 import { SsoUpstreamFailure } from "./SsoErrors.js"
 
@@ -68,7 +68,7 @@ export interface SsoIdentityRecord {
   readonly createdAt: DateTime.Utc
 }
 
-export class SsoRepo extends Context.Tag("core/SsoRepo")<SsoRepo, {
+export class SsoRepo extends Context.Service<SsoRepo, {
   readonly findConnection: (organizationId: OrganizationId) => Effect.Effect<Option.Option<SsoConnectionRecord>>
   /**
    * Writes the connection when the stored one has version `expectedVersion` (`null`: none is
@@ -102,7 +102,7 @@ export class SsoRepo extends Context.Tag("core/SsoRepo")<SsoRepo, {
    * organization's own subscription (for the SSO entitlement), distinct, ascending.
    */
   readonly planCodesOf: (organizationId: OrganizationId) => Effect.Effect<ReadonlyArray<string>>
-}>() {}
+}>()("core/SsoRepo") {}
 
 /** What an OpenID provider publishes at `{issuer}/.well-known/openid-configuration` (the members we use). */
 export interface OidcProviderMetadata {
@@ -117,7 +117,7 @@ export interface OidcProviderMetadata {
  * misbehaving provider fails with `SsoUpstreamFailure` (never hangs). The adapter enforces the
  * operator's outbound rules (no private or loopback addresses unless allowed).
  */
-export class SsoOutbound extends Context.Tag("core/SsoOutbound")<SsoOutbound, {
+export class SsoOutbound extends Context.Service<SsoOutbound, {
   readonly discover: (issuer: string) => Effect.Effect<OidcProviderMetadata, SsoUpstreamFailure>
   /** The provider's JSON Web Key Set (`{ keys: [...] }`). */
   readonly jwks: (uri: string) => Effect.Effect<{ readonly keys: ReadonlyArray<Record<string, unknown>> }, SsoUpstreamFailure>
@@ -130,13 +130,13 @@ export class SsoOutbound extends Context.Tag("core/SsoOutbound")<SsoOutbound, {
     readonly clientId: string
     readonly clientSecret: string
   }) => Effect.Effect<{ readonly idToken: string }, SsoUpstreamFailure>
-}>() {}
+}>()("core/SsoOutbound") {}
 
 /** DNS TXT lookups for the domain verification step (bounded in time like `SsoOutbound`). */
-export class DnsTxtResolver extends Context.Tag("core/DnsTxtResolver")<DnsTxtResolver, {
+export class DnsTxtResolver extends Context.Service<DnsTxtResolver, {
   /** The TXT records at `name`, each joined from its strings (none when the name does not exist). */
   readonly resolveTxt: (name: string) => Effect.Effect<ReadonlyArray<string>, SsoUpstreamFailure>
-}>() {}
+}>()("core/DnsTxtResolver") {}
 
 const unavailable = () =>
   Effect.fail(new SsoUpstreamFailure({ message: "This server has no outbound access to identity providers.", timedOut: false }))

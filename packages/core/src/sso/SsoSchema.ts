@@ -7,118 +7,113 @@ import { Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"
 import { InvitationToken, OrganizationId } from "../shared/Identifiers.js"
 import { NullableTimestamp } from "../shared/Timestamp.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** `returnTo`: an absolute URL of an allowed origin, or a path of the Dashboard. */
-export const ReturnTo = BoundedString(1, 2048).annotations({ identifier: "ReturnTo" })
+export const ReturnTo = BoundedString(1, 2048).annotate({ identifier: "ReturnTo" })
 
 /** A decimal version string (`expectedVersion`). */
 export const VersionString = Schema.String.pipe(
-  Schema.pattern(/^(0|[1-9][0-9]{0,14})$/, { message: () => "must be a decimal version number" })
-).annotations({ identifier: "VersionString" })
+  Schema.check(Schema.isPattern(/^(0|[1-9][0-9]{0,14})$/u, { message: "must be a decimal version number" }))
+).annotate({ identifier: "VersionString" })
 
 /** A DNS name claimed by a connection: lower-case labels, at most 253 characters. */
 export const SsoDomain = Schema.String.pipe(
-  Schema.minLength(1),
-  Schema.maxLength(253),
-  Schema.pattern(/^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z][a-zA-Z0-9-]{0,61}[a-zA-Z0-9]$/, {
-    message: () => "must be a domain name such as example.com"
-  })
-).annotations({ identifier: "SsoDomain" })
+  Schema.check(Schema.isMinLength(1)),
+  Schema.check(Schema.isMaxLength(253)),
+  Schema.check(Schema.isPattern(/^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z][a-zA-Z0-9-]{0,61}[a-zA-Z0-9]$/u, {
+    message: "must be a domain name such as example.com"
+  }))
+).annotate({ identifier: "SsoDomain" })
 
 export const OrganizationSsoDomain = Schema.Struct({
   domain: Schema.String,
-  state: Schema.Literal("verified", "pending", "failed"),
+  state: Schema.Literals(["verified", "pending", "failed"]),
   /** Publish this value as a TXT record at `_switchboard-sso.<domain>`, then refresh. */
-  verificationRecord: Schema.optionalWith(Schema.Struct({ name: Schema.String, value: Schema.String }), { exact: true })
-}).annotations({ identifier: "OrganizationSsoDomain" })
+  verificationRecord: Schema.optionalKey(Schema.Struct({ name: Schema.String, value: Schema.String }))
+}).annotate({ identifier: "OrganizationSsoDomain" })
 
 export const OrganizationSsoConfiguration = Schema.Struct({
   organizationId: OrganizationId,
-  connectionState: Schema.Literal("not_configured", "configuring", "ready", "error"),
+  connectionState: Schema.Literals(["not_configured", "configuring", "ready", "error"]),
   connectionGeneration: Schema.String,
   connectionChangedAt: NullableTimestamp,
   version: Schema.String,
   ssoEnforced: Schema.Boolean,
   desiredSsoEnforced: Schema.Boolean,
   ssoJitEnabled: Schema.Boolean,
-  policySyncStatus: Schema.Literal("synced", "manual_required"),
-  connectionType: Schema.optionalWith(Schema.Literal("oidc"), { exact: true }),
-  domains: Schema.optionalWith(Schema.Array(OrganizationSsoDomain), { exact: true }),
-  providerAvailable: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  issuer: Schema.optionalWith(Schema.String, { exact: true }),
-  clientId: Schema.optionalWith(Schema.String, { exact: true }),
-  lastError: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
-}).annotations({ identifier: "OrganizationSsoConfiguration" })
+  policySyncStatus: Schema.Literals(["synced", "manual_required"]),
+  connectionType: Schema.optionalKey(Schema.Literal("oidc")),
+  domains: Schema.optionalKey(Schema.Array(OrganizationSsoDomain)),
+  providerAvailable: Schema.optionalKey(Schema.Boolean),
+  issuer: Schema.optionalKey(Schema.String),
+  clientId: Schema.optionalKey(Schema.String),
+  lastError: Schema.optionalKey(Schema.NullOr(Schema.String))
+}).annotate({ identifier: "OrganizationSsoConfiguration" })
 export type OrganizationSsoConfiguration = typeof OrganizationSsoConfiguration.Type
 
 /** Ours: the provider settings and the policy, in one write (`expectedVersion` absent for the first). */
 export const ConfigureOrganizationSsoRequest = Schema.Struct({
-  expectedVersion: Schema.optionalWith(VersionString, { exact: true }),
+  expectedVersion: Schema.optionalKey(VersionString),
   issuer: BoundedString(1, 2048),
   clientId: BoundedString(1, 512),
   /** Kept as it is when omitted on a change of an existing connection. */
-  clientSecret: Schema.optionalWith(BoundedString(1, 4096), { exact: true }),
-  domains: Schema.Array(SsoDomain).pipe(Schema.maxItems(100)),
-  ssoJitEnabled: Schema.optionalWith(Schema.Boolean, { exact: true }),
-  requireSso: Schema.optionalWith(Schema.Boolean, { exact: true })
-}).annotations({ identifier: "ConfigureOrganizationSsoRequest", parseOptions: strict })
+  clientSecret: Schema.optionalKey(BoundedString(1, 4096)),
+  domains: Schema.Array(SsoDomain).pipe(Schema.check(Schema.isMaxLength(100))),
+  ssoJitEnabled: Schema.optionalKey(Schema.Boolean),
+  requireSso: Schema.optionalKey(Schema.Boolean)
+}).annotate({ identifier: "ConfigureOrganizationSsoRequest" }).pipe(noExcessKeys)
 export type ConfigureOrganizationSsoRequest = typeof ConfigureOrganizationSsoRequest.Type
 
 export const UpdateOrganizationSsoPolicyRequest = Schema.Struct({
   expectedVersion: VersionString,
   ssoJitEnabled: Schema.Boolean
-}).annotations({ identifier: "UpdateOrganizationSsoPolicyRequest", parseOptions: strict })
+}).annotate({ identifier: "UpdateOrganizationSsoPolicyRequest" }).pipe(noExcessKeys)
 
 export const DisableOrganizationSsoRequest = Schema.Struct({
   expectedVersion: VersionString,
-  domains: Schema.optionalWith(Schema.Array(BoundedString(1, 253)).pipe(Schema.maxItems(100)), { exact: true })
-}).annotations({ identifier: "DisableOrganizationSsoRequest", parseOptions: strict })
+  domains: Schema.optionalKey(Schema.Array(BoundedString(1, 253)).pipe(Schema.check(Schema.isMaxLength(100))))
+}).annotate({ identifier: "DisableOrganizationSsoRequest" }).pipe(noExcessKeys)
 
 export const OrganizationAuthenticationRequest = Schema.Struct({
   returnTo: ReturnTo
-}).annotations({ identifier: "OrganizationAuthenticationRequest", parseOptions: strict })
+}).annotate({ identifier: "OrganizationAuthenticationRequest" }).pipe(noExcessKeys)
 
 export const BeginInvitationSsoRequest = Schema.Struct({
   token: InvitationToken,
   returnTo: ReturnTo
-}).annotations({ identifier: "BeginInvitationSsoRequest", parseOptions: strict })
+}).annotate({ identifier: "BeginInvitationSsoRequest" }).pipe(noExcessKeys)
 
 export const OrganizationAuthenticationRedirect = Schema.Struct({
   url: Schema.String
-}).annotations({ identifier: "OrganizationAuthenticationRedirect" })
+}).annotate({ identifier: "OrganizationAuthenticationRedirect" })
 
 export const CreateOrganizationSsoPortalLinkRequest = Schema.Struct({
   returnTo: ReturnTo,
-  intent: Schema.optionalWith(Schema.Literal("sso", "domain_verification"), { exact: true })
-}).annotations({ identifier: "CreateOrganizationSsoPortalLinkRequest", parseOptions: strict })
+  intent: Schema.optionalKey(Schema.Literals(["sso", "domain_verification"]))
+}).annotate({ identifier: "CreateOrganizationSsoPortalLinkRequest" }).pipe(noExcessKeys)
 
 export const CreateOrganizationSsoPortalLinkResponse = Schema.Struct({
   url: Schema.String
-}).annotations({ identifier: "CreateOrganizationSsoPortalLinkResponse" })
+}).annotate({ identifier: "CreateOrganizationSsoPortalLinkResponse" })
 
-const SyncStatus = Schema.Literal("pending", "syncing", "ready", "error", "blocked")
+const SyncStatus = Schema.Literals(["pending", "syncing", "ready", "error", "blocked"])
 
 export const OrganizationConnectionStatus = Schema.Struct({
   organizationId: OrganizationId,
   organization: Schema.Struct({ status: SyncStatus, errorCode: Schema.NullOr(Schema.String) }),
   membership: Schema.Struct({ status: SyncStatus, errorCode: Schema.NullOr(Schema.String), retryAt: NullableTimestamp }),
   synchronized: Schema.Boolean
-}).annotations({ identifier: "OrganizationConnectionStatus" })
+}).annotate({ identifier: "OrganizationConnectionStatus" })
 
-export const StartEnterpriseLoginRequest = Schema.Union(
-  Schema.Struct({
-    organizationId: OrganizationId,
-    returnTo: ReturnTo,
-    invitationToken: Schema.optionalWith(InvitationToken, { exact: true })
-  }).annotations({ parseOptions: strict }),
-  Schema.Struct({ invitationToken: InvitationToken, returnTo: ReturnTo }).annotations({ parseOptions: strict }),
-  /** Ours (the contract's third form needs a retry cookie): route by the email's domain. */
-  Schema.Struct({ email: BoundedString(3, 254), returnTo: ReturnTo }).annotations({ parseOptions: strict })
-).annotations({ identifier: "StartEnterpriseLoginRequest" })
+export const StartEnterpriseLoginRequest = Schema.Union([Schema.Struct({
+  organizationId: OrganizationId,
+  returnTo: ReturnTo,
+  invitationToken: Schema.optionalKey(InvitationToken)
+}).pipe(noExcessKeys), Schema.Struct({ invitationToken: InvitationToken, returnTo: ReturnTo }).pipe(noExcessKeys), /** Ours (the contract's third form needs a retry cookie): route by the email's domain. */
+Schema.Struct({ email: BoundedString(3, 254), returnTo: ReturnTo }).pipe(noExcessKeys)]).annotate({ identifier: "StartEnterpriseLoginRequest" })
 export type StartEnterpriseLoginRequest = typeof StartEnterpriseLoginRequest.Type
 
 export const StartEnterpriseLoginResponse = Schema.Struct({
   url: Schema.String
-}).annotations({ identifier: "StartEnterpriseLoginResponse" })
+}).annotate({ identifier: "StartEnterpriseLoginResponse" })

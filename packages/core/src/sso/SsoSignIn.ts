@@ -13,7 +13,7 @@
  *   that email, or a new one when JIT is on), applies the purpose (sign-in, invitation acceptance,
  *   admission, closure inspection) and opens a Dashboard session marked as SSO for the organization.
  */
-import { Clock, DateTime, Effect, Either, Option, Redacted } from "effect"
+import { Clock, Context, DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
 import { createLocalJWKSet, jwtVerify } from "jose"
 import { Accounts } from "../accounts/Accounts.js"
 import { AccountsRepo } from "../accounts/Ports.js"
@@ -58,8 +58,8 @@ export interface CompletedSignIn {
 
 const reject = (reason: string) => Effect.fail(new SsoSignInRejected({ reason }))
 
-export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
-  effect: Effect.gen(function*() {
+export class SsoSignIn extends Context.Service<SsoSignIn>()("core/SsoSignIn", {
+  make: Effect.gen(function*() {
     const repo = yield* SsoRepo
     const outbound = yield* outboundOrUnavailable
     const settings = yield* OrganizationSso
@@ -90,10 +90,10 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
     /** The provider's authorization URL for one of the four purposes. */
     const begin = fn("SsoSignIn.begin")(function*(input: BeginInput) {
       const returnTo = resolveReturnTo(input.returnTo, policy)
-      if (Either.isLeft(returnTo)) return yield* new InvalidReturnTo({ message: returnTo.left })
+      if (Result.isFailure(returnTo)) return yield* new InvalidReturnTo({ message: returnTo.failure })
       if (input.purpose === "admission" || input.purpose === "closure") {
-        const role = yield* Effect.either(organizations.roleIn(input.organizationId, input.accountId!))
-        if (input.purpose === "closure" && (Either.isLeft(role) || role.right !== "owner")) {
+        const role = yield* Effect.result(organizations.roleIn(input.organizationId, input.accountId!))
+        if (input.purpose === "closure" && (Result.isFailure(role) || role.success !== "owner")) {
           return yield* new SsoActionForbidden({ message: "Only an owner can inspect the organization's closure." })
         }
       }
@@ -105,7 +105,7 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
         if (
           Option.isNone(invitation) || invitation.value.organizationId !== input.organizationId ||
           invitation.value.acceptedAt !== null || invitation.value.revokedAt !== null ||
-          !DateTime.lessThan(now, invitation.value.expiresAt)
+          !DateTime.isLessThan(now, invitation.value.expiresAt)
         ) {
           return yield* new SsoPreconditionFailed({ message: "The invitation is not a pending invitation of this organization." })
         }
@@ -124,7 +124,7 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
         generation: connection.generation,
         codeVerifier,
         nonce,
-        returnTo: returnTo.right,
+        returnTo: returnTo.success,
         invitationTokenHash,
         accountId: input.accountId ?? null,
         createdAt: now,
@@ -271,7 +271,7 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
             }
             if (Option.isSome(role)) return
             yield* invitations.accept({ invitationId: invitation.value.invitationId, accountId, now }).pipe(
-              Effect.catchAll((e) => reject(`The invitation cannot be accepted (${e._tag}).`))
+              Effect.catch((e) => reject(`The invitation cannot be accepted (${e._tag}).`))
             )
             return
           }
@@ -315,7 +315,7 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
       readonly returnTo: string
     }) {
       const returnTo = resolveReturnTo(input.returnTo, policy)
-      if (Either.isLeft(returnTo)) return yield* new InvalidReturnTo({ message: returnTo.left })
+      if (Result.isFailure(returnTo)) return yield* new InvalidReturnTo({ message: returnTo.failure })
       let organizationId = input.organizationId
       if (organizationId === undefined && input.invitationToken !== undefined) {
         const invitation = yield* invitations.findByTokenHash(yield* sha256Hex(input.invitationToken))
@@ -328,7 +328,7 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
       }
       const ordinary = () => {
         const url = new URL("/sign-in", policy.dashboardUrl)
-        url.searchParams.set("returnTo", returnTo.right)
+        url.searchParams.set("returnTo", returnTo.success)
         return { url: url.href }
       }
       if (organizationId === undefined) return ordinary()
@@ -351,4 +351,6 @@ export class SsoSignIn extends Effect.Service<SsoSignIn>()("core/SsoSignIn", {
 
     return { begin, complete, startEnterpriseLogin } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

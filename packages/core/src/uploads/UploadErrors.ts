@@ -26,7 +26,7 @@ export class UploadExpired extends Schema.TaggedError<UploadExpired>()("UploadEx
 /** The ticket is not in the state the operation needs. */
 export class UploadStateConflict extends Schema.TaggedError<UploadStateConflict>()("UploadStateConflict", {
   uploadId: Schema.String,
-  reason: Schema.Literal("already_received", "not_received", "already_committed")
+  reason: Schema.Literals(["already_received", "not_received", "already_committed"])
 }) {}
 
 /** The file is larger than the ticket allows. */

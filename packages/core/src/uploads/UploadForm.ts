@@ -4,7 +4,7 @@
  * server secret (`mac("upload", …)`). The upload target needs no bearer: a form that verifies is
  * the authority to upload that one file, until it expires.
  */
-import { DateTime, Effect, Either, Schema } from "effect"
+import { DateTime, Effect, Result, Schema } from "effect"
 import { base64url, constantTimeEqual } from "../internal/Crypto.js"
 import { UploadId } from "../shared/Identifiers.js"
 import { mac } from "../shared/ServerSecret.js"
@@ -74,22 +74,22 @@ export const verifyUploadForm = (fields: Readonly<Record<string, string>>) =>
       return yield* new UploadSignatureInvalid({ message: "the signature does not match the form's fields" })
     }
     // Signed by this server, so these decode; a failure means a leaked secret, refused all the same.
-    const uploadId = Schema.decodeUnknownEither(UploadId)(f.uploadId)
-    const contentType = Schema.decodeUnknownEither(ImageContentType)(f.contentType)
+    const uploadId = Schema.decodeUnknownResult(UploadId)(f.uploadId)
+    const contentType = Schema.decodeUnknownResult(ImageContentType)(f.contentType)
     const expiresAt = parseTimestamp(f.expiresAt)
     const purposeOk = f.purpose === "profile_picture" || f.purpose.startsWith("agent_avatar:")
     if (
-      Either.isLeft(uploadId) || Either.isLeft(contentType) || Either.isLeft(expiresAt) || !purposeOk ||
+      Result.isFailure(uploadId) || Result.isFailure(contentType) || Result.isFailure(expiresAt) || !purposeOk ||
       !/^[1-9]\d{0,9}$/.test(f.maxBytes)
     ) {
       return yield* new UploadSignatureInvalid({ message: "a signed field is malformed" })
     }
     return {
-      uploadId: uploadId.right,
+      uploadId: uploadId.success,
       owner: f.owner,
       purpose: f.purpose as UploadPurpose,
-      contentType: contentType.right,
+      contentType: contentType.success,
       maxBytes: Number(f.maxBytes),
-      expiresAt: DateTime.unsafeMake(expiresAt.right) as DateTime.Utc
+      expiresAt: DateTime.makeUnsafe(expiresAt.success) as DateTime.Utc
     } satisfies VerifiedUploadForm
   })

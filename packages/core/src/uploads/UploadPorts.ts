@@ -2,7 +2,7 @@
  * The Uploads feature's ports (DESIGN.md §4; API.md §1.2 "Uploads"): upload tickets and account
  * pictures in the store, the blob store the files go to, and the feature's settings.
  */
-import { Context, type DateTime, Duration, type Effect, type Option } from "effect"
+import { Context, DateTime, Duration, type Effect, type Option } from "effect"
 import type { AccountId, UploadId } from "../shared/Identifiers.js"
 import type { ImageContentType } from "../accounts/Schema.js"
 import { Setting } from "../internal/Settings.js"
@@ -37,7 +37,7 @@ export interface UploadTicketRecord {
   readonly committedAt: DateTime.Utc | null
 }
 
-export class UploadTicketsRepo extends Context.Tag("core/UploadTicketsRepo")<UploadTicketsRepo, {
+export class UploadTicketsRepo extends Context.Service<UploadTicketsRepo, {
   readonly insert: (ticket: UploadTicketRecord) => Effect.Effect<void>
   readonly findById: (uploadId: UploadId) => Effect.Effect<Option.Option<UploadTicketRecord>>
   /**
@@ -55,10 +55,10 @@ export class UploadTicketsRepo extends Context.Tag("core/UploadTicketsRepo")<Upl
     readonly uploadId: UploadId
     readonly now: DateTime.Utc
   }) => Effect.Effect<Option.Option<UploadTicketRecord>>
-}>() {}
+}>()("core/UploadTicketsRepo") {}
 
 /** The picture of an account, on the accounts store (`pictureUrl` null = the default picture). */
-export class AccountPictureRepo extends Context.Tag("core/AccountPictureRepo")<AccountPictureRepo, {
+export class AccountPictureRepo extends Context.Service<AccountPictureRepo, {
   /**
    * Sets the account's `pictureUrl` and `updatedAt` and returns the URL it replaced, read under the
    * same row lock (so concurrent commits each learn what they replaced); none for an unknown account.
@@ -68,7 +68,7 @@ export class AccountPictureRepo extends Context.Tag("core/AccountPictureRepo")<A
     readonly pictureUrl: string | null
     readonly now: DateTime.Utc
   }) => Effect.Effect<Option.Option<{ readonly previous: string | null }>>
-}>() {}
+}>()("core/AccountPictureRepo") {}
 
 export interface StoredBlob {
   readonly bytes: Uint8Array
@@ -80,13 +80,13 @@ export interface StoredBlob {
  * names ({@link isSafeBlobKey}); `put` with another key is a defect, `get`/`delete` treat it as
  * absent. Storage failures are defects: the caller cannot act on them.
  */
-export class BlobStore extends Context.Tag("core/BlobStore")<BlobStore, {
+export class BlobStore extends Context.Service<BlobStore, {
   /** Stores (or replaces) the blob atomically: a reader sees the old or the new, never a part. */
   readonly put: (key: string, bytes: Uint8Array, contentType: string) => Effect.Effect<void>
   readonly get: (key: string) => Effect.Effect<Option.Option<StoredBlob>>
   /** Removes the blob; absent is fine. */
   readonly delete: (key: string) => Effect.Effect<void>
-}>() {}
+}>()("core/BlobStore") {}
 
 /** A key that is a plain file name everywhere: no separators, no leading dot, at most 200 characters. */
 export const isSafeBlobKey = (key: string): boolean => /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(key)

@@ -6,23 +6,22 @@ import { Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"
 import { UploadId } from "../shared/Identifiers.js"
 import { ImageContentType } from "../accounts/Schema.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** `POST /v1/account/profile-picture/uploads`. */
 export const ProfilePictureUploadRequest = Schema.Struct({
   contentType: ImageContentType
-}).annotations({ identifier: "ProfilePictureUploadRequest", parseOptions: strict })
+}).annotate({ identifier: "ProfilePictureUploadRequest" }).pipe(noExcessKeys)
 
 /** `PUT /v1/account/profile-picture`: the id has the spec's shape (`sb_upl_` + 26 of [0-9a-z]). */
 export const CommitAccountProfilePictureRequest = Schema.Struct({
   uploadId: UploadId
-}).annotations({ identifier: "CommitAccountProfilePictureRequest", parseOptions: strict })
+}).annotate({ identifier: "CommitAccountProfilePictureRequest" }).pipe(noExcessKeys)
 
 /** `POST /v1/projects/{projectId}/agent-profile/avatar/uploads`. */
 export const CreateAgentProfileAvatarUploadRequest = Schema.Struct({
   contentType: ImageContentType
-}).annotations({ identifier: "CreateAgentProfileAvatarUploadRequest", parseOptions: strict })
+}).annotate({ identifier: "CreateAgentProfileAvatarUploadRequest" }).pipe(noExcessKeys)
 
 /**
  * `PUT /v1/projects/{projectId}/agent-profile/avatar`: the contract gives this `uploadId` no pattern
@@ -30,4 +29,4 @@ export const CreateAgentProfileAvatarUploadRequest = Schema.Struct({
  */
 export const CommitAgentProfileAvatarRequest = Schema.Struct({
   uploadId: BoundedString(1, 128)
-}).annotations({ identifier: "CommitAgentProfileAvatarRequest", parseOptions: strict })
+}).annotate({ identifier: "CommitAgentProfileAvatarRequest" }).pipe(noExcessKeys)

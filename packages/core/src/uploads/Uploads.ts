@@ -7,7 +7,7 @@
  * checked on arrival — size against the ticket, bytes against the declared type — so a `received`
  * ticket always holds a valid image. A committed file is served at `{API_URL}/v1/files/<key>`.
  */
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { Transactor } from "../shared/Ports.js"
 import { RecordCache } from "../shared/RecordCache.js"
 import { encodeBase32, UploadId, type AccountId } from "../shared/Identifiers.js"
@@ -52,8 +52,8 @@ export const blobKeyOfFileUrl = (url: string | null): string | null =>
 const orFail = <A, E>(lookup: Effect.Effect<Option.Option<A>>, error: () => E) =>
   Effect.flatMap(lookup, Option.match({ onNone: () => Effect.fail(error()), onSome: Effect.succeed }))
 
-export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
-  effect: Effect.gen(function*() {
+export class Uploads extends Context.Service<Uploads>()("core/Uploads", {
+  make: Effect.gen(function*() {
     const tickets = yield* UploadTicketsRepo
     const pictures = yield* AccountPictureRepo
     const accounts = yield* AccountsRepo
@@ -110,14 +110,14 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
         return yield* new UploadSignatureInvalid({ message: "the form was issued for another upload" })
       }
       const now = yield* DateTime.now
-      if (!DateTime.lessThan(now, form.expiresAt)) {
+      if (!DateTime.isLessThan(now, form.expiresAt)) {
         return yield* new UploadExpired({ uploadId, expiresAt: formatTimestamp(form.expiresAt) })
       }
       const ticket = yield* orFail(tickets.findById(form.uploadId), () => new UploadNotFound({ uploadId }))
       // The stored ticket is the record of what was signed; a form that disagrees was not ours.
       if (
         ticket.owner !== form.owner || ticket.purpose !== form.purpose || ticket.contentType !== form.contentType ||
-        ticket.maxBytes !== form.maxBytes || ticket.expiresAt.epochMillis !== form.expiresAt.epochMillis
+        ticket.maxBytes !== form.maxBytes || DateTime.toEpochMillis(ticket.expiresAt) !== DateTime.toEpochMillis(form.expiresAt)
       ) {
         return yield* new UploadSignatureInvalid({ message: "the form does not match its ticket" })
       }
@@ -158,13 +158,13 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
       readonly uploadId: string
     }) {
       const notFound = new UploadNotFound({ uploadId: input.uploadId })
-      const uploadId = yield* Schema.decodeUnknown(UploadId)(input.uploadId).pipe(Effect.mapError(() => notFound))
+      const uploadId = yield* Schema.decodeUnknownEffect(UploadId)(input.uploadId).pipe(Effect.mapError(() => notFound))
       const ticket = yield* orFail(tickets.findById(uploadId), () => notFound)
       if (ticket.owner !== input.owner) return yield* notFound
       if (ticket.purpose !== input.purpose) return yield* new UploadPurposeMismatch({ uploadId })
       if (ticket.state === "committed") return yield* new UploadStateConflict({ uploadId, reason: "already_committed" })
       const now = yield* DateTime.now
-      if (!DateTime.lessThan(now, ticket.expiresAt)) {
+      if (!DateTime.isLessThan(now, ticket.expiresAt)) {
         return yield* new UploadExpired({ uploadId, expiresAt: formatTimestamp(ticket.expiresAt) })
       }
       if (ticket.state === "pending") return yield* new UploadStateConflict({ uploadId, reason: "not_received" })
@@ -231,6 +231,7 @@ export class Uploads extends Effect.Service<Uploads>()("core/Uploads", {
       discard,
       readFile
     } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

@@ -19,5 +19,5 @@ export * from "./Uploads.js"
 export * from "../projects/AgentAvatars.js"
 
 /** Account pictures and agent avatars (the latter also use the projects' and organizations' ports). */
-export const UploadsCore = AgentAvatars.Default.pipe(Layer.provideMerge(Uploads.Default))
+export const UploadsCore = AgentAvatars.layer.pipe(Layer.provideMerge(Uploads.layer))
 export type UploadsPorts = UploadTicketsRepo | AccountPictureRepo

@@ -9,7 +9,7 @@
  *
  * The source of every call event is the call's path: `/v1/projects/<projectId>/platforms/voice/calls/<callId>`.
  */
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import { EventApiVersion, EventSource } from "../events/Schema.js"
 import { EventId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
@@ -21,16 +21,17 @@ import {
   CallStartedEventDraft
 } from "./CallMachine.js"
 import { KeyPress } from "./Schema.js"
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
-export const CallStartedData = CallStartedEventDraft.fields.data.annotations({ identifier: "CallStartedData" })
-export const CallRingingData = CallRingingEventDraft.fields.data.annotations({ identifier: "CallRingingData" })
-export const CallAnsweredData = CallAnsweredEventDraft.fields.data.annotations({ identifier: "CallAnsweredData" })
-export const CallConnectedData = CallConnectedEventDraft.fields.data.annotations({ identifier: "CallConnectedData" })
+export const CallStartedData = CallStartedEventDraft.fields.data.annotate({ identifier: "CallStartedData" })
+export const CallRingingData = CallRingingEventDraft.fields.data.annotate({ identifier: "CallRingingData" })
+export const CallAnsweredData = CallAnsweredEventDraft.fields.data.annotate({ identifier: "CallAnsweredData" })
+export const CallConnectedData = CallConnectedEventDraft.fields.data.annotate({ identifier: "CallConnectedData" })
 export const CallDtmfReceivedData = KeyPress
-export const CallEndedData = CallEndedEventDraft.fields.data.annotations({ identifier: "CallEndedData" })
+export const CallEndedData = CallEndedEventDraft.fields.data.annotate({ identifier: "CallEndedData" })
 
 /** Event type → data schema, for the event catalog (API.md §5). */
-export const callEventSchemas: Record<string, Schema.Schema<any>> = {
+export const callEventSchemas: Record<string, Schema.Codec<any, any>> = {
   "call.started": CallStartedData,
   "call.ringing": CallRingingData,
   "call.answered": CallAnsweredData,
@@ -43,9 +44,7 @@ export const callEventSchemas: Record<string, Schema.Schema<any>> = {
 export const callEventSource = (projectId: string, callId: string) =>
   `/v1/projects/${projectId}/platforms/voice/calls/${callId}`
 
-const strict = { onExcessProperty: "error" } as const
-
-const envelope = <const T extends string, D extends Schema.Schema.AnyNoContext>(type: T, data: D) =>
+const envelope = <const T extends string, D extends Schema.Codec<any, any>>(type: T, data: D) =>
   Schema.Struct({
     id: EventId,
     type: Schema.Literal(type),
@@ -53,26 +52,19 @@ const envelope = <const T extends string, D extends Schema.Schema.AnyNoContext>(
     source: EventSource,
     timestamp: Timestamp,
     data
-  }).annotations({ parseOptions: strict })
+  }).pipe(noExcessKeys)
 
 export const CallStartedEvent = envelope("call.started", CallStartedData)
 export const CallRingingEvent = envelope("call.ringing", CallRingingData)
 export const CallAnsweredEvent = envelope("call.answered", CallAnsweredData)
 export const CallConnectedEvent = envelope("call.connected", CallConnectedData)
 export const CallDtmfReceivedEnvelope = envelope("call.dtmf.received", CallDtmfReceivedData).pipe(
-  Schema.filter((e) =>
-    e.data.timestamp.epochMillis === e.timestamp.epochMillis || "data.timestamp must equal the event timestamp"
-  )
+  Schema.check(Schema.makeFilter((e) =>
+    DateTime.toEpochMillis(e.data.timestamp) === DateTime.toEpochMillis(e.timestamp) || "data.timestamp must equal the event timestamp"
+  ))
 )
 export const CallEndedEvent = envelope("call.ended", CallEndedData)
 
 /** Any call event, whole envelope. */
-export const CallEvent = Schema.Union(
-  CallStartedEvent,
-  CallRingingEvent,
-  CallAnsweredEvent,
-  CallConnectedEvent,
-  CallDtmfReceivedEnvelope,
-  CallEndedEvent
-).annotations({ identifier: "CallEvent" })
+export const CallEvent = Schema.Union([CallStartedEvent, CallRingingEvent, CallAnsweredEvent, CallConnectedEvent, CallDtmfReceivedEnvelope, CallEndedEvent]).annotate({ identifier: "CallEvent" })
 export type CallEvent = typeof CallEvent.Type

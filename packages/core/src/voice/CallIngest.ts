@@ -6,7 +6,7 @@
  * Ignored and rejected signals write nothing. The writes (`makeCallCommits`) are shared with the
  * API actions of `Calls.ts`.
  */
-import { Data, type DateTime, Effect, Option } from "effect"
+import { Data, DateTime, Effect, Option } from "effect"
 import { EventPublisher } from "../events/EventsFeature.js"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
@@ -76,7 +76,7 @@ export const makeCallCommits = Effect.gen(function*() {
   return { commit, commitNew } as const
 })
 
-export type CallCommits = Effect.Effect.Success<typeof makeCallCommits>
+export type CallCommits = Effect.Success<typeof makeCallCommits>
 
 export const makeCallIngest = (commits: CallCommits) =>
   Effect.gen(function*() {

@@ -68,8 +68,7 @@ import {
   type CallSignalType,
   type CallStartedSignal
 } from "./CallSignals.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 // ---------------------------------------------------------------------------------------------
 // Events (API.md §1.5, §5; calls.md §1): drafts without envelope
@@ -80,7 +79,7 @@ const lifecycleEventDraft = <const T extends string, const S extends LiveCallSta
     type: Schema.Literal(type),
     timestamp: Timestamp,
     data: Schema.Struct({ callId: CallId, status: Schema.Literal(status) })
-  }).annotations({ parseOptions: strict })
+  }).pipe(noExcessKeys)
 
 export const CallStartedEventDraft = lifecycleEventDraft("call.started", "started")
 export const CallRingingEventDraft = lifecycleEventDraft("call.ringing", "ringing")
@@ -93,10 +92,10 @@ export const CallDtmfReceivedEventDraft = Schema.Struct({
   timestamp: Timestamp,
   data: KeyPress
 }).pipe(
-  Schema.filter((e) =>
-    e.data.timestamp.epochMillis === e.timestamp.epochMillis || "data.timestamp must equal the event timestamp"
-  )
-).annotations({ parseOptions: strict })
+  Schema.check(Schema.makeFilter((e) =>
+    DateTime.toEpochMillis(e.data.timestamp) === DateTime.toEpochMillis(e.timestamp) || "data.timestamp must equal the event timestamp"
+  ))
+).pipe(noExcessKeys)
 
 /** `call.ended`: exactly one per call; `status` is the terminal status, `reason` the raw cause (calls.md §1). */
 export const CallEndedEventDraft = Schema.Struct({
@@ -104,20 +103,13 @@ export const CallEndedEventDraft = Schema.Struct({
   timestamp: Timestamp,
   data: Schema.Struct({
     callId: CallId,
-    status: Schema.Literal("completed", "busy", "no-answer", "rejected", "canceled", "failed"),
-    reason: Schema.optionalWith(CallEndReason, { exact: true })
+    status: Schema.Literals(["completed", "busy", "no-answer", "rejected", "canceled", "failed"]),
+    reason: Schema.optionalKey(CallEndReason)
   })
-}).annotations({ parseOptions: strict })
+}).pipe(noExcessKeys)
 
 /** Any event the machine emits, before the caller wraps it in an envelope. */
-export const CallEventDraft = Schema.Union(
-  CallStartedEventDraft,
-  CallRingingEventDraft,
-  CallAnsweredEventDraft,
-  CallConnectedEventDraft,
-  CallDtmfReceivedEventDraft,
-  CallEndedEventDraft
-).annotations({ identifier: "CallEventDraft" })
+export const CallEventDraft = Schema.Union([CallStartedEventDraft, CallRingingEventDraft, CallAnsweredEventDraft, CallConnectedEventDraft, CallDtmfReceivedEventDraft, CallEndedEventDraft]).annotate({ identifier: "CallEventDraft" })
 export type CallEventDraft = typeof CallEventDraft.Type
 export type CallEventType = CallEventDraft["type"]
 
@@ -253,15 +245,15 @@ const optional = <K extends string>(key: K, value: Utc | undefined): { readonly 
 const latestMilestone = (call: Call): number => {
   const t = call.timestamps
   return Math.max(
-    t.startedAt.epochMillis,
-    t.ringingAt?.epochMillis ?? -Infinity,
-    t.answeredAt?.epochMillis ?? -Infinity,
-    t.connectedAt?.epochMillis ?? -Infinity,
-    t.endedAt?.epochMillis ?? -Infinity
+    DateTime.toEpochMillis(t.startedAt),
+    t.ringingAt?.epochMilliseconds ?? -Infinity,
+    t.answeredAt?.epochMilliseconds ?? -Infinity,
+    t.connectedAt?.epochMilliseconds ?? -Infinity,
+    t.endedAt?.epochMilliseconds ?? -Infinity
   )
 }
 
-const later = (a: Utc, b: Utc): Utc => (b.epochMillis > a.epochMillis ? b : a)
+const later = (a: Utc, b: Utc): Utc => (DateTime.toEpochMillis(b) > DateTime.toEpochMillis(a) ? b : a)
 
 const baseOf = (call: Call, timestamp: Utc): CallBase => {
   const { status: _status, timestamps: _timestamps, ...base } = call
@@ -316,7 +308,7 @@ const end = (
   if (status === undefined) {
     return rejected(call, "end-not-allowed", `a call that is ${call.status} cannot end as ${signal.data.status}`)
   }
-  if (signal.timestamp.epochMillis < latestMilestone(call)) {
+  if (DateTime.toEpochMillis(signal.timestamp) < latestMilestone(call)) {
     return rejected(call, "timestamp-regression", "the end is earlier than the call's latest lifecycle timestamp")
   }
   const base = baseOf(call, signal.timestamp)
@@ -427,7 +419,7 @@ export const apply = (
     return rejected(call, "answer-skipped", `a call that is ${call.status} must be answered before it connects`)
   }
   // Rule 6: milestones stay ordered.
-  if (signal.timestamp.epochMillis < latestMilestone(call)) {
+  if (DateTime.toEpochMillis(signal.timestamp) < latestMilestone(call)) {
     return rejected(call, "timestamp-regression", `the ${signal.type} signal is earlier than the call's latest lifecycle timestamp`)
   }
   const base = baseOf(call, signal.timestamp)

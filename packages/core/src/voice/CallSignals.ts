@@ -26,20 +26,19 @@ import {
   TerminalCallStatus,
   VoiceUserSnapshot
 } from "./Schema.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /**
  * A signal's id: the SIP edge's own id for what it observed (webhook id, SIP INFO CSeq, …). Opaque
  * to us; the machine only compares ids for equality (duplicate detection, calls.md §3 rule 2).
  */
-export const CallSignalId = BoundedString(1, 256).pipe(Schema.brand("CallSignalId")).annotations({
+export const CallSignalId = BoundedString(1, 256).pipe(Schema.brand("CallSignalId")).annotate({
   identifier: "CallSignalId"
 })
 export type CallSignalId = typeof CallSignalId.Type
 
 export const callSignalTypes = ["started", "ringing", "answered", "connected", "dtmf", "ended"] as const
-export const CallSignalType = Schema.Literal(...callSignalTypes).annotations({ identifier: "CallSignalType" })
+export const CallSignalType = Schema.Literals(callSignalTypes).annotate({ identifier: "CallSignalType" })
 export type CallSignalType = typeof CallSignalType.Type
 
 /** `started` data: the call's fixed fields (calls.md T1 "id, direction, caller, callee valid"). */
@@ -51,14 +50,11 @@ export const CallStartedSignalData = Schema.Struct({
   caller: VoiceUserSnapshot,
   callee: VoiceUserSnapshot,
   metadata: ResourceMetadata
-}).annotations({ identifier: "CallStartedSignalData", parseOptions: strict })
+}).annotate({ identifier: "CallStartedSignalData" }).pipe(noExcessKeys)
 export type CallStartedSignalData = typeof CallStartedSignalData.Type
 
 /** `ringing`, `answered`, `connected` data: an empty object. */
-export const CallProgressSignalData = Schema.Struct({}).annotations({
-  identifier: "CallProgressSignalData",
-  parseOptions: strict
-})
+export const CallProgressSignalData = Schema.Struct({}).annotate({ identifier: "CallProgressSignalData" }).pipe(noExcessKeys)
 export type CallProgressSignalData = typeof CallProgressSignalData.Type
 
 /**
@@ -66,9 +62,9 @@ export type CallProgressSignalData = typeof CallProgressSignalData.Type
  * bound only keeps the input small.
  */
 export const CallDtmfSignalData = Schema.Struct({
-  digit: Schema.String.pipe(Schema.maxLength(16)),
+  digit: Schema.String.pipe(Schema.check(Schema.isMaxLength(16))),
   actorId: UserId
-}).annotations({ identifier: "CallDtmfSignalData", parseOptions: strict })
+}).annotate({ identifier: "CallDtmfSignalData" }).pipe(noExcessKeys)
 export type CallDtmfSignalData = typeof CallDtmfSignalData.Type
 
 /**
@@ -76,27 +72,27 @@ export type CallDtmfSignalData = typeof CallDtmfSignalData.Type
  * `{hangupCause: "user_busy"}`; §4.3: `callee_hangup_before_connect`, `no_ack`, `bridge_failed`).
  */
 export const CallEndReason = Schema.Struct({
-  sipCode: Schema.optionalWith(Schema.Int.pipe(Schema.between(100, 699)), { exact: true }),
-  hangupCause: Schema.optionalWith(BoundedString(1, 128), { exact: true }),
-  detail: Schema.optionalWith(BoundedString(1, 256), { exact: true })
-}).annotations({ identifier: "CallEndReason", parseOptions: strict })
+  sipCode: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 100, maximum: 699 })))),
+  hangupCause: Schema.optionalKey(BoundedString(1, 128)),
+  detail: Schema.optionalKey(BoundedString(1, 256))
+}).annotate({ identifier: "CallEndReason" }).pipe(noExcessKeys)
 export type CallEndReason = typeof CallEndReason.Type
 
 /** `ended` data: the observed terminal status and, optionally, the raw cause. */
 export const CallEndedSignalData = Schema.Struct({
   status: TerminalCallStatus,
-  reason: Schema.optionalWith(CallEndReason, { exact: true })
-}).annotations({ identifier: "CallEndedSignalData", parseOptions: strict })
+  reason: Schema.optionalKey(CallEndReason)
+}).annotate({ identifier: "CallEndedSignalData" }).pipe(noExcessKeys)
 export type CallEndedSignalData = typeof CallEndedSignalData.Type
 
-const signal = <const T extends CallSignalType, D extends Schema.Schema.AnyNoContext>(type: T, data: D) =>
+const signal = <const T extends CallSignalType, D extends Schema.Codec<any, any>>(type: T, data: D) =>
   Schema.Struct({
     id: CallSignalId,
     callId: CallId,
     type: Schema.Literal(type),
     timestamp: Timestamp,
     data
-  }).annotations({ identifier: `Call${type[0]!.toUpperCase()}${type.slice(1)}Signal`, parseOptions: strict })
+  }).annotate({ identifier: `Call${type[0]!.toUpperCase()}${type.slice(1)}Signal` }).pipe(noExcessKeys)
 
 export const CallStartedSignal = signal("started", CallStartedSignalData)
 export type CallStartedSignal = typeof CallStartedSignal.Type
@@ -112,12 +108,5 @@ export const CallEndedSignal = signal("ended", CallEndedSignalData)
 export type CallEndedSignal = typeof CallEndedSignal.Type
 
 /** One signal from the SIP edge (API.md §1.5), told apart by `type`. */
-export const CallSignal = Schema.Union(
-  CallStartedSignal,
-  CallRingingSignal,
-  CallAnsweredSignal,
-  CallConnectedSignal,
-  CallDtmfSignal,
-  CallEndedSignal
-).annotations({ identifier: "CallSignal" })
+export const CallSignal = Schema.Union([CallStartedSignal, CallRingingSignal, CallAnsweredSignal, CallConnectedSignal, CallDtmfSignal, CallEndedSignal]).annotate({ identifier: "CallSignal" })
 export type CallSignal = typeof CallSignal.Type

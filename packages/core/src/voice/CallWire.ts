@@ -1,3 +1,4 @@
+import { DateTime } from "effect"
 /**
  * The wire form of calls, call-event data and signal results, built directly from calls the
  * reducer made — the same JSON as `Schema.encode` of `Call`, `CallEventDraft` and
@@ -16,14 +17,14 @@
  * reference (snapshots, metadata, key presses, timestamps): the results of a batch repeat them
  * for every signal of a call.
  */
-import type { DateTime, Schema } from "effect"
+import type { Schema } from "effect"
 import { formatTimestamp } from "../shared/Timestamp.js"
 import type { CallSignalResult, IngestCallSignalsResponse } from "./CallApiSchema.js"
 import type { CallEventDraft } from "./CallMachine.js"
 import type { Call, KeyPress } from "./Schema.js"
 
-type EncodedCall = Schema.Schema.Encoded<typeof Call>
-type EncodedResponse = Schema.Schema.Encoded<typeof IngestCallSignalsResponse>
+type EncodedCall = Schema.Codec.Encoded<typeof Call>
+type EncodedResponse = Schema.Codec.Encoded<typeof IngestCallSignalsResponse>
 type Encoded = Record<string, unknown>
 
 const ts = (t: DateTime.Utc): string => formatTimestamp(t)

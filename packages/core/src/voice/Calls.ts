@@ -14,7 +14,7 @@
  *
  * Signals are applied by `CallIngest.ts`; the API actions and reads are here.
  */
-import { DateTime, Effect, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { EventPublisher } from "../events/EventsFeature.js"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
@@ -51,7 +51,7 @@ const latestMilestone = (call: Call): DateTime.Utc => {
   let latest = call.timestamps.startedAt
   for (const key of ["ringingAt", "answeredAt", "connectedAt", "endedAt"]) {
     const at = t[key]
-    if (at !== undefined && at.epochMillis > latest.epochMillis) latest = at
+    if (at !== undefined && DateTime.toEpochMillis(at) > DateTime.toEpochMillis(latest)) latest = at
   }
   return latest
 }
@@ -74,8 +74,8 @@ export const voiceSpaceId = (projectId: string, a: string, b: string) =>
   Effect.map(sha256Bytes(`voice-space\u0000${projectId}\u0000${[a, b].sort().join("\u0000")}`), (bytes) =>
     `voice_${Array.from(bytes.subarray(0, 16), (x) => x.toString(16).padStart(2, "0")).join("")}`)
 
-export class Calls extends Effect.Service<Calls>()("core/Calls", {
-  effect: Effect.gen(function*() {
+export class Calls extends Context.Service<Calls>()("core/Calls", {
+  make: Effect.gen(function*() {
     const repo = yield* CallsRepo
     const lines = yield* LinesRepo
     const profiles = yield* VoiceProfilesRepo
@@ -113,8 +113,8 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
       const listName = `calls:${projectId}:${canonicalJson({
         status: input.status ?? null,
         direction: input.direction ?? null,
-        createdAfter: input.createdAfter?.epochMillis ?? null,
-        createdBefore: input.createdBefore?.epochMillis ?? null
+        createdAfter: input.createdAfter?.epochMilliseconds ?? null,
+        createdBefore: input.createdBefore?.epochMilliseconds ?? null
       })}`
       const { page, nextPageToken } = yield* createdAtPage({
         list: listName,
@@ -169,8 +169,8 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
           data
         }
         const t = apply(undefined, signal, NO_IDS)
-        if (t.outcome !== "applied") return yield* Effect.dieMessage(`a new call did not start: ${t.detail}`)
-        if (!(yield* commitNew(projectId, signal.id, t))) return yield* Effect.dieMessage(`call id ${callId} is taken`)
+        if (t.outcome !== "applied") return yield* Effect.die(new Error(`a new call did not start: ${t.detail}`))
+        if (!(yield* commitNew(projectId, signal.id, t))) return yield* Effect.die(new Error(`call id ${callId} is taken`))
         yield* gateway.dial({
           projectId,
           callId,
@@ -212,7 +212,7 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
           callId: call.id,
           type: "ended",
           // Never before the call's last milestone (the edge's clock may run ahead of ours).
-          timestamp: now.epochMillis < latest.epochMillis ? latest : now,
+          timestamp: DateTime.toEpochMillis(now) < DateTime.toEpochMillis(latest) ? latest : now,
           data: action === "cancel"
             ? { status: "canceled", reason: { sipCode: 487, hangupCause: "api_cancel" } }
             : action === "reject"
@@ -249,6 +249,7 @@ export class Calls extends Effect.Service<Calls>()("core/Calls", {
     })
 
     return { applySignal, ingest, get, list, create, cancel, reject, hangup } as const
-  }),
-  dependencies: [Ids.Default, EventPublisher.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer, EventPublisher.layer]))
+}

@@ -8,7 +8,7 @@
  * A released line disappears from `list` and `get` (its row is kept, with `releasedAt`, so calls
  * that used it still name a line that existed), and its number goes back to the provider.
  */
-import { Context, DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { IdKinds, typeIdPattern } from "../shared/Identifiers.js"
 import { Ids } from "../shared/Ids.js"
 import { Transactor } from "../shared/Ports.js"
@@ -16,19 +16,19 @@ import { Timestamp } from "../shared/Timestamp.js"
 import { fn } from "../internal/Traced.js"
 
 /** The platforms a line can serve (the same seven as the platform toggles, interfaces.md C). */
-export const LinePlatform = Schema.Literal("imessage", "whatsapp_business", "slack", "sms", "voice", "telegram", "email")
-  .annotations({ identifier: "LinePlatform" })
+export const LinePlatform = Schema.Literals(["imessage", "whatsapp_business", "slack", "sms", "voice", "telegram", "email"])
+  .annotate({ identifier: "LinePlatform" })
 export type LinePlatform = typeof LinePlatform.Type
 
 /** `sb_lin_…` */
 export const LineId = Schema.String.pipe(
-  Schema.pattern(typeIdPattern(IdKinds.line), { message: () => "must be an sb_lin_ identifier" })
-).annotations({ identifier: "LineId" })
+  Schema.check(Schema.isPattern(typeIdPattern(IdKinds.line), { message: "must be an sb_lin_ identifier" }))
+).annotate({ identifier: "LineId" })
 
 /** E.164: `+`, then 2 to 15 digits, the first not 0. */
 export const E164 = Schema.String.pipe(
-  Schema.pattern(/^\+[1-9]\d{1,14}$/, { message: () => "must be an E.164 phone number like +15550100" })
-).annotations({ identifier: "E164" })
+  Schema.check(Schema.isPattern(/^\+[1-9]\d{1,14}$/u, { message: "must be an E.164 phone number like +15550100" }))
+).annotate({ identifier: "E164" })
 
 export interface Line {
   /** `sb_lin_…` (IdKinds.line) */
@@ -42,7 +42,7 @@ export interface Line {
 }
 
 /** A line on the wire (for the surfaces that list lines). */
-export const LineSchema: Schema.Schema<Line, {
+export const LineSchema: Schema.Codec<Line, {
   readonly lineId: string
   readonly projectId: string
   readonly platform: LinePlatform
@@ -56,7 +56,7 @@ export const LineSchema: Schema.Schema<Line, {
   phoneNumber: E164,
   voiceCapable: Schema.Boolean,
   createdAt: Timestamp
-}).annotations({ identifier: "Line" })
+}).annotate({ identifier: "Line" })
 
 /** No active line with this id in the project (unknown, another project's, or released). */
 export class LineNotFound extends Schema.TaggedError<LineNotFound>()("LineNotFound", {
@@ -70,13 +70,13 @@ export class LineUnavailable extends Schema.TaggedError<LineUnavailable>()("Line
 }) {}
 
 /** Where numbers come from (a carrier, a pool; the simulated provider in the server and the testkit). */
-export class LineProvider extends Context.Tag("core/LineProvider")<LineProvider, {
+export class LineProvider extends Context.Service<LineProvider, {
   readonly allocate: (a: { readonly projectId: string; readonly platform: LinePlatform }) => Effect.Effect<
     { readonly phoneNumber: string; readonly voiceCapable: boolean },
     LineUnavailable
   >
   readonly release: (a: { readonly phoneNumber: string }) => Effect.Effect<void>
-}>() {}
+}>()("core/LineProvider") {}
 
 /**
  * The simulated provider's `n`th number (n ≥ 0): `+1 NPA 555 01xx`, the 555-0100…0199 block that
@@ -104,7 +104,7 @@ export interface LineRecord {
   readonly assignmentUpdatedAt: DateTime.Utc
 }
 
-export class LinesRepo extends Context.Tag("core/LinesRepo")<LinesRepo, {
+export class LinesRepo extends Context.Service<LinesRepo, {
   /** Stores a new active line (assignment version 1, following the default profile). */
   readonly insert: (line: Line) => Effect.Effect<void>
   /** The project's active lines, oldest first (by `createdAt`, then id). */
@@ -122,10 +122,10 @@ export class LinesRepo extends Context.Tag("core/LinesRepo")<LinesRepo, {
     readonly lineId: string
     readonly now: DateTime.Utc
   }) => Effect.Effect<Option.Option<Line>>
-}>() {}
+}>()("core/LinesRepo") {}
 
-export class Lines extends Effect.Service<Lines>()("core/Lines", {
-  effect: Effect.gen(function*() {
+export class Lines extends Context.Service<Lines>()("core/Lines", {
+  make: Effect.gen(function*() {
     const repo = yield* LinesRepo
     const provider = yield* LineProvider
     const ids = yield* Ids
@@ -169,6 +169,7 @@ export class Lines extends Effect.Service<Lines>()("core/Lines", {
     })
 
     return { list, get, allocate, release } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

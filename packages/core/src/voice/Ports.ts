@@ -6,7 +6,7 @@
  * Records are stored whole: the SQL layer keeps a profile or a call as the JSON of its schema
  * (`VoiceProfileRecord`, `Voice.Call`) next to the columns its lookups need.
  */
-import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
+import { Context, DateTime, type Effect, type Option, Schema } from "effect"
 import { BoundedString, PositiveSafeInt } from "../shared/Bounds.js"
 import { ProjectId, VoiceProfileId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
@@ -38,14 +38,14 @@ export const StoredSipOutbound = Schema.Struct({
   validFrom: Timestamp,
   current: Schema.String,
   previous: Schema.NullOr(Schema.Struct({ material: Schema.String, validUntil: Timestamp }))
-}).annotations({ identifier: "StoredSipOutbound" })
+}).annotate({ identifier: "StoredSipOutbound" })
 export type StoredSipOutbound = typeof StoredSipOutbound.Type
 
 /** Inbound SIP as stored: the destination and, when set, the credentials with the password sealed. */
 export const StoredSipInbound = Schema.Struct({
   destinationUri: SipUri,
   credentials: Schema.NullOr(Schema.Struct({ username: BoundedString(1, 256), passwordSealed: Schema.String }))
-}).annotations({ identifier: "StoredSipInbound" })
+}).annotate({ identifier: "StoredSipInbound" })
 export type StoredSipInbound = typeof StoredSipInbound.Type
 
 export const VoiceProfileRecord = Schema.Struct({
@@ -60,10 +60,10 @@ export const VoiceProfileRecord = Schema.Struct({
   updatedAt: Timestamp,
   inbound: Schema.NullOr(StoredSipInbound),
   outbound: Schema.NullOr(StoredSipOutbound)
-}).annotations({ identifier: "VoiceProfileRecord" })
+}).annotate({ identifier: "VoiceProfileRecord" })
 export type VoiceProfileRecord = typeof VoiceProfileRecord.Type
 
-export class VoiceProfilesRepo extends Context.Tag("core/VoiceProfilesRepo")<VoiceProfilesRepo, {
+export class VoiceProfilesRepo extends Context.Service<VoiceProfilesRepo, {
   /** Stores a new profile; a second default profile in a project is `VoiceDefaultProfileExists`. */
   readonly insert: (record: VoiceProfileRecord) => Effect.Effect<void, VoiceDefaultProfileExists>
   readonly find: (projectId: string, profileId: string) => Effect.Effect<Option.Option<VoiceProfileRecord>>
@@ -99,7 +99,7 @@ export class VoiceProfilesRepo extends Context.Tag("core/VoiceProfilesRepo")<Voi
     readonly profileId: string
     readonly now: DateTime.Utc
   }) => Effect.Effect<number>
-}>() {}
+}>()("core/VoiceProfilesRepo") {}
 
 // ---------------------------------------------------------------------------------------------
 // Calls
@@ -117,7 +117,7 @@ export interface CallListRequest {
   readonly limit: number
 }
 
-export class CallsRepo extends Context.Tag("core/CallsRepo")<CallsRepo, {
+export class CallsRepo extends Context.Service<CallsRepo, {
   readonly find: (projectId: string, callId: string) => Effect.Effect<Option.Option<Call>>
   /** Like `find`, with the call's row locked until the surrounding transaction ends. */
   readonly lock: (projectId: string, callId: string) => Effect.Effect<Option.Option<Call>>
@@ -180,7 +180,7 @@ export class CallsRepo extends Context.Tag("core/CallsRepo")<CallsRepo, {
     readonly updated: ReadonlyArray<Call>
     readonly applied: ReadonlyArray<{ readonly callId: string; readonly signalId: string; readonly appliedAt: DateTime.Utc }>
   }) => Effect.Effect<boolean>
-}>() {}
+}>()("core/CallsRepo") {}
 
 // ---------------------------------------------------------------------------------------------
 // The SIP edge and the SIP service's settings
@@ -192,7 +192,7 @@ export class CallsRepo extends Context.Tag("core/CallsRepo")<CallsRepo, {
  * the transaction of the state change it belongs to, so a failure (`SipGatewayUnavailable`) leaves
  * the call as it was. What the edge then observes comes back as signals.
  */
-export class SipGateway extends Context.Tag("core/SipGateway")<SipGateway, {
+export class SipGateway extends Context.Service<SipGateway, {
   readonly dial: (a: {
     readonly projectId: string
     readonly callId: string
@@ -208,7 +208,7 @@ export class SipGateway extends Context.Tag("core/SipGateway")<SipGateway, {
     readonly reason: "rejected" | "busy"
   }) => Effect.Effect<void, SipGatewayUnavailable>
   readonly hangup: (a: { readonly projectId: string; readonly callId: string }) => Effect.Effect<void, SipGatewayUnavailable>
-}>() {}
+}>()("core/SipGateway") {}
 
 /** The SIP service voice profiles point at (outbound `connection`), and the rotation grace period. */
 export class VoiceSettings extends Setting<VoiceSettings>()("core/VoiceSettings", {

@@ -11,12 +11,11 @@ import { BoundedString } from "../shared/Bounds.js"
 import { CallId, ProjectId, UserId, VoiceProfileId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { ResourceMetadata } from "../projects/Schema.js"
-
-const strict = { onExcessProperty: "error" } as const
+import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /** A key that must not appear at all (calls.md §6: "absent (the key is omitted, not null)"). */
-const Absent = Schema.optionalWith(Schema.Never, { exact: true })
-const Optional = Schema.optionalWith(Timestamp, { exact: true })
+const Absent = Schema.optionalKey(Schema.Never)
+const Optional = Schema.optionalKey(Timestamp)
 
 // ---------------------------------------------------------------------------------------------
 // Statuses (SPEC.md § Call statuses; calls.md §1)
@@ -29,22 +28,22 @@ const Optional = Schema.optionalWith(Timestamp, { exact: true })
 export const callStatuses = [
   "started", "ringing", "answered", "connected", "completed", "busy", "no-answer", "rejected", "canceled", "failed"
 ] as const
-export const CallStatus = Schema.Literal(...callStatuses).annotations({ identifier: "CallStatus" })
+export const CallStatus = Schema.Literals(callStatuses).annotate({ identifier: "CallStatus" })
 export type CallStatus = typeof CallStatus.Type
 
 /** The live statuses, in progress order (calls.md §1). */
-export const LiveCallStatus = Schema.Literal("started", "ringing", "answered", "connected").annotations({
+export const LiveCallStatus = Schema.Literals(["started", "ringing", "answered", "connected"]).annotate({
   identifier: "LiveCallStatus"
 })
 export type LiveCallStatus = typeof LiveCallStatus.Type
 
 /** The terminal statuses: they absorb every later input (calls.md §0). */
-export const TerminalCallStatus = Schema.Literal("completed", "busy", "no-answer", "rejected", "canceled", "failed")
-  .annotations({ identifier: "TerminalCallStatus" })
+export const TerminalCallStatus = Schema.Literals(["completed", "busy", "no-answer", "rejected", "canceled", "failed"])
+  .annotate({ identifier: "TerminalCallStatus" })
 export type TerminalCallStatus = typeof TerminalCallStatus.Type
 
 /** `inbound`: a managed line is the callee; `outbound`: a managed line is the caller. */
-export const CallDirection = Schema.Literal("inbound", "outbound").annotations({ identifier: "CallDirection" })
+export const CallDirection = Schema.Literals(["inbound", "outbound"]).annotate({ identifier: "CallDirection" })
 export type CallDirection = typeof CallDirection.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -52,7 +51,7 @@ export type CallDirection = typeof CallDirection.Type
 // ---------------------------------------------------------------------------------------------
 
 /** One key: exactly one of `0`-`9`, `*`, `#` (A–D and multi-character strings are refused). */
-export const DtmfDigit = Schema.Literal("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "#").annotations({
+export const DtmfDigit = Schema.Literals(["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "#"]).annotate({
   identifier: "DtmfDigit"
 })
 export type DtmfDigit = typeof DtmfDigit.Type
@@ -65,14 +64,14 @@ export const KeyPress = Schema.Struct({
   digit: DtmfDigit,
   timestamp: Timestamp,
   actorId: UserId
-}).annotations({ identifier: "KeyPress" })
+}).annotate({ identifier: "KeyPress" })
 export type KeyPress = typeof KeyPress.Type
 
 /** The ring buffer's capacity (SPEC.md § Limits: dtmfInputs length 100). */
 export const MAX_DTMF_INPUTS = 100
 
 /** The latest key presses, in recording order, at most 100. */
-export const DtmfInputs = Schema.Array(KeyPress).pipe(Schema.maxItems(MAX_DTMF_INPUTS)).annotations({
+export const DtmfInputs = Schema.Array(KeyPress).pipe(Schema.check(Schema.isMaxLength(MAX_DTMF_INPUTS))).annotate({
   identifier: "DtmfInputs"
 })
 
@@ -84,21 +83,21 @@ export const DtmfInputs = Schema.Array(KeyPress).pipe(Schema.maxItems(MAX_DTMF_I
 export const CallVoiceProfile = Schema.Struct({
   id: VoiceProfileId,
   endpoint: Schema.Struct({ type: Schema.Literal("sip") })
-}).annotations({ identifier: "CallVoiceProfile" })
+}).annotate({ identifier: "CallVoiceProfile" })
 export type CallVoiceProfile = typeof CallVoiceProfile.Type
 
 /** A direct voice space snapshot (the spec leaves it open): a call is always a 1:1 space. */
 export const DirectVoiceSpaceSnapshot = Schema.Struct({
   id: BoundedString(1, 256),
   type: Schema.Literal("direct")
-}).annotations({ identifier: "DirectVoiceSpaceSnapshot" })
+}).annotate({ identifier: "DirectVoiceSpaceSnapshot" })
 export type DirectVoiceSpaceSnapshot = typeof DirectVoiceSpaceSnapshot.Type
 
 /** A voice user snapshot (the spec leaves it open): the user and, when known, the number or SIP URI. */
 export const VoiceUserSnapshot = Schema.Struct({
   id: UserId,
-  handle: Schema.optionalWith(BoundedString(1, 256), { exact: true })
-}).annotations({ identifier: "VoiceUserSnapshot" })
+  handle: Schema.optionalKey(BoundedString(1, 256))
+}).annotate({ identifier: "VoiceUserSnapshot" })
 export type VoiceUserSnapshot = typeof VoiceUserSnapshot.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -119,7 +118,7 @@ const inOrder = (t: Milestones): true | string => {
     (x): x is DateTime.Utc => x !== undefined
   )
   for (let i = 1; i < present.length; i++) {
-    if (present[i - 1]!.epochMillis > present[i]!.epochMillis) {
+    if (present[i - 1]!.epochMilliseconds > present[i]!.epochMilliseconds) {
       return "call timestamps must be ordered startedAt ≤ ringingAt ≤ answeredAt ≤ connectedAt ≤ endedAt"
     }
   }
@@ -133,7 +132,7 @@ export const StartedCallTimestamps = Schema.Struct({
   answeredAt: Absent,
   connectedAt: Absent,
   endedAt: Absent
-}).annotations({ identifier: "StartedCallTimestamps" })
+}).annotate({ identifier: "StartedCallTimestamps" })
 export type StartedCallTimestamps = typeof StartedCallTimestamps.Type
 
 /** `ringing`: `startedAt` and `ringingAt`. */
@@ -143,7 +142,7 @@ export const RingingCallTimestamps = Schema.Struct({
   answeredAt: Absent,
   connectedAt: Absent,
   endedAt: Absent
-}).pipe(Schema.filter(inOrder)).annotations({ identifier: "RingingCallTimestamps" })
+}).pipe(Schema.check(Schema.makeFilter(inOrder))).annotate({ identifier: "RingingCallTimestamps" })
 export type RingingCallTimestamps = typeof RingingCallTimestamps.Type
 
 /** `answered` (SPEC.md): `startedAt` and `answeredAt` required, `ringingAt` optional, no `connectedAt`/`endedAt`. */
@@ -153,7 +152,7 @@ export const AnsweredCallTimestamps = Schema.Struct({
   answeredAt: Timestamp,
   connectedAt: Absent,
   endedAt: Absent
-}).pipe(Schema.filter(inOrder)).annotations({ identifier: "AnsweredCallTimestamps" })
+}).pipe(Schema.check(Schema.makeFilter(inOrder))).annotate({ identifier: "AnsweredCallTimestamps" })
 export type AnsweredCallTimestamps = typeof AnsweredCallTimestamps.Type
 
 /** `connected`: also `connectedAt` (never without `answeredAt`). */
@@ -163,7 +162,7 @@ export const ConnectedCallTimestamps = Schema.Struct({
   answeredAt: Timestamp,
   connectedAt: Timestamp,
   endedAt: Absent
-}).pipe(Schema.filter(inOrder)).annotations({ identifier: "ConnectedCallTimestamps" })
+}).pipe(Schema.check(Schema.makeFilter(inOrder))).annotate({ identifier: "ConnectedCallTimestamps" })
 export type ConnectedCallTimestamps = typeof ConnectedCallTimestamps.Type
 
 /** Ended-before-answer (SPEC.md; busy, no-answer, rejected, canceled): ended, never answered. */
@@ -173,7 +172,7 @@ export const EndedBeforeAnswerCallTimestamps = Schema.Struct({
   answeredAt: Absent,
   connectedAt: Absent,
   endedAt: Timestamp
-}).pipe(Schema.filter(inOrder)).annotations({ identifier: "EndedBeforeAnswerCallTimestamps" })
+}).pipe(Schema.check(Schema.makeFilter(inOrder))).annotate({ identifier: "EndedBeforeAnswerCallTimestamps" })
 export type EndedBeforeAnswerCallTimestamps = typeof EndedBeforeAnswerCallTimestamps.Type
 
 /** Ended after answer but before connect (calls.md §4.3: only `failed` can carry this). */
@@ -183,7 +182,7 @@ export const EndedAfterAnswerBeforeConnectCallTimestamps = Schema.Struct({
   answeredAt: Timestamp,
   connectedAt: Absent,
   endedAt: Timestamp
-}).pipe(Schema.filter(inOrder)).annotations({ identifier: "EndedAfterAnswerBeforeConnectCallTimestamps" })
+}).pipe(Schema.check(Schema.makeFilter(inOrder))).annotate({ identifier: "EndedAfterAnswerBeforeConnectCallTimestamps" })
 export type EndedAfterAnswerBeforeConnectCallTimestamps = typeof EndedAfterAnswerBeforeConnectCallTimestamps.Type
 
 /** Ended-after-connect (SPEC.md; completed): every milestone but `ringingAt` is required. */
@@ -193,17 +192,14 @@ export const EndedAfterConnectCallTimestamps = Schema.Struct({
   answeredAt: Timestamp,
   connectedAt: Timestamp,
   endedAt: Timestamp
-}).pipe(Schema.filter(inOrder)).annotations({ identifier: "EndedAfterConnectCallTimestamps" })
+}).pipe(Schema.check(Schema.makeFilter(inOrder))).annotate({ identifier: "EndedAfterConnectCallTimestamps" })
 export type EndedAfterConnectCallTimestamps = typeof EndedAfterConnectCallTimestamps.Type
 
 /**
  * The generic ended shape (calls.md §6 "ended-before-connect", used by `failed`): ended before
  * answer, or after answer but before connect — `answeredAt` optional, `connectedAt` absent.
  */
-export const EndedCallTimestamps = Schema.Union(
-  EndedBeforeAnswerCallTimestamps,
-  EndedAfterAnswerBeforeConnectCallTimestamps
-).annotations({ identifier: "EndedCallTimestamps" })
+export const EndedCallTimestamps = Schema.Union([EndedBeforeAnswerCallTimestamps, EndedAfterAnswerBeforeConnectCallTimestamps]).annotate({ identifier: "EndedCallTimestamps" })
 export type EndedCallTimestamps = typeof EndedCallTimestamps.Type
 
 // ---------------------------------------------------------------------------------------------
@@ -226,11 +222,11 @@ const callFields = {
   metadata: ResourceMetadata
 }
 
-const callShape = <const S extends CallStatus, T extends Schema.Schema.AnyNoContext>(
+const callShape = <const S extends CallStatus, T extends Schema.Codec<any, any>>(
   status: S,
   timestamps: T,
   identifier: string
-) => Schema.Struct({ ...callFields, status: Schema.Literal(status), timestamps }).annotations({ identifier, parseOptions: strict })
+) => Schema.Struct({ ...callFields, status: Schema.Literal(status), timestamps }).annotate({ identifier }).pipe(noExcessKeys)
 
 export const StartedCall = callShape("started", StartedCallTimestamps, "StartedCall")
 export const RingingCall = callShape("ringing", RingingCallTimestamps, "RingingCall")
@@ -247,21 +243,10 @@ export const FailedCall = callShape("failed", EndedCallTimestamps, "FailedCall")
  * A call: one shape per status. Across shapes, the DTMF ring buffer's invariant (calls.md §8):
  * the truncation flag is only ever set by an overflow, so a truncated buffer is full.
  */
-export const Call = Schema.Union(
-  StartedCall,
-  RingingCall,
-  AnsweredCall,
-  ConnectedCall,
-  CompletedCall,
-  BusyCall,
-  NoAnswerCall,
-  RejectedCall,
-  CanceledCall,
-  FailedCall
-).pipe(
-  Schema.filter((c) =>
+export const Call = Schema.Union([StartedCall, RingingCall, AnsweredCall, ConnectedCall, CompletedCall, BusyCall, NoAnswerCall, RejectedCall, CanceledCall, FailedCall]).pipe(
+  Schema.check(Schema.makeFilter((c) =>
     !c.dtmfInputsTruncated || c.dtmfInputs.length === MAX_DTMF_INPUTS ||
     `dtmfInputsTruncated is true only once ${MAX_DTMF_INPUTS} key presses are kept`
-  )
-).annotations({ identifier: "Call", parseOptions: strict })
+  ))
+).annotate({ identifier: "Call" }).pipe(noExcessKeys)
 export type Call = typeof Call.Type

@@ -24,5 +24,5 @@ export * from "./SipDigest.js"
 export * from "./VoiceProfiles.js"
 export * from "./VoiceProfileSchema.js"
 
-export const VoiceCore = Layer.mergeAll(Lines.Default, VoiceProfiles.Default, Calls.Default)
+export const VoiceCore = Layer.mergeAll(Lines.layer, VoiceProfiles.layer, Calls.layer)
 export type VoicePorts = LinesRepo | VoiceProfilesRepo | CallsRepo

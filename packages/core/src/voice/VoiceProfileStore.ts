@@ -44,7 +44,7 @@ export const makeVoiceProfileStore = Effect.gen(function*() {
         authentication: {
           algorithm: outbound.algorithm,
           previousPasswordValidUntil:
-            outbound.previous !== null && DateTime.greaterThan(outbound.previous.validUntil, now)
+            outbound.previous !== null && DateTime.isGreaterThan(outbound.previous.validUntil, now)
               ? outbound.previous.validUntil
               : null,
           username: outbound.username,
@@ -125,4 +125,4 @@ export const makeVoiceProfileStore = Effect.gen(function*() {
   return { withKeys, outboundView, view, lineCountOf, render, lookup, checkVersion, mutate, unchanged, changedTo } as const
 })
 
-export type VoiceProfileStore = Effect.Effect.Success<typeof makeVoiceProfileStore>
+export type VoiceProfileStore = Effect.Success<typeof makeVoiceProfileStore>

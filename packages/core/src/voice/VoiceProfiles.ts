@@ -17,7 +17,7 @@
  * - Assignments: a voice-capable line's explicit override and its own `resourceVersion`; the batch
  *   form (1–100) is all-or-nothing: every line and profile is checked before anything is written.
  */
-import { DateTime, Effect, Either, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Result } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { canonicalJson } from "../shared/Idempotency.js"
@@ -47,8 +47,8 @@ export { inboundView } from "./VoiceProfileStore.js"
 export const DEFAULT_VOICE_PROFILE_NAME = "Default"
 const DEFAULT_PAGE_SIZE = 20
 
-export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoiceProfiles", {
-  effect: Effect.gen(function*() {
+export class VoiceProfiles extends Context.Service<VoiceProfiles>()("core/VoiceProfiles", {
+  make: Effect.gen(function*() {
     const repo = yield* VoiceProfilesRepo
     const ids = yield* Ids
     const tx = yield* Transactor
@@ -113,8 +113,8 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
         const existing = yield* repo.findDefault(projectId)
         if (Option.isSome(existing)) return yield* same(existing.value)
         const record = yield* newRecord(projectId, { name: DEFAULT_VOICE_PROFILE_NAME, isDefault: true, mediaEncryption })
-        const inserted = yield* Effect.either(repo.insert(record))
-        if (Either.isLeft(inserted)) {
+        const inserted = yield* Effect.result(repo.insert(record))
+        if (Result.isFailure(inserted)) {
           // A concurrent create won: answer as if we had come second.
           return yield* Effect.flatMap(lookup(projectId, "default", false), same)
         }
@@ -222,6 +222,7 @@ export class VoiceProfiles extends Effect.Service<VoiceProfiles>()("core/VoicePr
       ...inbound,
       ...assignments
     } as const
-  }),
-  dependencies: [Ids.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))
+}

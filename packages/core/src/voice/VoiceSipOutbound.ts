@@ -83,12 +83,12 @@ export const makeVoiceSipOutbound = (store: VoiceProfileStore) =>
           const outbound = r.outbound
           if (outbound === null) return yield* new VoiceOutboundNotConfigured({ profileId: r.profileId })
           if (
-            input.mode === "normal" && outbound.previous !== null && DateTime.greaterThan(outbound.previous.validUntil, now)
+            input.mode === "normal" && outbound.previous !== null && DateTime.isGreaterThan(outbound.previous.validUntil, now)
           ) {
             return yield* new VoiceOutboundOperationPending({
               profileId: r.profileId,
               until: DateTime.formatIso(outbound.previous.validUntil),
-              retryAfterSeconds: Math.max(1, Math.ceil((outbound.previous.validUntil.epochMillis - now.epochMillis) / 1000))
+              retryAfterSeconds: Math.max(1, Math.ceil((DateTime.toEpochMillis(outbound.previous.validUntil) - DateTime.toEpochMillis(now)) / 1000))
             })
           }
           const material = yield* digestMaterial(outbound.username, outbound.realm, Redacted.value(password))
@@ -135,7 +135,7 @@ export const makeVoiceSipOutbound = (store: VoiceProfileStore) =>
       const password = Redacted.value(credentials.password)
       if (yield* withKeys(matchesDigest(o.current, o.algorithm, o.username, o.realm, password))) return true
       const now = yield* DateTime.now
-      return o.previous !== null && DateTime.greaterThan(o.previous.validUntil, now) &&
+      return o.previous !== null && DateTime.isGreaterThan(o.previous.validUntil, now) &&
         (yield* withKeys(matchesDigest(o.previous.material, o.algorithm, o.username, o.realm, password)))
     })
     return { configureOutbound, updateOutboundAuthentication, rotateOutbound, deleteOutbound, verifyOutboundPassword } as const

@@ -14,7 +14,8 @@ import { AccountServiceKeys, Authenticator, CredentialCache } from "@switchboard
 import { OrganizationsRepo } from "@switchboard/core/organizations"
 import { type AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes } from "@switchboard/core/shared"
 import { SmsInbox, TestkitLive } from "@switchboard/testkit"
-import { Context, DateTime, Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
+import { Context, DateTime, Effect, Result, Layer, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 
 const T0 = Date.parse("2030-01-01T00:00:15.000Z")
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
@@ -31,7 +32,7 @@ const newOrganization = (owner: AccountId) =>
   Effect.gen(function*() {
     const now = yield* DateTime.now
     const organizationId = OrganizationId.make(
-      formatTypeId(IdKinds.organization, uuidv7Bytes(now.epochMillis, crypto.getRandomValues(new Uint8Array(10))))
+      formatTypeId(IdKinds.organization, uuidv7Bytes(DateTime.toEpochMillis(now), crypto.getRandomValues(new Uint8Array(10))))
     )
     yield* (yield* OrganizationsRepo).insert({ organizationId, name: "Acme", createdAt: now, updatedAt: now }, owner)
     return organizationId
@@ -47,34 +48,34 @@ describe("AccountProfile.delete", () => {
       expect((yield* CredentialCache).size()).toBe(1)
       yield* TestClock.adjust("1 second")
       const tombstone = yield* (yield* AccountProfile).delete(accountId)
-      expect(tombstone.deletedAt).toEqual(DateTime.unsafeMake(T0 + 1000))
-      expect(tombstone.updatedAt).toEqual(DateTime.unsafeMake(T0 + 1000))
+      expect(tombstone.deletedAt).toEqual(DateTime.makeUnsafe(T0 + 1000))
+      expect(tombstone.updatedAt).toEqual(DateTime.makeUnsafe(T0 + 1000))
       expect(tombstone.email).toBe("leaving@example.com")
       // Same instant: the cache's TTL has not run out, so only the drop can explain the refusal.
-      const refused = yield* Effect.either(auth.authenticate(secret))
-      expect(Either.isLeft(refused) && refused.left._tag).toBe("AccountDeleted")
+      const refused = yield* Effect.result(auth.authenticate(secret))
+      expect(Result.isFailure(refused) && refused.failure._tag).toBe("AccountDeleted")
       // Deleting again returns the same tombstone.
       yield* TestClock.adjust("1 minute")
       expect(yield* (yield* AccountProfile).delete(accountId)).toEqual(tombstone)
     }).pipe(Effect.provide(Env)))
 
-  it.scopedLive("another core instance on the same store, which had the key cached, refuses it too (CredentialRevocations)", () =>
+  it.live("another core instance on the same store, which had the key cached, refuses it too (CredentialRevocations)", () =>
     Effect.gen(function*() {
       const store = yield* Layer.build(TestkitLive)
       const a = yield* Layer.build(SwitchboardCore.pipe(Layer.provideMerge(Layer.succeedContext(store))))
       const b = yield* Layer.build(SwitchboardCore.pipe(Layer.provideMerge(Layer.succeedContext(store))))
       const on = (ctx: Context.Context<any>) => <X, E>(eff: Effect.Effect<X, E, any>) => Effect.provide(eff, ctx) as Effect.Effect<X, E>
       const { accountId, secret } = yield* on(a)(accountWithKey("two@example.com"))
-      const authB = on(b)(Effect.flatMap(Authenticator, (s) => Effect.either(s.authenticate(secret))))
-      expect(Either.isRight(yield* authB)).toBe(true)
+      const authB = on(b)(Effect.flatMap(Authenticator, (s) => Effect.result(s.authenticate(secret))))
+      expect(Result.isSuccess(yield* authB)).toBe(true)
       expect(yield* on(b)(Effect.map(CredentialCache, (c) => c.size()))).toBe(1)
       yield* on(a)(Effect.flatMap(AccountProfile, (p) => p.delete(accountId)))
       let refused = yield* authB
-      for (let i = 0; i < 100 && Either.isRight(refused); i++) {
+      for (let i = 0; i < 100 && Result.isSuccess(refused); i++) {
         yield* Effect.sleep("5 millis")
         refused = yield* authB
       }
-      expect(Either.isLeft(refused) && refused.left._tag).toBe("AccountDeleted")
+      expect(Result.isFailure(refused) && refused.failure._tag).toBe("AccountDeleted")
     }))
 
   it.effect("is refused while the account owns an organization (also as one of two owners); nothing changes", () =>
@@ -84,10 +85,10 @@ describe("AccountProfile.delete", () => {
       const co = yield* accountWithKey("co-owner@example.com")
       const organizationId = yield* newOrganization(accountId)
       const orgs = yield* OrganizationsRepo
-      yield* orgs.addMember({ organizationId, accountId: co.accountId, role: "owner", now: DateTime.unsafeMake(T0) })
+      yield* orgs.addMember({ organizationId, accountId: co.accountId, role: "owner", now: DateTime.makeUnsafe(T0) })
       for (const who of [accountId, co.accountId]) {
-        const refused = yield* Effect.either((yield* AccountProfile).delete(who))
-        expect(Either.isLeft(refused) && refused.left).toMatchObject({ _tag: "AccountOwnsOrganizations", accountId: who })
+        const refused = yield* Effect.result((yield* AccountProfile).delete(who))
+        expect(Result.isFailure(refused) && refused.failure).toMatchObject({ _tag: "AccountOwnsOrganizations", accountId: who })
         expect((yield* (yield* Accounts).get(who)).deletedAt).toBeNull()
       }
       expect((yield* (yield* Authenticator).authenticate(secret))._tag).toBe("Account")
@@ -103,7 +104,7 @@ describe("AccountProfile.delete", () => {
       const first = yield* newOrganization(owner.accountId)
       const second = yield* newOrganization(owner.accountId)
       for (const [organizationId, role] of [[first, "member"], [second, "admin"]] as const) {
-        yield* orgs.addMember({ organizationId, accountId: member.accountId, role, now: DateTime.unsafeMake(T0) })
+        yield* orgs.addMember({ organizationId, accountId: member.accountId, role, now: DateTime.makeUnsafe(T0) })
       }
       yield* (yield* AccountProfile).delete(member.accountId)
       for (const organizationId of [first, second]) {
@@ -129,10 +130,10 @@ describe("AccountProfile.delete", () => {
       expect(stored.secretSealed).toBeNull()
       expect(yield* factors.hasVerifiedFactor(accountId)).toBe(false)
       expect(Option.isNone(yield* (yield* PhoneVerificationsRepo).find(accountId))).toBe(true)
-      const enroll = yield* Effect.either(factors.beginEnrollment(accountId))
-      expect(Either.isLeft(enroll) && enroll.left._tag).toBe("AccountDeleted")
+      const enroll = yield* Effect.result(factors.beginEnrollment(accountId))
+      expect(Result.isFailure(enroll) && enroll.failure._tag).toBe("AccountDeleted")
       yield* TestClock.adjust("2 minutes")
-      const phone = yield* Effect.either((yield* PhoneVerifications).start(accountId, "+15550100000"))
-      expect(Either.isLeft(phone) && phone.left._tag).toBe("AccountDeleted")
+      const phone = yield* Effect.result((yield* PhoneVerifications).start(accountId, "+15550100000"))
+      expect(Result.isFailure(phone) && phone.failure._tag).toBe("AccountDeleted")
     }).pipe(Effect.provide(Env)))
 })

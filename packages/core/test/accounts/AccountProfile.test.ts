@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { SwitchboardCore } from "@switchboard/core"
 import { AccountProfile, Accounts } from "@switchboard/core/accounts"
 import { accountFixture, TestkitLive } from "@switchboard/testkit"
-import { DateTime, Effect, Either, Layer, TestClock } from "effect"
+import { DateTime, Effect, Result, Layer } from "effect"
+import { TestClock } from "effect/testing"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
@@ -19,10 +20,10 @@ describe("AccountProfile.update", () => {
       const profile = yield* AccountProfile
       yield* TestClock.adjust("1 minute")
       const renamed = yield* profile.update(created.accountId, { firstName: "Augusta" })
-      expect(renamed).toEqual({ ...created, firstName: "Augusta", updatedAt: DateTime.unsafeMake(T0 + 60_000) })
+      expect(renamed).toEqual({ ...created, firstName: "Augusta", updatedAt: DateTime.makeUnsafe(T0 + 60_000) })
       yield* TestClock.adjust("1 minute")
       const cleared = yield* profile.update(created.accountId, { lastName: null })
-      expect(cleared).toEqual({ ...renamed, lastName: null, updatedAt: DateTime.unsafeMake(T0 + 120_000) })
+      expect(cleared).toEqual({ ...renamed, lastName: null, updatedAt: DateTime.makeUnsafe(T0 + 120_000) })
       yield* TestClock.adjust("1 minute")
       const both = yield* profile.update(created.accountId, { firstName: "Ada", lastName: "Lovelace" })
       expect([both.firstName, both.lastName]).toEqual(["Ada", "Lovelace"])
@@ -35,7 +36,7 @@ describe("AccountProfile.update", () => {
       const created = yield* setup
       yield* TestClock.adjust("5 seconds")
       const touched = yield* (yield* AccountProfile).update(created.accountId, {})
-      expect(touched).toEqual({ ...created, updatedAt: DateTime.unsafeMake(T0 + 5_000) })
+      expect(touched).toEqual({ ...created, updatedAt: DateTime.makeUnsafe(T0 + 5_000) })
     }).pipe(Effect.provide(Env)))
 
   it.effect("a deleted account is AccountDeleted; an unknown one AccountNotFound", () =>
@@ -43,9 +44,9 @@ describe("AccountProfile.update", () => {
       const created = yield* setup
       const profile = yield* AccountProfile
       yield* profile.delete(created.accountId)
-      const deleted = yield* Effect.either(profile.update(created.accountId, { firstName: "X" }))
-      expect(Either.isLeft(deleted) && deleted.left._tag).toBe("AccountDeleted")
-      const missing = yield* Effect.either(profile.update(accountFixture().accountId, {}))
-      expect(Either.isLeft(missing) && missing.left._tag).toBe("AccountNotFound")
+      const deleted = yield* Effect.result(profile.update(created.accountId, { firstName: "X" }))
+      expect(Result.isFailure(deleted) && deleted.failure._tag).toBe("AccountDeleted")
+      const missing = yield* Effect.result(profile.update(accountFixture().accountId, {}))
+      expect(Result.isFailure(missing) && missing.failure._tag).toBe("AccountNotFound")
     }).pipe(Effect.provide(Env)))
 })

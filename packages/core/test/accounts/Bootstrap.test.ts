@@ -4,7 +4,8 @@ import { Accounts, AccountsRepo, bootstrapIfEmpty, PasswordHasher, provisionAcco
 import { AccountServiceKeys, Authenticator, parseCredential, Principal } from "@switchboard/core/credentials"
 import { AccountId } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
-import { Effect, Layer, Option, Redacted, TestClock } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 
 /** The principal of a service key, narrowed (the test fails on any other kind). */
 const asAccountPrincipal = (p: Principal) => {
@@ -132,7 +133,7 @@ describe("Bootstrap", () => {
       const provisioned = yield* provisionAccount({ email: "ops@example.com", password: Option.none(), keyName: "cli" })
       const keys = yield* (yield* AccountServiceKeys).list(AccountId.make(provisioned.accountId))
       expect(keys.map((k) => k.name)).toEqual(["cli"])
-      const again = yield* Effect.either(provisionAccount({ email: "OPS@example.com", password: Option.none(), keyName: "cli" }))
-      expect(again._tag === "Left" && again.left._tag).toBe("EmailTaken")
+      const again = yield* Effect.result(provisionAccount({ email: "OPS@example.com", password: Option.none(), keyName: "cli" }))
+      expect(again._tag === "Failure" && again.failure._tag).toBe("EmailTaken")
     }).pipe(Effect.provide(Env)))
 })

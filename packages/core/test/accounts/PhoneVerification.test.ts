@@ -10,8 +10,10 @@ import {
   PhoneVerificationsRepo
 } from "@switchboard/core/accounts"
 import { SecretsSeeded, SmsInbox, TestkitLive } from "@switchboard/testkit"
-import { DateTime, Effect, Either, Layer, Option, Schema, TestClock } from "effect"
+import { DateTime, Effect, Result, Layer, Option, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
+import { runLikeTest } from "../Properties.js"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
@@ -46,18 +48,24 @@ describe("phone codes", () => {
     }))
   })
 
-  it.effect.prop("a generated code is always six digits", [fc.integer({ min: 1, max: 2 ** 31 - 1 })], ([seed]) =>
-    Effect.gen(function*() {
-      for (let i = 0; i < 20; i++) expect(yield* newPhoneCode).toMatch(/^\d{6}$/)
-    }).pipe(Effect.provide(SecretsSeeded(seed))), { fastCheck: { numRuns: 30 } })
+  it("a generated code is always six digits", () =>
+    fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), (seed) =>
+        runLikeTest(
+          Effect.gen(function*() {
+            for (let i = 0; i < 20; i++) expect(yield* newPhoneCode).toMatch(/^\d{6}$/)
+          }).pipe(Effect.provide(SecretsSeeded(seed)))
+        )),
+      { numRuns: 30 }
+    ))
 
   it("phone numbers are compared by their digits (and leading +)", () => {
     expect(normalizePhoneNumber("+1 (555) 010-2030")).toBe("+15550102030")
     expect(normalizePhoneNumber("555.010.2030")).toBe("5550102030")
-    const decode = Schema.decodeUnknownEither(PhoneNumberInput)
-    expect(Either.isRight(decode("+1 (555) 010-2030"))).toBe(true)
+    const decode = Schema.decodeUnknownResult(PhoneNumberInput)
+    expect(Result.isSuccess(decode("+1 (555) 010-2030"))).toBe(true)
     for (const bad of ["+------", "12345", "+1 555 010 2030 ext 5", "1".repeat(26), "++15550102030"]) {
-      expect(Either.isLeft(decode(bad)), bad).toBe(true)
+      expect(Result.isFailure(decode(bad)), bad).toBe(true)
     }
   })
 })
@@ -70,8 +78,8 @@ describe("PhoneVerifications", () => {
       const started = yield* phones.start(accountId, NUMBER)
       expect(started).toEqual({
         channel: "sms",
-        expiresAt: DateTime.unsafeMake(T0 + 600_000),
-        resendAvailableAt: DateTime.unsafeMake(T0 + 60_000)
+        expiresAt: DateTime.makeUnsafe(T0 + 600_000),
+        resendAvailableAt: DateTime.makeUnsafe(T0 + 60_000)
       })
       const inbox = yield* SmsInbox
       expect(inbox.messages).toHaveLength(1)
@@ -85,8 +93,8 @@ describe("PhoneVerifications", () => {
       yield* TestClock.adjust("2 minutes")
       const account = yield* phones.confirm(accountId, "+1 555 010 2030", code)
       expect(account.phoneNumber).toBe(NORMALISED)
-      expect(account.phoneVerifiedAt).toEqual(DateTime.unsafeMake(T0 + 120_000))
-      expect(account.updatedAt).toEqual(DateTime.unsafeMake(T0 + 120_000))
+      expect(account.phoneVerifiedAt).toEqual(DateTime.makeUnsafe(T0 + 120_000))
+      expect(account.updatedAt).toEqual(DateTime.makeUnsafe(T0 + 120_000))
       expect(Option.isNone(yield* (yield* PhoneVerificationsRepo).find(accountId))).toBe(true)
       // Confirming again returns the bound account, unchanged.
       yield* TestClock.adjust("1 minute")
@@ -100,19 +108,19 @@ describe("PhoneVerifications", () => {
       yield* phones.start(accountId, NUMBER)
       const first = yield* lastCode
       yield* TestClock.adjust("45 seconds")
-      const early = yield* Effect.either(phones.start(accountId, NUMBER))
-      expect(Either.isLeft(early) && early.left).toMatchObject({ _tag: "PhoneVerificationCooldown", retryAfterSeconds: 15 })
+      const early = yield* Effect.result(phones.start(accountId, NUMBER))
+      expect(Result.isFailure(early) && early.failure).toMatchObject({ _tag: "PhoneVerificationCooldown", retryAfterSeconds: 15 })
       // Another number does not get around the cooldown either.
-      const elsewhere = yield* Effect.either(phones.start(accountId, "+44 20 7946 0958"))
-      expect(Either.isLeft(elsewhere) && elsewhere.left._tag).toBe("PhoneVerificationCooldown")
+      const elsewhere = yield* Effect.result(phones.start(accountId, "+44 20 7946 0958"))
+      expect(Result.isFailure(elsewhere) && elsewhere.failure._tag).toBe("PhoneVerificationCooldown")
       expect((yield* SmsInbox).messages).toHaveLength(1)
       yield* TestClock.adjust("15 seconds")
       const again = yield* phones.start(accountId, NUMBER)
-      expect(again.resendAvailableAt).toEqual(DateTime.unsafeMake(T0 + 120_000))
+      expect(again.resendAvailableAt).toEqual(DateTime.makeUnsafe(T0 + 120_000))
       const second = yield* lastCode
       if (first !== second) {
-        const stale = yield* Effect.either(phones.confirm(accountId, NUMBER, first))
-        expect(Either.isLeft(stale) && stale.left).toMatchObject({ _tag: "PhoneCodeRejected", reason: "invalid" })
+        const stale = yield* Effect.result(phones.confirm(accountId, NUMBER, first))
+        expect(Result.isFailure(stale) && stale.failure).toMatchObject({ _tag: "PhoneCodeRejected", reason: "invalid" })
       }
       expect((yield* phones.confirm(accountId, NUMBER, second)).phoneNumber).toBe(NORMALISED)
     }).pipe(Effect.provide(Env)))
@@ -124,8 +132,8 @@ describe("PhoneVerifications", () => {
       yield* phones.start(accountId, NUMBER)
       const code = yield* lastCode
       yield* TestClock.adjust("10 minutes")
-      const late = yield* Effect.either(phones.confirm(accountId, NUMBER, code))
-      expect(Either.isLeft(late) && late.left).toMatchObject({ _tag: "PhoneCodeRejected", reason: "expired" })
+      const late = yield* Effect.result(phones.confirm(accountId, NUMBER, code))
+      expect(Result.isFailure(late) && late.failure).toMatchObject({ _tag: "PhoneCodeRejected", reason: "expired" })
     }).pipe(Effect.provide(Env)))
 
   it.effect("five wrong codes kill the code: the right one is refused afterwards", () =>
@@ -135,11 +143,11 @@ describe("PhoneVerifications", () => {
       yield* phones.start(accountId, NUMBER)
       const code = yield* lastCode
       for (let i = 1; i <= 5; i++) {
-        const wrong = yield* Effect.either(phones.confirm(accountId, NUMBER, otherCode(code)))
-        expect(Either.isLeft(wrong) && wrong.left).toMatchObject({ _tag: "PhoneCodeRejected", reason: "invalid", attemptsLeft: 5 - i })
+        const wrong = yield* Effect.result(phones.confirm(accountId, NUMBER, otherCode(code)))
+        expect(Result.isFailure(wrong) && wrong.failure).toMatchObject({ _tag: "PhoneCodeRejected", reason: "invalid", attemptsLeft: 5 - i })
       }
-      const dead = yield* Effect.either(phones.confirm(accountId, NUMBER, code))
-      expect(Either.isLeft(dead) && dead.left).toMatchObject({ _tag: "PhoneCodeRejected", reason: "exhausted" })
+      const dead = yield* Effect.result(phones.confirm(accountId, NUMBER, code))
+      expect(Result.isFailure(dead) && dead.failure).toMatchObject({ _tag: "PhoneCodeRejected", reason: "exhausted" })
       const account = yield* (yield* Accounts).get(accountId)
       expect(account.phoneNumber).toBeNull()
     }).pipe(Effect.provide(Env)))
@@ -150,7 +158,7 @@ describe("PhoneVerifications", () => {
       const phones = yield* PhoneVerifications
       yield* phones.start(accountId, NUMBER)
       const code = yield* lastCode
-      for (let i = 0; i < 4; i++) yield* Effect.either(phones.confirm(accountId, NUMBER, otherCode(code)))
+      for (let i = 0; i < 4; i++) yield* Effect.result(phones.confirm(accountId, NUMBER, otherCode(code)))
       expect((yield* phones.confirm(accountId, NUMBER, code)).phoneVerifiedAt).not.toBeNull()
     }).pipe(Effect.provide(Env)))
 
@@ -158,16 +166,16 @@ describe("PhoneVerifications", () => {
     Effect.gen(function*() {
       const accountId = yield* setup
       const phones = yield* PhoneVerifications
-      const none = yield* Effect.either(phones.confirm(accountId, NUMBER, "123456"))
-      expect(Either.isLeft(none) && none.left).toMatchObject({ _tag: "PhoneCodeRejected", reason: "not_started" })
+      const none = yield* Effect.result(phones.confirm(accountId, NUMBER, "123456"))
+      expect(Result.isFailure(none) && none.failure).toMatchObject({ _tag: "PhoneCodeRejected", reason: "not_started" })
       yield* phones.start(accountId, NUMBER)
       const code = yield* lastCode
-      const elsewhere = yield* Effect.either(phones.confirm(accountId, "+15550102031", code))
-      expect(Either.isLeft(elsewhere) && elsewhere.left).toMatchObject({ _tag: "PhoneCodeRejected", reason: "not_started" })
+      const elsewhere = yield* Effect.result(phones.confirm(accountId, "+15550102031", code))
+      expect(Result.isFailure(elsewhere) && elsewhere.failure).toMatchObject({ _tag: "PhoneCodeRejected", reason: "not_started" })
       // Another account cannot use this account's code.
       const other = (yield* (yield* Accounts).create({ email: "other@example.com" })).accountId
-      const foreign = yield* Effect.either(phones.confirm(other, NUMBER, code))
-      expect(Either.isLeft(foreign) && foreign.left).toMatchObject({ _tag: "PhoneCodeRejected", reason: "not_started" })
+      const foreign = yield* Effect.result(phones.confirm(other, NUMBER, code))
+      expect(Result.isFailure(foreign) && foreign.failure).toMatchObject({ _tag: "PhoneCodeRejected", reason: "not_started" })
     }).pipe(Effect.provide(Env)))
 
   it.effect("when the SMS cannot be sent, nothing is stored and no cooldown starts", () =>
@@ -176,8 +184,8 @@ describe("PhoneVerifications", () => {
       const phones = yield* PhoneVerifications
       const inbox = yield* SmsInbox
       inbox.failNext()
-      const failed = yield* Effect.either(phones.start(accountId, NUMBER))
-      expect(Either.isLeft(failed) && failed.left._tag).toBe("SmsDeliveryFailed")
+      const failed = yield* Effect.result(phones.start(accountId, NUMBER))
+      expect(Result.isFailure(failed) && failed.failure._tag).toBe("SmsDeliveryFailed")
       expect(Option.isNone(yield* (yield* PhoneVerificationsRepo).find(accountId))).toBe(true)
       yield* phones.start(accountId, NUMBER)
       expect(inbox.messages).toHaveLength(1)

@@ -3,7 +3,8 @@ import { SwitchboardCore } from "@switchboard/core"
 import { Accounts, decodeBase32Rfc4648, TotpFactors, TotpFactorsRepo, totp } from "@switchboard/core/accounts"
 import { type AccountId, TotpFactorId, unseal } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
-import { DateTime, Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
+import { DateTime, Effect, Result, Layer, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 
 // A moment in the middle of a 30-second step, so ±15 s stays inside it.
 const T0 = Date.parse("2030-01-01T00:00:15.000Z")
@@ -38,7 +39,7 @@ describe("TotpFactors", () => {
         `otpauth://totp/Switchboard:ada%40example.com?secret=${Redacted.value(started.secret)}&issuer=Switchboard&algorithm=SHA1&digits=6&period=30`
       )
       expect(Redacted.value(started.enrollmentToken).startsWith(`${started.factorId}.`)).toBe(true)
-      expect(started.expiresAt.epochMillis).toBe(T0 + 10 * 60_000)
+      expect(DateTime.toEpochMillis(started.expiresAt)).toBe(T0 + 10 * 60_000)
       // Secrets stay redacted in logs.
       expect(String(started.secret)).not.toContain(Redacted.value(started.secret))
     }).pipe(Effect.provide(Env)))
@@ -67,7 +68,7 @@ describe("TotpFactors", () => {
       expect(yield* factors.hasVerifiedFactor(accountId)).toBe(false)
       yield* TestClock.adjust("20 seconds")
       const confirmed = yield* factors.confirmEnrollment(accountId, started.enrollmentToken, yield* codeAt(started.key, T0 + 20_000))
-      expect(confirmed).toEqual({ factorId: started.factorId, verifiedAt: DateTime.unsafeMake(T0 + 20_000) })
+      expect(confirmed).toEqual({ factorId: started.factorId, verifiedAt: DateTime.makeUnsafe(T0 + 20_000) })
       expect(yield* factors.hasVerifiedFactor(accountId)).toBe(true)
       yield* TestClock.adjust("5 minutes")
       const again = yield* factors.confirmEnrollment(accountId, started.enrollmentToken, "000000")
@@ -81,12 +82,12 @@ describe("TotpFactors", () => {
       const started = yield* enroll(accountId)
       const confirm = (offsetMillis: number) =>
         Effect.flatMap(codeAt(started.key, T0 + offsetMillis), (code) =>
-          Effect.either(factors.confirmEnrollment(accountId, started.enrollmentToken, code)))
+          Effect.result(factors.confirmEnrollment(accountId, started.enrollmentToken, code)))
       for (const off of [-60_000, 60_000]) {
         const far = yield* confirm(off)
-        expect(Either.isLeft(far) && far.left).toMatchObject({ _tag: "TotpCodeRejected", reason: "invalid" })
+        expect(Result.isFailure(far) && far.failure).toMatchObject({ _tag: "TotpCodeRejected", reason: "invalid" })
       }
-      expect(Either.isRight(yield* confirm(-30_000))).toBe(true)
+      expect(Result.isSuccess(yield* confirm(-30_000))).toBe(true)
       // Verified now; sign-in checks take codes one step ahead as well.
       const ahead = yield* codeAt(started.key, T0 + 30_000)
       expect(yield* factors.verifyTotp(accountId, ahead)).toBe(started.factorId)
@@ -99,18 +100,18 @@ describe("TotpFactors", () => {
       const started = yield* enroll(accountId)
       const now = yield* codeAt(started.key, T0)
       yield* factors.confirmEnrollment(accountId, started.enrollmentToken, now)
-      const replay = yield* Effect.either(factors.verifyTotp(accountId, now))
-      expect(Either.isLeft(replay) && replay.left).toMatchObject({ _tag: "TotpCodeRejected", reason: "reused" })
+      const replay = yield* Effect.result(factors.verifyTotp(accountId, now))
+      expect(Result.isFailure(replay) && replay.failure).toMatchObject({ _tag: "TotpCodeRejected", reason: "reused" })
       const previous = yield* codeAt(started.key, T0 - 30_000)
-      const older = yield* Effect.either(factors.verifyTotp(accountId, previous))
-      expect(Either.isLeft(older) && older.left).toMatchObject({ _tag: "TotpCodeRejected", reason: "reused" })
+      const older = yield* Effect.result(factors.verifyTotp(accountId, previous))
+      expect(Result.isFailure(older) && older.failure).toMatchObject({ _tag: "TotpCodeRejected", reason: "reused" })
       yield* TestClock.adjust("30 seconds")
       const next = yield* codeAt(started.key, T0 + 30_000)
       expect(yield* factors.verifyTotp(accountId, next)).toBe(started.factorId)
-      const wrong = yield* Effect.either(factors.verifyTotp(accountId, next === "123456" ? "654321" : "123456"))
-      expect(Either.isLeft(wrong) && wrong.left).toMatchObject({ _tag: "TotpCodeRejected", reason: "invalid" })
-      const garbage = yield* Effect.either(factors.verifyTotp(accountId, "12345a"))
-      expect(Either.isLeft(garbage) && garbage.left).toMatchObject({ _tag: "TotpCodeRejected", reason: "invalid" })
+      const wrong = yield* Effect.result(factors.verifyTotp(accountId, next === "123456" ? "654321" : "123456"))
+      expect(Result.isFailure(wrong) && wrong.failure).toMatchObject({ _tag: "TotpCodeRejected", reason: "invalid" })
+      const garbage = yield* Effect.result(factors.verifyTotp(accountId, "12345a"))
+      expect(Result.isFailure(garbage) && garbage.failure).toMatchObject({ _tag: "TotpCodeRejected", reason: "invalid" })
     }).pipe(Effect.provide(Env)))
 
   it.effect("an enrollment expires after 10 minutes", () =>
@@ -119,10 +120,10 @@ describe("TotpFactors", () => {
       const factors = yield* TotpFactors
       const started = yield* enroll(accountId)
       yield* TestClock.adjust("10 minutes")
-      const late = yield* Effect.either(
+      const late = yield* Effect.result(
         factors.confirmEnrollment(accountId, started.enrollmentToken, yield* codeAt(started.key, T0 + 600_000))
       )
-      expect(Either.isLeft(late) && late.left).toMatchObject({ _tag: "TotpEnrollmentInvalid", reason: "expired" })
+      expect(Result.isFailure(late) && late.failure).toMatchObject({ _tag: "TotpEnrollmentInvalid", reason: "expired" })
     }).pipe(Effect.provide(Env)))
 
   it.effect("a token of another account, a tampered token, or a superseded enrollment is unknown", () =>
@@ -135,13 +136,13 @@ describe("TotpFactors", () => {
       const token = Redacted.value(started.enrollmentToken)
       const tampered = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`
       for (const [who, t] of [[other, token], [accountId, tampered], [accountId, "not-a-token"]] as const) {
-        const r = yield* Effect.either(factors.confirmEnrollment(who, Redacted.make(t), code))
-        expect(Either.isLeft(r) && r.left).toMatchObject({ _tag: "TotpEnrollmentInvalid", reason: "unknown" })
+        const r = yield* Effect.result(factors.confirmEnrollment(who, Redacted.make(t), code))
+        expect(Result.isFailure(r) && r.failure).toMatchObject({ _tag: "TotpEnrollmentInvalid", reason: "unknown" })
       }
       // A new enrollment replaces the unfinished one.
       const second = yield* enroll(accountId)
-      const superseded = yield* Effect.either(factors.confirmEnrollment(accountId, started.enrollmentToken, code))
-      expect(Either.isLeft(superseded) && superseded.left).toMatchObject({ _tag: "TotpEnrollmentInvalid", reason: "unknown" })
+      const superseded = yield* Effect.result(factors.confirmEnrollment(accountId, started.enrollmentToken, code))
+      expect(Result.isFailure(superseded) && superseded.failure).toMatchObject({ _tag: "TotpEnrollmentInvalid", reason: "unknown" })
       expect(Option.isNone(yield* (yield* TotpFactorsRepo).find(started.factorId))).toBe(true)
       const ok = yield* factors.confirmEnrollment(accountId, second.enrollmentToken, yield* codeAt(second.key, T0))
       expect(ok.factorId).toBe(second.factorId)
@@ -155,17 +156,17 @@ describe("TotpFactors", () => {
       yield* factors.confirmEnrollment(accountId, started.enrollmentToken, yield* codeAt(started.key, T0))
       yield* TestClock.adjust("1 minute")
       const deleted = yield* factors.delete(accountId, started.factorId)
-      expect(deleted).toEqual({ factorId: started.factorId, deletedAt: DateTime.unsafeMake(T0 + 60_000) })
+      expect(deleted).toEqual({ factorId: started.factorId, deletedAt: DateTime.makeUnsafe(T0 + 60_000) })
       yield* TestClock.adjust("1 minute")
       expect(yield* factors.delete(accountId, started.factorId)).toEqual(deleted)
       expect(yield* factors.hasVerifiedFactor(accountId)).toBe(false)
-      const after = yield* Effect.either(factors.verifyTotp(accountId, yield* codeAt(started.key, T0 + 120_000)))
-      expect(Either.isLeft(after) && after.left._tag).toBe("TotpCodeRejected")
+      const after = yield* Effect.result(factors.verifyTotp(accountId, yield* codeAt(started.key, T0 + 120_000)))
+      expect(Result.isFailure(after) && after.failure._tag).toBe("TotpCodeRejected")
       expect(Option.getOrThrow(yield* (yield* TotpFactorsRepo).find(started.factorId)).secretSealed).toBeNull()
       const other = (yield* (yield* Accounts).create({ email: "x@example.com" })).accountId
-      const foreign = yield* Effect.either(factors.delete(other, started.factorId))
-      expect(Either.isLeft(foreign) && foreign.left._tag).toBe("TotpFactorNotFound")
-      const unknown = yield* Effect.either(factors.delete(accountId, TotpFactorId.make("auth_factor_nothere")))
-      expect(Either.isLeft(unknown) && unknown.left._tag).toBe("TotpFactorNotFound")
+      const foreign = yield* Effect.result(factors.delete(other, started.factorId))
+      expect(Result.isFailure(foreign) && foreign.failure._tag).toBe("TotpFactorNotFound")
+      const unknown = yield* Effect.result(factors.delete(accountId, TotpFactorId.make("auth_factor_nothere")))
+      expect(Result.isFailure(unknown) && unknown.failure._tag).toBe("TotpFactorNotFound")
     }).pipe(Effect.provide(Env)))
 })

@@ -20,7 +20,8 @@ import {
   uuidv7Bytes
 } from "@switchboard/core/shared"
 import { ScriptedPayments, TestkitLive } from "@switchboard/testkit"
-import { DateTime, Effect, Either, Layer, Option, Schema, TestClock } from "effect"
+import { DateTime, Effect, Result, Layer, Option, Schema } from "effect"
+import { TestClock } from "effect/testing"
 
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
 const ms = (iso: string) => Date.parse(iso)
@@ -44,7 +45,7 @@ const newProject = (createdAt: string) =>
     return { organizationId, principal, projectId: project.projectId as ProjectId }
   })
 
-type Ctx = Effect.Effect.Success<ReturnType<typeof newProject>>
+type Ctx = Effect.Success<ReturnType<typeof newProject>>
 
 const card = (organizationId: OrganizationId, behaviour: "off_session" | "requires_action", providerRef = "pm_test_card") =>
   Effect.flatMap(PaymentMethods, (p) =>
@@ -74,8 +75,8 @@ const adjust = (ctx: Ctx, fixedChargeCode: string, quantity: number) =>
   })
 
 const planIn = (ctx: Ctx, category: string) =>
-  Effect.map(BillingService.overview(ctx.projectId), (o) => o.subscriptions.find((s) => s.category === category)!)
-const invoices = (ctx: Ctx) => BillingService.listInvoices(ctx.organizationId)
+  Effect.map(BillingService.use((billing) => billing.overview(ctx.projectId)), (o) => o.subscriptions.find((s) => s.category === category)!)
+const invoices = (ctx: Ctx) => BillingService.use((billing) => billing.listInvoices(ctx.organizationId))
 const eventTypes = (ctx: Ctx) =>
   Effect.map(
     Effect.flatMap(EventOutbox, (o) => o.list({ projectId: ctx.projectId, after: 0, limit: 100 })),
@@ -86,7 +87,7 @@ describe("subscriptions from creation", () => {
   it.effect("a project is on each category's default plan, anchored at its creation, with the opening invoices", () =>
     Effect.gen(function*() {
       const ctx = yield* newProject("2025-03-01T09:00:00.000Z")
-      const overview = yield* BillingService.overview(ctx.projectId)
+      const overview = yield* (yield* BillingService).overview(ctx.projectId)
       expect(overview.subscriptions.map((s) => [s.category, s.planCode])).toEqual([
         ["api", "basic_arrears"], ["messaging", "starter_monthly"], ["studio", "weekly_basic"]
       ])
@@ -99,17 +100,17 @@ describe("subscriptions from creation", () => {
       expect(list.map((i) => i.totalCents).sort()).toEqual([2900, 700].sort())
       expect(list.every((i) => DateTime.formatIso(i.issuedAt!) === "2025-03-01T09:00:00.000Z")).toBe(true)
       // Asking again changes nothing.
-      yield* BillingService.overview(ctx.projectId)
+      yield* (yield* BillingService).overview(ctx.projectId)
       expect((yield* invoices(ctx)).length).toBe(2)
     }).pipe(Effect.provide(Env)))
 
   it.effect("materialised late, a subscription is the same as one written at creation (periods closed in order)", () =>
     Effect.gen(function*() {
       const early = yield* newProject("2025-03-01T09:00:00.000Z")
-      yield* BillingService.overview(early.projectId)
+      yield* (yield* BillingService).overview(early.projectId)
       const late = yield* newProject("2025-03-01T09:00:00.000Z")
       yield* TestClock.setTime(ms("2025-05-10T12:00:00.000Z"))
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
       // `late` was first seen by the scheduler only now; `early` was seen at creation.
       const shape = (list: ReadonlyArray<{ totalCents: number; issuedAt: DateTime.Utc | null; lines: ReadonlyArray<unknown> }>) =>
         list.map((i) => ({ total: i.totalCents, at: DateTime.formatIso(i.issuedAt!), lines: i.lines }))
@@ -118,7 +119,7 @@ describe("subscriptions from creation", () => {
       const b = shape(yield* invoices(late))
       expect(b).toEqual(a)
       expect(a.filter((i) => i.at === "2025-04-01T00:00:00.000Z").map((i) => i.total).sort()).toEqual([2900, 3000].sort())
-      const subs = (yield* BillingService.overview(late.projectId)).subscriptions
+      const subs = (yield* (yield* BillingService).overview(late.projectId)).subscriptions
       expect(DateTime.formatIso(subs.find((s) => s.category === "messaging")!.currentPeriodStart!)).toBe("2025-05-01T00:00:00.000Z")
     }).pipe(Effect.provide(Env)))
 })
@@ -129,7 +130,7 @@ describe("changePlan", () => {
       const ctx = yield* newProject("2025-03-01T00:00:00.000Z")
       yield* card(ctx.organizationId, "off_session")
       yield* TestClock.setTime(ms("2025-03-12T15:30:00.000Z"))
-      const preview = yield* BillingService.preview(ctx.projectId, { category: "messaging", planCode: "pro_monthly" })
+      const preview = yield* (yield* BillingService).preview(ctx.projectId, { category: "messaging", planCode: "pro_monthly" })
       expect(preview.dueNow.totalCents).toBe(3226)
       expect(preview.planChange?.timing).toBe("immediate")
       const op = yield* changePlan(ctx, "messaging", "pro_monthly")
@@ -147,7 +148,7 @@ describe("changePlan", () => {
       const all = yield* Effect.flatMap(EventOutbox, (o) => o.list({ projectId: ctx.projectId, after: 0, limit: 100 }))
       for (const e of all.filter((x) => x.event.type.startsWith("billing."))) {
         const schema = billingEventSchemas[e.event.type]!
-        expect(Either.isRight(Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(e.event.data)), e.event.type).toBe(true)
+        expect(Result.isSuccess(Schema.decodeUnknownResult(schema, { onExcessProperty: "error" })(e.event.data)), e.event.type).toBe(true)
       }
       const changed = all.find((x) => x.event.type === "billing.plan.changed")!.event.data
       expect(changed).toMatchObject({ category: "messaging", previousPlanCode: "starter_monthly", planCode: "pro_monthly", version: "2" })
@@ -170,7 +171,7 @@ describe("changePlan", () => {
     Effect.gen(function*() {
       const ctx = yield* newProject("2025-03-01T00:00:00.000Z")
       yield* TestClock.setTime(ms("2025-03-12T15:30:00.000Z"))
-      const preview = yield* BillingService.preview(ctx.projectId, { category: "messaging", planCode: "pro_monthly" })
+      const preview = yield* (yield* BillingService).preview(ctx.projectId, { category: "messaging", planCode: "pro_monthly" })
       expect(preview.planChange?.timing).toBe("on_payment")
       const op = yield* changePlan(ctx, "messaging", "pro_monthly")
       expect(op.failure).toMatchObject({ code: "payment_method_required", detail: null, retryable: false })
@@ -178,7 +179,7 @@ describe("changePlan", () => {
       yield* card(ctx.organizationId, "off_session")
       expect((yield* changePlan(ctx, "studio", "weekly_plus")).status).toBe("succeeded")
       yield* Effect.flatMap(PaymentMethods, (p) => p.detach(ctx.organizationId))
-      expect((yield* PaymentMethods.get(ctx.organizationId)).cardOnFile).toBe(false)
+      expect((yield* (yield* PaymentMethods).get(ctx.organizationId)).cardOnFile).toBe(false)
       const down = yield* changePlan(ctx, "studio", "weekly_basic")
       expect(down.status).toBe("succeeded")
       expect(down.result?.effectiveAt).not.toBeNull()
@@ -197,13 +198,13 @@ describe("changePlan", () => {
       expect((yield* planIn(ctx, "messaging")).planCode).toBe("starter_monthly")
       // The tick leaves it alone before the deadline.
       yield* TestClock.setTime(ms("2025-03-13T10:00:00.000Z"))
-      expect((yield* BillingService.tick()).expired).toBe(0)
-      const done = yield* BillingService.settlePayment(op.operationId, "succeeded")
+      expect((yield* (yield* BillingService).tick()).expired).toBe(0)
+      const done = yield* (yield* BillingService).settlePayment(op.operationId, "succeeded")
       expect(done.status).toBe("succeeded")
       expect((yield* planIn(ctx, "messaging")).planCode).toBe("pro_monthly")
       expect((yield* invoices(ctx)).some((i) => i.totalCents === 3226)).toBe(true)
       // A repeat of the provider's report changes nothing.
-      expect((yield* BillingService.settlePayment(op.operationId, "failed")).status).toBe("succeeded")
+      expect((yield* (yield* BillingService).settlePayment(op.operationId, "failed")).status).toBe("succeeded")
     }).pipe(Effect.provide(Env)))
 
   it.effect("on_payment timeout (TestClock): unpaid after 23 h the tick fails it payment_timeout and cancels the payment", () =>
@@ -213,15 +214,15 @@ describe("changePlan", () => {
       yield* TestClock.setTime(ms("2025-03-12T15:30:00.000Z"))
       const op = yield* changePlan(ctx, "messaging", "pro_monthly")
       yield* TestClock.adjust("22 hours")
-      expect((yield* BillingService.tick()).expired).toBe(0)
+      expect((yield* (yield* BillingService).tick()).expired).toBe(0)
       yield* TestClock.adjust("1 hour")
-      expect((yield* BillingService.tick()).expired).toBe(1)
-      const failed = yield* BillingService.getOperation(ctx.projectId, op.operationId)
+      expect((yield* (yield* BillingService).tick()).expired).toBe(1)
+      const failed = yield* (yield* BillingService).getOperation(ctx.projectId, op.operationId)
       expect(failed.failure).toEqual({ code: "payment_failed", detail: "payment_timeout", retryable: true, unsoldFixedCharges: [] })
       expect(yield* Effect.flatMap(ScriptedPayments, (p) => p.cancelled)).toEqual([op.operationId])
       expect((yield* planIn(ctx, "messaging")).planCode).toBe("starter_monthly")
       // Paying after the window is too late.
-      expect((yield* BillingService.settlePayment(op.operationId, "succeeded")).status).toBe("failed")
+      expect((yield* (yield* BillingService).settlePayment(op.operationId, "succeeded")).status).toBe("failed")
     }).pipe(Effect.provide(Env)))
 
   it.effect("listOperations: the project's operations newest first, bounded, with their outcome", () =>
@@ -232,12 +233,12 @@ describe("changePlan", () => {
       const first = yield* changePlan(ctx, "messaging", "pro_monthly")
       yield* TestClock.adjust("1 hour")
       const second = yield* changePlan(ctx, "studio", "weekly_basic")
-      const listed = yield* BillingService.listOperations(ctx.projectId, 10)
+      const listed = yield* (yield* BillingService).listOperations(ctx.projectId, 10)
       expect(listed.map((o) => o.operationId)).toEqual([second.operationId, first.operationId])
-      expect(listed[1]).toEqual(yield* BillingService.getOperation(ctx.projectId, first.operationId))
-      expect(yield* BillingService.listOperations(ctx.projectId, 1)).toHaveLength(1)
+      expect(listed[1]).toEqual(yield* (yield* BillingService).getOperation(ctx.projectId, first.operationId))
+      expect(yield* (yield* BillingService).listOperations(ctx.projectId, 1)).toHaveLength(1)
       const other = yield* newProject("2025-03-01T00:00:00.000Z")
-      expect(yield* BillingService.listOperations(other.projectId, 10)).toEqual([])
+      expect(yield* (yield* BillingService).listOperations(other.projectId, 10)).toEqual([])
     }).pipe(Effect.provide(Env)))
 
   it.effect("on_payment near the period end: the window closes at the period end", () =>
@@ -248,8 +249,8 @@ describe("changePlan", () => {
       const op = yield* changePlan(ctx, "messaging", "pro_monthly")
       expect(DateTime.formatIso((yield* planIn(ctx, "messaging")).scheduledChange!.expiresAt!)).toBe("2025-04-01T00:00:00.000Z")
       yield* TestClock.setTime(ms("2025-04-01T00:00:00.000Z"))
-      yield* BillingService.tick()
-      expect((yield* BillingService.getOperation(ctx.projectId, op.operationId)).failure?.detail).toBe("payment_timeout")
+      yield* (yield* BillingService).tick()
+      expect((yield* (yield* BillingService).getOperation(ctx.projectId, op.operationId)).failure?.detail).toBe("payment_timeout")
     }).pipe(Effect.provide(Env)))
 
   it.effect("a downgrade is scheduled for period end; a newer one replaces it; it applies at the boundary with its invoice", () =>
@@ -260,12 +261,12 @@ describe("changePlan", () => {
       yield* changePlan(ctx, "messaging", "business_monthly")
       yield* TestClock.setTime(ms("2025-03-12T15:30:00.000Z"))
       const first = yield* changePlan(ctx, "messaging", "pro_monthly")
-      expect(first.result).toMatchObject({ type: "version", effectiveAt: DateTime.unsafeMake("2025-04-01T00:00:00.000Z") })
+      expect(first.result).toMatchObject({ type: "version", effectiveAt: DateTime.makeUnsafe("2025-04-01T00:00:00.000Z") })
       const second = yield* changePlan(ctx, "messaging", "starter_monthly")
       expect(second.status).toBe("succeeded")
       expect((yield* planIn(ctx, "messaging")).scheduledChange).toMatchObject({ planCode: "starter_monthly", timing: "period_end" })
       yield* TestClock.setTime(ms("2025-04-01T00:00:00.000Z"))
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
       const after = yield* planIn(ctx, "messaging")
       expect(after.planCode).toBe("starter_monthly")
       expect(after.scheduledChange).toBeNull()
@@ -288,7 +289,7 @@ describe("changePlan", () => {
       expect(now.planCode).toBe("business_monthly")
       expect(now.scheduledChange).toBeNull()
       yield* TestClock.setTime(ms("2025-04-01T00:00:00.000Z"))
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
       expect((yield* planIn(ctx, "messaging")).planCode).toBe("business_monthly")
     }).pipe(Effect.provide(Env)))
 
@@ -332,7 +333,7 @@ describe("changePlan", () => {
       const ctx = yield* newProject("2025-03-01T00:00:00.000Z")
       yield* card(ctx.organizationId, "off_session")
       yield* TestClock.setTime(ms("2025-03-12T15:30:00.000Z"))
-      yield* BillingService.overview(ctx.projectId)
+      yield* (yield* BillingService).overview(ctx.projectId)
       const payments = yield* ScriptedPayments
       yield* payments.script("die")
       expect((yield* changePlan(ctx, "messaging", "pro_monthly")).failure).toEqual({ code: "internal", detail: null, retryable: true, unsoldFixedCharges: [] })
@@ -344,8 +345,8 @@ describe("changePlan", () => {
       const sub = Option.getOrThrow(yield* repo.lockSubscription(ctx.projectId, "messaging"))
       yield* repo.updateSubscription({ ...sub, planCode: "retired_plan" })
       expect((yield* changePlan(ctx, "messaging", "pro_monthly")).failure).toEqual({ code: "not_provisioned", detail: null, retryable: false, unsoldFixedCharges: [] })
-      const preview = yield* Effect.either(BillingService.preview(ctx.projectId, { category: "messaging", planCode: "pro_monthly" }))
-      expect(Either.isLeft(preview) && preview.left._tag).toBe("BillingNotProvisioned")
+      const preview = yield* Effect.result(BillingService.use((billing) => billing.preview(ctx.projectId, { category: "messaging", planCode: "pro_monthly" })))
+      expect(Result.isFailure(preview) && preview.failure._tag).toBe("BillingNotProvisioned")
     }).pipe(Effect.provide(Env)))
 
   it.effect("the same Idempotency-Key returns the same operation; with another request it is refused", () =>
@@ -362,8 +363,8 @@ describe("changePlan", () => {
       expect(first.created).toBe(true)
       expect(again.created).toBe(false)
       expect(again.operation.operationId).toBe(first.operation.operationId)
-      const other = yield* Effect.either(billing.submit({ ...input, idempotency: { ...input.idempotency, fingerprint: "f2" } }))
-      expect(Either.isLeft(other) && other.left._tag).toBe("BillingIdempotencyKeyReused")
+      const other = yield* Effect.result(billing.submit({ ...input, idempotency: { ...input.idempotency, fingerprint: "f2" } }))
+      expect(Result.isFailure(other) && other.failure._tag).toBe("BillingIdempotencyKeyReused")
     }).pipe(Effect.provide(Env)))
 })
 
@@ -375,11 +376,11 @@ describe("fixed charge quantities", () => {
       yield* TestClock.setTime(ms("2025-03-02T00:00:00.000Z"))
       yield* changePlan(ctx, "messaging", "pro_monthly")
       yield* TestClock.setTime(ms("2025-03-12T15:30:00.000Z"))
-      const preview = yield* BillingService.preview(ctx.projectId, { fixedCharge: { fixedChargeCode: "seats", quantity: 4 } })
+      const preview = yield* (yield* BillingService).preview(ctx.projectId, { fixedCharge: { fixedChargeCode: "seats", quantity: 4 } })
       // 1500 × 4 × 20 / 31 = 3870.97 → 3871, for [03-12, 04-01).
       expect(preview.dueNow.lines).toEqual([{
         amountCents: 3871, code: "seats", kind: "fixed_charge", name: "Extra seats", units: "4",
-        periodStart: DateTime.unsafeMake("2025-03-12T00:00:00.000Z"), periodEnd: DateTime.unsafeMake("2025-04-01T00:00:00.000Z")
+        periodStart: DateTime.makeUnsafe("2025-03-12T00:00:00.000Z"), periodEnd: DateTime.makeUnsafe("2025-04-01T00:00:00.000Z")
       }])
       expect(preview.nextCharge?.amountCents).toBe(7900 + 4 * 1500)
       expect(preview.planChange).toBeUndefined()
@@ -391,8 +392,8 @@ describe("fixed charge quantities", () => {
       expect((yield* invoices(ctx)).length).toBe(count)
       expect((yield* adjust(ctx, "seats", 101)).failure?.detail).toBe("quantity_out_of_range")
       expect((yield* adjust(ctx, "ghost", 1)).failure?.detail).toBe("feature_not_found")
-      const notSold = yield* Effect.either(BillingService.preview(ctx.projectId, { category: "api", fixedCharge: { fixedChargeCode: "seats", quantity: 1 } }))
-      expect(Either.isLeft(notSold) && notSold.left._tag === "BillingChangeRejected" && notSold.left.detail).toBe("feature_not_sold_by_plan")
+      const notSold = yield* Effect.result(BillingService.use((billing) => billing.preview(ctx.projectId, { category: "api", fixedCharge: { fixedChargeCode: "seats", quantity: 1 } })))
+      expect(Result.isFailure(notSold) && notSold.failure._tag === "BillingChangeRejected" && notSold.failure.detail).toBe("feature_not_sold_by_plan")
     }).pipe(Effect.provide(Env)))
 })
 
@@ -400,14 +401,14 @@ describe("period end (TestClock)", () => {
   it.effect("rollover: each period closes once, in-arrears base and usage invoiced at the boundary", () =>
     Effect.gen(function*() {
       const ctx = yield* newProject("2025-06-01T08:00:00.000Z")
-      yield* BillingService.overview(ctx.projectId)
-      yield* BillingService.recordUsage({ projectId: ctx.projectId, metricCode: "api_call", units: 24680 })
+      yield* (yield* BillingService).overview(ctx.projectId)
+      yield* (yield* BillingService).recordUsage({ projectId: ctx.projectId, metricCode: "api_call", units: 24680 })
       yield* TestClock.setTime(ms("2025-06-30T23:59:59.000Z"))
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
       expect((yield* invoices(ctx)).some((i) => i.lines.some((l) => l.code === "basic_arrears"))).toBe(false)
       yield* TestClock.setTime(ms("2025-07-01T00:00:00.000Z"))
-      yield* BillingService.tick()
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
+      yield* (yield* BillingService).tick()
       const july = (yield* invoices(ctx)).filter((i) => i.lines.some((l) => l.code === "basic_arrears"))
       expect(july.length).toBe(1)
       // 3000 base + 24680 × 0.05 = 1234.
@@ -415,7 +416,7 @@ describe("period end (TestClock)", () => {
         ["subscription", "basic_arrears", 3000, "1"], ["usage", "api_calls", 1234, "24680"]
       ])
       expect(july[0]!.totalCents).toBe(4234)
-      const usage = (yield* BillingService.overview(ctx.projectId)).usage
+      const usage = (yield* (yield* BillingService).overview(ctx.projectId)).usage
       expect(usage).toEqual([expect.objectContaining({ metricCode: "api_call", units: 0, amountCents: 0 })])
     }).pipe(Effect.provide(Env)))
 
@@ -424,22 +425,22 @@ describe("period end (TestClock)", () => {
       const ctx = yield* newProject("2025-06-01T00:00:00.000Z")
       yield* card(ctx.organizationId, "off_session")
       yield* changePlan(ctx, "api", "plus_arrears")
-      const record = (units: number) => BillingService.recordUsage({ projectId: ctx.projectId, metricCode: "api_call", units })
+      const record = (units: number) => BillingService.use((billing) => billing.recordUsage({ projectId: ctx.projectId, metricCode: "api_call", units }))
       const progressive = () => Effect.map(invoices(ctx), (l) => l.filter((i) => i.lines.every((x) => x.kind === "usage")).map((i) => i.totalCents))
       yield* record(100_000) // 5000: below 10000
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
       expect(yield* progressive()).toEqual([])
       yield* record(150_000) // 12500: crosses 10000
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
       expect(yield* progressive()).toEqual([12500])
       yield* record(100_000) // 17500: nothing crossed
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
       expect(yield* progressive()).toEqual([12500])
       yield* record(200_000) // 27500: crosses 25000 (recurring)
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
       expect((yield* progressive()).sort()).toEqual([12500, 15000].sort())
       yield* TestClock.setTime(ms("2025-07-01T00:00:00.000Z"))
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
       const closing = (yield* invoices(ctx)).find((i) => i.lines.some((l) => l.code === "plus_arrears"))!
       expect(closing.lines.find((l) => l.kind === "usage")?.amountCents).toBe(27500)
       expect(closing.creditsCents).toBe(27500)
@@ -451,9 +452,9 @@ describe("period end (TestClock)", () => {
       const ctx = yield* newProject("2025-06-01T00:00:00.000Z")
       yield* card(ctx.organizationId, "off_session")
       yield* changePlan(ctx, "api", "growth_monthly")
-      yield* BillingService.recordUsage({ projectId: ctx.projectId, metricCode: "api_call", units: 20000 }) // 1000
+      yield* (yield* BillingService).recordUsage({ projectId: ctx.projectId, metricCode: "api_call", units: 20000 }) // 1000
       yield* TestClock.setTime(ms("2025-07-01T00:00:00.000Z"))
-      yield* BillingService.tick()
+      yield* (yield* BillingService).tick()
       const closing = (yield* invoices(ctx)).find((i) => i.lines.some((l) => l.code === "growth_monthly"))!
       // 20000 − (4997 + 1000) = 14003.
       expect(closing.lines.map((l) => [l.kind, l.amountCents])).toEqual([["subscription", 4997], ["usage", 1000], ["commitment", 14003]])

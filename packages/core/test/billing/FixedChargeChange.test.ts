@@ -2,7 +2,7 @@
  * The `{fixedCharge}` preview (API.md §1.6; FixedChargeChange.ts): example table and properties.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { DateTime, Result, Schema } from "effect"
 import * as fc from "fast-check"
 import { previewFixedChargeChange, type FixedChargePreviewInput } from "../../src/billing/FixedChargeChange.js"
 import { epochDayOf } from "../../src/billing/Proration.js"
@@ -37,13 +37,13 @@ const input = (o: Partial<FixedChargePreviewInput> = {}): FixedChargePreviewInpu
 })
 
 const wire = (r: ReturnType<typeof previewFixedChargeChange>) =>
-  Either.map(r, (p) => Schema.encodeSync(PreviewProjectChangeResponse)({ dueNow: p.dueNow, nextCharge: p.nextCharge }))
+  Result.map(r, (p) => Schema.encodeSync(PreviewProjectChangeResponse)({ dueNow: p.dueNow, nextCharge: p.nextCharge }))
 
 describe("previewFixedChargeChange: examples", () => {
   it("more prorated seats: the added units for [D, period end), half-up; the next charge at the new quantity", () => {
     const r = wire(previewFixedChargeChange(input({ heldFixedCharges: [{ fixedChargeCode: "seats", quantity: 1 }] })))
     // 3 more × 1500 × 20 / 31 = 2903.2 → 2903.
-    expect(r).toEqual(Either.right({
+    expect(r).toEqual(Result.succeed({
       dueNow: {
         creditsCents: 0, currency: "USD", discountCents: 0, feesCents: 2903, taxesCents: 0, totalCents: 2903,
         lines: [{ amountCents: 2903, code: "seats", kind: "fixed_charge", name: "SEATS", units: "3",
@@ -66,7 +66,7 @@ describe("previewFixedChargeChange: examples", () => {
     }, 751]
   ] as const)("%s", (_, o, total) => {
     const r = previewFixedChargeChange(input(o as Partial<FixedChargePreviewInput>))
-    expect(Either.isRight(r) && r.right.dueNow.totalCents).toBe(total)
+    expect(Result.isSuccess(r) && r.success.dueNow.totalCents).toBe(total)
   })
 
   it.each([
@@ -74,7 +74,7 @@ describe("previewFixedChargeChange: examples", () => {
     ["none", 0, "immediate"], ["requires_action", 0, "immediate"]
   ] as const)("timing with %s and a total of %s × 2903 → %s", (paymentMethod, more, timing) => {
     const r = previewFixedChargeChange(input({ paymentMethod, heldFixedCharges: [{ fixedChargeCode: "seats", quantity: more === 1 ? 1 : 4 }] }))
-    expect(Either.isRight(r) && r.right.timing).toBe(timing)
+    expect(Result.isSuccess(r) && r.success.timing).toBe(timing)
   })
 
   it.each([
@@ -84,20 +84,20 @@ describe("previewFixedChargeChange: examples", () => {
     ["a scheduled cancellation", { cancellationScheduled: true }, "cancellation_scheduled"]
   ] as const)("%s → invalid_target / %s", (_, o, detail) => {
     const r = previewFixedChargeChange(input(o))
-    expect(Either.isLeft(r) && r.left._tag === "PlanChangeRejected" && r.left.detail).toBe(detail)
+    expect(Result.isFailure(r) && r.failure._tag === "PlanChangeRejected" && r.failure.detail).toBe(detail)
   })
 
   it("an amount beyond 9007199254740991 is a typed failure", () => {
     const r = previewFixedChargeChange(input({ plan: huge, fixedChargeCode: "huge", quantity: 2 }))
-    expect(Either.isLeft(r) && r.left._tag).toBe("PlanChangeAmountOutOfRange")
+    expect(Result.isFailure(r) && r.failure._tag).toBe("PlanChangeAmountOutOfRange")
   })
 
   it("the held charges after: set, added, removed at 0, sorted by code", () => {
     const held = [{ fixedChargeCode: "sso", quantity: 1 }, { fixedChargeCode: "seats", quantity: 2 }]
     const set = previewFixedChargeChange(input({ heldFixedCharges: held, quantity: 5 }))
-    expect(Either.isRight(set) && set.right.heldAfter).toEqual([{ fixedChargeCode: "seats", quantity: 5 }, { fixedChargeCode: "sso", quantity: 1 }])
+    expect(Result.isSuccess(set) && set.success.heldAfter).toEqual([{ fixedChargeCode: "seats", quantity: 5 }, { fixedChargeCode: "sso", quantity: 1 }])
     const released = previewFixedChargeChange(input({ heldFixedCharges: held, fixedChargeCode: "sso", quantity: 0 }))
-    expect(Either.isRight(released) && released.right.heldAfter).toEqual([{ fixedChargeCode: "seats", quantity: 2 }])
+    expect(Result.isSuccess(released) && released.success.heldAfter).toEqual([{ fixedChargeCode: "seats", quantity: 2 }])
   })
 })
 
@@ -122,31 +122,31 @@ describe("previewFixedChargeChange: properties", () => {
   it("a consistent invoice: no credits, total = fees ≥ 0, within the safe range, never above the full price of the added units", () => {
     fc.assert(fc.property(scenario, ({ input: i, s }) => {
       const r = previewFixedChargeChange(i)
-      if (Either.isLeft(r)) {
-        expect(r.left._tag).toBe("PlanChangeAmountOutOfRange")
+      if (Result.isFailure(r)) {
+        expect(r.failure._tag).toBe("PlanChangeAmountOutOfRange")
         // Out of range only when some amount is: the charge's units, or the next charge (base fee 1000 + units).
         expect(1000n + BigInt(s.unit) * BigInt(Math.max(1, s.quantity))).toBeGreaterThan(BigInt(MAX))
         return
       }
-      const due = r.right.dueNow
-      expect(Either.isRight(Schema.encodeEither(PreviewInvoice)(due))).toBe(true)
+      const due = r.success.dueNow
+      expect(Result.isSuccess(Schema.encodeResult(PreviewInvoice)(due))).toBe(true)
       expect(due.creditsCents).toBe(0)
       expect(due.totalCents).toBe(due.feesCents)
       expect(due.totalCents).toBeGreaterThanOrEqual(0)
-      expect(Number.isSafeInteger(due.totalCents) && Number.isSafeInteger(r.right.nextCharge.amountCents)).toBe(true)
+      expect(Number.isSafeInteger(due.totalCents) && Number.isSafeInteger(r.success.nextCharge.amountCents)).toBe(true)
       const added = Math.max(0, s.quantity - s.held)
       expect(BigInt(due.totalCents)).toBeLessThanOrEqual(BigInt(s.unit) * BigInt(added))
       if (!s.advance || added === 0) expect(due.lines).toEqual([])
-      expect(r.right.timing).toBe(due.totalCents === 0 || s.paymentMethod === "off_session" ? "immediate" : "on_payment")
+      expect(r.success.timing).toBe(due.totalCents === 0 || s.paymentMethod === "off_session" ? "immediate" : "on_payment")
     }))
   })
 
   it("the next charge is the base fee plus every held charge at its full price", () => {
     fc.assert(fc.property(scenario, ({ input: i, s }) => {
       const r = previewFixedChargeChange(i)
-      if (Either.isLeft(r)) return
-      expect(BigInt(r.right.nextCharge.amountCents)).toBe(1000n + BigInt(s.unit) * BigInt(s.quantity))
-      expect(r.right.nextCharge.at.epochMillis).toBeGreaterThan(i.now)
+      if (Result.isFailure(r)) return
+      expect(BigInt(r.success.nextCharge.amountCents)).toBe(1000n + BigInt(s.unit) * BigInt(s.quantity))
+      expect(DateTime.toEpochMillis(r.success.nextCharge.at)).toBeGreaterThan(i.now)
     }))
   })
 })

@@ -4,7 +4,7 @@
  * are run from a new operation: every step must keep the invariants below.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import {
   decideOperation, type OperationCommand, type OperationState, type OperationStep, type StartCheck
 } from "../../src/billing/OperationDecision.js"

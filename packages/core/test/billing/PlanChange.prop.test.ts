@@ -5,7 +5,7 @@
  * invariants below, or fail with a typed out-of-range error.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import { rhu } from "../../src/billing/Money.js"
 import {
@@ -106,11 +106,11 @@ const scenario = fc.tuple(plan("current_plan"), plan("target_plan"), instant).ch
 /** The preview, or `undefined` when a generated amount is out of range (the only failure allowed). */
 const run = (input: PlanChangePreviewInput) => {
   const result = previewPlanChange(input)
-  if (Either.isLeft(result)) {
-    expect(result.left._tag).toBe("PlanChangeAmountOutOfRange")
+  if (Result.isFailure(result)) {
+    expect(result.failure._tag).toBe("PlanChangeAmountOutOfRange")
     return undefined
   }
-  return result.right
+  return result.success
 }
 
 const options = { numRuns: 400 }
@@ -126,11 +126,11 @@ describe("previewPlanChange properties", () => {
     fc.assert(fc.property(scenario, (input) => {
       const out = run(input)
       if (out === undefined) return
-      const encoded = Schema.encodeEither(PreviewProjectChangeResponse)(out)
-      expect(Either.isRight(encoded)).toBe(true)
-      if (Either.isRight(encoded)) {
-        expect(Schema.encodeSync(PreviewProjectChangeResponse)(Schema.decodeUnknownSync(PreviewProjectChangeResponse)(encoded.right)))
-          .toStrictEqual(encoded.right)
+      const encoded = Schema.encodeResult(PreviewProjectChangeResponse)(out)
+      expect(Result.isSuccess(encoded)).toBe(true)
+      if (Result.isSuccess(encoded)) {
+        expect(Schema.encodeSync(PreviewProjectChangeResponse)(Schema.decodeUnknownSync(PreviewProjectChangeResponse)(encoded.success)))
+          .toStrictEqual(encoded.success)
       }
     }), options)
   })
@@ -176,10 +176,10 @@ describe("previewPlanChange properties", () => {
           creditsCents: 0, currency: "USD", discountCents: 0, feesCents: 0, lines: [], taxesCents: 0, totalCents: 0
         })
         expect(change.unusedTimeCredit).toBe(0)
-        const at = change.effectiveAt!.epochMillis
+        const at = change.effectiveAt!.epochMilliseconds
         expect(at % MS_PER_DAY).toBe(0)
         expect(at).toBeGreaterThan(input.now as number)
-        expect(out.nextCharge?.at.epochMillis).toBe(at)
+        expect(out.nextCharge?.at.epochMilliseconds).toBe(at)
       } else {
       // §3.6: immediate when nothing is due or a card can be charged off-session; otherwise on_payment.
         const immediate = out.dueNow.totalCents === 0 || input.current.paymentMethod === "off_session"
@@ -199,8 +199,8 @@ describe("previewPlanChange properties", () => {
       const D = epochDayOfMillis(input.now as number)
       const tp = period(target.interval, input.current.billingTime!, epochDayOfMillis(input.current.anchorDate as number), D)
       const tDays = BigInt(tp.end - tp.start + 1)
-      const rt = BigInt((opening.periodEnd!.epochMillis - opening.periodStart!.epochMillis) / MS_PER_DAY)
-      expect(opening.periodStart!.epochMillis).toBe(D * MS_PER_DAY)
+      const rt = BigInt((opening.periodEnd!.epochMilliseconds - opening.periodStart!.epochMilliseconds) / MS_PER_DAY)
+      expect(opening.periodStart!.epochMilliseconds).toBe(D * MS_PER_DAY)
       expect(rt).toBe(BigInt(tp.end - D + 1))
       const q = BigInt(opening.amountCents)
       const twiceN = 2n * BigInt(target.baseAmountCents) * rt

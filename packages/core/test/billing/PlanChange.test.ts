@@ -4,7 +4,7 @@
  * `PreviewProjectChangeResponse`, so every case also checks that the output encodes.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, ParseResult, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { rhu } from "../../src/billing/Money.js"
 import {
   type CurrentSubscription, type PlanChangePreviewError, type PlanChangePreviewInput, planChangeDirection,
@@ -139,16 +139,16 @@ const input = (
 /** Previews and returns the wire form (encoded by the response schema). */
 const wire = (i: PlanChangePreviewInput) => {
   const result = previewPlanChange(i)
-  if (Either.isLeft(result)) throw new Error(`expected a preview, got ${result.left._tag}: ${JSON.stringify(result.left)}`)
-  const encoded = Schema.encodeEither(PreviewProjectChangeResponse)(result.right)
-  if (Either.isLeft(encoded)) throw new Error(ParseResult.TreeFormatter.formatErrorSync(encoded.left))
-  return encoded.right
+  if (Result.isFailure(result)) throw new Error(`expected a preview, got ${result.failure._tag}: ${JSON.stringify(result.failure)}`)
+  const encoded = Schema.encodeResult(PreviewProjectChangeResponse)(result.success)
+  if (Result.isFailure(encoded)) throw encoded.failure
+  return encoded.success
 }
 
 const failure = (i: PlanChangePreviewInput): PlanChangePreviewError => {
   const result = previewPlanChange(i)
-  if (Either.isRight(result)) throw new Error(`expected a failure, got ${JSON.stringify(wire(i))}`)
-  return result.left
+  if (Result.isSuccess(result)) throw new Error(`expected a failure, got ${JSON.stringify(wire(i))}`)
+  return result.failure
 }
 
 const EMPTY = { creditsCents: 0, currency: "USD", discountCents: 0, feesCents: 0, lines: [], taxesCents: 0, totalCents: 0 }

@@ -3,7 +3,7 @@
  * period-end invoicing (Invoicing.ts): examples and properties.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { DateTime, Either, Schema } from "effect"
+import { DateTime, Result, Schema } from "effect"
 import * as fc from "fast-check"
 import { categoriesOf, validateCatalog } from "../../src/billing/Catalog.js"
 import { closePeriod } from "../../src/billing/Invoicing.js"
@@ -84,12 +84,12 @@ const planJson = (o: Record<string, unknown> = {}) => ({
 
 describe("validateCatalog", () => {
   it("accepts a catalog with one default per category and unique plan codes", () => {
-    expect(Either.isRight(validateCatalog({ a: [planJson()], b: [planJson({ planCode: "q" }), planJson({ planCode: "r", isDefault: false })] }))).toBe(true)
+    expect(Result.isSuccess(validateCatalog({ a: [planJson()], b: [planJson({ planCode: "q" }), planJson({ planCode: "r", isDefault: false })] }))).toBe(true)
   })
   it("the organization category (sold to organizations themselves) has no default plan and is no project category", () => {
     const catalog = validateCatalog({ a: [planJson()], organization: [planJson({ planCode: "org", isDefault: false })] })
-    expect(Either.isRight(catalog) && categoriesOf(catalog.right)).toEqual(["a"])
-    expect(Either.isLeft(catalog) ? catalog.left : "").toBe("")
+    expect(Result.isSuccess(catalog) && categoriesOf(catalog.success)).toEqual(["a"])
+    expect(Result.isFailure(catalog) ? catalog.failure : "").toBe("")
   })
   it.each([
     ["not an object", [], /JSON object/],
@@ -108,14 +108,14 @@ describe("validateCatalog", () => {
     ["min above max quantity", { a: [planJson({ fixedCharges: [{ fixedChargeCode: "s", name: "S", unitAmountCents: 1, payInAdvance: true, prorated: true, defaultUnits: 0, minQuantity: 5, maxQuantity: 2 }] })] }, /minQuantity/]
   ] as const)("refuses %s, saying why", (_, input, reason) => {
     const r = validateCatalog(input)
-    expect(Either.isLeft(r) && r.left).toMatch(reason)
+    expect(Result.isFailure(r) && r.failure).toMatch(reason)
   })
 })
 
 describe("closePeriod (period-end invoicing)", () => {
   const plan = (o: Record<string, unknown>) => Schema.decodeUnknownSync(BillingPlanSchema)(planJson(o))
   const day = (iso: string) => epochDayOf(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)), Number(iso.slice(8, 10)))
-  const now = DateTime.unsafeMake("2025-04-01T00:00:00Z")
+  const now = DateTime.makeUnsafe("2025-04-01T00:00:00Z")
   const sub = (p: BillingPlan, o: Partial<SubscriptionRecord> = {}): SubscriptionRecord => {
     const anchorDay = day("2025-01-01")
     const cp = period(p.interval, "anniversary", anchorDay, day("2025-03-12"))
@@ -192,11 +192,11 @@ describe("closePeriod (period-end invoicing)", () => {
       expect(r.next.periodEnd).toBeGreaterThanOrEqual(cp.end + 1)
       for (const line of r.lines) {
         expect(line.amountCents).toBeGreaterThanOrEqual(0)
-        expect(Either.isRight(Schema.encodeEither(PreviewLine)(line))).toBe(true)
-        expect(line.periodStart!.epochMillis).toBeLessThan(line.periodEnd!.epochMillis)
+        expect(Result.isSuccess(Schema.encodeResult(PreviewLine)(line))).toBe(true)
+        expect(line.periodStart!.epochMilliseconds).toBeLessThan(line.periodEnd!.epochMilliseconds)
       }
       // A shortfall tops the period's fees up to the commitment exactly.
-      const closing = r.lines.filter((l) => l.periodEnd!.epochMillis === (cp.end + 1) * 86_400_000)
+      const closing = r.lines.filter((l) => l.periodEnd!.epochMilliseconds === (cp.end + 1) * 86_400_000)
       const spent = closing.filter((l) => l.kind !== "commitment").reduce((a, l) => a + l.amountCents, 0) + (g.advance ? g.base : 0)
       const commitment = closing.find((l) => l.kind === "commitment")
       if (g.commitment !== null && spent < g.commitment) expect(commitment?.amountCents).toBe(g.commitment - spent)

@@ -10,7 +10,7 @@ import {
   Requirement
 } from "@switchboard/core/credentials"
 import { AccountId, ApiKeyId, ProjectId, ServiceKeyId } from "@switchboard/core/shared"
-import { Either } from "effect"
+import { Result } from "effect"
 
 const account = AccountId.make("sb_acc_01m7zvg8epecnadf5bkm51v23z")
 const P1 = ProjectId.make("0190a8d4-5b6c-7d8e-9f01-23456789abcd")
@@ -89,7 +89,7 @@ describe("decide: every principal × every requirement", () => {
     it(name, () => {
       const got = Object.fromEntries(Object.entries(requirements).map(([r, requirement]) => {
         const d = decide(principals[name as keyof typeof principals], requirement)
-        return [r, Either.isRight(d) ? "ok" : d.left.code]
+        return [r, Result.isSuccess(d) ? "ok" : d.failure.code]
       }))
       expect(got).toEqual(expected)
     })
@@ -97,31 +97,31 @@ describe("decide: every principal × every requirement", () => {
 
   it("a scope refusal names the scope as insufficient_scope: <scope>, and carries it", () => {
     const d = decide(principals.tokenNoScopes, requirements.ownWrite)
-    expect(Either.isLeft(d) && d.left.detail).toContain("insufficient_scope: projects:write")
-    expect(Either.isLeft(d) && d.left.scope).toBe("projects:write")
+    expect(Result.isFailure(d) && d.failure.detail).toContain("insufficient_scope: projects:write")
+    expect(Result.isFailure(d) && d.failure.scope).toBe("projects:write")
     const p = decide(principals.grantProjectsRead, requirements.ownProfile)
-    expect(Either.isLeft(p) && p.left.scope).toBe("profile")
+    expect(Result.isFailure(p) && p.failure.scope).toBe("profile")
   })
 
   it("a first-party refusal names what is needed", () => {
     const d = decide(principals.grantEveryScope, requirements.account)
-    expect(Either.isLeft(d) && d.left.detail).toContain("first-party credential")
-    expect(Either.isLeft(d) && d.left.scope).toBeUndefined()
+    expect(Result.isFailure(d) && d.failure.detail).toContain("first-party credential")
+    expect(Result.isFailure(d) && d.failure.scope).toBeUndefined()
   })
 
   it("billing's rules refuse as data too: the missing scope in its field, other refusals without one", () => {
     const route = { scope: "billing:write", organizationRoute: true } as const
     const d = decideBilling(principals.tokenNoScopes, route)
-    expect(Either.isLeft(d) && { code: d.left.code, scope: d.left.scope }).toEqual({ code: "INSUFFICIENT_SCOPE", scope: "billing:write" })
+    expect(Result.isFailure(d) && { code: d.failure.code, scope: d.failure.scope }).toEqual({ code: "INSUFFICIENT_SCOPE", scope: "billing:write" })
     const k = decideBilling(key(["project:read"]), route)
-    expect(Either.isLeft(k) && { code: k.left.code, scope: k.left.scope }).toEqual({ code: "FORBIDDEN", scope: undefined })
+    expect(Result.isFailure(k) && { code: k.failure.code, scope: k.failure.scope }).toEqual({ code: "FORBIDDEN", scope: undefined })
   })
 
   it("a scope refusal is made only with its scope (denyScope): denyWith refuses the code at compile time", () => {
     // @ts-expect-error INSUFFICIENT_SCOPE needs the missing scope: use denyScope
     const untyped = denyWith("INSUFFICIENT_SCOPE", "no scope named")
-    expect(Either.isLeft(untyped)).toBe(true)
+    expect(Result.isFailure(untyped)).toBe(true)
     const d = denyScope("members:read")
-    expect(Either.isLeft(d) && d.left.scope).toBe("members:read")
+    expect(Result.isFailure(d) && d.failure.scope).toBe("members:read")
   })
 })

@@ -4,7 +4,8 @@ import { Accounts, IdentityLimits } from "@switchboard/core/accounts"
 import { AccountServiceKeys, Authenticator, parseCredential, Principal } from "@switchboard/core/credentials"
 import { type AccountId, formatTypeId, IdKinds, ServiceKeyId, uuidv7Bytes } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
-import { DateTime, Effect, Either, Layer, Redacted, TestClock } from "effect"
+import { DateTime, Effect, Result, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 
 /** The principal of a service key, narrowed (the test fails on any other kind). */
 const asAccountPrincipal = (p: Principal) => {
@@ -13,7 +14,7 @@ const asAccountPrincipal = (p: Principal) => {
 }
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
 
@@ -77,11 +78,11 @@ describe("AccountServiceKeys", () => {
       const accountId = yield* setup()
       const keys = yield* AccountServiceKeys
       for (const expiresAt of [at(T0), at(T0 - 1), at(T0 - 86_400_000)]) {
-        const result = yield* Effect.either(keys.create({ accountId, name: "bad", expiresAt }))
-        expect(Either.isLeft(result)).toBe(true)
-        if (Either.isLeft(result)) {
-          expect(result.left._tag).toBe("InvalidInput")
-          if (result.left._tag === "InvalidInput") expect(result.left.field).toBe("expiresAt")
+        const result = yield* Effect.result(keys.create({ accountId, name: "bad", expiresAt }))
+        expect(Result.isFailure(result)).toBe(true)
+        if (Result.isFailure(result)) {
+          expect(result.failure._tag).toBe("InvalidInput")
+          if (result.failure._tag === "InvalidInput") expect(result.failure.field).toBe("expiresAt")
         }
       }
       expect(yield* keys.list(accountId)).toEqual([])
@@ -148,8 +149,8 @@ describe("AccountServiceKeys", () => {
         formatTypeId(IdKinds.accountServiceKey, uuidv7Bytes(T0, new Uint8Array(10).fill(7)))
       )
       for (const serviceKeyId of [unknown, theirs.serviceKey.serviceKeyId]) {
-        const result = yield* Effect.either(keys.revoke(accountId, serviceKeyId))
-        expect(result).toEqual(Either.left(expect.objectContaining({ _tag: "AccountServiceKeyNotFound", serviceKeyId })))
+        const result = yield* Effect.result(keys.revoke(accountId, serviceKeyId))
+        expect(result).toEqual(Result.fail(expect.objectContaining({ _tag: "AccountServiceKeyNotFound", serviceKeyId })))
       }
       // The other account's key is untouched and still works.
       expect((yield* keys.list(other.accountId))[0]?.revokedAt).toBeNull()
@@ -162,14 +163,14 @@ describe("AccountServiceKeys", () => {
       const accountId = yield* setup()
       const keys = yield* AccountServiceKeys
       const created = yield* createN(accountId, 20)
-      const over = yield* Effect.either(keys.create({ accountId, name: "21st", expiresAt: null }))
-      expect(over).toEqual(Either.left(expect.objectContaining({ _tag: "AccountServiceKeyLimitReached", limit: 20 })))
+      const over = yield* Effect.result(keys.create({ accountId, name: "21st", expiresAt: null }))
+      expect(over).toEqual(Result.fail(expect.objectContaining({ _tag: "AccountServiceKeyLimitReached", limit: 20 })))
       expect(yield* keys.list(accountId)).toHaveLength(20)
       yield* keys.revoke(accountId, created[3]!.serviceKey.serviceKeyId)
       const again = yield* keys.create({ accountId, name: "21st", expiresAt: null })
       expect(again.serviceKey.name).toBe("21st")
-      const full = yield* Effect.either(keys.create({ accountId, name: "22nd", expiresAt: null }))
-      expect(Either.isLeft(full) && full.left._tag).toBe("AccountServiceKeyLimitReached")
+      const full = yield* Effect.result(keys.create({ accountId, name: "22nd", expiresAt: null }))
+      expect(Result.isFailure(full) && full.failure._tag).toBe("AccountServiceKeyLimitReached")
     }).pipe(Effect.provide(Env)))
 
   it.effect("the limit is per account", () =>
@@ -187,8 +188,8 @@ describe("AccountServiceKeys", () => {
       const keys = yield* AccountServiceKeys
       yield* keys.create({ accountId, name: "short-lived", expiresAt: at(T0 + 1_000) })
       yield* createN(accountId, 19)
-      const full = yield* Effect.either(keys.create({ accountId, name: "over", expiresAt: null }))
-      expect(Either.isLeft(full) && full.left._tag).toBe("AccountServiceKeyLimitReached")
+      const full = yield* Effect.result(keys.create({ accountId, name: "over", expiresAt: null }))
+      expect(Result.isFailure(full) && full.failure._tag).toBe("AccountServiceKeyLimitReached")
       yield* TestClock.adjust("1 second") // the short-lived key expires exactly now
       const created = yield* keys.create({ accountId, name: "replacement", expiresAt: null })
       expect(created.serviceKey.name).toBe("replacement")
@@ -202,10 +203,10 @@ describe("AccountServiceKeys", () => {
     const keys = yield* AccountServiceKeys
     let created = 0
     for (;;) {
-      const result = yield* Effect.either(keys.create({ accountId, name: `k${created}`, expiresAt: null }))
-      if (Either.isLeft(result)) {
-        expect(result.left._tag).toBe("AccountServiceKeyLimitReached")
-        return { created, limit: result.left._tag === "AccountServiceKeyLimitReached" ? result.left.limit : -1 }
+      const result = yield* Effect.result(keys.create({ accountId, name: `k${created}`, expiresAt: null }))
+      if (Result.isFailure(result)) {
+        expect(result.failure._tag).toBe("AccountServiceKeyLimitReached")
+        return { created, limit: result.failure._tag === "AccountServiceKeyLimitReached" ? result.failure.limit : -1 }
       }
       created += 1
       if (created > 50) return { created, limit: -1 }
@@ -239,11 +240,11 @@ describe("AccountServiceKeys", () => {
       yield* TestClock.setTime(T0)
       const ghost = (yield* Effect.flatMap(Accounts, (a) => a.create({ email: "ghost@example.com" }))).accountId
       // A second, separate store has never seen `ghost`.
-      const result = yield* Effect.either(
+      const result = yield* Effect.result(
         Effect.flatMap(AccountServiceKeys, (keys) => keys.create({ accountId: ghost, name: "x", expiresAt: null })).pipe(
-          Effect.provide(Env)
+          Effect.provide(Env, { local: true })
         )
       )
-      expect(Either.isLeft(result) && result.left._tag).toBe("AccountNotFound")
+      expect(Result.isFailure(result) && result.failure._tag).toBe("AccountNotFound")
     }).pipe(Effect.provide(Env)))
 })

@@ -5,7 +5,8 @@ import { AccountServiceKeys, Authenticator, MAX_CREDENTIAL_LENGTH, Principal } f
 import { sha256Hex } from "@switchboard/core/internal"
 import { AccountId, CROCKFORD, formatTypeId, IdKinds, ServiceKeyId, uuidv7Bytes } from "@switchboard/core/shared"
 import { accountFixture, TestkitLive } from "@switchboard/testkit"
-import { DateTime, Effect, Either, Layer, Redacted, TestClock } from "effect"
+import { DateTime, Effect, Result, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 
 /** The principal of a service key, narrowed (the test fails on any other kind). */
 const asAccountPrincipal = (p: Principal) => {
@@ -14,7 +15,7 @@ const asAccountPrincipal = (p: Principal) => {
 }
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
 
 /** A valid-looking 52-character secret made of one repeated Crockford character. */
@@ -128,14 +129,14 @@ describe("Authenticator", () => {
         )
         expect(principal._tag).toBe("Account")
       } else {
-        const result = yield* Effect.either(authenticate(credential))
-        expect(Either.isLeft(result)).toBe(true)
-        if (Either.isLeft(result)) {
-          expect(result.left._tag).toBe("InvalidCredential")
-          if (result.left._tag === "InvalidCredential") {
-            expect(result.left.reason).toBe(c.expected)
+        const result = yield* Effect.result(authenticate(credential))
+        expect(Result.isFailure(result)).toBe(true)
+        if (Result.isFailure(result)) {
+          expect(result.failure._tag).toBe("InvalidCredential")
+          if (result.failure._tag === "InvalidCredential") {
+            expect(result.failure.reason).toBe(c.expected)
             // The message never echoes the presented credential.
-            if (credential.length > 0) expect(result.left.message).not.toContain(credential)
+            if (credential.length > 0) expect(result.failure.message).not.toContain(credential)
           }
         }
       }
@@ -152,7 +153,7 @@ describe("Authenticator", () => {
       })
       const credential = Redacted.value(created.secret)
       expect(yield* reasonOf(credential)).toBe("ok")
-      yield* TestClock.setTime(expiresAt.epochMillis - 1)
+      yield* TestClock.setTime(DateTime.toEpochMillis(expiresAt) - 1)
       const principal = asAccountPrincipal(yield* authenticate(credential))
       expect(principal.serviceKeyId).toBe(created.serviceKey.serviceKeyId)
       yield* TestClock.adjust("1 millis")
@@ -183,8 +184,8 @@ describe("Authenticator", () => {
       expect(yield* reasonOf(wrong)).toBe("unknown")
       expect(auth.cached(credential, T0)).toBeDefined()
       // Expiry applies at its instant, cached or not.
-      expect(auth.cached(credential, expiresAt.epochMillis - 1)).toBeDefined()
-      expect(auth.cached(credential, expiresAt.epochMillis)).toBeUndefined()
+      expect(auth.cached(credential, DateTime.toEpochMillis(expiresAt) - 1)).toBeDefined()
+      expect(auth.cached(credential, DateTime.toEpochMillis(expiresAt))).toBeUndefined()
       // Revocation drops it at once.
       yield* keys.revoke(AccountId.make(f.accountId), created.serviceKey.serviceKeyId)
       expect(auth.cached(credential, T0)).toBeUndefined()
@@ -223,8 +224,8 @@ describe("Authenticator", () => {
         limit: 20,
         now: at(T0 - 3_600_000)
       })
-      const result = yield* Effect.either(authenticate(`${serviceKeyId}_${secret}`))
-      expect(result).toEqual(Either.left(expect.objectContaining({ _tag: "AccountDeleted", accountId: account.accountId })))
+      const result = yield* Effect.result(authenticate(`${serviceKeyId}_${secret}`))
+      expect(result).toEqual(Result.fail(expect.objectContaining({ _tag: "AccountDeleted", accountId: account.accountId })))
       // The wrong secret for the same key still says nothing about the account.
       expect(yield* reasonOf(`${serviceKeyId}_${secretOf("z")}`)).toBe("unknown")
     }).pipe(Effect.provide(Env)))

@@ -15,7 +15,8 @@ import {
 } from "@switchboard/core/credentials"
 import { ServiceKeyId } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
-import { DateTime, Duration, Effect, Either, Layer, Redacted, TestClock } from "effect"
+import { DateTime, Duration, Effect, Result, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 
@@ -27,7 +28,7 @@ const entry = (id: string): CachedServiceKey => ({
       serviceKeyId: ServiceKeyId.make(id),
       accountId: "sb_acc_01m7zvg8epecnadf5bkm51v23z" as never,
       name: "k",
-      createdAt: DateTime.unsafeMake(T0) as DateTime.Utc,
+      createdAt: DateTime.makeUnsafe(T0) as DateTime.Utc,
       expiresAt: null,
       revokedAt: null
     }
@@ -37,8 +38,8 @@ const K1 = "sb_ask_01m7zvg8epecnadf5bkm51v23z"
 const K2 = "sb_ask_01m7zvg8epecnadf5bkm51v240"
 const K3 = "sb_ask_01m7zvg8epecnadf5bkm51v241"
 
-const cacheWith = (policy: CredentialCachePolicy["Type"]) =>
-  CredentialCache.Default.pipe(Layer.provide(Layer.succeed(CredentialCachePolicy, policy)))
+const cacheWith = (policy: typeof CredentialCachePolicy.Service) =>
+  CredentialCache.layer.pipe(Layer.provide(Layer.succeed(CredentialCachePolicy, policy)))
 
 describe("CredentialCache", () => {
   it.effect("serves an entry for the TTL, then forgets it", () =>
@@ -109,7 +110,7 @@ const setup = Effect.gen(function*() {
   yield* TestClock.setTime(T0)
   const account = yield* (yield* Accounts).create({ email: "cache@example.com" })
   const keys = yield* AccountServiceKeys
-  const created = yield* keys.create({ accountId: account.accountId, name: "k", expiresAt: DateTime.unsafeMake(T0 + 100_000) as DateTime.Utc })
+  const created = yield* keys.create({ accountId: account.accountId, name: "k", expiresAt: DateTime.makeUnsafe(T0 + 100_000) as DateTime.Utc })
   return { account, keys, created, auth: yield* Authenticator }
 })
 
@@ -127,8 +128,8 @@ describe("Authenticator with the cache", () => {
         expect(lookups.n).toBe(1)
         // A wrong secret for a cached key id is still refused.
         const wrong = Redacted.make(`${created.serviceKey.serviceKeyId}_${"0".repeat(52)}`)
-        const refused = yield* Effect.either(auth.authenticate(wrong))
-        expect(Either.isLeft(refused) && refused.left._tag === "InvalidCredential" && refused.left.reason).toBe("unknown")
+        const refused = yield* Effect.result(auth.authenticate(wrong))
+        expect(Result.isFailure(refused) && refused.failure._tag === "InvalidCredential" && refused.failure.reason).toBe("unknown")
       })))
 
   it.effect("revoking through the service refuses the key at once", () =>
@@ -137,8 +138,8 @@ describe("Authenticator with the cache", () => {
         const { account, auth, created, keys } = yield* setup
         yield* auth.authenticate(created.secret)
         yield* keys.revoke(account.accountId, created.serviceKey.serviceKeyId)
-        const after = yield* Effect.either(auth.authenticate(created.secret))
-        expect(Either.isLeft(after) && after.left._tag === "InvalidCredential" && after.left.reason).toBe("revoked")
+        const after = yield* Effect.result(auth.authenticate(created.secret))
+        expect(Result.isFailure(after) && after.failure._tag === "InvalidCredential" && after.failure.reason).toBe("revoked")
       })))
 
   it.effect("a revocation announced by another process drops the key; an unannounced one lasts at most the TTL", () =>
@@ -149,14 +150,14 @@ describe("Authenticator with the cache", () => {
         const revocations = yield* CredentialRevocations
         // Another process revokes in the shared store without telling us: the cached key still works…
         yield* auth.authenticate(created.secret)
-        yield* repo.revoke({ accountId: account.accountId, serviceKeyId: created.serviceKey.serviceKeyId, now: DateTime.unsafeMake(T0) as DateTime.Utc })
-        expect(Either.isRight(yield* Effect.either(auth.authenticate(created.secret)))).toBe(true)
+        yield* repo.revoke({ accountId: account.accountId, serviceKeyId: created.serviceKey.serviceKeyId, now: DateTime.makeUnsafe(T0) as DateTime.Utc })
+        expect(Result.isSuccess(yield* Effect.result(auth.authenticate(created.secret)))).toBe(true)
         // …until the announcement arrives,
         yield* revocations.publish(created.serviceKey.serviceKeyId)
-        yield* Effect.yieldNow()
-        yield* Effect.yieldNow()
-        const announced = yield* Effect.either(auth.authenticate(created.secret))
-        expect(Either.isLeft(announced) && announced.left._tag === "InvalidCredential" && announced.left.reason).toBe("revoked")
+        yield* Effect.yieldNow
+        yield* Effect.yieldNow
+        const announced = yield* Effect.result(auth.authenticate(created.secret))
+        expect(Result.isFailure(announced) && announced.failure._tag === "InvalidCredential" && announced.failure.reason).toBe("revoked")
       })))
 
   it.effect("without any announcement the store is read again once the TTL has passed", () =>
@@ -165,10 +166,10 @@ describe("Authenticator with the cache", () => {
         const { account, auth, created } = yield* setup
         const repo = yield* AccountServiceKeysRepo
         yield* auth.authenticate(created.secret)
-        yield* repo.revoke({ accountId: account.accountId, serviceKeyId: created.serviceKey.serviceKeyId, now: DateTime.unsafeMake(T0) as DateTime.Utc })
+        yield* repo.revoke({ accountId: account.accountId, serviceKeyId: created.serviceKey.serviceKeyId, now: DateTime.makeUnsafe(T0) as DateTime.Utc })
         yield* TestClock.adjust(Duration.seconds(30))
-        const stale = yield* Effect.either(auth.authenticate(created.secret))
-        expect(Either.isLeft(stale) && stale.left._tag === "InvalidCredential" && stale.left.reason).toBe("revoked")
+        const stale = yield* Effect.result(auth.authenticate(created.secret))
+        expect(Result.isFailure(stale) && stale.failure._tag === "InvalidCredential" && stale.failure.reason).toBe("revoked")
         expect(lookups.n).toBe(2)
       })))
 
@@ -178,9 +179,9 @@ describe("Authenticator with the cache", () => {
         const { auth, created } = yield* setup
         yield* auth.authenticate(created.secret)
         yield* TestClock.adjust(Duration.millis(99_999))
-        expect(Either.isRight(yield* Effect.either(auth.authenticate(created.secret)))).toBe(true)
+        expect(Result.isSuccess(yield* Effect.result(auth.authenticate(created.secret)))).toBe(true)
         yield* TestClock.adjust(Duration.millis(1))
-        const expired = yield* Effect.either(auth.authenticate(created.secret))
-        expect(Either.isLeft(expired) && expired.left._tag === "InvalidCredential" && expired.left.reason).toBe("expired")
+        const expired = yield* Effect.result(auth.authenticate(created.secret))
+        expect(Result.isFailure(expired) && expired.failure._tag === "InvalidCredential" && expired.failure.reason).toBe("expired")
       })))
 })

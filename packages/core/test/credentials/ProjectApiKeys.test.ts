@@ -15,7 +15,8 @@ import {
 import { ProjectClosures, ProjectsService } from "@switchboard/core/projects"
 import { ApiKeyId, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
-import { DateTime, Effect, Either, Layer, Redacted, TestClock } from "effect"
+import { DateTime, Effect, Result, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { at, organizationWithProject, T0 } from "../ProjectFixtures.js"
 
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
@@ -29,7 +30,7 @@ const setup = (slug = "keys") =>
     return yield* organizationWithProject(account.accountId, { name: "Keys", slug: `${slug}-${n}` })
   })
 
-type Ctx = Effect.Effect.Success<ReturnType<typeof setup>>
+type Ctx = Effect.Success<ReturnType<typeof setup>>
 
 const createKey = (ctx: Ctx, permissions: ReadonlyArray<string> = ["project:read"], extra: { name?: string; expiresAt?: DateTime.Utc | null } = {}) =>
   Effect.flatMap(ProjectApiKeys, (keys) =>
@@ -42,11 +43,11 @@ const outcome = (secret: Redacted.Redacted<string>) =>
   authenticate(secret).pipe(
     Effect.map((p) => (p._tag === "ProjectKey" ? `ok:${p.permissions.join(",")}` : `wrong principal ${p._tag}`)),
     Effect.catchTag("InvalidCredential", (e) => Effect.succeed(e.reason)),
-    Effect.catchAll((e) => Effect.succeed(`failed ${e._tag}`))
+    Effect.catch((e) => Effect.succeed(`failed ${e._tag}`))
   )
 
 const failureOf = <A, E>(self: Effect.Effect<A, E, any>) =>
-  Effect.map(Effect.either(self), (r) => (Either.isLeft(r) ? r.left : undefined))
+  Effect.map(Effect.result(self), (r) => (Result.isFailure(r) ? r.failure : undefined))
 
 describe("ProjectApiKeys", () => {
   it.effect("create: the credential embeds the apiKeyId and authenticates as the project key with its permissions", () =>
@@ -181,7 +182,7 @@ describe("ProjectApiKeys", () => {
       yield* (yield* CredentialRevocations).publish(created.apiKey.apiKeyId)
       let result = ""
       for (let i = 0; i < 100 && result !== "revoked"; i++) {
-        yield* Effect.yieldNow()
+        yield* Effect.yieldNow
         result = yield* outcome(created.secret)
       }
       expect(result).toBe("revoked")
@@ -265,8 +266,8 @@ describe("ProjectApiKeys", () => {
   it.effect("concurrent creates never exceed the limit", () =>
     Effect.gen(function*() {
       const ctx = yield* setup()
-      const results = yield* Effect.all(Array.from({ length: 8 }, () => Effect.either(createKey(ctx))), { concurrency: "unbounded" })
-      expect(results.filter(Either.isRight)).toHaveLength(3)
+      const results = yield* Effect.all(Array.from({ length: 8 }, () => Effect.result(createKey(ctx))), { concurrency: "unbounded" })
+      expect(results.filter(Result.isSuccess)).toHaveLength(3)
       expect((yield* (yield* ProjectApiKeys).list(ctx.projectId, ctx.principal))).toHaveLength(3)
     }).pipe(Effect.provide(SwitchboardCore.pipe(
       Layer.provide(Layer.succeed(ProjectApiKeyLimits, { maxApiKeysPerProject: 3 })),

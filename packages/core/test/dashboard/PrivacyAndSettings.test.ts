@@ -8,7 +8,8 @@ import { AuditLog, erasedEmail, PrivacyRequests } from "@switchboard/core/privac
 import { hasSlugShape, isReservedSlug, ProjectIntegrations } from "@switchboard/core/projects"
 import { type AccountId } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
-import { Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
+import { DateTime, Effect, Layer, Option, Redacted, Result } from "effect"
+import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 
 const T0 = Date.parse("2030-01-01T00:00:15.000Z")
@@ -58,8 +59,8 @@ describe("PrivacyRequests", () => {
       expect(account).toMatchObject({ email: erasedEmail(accountId), firstName: null, passwordHash: null })
       expect(account.deletedAt).not.toBeNull()
       expect(Option.isNone(yield* (yield* Sessions).resolve(Redacted.value(up.token)))).toBe(true)
-      const auth = yield* Effect.either((yield* Authenticator).authenticate(key.secret))
-      expect(Either.isLeft(auth)).toBe(true)
+      const auth = yield* Effect.result((yield* Authenticator).authenticate(key.secret))
+      expect(Result.isFailure(auth)).toBe(true)
       expect(Option.isNone(yield* (yield* Onboarding).get(accountId))).toBe(true)
       const request = Option.getOrThrow(yield* privacy.find(received.requestId))
       expect(request).toMatchObject({ status: "completed", outcome: "erased", email: null })
@@ -84,8 +85,8 @@ describe("PrivacyRequests", () => {
       const account = yield* (yield* Accounts).get(accountId)
       expect(account).toMatchObject({ email: erasedEmail(accountId), passwordHash: null, deletedAt: null })
       expect(Option.getOrThrow(yield* (yield* OrganizationsRepo).roleOf(project.organizationId, accountId))).toBe("owner")
-      const signIn = yield* Effect.either((yield* SignIn).signIn({ email: address, password: Redacted.make("a long enough password") }))
-      expect(Either.isLeft(signIn) && signIn.left._tag).toBe("InvalidSignIn")
+      const signIn = yield* Effect.result((yield* SignIn).signIn({ email: address, password: Redacted.make("a long enough password") }))
+      expect(Result.isFailure(signIn) && signIn.failure._tag).toBe("InvalidSignIn")
     }).pipe(Effect.provide(Env)))
 
   it.effect("a request for someone else's email changes nothing (not_verified); an unknown email is no_account", () =>
@@ -130,8 +131,8 @@ describe("ProjectIntegrations", () => {
       expect(Redacted.value(secrets.clientSecret)).toBe("client-secret-value")
       expect(Redacted.value(secrets.signingSecret)).toBe("signing-secret-value")
 
-      const refused = yield* Effect.either(integrations.setAutoScale(project.projectId, principal(stranger.accountId), false))
-      expect(Either.isLeft(refused) && refused.left._tag).toBe("ProjectNotFound")
+      const refused = yield* Effect.result(integrations.setAutoScale(project.projectId, principal(stranger.accountId), false))
+      expect(Result.isFailure(refused) && refused.failure._tag).toBe("ProjectNotFound")
     }).pipe(Effect.provide(Env)))
 })
 
@@ -161,6 +162,6 @@ describe("DashboardProjects and Onboarding", () => {
       yield* TestClock.adjust("1 minute")
       const saved = yield* onboarding.save(account.accountId, { role: "cto", teamSize: null })
       expect(saved).toMatchObject({ companyName: "Acme", role: "cto", useCase: null, teamSize: null })
-      expect(saved.updatedAt.epochMillis - saved.createdAt.epochMillis).toBe(60_000)
+      expect(DateTime.toEpochMillis(saved.updatedAt) - DateTime.toEpochMillis(saved.createdAt)).toBe(60_000)
     }).pipe(Effect.provide(Env)))
 })

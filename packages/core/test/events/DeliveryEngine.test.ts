@@ -20,24 +20,25 @@ import {
 import { ProjectsService } from "@switchboard/core/projects"
 import { Transactor } from "@switchboard/core/shared"
 import { makeRecordingSender } from "@switchboard/testkit"
-import { DateTime, Duration, Effect, Either, Fiber, Layer, Redacted, TestClock } from "effect"
+import { DateTime, Duration, Effect, Result, Fiber, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { at, setupProject, T0, webhooksEnv } from "./TestEnv.js"
 
 const fail503: SendOutcome = { _tag: "Response", status: 503, body: "busy" }
 const ok: SendOutcome = { _tag: "Response", status: 200, body: "" }
 
-const destination = (ctx: Effect.Effect.Success<ReturnType<typeof setupProject>>, url: string, enabledEvents: ReadonlyArray<string> = ["*"]) =>
+const destination = (ctx: Effect.Success<ReturnType<typeof setupProject>>, url: string, enabledEvents: ReadonlyArray<string> = ["*"]) =>
   Effect.flatMap(WebhookDestinations, (d) =>
     d.create(ctx.projectId, ctx.principal, { apiVersion: "2026-07-01", enabledEvents: enabledEvents as ["*"], name: "test", url }))
 
-const rename = (ctx: Effect.Effect.Success<ReturnType<typeof setupProject>>, name: string) =>
+const rename = (ctx: Effect.Success<ReturnType<typeof setupProject>>, name: string) =>
   Effect.flatMap(ProjectsService, (p) => p.rename(ctx.projectId, ctx.principal, name))
 
 const drain = (sender: Layer.Layer<WebhookSender>) =>
   Effect.flatMap(WebhookDeliveryEngine, (e) => e.drain()).pipe(Effect.provide(sender))
 
-const deliveriesOf = (ctx: Effect.Effect.Success<ReturnType<typeof setupProject>>, destinationId: string) =>
+const deliveriesOf = (ctx: Effect.Success<ReturnType<typeof setupProject>>, destinationId: string) =>
   Effect.map(
     Effect.flatMap(WebhookDestinations, (d) => d.listDeliveries(ctx.projectId, ctx.principal, destinationId)),
     (p) => p.deliveries
@@ -89,11 +90,11 @@ describe("WebhookDeliveryEngine", () => {
       const before = sender.requests.length
       const tx = yield* Transactor
       const publisher = yield* EventPublisher
-      const failed = yield* Effect.either(tx.withTransaction(Effect.zipRight(
+      const failed = yield* Effect.result(tx.withTransaction(Effect.andThen(
         publisher.publish(ctx.projectId, [{ type: "project.updated", source: "t", timestamp: at(T0), data: { rolled: "back" } }]),
         Effect.fail("boom" as const)
       )))
-      expect(Either.isLeft(failed)).toBe(true)
+      expect(Result.isFailure(failed)).toBe(true)
       expect(yield* drain(sender.layer)).toBe(0)
       expect(sender.requests.length).toBe(before)
     }).pipe(Effect.provide(webhooksEnv())))
@@ -112,7 +113,7 @@ describe("WebhookDeliveryEngine", () => {
       for (let attempt = 2; attempt <= 6; attempt++) {
         const [pending] = yield* deliveriesOf(ctx, d.destination.destinationId)
         expect(pending).toMatchObject({ status: "pending", attemptCount: attempt - 1, lastError: "HTTP 503: busy", lastResponseStatus: 503 })
-        const wait = pending!.nextAttemptAt!.epochMillis - (yield* DateTime.now).epochMillis
+        const wait = pending!.nextAttemptAt!.epochMilliseconds - (yield* DateTime.now).epochMilliseconds
         times.push(wait)
         // Not due yet: nothing happens a millisecond early.
         yield* TestClock.adjust(Duration.millis(Math.max(0, wait - 1)))
@@ -134,21 +135,21 @@ describe("WebhookDeliveryEngine", () => {
 
       const destinations = yield* WebhookDestinations
       const retry = (expectedAttemptCount: number, eventType = "project.updated") =>
-        Effect.either(destinations.retryDelivery(ctx.projectId, ctx.principal, d.destination.destinationId, {
+        Effect.result(destinations.retryDelivery(ctx.projectId, ctx.principal, d.destination.destinationId, {
           eventId: dead!.eventId,
           eventType,
           expectedAttemptCount
         }))
       const stale = yield* retry(5)
-      expect(Either.isLeft(stale) && stale.left._tag).toBe("WebhookRetryRefused")
-      expect(Either.isLeft(yield* retry(6, "project.created"))).toBe(true)
+      expect(Result.isFailure(stale) && stale.failure._tag).toBe("WebhookRetryRefused")
+      expect(Result.isFailure(yield* retry(6, "project.created"))).toBe(true)
       answer = ok
-      expect(Either.isRight(yield* retry(6))).toBe(true)
+      expect(Result.isSuccess(yield* retry(6))).toBe(true)
       expect(yield* run(engine.drain())).toBe(1)
       const [done] = yield* deliveriesOf(ctx, d.destination.destinationId)
       expect(done).toMatchObject({ status: "delivered", attemptCount: 7, lastError: null, lastResponseStatus: 200 })
       const again = yield* retry(7)
-      expect(Either.isLeft(again) && again.left._tag).toBe("WebhookRetryRefused")
+      expect(Result.isFailure(again) && again.failure._tag).toBe("WebhookRetryRefused")
     }).pipe(Effect.provide(webhooksEnv())))
 
   it.effect("a retry overrides a pending delivery's backoff once; fatal answers dead-letter at once", () =>
@@ -184,16 +185,16 @@ describe("WebhookDeliveryEngine", () => {
       yield* engine.dispatchAll
       // Another process claims it and dies mid-attempt.
       const now = yield* DateTime.now
-      const [claimed] = yield* repo.claimDue({ now, leaseUntil: at(now.epochMillis + 35_000), limit: 10, perEndpoint: 1000 })
+      const [claimed] = yield* repo.claimDue({ now, leaseUntil: at(DateTime.toEpochMillis(now) + 35_000), limit: 10, perEndpoint: 1000 })
       expect(claimed).toBeDefined()
       const sender = makeRecordingSender()
       expect(yield* engine.drain().pipe(Effect.provide(sender.layer))).toBe(0)
       const [inFlight] = yield* deliveriesOf(ctx, d.destination.destinationId)
       expect(inFlight).toMatchObject({ status: "pending", inFlight: true, attemptCount: 0 })
-      const retry = yield* Effect.either((yield* WebhookDestinations).retryDelivery(ctx.projectId, ctx.principal, d.destination.destinationId, {
+      const retry = yield* Effect.result((yield* WebhookDestinations).retryDelivery(ctx.projectId, ctx.principal, d.destination.destinationId, {
         eventId: inFlight!.eventId, eventType: "project.updated", expectedAttemptCount: 0
       }))
-      expect(Either.isLeft(retry) && retry.left._tag).toBe("WebhookRetryRefused")
+      expect(Result.isFailure(retry) && retry.failure._tag).toBe("WebhookRetryRefused")
       yield* TestClock.adjust(Duration.seconds(35))
       expect(yield* engine.drain().pipe(Effect.provide(sender.layer))).toBe(1)
       expect(sender.requests).toHaveLength(1)
@@ -219,17 +220,17 @@ describe("WebhookDeliveryEngine", () => {
       const d = yield* destination(ctx, "https://a.example.com/hook", ["project.updated"])
       const engine = yield* WebhookDeliveryEngine
       const sender = makeRecordingSender()
-      const fiber = yield* Effect.fork(engine.run(Duration.millis(100)).pipe(Effect.provide(sender.layer)))
+      const fiber = yield* Effect.forkChild(engine.run(Duration.millis(100)).pipe(Effect.provide(sender.layer)))
       yield* rename(ctx, "Live")
       yield* TestClock.adjust(Duration.millis(100))
-      yield* Effect.yieldNow()
+      yield* Effect.yieldNow
       for (let i = 0; i < 20 && sender.requests.length === 0; i++) yield* TestClock.adjust(Duration.millis(100))
       expect(sender.requests.map((r) => JSON.parse(r.body).data.name)).toEqual(["Live"])
       yield* Fiber.interrupt(fiber)
 
       // A receiver that never answers: interrupting the engine releases the claim at once.
       const hanging = Layer.succeed(WebhookSender, { send: () => Effect.never })
-      const stuck = yield* Effect.fork(engine.run(Duration.millis(100)).pipe(Effect.provide(hanging)))
+      const stuck = yield* Effect.forkChild(engine.run(Duration.millis(100)).pipe(Effect.provide(hanging)))
       yield* rename(ctx, "Stuck")
       for (let i = 0; i < 20; i++) {
         yield* TestClock.adjust(Duration.millis(100))
@@ -259,22 +260,25 @@ describe("WebhookDeliveryEngine", () => {
       }
       const slowWrites = Layer.effect(WebhooksRepo, Effect.map(WebhooksRepo, (repo) => ({
         ...repo,
-        claimDue: (args: Parameters<typeof repo.claimDue>[0]) => Effect.tap(repo.claimDue(args), (c) => count(c.length)),
+        claimDue: (args: Parameters<typeof repo.claimDue>[0]) => Effect.tap(repo.claimDue(args), (c) => Effect.sync(() => count(c.length))),
         // A slow statement: the fan-out's rounds wake the claimer meanwhile.
         completeAndClaim: (args: Parameters<typeof repo.completeAndClaim>[0]) =>
-          Effect.tap(Effect.zipRight(Effect.sleep(Duration.millis(250)), repo.completeAndClaim(args)), (c) => count(c.length - args.attempts.length)),
+          Effect.tap(
+            Effect.andThen(Effect.sleep(Duration.millis(250)), repo.completeAndClaim(args)),
+            (c) => Effect.sync(() => count(c.length - args.attempts.length))
+          ),
         completeAttempts: (attempts: Parameters<typeof repo.completeAttempts>[0]) =>
-          Effect.tap(repo.completeAttempts(attempts), () => count(-attempts.length)),
-        releaseClaim: (args: Parameters<typeof repo.releaseClaim>[0]) => Effect.tap(repo.releaseClaim(args), () => count(-1))
+          Effect.tap(repo.completeAttempts(attempts), () => Effect.sync(() => count(-attempts.length))),
+        releaseClaim: (args: Parameters<typeof repo.releaseClaim>[0]) => Effect.tap(repo.releaseClaim(args), () => Effect.sync(() => count(-1)))
       })))
-      const engine = yield* Effect.provide(WebhookDeliveryEngine, WebhookDeliveryEngine.Default.pipe(Layer.provide(slowWrites)))
+      const engine = yield* Effect.provide(WebhookDeliveryEngine, WebhookDeliveryEngine.layer.pipe(Layer.provide(slowWrites)), { local: true })
       const sender = makeRecordingSender()
-      const fiber = yield* Effect.fork(engine.run(Duration.millis(100)).pipe(Effect.provide(sender.layer)))
+      const fiber = yield* Effect.forkChild(engine.run(Duration.millis(100)).pipe(Effect.provide(sender.layer)))
       // The writer waits a real turn of the event loop before each batch: let real time pass too.
-      const tick = Effect.zipRight(TestClock.adjust(Duration.millis(20)), Effect.promise(() => new Promise((r) => setTimeout(r, 1))))
+      const tick = Effect.andThen(TestClock.adjust(Duration.millis(20)), Effect.promise(() => new Promise((r) => setTimeout(r, 1))))
       for (let i = 0; i < 300 && sender.requests.length < 60; i++) yield* tick
-      const stopping = yield* Effect.fork(Fiber.interrupt(fiber))
-      for (let i = 0; i < 50 && stopping.unsafePoll() === null; i++) yield* tick
+      const stopping = yield* Effect.forkChild(Fiber.interrupt(fiber))
+      for (let i = 0; i < 50 && stopping.pollUnsafe() === undefined; i++) yield* tick
       yield* Fiber.join(stopping)
       expect(sender.requests.length).toBeGreaterThanOrEqual(60)
       expect(maxHeld).toBeGreaterThan(0)
@@ -337,10 +341,10 @@ describe("WebhookDeliveryEngine", () => {
       expect(events[2]!.data).toMatchObject({ apiKeyId: created.apiKey.apiKeyId, revokedAt: "2030-01-01T00:00:00.000Z" })
       expect(events[4]!.data).toMatchObject({ state: "closing", deletedAt: "2030-01-01T00:00:00.000Z", name: "Life" })
       // A failed create (slug taken) leaves no event behind.
-      const dup = yield* Effect.either((yield* ProjectsService).create({
+      const dup = yield* Effect.result((yield* ProjectsService).create({
         accountId: ctx.accountId, organizationId: ctx.organizationId, name: "Dup", slug
       }))
-      expect(Either.isLeft(dup)).toBe(true)
+      expect(Result.isFailure(dup)).toBe(true)
       const all = yield* Effect.flatMap(WebhooksRepo, (r) => r.takeUndispatched(1000))
       expect(all.filter((e) => (e.event.data as { name?: string }).name === "Dup")).toEqual([])
     }).pipe(Effect.provide(webhooksEnv())))

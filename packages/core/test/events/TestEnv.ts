@@ -16,7 +16,8 @@ import {
 import { ProjectsService } from "@switchboard/core/projects"
 import { Ids, RecordCache } from "@switchboard/core/shared"
 import { accountFixture, TestkitLive } from "@switchboard/testkit"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { organizationWithProject, T0 } from "../ProjectFixtures.js"
 
 export { at, T0 } from "../ProjectFixtures.js"
@@ -26,16 +27,16 @@ export const testPolicy: WebhookPolicyShape = { ...defaultWebhookPolicy, allowIn
 
 export const webhooksEnv = (policy: Partial<WebhookPolicyShape> = {}) =>
   Layer.mergeAll(
-    WebhookDestinations.Default,
-    ManagementWebhooks.Default,
-    WebhookDeliveryEngine.Default,
-    ProjectsService.Default,
-    ProjectApiKeys.Default.pipe(Layer.provide(ProjectKeyVerifier.Default), Layer.provide(CredentialCache.Default)),
-    EventPublisher.Default,
-    Ids.Default
+    WebhookDestinations.layer,
+    ManagementWebhooks.layer,
+    WebhookDeliveryEngine.layer,
+    ProjectsService.layer,
+    ProjectApiKeys.layer.pipe(Layer.provide(ProjectKeyVerifier.layer), Layer.provide(CredentialCache.layer)),
+    EventPublisher.layer,
+    Ids.layer
   ).pipe(
     Layer.provideMerge(Layer.succeed(WebhookPolicy, { ...testPolicy, ...policy })),
-    Layer.provideMerge(RecordCache.Default),
+    Layer.provideMerge(RecordCache.layer),
     Layer.provideMerge(TestkitLive)
   )
 

@@ -12,7 +12,8 @@ import {
   WebhooksRepo
 } from "@switchboard/core/events"
 import { ProjectsService } from "@switchboard/core/projects"
-import { Effect, Either, Option, Redacted, TestClock } from "effect"
+import { Effect, Result, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { setupProject, webhooksEnv } from "./TestEnv.js"
 
 describe("ManagementWebhooks", () => {
@@ -31,13 +32,13 @@ describe("ManagementWebhooks", () => {
       expect(Buffer.from(row.secret).toString("latin1")).not.toContain(Redacted.value(a.signingSecret))
       expect(row.secret.length).toBeGreaterThan(64)
       expect((yield* hooks.list(projectId)).map((w) => w.id)).toEqual([a.webhook.id, b.webhook.id])
-      const dup = yield* Effect.either(hooks.create({ projectId, webhookUrl: "https://a.example.com/hook" }))
-      expect(Either.isLeft(dup) && dup.left).toMatchObject({ _tag: "WebhookUrlTaken", webhookUrl: "https://a.example.com/hook" })
+      const dup = yield* Effect.result(hooks.create({ projectId, webhookUrl: "https://a.example.com/hook" }))
+      expect(Result.isFailure(dup) && dup.failure).toMatchObject({ _tag: "WebhookUrlTaken", webhookUrl: "https://a.example.com/hook" })
       const removed = yield* hooks.remove({ projectId, webhookId: a.webhook.id })
       expect(removed.id).toBe(a.webhook.id)
       expect((yield* hooks.list(projectId)).map((w) => w.id)).toEqual([b.webhook.id])
-      const again = yield* Effect.either(hooks.remove({ projectId, webhookId: a.webhook.id }))
-      expect(Either.isLeft(again) && again.left._tag).toBe("ManagementWebhookNotFound")
+      const again = yield* Effect.result(hooks.remove({ projectId, webhookId: a.webhook.id }))
+      expect(Result.isFailure(again) && again.failure._tag).toBe("ManagementWebhookNotFound")
       // Re-registering a deleted URL gives a new id and secret.
       const c = yield* hooks.create({ projectId, webhookUrl: "https://a.example.com/hook" })
       expect(c.webhook.id).not.toBe(a.webhook.id)
@@ -45,8 +46,8 @@ describe("ManagementWebhooks", () => {
       // Other projects see none of these.
       const other = yield* setupProject()
       expect(yield* hooks.list(other.projectId)).toEqual([])
-      const foreign = yield* Effect.either(hooks.remove({ projectId: other.projectId, webhookId: b.webhook.id }))
-      expect(Either.isLeft(foreign) && foreign.left._tag).toBe("ManagementWebhookNotFound")
+      const foreign = yield* Effect.result(hooks.remove({ projectId: other.projectId, webhookId: b.webhook.id }))
+      expect(Result.isFailure(foreign) && foreign.failure._tag).toBe("ManagementWebhookNotFound")
     }).pipe(Effect.provide(webhooksEnv())))
 
   it.effect("an invalid URL is WebhookUrlInvalid; at most maxEndpointsPerProject live webhooks", () =>
@@ -54,13 +55,13 @@ describe("ManagementWebhooks", () => {
       const { projectId } = yield* setupProject()
       const hooks = yield* ManagementWebhooks
       for (const webhookUrl of ["not a url", "ftp://x.example.com/", "https://u:p@x.example.com/", "http://x.example.com/"]) {
-        const r = yield* Effect.either(hooks.create({ projectId, webhookUrl }))
-        expect(Either.isLeft(r) && r.left._tag, webhookUrl).toBe("WebhookUrlInvalid")
+        const r = yield* Effect.result(hooks.create({ projectId, webhookUrl }))
+        expect(Result.isFailure(r) && r.failure._tag, webhookUrl).toBe("WebhookUrlInvalid")
       }
       yield* hooks.create({ projectId, webhookUrl: "https://1.example.com/" })
       yield* hooks.create({ projectId, webhookUrl: "https://2.example.com/" })
-      const over = yield* Effect.either(hooks.create({ projectId, webhookUrl: "https://3.example.com/" }))
-      expect(Either.isLeft(over) && over.left).toMatchObject({ _tag: "WebhookLimitReached", limit: 2 })
+      const over = yield* Effect.result(hooks.create({ projectId, webhookUrl: "https://3.example.com/" }))
+      expect(Result.isFailure(over) && over.failure).toMatchObject({ _tag: "WebhookLimitReached", limit: 2 })
     }).pipe(Effect.provide(webhooksEnv({ allowInsecureTargets: false, maxEndpointsPerProject: 2 }))))
 })
 
@@ -70,13 +71,13 @@ describe("WebhookDestinations", () => {
       const ctx = yield* setupProject()
       const destinations = yield* WebhookDestinations
       const create = (url: string) =>
-        Effect.either(destinations.create(ctx.projectId, ctx.principal, { apiVersion: "2026-07-01", enabledEvents: ["*"], name: "n", url }))
+        Effect.result(destinations.create(ctx.projectId, ctx.principal, { apiVersion: "2026-07-01", enabledEvents: ["*"], name: "n", url }))
       for (const url of ["http://example.com/h", "https://127.0.0.1/h", "https://10.0.0.8/h", "https://[::1]/h", "https://localhost/h", "https://169.254.169.254/latest"]) {
         const r = yield* create(url)
-        expect(Either.isLeft(r) && r.left._tag, url).toBe("WebhookUrlInvalid")
+        expect(Result.isFailure(r) && r.failure._tag, url).toBe("WebhookUrlInvalid")
       }
-      expect(Either.isRight(yield* create("https://hooks.example.com/h"))).toBe(true)
-      expect(Either.isRight(yield* create("https://8.8.8.8/h"))).toBe(true)
+      expect(Result.isSuccess(yield* create("https://hooks.example.com/h"))).toBe(true)
+      expect(Result.isSuccess(yield* create("https://8.8.8.8/h"))).toBe(true)
     }).pipe(Effect.provide(webhooksEnv({ allowInsecureTargets: false }))))
 
   it.effect("a closing project refuses new destinations; a deleted destination is 410 until deleted again returns its tombstone", () =>
@@ -86,14 +87,14 @@ describe("WebhookDestinations", () => {
       const d = yield* destinations.create(ctx.projectId, ctx.principal, { apiVersion: "2026-07-01", enabledEvents: ["*"], name: "n", url: "https://a.example.com" })
       const gone = yield* destinations.delete(ctx.projectId, ctx.principal, d.destination.destinationId)
       expect(gone.deletedAt).not.toBeNull()
-      const get = yield* Effect.either(destinations.get(ctx.projectId, ctx.principal, d.destination.destinationId))
-      expect(Either.isLeft(get) && get.left._tag).toBe("WebhookDestinationDeleted")
-      const rotate = yield* Effect.either(destinations.rotateSecret(ctx.projectId, ctx.principal, d.destination.destinationId))
-      expect(Either.isLeft(rotate) && rotate.left._tag).toBe("WebhookDestinationDeleted")
+      const get = yield* Effect.result(destinations.get(ctx.projectId, ctx.principal, d.destination.destinationId))
+      expect(Result.isFailure(get) && get.failure._tag).toBe("WebhookDestinationDeleted")
+      const rotate = yield* Effect.result(destinations.rotateSecret(ctx.projectId, ctx.principal, d.destination.destinationId))
+      expect(Result.isFailure(rotate) && rotate.failure._tag).toBe("WebhookDestinationDeleted")
       expect(yield* destinations.delete(ctx.projectId, ctx.principal, d.destination.destinationId)).toEqual(gone)
       yield* (yield* ProjectsService).delete(ctx.projectId, ctx.principal)
-      const closing = yield* Effect.either(destinations.create(ctx.projectId, ctx.principal, { apiVersion: "2026-07-01", enabledEvents: ["*"], name: "n", url: "https://a.example.com" }))
-      expect(Either.isLeft(closing) && closing.left._tag).toBe("ProjectClosing")
+      const closing = yield* Effect.result(destinations.create(ctx.projectId, ctx.principal, { apiVersion: "2026-07-01", enabledEvents: ["*"], name: "n", url: "https://a.example.com" }))
+      expect(Result.isFailure(closing) && closing.failure._tag).toBe("ProjectClosing")
     }).pipe(Effect.provide(webhooksEnv())))
 })
 
@@ -112,7 +113,7 @@ describe("checkWebhookUrl", () => {
     ["mailto:a@b.example.com", true, false],
     ["/relative", true, false]
   ])("%s (insecure allowed: %s) accepted: %s", (url, insecure, ok) => {
-    expect(Either.isRight(checkWebhookUrl(url, insecure))).toBe(ok)
+    expect(Result.isSuccess(checkWebhookUrl(url, insecure))).toBe(ok)
   })
 })
 

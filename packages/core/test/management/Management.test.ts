@@ -24,13 +24,15 @@ import {
   uuidv7Bytes
 } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
-import { DateTime, Effect, Either, Layer, Redacted, Schema, TestClock } from "effect"
+import { DateTime, Effect, Result, Layer, Redacted, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
+import { checkProperty } from "../Properties.js"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 /** What the management API serves: its access rule, and the project's platforms and end users. */
-const ManagementServices = Layer.mergeAll(ManagementCore, Platforms.Default, ProjectUsers.Default)
+const ManagementServices = Layer.mergeAll(ManagementCore, Platforms.layer, ProjectUsers.layer)
 const Env = ManagementServices.pipe(Layer.provideMerge(TestkitLive))
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
 let n = 0
@@ -60,7 +62,7 @@ const stored = (state: ProjectRecord["state"] = "active") =>
   })
 
 const failureOf = <A, E>(self: Effect.Effect<A, E, any>) =>
-  Effect.map(Effect.either(self), (r) => (Either.isLeft(r) ? r.left : undefined))
+  Effect.map(Effect.result(self), (r) => (Result.isFailure(r) ? r.failure : undefined))
 
 describe("ManagementAccess.authenticate", () => {
   it.effect("opens the path's project with its id and secret; refuses every other combination alike", () =>
@@ -155,22 +157,22 @@ describe("Platforms", () => {
 
 // One store for every run of the property (building the layer per run would dominate the time).
 layer(Env)("Platforms (model)", (it) => {
-  it.effect.prop(
-    "after any sequence of switches each platform is what it was last set to (off if never set)",
-    [fc.array(fc.tuple(fc.constantFrom(...platformNames), fc.boolean()), { maxLength: 20 })],
-    ([toggles]) =>
-      Effect.gen(function*() {
-        const platforms = yield* Platforms
-        const { project } = yield* stored()
-        const model = Object.fromEntries(platformNames.map((p) => [p, { enabled: false }]))
-        for (const [platform, enabled] of toggles) {
-          model[platform] = { enabled }
-          expect(yield* platforms.set({ projectId: project.projectId, platform, enabled })).toEqual(model)
-        }
-        expect(yield* platforms.get(project.projectId)).toEqual(model)
-      }),
-    { fastCheck: { numRuns: 25 } }
-  )
+  it.effect("after any sequence of switches each platform is what it was last set to (off if never set)", () =>
+    checkProperty(
+      [fc.array(fc.tuple(fc.constantFrom(...platformNames), fc.boolean()), { maxLength: 20 })],
+      (toggles) =>
+        Effect.gen(function*() {
+          const platforms = yield* Platforms
+          const { project } = yield* stored()
+          const model = Object.fromEntries(platformNames.map((p) => [p, { enabled: false }]))
+          for (const [platform, enabled] of toggles) {
+            model[platform] = { enabled }
+            expect(yield* platforms.set({ projectId: project.projectId, platform, enabled })).toEqual(model)
+          }
+          expect(yield* platforms.get(project.projectId)).toEqual(model)
+        }),
+      { numRuns: 25 }
+    ))
 })
 
 describe("ProjectUsers", () => {
@@ -195,7 +197,7 @@ describe("ProjectUsers", () => {
       expect(again.created).toBe(false)
       expect(again.user.id).toBe(first.user.id)
       expect(again.user).toMatchObject({ firstName: "Ada", email: "ada@example.com", createdAt: first.user.createdAt })
-      expect(again.user.updatedAt.epochMillis).toBe(T0 + 1000)
+      expect(DateTime.toEpochMillis(again.user.updatedAt)).toBe(T0 + 1000)
       expect(yield* users.get(project.projectId, first.user.id)).toEqual(again.user)
       expect((yield* users.list({ projectId: project.projectId })).map((u) => u.id)).toEqual([first.user.id])
     }).pipe(Effect.provide(Env)))
@@ -277,14 +279,14 @@ describe("applyUserFields", () => {
       expect(once.email).toBe(email === undefined ? user.email : email)
       const changed = once.firstName !== user.firstName || once.lastName !== user.lastName || once.email !== user.email
       expect(once === user).toBe(!changed)
-      expect(once.updatedAt.epochMillis).toBe(changed ? T0 + 1000 : T0)
+      expect(DateTime.toEpochMillis(once.updatedAt)).toBe(changed ? T0 + 1000 : T0)
       expect(applyUserFields(once, input, at(T0 + 2000))).toBe(once)
     }))
   })
 })
 
 describe("CreateUserRequest", () => {
-  const decode = Schema.decodeUnknownEither(CreateUserRequest, { errors: "all" })
+  const decode = Schema.decodeUnknownResult(CreateUserRequest, { errors: "all" })
   it("accepts the contract's shapes and refuses what does not fit", () => {
     const ok = [
       { phoneNumber: "+15550100600" },
@@ -292,7 +294,7 @@ describe("CreateUserRequest", () => {
       { type: "dedicated", phoneNumber: "+15550100600", assignedPhoneNumber: "+15550100001" },
       { phoneNumber: "+15550100600", assignedPhoneNumber: null }
     ]
-    for (const body of ok) expect(Either.isRight(decode(body)), JSON.stringify(body)).toBe(true)
+    for (const body of ok) expect(Result.isSuccess(decode(body)), JSON.stringify(body)).toBe(true)
     const bad = [
       {},
       { phoneNumber: "5550100600" },
@@ -306,6 +308,6 @@ describe("CreateUserRequest", () => {
       { phoneNumber: "+15550100600", firstName: "x".repeat(257) },
       { phoneNumber: "+15550100600", meta: {} }
     ]
-    for (const body of bad) expect(Either.isLeft(decode(body)), JSON.stringify(body)).toBe(true)
+    for (const body of bad) expect(Result.isFailure(decode(body)), JSON.stringify(body)).toBe(true)
   })
 })

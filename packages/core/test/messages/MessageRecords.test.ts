@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import {
   AcceptedMessage,
@@ -49,8 +49,8 @@ const fact = (type: string, ms: number, factId: string, platform = "sms") =>
       : {}
   })
 
-const strictly = (schema: Schema.Schema<any, any>, value: unknown) =>
-  Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(value)
+const strictly = (schema: Schema.Codec<any, any>, value: unknown) =>
+  Schema.decodeUnknownResult(schema, { onExcessProperty: "error" })(value)
 
 describe("message records", () => {
   it.each(Object.keys(contents))("%s: every status's record decodes strictly and encodes as the schema does", (platform) => {
@@ -65,7 +65,7 @@ describe("message records", () => {
         expect(wire).toEqual(Schema.encodeSync(Message)(message!))
         expect(Schema.decodeUnknownSync(Message, { onExcessProperty: "error" })(wire)).toEqual(message)
         const decoded = strictly(AcceptedMessage, wire)
-        expect(Either.isRight(decoded)).toBe(message!.status === "accepted")
+        expect(Result.isSuccess(decoded)).toBe(message!.status === "accepted")
       }
     }
   })
@@ -92,7 +92,7 @@ describe("message records: properties", () => {
         message = d.message
         const wire = encodeMessage(message)
         expect(wire).toEqual(Schema.encodeSync(Message)(message))
-        expect(Either.isRight(strictly(Message, wire))).toBe(true)
+        expect(Result.isSuccess(strictly(Message, wire))).toBe(true)
       }
     }), { numRuns: 150 })
   })
@@ -112,7 +112,7 @@ describe("message facts", () => {
 
   it("a batch holds 1-100 facts; unknown types, extra properties and bad ids are refused", () => {
     const one = { id: "x", messageId: MESSAGE, type: "delivered", timestamp: "2030-01-01T00:00:00Z", data: {} }
-    const decode = (v: unknown) => Either.isRight(strictly(IngestMessageFactsRequest, v))
+    const decode = (v: unknown) => Result.isSuccess(strictly(IngestMessageFactsRequest, v))
     expect(decode({ facts: [one] })).toBe(true)
     expect(decode({ facts: Array.from({ length: 100 }, () => one) })).toBe(true)
     expect(decode({ facts: [] })).toBe(false)

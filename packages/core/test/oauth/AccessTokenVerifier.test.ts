@@ -13,10 +13,11 @@ import {
   type MintAccessTokenOptions,
   mintExpiredAccessToken
 } from "@switchboard/testkit"
-import { DateTime, Effect, Layer, Redacted, TestClock } from "effect"
+import { DateTime, Effect, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { Env, T0 } from "./TestEnv.js"
 
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 
 interface Fixture {
   readonly accountId: string
@@ -169,7 +170,7 @@ describe("AccessTokenVerifier", () => {
       const ours = yield* mint(f, { issuer: target.issuer, audience: target.audience })
       const defaults = yield* mint(f)
       const verifyThere = (token: string) =>
-        outcomeOf(token).pipe(Effect.provide(Layer.fresh(AccessTokenVerifier.DefaultWithoutDependencies)), Effect.provideService(TokenAudience, target))
+        outcomeOf(token).pipe(Effect.provide(Layer.fresh(Layer.effect(AccessTokenVerifier, AccessTokenVerifier.make))), Effect.provideService(TokenAudience, target))
       expect(yield* verifyThere(ours)).toBe("ok")
       expect(yield* verifyThere(defaults)).toBe("unknown")
       // The tokens the fixture mints follow TokenAudience as well.

@@ -15,6 +15,7 @@ import {
 import { AccountId } from "@switchboard/core/shared"
 import { DateTime, Effect, Redacted } from "effect"
 import * as fc from "fast-check"
+import { runLikeTest } from "../Properties.js"
 
 const API = "https://api.example"
 const REDIRECT = "https://rp.example/cb"
@@ -29,8 +30,8 @@ const app: OAuthApp = {
   redirectUris: [REDIRECT, "http://127.0.0.1:8123/cb"],
   clientType: "public",
   scopes: ["openid", "email", "offline_access", "projects:read"],
-  createdAt: DateTime.unsafeMake(0) as DateTime.Utc,
-  updatedAt: DateTime.unsafeMake(0) as DateTime.Utc
+  createdAt: DateTime.makeUnsafe(0) as DateTime.Utc,
+  updatedAt: DateTime.makeUnsafe(0) as DateTime.Utc
 }
 
 const base: Record<string, string> = {
@@ -134,15 +135,14 @@ describe("PKCE S256", () => {
       expect(yield* verifierMatches("short", yield* s256("short"))).toBe(false)
     }))
 
-  it.effect.prop("every well-formed verifier matches its own S256 challenge, which is a valid challenge", [
-    fc.stringMatching(/^[A-Za-z0-9._~-]{43,128}$/)
-  ], ([verifier]) =>
-    Effect.gen(function*() {
-      expect(isCodeVerifier(verifier)).toBe(true)
-      const challenge = yield* s256(verifier)
-      expect(isCodeChallenge(challenge)).toBe(true)
-      expect(yield* verifierMatches(verifier, challenge)).toBe(true)
-    }))
+  it("every well-formed verifier matches its own S256 challenge, which is a valid challenge", () =>
+    fc.assert(fc.asyncProperty(fc.stringMatching(/^[A-Za-z0-9._~-]{43,128}$/), (verifier) =>
+      runLikeTest(Effect.gen(function*() {
+        expect(isCodeVerifier(verifier)).toBe(true)
+        const challenge = yield* s256(verifier)
+        expect(isCodeChallenge(challenge)).toBe(true)
+        expect(yield* verifierMatches(verifier, challenge)).toBe(true)
+      })))))
 })
 
 describe("client credentials (RFC 6749 §2.3.1)", () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { keySetIssue, verifyClientAssertion } from "@switchboard/core/oauth"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from "jose"
 
 const APP = "sb_app_01m8bpty57f4wsy0g1980bvt5j"
@@ -25,7 +25,7 @@ const sign = (key: Parameters<SignJWT["sign"]>[0], alg: string, claims: { exp?: 
 }
 
 const verify = (assertion: string, keys: ReadonlyArray<Record<string, unknown>>) =>
-  verifyClientAssertion({ assertion, appId: APP, keys, audiences: [AUD], nowMillis: NOW }).pipe(Effect.either)
+  verifyClientAssertion({ assertion, appId: APP, keys, audiences: [AUD], nowMillis: NOW }).pipe(Effect.result)
 
 describe("client assertions", () => {
   it.effect("RSA, RSA-PSS, ECDSA and EdDSA keys verify; the jti comes back with the expiry (plus the skew)", () =>
@@ -35,7 +35,7 @@ describe("client assertions", () => {
         const jwk = yield* Effect.promise(() => exportJWK(pair.publicKey))
         expect(yield* keySetIssue([jwk])).toBeUndefined()
         const result = yield* verify(yield* Effect.promise(() => sign(pair.privateKey, alg)), [jwk])
-        expect(Either.getOrThrow(result)).toEqual({ jti: "j-1", expiresAtMillis: (s + 60) * 1000 + 30_000 })
+        expect(Result.getOrThrow(result)).toEqual({ jti: "j-1", expiresAtMillis: (s + 60) * 1000 + 30_000 })
       }
     }))
 
@@ -43,7 +43,7 @@ describe("client assertions", () => {
     Effect.gen(function*() {
       const pair = yield* Effect.promise(() => generateKeyPair("EdDSA", { extractable: true }))
       const jwk = yield* Effect.promise(() => exportJWK(pair.publicKey))
-      const reason = (r: Either.Either<unknown, { reason: string }>) => Either.isLeft(r) ? r.left.reason : "accepted"
+      const reason = (r: Result.Result<unknown, { reason: string }>) => Result.isFailure(r) ? r.failure.reason : "accepted"
       const unsecured = new UnsecuredJWT({}).setIssuer(APP).setSubject(APP).setAudience(AUD).setExpirationTime(s + 60).setJti("x").encode()
       expect(reason(yield* verify(unsecured, [jwk]))).toContain("must be signed with one of")
       const hmac = yield* Effect.promise(() =>

@@ -24,16 +24,17 @@ import {
 import { sha256Hex } from "@switchboard/core/internal"
 import { SecretsLive } from "@switchboard/core/shared"
 import { accountFixture, MemoryState, TestServerSecret } from "@switchboard/testkit"
-import { Context, DateTime, Effect, Layer, Option, Redacted, TestClock } from "effect"
+import { Context, DateTime, Effect, Layer, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import * as jose from "jose"
 import { StoreMemory, T0 } from "./TestEnv.js"
 
 const Env = OAuthProviderCore.pipe(
-  Layer.provideMerge(Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default, OAuthTokenCache.Default)),
+  Layer.provideMerge(Layer.mergeAll(AccessTokenVerifier.layer, SigningKeys.layer, OAuthTokenCache.layer)),
   Layer.provideMerge(Layer.mergeAll(StoreMemory, SecretsLive, TestServerSecret, CredentialRevocationsInProcess))
 )
 
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const REDIRECT = "https://rp.example/cb"
 const API = "http://127.0.0.1"
 const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
@@ -65,7 +66,7 @@ const setup = (clientType: "confidential" | "public" = "confidential") =>
     return { owner, user, app: created.app, client, secret, presented }
   })
 
-type Setup = Effect.Effect.Success<ReturnType<typeof setup>>
+type Setup = Effect.Success<ReturnType<typeof setup>>
 
 /** A validated request and an issued code for `scopes`. */
 const authorize = (s: Setup, scopes: ReadonlyArray<string>, o: { resource?: string; nonce?: string; consented?: boolean } = {}) =>
@@ -83,7 +84,7 @@ const authorize = (s: Setup, scopes: ReadonlyArray<string>, o: { resource?: stri
     if (o.resource !== undefined) params.push(["resource", o.resource])
     if (o.nonce !== undefined) params.push(["nonce", o.nonce])
     const checked = checkAuthorizationRequest(params, s.app, API)
-    if (checked._tag !== "Valid") return yield* Effect.dieMessage(`invalid request: ${JSON.stringify(checked)}`)
+    if (checked._tag !== "Valid") return yield* Effect.die(new Error(`invalid request: ${JSON.stringify(checked)}`))
     const code = yield* provider.issueCode({
       accountId: s.user.accountId,
       request: checked.request,
@@ -346,10 +347,10 @@ describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
     Effect.gen(function*() {
       const s = yield* setup()
       const t0 = yield* exchange(s, yield* authorize(s, ["openid", "offline_access"]))
-      const outcomes = yield* Effect.all([refresh(s, t0), refresh(s, t0), refresh(s, t0)].map(Effect.either), { concurrency: "unbounded" })
-      const issued = outcomes.filter((o) => o._tag === "Right").map((o) => o.right)
+      const outcomes = yield* Effect.all([refresh(s, t0), refresh(s, t0), refresh(s, t0)].map(Effect.result), { concurrency: "unbounded" })
+      const issued = outcomes.filter((o) => o._tag === "Success").map((o) => o.success)
       expect(issued).toHaveLength(1)
-      for (const o of outcomes) if (o._tag === "Left") expect(o.left.error).toBe("invalid_grant")
+      for (const o of outcomes) if (o._tag === "Failure") expect(o.failure.error).toBe("invalid_grant")
       const winner = issued[0]!
       // The leak was detected: the winner's access and refresh tokens are dead.
       expect(yield* opaqueLive(at_(winner))).toBe(false)
@@ -413,18 +414,18 @@ describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
  * The memory store with one hook: `race.before` runs just before a refresh's rotation write, as
  * another request would between the refresh's read and its write.
  */
-const race: { before: ((repo: OAuthTokensRepo["Type"], tokenHash: string) => Effect.Effect<void>) | undefined } = { before: undefined }
+const race: { before: ((repo: OAuthTokensRepo["Service"], tokenHash: string) => Effect.Effect<void>) | undefined } = { before: undefined }
 const RacingTokens = Layer.effect(
   OAuthTokensRepo,
   Effect.map(OAuthTokensRepo, (repo) =>
     OAuthTokensRepo.of({
       ...repo,
       rotateRefreshToken: (args) =>
-        Effect.zipRight(race.before === undefined ? Effect.void : race.before(repo, args.tokenHash), repo.rotateRefreshToken(args))
+        Effect.andThen(race.before === undefined ? Effect.void : race.before(repo, args.tokenHash), repo.rotateRefreshToken(args))
     }))
 )
 const RacingEnv = OAuthProviderCore.pipe(
-  Layer.provideMerge(Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default, OAuthTokenCache.Default)),
+  Layer.provideMerge(Layer.mergeAll(AccessTokenVerifier.layer, SigningKeys.layer, OAuthTokenCache.layer)),
   Layer.provideMerge(RacingTokens.pipe(
     Layer.provideMerge(Layer.mergeAll(StoreMemory, SecretsLive, TestServerSecret, CredentialRevocationsInProcess))
   ))
@@ -541,11 +542,11 @@ describe("OAuthGrants: withdrawal", () => {
       const jwt = at_(yield* exchange(s, yield* authorize(s, ["projects:read"], { resource: API })))
       const grantId = jose.decodeJwt(jwt).grant_id as string
       // A second verifier (another server process) over the same store and announcements.
-      const other = Context.get(yield* Layer.build(Layer.fresh(AccessTokenVerifier.Default)), AccessTokenVerifier)
-      yield* Effect.yieldNow()
+      const other = Context.get(yield* Layer.build(Layer.fresh(AccessTokenVerifier.layer)), AccessTokenVerifier)
+      yield* Effect.yieldNow
       yield* other.verify(Redacted.make(jwt))
       yield* (yield* OAuthGrants).withdraw(s.user.accountId, s.app.clientId)
-      for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
       expect(yield* Effect.flip(other.verify(Redacted.make(jwt)))).toMatchObject({ reason: "revoked" })
 
       // Revoked behind every cache's back (no announcement): a cached "live" lasts at most the TTL (30 s).
@@ -582,11 +583,11 @@ describe("OAuthApps", () => {
     Effect.gen(function*() {
       const s = yield* setup()
       // Another server process: its own provider and client cache over the same store and announcements.
-      const other = Context.get(yield* Layer.build(Layer.fresh(OAuthProvider.Default)), OAuthProvider)
-      yield* Effect.yieldNow()
+      const other = Context.get(yield* Layer.build(Layer.fresh(OAuthProvider.layer)), OAuthProvider)
+      yield* Effect.yieldNow
       yield* other.authenticateClient(s.presented)
       const rotated = yield* (yield* OAuthApps).rotateSecret(s.owner.accountId, s.app.clientId)
-      for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+      for (let i = 0; i < 5; i++) yield* Effect.yieldNow
       expect(yield* errorOf(other.authenticateClient(s.presented))).toBe("invalid_client")
       yield* other.authenticateClient({ ...s.presented, secret: rotated.clientSecret })
     }).pipe(Effect.scoped, Effect.provide(Env)))
@@ -615,7 +616,7 @@ describe("OAuthApps", () => {
         scopes: ["projects:read", "openid"]
       })
       expect(ok.app.scopes).toEqual(["openid", "projects:read"])
-      expect(ok.app.createdAt.epochMillis).toBe(T0 + 1000)
+      expect(DateTime.toEpochMillis(ok.app.createdAt)).toBe(T0 + 1000)
 
       expect(yield* errorOf(apps.get(s.user.accountId, s.app.clientId))).toBe("OAuthAppNotFound")
       expect(yield* errorOf(apps.update(s.user.accountId, s.app.clientId, { name: "x" }))).toBe("OAuthAppNotFound")

@@ -10,10 +10,11 @@ import { CredentialRevocations } from "@switchboard/core/accounts"
 import { CredentialCachePolicy, CredentialRevocationsInProcess } from "@switchboard/core/credentials"
 import { accountKey, OAuthTokenCache, type OAuthTokenRecord } from "@switchboard/core/oauth"
 import { RecordChanges } from "@switchboard/core/shared"
-import { DateTime, Duration, Effect, Layer, PubSub, Stream, TestClock } from "effect"
+import { DateTime, Duration, Effect, Layer, PubSub, Stream } from "effect"
+import { TestClock } from "effect/testing"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 
 const token = (o: Partial<OAuthTokenRecord> = {}): OAuthTokenRecord => ({
   tokenHash: "h1",
@@ -34,18 +35,18 @@ const token = (o: Partial<OAuthTokenRecord> = {}): OAuthTokenRecord => ({
 const env = (available: boolean) =>
   Effect.gen(function*() {
     const changes = yield* PubSub.unbounded<string>()
-    const layer = OAuthTokenCache.Default.pipe(Layer.provideMerge(Layer.mergeAll(
+    const layer = OAuthTokenCache.layer.pipe(Layer.provideMerge(Layer.mergeAll(
       CredentialRevocationsInProcess,
       Layer.succeed(RecordChanges, { available, changes: Stream.fromPubSub(changes) }),
       Layer.succeed(CredentialCachePolicy, { ttl: Duration.seconds(30), maxEntries: 100 })
     )))
     const context = yield* Layer.build(layer)
-    yield* Effect.yieldNow()
+    yield* Effect.yieldNow
     return { changes, context }
   })
 
 describe("OAuthTokenCache", () => {
-  it.scoped("keeps live access tokens only, for at most the TTL and never past their expiry", () =>
+  it.effect("keeps live access tokens only, for at most the TTL and never past their expiry", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(T0)
       const { context } = yield* env(true)
@@ -62,7 +63,7 @@ describe("OAuthTokenCache", () => {
       }
     }))
 
-  it.scoped("a drop of the token, its family, grant, client or account removes it and keeps a racing load out", () =>
+  it.effect("a drop of the token, its family, grant, client or account removes it and keeps a racing load out", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(T0)
       const { context } = yield* env(true)
@@ -91,7 +92,7 @@ describe("OAuthTokenCache", () => {
       }
     }))
 
-  it.scopedLive("revocations announced by other processes and account changes announced by the store drop it", () =>
+  it.live("revocations announced by other processes and account changes announced by the store drop it", () =>
     Effect.gen(function*() {
       const { changes, context } = yield* env(true)
       const cache = yield* Effect.provide(OAuthTokenCache, context)
@@ -109,7 +110,7 @@ describe("OAuthTokenCache", () => {
       expect(cache.get("h2", Date.now())).toBeUndefined()
     }), { timeout: 10_000 })
 
-  it.scoped("is off when the store cannot announce account changes", () =>
+  it.effect("is off when the store cannot announce account changes", () =>
     Effect.gen(function*() {
       const { context } = yield* env(false)
       const cache = yield* Effect.provide(OAuthTokenCache, context)

@@ -5,11 +5,12 @@ import { SigningKeys, SigningKeysRepo } from "@switchboard/core/oauth"
 import { fromBase64url } from "@switchboard/core/internal"
 import { ServerSecretFromBytes, unseal } from "@switchboard/core/shared"
 import { accountFixture, mintAccessToken } from "@switchboard/testkit"
-import { Cause, DateTime, Effect, Exit, Layer, Redacted, TestClock } from "effect"
+import { Cause, DateTime, Effect, Exit, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import * as jose from "jose"
 import { Env, T0 } from "./TestEnv.js"
 
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 
 const setup = Effect.gen(function*() {
   yield* TestClock.setTime(T0)
@@ -22,11 +23,11 @@ const keys = SigningKeys
 const stored = Effect.flatMap(SigningKeysRepo, (repo) => Effect.flatMap(DateTime.now, repo.listPublished))
 const verify = (token: string) => Effect.flatMap(AccessTokenVerifier, (v) => v.verify(Redacted.make(token)))
 const reasonOf = (token: string) =>
-  verify(token).pipe(Effect.as("ok"), Effect.catchAll((e) => Effect.succeed(e._tag === "InvalidCredential" ? e.reason : e._tag)))
+  verify(token).pipe(Effect.as("ok"), Effect.catch((e) => Effect.succeed(e._tag === "InvalidCredential" ? e.reason : e._tag)))
 const kidOf = (token: string) => jose.decodeProtectedHeader(token).kid
 
 /** Runs `self` as another server process would: its own SigningKeys instance (and cache) over the same store. */
-const inOtherProcess = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, Layer.fresh(SigningKeys.Default))
+const inOtherProcess = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, Layer.fresh(SigningKeys.layer))
 
 /** Counts the key-set reads of the store, to see what the caches save. */
 const countingReads = Effect.gen(function*() {
@@ -34,7 +35,7 @@ const countingReads = Effect.gen(function*() {
   const counter = { reads: 0 }
   const layer = Layer.succeed(SigningKeysRepo, {
     ...repo,
-    listPublished: (now) => Effect.zipRight(Effect.sync(() => counter.reads++), repo.listPublished(now))
+    listPublished: (now) => Effect.andThen(Effect.sync(() => counter.reads++), repo.listPublished(now))
   })
   return { counter, layer }
 })
@@ -105,7 +106,7 @@ describe("SigningKeys", () => {
       )
       expect(Exit.isFailure(exit)).toBe(true)
       if (Exit.isFailure(exit)) {
-        expect(Cause.isDie(exit.cause)).toBe(true)
+        expect(Cause.hasDies(exit.cause)).toBe(true)
         expect(Cause.pretty(exit.cause)).toContain("SECRET_KEY")
       }
     }).pipe(Effect.provide(Env)))
@@ -162,7 +163,7 @@ describe("SigningKeys", () => {
       yield* TestClock.adjust("15 minutes")
       expect((yield* signing.verificationKeys()).keys.map((k) => k.kid)).toEqual([second!.kid, rotated.next])
       const retired = (yield* Effect.flatMap(SigningKeysRepo, (r) => r.listPublished(at(T0)))).find((k) => k.kid === first!.kid)
-      expect(retired?.publishedUntil?.epochMillis).toBe(T0 + 10 * 60_000 + 3_600_000 + 5 * 60_000)
+      expect(retired?.publishedUntil?.epochMilliseconds).toBe(T0 + 10 * 60_000 + 3_600_000 + 5 * 60_000)
     }).pipe(Effect.provide(Env)))
 
   it.effect("rotating a store without keys makes a current key at once and publishes a next one", () =>
@@ -196,7 +197,7 @@ describe("SigningKeys", () => {
         const principal = yield* here.verify(Redacted.make(theirs))
         expect(principal._tag).toBe("AccessToken")
         expect(counter.reads).toBe(readsBefore + 1)
-      }).pipe(Effect.provide(Layer.fresh(AccessTokenVerifier.Default)), Effect.provide(layer))
+      }).pipe(Effect.provide(Layer.fresh(AccessTokenVerifier.layer)), Effect.provide(layer))
     }).pipe(Effect.provide(Env)))
 
   it.effect("verification reads the key set once per cache period; unknown kids refresh at most once per cooldown", () =>
@@ -223,6 +224,6 @@ describe("SigningKeys", () => {
         yield* TestClock.adjust("30 seconds")
         expect(yield* reasonOf(tokens[0]!)).toBe("ok")
         expect(counter.reads).toBe(readsBefore + 3)
-      }).pipe(Effect.provide(Layer.fresh(Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default))), Effect.provide(layer))
+      }).pipe(Effect.provide(Layer.fresh(Layer.mergeAll(AccessTokenVerifier.layer, SigningKeys.layer))), Effect.provide(layer))
     }).pipe(Effect.provide(Env)))
 })

@@ -10,7 +10,7 @@ export const StoreMemory = Layer.mergeAll(IdentityReposMemory, SigningKeysRepoMe
 )
 
 /** A fresh store each time it is provided; `SigningKeys` is the verifier's own instance (one key cache). */
-export const Env = Layer.mergeAll(AccessTokenVerifier.Default, SigningKeys.Default).pipe(
+export const Env = Layer.mergeAll(AccessTokenVerifier.layer, SigningKeys.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(StoreMemory, SecretsLive, TestServerSecret, CredentialRevocationsInProcess))
 )
 

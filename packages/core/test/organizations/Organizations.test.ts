@@ -30,15 +30,16 @@ import {
   PasswordHasherTest,
   TestServerSecret
 } from "@switchboard/testkit"
-import { DateTime, Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
+import { DateTime, Effect, Result, Layer, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const DAY = 86_400_000
 
 // Only the ports this feature needs, on a fresh memory store per test.
 const Store = Layer.mergeAll(IdentityReposMemory, OrganizationsMemory).pipe(Layer.provideMerge(MemoryStateLive))
-const Env = Layer.mergeAll(OrganizationsCore, Accounts.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(Store, SecretsLive, TestServerSecret, PasswordHasherTest, RecordCache.Default.pipe(Layer.provide(Layer.succeedContext(RecordChangesNone)))))
+const Env = Layer.mergeAll(OrganizationsCore, Accounts.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(Store, SecretsLive, TestServerSecret, PasswordHasherTest, RecordCache.layer.pipe(Layer.provide(Layer.succeedContext(RecordChangesNone)))))
 )
 
 let seq = 0
@@ -55,14 +56,14 @@ const orgWith = (roles: ReadonlyArray<OrganizationRole>) =>
     const members: Array<AccountId> = []
     for (const role of roles) {
       const id = yield* account()
-      yield* repo.addMember({ organizationId: org.organizationId, accountId: id, role, now: DateTime.unsafeMake(T0) })
+      yield* repo.addMember({ organizationId: org.organizationId, accountId: id, role, now: DateTime.makeUnsafe(T0) })
       members.push(id)
     }
     return { owner, organizationId: org.organizationId, members }
   })
 
 const failureTag = <A, E extends { _tag: string }, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.either(self), (r) => (Either.isLeft(r) ? r.left._tag : "ok"))
+  Effect.map(Effect.result(self), (r) => (Result.isFailure(r) ? r.failure._tag : "ok"))
 
 describe("Organizations", () => {
   it.effect("create makes the caller the owner; the name must be 1..256 characters", () =>
@@ -72,12 +73,12 @@ describe("Organizations", () => {
       const me = yield* account()
       const org = yield* organizations.create({ accountId: me, name: "n".repeat(256) })
       expect(org.organizationId).toMatch(/^sb_org_[0-7][0-9a-hjkmnp-tv-z]{25}$/)
-      expect(org.createdAt.epochMillis).toBe(T0)
+      expect(DateTime.toEpochMillis(org.createdAt)).toBe(T0)
       expect(org.updatedAt).toEqual(org.createdAt)
       expect(yield* (yield* OrganizationsRepo).roleOf(org.organizationId, me)).toEqual(Option.some("owner"))
       for (const name of ["", "n".repeat(257)]) {
-        const r = yield* Effect.either(organizations.create({ accountId: me, name }))
-        expect(Either.isLeft(r) && r.left).toMatchObject({ _tag: "InvalidInput", field: "name" })
+        const r = yield* Effect.result(organizations.create({ accountId: me, name }))
+        expect(Result.isFailure(r) && r.failure).toMatchObject({ _tag: "InvalidInput", field: "name" })
       }
     }).pipe(Effect.provide(Env)))
 
@@ -108,7 +109,7 @@ describe("Organizations", () => {
 
       // Another caller's token, a tampered one, a forged one and bad sizes are refused.
       const refused = (page: { pageSize?: number; pageToken?: string }, who: AccountId = me) =>
-        Effect.map(Effect.either(organizations.list(who, page)), (r) => Either.isLeft(r) ? r.left : undefined)
+        Effect.map(Effect.result(organizations.list(who, page)), (r) => Result.isFailure(r) ? r.failure : undefined)
       expect(yield* refused({ pageToken: first.nextPageToken! }, other)).toMatchObject({ field: "pageToken" })
       const [body, sig] = first.nextPageToken!.split(".")
       expect(yield* refused({ pageToken: `${body}x.${sig}` })).toMatchObject({ field: "pageToken" })
@@ -141,12 +142,12 @@ describe("Organizations", () => {
       expect(yield* failureTag(organizations.listMembers({ accountId: stranger, organizationId }))).toBe("OrganizationNotFound")
       // A members token of one organization does not page another's.
       const other = yield* organizations.create({ accountId: owner, name: "Other" })
-      const cross = yield* Effect.either(organizations.listMembers({
+      const cross = yield* Effect.result(organizations.listMembers({
         accountId: owner,
         organizationId: other.organizationId,
         pageToken: page1.nextPageToken
       }))
-      expect(Either.isLeft(cross) && cross.left).toMatchObject({ _tag: "OrganizationPageRequestInvalid", field: "pageToken" })
+      expect(Result.isFailure(cross) && cross.failure).toMatchObject({ _tag: "OrganizationPageRequestInvalid", field: "pageToken" })
     }).pipe(Effect.provide(Env)))
 
   // Who may remove whom: the actor's role × the target's role (self = leaving).
@@ -259,7 +260,7 @@ describe("Invitations", () => {
         revokedAt: null
       })
       expect(created.invitation.invitationId).toMatch(/^sb_inv_[0-7][0-9a-hjkmnp-tv-z]{25}$/)
-      expect(created.invitation.expiresAt.epochMillis - created.invitation.createdAt.epochMillis).toBe(7 * DAY)
+      expect(DateTime.toEpochMillis(created.invitation.expiresAt) - DateTime.toEpochMillis(created.invitation.createdAt)).toBe(7 * DAY)
       const repo = yield* InvitationsRepo
       expect(Option.getOrThrow(yield* repo.findByTokenHash(yield* sha256Hex(token)))).toEqual(created.invitation)
       const again = yield* invitations.create({ actorId: owner, organizationId, email: "new@example.com", role: "admin" })
@@ -298,10 +299,10 @@ describe("Invitations", () => {
         accountId: invitee,
         email: "Invitee.Person@Example.com",
         role: "admin",
-        joinedAt: DateTime.unsafeMake(T0 + 3_600_000)
+        joinedAt: DateTime.makeUnsafe(T0 + 3_600_000)
       })
-      const again = yield* Effect.either(invitations.accept({ accountId: invitee, token: created.token }))
-      expect(Either.isLeft(again) && again.left).toMatchObject({ _tag: "InvitationNotPending", state: "accepted" })
+      const again = yield* Effect.result(invitations.accept({ accountId: invitee, token: created.token }))
+      expect(Result.isFailure(again) && again.failure).toMatchObject({ _tag: "InvitationNotPending", state: "accepted" })
       expect(yield* failureTag(invitations.accept({ accountId: invitee, token: Redacted.make("A".repeat(43)) }))).toBe("InvitationNotFound")
     }).pipe(Effect.provide(Env)))
 
@@ -318,8 +319,8 @@ describe("Invitations", () => {
       yield* TestClock.adjust(7 * DAY - 1)
       expect(yield* failureTag(invitations.accept({ accountId: early, token: a.token }))).toBe("ok")
       yield* TestClock.adjust(1)
-      const expired = yield* Effect.either(invitations.accept({ accountId: late, token: b.token }))
-      expect(Either.isLeft(expired) && expired.left).toMatchObject({ _tag: "InvitationNotPending", state: "expired" })
+      const expired = yield* Effect.result(invitations.accept({ accountId: late, token: b.token }))
+      expect(Result.isFailure(expired) && expired.failure).toMatchObject({ _tag: "InvitationNotPending", state: "expired" })
     }).pipe(Effect.provide(Env)))
 
   it.effect("revoke: owners and admins, idempotent; a revoked invitation cannot be accepted; accepted ones cannot be revoked", () =>
@@ -334,16 +335,16 @@ describe("Invitations", () => {
       expect(yield* failureTag(invitations.revoke({ actorId: member, organizationId, invitationId }))).toBe("OrganizationActionForbidden")
       expect(yield* failureTag(invitations.revoke({ actorId: invitee, organizationId, invitationId }))).toBe("OrganizationNotFound")
       const first = yield* invitations.revoke({ actorId: admin, organizationId, invitationId })
-      expect(first.revokedAt?.epochMillis).toBe(T0)
+      expect(first.revokedAt?.epochMilliseconds).toBe(T0)
       yield* TestClock.adjust("1 minute")
       const again = yield* invitations.revoke({ actorId: owner, organizationId, invitationId })
       expect(again).toEqual(first)
-      const refused = yield* Effect.either(invitations.accept({ accountId: invitee, token: created.token }))
-      expect(Either.isLeft(refused) && refused.left).toMatchObject({ _tag: "InvitationNotPending", state: "revoked" })
+      const refused = yield* Effect.result(invitations.accept({ accountId: invitee, token: created.token }))
+      expect(Result.isFailure(refused) && refused.failure).toMatchObject({ _tag: "InvitationNotPending", state: "revoked" })
       const other = yield* invitations.create({ actorId: owner, organizationId, email, role: "member" })
       yield* invitations.accept({ accountId: invitee, token: other.token })
-      const late = yield* Effect.either(invitations.revoke({ actorId: owner, organizationId, invitationId: other.invitation.invitationId }))
-      expect(Either.isLeft(late) && late.left).toMatchObject({ _tag: "InvitationNotPending", state: "accepted" })
+      const late = yield* Effect.result(invitations.revoke({ actorId: owner, organizationId, invitationId: other.invitation.invitationId }))
+      expect(Result.isFailure(late) && late.failure).toMatchObject({ _tag: "InvitationNotPending", state: "accepted" })
       // Another organization's invitation is not found here.
       const elsewhere = yield* (yield* Organizations).create({ accountId: owner, name: "Elsewhere" })
       expect(yield* failureTag(invitations.revoke({ actorId: owner, organizationId: elsewhere.organizationId, invitationId })))
@@ -396,7 +397,7 @@ describe("access to the organization routes (the requirements the HTTP handlers 
     apiKeyId: ApiKeyId.make(formatTypeId(IdKinds.projectApiKey, uuidv7Bytes(T0, new Uint8Array(10)))),
     permissions: ["project:read", "project:write"]
   })
-  const outcome = (p: Principal | undefined, r: Requirement) => Either.match(decide(p, r), { onLeft: (e) => e.code, onRight: () => "allow" })
+  const outcome = (p: Principal | undefined, r: Requirement) => Result.match(decide(p, r), { onFailure: (e) => e.code, onSuccess: () => "allow" })
   const table: ReadonlyArray<[string, Principal | undefined, Requirement, string]> = [
     ["no credential", undefined, read, "NOT_AUTHENTICATED"],
     ["a service key, read", Principal.Account({ accountId, serviceKeyId: "sb_ask_x" as never }), read, "allow"],

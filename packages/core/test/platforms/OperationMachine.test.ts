@@ -15,7 +15,7 @@ import { DateTime } from "effect"
 import * as fc from "fast-check"
 import { describe, expect } from "vitest"
 
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const T0 = 1_800_000_000_000
 
 const op = (state: OperationState, patch: Partial<OperationRecord> = {}): OperationRecord => ({
@@ -114,7 +114,7 @@ describe("OperationMachine properties", () => {
         const next = seen[i]!
         if (isTerminal(prev.state)) expect(next).toBe(prev)
         expect(next.endedAt !== null).toBe(isTerminal(next.state))
-        expect(next.updatedAt.epochMillis).toBeGreaterThanOrEqual(prev.updatedAt.epochMillis)
+        expect(DateTime.toEpochMillis(next.updatedAt)).toBeGreaterThanOrEqual(DateTime.toEpochMillis(prev.updatedAt))
       }
     }), { numRuns: 200 })
   })

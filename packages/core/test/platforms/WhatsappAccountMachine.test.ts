@@ -58,9 +58,9 @@ describe("WhatsappAccountMachine.applyWaba", () => {
       outboundCapacity: "1000",
       maxPhoneNumbersPerBusiness: null,
       state,
-      connectedAt: DateTime.unsafeMake(0) as DateTime.Utc,
+      connectedAt: DateTime.makeUnsafe(0) as DateTime.Utc,
       subscribedAt: null,
-      updatedAt: DateTime.unsafeMake(1000) as DateTime.Utc
+      updatedAt: DateTime.makeUnsafe(1000) as DateTime.Utc
     })
     expect(wabaStateOf(undefined)).toEqual(none)
     expect(wabaStateOf(record("connected"))).toEqual(connected)

@@ -22,10 +22,11 @@ import {
   uuidv7Bytes
 } from "@switchboard/core/shared"
 import { TestkitLive } from "@switchboard/testkit"
-import { DateTime, Duration, Effect, Either, Layer, Option, Redacted, Schema, TestClock } from "effect"
+import { DateTime, Duration, Effect, Result, Layer, Option, Redacted, Schema } from "effect"
+import { TestClock } from "effect/testing"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const Env = SwitchboardCore.pipe(Layer.provideMerge(TestkitLive))
 const slug = (s: string) => Projects.ProjectSlug.make(s)
 
@@ -52,7 +53,7 @@ const setup = Effect.gen(function*() {
 })
 
 const failureOf = <A, E>(self: Effect.Effect<A, E, any>) =>
-  Effect.map(Effect.either(self), (r) => (Either.isLeft(r) ? r.left : undefined))
+  Effect.map(Effect.result(self), (r) => (Result.isFailure(r) ? r.failure : undefined))
 
 describe("ProjectsService", () => {
   it.effect("create: a member makes a project; it has a UUIDv7 id, the default agent profile, and renders as a Project", () =>
@@ -312,10 +313,10 @@ describe("ProjectsService", () => {
       const owner = yield* setup
       const projects = yield* ProjectsService
       const results = yield* Effect.all(
-        Array.from({ length: 5 }, (_, i) => Effect.either(projects.create({ ...owner, name: `r${i}`, slug: slug("contended") }))),
+        Array.from({ length: 5 }, (_, i) => Effect.result(projects.create({ ...owner, name: `r${i}`, slug: slug("contended") }))),
         { concurrency: "unbounded" }
       )
-      expect(results.filter(Either.isRight)).toHaveLength(1)
-      expect(results.filter(Either.isLeft).map((r) => Either.isLeft(r) && r.left._tag)).toEqual(Array(4).fill("SlugUnavailable"))
+      expect(results.filter(Result.isSuccess)).toHaveLength(1)
+      expect(results.filter(Result.isFailure).map((r) => Result.isFailure(r) && r.failure._tag)).toEqual(Array(4).fill("SlugUnavailable"))
     }).pipe(Effect.provide(Env)))
 })

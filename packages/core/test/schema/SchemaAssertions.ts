@@ -1,45 +1,46 @@
 /** Assertions every schema test shares: decode, reject, round-trip, required keys, extra properties. */
-import { Either, ParseResult, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { expect } from "vitest"
 import { formatTypeId, formatUuid, type IdKind, uuidv7Bytes } from "../../src/shared/Identifiers.js"
+import { issueTree } from "../../src/shared/SchemaIssues.js"
 
-export const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown, options?: { readonly onExcessProperty: "error" }) =>
-  Schema.decodeUnknownEither(schema)(input, options)
+export const decode = <A, I>(schema: Schema.Codec<A, I>, input: unknown, options?: { readonly onExcessProperty: "error" }) =>
+  Schema.decodeUnknownResult(schema)(input, options)
 
 /** Decodes or fails the test with the parse error. */
-export const accepts = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(decode(schema, input), (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e)))
+export const accepts = <A, I>(schema: Schema.Codec<A, I>, input: unknown): A =>
+  Result.getOrThrowWith(decode(schema, input), (e) => new Error(issueTree(e)))
 
 /** Decoded with `onExcessProperty: "error"` (for schemas that forbid extras). */
-export const acceptsStrict = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(
+export const acceptsStrict = <A, I>(schema: Schema.Codec<A, I>, input: unknown): A =>
+  Result.getOrThrowWith(
     decode(schema, input, { onExcessProperty: "error" }),
-    (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e))
+    (e) => new Error(issueTree(e))
   )
 
 /** Expects a decode failure; returns its message for further checks. */
-export const rejects = <A, I>(schema: Schema.Schema<A, I>, input: unknown): string => {
+export const rejects = <A, I>(schema: Schema.Codec<A, I>, input: unknown): string => {
   const result = decode(schema, input)
-  if (Either.isRight(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
-  return ParseResult.TreeFormatter.formatErrorSync(result.left)
+  if (Result.isSuccess(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
+  return issueTree(result.failure)
 }
 
 /** An unknown property is rejected, with and without `onExcessProperty: "error"`. */
-export const rejectsExtra = <A, I>(schema: Schema.Schema<A, I>, input: object): void => {
+export const rejectsExtra = <A, I>(schema: Schema.Codec<A, I>, input: object): void => {
   const withExtra = { ...input, unexpected: true }
-  expect(Either.isLeft(decode(schema, withExtra, { onExcessProperty: "error" }))).toBe(true)
-  expect(Either.isLeft(decode(schema, withExtra))).toBe(true)
+  expect(Result.isFailure(decode(schema, withExtra, { onExcessProperty: "error" }))).toBe(true)
+  expect(Result.isFailure(decode(schema, withExtra))).toBe(true)
 }
 
 /** Decode then encode gives back the canonical input. */
-export const roundTrips = <A, I>(schema: Schema.Schema<A, I>, input: unknown): void => {
-  const encoded = Schema.encodeEither(schema)(accepts(schema, input))
-  if (Either.isLeft(encoded)) throw new Error(ParseResult.TreeFormatter.formatErrorSync(encoded.left))
-  expect(encoded.right).toStrictEqual(input)
+export const roundTrips = <A, I>(schema: Schema.Codec<A, I>, input: unknown): void => {
+  const encoded = Schema.encodeResult(schema)(accepts(schema, input))
+  if (Result.isFailure(encoded)) throw new Error(issueTree(encoded.failure))
+  expect(encoded.success).toStrictEqual(input)
 }
 
 /** Removing any one of `keys` makes the input invalid. */
-export const requiresEach = <A, I>(schema: Schema.Schema<A, I>, input: Record<string, unknown>, keys: ReadonlyArray<string>) => {
+export const requiresEach = <A, I>(schema: Schema.Codec<A, I>, input: Record<string, unknown>, keys: ReadonlyArray<string>) => {
   for (const key of keys) {
     const { [key]: _, ...without } = input
     rejects(schema, without)

@@ -3,7 +3,7 @@
  * § Agent profile: upload ticket, § Other shapes: TOTP enrollment; API.md §1.2).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import {
   Account, AccountServiceKey, CreateAccountServiceKeyRequest, CreateAccountServiceKeyResponse, ImageContentType,
   KeyName, KnownPermission, ListAccountServiceKeysResponse, Permission, ProjectApiKey,
@@ -53,7 +53,7 @@ describe("Account", () => {
   it("accepts and keeps extra properties (SPEC.md: extra properties are allowed)", () => {
     const withExtra = { ...account, organizationIds: ["x"], locale: "en" }
     expect(accepts(Account, withExtra)).toMatchObject({ organizationIds: ["x"], locale: "en" })
-    expect(Either.isRight(decode(Account, withExtra, { onExcessProperty: "error" }))).toBe(true)
+    expect(Result.isSuccess(decode(Account, withExtra, { onExcessProperty: "error" }))).toBe(true)
     roundTrips(Account, withExtra)
   })
 

@@ -10,12 +10,14 @@ import {
   uuidv7Bytes
 } from "@switchboard/core/shared"
 import { SecretsSeeded } from "@switchboard/testkit"
-import { Effect, Layer, Schema, TestClock } from "effect"
+import { Effect, Layer, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
+import { runLikeTest } from "../Properties.js"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const allKinds = Object.values(IdKinds)
-const IdsSeeded = (seed: number) => Ids.Default.pipe(Layer.provide(SecretsSeeded(seed)))
+const IdsSeeded = (seed: number) => Ids.layer.pipe(Layer.provide(SecretsSeeded(seed)))
 const bytes16 = fc.uint8Array({ minLength: 16, maxLength: 16 })
 
 const compareBytes = (a: Uint8Array, b: Uint8Array) => {
@@ -77,37 +79,39 @@ describe("Ids", () => {
       }
     }).pipe(Effect.provide(IdsSeeded(7))))
 
-  it.effect.prop(
-    "typeId matches its pattern at any clock time",
-    [fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.constantFrom(...allKinds), fc.integer({ min: 0, max: 2 ** 31 - 1 })],
-    ([ms, kind, seed]) =>
-      Effect.gen(function*() {
-        yield* TestClock.setTime(ms)
-        const id = yield* (yield* Ids).typeId(kind)
-        expect(id).toMatch(typeIdPattern(kind))
-        // A pattern of one kind does not accept another kind's id.
-        for (const other of allKinds) if (other !== kind) expect(id).not.toMatch(typeIdPattern(other))
-      }).pipe(Effect.provide(IdsSeeded(seed))),
-    { fastCheck: { numRuns: 100 } }
-  )
+  it("typeId matches its pattern at any clock time", () =>
+    fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.constantFrom(...allKinds), fc.integer({ min: 0, max: 2 ** 31 - 1 }), (ms, kind, seed) =>
+        runLikeTest(
+          Effect.gen(function*() {
+            yield* TestClock.setTime(ms)
+            const id = yield* (yield* Ids).typeId(kind)
+            expect(id).toMatch(typeIdPattern(kind))
+            // A pattern of one kind does not accept another kind's id.
+            for (const other of allKinds) if (other !== kind) expect(id).not.toMatch(typeIdPattern(other))
+          }).pipe(Effect.provide(IdsSeeded(seed)))
+        )),
+      { numRuns: 100 }
+    ))
 
-  it.effect.prop(
-    "ids are time-ordered: lexicographic order equals creation order when the clock advances",
-    [fc.array(fc.integer({ min: 1, max: 10 * 86_400_000 }), { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 2 ** 31 - 1 })],
-    ([steps, seed]) =>
-      Effect.gen(function*() {
-        yield* TestClock.setTime(T0)
-        const ids = yield* Ids
-        const created = [yield* ids.typeId(IdKinds.call)]
-        for (const step of steps) {
-          yield* TestClock.adjust(step)
-          created.push(yield* ids.typeId(IdKinds.call))
-        }
-        expect([...created].sort()).toEqual(created)
-        expect(new Set(created).size).toBe(created.length)
-      }).pipe(Effect.provide(IdsSeeded(seed))),
-    { fastCheck: { numRuns: 50 } }
-  )
+  it("ids are time-ordered: lexicographic order equals creation order when the clock advances", () =>
+    fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 10 * 86_400_000 }), { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), (steps, seed) =>
+        runLikeTest(
+          Effect.gen(function*() {
+            yield* TestClock.setTime(T0)
+            const ids = yield* Ids
+            const created = [yield* ids.typeId(IdKinds.call)]
+            for (const step of steps) {
+              yield* TestClock.adjust(step)
+              created.push(yield* ids.typeId(IdKinds.call))
+            }
+            expect([...created].sort()).toEqual(created)
+            expect(new Set(created).size).toBe(created.length)
+          }).pipe(Effect.provide(IdsSeeded(seed)))
+        )),
+      { numRuns: 50 }
+    ))
 
   it.effect("the id embeds the clock time as a UUIDv7 prefix", () =>
     Effect.gen(function*() {
@@ -119,19 +123,20 @@ describe("Ids", () => {
       expect(id.slice("sb_evt_".length, "sb_evt_".length + 9)).toBe(expectedPrefix)
     }).pipe(Effect.provide(IdsSeeded(3))))
 
-  it.effect.prop(
-    "uuidv7() matches the ProjectId schema (version 7, variant 10xx) and carries the clock time",
-    [fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.integer({ min: 0, max: 2 ** 31 - 1 })],
-    ([ms, seed]) =>
-      Effect.gen(function*() {
-        yield* TestClock.setTime(ms)
-        const uuid = yield* (yield* Ids).uuidv7()
-        expect(Schema.is(ProjectId)(uuid)).toBe(true)
-        expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-        expect(uuidMillis(uuid)).toBe(ms)
-      }).pipe(Effect.provide(IdsSeeded(seed))),
-    { fastCheck: { numRuns: 200 } }
-  )
+  it("uuidv7() matches the ProjectId schema (version 7, variant 10xx) and carries the clock time", () =>
+    fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 48 - 1 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), (ms, seed) =>
+        runLikeTest(
+          Effect.gen(function*() {
+            yield* TestClock.setTime(ms)
+            const uuid = yield* (yield* Ids).uuidv7()
+            expect(Schema.is(ProjectId)(uuid)).toBe(true)
+            expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+            expect(uuidMillis(uuid)).toBe(ms)
+          }).pipe(Effect.provide(IdsSeeded(seed)))
+        )),
+      { numRuns: 200 }
+    ))
 
   it.effect("uuidv7() is time-ordered when the clock advances", () =>
     Effect.gen(function*() {
@@ -145,20 +150,21 @@ describe("Ids", () => {
       expect([...created].sort()).toEqual(created)
     }).pipe(Effect.provide(IdsSeeded(11))))
 
-  it.effect.prop(
-    "uploadId() matches the UploadId schema",
-    [fc.integer({ min: 0, max: 2 ** 31 - 1 })],
-    ([seed]) =>
-      Effect.gen(function*() {
-        const ids = yield* Ids
-        for (let i = 0; i < 10; i++) {
-          const id = yield* ids.uploadId()
-          expect(Schema.is(UploadId)(id)).toBe(true)
-          expect(id).toMatch(/^sb_upl_[0-9a-z]{26}$/)
-        }
-      }).pipe(Effect.provide(IdsSeeded(seed))),
-    { fastCheck: { numRuns: 50 } }
-  )
+  it("uploadId() matches the UploadId schema", () =>
+    fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (seed) =>
+        runLikeTest(
+          Effect.gen(function*() {
+            const ids = yield* Ids
+            for (let i = 0; i < 10; i++) {
+              const id = yield* ids.uploadId()
+              expect(Schema.is(UploadId)(id)).toBe(true)
+              expect(id).toMatch(/^sb_upl_[0-9a-z]{26}$/)
+            }
+          }).pipe(Effect.provide(IdsSeeded(seed)))
+        )),
+      { numRuns: 50 }
+    ))
 
   it.effect("the seeded layer is deterministic: the same seed gives the same ids, another seed other ids", () =>
     Effect.gen(function*() {

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { CredentialCachePolicy } from "@switchboard/core/credentials"
 import { RecordCache, RecordChanges } from "@switchboard/core/shared"
-import { Context, Deferred, Duration, Effect, Layer, Option, PubSub, Stream, TestClock } from "effect"
+import { Context, Deferred, Duration, Effect, Fiber, Layer, Option, PubSub, Stream } from "effect"
+import { TestClock } from "effect/testing"
 
 /** A store whose rows are a Map, counting loads, announcing changes through a PubSub. */
 const makeStore = Effect.gen(function*() {
@@ -16,10 +17,10 @@ const makeStore = Effect.gen(function*() {
   let loads = 0
   const load = (id: string) => Effect.sync(() => {
     loads++
-    return Option.fromNullable(rows.get(id))
+    return Option.fromNullishOr(rows.get(id))
   })
   const layer = (available: boolean) =>
-    RecordCache.Default.pipe(
+    RecordCache.layer.pipe(
       Layer.provide(Layer.succeed(RecordChanges, { available, changes: Stream.fromPubSub(hub) })),
       Layer.provide(Layer.succeed(CredentialCachePolicy, { ttl: Duration.seconds(30), maxEntries: 100 }))
     )
@@ -30,10 +31,10 @@ const makeStore = Effect.gen(function*() {
 const built = (layer: Layer.Layer<RecordCache>) => Effect.map(Layer.build(layer), (ctx) => Context.get(ctx, RecordCache))
 
 /** Lets the subscriber fiber take announced changes. */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
 
 describe("RecordCache", () => {
-  it.scoped("serves a read from memory within the TTL, and loads again after it", () =>
+  it.effect("serves a read from memory within the TTL, and loads again after it", () =>
     Effect.gen(function*() {
       const store = yield* makeStore
       const cache = yield* built(store.layer(true))
@@ -46,7 +47,7 @@ describe("RecordCache", () => {
       expect(store.loads()).toBe(2)
     }))
 
-  it.scoped("an announced change is seen by the next read, and the record stays uncached for one TTL", () =>
+  it.effect("an announced change is seen by the next read, and the record stays uncached for one TTL", () =>
     Effect.gen(function*() {
       const store = yield* makeStore
       const cache = yield* built(store.layer(true))
@@ -64,7 +65,7 @@ describe("RecordCache", () => {
       expect(store.loads()).toBe(4)
     }))
 
-  it.scoped("a local change drops that record at once (no announcement needed) and nothing else", () =>
+  it.effect("a local change drops that record at once (no announcement needed) and nothing else", () =>
     Effect.gen(function*() {
       const store = yield* makeStore
       const cache = yield* built(store.layer(true))
@@ -83,27 +84,27 @@ describe("RecordCache", () => {
       expect(cache.size()).toBe(2)
     }))
 
-  it.scoped("a load that raced a change (announced or local) is not cached", () =>
+  it.effect("a load that raced a change (announced or local) is not cached", () =>
     Effect.gen(function*() {
       const store = yield* makeStore
       const cache = yield* built(store.layer(true))
       yield* settle
       for (const interfere of [
         () => cache.changed("account", "a"),
-        () => Effect.zipRight(PubSub.publish(store.hub, "account:a"), settle)
+        () => Effect.andThen(PubSub.publish(store.hub, "account:a"), settle)
       ]) {
         const started = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
         // The load reads the old row, then waits while the change commits and is announced.
-        const slowLoad = Effect.zipRight(
-          Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)),
+        const slowLoad = Effect.andThen(
+          Effect.andThen(Deferred.succeed(started, undefined), Deferred.await(release)),
           Effect.succeed(Option.some("old"))
         )
-        const fiber = yield* Effect.fork(cache.read("account", "a", slowLoad))
+        const fiber = yield* Effect.forkChild(cache.read("account", "a", slowLoad))
         yield* Deferred.await(started)
         yield* interfere()
         yield* Deferred.succeed(release, undefined)
-        yield* fiber.await
+        yield* Fiber.await(fiber)
         store.rows.set("a", "new")
         expect(yield* cache.read("account", "a", store.load("a"))).toEqual(Option.some("new"))
         store.rows.set("a", "v1")
@@ -112,7 +113,7 @@ describe("RecordCache", () => {
       }
     }))
 
-  it.scoped("a missing record is never cached; a store that announces nothing disables the cache", () =>
+  it.effect("a missing record is never cached; a store that announces nothing disables the cache", () =>
     Effect.gen(function*() {
       const store = yield* makeStore
       const cache = yield* built(store.layer(true))

@@ -1,7 +1,7 @@
 /** One rule for every string field (issue 11 item 4): no U+0000, no lone UTF-16 surrogate. */
 import { describe, expect, it } from "@effect/vitest"
 import { BoundedString, isStorableText } from "@switchboard/core/shared"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 
 describe("storable text", () => {
@@ -10,7 +10,7 @@ describe("storable text", () => {
     ["\ud83d\ude00", true], ["\ude00\ud83d", false]
   ] as const)("%j → %s", (s, ok) => {
     expect(isStorableText(s)).toBe(ok)
-    expect(Either.isRight(Schema.decodeUnknownEither(BoundedString(0, 100))(s))).toBe(ok)
+    expect(Result.isSuccess(Schema.decodeUnknownResult(BoundedString(0, 100))(s))).toBe(ok)
   })
 
   it("well-formed text without NUL is storable; with a NUL it is not", () => {

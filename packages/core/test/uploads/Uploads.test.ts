@@ -14,31 +14,34 @@ import {
   verifyUploadForm
 } from "@switchboard/core/uploads"
 import { IdentityReposMemory, MemoryStateLive, TestServerSecret, UploadsMemory } from "@switchboard/testkit"
-import { Cause, Context, DateTime, Duration, Effect, Either, Exit, FastCheck as fc, Layer, Option, TestClock } from "effect"
+import { Cause, Context, DateTime, Duration, Effect, Exit, Layer, Option, Result } from "effect"
+import { TestClock } from "effect/testing"
 import { accountFixture } from "@switchboard/testkit"
+import * as fc from "fast-check"
+import { runLikeTest } from "../Properties.js"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const BASE = "https://api.example.test"
 
 /** A memory blob store that can list its keys (to see that a losing upload's copy is removed). */
-class StoredKeys extends Context.Tag("test/StoredKeys")<StoredKeys, Effect.Effect<ReadonlyArray<string>>>() {}
+class StoredKeys extends Context.Service<StoredKeys, Effect.Effect<ReadonlyArray<string>>>()("test/StoredKeys") {}
 const ListingBlobStore = Layer.effectContext(Effect.sync(() => {
   const blobs = new Map<string, StoredBlob>()
   return Context.make(BlobStore, BlobStore.of({
     put: (key, bytes, contentType) => Effect.sync(() => void blobs.set(key, { bytes: bytes.slice(), contentType })),
-    get: (key) => Effect.sync(() => Option.fromNullable(blobs.get(key))),
+    get: (key) => Effect.sync(() => Option.fromNullishOr(blobs.get(key))),
     delete: (key) => Effect.sync(() => void blobs.delete(key))
   })).pipe(Context.add(StoredKeys, Effect.sync(() => [...blobs.keys()])))
 }))
 
 // Only what the feature needs: its ports and the accounts table, in memory, with a fixed secret.
-const Env = Uploads.Default.pipe(
+const Env = Uploads.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(UploadsMemory, IdentityReposMemory, ListingBlobStore).pipe(Layer.provideMerge(MemoryStateLive))),
   Layer.provideMerge(Layer.mergeAll(
     SecretsLive,
     TestServerSecret,
-    RecordCache.Default.pipe(Layer.provide(Layer.succeedContext(RecordChangesNone))),
+    RecordCache.layer.pipe(Layer.provide(Layer.succeedContext(RecordChangesNone))),
     Layer.succeed(UploadSettings, { publicBaseUrl: BASE, maxBytes: 1024, ticketTtl: Duration.minutes(10) })
   ))
 )
@@ -71,7 +74,7 @@ const upload = (ticket: { uploadId: string; formFields: Record<string, string> }
 
 /** The tag of the error an effect failed with, or "success". */
 const failureTag = <A, E extends { readonly _tag: string }>(exit: Exit.Exit<A, E>) =>
-  Exit.match(exit, { onSuccess: () => "success", onFailure: (cause) => Option.getOrUndefined(Cause.failureOption(cause))?._tag })
+  Exit.match(exit, { onSuccess: () => "success", onFailure: (cause) => Option.getOrUndefined(Cause.findErrorOption(cause))?._tag })
 
 describe("Uploads: tickets", () => {
   it.effect("a ticket lasts 10 minutes, targets API_URL/v1/uploads/{id}, and carries a form that verifies", () =>
@@ -113,8 +116,8 @@ describe("Uploads: tickets", () => {
         const bare = yield* Effect.exit(verifyUploadForm(tampered).pipe(Effect.provide(TestServerSecret)))
         expect([field, failureTag(bare)]).toEqual([field, "UploadSignatureInvalid"])
         const { [field]: _, ...without } = ticket.formFields
-        const missing = yield* Effect.either(uploads.authorizeUpload(ticket.uploadId, without))
-        expect(Either.isLeft(missing) && missing.left).toMatchObject({ _tag: "UploadFormInvalid", field })
+        const missing = yield* Effect.result(uploads.authorizeUpload(ticket.uploadId, without))
+        expect(Result.isFailure(missing) && missing.failure).toMatchObject({ _tag: "UploadFormInvalid", field })
       }
       // A form under another server secret is refused too.
       const foreign = yield* uploadFormOf(Option.getOrThrow(yield* (yield* UploadTicketsRepo).findById(ticket.uploadId))).pipe(
@@ -128,20 +131,21 @@ describe("Uploads: tickets", () => {
       yield* upload(ticket, png())
     }).pipe(Effect.provide(Env)))
 
-  it.effect.prop(
-    "the form of any ticket verifies, and any single-character change of any field does not",
-    [fc.constantFrom(...uploadFormFieldNames), fc.nat(), fc.integer({ min: 0x21, max: 0x7e })],
-    ([field, position, code]) =>
-      Effect.gen(function*() {
-        const { ticket, uploads } = yield* setup()
-        const value = ticket.formFields[field]!
-        const i = position % value.length
-        const changed = value.slice(0, i) + String.fromCharCode(code) + value.slice(i + 1)
-        const exit = yield* Effect.exit(uploads.authorizeUpload(ticket.uploadId, { ...ticket.formFields, [field]: changed }))
-        expect(failureTag(exit)).toBe(changed === value ? "success" : "UploadSignatureInvalid")
-      }).pipe(Effect.provide(Env)),
-    { fastCheck: { numRuns: 40 } }
-  )
+  it("the form of any ticket verifies, and any single-character change of any field does not", () =>
+    fc.assert(
+      fc.asyncProperty(fc.constantFrom(...uploadFormFieldNames), fc.nat(), fc.integer({ min: 0x21, max: 0x7e }), (field, position, code) =>
+        runLikeTest(
+          Effect.gen(function*() {
+            const { ticket, uploads } = yield* setup()
+            const value = ticket.formFields[field]!
+            const i = position % value.length
+            const changed = value.slice(0, i) + String.fromCharCode(code) + value.slice(i + 1)
+            const exit = yield* Effect.exit(uploads.authorizeUpload(ticket.uploadId, { ...ticket.formFields, [field]: changed }))
+            expect(failureTag(exit)).toBe(changed === value ? "success" : "UploadSignatureInvalid")
+          }).pipe(Effect.provide(Env))
+        )),
+      { numRuns: 40 }
+    ))
 
   it.effect("expiry (TestClock): the upload is accepted until 10 minutes have passed, then refused", () =>
     Effect.gen(function*() {
@@ -149,8 +153,8 @@ describe("Uploads: tickets", () => {
       yield* TestClock.adjust(Duration.millis(600_000 - 1))
       yield* uploads.authorizeUpload(ticket.uploadId, ticket.formFields)
       yield* TestClock.adjust(Duration.millis(1))
-      const exit = yield* Effect.either(uploads.authorizeUpload(ticket.uploadId, ticket.formFields))
-      expect(Either.isLeft(exit) && exit.left).toMatchObject({ _tag: "UploadExpired", expiresAt: "2030-01-01T00:10:00.000Z" })
+      const exit = yield* Effect.result(uploads.authorizeUpload(ticket.uploadId, ticket.formFields))
+      expect(Result.isFailure(exit) && exit.failure).toMatchObject({ _tag: "UploadExpired", expiresAt: "2030-01-01T00:10:00.000Z" })
     }).pipe(Effect.provide(Env)))
 })
 
@@ -159,10 +163,10 @@ describe("Uploads: receiving the file", () => {
     Effect.gen(function*() {
       const { ticket, uploads } = yield* setup()
       expect(failureTag(yield* Effect.exit(upload(ticket, png(1025))))).toBe("UploadTooLarge")
-      const mismatch = yield* Effect.either(upload(ticket, jpeg()))
-      expect(Either.isLeft(mismatch) && mismatch.left).toMatchObject({ _tag: "UploadContentMismatch", declared: "image/png", detected: "image/jpeg" })
-      const unknown = yield* Effect.either(upload(ticket, new TextEncoder().encode("GIF89a")))
-      expect(Either.isLeft(unknown) && unknown.left).toMatchObject({ _tag: "UploadContentMismatch", detected: null })
+      const mismatch = yield* Effect.result(upload(ticket, jpeg()))
+      expect(Result.isFailure(mismatch) && mismatch.failure).toMatchObject({ _tag: "UploadContentMismatch", declared: "image/png", detected: "image/jpeg" })
+      const unknown = yield* Effect.result(upload(ticket, new TextEncoder().encode("GIF89a")))
+      expect(Result.isFailure(unknown) && unknown.failure).toMatchObject({ _tag: "UploadContentMismatch", detected: null })
       const bytes = png(1024)
       yield* upload(ticket, bytes)
       const stored = Option.getOrThrow(yield* (yield* UploadTicketsRepo).findById(ticket.uploadId))
@@ -170,8 +174,8 @@ describe("Uploads: receiving the file", () => {
       expect(stored.blobKey).toMatch(new RegExp(`^${ticket.uploadId}_[0-9a-z]{16}\\.png$`))
       const blob = Option.getOrThrow(yield* uploads.readFile(stored.blobKey!))
       expect(blob).toEqual({ bytes, contentType: "image/png" })
-      const again = yield* Effect.either(upload(ticket, png()))
-      expect(Either.isLeft(again) && again.left).toMatchObject({ _tag: "UploadStateConflict", reason: "already_received" })
+      const again = yield* Effect.result(upload(ticket, png()))
+      expect(Result.isFailure(again) && again.failure).toMatchObject({ _tag: "UploadStateConflict", reason: "already_received" })
     }).pipe(Effect.provide(Env)))
 
   it.effect("of two uploads authorised at once, one is stored and the other's file is removed", () =>
@@ -180,8 +184,8 @@ describe("Uploads: receiving the file", () => {
       const a = yield* uploads.authorizeUpload(ticket.uploadId, ticket.formFields)
       const b = yield* uploads.authorizeUpload(ticket.uploadId, ticket.formFields)
       yield* uploads.receive(a, png(40))
-      const lost = yield* Effect.either(uploads.receive(b, png(50)))
-      expect(Either.isLeft(lost) && lost.left._tag).toBe("UploadStateConflict")
+      const lost = yield* Effect.result(uploads.receive(b, png(50)))
+      expect(Result.isFailure(lost) && lost.failure._tag).toBe("UploadStateConflict")
       const stored = Option.getOrThrow(yield* (yield* UploadTicketsRepo).findById(ticket.uploadId))
       expect(Option.getOrThrow(yield* uploads.readFile(stored.blobKey!)).bytes.length).toBe(40)
       expect(yield* (yield* StoredKeys)).toEqual([stored.blobKey])
@@ -192,8 +196,8 @@ describe("Uploads: committing and resetting the account picture", () => {
   it.effect("commit sets the picture to the served file; a second commit is refused; a new one replaces it; reset clears it", () =>
     Effect.gen(function*() {
       const { accountId, ticket, uploads } = yield* setup()
-      const early = yield* Effect.either(uploads.commitAccountPicture({ accountId, uploadId: ticket.uploadId }))
-      expect(Either.isLeft(early) && early.left).toMatchObject({ _tag: "UploadStateConflict", reason: "not_received" })
+      const early = yield* Effect.result(uploads.commitAccountPicture({ accountId, uploadId: ticket.uploadId }))
+      expect(Result.isFailure(early) && early.failure).toMatchObject({ _tag: "UploadStateConflict", reason: "not_received" })
       yield* upload(ticket, png())
       yield* TestClock.adjust(Duration.minutes(1))
       const first = yield* uploads.commitAccountPicture({ accountId, uploadId: ticket.uploadId })
@@ -205,8 +209,8 @@ describe("Uploads: committing and resetting the account picture", () => {
         state: "committed",
         committedAt: at(T0 + 60_000)
       })
-      const twice = yield* Effect.either(uploads.commitAccountPicture({ accountId, uploadId: ticket.uploadId }))
-      expect(Either.isLeft(twice) && twice.left).toMatchObject({ _tag: "UploadStateConflict", reason: "already_committed" })
+      const twice = yield* Effect.result(uploads.commitAccountPicture({ accountId, uploadId: ticket.uploadId }))
+      expect(Result.isFailure(twice) && twice.failure).toMatchObject({ _tag: "UploadStateConflict", reason: "already_committed" })
 
       const next = yield* uploads.createTicket({ owner: `account:${accountId}`, purpose: profilePicturePurpose, contentType: "image/jpeg" })
       yield* upload(next, jpeg())
@@ -230,8 +234,8 @@ describe("Uploads: committing and resetting the account picture", () => {
       yield* upload(ticket, png())
       const stranger = yield* newAccount
       for (const [who, uploadId] of [[stranger, ticket.uploadId], [accountId, `sb_upl_${"a".repeat(26)}`], [accountId, "not-an-id"]] as const) {
-        const r = yield* Effect.either(uploads.commitAccountPicture({ accountId: who, uploadId }))
-        expect(Either.isLeft(r) && r.left).toMatchObject({ _tag: "UploadNotFound", uploadId })
+        const r = yield* Effect.result(uploads.commitAccountPicture({ accountId: who, uploadId }))
+        expect(Result.isFailure(r) && r.failure).toMatchObject({ _tag: "UploadNotFound", uploadId })
       }
       const avatar = yield* uploads.createTicket({
         owner: `account:${accountId}`,
@@ -239,8 +243,8 @@ describe("Uploads: committing and resetting the account picture", () => {
         contentType: "image/png"
       })
       yield* upload(avatar, png())
-      const wrong = yield* Effect.either(uploads.commitAccountPicture({ accountId, uploadId: avatar.uploadId }))
-      expect(Either.isLeft(wrong) && wrong.left._tag).toBe("UploadPurposeMismatch")
+      const wrong = yield* Effect.result(uploads.commitAccountPicture({ accountId, uploadId: avatar.uploadId }))
+      expect(Result.isFailure(wrong) && wrong.failure._tag).toBe("UploadPurposeMismatch")
       // The refusals changed nothing: the owner still commits.
       yield* uploads.commitAccountPicture({ accountId, uploadId: ticket.uploadId })
     }).pipe(Effect.provide(Env)))
@@ -251,8 +255,8 @@ describe("Uploads: committing and resetting the account picture", () => {
       yield* TestClock.adjust(Duration.minutes(9))
       yield* upload(ticket, png())
       yield* TestClock.adjust(Duration.minutes(1))
-      const late = yield* Effect.either(uploads.commitAccountPicture({ accountId, uploadId: ticket.uploadId }))
-      expect(Either.isLeft(late) && late.left._tag).toBe("UploadExpired")
+      const late = yield* Effect.result(uploads.commitAccountPicture({ accountId, uploadId: ticket.uploadId }))
+      expect(Result.isFailure(late) && late.failure._tag).toBe("UploadExpired")
       const account = Option.getOrThrow(yield* (yield* AccountsRepo).findById(accountId))
       expect(account.pictureUrl).toBeNull()
     }).pipe(Effect.provide(Env)))

@@ -4,7 +4,7 @@
  * ids, stale steps, other calls' signals, bad digits and regressing timestamps.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 import * as fc from "fast-check"
 import { IdKinds } from "../../src/shared/Identifiers.js"
 import {
@@ -79,10 +79,10 @@ const allowedEnds: Record<string, ReadonlyArray<string>> = {
 const expectValidCall = (call: Call) => {
   const encoded = encodeCall(call)
   expect(encodeCall(decodeCall(encoded))).toStrictEqual(encoded)
-  const present = milestoneKeys.flatMap((k) => (call.timestamps[k] === undefined ? [] : [call.timestamps[k]!.epochMillis]))
+  const present = milestoneKeys.flatMap((k) => (call.timestamps[k] === undefined ? [] : [call.timestamps[k]!.epochMilliseconds]))
   for (let i = 1; i < present.length; i++) expect(present[i - 1]!).toBeLessThanOrEqual(present[i]!)
-  expect(call.createdAt.epochMillis).toBe(call.timestamps.startedAt.epochMillis)
-  expect(call.updatedAt.epochMillis).toBeGreaterThanOrEqual(call.createdAt.epochMillis)
+  expect(DateTime.toEpochMillis(call.createdAt)).toBe(DateTime.toEpochMillis(call.timestamps.startedAt))
+  expect(DateTime.toEpochMillis(call.updatedAt)).toBeGreaterThanOrEqual(DateTime.toEpochMillis(call.createdAt))
   expect(call.dtmfInputs.length).toBeLessThanOrEqual(MAX_DTMF_INPUTS)
   if (call.dtmfInputs.length < MAX_DTMF_INPUTS) expect(call.dtmfInputsTruncated).toBe(false)
 }
@@ -112,11 +112,11 @@ const checkStep = (before: Call | undefined, signal: CallSignal, t: CallTransiti
   }
   expect(t.events).toHaveLength(1)
   const event = t.events[0]
-  expect(event.timestamp.epochMillis).toBe(signal.timestamp.epochMillis)
+  expect(DateTime.toEpochMillis(event.timestamp)).toBe(DateTime.toEpochMillis(signal.timestamp))
   const expectedUpdatedAt = before === undefined
-    ? signal.timestamp.epochMillis
-    : Math.max(before.updatedAt.epochMillis, signal.timestamp.epochMillis)
-  expect(after.updatedAt.epochMillis).toBe(expectedUpdatedAt)
+    ? DateTime.toEpochMillis(signal.timestamp)
+    : Math.max(DateTime.toEpochMillis(before.updatedAt), DateTime.toEpochMillis(signal.timestamp))
+  expect(DateTime.toEpochMillis(after.updatedAt)).toBe(expectedUpdatedAt)
   if (before !== undefined) {
     expect(after).not.toBe(before)
     // Truncation is monotone; the buffer only changes by DTMF.
@@ -125,15 +125,15 @@ const checkStep = (before: Call | undefined, signal: CallSignal, t: CallTransiti
   }
   if (event.type === "call.dtmf.received") {
     expect(isKeyPress(event.data)).toBe(true)
-    expect(event.data.timestamp.epochMillis).toBe(event.timestamp.epochMillis)
+    expect(DateTime.toEpochMillis(event.data.timestamp)).toBe(DateTime.toEpochMillis(event.timestamp))
     expect(after.dtmfInputs.at(-1)).toStrictEqual(event.data)
     expect(after.status).toBe(before!.status)
     expect(after.timestamps).toBe(before!.timestamps)
   } else {
     const key = milestoneOf[event.type]
-    expect(after.timestamps[key]?.epochMillis).toBe(signal.timestamp.epochMillis)
+    expect(after.timestamps[key]?.epochMilliseconds).toBe(DateTime.toEpochMillis(signal.timestamp))
     for (const k of milestoneKeys) {
-      if (k !== key) expect(after.timestamps[k]?.epochMillis).toBe(before?.timestamps[k]?.epochMillis)
+      if (k !== key) expect(after.timestamps[k]?.epochMilliseconds).toBe(before?.timestamps[k]?.epochMilliseconds)
     }
     expect(event.data.callId).toBe(after.id)
     expect(event.data.status).toBe(after.status)
@@ -264,7 +264,7 @@ describe("CallMachine properties", () => {
       const lifecycle = out.events.filter((e) => e.type !== "call.dtmf.received")
       for (let i = 1; i < lifecycle.length; i++) {
         expect(eventRank[lifecycle[i]!.type]).toBeGreaterThan(eventRank[lifecycle[i - 1]!.type])
-        expect(lifecycle[i]!.timestamp.epochMillis).toBeGreaterThanOrEqual(lifecycle[i - 1]!.timestamp.epochMillis)
+        expect(lifecycle[i]!.timestamp.epochMilliseconds).toBeGreaterThanOrEqual(lifecycle[i - 1]!.timestamp.epochMilliseconds)
       }
       expect(out.events.filter((e) => e.type === "call.ended").length).toBeLessThanOrEqual(1)
       // Nothing exists before `started`, and `started` always applies.
@@ -291,8 +291,8 @@ describe("CallMachine properties", () => {
       }
       // The final milestones are exactly the timestamps of the lifecycle events emitted.
       const fromEvents: Record<string, number> = {}
-      for (const e of out.events) if (e.type !== "call.dtmf.received") fromEvents[milestoneOf[e.type]] = e.timestamp.epochMillis
-      const fromCall = Object.fromEntries(Object.entries(call.timestamps).map(([k, v]) => [k, v!.epochMillis]))
+      for (const e of out.events) if (e.type !== "call.dtmf.received") fromEvents[milestoneOf[e.type]] = DateTime.toEpochMillis(e.timestamp)
+      const fromCall = Object.fromEntries(Object.entries(call.timestamps).map(([k, v]) => [k, v!.epochMilliseconds]))
       expect(fromCall).toStrictEqual(fromEvents)
       expect(out.events.filter((e) => e.type === "call.ended").length).toBe(statusRank(call.status) === 4 ? 1 : 0)
       expect(out.transitions.filter((t) => t.outcome === "applied").length).toBe(out.state.appliedSignalIds.size)
@@ -375,7 +375,7 @@ describe("CallMachine properties", () => {
       let state = run(prefix).state
       const recorded: Array<KeyPress> = []
       let wasTruncated = false
-      const show = (ps: ReadonlyArray<KeyPress>) => ps.map((p) => `${p.digit}@${p.timestamp.epochMillis}/${p.actorId}`).join(",")
+      const show = (ps: ReadonlyArray<KeyPress>) => ps.map((p) => `${p.digit}@${DateTime.toEpochMillis(p.timestamp)}/${p.actorId}`).join(",")
       for (const [i, signal] of signals.entries()) {
         const before = state.call
         const r = step(state, signal)

@@ -138,7 +138,7 @@ describe("CallMachine: the whole transition table (every state × every signal)"
     if (t.outcome === "applied") {
       // One event, its timestamp the signal's; the new call passes the strict schema.
       expect(t.events).toHaveLength(1)
-      expect(t.events[0].timestamp.epochMillis).toBe(T0 + 50_000)
+      expect(t.events[0].timestamp.epochMilliseconds).toBe(T0 + 50_000)
       expect(Schema.is(Call)(t.call)).toBe(true)
     } else {
       // No change, no event.

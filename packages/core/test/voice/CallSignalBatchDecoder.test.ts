@@ -6,17 +6,18 @@
  * replaced or joined by another key.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Either, ParseResult, Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as fc from "fast-check"
 import { IdKinds } from "../../src/shared/Identifiers.js"
+import { issueLines } from "../../src/shared/SchemaIssues.js"
 import { IngestCallSignalsRequest } from "../../src/voice/CallApiSchema.js"
 import { decodeSignalBatchFast, IngestCallSignalsRequestDecoder } from "../../src/voice/CallSignalBatchDecoder.js"
 import { projectIdFixture, T0, typeId } from "../schema/SchemaAssertions.js"
 
-const options = { errors: "all", onExcessProperty: "error" } as const
-const bySchema = Schema.decodeUnknownEither(IngestCallSignalsRequest, options)
-const byDecoder = Schema.decodeUnknownEither(IngestCallSignalsRequestDecoder, options)
-const issues = (e: ParseResult.ParseError) => ParseResult.ArrayFormatter.formatErrorSync(e)
+// `reportInput`: the issues carry the rejected values, which the messages of `issueLines` quote.
+const options = { errors: "all", onExcessProperty: "error", reportInput: true } as const
+const bySchema = Schema.decodeUnknownResult(IngestCallSignalsRequest, options)
+const byDecoder = Schema.decodeUnknownResult(IngestCallSignalsRequestDecoder, options)
 
 const callId = fc.integer({ min: 1, max: 3 }).map((n) => typeId(IdKinds.call, n))
 const userId = fc.integer({ min: 4, max: 6 }).map((n) => typeId(IdKinds.user, n))
@@ -109,8 +110,8 @@ const same = (input: unknown) => {
   const a = byDecoder(input)
   const b = bySchema(input)
   expect(a._tag).toBe(b._tag)
-  if (Either.isRight(a) && Either.isRight(b)) expect(a.right).toStrictEqual(b.right)
-  if (Either.isLeft(a) && Either.isLeft(b)) expect(issues(a.left)).toStrictEqual(issues(b.left))
+  if (Result.isSuccess(a) && Result.isSuccess(b)) expect(a.success).toStrictEqual(b.success)
+  if (Result.isFailure(a) && Result.isFailure(b)) expect(issueLines(a.failure)).toStrictEqual(issueLines(b.failure))
 }
 
 describe("signal batch decoder", () => {
@@ -118,7 +119,7 @@ describe("signal batch decoder", () => {
     fc.assert(fc.property(batch, (input) => {
       const fast = decodeSignalBatchFast(input)
       expect(fast).toBeDefined()
-      expect(Either.getOrThrow(bySchema(input))).toStrictEqual(fast)
+      expect(Result.getOrThrow(bySchema(input))).toStrictEqual(fast)
       same(input)
     }), { numRuns: 300 })
   })
@@ -127,7 +128,7 @@ describe("signal batch decoder", () => {
     fc.assert(fc.property(batch, mutation, (input, m) => {
       const changed = mutate(input, m)
       const fast = decodeSignalBatchFast(changed)
-      if (fast !== undefined) expect(Either.getOrThrow(bySchema(changed))).toStrictEqual(fast)
+      if (fast !== undefined) expect(Result.getOrThrow(bySchema(changed))).toStrictEqual(fast)
       same(changed)
     }), { numRuns: 2000 })
   })

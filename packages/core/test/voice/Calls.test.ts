@@ -8,7 +8,8 @@ import { EventOutbox } from "@switchboard/core/events"
 import { IdKinds, formatTypeId, uuidv7Bytes } from "@switchboard/core/shared"
 import { CallEvent, Calls, CallSignal, Lines, VoiceProfiles } from "@switchboard/core/voice"
 import { SipGatewayRecording } from "@switchboard/testkit"
-import { Effect, Either, Schema, TestClock } from "effect"
+import { DateTime, Effect, Result, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { Env, failureOf, iso, type ProjectCtx, setupProject, T0 } from "./VoiceFixtures.js"
 
 let seq = 0
@@ -49,9 +50,9 @@ const outbox = (projectId: string) =>
     Effect.map((events) => events.filter((e) => e.event.type.startsWith("call.")))
   )
 /** The envelope in its wire form (as a webhook would carry it) decodes strictly as its call event. */
-const isCallEvent = (event: { readonly timestamp: { readonly epochMillis: number } }) =>
-  Either.isRight(Schema.decodeUnknownEither(CallEvent)(
-    { ...event, timestamp: new Date(event.timestamp.epochMillis).toISOString() },
+const isCallEvent = (event: { readonly timestamp: { readonly epochMilliseconds: number } }) =>
+  Result.isSuccess(Schema.decodeUnknownResult(CallEvent)(
+    { ...event, timestamp: new Date(event.timestamp.epochMilliseconds).toISOString() },
     { onExcessProperty: "error" }
   ))
 
@@ -99,14 +100,14 @@ describe("Calls: signals", () => {
         expect(e.event.source).toBe(`/v1/projects/${ctx.projectId}/platforms/voice/calls/${callId}`)
       }
       // Every *At equals the timestamp of the event that set it; the key press too.
-      const at = (type: string) => events.find((e) => e.event.type === type)!.event.timestamp.epochMillis
-      const t = call.timestamps as Record<string, { epochMillis: number }>
-      expect(t.startedAt!.epochMillis).toBe(at("call.started"))
-      expect(t.ringingAt!.epochMillis).toBe(at("call.ringing"))
-      expect(t.answeredAt!.epochMillis).toBe(at("call.answered"))
-      expect(t.connectedAt!.epochMillis).toBe(at("call.connected"))
-      expect(t.endedAt!.epochMillis).toBe(at("call.ended"))
-      expect(call.dtmfInputs.map((p) => [p.digit, p.timestamp.epochMillis])).toEqual([["4", at("call.dtmf.received")]])
+      const at = (type: string) => events.find((e) => e.event.type === type)!.event.timestamp.epochMilliseconds
+      const t = call.timestamps as Record<string, { epochMilliseconds: number }>
+      expect(t.startedAt!.epochMilliseconds).toBe(at("call.started"))
+      expect(t.ringingAt!.epochMilliseconds).toBe(at("call.ringing"))
+      expect(t.answeredAt!.epochMilliseconds).toBe(at("call.answered"))
+      expect(t.connectedAt!.epochMilliseconds).toBe(at("call.connected"))
+      expect(t.endedAt!.epochMilliseconds).toBe(at("call.ended"))
+      expect(call.dtmfInputs.map((p) => [p.digit, DateTime.toEpochMillis(p.timestamp)])).toEqual([["4", at("call.dtmf.received")]])
       expect(events.at(-1)!.event.data).toEqual({ callId, status: "completed", reason: { sipCode: 200 } })
       // Replaying the whole batch changes nothing and writes no event.
       const replay = yield* calls.ingest(ctx.projectId, ctx.principal, [sig.started(), sig.connected(), sig.ended("busy", "other-end")])
@@ -170,7 +171,7 @@ describe("Calls: API actions", () => {
         dtmfInputsTruncated: false,
         timestamps: { startedAt: call.createdAt }
       })
-      expect(call.createdAt.epochMillis).toBe(T0)
+      expect(DateTime.toEpochMillis(call.createdAt)).toBe(T0)
       expect(recording.commands).toEqual([{
         _tag: "dial",
         projectId: ctx.projectId,
@@ -215,7 +216,7 @@ describe("Calls: API actions", () => {
       const busy = yield* calls.reject(ctx.projectId, ctx.principal, inboundId, "busy")
       expect(busy.status).toBe("busy")
       // The edge's clock ran ahead (ringing at T0+1 s); the end is never before the last milestone.
-      expect(busy.timestamps.endedAt!.epochMillis).toBe(T0 + 2000)
+      expect(busy.timestamps.endedAt!.epochMilliseconds).toBe(T0 + 2000)
       // hangup: answered → failed, connected → completed.
       const a = newCallId()
       const b = newCallId()

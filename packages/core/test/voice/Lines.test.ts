@@ -7,7 +7,8 @@ import {
   simulatedLineNumber,
   simulatedVoiceCapable
 } from "@switchboard/core/voice"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { Env, failureOf, setupProject } from "./VoiceFixtures.js"
 
 describe("Lines", () => {
@@ -55,7 +56,7 @@ describe("Lines", () => {
       })
       const failure = yield* failureOf(
         Effect.flatMap(Lines, (l) => l.allocate({ projectId: ctx.projectId, platform: "voice" })).pipe(
-          Effect.provide(Lines.Default.pipe(Layer.provide(failing)))
+          Effect.provide(Lines.layer.pipe(Layer.provide(failing)), { local: true })
         )
       )
       expect(failure?._tag).toBe("LineUnavailable")

@@ -2,7 +2,8 @@
 import { SwitchboardCore } from "@switchboard/core"
 import { Accounts } from "@switchboard/core/accounts"
 import { TestkitLive } from "@switchboard/testkit"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { organizationWithProject, T0 } from "../ProjectFixtures.js"
 
 export { at, T0 } from "../ProjectFixtures.js"
@@ -17,8 +18,8 @@ export const setupProject = Effect.gen(function*() {
   const account = yield* (yield* Accounts).create({ email: `voice${n}.${Date.now()}@example.com` })
   return yield* organizationWithProject(account.accountId, { name: "Voice", slug: `voice-${n}-${Date.now().toString(36)}` })
 })
-export type ProjectCtx = Effect.Effect.Success<typeof setupProject>
+export type ProjectCtx = Effect.Success<typeof setupProject>
 
 /** The Left of an effect, or undefined when it succeeded. */
 export const failureOf = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.either(self), (r) => (r._tag === "Left" ? r.left : undefined))
+  Effect.map(Effect.result(self), (r) => (r._tag === "Failure" ? r.failure : undefined))

@@ -7,7 +7,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { VoiceProfileId } from "@switchboard/core/shared"
 import { Lines, VoiceProfiles } from "@switchboard/core/voice"
 import { MemoryState, VOICE_PROFILES_TABLE } from "@switchboard/testkit"
-import { Effect, Redacted, TestClock } from "effect"
+import { DateTime, Effect, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { Env, failureOf, type ProjectCtx, setupProject, T0 } from "./VoiceFixtures.js"
 
 const tagOf = <A, E extends { readonly _tag: string }, R>(self: Effect.Effect<A, E, R>) =>
@@ -61,7 +62,7 @@ describe("VoiceProfiles: profiles and versions", () => {
       yield* TestClock.adjust("1 second")
       const renamed = yield* profiles.update(ctx.projectId, ctx.principal, sales.profileId, { expectedVersion: 1, name: "Support", mediaEncryption: "srtp" })
       expect(renamed).toMatchObject({ name: "Support", mediaEncryption: "srtp", version: 2 })
-      expect(renamed.updatedAt.epochMillis).toBe(T0 + 2000)
+      expect(DateTime.toEpochMillis(renamed.updatedAt)).toBe(T0 + 2000)
       expect(yield* tagOf(profiles.update(ctx.projectId, ctx.principal, "default", { expectedVersion: 1, name: "Mine" })))
         .toBe("VoiceDefaultProfileImmutable")
       const page = yield* profiles.list(ctx.projectId, ctx.principal, {})
@@ -147,13 +148,13 @@ describe("VoiceProfiles: outbound SIP", () => {
       const verify = (p: Redacted.Redacted<string>) => profiles.verifyOutboundPassword(ctx.projectId, def.profileId, { username, password: p })
       yield* TestClock.adjust("10 seconds")
       const rotated = yield* profiles.rotateOutbound(ctx.projectId, ctx.principal, "default", { mode: "normal", expectedVersion: 2 })
-      expect(rotated.previousPasswordValidUntil?.epochMillis).toBe(T0 + 10_000 + 3600_000)
+      expect(rotated.previousPasswordValidUntil?.epochMilliseconds).toBe(T0 + 10_000 + 3600_000)
       expect(rotated.profileVersion).toBe(3)
       expect(yield* verify(configured.password)).toBe(true)
       expect(yield* verify(rotated.password)).toBe(true)
       const shown = yield* profiles.get(ctx.projectId, ctx.principal, def.profileId)
-      expect(shown.configuration.outbound?.authentication.previousPasswordValidUntil?.epochMillis).toBe(T0 + 10_000 + 3600_000)
-      expect(shown.configuration.outbound?.authentication.validFrom.epochMillis).toBe(T0 + 10_000)
+      expect(shown.configuration.outbound?.authentication.previousPasswordValidUntil?.epochMilliseconds).toBe(T0 + 10_000 + 3600_000)
+      expect(shown.configuration.outbound?.authentication.validFrom.epochMilliseconds).toBe(T0 + 10_000)
       expect(yield* failureOf(profiles.rotateOutbound(ctx.projectId, ctx.principal, "default", { mode: "normal", expectedVersion: 3 })))
         .toMatchObject({ _tag: "VoiceOutboundOperationPending", retryAfterSeconds: 3600 })
       yield* TestClock.adjust("3599 seconds")
@@ -240,7 +241,7 @@ describe("VoiceProfiles: line profile assignments", () => {
       yield* TestClock.adjust("5 seconds")
       const assigned = yield* profiles.assign(ctx.projectId, ctx.principal, line.lineId, { expectedVersion: 1, profileId: sales.profileId })
       expect(assigned).toMatchObject({ profileId: sales.profileId, profileVersion: 1, resourceVersion: 2 })
-      expect(assigned.updatedAt.epochMillis).toBe(T0 + 5000)
+      expect(DateTime.toEpochMillis(assigned.updatedAt)).toBe(T0 + 5000)
       // The same profile again changes nothing.
       expect(yield* profiles.assign(ctx.projectId, ctx.principal, line.lineId, { expectedVersion: 2, profileId: sales.profileId }))
         .toEqual(assigned)

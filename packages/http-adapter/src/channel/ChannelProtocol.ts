@@ -50,29 +50,28 @@ export interface ErrorFrame {
   readonly retryAfterMs?: number
 }
 
-const Seq = Schema.Int.pipe(Schema.between(0, Number.MAX_SAFE_INTEGER))
-const Token = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(8192))
-const EventTypeFilter = Schema.String.pipe(Schema.pattern(/^(\*|[a-z][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)+)$/), Schema.maxLength(128))
-const strict = { parseOptions: { onExcessProperty: "error" as const } }
+const Seq = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })))
+const Token = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(8192)))
+const EventTypeFilter = Schema.String.pipe(Schema.check(Schema.isPattern(/^(\*|[a-z][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)+)$/u)), Schema.check(Schema.isMaxLength(128)))
 
 export const FusorInit = Schema.Struct({ type: Schema.Literal("init"), startSeq: Seq, token: Token })
 export const EventsInit = Schema.Struct({
   type: Schema.Literal("init"),
   startSeq: Seq,
   token: Token,
-  types: Schema.optionalWith(Schema.Array(EventTypeFilter).pipe(Schema.minItems(1), Schema.maxItems(64)), { exact: true })
-}).annotations(strict)
+  types: Schema.optionalKey(Schema.Array(EventTypeFilter).pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(64))))
+})
 
-const HeaderMap = Schema.Record({ key: Schema.String.pipe(Schema.maxLength(256)), value: Schema.String.pipe(Schema.maxLength(8192)) })
+const HeaderMap = Schema.Record(Schema.String.pipe(Schema.check(Schema.isMaxLength(256))), Schema.String.pipe(Schema.check(Schema.isMaxLength(8192))))
 export const ReplyFrame = Schema.Struct({
   type: Schema.Literal("reply"),
-  eventId: Schema.String.pipe(Schema.maxLength(128)),
-  status: Schema.Int.pipe(Schema.between(0, 599)),
+  eventId: Schema.String.pipe(Schema.check(Schema.isMaxLength(128))),
+  status: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 599 }))),
   headers: HeaderMap,
-  body: Schema.optionalWith(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9+/]*={0,2}$/)), { exact: true }),
-  errorReason: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(1024)), { exact: true })
+  body: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isPattern(/^[A-Za-z0-9+/]*={0,2}$/u)))),
+  errorReason: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMaxLength(1024))))
 })
-export const AckFrame = Schema.Struct({ type: Schema.Literal("ack"), seq: Seq }).annotations(strict)
+export const AckFrame = Schema.Struct({ type: Schema.Literal("ack"), seq: Seq })
 export const PingFrame = Schema.Struct({ type: Schema.Literal("ping") })
 
 export type InitFrame = { readonly startSeq: number; readonly token: string; readonly types?: ReadonlyArray<string> }
@@ -83,12 +82,14 @@ export type ClientFrame =
   | { readonly _tag: "ping" }
   | { readonly _tag: "invalid"; readonly message: string }
 
-const decode = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknownEither(schema, { errors: "first" })
+const decode = <A, I>(schema: Schema.Codec<A, I>) => Schema.decodeUnknownResult(schema, { errors: "first" })
+/** The events protocol's init and ack frames are strict: an unknown field makes them invalid. */
+const decodeStrict = <A, I>(schema: Schema.Codec<A, I>) => Schema.decodeUnknownResult(schema, { errors: "first", onExcessProperty: "error" })
 const decoders = {
   fusorInit: decode(FusorInit),
-  eventsInit: decode(EventsInit),
+  eventsInit: decodeStrict(EventsInit),
   reply: decode(ReplyFrame),
-  ack: decode(AckFrame),
+  ack: decodeStrict(AckFrame),
   ping: decode(PingFrame)
 }
 
@@ -105,20 +106,20 @@ export const decodeClientFrame = (protocol: string, text: string): ClientFrame =
   switch (type) {
     case "init": {
       const r = protocol === FUSOR_PROTOCOL ? decoders.fusorInit(json) : decoders.eventsInit(json)
-      return r._tag === "Right" ? { _tag: "init", init: r.right } : bad("init")
+      return r._tag === "Success" ? { _tag: "init", init: r.success } : bad("init")
     }
     case "reply": {
       if (protocol !== FUSOR_PROTOCOL) return { _tag: "invalid", message: "reply frames belong to fusor.v1.json." }
       const r = decoders.reply(json)
-      return r._tag === "Right" ? { _tag: "reply", reply: r.right } : bad("reply")
+      return r._tag === "Success" ? { _tag: "reply", reply: r.success } : bad("reply")
     }
     case "ack": {
       if (protocol !== EVENTS_PROTOCOL) return { _tag: "invalid", message: "ack frames belong to switchboard.events.v1.json." }
       const r = decoders.ack(json)
-      return r._tag === "Right" ? { _tag: "ack", seq: r.right.seq } : bad("ack")
+      return r._tag === "Success" ? { _tag: "ack", seq: r.success.seq } : bad("ack")
     }
     case "ping":
-      return decoders.ping(json)._tag === "Right" ? { _tag: "ping" } : bad("ping")
+      return decoders.ping(json)._tag === "Success" ? { _tag: "ping" } : bad("ping")
     default:
       return { _tag: "invalid", message: "Unknown frame type." }
   }

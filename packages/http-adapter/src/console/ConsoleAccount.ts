@@ -21,18 +21,18 @@ import type { ConsoleRouter } from "./ConsoleRoutes.js"
 
 const CreateServiceKeyForm = Schema.Struct({
   name: BoundedString(1, 128),
-  expiresInDays: Schema.optional(Schema.Int.pipe(Schema.between(1, 3650)))
+  expiresInDays: Schema.optional(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 3650 }))))
 })
 const ServiceKeyForm = Schema.Struct({ serviceKeyId: BoundedString(1, 100) })
 const CreateAppForm = Schema.Struct({
   name: BoundedString(1, 128),
   homepageUri: Schema.optional(BoundedString(0, 2048)),
   redirectUris: BoundedString(0, 20_000),
-  clientType: Schema.Literal("confidential", "public"),
-  scopes: Schema.optionalWith(Schema.Array(BoundedString(1, 64)).pipe(Schema.maxItems(32)), { default: () => [] })
+  clientType: Schema.Literals(["confidential", "public"]),
+  scopes: Schema.Array(BoundedString(1, 64)).pipe(Schema.check(Schema.isMaxLength(32)), Schema.withDecodingDefault(Effect.succeed([])))
 })
 const ClientForm = Schema.Struct({ clientId: BoundedString(1, 200) })
-const ConfirmTotpForm = Schema.Struct({ enrollmentToken: BoundedString(1, 512), code: Schema.String.pipe(Schema.pattern(/^[0-9]{6}$/, { message: () => "must be the 6 digits the app shows" })) })
+const ConfirmTotpForm = Schema.Struct({ enrollmentToken: BoundedString(1, 512), code: Schema.String.pipe(Schema.check(Schema.isPattern(/^[0-9]{6}$/u, { message: "must be the 6 digits the app shows" }))) })
 
 /** An otpauth URI as an SVG QR code (drawn here: nothing is sent anywhere). */
 export const qrSvg = (text: string) =>

@@ -60,7 +60,7 @@ export const billingRoutes = (router: ConsoleRouter) =>
         yield* billing.openProject(ctx.principal, projectId, "read")
         const overview = yield* billing.overview(projectId)
         const catalog = billing.listPlans()
-        const invoices = yield* billing.listInvoices(project.organizationId).pipe(Effect.catchAll(() => Effect.succeed([])))
+        const invoices = yield* billing.listInvoices(project.organizationId).pipe(Effect.catch(() => Effect.succeed([])))
         const method = yield* payments.get(project.organizationId)
         const history = yield* billing.listOperations(projectId, 20)
         const operationId = ctx.query.get("operation")

@@ -4,7 +4,7 @@
  * invitation token accepted; an organization's members (invite with a role, change a role, remove)
  * and pending invitations (revoke).
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { BoundedString, Email, OrganizationId, type AccountId } from "@switchboard/core/shared"
 import { DashboardProjects, slugFromName } from "@switchboard/core/dashboard"
 import { InvitationId, Invitations, OrganizationName, OrganizationRole, Organizations } from "@switchboard/core/organizations"
@@ -108,7 +108,7 @@ ${
             ? `${a.slug} is available.`
             : `${a.slug} is not available (${a.reason})${"suggestion" in a && a.suggestion !== undefined ? `; ${a.suggestion} is.` : "."}`
         ),
-        Effect.catchAll((e) => Effect.succeed(envelopeOfError(e).message))
+        Effect.catch((e) => Effect.succeed(envelopeOfError(e).message))
       )
 
     yield* router.get("/console", page((ctx) => home(ctx)))

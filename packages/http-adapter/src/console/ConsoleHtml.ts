@@ -1,3 +1,4 @@
+import { DateTime } from "effect"
 /**
  * The console's HTML kit: a tagged template that escapes every interpolated value (only `raw(…)`
  * and nested `html` fragments pass through), the page shell (the sign-in page's look: system
@@ -5,7 +6,7 @@
  * helpers. Pages load nothing from anywhere else: the one script (`/console/assets/console.js`,
  * copy buttons and the slug check) and the styles come from this server, so the console works offline.
  */
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 import { escapeHtml } from "../routes/DashboardPages.js"
 
 /** Markup that is already safe (escaped or built here). */
@@ -255,8 +256,8 @@ export const table = (caption: string, headers: ReadonlyArray<string>, rows: Rea
     }</tbody></table>`
 
 /** A UTC timestamp as short readable text. */
-export const when = (t: { readonly epochMillis: number } | Date | null | undefined) =>
-  t === null || t === undefined ? "—" : new Date(t instanceof Date ? t.getTime() : t.epochMillis).toISOString().replace("T", " ").slice(0, 19) + " UTC"
+export const when = (t: DateTime.DateTime | Date | null | undefined) =>
+  t === null || t === undefined ? "—" : new Date(t instanceof Date ? t.getTime() : DateTime.toEpochMillis(t)).toISOString().replace("T", " ").slice(0, 19) + " UTC"
 
 export const badge = (text: string, tone: "ok" | "bad" | "plain" = "plain") =>
   html`<span class="badge${tone === "plain" ? "" : ` ${tone}`}">${text}</span>`

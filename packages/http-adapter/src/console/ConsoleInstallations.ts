@@ -18,7 +18,7 @@ import type { ConsoleRouter } from "./ConsoleRoutes.js"
 
 const ApproveForm = Schema.Struct({
   projectId: BoundedString(1, 100),
-  permissions: Schema.optionalWith(Schema.Array(BoundedString(1, 64)).pipe(Schema.maxItems(32)), { default: () => [] })
+  permissions: Schema.Array(BoundedString(1, 64)).pipe(Schema.check(Schema.isMaxLength(32)), Schema.withDecodingDefault(Effect.succeed([])))
 })
 
 const KeysForm = Schema.Struct({ jwks: BoundedString(1, 20_000) })
@@ -106,7 +106,7 @@ ${found._tag === "Some" ? html`Last changed ${when(found.value.updatedAt)}.` : "
       Effect.gen(function*() {
         const body = yield* form.as(KeysForm)
         const parsed = yield* Effect.try(() => JSON.parse(body.jwks) as unknown).pipe(
-          Effect.orElseFail(() => envelopeFailure(422, "VALIDATION_FAILED", "jwks: must be JSON"))
+          Effect.mapError(() => envelopeFailure(422, "VALIDATION_FAILED", "jwks: must be JSON"))
         )
         const keys = typeof parsed === "object" && parsed !== null && Array.isArray((parsed as { keys?: unknown }).keys)
           ? (parsed as { keys: Array<unknown> }).keys

@@ -12,7 +12,7 @@
  *   error's status (422 bad input, 409 conflicts, …) and changes nothing (the services validate
  *   before they write).
  */
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type AccountRecord, Accounts } from "@switchboard/core/accounts"
 import { type Session, Sessions } from "@switchboard/core/dashboard"
 import { type Principal } from "@switchboard/core/credentials"
@@ -86,7 +86,7 @@ const context: Effect.Effect<Option.Option<ConsoleCtx>, never, Needs> = Effect.g
   if (Option.isNone(session)) return Option.none()
   const request = yield* HttpServerRequest.HttpServerRequest
   const url = new URL(request.url, "http://localhost")
-  const params = yield* Effect.orElseSucceed(HttpRouter.params, () => ({}))
+  const params = yield* HttpRouter.params
   const account = yield* Effect.option((yield* Accounts).get(session.value.accountId))
   if (Option.isNone(account)) return Option.none()
   const caller: DashboardCaller = { _tag: "Session", accountId: session.value.accountId, session: session.value }
@@ -140,7 +140,7 @@ export const page = <R>(build: (ctx: ConsoleCtx) => Effect.Effect<View, ConsoleF
     const ctx = found.value
     return yield* build(ctx).pipe(
       Effect.map((view) => respond(ctx, view, { notice: noticeOf(ctx.query) })),
-      Effect.catchAll((e) => Effect.map(logged(envelopeOfError(e)), (f) => refusal(ctx, f)))
+      Effect.catch((e) => Effect.map(logged(envelopeOfError(e)), (f) => refusal(ctx, f)))
     )
   })
 
@@ -148,7 +148,7 @@ export const page = <R>(build: (ctx: ConsoleCtx) => Effect.Effect<View, ConsoleF
 export interface Form {
   readonly raw: RawBody
   /** Decodes the fields with a schema (form coercion; unknown fields refused; 422 naming the field). */
-  readonly as: <A, I>(schema: Schema.Schema<A, I>) => Effect.Effect<A, EnvelopeFailure>
+  readonly as: <A, I>(schema: Schema.Codec<A, I>) => Effect.Effect<A, EnvelopeFailure>
 }
 
 /**
@@ -166,7 +166,7 @@ export const action = <R, R2, R3 = never>(
     const request = yield* HttpServerRequest.HttpServerRequest
     if (Option.isNone(found)) return signInRedirect(new URL(request.headers["referer"] ?? "/console", "http://localhost").pathname)
     const ctx = found.value
-    const outcome = yield* Effect.either(Effect.gen(function*() {
+    const outcome = yield* Effect.result(Effect.gen(function*() {
       const raw = yield* read
       if (raw.kind !== "form" && raw.kind !== "multipart") {
         return yield* envelopeFailure(415, "UNSUPPORTED_MEDIA_TYPE", "Console forms post application/x-www-form-urlencoded or multipart/form-data.")
@@ -176,16 +176,16 @@ export const action = <R, R2, R3 = never>(
       }
       return yield* run(ctx, { raw, as: (schema) => decodeBodyAs(schema, raw) })
     }))
-    if (outcome._tag === "Right") {
-      const result = outcome.right
+    if (outcome._tag === "Success") {
+      const result = outcome.success
       if (result._tag === "Show") return respond(ctx, result.view, { notice: result.notice })
       const to = result.notice === undefined ? result.to : `${result.to}${result.to.includes("?") ? "&" : "?"}notice=${result.notice}`
       return HttpServerResponse.empty({ status: 303, headers: { location: to, "cache-control": "no-store" } })
     }
-    const failure = yield* logged(envelopeOfError(outcome.left))
+    const failure = yield* logged(envelopeOfError(outcome.failure))
     return yield* view(ctx).pipe(
       Effect.map((v) => respond(ctx, v, { message: failure.status >= 500 ? "The request failed on the server." : failure.message, status: failure.status })),
-      Effect.catchAll(() => Effect.succeed(refusal(ctx, failure)))
+      Effect.catch(() => Effect.succeed(refusal(ctx, failure)))
     )
   })
 
@@ -201,15 +201,15 @@ export const jsonAction = <R>(run: (ctx: ConsoleCtx) => Effect.Effect<unknown, C
     const found = yield* context
     if (Option.isNone(found)) return refuse(envelopeFailure(401, "NOT_AUTHENTICATED", "Sign in first."))
     const ctx = found.value
-    const outcome = yield* Effect.either(Effect.gen(function*() {
+    const outcome = yield* Effect.result(Effect.gen(function*() {
       const raw = yield* readDashboardBody
       if (!(yield* isCsrfTokenOf(ctx.session.sessionId, raw.csrf))) {
         return yield* envelopeFailure(403, "CSRF_CHECK_FAILED", "The page expired; reload it.")
       }
       return yield* run(ctx)
     }))
-    if (outcome._tag === "Right") return HttpServerResponse.unsafeJson({ succeed: true, data: outcome.right }, { headers: noStore })
-    const failure = yield* logged(envelopeOfError(outcome.left))
+    if (outcome._tag === "Success") return HttpServerResponse.jsonUnsafe({ succeed: true, data: outcome.success }, { headers: noStore })
+    const failure = yield* logged(envelopeOfError(outcome.failure))
     return refuse(failure.status >= 500 ? envelopeFailure(failure.status, failure.code, "The request failed on the server.") : failure)
   })
 

@@ -5,11 +5,11 @@
  * the file received and sniffed, the upload committed as the account's picture, the old file
  * removed once that has committed). The file is read at most the upload limit + 1 bytes.
  */
-import { HttpServerRequest, Multipart } from "@effect/platform"
+import { HttpServerRequest, Multipart } from "effect/http"
 import { type AccountId } from "@switchboard/core/shared"
 import { ImageContentType } from "@switchboard/core/accounts"
 import { accountUploadOwner, profilePicturePurpose, type Uploads } from "@switchboard/core/uploads"
-import { Effect, Option, Schema, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { invalidBody, type RawBody } from "../routes/DashboardBody.js"
 import { CSRF_FIELD } from "../routes/DashboardSession.js"
@@ -45,9 +45,9 @@ export const readPictureForm = (maxBytes: number) =>
         (bytes) => void (picture = { contentType: part.contentType, bytes })
       )
     }).pipe(
-      Multipart.withLimits({ maxFieldSize: 4096, maxTotalSize: Option.some(maxBytes + FORM_OVERHEAD_BYTES) }),
+      Effect.provideContext(Multipart.limitsServices({ maxFieldSize: 4096, maxTotalSize: maxBytes + FORM_OVERHEAD_BYTES })),
       Effect.catchTag("MultipartError", (e) =>
-        Effect.fail(e.reason === "BodyTooLarge" ? tooLarge : invalidBody("The body is not a readable multipart/form-data body.")))
+        Effect.fail(e.reason._tag === "BodyTooLarge" ? tooLarge : invalidBody("The body is not a readable multipart/form-data body.")))
     )
     return { kind: "multipart", value: picture, csrf } satisfies RawBody
   })
@@ -55,7 +55,7 @@ export const readPictureForm = (maxBytes: number) =>
 const isImageType = Schema.is(ImageContentType)
 
 /** Makes the form's image the account's picture, through the upload steps of the versioned API. */
-export const setPictureFromForm = (uploads: Uploads, accountId: AccountId, value: unknown) =>
+export const setPictureFromForm = (uploads: typeof Uploads.Service, accountId: AccountId, value: unknown) =>
   Effect.gen(function*() {
     const picture = value as PictureBody | undefined
     if (picture === undefined || picture.bytes.length === 0) return yield* invalidBody("picture: choose an image file.")

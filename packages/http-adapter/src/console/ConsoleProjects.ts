@@ -53,12 +53,12 @@ const permissionBoxes = (idPrefix: string, checked: ReadonlyArray<string>) =>
   }</fieldset>`
 
 const CloseForm = Schema.Struct({ confirm: BoundedString(0, 100) })
-const Permissions = Schema.Array(BoundedString(1, 64)).pipe(Schema.minItems(1, { message: () => "choose at least one permission" }), Schema.maxItems(32))
+const Permissions = Schema.Array(BoundedString(1, 64)).pipe(Schema.check(Schema.isMinLength(1, { message: "choose at least one permission" })), Schema.check(Schema.isMaxLength(32)))
 const CreateKeyForm = Schema.Struct({
   name: BoundedString(1, 128),
-  permissions: Schema.optionalWith(Permissions, { default: () => [] })
+  permissions: Schema.optionalKey(Permissions)
 })
-const KeyPermissionsForm = Schema.Struct({ apiKeyId: BoundedString(1, 100), permissions: Schema.optionalWith(Permissions, { default: () => [] }) })
+const KeyPermissionsForm = Schema.Struct({ apiKeyId: BoundedString(1, 100), permissions: Schema.optionalKey(Permissions) })
 const KeyForm = Schema.Struct({ apiKeyId: BoundedString(1, 100) })
 
 const apiKeyIdOf = (id: string) =>
@@ -159,7 +159,7 @@ ${permissionBoxes("new", ["project:read"])}
       Effect.gen(function*() {
         const projectId = yield* projectIdOf(ctx)
         const body = yield* form.as(CreateKeyForm)
-        if (body.permissions.length === 0) return yield* noPermissions
+        if (body.permissions === undefined) return yield* noPermissions
         const created = yield* apiKeys.create({ projectId, principal: ctx.principal, accountId: ctx.accountId, name: body.name, permissions: body.permissions })
         return show(yield* keysView(ctx, { name: body.name, secret: Redacted.value(created.secret) }), "Key created.")
       })))
@@ -167,7 +167,7 @@ ${permissionBoxes("new", ["project:read"])}
       Effect.gen(function*() {
         const projectId = yield* projectIdOf(ctx)
         const body = yield* form.as(KeyPermissionsForm)
-        if (body.permissions.length === 0) return yield* noPermissions
+        if (body.permissions === undefined) return yield* noPermissions
         yield* apiKeys.updatePermissions(projectId, ctx.principal, yield* apiKeyIdOf(body.apiKeyId), body.permissions)
         return redirect(`/console/projects/${projectId}/keys`, "saved")
       })))

@@ -3,7 +3,7 @@
  * rendered pages over the core services with the signed-in dashboard session's authority. Each
  * area registers its pages here; `consoleRouteTable` lists them for the 405 table.
  */
-import { HttpApiBuilder, type HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type Sessions } from "@switchboard/core/dashboard"
 import { type Accounts } from "@switchboard/core/accounts"
 import { type Secrets, type ServerSecret } from "@switchboard/core/shared"
@@ -22,7 +22,12 @@ import { ssoRoutes, ssoRouteTable } from "./ConsoleSso.js"
 import { voiceRoutes, voiceRouteTable } from "./ConsoleVoice.js"
 import { webhookRoutes, webhookRouteTable } from "./ConsoleWebhooks.js"
 
-type Handler = Effect.Effect<HttpServerResponse.HttpServerResponse, never, any>
+/** What a page reads per request: the request, its route, and the services captured below. */
+type Handler = Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext | Sessions | Accounts | ServerConfig | ServerSecret | Secrets
+>
 
 /** Where an area registers its pages (the per-request services are provided here). */
 export interface ConsoleRouter {
@@ -36,17 +41,17 @@ const asset = (body: string, contentType: string) =>
     headers: { "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" }
   }))
 
-export const ConsoleRoutes = HttpApiBuilder.Router.use((router) =>
+export const ConsoleRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     // What pages read per request beyond the request itself, captured once.
     const services = yield* Effect.context<Sessions | Accounts | ServerConfig | ServerSecret | Secrets>()
     const scoped: ConsoleRouter = {
-      get: (path, handler) => router.get(path as HttpRouter.PathInput, Effect.provide(handler, services)),
-      post: (path, handler) => router.post(path as HttpRouter.PathInput, Effect.provide(handler, services))
+      get: (path, handler) => router.add("GET", path, Effect.provide(handler, services)),
+      post: (path, handler) => router.add("POST", path, Effect.provide(handler, services))
     }
-    yield* router.get("/", Effect.succeed(HttpServerResponse.empty({ status: 303, headers: { location: "/console" } })))
-    yield* router.get("/console/assets/console.css", asset(consoleCss, "text/css; charset=utf-8"))
-    yield* router.get("/console/assets/console.js", asset(consoleJs, "text/javascript; charset=utf-8"))
+    yield* router.add("GET", "/", Effect.succeed(HttpServerResponse.empty({ status: 303, headers: { location: "/console" } })))
+    yield* router.add("GET", "/console/assets/console.css", asset(consoleCss, "text/css; charset=utf-8"))
+    yield* router.add("GET", "/console/assets/console.js", asset(consoleJs, "text/javascript; charset=utf-8"))
     yield* scoped.get("/console/sign-up", Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const config = yield* ServerConfig

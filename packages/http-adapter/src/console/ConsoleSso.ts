@@ -12,7 +12,7 @@
 import { Organizations } from "@switchboard/core/organizations"
 import { BoundedString, type OrganizationId } from "@switchboard/core/shared"
 import { ConfigureOrganizationSsoRequest, OrganizationSso, type OrganizationSsoConfiguration, resolveReturnTo, SsoPolicy, VersionString } from "@switchboard/core/sso"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { decodeBodyAs } from "../routes/DashboardBody.js"
 import { organizationIdOf } from "./ConsoleHome.js"
@@ -44,7 +44,7 @@ export const ssoRoutes = (router: ConsoleRouter) =>
     /** The page's own query (`intent`, a validated `returnTo`), kept on its forms and redirects. */
     const kept = (ctx: ConsoleCtx) => {
       const raw = ctx.query.get("returnTo")
-      const returnTo = raw === null ? undefined : Either.getOrUndefined(resolveReturnTo(raw, policy))
+      const returnTo = raw === null ? undefined : Result.getOrUndefined(resolveReturnTo(raw, policy))
       const intent = ctx.query.get("intent") === "domain_verification" ? "domain_verification" as const : undefined
       const query = new URLSearchParams()
       if (intent !== undefined) query.set("intent", intent)

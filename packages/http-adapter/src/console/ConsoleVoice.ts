@@ -5,7 +5,7 @@
  */
 import { type Call, Calls, Lines, VoiceProfiles } from "@switchboard/core/voice"
 import { BoundedString } from "@switchboard/core/shared"
-import { Effect, Schema } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import { hourlyChart, perHour, timelineChart, type TimelinePoint } from "./ConsoleCharts.js"
 import { badge, csrfField, html, raw, table, when } from "./ConsoleHtml.js"
 import { action, type ConsoleCtx, page, param, redirect, type View } from "./ConsoleKit.js"
@@ -16,7 +16,7 @@ import { DashboardProjects } from "@switchboard/core/dashboard"
 const AssignForm = Schema.Struct({
   lineId: BoundedString(1, 100),
   profileId: BoundedString(0, 100),
-  expectedVersion: Schema.Int.pipe(Schema.between(1, Number.MAX_SAFE_INTEGER))
+  expectedVersion: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })))
 })
 
 const ended = new Set(["completed", "busy", "no-answer", "rejected", "canceled", "failed"])
@@ -31,15 +31,16 @@ const party = (p: { readonly id: string; readonly handle?: string | undefined })
 
 /** A call's milestones and key presses in time order, for the timeline. */
 export const callTimeline = (c: Call): ReadonlyArray<TimelinePoint> => {
-  const t = c.timestamps as Record<string, { readonly epochMillis: number } | undefined>
-  const milestones: Array<TimelinePoint> = [
+  // The milestones a call's status has reached; the others are absent.
+  const t: { readonly [K in "startedAt" | "ringingAt" | "answeredAt" | "connectedAt" | "endedAt"]?: DateTime.Utc } = c.timestamps
+  const milestones: Array<TimelinePoint> = ([
     ["started", t.startedAt],
     ["ringing", t.ringingAt],
     ["answered", t.answeredAt],
     ["connected", t.connectedAt],
     [c.status === "completed" || !ended.has(c.status) ? "ended" : c.status, t.endedAt]
-  ].flatMap(([label, at]) => (at === undefined ? [] : [{ label: label as string, at: (at as { epochMillis: number }).epochMillis }]))
-  const keys = c.dtmfInputs.map((k) => ({ label: "key", detail: k.digit, at: k.timestamp.epochMillis }))
+  ] as const).flatMap(([label, at]) => (at === undefined ? [] : [{ label, at: DateTime.toEpochMillis(at) }]))
+  const keys = c.dtmfInputs.map((k) => ({ label: "key", detail: k.digit, at: DateTime.toEpochMillis(k.timestamp) }))
   return [...milestones, ...keys].sort((a, b) => a.at - b.at)
 }
 
@@ -67,7 +68,7 @@ export const voiceRoutes = (router: ConsoleRouter) =>
           crumbs: projectCrumbs(project, "Voice"),
           tabs: projectTabs(projectId, base),
           body: html`<section class="card" aria-labelledby="calls"><h2 id="calls">Calls</h2>
-${hourlyChart("Calls per hour", callSeries, perHour(recent, (c) => c.createdAt.epochMillis, callSeriesOf, 3, now), now)}
+${hourlyChart("Calls per hour", callSeries, perHour(recent, (c) => DateTime.toEpochMillis(c.createdAt), callSeriesOf, 3, now), now)}
 ${
             table("Calls", ["Started", "Status", "Direction", "From", "To", "Keys"], recent.map((c) => [
               html`<a href="${base}/calls/${c.id}">${when(c.createdAt)}</a>`,

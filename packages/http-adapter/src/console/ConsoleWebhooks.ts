@@ -20,7 +20,7 @@ import {
   webhookApiVersions
 } from "@switchboard/core/events"
 import { BoundedString, type ProjectId } from "@switchboard/core/shared"
-import { Effect, Redacted, Schema } from "effect"
+import { DateTime, Effect, Redacted, Schema } from "effect"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { hourlyChart, perHour } from "./ConsoleCharts.js"
 import { badge, buttonForm, csrfField, html, secretBox, table, when } from "./ConsoleHtml.js"
@@ -31,10 +31,10 @@ import type { ConsoleRouter } from "./ConsoleRoutes.js"
 const CreateDestinationForm = Schema.Struct({
   name: BoundedString(1, 128),
   url: BoundedString(1, 2048),
-  events: Schema.optionalWith(Schema.Array(BoundedString(1, 128)).pipe(Schema.maxItems(256)), { default: () => [] })
+  events: Schema.Array(BoundedString(1, 128)).pipe(Schema.check(Schema.isMaxLength(256)), Schema.withDecodingDefault(Effect.succeed([])))
 })
 const CreateManagementForm = Schema.Struct({ webhookUrl: BoundedString(1, 2048) })
-const RetryForm = Schema.Struct({ eventId: BoundedString(1, 100), attemptCount: Schema.Int.pipe(Schema.between(0, 1_000_000)) })
+const RetryForm = Schema.Struct({ eventId: BoundedString(1, 100), attemptCount: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 }))) })
 
 type Kind = "destinations" | "management"
 
@@ -82,7 +82,7 @@ export const webhookRoutes = (router: ConsoleRouter) =>
 
     const chartOf = (deliveries: ReadonlyArray<WebhookDelivery>) => {
       const now = Date.now()
-      return hourlyChart("Deliveries per hour", deliverySeries, perHour(deliveries, (d) => d.createdAt.epochMillis, seriesOf, 3, now), now)
+      return hourlyChart("Deliveries per hour", deliverySeries, perHour(deliveries, (d) => DateTime.toEpochMillis(d.createdAt), seriesOf, 3, now), now)
     }
 
     const listView = (ctx: ConsoleCtx, created?: { readonly label: string; readonly secret: string }) =>
@@ -262,7 +262,7 @@ ${
         const latest = yield* latestEvents(projectId, 50)
         const recent = (yield* Effect.forEach(list, (e) => Effect.map(deliveriesOf(ctx, projectId, e.kind, e.id), (ds) => ds.map((d) => ({ d, e })))))
           .flat()
-          .sort((a, b) => b.d.createdAt.epochMillis - a.d.createdAt.epochMillis)
+          .sort((a, b) => DateTime.toEpochMillis(b.d.createdAt) - DateTime.toEpochMillis(a.d.createdAt))
           .slice(0, 50)
         return {
           title: "Events",

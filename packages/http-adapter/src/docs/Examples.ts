@@ -3,43 +3,14 @@
  * decode the wire values (so a new field or a tighter bound changes the example with it). The
  * generator walks the encoded side of a schema and writes readable values (a property named
  * `email` gets an address, `webhookUrl` a URL, identifiers their own format); where a refinement
- * rejects that value it falls back to the schema's arbitrary with a fixed seed (deterministic). The
+ * rejects that value it falls back to the schema's arbitrary (`Arbitrary.schema`) with a fixed seed
+ * (deterministic). The
  * result is decoded with the schema before it is used: an example that does not decode is `undefined`
  * (and the documentation test fails on it).
  */
-import { Arbitrary, FastCheck, Option, Schema, SchemaAST as AST } from "effect"
+import { Arbitrary, Effect, Option, Schema, SchemaAST as AST } from "effect"
 
 type Json = unknown
-
-/**
- * Whether the schema's arbitrary ends: a refinement that is only a predicate (no arbitrary of its
- * own and no bounds the arbitrary could build from) would make it filter random values forever.
- */
-const arbitraryEnds = (ast: AST.AST, seen = new Set<AST.AST>()): boolean => {
-  if (seen.has(ast)) return true
-  seen.add(ast)
-  switch (ast._tag) {
-    case "Refinement": {
-      if (ast.annotations[AST.ArbitraryAnnotationId] !== undefined) return true
-      const json = AST.getJSONSchemaAnnotation(ast)
-      const bounded = Option.isSome(json) && Object.keys(json.value).some((k) => k !== "format" && k !== "description")
-      return bounded && arbitraryEnds(ast.from, seen)
-    }
-    case "Union":
-      return ast.types.every((t) => arbitraryEnds(t, seen))
-    case "TupleType":
-      return ast.elements.every((e) => arbitraryEnds(e.type, seen)) && ast.rest.every((r) => arbitraryEnds(r.type, seen))
-    case "TypeLiteral":
-      return ast.propertySignatures.every((p) => arbitraryEnds(p.type, seen)) &&
-        ast.indexSignatures.every((i) => arbitraryEnds(i.type, seen))
-    case "Transformation":
-      return arbitraryEnds(ast.from, seen) && arbitraryEnds(ast.to, seen)
-    case "Suspend":
-      return arbitraryEnds(ast.f(), seen)
-    default:
-      return true
-  }
-}
 
 /** Strings a refined string is tried with before its arbitrary (formats the schemas use). */
 const stringCandidates = [
@@ -47,6 +18,7 @@ const stringCandidates = [
   "2030-01-01T00:00:00.000Z",
   "ada@example.com",
   "https://example.com/webhooks",
+  "sip:ada@example.com",
   "+14155550123",
   "example",
   "Example",
@@ -59,11 +31,16 @@ const stringCandidates = [
 /** Numbers a refined number is tried with before its arbitrary. */
 const numberCandidates = [1, 100, 2026, 12, 1000]
 
+/**
+ * One value of the schema's arbitrary, always the same (a fixed seed). A check the arbitrary cannot
+ * build from gives up after its discards; a schema it cannot derive throws: no example from it.
+ */
 const fromArbitrary = (ast: AST.AST): Option.Option<Json> => {
-  if (!arbitraryEnds(ast)) return Option.none()
   try {
-    const [value] = FastCheck.sample(Arbitrary.make(Schema.make(ast)), { seed: 7, numRuns: 1 })
-    return Option.some(value)
+    return Effect.runSync(Effect.match(Arbitrary.sampleEffect(Arbitrary.schema(Schema.make(ast)), { count: 1, seed: 7 }), {
+      onFailure: () => Option.none(),
+      onSuccess: (values) => values.length > 0 ? Option.some(values[0]) : Option.none()
+    }))
   } catch {
     return Option.none()
   }
@@ -83,44 +60,44 @@ const stringFor = (key: string | undefined): string => {
   return "example"
 }
 
-const generate = (ast: AST.AST, key: string | undefined, depth: number, minimal: boolean): Option.Option<Json> => {
-  if (depth > 12) return Option.none()
-  const examples = AST.getExamplesAnnotation(ast)
-  if (Option.isSome(examples) && examples.value.length > 0) return Option.some(examples.value[0])
+/** A value of `ast` without its checks (the refinement is handled by `generate`). */
+const generateBase = (ast: AST.AST, key: string | undefined, depth: number, minimal: boolean): Option.Option<Json> => {
   switch (ast._tag) {
     case "Literal":
       return Option.some(ast.literal)
+    case "Null":
+      return Option.some(null)
     case "UniqueSymbol":
-    case "NeverKeyword":
-    case "SymbolKeyword":
-    case "BigIntKeyword":
-    case "VoidKeyword":
-    case "UndefinedKeyword":
+    case "Never":
+    case "Symbol":
+    case "BigInt":
+    case "Void":
+    case "Undefined":
       return Option.none()
-    case "StringKeyword":
+    case "String":
       return Option.some(stringFor(key))
-    case "NumberKeyword":
+    case "Number":
       return Option.some(0)
-    case "BooleanKeyword":
+    case "Boolean":
       return Option.some(false)
-    case "UnknownKeyword":
-    case "AnyKeyword":
+    case "Unknown":
+    case "Any":
     case "ObjectKeyword":
       return Option.some({})
-    case "Enums":
+    case "Enum":
       return ast.enums.length > 0 ? Option.some(ast.enums[0]![1]) : Option.none()
     case "TemplateLiteral":
       return fromArbitrary(ast)
     case "Declaration":
-      return fromArbitrary(ast)
+      // A declaration that takes an empty object (`Schema.Unknown` as the JSON codec writes it, any
+      // JSON value) gets one, as `Unknown` does; the others (classes, dates) their arbitrary.
+      return valid(ast, {}) ? Option.some({}) : fromArbitrary(ast)
     case "Suspend":
-      return generate(ast.f(), key, depth + 1, minimal)
-    case "Transformation":
-      return generate(ast.from, key, depth + 1, minimal)
+      return generate(ast.thunk(), key, depth + 1, minimal)
     case "Union": {
       // Prefer a member that is not null (an example shows the value, not its absence).
       // (The minimal form prefers null.)
-      const isNull = (t: AST.AST) => Number(AST.isLiteral(t) && t.literal === null)
+      const isNull = (t: AST.AST) => Number(AST.isNull(t))
       const members = [...ast.types].sort((a, b) => minimal ? isNull(b) - isNull(a) : isNull(a) - isNull(b))
       for (const member of members) {
         const value = generate(member, key, depth + 1, minimal)
@@ -128,56 +105,67 @@ const generate = (ast: AST.AST, key: string | undefined, depth: number, minimal:
       }
       return Option.none()
     }
-    case "TupleType": {
+    case "Arrays": {
       const out: Array<Json> = []
       for (const element of ast.elements) {
-        const value = generate(element.type, key, depth + 1, minimal)
+        const value = generate(element, key, depth + 1, minimal)
         if (Option.isSome(value)) out.push(value.value)
-        else if (!element.isOptional) return Option.none()
+        else if (!AST.isOptional(element)) return Option.none()
       }
       if (ast.rest.length > 0) {
-        const value = generate(ast.rest[0]!.type, key, depth + 1, minimal)
+        const value = generate(ast.rest[0]!, key, depth + 1, minimal)
         if (Option.isSome(value)) out.push(value.value)
       }
       return Option.some(out)
     }
-    case "TypeLiteral": {
+    case "Objects": {
       const out: Record<string, Json> = {}
       for (const ps of ast.propertySignatures) {
-        if (typeof ps.name !== "string" || (minimal && ps.isOptional)) continue
+        const isOptional = AST.isOptional(ps.type)
+        if (typeof ps.name !== "string" || (minimal && isOptional)) continue
         const value = generate(ps.type, ps.name, depth + 1, minimal)
         if (Option.isSome(value)) out[ps.name] = value.value
-        else if (!ps.isOptional) return Option.none()
+        else if (!isOptional) return Option.none()
       }
       return Option.some(out)
     }
-    case "Refinement": {
-      const value = generate(ast.from, key, depth + 1, minimal)
-      if (Option.isSome(value) && valid(ast, value.value)) return value
-      if (Option.isSome(value) && typeof value.value === "string") {
-        const candidate = stringCandidates.find((c) => valid(ast, c))
-        if (candidate !== undefined) return Option.some(candidate)
-      }
-      if (Option.isSome(value) && typeof value.value === "number") {
-        const candidate = numberCandidates.find((c) => valid(ast, c))
-        if (candidate !== undefined) return Option.some(candidate)
-      }
-      return fromArbitrary(ast)
-    }
   }
+}
+
+const generate = (ast: AST.AST, key: string | undefined, depth: number, minimal: boolean): Option.Option<Json> => {
+  if (depth > 12) return Option.none()
+  const examples = AST.resolve(ast)?.examples
+  if (Array.isArray(examples) && examples.length > 0) return Option.some(examples[0])
+  const value = generateBase(ast, key, depth, minimal)
+  // A refined value: the plain one if it passes the checks, else a candidate that does, else the arbitrary.
+  if (ast.checks === undefined || (Option.isSome(value) && valid(ast, value.value))) return value
+  if (Option.isSome(value) && typeof value.value === "string") {
+    const candidate = stringCandidates.find((c) => valid(ast, c))
+    if (candidate !== undefined) return Option.some(candidate)
+  }
+  if (Option.isSome(value) && typeof value.value === "number") {
+    const candidate = numberCandidates.find((c) => valid(ast, c))
+    if (candidate !== undefined) return Option.some(candidate)
+  }
+  // A refined object or array that fails its checks: none here (the caller tries the least form,
+  // then the whole schema's arbitrary).
+  if (Option.isSome(value) && typeof value.value === "object" && value.value !== null) return Option.none()
+  return fromArbitrary(ast)
 }
 
 /**
  * An example of the encoded (wire) form of `schema` that decodes with it, or `undefined` when none
  * could be made.
  */
-export const exampleOf = (schema: Schema.Schema<any, any, never>): Json | undefined => {
-  const encoded = Schema.encodedBoundSchema(schema)
+export const exampleOf = (schema: Schema.Top): Json | undefined => {
+  const encoded = AST.toEncoded(schema.ast)
+  // The API's schemas decode without services.
+  const decode = Schema.decodeUnknownOption(Schema.make<Schema.Codec<unknown, unknown>>(schema.ast))
   // Every optional member and no null first; then the least (no optional member, null where allowed).
-  const candidates = [() => generate(encoded.ast, undefined, 0, false), () => generate(encoded.ast, undefined, 0, true), () => fromArbitrary(encoded.ast)]
+  const candidates = [() => generate(encoded, undefined, 0, false), () => generate(encoded, undefined, 0, true), () => fromArbitrary(encoded)]
   for (const make of candidates) {
     const candidate = make()
-    if (Option.isSome(candidate) && Schema.decodeUnknownOption(schema)(candidate.value)._tag === "Some") return candidate.value
+    if (Option.isSome(candidate) && Option.isSome(decode(candidate.value))) return candidate.value
   }
   return undefined
 }

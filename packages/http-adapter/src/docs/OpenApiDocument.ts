@@ -3,14 +3,15 @@
  * and its schemas, with every error response described as what it is on the wire — a problem
  * document — and the Idempotency-Key header on the operations that require it.
  */
-import { HttpApi, OpenApi, OpenApiJsonSchema } from "@effect/platform"
+import { HttpApi, OpenApi } from "effect/http-api"
 import { type ProblemCode, problemCodes, problemEntry } from "../http/ProblemCatalog.js"
-import { Option, Schema } from "effect"
+import { JsonSchema, Schema } from "effect"
 import { idempotentOperations, operationProblems, V1Api } from "../Features.js"
 import { deviceOperations, OAuthErrorResponse as OAuthErrorSchema, type RawV1Operation } from "../routes/OAuthDeviceOperations.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 import { exampleOf } from "./Examples.js"
 import { withoutBuiltinIds } from "./JsonSchemaIds.js"
+import { asPublished } from "../http/JsonSchemaComponents.js"
 import { problemExample } from "./ProblemExamples.js"
 
 /**
@@ -18,9 +19,9 @@ import { problemExample } from "./ProblemExamples.js"
  * (raw routes answering RFC 6749 JSON rather than problems) its error bodies by status.
  */
 export interface V1OperationSchemas {
-  readonly payloads: ReadonlyMap<string, Schema.Schema<any, any, never>>
-  readonly successes: ReadonlyMap<number, Schema.Schema<any, any, never>>
-  readonly errors?: ReadonlyMap<number, Schema.Schema<any, any, never>>
+  readonly payloads: ReadonlyMap<string, Schema.Top>
+  readonly successes: ReadonlyMap<number, Schema.Top>
+  readonly errors?: ReadonlyMap<number, Schema.Top>
 }
 
 /** The /v1 operations served by raw routes rather than the HttpApi declaration (documented from their tables). */
@@ -33,14 +34,16 @@ export const v1OperationSchemas = (): ReadonlyMap<string, V1OperationSchemas> =>
   const out = new Map<string, V1OperationSchemas>()
   HttpApi.reflect(V1Api, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint, group, payloads, successes }) => {
-      const success = new Map<number, Schema.Schema<any, any, never>>()
-      for (const [status, s] of successes) if (Option.isSome(s.ast)) success.set(status, Schema.make(s.ast.value))
-      const payload = new Map<string, Schema.Schema<any, any, never>>()
+    onEndpoint: ({ endpoint, group, successes }) => {
+      const oneOf = (schemas: readonly [Schema.Top, ...Array<Schema.Top>]): Schema.Top =>
+        schemas.length === 1 ? schemas[0] : Schema.Union(schemas)
+      const success = new Map<number, Schema.Top>()
+      for (const [status, schemas] of successes) success.set(status, oneOf(schemas))
+      const payload = new Map<string, Schema.Top>()
       if (endpoint.method !== "GET" && endpoint.method !== "HEAD") {
-        for (const [contentType, p] of payloads) payload.set(contentType, Schema.make(p.ast))
+        for (const [contentType, p] of endpoint.payload) payload.set(contentType, oneOf(p.schemas))
       }
-      out.set(`${group.identifier}.${endpoint.name}`, { payloads: payload, successes: success })
+      out.set(`${group.identifier}.${endpoint.identifier}`, { payloads: payload, successes: success })
     }
   })
   for (const o of rawOperations) {
@@ -87,7 +90,12 @@ type Json = Record<string, any>
 
 /** A raw operation's path item: JSON and form bodies, its success, and its RFC 6749 error JSON. */
 const rawPathItem = (o: RawV1Operation, defs: Json): Json => {
-  const ref = (schema: Schema.Schema<any, any, never>) => OpenApiJsonSchema.makeWithDefs(schema, { defs, defsPath: "#/components/schemas/" })
+  const ref = (schema: Schema.Top) => {
+    const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
+    const openapi = JsonSchema.toMultiDocumentOpenApi3_1({ dialect: "draft-2020-12", schemas: [document.schema], definitions: document.definitions })
+    Object.assign(defs, openapi.definitions)
+    return openapi.schemas[0]
+  }
   const body = ref(o.payload)
   const error = ref(OAuthErrorSchema)
   return {
@@ -111,6 +119,22 @@ const rawPathItem = (o: RawV1Operation, defs: Json): Json => {
     }
   }
 }
+
+/**
+ * A success with a status of its own (201 Created, 202 Accepted, 204 No Content) as the document
+ * has always described it: "Success", its schema written out in the response rather than named
+ * (Effect names it after the schema's identifier and refers to it as a component).
+ */
+const ownStatusResponse = (response: Json, components: Json): Json => ({
+  ...response,
+  description: "Success",
+  ...(response.content === undefined ? {} : {
+    content: Object.fromEntries(Object.entries<Json>(response.content).map(([contentType, media]) => {
+      const name = typeof media.schema?.$ref === "string" ? media.schema.$ref.replace("#/components/schemas/", "") : undefined
+      return [contentType, name === undefined || !(name in components) ? media : { ...media, schema: structuredClone(components[name]) }]
+    }))
+  })
+})
 
 /** Writes an example into each JSON request body and success response from the operation's schemas. */
 const addExamples = (op: Json, schemas: V1OperationSchemas | undefined) => {
@@ -146,7 +170,7 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
       const codes = operationProblems[op.operationId] ?? ["INTERNAL_ERROR"]
       const responses: Json = {}
       for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
-        if (Number(status) < 400) responses[status] = response
+        if (Number(status) < 400) responses[status] = status === "200" ? response : ownStatusResponse(response, spec.components.schemas)
       }
       const byStatus = new Map<number, Array<string>>()
       for (const code of codes) {
@@ -171,6 +195,12 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
         op.deprecated = true
         op.description = `${op.description ?? ""} Deprecated since ${lifecycle.deprecatedAt.toISOString().slice(0, 10)}; removed after ${lifecycle.sunsetAt.toISOString().slice(0, 10)}. Use ${lifecycle.replacement}.`.trim()
       }
+      // A parameter is described by its schema's description (as the document always did).
+      for (const parameter of op.parameters ?? []) {
+        if (parameter.description === undefined && typeof parameter.schema?.description === "string") {
+          parameter.description = parameter.schema.description
+        }
+      }
       if (idempotentOperations.has(op.operationId)) {
         op.parameters = [...(op.parameters ?? []), {
           name: "Idempotency-Key",
@@ -186,9 +216,13 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
   for (const o of rawOperations) {
     if (!(spec.tags ?? []).some((t: Json) => t.name === o.tag)) spec.tags = [...(spec.tags ?? []), { name: o.tag }]
   }
-  // The platform lists its own decode error; ours are problems, so drop it, and then every schema
-  // nothing refers to any more (its issues, their property keys and codes).
-  if (spec.components.schemas?.HttpApiDecodeError) delete spec.components.schemas.HttpApiDecodeError
+  // The bearer scheme by the name the document has always given it (HTTP scheme names are case-insensitive).
+  for (const scheme of Object.values<Json>(spec.components.securitySchemes ?? {})) {
+    if (scheme.type === "http" && typeof scheme.scheme === "string") scheme.scheme = scheme.scheme.toLowerCase()
+  }
+  asPublished(spec)
+  // Every error response is a problem now: drop every schema nothing refers to any more (the
+  // platform's error schemas, their members, the components of the successes written out above).
   const schemaRefs = (value: unknown) => new Set([...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!))
   const refs = new Map(Object.entries<unknown>(spec.components.schemas).map(([name, schema]) => [name, schemaRefs(schema)]))
   const fromPaths = schemaRefs(spec.paths)

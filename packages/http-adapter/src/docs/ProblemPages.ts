@@ -2,7 +2,7 @@
  * Problem-type pages (API.md §0): `type` URIs are `{DOCS_URL}/problems/<slug>` and each resolves to a
  * human-readable HTML page; `/problems/catalog` lists them all.
  */
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 import { type ProblemCode, problemCodeOfSlug, problemCodes, problemEntry } from "../http/ProblemCatalog.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 

@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 import { escapeHtml } from "../routes/DashboardPages.js"
 
 export interface ReferencePage {

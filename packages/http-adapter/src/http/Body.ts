@@ -4,11 +4,11 @@
  * limit. The failure is surface-neutral; each surface answers it in its own format (a problem, an
  * envelope, an OAuth error).
  */
-import { HttpIncomingMessage, HttpServerRequest } from "@effect/platform"
+import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 // The module, not the package index: the index loads every Node module of the package (undici, cluster, …) at start.
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { isStorableText } from "@switchboard/core/shared"
-import { Effect, Option, Schema } from "effect"
+import { ByteSize, Effect, Schema } from "effect"
 import { IncomingMessage } from "node:http"
 import type { Transform } from "node:stream"
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib"
@@ -27,9 +27,9 @@ export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()("BodyTooLar
  * are not what they claim — corrupt compressed data, invalid UTF-8 (`status` 422).
  */
 export class BodyUnreadable extends Schema.TaggedError<BodyUnreadable>()("BodyUnreadable", {
-  status: Schema.Literal(415, 422),
+  status: Schema.Literals([415, 422]),
   /** `content-encoding` (the header is the problem) or `body`. */
-  location: Schema.Literal("header", "body"),
+  location: Schema.Literals(["header", "body"]),
   message: Schema.String
 }) {}
 
@@ -82,7 +82,7 @@ export const readBodyText = (
     if (incoming === undefined) {
       if (coding !== "identity") return yield* new BodyUnreadable({ status: 415, location: "header", message: "Content-Encoding is not supported here." })
       const bytes = yield* request.arrayBuffer.pipe(
-        HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes)),
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBytes)),
         Effect.mapError(() => new BodyTooLarge({ maxBytes }))
       )
       return yield* decodeUtf8(new Uint8Array(bytes))
@@ -107,7 +107,7 @@ export const nodeIncoming = (request: HttpServerRequest.HttpServerRequest): Inco
 }
 
 const readNodeBody = (incoming: IncomingMessage, maxBytes: number, coding: Coding) =>
-  Effect.async<Uint8Array, BodyTooLarge | BodyUnreadable>((resume) => {
+  Effect.callback<Uint8Array, BodyTooLarge | BodyUnreadable>((resume) => {
     if (incoming.readableEnded) return resume(Effect.succeed(new Uint8Array(0)))
     const inflater = coding === "identity" ? undefined : decompressor(coding)
     const source: NodeJS.ReadableStream = inflater ?? incoming

@@ -8,12 +8,12 @@ import { Option, Schema, SchemaAST } from "effect"
 
 /** The identifier of a data schema, for naming its envelope (`Webhook` → `WebhookSuccessEnvelope`). */
 const dataName = (ast: SchemaAST.AST): Option.Option<string> => {
-  const own = SchemaAST.getIdentifierAnnotation(ast)
-  if (Option.isSome(own)) return own
+  const own = SchemaAST.resolveIdentifier(ast)
+  if (own !== undefined) return Option.some(own)
   // `Schema.Array(X)` of an identified X: `XList`.
-  if (SchemaAST.isTupleType(ast) && ast.elements.length === 0 && ast.rest.length === 1) {
+  if (SchemaAST.isArrays(ast) && ast.elements.length === 0 && ast.rest.length === 1) {
     const rest = ast.rest[0]
-    return rest === undefined ? Option.none() : Option.map(dataName(rest.type), (name) => `${name}List`)
+    return rest === undefined ? Option.none() : Option.map(dataName(rest), (name) => `${name}List`)
   }
   return Option.none()
 }
@@ -23,8 +23,8 @@ const dataName = (ast: SchemaAST.AST): Option.Option<string> => {
  * (`<Data>SuccessEnvelope`); pass one when the data schema has none, so that two envelopes never
  * share a name in the generated OpenAPI document.
  */
-export const SuccessEnvelope = <A, I, R>(data: Schema.Schema<A, I, R>, identifier?: string) =>
-  Schema.Struct({ succeed: Schema.Literal(true), data }).annotations({
+export const SuccessEnvelope = <A, I, R>(data: Schema.Codec<A, I, R>, identifier?: string) =>
+  Schema.Struct({ succeed: Schema.Literal(true), data }).annotate({
     identifier: identifier ?? Option.match(dataName(data.ast), {
       onNone: () => "SuccessEnvelope",
       onSome: (name) => `${name}SuccessEnvelope`
@@ -36,16 +36,16 @@ export type SuccessEnvelope<A> = { readonly succeed: true; readonly data: A }
 export const ErrorEnvelope = Schema.Struct({
   succeed: Schema.Literal(false),
   message: Schema.String,
-  code: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { exact: true })
-}).annotations({ identifier: "ErrorEnvelope" })
+  code: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMinLength(1))))
+}).annotate({ identifier: "ErrorEnvelope" })
 export type ErrorEnvelope = typeof ErrorEnvelope.Type
 
 /** Either envelope: what a client of these surfaces decodes before branching on `succeed`. */
-export const Envelope = <A, I, R>(data: Schema.Schema<A, I, R>, identifier?: string) => {
+export const Envelope = <A, I, R>(data: Schema.Codec<A, I, R>, identifier?: string) => {
   const success = SuccessEnvelope(data, identifier)
-  const name = Option.getOrElse(SchemaAST.getIdentifierAnnotation(success.ast), () => "SuccessEnvelope")
+  const name = SchemaAST.resolveIdentifier(success.ast) ?? "SuccessEnvelope"
   const union = name.endsWith("SuccessEnvelope") ? name.replace(/SuccessEnvelope$/, "Envelope") : `${name}OrError`
-  return Schema.Union(success, ErrorEnvelope).annotations({ identifier: union })
+  return Schema.Union([success, ErrorEnvelope]).annotate({ identifier: union })
 }
 export type Envelope<A> = SuccessEnvelope<A> | ErrorEnvelope
 

@@ -13,11 +13,14 @@
  *    headers on whatever leaves, and the access-log line.
  *
  * The per-request work is built once here (no fork, no effect per step); `bench/` measures it.
+ * `makeGlobalMiddleware` gives the function that wraps the whole application (the router's
+ * `HttpEffect`, unknown routes included), as `HttpMiddleware` does: whatever the application fails
+ * with leaves as an answer, so the wrapped effect never fails.
  */
-import type { HttpApp } from "@effect/platform"
-import { HttpServerRequest } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { RateLimiter } from "@switchboard/core/shared"
 import { Context, Effect } from "effect"
+import type * as Types from "effect/Types"
 import { makeAccessLog } from "./AccessLog.js"
 import { makeDeadline } from "./pipeline/Deadline.js"
 import { makeFailures } from "./pipeline/Failures.js"
@@ -40,9 +43,11 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
     const failures = makeFailures(table, config.docsUrl)
     const deadline = makeDeadline(config.requestTimeoutMs, failures, makeRespond(access, failures))
 
-    return (app: HttpApp.Default): HttpApp.Default =>
-      Effect.withFiberRuntime((fiber) => {
-        const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    return <E, R>(
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
+      Effect.withFiber((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         inFlight.enter()
         const ids = assignRequestIds(request)
         const q = request.url.indexOf("?")
@@ -52,3 +57,17 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
         return deadline(served, fiber, rateLimit(served, fiber, checkUrl(served, app)), inFlight.leave)
       })
   })
+
+/**
+ * The pipeline as the router's global middleware (around every route and unknown route alike).
+ */
+export const layerGlobalMiddleware = (table: RouteTable) =>
+  HttpRouter.middleware(
+    Effect.map(makeGlobalMiddleware(table), (pipeline) =>
+      // The router's types let a global middleware handle no error (they could not say which were
+      // handled); this one answers every failure, so its effect never fails at all.
+      pipeline as (
+        app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>),
+    { global: true }
+  )

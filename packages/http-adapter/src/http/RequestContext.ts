@@ -2,21 +2,25 @@
  * Per-request facts the global middleware establishes: the request id and the trace id. Kept beside
  * the request (on the platform's underlying request object, so a `modify`d request finds them too),
  * so handlers built once at start read them with no per-request context or fiber-local copy;
- * outside a request, the FiberRef's value (empty ids unless set).
+ * outside a request, the `RequestInfoRef` reference's value (empty ids unless provided).
  */
-import { HttpServerRequest } from "@effect/platform"
-import { Effect, FiberRef } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { Setting } from "@switchboard/core/internal"
+import { Context, Effect } from "effect"
 
 export interface RequestInfo {
   readonly requestId: string
   readonly traceId: string
 }
 
-export const RequestInfoRef: FiberRef.FiberRef<RequestInfo> = FiberRef.unsafeMake<RequestInfo>({ requestId: "", traceId: "" })
+/** The ids outside a request (empty unless provided, e.g. by a job that acts for one). */
+export class RequestInfoRef extends Setting<RequestInfoRef>()("http/RequestInfo", {
+  defaultValue: (): RequestInfo => ({ requestId: "", traceId: "" })
+}) {}
 
 /**
  * Where the ids live on the platform's request object: a symbol-keyed property (every request gets
- * the same one, so the objects keep one shape; cheaper than a WeakMap entry per request, issue 12).
+ * the same one, so the objects keep one shape; cheaper than a WeakMap entry per request).
  */
 const infoKey: unique symbol = Symbol.for("switchboard/RequestInfo")
 type Carrier = { [infoKey]?: RequestInfo }
@@ -28,14 +32,11 @@ export const setRequestInfo = (request: HttpServerRequest.HttpServerRequest, inf
 }
 
 /** The current request's ids. */
-export const RequestContext: Effect.Effect<RequestInfo> = Effect.flatMap(
-  Effect.serviceOption(HttpServerRequest.HttpServerRequest),
-  (request) => {
-    const source = request._tag === "Some" ? request.value.source : undefined
-    const info = typeof source === "object" && source !== null ? (source as Carrier)[infoKey] : undefined
-    return info === undefined ? FiberRef.get(RequestInfoRef) : Effect.succeed(info)
-  }
-)
+export const RequestContext: Effect.Effect<RequestInfo> = Effect.contextWith((context: Context.Context<never>) => {
+  const source = Context.getOrUndefined(context, HttpServerRequest.HttpServerRequest)?.source
+  const info = typeof source === "object" && source !== null ? (source as Carrier)[infoKey] : undefined
+  return Effect.succeed(info ?? Context.get(context, RequestInfoRef))
+})
 
 /** W3C trace context: a valid `traceparent` keeps its trace id (all-zero or malformed ones are ignored). */
 export const traceIdOf = (traceparent: string | undefined): string | undefined => {

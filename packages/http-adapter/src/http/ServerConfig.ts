@@ -1,9 +1,12 @@
 /**
  * Server configuration (DESIGN.md §4): only environment variables, read once, each with a default
  * that works for a local run. The CLI maps its flags onto the same names.
+ *
+ * Why this file is long: every variable is here with its default, its parser and its message, so
+ * the one list an operator reads is the one the server reads.
  */
 import { parseEgressIps } from "@switchboard/core/events"
-import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
 
 export interface ServerConfigShape {
   readonly host: string
@@ -136,7 +139,7 @@ export interface ServerConfigShape {
 export type AccessLogLevel = "debug" | "info" | "warning"
 export type LogLevelSetting = "debug" | "info" | "warning" | "error"
 
-export class ServerConfig extends Context.Tag("http/ServerConfig")<ServerConfig, ServerConfigShape>() {}
+export class ServerConfig extends Context.Service<ServerConfig, ServerConfigShape>()("http/ServerConfig") {}
 
 const trimSlash = (s: string) => s.replace(/\/+$/, "")
 
@@ -150,35 +153,103 @@ export const isPostgresUrl = (url: string) => {
   }
 }
 
+/**
+ * A setting that failed: a schema issue at the variable's name (as `Config.schema` reports its own),
+ * so the CLI names the variable and says what is wrong.
+ */
+const invalid = (name: string, message: string) =>
+  new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.InvalidValue({ message }))))
+
+/** One variable read as text and parsed by `parse` (`undefined`: not valid, `message` says why). */
+const setting = <A>(name: string, parse: (text: string) => A | undefined, message: (text: string) => string): Config.Config<A> =>
+  Config.String(name).pipe(Config.mapEffect((text) => {
+    const value = parse(text)
+    return value === undefined ? Effect.fail(invalid(name, message(text))) : Effect.succeed(value)
+  }))
+
+/** A further check of a setting's value (`message`: why it is refused). */
+const refine = <A, B>(name: string, check: (a: A) => Result.Result<B, string>) => (self: Config.Config<A>): Config.Config<B> =>
+  self.pipe(Config.mapEffect((a) => {
+    const checked = check(a)
+    return Result.isSuccess(checked) ? Effect.succeed(checked.success) : Effect.fail(invalid(name, checked.failure))
+  }))
+
+/** A whole number (as `Number` reads it, e.g. `1e3`). */
+const integer = (name: string) =>
+  setting(name, (text) => {
+    const n = Number(text)
+    return Number.isInteger(n) ? n : undefined
+  }, (text) => `Expected an integer value but received ${text}`)
+
+/** A TCP port, 1 to 65535, written as digits. */
+const port = (name: string) =>
+  setting(name, (text) => {
+    const n = Number(text)
+    return Number.isInteger(n) && n >= 1 && n <= 65535 && n.toString() === text ? n : undefined
+  }, (text) => `Expected a network port value but received ${text}`)
+
+const booleans: Record<string, boolean> = { true: true, yes: true, on: true, 1: true, false: false, no: false, off: false, 0: false }
+
+/** true|yes|on|1 or false|no|off|0. */
+const boolean = (name: string) =>
+  setting(name, (text) => booleans[text], (text) => `Expected a boolean value but received ${text}`)
+
+/** One of `values`. */
+const literal = <const L extends string>(name: string, values: ReadonlyArray<L>) =>
+  setting(name, (text) => values.find((v) => v === text), (text) => `Expected one of (${values.join(", ")}) but received ${text}`)
+
 /** An integer setting with a default and inclusive bounds; out of range, the server refuses to start. */
 export const boundedInteger = (name: string, fallback: number, min: number, max: number) =>
-  Config.integer(name).pipe(Config.withDefault(fallback), Config.mapOrFail((n) =>
-    n >= min && n <= max ? Either.right(n) : Either.left(ConfigError.InvalidData([name], `must be between ${min} and ${max}`))
-  ))
+  integer(name).pipe(
+    Config.withDefault(fallback),
+    refine(name, (n: number) => n >= min && n <= max ? Result.succeed(n) : Result.fail(`must be between ${min} and ${max}`))
+  )
 
-export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
-  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
-  port: Config.port("PORT").pipe(Config.withDefault(8080)),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
-  databaseUrl: Config.option(Config.string("DATABASE_URL").pipe(Config.mapOrFail((url) =>
+/**
+ * Every setting of `configs`, each read on its own: when several are wrong, the error names each
+ * (one issue per variable), not only the first.
+ */
+const allSettings = <const C extends Record<string, Config.Config<any>>>(configs: C): Config.Config<{ -readonly [K in keyof C]: Config.Success<C[K]> }> =>
+  Config.all(Object.fromEntries(Object.entries(configs).map(([key, config]) => [
+    key,
+    config.pipe(Config.map(Result.succeed), Config.orElse((error) => Config.succeed(Result.fail(error))))
+  ])) as Record<string, Config.Config<Result.Result<unknown, Config.ConfigError>>>).pipe(
+    Config.mapEffect((results) => {
+      const values: Record<string, unknown> = {}
+      const issues: Array<SchemaIssue.Issue> = []
+      for (const [key, result] of Object.entries(results)) {
+        if (Result.isSuccess(result)) values[key] = result.success
+        else if (Schema.isSchemaError(result.failure.cause)) issues.push(result.failure.cause.issue)
+        else return Effect.fail(result.failure) // the provider could not be read
+      }
+      const [first, ...rest] = issues
+      if (first === undefined) return Effect.succeed(values as { -readonly [K in keyof C]: Config.Success<C[K]> })
+      return Effect.fail(new Config.ConfigError(new Schema.SchemaError(rest.length === 0 ? first : new SchemaIssue.Composite(Schema.Unknown.ast, [first, ...rest]))))
+    })
+  )
+
+export const serverConfig: Config.Config<ServerConfigShape> = allSettings({
+  host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: port("PORT").pipe(Config.withDefault(8080)),
+  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
+  databaseUrl: Config.option(Config.String("DATABASE_URL").pipe(refine("DATABASE_URL", (url: string) =>
     isPostgresUrl(url)
-      ? Either.right(Redacted.make(url))
-      : Either.left(ConfigError.InvalidData([], "must be a postgres:// (or postgresql://) URL naming a host, e.g. postgres://postgres@127.0.0.1:5432/switchboard"))
+      ? Result.succeed(Redacted.make(url))
+      : Result.fail("must be a postgres:// (or postgresql://) URL naming a host, e.g. postgres://postgres@127.0.0.1:5432/switchboard")
   ))),
-  apiUrl: Config.option(Config.string("API_URL")),
-  dashboardUrl: Config.option(Config.string("DASHBOARD_URL")),
-  spectrumUrl: Config.option(Config.string("SPECTRUM_URL")),
-  docsUrl: Config.option(Config.string("DOCS_URL")),
-  bootstrapEmail: Config.string("BOOTSTRAP_EMAIL").pipe(Config.withDefault("admin@localhost")),
-  bootstrapPassword: Config.option(Config.redacted("BOOTSTRAP_PASSWORD")),
+  apiUrl: Config.option(Config.String("API_URL")),
+  dashboardUrl: Config.option(Config.String("DASHBOARD_URL")),
+  spectrumUrl: Config.option(Config.String("SPECTRUM_URL")),
+  docsUrl: Config.option(Config.String("DOCS_URL")),
+  bootstrapEmail: Config.String("BOOTSTRAP_EMAIL").pipe(Config.withDefault("admin@localhost")),
+  bootstrapPassword: Config.option(Config.Redacted("BOOTSTRAP_PASSWORD")),
   maxBodyBytes: boundedInteger("MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
   idempotencyRetentionHours: boundedInteger("IDEMPOTENCY_RETENTION_HOURS", 24, 1, 720),
   serviceKeyLimit: boundedInteger("SERVICE_KEY_LIMIT", 20, 1, 1000),
   shutdownGraceSeconds: boundedInteger("SHUTDOWN_GRACE_SECONDS", 10, 0, 600),
-  secretKey: Config.option(Config.redacted("SECRET_KEY").pipe(Config.validate({
-    message: "SECRET_KEY must be at least 32 characters",
-    validation: (v) => Redacted.value(v).length >= 32
-  }))),
+  secretKey: Config.option(Config.Redacted("SECRET_KEY").pipe(refine("SECRET_KEY", (v: Redacted.Redacted<string>) =>
+    Redacted.value(v).length >= 32 ? Result.succeed(v) : Result.fail("SECRET_KEY must be at least 32 characters")
+  ))),
   rateLimitQuota: boundedInteger("RATE_LIMIT_QUOTA", 100, 1, 1_000_000),
   channelHeartbeatMs: boundedInteger("CHANNEL_HEARTBEAT_MS", 15_000, 100, 300_000),
   channelMaxFrameBytes: boundedInteger("CHANNEL_MAX_FRAME_BYTES", 1024 * 1024, 1024, 16 * 1024 * 1024),
@@ -193,14 +264,12 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   rateLimitWindowSeconds: boundedInteger("RATE_LIMIT_WINDOW_SECONDS", 10, 1, 3600),
   credentialCacheSeconds: boundedInteger("CREDENTIAL_CACHE_SECONDS", 30, 0, 60),
   oauthSweepIntervalSeconds: boundedInteger("OAUTH_SWEEP_INTERVAL_SECONDS", 3600, 0, 86_400),
-  egressIps: Config.string("EGRESS_IPS").pipe(Config.withDefault(""), Config.mapOrFail((raw) => {
+  egressIps: Config.String("EGRESS_IPS").pipe(Config.withDefault(""), refine("EGRESS_IPS", (raw: string) => {
     const parsed = parseEgressIps(raw)
-    return "ok" in parsed
-      ? Either.right(parsed.ok)
-      : Either.left(ConfigError.InvalidData(["EGRESS_IPS"], `EGRESS_IPS must list public IPv4 addresses: ${parsed.error}`))
+    return "ok" in parsed ? Result.succeed(parsed.ok) : Result.fail(`EGRESS_IPS must list public IPv4 addresses: ${parsed.error}`)
   })),
-  allowPrivateWebhookTargets: Config.boolean("ALLOW_PRIVATE_WEBHOOK_TARGETS").pipe(Config.withDefault(false)),
-  webhookDeliveryEnabled: Config.boolean("WEBHOOK_DELIVERY_ENABLED").pipe(Config.withDefault(true)),
+  allowPrivateWebhookTargets: boolean("ALLOW_PRIVATE_WEBHOOK_TARGETS").pipe(Config.withDefault(false)),
+  webhookDeliveryEnabled: boolean("WEBHOOK_DELIVERY_ENABLED").pipe(Config.withDefault(true)),
   webhookPollIntervalMs: boundedInteger("WEBHOOK_POLL_INTERVAL_MS", 500, 10, 60_000),
   webhookRetryBaseMs: boundedInteger("WEBHOOK_RETRY_BASE_MS", 200, 1, 60_000),
   webhookRetryMaxMs: boundedInteger("WEBHOOK_RETRY_MAX_MS", 10_000, 1, 3_600_000),
@@ -209,37 +278,37 @@ export const serverConfig: Config.Config<ServerConfigShape> = Config.all({
   webhookTimeoutSeconds: boundedInteger("WEBHOOK_TIMEOUT_SECONDS", 30, 1, 300),
   webhookConcurrency: boundedInteger("WEBHOOK_CONCURRENCY", 16, 1, 256),
   webhookDestinationConcurrency: boundedInteger("WEBHOOK_DESTINATION_CONCURRENCY", 4, 1, 256),
-  tlsCert: Config.option(Config.string("TLS_CERT")),
-  tlsKey: Config.option(Config.string("TLS_KEY")),
+  tlsCert: Config.option(Config.String("TLS_CERT")),
+  tlsKey: Config.option(Config.String("TLS_KEY")),
   tlsPort: boundedInteger("TLS_PORT", 8443, 0, 65535),
-  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  trustProxy: boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
   managementRateLimitQuota: boundedInteger("MANAGEMENT_RATE_LIMIT", 5, 1, 1_000_000),
   managementRateLimitWindowSeconds: boundedInteger("MANAGEMENT_RATE_LIMIT_WINDOW_SECONDS", 1, 1, 3600),
-  releaseLine: Config.literal("stable", "beta")("RELEASE_LINE").pipe(Config.withDefault("stable" as const)),
+  releaseLine: literal("RELEASE_LINE", ["stable", "beta"]).pipe(Config.withDefault("stable" as const)),
   sessionTtlHours: boundedInteger("SESSION_TTL_HOURS", 168, 1, 8760),
   signInMaxFailures: boundedInteger("SIGN_IN_MAX_FAILURES", 10, 1, 1000),
   signInWindowMinutes: boundedInteger("SIGN_IN_WINDOW_MINUTES", 15, 1, 1440),
-  signUpEnabled: Config.boolean("SIGN_UP_ENABLED").pipe(Config.withDefault(true)),
-  privacyJobEnabled: Config.boolean("PRIVACY_JOB_ENABLED").pipe(Config.withDefault(true)),
+  signUpEnabled: boolean("SIGN_UP_ENABLED").pipe(Config.withDefault(true)),
+  privacyJobEnabled: boolean("PRIVACY_JOB_ENABLED").pipe(Config.withDefault(true)),
   privacyJobIntervalSeconds: boundedInteger("PRIVACY_JOB_INTERVAL_SECONDS", 30, 1, 86_400),
-  plansFile: Config.option(Config.string("PLANS_FILE")),
-  billingSchedulerEnabled: Config.boolean("BILLING_SCHEDULER_ENABLED").pipe(Config.withDefault(true)),
+  plansFile: Config.option(Config.String("PLANS_FILE")),
+  billingSchedulerEnabled: boolean("BILLING_SCHEDULER_ENABLED").pipe(Config.withDefault(true)),
   billingTickSeconds: boundedInteger("BILLING_TICK_SECONDS", 30, 1, 3600),
   requestTimeoutMs: boundedInteger("REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
   databaseStatementTimeoutMs: boundedInteger("DATABASE_STATEMENT_TIMEOUT_MS", 10_000, 100, 600_000),
   databaseConnectTimeoutMs: boundedInteger("DATABASE_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000),
   maxHeaderBytes: boundedInteger("MAX_HEADER_BYTES", 16 * 1024, 1024, 1024 * 1024),
-  cacheDir: Config.option(Config.string("SWITCHBOARD_CACHE_DIR")),
+  cacheDir: Config.option(Config.String("SWITCHBOARD_CACHE_DIR")),
   pgliteSharedBuffersMb: boundedInteger("PGLITE_SHARED_BUFFERS_MB", 32, 1, 16_384),
-  allowPrivateSsoProviders: Config.boolean("ALLOW_PRIVATE_SSO_PROVIDERS").pipe(Config.withDefault(false)),
+  allowPrivateSsoProviders: boolean("ALLOW_PRIVATE_SSO_PROVIDERS").pipe(Config.withDefault(false)),
   ssoTimeoutMs: boundedInteger("SSO_TIMEOUT_MS", 10_000, 100, 60_000),
-  deviceClientId: Config.option(Config.string("DEVICE_CLIENT_ID")),
+  deviceClientId: Config.option(Config.String("DEVICE_CLIENT_ID")),
   deviceCodeTtlSeconds: boundedInteger("DEVICE_CODE_TTL_SECONDS", 600, 10, 3600),
   devicePollIntervalSeconds: boundedInteger("DEVICE_POLL_INTERVAL_SECONDS", 5, 1, 60),
-  accessLog: Config.literal("off", "debug", "info", "warning")("ACCESS_LOG").pipe(Config.withDefault("info" as const)),
-  logLevel: Config.literal("debug", "info", "warning", "error")("LOG_LEVEL").pipe(Config.withDefault("info" as const)),
-  logFormat: Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault("pretty" as const)),
-  ssoReturnToOrigins: Config.string("SSO_RETURN_TO_ORIGINS").pipe(
+  accessLog: literal("ACCESS_LOG", ["off", "debug", "info", "warning"]).pipe(Config.withDefault("info" as const)),
+  logLevel: literal("LOG_LEVEL", ["debug", "info", "warning", "error"]).pipe(Config.withDefault("info" as const)),
+  logFormat: literal("LOG_FORMAT", ["json", "pretty"]).pipe(Config.withDefault("pretty" as const)),
+  ssoReturnToOrigins: Config.String("SSO_RETURN_TO_ORIGINS").pipe(
     Config.withDefault(""),
     Config.map((s) => s.split(",").map((o) => o.trim()).filter((o) => o.length > 0))
   )

@@ -6,7 +6,7 @@
  * failure class; the global middleware renders those, and renders its own generic failures (404,
  * 405, 429, 500, 503, unreadable bodies) in the format of the surface the path belongs to.
  */
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 import { type OAuthErrorCode, type OAuthProtocolError } from "@switchboard/core/oauth"
 import { makeProblem } from "./Problem.js"
 import { Schema } from "effect"
@@ -34,7 +34,7 @@ export class EnvelopeFailure extends Schema.TaggedError<EnvelopeFailure>()("Enve
   status: Schema.Number,
   code: Schema.String,
   message: Schema.String,
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+  headers: Schema.optional(Schema.Record(Schema.String, Schema.String))
 }) {}
 
 export const envelopeFailure = (status: number, code: string, message: string, headers?: Record<string, string>) =>
@@ -51,7 +51,7 @@ export class OAuthFailure extends Schema.TaggedError<OAuthFailure>()("OAuthFailu
   status: Schema.Number,
   error: Schema.String,
   description: Schema.optional(Schema.String),
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+  headers: Schema.optional(Schema.Record(Schema.String, Schema.String))
 }) {}
 
 export const oauthFailure = (status: number, error: string, description?: string, headers?: Record<string, string>) =>
@@ -73,13 +73,13 @@ export type OAuthErrorTable = {
 const noStore = { "cache-control": "no-store", pragma: "no-cache" }
 
 export const renderEnvelopeFailure = (f: EnvelopeFailure) =>
-  HttpServerResponse.unsafeJson({ succeed: false, message: f.message, code: f.code }, {
+  HttpServerResponse.jsonUnsafe({ succeed: false, message: f.message, code: f.code }, {
     status: f.status,
     headers: f.headers ?? {}
   })
 
 export const renderOAuthFailure = (f: OAuthFailure) =>
-  HttpServerResponse.unsafeJson(
+  HttpServerResponse.jsonUnsafe(
     { error: f.error, ...(f.description === undefined ? {} : { error_description: f.description }) },
     { status: f.status, headers: { ...noStore, ...f.headers } }
   )

@@ -12,11 +12,11 @@
  * a POST from another origin (`Origin`, `Sec-Fetch-Site`) is refused. Pages are `no-store`, may not
  * be framed, send no referrer (the URL is a bearer token) and load nothing.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { BillingService, PaymentMethods } from "@switchboard/core/billing"
 import { constantTimeEqual } from "@switchboard/core/internal"
 import { type OrganizationId, ServerSecret } from "@switchboard/core/shared"
-import { DateTime, Effect, Option, Schema } from "effect"
+import { DateTime, Effect, Option, Result, Schema } from "effect"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
 import { csrfOf, simulatedCards, verifyPageToken } from "../server/BillingAdapters.js"
 
@@ -48,8 +48,8 @@ button.primary{background:#234;color:#fff}.note{color:#667;font-size:.9rem}</sty
 const notFound = () => page("Link expired", "<p>This link is not valid or has expired. Ask for a new one.</p>", 404)
 const refused = (message: string) => page("Request refused", `<p>${escape(message)}</p>`, 403)
 
-const CheckoutForm = Schema.Struct({ csrf: Schema.String, card: Schema.Literal(...Object.keys(simulatedCards) as [keyof typeof simulatedCards]) })
-const PaymentForm = Schema.Struct({ csrf: Schema.String, decision: Schema.Literal("approve", "decline") })
+const CheckoutForm = Schema.Struct({ csrf: Schema.String, card: Schema.Literals(Object.keys(simulatedCards) as [keyof typeof simulatedCards]) })
+const PaymentForm = Schema.Struct({ csrf: Schema.String, decision: Schema.Literals(["approve", "decline"]) })
 
 /** A form POST from this server's own pages: no other origin (the token is the authority). */
 const sameOrigin = (request: HttpServerRequest.HttpServerRequest, config: ServerConfigShape) => {
@@ -70,7 +70,7 @@ const sameOrigin = (request: HttpServerRequest.HttpServerRequest, config: Server
 
 const money = (cents: number, currency: string) => `${(cents / 100).toFixed(2)} ${currency}`
 
-export const BillingRoutes = HttpApiBuilder.Router.use((router) =>
+export const BillingRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
     const secret = yield* ServerSecret
@@ -80,7 +80,7 @@ export const BillingRoutes = HttpApiBuilder.Router.use((router) =>
     const tokenParam = Effect.map(HttpRouter.params, (p) => p.token ?? "")
 
     /** Reads a small urlencoded form; anything else → none. */
-    const readForm = <A, I>(schema: Schema.Schema<A, I>) =>
+    const readForm = <A, I>(schema: Schema.Codec<A, I>) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!/^application\/x-www-form-urlencoded/i.test(request.headers["content-type"] ?? "")) return Option.none<A>()
@@ -121,7 +121,7 @@ ${options}
         return refused("The form is not valid; open the link again.")
       }
       const card = simulatedCards[form.value.card]
-      const year = new Date((yield* DateTime.now).epochMillis).getUTCFullYear() + 3
+      const year = new Date(DateTime.toEpochMillis(yield* DateTime.now)).getUTCFullYear() + 3
       yield* payments.attach(organizationId.value as OrganizationId, {
         brand: card.brand, last4: card.last4, expiresMonth: 12, expiresYear: year, behaviour: card.behaviour, providerRef: card.providerRef
       })
@@ -157,9 +157,9 @@ ${options}
       if (Option.isNone(form) || !constantTimeEqual(form.value.csrf, yield* signed(csrfOf(token)))) {
         return refused("The form is not valid; open the link again.")
       }
-      const result = yield* Effect.either(billing.settlePayment(operationId.value, form.value.decision === "approve" ? "succeeded" : "failed"))
-      if (result._tag === "Left") return notFound()
-      const op = result.right
+      const result = yield* Effect.result(billing.settlePayment(operationId.value, form.value.decision === "approve" ? "succeeded" : "failed"))
+      if (Result.isFailure(result)) return notFound()
+      const op = result.success
       return page(
         op.status === "succeeded" ? "Payment authorised" : "Payment not made",
         `<p>The billing operation ${escape(op.operationId)} ${escape(op.status)}${
@@ -167,10 +167,10 @@ ${options}
       )
     })
 
-    yield* router.get("/billing/checkout/:token", checkoutPage)
-    yield* router.post("/billing/checkout/:token", saveCard)
-    yield* router.get("/billing/payments/:token", paymentPage)
-    yield* router.post("/billing/payments/:token", settle)
+    yield* router.add("GET", "/billing/checkout/:token", checkoutPage)
+    yield* router.add("POST", "/billing/checkout/:token", saveCard)
+    yield* router.add("GET", "/billing/payments/:token", paymentPage)
+    yield* router.add("POST", "/billing/payments/:token", settle)
   }))
 
 export const billingRouteTable: ReadonlyArray<readonly [string, string]> = [

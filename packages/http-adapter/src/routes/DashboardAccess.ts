@@ -11,13 +11,13 @@
  * `insufficient_scope: <scope>` (and the RFC 6750 challenge). Session-only operations refuse
  * tokens (403). State-changing requests on the cookie pass the CSRF rules of `DashboardSession`.
  */
-import { HttpServerRequest } from "@effect/platform"
+import { HttpServerRequest } from "effect/http"
 import { Principal } from "@switchboard/core/credentials"
 import { type Session, Sessions } from "@switchboard/core/dashboard"
 import { OAuthGrants } from "@switchboard/core/oauth"
 import { type AuthenticationFacts, CurrentAuthentication } from "@switchboard/core/sso"
 import { type AccountId, type ServerSecret } from "@switchboard/core/shared"
-import { Effect, FiberRef, Option } from "effect"
+import { Effect, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import type { RawBody } from "./DashboardBody.js"
@@ -80,15 +80,18 @@ export const authenticate: Effect.Effect<
   return Option.map(session, (s): DashboardCaller => ({ _tag: "Session", accountId: s.accountId, session: s }))
 })
 
-/** Required SSO (core sso/SsoEnforcement.ts): the caller's session, whose SSO sign-ins core asks for when needed. */
-const noteAuthentication = (caller: DashboardCaller) => {
+/**
+ * Required SSO (core sso/SsoEnforcement.ts): `handler` runs knowing how the caller authenticated —
+ * its session, whose SSO sign-ins core asks for when needed, or an access token.
+ */
+export const withAuthentication = <A, E, R>(caller: DashboardCaller, handler: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
   const facts: AuthenticationFacts = caller._tag === "Session"
     ? { method: "session", ssoOrganizations: [], sessionId: caller.session.sessionId }
     : { method: "access_token", ssoOrganizations: [] }
-  return FiberRef.set(CurrentAuthentication, facts)
+  return Effect.provideService(handler, CurrentAuthentication, facts)
 }
 
-/** The caller an operation with `access` admits; none only for public operations. */
+/** The caller an operation with `access` admits; none only for public operations (run its work `withAuthentication`). */
 export const authorize = (access: Access) =>
   Effect.gen(function*() {
     // Public operations ignore credentials: a stale token must not break the health check.
@@ -100,7 +103,6 @@ export const authorize = (access: Access) =>
       return yield* envelopeFailure(403, "SESSION_REQUIRED", "This operation needs a signed-in session; OAuth access tokens cannot use it.")
     }
     if (access._tag === "Scope" && !hasScope(c, access.scope)) return yield* insufficientScope(access.scope)
-    yield* noteAuthentication(c)
     return caller
   })
 

@@ -9,8 +9,9 @@
  * as they are — no coercion. Unknown properties are refused; every failure is a 422 envelope that
  * names the field, and a body over the limit is 413.
  */
-import { HttpServerRequest, Multipart } from "@effect/platform"
-import { Effect, Either, Option, ParseResult, Schema, SchemaAST, Stream } from "effect"
+import { HttpIncomingMessage, HttpServerRequest, Multipart } from "effect/http"
+import { issueLines } from "@switchboard/core/shared"
+import { ByteSize, Effect, Result, Schema, SchemaAST, Stream } from "effect"
 import { declaredBodyWithin, illFormedText, parseJsonBody, readBodyText } from "../http/Body.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
@@ -79,13 +80,14 @@ export const readDashboardBody: Effect.Effect<RawBody, EnvelopeFailure, HttpServ
         fields.push([part.key, part.value])
         return Effect.void
       }).pipe(
-        // Limits apply while the body streams in (not MaxBodySize, which multipart parsing ignores).
-        Multipart.withLimits({ maxFieldSize: MAX_FIELD_BYTES, maxTotalSize: Option.some(config.maxBodyBytes) }),
-        (self) => Effect.catchTag(self, "MultipartError", (e) =>
+        // Limits apply while the body streams in.
+        Effect.provideService(Multipart.MaxFieldSize, ByteSize.bytes(MAX_FIELD_BYTES)),
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(config.maxBodyBytes)),
+        Effect.catchTag("MultipartError", (e) =>
           Effect.fail(
-            e.reason === "BodyTooLarge"
+            e.reason._tag === "BodyTooLarge"
               ? tooLarge
-              : e.reason === "FieldTooLarge"
+              : e.reason._tag === "FieldTooLarge"
               ? invalidBody("A form field is too long.")
               : invalidBody("The body is not a readable multipart/form-data body.")
           ))
@@ -140,31 +142,30 @@ interface Expected {
   array: SchemaAST.AST | undefined
 }
 
-/** What a field's schema accepts on its encoded side. */
+/** What a field's schema accepts on its encoded side (checks and transformations looked through). */
 const expectedOf = (ast: SchemaAST.AST, into: Expected = { boolean: false, number: false, nullable: false, array: undefined }): Expected => {
-  switch (ast._tag) {
-    case "Refinement":
-      return expectedOf(ast.from, into)
-    case "Transformation":
-      return expectedOf(ast.from, into)
+  const encoded = SchemaAST.toEncoded(ast)
+  switch (encoded._tag) {
     case "Suspend":
-      return expectedOf(ast.f(), into)
+      return expectedOf(encoded.thunk(), into)
     case "Union":
-      for (const t of ast.types) expectedOf(t, into)
+      for (const t of encoded.types) expectedOf(t, into)
       return into
-    case "BooleanKeyword":
+    case "Boolean":
       into.boolean = true
       return into
-    case "NumberKeyword":
+    case "Number":
       into.number = true
       return into
-    case "Literal":
-      if (ast.literal === null) into.nullable = true
-      if (typeof ast.literal === "boolean") into.boolean = true
-      if (typeof ast.literal === "number") into.number = true
+    case "Null":
+      into.nullable = true
       return into
-    case "TupleType":
-      into.array = ast.rest[0]?.type ?? ast.elements[0]?.type ?? SchemaAST.unknownKeyword
+    case "Literal":
+      if (typeof encoded.literal === "boolean") into.boolean = true
+      if (typeof encoded.literal === "number") into.number = true
+      return into
+    case "Arrays":
+      into.array = encoded.rest[0] ?? encoded.elements[0] ?? Schema.Unknown.ast
       return into
     default:
       return into
@@ -195,15 +196,13 @@ const coerceString = (s: string, ast: SchemaAST.AST, optional: boolean): unknown
   return s
 }
 
-const structOf = (ast: SchemaAST.AST): SchemaAST.TypeLiteral | undefined => {
-  switch (ast._tag) {
-    case "TypeLiteral":
-      return ast
-    case "Refinement":
-    case "Transformation":
-      return structOf(ast.from)
+const structOf = (ast: SchemaAST.AST): SchemaAST.Objects | undefined => {
+  const encoded = SchemaAST.toEncoded(ast)
+  switch (encoded._tag) {
+    case "Objects":
+      return encoded
     case "Suspend":
-      return structOf(ast.f())
+      return structOf(encoded.thunk())
     default:
       return undefined
   }
@@ -224,7 +223,7 @@ export const coerceFormFields = (ast: SchemaAST.AST, record: Record<string, stri
       out[key] = expected.array === undefined ? value : value.map((v) => coerceString(v, expected.array!, false))
       continue
     }
-    const coerced = coerceString(value as string, field.type, field.isOptional)
+    const coerced = coerceString(value as string, field.type, SchemaAST.isOptional(field.type))
     if (coerced !== NOT_SENT) out[key] = coerced
   }
   return out
@@ -233,18 +232,19 @@ export const coerceFormFields = (ast: SchemaAST.AST, record: Record<string, stri
 const pathOf = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? "body" : path.map(String).join("."))
 
 /** Decodes a body read by `readDashboardBody` with the operation's schema (422 naming the fields). */
-export const decodeBodyAs = <A, I>(schema: Schema.Schema<A, I>, raw: RawBody): Effect.Effect<A, EnvelopeFailure> => {
+export const decodeBodyAs = <A, I>(schema: Schema.Codec<A, I>, raw: RawBody): Effect.Effect<A, EnvelopeFailure> => {
   const value = raw.kind === "form" || raw.kind === "multipart"
     ? coerceFormFields(schema.ast, raw.value as Record<string, string | ReadonlyArray<string>>)
     : raw.value
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return Effect.fail(invalidBody("The body must be an object."))
   }
-  const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(value)
-  if (Either.isRight(decoded)) return Effect.succeed(decoded.right)
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+  const decoded = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "error", reportInput: true })(value)
+  if (Result.isSuccess(decoded)) return Effect.succeed(decoded.success)
+  const issues = issueLines(decoded.failure)
+  // An excess property's line ("is unexpected, …") is said plainly.
   const described = issues.slice(0, 10).map((i) =>
-    i._tag === "Unexpected" ? `${pathOf(i.path)}: is not an accepted property` : `${pathOf(i.path)}: ${i.message}`
+    i.message.startsWith("is unexpected") ? `${pathOf(i.path)}: is not an accepted property` : `${pathOf(i.path)}: ${i.message}`
   )
   return Effect.fail(invalidBody(`The request body is not valid: ${described.join("; ")}.`))
 }

@@ -5,7 +5,8 @@
  * sign-in component (`/api/auth/*`) is not part of this API's operation list (SPEC.md § What the
  * service does) and has its own table in `DashboardSignIn.ts`.
  */
-import { JSONSchema, Schema } from "effect"
+import { Schema } from "effect"
+import { componentSchemas, asPublished } from "../http/JsonSchemaComponents.js"
 import { exampleOf } from "../docs/Examples.js"
 import { withoutBuiltinIds } from "../docs/JsonSchemaIds.js"
 import * as S from "./DashboardSchemas.js"
@@ -41,8 +42,8 @@ export interface DashboardOperation {
   /** What it does, for the reference (`/docs/dashboard`). */
   readonly description: string
   readonly access: Access
-  readonly body?: Schema.Schema<any, any>
-  readonly data?: Schema.Schema<any, any>
+  readonly body?: Schema.Codec<any, any>
+  readonly data?: Schema.Codec<any, any>
 }
 
 const op = (o: DashboardOperation) => o
@@ -149,8 +150,7 @@ const errorResponse = (description: string, status: string) => ({
 /** The OpenAPI 3.1 document of the Dashboard API. */
 export const dashboardOpenApi = (dashboardUrl: string, version = "0.1.0"): Json => {
   const definitions: Record<string, any> = {}
-  const schemaOf = (schema: Schema.Schema<any, any>) =>
-    JSONSchema.fromAST(schema.ast, { definitions, definitionPath: "#/components/schemas/", target: "openApi3.1" })
+  const schemaOf = componentSchemas(definitions)
   const paths: Json = {}
   for (const o of dashboardOperations as ReadonlyArray<DashboardOperation>) {
     const path = o.path.replace(/:([A-Za-z]+)/g, "{$1}")
@@ -180,7 +180,7 @@ export const dashboardOpenApi = (dashboardUrl: string, version = "0.1.0"): Json 
               ...(o.data === undefined ? {} : {
                 example: {
                   succeed: true,
-                  data: exampleOf((listOperations.has(o.operationId) ? Schema.Array(o.data) : o.data) as Schema.Schema<any, any, never>)
+                  data: exampleOf((listOperations.has(o.operationId) ? Schema.Array(o.data) : o.data) as Schema.Codec<any, any, never>)
                 }
               })
             }
@@ -222,7 +222,7 @@ export const dashboardOpenApi = (dashboardUrl: string, version = "0.1.0"): Json 
         required: true,
         description: "The same schema in all three content types; form fields are coerced (booleans, numbers, lists).",
         content: {
-          "application/json": { schema: body, example: exampleOf(o.body as Schema.Schema<any, any, never>) },
+          "application/json": { schema: body, example: exampleOf(o.body as Schema.Codec<any, any, never>) },
           "application/x-www-form-urlencoded": { schema: body },
           "multipart/form-data": { schema: body }
         }
@@ -230,7 +230,7 @@ export const dashboardOpenApi = (dashboardUrl: string, version = "0.1.0"): Json 
     }
     paths[path] = { ...paths[path], [o.method.toLowerCase()]: entry }
   }
-  return withoutBuiltinIds({
+  return withoutBuiltinIds(asPublished({
     openapi: "3.1.0",
     info: {
       title: "Switchboard Dashboard API",
@@ -273,5 +273,5 @@ export const dashboardOpenApi = (dashboardUrl: string, version = "0.1.0"): Json 
         }
       }
     }
-  })
+  }))
 }

@@ -3,7 +3,7 @@
  * `POST /api/auth/sign-in/email` with the double-submit CSRF token and the `returnTo` path. Every
  * value shown is HTML-escaped; the page forbids framing and loads nothing from anywhere.
  */
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 import { PASSWORD_MIN_LENGTH } from "@switchboard/core/dashboard"
 
 export const escapeHtml = (s: string) =>

@@ -9,7 +9,7 @@
  * handler answers the envelope: `{succeed:true, data}` (200), or fails with an `EnvelopeFailure`
  * through the one error table (`DashboardErrors`).
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Accounts, PhoneVerifications } from "@switchboard/core/accounts"
 import { BillingService, PaymentMethods } from "@switchboard/core/billing"
 import { AccountServiceKeys } from "@switchboard/core/credentials"
@@ -39,13 +39,13 @@ import { Organizations, toInvitation } from "@switchboard/core/organizations"
 import { PrivacyRequests } from "@switchboard/core/privacy"
 import { Platforms, ProjectIntegrations, type ProjectRecord, ProjectsService } from "@switchboard/core/projects"
 import { type AccountId, OrganizationId, ProjectId, Secrets, ServerSecret, ServiceKeyId } from "@switchboard/core/shared"
-import { Context, DateTime, Effect, Option, Redacted, Schema } from "effect"
+import { Context, DateTime, Effect, Fiber, Option, Redacted, Schema } from "effect"
 import { InFlight } from "../http/pipeline/InFlight.js"
 import { readFileSync } from "node:fs"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { defaultPictureUrl } from "../v1/DefaultPicture.js"
-import { authorize, checkCsrf, type DashboardCaller, hasScope, principalOf } from "./DashboardAccess.js"
+import { authorize, checkCsrf, type DashboardCaller, hasScope, principalOf, withAuthentication } from "./DashboardAccess.js"
 import { decodeBodyAs, readDashboardBody } from "./DashboardBody.js"
 import { type DashboardFailure, envelopeOfError } from "./DashboardErrors.js"
 import { dashboardOpenApi, type DashboardOperationId, dashboardOperations, operation } from "./DashboardOperations.js"
@@ -68,10 +68,10 @@ interface Ctx<B> {
   readonly params: Readonly<Record<string, string | undefined>>
 }
 
-const ok = <A, I>(schema: Schema.Schema<A, I>, value: A) =>
-  Effect.map(Effect.orDie(Schema.encode(schema)(value)), (data) => HttpServerResponse.unsafeJson({ succeed: true, data }))
+const ok = <A, I>(schema: Schema.Codec<A, I>, value: A) =>
+  Effect.map(Effect.orDie(Schema.encodeEffect(schema)(value)), (data) => HttpServerResponse.jsonUnsafe({ succeed: true, data }))
 
-const okList = <A, I>(schema: Schema.Schema<A, I>, values: ReadonlyArray<A>) => ok(Schema.Array(schema), values)
+const okList = <A, I>(schema: Schema.Codec<A, I>, values: ReadonlyArray<A>) => ok(Schema.Array(schema), values)
 
 const toProject = (p: ProjectRecord) => ({
   id: p.projectId,
@@ -98,13 +98,24 @@ const isProjectId = Schema.is(ProjectId)
 const isOrganizationId = Schema.is(OrganizationId)
 const isServiceKeyId = Schema.is(ServiceKeyId)
 
+/**
+ * `check`'s answer, or `onTimeout()` after 2 s: the check is then abandoned — interrupted in the
+ * background, not awaited (a frozen database may never let it go).
+ */
+const abandonedAfter2s = <A, E, R>(check: Effect.Effect<A, E, R>, onTimeout: () => A): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.forkDetach(check), (fiber) =>
+    Fiber.join(fiber).pipe(
+      Effect.timeoutOrElse({ duration: "2 seconds", orElse: () => Effect.sync(onTimeout) }),
+      Effect.onExit(() => Effect.sync(() => fiber.interruptUnsafe()))
+    ))
+
 /** The `id` path parameter as a project id; a malformed one is a project that does not exist. */
 const projectIdOf = (params: Ctx<unknown>["params"]) => {
   const id = params.id ?? ""
   return isProjectId(id) ? Effect.succeed(id) : Effect.fail(envelopeFailure(404, "PROJECT_NOT_FOUND", `No project ${id.slice(0, 100)}.`))
 }
 
-export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
+export const DashboardRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
     // What handlers read per request beyond the request itself, captured once: these services only
@@ -146,25 +157,15 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
         yield* checkCsrf(caller, raw)
         const body = o.body === undefined || raw === undefined ? undefined : yield* decodeBodyAs(o.body, raw)
         const params = yield* HttpRouter.params
-        return yield* run({ caller: Option.getOrUndefined(caller)!, body: body as B, params })
+        // The caller is absent only for public operations, which do not read it.
+        const work = run({ caller: Option.getOrUndefined(caller)!, body: body as B, params })
+        return yield* Option.isSome(caller) ? withAuthentication(caller.value, work) : work
       }).pipe(
         Effect.mapError(envelopeOfError),
         Effect.tapError((f) => (f.status >= 500 ? Effect.logError("dashboard operation failed", { operation: id, message: f.message }) : Effect.void)),
-        Effect.provide(services)
+        Effect.provideContext(services)
       )
-      const path = o.path as HttpRouter.PathInput
-      switch (o.method) {
-        case "GET":
-          return router.get(path, handler)
-        case "POST":
-          return router.post(path, handler)
-        case "PUT":
-          return router.put(path, handler)
-        case "PATCH":
-          return router.patch(path, handler)
-        case "DELETE":
-          return router.del(path, handler)
-      }
+      return router.add(o.method, o.path as HttpRouter.PathInput, handler)
     }
 
     // --- System -----------------------------------------------------------------------------
@@ -172,17 +173,15 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* handle("getReadiness", () =>
       Effect.gen(function*() {
         // Bounded even on a frozen database: the check is abandoned (not awaited) after 2 s.
-        const database = yield* storeHealth.check.pipe(
-          Effect.disconnect,
-          Effect.timeoutTo({ duration: "2 seconds", onTimeout: () => ({ ok: false, latencyMs: 2000 }), onSuccess: (r) => r })
-        )
+        const database = yield* abandonedAfter2s(storeHealth.check, () => ({ ok: false, latencyMs: 2000 }))
         const deliveries = database.ok && Option.isSome(deliveryStats)
-          ? yield* Effect.all([deliveryStats.value.counts, deliveryStats.value.oldestPendingDueMillis]).pipe(
-            Effect.map(([counts, due]) => ({ ...counts, backlogAgeSeconds: due === null ? 0 : Math.max(0, Math.floor((Date.now() - due) / 1000)) })),
-            Effect.disconnect,
-            Effect.timeoutTo({ duration: "2 seconds", onTimeout: () => ({ pending: 0, deadLettered: 0, backlogAgeSeconds: 0 }), onSuccess: (r) => r }),
-            Effect.catchAllCause(() => Effect.succeed({ pending: 0, deadLettered: 0, backlogAgeSeconds: 0 }))
-          )
+          ? yield* abandonedAfter2s(
+            Effect.map(
+              Effect.all([deliveryStats.value.counts, deliveryStats.value.oldestPendingDueMillis]),
+              ([counts, due]) => ({ ...counts, backlogAgeSeconds: due === null ? 0 : Math.max(0, Math.floor((Date.now() - due) / 1000)) })
+            ),
+            () => ({ pending: 0, deadLettered: 0, backlogAgeSeconds: 0 })
+          ).pipe(Effect.catchCause(() => Effect.succeed({ pending: 0, deadLettered: 0, backlogAgeSeconds: 0 })))
           : { pending: 0, deadLettered: 0, backlogAgeSeconds: 0 }
         const report = {
           status: database.ok ? "ready" as const : "not_ready" as const,
@@ -191,8 +190,8 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
           requestsInFlight: inFlight.current()
         }
         if (database.ok) return yield* ok(S.Readiness, report)
-        const data = yield* Effect.orDie(Schema.encode(S.Readiness)(report))
-        return HttpServerResponse.unsafeJson(
+        const data = yield* Effect.orDie(Schema.encodeEffect(S.Readiness)(report))
+        return HttpServerResponse.jsonUnsafe(
           { succeed: false, code: "UPSTREAM_UNAVAILABLE", message: "The database does not answer; this instance is not ready.", data },
           { status: 503, headers: { "retry-after": "5", "cache-control": "no-store" } }
         )
@@ -404,7 +403,7 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
     yield* handle<typeof S.OtpVerifyBody.Type>("verifyOtp", ({ body, caller }) =>
       Effect.gen(function*() {
         const account = yield* phones.confirm(caller.accountId, body.phoneNumber, body.code)
-        if (account.phoneNumber === null || account.phoneVerifiedAt === null) return yield* Effect.dieMessage("a confirmed phone is not bound")
+        if (account.phoneNumber === null || account.phoneVerifiedAt === null) return yield* Effect.die(new Error("a confirmed phone is not bound"))
         return yield* ok(S.OtpVerified, { phoneNumber: account.phoneNumber, phoneVerifiedAt: account.phoneVerifiedAt })
       }))
     yield* handle("listServiceKeys", ({ caller }) =>
@@ -499,12 +498,12 @@ export const DashboardRoutes = HttpApiBuilder.Router.use((router) =>
 
     // --- Sign-in component --------------------------------------------------------------------
     const auth = yield* signInRoutes
-    yield* router.get("/sign-in", Effect.provide(auth.page, services))
-    yield* router.post("/api/auth/sign-in/email", Effect.provide(auth.signInPost, services))
-    yield* router.post("/api/auth/sign-up/email", Effect.provide(auth.signUpPost, services))
-    yield* router.post("/api/auth/sign-out", Effect.provide(auth.signOut, services))
-    yield* router.get("/api/auth/get-session", Effect.provide(auth.getSession, services))
-    yield* router.get("/api/auth/token", Effect.provide(auth.token, services))
+    yield* router.add("GET", "/sign-in", Effect.provideContext(auth.page, services))
+    yield* router.add("POST", "/api/auth/sign-in/email", Effect.provideContext(auth.signInPost, services))
+    yield* router.add("POST", "/api/auth/sign-up/email", Effect.provideContext(auth.signUpPost, services))
+    yield* router.add("POST", "/api/auth/sign-out", Effect.provideContext(auth.signOut, services))
+    yield* router.add("GET", "/api/auth/get-session", Effect.provideContext(auth.getSession, services))
+    yield* router.add("GET", "/api/auth/token", Effect.provideContext(auth.token, services))
   }))
 
 /** (method, path) of every route of the feature, for 405 answers. */

@@ -10,10 +10,8 @@ import { PlatformName, PlatformStatesSchema } from "@switchboard/core/projects"
 import { BoundedString, Email, NullableTimestamp, OrganizationId, ProjectId, Timestamp } from "@switchboard/core/shared"
 import { Schema } from "effect"
 
-const strict = { parseOptions: { onExcessProperty: "error" as const } }
-
 /** A path or absolute URL to go back to after sign-in (checked to be same-origin before use). */
-const ReturnTo = Schema.String.pipe(Schema.maxLength(2048))
+const ReturnTo = Schema.String.pipe(Schema.check(Schema.isMaxLength(2048)))
 
 // ---------------------------------------------------------------------------------------------
 // Sign-in component (`/api/auth/*`)
@@ -21,29 +19,29 @@ const ReturnTo = Schema.String.pipe(Schema.maxLength(2048))
 
 export const SignUpBody = Schema.Struct({
   email: Email,
-  password: Schema.Redacted(BoundedString(1, 1024)),
+  password: Schema.RedactedFromValue(BoundedString(1, 1024)),
   name: Schema.optional(BoundedString(1, 256)),
   firstName: Schema.optional(BoundedString(1, 256)),
   lastName: Schema.optional(BoundedString(1, 256)),
   returnTo: Schema.optional(ReturnTo)
-}).annotations({ identifier: "SignUpRequest", ...strict })
+}).annotate({ identifier: "SignUpRequest" })
 
 export const SignInBody = Schema.Struct({
   email: Email,
-  password: Schema.Redacted(BoundedString(1, 1024)),
+  password: Schema.RedactedFromValue(BoundedString(1, 1024)),
   /** The TOTP code, required once the account has a verified factor. */
-  code: Schema.optional(Schema.String.pipe(Schema.maxLength(16))),
+  code: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(16)))),
   returnTo: Schema.optional(ReturnTo)
-}).annotations({ identifier: "SignInRequest", ...strict })
+}).annotate({ identifier: "SignInRequest" })
 
-export const SignOutBody = Schema.Struct({ returnTo: Schema.optional(ReturnTo) }).annotations({ identifier: "SignOutRequest", ...strict })
+export const SignOutBody = Schema.Struct({ returnTo: Schema.optional(ReturnTo) }).annotate({ identifier: "SignOutRequest" })
 
 export const SessionUser = Schema.Struct({
   id: Schema.String,
   email: Schema.String,
   name: Schema.String,
   picture: Schema.String
-}).annotations({ identifier: "SessionUser" })
+}).annotate({ identifier: "SessionUser" })
 
 export const SessionInfo = Schema.Struct({
   session: Schema.Struct({
@@ -54,7 +52,7 @@ export const SessionInfo = Schema.Struct({
   user: SessionUser,
   /** Send it as `X-CSRF-Token` (or the `_csrf` form field) with state-changing requests. */
   csrfToken: Schema.String
-}).annotations({ identifier: "SessionInfo" })
+}).annotate({ identifier: "SessionInfo" })
 
 export const AccessTokenData = Schema.Struct({
   token: Schema.String,
@@ -62,7 +60,7 @@ export const AccessTokenData = Schema.Struct({
   expiresIn: Schema.Int,
   expiresAt: Timestamp,
   scope: Schema.String
-}).annotations({ identifier: "DashboardAccessToken" })
+}).annotate({ identifier: "DashboardAccessToken" })
 
 // ---------------------------------------------------------------------------------------------
 // Dashboard API
@@ -71,12 +69,12 @@ export const AccessTokenData = Schema.Struct({
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
   version: Schema.String,
-  releaseLine: Schema.Literal("stable", "beta")
-}).annotations({ identifier: "Health" })
+  releaseLine: Schema.Literals(["stable", "beta"])
+}).annotate({ identifier: "Health" })
 
 /** Readiness (`GET /api/health/ready`): the database decides; the delivery backlog is reported. */
 export const Readiness = Schema.Struct({
-  status: Schema.Literal("ready", "not_ready"),
+  status: Schema.Literals(["ready", "not_ready"]),
   database: Schema.Struct({ ok: Schema.Boolean, latencyMs: Schema.Number }),
   deliveries: Schema.Struct({
     pending: Schema.Int,
@@ -86,14 +84,14 @@ export const Readiness = Schema.Struct({
   }),
   /** Requests this process is serving now, this one included (shutdown waits for them). */
   requestsInFlight: Schema.Int
-}).annotations({ identifier: "Readiness" })
+}).annotate({ identifier: "Readiness" })
 
 export const Profile = Schema.Struct({
   id: Schema.String,
   email: Schema.optional(Schema.String),
   name: Schema.String,
   picture: Schema.String
-}).annotations({ identifier: "Profile" })
+}).annotate({ identifier: "Profile" })
 
 export const DashboardProject = Schema.Struct({
   id: ProjectId,
@@ -102,27 +100,24 @@ export const DashboardProject = Schema.Struct({
   organizationId: Schema.String,
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({ identifier: "DashboardProject" })
+}).annotate({ identifier: "DashboardProject" })
 
 export const CreateProjectBody = Schema.Struct({
   name: BoundedString(1, 256),
   organizationId: Schema.optional(OrganizationId)
-}).annotations({ identifier: "CreateDashboardProjectRequest", ...strict })
+}).annotate({ identifier: "CreateDashboardProjectRequest" })
 
-export const AutoScaleBody = Schema.Struct({ autoScale: Schema.Boolean }).annotations({
-  identifier: "IMessageAutoScaleRequest",
-  ...strict
-})
-export const AutoScale = Schema.Struct({ autoScale: Schema.Boolean }).annotations({ identifier: "IMessageAutoScale" })
+export const AutoScaleBody = Schema.Struct({ autoScale: Schema.Boolean }).annotate({ identifier: "IMessageAutoScaleRequest" })
+export const AutoScale = Schema.Struct({ autoScale: Schema.Boolean }).annotate({ identifier: "IMessageAutoScale" })
 
-const SlackSecret = Schema.Redacted(BoundedString(1, 512))
+const SlackSecret = Schema.RedactedFromValue(BoundedString(1, 512))
 export const SlackBody = Schema.Struct({
-  enabledFeatures: Schema.Array(BoundedString(1, 64)).pipe(Schema.maxItems(32)),
+  enabledFeatures: Schema.Array(BoundedString(1, 64)).pipe(Schema.check(Schema.isMaxLength(32))),
   clientId: BoundedString(1, 256),
   clientSecret: SlackSecret,
   signingSecret: SlackSecret,
   appId: BoundedString(1, 256)
-}).annotations({ identifier: "ProjectSlackIntegrationRequest", ...strict })
+}).annotate({ identifier: "ProjectSlackIntegrationRequest" })
 
 export const SlackIntegration = Schema.Struct({
   enabledFeatures: Schema.Array(Schema.String),
@@ -132,45 +127,42 @@ export const SlackIntegration = Schema.Struct({
   appId: Schema.String,
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({ identifier: "ProjectSlackIntegration" })
+}).annotate({ identifier: "ProjectSlackIntegration" })
 
 export const TogglePlatformBody = Schema.Struct({
   platformId: PlatformName,
   enabled: Schema.Boolean
-}).annotations({ identifier: "TogglePlatformRequest", ...strict })
+}).annotate({ identifier: "TogglePlatformRequest" })
 
 export const PlatformStates = PlatformStatesSchema
 
-export const ProjectSecret = Schema.Struct({ projectSecret: Schema.String }).annotations({ identifier: "ProjectSecret" })
+export const ProjectSecret = Schema.Struct({ projectSecret: Schema.String }).annotate({ identifier: "ProjectSecret" })
 
-export const CreateWebhookBody = Schema.Struct({ webhookUrl: BoundedString(1, 2048) }).annotations({
-  identifier: "CreateProjectWebhookRequest",
-  ...strict
-})
+export const CreateWebhookBody = Schema.Struct({ webhookUrl: BoundedString(1, 2048) }).annotate({ identifier: "CreateProjectWebhookRequest" })
 export const ProjectWebhook = Schema.Struct({
   id: Schema.String,
   webhookUrl: Schema.String,
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({ identifier: "ProjectWebhook" })
+}).annotate({ identifier: "ProjectWebhook" })
 export const CreatedProjectWebhook = Schema.Struct({
   ...ProjectWebhook.fields,
   signingSecret: Schema.String
-}).annotations({ identifier: "CreatedProjectWebhook" })
-export const DeletedProjectWebhook = Schema.Struct({ id: Schema.String }).annotations({ identifier: "DeletedProjectWebhook" })
+}).annotate({ identifier: "CreatedProjectWebhook" })
+export const DeletedProjectWebhook = Schema.Struct({ id: Schema.String }).annotate({ identifier: "DeletedProjectWebhook" })
 
 export const ProjectMember = Schema.Struct({
   accountId: Schema.String,
   email: Schema.String,
   role: OrganizationRole,
   joinedAt: Timestamp
-}).annotations({ identifier: "ProjectMember" })
+}).annotate({ identifier: "ProjectMember" })
 
 export const InvitationBody = Schema.Struct({
   email: Email,
   role: Schema.optional(OrganizationRole)
-}).annotations({ identifier: "CreateProjectInvitationRequest", ...strict })
-export const CreatedInvitation = Schema.Struct({ invitation: Invitation, token: Schema.String }).annotations({
+}).annotate({ identifier: "CreateProjectInvitationRequest" })
+export const CreatedInvitation = Schema.Struct({ invitation: Invitation, token: Schema.String }).annotate({
   identifier: "CreatedProjectInvitation"
 })
 
@@ -178,15 +170,15 @@ export const Subscription = Billing.BillingOverview
 export const CheckoutBody = Schema.Struct({
   projectId: Schema.optional(ProjectId),
   organizationId: Schema.optional(OrganizationId)
-}).annotations({ identifier: "DashboardCheckoutRequest", ...strict })
+}).annotate({ identifier: "DashboardCheckoutRequest" })
 /** `subscribeOrganization`: a plan of the catalog's `organization` category and the starting quantities of its fixed charges (else their defaults). */
 export const OrganizationSubscribeBody = Schema.Struct({
   planCode: Billing.PlanCode,
   fixedCharges: Schema.optional(Schema.Array(Billing.HeldFixedCharge).pipe(
-    Schema.maxItems(Billing.MAX_PLAN_CHANGE_ADDITIONS),
-    Schema.filter((xs) => new Set(xs.map((x) => x.fixedChargeCode)).size === xs.length || "each fixed charge may be named once")
+    Schema.check(Schema.isMaxLength(Billing.MAX_PLAN_CHANGE_ADDITIONS)),
+    Schema.check(Schema.makeFilter((xs) => new Set(xs.map((x) => x.fixedChargeCode)).size === xs.length || "each fixed charge may be named once"))
   ))
-}).annotations({ identifier: "DashboardOrganizationSubscribeRequest", ...strict })
+}).annotate({ identifier: "DashboardOrganizationSubscribeRequest" })
 export const OrganizationFixedChargeBody = Billing.AdjustFixedChargeQuantityRequest
 export const OrganizationBilling = Billing.OrganizationBillingOverview
 export const Checkout = Billing.CheckoutResponse
@@ -198,37 +190,31 @@ export const OnboardingBody = Schema.Struct({
   companyName: Answer(256),
   role: Answer(256),
   useCase: Answer(2048),
-  teamSize: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.between(1, 10_000_000))))
-}).annotations({ identifier: "OnboardingDetailsRequest", ...strict })
+  teamSize: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 10_000_000 })))))
+}).annotate({ identifier: "OnboardingDetailsRequest" })
 export const OnboardingDetails = Schema.Struct({
   companyName: Schema.NullOr(Schema.String),
   role: Schema.NullOr(Schema.String),
   useCase: Schema.NullOr(Schema.String),
   teamSize: Schema.NullOr(Schema.Int),
   updatedAt: NullableTimestamp
-}).annotations({ identifier: "OnboardingDetails" })
+}).annotate({ identifier: "OnboardingDetails" })
 
-export const OtpSendBody = Schema.Struct({ phoneNumber: PhoneNumberInput }).annotations({ identifier: "SendOtpRequest", ...strict })
+export const OtpSendBody = Schema.Struct({ phoneNumber: PhoneNumberInput }).annotate({ identifier: "SendOtpRequest" })
 export const OtpSent = Schema.Struct({
   channel: Schema.Literal("sms"),
   expiresAt: Timestamp,
   resendAvailableAt: Timestamp
-}).annotations({ identifier: "OtpSent" })
-export const OtpVerifyBody = Schema.Struct({ phoneNumber: PhoneNumberInput, code: SixDigitCode }).annotations({
-  identifier: "VerifyOtpRequest",
-  ...strict
-})
+}).annotate({ identifier: "OtpSent" })
+export const OtpVerifyBody = Schema.Struct({ phoneNumber: PhoneNumberInput, code: SixDigitCode }).annotate({ identifier: "VerifyOtpRequest" })
 export const OtpVerified = Schema.Struct({
   phoneNumber: Schema.String,
   phoneVerifiedAt: Timestamp
-}).annotations({ identifier: "OtpVerified" })
+}).annotate({ identifier: "OtpVerified" })
 
-export const CreateServiceKeyBody = Schema.Struct({ name: KeyName, expiresAt: NullableTimestamp }).annotations({
-  identifier: "CreateDashboardServiceKeyRequest",
-  ...strict
-})
+export const CreateServiceKeyBody = Schema.Struct({ name: KeyName, expiresAt: NullableTimestamp }).annotate({ identifier: "CreateDashboardServiceKeyRequest" })
 export const ServiceKeys = Schema.Array(AccountServiceKey)
-export const CreatedServiceKey = Schema.Struct({ serviceKey: AccountServiceKey, secret: Schema.String }).annotations({
+export const CreatedServiceKey = Schema.Struct({ serviceKey: AccountServiceKey, secret: Schema.String }).annotate({
   identifier: "CreatedDashboardServiceKey"
 })
 
@@ -239,39 +225,39 @@ export const IdentitySnapshot = Schema.Struct({
   organizationIds: Schema.Array(Schema.String),
   projectCount: Schema.Int,
   createdAt: Timestamp
-}).annotations({ identifier: "IdentitySnapshot" })
+}).annotate({ identifier: "IdentitySnapshot" })
 
 export const Diagnostics = Schema.Struct({
   version: Schema.String,
-  releaseLine: Schema.Literal("stable", "beta"),
+  releaseLine: Schema.Literals(["stable", "beta"]),
   uptimeSeconds: Schema.Number,
   database: Schema.Struct({ ok: Schema.Boolean, latencyMs: Schema.Number, migrations: Schema.Array(Schema.String) }),
   deliveries: Schema.Struct({ pending: Schema.Int, deadLettered: Schema.Int })
-}).annotations({ identifier: "SystemDiagnostics" })
+}).annotate({ identifier: "SystemDiagnostics" })
 
-export const PrivacyRequestBody = Schema.Struct({ email: Email }).annotations({ identifier: "PrivacyRequest", ...strict })
+export const PrivacyRequestBody = Schema.Struct({ email: Email }).annotate({ identifier: "PrivacyRequest" })
 export const PrivacyRequestReceived = Schema.Struct({
   requestId: Schema.String,
   status: Schema.Literal("received")
-}).annotations({ identifier: "PrivacyRequestReceived" })
+}).annotate({ identifier: "PrivacyRequestReceived" })
 
 const Uri = BoundedString(1, 2048)
-export const OAuthClientType = Schema.Literal("confidential", "public")
+export const OAuthClientType = Schema.Literals(["confidential", "public"])
 export const CreateOAuthAppBody = Schema.Struct({
   name: BoundedString(1, 128),
   logoUri: Schema.optional(Schema.NullOr(Uri)),
   homepageUri: Schema.optional(Schema.NullOr(Uri)),
-  redirectUris: Schema.Array(Uri).pipe(Schema.maxItems(10)),
+  redirectUris: Schema.Array(Uri).pipe(Schema.check(Schema.isMaxLength(10))),
   clientType: OAuthClientType,
-  scopes: Schema.Array(BoundedString(1, 64)).pipe(Schema.maxItems(32))
-}).annotations({ identifier: "CreateOAuthAppRequest", ...strict })
+  scopes: Schema.Array(BoundedString(1, 64)).pipe(Schema.check(Schema.isMaxLength(32)))
+}).annotate({ identifier: "CreateOAuthAppRequest" })
 export const UpdateOAuthAppBody = Schema.Struct({
   name: Schema.optional(BoundedString(1, 128)),
   logoUri: Schema.optional(Schema.NullOr(Uri)),
   homepageUri: Schema.optional(Schema.NullOr(Uri)),
-  redirectUris: Schema.optional(Schema.Array(Uri).pipe(Schema.maxItems(10))),
-  scopes: Schema.optional(Schema.Array(BoundedString(1, 64)).pipe(Schema.maxItems(32)))
-}).annotations({ identifier: "UpdateOAuthAppRequest", ...strict })
+  redirectUris: Schema.optional(Schema.Array(Uri).pipe(Schema.check(Schema.isMaxLength(10)))),
+  scopes: Schema.optional(Schema.Array(BoundedString(1, 64)).pipe(Schema.check(Schema.isMaxLength(32))))
+}).annotate({ identifier: "UpdateOAuthAppRequest" })
 export const OAuthAppView = Schema.Struct({
   clientId: Schema.String,
   name: Schema.String,
@@ -282,12 +268,12 @@ export const OAuthAppView = Schema.Struct({
   scopes: Schema.Array(Schema.String),
   createdAt: Timestamp,
   updatedAt: Timestamp
-}).annotations({ identifier: "OAuthApp" })
+}).annotate({ identifier: "OAuthApp" })
 export const OAuthAppWithSecret = Schema.Struct({
   app: OAuthAppView,
   /** Shown once: at creation (confidential apps) and at each rotation. */
   clientSecret: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "OAuthAppWithSecret" })
+}).annotate({ identifier: "OAuthAppWithSecret" })
 export const OAuthConsent = Schema.Struct({
   clientId: Schema.String,
   name: Schema.String,
@@ -295,10 +281,10 @@ export const OAuthConsent = Schema.Struct({
   homepageUri: Schema.NullOr(Schema.String),
   scopes: Schema.Array(Schema.String),
   grantedAt: Timestamp
-}).annotations({ identifier: "OAuthConsent" })
-export const Withdrawn = Schema.Struct({ clientId: Schema.String, withdrawn: Schema.Literal(true) }).annotations({
+}).annotate({ identifier: "OAuthConsent" })
+export const Withdrawn = Schema.Struct({ clientId: Schema.String, withdrawn: Schema.Literal(true) }).annotate({
   identifier: "OAuthConsentWithdrawn"
 })
-export const Deleted = Schema.Struct({ clientId: Schema.String, deleted: Schema.Literal(true) }).annotations({
+export const Deleted = Schema.Struct({ clientId: Schema.String, deleted: Schema.Literal(true) }).annotate({
   identifier: "OAuthAppDeleted"
 })

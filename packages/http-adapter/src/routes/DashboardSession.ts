@@ -12,7 +12,7 @@
  * - Before a session exists (the sign-in and sign-up forms) the token is double-submitted: a
  *   random `sb_csrf` cookie whose value the form repeats.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type Session, Sessions } from "@switchboard/core/dashboard"
 import { base64url, constantTimeEqual } from "@switchboard/core/internal"
 import { mac, type ServerSecret } from "@switchboard/core/shared"
@@ -29,7 +29,7 @@ export const CSRF_HEADER = "x-csrf-token"
 /** The session token the request's cookie carries, if any. */
 export const sessionToken: Effect.Effect<Option.Option<string>, never, HttpServerRequest.HttpServerRequest> = Effect.map(
   HttpServerRequest.HttpServerRequest,
-  (request) => Option.fromNullable(request.cookies[SESSION_COOKIE]).pipe(Option.filter((t) => t.length > 0 && t.length <= 256))
+  (request) => Option.fromNullishOr(request.cookies[SESSION_COOKIE]).pipe(Option.filter((t) => t.length > 0 && t.length <= 256))
 )
 
 /** The live session of the request's cookie (interface D). */
@@ -60,7 +60,7 @@ export const withSessionCookie = (
   expiresAt: Date,
   secure: boolean
 ) =>
-  HttpServerResponse.unsafeSetCookie(response, SESSION_COOKIE, token, {
+  HttpServerResponse.setCookieUnsafe(response, SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: "lax",
     path: "/",
@@ -70,7 +70,7 @@ export const withSessionCookie = (
 
 /** Removes the session cookie. */
 export const withoutSessionCookie = (response: HttpServerResponse.HttpServerResponse, secure: boolean) =>
-  HttpServerResponse.unsafeSetCookie(response, SESSION_COOKIE, "", {
+  HttpServerResponse.setCookieUnsafe(response, SESSION_COOKIE, "", {
     httpOnly: true,
     sameSite: "lax",
     path: "/",
@@ -81,7 +81,7 @@ export const withoutSessionCookie = (response: HttpServerResponse.HttpServerResp
 
 /** Sets the double-submit CSRF cookie of the pre-sign-in forms (a session cookie of the browser). */
 export const withCsrfCookie = (response: HttpServerResponse.HttpServerResponse, value: string, secure: boolean) =>
-  HttpServerResponse.unsafeSetCookie(response, CSRF_COOKIE, value, { httpOnly: true, sameSite: "lax", path: "/", secure })
+  HttpServerResponse.setCookieUnsafe(response, CSRF_COOKIE, value, { httpOnly: true, sameSite: "lax", path: "/", secure })
 
 /** The CSRF token bound to a session: HMAC-SHA-256 of its id under the server secret's CSRF subkey. */
 export const csrfTokenFor = (sessionId: string): Effect.Effect<string, never, ServerSecret> =>

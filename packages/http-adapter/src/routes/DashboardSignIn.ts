@@ -16,7 +16,7 @@
  * envelope; it cannot come from another site's page (JSON needs a CORS preflight we never grant),
  * and a cross-site `Origin` is refused anyway. Successful sign-ins always set a new session cookie.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { type AccountRecord, Accounts } from "@switchboard/core/accounts"
 import { mintSessionAccessToken, type Session, Sessions, SignIn } from "@switchboard/core/dashboard"
 import { type SigningKeys } from "@switchboard/core/oauth"
@@ -55,8 +55,8 @@ export const signInRouteTable: ReadonlyArray<readonly [string, string]> = [
 
 const noStore = { "cache-control": "no-store" }
 
-const envelope = <A, I>(schema: Schema.Schema<A, I>, value: A, headers: Record<string, string> = noStore) =>
-  Effect.map(Effect.orDie(Schema.encode(schema)(value)), (data) => HttpServerResponse.unsafeJson({ succeed: true, data }, { headers }))
+const envelope = <A, I>(schema: Schema.Codec<A, I>, value: A, headers: Record<string, string> = noStore) =>
+  Effect.map(Effect.orDie(Schema.encodeEffect(schema)(value)), (data) => HttpServerResponse.jsonUnsafe({ succeed: true, data }, { headers }))
 
 /** The name shown for an account. */
 const nameOf = (a: AccountRecord) =>
@@ -125,7 +125,7 @@ const pageAfter = (failure: EnvelopeFailure, fields: { readonly email?: string |
 
 /** Runs a sign-in or sign-up post: reads, checks CSRF, decodes, calls `run`, answers. */
 const credentialPost = <A extends { readonly email: string; readonly returnTo?: string | undefined }, I, E extends DashboardFailure, R>(
-  schema: Schema.Schema<A, I>,
+  schema: Schema.Codec<A, I>,
   run: (body: A) => Effect.Effect<Outcome, E, R>
 ) =>
   Effect.gen(function*() {
@@ -139,7 +139,7 @@ const credentialPost = <A extends { readonly email: string; readonly returnTo?: 
       }
     }
     const answer = <X>(self: Effect.Effect<X, EnvelopeFailure, any>) =>
-      isForm(raw) ? Effect.catchAll(self, (f) => pageAfter(f, fieldsOf())) : self
+      isForm(raw) ? Effect.catch(self, (f) => pageAfter(f, fieldsOf())) : self
     return yield* answer(Effect.gen(function*() {
       if (isForm(raw)) {
         if (!isDoubleSubmitted(request, raw.csrf)) {
@@ -196,13 +196,13 @@ export const signInRoutes = Effect.gen(function*() {
     if (Option.isSome(token)) yield* sessions.revoke(token.value)
     const response = isForm(raw)
       ? HttpServerResponse.empty({ status: 303, headers: { location: body.returnTo === undefined ? "/sign-in" : safeReturnTo(body.returnTo), ...noStore } })
-      : HttpServerResponse.unsafeJson({ succeed: true, data: { signedOut: true } }, { headers: noStore })
+      : HttpServerResponse.jsonUnsafe({ succeed: true, data: { signedOut: true } }, { headers: noStore })
     return withoutSessionCookie(response, secureCookies(request, config))
   }).pipe(Effect.mapError(envelopeOfError))
 
   const getSession = Effect.gen(function*() {
     const session = yield* currentSession
-    if (Option.isNone(session)) return HttpServerResponse.unsafeJson({ succeed: true, data: null }, { headers: noStore })
+    if (Option.isNone(session)) return HttpServerResponse.jsonUnsafe({ succeed: true, data: null }, { headers: noStore })
     const account = yield* accounts.get(session.value.accountId)
     return yield* envelope(S.SessionInfo, yield* sessionInfo(session.value, account, config.apiUrl))
   }).pipe(Effect.mapError(envelopeOfError))
@@ -215,7 +215,7 @@ export const signInRoutes = Effect.gen(function*() {
       token: minted.token,
       tokenType: "Bearer" as const,
       expiresIn: Math.floor((minted.expiresAt - minted.issuedAt) / 1000),
-      expiresAt: DateTime.unsafeMake(minted.expiresAt) as DateTime.Utc,
+      expiresAt: DateTime.makeUnsafe(minted.expiresAt) as DateTime.Utc,
       scope: minted.scopes.join(" ")
     }, { ...noStore, pragma: "no-cache" })
   }).pipe(Effect.mapError(envelopeOfError))

@@ -9,7 +9,7 @@
  * connected and replies within INGRESS_REPLY_WAIT_MS; a reply with status 0 (the SDK had no
  * handler, or it failed) is 502; otherwise 202 `{eventId}` — the event stays replayable.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Ingress } from "@switchboard/core/events"
 import { RateLimiter } from "@switchboard/core/shared"
 import { DateTime, Effect, Option, Stream } from "effect"
@@ -44,7 +44,7 @@ const rawRequest = (max: number) =>
       if (size > max) return Effect.fail(tooLarge)
       chunks.push(chunk)
       return Effect.void
-    }).pipe(Effect.catchTag("RequestError", () => Effect.fail(problem("HTTP_ERROR", "The request body could not be read."))))
+    }).pipe(Effect.catchTag("HttpServerError", () => Effect.fail(problem("HTTP_ERROR", "The request body could not be read."))))
     const bytes = new Uint8Array(size)
     let offset = 0
     for (const c of chunks) {
@@ -54,7 +54,7 @@ const rawRequest = (max: number) =>
     return bytes
   })
 
-export const IngressRoutes = HttpApiBuilder.Router.use((router) =>
+export const IngressRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const ingress = yield* Ingress
     const limiter = yield* RateLimiter
@@ -75,7 +75,7 @@ export const IngressRoutes = HttpApiBuilder.Router.use((router) =>
       // request waits for a session's reply.
       const outcome = yield* Effect.flatMap(rawRequest(config.ingressMaxBytes), (bytes) => ingress.receive(endpoint.value, bytes))
       if (outcome._tag === "accepted") {
-        return HttpServerResponse.unsafeJson({ eventId: outcome.eventId }, { status: 202, headers: { "cache-control": "no-store" } })
+        return HttpServerResponse.jsonUnsafe({ eventId: outcome.eventId }, { status: 202, headers: { "cache-control": "no-store" } })
       }
       const reply = outcome.reply
       if (reply.status < 100) {
@@ -91,7 +91,6 @@ export const IngressRoutes = HttpApiBuilder.Router.use((router) =>
       })
     })
     for (const method of METHODS) {
-      const add = method === "GET" ? router.get : method === "POST" ? router.post : method === "PUT" ? router.put : method === "PATCH" ? router.patch : router.del
-      yield* add("/ingress/:secret", handler as any)
+      yield* router.add(method, "/ingress/:secret", handler)
     }
   }))

@@ -67,7 +67,7 @@ export const managementErrors: EnvelopeTable<ManagementDomainError> = {
 export const envelopeErrors = <A, E extends ManagementDomainError | EnvelopeFailure, R>(
   self: Effect.Effect<A, E, R>
 ): Effect.Effect<A, EnvelopeFailure, R> =>
-  Effect.catchAll(self, (e: ManagementDomainError | EnvelopeFailure) => {
+  Effect.catch(self, (e: ManagementDomainError | EnvelopeFailure) => {
     if (e._tag === "EnvelopeFailure") return Effect.fail(e)
     const row = isTagged(e) ? rowOf<ManagementDomainError, EnvelopeFailure>(managementErrors, e) : undefined
     return row === undefined ? Effect.die(e) : Effect.fail(row(e))

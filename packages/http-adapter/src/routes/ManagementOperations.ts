@@ -6,7 +6,8 @@
  */
 import { WebhookDelivery, WebhookDeliveryPage } from "@switchboard/core/events"
 import { CreateUserRequest, PlatformStatesSchema, ProjectUser, TogglePlatformRequest } from "@switchboard/core/projects"
-import { JSONSchema, Schema } from "effect"
+import { Schema } from "effect"
+import { componentSchemas, asPublished } from "../http/JsonSchemaComponents.js"
 import { exampleOf } from "../docs/Examples.js"
 import { withoutBuiltinIds } from "../docs/JsonSchemaIds.js"
 import {
@@ -21,10 +22,10 @@ import {
   StreamToken
 } from "./ManagementRoutes.js"
 
-export const ManagementDeleted = Schema.Struct({ id: Schema.String }).annotations({ identifier: "DeletedResource" })
-const LineList = Schema.Struct({ lines: Schema.Array(ManagementLine) }).annotations({ identifier: "ManagementLineList" })
-const AllocatedLine = Schema.Struct({ line: ManagementLine }).annotations({ identifier: "AllocatedLine" })
-const UserList = Schema.Struct({ users: Schema.Array(ProjectUser) }).annotations({ identifier: "ProjectUserList" })
+export const ManagementDeleted = Schema.Struct({ id: Schema.String }).annotate({ identifier: "DeletedResource" })
+const LineList = Schema.Struct({ lines: Schema.Array(ManagementLine) }).annotate({ identifier: "ManagementLineList" })
+const AllocatedLine = Schema.Struct({ line: ManagementLine }).annotate({ identifier: "AllocatedLine" })
+const UserList = Schema.Struct({ users: Schema.Array(ProjectUser) }).annotate({ identifier: "ProjectUserList" })
 const WebhookList = Schema.Array(ManagementWebhookSchema)
 
 export interface ManagementOperation {
@@ -37,8 +38,8 @@ export interface ManagementOperation {
   /** Error codes beyond the ones every route answers (401, 403 HTTPS_REQUIRED, 404 PROJECT_*, 429, 500). */
   readonly errors: ReadonlyArray<readonly [number, string]>
   readonly query?: ReadonlyArray<{ readonly name: string; readonly description: string; readonly schema: Record<string, unknown> }>
-  readonly body?: Schema.Schema<any, any>
-  readonly data: Schema.Schema<any, any>
+  readonly body?: Schema.Codec<any, any>
+  readonly data: Schema.Codec<any, any>
 }
 
 const write: ReadonlyArray<readonly [number, string]> = [[409, "PROJECT_CLOSING"], [413, "PAYLOAD_TOO_LARGE"], [415, "UNSUPPORTED_MEDIA_TYPE"], [422, "VALIDATION_FAILED"]]
@@ -170,8 +171,7 @@ const errorEnvelope = (code: string, message: string) => ({ succeed: false, mess
 /** The OpenAPI 3.1 document of the management API (`GET /projects/openapi.json`). */
 export const managementOpenApi = (managementUrl: string, version = "0.1.0"): Json => {
   const definitions: Record<string, any> = {}
-  const schemaOf = (schema: Schema.Schema<any, any>) =>
-    JSONSchema.fromAST(schema.ast, { definitions, definitionPath: "#/components/schemas/", target: "openApi3.1" })
+  const schemaOf = componentSchemas(definitions)
   const paths: Json = {}
   for (const o of managementOperations) {
     const path = o.path.replace(/:([A-Za-z]+)/g, "{$1}")
@@ -191,7 +191,7 @@ export const managementOpenApi = (managementUrl: string, version = "0.1.0"): Jso
         content: {
           "application/json": {
             schema: { type: "object", required: ["succeed", "data"], properties: { succeed: { type: "boolean", const: true }, data: schemaOf(o.data) } },
-            example: { succeed: true, data: exampleOf(o.data as Schema.Schema<any, any, never>) }
+            example: { succeed: true, data: exampleOf(o.data as Schema.Codec<any, any, never>) }
           }
         }
       }
@@ -221,12 +221,12 @@ export const managementOpenApi = (managementUrl: string, version = "0.1.0"): Jso
     if (o.body !== undefined) {
       entry.requestBody = {
         required: o.operationId !== "retryWebhookDelivery",
-        content: { "application/json": { schema: schemaOf(o.body), example: exampleOf(o.body as Schema.Schema<any, any, never>) } }
+        content: { "application/json": { schema: schemaOf(o.body), example: exampleOf(o.body as Schema.Codec<any, any, never>) } }
       }
     }
     paths[path] = { ...paths[path], [o.method.toLowerCase()]: entry }
   }
-  return withoutBuiltinIds({
+  return withoutBuiltinIds(asPublished({
     openapi: "3.1.0",
     info: {
       title: "Switchboard management API",
@@ -260,7 +260,7 @@ export const managementOpenApi = (managementUrl: string, version = "0.1.0"): Jso
         basic: { type: "http", scheme: "basic", description: "User name: the project id. Password: the project's management secret." }
       }
     }
-  })
+  }))
 }
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1)

@@ -16,13 +16,13 @@
  * Then the route: JSON bodies decoded strictly (413 over the size limit, 422 for anything else that
  * is wrong), domain errors mapped by one table, success as `{succeed: true, data}`.
  */
-import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ManagementAccess } from "@switchboard/core/management"
 import { type ProjectRecord } from "@switchboard/core/projects"
-import { RateLimiter, type RateLimitPolicy } from "@switchboard/core/shared"
+import { issueLines, RateLimiter, type RateLimitPolicy } from "@switchboard/core/shared"
 import { successEnvelope } from "../http/Envelope.js"
 import { policyHeader, stateHeader } from "../http/RateLimitHeaders.js"
-import { DateTime, Effect, Either, Option, ParseResult, Redacted, Schema } from "effect"
+import { DateTime, Effect, Option, Redacted, Result, Schema } from "effect"
 import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
@@ -48,13 +48,13 @@ export const basicCredentials = (header: string | undefined): Option.Option<{ us
 export type ManagementUse = "read" | "write"
 
 /** The success envelope with `data` encoded by its schema. */
-export const envelope = <A, I>(schema: Schema.Schema<A, I>, value: A, status = 200) =>
-  Effect.map(Effect.orDie(Schema.encode(schema)(value)), (data) =>
-    HttpServerResponse.unsafeJson(successEnvelope(data), { status, headers: { "cache-control": "no-store" } }))
+export const envelope = <A, I>(schema: Schema.Codec<A, I>, value: A, status = 200) =>
+  Effect.map(Effect.orDie(Schema.encodeEffect(schema)(value)), (data) =>
+    HttpServerResponse.jsonUnsafe(successEnvelope(data), { status, headers: { "cache-control": "no-store" } }))
 
 /** A readable message naming each wrong field: `phoneNumber: must be an E.164 phone number`. */
-const issuesMessage = (error: ParseResult.ParseError) =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
+const issuesMessage = (error: Schema.SchemaError) =>
+  issueLines(error)
     .slice(0, 10)
     .map((i) => (i.path.length === 0 ? i.message : `${i.path.join(".")}: ${i.message}`))
     .join("; ")
@@ -62,7 +62,7 @@ const issuesMessage = (error: ParseResult.ParseError) =>
 const invalid = (message: string) => envelopeFailure(422, "VALIDATION_FAILED", message)
 
 /** Reads the JSON body and decodes it strictly: 413 over the size limit, 422 for anything malformed. */
-export const jsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
+export const jsonBody = <A, I>(schema: Schema.Codec<A, I>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const config = yield* ServerConfig
@@ -86,9 +86,9 @@ export const jsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
         : `${parsed.refused.path === "" ? "The body" : parsed.refused.path}: ${parsed.refused.message}`)
     }
     const json = parsed.ok
-    const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(json)
-    if (Either.isLeft(decoded)) return yield* invalid(issuesMessage(decoded.left))
-    return decoded.right
+    const decoded = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "error", reportInput: true })(json)
+    if (Result.isFailure(decoded)) return yield* invalid(issuesMessage(decoded.failure))
+    return decoded.success
   })
 
 /** Builds the route guard once (at router construction) from the server's config and services. */
@@ -107,7 +107,7 @@ export const makeManagementGuard = Effect.gen(function*() {
   const limit = (key: string) =>
     Effect.gen(function*() {
       const state = yield* limiter.hit(key, policy, yield* DateTime.now)
-      yield* HttpApp.appendPreResponseHandler((_req, res) =>
+      yield* HttpEffect.appendPreResponseHandler((_req, res) =>
         Effect.succeed(HttpServerResponse.setHeaders(res, { "ratelimit-policy": policyValue, ratelimit: stateHeader(policy, state) })))
       if (!state.allowed) {
         return yield* envelopeFailure(
@@ -123,7 +123,7 @@ export const makeManagementGuard = Effect.gen(function*() {
   const requireHttps = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (!isHttpsRequest(request, config.trustProxy)) {
-      yield* HttpApp.appendPreResponseHandler((_req, res) =>
+      yield* HttpEffect.appendPreResponseHandler((_req, res) =>
         Effect.succeed(HttpServerResponse.setHeader(res, "ratelimit-policy", policyValue)))
       return yield* envelopeFailure(403, "HTTPS_REQUIRED", "The management API is served over HTTPS only; retry with https://.")
     }
@@ -137,17 +137,17 @@ export const makeManagementGuard = Effect.gen(function*() {
       const { projectId = "" } = yield* HttpRouter.params
       const credentials = basicCredentials(request.headers["authorization"])
       const authenticated = Option.isNone(credentials)
-        ? Either.left("Project credentials are required: HTTP Basic with the project id and the project secret.")
-        : yield* Effect.either(Effect.mapError(access.authenticate({
+        ? Result.fail("Project credentials are required: HTTP Basic with the project id and the project secret.")
+        : yield* Effect.result(Effect.mapError(access.authenticate({
           pathProjectId: projectId,
           username: credentials.value.username,
           password: Redacted.make(credentials.value.password)
         }), (e) => e.message))
-      if (Either.isLeft(authenticated)) {
+      if (Result.isFailure(authenticated)) {
         yield* limit(`management:client:${clientAddressOf(request, config.trustProxy)}`)
-        return yield* envelopeFailure(401, "NOT_AUTHENTICATED", authenticated.left, { "www-authenticate": WWW_AUTHENTICATE })
+        return yield* envelopeFailure(401, "NOT_AUTHENTICATED", authenticated.failure, { "www-authenticate": WWW_AUTHENTICATE })
       }
-      const project = authenticated.right
+      const project = authenticated.success
       yield* limit(`management:project:${project.projectId}`)
       if (use === "write" && project.state === "closing") {
         return yield* envelopeFailure(409, "PROJECT_CLOSING", "The project is being deleted: it can be read but not changed.")

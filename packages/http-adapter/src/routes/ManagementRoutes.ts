@@ -23,7 +23,7 @@
  * Lists of lines and users are wrapped in a named array (`data.lines`, `data.users`) and the
  * webhook list is a bare array, as in the public contract these clients were written for.
  */
-import { HttpApiBuilder, HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { Projects } from "@switchboard/core"
 import {
   ManagementWebhooks,
@@ -45,7 +45,7 @@ import {
 } from "@switchboard/core/projects"
 import { Timestamp, UserId } from "@switchboard/core/shared"
 import { type Line, LinePlatform, Lines } from "@switchboard/core/voice"
-import { Effect, Redacted, Schema } from "effect"
+import { Effect, Redacted, Result, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import { defaultPictureUrl } from "../v1/DefaultPicture.js"
@@ -61,7 +61,7 @@ export const ManagementProject = Schema.Struct({
   name: Schema.String,
   slug: Schema.String,
   profile: Projects.AgentProfile
-}).annotations({ identifier: "ManagementProject" })
+}).annotate({ identifier: "ManagementProject" })
 
 const webhookFields = {
   id: Schema.String,
@@ -69,16 +69,16 @@ const webhookFields = {
   createdAt: Timestamp,
   updatedAt: Timestamp
 }
-export const ManagementWebhookSchema = Schema.Struct(webhookFields).annotations({ identifier: "ManagementWebhook" })
+export const ManagementWebhookSchema = Schema.Struct(webhookFields).annotate({ identifier: "ManagementWebhook" })
 export const CreatedManagementWebhook = Schema.Struct({ ...webhookFields, signingSecret: Schema.String })
-  .annotations({ identifier: "CreatedManagementWebhook" })
+  .annotate({ identifier: "CreatedManagementWebhook" })
 
 export const CreateWebhookRequest = Schema.Struct({
-  webhookUrl: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048))
-}).annotations({ identifier: "CreateWebhookRequest", parseOptions: { onExcessProperty: "error" } })
+  webhookUrl: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(2048)))
+}).annotate({ identifier: "CreateWebhookRequest" })
 
 export const EgressAddresses = Schema.Struct({ addresses: Schema.Array(Schema.String) })
-  .annotations({ identifier: "EgressAddresses" })
+  .annotate({ identifier: "EgressAddresses" })
 
 export const ManagementLine = Schema.Struct({
   id: Schema.String,
@@ -86,20 +86,20 @@ export const ManagementLine = Schema.Struct({
   phoneNumber: Schema.String,
   voiceCapable: Schema.Boolean,
   createdAt: Timestamp
-}).annotations({ identifier: "ManagementLine" })
+}).annotate({ identifier: "ManagementLine" })
 
 export const AllocateLineRequest = Schema.Struct({ platform: LinePlatform })
-  .annotations({ identifier: "AllocateLineRequest", parseOptions: { onExcessProperty: "error" } })
+  .annotate({ identifier: "AllocateLineRequest" })
 
 export const RetryDeliveryRequest = Schema.Struct({
-  expectedAttemptCount: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 1000)), { exact: true })
-}).annotations({ identifier: "RetryDeliveryRequest", parseOptions: { onExcessProperty: "error" } })
+  expectedAttemptCount: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 1000 }))))
+}).annotate({ identifier: "RetryDeliveryRequest" })
 
 /** Query of the delivery list. */
 const DeliveryListQuery = Schema.Struct({
-  status: Schema.optionalWith(WebhookDeliveryStatus, { exact: true }),
-  pageSize: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), { exact: true }),
-  pageToken: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2048)), { exact: true })
+  status: Schema.optionalKey(WebhookDeliveryStatus),
+  pageSize: Schema.optionalKey(Schema.NumberFromString.pipe(Schema.check(Schema.isInt()), Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))),
+  pageToken: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(2048))))
 })
 
 const deliveryListQuery = Effect.gen(function*() {
@@ -111,15 +111,15 @@ const deliveryListQuery = Effect.gen(function*() {
     if (values.length > 1) return yield* envelopeFailure(422, "VALIDATION_FAILED", `${key}: send it at most once.`)
     if (values[0] !== undefined) raw[key] = values[0]
   }
-  const decoded = Schema.decodeUnknownEither(DeliveryListQuery)(raw)
-  if (decoded._tag === "Left") {
+  const decoded = Schema.decodeUnknownResult(DeliveryListQuery)(raw)
+  if (Result.isFailure(decoded)) {
     return yield* envelopeFailure(
       422,
       "VALIDATION_FAILED",
       "status must be pending, delivered, dead_lettered or cancelled; pageSize an integer from 1 to 100; pageToken a token from a previous page."
     )
   }
-  return decoded.right
+  return decoded.success
 })
 
 /** The retry body is optional: no body is `{}`. */
@@ -130,9 +130,9 @@ const retryBody = Effect.gen(function*() {
   return empty ? {} : yield* jsonBody(RetryDeliveryRequest)
 })
 
-export const StreamToken = Schema.Struct({ token: Schema.String, expiresIn: Schema.Number }).annotations({ identifier: "StreamToken" })
+export const StreamToken = Schema.Struct({ token: Schema.String, expiresIn: Schema.Number }).annotate({ identifier: "StreamToken" })
 
-const Deleted = Schema.Struct({ id: Schema.String }).annotations({ identifier: "DeletedResource" })
+const Deleted = Schema.Struct({ id: Schema.String }).annotate({ identifier: "DeletedResource" })
 
 const toLine = (line: Line) => ({
   id: line.lineId,
@@ -144,8 +144,8 @@ const toLine = (line: Line) => ({
 
 /** Query of the user list: `?type=shared|dedicated` and up to 100 `?id=` (contract.md §5.2). */
 const UserListQuery = Schema.Struct({
-  type: Schema.optionalWith(UserType, { exact: true }),
-  id: Schema.optionalWith(Schema.Array(UserId).pipe(Schema.maxItems(100)), { exact: true })
+  type: Schema.optionalKey(UserType),
+  id: Schema.optionalKey(Schema.Array(UserId).pipe(Schema.check(Schema.isMaxLength(100))))
 })
 
 const userListQuery = Effect.gen(function*() {
@@ -154,15 +154,31 @@ const userListQuery = Effect.gen(function*() {
   const types = params.getAll("type")
   if (types.length > 1) return yield* envelopeFailure(422, "VALIDATION_FAILED", "type: send it at most once.")
   const ids = params.getAll("id")
-  const decoded = Schema.decodeUnknownEither(UserListQuery)({
+  const decoded = Schema.decodeUnknownResult(UserListQuery)({
     ...(types[0] === undefined ? {} : { type: types[0] }),
     ...(ids.length === 0 ? {} : { id: ids })
   })
-  if (decoded._tag === "Left") {
+  if (Result.isFailure(decoded)) {
     return yield* envelopeFailure(422, "VALIDATION_FAILED", "type must be shared or dedicated; id must be up to 100 user ids.")
   }
-  return decoded.right
+  return decoded.success
 })
+
+/** The router's limit on one path parameter (its default), in decoded characters. */
+const MAX_PARAM_LENGTH = 100
+
+/** Whether a segment of `url`'s path is longer than a path parameter may be. */
+const overParamLimit = (url: string) => {
+  const q = url.indexOf("?")
+  return (q === -1 ? url : url.slice(0, q)).split("/").some((segment) => {
+    if (segment.length <= MAX_PARAM_LENGTH) return false
+    try {
+      return decodeURIComponent(segment).length > MAX_PARAM_LENGTH
+    } catch {
+      return true
+    }
+  })
+}
 
 // ---------------------------------------------------------------------------------------------
 // Routes
@@ -191,7 +207,7 @@ export const managementRouteTable: ReadonlyArray<readonly [string, string]> = [
   ["POST", "/projects/:projectId/fusor/token"]
 ]
 
-export const ManagementRoutes = HttpApiBuilder.Router.use((router) =>
+export const ManagementRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
     const { guard, unmatched } = yield* makeManagementGuard
@@ -219,8 +235,12 @@ export const ManagementRoutes = HttpApiBuilder.Router.use((router) =>
       })
       const at = path as HttpRouter.PathInput
       // HEAD answers as GET does (Node sends no body), as the `Allow` of 405 answers promises.
-      if (method === "GET") return Effect.zipRight(router.get(at, app as any), router.head(at, app as any))
-      return (method === "POST" ? router.post : method === "PATCH" ? router.patch : router.del)(at, app as any)
+      if (method === "GET") {
+        // The router's method type leaves HEAD out, though its matcher takes it; HEAD must be a
+        // route here, or the `/projects/*` fallback would take it before the GET route.
+        return Effect.andThen(router.add("GET", at, app), router.add("HEAD" as "GET", at, app))
+      }
+      return router.add(method, at, app)
     }
 
     yield* route("GET", "/projects/:projectId", "read", (project) =>
@@ -347,10 +367,13 @@ export const ManagementRoutes = HttpApiBuilder.Router.use((router) =>
       Effect.flatMap(streamTokens.mint(project.projectId), (minted) => envelope(StreamToken, minted)))
 
     // Anything else under /projects: refused over plaintext, else 404 or 405 (the global middleware).
+    // A path with a segment over the router's parameter limit is no route of the API, this one
+    // included: it is answered as it is (422, the global middleware), with no HTTPS check or count.
     const fallback = Effect.gen(function*() {
-      const request = yield* unmatched
-      return yield* Effect.fail(new HttpServerError.RouteNotFound({ request }))
+      const plain = yield* HttpServerRequest.HttpServerRequest
+      const request = overParamLimit(plain.url) ? plain : yield* unmatched
+      return yield* new HttpServerError.HttpServerError({ reason: new HttpServerError.RouteNotFound({ request }) })
     })
-    yield* router.all("/projects", fallback)
-    yield* router.all("/projects/*", fallback)
+    // `/projects/*` takes `/projects` too.
+    yield* router.add("*", "/projects/*", fallback)
   }))

@@ -4,7 +4,7 @@
  * it; behind a TLS-terminating proxy (`TRUST_PROXY=true`) the proxy's `X-Forwarded-Proto` and
  * `X-Forwarded-For` are believed, and otherwise ignored (a client could send them).
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import { Option } from "effect"
 
 /** The first element of a comma-separated forwarding header: what the client-facing proxy saw. */

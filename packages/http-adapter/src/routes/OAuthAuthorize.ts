@@ -19,7 +19,7 @@
  * answers with a page that continues to the app rather than a redirect: the sign-in form's CSP
  * (`form-action 'self'`) would cut a redirect chain that ends at the app's origin.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AccountsRepo } from "@switchboard/core/accounts"
 import { type Session } from "@switchboard/core/dashboard"
 import {
@@ -32,7 +32,7 @@ import {
 } from "@switchboard/core/oauth"
 import { base64url, constantTimeEqual } from "@switchboard/core/internal"
 import { mac } from "@switchboard/core/shared"
-import { Cause, Clock, Effect, Option, Redacted } from "effect"
+import { Cause, Clock, DateTime, Effect, Option, Redacted } from "effect"
 import { currentSession } from "./DashboardSession.js"
 import { noStore, readForm, redirectResponse, redirectTo } from "./OAuthHttp.js"
 import { consentPage, continuePage, errorPage } from "./OAuthPages.js"
@@ -113,8 +113,8 @@ const orServerError = <R>(
   self: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>,
   fallback: () => HttpServerResponse.HttpServerResponse
 ) =>
-  Effect.catchAllCause(self, (cause) =>
-    Cause.isInterruptedOnly(cause)
+  Effect.catchCause(self, (cause) =>
+    Cause.hasInterruptsOnly(cause)
       ? Effect.failCause(cause)
       : Effect.as(Effect.logError("authorization request failed", Cause.pretty(cause)), fallback()))
 
@@ -131,7 +131,7 @@ const authorizeValid = (
     const loginAfter = parseLoginAfter(params)
     const forceLogin = request.prompt.has("login")
     const needsLogin = Option.isNone(session) || forceLogin ||
-      (loginAfter !== undefined && session.value.authenticatedAt.epochMillis < loginAfter)
+      (loginAfter !== undefined && DateTime.toEpochMillis(session.value.authenticatedAt) < loginAfter)
     if (needsLogin) {
       if (request.prompt.has("none")) return reply.error("login_required", "The user is not signed in.")
       const prompt = new Set<string>(request.prompt)

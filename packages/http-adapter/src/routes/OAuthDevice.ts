@@ -18,7 +18,7 @@
  *   every protocol refusal (`authorization_pending`, `slow_down`, `expired_token`,
  *   `access_denied`, `invalid_grant`, `invalid_client`, …), 500 and 503 otherwise.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AccountsRepo } from "@switchboard/core/accounts"
 import { Sessions } from "@switchboard/core/dashboard"
 import { base64url, constantTimeEqual } from "@switchboard/core/internal"
@@ -82,7 +82,7 @@ export const devicePageGet = Effect.gen(function*() {
 
 /** `POST /device`: the consent screen's answer. */
 export const devicePagePost = Effect.gen(function*() {
-  const form = yield* readForm.pipe(Effect.catchAll(() => Effect.succeed(new Map<string, string>() as Form)))
+  const form = yield* readForm.pipe(Effect.catch(() => Effect.succeed(new Map<string, string>() as Form)))
   const userCode = form.get("user_code") ?? ""
   const issued = form.get("issued") ?? ""
   const proof = form.get("proof") ?? ""

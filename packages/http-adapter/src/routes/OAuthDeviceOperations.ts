@@ -10,8 +10,8 @@ import { DEVICE_CODE_GRANT_TYPE } from "@switchboard/core/oauth"
 import { Schema } from "effect"
 import { DEVICE_V1_PATHS } from "./OAuthDevice.js"
 
-const Text = (max: number, description: string) => Schema.String.pipe(Schema.minLength(1), Schema.maxLength(max), Schema.annotations({ description }))
-const Seconds = (description: string) => Schema.Int.pipe(Schema.positive(), Schema.annotations({ description }))
+const Text = (max: number, description: string) => Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(max)), Schema.annotate({ description }))
+const Seconds = (description: string) => Schema.Int.pipe(Schema.check(Schema.isGreaterThan(0)), Schema.annotate({ description }))
 
 const clientFields = {
   client_id: Schema.optional(Text(255, "The app's client id; defaults to the server's command-line client (DEVICE_CLIENT_ID).")),
@@ -21,7 +21,7 @@ const clientFields = {
 export const DeviceAuthorizeRequest = Schema.Struct({
   ...clientFields,
   scope: Schema.optional(Text(1000, "Space-separated scopes to ask for; defaults to the app's."))
-}).annotations({ identifier: "DeviceAuthorizeRequest", description: "Optional: an empty body starts a request for the server's command-line client." })
+}).annotate({ identifier: "DeviceAuthorizeRequest", description: "Optional: an empty body starts a request for the server's command-line client." })
 
 export const DeviceAuthorizeResponse = Schema.Struct({
   device_code: Text(255, "The secret the device polls deviceToken with."),
@@ -30,48 +30,45 @@ export const DeviceAuthorizeResponse = Schema.Struct({
   verification_uri_complete: Text(2048, "The same page with the code filled in."),
   expires_in: Seconds("Seconds until the device code expires."),
   interval: Seconds("Seconds to wait between polls.")
-}).annotations({ identifier: "DeviceAuthorizeResponse" })
+}).annotate({ identifier: "DeviceAuthorizeResponse" })
 
-export const DeviceTokenRequest = Schema.Union(
-  Schema.Struct({
-    grant_type: Schema.Literal(DEVICE_CODE_GRANT_TYPE),
-    device_code: Text(255, "From deviceAuthorize."),
-    ...clientFields
-  }),
-  Schema.Struct({
-    grant_type: Schema.Literal("refresh_token"),
-    refresh_token: Text(255, "The latest refresh token (each grant rotates it)."),
-    scope: Schema.optional(Text(1000, "A subset of the granted scopes.")),
-    ...clientFields
-  })
-).annotations({ identifier: "DeviceTokenRequest" })
+export const DeviceTokenRequest = Schema.Union([Schema.Struct({
+  grant_type: Schema.Literal(DEVICE_CODE_GRANT_TYPE),
+  device_code: Text(255, "From deviceAuthorize."),
+  ...clientFields
+}), Schema.Struct({
+  grant_type: Schema.Literal("refresh_token"),
+  refresh_token: Text(255, "The latest refresh token (each grant rotates it)."),
+  scope: Schema.optional(Text(1000, "A subset of the granted scopes.")),
+  ...clientFields
+})]).annotate({ identifier: "DeviceTokenRequest" })
 
 export const DeviceTokenResponse = Schema.Struct({
   access_token: Text(8192, "A bearer token for the API, within the consented scopes."),
   token_type: Schema.Literal("Bearer"),
   expires_in: Seconds("Seconds until the access token expires."),
-  scope: Schema.String.pipe(Schema.maxLength(1000), Schema.annotations({ description: "The granted scopes, space-separated." })),
+  scope: Schema.String.pipe(Schema.check(Schema.isMaxLength(1000)), Schema.annotate({ description: "The granted scopes, space-separated." })),
   refresh_token: Schema.optional(Text(255, "A new refresh token; the one used is no longer valid.")),
   id_token: Schema.optional(Text(8192, "An OpenID Connect ID token when `openid` was granted.")),
   user: Schema.Struct({
     id: Text(64, "The account id."),
     email: Text(320, "The account's email."),
-    first_name: Schema.NullOr(Schema.String.pipe(Schema.maxLength(255))),
-    last_name: Schema.NullOr(Schema.String.pipe(Schema.maxLength(255)))
+    first_name: Schema.NullOr(Schema.String.pipe(Schema.check(Schema.isMaxLength(255)))),
+    last_name: Schema.NullOr(Schema.String.pipe(Schema.check(Schema.isMaxLength(255))))
   }),
   authentication_method: Schema.optional(Schema.Literal("device_code"))
-}).annotations({ identifier: "DeviceTokenResponse" })
+}).annotate({ identifier: "DeviceTokenResponse" })
 
 /** RFC 6749 § 5.2 error JSON (the contract's `DeviceTokenBadRequestResponse`). */
 export const OAuthErrorResponse = Schema.Struct({
   error: Text(64, "`invalid_request`, `invalid_client`, `invalid_grant`, `unsupported_grant_type`, `invalid_scope`, `authorization_pending`, `slow_down`, `expired_token`, `access_denied`, `server_error`, `temporarily_unavailable`."),
   error_description: Schema.optional(Text(1000, "Human-readable; not for matching."))
-}).annotations({ identifier: "DeviceTokenBadRequestResponse", description: "RFC 6749 error JSON (not a problem document)." })
+}).annotate({ identifier: "DeviceTokenBadRequestResponse", description: "RFC 6749 error JSON (not a problem document)." })
 
 /** One documented error status: its description and an example answer. */
 export interface RawErrorResponse {
   readonly description: string
-  readonly example: Schema.Schema.Encoded<typeof OAuthErrorResponse>
+  readonly example: Schema.Codec.Encoded<typeof OAuthErrorResponse>
 }
 
 export interface RawV1Operation {
@@ -81,10 +78,10 @@ export interface RawV1Operation {
   readonly tag: string
   readonly summary: string
   readonly description: string
-  readonly payload: Schema.Schema<any, any, never>
+  readonly payload: Schema.Codec<any, any, never>
   readonly payloadRequired: boolean
   readonly requestExample: Record<string, string>
-  readonly success: Schema.Schema<any, any, never>
+  readonly success: Schema.Codec<any, any, never>
   readonly successExample: Record<string, unknown>
   readonly errors: Readonly<Record<number, RawErrorResponse>>
 }

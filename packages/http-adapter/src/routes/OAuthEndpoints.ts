@@ -16,7 +16,7 @@
  * - `GET /api/auth/jwks`, the two path-insertion discovery documents, and the advertised but
  *   disabled `POST /api/auth/oauth2/register` (403 `access_denied`).
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { DEVICE_CODE_GRANT_TYPE, discoveryDocument, OAuthProvider, SigningKeys, tokenResponseBody } from "@switchboard/core/oauth"
 import { Effect } from "effect"
 import { oauthFailure } from "../http/Surfaces.js"
@@ -112,14 +112,14 @@ export const userinfoEndpoint = Effect.gen(function*() {
 /** Public key sets may be cached a little: the next key is published long before it signs. */
 export const jwksEndpoint = Effect.gen(function*() {
   const keys = yield* SigningKeys
-  return HttpServerResponse.unsafeJson(yield* keys.verificationKeys(), {
+  return HttpServerResponse.jsonUnsafe(yield* keys.verificationKeys(), {
     headers: { "cache-control": "public, max-age=300" }
   })
 })
 
 export const discoveryEndpoint = Effect.gen(function*() {
   const provider = yield* OAuthProvider
-  return HttpServerResponse.unsafeJson(discoveryDocument(provider.issuer), {
+  return HttpServerResponse.jsonUnsafe(discoveryDocument(provider.issuer), {
     headers: { "cache-control": "public, max-age=60" }
   })
 })

@@ -4,7 +4,7 @@
  * values treated as absent), client authentication (Basic or body, exactly one), the redirects of
  * the authorization endpoint (`iss` and `state` on every one) and the headers every answer carries.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { clientCredentials, OAuthProvider, type OAuthProtocolError } from "@switchboard/core/oauth"
 import { Effect, Redacted } from "effect"
 import { illFormedText, readBodyText } from "../http/Body.js"
@@ -129,7 +129,7 @@ export const authenticateClient = (form: Form) =>
 
 /** A JSON answer that must not be cached. */
 export const jsonNoStore = (body: unknown, status = 200) =>
-  HttpServerResponse.unsafeJson(body, { status, headers: noStore })
+  HttpServerResponse.jsonUnsafe(body, { status, headers: noStore })
 
 /**
  * The redirect URI with our parameters appended, leaving the registered URI's own query exactly

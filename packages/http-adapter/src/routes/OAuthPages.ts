@@ -5,7 +5,7 @@
  * redirect URI). No script; every value shown is HTML-escaped; not cached, not framed. The consent
  * page sets no `form-action`: approving navigates on to the app's redirect URI.
  */
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 import { type OAuthApp, type OauthScope, scopeDescriptions } from "@switchboard/core/oauth"
 import { escapeHtml } from "./DashboardPages.js"
 

@@ -6,7 +6,7 @@
  * appended form (`/api/auth/.well-known/…`) and the domain root (`/.well-known/openid-configuration`)
  * are not routes: 404. `oAuthProviderRouteTable` lists [method, path] for 405 answers.
  */
-import { HttpApiBuilder, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { AccountsRepo } from "@switchboard/core/accounts"
 import { Sessions } from "@switchboard/core/dashboard"
 import { OAuthProvider, SigningKeys } from "@switchboard/core/oauth"
@@ -49,7 +49,7 @@ export const OAUTH_PATHS = {
 /** The services the handlers use, taken from the application once. */
 type Needs = OAuthProvider | Sessions | AccountsRepo | ServerSecret | SigningKeys | Secrets | ServerConfig
 
-export const OAuthProviderRoutes = HttpApiBuilder.Router.use((router) =>
+export const OAuthProviderRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     // These services only: `Effect.context` is the whole application's (~1 000 entries), which
     // `provideRouteServices` would otherwise check one by one on every request.
@@ -61,24 +61,23 @@ export const OAuthProviderRoutes = HttpApiBuilder.Router.use((router) =>
       handler: Effect.Effect<HttpServerResponse.HttpServerResponse, OAuthFailure, Needs | HttpServerRequest.HttpServerRequest>
     ) => withServices(handler)
     const p = OAUTH_PATHS
-    yield* router.get(p.authorize, serve(authorizeGet))
-    yield* router.post(p.consent, serve(consentPost))
-    yield* router.post(p.token, serve(tokenEndpoint))
-    yield* router.get(p.userinfo, serve(userinfoEndpoint))
-    yield* router.post(p.userinfo, serve(userinfoEndpoint))
-    yield* router.post(p.revoke, serve(revokeEndpoint))
-    yield* router.post(p.introspect, serve(introspectEndpoint))
-    yield* router.post(p.register, serve(registerEndpoint))
+    yield* router.add("GET", p.authorize, serve(authorizeGet))
+    yield* router.add("POST", p.consent, serve(consentPost))
+    yield* router.add("POST", p.token, serve(tokenEndpoint))
+    yield* router.add("GET", p.userinfo, serve(userinfoEndpoint))
+    yield* router.add("POST", p.userinfo, serve(userinfoEndpoint))
+    yield* router.add("POST", p.revoke, serve(revokeEndpoint))
+    yield* router.add("POST", p.introspect, serve(introspectEndpoint))
+    yield* router.add("POST", p.register, serve(registerEndpoint))
     // The device flow (RFC 8628): its OAuth endpoint, the verification page, the /v1 endpoints.
-    yield* router.post(p.deviceAuthorization, serve(deviceAuthorizationEndpoint))
-    yield* router.get(p.devicePage, serve(devicePageGet))
-    yield* router.post(p.devicePage, serve(devicePagePost))
-    yield* router.post(p.deviceCodeV1, serve(v1DeviceCode))
-    yield* router.post(p.deviceTokenV1, serve(v1DeviceToken))
+    yield* router.add("POST", p.deviceAuthorization, serve(deviceAuthorizationEndpoint))
+    yield* router.add("GET", p.devicePage, serve(devicePageGet))
+    yield* router.add("POST", p.devicePage, serve(devicePagePost))
+    yield* router.add("POST", p.deviceCodeV1, serve(v1DeviceCode))
+    yield* router.add("POST", p.deviceTokenV1, serve(v1DeviceToken))
+    // HEAD is answered by the GET route (the router's fallback).
     for (const path of [p.jwks, p.oauthMetadata, p.openidMetadata]) {
-      const handler = serve(path === p.jwks ? jwksEndpoint : discoveryEndpoint)
-      yield* router.get(path, handler)
-      yield* router.head(path, handler)
+      yield* router.add("GET", path, serve(path === p.jwks ? jwksEndpoint : discoveryEndpoint))
     }
   }))
 

@@ -9,10 +9,10 @@
  * - `GET /api/auth/sso/start?organizationId&returnTo` — a 303 to the organization's provider (the
  *   `Link` of `ORGANIZATION_SSO_REQUIRED` points here; `returnTo` defaults to the Dashboard).
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { OrganizationId } from "@switchboard/core/shared"
 import { SsoSignIn } from "@switchboard/core/sso"
-import { Context, Effect, Either, Redacted, Schema } from "effect"
+import { Context, DateTime, Effect, Redacted, Result, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { renderEnvelopeFailure } from "../http/Surfaces.js"
 import { problem, type ProblemFailure } from "../v1/ProblemFailure.js"
@@ -31,11 +31,11 @@ const rowFor = (e: { readonly _tag: string }): ProblemFailure => {
 }
 
 /** The query parameter `name` given at most once, at most `max` characters. */
-const single = (params: URLSearchParams, name: string, max: number): Either.Either<string | undefined, string> => {
+const single = (params: URLSearchParams, name: string, max: number): Result.Result<string | undefined, string> => {
   const values = params.getAll(name)
-  if (values.length > 1) return Either.left(`${name} may be given once`)
-  if (values[0] !== undefined && values[0].length > max) return Either.left(`${name} is too long`)
-  return Either.right(values[0])
+  if (values.length > 1) return Result.fail(`${name} may be given once`)
+  if (values[0] !== undefined && values[0].length > max) return Result.fail(`${name} is too long`)
+  return Result.succeed(values[0])
 }
 
 const callback = Effect.gen(function*() {
@@ -45,17 +45,17 @@ const callback = Effect.gen(function*() {
   const state = single(params, "state", 256)
   const code = single(params, "code", 4096)
   const error = single(params, "error", 256)
-  if (Either.isLeft(state) || Either.isLeft(code) || Either.isLeft(error) || state.right === undefined) {
+  if (Result.isFailure(state) || Result.isFailure(code) || Result.isFailure(error) || state.success === undefined) {
     return yield* asProblem(problem("FORBIDDEN", "The sign-in state is missing or malformed."))
   }
-  const result = yield* Effect.either((yield* SsoSignIn).complete({ state: state.right, code: code.right, error: error.right }))
-  if (Either.isLeft(result)) return yield* asProblem(rowFor(result.left))
-  const done = result.right
+  const result = yield* Effect.result((yield* SsoSignIn).complete({ state: state.success, code: code.success, error: error.success }))
+  if (Result.isFailure(result)) return yield* asProblem(rowFor(result.failure))
+  const done = result.success
   const response = HttpServerResponse.empty({ status: 303, headers: { location: done.returnTo, "cache-control": "no-store" } })
   return withSessionCookie(
     response,
     Redacted.value(done.sessionToken),
-    new Date(done.sessionExpiresAt.epochMillis),
+    new Date(DateTime.toEpochMillis(done.sessionExpiresAt)),
     secureCookies(request, config)
   )
 })
@@ -66,25 +66,25 @@ const start = Effect.gen(function*() {
   const params = new URL(request.url, "http://localhost").searchParams
   const organizationId = single(params, "organizationId", 64)
   const returnTo = single(params, "returnTo", 2048)
-  const decoded = Either.flatMap(organizationId, (id) => Either.mapLeft(Schema.decodeUnknownEither(OrganizationId)(id), () => "organizationId is not an organization id"))
-  if (Either.isLeft(decoded) || Either.isLeft(returnTo)) {
-    return yield* asProblem(problem("INVALID_ARGUMENT", Either.isLeft(decoded) ? decoded.left : "returnTo is not valid"))
+  const decoded = Result.flatMap(organizationId, (id) => Result.mapError(Schema.decodeUnknownResult(OrganizationId)(id), () => "organizationId is not an organization id"))
+  if (Result.isFailure(decoded) || Result.isFailure(returnTo)) {
+    return yield* asProblem(problem("INVALID_ARGUMENT", Result.isFailure(decoded) ? decoded.failure : "returnTo is not valid"))
   }
-  const begun = yield* Effect.either((yield* SsoSignIn).begin({
-    organizationId: decoded.right,
+  const begun = yield* Effect.result((yield* SsoSignIn).begin({
+    organizationId: decoded.success,
     purpose: "sign_in",
-    returnTo: returnTo.right ?? `${config.dashboardUrl}/`
+    returnTo: returnTo.success ?? `${config.dashboardUrl}/`
   }))
-  if (Either.isLeft(begun)) return yield* asProblem(rowFor(begun.left))
-  return HttpServerResponse.empty({ status: 303, headers: { location: begun.right.url, "cache-control": "no-store" } })
+  if (Result.isFailure(begun)) return yield* asProblem(rowFor(begun.failure))
+  return HttpServerResponse.empty({ status: 303, headers: { location: begun.success.url, "cache-control": "no-store" } })
 })
 
-export const SsoRoutes = HttpApiBuilder.Router.use((router) =>
+export const SsoRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     // These services only: they are provided on every request.
     const context = Context.pick(SsoSignIn, ServerConfig)(yield* Effect.context<SsoSignIn | ServerConfig>())
-    yield* router.get(SSO_PATHS.callback, Effect.provide(callback, context))
-    yield* router.get(SSO_PATHS.start, Effect.provide(start, context))
+    yield* router.add("GET", SSO_PATHS.callback, Effect.provide(callback, context))
+    yield* router.add("GET", SSO_PATHS.start, Effect.provide(start, context))
   }))
 
 export const ssoRouteTable: ReadonlyArray<readonly [string, string]> = [

@@ -19,6 +19,6 @@ export const AccessTokensServerAdapters = (config: ServerConfigShape) =>
     }),
     // Adapters build on the store and the base ports (server secret, randomness): see appLayer.
     Layer.effectDiscard(Effect.flatMap(SigningKeys, (keys) => keys.ensureCurrent())).pipe(
-      Layer.provide(SigningKeys.Default)
+      Layer.provide(SigningKeys.layer)
     )
   )

@@ -20,7 +20,7 @@ import {
 } from "@switchboard/core/billing"
 import { base64url, constantTimeEqual } from "@switchboard/core/internal"
 import { mac, ServerSecret } from "@switchboard/core/shared"
-import { Context, DateTime, Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { Context, DateTime, Duration, Effect, Result, Layer, Option, Ref } from "effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -48,9 +48,9 @@ export const loadCatalog = (file: string) =>
     } catch (e) {
       return Effect.fail(new BillingCatalogInvalid({ source: path, message: `PLANS_FILE ${path} is not valid JSON: ${(e as Error).message}` }))
     }
-    return Either.match(validateCatalog(json), {
-      onLeft: (reason) => Effect.fail(new BillingCatalogInvalid({ source: path, message: `PLANS_FILE ${path} is not a valid plan catalog: ${reason}` })),
-      onRight: (catalog) => Effect.succeed(catalog)
+    return Result.match(validateCatalog(json), {
+      onFailure: (reason) => Effect.fail(new BillingCatalogInvalid({ source: path, message: `PLANS_FILE ${path} is not a valid plan catalog: ${reason}` })),
+      onSuccess: (catalog) => Effect.succeed(catalog)
     })
   })
 
@@ -71,7 +71,7 @@ const tokenMac = (kind: string, payload: string) =>
  */
 export const signPageToken = (kind: "checkout" | "payment", subject: string, expiresAt: DateTime.Utc) =>
   Effect.gen(function*() {
-    const payload = `${subject}.${expiresAt.epochMillis.toString(36)}`
+    const payload = `${subject}.${DateTime.toEpochMillis(expiresAt).toString(36)}`
     return `${payload}.${yield* tokenMac(kind, payload)}`
   })
 
@@ -83,7 +83,7 @@ export const verifyPageToken = (kind: "checkout" | "payment", token: string) =>
     const [, subject, expiry, signature] = match as unknown as [string, string, string, string]
     if (!constantTimeEqual(yield* tokenMac(kind, `${subject}.${expiry}`), signature)) return Option.none<string>()
     const now = yield* DateTime.now
-    return parseInt(expiry, 36) > now.epochMillis ? Option.some(subject) : Option.none<string>()
+    return parseInt(expiry, 36) > DateTime.toEpochMillis(now) ? Option.some(subject) : Option.none<string>()
   })
 
 /** The CSRF token of a page: bound to its URL token. */
@@ -101,14 +101,14 @@ export const simulatedCards = {
 } as const
 
 /** Scripts the simulated provider's next charge outcomes (tests). */
-export class SimulatedPayments extends Context.Tag("http/SimulatedPayments")<SimulatedPayments, {
+export class SimulatedPayments extends Context.Service<SimulatedPayments, {
   readonly script: (...outcomes: ReadonlyArray<ChargeOutcome>) => Effect.Effect<void>
-}>() {}
+}>()("http/SimulatedPayments") {}
 
 const CHECKOUT_TTL = Duration.hours(1)
 
 export const SimulatedPaymentProvider = (config: ServerConfigShape): Layer.Layer<PaymentProvider | SimulatedPayments, never, ServerSecret> =>
-  Layer.unwrapEffect(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     const secret = yield* ServerSecret
     const withSecret = Effect.provideService(ServerSecret, secret)
     const queue = yield* Ref.make<ReadonlyArray<ChargeOutcome>>([])

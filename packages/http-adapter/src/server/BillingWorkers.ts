@@ -19,7 +19,7 @@ export { BillingKicker }
 
 export const BillingWorkers = (config: ServerConfigShape) =>
   config.billingSchedulerEnabled
-    ? Layer.scoped(
+    ? Layer.effect(
       BillingKicker,
       Effect.gen(function*() {
         const billing = yield* BillingService
@@ -29,7 +29,7 @@ export const BillingWorkers = (config: ServerConfigShape) =>
           Effect.tap((r) =>
             r.closed + r.progressive + r.processed + r.expired + r.collected > 0 ? Effect.logDebug("billing tick", r) : Effect.void
           ),
-          Effect.catchAllCause((cause) => logCauseWarning("billing tick failed; will retry", cause)),
+          Effect.catchCause((cause) => logCauseWarning("billing tick failed; will retry", cause)),
           Effect.delay(interval),
           Effect.forever,
           Effect.forkScoped
@@ -37,7 +37,7 @@ export const BillingWorkers = (config: ServerConfigShape) =>
         return BillingKicker.of({
           kick: (operationId) =>
             FiberSet.run(running, billing.process(operationId).pipe(
-              Effect.catchAllCause((cause) => logCauseWarning("billing operation left for the scheduler", cause))
+              Effect.catchCause((cause) => logCauseWarning("billing operation left for the scheduler", cause))
             )).pipe(Effect.asVoid)
         })
       })

@@ -26,7 +26,7 @@ import {
   EventChannelStore,
   StreamTokens
 } from "@switchboard/core/events"
-import { DateTime, Effect, Runtime, Stream } from "effect"
+import { DateTime, Effect, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
@@ -116,7 +116,7 @@ const fusorEvent = (e: ChannelEvent, now: number) => {
   return {
     type: "event",
     seq: e.seq,
-    ...(e.replyUntil !== null && e.replyUntil.epochMillis > now ? { replyExpected: true } : {}),
+    ...(e.replyUntil !== null && DateTime.toEpochMillis(e.replyUntil) > now ? { replyExpected: true } : {}),
     event: {
       eventId: e.event.id,
       projectId: e.projectId,
@@ -152,8 +152,8 @@ export const makeChannel = (settings: ChannelSettings) =>
   Effect.gen(function*() {
     const store = yield* EventChannelStore
     const tokens = yield* StreamTokens
-    const runtime = yield* Effect.runtime<never>()
-    const run = <A>(effect: Effect.Effect<A>) => Runtime.runPromise(runtime)(effect)
+    const context = yield* Effect.context<never>()
+    const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(context)(effect)
     const processId = randomUUID()
     const tails = new Map<string, Tail>()
     const sessions = new Set<Session>()
@@ -405,19 +405,19 @@ export const makeChannel = (settings: ChannelSettings) =>
     // ---- sessions -------------------------------------------------------------------------------
 
     const start = async (s: Session, init: InitFrame) => {
-      const verified = await run(Effect.either(tokens.verify(init.token)))
+      const verified = await run(Effect.result(tokens.verify(init.token)))
       if (s.closed) return
-      if (verified._tag === "Left") {
+      if (verified._tag === "Failure") {
         return close(s, CloseCodes.unauthenticated, {
           type: "error",
           code: "unauthenticated",
-          message: verified.left === "expired" ? "The stream token expired; mint a new one." : "The stream token is not valid.",
-          reason: `jwt:${verified.left}`,
+          message: verified.failure === "expired" ? "The stream token expired; mint a new one." : "The stream token is not valid.",
+          reason: `jwt:${verified.failure}`,
           fatal: true,
           retryable: true
         })
       }
-      s.projectId = verified.right.projectId
+      s.projectId = verified.success.projectId
       const floor = await run(store.floor(s.projectId))
       if (init.startSeq !== 0 && init.startSeq < floor) {
         return close(s, CloseCodes.cursorExpired, {
@@ -442,10 +442,10 @@ export const makeChannel = (settings: ChannelSettings) =>
           reason: "jwt:expired",
           fatal: true,
           retryable: true
-        }), Math.max(0, verified.right.expiresAtMs - Date.now())))
+        }), Math.max(0, verified.success.expiresAtMs - Date.now())))
       // Joined before "ready": ingress asks the store whether a session listens, so a client that
       // posts as soon as it reads "ready" must find this one (otherwise its event is answered 202).
-      await run(store.join({ sessionId: s.id, projectId: s.projectId, protocol: s.protocol, processId, now: DateTime.unsafeNow() }))
+      await run(store.join({ sessionId: s.id, projectId: s.projectId, protocol: s.protocol, processId, now: DateTime.nowUnsafe() }))
       if (s.closed) return void run(store.leave(s.id)).catch(() => undefined) // closed while joining: its own leave may have run first
       send(s, { type: "ready", projectId: s.projectId, heartbeatIntervalMs: settings.heartbeatMs })
       pump(tail)
@@ -454,7 +454,7 @@ export const makeChannel = (settings: ChannelSettings) =>
 
     const onReply = async (s: Session, reply: Extract<ClientFrame, { _tag: "reply" }>["reply"]) => {
       const deadline = await run(store.replyDeadline(s.projectId, reply.eventId))
-      const waiting = deadline._tag === "Some" && deadline.value.epochMillis > Date.now()
+      const waiting = deadline._tag === "Some" && DateTime.toEpochMillis(deadline.value) > Date.now()
       if (!waiting) return notice(s, "reply_unknown_event", `No event ${reply.eventId} of this project waits for a reply.`)
       await run(store.putReply(reply.eventId, {
         status: reply.status,
@@ -587,10 +587,10 @@ export const makeChannel = (settings: ChannelSettings) =>
     const heartbeat = setInterval(() => {
       for (const s of sessions) if (s.projectId !== "" && s.projectId !== "pending") send(s, { type: "heartbeat" })
       for (const tail of tails.values()) pump(tail)
-      void run(store.touch(processId, DateTime.unsafeNow())).catch(() => undefined)
+      void run(store.touch(processId, DateTime.nowUnsafe())).catch(() => undefined)
     }, settings.heartbeatMs)
     const retention = setInterval(() => {
-      const before = DateTime.unsafeMake(Date.now() - settings.retentionHours * 3_600_000) as DateTime.Utc
+      const before = DateTime.makeUnsafe(Date.now() - settings.retentionHours * 3_600_000) as DateTime.Utc
       void run(store.prune(before, 1_000)).catch(() => undefined)
     }, 60_000)
     heartbeat.unref()
@@ -650,4 +650,4 @@ export const makeChannel = (settings: ChannelSettings) =>
     return { attach, shutdown, sessionCount, buffered, processId } as const
   })
 
-export type Channel = Effect.Effect.Success<ReturnType<typeof makeChannel>>
+export type Channel = Effect.Success<ReturnType<typeof makeChannel>>

@@ -11,10 +11,10 @@ import { provisionAccount } from "@switchboard/core/accounts"
 import { SigningKeys } from "@switchboard/core/oauth"
 import { Email } from "@switchboard/core/shared"
 import { preparePgliteTemplate } from "@switchboard/sql-adapter"
-import { Cause, type ConfigError, ConfigProvider, Deferred, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Schema } from "effect"
+import { Cause, type Config, ConfigProvider, Deferred, Effect, Exit, Layer, type LogLevel, Option, Redacted, References, Schema, SchemaIssue } from "effect"
 import { readFileSync } from "node:fs"
 import { serverConfig } from "../http/ServerConfig.js"
-import { appLayer, bootstrapLine, runServer } from "./Server.js"
+import { appLayer, bootstrapLine, runServer, serverLoggers } from "./Server.js"
 
 const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version
 
@@ -107,23 +107,31 @@ const describeFailure = (cause: Cause.Cause<unknown>) => {
 /** A value as it may be shown: a URL's password masked (DATABASE_URL), at most 200 characters. */
 const shown = (value: string) => JSON.stringify(value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, "$1***@").slice(0, 200))
 
-/** Each variable of a configuration error with its value and what is wrong, one per line. */
-export const configProblems = (error: ConfigError.ConfigError): Array<string> => {
-  if (error._op === "And" || error._op === "Or") return [...new Set([...configProblems(error.left), ...configProblems(error.right)])]
-  const name = error.path.join("_")
-  const value = process.env[name]
-  return [`${name}=${value === undefined ? "(not set)" : shown(value)}: ${error.message}`]
+const issueEntries = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/**
+ * Each variable of a configuration error with its value and what is wrong, one per line: the
+ * error's schema issue holds one entry per variable, at the variable's name (its path).
+ */
+export const configProblems = (error: Config.ConfigError): Array<string> => {
+  const cause = error.cause
+  if (cause._tag === "SourceError") return [cause.message]
+  return [...new Set(issueEntries(cause.issue).issues.map((issue) => {
+    const name = (issue.path ?? []).map(String).join("_")
+    const value = process.env[name]
+    return `${name}=${value === undefined ? "(not set)" : shown(value)}: ${issue.message}`
+  }))]
 }
 
 /**
  * The configuration from the environment, checked before anything heavy is built: a bad setting
  * stops the command with each variable named, its value and the reason (exit 2, no stack trace).
  */
-const loadConfig = Effect.withConfigProvider(serverConfig, ConfigProvider.fromEnv()).pipe(
-  Effect.catchAll((error) => Effect.sync(() => fail(`configuration error:\n  ${configProblems(error).join("\n  ")}`)))
+const loadConfig = serverConfig.parse(ConfigProvider.fromEnv()).pipe(
+  Effect.catch((error) => Effect.sync(() => fail(`configuration error:\n  ${configProblems(error).join("\n  ")}`)))
 )
 
-const minimumLevel = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error } as const
+const minimumLevel: Record<"debug" | "info" | "warning" | "error", LogLevel.LogLevel> = { debug: "Debug", info: "Info", warning: "Warn", error: "Error" }
 
 const serve = () => {
   const stop = Effect.runSync(Deferred.make<void>())
@@ -140,8 +148,8 @@ const serve = () => {
   // LOG_LEVEL: the least severe of them written (the access log's writer checks it once itself).
   const program = Effect.flatMap(loadConfig, (config) =>
     runServer(config, { stop, print: (line) => process.stdout.write(`${line}\n`) }).pipe(
-      config.logFormat === "json" ? Effect.provide(Logger.json) : (self) => self,
-      Logger.withMinimumLogLevel(minimumLevel[config.logLevel])
+      Effect.provide(serverLoggers(config.logFormat)),
+      Effect.provideService(References.MinimumLogLevel, minimumLevel[config.logLevel])
     ))
   Effect.runPromiseExit(program).then((exit) => {
     if (Exit.isSuccess(exit)) {
@@ -170,7 +178,7 @@ const createAccount = (args: ReadonlyArray<string>) => {
     }).pipe(Effect.provide(Layer.fresh(appLayer(config)))))
   Effect.runPromiseExit(program).then((exit) => {
     if (Exit.isFailure(exit)) {
-      const failure = Cause.failureOption(exit.cause)
+      const failure = Cause.findErrorOption(exit.cause)
       if (Option.isSome(failure) && (failure.value as { _tag?: string })._tag === "EmailTaken") {
         return fail(`an account with email ${email} already exists`, 1)
       }

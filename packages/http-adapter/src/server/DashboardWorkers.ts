@@ -22,12 +22,12 @@ export const dashboardJobOnce = (config: ServerConfigShape) =>
 
 export const DashboardWorkers = (config: ServerConfigShape) =>
   config.privacyJobEnabled
-    ? Layer.scopedDiscard(
+    ? Layer.effectDiscard(
       dashboardJobOnce(config).pipe(
         Effect.tap((done) =>
           done.privacyRequests + done.sessions + done.windows > 0 ? Effect.logDebug("dashboard job", done) : Effect.void
         ),
-        Effect.catchAllCause((cause) => logCauseWarning("dashboard job failed; will retry", cause)),
+        Effect.catchCause((cause) => logCauseWarning("dashboard job failed; will retry", cause)),
         Effect.repeat(Schedule.spaced(Duration.seconds(config.privacyJobIntervalSeconds))),
         Effect.forkScoped
       )

@@ -16,12 +16,12 @@ export const sweepOnce = Effect.gen(function*() {
   return { records, windows }
 })
 
-export const HousekeepingLive = Layer.scopedDiscard(
+export const HousekeepingLive = Layer.effectDiscard(
   sweepOnce.pipe(
     Effect.tap(({ records, windows }) =>
       records + windows > 0 ? Effect.logDebug("housekeeping", { idempotencyRecords: records, rateLimitWindows: windows }) : Effect.void
     ),
-    Effect.catchAllCause((cause) => logCauseWarning("housekeeping failed; will retry", cause)),
+    Effect.catchCause((cause) => logCauseWarning("housekeeping failed; will retry", cause)),
     Effect.repeat(Schedule.spaced(Duration.minutes(1))),
     Effect.forkScoped
   )

@@ -12,11 +12,11 @@ import type { ServerConfigShape } from "../http/ServerConfig.js"
 export const OAuthProviderWorkers = (config: ServerConfigShape) =>
   config.oauthSweepIntervalSeconds === 0
     ? Layer.empty
-    : Layer.scopedDiscard(Effect.gen(function*() {
+    : Layer.effectDiscard(Effect.gen(function*() {
       const provider = yield* OAuthProvider
       const sweepOnce = provider.sweep().pipe(
         Effect.tap((n) => (n > 0 ? Effect.logDebug("oauth sweep", { deleted: n }) : Effect.void)),
-        Effect.catchAllCause((cause) => logCauseWarning("oauth sweep failed", cause))
+        Effect.catchCause((cause) => logCauseWarning("oauth sweep failed", cause))
       )
       yield* sweepOnce.pipe(
         Effect.repeat(Schedule.spaced(Duration.seconds(config.oauthSweepIntervalSeconds))),

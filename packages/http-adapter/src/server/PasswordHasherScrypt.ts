@@ -9,7 +9,7 @@ const P = 1
 const KEY_LENGTH = 32
 
 const derive = (password: string, salt: Buffer, n: number, r: number, p: number) =>
-  Effect.async<Buffer>((resume) => {
+  Effect.callback<Buffer>((resume) => {
     scrypt(password, salt, KEY_LENGTH, { N: n, r, p, maxmem: 256 * n * r }, (err, key) =>
       resume(err ? Effect.die(err) : Effect.succeed(key)))
   })

@@ -9,7 +9,7 @@ import { Duration, Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 
 export const PlatformsWorkers = (_config: ServerConfigShape) =>
-  Layer.scopedDiscard(Effect.gen(function*() {
+  Layer.effectDiscard(Effect.gen(function*() {
     const settings = yield* ProvisioningSettings
     if (!settings.enabled) return
     const worker = yield* ProvisioningWorker

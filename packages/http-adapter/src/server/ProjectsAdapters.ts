@@ -19,10 +19,10 @@ export const closurePolicy = (delaySeconds: number) => ({
 })
 
 export const ProjectsServerAdapters = (_config: ServerConfigShape) =>
-  Layer.unwrapEffect(Effect.map(projectClosureSeconds, (seconds) => {
+  Layer.unwrap(Effect.map(projectClosureSeconds, (seconds) => {
     const policy = Layer.succeed(ProjectClosurePolicy, closurePolicy(seconds))
-    const job = Layer.scopedDiscard(
+    const job = Layer.effectDiscard(
       Effect.flatMap(ProjectClosures, (closures) => Effect.forkScoped(closures.runPeriodically))
-    ).pipe(Layer.provide(ProjectClosures.Default), Layer.provide(policy))
+    ).pipe(Layer.provide(ProjectClosures.layer), Layer.provide(policy))
     return Layer.merge(policy, job)
   }))

@@ -12,7 +12,7 @@ import { tokenAudienceOf } from "@switchboard/core/oauth"
 import { CredentialCachePolicy } from "@switchboard/core/credentials"
 import { Ids, SecretsLive } from "@switchboard/core/shared"
 import { DatabaseConfig, needsInit, StoreSql } from "@switchboard/sql-adapter"
-import { Deferred, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Deferred, Duration, Effect, Formatter, Layer, Logger, Option, Redacted, Schedule } from "effect"
 import { join } from "node:path"
 import { serverAdapters, serverWorkers } from "../Features.js"
 import { HttpLive, InFlightLive } from "../Http.js"
@@ -51,14 +51,14 @@ export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
 export const appLayer = (
   config: ServerConfigShape,
   store: ReturnType<typeof StoreSql> = StoreSql(databaseConfigOf(config)),
-  overrides: Layer.Layer<any, never, never> = Layer.empty as Layer.Layer<any, never, never>
+  overrides: Layer.Layer<never> = Layer.empty
 ) => {
   const adapters = serverAdapters(config)
   // The adapters build on the store and the base ports (e.g. signing keys need the server secret);
   // later layers win in mergeAll, so overrides replace the server's own adapters.
   const base = Layer.mergeAll(PasswordHasherScrypt, SecretsLive, ServerSecretLive(config), Ed25519SignerNode).pipe(Layer.provideMerge(store))
   const ports = Layer.mergeAll(adapters, overrides).pipe(Layer.provideMerge(base))
-  const services = Layer.mergeAll(SwitchboardCore, Ids.Default, Layer.succeed(ServerConfig, config), InFlightLive).pipe(
+  const services = Layer.mergeAll(SwitchboardCore, Ids.layer, Layer.succeed(ServerConfig, config), InFlightLive).pipe(
     Layer.provideMerge(Layer.mergeAll(
       Layer.succeed(IdentityLimits, { maxServiceKeysPerAccount: config.serviceKeyLimit }),
       Layer.succeed(CredentialCachePolicy, { ttl: Duration.seconds(config.credentialCacheSeconds), maxEntries: 10_000 })
@@ -69,6 +69,26 @@ export const appLayer = (
   const workers = serverWorkers(config)
   return workers.pipe(Layer.provideMerge(services))
 }
+
+/**
+ * The server's own log lines (README.md, LOG_FORMAT), one a line: `pretty` in logfmt
+ * (`timestamp=… level=INFO fiber=#12 message="…" to=…`, the annotations on the line); `json` one
+ * object — message, `logLevel`, timestamp, cause, annotations, spans, fiberId.
+ */
+export const serverLoggers = (format: "json" | "pretty") =>
+  Logger.layer([
+    format === "pretty" ? Logger.consoleLogFmt : Logger.withConsoleLog(Logger.map(Logger.formatStructured, ({ level, ...entry }) =>
+      Formatter.formatJson({
+        message: entry.message,
+        logLevel: level,
+        timestamp: entry.timestamp,
+        cause: entry.cause,
+        annotations: entry.annotations,
+        spans: entry.spans,
+        fiberId: entry.fiberId
+      }))),
+    Logger.tracerLogger
+  ])
 
 export interface BootstrapLine {
   readonly bootstrap: { readonly accountId: string; readonly email: string; readonly password: string; readonly serviceKey: string }

@@ -31,7 +31,7 @@ const failure = (message: string, timedOut = false) => new SsoUpstreamFailure({ 
 export const guardedHttp = (options: { readonly allowPrivate: boolean; readonly timeoutMs: number }) => {
   const lookup = guardedLookup(options.allowPrivate)
   return (req: { readonly url: string; readonly method: "GET" | "POST"; readonly headers?: Record<string, string>; readonly body?: string }) =>
-    Effect.async<{ readonly status: number; readonly body: string }, SsoUpstreamFailure>((resume) => {
+    Effect.callback<{ readonly status: number; readonly body: string }, SsoUpstreamFailure>((resume) => {
       let url: URL
       try {
         url = new URL(req.url)
@@ -93,14 +93,14 @@ const Discovery = Schema.Struct({
   token_endpoint: Schema.String,
   jwks_uri: Schema.String
 })
-const Jwks = Schema.Struct({ keys: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })) })
+const Jwks = Schema.Struct({ keys: Schema.Array(Schema.Record(Schema.String, Schema.Unknown)) })
 const TokenAnswer = Schema.Struct({ id_token: Schema.String })
 
-const json = <A, I>(schema: Schema.Schema<A, I>, what: string) => (answer: { readonly status: number; readonly body: string }) =>
+const json = <A>(schema: Schema.Decoder<A>, what: string) => (answer: { readonly status: number; readonly body: string }) =>
   answer.status < 200 || answer.status >= 300
     ? Effect.fail(failure(`${what} answered HTTP ${answer.status}: ${answer.body.slice(0, 200)}`))
     : Effect.try({ try: () => JSON.parse(answer.body) as unknown, catch: () => failure(`${what} did not answer JSON`) }).pipe(
-      Effect.flatMap(Schema.decodeUnknown(schema)),
+      Effect.flatMap((body) => Schema.decodeUnknownEffect(schema)(body)),
       Effect.mapError((e) => (e._tag === "SsoUpstreamFailure" ? e : failure(`${what} answered an unexpected document`)))
     )
 
@@ -158,11 +158,11 @@ export const makeDnsTxtResolver = (timeoutMs: number) =>
         catch: (e) => e as NodeJS.ErrnoException
       }).pipe(
         Effect.map((records) => records.map((chunks) => chunks.join(""))),
-        Effect.catchAll((e) =>
+        Effect.catch((e) =>
           e.code === "ENOTFOUND" || e.code === "ENODATA"
             ? Effect.succeed([])
             : Effect.fail(failure(`DNS lookup of ${name} failed (${e.code ?? e.message})`, e.code === "ETIMEOUT"))),
-        Effect.timeoutFail({ duration: Duration.millis(timeoutMs + 100), onTimeout: () => failure(`DNS lookup of ${name} timed out`, true) })
+        Effect.timeoutOrElse({ duration: Duration.millis(timeoutMs + 100), orElse: () => Effect.fail(failure(`DNS lookup of ${name} timed out`, true)) })
       )
   })
 

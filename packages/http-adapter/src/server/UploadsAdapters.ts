@@ -25,8 +25,8 @@ export const BlobStoreFilesystem = (root: string): Layer.Layer<BlobStore> =>
   Layer.succeed(BlobStore, BlobStore.of({
     put: (key, bytes, contentType) =>
       Effect.suspend(() => {
-        if (!isSafeBlobKey(key)) return Effect.dieMessage(`unsafe blob key ${JSON.stringify(key)}`)
-        if (!isBlobContentType(contentType)) return Effect.dieMessage(`bad blob content type ${JSON.stringify(contentType)}`)
+        if (!isSafeBlobKey(key)) return Effect.die(new Error(`unsafe blob key ${JSON.stringify(key)}`))
+        if (!isBlobContentType(contentType)) return Effect.die(new Error(`bad blob content type ${JSON.stringify(contentType)}`))
         return Effect.promise(async () => {
           await mkdir(root, { recursive: true })
           const temp = join(root, `.tmp-${key}-${randomBytes(8).toString("hex")}`)

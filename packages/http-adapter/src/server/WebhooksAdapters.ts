@@ -177,7 +177,7 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
   }
 
   const send = (req: OutboundRequest) =>
-    Effect.async<SendOutcome>((resume) => {
+    Effect.callback<SendOutcome>((resume) => {
       const cancel = start(req, (outcome) => resume(Effect.succeed(outcome)))
       return Effect.sync(cancel)
     })
@@ -212,7 +212,7 @@ export const WebhooksServerAdapters = (config: ServerConfigShape) =>
   Layer.mergeAll(
     Layer.succeed(WebhookPolicy, webhookPolicyOf(config)),
     Layer.succeed(WebhookHmac, nodeHmacSha256),
-    Layer.scoped(
+    Layer.effect(
       WebhookSender,
       Effect.map(
         Effect.acquireRelease(

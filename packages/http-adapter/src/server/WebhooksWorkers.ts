@@ -11,7 +11,7 @@ import type { ServerConfigShape } from "../http/ServerConfig.js"
 
 export const WebhooksWorkers = (config: ServerConfigShape) =>
   config.webhookDeliveryEnabled
-    ? Layer.scopedDiscard(Effect.gen(function*() {
+    ? Layer.effectDiscard(Effect.gen(function*() {
       const engine = yield* WebhookDeliveryEngine
       const sender = yield* WebhookSender
       yield* Effect.forkScoped(

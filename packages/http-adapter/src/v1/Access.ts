@@ -6,7 +6,7 @@ import {
   type AccessDenied, type AccessRefusal, accountOf, decide, type Principal, Requirement
 } from "@switchboard/core/credentials"
 import { type AccountId } from "@switchboard/core/shared"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import type { ProblemCode } from "../http/ProblemCatalog.js"
 import { CurrentPrincipal } from "./Authn.js"
 import { problem } from "./Problems.js"
@@ -15,7 +15,7 @@ import { problem } from "./Problems.js"
 export const authorize = (requirement: Requirement): Effect.Effect<Principal, import("./Problems.js").ProblemFailure, CurrentPrincipal> =>
   Effect.flatMap(CurrentPrincipal, (principal) => {
     const decision = decide(principal, requirement)
-    return Either.isRight(decision) ? Effect.succeed(principal) : Effect.fail(refusal(decision.left))
+    return Result.isSuccess(decision) ? Effect.succeed(principal) : Effect.fail(refusal(decision.failure))
   })
 
 /**

@@ -3,22 +3,18 @@
  * rule 4, API.md §1.1). No Authn middleware: these routes need no credential and ignore the
  * Authorization header, whatever it holds.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ListOauthScopesResponse } from "@switchboard/core/oauth"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
-import { ProblemFailure } from "./ProblemFailure.js"
 
 export const AccessTokensGroup = HttpApiGroup.make("accessTokens")
   .add(
     // The public contract's path (reference/contract.md §1 listOauthScopes).
-    HttpApiEndpoint.get("listOauthScopes", "/v1/auth/oauth/scopes")
-      .annotateContext(OpenApi.annotations({ summary: "List OAuth scopes", description: "The business scopes an OAuth app can request, with what each allows. Public." }))
-      .addSuccess(ListOauthScopesResponse)
-      .annotate(OpenApi.Summary, "The business scopes OAuth apps can request (public)")
+    HttpApiEndpoint.get("listOauthScopes", "/v1/auth/oauth/scopes", {
+      success: ListOauthScopesResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "List OAuth scopes", description: "The business scopes an OAuth app can request, with what each allows. Public." })).annotate(OpenApi.Summary, "The business scopes OAuth apps can request (public)")
   )
-  // Failures leave as problems (rate limits, internal errors); no Authn middleware adds it here.
-  .addError(ProblemFailure)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Auth",
     description: "Public endpoints: no credential needed, the Authorization header is ignored."
   }))

@@ -1,8 +1,8 @@
 /** The AccessTokens feature's /v1 handlers: the public `/v1/auth` routes. */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { decide, Requirement } from "@switchboard/core/credentials"
 import { businessScopes, ListOauthScopesResponse } from "@switchboard/core/oauth"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { refusal } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { AccessTokensGroup } from "./AccessTokensApi.js"
@@ -14,7 +14,7 @@ import { rendered, toResponse } from "./Pipeline.js"
  */
 const publicRoute = Effect.suspend(() => {
   const decision = decide(undefined, Requirement.Public())
-  return Either.isRight(decision) ? Effect.void : Effect.fail(refusal(decision.left))
+  return Result.isSuccess(decision) ? Effect.void : Effect.fail(refusal(decision.failure))
 })
 
 const listScopes = Effect.gen(function*() {

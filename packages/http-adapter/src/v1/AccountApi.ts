@@ -3,7 +3,7 @@
  * endpoints, the problems each can answer and the ones that need an Idempotency-Key. The whole API
  * (`V1Api`, with every feature's group) is declared in the registry, `Features.ts`.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   Account,
   CreateAccountServiceKeyRequest,
@@ -18,27 +18,30 @@ import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotent } from "./CommonProblems.js"
 
 export const AccountGroup = HttpApiGroup.make("account")
-  .add(HttpApiEndpoint.get("getAccount", "/v1/account")
-    .annotateContext(OpenApi.annotations({ summary: "The signed-in account", description: "The account the credential belongs to: id, email, name, picture, phone and security settings." })).addSuccess(Account))
+  .add(HttpApiEndpoint.get("getAccount", "/v1/account", {
+    success: Account
+  }).annotateMerge(OpenApi.annotations({ summary: "The signed-in account", description: "The account the credential belongs to: id, email, name, picture, phone and security settings." })))
   // Deprecated alias of getAccount: its lifecycle is declared in v1/Lifecycle.ts.
-  .add(HttpApiEndpoint.get("getMe", "/v1/me")
-    .annotateContext(OpenApi.annotations({ summary: "The caller (deprecated)", description: "The account of the credential. Kept for older clients." })).addSuccess(Account))
-  .add(HttpApiEndpoint.get("listAccountServiceKeys", "/v1/account/service-keys")
-    .annotateContext(OpenApi.annotations({ summary: "List service keys", description: "The account's service keys, without their secrets." })).addSuccess(ListAccountServiceKeysResponse))
+  .add(HttpApiEndpoint.get("getMe", "/v1/me", {
+    success: Account
+  }).annotateMerge(OpenApi.annotations({ summary: "The caller (deprecated)", description: "The account of the credential. Kept for older clients." })))
+  .add(HttpApiEndpoint.get("listAccountServiceKeys", "/v1/account/service-keys", {
+    success: ListAccountServiceKeysResponse
+  }).annotateMerge(OpenApi.annotations({ summary: "List service keys", description: "The account's service keys, without their secrets." })))
   .add(
-    HttpApiEndpoint.post("createAccountServiceKey", "/v1/account/service-keys")
-      .annotateContext(OpenApi.annotations({ summary: "Create a service key", description: "Creates a service key for the versioned API; its secret is in this answer only. The number of live keys is limited." }))
-      .setPayload(CreateAccountServiceKeyRequest)
-      .addSuccess(CreateAccountServiceKeyResponse, { status: 201 })
+    HttpApiEndpoint.post("createAccountServiceKey", "/v1/account/service-keys", {
+      payload: CreateAccountServiceKeyRequest,
+      success: CreateAccountServiceKeyResponse.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Create a service key", description: "Creates a service key for the versioned API; its secret is in this answer only. The number of live keys is limited." }))
   )
   .add(
-    HttpApiEndpoint.del("revokeAccountServiceKey", "/v1/account/service-keys/:serviceKeyId")
-      .annotateContext(OpenApi.annotations({ summary: "Revoke a service key", description: "Revokes the key at once; requests made with it are refused from now on." }))
-      .setPath(Schema.Struct({ serviceKeyId: ServiceKeyId }))
-      .addSuccess(RevokeAccountServiceKeyResponse)
+    HttpApiEndpoint.delete("revokeAccountServiceKey", "/v1/account/service-keys/:serviceKeyId", {
+      params: Schema.Struct({ serviceKeyId: ServiceKeyId }),
+      success: RevokeAccountServiceKeyResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Revoke a service key", description: "Revokes the key at once; requests made with it are refused from now on." }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({ title: "Account", description: "The caller's account and its service keys." }))
+  .annotateMerge(OpenApi.annotations({ title: "Account", description: "The caller's account and its service keys." }))
 
 /** The account group's operations → the problem codes they can answer (for the OpenAPI document). */
 export const accountProblems: Record<string, ReadonlyArray<ProblemCode>> = {

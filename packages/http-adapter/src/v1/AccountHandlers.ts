@@ -1,5 +1,5 @@
 /** The account group's handlers: the caller's account and its service keys. */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   Account,
   type AccountRecord,
@@ -63,7 +63,7 @@ export const AccountGroupLive = HttpApiBuilder.group(v1Group(AccountGroup), "acc
             })
           )
         }))
-      .handleRaw("revokeAccountServiceKey", ({ path }) =>
+      .handleRaw("revokeAccountServiceKey", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
           return yield* idempotent(

@@ -3,7 +3,7 @@
  * verification and TOTP factors. Payload schemas are declared for the OpenAPI document; the
  * handlers read bodies with `decodeJsonBody`.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   Account,
   BeginTotpEnrollmentRequest,
@@ -23,42 +23,45 @@ import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
 
 export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
-  .add(HttpApiEndpoint.patch("updateAccount", "/v1/account")
-    .annotateContext(OpenApi.annotations({ summary: "Update the account", description: "Changes the account's name or other profile fields; only the fields sent change." })).setPayload(UpdateAccountRequest).addSuccess(Account))
-  .add(HttpApiEndpoint.del("deleteAccount", "/v1/account")
-    .annotateContext(OpenApi.annotations({ summary: "Delete the account", description: "Deletes the account and revokes every credential of it. Refused while it is the last owner of an organization." })).addSuccess(Account))
+  .add(HttpApiEndpoint.patch("updateAccount", "/v1/account", {
+    payload: UpdateAccountRequest,
+    success: Account
+  }).annotateMerge(OpenApi.annotations({ summary: "Update the account", description: "Changes the account's name or other profile fields; only the fields sent change." })))
+  .add(HttpApiEndpoint.delete("deleteAccount", "/v1/account", {
+    success: Account
+  }).annotateMerge(OpenApi.annotations({ summary: "Delete the account", description: "Deletes the account and revokes every credential of it. Refused while it is the last owner of an organization." })))
   .add(
-    HttpApiEndpoint.post("startAccountPhoneVerification", "/v1/account/phone/verifications")
-      .annotateContext(OpenApi.annotations({ summary: "Verify a phone number", description: "Texts a code to the phone number; confirm it with PUT /v1/account/phone." }))
-      .setPayload(StartAccountPhoneVerificationRequest)
-      .addSuccess(StartAccountPhoneVerificationResponse, { status: 201 })
+    HttpApiEndpoint.post("startAccountPhoneVerification", "/v1/account/phone/verifications", {
+      payload: StartAccountPhoneVerificationRequest,
+      success: StartAccountPhoneVerificationResponse.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Verify a phone number", description: "Texts a code to the phone number; confirm it with PUT /v1/account/phone." }))
   )
   .add(
-    HttpApiEndpoint.put("confirmAccountPhoneVerification", "/v1/account/phone")
-      .annotateContext(OpenApi.annotations({ summary: "Confirm the phone number", description: "Sets the account's phone number once the texted code matches." }))
-      .setPayload(ConfirmAccountPhoneVerificationRequest)
-      .addSuccess(Account)
+    HttpApiEndpoint.put("confirmAccountPhoneVerification", "/v1/account/phone", {
+      payload: ConfirmAccountPhoneVerificationRequest,
+      success: Account
+    }).annotateMerge(OpenApi.annotations({ summary: "Confirm the phone number", description: "Sets the account's phone number once the texted code matches." }))
   )
   .add(
-    HttpApiEndpoint.post("beginTotpEnrollment", "/v1/account/mfa/totp")
-      .annotateContext(OpenApi.annotations({ summary: "Start TOTP enrolment", description: "Creates an unverified authenticator-app factor and answers its secret and otpauth URI (for a QR code)." }))
-      .setPayload(BeginTotpEnrollmentRequest)
-      .addSuccess(TotpEnrollment, { status: 201 })
+    HttpApiEndpoint.post("beginTotpEnrollment", "/v1/account/mfa/totp", {
+      payload: BeginTotpEnrollmentRequest,
+      success: TotpEnrollment.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Start TOTP enrolment", description: "Creates an unverified authenticator-app factor and answers its secret and otpauth URI (for a QR code)." }))
   )
   .add(
-    HttpApiEndpoint.post("confirmTotpEnrollment", "/v1/account/mfa/totp/verify")
-      .annotateContext(OpenApi.annotations({ summary: "Confirm TOTP enrolment", description: "Verifies the first code from the authenticator app; sign-in then asks for a code." }))
-      .setPayload(ConfirmTotpEnrollmentRequest)
-      .addSuccess(ConfirmTotpEnrollmentResponse)
+    HttpApiEndpoint.post("confirmTotpEnrollment", "/v1/account/mfa/totp/verify", {
+      payload: ConfirmTotpEnrollmentRequest,
+      success: ConfirmTotpEnrollmentResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Confirm TOTP enrolment", description: "Verifies the first code from the authenticator app; sign-in then asks for a code." }))
   )
   .add(
-    HttpApiEndpoint.del("deleteTotpFactor", "/v1/account/mfa/factors/:factorId")
-      .annotateContext(OpenApi.annotations({ summary: "Remove a TOTP factor", description: "Removes an authenticator-app factor from the account." }))
-      .setPath(Schema.Struct({ factorId: TotpFactorId }))
-      .addSuccess(DeleteTotpFactorResponse)
+    HttpApiEndpoint.delete("deleteTotpFactor", "/v1/account/mfa/factors/:factorId", {
+      params: Schema.Struct({ factorId: TotpFactorId }),
+      success: DeleteTotpFactorResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Remove a TOTP factor", description: "Removes an authenticator-app factor from the account." }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Account security",
     description: "The caller's profile and deletion, phone verification and TOTP factors."
   }))

@@ -1,5 +1,5 @@
 /** The AccountSecurity feature's /v1 handlers: each authorizes the account, validates, calls core, and renders. */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   Account,
   type AccountRecord,
@@ -90,7 +90,7 @@ export const AccountSecurityGroupLive = HttpApiBuilder.group(v1Group(AccountSecu
           )
           return toResponse(yield* rendered(ConfirmTotpEnrollmentResponse, confirmed))
         }))
-      .handleRaw("deleteTotpFactor", ({ path }) =>
+      .handleRaw("deleteTotpFactor", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
           return yield* idempotent(

@@ -3,7 +3,7 @@
  * client assertion (accepted audiences: this endpoint's URL, the API's base URL and the OAuth
  * issuer) and answer. The delivered credential is sent with `Cache-Control: no-store`.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   AppInstallations,
   CreateAppInstallationRequestRequest,

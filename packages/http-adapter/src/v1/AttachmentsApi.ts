@@ -4,7 +4,7 @@
  * `Content-Length` required) with an Idempotency-Key; the download answers the bytes with their
  * stored type.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Attachment, AttachmentPage } from "@switchboard/core/platforms"
 import { ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
@@ -14,27 +14,23 @@ import { idempotencyProblems as idempotency, projectProblems as common } from ".
 
 const BASE = "/v1/projects/:projectId/attachments"
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
-const AttachmentPath = Schema.Struct({ projectId: ProjectId, attachmentId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)) })
+const AttachmentPath = Schema.Struct({ projectId: ProjectId, attachmentId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(128))) })
 const queryParam = Schema.optional(Schema.String)
 
 export const AttachmentsGroup = HttpApiGroup.make("attachments")
   .add(
-    HttpApiEndpoint.post("uploadAttachment", BASE)
-      .annotateContext(OpenApi.annotations({
-        summary: "Upload an attachment",
-        description: "The request body is the file's bytes, Content-Type its declared media type and Content-Length its size (at most 25 MiB by default; 413 PAYLOAD_TOO_LARGE beyond, refused before it is read whole). The stored type is what the bytes are when they are a known format; a declaration they contradict is 400 INVALID_ATTACHMENT_REQUEST. Answers 201 with the attachment once it is downloadable. Needs `platforms:write` and an Idempotency-Key; 409 PROJECT_CLOSING."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(Attachment, { status: 201 })
+    HttpApiEndpoint.post("uploadAttachment", BASE, {
+      params: ProjectPath,
+      success: Attachment.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Upload an attachment",
+      description: "The request body is the file's bytes, Content-Type its declared media type and Content-Length its size (at most 25 MiB by default; 413 PAYLOAD_TOO_LARGE beyond, refused before it is read whole). The stored type is what the bytes are when they are a known format; a declaration they contradict is 400 INVALID_ATTACHMENT_REQUEST. Answers 201 with the attachment once it is downloadable. Needs `platforms:write` and an Idempotency-Key; 409 PROJECT_CLOSING."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("listAttachments", BASE)
-      .annotateContext(OpenApi.annotations({
-        summary: "List attachments",
-        description: "The project's attachments filtered by createdSince/createdBefore and updatedSince/updatedBefore (RFC 3339; since inclusive, before exclusive), ordered by orderBy (createdAt or updatedAt) in order (asc or desc); pageSize 0 means the default (50), at most 200 a page. Continue while nextPageToken is present, even after an empty page. Needs `platforms:read`."
-      }))
-      .setPath(ProjectPath)
-      .setUrlParams(Schema.Struct({
+    HttpApiEndpoint.get("listAttachments", BASE, {
+      params: ProjectPath,
+      query: Schema.Struct({
         createdBefore: queryParam,
         createdSince: queryParam,
         order: queryParam,
@@ -43,29 +39,33 @@ export const AttachmentsGroup = HttpApiGroup.make("attachments")
         pageToken: queryParam,
         updatedBefore: queryParam,
         updatedSince: queryParam
-      }))
-      .addSuccess(AttachmentPage)
+      }),
+      success: AttachmentPage
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List attachments",
+      description: "The project's attachments filtered by createdSince/createdBefore and updatedSince/updatedBefore (RFC 3339; since inclusive, before exclusive), ordered by orderBy (createdAt or updatedAt) in order (asc or desc); pageSize 0 means the default (50), at most 200 a page. Continue while nextPageToken is present, even after an empty page. Needs `platforms:read`."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("getAttachment", `${BASE}/:attachmentId`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get an attachment",
-        description: "The attachment's metadata: content type, size, state (processing until its bytes are stored, then ready). Needs `platforms:read`; 404 ATTACHMENT_NOT_FOUND."
-      }))
-      .setPath(AttachmentPath)
-      .addSuccess(Attachment)
+    HttpApiEndpoint.get("getAttachment", `${BASE}/:attachmentId`, {
+      params: AttachmentPath,
+      success: Attachment
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get an attachment",
+      description: "The attachment's metadata: content type, size, state (processing until its bytes are stored, then ready). Needs `platforms:read`; 404 ATTACHMENT_NOT_FOUND."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("downloadAttachment", `${BASE}/:attachmentId/content`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Download an attachment",
-        description: "The attachment's bytes with their stored content type. A processing attachment is waited for up to 10 seconds, then 409 ATTACHMENT_NOT_READY with Retry-After: 5. Needs `platforms:read`; 404 ATTACHMENT_NOT_FOUND."
-      }))
-      .setPath(AttachmentPath)
-      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" }))
+    HttpApiEndpoint.get("downloadAttachment", `${BASE}/:attachmentId/content`, {
+      params: AttachmentPath,
+      success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/octet-stream" }))
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Download an attachment",
+      description: "The attachment's bytes with their stored content type. A processing attachment is waited for up to 10 seconds, then 409 ATTACHMENT_NOT_READY with Retry-After: 5. Needs `platforms:read`; 404 ATTACHMENT_NOT_FOUND."
+    }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Attachments",
     description: "Files a project uploads to send, or receives: metadata, lists and bytes."
   }))

@@ -4,7 +4,8 @@
  * is read. Its Idempotency-Key fingerprint covers the declared type and the bytes' SHA-256, so a
  * replay answers the same attachment and another file under the same key is IDEMPOTENCY_KEY_REUSED.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Attachment, AttachmentPage, Attachments, AttachmentSettings, ListAttachmentsQuery } from "@switchboard/core/platforms"
 import { base64url, sha256Bytes } from "@switchboard/core/internal"
 import { Effect } from "effect"
@@ -25,7 +26,7 @@ export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGrou
     const write = (projectId: string) => onProject(projectId, "platforms:write")
 
     return handlers
-      .handleRaw("uploadAttachment", ({ path }) =>
+      .handleRaw("uploadAttachment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const request = yield* HttpServerRequest.HttpServerRequest
@@ -38,7 +39,7 @@ export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGrou
           if (!/^[1-9][0-9]{0,15}$/.test(length)) return yield* headerIssue("content-length", "is required: the file's size in bytes")
           if (Number(length) > settings.maxBytes) return yield* problem("PAYLOAD_TOO_LARGE", `The file exceeds ${settings.maxBytes} bytes.`)
           const bytes = yield* readAtMost(request.stream, settings.maxBytes).pipe(
-            Effect.catchTag("RequestError", () => headerIssue("content-length", "does not match the body that arrived"))
+            Effect.catchTag("HttpServerError", () => headerIssue("content-length", "does not match the body that arrived"))
           )
           return yield* idempotent(
             { route: "/v1/projects/:projectId/attachments", path: { projectId: path.projectId }, body: { contentType, sha256: base64url(sha256Bytes(bytes)) } },
@@ -48,7 +49,7 @@ export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGrou
             )
           )
         }))
-      .handleRaw("listAttachments", ({ path }) =>
+      .handleRaw("listAttachments", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListAttachmentsQuery)
@@ -58,12 +59,12 @@ export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGrou
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
         }))
-      .handleRaw("getAttachment", ({ path }) =>
+      .handleRaw("getAttachment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           return toResponse(yield* rendered(Attachment, yield* domain(attachments.get(path.projectId, principal, path.attachmentId))))
         }))
-      .handleRaw("downloadAttachment", ({ path }) =>
+      .handleRaw("downloadAttachment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const { attachment, bytes } = yield* domain(attachments.download(path.projectId, principal, path.attachmentId))

@@ -1,16 +1,18 @@
 /** The live bearer authentication of /v1 routes (the `Authn` middleware of Authn.ts). */
-import { HttpServerRequest } from "@effect/platform"
+import { HttpServerRequest } from "effect/http"
 import { Authenticator, type Principal } from "@switchboard/core/credentials"
 import { CurrentAuthentication } from "@switchboard/core/sso"
-import { Effect, FiberRef, Layer, Redacted } from "effect"
-import { Authn } from "./Authn.js"
+import { Effect, Layer, Redacted } from "effect"
+import { Authn, CurrentPrincipal } from "./Authn.js"
 import { domain } from "./Pipeline.js"
 import { problem } from "./Problems.js"
 
 /**
- * Bearer authentication: the scheme word is checked here (the platform's extractor does not). A key
- * credential verified before with the same secret is answered from memory without an effect of its
- * own (`Authenticator.cached`); anything else goes through `authenticate`.
+ * Bearer authentication: the scheme word is checked here, on the raw header (the platform's
+ * extractor takes any credential after a case-insensitive "Bearer "; a header without one still
+ * needs its own answer). A key credential verified before with the same secret is answered from
+ * memory without an effect of its own (`Authenticator.cached`); anything else goes through
+ * `authenticate`. The principal and its authentication facts are provided to the handler.
  */
 export const AuthnLive = Layer.effect(
   Authn,
@@ -27,17 +29,19 @@ export const AuthnLive = Layer.effect(
     // Required SSO (core sso/SsoEnforcement.ts): bearer credentials carry no SSO sign-in. A service
     // key's facts are one shared value, so the cached path allocates nothing for them.
     const serviceKeyFacts = { method: "service_key", ssoOrganizations: [] } as const
-    const rememberAuthentication = (principal: Principal) =>
-      FiberRef.set(
-        CurrentAuthentication,
-        principal._tag === "Account" ? serviceKeyFacts : {
-          method: "access_token",
-          ssoOrganizations: [],
-          ...(principal._tag === "AccessToken" && principal.sessionId !== undefined ? { sessionId: principal.sessionId } : {})
-        }
+    const factsOf = (principal: Principal) =>
+      principal._tag === "Account" ? serviceKeyFacts : {
+        method: "access_token" as const,
+        ssoOrganizations: [],
+        ...(principal._tag === "AccessToken" && principal.sessionId !== undefined ? { sessionId: principal.sessionId } : {})
+      }
+    const authenticated = <A, E, R>(handler: Effect.Effect<A, E, R>, principal: Principal) =>
+      handler.pipe(
+        Effect.provideService(CurrentPrincipal, principal),
+        Effect.provideService(CurrentAuthentication, factsOf(principal))
       )
-    return Authn.of({
-      bearer: () =>
+    return {
+      bearer: (httpEffect) =>
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
           const header = request.headers["authorization"]
           if (header === undefined || header.trim() === "") return Effect.fail(missing())
@@ -45,11 +49,12 @@ export const AuthnLive = Layer.effect(
           if (m === null) return Effect.fail(notBearer())
           const credential = m[1]!
           return Effect.clockWith((clock) => {
-            const hit = authenticator.cached(credential, clock.unsafeCurrentTimeMillis())
-            const principal = hit === undefined ? domain(authenticator.authenticate(Redacted.make(credential))) : Effect.succeed(hit)
-            return Effect.tap(principal, rememberAuthentication)
+            const hit = authenticator.cached(credential, clock.currentTimeMillisUnsafe())
+            return hit === undefined
+              ? Effect.flatMap(domain(authenticator.authenticate(Redacted.make(credential))), (principal) => authenticated(httpEffect, principal))
+              : authenticated(httpEffect, hit)
           })
         })
-    })
+    }
   })
 )

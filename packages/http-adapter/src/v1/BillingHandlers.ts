@@ -8,7 +8,8 @@
  * answers the operation as it is now: 202 + `Location` + `Retry-After` while pending, 200 once it
  * resolved (contract.md §1 5: "200 = key already resolved to a terminal operation").
  */
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerRequest } from "effect/http"
 import { Billing } from "@switchboard/core"
 import {
   BillingService,
@@ -20,7 +21,7 @@ import {
 import { accountOf, type Principal, principalScope } from "@switchboard/core/credentials"
 import { sha256Hex } from "@switchboard/core/internal"
 import { canonicalJson, parseIdempotencyKey, type ProjectId } from "@switchboard/core/shared"
-import { Effect, Either, Option } from "effect"
+import { Effect, Result, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./V1Group.js"
 import { BillingGroup, BillingKicker } from "./BillingApi.js"
@@ -33,7 +34,7 @@ import { problem } from "./Problems.js"
 const authorizeBilling = (route: Parameters<typeof decideBilling>[1]) =>
   Effect.flatMap(CurrentPrincipal, (principal) => {
     const decision = decideBilling(principal, route)
-    return Either.isRight(decision) ? Effect.succeed(principal) : Effect.fail(refusal(decision.left))
+    return Result.isSuccess(decision) ? Effect.succeed(principal) : Effect.fail(refusal(decision.failure))
   })
 
 /** The account of an organization route (decideBilling refused project keys already). */
@@ -131,17 +132,17 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
       })
 
     return handlers
-      .handleRaw("listBillingPlans", ({ path }) =>
+      .handleRaw("listBillingPlans", ({ params: path }) =>
         Effect.gen(function*() {
           yield* projectRead(path.projectId)
           return toResponse(yield* rendered(Billing.ListBillingPlansResponse, { plans: billing.listPlans() }))
         }))
-      .handleRaw("getBillingOverview", ({ path }) =>
+      .handleRaw("getBillingOverview", ({ params: path }) =>
         Effect.gen(function*() {
           yield* projectRead(path.projectId)
           return toResponse(yield* rendered(Billing.BillingOverview, yield* domain(billing.overview(path.projectId)), 200, noStore))
         }))
-      .handleRaw("getBillingOperation", ({ path }) =>
+      .handleRaw("getBillingOperation", ({ params: path }) =>
         Effect.gen(function*() {
           yield* projectRead(path.projectId)
           const operation = yield* domain(billing.getOperation(path.projectId, path.operationId))
@@ -150,7 +151,7 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
             ...(operation.status === "pending" ? { "retry-after": "1" } : {})
           }))
         }))
-      .handleRaw("recordUsage", ({ path }) =>
+      .handleRaw("recordUsage", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* authorizeBilling({ scope: "billing:write", organizationRoute: false, projectId: path.projectId })
           const project = yield* domain(billing.openProject(principal, path.projectId, "write"))
@@ -158,14 +159,14 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
           const results = yield* domain(billing.recordUsageBatch(path.projectId, body.value.records, project))
           return toResponse(yield* rendered(Billing.RecordUsageResponse, { results }, 200, noStore))
         }))
-      .handleRaw("previewProjectChange", ({ path }) =>
+      .handleRaw("previewProjectChange", ({ params: path }) =>
         Effect.gen(function*() {
           const { project } = yield* organizationProject(path.organizationId, path.projectId, "read")
           const body = yield* decodeJsonBody(Billing.PreviewProjectChangeRequest)
           const preview = yield* domain(billing.preview(path.projectId, body.value, project))
           return toResponse(yield* rendered(Billing.PreviewProjectChangeResponse, preview, 200, noStore))
         }))
-      .handleRaw("changePlan", ({ path }) =>
+      .handleRaw("changePlan", ({ params: path }) =>
         Effect.gen(function*() {
           const { principal } = yield* organizationProject(path.organizationId, path.projectId, "write")
           const body = yield* decodeJsonBody(Billing.ChangePlanRequest)
@@ -179,7 +180,7 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
             body: body.json
           })
         }))
-      .handleRaw("adjustFixedChargeQuantity", ({ path }) =>
+      .handleRaw("adjustFixedChargeQuantity", ({ params: path }) =>
         Effect.gen(function*() {
           const { principal } = yield* organizationProject(path.organizationId, path.projectId, "write")
           const body = yield* decodeJsonBody(Billing.AdjustFixedChargeQuantityRequest)
@@ -193,41 +194,41 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
             body: body.json
           })
         }))
-      .handleRaw("getEffectiveTerms", ({ path }) =>
+      .handleRaw("getEffectiveTerms", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organizationProject(path.organizationId, path.projectId, "read")
           return toResponse(yield* rendered(Billing.EffectiveTerms, yield* domain(billing.terms(path.projectId)), 200, noStore))
         }))
-      .handleRaw("getOrganizationBillingOverview", ({ path }) =>
+      .handleRaw("getOrganizationBillingOverview", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:read")
           const overview = yield* domain(billing.organizationOverview(path.organizationId))
           return toResponse(yield* rendered(Billing.OrganizationBillingOverview, overview, 200, noStore))
         }))
-      .handleRaw("previewOrganizationChange", ({ path }) =>
+      .handleRaw("previewOrganizationChange", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:read")
           const body = yield* decodeJsonBody(Billing.PreviewOrganizationChangeRequest)
           const preview = yield* domain(billing.previewOrganizationChange(path.organizationId, body.value))
           return toResponse(yield* rendered(Billing.PreviewOrganizationChangeResponse, preview, 200, noStore))
         }))
-      .handleRaw("listInvoices", ({ path }) =>
+      .handleRaw("listInvoices", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:read")
           const invoices = yield* domain(billing.listInvoices(path.organizationId))
           return toResponse(yield* rendered(Billing.ListInvoicesResponse, { invoices }, 200, noStore))
         }))
-      .handleRaw("getOrganizationPaymentMethod", ({ path }) =>
+      .handleRaw("getOrganizationPaymentMethod", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:read")
           return toResponse(yield* rendered(Billing.PaymentMethodResponse, yield* payments.get(path.organizationId), 200, noStore))
         }))
-      .handleRaw("createOrganizationPaymentMethodCheckout", ({ path }) =>
+      .handleRaw("createOrganizationPaymentMethodCheckout", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:write")
           return toResponse(yield* rendered(Billing.CheckoutResponse, yield* payments.checkout(path.organizationId), 200, noStore))
         }))
-      .handleRaw("createOrganizationSetupIntent", ({ path }) =>
+      .handleRaw("createOrganizationSetupIntent", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:write")
           return yield* idempotent(

@@ -6,7 +6,7 @@
  * line's fixed charge has a subscription to land on. `releaseImessageDedicatedLine` is the common release (`Provisioning.releaseResource`) limited to
  * dedicated iMessage lines.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   CreateSharedLineAssignmentRequest,
   Imessage,
@@ -38,7 +38,7 @@ export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "i
     const write = (projectId: string) => onProject(projectId, "platforms:write")
 
     return handlers
-      .handleRaw("getProjectImessagePlatform", ({ path }) =>
+      .handleRaw("getProjectImessagePlatform", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const { dedicatedLineAvailable, settings } = yield* domain(imessage.getSettings(path.projectId, principal))
@@ -49,7 +49,7 @@ export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "i
             ...(settings.mode === "dedicated" ? { "dedicated-line-available": String(dedicatedLineAvailable) } : {})
           }))
         }))
-      .handleRaw("createSharedLineAssignment", ({ path }) =>
+      .handleRaw("createSharedLineAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(CreateSharedLineAssignmentRequest)
@@ -59,7 +59,7 @@ export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "i
               rendered(SharedLineAssignment, a, 201))
           )
         }))
-      .handleRaw("listSharedLineAssignments", ({ path }) =>
+      .handleRaw("listSharedLineAssignments", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListSharedLineAssignmentsQuery)
@@ -69,32 +69,32 @@ export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "i
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
         }))
-      .handleRaw("getSharedLineAssignment", ({ path }) =>
+      .handleRaw("getSharedLineAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const a = yield* domain(imessage.getAssignment(path.projectId, principal, path.assignmentId))
           return toResponse(yield* rendered(SharedLineAssignment, a))
         }))
-      .handleRaw("releaseSharedLineAssignment", ({ path }) =>
+      .handleRaw("releaseSharedLineAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const a = yield* domain(imessage.releaseAssignment(path.projectId, principal, path.assignmentId))
           return toResponse(yield* rendered(SharedLineAssignment, a))
         }))
-      .handleRaw("provisionImessageDedicatedLine", ({ path }) =>
+      .handleRaw("provisionImessageDedicatedLine", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           // The line is charged to the project's subscription once it is held: make sure it exists
           // (billing materialises subscriptions on first use; only for a caller who may write to the
           // project — a refusal here is answered by the provisioning call below, which gates alike).
-          yield* billing.ensureSubscriptions(path.projectId, principal).pipe(Effect.catchAll(() => Effect.void))
+          yield* billing.ensureSubscriptions(path.projectId, principal).pipe(Effect.catch(() => Effect.void))
           return yield* idempotent(
             { route: `${BASE}/dedicated`, path: { projectId: path.projectId } },
             Effect.flatMap(domain(imessage.provisionDedicatedLine(path.projectId, principal)), (op) =>
               acceptedOperation(config.apiUrl, path.projectId, op))
           )
         }))
-      .handleRaw("releaseImessageDedicatedLine", ({ path }) =>
+      .handleRaw("releaseImessageDedicatedLine", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const op = yield* domain(provisioning.releaseResource(path.projectId, principal, path.resourceId, "imessage_line"))

@@ -3,7 +3,7 @@
  * `events:write`; core's `Ingress` then lets through only a caller who may see the project. The URL
  * is `{API_URL}/ingress/{secret}`; the secret is stored hashed.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { EXTERNAL_WEBHOOK_SERVICE_SEGMENT, Ingress, type IngressEndpointRecord } from "@switchboard/core/events"
 import { DateTime, Effect, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
@@ -33,13 +33,13 @@ export const IngressGroupLive = HttpApiBuilder.group(v1Group(IngressGroup), "ing
     const ingress = yield* Ingress
     const config = yield* ServerConfig
     return handlers
-      .handleRaw("listIngressEndpoints", ({ path }) =>
+      .handleRaw("listIngressEndpoints", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
           const list = yield* domain(ingress.list(path.projectId, principal))
           return toResponse(yield* rendered(ListIngressEndpointsResponse, { ingressEndpoints: list.map(view) }))
         }))
-      .handleRaw("createIngressEndpoint", ({ path }) =>
+      .handleRaw("createIngressEndpoint", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           const body = yield* decodeJsonBody(CreateIngressEndpointRequest)
@@ -51,7 +51,7 @@ export const IngressGroupLive = HttpApiBuilder.group(v1Group(IngressGroup), "ing
             { "cache-control": "no-store" }
           ))
         }))
-      .handleRaw("revokeIngressEndpoint", ({ path }) =>
+      .handleRaw("revokeIngressEndpoint", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           const revoked = yield* domain(ingress.revoke(path.projectId, principal, path.endpointId, yield* DateTime.now))

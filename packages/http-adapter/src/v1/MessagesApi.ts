@@ -7,7 +7,7 @@
  * the OpenAPI document, query parameters are plain optional strings decoded strictly in the
  * handler (a bad one is a 422 with location `query`).
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { IngestMessageFactsRequest, IngestMessageFactsResponse, Message, MessagePage } from "@switchboard/core/messages"
 import { MessageId, ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
@@ -31,39 +31,39 @@ const ListMessagesParams = Schema.Struct({
 
 export const MessagesGroup = HttpApiGroup.make("messages")
   .add(
-    HttpApiEndpoint.post("ingestMessageFacts", `${BASE}/facts`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Report message facts",
-        description: "The messaging edge reports message lifecycle facts (dispatched, accepted, delivered, failed, received): " +
+    HttpApiEndpoint.post("ingestMessageFacts", `${BASE}/facts`, {
+      params: ProjectPath,
+      payload: IngestMessageFactsRequest,
+      success: IngestMessageFactsResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Report message facts",
+      description: "The messaging edge reports message lifecycle facts (dispatched, accepted, delivered, failed, received): " +
           "1-100 per batch, applied in order in one transaction, each answered applied, ignored (a repeated fact id, a step " +
           "back, a message already final) or rejected (with the reason). Needs events:write."
-      }))
-      .setPath(ProjectPath)
-      .setPayload(IngestMessageFactsRequest)
-      .addSuccess(IngestMessageFactsResponse)
+    }))
   )
   .add(
-    HttpApiEndpoint.get("listMessages", BASE)
-      .annotateContext(OpenApi.annotations({
-        summary: "List messages",
-        description: "The project's messages, newest first; filters platform, status, createdAfter, createdBefore; " +
+    HttpApiEndpoint.get("listMessages", BASE, {
+      params: ProjectPath,
+      query: ListMessagesParams,
+      success: MessagePage
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List messages",
+      description: "The project's messages, newest first; filters platform, status, createdAfter, createdBefore; " +
           "pageSize 1-100 (default 20). Needs platforms:read."
-      }))
-      .setPath(ProjectPath)
-      .setUrlParams(ListMessagesParams)
-      .addSuccess(MessagePage)
+    }))
   )
   .add(
-    HttpApiEndpoint.get("getMessage", `${BASE}/:messageId`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get a message",
-        description: "One message record in the shape of its status and platform. Needs platforms:read."
-      }))
-      .setPath(MessagePath)
-      .addSuccess(Message)
+    HttpApiEndpoint.get("getMessage", `${BASE}/:messageId`, {
+      params: MessagePath,
+      success: Message
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get a message",
+      description: "One message record in the shape of its status and platform. Needs platforms:read."
+    }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Messages",
     description: "Message records built from the messaging edge's lifecycle facts (docs/messages.md)."
   }))

@@ -3,7 +3,7 @@
  * `platforms:read` (project API keys with those permissions may call them; OAuth tokens need the
  * mapped scopes).
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   encodeFactResult,
   IngestMessageFactsRequest,
@@ -22,7 +22,7 @@ export const MessagesGroupLive = HttpApiBuilder.group(v1Group(MessagesGroup), "m
   Effect.gen(function*() {
     const messages = yield* Messages
     return handlers
-      .handleRaw("ingestMessageFacts", ({ path }) =>
+      .handleRaw("ingestMessageFacts", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           const body = yield* decodeJsonBody(IngestMessageFactsRequest)
@@ -35,7 +35,7 @@ export const MessagesGroupLive = HttpApiBuilder.group(v1Group(MessagesGroup), "m
             body: JSON.stringify({ results: results.map(encodeFactResult) })
           })
         }))
-      .handleRaw("listMessages", ({ path }) =>
+      .handleRaw("listMessages", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "platforms:read")
           const query = yield* decodeQuery(ListMessagesQuery)
@@ -45,7 +45,7 @@ export const MessagesGroupLive = HttpApiBuilder.group(v1Group(MessagesGroup), "m
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
         }))
-      .handleRaw("getMessage", ({ path }) =>
+      .handleRaw("getMessage", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "platforms:read")
           return toResponse(yield* rendered(Message, yield* domain(messages.get(path.projectId, principal, path.messageId))))

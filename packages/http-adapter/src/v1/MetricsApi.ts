@@ -3,7 +3,7 @@
  * over `message_events` and `call_events`, its SQL schema document and the backfill state. All
  * three need `events:read` on the project.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import {
   GetMessageMetricsBackfillResponse,
   GetMessageMetricsSqlSchemaResponse,
@@ -20,35 +20,35 @@ const ProjectPath = Schema.Struct({ projectId: ProjectId })
 
 export const MetricsGroup = HttpApiGroup.make("metrics")
   .add(
-    HttpApiEndpoint.post("queryMessageMetrics", "/v1/projects/:projectId/metrics/query")
-      .annotateContext(OpenApi.annotations({
-        summary: "Run a SQL query",
-        description: "Runs one read-only SELECT, with named parameters, over the project's message_events and call_events and answers the columns and rows. Needs `events:read`; 422 VALIDATION_FAILED for a syntax error or a construct outside the allowed subset (named in SQL words, with its position), 422 QUERY_RESOURCE_LIMIT past 10 000 rows, 4 MiB or the cost cap, 504 REQUEST_TIMEOUT past 5 s."
-      }))
-      .setPath(ProjectPath)
-      .setPayload(SqlQueryRequest)
-      .addSuccess(QueryMessageMetricsResponse)
+    HttpApiEndpoint.post("queryMessageMetrics", "/v1/projects/:projectId/metrics/query", {
+      params: ProjectPath,
+      payload: SqlQueryRequest,
+      success: QueryMessageMetricsResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Run a SQL query",
+      description: "Runs one read-only SELECT, with named parameters, over the project's message_events and call_events and answers the columns and rows. Needs `events:read`; 422 VALIDATION_FAILED for a syntax error or a construct outside the allowed subset (named in SQL words, with its position), 422 QUERY_RESOURCE_LIMIT past 10 000 rows, 4 MiB or the cost cap, 504 REQUEST_TIMEOUT past 5 s."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("getMessageMetricsSqlSchema", "/v1/projects/:projectId/metrics/query")
-      .annotateContext(OpenApi.annotations({
-        summary: "Get the SQL schema",
-        description: "The schema document of the query operation: tables and columns, functions, operators, limits and parameter syntax. Needs `events:read`."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(GetMessageMetricsSqlSchemaResponse)
+    HttpApiEndpoint.get("getMessageMetricsSqlSchema", "/v1/projects/:projectId/metrics/query", {
+      params: ProjectPath,
+      success: GetMessageMetricsSqlSchemaResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get the SQL schema",
+      description: "The schema document of the query operation: tables and columns, functions, operators, limits and parameter syntax. Needs `events:read`."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("getMessageMetricsBackfill", "/v1/projects/:projectId/metrics/backfill")
-      .annotateContext(OpenApi.annotations({
-        summary: "Get the backfill state",
-        description: "How far the project's message_events and call_events are populated; they are views over the live records, so the state is always completed. Needs `events:read`."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(GetMessageMetricsBackfillResponse)
+    HttpApiEndpoint.get("getMessageMetricsBackfill", "/v1/projects/:projectId/metrics/backfill", {
+      params: ProjectPath,
+      success: GetMessageMetricsBackfillResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get the backfill state",
+      description: "How far the project's message_events and call_events are populated; they are views over the live records, so the state is always completed. Needs `events:read`."
+    }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Metrics",
     description: "Read-only SQL over the project's message_events and call_events (docs/sql-query.md)."
   }))

@@ -3,7 +3,7 @@
  * here, then the core service, which decides whether the caller may see the project (its gate)
  * before anything is read. The SQL runs in the store's engine (sql-adapter metrics/), never here.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   GetMessageMetricsBackfillResponse,
   GetMessageMetricsSqlSchemaResponse,
@@ -21,7 +21,7 @@ export const MetricsGroupLive = HttpApiBuilder.group(v1Group(MetricsGroup), "met
   Effect.gen(function*() {
     const metrics = yield* MessageMetrics
     return handlers
-      .handleRaw("queryMessageMetrics", ({ path }) =>
+      .handleRaw("queryMessageMetrics", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
           const body = yield* decodeJsonBody(SqlQueryRequest)
@@ -32,12 +32,12 @@ export const MetricsGroupLive = HttpApiBuilder.group(v1Group(MetricsGroup), "met
           }, principal))
           return toResponse(yield* rendered(QueryMessageMetricsResponse, result))
         }))
-      .handleRaw("getMessageMetricsSqlSchema", ({ path }) =>
+      .handleRaw("getMessageMetricsSqlSchema", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
           return toResponse(yield* rendered(GetMessageMetricsSqlSchemaResponse, yield* domain(metrics.schema(path.projectId, principal))))
         }))
-      .handleRaw("getMessageMetricsBackfill", ({ path }) =>
+      .handleRaw("getMessageMetricsBackfill", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
           return toResponse(yield* rendered(GetMessageMetricsBackfillResponse, yield* domain(metrics.backfill(path.projectId, principal))))

@@ -3,7 +3,7 @@
  * applications and their withdrawal (the same effect as the Dashboard's `DELETE
  * /api/oauth-consents/{clientId}`: the consent and every live code and token of the grant).
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   ListAuthorizedApplicationsParams,
   ListAuthorizedApplicationsResponse,
@@ -16,21 +16,19 @@ import { commonProblems as common } from "./CommonProblems.js"
 
 export const OAuthProviderGroup = HttpApiGroup.make("oAuthProvider")
   .add(
-    HttpApiEndpoint.get("listAuthorizedApplications", "/v1/account/oauth/authorized-applications")
-      .annotateContext(OpenApi.annotations({ summary: "List authorized apps", description: "The OAuth apps the account authorized (one entry per live grant)." }))
-      .setUrlParams(ListAuthorizedApplicationsParams)
-      .addSuccess(ListAuthorizedApplicationsResponse)
-      .annotate(OpenApi.Summary, "The OAuth apps the account authorized (one entry per live grant)")
+    HttpApiEndpoint.get("listAuthorizedApplications", "/v1/account/oauth/authorized-applications", {
+      query: ListAuthorizedApplicationsParams,
+      success: ListAuthorizedApplicationsResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "List authorized apps", description: "The OAuth apps the account authorized (one entry per live grant)." })).annotate(OpenApi.Summary, "The OAuth apps the account authorized (one entry per live grant)")
   )
   .add(
-    HttpApiEndpoint.del("revokeAuthorizedApplication", "/v1/account/oauth/authorized-applications/:applicationId")
-      .annotateContext(OpenApi.annotations({ summary: "Withdraw an app", description: "Withdraws the account's consent to an app and revokes every live token of it." }))
-      .setPath(Schema.Struct({ applicationId: OAuthClientId }))
-      .addSuccess(HttpApiSchema.NoContent)
-      .annotate(OpenApi.Summary, "Withdraws the account's consent to an app and revokes every live token of it")
+    HttpApiEndpoint.delete("revokeAuthorizedApplication", "/v1/account/oauth/authorized-applications/:applicationId", {
+      params: Schema.Struct({ applicationId: OAuthClientId }),
+      success: HttpApiSchema.NoContent
+    }).annotateMerge(OpenApi.annotations({ summary: "Withdraw an app", description: "Withdraws the account's consent to an app and revokes every live token of it." })).annotate(OpenApi.Summary, "Withdraws the account's consent to an app and revokes every live token of it")
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Authorized applications",
     description: "OAuth apps the account has authorized, and withdrawing them."
   }))

@@ -1,5 +1,6 @@
 /** The OAuthProvider feature's /v1 handlers: the account's authorized applications. */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerResponse } from "effect/http"
 import {
   authorizedApplication,
   DEFAULT_AUTHORIZED_APPLICATIONS_LIMIT,
@@ -18,7 +19,7 @@ export const OAuthProviderGroupLive = HttpApiBuilder.group(v1Group(OAuthProvider
   Effect.gen(function*() {
     const grants = yield* OAuthGrants
     return handlers
-      .handleRaw("listAuthorizedApplications", ({ urlParams }) =>
+      .handleRaw("listAuthorizedApplications", ({ query: urlParams }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
           if (urlParams.after !== undefined && urlParams.before !== undefined) {
@@ -41,7 +42,7 @@ export const OAuthProviderGroupLive = HttpApiBuilder.group(v1Group(OAuthProvider
             listMetadata: { after, before }
           }))
         }))
-      .handleRaw("revokeAuthorizedApplication", ({ path }) =>
+      .handleRaw("revokeAuthorizedApplication", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
           yield* domain(grants.withdraw(accountId, path.applicationId))

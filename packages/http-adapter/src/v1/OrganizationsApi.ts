@@ -3,7 +3,7 @@
  * operation, the *Idem* ones. All need an account credential (project API keys are refused); OAuth
  * access tokens need `members:read` for reads and `members:write` for writes.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateInvitationRequest,
   CreateInvitationResponse,
@@ -23,74 +23,85 @@ import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
 
 /**
- * A query parameter declared for the OpenAPI document only. Decoding here accepts anything (a
+ * Query parameters declared for the OpenAPI document only. Decoding here accepts anything (a
  * repeated parameter arrives as an array): the handlers decode the query strictly themselves, so
- * that every bad value — repeats included — is a 422 with location `query`, not `param`.
+ * that every bad value — repeats included — is a 422 with location `query`, not `param`. The
+ * document describes them as the handlers read them (`documentPage`).
  */
-const queryParam = (jsonSchema: Record<string, unknown>) =>
-  Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ jsonSchema }))
+const queryParam = Schema.optional(Schema.Union([Schema.String, Schema.Array(Schema.String)]))
 
-const PageParams = Schema.Struct({
-  pageSize: queryParam({ type: "integer", minimum: 1, maximum: 100, default: 20, description: "Items per page." }),
-  pageToken: queryParam({ type: "string", description: "The nextPageToken of the previous page." })
+const PageParams = Schema.Struct({ pageSize: queryParam, pageToken: queryParam })
+
+const pageDocs: Record<string, Record<string, unknown>> = {
+  pageSize: { type: "integer", minimum: 1, maximum: 100, default: 20, description: "Items per page." },
+  pageToken: { type: "string", description: "The nextPageToken of the previous page." }
+}
+
+/** The paging parameters of a list operation as the handlers read them. */
+const documentPage = (operation: Record<string, any>) => ({
+  ...operation,
+  parameters: (operation.parameters ?? []).map((p: Record<string, any>) => {
+    const schema = p.in === "query" ? pageDocs[p.name] : undefined
+    return schema === undefined ? p : { ...p, description: schema.description, schema }
+  })
 })
 
 const OrganizationPath = Schema.Struct({ organizationId: OrganizationId })
 
 export const OrganizationsGroup = HttpApiGroup.make("organizations")
   .add(
-    HttpApiEndpoint.post("createOrganization", "/v1/organizations")
-      .annotateContext(OpenApi.annotations({ summary: "Create an organization", description: "Creates an organization with the caller as its owner." }))
-      .setPayload(CreateOrganizationRequest)
-      .addSuccess(Organization, { status: 201 })
+    HttpApiEndpoint.post("createOrganization", "/v1/organizations", {
+      payload: CreateOrganizationRequest,
+      success: Organization.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Create an organization", description: "Creates an organization with the caller as its owner." }))
   )
   .add(
-    HttpApiEndpoint.get("listOrganizations", "/v1/organizations")
-      .annotateContext(OpenApi.annotations({ summary: "List organizations", description: "The organizations the caller is a member of, with the caller's role." }))
-      .setUrlParams(PageParams)
-      .addSuccess(ListOrganizationsResponse)
+    HttpApiEndpoint.get("listOrganizations", "/v1/organizations", {
+      query: PageParams,
+      success: ListOrganizationsResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "List organizations", description: "The organizations the caller is a member of, with the caller's role." })).annotate(OpenApi.Transform, documentPage)
   )
   .add(
-    HttpApiEndpoint.get("listMembers", "/v1/organizations/:organizationId/members")
-      .annotateContext(OpenApi.annotations({ summary: "List members", description: "The members of the organization and their roles." }))
-      .setPath(OrganizationPath)
-      .setUrlParams(PageParams)
-      .addSuccess(ListMembersResponse)
+    HttpApiEndpoint.get("listMembers", "/v1/organizations/:organizationId/members", {
+      params: OrganizationPath,
+      query: PageParams,
+      success: ListMembersResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "List members", description: "The members of the organization and their roles." })).annotate(OpenApi.Transform, documentPage)
   )
   .add(
-    HttpApiEndpoint.del("removeMember", "/v1/organizations/:organizationId/members/:accountId")
-      .annotateContext(OpenApi.annotations({ summary: "Remove a member", description: "Removes a member from the organization. The last owner cannot be removed." }))
-      .setPath(Schema.Struct({ organizationId: OrganizationId, accountId: AccountId }))
-      .addSuccess(HttpApiSchema.NoContent)
+    HttpApiEndpoint.delete("removeMember", "/v1/organizations/:organizationId/members/:accountId", {
+      params: Schema.Struct({ organizationId: OrganizationId, accountId: AccountId }),
+      success: HttpApiSchema.NoContent
+    }).annotateMerge(OpenApi.annotations({ summary: "Remove a member", description: "Removes a member from the organization. The last owner cannot be removed." }))
   )
   .add(
-    HttpApiEndpoint.post("createInvitation", "/v1/organizations/:organizationId/invitations")
-      .annotateContext(OpenApi.annotations({ summary: "Invite a member", description: "Invites an email address with a role. The invitation token, sent to the invitee, is shown once." }))
-      .setPath(OrganizationPath)
-      .setPayload(CreateInvitationRequest)
-      .addSuccess(CreateInvitationResponse, { status: 201 })
+    HttpApiEndpoint.post("createInvitation", "/v1/organizations/:organizationId/invitations", {
+      params: OrganizationPath,
+      payload: CreateInvitationRequest,
+      success: CreateInvitationResponse.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Invite a member", description: "Invites an email address with a role. The invitation token, sent to the invitee, is shown once." }))
   )
   .add(
-    HttpApiEndpoint.get("listInvitations", "/v1/organizations/:organizationId/invitations")
-      .annotateContext(OpenApi.annotations({ summary: "List invitations", description: "The organization's pending invitations." }))
-      .setPath(OrganizationPath)
-      .setUrlParams(PageParams)
-      .addSuccess(ListInvitationsResponse)
+    HttpApiEndpoint.get("listInvitations", "/v1/organizations/:organizationId/invitations", {
+      params: OrganizationPath,
+      query: PageParams,
+      success: ListInvitationsResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "List invitations", description: "The organization's pending invitations." })).annotate(OpenApi.Transform, documentPage)
   )
   .add(
-    HttpApiEndpoint.del("revokeInvitation", "/v1/organizations/:organizationId/invitations/:invitationId")
-      .annotateContext(OpenApi.annotations({ summary: "Revoke an invitation", description: "Revokes a pending invitation; its token stops working." }))
-      .setPath(Schema.Struct({ organizationId: OrganizationId, invitationId: InvitationId }))
-      .addSuccess(RevokeInvitationResponse)
+    HttpApiEndpoint.delete("revokeInvitation", "/v1/organizations/:organizationId/invitations/:invitationId", {
+      params: Schema.Struct({ organizationId: OrganizationId, invitationId: InvitationId }),
+      success: RevokeInvitationResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Revoke an invitation", description: "Revokes a pending invitation; its token stops working." }))
   )
   .add(
-    HttpApiEndpoint.post("acceptInvitation", "/v1/invitations/:token/accept")
-      .annotateContext(OpenApi.annotations({ summary: "Accept an invitation", description: "The signed-in account joins the organization with the invited role." }))
-      .setPath(Schema.Struct({ token: InvitationToken }))
-      .addSuccess(Membership)
+    HttpApiEndpoint.post("acceptInvitation", "/v1/invitations/:token/accept", {
+      params: Schema.Struct({ token: InvitationToken }),
+      success: Membership
+    }).annotateMerge(OpenApi.annotations({ summary: "Accept an invitation", description: "The signed-in account joins the organization with the invited role." }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Organizations",
     description: "Organizations, their members and invitations. Non-members get 404 for an organization's routes."
   }))

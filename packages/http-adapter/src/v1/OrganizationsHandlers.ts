@@ -3,7 +3,8 @@
  * (`members:read` for reads, `members:write` for writes; project API keys are refused), validates
  * path, query and body, calls core, and renders the result by its schema.
  */
-import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Requirement } from "@switchboard/core/credentials"
 import {
   CreateInvitationRequest,
@@ -21,7 +22,7 @@ import {
   toInvitation
 } from "@switchboard/core/organizations"
 import { InvitationToken, PageSize } from "@switchboard/core/shared"
-import { Effect, Either, Redacted, Schema } from "effect"
+import { Effect, Result, Redacted, Schema } from "effect"
 import { actingAccount } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { OrganizationsGroup } from "./OrganizationsApi.js"
@@ -33,7 +34,7 @@ const write = Requirement.Organizations({ scope: "members:write" })
 
 const PageQuery = Schema.Struct({
   pageSize: Schema.optional(PageSize),
-  pageToken: Schema.optional(Schema.String.pipe(Schema.maxLength(2048)))
+  pageToken: Schema.optional(Schema.String.pipe(Schema.check(Schema.isMaxLength(2048))))
 })
 
 /** `pageSize` and `pageToken` from the query string: each at most once, `pageSize` an integer 1..100. */
@@ -53,9 +54,9 @@ const pageQuery = (request: HttpServerRequest.HttpServerRequest) =>
       }
       if (values[0] !== undefined) raw[name] = values[0]
     }
-    const decoded = Schema.decodeUnknownEither(PageQuery, { errors: "all" })(raw)
-    if (Either.isLeft(decoded)) return yield* validationFailed(issuesOf(decoded.left, "query"), "The query string is not valid.")
-    return decoded.right
+    const decoded = Schema.decodeUnknownResult(PageQuery, { errors: "all", reportInput: true })(raw)
+    if (Result.isFailure(decoded)) return yield* validationFailed(issuesOf(decoded.failure, "query"), "The query string is not valid.")
+    return decoded.success
   })
 
 const withNext = (nextPageToken: string | undefined) => (nextPageToken === undefined ? {} : { nextPageToken })
@@ -82,7 +83,7 @@ export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(Organizations
             ...withNext(page.nextPageToken)
           }))
         }))
-      .handleRaw("listMembers", ({ path, request }) =>
+      .handleRaw("listMembers", ({ params: path, request }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(read)
           const query = yield* pageQuery(request)
@@ -95,7 +96,7 @@ export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(Organizations
           }))
           return toResponse(yield* rendered(ListMembersResponse, { members, ...withNext(page.nextPageToken) }))
         }))
-      .handleRaw("removeMember", ({ path }) =>
+      .handleRaw("removeMember", ({ params: path }) =>
         Effect.gen(function*() {
           const actorId = yield* actingAccount(write)
           yield* domain(organizations.removeMember({
@@ -105,7 +106,7 @@ export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(Organizations
           }))
           return HttpServerResponse.empty({ status: 204 })
         }))
-      .handleRaw("createInvitation", ({ path }) =>
+      .handleRaw("createInvitation", ({ params: path }) =>
         Effect.gen(function*() {
           const actorId = yield* actingAccount(write)
           const body = yield* decodeJsonBody(CreateInvitationRequest)
@@ -131,7 +132,7 @@ export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(Organizations
             })
           )
         }))
-      .handleRaw("listInvitations", ({ path, request }) =>
+      .handleRaw("listInvitations", ({ params: path, request }) =>
         Effect.gen(function*() {
           const actorId = yield* actingAccount(read)
           const query = yield* pageQuery(request)
@@ -141,7 +142,7 @@ export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(Organizations
             ...withNext(page.nextPageToken)
           }))
         }))
-      .handleRaw("revokeInvitation", ({ path }) =>
+      .handleRaw("revokeInvitation", ({ params: path }) =>
         Effect.gen(function*() {
           const actorId = yield* actingAccount(write)
           const invitation = yield* domain(invitations.revoke({
@@ -151,7 +152,7 @@ export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(Organizations
           }))
           return toResponse(yield* rendered(RevokeInvitationResponse, { invitation: toInvitation(invitation) }))
         }))
-      .handleRaw("acceptInvitation", ({ path }) =>
+      .handleRaw("acceptInvitation", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(write)
           const membership = yield* domain(invitations.accept({ accountId, token: Redacted.make(path.token) }))

@@ -2,12 +2,13 @@
  * The steps every /v1 operation shares (API.md §0): reading and validating a JSON body, the
  * Idempotency-Key protocol, and rendering a success. Each step fails only with `ProblemFailure`.
  */
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { principalScope } from "@switchboard/core/credentials"
 import { sha256Hex } from "@switchboard/core/internal"
 import {
   canonicalJson,
   IdempotencyStore,
+  issueLines,
   parseIdempotencyKey,
   seal,
   type StoredResponse,
@@ -15,7 +16,7 @@ import {
   unseal
 } from "@switchboard/core/shared"
 import { type ValidationIssue } from "../http/Problem.js"
-import { DateTime, Duration, Effect, Either, ParseResult, Schema } from "effect"
+import { DateTime, Duration, Effect, Result, Schema, type SchemaIssue } from "effect"
 import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
 import { RequestContext } from "../http/RequestContext.js"
 import { ServerConfig } from "../http/ServerConfig.js"
@@ -31,9 +32,9 @@ const pointer = (path: ReadonlyArray<PropertyKey>) =>
 const issueCode = (tag: string) =>
   tag === "Missing" ? "missing" : tag === "Unexpected" ? "unexpected_property" : tag === "Type" ? "invalid_type" : "invalid_value"
 
-/** Schema issues as the problem's `issues` (`path` a JSON pointer). */
-export const issuesOf = (error: ParseResult.ParseError, location: ValidationIssue["location"]): Array<ValidationIssue> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((i) => ({
+/** Schema issues as the problem's `issues` (`path` a JSON pointer), in Effect 3's words (core `issueLines`). */
+export const issuesOf = (error: Schema.SchemaError | SchemaIssue.Issue, location: ValidationIssue["location"]): Array<ValidationIssue> =>
+  issueLines(error).map((i) => ({
     code: issueCode(i._tag),
     location,
     message: i.message,
@@ -41,7 +42,7 @@ export const issuesOf = (error: ParseResult.ParseError, location: ValidationIssu
   }))
 
 /** Reads the body as JSON and decodes it with `schema`: 413 over the limit, 422 for anything malformed. */
-export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
+export const decodeJsonBody = <A, I>(schema: Schema.Codec<A, I, never, never>) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const config = yield* ServerConfig
@@ -73,14 +74,14 @@ export const decodeJsonBody = <A, I>(schema: Schema.Schema<A, I>) =>
         : parsed.refused.message)
     }
     const json = parsed.ok
-    const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(json)
-    if (Either.isLeft(decoded)) return yield* validationFailed(issuesOf(decoded.left, "json"))
-    return { value: decoded.right, json }
+    const decoded = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "error", reportInput: true })(json)
+    if (Result.isFailure(decoded)) return yield* validationFailed(issuesOf(decoded.failure, "json"))
+    return { value: decoded.success, json }
   })
 
 /** A success as data, encoded by the operation's schema. */
-export const rendered = <A, I>(schema: Schema.Schema<A, I>, value: A, status = 200, headers: Record<string, string> = {}) =>
-  Effect.map(Effect.orDie(Schema.encode(schema)(value)), (encoded): Rendered => ({
+export const rendered = <A, I>(schema: Schema.Codec<A, I, never, never>, value: A, status = 200, headers: Record<string, string> = {}) =>
+  Effect.map(Effect.orDie(Schema.encodeEffect(schema)(value)), (encoded): Rendered => ({
     status,
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(encoded)
@@ -92,7 +93,7 @@ export const rendered = <A, I>(schema: Schema.Schema<A, I>, value: A, status = 2
  * checked by the schema — once, not per request. Make one per handler group (its `toValue` may use
  * the server's configuration); records are immutable, so a changed record is a new object.
  */
-export const renderedOnce = <A, I, K extends object>(schema: Schema.Schema<A, I>, toValue: (record: K) => A) => {
+export const renderedOnce = <A, I, K extends object>(schema: Schema.Codec<A, I, never, never>, toValue: (record: K) => A) => {
   const memo = new WeakMap<K, Rendered>()
   return (record: K, status = 200): Effect.Effect<Rendered> => {
     const hit = status === 200 ? memo.get(record) : undefined
@@ -186,9 +187,9 @@ export const idempotent = <R>(
     const finish = (r: Rendered) =>
       Effect.flatMap(sealStoredResponse(r), (stored) => Effect.as(domain(store.complete({ scope, key, response: stored, now })), r))
     const result = yield* tx.withTransaction(Effect.gen(function*() {
-      const attempt = yield* Effect.either(tx.withTransaction(run))
-      if (Either.isRight(attempt)) return yield* finish(attempt.right)
-      const failure = attempt.left
+      const attempt = yield* Effect.result(tx.withTransaction(run))
+      if (Result.isSuccess(attempt)) return yield* finish(attempt.success)
+      const failure = attempt.failure
       const body = renderProblemData(failure, config.docsUrl, requestId)
       if (body.status >= 500) return yield* failure
       return yield* finish(body)

@@ -3,7 +3,7 @@
  * platform list, SMS numbers, Telegram bots and email domains. Reads need `platforms:read`, writes
  * `platforms:write`; provisioning writes take an Idempotency-Key and answer 202 with the operation.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   AssignSmsLineCampaignRequest,
   ConnectEmailDomainRequest,
@@ -26,7 +26,7 @@ import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
-const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128))
+const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(128)))
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const OperationPath = Schema.Struct({ projectId: ProjectId, operationId: Id })
 const ResourcePath = Schema.Struct({ projectId: ProjectId, resourceId: Id })
@@ -34,162 +34,162 @@ const queryParam = Schema.optional(Schema.String)
 
 export const PlatformsGroup = HttpApiGroup.make("platforms")
   .add(
-    HttpApiEndpoint.get("listProjectPlatforms", BASE)
-      .annotateContext(OpenApi.annotations({
-        summary: "List the project's platforms",
-        description: "The messaging platforms this server can provision resources on. Needs `platforms:read`."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(ListProjectPlatformsResponse)
+    HttpApiEndpoint.get("listProjectPlatforms", BASE, {
+      params: ProjectPath,
+      success: ListProjectPlatformsResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List the project's platforms",
+      description: "The messaging platforms this server can provision resources on. Needs `platforms:read`."
+    }))
   )
   // Operations ------------------------------------------------------------------------------------
   .add(
-    HttpApiEndpoint.get("listOperations", `${BASE}/operations`)
-      .annotateContext(OpenApi.annotations({
-        summary: "List operations",
-        description: "The project's provisioning operations, newest first, filtered by state (comma-separated), type, resourceId or endedAfter. Needs `platforms:read`; Telegram setup links are shown only with `platforms:write`."
-      }))
-      .setPath(ProjectPath)
-      .setUrlParams(Schema.Struct({
+    HttpApiEndpoint.get("listOperations", `${BASE}/operations`, {
+      params: ProjectPath,
+      query: Schema.Struct({
         endedAfter: queryParam,
         pageSize: queryParam,
         pageToken: queryParam,
         resourceId: queryParam,
         state: queryParam,
         type: queryParam
-      }))
-      .addSuccess(OperationPage)
+      }),
+      success: OperationPage
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List operations",
+      description: "The project's provisioning operations, newest first, filtered by state (comma-separated), type, resourceId or endedAfter. Needs `platforms:read`; Telegram setup links are shown only with `platforms:write`."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("getOperation", `${BASE}/operations/:operationId`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get an operation",
-        description: "One operation with the resource it produced; Retry-After paces polling while it is pending or running, and the answer is never cached. Needs `platforms:read` (setup links only with `platforms:write`); 404 OPERATION_NOT_FOUND."
-      }))
-      .setPath(OperationPath)
-      .addSuccess(GetOperationResponse)
+    HttpApiEndpoint.get("getOperation", `${BASE}/operations/:operationId`, {
+      params: OperationPath,
+      success: GetOperationResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get an operation",
+      description: "One operation with the resource it produced; Retry-After paces polling while it is pending or running, and the answer is never cached. Needs `platforms:read` (setup links only with `platforms:write`); 404 OPERATION_NOT_FOUND."
+    }))
   )
   .add(
-    HttpApiEndpoint.post("cancelOperation", `${BASE}/operations/:operationId/cancel`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Cancel an operation",
-        description: "Cancels a pending or running provision that has not committed (a number the provider already handed out goes back). Needs `platforms:write`; 409 OPERATION_NOT_CANCELLABLE for releases, campaign changes and finished or committed operations, 404 OPERATION_NOT_FOUND."
-      }))
-      .setPath(OperationPath)
-      .addSuccess(Operation)
+    HttpApiEndpoint.post("cancelOperation", `${BASE}/operations/:operationId/cancel`, {
+      params: OperationPath,
+      success: Operation
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Cancel an operation",
+      description: "Cancels a pending or running provision that has not committed (a number the provider already handed out goes back). Needs `platforms:write`; 409 OPERATION_NOT_CANCELLABLE for releases, campaign changes and finished or committed operations, 404 OPERATION_NOT_FOUND."
+    }))
   )
   // Resources -------------------------------------------------------------------------------------
   .add(
-    HttpApiEndpoint.get("listResources", `${BASE}/resources`)
-      .annotateContext(OpenApi.annotations({
-        summary: "List resources",
-        description: "The numbers, lines, bots and domains the project holds, filtered by ability, state, or type. Needs `platforms:read`."
-      }))
-      .setPath(ProjectPath)
-      .setUrlParams(Schema.Struct({ ability: queryParam, pageSize: queryParam, pageToken: queryParam, state: queryParam, type: queryParam }))
-      .addSuccess(ResourcePage)
+    HttpApiEndpoint.get("listResources", `${BASE}/resources`, {
+      params: ProjectPath,
+      query: Schema.Struct({ ability: queryParam, pageSize: queryParam, pageToken: queryParam, state: queryParam, type: queryParam }),
+      success: ResourcePage
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List resources",
+      description: "The numbers, lines, bots and domains the project holds, filtered by ability, state, or type. Needs `platforms:read`."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("getResource", `${BASE}/resources/:resourceId`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get a resource",
-        description: "One resource with its type, abilities, state and detail; a released number stays readable as retired. Needs `platforms:read`; 404 RESOURCE_NOT_FOUND."
-      }))
-      .setPath(ResourcePath)
-      .addSuccess(Resource)
+    HttpApiEndpoint.get("getResource", `${BASE}/resources/:resourceId`, {
+      params: ResourcePath,
+      success: Resource
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get a resource",
+      description: "One resource with its type, abilities, state and detail; a released number stays readable as retired. Needs `platforms:read`; 404 RESOURCE_NOT_FOUND."
+    }))
   )
   .add(
-    HttpApiEndpoint.del("releaseResource", `${BASE}/resources/:resourceId`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Release a resource",
-        description: "Gives the resource back to its provider, retires it and records a succeeded resource.release operation (200). Needs `platforms:write`; 404 RESOURCE_NOT_FOUND, 409 PROJECT_CLOSING."
-      }))
-      .setPath(ResourcePath)
-      .addSuccess(Operation)
+    HttpApiEndpoint.delete("releaseResource", `${BASE}/resources/:resourceId`, {
+      params: ResourcePath,
+      success: Operation
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Release a resource",
+      description: "Gives the resource back to its provider, retires it and records a succeeded resource.release operation (200). Needs `platforms:write`; 404 RESOURCE_NOT_FOUND, 409 PROJECT_CLOSING."
+    }))
   )
   // SMS numbers -----------------------------------------------------------------------------------
   .add(
-    HttpApiEndpoint.get("listNumberCountries", `${BASE}/sms/numbers/countries`)
-      .annotateContext(OpenApi.annotations({
-        summary: "List number countries",
-        description: "The countries SMS numbers can be bought in. Needs `platforms:read`."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(ListNumberCountriesResponse)
+    HttpApiEndpoint.get("listNumberCountries", `${BASE}/sms/numbers/countries`, {
+      params: ProjectPath,
+      success: ListNumberCountriesResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List number countries",
+      description: "The countries SMS numbers can be bought in. Needs `platforms:read`."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("listNumberAreaCodes", `${BASE}/sms/numbers/area-codes`)
-      .annotateContext(OpenApi.annotations({
-        summary: "List area codes",
-        description: "The area codes SMS numbers can be bought in; countryCode must be US. Needs `platforms:read`."
-      }))
-      .setPath(ProjectPath)
-      .setUrlParams(Schema.Struct({ countryCode: queryParam }))
-      .addSuccess(ListNumberAreaCodesResponse)
+    HttpApiEndpoint.get("listNumberAreaCodes", `${BASE}/sms/numbers/area-codes`, {
+      params: ProjectPath,
+      query: Schema.Struct({ countryCode: queryParam }),
+      success: ListNumberAreaCodesResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List area codes",
+      description: "The area codes SMS numbers can be bought in; countryCode must be US. Needs `platforms:read`."
+    }))
   )
   .add(
-    HttpApiEndpoint.post("purchaseSmsNumber", `${BASE}/sms/numbers`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Buy an SMS number",
-        description: "Starts a resource.provision operation that buys one US local number (202 with Location and Retry-After); an empty inventory keeps the operation running. Needs `platforms:write` and an Idempotency-Key; 409 PROJECT_CLOSING on a closing project."
-      }))
-      .setPath(ProjectPath)
-      .setPayload(PurchaseSmsNumberRequest)
-      .addSuccess(Operation, { status: 202 })
+    HttpApiEndpoint.post("purchaseSmsNumber", `${BASE}/sms/numbers`, {
+      params: ProjectPath,
+      payload: PurchaseSmsNumberRequest,
+      success: Operation.pipe(HttpApiSchema.status(202))
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Buy an SMS number",
+      description: "Starts a resource.provision operation that buys one US local number (202 with Location and Retry-After); an empty inventory keeps the operation running. Needs `platforms:write` and an Idempotency-Key; 409 PROJECT_CLOSING on a closing project."
+    }))
   )
   // 10DLC campaign of an SMS line -------------------------------------------------------------------
   .add(
-    HttpApiEndpoint.get("getSmsLineCampaignAssignment", `${BASE}/sms/lines/:resourceId/campaign`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get a line's 10DLC campaign",
-        description: "The SMS line's confirmed campaign, its version and the registry's eligibility (eligible, blocked with a reason, unknown). Needs `platforms:read`; 404 SMS_LINE_NOT_FOUND, 409 SMS_LINE_UNSUPPORTED, 503 SMS_CAMPAIGN_CONTEXT_UNAVAILABLE."
-      }))
-      .setPath(ResourcePath)
-      .addSuccess(GetSmsLineCampaignAssignmentResponse)
+    HttpApiEndpoint.get("getSmsLineCampaignAssignment", `${BASE}/sms/lines/:resourceId/campaign`, {
+      params: ResourcePath,
+      success: GetSmsLineCampaignAssignmentResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get a line's 10DLC campaign",
+      description: "The SMS line's confirmed campaign, its version and the registry's eligibility (eligible, blocked with a reason, unknown). Needs `platforms:read`; 404 SMS_LINE_NOT_FOUND, 409 SMS_LINE_UNSUPPORTED, 503 SMS_CAMPAIGN_CONTEXT_UNAVAILABLE."
+    }))
   )
   .add(
-    HttpApiEndpoint.put("assignSmsLineCampaign", `${BASE}/sms/lines/:resourceId/campaign`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Assign a 10DLC campaign",
-        description: "Attaches a ready campaign of the project's organization to the SMS line at expectedVersion; the operation is never cancellable. Needs `platforms:write` and an Idempotency-Key; 404 SMS_CAMPAIGN_NOT_FOUND, 409 SMS_CAMPAIGN_NOT_READY, SMS_CAMPAIGN_CAPACITY_EXCEEDED or SMS_CAMPAIGN_VERSION_CONFLICT, 403 SMS_CAMPAIGN_ORGANIZATION_MISMATCH."
-      }))
-      .setPath(ResourcePath)
-      .setPayload(AssignSmsLineCampaignRequest)
-      .addSuccess(Operation)
+    HttpApiEndpoint.put("assignSmsLineCampaign", `${BASE}/sms/lines/:resourceId/campaign`, {
+      params: ResourcePath,
+      payload: AssignSmsLineCampaignRequest,
+      success: Operation
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Assign a 10DLC campaign",
+      description: "Attaches a ready campaign of the project's organization to the SMS line at expectedVersion; the operation is never cancellable. Needs `platforms:write` and an Idempotency-Key; 404 SMS_CAMPAIGN_NOT_FOUND, 409 SMS_CAMPAIGN_NOT_READY, SMS_CAMPAIGN_CAPACITY_EXCEEDED or SMS_CAMPAIGN_VERSION_CONFLICT, 403 SMS_CAMPAIGN_ORGANIZATION_MISMATCH."
+    }))
   )
   .add(
-    HttpApiEndpoint.del("unassignSmsLineCampaign", `${BASE}/sms/lines/:resourceId/campaign`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Detach a 10DLC campaign",
-        description: "Detaches the SMS line's campaign at expectedVersion (query). Needs `platforms:write` and an Idempotency-Key; 409 SMS_CAMPAIGN_VERSION_CONFLICT when the version is stale, 404 SMS_LINE_NOT_FOUND."
-      }))
-      .setPath(ResourcePath)
-      .setUrlParams(Schema.Struct({ expectedVersion: queryParam }))
-      .addSuccess(Operation)
+    HttpApiEndpoint.delete("unassignSmsLineCampaign", `${BASE}/sms/lines/:resourceId/campaign`, {
+      params: ResourcePath,
+      query: Schema.Struct({ expectedVersion: queryParam }),
+      success: Operation
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Detach a 10DLC campaign",
+      description: "Detaches the SMS line's campaign at expectedVersion (query). Needs `platforms:write` and an Idempotency-Key; 409 SMS_CAMPAIGN_VERSION_CONFLICT when the version is stale, 404 SMS_LINE_NOT_FOUND."
+    }))
   )
   // Telegram and email ----------------------------------------------------------------------------
   .add(
-    HttpApiEndpoint.post("connectTelegramBot", `${BASE}/telegram/bots`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Connect a Telegram bot",
-        description: "Starts a resource.provision operation for a Telegram bot (202 with Location and Retry-After); the operation carries the bot's setup link. Needs `platforms:write` and an Idempotency-Key; 409 TELEGRAM_PROVISION_IN_PROGRESS while another bot provision of the project is unfinished."
-      }))
-      .setPath(ProjectPath)
-      .setPayload(ConnectTelegramBotRequest)
-      .addSuccess(Operation, { status: 202 })
+    HttpApiEndpoint.post("connectTelegramBot", `${BASE}/telegram/bots`, {
+      params: ProjectPath,
+      payload: ConnectTelegramBotRequest,
+      success: Operation.pipe(HttpApiSchema.status(202))
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Connect a Telegram bot",
+      description: "Starts a resource.provision operation for a Telegram bot (202 with Location and Retry-After); the operation carries the bot's setup link. Needs `platforms:write` and an Idempotency-Key; 409 TELEGRAM_PROVISION_IN_PROGRESS while another bot provision of the project is unfinished."
+    }))
   )
   .add(
-    HttpApiEndpoint.post("connectEmailDomain", `${BASE}/email/domains`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Connect an email domain",
-        description: "Starts a resource.provision operation for a sending domain (202 with Location and Retry-After); the operation lists the DNS records to publish and the resource exists once they verify. Needs `platforms:write` and an Idempotency-Key; 409 EMAIL_DOMAIN_ALREADY_CONNECTED when the domain is connected, or being connected, anywhere."
-      }))
-      .setPath(ProjectPath)
-      .setPayload(ConnectEmailDomainRequest)
-      .addSuccess(Operation, { status: 202 })
+    HttpApiEndpoint.post("connectEmailDomain", `${BASE}/email/domains`, {
+      params: ProjectPath,
+      payload: ConnectEmailDomainRequest,
+      success: Operation.pipe(HttpApiSchema.status(202))
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Connect an email domain",
+      description: "Starts a resource.provision operation for a sending domain (202 with Location and Retry-After); the operation lists the DNS records to publish and the resource exists once they verify. Needs `platforms:write` and an Idempotency-Key; 409 EMAIL_DOMAIN_ALREADY_CONNECTED when the domain is connected, or being connected, anywhere."
+    }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Platforms",
     description: "Provisioning: asynchronous operations and the resources (numbers, lines, bots, domains) a project holds."
   }))

@@ -5,7 +5,7 @@
  * `Retry-After` while the operation is unfinished and is never cached. `detail.setupUrl` (Telegram)
  * is shown only to callers with `platforms:write`.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   AssignSmsLineCampaignRequest,
   ConnectEmailDomainRequest,
@@ -27,7 +27,7 @@ import {
   ResourcePage
 } from "@switchboard/core/platforms"
 import { decide, Requirement } from "@switchboard/core/credentials"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./V1Group.js"
 import { PlatformsGroup } from "./PlatformsApi.js"
@@ -66,40 +66,40 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
     }
 
     return handlers
-      .handleRaw("listProjectPlatforms", ({ path }) =>
+      .handleRaw("listProjectPlatforms", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           return toResponse(yield* rendered(ListProjectPlatformsResponse, { platforms: yield* domain(provisioning.listPlatforms(path.projectId, principal)) }))
         }))
-      .handleRaw("listOperations", ({ path }) =>
+      .handleRaw("listOperations", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListOperationsQuery)
           const page = yield* domain(provisioning.listOperations(path.projectId, principal, query))
           const canWrite = decide(principal, Requirement.Project({ projectId: path.projectId, permission: "platforms:write", accountOnly: false }))
           return toResponse(yield* rendered(OperationPage, {
-            operations: Either.isRight(canWrite) ? page.operations : page.operations.map(withoutSetupUrl),
+            operations: Result.isSuccess(canWrite) ? page.operations : page.operations.map(withoutSetupUrl),
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
         }))
-      .handleRaw("getOperation", ({ path }) =>
+      .handleRaw("getOperation", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const found = yield* domain(provisioning.getOperation(path.projectId, principal, path.operationId))
           const canWrite = decide(principal, Requirement.Project({ projectId: path.projectId, permission: "platforms:write", accountOnly: false }))
-          const operation = Either.isRight(canWrite) ? found.operation : withoutSetupUrl(found.operation)
+          const operation = Result.isSuccess(canWrite) ? found.operation : withoutSetupUrl(found.operation)
           return toResponse(yield* rendered(GetOperationResponse, { ...found, operation }, 200, {
             ...noStore,
             ...(unfinished(operation) ? { "retry-after": POLL_SECONDS } : {})
           }))
         }))
-      .handleRaw("cancelOperation", ({ path }) =>
+      .handleRaw("cancelOperation", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const op = yield* domain(provisioning.cancelOperation(path.projectId, principal, path.operationId))
           return toResponse(yield* rendered(Operation, op))
         }))
-      .handleRaw("listResources", ({ path }) =>
+      .handleRaw("listResources", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListResourcesQuery)
@@ -109,31 +109,31 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
         }))
-      .handleRaw("getResource", ({ path }) =>
+      .handleRaw("getResource", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           return toResponse(yield* rendered(Resource, yield* domain(provisioning.getResource(path.projectId, principal, path.resourceId))))
         }))
-      .handleRaw("releaseResource", ({ path }) =>
+      .handleRaw("releaseResource", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const op = yield* domain(provisioning.releaseResource(path.projectId, principal, path.resourceId))
           return toResponse(yield* rendered(Operation, op))
         }))
-      .handleRaw("listNumberCountries", ({ path }) =>
+      .handleRaw("listNumberCountries", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const r = yield* domain(provisioning.listNumberCountries(path.projectId, principal))
           return toResponse(yield* rendered(ListNumberCountriesResponse, r))
         }))
-      .handleRaw("listNumberAreaCodes", ({ path }) =>
+      .handleRaw("listNumberAreaCodes", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           yield* decodeQuery(ListNumberAreaCodesQuery)
           const r = yield* domain(provisioning.listNumberAreaCodes(path.projectId, principal))
           return toResponse(yield* rendered(ListNumberAreaCodesResponse, r))
         }))
-      .handleRaw("purchaseSmsNumber", ({ path }) =>
+      .handleRaw("purchaseSmsNumber", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(PurchaseSmsNumberRequest)
@@ -143,13 +143,13 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
               accepted(path.projectId, op))
           )
         }))
-      .handleRaw("getSmsLineCampaignAssignment", ({ path }) =>
+      .handleRaw("getSmsLineCampaignAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const r = yield* domain(campaigns.get(path.projectId, principal, path.resourceId))
           return toResponse(yield* rendered(GetSmsLineCampaignAssignmentResponse, r, 200, noStore))
         }))
-      .handleRaw("assignSmsLineCampaign", ({ path }) =>
+      .handleRaw("assignSmsLineCampaign", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(AssignSmsLineCampaignRequest).pipe(
@@ -163,7 +163,7 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
             Effect.flatMap(domain(campaigns.assign(path.projectId, principal, path.resourceId, body.value)), (op) => rendered(Operation, op))
           )
         }))
-      .handleRaw("unassignSmsLineCampaign", ({ path, urlParams }) =>
+      .handleRaw("unassignSmsLineCampaign", ({ params: path, query: urlParams }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           return yield* idempotent(
@@ -177,7 +177,7 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
             )
           )
         }))
-      .handleRaw("connectTelegramBot", ({ path }) =>
+      .handleRaw("connectTelegramBot", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(ConnectTelegramBotRequest)
@@ -186,7 +186,7 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
             Effect.flatMap(domain(provisioning.connectTelegramBot(path.projectId, principal)), (op) => accepted(path.projectId, op))
           )
         }))
-      .handleRaw("connectEmailDomain", ({ path }) =>
+      .handleRaw("connectEmailDomain", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(ConnectEmailDomainRequest)

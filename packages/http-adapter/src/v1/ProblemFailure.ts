@@ -2,7 +2,7 @@
  * Problem responses of the versioned API (RFC 9457, API.md §0): everything that goes wrong on /v1
  * leaves as a `ProblemFailure` and is rendered by the global middleware.
  */
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 import { makeProblem, ProblemCodeSchema, type ValidationIssue } from "../http/Problem.js"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
@@ -12,8 +12,8 @@ import type { ErrorTableOf, Tagged } from "../http/ErrorTable.js"
 export class ProblemFailure extends Schema.TaggedError<ProblemFailure>()("ProblemFailure", {
   code: ProblemCodeSchema,
   detail: Schema.optional(Schema.String),
-  extra: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+  extra: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
+  headers: Schema.optional(Schema.Record(Schema.String, Schema.String))
 }) {}
 
 export const problem = (
@@ -38,7 +38,7 @@ export const renderProblem = (p: ProblemFailure, docsUrl: string, requestId: str
     requestId,
     ...p.extra
   })
-  return HttpServerResponse.unsafeJson(body, {
+  return HttpServerResponse.jsonUnsafe(body, {
     status: body.status,
     contentType: "application/problem+json",
     headers: p.headers ?? {}

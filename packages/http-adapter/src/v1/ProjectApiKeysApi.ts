@@ -1,5 +1,5 @@
 /** The ProjectApiKeys feature's /v1 routes (API.md §1.4): the group, the problem codes of each operation, the *Idem* ones. */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateProjectApiKeyRequest,
   CreateProjectApiKeyResponse,
@@ -18,33 +18,33 @@ const KeyPath = Schema.Struct({ projectId: ProjectId, apiKeyId: ApiKeyId })
 
 export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
   .add(
-    HttpApiEndpoint.get("listProjectApiKeys", "/v1/projects/:projectId/api-keys")
-      .annotateContext(OpenApi.annotations({ summary: "List API keys", description: "The project's API keys with their permissions, without secrets." }))
-      .setPath(ProjectPath)
-      .addSuccess(ListProjectApiKeysResponse)
+    HttpApiEndpoint.get("listProjectApiKeys", "/v1/projects/:projectId/api-keys", {
+      params: ProjectPath,
+      success: ListProjectApiKeysResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "List API keys", description: "The project's API keys with their permissions, without secrets." }))
   )
   .add(
-    HttpApiEndpoint.post("createProjectApiKey", "/v1/projects/:projectId/api-keys")
-      .annotateContext(OpenApi.annotations({ summary: "Create an API key", description: "Creates a project API key with permissions; its secret is in this answer only." }))
-      .setPath(ProjectPath)
-      .setPayload(CreateProjectApiKeyRequest)
-      .addSuccess(CreateProjectApiKeyResponse, { status: 201 })
+    HttpApiEndpoint.post("createProjectApiKey", "/v1/projects/:projectId/api-keys", {
+      params: ProjectPath,
+      payload: CreateProjectApiKeyRequest,
+      success: CreateProjectApiKeyResponse.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Create an API key", description: "Creates a project API key with permissions; its secret is in this answer only." }))
   )
   .add(
-    HttpApiEndpoint.patch("updateProjectApiKey", "/v1/projects/:projectId/api-keys/:apiKeyId")
-      .annotateContext(OpenApi.annotations({ summary: "Update an API key", description: "Changes an API key's name or permissions." }))
-      .setPath(KeyPath)
-      .setPayload(UpdateProjectApiKeyRequest)
-      .addSuccess(ProjectApiKeyResponse)
+    HttpApiEndpoint.patch("updateProjectApiKey", "/v1/projects/:projectId/api-keys/:apiKeyId", {
+      params: KeyPath,
+      payload: UpdateProjectApiKeyRequest,
+      success: ProjectApiKeyResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Update an API key", description: "Changes an API key's name or permissions." }))
   )
   .add(
-    HttpApiEndpoint.del("revokeProjectApiKey", "/v1/projects/:projectId/api-keys/:apiKeyId")
-      .annotateContext(OpenApi.annotations({ summary: "Revoke an API key", description: "Revokes the key at once." }))
-      .setPath(KeyPath)
-      .addSuccess(ProjectApiKeyResponse)
+    HttpApiEndpoint.delete("revokeProjectApiKey", "/v1/projects/:projectId/api-keys/:apiKeyId", {
+      params: KeyPath,
+      success: ProjectApiKeyResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Revoke an API key", description: "Revokes the key at once." }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Project API keys",
     description: "Credentials scoped to one project (sb_sk_…), with permissions."
   }))

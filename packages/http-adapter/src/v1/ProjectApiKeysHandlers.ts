@@ -3,7 +3,7 @@
  * key may list its project's keys); creating, updating and revoking need `project:write` from an
  * account credential — a project API key never mints or changes keys.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   CreateProjectApiKeyRequest,
   CreateProjectApiKeyResponse,
@@ -22,13 +22,13 @@ export const ProjectApiKeysGroupLive = HttpApiBuilder.group(v1Group(ProjectApiKe
   Effect.gen(function*() {
     const keys = yield* ProjectApiKeys
     return handlers
-      .handleRaw("listProjectApiKeys", ({ path }) =>
+      .handleRaw("listProjectApiKeys", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:read")
           const apiKeys = yield* domain(keys.list(path.projectId, principal))
           return toResponse(yield* rendered(ListProjectApiKeysResponse, { apiKeys }))
         }))
-      .handleRaw("createProjectApiKey", ({ path }) =>
+      .handleRaw("createProjectApiKey", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write", true, true)
           const accountId = yield* accountBehind(principal)
@@ -53,7 +53,7 @@ export const ProjectApiKeysGroupLive = HttpApiBuilder.group(v1Group(ProjectApiKe
             })
           )
         }))
-      .handleRaw("updateProjectApiKey", ({ path }) =>
+      .handleRaw("updateProjectApiKey", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write", true, true)
           const body = yield* decodeJsonBody(UpdateProjectApiKeyRequest)
@@ -69,7 +69,7 @@ export const ProjectApiKeysGroupLive = HttpApiBuilder.group(v1Group(ProjectApiKe
             })
           )
         }))
-      .handleRaw("revokeProjectApiKey", ({ path }) =>
+      .handleRaw("revokeProjectApiKey", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write", true)
           return yield* idempotent(

@@ -3,7 +3,7 @@
  * codes of each operation, the *Idem* ones. Handlers read bodies and queries themselves
  * (`handleRaw`), so the payload and query schemas here serve routing and the OpenAPI document.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Projects } from "@switchboard/core"
 import {
   CreateProjectRequest,
@@ -76,83 +76,83 @@ const slugAvailabilityDocs = queryDocs({
 
 export const ProjectsGroup = HttpApiGroup.make("projects")
   .add(
-    HttpApiEndpoint.post("createProject", "/v1/organizations/:organizationId/projects")
-      .annotateContext(OpenApi.annotations({ summary: "Create a project", description: "Creates a project in the organization. The slug must be free in the organization; its management secret is shown once." }))
-      .setPath(OrganizationPath)
-      .setPayload(CreateProjectRequest)
-      .addSuccess(Project, { status: 201 })
+    HttpApiEndpoint.post("createProject", "/v1/organizations/:organizationId/projects", {
+      params: OrganizationPath,
+      payload: CreateProjectRequest,
+      success: Project.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Create a project", description: "Creates a project in the organization. The slug must be free in the organization; its management secret is shown once." }))
   )
   .add(
-    HttpApiEndpoint.get("listProjects", "/v1/organizations/:organizationId/projects")
-      .annotateContext(OpenApi.annotations({ summary: "List projects", description: "The organization's projects, newest first, with filters and pages." }))
-      .setPath(OrganizationPath)
-      .setUrlParams(ListProjectsParams)
-      .addSuccess(ProjectPage)
-      .annotate(OpenApi.Transform, listProjectsDocs)
+    HttpApiEndpoint.get("listProjects", "/v1/organizations/:organizationId/projects", {
+      params: OrganizationPath,
+      query: ListProjectsParams,
+      success: ProjectPage
+    }).annotateMerge(OpenApi.annotations({ summary: "List projects", description: "The organization's projects, newest first, with filters and pages." })).annotate(OpenApi.Transform, listProjectsDocs)
   )
   .add(
-    HttpApiEndpoint.get("checkProjectSlugAvailability", "/v1/organizations/:organizationId/projects/slug-availability")
-      .annotateContext(OpenApi.annotations({ summary: "Check a slug", description: "Whether a project slug is free in the organization." }))
-      .setPath(OrganizationPath)
-      .setUrlParams(SlugAvailabilityParams)
-      .addSuccess(Projects.ProjectSlugAvailability)
-      .annotate(OpenApi.Transform, slugAvailabilityDocs)
+    HttpApiEndpoint.get("checkProjectSlugAvailability", "/v1/organizations/:organizationId/projects/slug-availability", {
+      params: OrganizationPath,
+      query: SlugAvailabilityParams,
+      success: Projects.ProjectSlugAvailability
+    }).annotateMerge(OpenApi.annotations({ summary: "Check a slug", description: "Whether a project slug is free in the organization." })).annotate(OpenApi.Transform, slugAvailabilityDocs)
   )
   .add(
-    HttpApiEndpoint.get("countProjects", "/v1/organizations/:organizationId/projects/count")
-      .annotateContext(OpenApi.annotations({
-        summary: "Count projects",
-        description: "How many of the organization's live projects match the list's filters (query, createdAfter, createdBefore), read from the primary."
-      }))
-      .setPath(OrganizationPath)
-      .setUrlParams(CountProjectsParams)
-      .addSuccess(Projects.ProjectCount)
-      .annotate(OpenApi.Transform, countProjectsDocs)
+    HttpApiEndpoint.get("countProjects", "/v1/organizations/:organizationId/projects/count", {
+      params: OrganizationPath,
+      query: CountProjectsParams,
+      success: Projects.ProjectCount
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Count projects",
+      description: "How many of the organization's live projects match the list's filters (query, createdAfter, createdBefore), read from the primary."
+    })).annotate(OpenApi.Transform, countProjectsDocs)
   )
   .add(
-    HttpApiEndpoint.get("getProjectClosureStatus", "/v1/organizations/:organizationId/projects/closure-status")
-      .annotateContext(OpenApi.annotations({
-        summary: "Project closure status",
-        description: "How far a project's closure is, per domain (projects, billing, platforms, call_registry): each domain's blockers " +
+    HttpApiEndpoint.get("getProjectClosureStatus", "/v1/organizations/:organizationId/projects/closure-status", {
+      params: OrganizationPath,
+      query: ClosureStatusParams,
+      success: Projects.ProjectClosureStatusResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Project closure status",
+      description: "How far a project's closure is, per domain (projects, billing, platforms, call_registry): each domain's blockers " +
           "and whether it is ready; `ready` once none has a blocker. Read-only; works for active, closing and deleted projects."
-      }))
-      .setPath(OrganizationPath)
-      .setUrlParams(ClosureStatusParams)
-      .addSuccess(Projects.ProjectClosureStatusResponse)
-      .annotate(OpenApi.Transform, closureStatusDocs)
+    })).annotate(OpenApi.Transform, closureStatusDocs)
   )
-  .add(HttpApiEndpoint.get("getProject", "/v1/projects/:projectId")
-    .annotateContext(OpenApi.annotations({ summary: "Get a project", description: "One project by id." })).setPath(ProjectPath).addSuccess(Project))
+  .add(HttpApiEndpoint.get("getProject", "/v1/projects/:projectId", {
+    params: ProjectPath,
+    success: Project
+  }).annotateMerge(OpenApi.annotations({ summary: "Get a project", description: "One project by id." })))
   .add(
-    HttpApiEndpoint.patch("updateProject", "/v1/projects/:projectId")
-      .annotateContext(OpenApi.annotations({ summary: "Update a project", description: "Changes the project's name or slug." }))
-      .setPath(ProjectPath)
-      .setPayload(UpdateProjectRequest)
-      .addSuccess(Project)
+    HttpApiEndpoint.patch("updateProject", "/v1/projects/:projectId", {
+      params: ProjectPath,
+      payload: UpdateProjectRequest,
+      success: Project
+    }).annotateMerge(OpenApi.annotations({ summary: "Update a project", description: "Changes the project's name or slug." }))
   )
-  .add(HttpApiEndpoint.del("deleteProject", "/v1/projects/:projectId")
-    .annotateContext(OpenApi.annotations({ summary: "Delete a project", description: "Starts deleting the project: it can be read but no longer changed, and disappears once cleaned up." })).setPath(ProjectPath).addSuccess(Project))
+  .add(HttpApiEndpoint.delete("deleteProject", "/v1/projects/:projectId", {
+    params: ProjectPath,
+    success: Project
+  }).annotateMerge(OpenApi.annotations({ summary: "Delete a project", description: "Starts deleting the project: it can be read but no longer changed, and disappears once cleaned up." })))
   .add(
-    HttpApiEndpoint.post("rotateProjectSecret", "/v1/projects/:projectId/secret-rotations")
-      .annotateContext(OpenApi.annotations({ summary: "Rotate the management secret", description: "Replaces the project's management secret (the password of the management API) and shows the new one once." }))
-      .setPath(ProjectPath)
-      .addSuccess(RotateProjectSecretResponse)
-  )
-  .add(
-    HttpApiEndpoint.get("getAgentProfile", "/v1/projects/:projectId/agent-profile")
-      .annotateContext(OpenApi.annotations({ summary: "Get the agent profile", description: "The name, description and avatar the project's agent shows to people." }))
-      .setPath(ProjectPath)
-      .addSuccess(Projects.AgentProfile)
+    HttpApiEndpoint.post("rotateProjectSecret", "/v1/projects/:projectId/secret-rotations", {
+      params: ProjectPath,
+      success: RotateProjectSecretResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Rotate the management secret", description: "Replaces the project's management secret (the password of the management API) and shows the new one once." }))
   )
   .add(
-    HttpApiEndpoint.patch("updateAgentProfile", "/v1/projects/:projectId/agent-profile")
-      .annotateContext(OpenApi.annotations({ summary: "Update the agent profile", description: "Changes the agent's name or description." }))
-      .setPath(ProjectPath)
-      .setPayload(Projects.UpdateAgentProfileRequest)
-      .addSuccess(Projects.AgentProfile)
+    HttpApiEndpoint.get("getAgentProfile", "/v1/projects/:projectId/agent-profile", {
+      params: ProjectPath,
+      success: Projects.AgentProfile
+    }).annotateMerge(OpenApi.annotations({ summary: "Get the agent profile", description: "The name, description and avatar the project's agent shows to people." }))
+  )
+  .add(
+    HttpApiEndpoint.patch("updateAgentProfile", "/v1/projects/:projectId/agent-profile", {
+      params: ProjectPath,
+      payload: Projects.UpdateAgentProfileRequest,
+      success: Projects.AgentProfile
+    }).annotateMerge(OpenApi.annotations({ summary: "Update the agent profile", description: "Changes the agent's name or description." }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Projects",
     description: "Projects of an organization, their agent profile and management secret."
   }))

@@ -5,7 +5,8 @@
  * organization (404 otherwise) and that the project's state allows the operation (409 closing,
  * 410 deleted).
  */
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerRequest } from "effect/http"
 import { Projects } from "@switchboard/core"
 import { accountOf, type ProjectPermission, Requirement } from "@switchboard/core/credentials"
 import {
@@ -25,7 +26,7 @@ import {
   toProject,
   UpdateProjectRequest
 } from "@switchboard/core/projects"
-import { Effect, Either, Redacted, Schema } from "effect"
+import { Effect, Result, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount, authorize } from "./Access.js"
 import { v1Group } from "./V1Group.js"
@@ -35,12 +36,12 @@ import { decodeJsonBody, domain, idempotent, issuesOf, rendered, renderedOnce, t
 import { problem, validationFailed } from "./Problems.js"
 
 /** Decodes the query string strictly; failures are 422 with location `query`. */
-export const decodeQuery = <A, I>(schema: Schema.Schema<A, I>) =>
+export const decodeQuery = <A, I>(schema: Schema.Codec<A, I, never, never>) =>
   Effect.flatMap(HttpServerRequest.ParsedSearchParams, (params) => {
-    const decoded = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(params)
-    return Either.isLeft(decoded)
-      ? Effect.fail(validationFailed(issuesOf(decoded.left, "query"), "The query string is not valid."))
-      : Effect.succeed(decoded.right)
+    const decoded = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "ignore", reportInput: true })(params)
+    return Result.isFailure(decoded)
+      ? Effect.fail(validationFailed(issuesOf(decoded.failure, "query"), "The query string is not valid."))
+      : Effect.succeed(decoded.success)
   })
 
 /** The caller of a route under /v1/projects/{projectId}, if allowed (see identity/Access.ts). */
@@ -67,7 +68,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
     const responseOf = (r: Parameters<typeof toResponse>[0]) => toResponse(r)
 
     return handlers
-      .handleRaw("createProject", ({ path }) =>
+      .handleRaw("createProject", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:write" }))
           const body = yield* decodeJsonBody(CreateProjectRequest)
@@ -86,7 +87,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
             })
           )
         }))
-      .handleRaw("listProjects", ({ path }) =>
+      .handleRaw("listProjects", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
           const query = yield* decodeQuery(ListProjectsQuery)
@@ -96,21 +97,21 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
         }))
-      .handleRaw("countProjects", ({ path }) =>
+      .handleRaw("countProjects", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
           const query = yield* decodeQuery(CountProjectsQuery)
           const count = yield* domain(projects.count({ accountId, organizationId: path.organizationId, ...query }))
           return toResponse(yield* rendered(ProjectCount, count, 200, { "cache-control": "no-store" }))
         }))
-      .handleRaw("getProjectClosureStatus", ({ path }) =>
+      .handleRaw("getProjectClosureStatus", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
           const { projectId } = yield* decodeQuery(ProjectClosureStatusQuery)
           const status = yield* domain(closures.status({ accountId, organizationId: path.organizationId, projectId }))
           return toResponse(yield* rendered(ProjectClosureStatusResponse, status, 200, { "cache-control": "no-store" }))
         }))
-      .handleRaw("checkProjectSlugAvailability", ({ path }) =>
+      .handleRaw("checkProjectSlugAvailability", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
           const { slug } = yield* decodeQuery(SlugAvailabilityQuery)
@@ -118,10 +119,10 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
           return toResponse(yield* rendered(Projects.ProjectSlugAvailability, answer))
         }))
       // The hottest read (issue 12 goal 1): a plain chain, no generator per request.
-      .handleRaw("getProject", ({ path }) =>
+      .handleRaw("getProject", ({ params: path }) =>
         Effect.flatMap(onProject(path.projectId, "project:read"), (principal) =>
           Effect.flatMap(domain(projects.read(path.projectId, principal)), (record) => Effect.map(projectOnce(record), responseOf))))
-      .handleRaw("updateProject", ({ path }) =>
+      .handleRaw("updateProject", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write", true)
           const body = yield* decodeJsonBody(UpdateProjectRequest)
@@ -130,7 +131,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
             Effect.flatMap(domain(projects.rename(path.projectId, principal, body.value.name)), project)
           )
         }))
-      .handleRaw("deleteProject", ({ path }) =>
+      .handleRaw("deleteProject", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write", true)
           return yield* idempotent(
@@ -138,7 +139,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
             Effect.flatMap(domain(projects.delete(path.projectId, principal)), project)
           )
         }))
-      .handleRaw("rotateProjectSecret", ({ path }) =>
+      .handleRaw("rotateProjectSecret", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write", true, true)
           return yield* idempotent(
@@ -151,13 +152,13 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
             })
           )
         }))
-      .handleRaw("getAgentProfile", ({ path }) =>
+      .handleRaw("getAgentProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:read")
           const record = yield* domain(projects.read(path.projectId, principal))
           return toResponse(yield* rendered(Projects.AgentProfile, toAgentProfile(record, avatar)))
         }))
-      .handleRaw("updateAgentProfile", ({ path }) =>
+      .handleRaw("updateAgentProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write")
           const body = yield* decodeJsonBody(Projects.UpdateAgentProfileRequest)

@@ -3,7 +3,7 @@
  * SSO settings. Reads need `members:read`, changes `members:write` (OAuth tokens); core decides
  * the role (owners change, owners and admins read) and required SSO.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Requirement } from "@switchboard/core/credentials"
 import {
   BeginInvitationSsoRequest,
@@ -42,13 +42,13 @@ export const SsoPublicGroupLive = HttpApiBuilder.group(v1Group(SsoPublicGroup), 
           const result = yield* domain(signIn.startEnterpriseLogin(body.value))
           return toResponse(yield* rendered(StartEnterpriseLoginResponse, result))
         }))
-      .handleRaw("beginOrganizationAuthentication", ({ path }) =>
+      .handleRaw("beginOrganizationAuthentication", ({ params: path }) =>
         Effect.gen(function*() {
           const body = yield* decodeJsonBody(OrganizationAuthenticationRequest)
           const result = yield* domain(signIn.begin({ organizationId: path.orgId, purpose: "sign_in", returnTo: body.value.returnTo }))
           return toResponse(yield* rendered(OrganizationAuthenticationRedirect, result))
         }))
-      .handleRaw("beginInvitationSso", ({ path }) =>
+      .handleRaw("beginInvitationSso", ({ params: path }) =>
         Effect.gen(function*() {
           const body = yield* decodeJsonBody(BeginInvitationSsoRequest)
           const result = yield* domain(signIn.begin({
@@ -67,30 +67,30 @@ export const SsoGroupLive = HttpApiBuilder.group(v1Group(SsoGroup), "sso", (hand
     const signIn = yield* SsoSignIn
     const configuration = (c: typeof OrganizationSsoConfiguration.Type) => Effect.map(rendered(OrganizationSsoConfiguration, c), toResponse)
     return handlers
-      .handleRaw("getOrganizationSsoConfiguration", ({ path }) =>
+      .handleRaw("getOrganizationSsoConfiguration", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(read)
           return yield* configuration(yield* domain(settings.get(path.orgId, accountId)))
         }))
-      .handleRaw("configureOrganizationSso", ({ path }) =>
+      .handleRaw("configureOrganizationSso", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(write)
           const body = yield* decodeJsonBody(ConfigureOrganizationSsoRequest)
           return yield* configuration(yield* domain(settings.configure(path.orgId, accountId, body.value)))
         }))
-      .handleRaw("updateOrganizationSsoPolicy", ({ path }) =>
+      .handleRaw("updateOrganizationSsoPolicy", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(write)
           const body = yield* decodeJsonBody(UpdateOrganizationSsoPolicyRequest)
           return yield* configuration(yield* domain(settings.updatePolicy(path.orgId, accountId, body.value)))
         }))
-      .handleRaw("refreshOrganizationSsoConnection", ({ path }) =>
+      .handleRaw("refreshOrganizationSsoConnection", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(write)
           const next = yield* domain(settings.refresh(path.orgId, accountId))
           return yield* configuration(toConfiguration(path.orgId, Option.some(next)))
         }))
-      .handleRaw("disableOrganizationSso", ({ path }) =>
+      .handleRaw("disableOrganizationSso", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(write)
           const body = yield* decodeJsonBody(DisableOrganizationSsoRequest)
@@ -100,34 +100,34 @@ export const SsoGroupLive = HttpApiBuilder.group(v1Group(SsoGroup), "sso", (hand
               rendered(OrganizationSsoConfiguration, c))
           )
         }))
-      .handleRaw("createOrganizationSsoPortalLink", ({ path }) =>
+      .handleRaw("createOrganizationSsoPortalLink", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(write)
           const body = yield* decodeJsonBody(CreateOrganizationSsoPortalLinkRequest)
           const link = yield* domain(settings.portalLink(path.orgId, accountId, body.value))
           return toResponse(yield* rendered(CreateOrganizationSsoPortalLinkResponse, link))
         }))
-      .handleRaw("beginOrganizationSsoAdmission", ({ path }) =>
+      .handleRaw("beginOrganizationSsoAdmission", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(read)
           const body = yield* decodeJsonBody(OrganizationAuthenticationRequest)
           const result = yield* domain(signIn.begin({ organizationId: path.orgId, purpose: "admission", returnTo: body.value.returnTo, accountId }))
           return toResponse(yield* rendered(OrganizationAuthenticationRedirect, result))
         }))
-      .handleRaw("beginOrganizationClosureAuthentication", ({ path }) =>
+      .handleRaw("beginOrganizationClosureAuthentication", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(read)
           const body = yield* decodeJsonBody(OrganizationAuthenticationRequest)
           const result = yield* domain(signIn.begin({ organizationId: path.orgId, purpose: "closure", returnTo: body.value.returnTo, accountId }))
           return toResponse(yield* rendered(OrganizationAuthenticationRedirect, result))
         }))
-      .handleRaw("getOrganizationConnectionStatus", ({ path }) =>
+      .handleRaw("getOrganizationConnectionStatus", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(read)
           const status = yield* domain(settings.connectionStatus(path.orgId, accountId))
           return toResponse(yield* rendered(OrganizationConnectionStatus, status))
         }))
-      .handleRaw("retryOrganizationConnectionSync", ({ path }) =>
+      .handleRaw("retryOrganizationConnectionSync", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(write)
           const next = yield* domain(settings.refresh(path.orgId, accountId, "connection"))

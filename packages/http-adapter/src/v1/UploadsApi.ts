@@ -4,7 +4,7 @@
  * (`POST /v1/uploads/{uploadId}`, multipart, no bearer) and the served files (`GET /v1/files/{key}`)
  * are raw routes (UploadsRoutes.ts).
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Projects } from "@switchboard/core"
 import { Account, UploadTicket } from "@switchboard/core/accounts"
 import { ProjectId } from "@switchboard/core/shared"
@@ -23,41 +23,42 @@ const ProjectPath = Schema.Struct({ projectId: ProjectId })
 
 export const UploadsGroup = HttpApiGroup.make("uploads")
   .add(
-    HttpApiEndpoint.post("createAccountProfilePictureUpload", "/v1/account/profile-picture/uploads")
-      .annotateContext(OpenApi.annotations({ summary: "Start a profile picture upload", description: "Answers a one-time form to upload an image to; commit it with PUT /v1/account/profile-picture." }))
-      .setPayload(ProfilePictureUploadRequest)
-      .addSuccess(UploadTicket, { status: 201 })
+    HttpApiEndpoint.post("createAccountProfilePictureUpload", "/v1/account/profile-picture/uploads", {
+      payload: ProfilePictureUploadRequest,
+      success: UploadTicket.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Start a profile picture upload", description: "Answers a one-time form to upload an image to; commit it with PUT /v1/account/profile-picture." }))
   )
   .add(
-    HttpApiEndpoint.put("commitAccountProfilePicture", "/v1/account/profile-picture")
-      .annotateContext(OpenApi.annotations({ summary: "Use the uploaded picture", description: "Makes the uploaded image the account's profile picture." }))
-      .setPayload(CommitAccountProfilePictureRequest)
-      .addSuccess(Account)
+    HttpApiEndpoint.put("commitAccountProfilePicture", "/v1/account/profile-picture", {
+      payload: CommitAccountProfilePictureRequest,
+      success: Account
+    }).annotateMerge(OpenApi.annotations({ summary: "Use the uploaded picture", description: "Makes the uploaded image the account's profile picture." }))
   )
-  .add(HttpApiEndpoint.del("resetAccountProfilePicture", "/v1/account/profile-picture")
-    .annotateContext(OpenApi.annotations({ summary: "Reset the profile picture", description: "Goes back to the default picture." })).addSuccess(Account))
+  .add(HttpApiEndpoint.delete("resetAccountProfilePicture", "/v1/account/profile-picture", {
+    success: Account
+  }).annotateMerge(OpenApi.annotations({ summary: "Reset the profile picture", description: "Goes back to the default picture." })))
   .add(
-    HttpApiEndpoint.post("createAgentProfileAvatarUpload", "/v1/projects/:projectId/agent-profile/avatar/uploads")
-      .annotateContext(OpenApi.annotations({ summary: "Start an avatar upload", description: "Answers a one-time form to upload the agent's avatar to; commit it with PUT .../agent-profile/avatar." }))
-      .setPath(ProjectPath)
-      .setPayload(CreateAgentProfileAvatarUploadRequest)
-      .addSuccess(UploadTicket, { status: 201 })
-  )
-  .add(
-    HttpApiEndpoint.put("commitAgentProfileAvatar", "/v1/projects/:projectId/agent-profile/avatar")
-      .annotateContext(OpenApi.annotations({ summary: "Use the uploaded avatar", description: "Makes the uploaded image the agent's avatar." }))
-      .setPath(ProjectPath)
-      .setPayload(CommitAgentProfileAvatarRequest)
-      .addSuccess(Projects.AgentProfile)
+    HttpApiEndpoint.post("createAgentProfileAvatarUpload", "/v1/projects/:projectId/agent-profile/avatar/uploads", {
+      params: ProjectPath,
+      payload: CreateAgentProfileAvatarUploadRequest,
+      success: UploadTicket.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Start an avatar upload", description: "Answers a one-time form to upload the agent's avatar to; commit it with PUT .../agent-profile/avatar." }))
   )
   .add(
-    HttpApiEndpoint.del("resetAgentProfileAvatar", "/v1/projects/:projectId/agent-profile/avatar")
-      .annotateContext(OpenApi.annotations({ summary: "Reset the avatar", description: "Goes back to the default avatar." }))
-      .setPath(ProjectPath)
-      .addSuccess(Projects.AgentProfile)
+    HttpApiEndpoint.put("commitAgentProfileAvatar", "/v1/projects/:projectId/agent-profile/avatar", {
+      params: ProjectPath,
+      payload: CommitAgentProfileAvatarRequest,
+      success: Projects.AgentProfile
+    }).annotateMerge(OpenApi.annotations({ summary: "Use the uploaded avatar", description: "Makes the uploaded image the agent's avatar." }))
+  )
+  .add(
+    HttpApiEndpoint.delete("resetAgentProfileAvatar", "/v1/projects/:projectId/agent-profile/avatar", {
+      params: ProjectPath,
+      success: Projects.AgentProfile
+    }).annotateMerge(OpenApi.annotations({ summary: "Reset the avatar", description: "Goes back to the default avatar." }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Uploads",
     description: "Profile pictures and agent avatars: a ticket (10 minutes, one JPEG/PNG/WebP file up to 5 MiB) whose formFields are " +
       "posted as multipart/form-data, with the file last in a part named `file`, to its uploadUrl (no bearer; " +

@@ -2,7 +2,8 @@
  * The Uploads feature's /v1 handlers: tickets, commits and resets of account pictures (account
  * credential) and of agent avatars (`project:write`; project API keys allowed).
  */
-import { HttpApiBuilder, type HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { type HttpServerResponse } from "effect/http"
 import { Projects } from "@switchboard/core"
 import { Account, toAccount, UploadTicket } from "@switchboard/core/accounts"
 import { Requirement } from "@switchboard/core/credentials"
@@ -31,7 +32,7 @@ import type { ProblemFailure } from "./Problems.js"
  * — idempotency record included — has committed; a rolled-back change keeps its file.
  */
 export const releasingFile = <R>(
-  uploads: Uploads,
+  uploads: Uploads["Service"],
   operation: (release: (blobKey: string | null) => Effect.Effect<void>) => Effect.Effect<HttpServerResponse.HttpServerResponse, ProblemFailure, R>
 ) =>
   Effect.gen(function*() {
@@ -91,7 +92,7 @@ export const UploadsGroupLive = HttpApiBuilder.group(v1Group(UploadsGroup), "upl
             ))
         }))
 
-      .handleRaw("createAgentProfileAvatarUpload", ({ path }) =>
+      .handleRaw("createAgentProfileAvatarUpload", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId)
           const body = yield* decodeJsonBody(CreateAgentProfileAvatarUploadRequest)
@@ -102,7 +103,7 @@ export const UploadsGroupLive = HttpApiBuilder.group(v1Group(UploadsGroup), "upl
           }))
           return toResponse(yield* rendered(UploadTicket, ticket, 201, { "cache-control": "no-store" }))
         }))
-      .handleRaw("commitAgentProfileAvatar", ({ path }) =>
+      .handleRaw("commitAgentProfileAvatar", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId)
           const body = yield* decodeJsonBody(CommitAgentProfileAvatarRequest)
@@ -120,7 +121,7 @@ export const UploadsGroupLive = HttpApiBuilder.group(v1Group(UploadsGroup), "upl
               })
             ))
         }))
-      .handleRaw("resetAgentProfileAvatar", ({ path }) =>
+      .handleRaw("resetAgentProfileAvatar", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId)
           return yield* releasingFile(uploads, (release) =>

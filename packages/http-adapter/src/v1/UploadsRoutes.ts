@@ -9,7 +9,7 @@
  * - `GET /v1/files/{key}`: a committed picture or avatar, public, with its stored content type.
  */
 import { illFormedText } from "../http/Body.js"
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse, Multipart } from "effect/http"
 import { type UploadTicketRecord, Uploads } from "@switchboard/core/uploads"
 import { Effect, Option, Stream } from "effect"
 import { domain } from "./Pipeline.js"
@@ -46,7 +46,7 @@ export const readAtMost = <E>(content: Stream.Stream<Uint8Array, E>, max: number
     return bytes
   })
 
-const receiveUpload = (uploads: Uploads) =>
+const receiveUpload = (uploads: Uploads["Service"]) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const { uploadId = "" } = yield* HttpRouter.params
@@ -86,12 +86,12 @@ const receiveUpload = (uploads: Uploads) =>
         file = { ticket, bytes: yield* readAtMost(part.content, ticket.maxBytes) }
       })
     }).pipe(
-      Multipart.withLimits({ maxFieldSize: MAX_FIELD_BYTES, maxTotalSize: Option.some(maxBody) }),
+      Effect.provideContext(Multipart.limitsServices({ maxFieldSize: MAX_FIELD_BYTES, maxTotalSize: maxBody })),
       Effect.catchTag("MultipartError", (e) =>
         Effect.fail(
-          e.reason === "BodyTooLarge"
+          e.reason._tag === "BodyTooLarge"
             ? problem("PAYLOAD_TOO_LARGE", `The file exceeds ${uploads.maxBytes} bytes.`)
-            : e.reason === "FieldTooLarge"
+            : e.reason._tag === "FieldTooLarge"
             ? formIssue("", `has a field over ${MAX_FIELD_BYTES} bytes`, "field_too_large")
             : formIssue("", "is not a readable multipart/form-data body", "malformed_body")
         ))
@@ -105,7 +105,7 @@ const receiveUpload = (uploads: Uploads) =>
     return HttpServerResponse.empty({ status: 204 })
   })
 
-const serveFile = (uploads: Uploads) =>
+const serveFile = (uploads: Uploads["Service"]) =>
   Effect.gen(function*() {
     const { key = "" } = yield* HttpRouter.params
     const blob = yield* uploads.readFile(key)
@@ -121,11 +121,11 @@ const serveFile = (uploads: Uploads) =>
     })
   })
 
-export const UploadsRawRoutes = HttpApiBuilder.Router.use((router) =>
+export const UploadsRawRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const uploads = yield* Uploads
-    yield* router.post("/v1/uploads/:uploadId", receiveUpload(uploads))
-    yield* router.get("/v1/files/:key", serveFile(uploads))
+    yield* router.add("POST", "/v1/uploads/:uploadId", receiveUpload(uploads))
+    yield* router.add("GET", "/v1/files/:key", serveFile(uploads))
   }))
 
 /** (method, path) of each raw route, for 405 answers. */

@@ -3,7 +3,7 @@
  * OTP-bearing inbound messages held back before delivery — per project, and per held resource (404
  * unless the project holds it now). Never the code itself. Needs `platforms:read`.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { FilteredVerificationCodeCount, FilteredVerificationCodePage } from "@switchboard/core/platforms"
 import { ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
@@ -13,7 +13,7 @@ import { projectProblems as common } from "./CommonProblems.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
-const ResourcePath = Schema.Struct({ projectId: ProjectId, resourceId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128)) })
+const ResourcePath = Schema.Struct({ projectId: ProjectId, resourceId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(128))) })
 const queryParam = Schema.optional(Schema.String)
 const windowParams = { platform: queryParam, receivedAfter: queryParam, receivedBefore: queryParam }
 const pageParams = { ...windowParams, pageSize: queryParam, pageToken: queryParam }
@@ -21,47 +21,47 @@ const WINDOW = "The window is receivedAfter to receivedBefore (default: the 30 d
 
 export const VerificationCodesGroup = HttpApiGroup.make("verificationCodes")
   .add(
-    HttpApiEndpoint.get("countFilteredVerificationCodes", `${BASE}/filtered-otp/count`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Count filtered verification codes",
-        description: `How many OTP-bearing inbound messages were held back before delivery, optionally of one platform; the answer echoes the window. ${WINDOW} Needs \`platforms:read\`.`
-      }))
-      .setPath(ProjectPath)
-      .setUrlParams(Schema.Struct(windowParams))
-      .addSuccess(FilteredVerificationCodeCount)
+    HttpApiEndpoint.get("countFilteredVerificationCodes", `${BASE}/filtered-otp/count`, {
+      params: ProjectPath,
+      query: Schema.Struct(windowParams),
+      success: FilteredVerificationCodeCount
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Count filtered verification codes",
+      description: `How many OTP-bearing inbound messages were held back before delivery, optionally of one platform; the answer echoes the window. ${WINDOW} Needs \`platforms:read\`.`
+    }))
   )
   .add(
-    HttpApiEndpoint.get("listFilteredVerificationCodes", `${BASE}/filtered-otp`)
-      .annotateContext(OpenApi.annotations({
-        summary: "List filtered verification codes",
-        description: `The record of OTP-bearing inbound messages held back before delivery (line, platform, time — never the code), newest first; a short page may still carry nextPageToken. ${WINDOW} Needs \`platforms:read\`.`
-      }))
-      .setPath(ProjectPath)
-      .setUrlParams(Schema.Struct(pageParams))
-      .addSuccess(FilteredVerificationCodePage)
+    HttpApiEndpoint.get("listFilteredVerificationCodes", `${BASE}/filtered-otp`, {
+      params: ProjectPath,
+      query: Schema.Struct(pageParams),
+      success: FilteredVerificationCodePage
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List filtered verification codes",
+      description: `The record of OTP-bearing inbound messages held back before delivery (line, platform, time — never the code), newest first; a short page may still carry nextPageToken. ${WINDOW} Needs \`platforms:read\`.`
+    }))
   )
   .add(
-    HttpApiEndpoint.get("countResourceFilteredVerificationCodes", `${BASE}/resources/:resourceId/filtered-otp/count`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Count a line's filtered verification codes",
-        description: `Like countFilteredVerificationCodes for one line or number the project holds now. ${WINDOW} Needs \`platforms:read\`; 404 RESOURCE_NOT_FOUND unless held now.`
-      }))
-      .setPath(ResourcePath)
-      .setUrlParams(Schema.Struct(windowParams))
-      .addSuccess(FilteredVerificationCodeCount)
+    HttpApiEndpoint.get("countResourceFilteredVerificationCodes", `${BASE}/resources/:resourceId/filtered-otp/count`, {
+      params: ResourcePath,
+      query: Schema.Struct(windowParams),
+      success: FilteredVerificationCodeCount
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Count a line's filtered verification codes",
+      description: `Like countFilteredVerificationCodes for one line or number the project holds now. ${WINDOW} Needs \`platforms:read\`; 404 RESOURCE_NOT_FOUND unless held now.`
+    }))
   )
   .add(
-    HttpApiEndpoint.get("listResourceFilteredVerificationCodes", `${BASE}/resources/:resourceId/filtered-otp`)
-      .annotateContext(OpenApi.annotations({
-        summary: "List a line's filtered verification codes",
-        description: `Like listFilteredVerificationCodes for one line or number the project holds now. ${WINDOW} Needs \`platforms:read\`; 404 RESOURCE_NOT_FOUND unless held now.`
-      }))
-      .setPath(ResourcePath)
-      .setUrlParams(Schema.Struct(pageParams))
-      .addSuccess(FilteredVerificationCodePage)
+    HttpApiEndpoint.get("listResourceFilteredVerificationCodes", `${BASE}/resources/:resourceId/filtered-otp`, {
+      params: ResourcePath,
+      query: Schema.Struct(pageParams),
+      success: FilteredVerificationCodePage
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List a line's filtered verification codes",
+      description: `Like listFilteredVerificationCodes for one line or number the project holds now. ${WINDOW} Needs \`platforms:read\`; 404 RESOURCE_NOT_FOUND unless held now.`
+    }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Filtered verification codes",
     description: "The record of OTP-bearing inbound messages held back before delivery (never the codes)."
   }))

@@ -1,5 +1,5 @@
 /** The filtered verification codes' /v1 handlers (issue 18): counts and lists, per project and per held resource. */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   FilteredVerificationCodeCount,
   FilteredVerificationCodePage,
@@ -33,8 +33,8 @@ export const VerificationCodesGroupLive = HttpApiBuilder.group(v1Group(Verificat
         }))
       })
     return handlers
-      .handleRaw("countFilteredVerificationCodes", ({ path }) => count(path.projectId))
-      .handleRaw("listFilteredVerificationCodes", ({ path }) => list(path.projectId))
-      .handleRaw("countResourceFilteredVerificationCodes", ({ path }) => count(path.projectId, path.resourceId))
-      .handleRaw("listResourceFilteredVerificationCodes", ({ path }) => list(path.projectId, path.resourceId))
+      .handleRaw("countFilteredVerificationCodes", ({ params: path }) => count(path.projectId))
+      .handleRaw("listFilteredVerificationCodes", ({ params: path }) => list(path.projectId))
+      .handleRaw("countResourceFilteredVerificationCodes", ({ params: path }) => count(path.projectId, path.resourceId))
+      .handleRaw("listResourceFilteredVerificationCodes", ({ params: path }) => list(path.projectId, path.resourceId))
   }))

@@ -9,7 +9,7 @@
  * `{profileId}` also accepts `default`, the project's default profile (so its outbound and inbound
  * configuration has a path too).
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Voice } from "@switchboard/core"
 import { CallId, ProjectId, VoiceProfileId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
@@ -49,7 +49,7 @@ const BASE = "/v1/projects/:projectId/platforms/voice"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 /** A profile id, or `default` for the project's default profile. */
-export const ProfileRef = Schema.Union(VoiceProfileId, Schema.Literal("default")).annotations({ identifier: "VoiceProfileRef" })
+export const ProfileRef = Schema.Union([VoiceProfileId, Schema.Literal("default")]).annotate({ identifier: "VoiceProfileRef" })
 const ProfilePath = Schema.Struct({ projectId: ProjectId, profileId: ProfileRef })
 const LinePath = Schema.Struct({ projectId: ProjectId, lineId: LineId })
 const CallPath = Schema.Struct({ projectId: ProjectId, callId: CallId })
@@ -70,180 +70,179 @@ const ListCallsParams = Schema.Struct({
 export const VoiceGroup = HttpApiGroup.make("voice")
   // Profiles ------------------------------------------------------------------------------------
   .add(
-    HttpApiEndpoint.put("createDefaultVoiceProfile", `${BASE}/profiles/default`)
-      .annotateContext(OpenApi.annotations({ summary: "Create the default voice profile", description: "Creates the project's default voice profile if absent." }))
-      .setPath(ProjectPath)
-      .setPayload(CreateDefaultVoiceProfileRequest)
-      .addSuccess(VoiceProfile)
-      .addSuccess(VoiceProfile, { status: 201 })
-      .annotate(OpenApi.Description, "Creates the default profile if absent (201); an identical one is returned as it is (200).")
+    HttpApiEndpoint.put("createDefaultVoiceProfile", `${BASE}/profiles/default`, {
+      params: ProjectPath,
+      payload: CreateDefaultVoiceProfileRequest,
+      success: [VoiceProfile, VoiceProfile.pipe(HttpApiSchema.status(201))]
+    }).annotateMerge(OpenApi.annotations({ summary: "Create the default voice profile", description: "Creates the project's default voice profile if absent." })).annotate(OpenApi.Description, "Creates the default profile if absent (201); an identical one is returned as it is (200).")
   )
-  .add(HttpApiEndpoint.get("getDefaultVoiceProfile", `${BASE}/profiles/default`)
-    .annotateContext(OpenApi.annotations({ summary: "Get the default voice profile", description: "The voice profile lines use when none is assigned." })).setPath(ProjectPath).addSuccess(VoiceProfile))
+  .add(HttpApiEndpoint.get("getDefaultVoiceProfile", `${BASE}/profiles/default`, {
+    params: ProjectPath,
+    success: VoiceProfile
+  }).annotateMerge(OpenApi.annotations({ summary: "Get the default voice profile", description: "The voice profile lines use when none is assigned." })))
   .add(
-    HttpApiEndpoint.patch("updateDefaultVoiceProfile", `${BASE}/profiles/default`)
-      .annotateContext(OpenApi.annotations({ summary: "Update the default voice profile", description: "Changes the default profile; `expectedVersion` guards against lost updates." }))
-      .setPath(ProjectPath)
-      .setPayload(UpdateDefaultVoiceProfileRequest)
-      .addSuccess(VoiceProfile)
-  )
-  .add(
-    HttpApiEndpoint.post("createVoiceProfile", `${BASE}/profiles`)
-      .annotateContext(OpenApi.annotations({ summary: "Create a voice profile", description: "Creates a named voice profile (SIP endpoint, inbound and outbound settings)." }))
-      .setPath(ProjectPath)
-      .setPayload(CreateVoiceProfileRequest)
-      .addSuccess(VoiceProfile, { status: 201 })
+    HttpApiEndpoint.patch("updateDefaultVoiceProfile", `${BASE}/profiles/default`, {
+      params: ProjectPath,
+      payload: UpdateDefaultVoiceProfileRequest,
+      success: VoiceProfile
+    }).annotateMerge(OpenApi.annotations({ summary: "Update the default voice profile", description: "Changes the default profile; `expectedVersion` guards against lost updates." }))
   )
   .add(
-    HttpApiEndpoint.get("listVoiceProfiles", `${BASE}/profiles`)
-      .annotateContext(OpenApi.annotations({ summary: "List voice profiles", description: "The project's voice profiles." }))
-      .setPath(ProjectPath)
-      .setUrlParams(ListProfilesParams)
-      .addSuccess(VoiceProfilePage)
-      .annotate(OpenApi.Description, "Oldest first; `default=true|false` filters; pageSize 1-200 (default 20).")
-  )
-  .add(HttpApiEndpoint.get("getVoiceProfile", `${BASE}/profiles/:profileId`)
-    .annotateContext(OpenApi.annotations({ summary: "Get a voice profile", description: "One voice profile by id." })).setPath(ProfilePath).addSuccess(VoiceProfile))
-  .add(
-    HttpApiEndpoint.patch("updateVoiceProfile", `${BASE}/profiles/:profileId`)
-      .annotateContext(OpenApi.annotations({ summary: "Update a voice profile", description: "Changes a voice profile; `expectedVersion` guards against lost updates." }))
-      .setPath(ProfilePath)
-      .setPayload(UpdateVoiceProfileRequest)
-      .addSuccess(VoiceProfile)
+    HttpApiEndpoint.post("createVoiceProfile", `${BASE}/profiles`, {
+      params: ProjectPath,
+      payload: CreateVoiceProfileRequest,
+      success: VoiceProfile.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Create a voice profile", description: "Creates a named voice profile (SIP endpoint, inbound and outbound settings)." }))
   )
   .add(
-    HttpApiEndpoint.del("deleteVoiceProfile", `${BASE}/profiles/:profileId`)
-      .annotateContext(OpenApi.annotations({ summary: "Delete a voice profile", description: "Deletes a profile that no line uses." }))
-      .setPath(ProfilePath)
-      .setUrlParams(DeleteProfileParams)
-      .addSuccess(HttpApiSchema.NoContent)
-      .annotate(OpenApi.Description, "`expectedVersion` is required; a profile assigned to lines needs `force=true`.")
+    HttpApiEndpoint.get("listVoiceProfiles", `${BASE}/profiles`, {
+      params: ProjectPath,
+      query: ListProfilesParams,
+      success: VoiceProfilePage
+    }).annotateMerge(OpenApi.annotations({ summary: "List voice profiles", description: "The project's voice profiles." })).annotate(OpenApi.Description, "Oldest first; `default=true|false` filters; pageSize 1-200 (default 20).")
+  )
+  .add(HttpApiEndpoint.get("getVoiceProfile", `${BASE}/profiles/:profileId`, {
+    params: ProfilePath,
+    success: VoiceProfile
+  }).annotateMerge(OpenApi.annotations({ summary: "Get a voice profile", description: "One voice profile by id." })))
+  .add(
+    HttpApiEndpoint.patch("updateVoiceProfile", `${BASE}/profiles/:profileId`, {
+      params: ProfilePath,
+      payload: UpdateVoiceProfileRequest,
+      success: VoiceProfile
+    }).annotateMerge(OpenApi.annotations({ summary: "Update a voice profile", description: "Changes a voice profile; `expectedVersion` guards against lost updates." }))
   )
   .add(
-    HttpApiEndpoint.put("configureVoiceProfileOutbound", `${BASE}/profiles/:profileId/outbound`)
-      .annotateContext(OpenApi.annotations({ summary: "Configure outbound calling", description: "Sets up outbound SIP for the profile." }))
-      .setPath(ProfilePath)
-      .setPayload(ConfigureVoiceProfileOutboundRequest)
-      .addSuccess(ConfigureVoiceProfileOutboundResponse, { status: 201 })
-      .annotate(OpenApi.Description, "Creates the SIP outbound credential; the password is shown once.")
+    HttpApiEndpoint.delete("deleteVoiceProfile", `${BASE}/profiles/:profileId`, {
+      params: ProfilePath,
+      query: DeleteProfileParams,
+      success: HttpApiSchema.NoContent
+    }).annotateMerge(OpenApi.annotations({ summary: "Delete a voice profile", description: "Deletes a profile that no line uses." })).annotate(OpenApi.Description, "`expectedVersion` is required; a profile assigned to lines needs `force=true`.")
   )
   .add(
-    HttpApiEndpoint.patch("updateVoiceProfileOutboundAuthentication", `${BASE}/profiles/:profileId/outbound`)
-      .annotateContext(OpenApi.annotations({ summary: "Update outbound authentication", description: "Changes how outbound SIP requests authenticate." }))
-      .setPath(ProfilePath)
-      .setPayload(UpdateVoiceProfileOutboundAuthenticationRequest)
-      .addSuccess(UpdateVoiceProfileOutboundAuthenticationResponse)
+    HttpApiEndpoint.put("configureVoiceProfileOutbound", `${BASE}/profiles/:profileId/outbound`, {
+      params: ProfilePath,
+      payload: ConfigureVoiceProfileOutboundRequest,
+      success: ConfigureVoiceProfileOutboundResponse.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Configure outbound calling", description: "Sets up outbound SIP for the profile." })).annotate(OpenApi.Description, "Creates the SIP outbound credential; the password is shown once.")
   )
   .add(
-    HttpApiEndpoint.post("rotateVoiceProfileOutboundCredential", `${BASE}/profiles/:profileId/outbound/rotate`)
-      .annotateContext(OpenApi.annotations({ summary: "Rotate the outbound credential", description: "Issues a new SIP password, shown once." }))
-      .setPath(ProfilePath)
-      .setPayload(RotateVoiceProfileOutboundCredentialRequest)
-      .addSuccess(RotateVoiceProfileOutboundCredentialResponse)
-      .annotate(OpenApi.Description, "normal: the previous password works for 1 h more; emergency: it stops now.")
+    HttpApiEndpoint.patch("updateVoiceProfileOutboundAuthentication", `${BASE}/profiles/:profileId/outbound`, {
+      params: ProfilePath,
+      payload: UpdateVoiceProfileOutboundAuthenticationRequest,
+      success: UpdateVoiceProfileOutboundAuthenticationResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Update outbound authentication", description: "Changes how outbound SIP requests authenticate." }))
   )
   .add(
-    HttpApiEndpoint.del("deleteVoiceProfileOutbound", `${BASE}/profiles/:profileId/outbound`)
-      .annotateContext(OpenApi.annotations({ summary: "Remove outbound calling", description: "Removes the profile's outbound SIP configuration and credential." }))
-      .setPath(ProfilePath)
-      .setUrlParams(ExpectedVersionParams)
-      .addSuccess(DeleteVoiceProfileOutboundResponse)
+    HttpApiEndpoint.post("rotateVoiceProfileOutboundCredential", `${BASE}/profiles/:profileId/outbound/rotate`, {
+      params: ProfilePath,
+      payload: RotateVoiceProfileOutboundCredentialRequest,
+      success: RotateVoiceProfileOutboundCredentialResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Rotate the outbound credential", description: "Issues a new SIP password, shown once." })).annotate(OpenApi.Description, "normal: the previous password works for 1 h more; emergency: it stops now.")
   )
   .add(
-    HttpApiEndpoint.put("replaceVoiceProfileInbound", `${BASE}/profiles/:profileId/inbound`)
-      .annotateContext(OpenApi.annotations({ summary: "Set inbound routing", description: "Replaces the profile's inbound call routing." }))
-      .setPath(ProfilePath)
-      .setPayload(ReplaceVoiceProfileInboundRequest)
-      .addSuccess(VoiceProfileInboundConfiguration)
-      .addSuccess(VoiceProfileInboundConfiguration, { status: 201 })
+    HttpApiEndpoint.delete("deleteVoiceProfileOutbound", `${BASE}/profiles/:profileId/outbound`, {
+      params: ProfilePath,
+      query: ExpectedVersionParams,
+      success: DeleteVoiceProfileOutboundResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Remove outbound calling", description: "Removes the profile's outbound SIP configuration and credential." }))
   )
   .add(
-    HttpApiEndpoint.patch("updateVoiceProfileInbound", `${BASE}/profiles/:profileId/inbound`)
-      .annotateContext(OpenApi.annotations({ summary: "Update inbound routing", description: "Changes part of the profile's inbound call routing." }))
-      .setPath(ProfilePath)
-      .setPayload(UpdateVoiceProfileInboundRequest)
-      .addSuccess(VoiceProfileInboundConfiguration)
+    HttpApiEndpoint.put("replaceVoiceProfileInbound", `${BASE}/profiles/:profileId/inbound`, {
+      params: ProfilePath,
+      payload: ReplaceVoiceProfileInboundRequest,
+      success: [VoiceProfileInboundConfiguration, VoiceProfileInboundConfiguration.pipe(HttpApiSchema.status(201))]
+    }).annotateMerge(OpenApi.annotations({ summary: "Set inbound routing", description: "Replaces the profile's inbound call routing." }))
   )
   .add(
-    HttpApiEndpoint.del("deleteVoiceProfileInbound", `${BASE}/profiles/:profileId/inbound`)
-      .annotateContext(OpenApi.annotations({ summary: "Remove inbound routing", description: "Removes the profile's inbound routing; inbound calls are rejected." }))
-      .setPath(ProfilePath)
-      .setUrlParams(ExpectedVersionParams)
-      .addSuccess(VoiceProfileInboundConfiguration)
+    HttpApiEndpoint.patch("updateVoiceProfileInbound", `${BASE}/profiles/:profileId/inbound`, {
+      params: ProfilePath,
+      payload: UpdateVoiceProfileInboundRequest,
+      success: VoiceProfileInboundConfiguration
+    }).annotateMerge(OpenApi.annotations({ summary: "Update inbound routing", description: "Changes part of the profile's inbound call routing." }))
+  )
+  .add(
+    HttpApiEndpoint.delete("deleteVoiceProfileInbound", `${BASE}/profiles/:profileId/inbound`, {
+      params: ProfilePath,
+      query: ExpectedVersionParams,
+      success: VoiceProfileInboundConfiguration
+    }).annotateMerge(OpenApi.annotations({ summary: "Remove inbound routing", description: "Removes the profile's inbound routing; inbound calls are rejected." }))
   )
   // Line profile assignments --------------------------------------------------------------------
   .add(
-    HttpApiEndpoint.post("batchUpdateVoiceLineProfileAssignments", `${BASE}/lines/profile-assignments/batch`)
-      .annotateContext(OpenApi.annotations({ summary: "Assign profiles to lines", description: "Assigns voice profiles to many lines at once." }))
-      .setPath(ProjectPath)
-      .setPayload(BatchUpdateVoiceLineProfileAssignmentsRequest)
-      .addSuccess(BatchUpdateVoiceLineProfileAssignmentsResponse)
-      .annotate(OpenApi.Description, "1-100 updates, all or nothing; profileId null = back to the default profile.")
+    HttpApiEndpoint.post("batchUpdateVoiceLineProfileAssignments", `${BASE}/lines/profile-assignments/batch`, {
+      params: ProjectPath,
+      payload: BatchUpdateVoiceLineProfileAssignmentsRequest,
+      success: BatchUpdateVoiceLineProfileAssignmentsResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Assign profiles to lines", description: "Assigns voice profiles to many lines at once." })).annotate(OpenApi.Description, "1-100 updates, all or nothing; profileId null = back to the default profile.")
   )
   .add(
-    HttpApiEndpoint.get("getVoiceLineProfileAssignment", `${BASE}/lines/:lineId/profile`)
-      .annotateContext(OpenApi.annotations({ summary: "Get a line's profile", description: "The voice profile a line uses." }))
-      .setPath(LinePath)
-      .addSuccess(VoiceLineProfileAssignment)
+    HttpApiEndpoint.get("getVoiceLineProfileAssignment", `${BASE}/lines/:lineId/profile`, {
+      params: LinePath,
+      success: VoiceLineProfileAssignment
+    }).annotateMerge(OpenApi.annotations({ summary: "Get a line's profile", description: "The voice profile a line uses." }))
   )
   .add(
-    HttpApiEndpoint.put("assignVoiceLineProfile", `${BASE}/lines/:lineId/profile`)
-      .annotateContext(OpenApi.annotations({ summary: "Assign a profile to a line", description: "Makes the line use the voice profile." }))
-      .setPath(LinePath)
-      .setPayload(AssignVoiceLineProfileRequest)
-      .addSuccess(VoiceLineProfileAssignment)
+    HttpApiEndpoint.put("assignVoiceLineProfile", `${BASE}/lines/:lineId/profile`, {
+      params: LinePath,
+      payload: AssignVoiceLineProfileRequest,
+      success: VoiceLineProfileAssignment
+    }).annotateMerge(OpenApi.annotations({ summary: "Assign a profile to a line", description: "Makes the line use the voice profile." }))
   )
   .add(
-    HttpApiEndpoint.del("unassignVoiceLineProfile", `${BASE}/lines/:lineId/profile`)
-      .annotateContext(OpenApi.annotations({ summary: "Unassign a line's profile", description: "The line goes back to the default profile." }))
-      .setPath(LinePath)
-      .setUrlParams(ExpectedVersionParams)
-      .addSuccess(HttpApiSchema.NoContent)
+    HttpApiEndpoint.delete("unassignVoiceLineProfile", `${BASE}/lines/:lineId/profile`, {
+      params: LinePath,
+      query: ExpectedVersionParams,
+      success: HttpApiSchema.NoContent
+    }).annotateMerge(OpenApi.annotations({ summary: "Unassign a line's profile", description: "The line goes back to the default profile." }))
   )
   // Calls ---------------------------------------------------------------------------------------
   .add(
-    HttpApiEndpoint.get("listCalls", `${BASE}/calls`)
-      .annotateContext(OpenApi.annotations({ summary: "List calls", description: "The project's calls." }))
-      .setPath(ProjectPath)
-      .setUrlParams(ListCallsParams)
-      .addSuccess(CallPage)
-      .annotate(OpenApi.Description, "Newest first; filters status, direction, createdAfter, createdBefore; pageSize 1-100 (default 20).")
+    HttpApiEndpoint.get("listCalls", `${BASE}/calls`, {
+      params: ProjectPath,
+      query: ListCallsParams,
+      success: CallPage
+    }).annotateMerge(OpenApi.annotations({ summary: "List calls", description: "The project's calls." })).annotate(OpenApi.Description, "Newest first; filters status, direction, createdAfter, createdBefore; pageSize 1-100 (default 20).")
   )
   .add(
-    HttpApiEndpoint.post("createCall", `${BASE}/calls`)
-      .annotateContext(OpenApi.annotations({ summary: "Place a call", description: "Places an outbound call." }))
-      .setPath(ProjectPath)
-      .setPayload(CreateCallRequest)
-      .addSuccess(Voice.Call, { status: 201 })
-      .annotate(OpenApi.Description, "Places an outbound call from a voice line (status started).")
+    HttpApiEndpoint.post("createCall", `${BASE}/calls`, {
+      params: ProjectPath,
+      payload: CreateCallRequest,
+      success: Voice.Call.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Place a call", description: "Places an outbound call." })).annotate(OpenApi.Description, "Places an outbound call from a voice line (status started).")
   )
   .add(
-    HttpApiEndpoint.post("ingestCallSignals", `${BASE}/calls/signals`)
-      .annotateContext(OpenApi.annotations({ summary: "Report call signals", description: "Applies what the SIP edge observed to the calls." }))
-      .setPath(ProjectPath)
-      .setPayload(IngestCallSignalsRequest)
-      .addSuccess(IngestCallSignalsResponse)
-      .annotate(
-        OpenApi.Description,
-        "The SIP edge reports what happened (1-100 signals, each applied in order in its own transaction); " +
+    HttpApiEndpoint.post("ingestCallSignals", `${BASE}/calls/signals`, {
+      params: ProjectPath,
+      payload: IngestCallSignalsRequest,
+      success: IngestCallSignalsResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Report call signals", description: "Applies what the SIP edge observed to the calls." })).annotate(
+      OpenApi.Description,
+      "The SIP edge reports what happened (1-100 signals, each applied in order in its own transaction); " +
           "duplicates and stale signals are ignored, impossible ones rejected. Needs events:write."
-      )
+    )
   )
-  .add(HttpApiEndpoint.get("getCall", `${BASE}/calls/:callId`)
-    .annotateContext(OpenApi.annotations({ summary: "Get a call", description: "One call with its status timeline and DTMF inputs." })).setPath(CallPath).addSuccess(Voice.Call))
-  .add(HttpApiEndpoint.post("cancelCall", `${BASE}/calls/:callId/cancel`)
-    .annotateContext(OpenApi.annotations({ summary: "Cancel a call", description: "Cancels an outbound call that has not been answered." })).setPath(CallPath).addSuccess(Voice.Call))
+  .add(HttpApiEndpoint.get("getCall", `${BASE}/calls/:callId`, {
+    params: CallPath,
+    success: Voice.Call
+  }).annotateMerge(OpenApi.annotations({ summary: "Get a call", description: "One call with its status timeline and DTMF inputs." })))
+  .add(HttpApiEndpoint.post("cancelCall", `${BASE}/calls/:callId/cancel`, {
+    params: CallPath,
+    success: Voice.Call
+  }).annotateMerge(OpenApi.annotations({ summary: "Cancel a call", description: "Cancels an outbound call that has not been answered." })))
   .add(
-    HttpApiEndpoint.post("rejectCall", `${BASE}/calls/:callId/reject`)
-      .annotateContext(OpenApi.annotations({ summary: "Reject a call", description: "Rejects an inbound call that is ringing." }))
-      .setPath(CallPath)
-      .setPayload(RejectCallRequest)
-      .addSuccess(Voice.Call)
+    HttpApiEndpoint.post("rejectCall", `${BASE}/calls/:callId/reject`, {
+      params: CallPath,
+      payload: RejectCallRequest,
+      success: Voice.Call
+    }).annotateMerge(OpenApi.annotations({ summary: "Reject a call", description: "Rejects an inbound call that is ringing." }))
   )
-  .add(HttpApiEndpoint.post("hangupCall", `${BASE}/calls/:callId/hangup`)
-    .annotateContext(OpenApi.annotations({ summary: "Hang up a call", description: "Ends a call in progress." })).setPath(CallPath).addSuccess(Voice.Call))
+  .add(HttpApiEndpoint.post("hangupCall", `${BASE}/calls/:callId/hangup`, {
+    params: CallPath,
+    success: Voice.Call
+  }).annotateMerge(OpenApi.annotations({ summary: "Hang up a call", description: "Ends a call in progress." })))
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Voice",
     description: "Voice profiles (SIP inbound and outbound), line profile assignments, calls and call signals."
   }))

@@ -5,7 +5,8 @@
  * credential and creating a call take an Idempotency-Key; a replay returns the same response,
  * one-time password included (as the protocol stores it), with `Cache-Control: no-store`.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerResponse } from "effect/http"
 import { Voice } from "@switchboard/core"
 import {
   AssignVoiceLineProfileRequest,
@@ -58,33 +59,33 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
 
     return handlers
       // Profiles ----------------------------------------------------------------------------------
-      .handleRaw("createDefaultVoiceProfile", ({ path }) =>
+      .handleRaw("createDefaultVoiceProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(CreateDefaultVoiceProfileRequest)
           const r = yield* domain(profiles.createDefault(path.projectId, principal, body.value))
           return toResponse(yield* rendered(VoiceProfile, r.profile, r.created ? 201 : 200))
         }))
-      .handleRaw("getDefaultVoiceProfile", ({ path }) =>
+      .handleRaw("getDefaultVoiceProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           return toResponse(yield* rendered(VoiceProfile, yield* domain(profiles.getDefault(path.projectId, principal))))
         }))
-      .handleRaw("updateDefaultVoiceProfile", ({ path }) =>
+      .handleRaw("updateDefaultVoiceProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(UpdateDefaultVoiceProfileRequest)
           const profile = yield* domain(profiles.update(path.projectId, principal, "default", body.value))
           return toResponse(yield* rendered(VoiceProfile, profile))
         }))
-      .handleRaw("createVoiceProfile", ({ path }) =>
+      .handleRaw("createVoiceProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(CreateVoiceProfileRequest)
           const profile = yield* domain(profiles.create(path.projectId, principal, body.value))
           return toResponse(yield* rendered(VoiceProfile, profile, 201))
         }))
-      .handleRaw("listVoiceProfiles", ({ path }) =>
+      .handleRaw("listVoiceProfiles", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListVoiceProfilesQuery)
@@ -94,19 +95,19 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
         }))
-      .handleRaw("getVoiceProfile", ({ path }) =>
+      .handleRaw("getVoiceProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           return toResponse(yield* rendered(VoiceProfile, yield* domain(profiles.get(path.projectId, principal, path.profileId))))
         }))
-      .handleRaw("updateVoiceProfile", ({ path }) =>
+      .handleRaw("updateVoiceProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(UpdateVoiceProfileRequest)
           const profile = yield* domain(profiles.update(path.projectId, principal, path.profileId, body.value))
           return toResponse(yield* rendered(VoiceProfile, profile))
         }))
-      .handleRaw("deleteVoiceProfile", ({ path }) =>
+      .handleRaw("deleteVoiceProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const query = yield* decodeQuery(DeleteVoiceProfileQuery)
@@ -116,7 +117,7 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
           }))
           return HttpServerResponse.empty({ status: 204 })
         }))
-      .handleRaw("configureVoiceProfileOutbound", ({ path }) =>
+      .handleRaw("configureVoiceProfileOutbound", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(ConfigureVoiceProfileOutboundRequest)
@@ -136,7 +137,7 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
             })
           )
         }))
-      .handleRaw("updateVoiceProfileOutboundAuthentication", ({ path }) =>
+      .handleRaw("updateVoiceProfileOutboundAuthentication", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(UpdateVoiceProfileOutboundAuthenticationRequest)
@@ -146,7 +147,7 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
           }))
           return toResponse(yield* rendered(UpdateVoiceProfileOutboundAuthenticationResponse, r))
         }))
-      .handleRaw("rotateVoiceProfileOutboundCredential", ({ path }) =>
+      .handleRaw("rotateVoiceProfileOutboundCredential", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(RotateVoiceProfileOutboundCredentialRequest)
@@ -167,14 +168,14 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
             })
           )
         }))
-      .handleRaw("deleteVoiceProfileOutbound", ({ path }) =>
+      .handleRaw("deleteVoiceProfileOutbound", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
           const r = yield* domain(profiles.deleteOutbound(path.projectId, principal, path.profileId, expectedVersion))
           return toResponse(yield* rendered(DeleteVoiceProfileOutboundResponse, { outbound: null, profileVersion: r.profileVersion }))
         }))
-      .handleRaw("replaceVoiceProfileInbound", ({ path }) =>
+      .handleRaw("replaceVoiceProfileInbound", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(ReplaceVoiceProfileInboundRequest)
@@ -183,14 +184,14 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
             yield* rendered(VoiceProfileInboundConfiguration, { inbound: r.inbound, profileVersion: r.profileVersion }, r.created ? 201 : 200)
           )
         }))
-      .handleRaw("updateVoiceProfileInbound", ({ path }) =>
+      .handleRaw("updateVoiceProfileInbound", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(UpdateVoiceProfileInboundRequest)
           const r = yield* domain(profiles.updateInbound(path.projectId, principal, path.profileId, body.value))
           return toResponse(yield* rendered(VoiceProfileInboundConfiguration, r))
         }))
-      .handleRaw("deleteVoiceProfileInbound", ({ path }) =>
+      .handleRaw("deleteVoiceProfileInbound", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
@@ -198,27 +199,27 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
           return toResponse(yield* rendered(VoiceProfileInboundConfiguration, r))
         }))
       // Line profile assignments ----------------------------------------------------------------
-      .handleRaw("batchUpdateVoiceLineProfileAssignments", ({ path }) =>
+      .handleRaw("batchUpdateVoiceLineProfileAssignments", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(BatchUpdateVoiceLineProfileAssignmentsRequest)
           const assignments = yield* domain(profiles.batchAssign(path.projectId, principal, body.value.updates))
           return toResponse(yield* rendered(BatchUpdateVoiceLineProfileAssignmentsResponse, { assignments }))
         }))
-      .handleRaw("getVoiceLineProfileAssignment", ({ path }) =>
+      .handleRaw("getVoiceLineProfileAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const assignment = yield* domain(profiles.getAssignment(path.projectId, principal, path.lineId))
           return toResponse(yield* rendered(VoiceLineProfileAssignment, assignment))
         }))
-      .handleRaw("assignVoiceLineProfile", ({ path }) =>
+      .handleRaw("assignVoiceLineProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(AssignVoiceLineProfileRequest)
           const assignment = yield* domain(profiles.assign(path.projectId, principal, path.lineId, body.value))
           return toResponse(yield* rendered(VoiceLineProfileAssignment, assignment))
         }))
-      .handleRaw("unassignVoiceLineProfile", ({ path }) =>
+      .handleRaw("unassignVoiceLineProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
@@ -226,7 +227,7 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
           return HttpServerResponse.empty({ status: 204 })
         }))
       // Calls -----------------------------------------------------------------------------------
-      .handleRaw("listCalls", ({ path }) =>
+      .handleRaw("listCalls", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListCallsQuery)
@@ -236,7 +237,7 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
         }))
-      .handleRaw("createCall", ({ path }) =>
+      .handleRaw("createCall", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(CreateCallRequest)
@@ -245,7 +246,7 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
             Effect.flatMap(domain(calls.create(path.projectId, principal, body.value)), (call) => rendered(Voice.Call, call, 201))
           )
         }))
-      .handleRaw("ingestCallSignals", ({ path }) =>
+      .handleRaw("ingestCallSignals", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           // IngestCallSignalsRequest, the well-formed case without the schema interpreter (core
@@ -260,24 +261,24 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
             body: JSON.stringify(encodeSignalResults(results))
           })
         }))
-      .handleRaw("getCall", ({ path }) =>
+      .handleRaw("getCall", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           return toResponse(yield* rendered(Voice.Call, yield* domain(calls.get(path.projectId, principal, path.callId))))
         }))
-      .handleRaw("cancelCall", ({ path }) =>
+      .handleRaw("cancelCall", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           return toResponse(yield* rendered(Voice.Call, yield* domain(calls.cancel(path.projectId, principal, path.callId))))
         }))
-      .handleRaw("rejectCall", ({ path }) =>
+      .handleRaw("rejectCall", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(RejectCallRequest)
           const call = yield* domain(calls.reject(path.projectId, principal, path.callId, body.value.reason))
           return toResponse(yield* rendered(Voice.Call, call))
         }))
-      .handleRaw("hangupCall", ({ path }) =>
+      .handleRaw("hangupCall", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           return toResponse(yield* rendered(Voice.Call, yield* domain(calls.hangup(path.projectId, principal, path.callId))))

@@ -6,7 +6,7 @@
  * `events:write`. Handlers read bodies and queries themselves (`handleRaw`); the schemas here serve
  * routing and the OpenAPI document.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Events } from "@switchboard/core"
 import {
   CreateWebhookDestinationRequest,
@@ -56,100 +56,101 @@ const apiVersionDoc = {
 }
 
 /** The JSON Schema document of one event type (`application/schema+json`). */
-const WebhookEventSchema = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
-  HttpApiSchema.withEncoding({ kind: "Json", contentType: "application/schema+json" })
-).annotations({ identifier: "WebhookEventSchema" })
+const WebhookEventSchema = Schema.Record(Schema.String, Schema.Unknown).pipe(
+  HttpApiSchema.asJson({ contentType: "application/schema+json" })
+).annotate({ identifier: "WebhookEventSchema" })
 
 const base = "/v1/projects/:projectId/webhooks"
 
 export const WebhooksGroup = HttpApiGroup.make("webhooks")
-  .add(HttpApiEndpoint.get("listWebhookApiVersions", `${base}/api-versions`)
-    .annotateContext(OpenApi.annotations({ summary: "List webhook API versions", description: "The payload versions a destination can choose, with their status and successors." })).setPath(ProjectPath).addSuccess(ListWebhookApiVersionsResponse))
+  .add(HttpApiEndpoint.get("listWebhookApiVersions", `${base}/api-versions`, {
+    params: ProjectPath,
+    success: ListWebhookApiVersionsResponse
+  }).annotateMerge(OpenApi.annotations({ summary: "List webhook API versions", description: "The payload versions a destination can choose, with their status and successors." })))
   .add(
-    HttpApiEndpoint.post("createWebhookDestination", `${base}/destinations`)
-      .annotateContext(OpenApi.annotations({ summary: "Create a webhook destination", description: "Registers a URL that receives the project's events; its signing secret is in this answer only." }))
-      .setPath(ProjectPath)
-      .setPayload(CreateWebhookDestinationRequest)
-      .addSuccess(CreateWebhookDestinationResponse, { status: 201 })
+    HttpApiEndpoint.post("createWebhookDestination", `${base}/destinations`, {
+      params: ProjectPath,
+      payload: CreateWebhookDestinationRequest,
+      success: CreateWebhookDestinationResponse.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({ summary: "Create a webhook destination", description: "Registers a URL that receives the project's events; its signing secret is in this answer only." }))
   )
   .add(
-    HttpApiEndpoint.get("listWebhookDestinations", `${base}/destinations`)
-      .annotateContext(OpenApi.annotations({ summary: "List webhook destinations", description: "The project's webhook destinations, without secrets." }))
-      .setPath(ProjectPath)
-      .setUrlParams(Schema.Struct({ pageSize: queryParam, pageToken: queryParam }))
-      .addSuccess(WebhookDestinationPage)
-      .annotate(OpenApi.Transform, queryDocs(pageDocs))
+    HttpApiEndpoint.get("listWebhookDestinations", `${base}/destinations`, {
+      params: ProjectPath,
+      query: Schema.Struct({ pageSize: queryParam, pageToken: queryParam }),
+      success: WebhookDestinationPage
+    }).annotateMerge(OpenApi.annotations({ summary: "List webhook destinations", description: "The project's webhook destinations, without secrets." })).annotate(OpenApi.Transform, queryDocs(pageDocs))
   )
-  .add(HttpApiEndpoint.get("getWebhookDestination", `${base}/destinations/:destinationId`)
-    .annotateContext(OpenApi.annotations({ summary: "Get a webhook destination", description: "One destination with its settings and health." })).setPath(DestinationPath).addSuccess(WebhookDestination))
+  .add(HttpApiEndpoint.get("getWebhookDestination", `${base}/destinations/:destinationId`, {
+    params: DestinationPath,
+    success: WebhookDestination
+  }).annotateMerge(OpenApi.annotations({ summary: "Get a webhook destination", description: "One destination with its settings and health." })))
   .add(
-    HttpApiEndpoint.patch("updateWebhookDestination", `${base}/destinations/:destinationId`)
-      .annotateContext(OpenApi.annotations({ summary: "Update a webhook destination", description: "Changes a destination's URL, event types, API version or state." }))
-      .setPath(DestinationPath)
-      .setPayload(UpdateWebhookDestinationRequest)
-      .addSuccess(WebhookDestination)
+    HttpApiEndpoint.patch("updateWebhookDestination", `${base}/destinations/:destinationId`, {
+      params: DestinationPath,
+      payload: UpdateWebhookDestinationRequest,
+      success: WebhookDestination
+    }).annotateMerge(OpenApi.annotations({ summary: "Update a webhook destination", description: "Changes a destination's URL, event types, API version or state." }))
   )
-  .add(HttpApiEndpoint.del("deleteWebhookDestination", `${base}/destinations/:destinationId`)
-    .annotateContext(OpenApi.annotations({ summary: "Delete a webhook destination", description: "Deletes the destination; its pending deliveries are cancelled." })).setPath(DestinationPath).addSuccess(WebhookDestination))
+  .add(HttpApiEndpoint.delete("deleteWebhookDestination", `${base}/destinations/:destinationId`, {
+    params: DestinationPath,
+    success: WebhookDestination
+  }).annotateMerge(OpenApi.annotations({ summary: "Delete a webhook destination", description: "Deletes the destination; its pending deliveries are cancelled." })))
   .add(
-    HttpApiEndpoint.post("retryWebhookDelivery", `${base}/destinations/:destinationId/retries`)
-      .annotateContext(OpenApi.annotations({ summary: "Retry deliveries", description: "Makes failed or dead-lettered deliveries of the destination due again." }))
-      .setPath(DestinationPath)
-      .setPayload(RetryWebhookDeliveryRequest)
-      .addSuccess(RetryWebhookDeliveryResponse, { status: 202 })
-  )
-  .add(
-    HttpApiEndpoint.post("sendWebhookTestEvent", `${base}/destinations/:destinationId/test-events`)
-      .annotateContext(OpenApi.annotations({ summary: "Send a test event", description: "Queues a signed test event for the destination." }))
-      .setPath(DestinationPath)
-      .addSuccess(SendWebhookTestEventResponse, { status: 202 })
-      .annotate(OpenApi.Description, "Queues a signed `webhook.test` event for this destination only (not the project's event log, not other destinations); it is delivered and retried like any event and listed among the destination's deliveries.")
+    HttpApiEndpoint.post("retryWebhookDelivery", `${base}/destinations/:destinationId/retries`, {
+      params: DestinationPath,
+      payload: RetryWebhookDeliveryRequest,
+      success: RetryWebhookDeliveryResponse.pipe(HttpApiSchema.status(202))
+    }).annotateMerge(OpenApi.annotations({ summary: "Retry deliveries", description: "Makes failed or dead-lettered deliveries of the destination due again." }))
   )
   .add(
-    HttpApiEndpoint.post("rotateWebhookSigningSecret", `${base}/destinations/:destinationId/secret-rotations`)
-      .annotateContext(OpenApi.annotations({ summary: "Rotate the signing secret", description: "Issues a new signing secret, shown once; the previous one keeps signing for a while." }))
-      .setPath(DestinationPath)
-      .setPayload(RotateWebhookSigningSecretRequest)
-      .addSuccess(RotateWebhookSigningSecretResponse)
+    HttpApiEndpoint.post("sendWebhookTestEvent", `${base}/destinations/:destinationId/test-events`, {
+      params: DestinationPath,
+      success: SendWebhookTestEventResponse.pipe(HttpApiSchema.status(202))
+    }).annotateMerge(OpenApi.annotations({ summary: "Send a test event", description: "Queues a signed test event for the destination." })).annotate(OpenApi.Description, "Queues a signed `webhook.test` event for this destination only (not the project's event log, not other destinations); it is delivered and retried like any event and listed among the destination's deliveries.")
   )
   .add(
-    HttpApiEndpoint.get("listWebhookDeliveries", `${base}/destinations/:destinationId/deliveries`)
-      .annotateContext(OpenApi.annotations({ summary: "List deliveries", description: "The destination's delivery log, newest first: status, attempts, last response." }))
-      .setPath(DestinationPath)
-      .setUrlParams(Schema.Struct({ status: queryParam, pageSize: queryParam, pageToken: queryParam }))
-      .addSuccess(WebhookDeliveryPage)
-      .annotate(OpenApi.Transform, queryDocs({
-        status: {
-          description: "only deliveries in this state",
-          schema: { type: "string", enum: ["pending", "delivered", "dead_lettered", "cancelled"] }
-        },
-        ...pageDocs
-      }))
+    HttpApiEndpoint.post("rotateWebhookSigningSecret", `${base}/destinations/:destinationId/secret-rotations`, {
+      params: DestinationPath,
+      payload: RotateWebhookSigningSecretRequest,
+      success: RotateWebhookSigningSecretResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Rotate the signing secret", description: "Issues a new signing secret, shown once; the previous one keeps signing for a while." }))
   )
   .add(
-    HttpApiEndpoint.get("listWebhookEgressAddresses", `${base}/egress-addresses`)
-      .annotateContext(OpenApi.annotations({ summary: "Webhook egress addresses", description: "The IP addresses deliveries come from, for a receiver's allow list." }))
-      .setPath(ProjectPath)
-      .addSuccess(ListWebhookEgressAddressesResponse)
+    HttpApiEndpoint.get("listWebhookDeliveries", `${base}/destinations/:destinationId/deliveries`, {
+      params: DestinationPath,
+      query: Schema.Struct({ status: queryParam, pageSize: queryParam, pageToken: queryParam }),
+      success: WebhookDeliveryPage
+    }).annotateMerge(OpenApi.annotations({ summary: "List deliveries", description: "The destination's delivery log, newest first: status, attempts, last response." })).annotate(OpenApi.Transform, queryDocs({
+      status: {
+        description: "only deliveries in this state",
+        schema: { type: "string", enum: ["pending", "delivered", "dead_lettered", "cancelled"] }
+      },
+      ...pageDocs
+    }))
   )
   .add(
-    HttpApiEndpoint.get("listWebhookEventTypes", `${base}/event-types`)
-      .annotateContext(OpenApi.annotations({ summary: "List event types", description: "The event types a destination can subscribe to." }))
-      .setPath(ProjectPath)
-      .setUrlParams(Schema.Struct({ apiVersion: queryParam }))
-      .addSuccess(ListWebhookEventTypesResponse)
-      .annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
+    HttpApiEndpoint.get("listWebhookEgressAddresses", `${base}/egress-addresses`, {
+      params: ProjectPath,
+      success: ListWebhookEgressAddressesResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "Webhook egress addresses", description: "The IP addresses deliveries come from, for a receiver's allow list." }))
   )
   .add(
-    HttpApiEndpoint.get("getWebhookEventSchema", `${base}/event-types/:eventType/schema`)
-      .annotateContext(OpenApi.annotations({ summary: "Get an event's schema", description: "The JSON Schema of an event type's payload." }))
-      .setPath(EventTypePath)
-      .setUrlParams(Schema.Struct({ apiVersion: queryParam }))
-      .addSuccess(WebhookEventSchema)
-      .annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
+    HttpApiEndpoint.get("listWebhookEventTypes", `${base}/event-types`, {
+      params: ProjectPath,
+      query: Schema.Struct({ apiVersion: queryParam }),
+      success: ListWebhookEventTypesResponse
+    }).annotateMerge(OpenApi.annotations({ summary: "List event types", description: "The event types a destination can subscribe to." })).annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
+  )
+  .add(
+    HttpApiEndpoint.get("getWebhookEventSchema", `${base}/event-types/:eventType/schema`, {
+      params: EventTypePath,
+      query: Schema.Struct({ apiVersion: queryParam }),
+      success: WebhookEventSchema
+    }).annotateMerge(OpenApi.annotations({ summary: "Get an event's schema", description: "The JSON Schema of an event type's payload." })).annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "Webhooks",
     description: "Webhook destinations (Standard Webhooks signatures), their deliveries, and the event catalog."
   }))

@@ -5,7 +5,8 @@
  * (API versions, event types, event schemas, egress addresses) answer conditional GETs: an ETag,
  * and 304 when `If-None-Match` matches.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
   CreateWebhookDestinationRequest,
   CreateWebhookDestinationResponse,
@@ -87,7 +88,7 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
       })
 
     return handlers
-      .handleRaw("listWebhookApiVersions", ({ path }) =>
+      .handleRaw("listWebhookApiVersions", ({ params: path }) =>
         Effect.gen(function*() {
           yield* readable(path.projectId)
           return yield* conditional(yield* rendered(ListWebhookApiVersionsResponse, {
@@ -96,12 +97,12 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             packageVersion: PACKAGE_VERSION
           }))
         }))
-      .handleRaw("listWebhookEgressAddresses", ({ path }) =>
+      .handleRaw("listWebhookEgressAddresses", ({ params: path }) =>
         Effect.gen(function*() {
           yield* readable(path.projectId)
           return yield* conditional(yield* rendered(ListWebhookEgressAddressesResponse, { ipAddresses: config.egressIps }))
         }))
-      .handleRaw("listWebhookEventTypes", ({ path }) =>
+      .handleRaw("listWebhookEventTypes", ({ params: path }) =>
         Effect.gen(function*() {
           yield* readable(path.projectId)
           const version = yield* catalogVersion
@@ -121,7 +122,7 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             events
           }))
         }))
-      .handleRaw("getWebhookEventSchema", ({ path }) =>
+      .handleRaw("getWebhookEventSchema", ({ params: path }) =>
         Effect.gen(function*() {
           yield* readable(path.projectId)
           yield* catalogVersion
@@ -135,7 +136,7 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             body: JSON.stringify(schema)
           })
         }))
-      .handleRaw("createWebhookDestination", ({ path }) =>
+      .handleRaw("createWebhookDestination", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           const body = yield* decodeJsonBody(CreateWebhookDestinationRequest)
@@ -152,7 +153,7 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             })
           )
         }))
-      .handleRaw("listWebhookDestinations", ({ path }) =>
+      .handleRaw("listWebhookDestinations", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
           const query = yield* decodeQuery(ListWebhookDestinationsQuery)
@@ -162,13 +163,13 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
         }))
-      .handleRaw("getWebhookDestination", ({ path }) =>
+      .handleRaw("getWebhookDestination", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
           const destination = yield* domain(destinations.get(path.projectId, principal, path.destinationId))
           return toResponse(yield* rendered(WebhookDestination, destination))
         }))
-      .handleRaw("updateWebhookDestination", ({ path }) =>
+      .handleRaw("updateWebhookDestination", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           const body = yield* decodeJsonBody(UpdateWebhookDestinationRequest)
@@ -180,13 +181,13 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             })
           )
         }))
-      .handleRaw("deleteWebhookDestination", ({ path }) =>
+      .handleRaw("deleteWebhookDestination", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           const destination = yield* domain(destinations.delete(path.projectId, principal, path.destinationId))
           return toResponse(yield* rendered(WebhookDestination, destination))
         }))
-      .handleRaw("rotateWebhookSigningSecret", ({ path }) =>
+      .handleRaw("rotateWebhookSigningSecret", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           const body = yield* decodeJsonBody(RotateWebhookSigningSecretRequest)
@@ -209,13 +210,13 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             })
           )
         }))
-      .handleRaw("sendWebhookTestEvent", ({ path }) =>
+      .handleRaw("sendWebhookTestEvent", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           const queued = yield* domain(destinations.sendTestEvent(path.projectId, principal, path.destinationId))
           return toResponse(yield* rendered(SendWebhookTestEventResponse, queued, 202))
         }))
-      .handleRaw("retryWebhookDelivery", ({ path }) =>
+      .handleRaw("retryWebhookDelivery", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           const body = yield* decodeJsonBody(RetryWebhookDeliveryRequest)
@@ -231,7 +232,7 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             })
           )
         }))
-      .handleRaw("listWebhookDeliveries", ({ path }) =>
+      .handleRaw("listWebhookDeliveries", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
           const query = yield* decodeQuery(ListWebhookDeliveriesQuery)

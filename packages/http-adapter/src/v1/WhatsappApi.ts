@@ -5,7 +5,7 @@
  * verification code) `platforms:write`; provisions take an Idempotency-Key and answer 202 with the
  * operation.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   ConnectWhatsappBusinessRequest,
   CreateWhatsappSharedLineAssignmentRequest,
@@ -26,7 +26,7 @@ import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
-const Id = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(128))
+const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(128)))
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const ResourcePath = Schema.Struct({ projectId: ProjectId, resourceId: Id })
 const AssignmentPath = Schema.Struct({ projectId: ProjectId, assignmentId: Id })
@@ -34,138 +34,138 @@ const queryParam = Schema.optional(Schema.String)
 
 export const WhatsappGroup = HttpApiGroup.make("whatsapp")
   .add(
-    HttpApiEndpoint.get("getProjectWhatsappPlatform", `${BASE}/whatsapp`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get the project's WhatsApp mode",
-        description: "Shared (end users get seats on pooled lines; carries the seat cap) or dedicated. Needs `platforms:read`."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(ProjectPlatformSettings)
+    HttpApiEndpoint.get("getProjectWhatsappPlatform", `${BASE}/whatsapp`, {
+      params: ProjectPath,
+      success: ProjectPlatformSettings
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get the project's WhatsApp mode",
+      description: "Shared (end users get seats on pooled lines; carries the seat cap) or dedicated. Needs `platforms:read`."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("getWhatsappSignupConfig", `${BASE}/whatsapp-business/signup-config`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get the Embedded Signup configuration",
-        description: "What Meta's Embedded Signup popup needs: the configuration id, the Graph API version and the scopes. Needs `platforms:read`."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(GetWhatsappSignupConfigResponse)
+    HttpApiEndpoint.get("getWhatsappSignupConfig", `${BASE}/whatsapp-business/signup-config`, {
+      params: ProjectPath,
+      success: GetWhatsappSignupConfigResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get the Embedded Signup configuration",
+      description: "What Meta's Embedded Signup popup needs: the configuration id, the Graph API version and the scopes. Needs `platforms:read`."
+    }))
   )
   .add(
-    HttpApiEndpoint.post("connectWhatsappBusiness", `${BASE}/whatsapp-business/numbers`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Connect a WhatsApp Business number",
-        description: "Exchanges the Embedded Signup code and connects the phone number as a whatsapp_sender resource on the WABA (a resource.provision operation: 202 with Location and Retry-After). The first connection also connects the project's WhatsApp Business Account. Needs `platforms:write`, an Idempotency-Key (permanent) and a payment method on the organization (402 ENTITLEMENT_REQUIRED); 409 WHATSAPP_SENDER_CONNECTED or WHATSAPP_SENDER_PROVISIONING for a number connected or being connected, PROJECT_CLOSING."
-      }))
-      .setPath(ProjectPath)
-      .setPayload(ConnectWhatsappBusinessRequest)
-      .addSuccess(Operation, { status: 202 })
+    HttpApiEndpoint.post("connectWhatsappBusiness", `${BASE}/whatsapp-business/numbers`, {
+      params: ProjectPath,
+      payload: ConnectWhatsappBusinessRequest,
+      success: Operation.pipe(HttpApiSchema.status(202))
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Connect a WhatsApp Business number",
+      description: "Exchanges the Embedded Signup code and connects the phone number as a whatsapp_sender resource on the WABA (a resource.provision operation: 202 with Location and Retry-After). The first connection also connects the project's WhatsApp Business Account. Needs `platforms:write`, an Idempotency-Key (permanent) and a payment method on the organization (402 ENTITLEMENT_REQUIRED); 409 WHATSAPP_SENDER_CONNECTED or WHATSAPP_SENDER_PROVISIONING for a number connected or being connected, PROJECT_CLOSING."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("getWhatsappBusinessVerificationCode", `${BASE}/whatsapp-business/numbers/:resourceId/verification-code`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get a WhatsApp verification code",
-        description: "The newest 6-digit WhatsApp ownership code a held number received by SMS after receivedAfter (required, within the last 2 minutes: else 422 WHATSAPP_VERIFICATION_WINDOW_EXPIRED). Poll at 2, 4, 8, 10 s: 404 WHATSAPP_VERIFICATION_CODE_NOT_FOUND with Retry-After until it arrives; never cached. Needs `platforms:write`; 404 RESOURCE_NOT_FOUND."
-      }))
-      .setPath(ResourcePath)
-      .setUrlParams(Schema.Struct({ receivedAfter: queryParam }))
-      .addSuccess(GetWhatsappBusinessVerificationCodeResponse)
+    HttpApiEndpoint.get("getWhatsappBusinessVerificationCode", `${BASE}/whatsapp-business/numbers/:resourceId/verification-code`, {
+      params: ResourcePath,
+      query: Schema.Struct({ receivedAfter: queryParam }),
+      success: GetWhatsappBusinessVerificationCodeResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get a WhatsApp verification code",
+      description: "The newest 6-digit WhatsApp ownership code a held number received by SMS after receivedAfter (required, within the last 2 minutes: else 422 WHATSAPP_VERIFICATION_WINDOW_EXPIRED). Poll at 2, 4, 8, 10 s: 404 WHATSAPP_VERIFICATION_CODE_NOT_FOUND with Retry-After until it arrives; never cached. Needs `platforms:write`; 404 RESOURCE_NOT_FOUND."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("getWhatsappBusinessAccount", `${BASE}/whatsapp-business/account`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get the WhatsApp Business Account",
-        description: "The project's one connected WABA with the count of its live senders; subscribedAt is absent until the app is subscribed. Needs `platforms:read`; 404 WHATSAPP_WABA_NOT_CONNECTED."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(WhatsappBusinessAccount)
+    HttpApiEndpoint.get("getWhatsappBusinessAccount", `${BASE}/whatsapp-business/account`, {
+      params: ProjectPath,
+      success: WhatsappBusinessAccount
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get the WhatsApp Business Account",
+      description: "The project's one connected WABA with the count of its live senders; subscribedAt is absent until the app is subscribed. Needs `platforms:read`; 404 WHATSAPP_WABA_NOT_CONNECTED."
+    }))
   )
   .add(
-    HttpApiEndpoint.del("disconnectWhatsappBusinessAccount", `${BASE}/whatsapp-business/account`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Disconnect the WhatsApp Business Account",
-        description: "Disconnects every WhatsApp sender, unsubscribes the app and removes the WABA connection; the project's own lines and the customer's Meta numbers remain. Answers 200 with a succeeded whatsapp.account.disconnect operation. Needs `platforms:write` and an Idempotency-Key; 404 WHATSAPP_WABA_NOT_CONNECTED, 409 WHATSAPP_ACCOUNT_DISCONNECTING or WHATSAPP_ACCOUNT_PROVISIONING."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(Operation)
+    HttpApiEndpoint.delete("disconnectWhatsappBusinessAccount", `${BASE}/whatsapp-business/account`, {
+      params: ProjectPath,
+      success: Operation
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Disconnect the WhatsApp Business Account",
+      description: "Disconnects every WhatsApp sender, unsubscribes the app and removes the WABA connection; the project's own lines and the customer's Meta numbers remain. Answers 200 with a succeeded whatsapp.account.disconnect operation. Needs `platforms:write` and an Idempotency-Key; 404 WHATSAPP_WABA_NOT_CONNECTED, 409 WHATSAPP_ACCOUNT_DISCONNECTING or WHATSAPP_ACCOUNT_PROVISIONING."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("listWhatsappAccountPhoneNumbers", `${BASE}/whatsapp-business/account/phone-numbers`)
-      .annotateContext(OpenApi.annotations({
-        summary: "List the WABA's phone numbers",
-        description: "The WhatsApp Business Account's numbers as Meta lists them; ownership photon for the project's own lines, meta for the customer's. A failed lookup is an error, never an empty list. Needs `platforms:read`; 404 WHATSAPP_WABA_NOT_CONNECTED."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(ListWhatsappAccountPhoneNumbersResponse)
+    HttpApiEndpoint.get("listWhatsappAccountPhoneNumbers", `${BASE}/whatsapp-business/account/phone-numbers`, {
+      params: ProjectPath,
+      success: ListWhatsappAccountPhoneNumbersResponse
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List the WABA's phone numbers",
+      description: "The WhatsApp Business Account's numbers as Meta lists them; ownership photon for the project's own lines, meta for the customer's. A failed lookup is an error, never an empty list. Needs `platforms:read`; 404 WHATSAPP_WABA_NOT_CONNECTED."
+    }))
   )
   .add(
-    HttpApiEndpoint.post("createWhatsappVoipSender", `${BASE}/whatsapp-business/account/senders`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Register a line as a WhatsApp sender",
-        description: "Registers an active SMS-capable line of the project as a sender on its connected WABA (a resource.provision operation: 202); displayName defaults to the project's name. Needs `platforms:write`, an Idempotency-Key and a payment method (402); 404 WHATSAPP_WABA_NOT_CONNECTED or WHATSAPP_VOIP_SOURCE_NOT_ELIGIBLE, 409 WHATSAPP_SENDER_CONNECTED, WHATSAPP_SENDER_PROVISIONING or WHATSAPP_ACCOUNT_DISCONNECTING, 422 WHATSAPP_DISPLAY_NAME_UNAVAILABLE."
-      }))
-      .setPath(ProjectPath)
-      .setPayload(CreateWhatsappVoipSenderRequest)
-      .addSuccess(Operation, { status: 202 })
+    HttpApiEndpoint.post("createWhatsappVoipSender", `${BASE}/whatsapp-business/account/senders`, {
+      params: ProjectPath,
+      payload: CreateWhatsappVoipSenderRequest,
+      success: Operation.pipe(HttpApiSchema.status(202))
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Register a line as a WhatsApp sender",
+      description: "Registers an active SMS-capable line of the project as a sender on its connected WABA (a resource.provision operation: 202); displayName defaults to the project's name. Needs `platforms:write`, an Idempotency-Key and a payment method (402); 404 WHATSAPP_WABA_NOT_CONNECTED or WHATSAPP_VOIP_SOURCE_NOT_ELIGIBLE, 409 WHATSAPP_SENDER_CONNECTED, WHATSAPP_SENDER_PROVISIONING or WHATSAPP_ACCOUNT_DISCONNECTING, 422 WHATSAPP_DISPLAY_NAME_UNAVAILABLE."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("listWhatsappSharedLineAssignments", `${BASE}/whatsapp/assignments`)
-      .annotateContext(OpenApi.annotations({
-        summary: "List WhatsApp shared-line assignments",
-        description: "The project's WhatsApp seats, oldest first; released ones only with includeReleased=true. Needs `platforms:read`."
-      }))
-      .setPath(ProjectPath)
-      .setUrlParams(Schema.Struct({ includeReleased: queryParam, pageSize: queryParam, pageToken: queryParam }))
-      .addSuccess(SharedLineAssignmentPage)
+    HttpApiEndpoint.get("listWhatsappSharedLineAssignments", `${BASE}/whatsapp/assignments`, {
+      params: ProjectPath,
+      query: Schema.Struct({ includeReleased: queryParam, pageSize: queryParam, pageToken: queryParam }),
+      success: SharedLineAssignmentPage
+    }).annotateMerge(OpenApi.annotations({
+      summary: "List WhatsApp shared-line assignments",
+      description: "The project's WhatsApp seats, oldest first; released ones only with includeReleased=true. Needs `platforms:read`."
+    }))
   )
   .add(
-    HttpApiEndpoint.post("createWhatsappSharedLineAssignment", `${BASE}/whatsapp/assignments`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Assign a WhatsApp shared line",
-        description: "Maps an end user's phone number (E.164) onto a pooled shared WhatsApp line, taking one seat; the server picks the line. Needs `platforms:write` and an Idempotency-Key; 409 ASSIGNMENT_EXISTS, SHARED_LINE_CAP_EXCEEDED or WHATSAPP_MODE_DEDICATED, 503 SHARED_LINE_POOL_EXHAUSTED."
-      }))
-      .setPath(ProjectPath)
-      .setPayload(CreateWhatsappSharedLineAssignmentRequest)
-      .addSuccess(SharedLineAssignment, { status: 201 })
+    HttpApiEndpoint.post("createWhatsappSharedLineAssignment", `${BASE}/whatsapp/assignments`, {
+      params: ProjectPath,
+      payload: CreateWhatsappSharedLineAssignmentRequest,
+      success: SharedLineAssignment.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Assign a WhatsApp shared line",
+      description: "Maps an end user's phone number (E.164) onto a pooled shared WhatsApp line, taking one seat; the server picks the line. Needs `platforms:write` and an Idempotency-Key; 409 ASSIGNMENT_EXISTS, SHARED_LINE_CAP_EXCEEDED or WHATSAPP_MODE_DEDICATED, 503 SHARED_LINE_POOL_EXHAUSTED."
+    }))
   )
   .add(
-    HttpApiEndpoint.get("getWhatsappSharedLineAssignment", `${BASE}/whatsapp/assignments/:assignmentId`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Get a WhatsApp shared-line assignment",
-        description: "One WhatsApp seat, released or not. Needs `platforms:read`; 404 ASSIGNMENT_NOT_FOUND."
-      }))
-      .setPath(AssignmentPath)
-      .addSuccess(SharedLineAssignment)
+    HttpApiEndpoint.get("getWhatsappSharedLineAssignment", `${BASE}/whatsapp/assignments/:assignmentId`, {
+      params: AssignmentPath,
+      success: SharedLineAssignment
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get a WhatsApp shared-line assignment",
+      description: "One WhatsApp seat, released or not. Needs `platforms:read`; 404 ASSIGNMENT_NOT_FOUND."
+    }))
   )
   .add(
-    HttpApiEndpoint.del("releaseWhatsappSharedLineAssignment", `${BASE}/whatsapp/assignments/:assignmentId`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Release a WhatsApp shared-line assignment",
-        description: "Frees the seat and the handle; the assignment stays readable with releasedAt, and a repeat answers the same. Needs `platforms:write`; 404 ASSIGNMENT_NOT_FOUND."
-      }))
-      .setPath(AssignmentPath)
-      .addSuccess(SharedLineAssignment)
+    HttpApiEndpoint.delete("releaseWhatsappSharedLineAssignment", `${BASE}/whatsapp/assignments/:assignmentId`, {
+      params: AssignmentPath,
+      success: SharedLineAssignment
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Release a WhatsApp shared-line assignment",
+      description: "Frees the seat and the handle; the assignment stays readable with releasedAt, and a repeat answers the same. Needs `platforms:write`; 404 ASSIGNMENT_NOT_FOUND."
+    }))
   )
   .add(
-    HttpApiEndpoint.post("provisionWhatsappDedicatedLine", `${BASE}/whatsapp/dedicated`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Provision a dedicated WhatsApp line",
-        description: "Starts a resource.provision operation for a dedicated WhatsApp line with shared Voice (always 202; it keeps running while there is no capacity). No body. Needs `platforms:write`, an Idempotency-Key (permanent: a new line needs a new key), the dedicated-lines entitlement and a payment method (402 ENTITLEMENT_REQUIRED); 409 PROJECT_CLOSING."
-      }))
-      .setPath(ProjectPath)
-      .addSuccess(Operation, { status: 202 })
+    HttpApiEndpoint.post("provisionWhatsappDedicatedLine", `${BASE}/whatsapp/dedicated`, {
+      params: ProjectPath,
+      success: Operation.pipe(HttpApiSchema.status(202))
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Provision a dedicated WhatsApp line",
+      description: "Starts a resource.provision operation for a dedicated WhatsApp line with shared Voice (always 202; it keeps running while there is no capacity). No body. Needs `platforms:write`, an Idempotency-Key (permanent: a new line needs a new key), the dedicated-lines entitlement and a payment method (402 ENTITLEMENT_REQUIRED); 409 PROJECT_CLOSING."
+    }))
   )
   .add(
-    HttpApiEndpoint.del("releaseWhatsappDedicatedLine", `${BASE}/whatsapp/dedicated/:resourceId`)
-      .annotateContext(OpenApi.annotations({
-        summary: "Release a dedicated WhatsApp line",
-        description: "Gives the dedicated WhatsApp line back to the pool and records a succeeded resource.release operation (200). Needs `platforms:write`; 404 RESOURCE_NOT_FOUND for anything but a held dedicated WhatsApp line."
-      }))
-      .setPath(ResourcePath)
-      .addSuccess(Operation)
+    HttpApiEndpoint.delete("releaseWhatsappDedicatedLine", `${BASE}/whatsapp/dedicated/:resourceId`, {
+      params: ResourcePath,
+      success: Operation
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Release a dedicated WhatsApp line",
+      description: "Gives the dedicated WhatsApp line back to the pool and records a succeeded resource.release operation (200). Needs `platforms:write`; 404 RESOURCE_NOT_FOUND for anything but a held dedicated WhatsApp line."
+    }))
   )
   .middleware(Authn)
-  .annotateContext(OpenApi.annotations({
+  .annotateMerge(OpenApi.annotations({
     title: "WhatsApp",
     description: "WhatsApp Business (Embedded Signup, the WABA, senders, ownership codes), shared-line seats and dedicated lines."
   }))

@@ -3,7 +3,7 @@
  * buy a dedicated line) answer 202 with the operation, `Location` and `Retry-After`; a replay of the
  * key returns the same operation. The verification code needs `platforms:write` and is never cached.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import {
   ConnectWhatsappBusinessRequest,
   CreateWhatsappSharedLineAssignmentRequest,
@@ -42,18 +42,18 @@ export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "w
     const accepted = (projectId: string) => (op: Operation) => acceptedOperation(config.apiUrl, projectId, op)
 
     return handlers
-      .handleRaw("getProjectWhatsappPlatform", ({ path }) =>
+      .handleRaw("getProjectWhatsappPlatform", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const settings = yield* domain(whatsapp.platformSettings(path.projectId, principal))
           return toResponse(yield* rendered(ProjectPlatformSettings, settings))
         }))
-      .handleRaw("getWhatsappSignupConfig", ({ path }) =>
+      .handleRaw("getWhatsappSignupConfig", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           return toResponse(yield* rendered(GetWhatsappSignupConfigResponse, yield* domain(whatsapp.signupConfig(path.projectId, principal))))
         }))
-      .handleRaw("connectWhatsappBusiness", ({ path }) =>
+      .handleRaw("connectWhatsappBusiness", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(ConnectWhatsappBusinessRequest)
@@ -62,19 +62,19 @@ export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "w
             Effect.flatMap(domain(whatsapp.connectBusiness(path.projectId, principal, body.value)), accepted(path.projectId))
           )
         }))
-      .handleRaw("getWhatsappBusinessVerificationCode", ({ path }) =>
+      .handleRaw("getWhatsappBusinessVerificationCode", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const query = yield* decodeQuery(GetWhatsappBusinessVerificationCodeQuery)
           const code = yield* domain(whatsapp.verificationCode(path.projectId, principal, path.resourceId, query.receivedAfter))
           return toResponse(yield* rendered(GetWhatsappBusinessVerificationCodeResponse, code, 200, noStore))
         }))
-      .handleRaw("getWhatsappBusinessAccount", ({ path }) =>
+      .handleRaw("getWhatsappBusinessAccount", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           return toResponse(yield* rendered(WhatsappBusinessAccount, yield* domain(whatsapp.getAccount(path.projectId, principal))))
         }))
-      .handleRaw("disconnectWhatsappBusinessAccount", ({ path }) =>
+      .handleRaw("disconnectWhatsappBusinessAccount", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           return yield* idempotent(
@@ -82,13 +82,13 @@ export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "w
             Effect.flatMap(domain(whatsapp.disconnectAccount(path.projectId, principal)), (op) => rendered(Operation, op))
           )
         }))
-      .handleRaw("listWhatsappAccountPhoneNumbers", ({ path }) =>
+      .handleRaw("listWhatsappAccountPhoneNumbers", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const r = yield* domain(whatsapp.listAccountPhoneNumbers(path.projectId, principal))
           return toResponse(yield* rendered(ListWhatsappAccountPhoneNumbersResponse, r, 200, noStore))
         }))
-      .handleRaw("createWhatsappVoipSender", ({ path }) =>
+      .handleRaw("createWhatsappVoipSender", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(CreateWhatsappVoipSenderRequest)
@@ -97,7 +97,7 @@ export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "w
             Effect.flatMap(domain(whatsapp.createVoipSender(path.projectId, principal, body.value)), accepted(path.projectId))
           )
         }))
-      .handleRaw("listWhatsappSharedLineAssignments", ({ path }) =>
+      .handleRaw("listWhatsappSharedLineAssignments", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListSharedLineAssignmentsQuery)
@@ -107,7 +107,7 @@ export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "w
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }))
         }))
-      .handleRaw("createWhatsappSharedLineAssignment", ({ path }) =>
+      .handleRaw("createWhatsappSharedLineAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const body = yield* decodeJsonBody(CreateWhatsappSharedLineAssignmentRequest)
@@ -116,17 +116,17 @@ export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "w
             Effect.flatMap(domain(assignments.create(path.projectId, principal, body.value)), (a) => rendered(SharedLineAssignment, a, 201))
           )
         }))
-      .handleRaw("getWhatsappSharedLineAssignment", ({ path }) =>
+      .handleRaw("getWhatsappSharedLineAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           return toResponse(yield* rendered(SharedLineAssignment, yield* domain(assignments.get(path.projectId, principal, path.assignmentId))))
         }))
-      .handleRaw("releaseWhatsappSharedLineAssignment", ({ path }) =>
+      .handleRaw("releaseWhatsappSharedLineAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           return toResponse(yield* rendered(SharedLineAssignment, yield* domain(assignments.release(path.projectId, principal, path.assignmentId))))
         }))
-      .handleRaw("provisionWhatsappDedicatedLine", ({ path }) =>
+      .handleRaw("provisionWhatsappDedicatedLine", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           return yield* idempotent(
@@ -134,7 +134,7 @@ export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "w
             Effect.flatMap(domain(whatsapp.provisionDedicatedLine(path.projectId, principal)), accepted(path.projectId))
           )
         }))
-      .handleRaw("releaseWhatsappDedicatedLine", ({ path }) =>
+      .handleRaw("releaseWhatsappDedicatedLine", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const op = yield* domain(whatsapp.releaseDedicatedLine(path.projectId, principal, path.resourceId))

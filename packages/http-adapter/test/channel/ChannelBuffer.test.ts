@@ -18,7 +18,7 @@ const event = (seq: number, pad = 0): ChannelEvent => ({
     type: "project.updated",
     apiVersion: "2026-07-01",
     source: "test",
-    timestamp: DateTime.unsafeMake(0) as DateTime.Utc,
+    timestamp: DateTime.makeUnsafe(0) as DateTime.Utc,
     data: { pad: "x".repeat(pad) }
   }
 })

@@ -45,7 +45,7 @@ for (const backend of testBackends()) {
       if (backend === "postgres") {
         const scope = Effect.runSync(Scope.make())
         cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
-        const url = await Effect.runPromise(Scope.extend(scratchPostgres, scope))
+        const url = await Effect.runPromise(Scope.provide(scratchPostgres, scope))
         a = await startTestServer(backend, settings, undefined, StoreSql(DatabaseConfig.Postgres({ url: Redacted.make(url) })))
         cleanups.unshift(() => a.close())
         const dataDir = mkdtempSync(join(tmpdir(), "sb-channel-peer-"))

@@ -3,7 +3,7 @@
  * `invalid` with a reason — never a throw; well-formed frames decode to what was sent; frames of the
  * other protocol and excess fields in strict frames are invalid. Bounded property runs.
  */
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { decodeClientFrame, EVENTS_PROTOCOL, FUSOR_PROTOCOL, typeMatches } from "../../src/channel/ChannelProtocol.js"
 

@@ -6,7 +6,8 @@
  */
 import { StreamTokens } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
-import { Effect, FastCheck as fc } from "effect"
+import { Effect } from "effect"
+import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { channelUrl, commitEvents, connect, type Frames, newChannelProject } from "../support/ChannelClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"

@@ -5,7 +5,7 @@
  * A real server (both listeners), real `ws` clients, events from real ingress requests and from
  * the store. No timing thresholds: waits are for frames, with generous deadlines.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { ChannelPolicy, EventChannelStore, StreamTokens } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Effect } from "effect"
@@ -284,7 +284,7 @@ for (const backend of testBackends()) {
         const sql = yield* SqlClient.SqlClient
         yield* sql`update events set dispatched_at = now() where project_id = ${p.projectId}`
         const store = yield* EventChannelStore
-        yield* store.prune(DateTime.unsafeMake(Date.now() + 60_000) as DateTime.Utc, 1_000)
+        yield* store.prune(DateTime.makeUnsafe(Date.now() + 60_000) as DateTime.Utc, 1_000)
       }))
       const { token } = await mintToken(s, p.projectId, p.secret)
       const c = connect(channelUrl(s), EVENTS)

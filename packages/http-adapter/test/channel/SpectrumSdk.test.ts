@@ -62,7 +62,7 @@ for (const backend of testBackends()) {
       child.stdout!.on("data", (d) => (out += d))
       child.stderr!.on("data", (d) => (out += d))
       const present = () =>
-        s.run(Effect.flatMap(EventChannelStore, (store) => store.present(p.projectId, "fusor", DateTime.unsafeMake(Date.now() - 60_000) as DateTime.Utc)))
+        s.run(Effect.flatMap(EventChannelStore, (store) => store.present(p.projectId, "fusor", DateTime.makeUnsafe(Date.now() - 60_000) as DateTime.Utc)))
       await until(`the SDK's session (output: ${out})`, present)
 
       const res = await fetch(`${endpoint.url}/`.replace(/\/$/, ""), {

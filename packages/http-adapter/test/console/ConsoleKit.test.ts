@@ -3,7 +3,8 @@
  * typed cannot become markup), the hourly counts put each item in its hour and lose none of the
  * last 24 hours, and the charts say in words what they draw.
  */
-import { FastCheck as fc } from "effect"
+import { DateTime } from "effect"
+import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { hourlyChart, perHour, timelineChart } from "../../src/console/ConsoleCharts.js"
 import { html, raw } from "../../src/console/ConsoleHtml.js"
@@ -61,7 +62,7 @@ describe("console HTML and charts (pure)", () => {
   })
 
   it("puts a call's milestones and key presses on its timeline in order", () => {
-    const t = (ms: number) => ({ epochMillis: ms })
+    const t = (ms: number) => DateTime.makeUnsafe(ms)
     const call = {
       status: "completed",
       timestamps: { startedAt: t(0), ringingAt: t(1000), answeredAt: t(2000), connectedAt: t(2500), endedAt: t(9000) },

@@ -342,7 +342,7 @@ for (const backend of testBackends()) {
       expectEnvelopeError(await call("POST", base, { json: { planCode: plan }, as: stranger.browser, csrf: stranger.csrf }), 404, "ORGANIZATION_NOT_FOUND")
       expectEnvelopeError(await call("POST", "/api/organizations/not-an-org/subscription", { json: { planCode: plan } }), 404, "ORGANIZATION_NOT_FOUND")
       // The /v1 overview shows what was bought.
-      const overview = await s.run(BillingService.organizationOverview(organizationId as OrganizationId))
+      const overview = await s.run(BillingService.use((billing) => billing.organizationOverview(organizationId as OrganizationId)))
       expect(overview.subscription?.fixedCharges.map((c) => c.quantity)).toEqual([5])
     })
 

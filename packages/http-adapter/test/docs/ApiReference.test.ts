@@ -8,7 +8,7 @@
  * nothing from another origin.
  */
 import { Problem } from "../../src/http/Problem.js"
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openApiDocuments } from "../../src/docs/Documents.js"
 import { v1OperationSchemas } from "../../src/docs/OpenApiDocument.js"
@@ -39,10 +39,11 @@ const operationsOf = (doc: Json): Array<{ readonly id: string; readonly op: Json
       .map(([, op]) => ({ id: String(op.operationId), op }))
   )
 
-const decodes = (schema: Schema.Schema<any, any, never>, value: unknown) => Schema.decodeUnknownEither(schema)(value)._tag === "Right"
+// The declarations' schemas (typed `Schema.Top`) decode without services.
+const decodes = (schema: Schema.Top, value: unknown) => Result.isSuccess(Schema.decodeUnknownResult(schema as Schema.Codec<unknown, unknown>)(value))
 
-const EnvelopeError = Schema.Struct({ succeed: Schema.Literal(false), message: Schema.String, code: Schema.String.pipe(Schema.minLength(1)) })
-const envelopeOf = (data: Schema.Schema<any, any, never>) => Schema.Struct({ succeed: Schema.Literal(true), data })
+const EnvelopeError = Schema.Struct({ succeed: Schema.Literal(false), message: Schema.String, code: Schema.String.pipe(Schema.check(Schema.isMinLength(1))) })
+const envelopeOf = (data: Schema.Codec<any, any, never>) => Schema.Struct({ succeed: Schema.Literal(true), data })
 
 /** Every `$id` in a document, with how often it occurs. */
 const idsOf = (value: unknown, out = new Map<string, number>()): Map<string, number> => {
@@ -132,11 +133,11 @@ describe("OpenAPI documents", () => {
     const bad: Array<string> = []
     for (const o of dashboardOperations as ReadonlyArray<DashboardOperation>) {
       const op = documents.dashboard.paths[o.path.replace(/:([A-Za-z]+)/g, "{$1}")][o.method.toLowerCase()]
-      if (o.body !== undefined && !decodes(o.body as Schema.Schema<any, any, never>, op.requestBody.content["application/json"].example)) {
+      if (o.body !== undefined && !decodes(o.body as Schema.Codec<any, any, never>, op.requestBody.content["application/json"].example)) {
         bad.push(`${o.operationId} request`)
       }
       if (o.data !== undefined) {
-        const data = (lists.has(o.operationId) ? Schema.Array(o.data) : o.data) as Schema.Schema<any, any, never>
+        const data = (lists.has(o.operationId) ? Schema.Array(o.data) : o.data) as Schema.Codec<any, any, never>
         if (!decodes(envelopeOf(data), op.responses["200"].content["application/json"].example)) bad.push(`${o.operationId} 200`)
       }
       for (const [status, response] of Object.entries<Json>(op.responses)) {
@@ -152,10 +153,10 @@ describe("OpenAPI documents", () => {
     const bad: Array<string> = []
     for (const o of managementOperations) {
       const op = documents.management.paths[o.path.replace(/:([A-Za-z]+)/g, "{$1}")][o.method.toLowerCase()]
-      if (o.body !== undefined && !decodes(o.body as Schema.Schema<any, any, never>, op.requestBody.content["application/json"].example)) {
+      if (o.body !== undefined && !decodes(o.body as Schema.Codec<any, any, never>, op.requestBody.content["application/json"].example)) {
         bad.push(`${o.operationId} request`)
       }
-      if (!decodes(envelopeOf(o.data as Schema.Schema<any, any, never>), op.responses["200"].content["application/json"].example)) {
+      if (!decodes(envelopeOf(o.data as Schema.Codec<any, any, never>), op.responses["200"].content["application/json"].example)) {
         bad.push(`${o.operationId} 200`)
       }
       for (const [status, response] of Object.entries<Json>(op.responses)) {

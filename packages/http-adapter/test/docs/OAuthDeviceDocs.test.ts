@@ -6,7 +6,7 @@
  * error examples are the server's own answers word for word.
  */
 import { testBackends } from "@switchboard/sql-adapter"
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DeviceAuthorizeResponse, DeviceTokenResponse, OAuthErrorResponse } from "../../src/routes/OAuthDeviceOperations.js"
 import { formPost, hiddenFields, newApp, newUser, type OAuthTestServer, sessionCookie, startOAuthServer } from "../support/OAuthServer.js"
@@ -14,7 +14,7 @@ import { formPost, hiddenFields, newApp, newUser, type OAuthTestServer, sessionC
 type Json = Record<string, any>
 
 const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
-const decodes = (schema: Schema.Schema<any, any, never>, value: unknown) => Schema.decodeUnknownEither(schema)(value)._tag === "Right"
+const decodes = (schema: Schema.Codec<any, any, never>, value: unknown) => Result.isSuccess(Schema.decodeUnknownResult(schema)(value))
 const keys = (value: Json) => Object.keys(value).sort()
 /** The `sb_<kind>_` prefix of each identifier-like string member, by member name. */
 const prefixes = (value: Json): Json =>

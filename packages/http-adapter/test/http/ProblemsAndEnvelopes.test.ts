@@ -2,8 +2,8 @@
  * The HTTP adapter's problem catalog and problem documents (RFC 9457) and the Dashboard/management
  * envelope (moved here with the modules from core's shared schemas).
  */
-import { Email, formatTypeId, IdKinds, Timestamp, uuidv7Bytes } from "@switchboard/core/shared"
-import { Either, ParseResult, Schema } from "effect"
+import { Email, formatTypeId, IdKinds, issueTree, Timestamp, uuidv7Bytes } from "@switchboard/core/shared"
+import { DateTime, Result, Schema, SchemaAST } from "effect"
 import { describe, expect, it } from "vitest"
 import { ErrorEnvelope, Envelope, errorEnvelope, SuccessEnvelope, successEnvelope } from "../../src/http/Envelope.js"
 import { CaptchaRequiredProblem, makeProblem, Problem } from "../../src/http/Problem.js"
@@ -14,24 +14,24 @@ import {
 const T0 = Date.UTC(2030, 0, 1)
 const requestId = formatTypeId(IdKinds.request, uuidv7Bytes(T0, Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])))
 
-const decode = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => Schema.decodeUnknownEither(schema)(input)
+const decode = <A, I>(schema: Schema.Codec<A, I>, input: unknown) => Schema.decodeUnknownResult(schema)(input)
 
 /** Decodes or fails the test with the parse error. */
-const accepts = <A, I>(schema: Schema.Schema<A, I>, input: unknown): A =>
-  Either.getOrThrowWith(decode(schema, input), (e) => new Error(ParseResult.TreeFormatter.formatErrorSync(e)))
+const accepts = <A, I>(schema: Schema.Codec<A, I>, input: unknown): A =>
+  Result.getOrThrowWith(decode(schema, input), (e) => new Error(issueTree(e)))
 
 /** Expects a decode failure; returns its message for further checks. */
-const rejects = <A, I>(schema: Schema.Schema<A, I>, input: unknown): string => {
+const rejects = <A, I>(schema: Schema.Codec<A, I>, input: unknown): string => {
   const result = decode(schema, input)
-  if (Either.isRight(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
-  return ParseResult.TreeFormatter.formatErrorSync(result.left)
+  if (Result.isSuccess(result)) throw new Error(`expected a rejection of ${JSON.stringify(input)}`)
+  return issueTree(result.failure)
 }
 
 /** Decode then encode gives back the canonical input. */
-const roundTrips = <A, I>(schema: Schema.Schema<A, I>, input: unknown): void => {
-  const encoded = Schema.encodeEither(schema)(accepts(schema, input))
-  if (Either.isLeft(encoded)) throw new Error(ParseResult.TreeFormatter.formatErrorSync(encoded.left))
-  expect(encoded.right).toStrictEqual(input)
+const roundTrips = <A, I>(schema: Schema.Codec<A, I>, input: unknown): void => {
+  const encoded = Schema.encodeResult(schema)(accepts(schema, input))
+  if (Result.isFailure(encoded)) throw new Error(issueTree(encoded.failure))
+  expect(encoded.success).toStrictEqual(input)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ describe("Envelope", () => {
 
   it("SuccessEnvelope decodes its data with the data schema", () => {
     const decoded = accepts(SuccessEnvelope(Timestamp), { succeed: true, data: "2030-01-01T00:00:00Z" })
-    expect(decoded.data.epochMillis).toBe(T0)
+    expect(DateTime.toEpochMillis(decoded.data)).toBe(T0)
     rejects(SuccessEnvelope(Emails), { succeed: true, data: ["not an email"] })
   })
 
@@ -195,7 +195,7 @@ describe("Envelope", () => {
   })
 
   it("names envelopes after their data", () => {
-    const id = (s: Schema.Schema.Any) => s.ast.annotations[Symbol.for("effect/annotation/Identifier")]
+    const id = (s: Schema.Top) => SchemaAST.resolveIdentifier(s.ast)
     expect(id(SuccessEnvelope(Email))).toBe("EmailSuccessEnvelope")
     expect(id(SuccessEnvelope(Emails))).toBe("EmailListSuccessEnvelope")
     expect(id(SuccessEnvelope(Schema.String, "NameSuccessEnvelope"))).toBe("NameSuccessEnvelope")

@@ -50,7 +50,7 @@ for (const backend of testBackends()) {
   let limited: TestServer
   const scope = Effect.runSync(Scope.make())
   beforeAll(async () => {
-    const [main, small] = await Effect.runPromise(Scope.extend(sharedTestStores(backend, 2), scope))
+    const [main, small] = await Effect.runPromise(Scope.provide(sharedTestStores(backend, 2), scope))
     // No delivery engine (in either server): registered webhooks point at hosts that do not exist.
     s = await startTestServer(backend, {
       managementRateLimitQuota: 100_000,

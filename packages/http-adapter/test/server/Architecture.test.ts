@@ -5,9 +5,9 @@
  * (b) no import cycles among the src files of a package (value imports: a cycle of them is what
  *     makes module evaluation order matter, e.g. a `ReferenceError` on a class used before its
  *     module ran);
- * (c) every port of core (a `Context.Tag`) has a contract suite exported by the testkit, and every
- *     such suite runs on each of its backends: memory, and the SQL layers (PGlite always, PostgreSQL
- *     when DATABASE_URL is set);
+ * (c) every port of core (a `Context.Service` declared by its shape) has a contract suite exported
+ *     by the testkit, and every such suite runs on each of its backends: memory, and the SQL layers
+ *     (PGlite always, PostgreSQL when DATABASE_URL is set);
  * (d) the HTTP adapter knows a database outage by its type only (core's `DatabaseUnavailable`): no
  *     module of its src mentions PostgreSQL error codes or driver messages — the SQL adapter
  *     classifies them (sql-adapter/src/shared/DatabaseOutage.ts);
@@ -259,13 +259,16 @@ export type PortExceptions = Readonly<Record<string, string>>
 /** The backends a top-level contract suite must run on, when not memory and SQL. */
 export type SuiteBackends = Readonly<Record<string, { readonly backends: ReadonlyArray<string>; readonly why: string }>>
 
-/** `class X extends Context.Tag(…)` / `const X = Context.GenericTag(…)` in core's src. */
+/**
+ * The ports in core's src: `class X extends Context.Service<X, Shape>()(…)` (a service declared by its
+ * shape; one built by core is `Context.Service<X>()(…, { make })`) / `const X = Context.Service<Shape>(…)`.
+ */
 const portsOf = (files: ReadonlyArray<SourceFile>) => {
   const ports = new Map<string, string>()
   for (const file of files) {
     if (!file.path.startsWith("packages/core/src/")) continue
-    for (const m of file.text.matchAll(/class\s+(\w+)\s+extends\s+Context\.(?:Tag|GenericTag)\b/g)) ports.set(m[1]!, file.path)
-    for (const m of file.text.matchAll(/const\s+(\w+)\s*=\s*Context\.GenericTag\b/g)) ports.set(m[1]!, file.path)
+    for (const m of file.text.matchAll(/class\s+(\w+)\s+extends\s+Context\.Service<\s*\w+\s*,/g)) ports.set(m[1]!, file.path)
+    for (const m of file.text.matchAll(/const\s+(\w+)\s*=\s*Context\.Service\b/g)) ports.set(m[1]!, file.path)
   }
   return ports
 }
@@ -528,9 +531,9 @@ describe("the architecture checkers catch a deliberate violation", () => {
   it("contracts: a port with no suite, a suite not run on SQL, stale exceptions", () => {
     const violations = checkContracts(
       [
-        file("packages/core/src/x/Ports.ts", "export class FooRepo extends Context.Tag(\"core/FooRepo\")<FooRepo, {}>() {}"),
-        file("packages/core/src/y/Ports.ts", "export class BarRepo extends Context.Tag(\"core/BarRepo\")<BarRepo, {}>() {}"),
-        file("packages/core/src/z/Ports.ts", "export const Baz = Context.GenericTag<Baz>(\"core/Baz\")"),
+        file("packages/core/src/x/Ports.ts", "export class FooRepo extends Context.Service<FooRepo, {}>()(\"core/FooRepo\") {}"),
+        file("packages/core/src/y/Ports.ts", "export class BarRepo extends Context.Service<BarRepo, {}>()(\"core/BarRepo\") {}"),
+        file("packages/core/src/z/Ports.ts", "export const Baz = Context.Service<Baz>(\"core/Baz\")"),
         file(
           "packages/testkit/src/contracts/FooContract.ts",
           "export const fooContract = (it) => it.effect(\"x\", () => Effect.gen(function*() { yield* FooRepo }))"
@@ -552,7 +555,7 @@ describe("the architecture checkers catch a deliberate violation", () => {
     ])
     const fixed = checkContracts(
       [
-        file("packages/core/src/x/Ports.ts", "export class FooRepo extends Context.Tag(\"core/FooRepo\")<FooRepo, {}>() {}"),
+        file("packages/core/src/x/Ports.ts", "export class FooRepo extends Context.Service<FooRepo, {}>()(\"core/FooRepo\") {}"),
         file("packages/testkit/src/contracts/FooContract.ts", "export const fooContract = (it) => { FooRepo }"),
         file("packages/testkit/src/RepositoryContract.ts", "export const repositoryContract = (n, l) => fooContract(it)"),
         file("packages/testkit/test/Repo.memory.test.ts", "repositoryContract(\"memory\", () => Memory)"),

@@ -5,6 +5,7 @@
  * row is a compile error); this test also catches an error class that is in no union at all.
  */
 import * as Core from "@switchboard/core"
+import { SchemaAST } from "effect"
 import { execFile } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -20,9 +21,11 @@ const coreErrorTags = (): ReadonlyMap<string, string> => {
   const visit = (ns: object, prefix: string, depth: number) => {
     for (const [name, value] of Object.entries(ns)) {
       if (typeof value === "function" && value.prototype instanceof Error) {
-        // Schema.TaggedError classes carry their tag statically; Data.TaggedError ones on instances.
-        const stat: unknown = (value as { readonly _tag?: unknown })._tag
-        const tag: unknown = typeof stat === "string" ? stat : (new (value as new(a: object) => { readonly _tag?: unknown })({}))._tag
+        // Schema.TaggedError classes declare their tag among their fields; Data.TaggedError ones set it on instances.
+        const declared = (value as { readonly fields?: { readonly _tag?: { readonly ast: SchemaAST.AST } } }).fields?._tag?.ast
+        const tag: unknown = declared !== undefined && SchemaAST.isLiteral(declared)
+          ? declared.literal
+          : (new (value as new(a: object) => { readonly _tag?: unknown })({}))._tag
         if (typeof tag === "string") tags.set(tag, `${prefix}${name}`)
       } else if (depth < 3 && typeof value === "object" && value !== null && !Array.isArray(value)) {
         // Namespaces (`export * as Voice …`), nested ones included.

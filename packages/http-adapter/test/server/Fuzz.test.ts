@@ -10,10 +10,11 @@
  * endpoints; HTML only from the server-rendered pages). Nothing is written: every table holds the
  * same rows afterwards (bookkeeping of refusals — rate-limit counters, sign-in failure windows — aside).
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { rawRoutes, surfaceOf } from "@switchboard/http-adapter"
 import { testBackends } from "@switchboard/sql-adapter"
-import { Effect, FastCheck as fc } from "effect"
+import { Effect } from "effect"
+import * as fc from "fast-check"
 import { request as httpRequest } from "node:http"
 import { gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -15,7 +15,7 @@
  * test, so a route added later without a reach decision fails it too. And nothing may be written:
  * the database's every table is fingerprinted before and after the sweep.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { mintAccessToken } from "@switchboard/testkit"
 import { testBackends } from "@switchboard/sql-adapter"
 import { Effect } from "effect"

@@ -7,10 +7,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { provideRouteServices } from "../../src/http/RouteServices.js"
 
-class A extends Context.Tag("test/A")<A, { readonly n: number }>() {}
-class B extends Context.Tag("test/B")<B, { readonly n: number }>() {}
-class Other extends Context.Tag("test/Other")<Other, string>() {}
-class Setting extends Context.Reference<Setting>()("test/Setting", { defaultValue: () => "default" }) {}
+class A extends Context.Service<A, { readonly n: number }>()("test/A") {}
+class B extends Context.Service<B, { readonly n: number }>()("test/B") {}
+class Other extends Context.Service<Other, string>()("test/Other") {}
+const Setting = Context.Reference<string>("test/Setting", { defaultValue: () => "default" })
 
 const a = { n: 1 }
 const b = { n: 2 }

@@ -14,7 +14,7 @@ import { mintToken, newChannelProject } from "../support/ChannelClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 class HostSetting extends Setting<HostSetting>()("test/HostSetting", { defaultValue: () => "default" }) {}
-class HostService extends Context.Tag("test/HostService")<HostService, string>() {}
+class HostService extends Context.Service<HostService, string>()("test/HostService") {}
 
 describe("settingsOf", () => {
   it("keeps exactly the entries declared with Setting", () => {
@@ -23,7 +23,7 @@ describe("settingsOf", () => {
       Context.add(TokenAudience, { issuer: "https://i.example", audience: "https://a.example" })
     )
     const picked = settingsOf(context as Context.Context<never>)
-    expect([...picked.unsafeMap.keys()].sort()).toEqual(["core/TokenAudience", "test/HostSetting"])
+    expect([...picked.mapUnsafe.keys()].sort()).toEqual(["core/TokenAudience", "test/HostSetting"])
     expect(Context.get(picked as Context.Context<HostSetting>, HostSetting)).toBe("host")
     expect(settingKeys().has("core/ChannelPolicy")).toBe(true)
     expect(settingKeys().has("test/HostService")).toBe(false)

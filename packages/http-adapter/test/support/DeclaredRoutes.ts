@@ -5,8 +5,8 @@
  * examples, `docs/Examples.ts`), and a well-formed value for each path parameter. Suites that sweep
  * the routes (the reach sweep, the wire-contract recording) share these.
  */
-import { HttpApi } from "@effect/platform"
-import { Option, Schema } from "effect"
+import { HttpApi, type HttpApiEndpoint } from "effect/http-api"
+import { Schema, SchemaAST } from "effect"
 import { featureRouteTable, V1Api } from "../../src/Features.js"
 import { exampleOf } from "../../src/docs/Examples.js"
 import { surfaceOf } from "../../src/http/Surfaces.js"
@@ -31,7 +31,7 @@ export interface Route {
 
 export const projectScoped = (path: string) => /\/:projectId(\/|$)/.test(path) || /^\/api\/projects\/:id(\/|$)/.test(path)
 
-const bodyOf = (schema: Schema.Schema<any, any, never> | undefined): unknown => {
+const bodyOf = (schema: Schema.Codec<any, any, never> | undefined): unknown => {
   if (schema === undefined) return undefined
   const example = exampleOf(schema)
   if (example === undefined) throw new Error(`no example decodes for ${String(schema.ast)}`)
@@ -39,13 +39,12 @@ const bodyOf = (schema: Schema.Schema<any, any, never> | undefined): unknown => 
 }
 
 /** The required members of a query schema, each with its example (optional members are left out). */
-const requiredQueryOf = (schema: Schema.Schema<any, any, never>): string => {
-  let ast = schema.ast
-  while (ast._tag === "Transformation" || ast._tag === "Refinement") ast = ast.from
-  if (ast._tag !== "TypeLiteral") throw new Error(`a query schema that is not a struct: ${String(schema.ast)}`)
+const requiredQueryOf = (schema: Schema.Codec<any, any, never>): string => {
+  const ast = schema.ast
+  if (!SchemaAST.isObjects(ast)) throw new Error(`a query schema that is not a struct: ${String(schema.ast)}`)
   const params = new URLSearchParams()
   for (const p of ast.propertySignatures) {
-    if (p.isOptional) continue
+    if (SchemaAST.isOptional(p.type)) continue
     const example = exampleOf(Schema.make(p.type))
     if (example === undefined) throw new Error(`no example for the query member ${String(p.name)}`)
     params.set(String(p.name), String(example))
@@ -72,19 +71,26 @@ const overrides: Record<string, { readonly body?: unknown; readonly raw?: { read
   "GET /v1/projects/:projectId/platforms/whatsapp-business/numbers/:resourceId/verification-code": { query: "receivedAfter=2026-01-01T00:00:00Z" }
 }
 
+/** An endpoint's declared body: its one payload schema (several: their union), whatever the content type. */
+const payloadOf = (endpoint: HttpApiEndpoint.Top): Schema.Top | undefined => {
+  const schemas = [...endpoint.payload.values()].flatMap((p) => p.schemas)
+  return schemas.length <= 1 ? schemas[0] : Schema.Union(schemas)
+}
+
 /** Every endpoint of the versioned API's declaration, in declaration order. */
 export const v1Routes: ReadonlyArray<Route> = (() => {
   const routes: Array<Route> = []
   HttpApi.reflect(V1Api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, group }) => {
-      const payload = Option.getOrUndefined(endpoint.payloadSchema) as Schema.Schema<any, any, never> | undefined
-      const query = Option.getOrUndefined(endpoint.urlParamsSchema) as Schema.Schema<any, any, never> | undefined
+      // The declaration's schemas are typed `Schema.Top`; a declared body or query needs no services.
+      const payload = payloadOf(endpoint) as Schema.Codec<any, any, never> | undefined
+      const query = endpoint.query as Schema.Codec<any, any, never> | undefined
       routes.push({
         method: endpoint.method,
         path: endpoint.path,
         surface: surfaceOf(endpoint.path) === "oauth" ? "oauth" : "v1",
-        operationId: `${group.identifier}.${endpoint.name}`,
+        operationId: `${group.identifier}.${endpoint.identifier}`,
         body: endpoint.method === "GET" || endpoint.method === "DELETE" ? undefined : bodyOf(payload),
         ...(query === undefined ? {} : { query: requiredQueryOf(query) }),
         ...overrides[`${endpoint.method} ${endpoint.path}`]
@@ -103,12 +109,12 @@ export const featureRoutes: ReadonlyArray<Route> = featureRouteTable
   .filter(([method]) => method !== "HEAD")
   .map(([method, path]) => {
     const surface = path === "/" || path.startsWith("/console/") || path === "/console" ? "console" : surfaceOf(path)
-    const declared: { readonly body?: Schema.Schema<any, any> } | undefined = surface === "dashboard"
+    const declared: { readonly body?: Schema.Codec<any, any> } | undefined = surface === "dashboard"
       ? dashboardOperations.find((o) => o.method === method && o.path === path)
       : surface === "management"
       ? managementOperations.find((o) => o.method === method && o.path === path)
       : undefined
-    return { method, path, surface, body: bodyOf(declared?.body as Schema.Schema<any, any, never> | undefined) }
+    return { method, path, surface, body: bodyOf(declared?.body as Schema.Codec<any, any, never> | undefined) }
   })
 
 export const typeId = (kind: string) => `sb_${kind}_01jdm8v6q0r5x3k2w9c7t4b1ze`

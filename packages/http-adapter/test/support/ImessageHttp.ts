@@ -10,7 +10,7 @@ import { ProjectsRepo } from "@switchboard/core/projects"
 import { defaultSimulatedImessageSettings, makeSimulatedImessagePool } from "@switchboard/testkit/simulated"
 import type { ProjectId } from "@switchboard/core/shared"
 import { billingTestCatalogJson } from "@switchboard/testkit"
-import { Effect, Either, Layer, Option } from "effect"
+import { Effect, Result, Layer, Option } from "effect"
 import { platformTestAdapters } from "./PlatformsHttp.js"
 import type { TestServer } from "./TestServer.js"
 
@@ -21,7 +21,7 @@ const plan = (planCode: string, name: string, tier: number, extra: Record<string
 })
 
 /** The test catalog plus `imessage`: `imessage_shared` (default, 2 seats) and `imessage_dedicated`. */
-export const imessageCatalog = Either.getOrThrowWith(
+export const imessageCatalog = Result.getOrThrowWith(
   validateCatalog({
     ...billingTestCatalogJson,
     imessage: [
@@ -63,7 +63,7 @@ export const makeDedicated = (s: TestServer, projectId: string) =>
   s.run(Effect.gen(function*() {
     const repo = yield* BillingRepo
     const project = Option.getOrThrow(yield* (yield* ProjectsRepo).findById(projectId as ProjectId))
-    yield* BillingService.ensureSubscriptions(projectId as ProjectId, Principal.Account({ accountId: project.createdByAccountId, serviceKeyId: "test" as never }))
+    yield* (yield* BillingService).ensureSubscriptions(projectId as ProjectId, Principal.Account({ accountId: project.createdByAccountId, serviceKeyId: "test" as never }))
     const sub = Option.getOrThrow(yield* repo.lockSubscription(projectId as ProjectId, "imessage"))
     yield* repo.updateSubscription({ ...sub, planCode: "imessage_dedicated", version: sub.version + 1 })
   }))

@@ -2,7 +2,7 @@
 import { EventOutbox } from "@switchboard/core/events"
 import { Message, MessageEventData } from "@switchboard/core/messages"
 import { IdKinds } from "@switchboard/core/shared"
-import { Effect, Either, Schema } from "effect"
+import { DateTime, Effect, Result, Schema } from "effect"
 import { expect } from "vitest"
 import type { TestServer } from "./TestServer.js"
 import { newId } from "./VoiceHttp.js"
@@ -43,21 +43,21 @@ export const messageEvents = async (s: TestServer, projectId: string, messageId?
   const rows = await s.run(Effect.flatMap(EventOutbox, (o) => o.list({ projectId, after: 0, limit: 10_000 })))
   const events = rows.filter((r) => r.event.type.startsWith("message.") && (messageId === undefined || r.event.source.endsWith(`/${messageId}`)))
   for (const r of events) {
-    const decoded = Schema.decodeUnknownEither(MessageEventData)(r.event.data, { onExcessProperty: "error" })
-    expect(Either.isRight(decoded), JSON.stringify(r.event.data)).toBe(true)
+    const decoded = Schema.decodeUnknownResult(MessageEventData)(r.event.data, { onExcessProperty: "error" })
+    expect(Result.isSuccess(decoded), JSON.stringify(r.event.data)).toBe(true)
     expect(r.event.source).toMatch(new RegExp(`^/v1/projects/${projectId}/platforms/messages/sb_msg_`))
   }
   return events.map((r) => ({
     type: r.event.type,
-    timestamp: new Date(r.event.timestamp.epochMillis).toISOString(),
+    timestamp: new Date(DateTime.toEpochMillis(r.event.timestamp)).toISOString(),
     data: r.event.data as Record<string, any>
   }))
 }
 
 /** The record decodes with the strict schema (one shape per status and platform). */
 export const expectMessageShape = (body: unknown) => {
-  const decoded = Schema.decodeUnknownEither(Message)(body, { onExcessProperty: "error" })
-  expect(Either.isRight(decoded), JSON.stringify(body)).toBe(true)
+  const decoded = Schema.decodeUnknownResult(Message)(body, { onExcessProperty: "error" })
+  expect(Result.isSuccess(decoded), JSON.stringify(body)).toBe(true)
 }
 
 export const newMessageId = () => newId(IdKinds.message)

@@ -10,8 +10,9 @@ import { Sessions } from "@switchboard/core/dashboard"
 import { type CreateOAuthApp, OAuthApps } from "@switchboard/core/oauth"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
 import { type TestBackend, testStore } from "@switchboard/sql-adapter"
-import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { makeHttpServer } from "../../src/server/NodeServers.js"
+import { serverLoggers } from "../../src/server/Server.js"
 import { createServer as createNetServer } from "node:net"
 
 export interface OAuthTestServer {
@@ -44,7 +45,13 @@ export const startOAuthServer = async (backend: TestBackend, overrides: Partial<
     port,
     ...overrides
   })
-  const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, testStore(backend)), scope))
+  const app = await Effect.runPromise(Layer.buildWithScope(
+    // As a `switchboard serve` process: the environment as it is now, the default LOG_FORMAT=pretty.
+    appLayer(config, testStore(backend)).pipe(
+      Layer.provideMerge(Layer.mergeAll(serverLoggers("pretty"), ConfigProvider.layer(ConfigProvider.fromEnv())))
+    ),
+    scope
+  ))
   const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
   await Effect.runPromise(Layer.buildWithScope(
     HttpLive.pipe(

@@ -3,8 +3,9 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { provisionAccount } from "@switchboard/core/accounts"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
 import { sharedTestStores, type TestBackend, testStore } from "@switchboard/sql-adapter"
-import { Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { makeHttpServer, makeHttpsServer } from "../../src/server/NodeServers.js"
+import { serverLoggers } from "../../src/server/Server.js"
 import { generateLocalhostCertificate } from "../../src/server/ManagementTls.js"
 import { channelSettingsOf } from "../../src/server/ChannelAdapters.js"
 import { type Channel, makeChannel } from "../../src/server/ChannelServer.js"
@@ -44,7 +45,7 @@ export interface TestServerOptions {
 export const startTestServer = async (
   backend: TestBackend,
   overrides: Partial<ServerConfigShape> = {},
-  adapters: Layer.Layer<any, never, never> = Layer.empty as Layer.Layer<any, never, never>,
+  adapters: Layer.Layer<never> = Layer.empty,
   store: Layer.Layer<any, any, never> = testStore(backend),
   options: TestServerOptions = {}
 ): Promise<TestServer> => {
@@ -55,7 +56,14 @@ export const startTestServer = async (
     rateLimitQuota: 100_000,
     ...overrides
   })
-  const app = await Effect.runPromise(Layer.buildWithScope(appLayer(config, store as ReturnType<typeof testStore>, adapters), scope))
+  // As a `switchboard serve` process: the environment as it is now (a test may have just set a
+  // variable the server's adapters read), and the log lines of the default LOG_FORMAT=pretty.
+  const app = await Effect.runPromise(Layer.buildWithScope(
+    appLayer(config, store as ReturnType<typeof testStore>, adapters).pipe(
+      Layer.provideMerge(Layer.mergeAll(serverLoggers("pretty"), ConfigProvider.layer(ConfigProvider.fromEnv())))
+    ),
+    scope
+  ))
   const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
   await Effect.runPromise(Layer.buildWithScope(
     HttpLive.pipe(
@@ -64,7 +72,7 @@ export const startTestServer = async (
     ),
     scope
   ))
-  const channel = await Effect.runPromise(Scope.extend(makeChannel(channelSettingsOf(config)).pipe(Effect.provide(app)), scope))
+  const channel = await Effect.runPromise(Scope.provide(makeChannel(channelSettingsOf(config)).pipe(Effect.provide(app)), scope))
   channel.attach(server)
   const address = server.address()
   if (address === null || typeof address !== "object") throw new Error("server did not listen")
@@ -110,7 +118,7 @@ export const startTestServer = async (
  */
 export const startTestServers = async (backend: TestBackend, n: number, overrides: Partial<ServerConfigShape> = {}) => {
   const scope = Effect.runSync(Scope.make())
-  const stores = await Effect.runPromise(Scope.extend(sharedTestStores(backend, n), scope))
+  const stores = await Effect.runPromise(Scope.provide(sharedTestStores(backend, n), scope))
   const servers: Array<TestServer> = []
   for (const store of stores) servers.push(await startTestServer(backend, overrides, undefined, store))
   return {

@@ -3,7 +3,7 @@ import { EventOutbox } from "@switchboard/core/events"
 import { OrganizationsRepo } from "@switchboard/core/organizations"
 import { AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes } from "@switchboard/core/shared"
 import { CallEvent, Lines } from "@switchboard/core/voice"
-import { DateTime, Effect, Either, Schema } from "effect"
+import { DateTime, Effect, Result, Schema } from "effect"
 import { expect } from "vitest"
 import type { CallInit, CallResult } from "./HttpClient.js"
 import type { TestServer } from "./TestServer.js"
@@ -91,14 +91,14 @@ export const callEvents = async (s: TestServer, projectId: string, callId?: stri
   const rows = await s.run(Effect.flatMap(EventOutbox, (o) => o.list({ projectId, after: 0, limit: 10_000 })))
   const events = rows.filter((r) => r.event.type.startsWith("call.") && (callId === undefined || r.event.source.endsWith(`/${callId}`)))
   for (const r of events) {
-    const wire = { ...r.event, timestamp: new Date(r.event.timestamp.epochMillis).toISOString() }
-    const decoded = Schema.decodeUnknownEither(CallEvent)(wire, { onExcessProperty: "error" })
-    expect(Either.isRight(decoded), JSON.stringify(wire)).toBe(true)
+    const wire = { ...r.event, timestamp: new Date(DateTime.toEpochMillis(r.event.timestamp)).toISOString() }
+    const decoded = Schema.decodeUnknownResult(CallEvent)(wire, { onExcessProperty: "error" })
+    expect(Result.isSuccess(decoded), JSON.stringify(wire)).toBe(true)
     expect(r.event.source).toMatch(new RegExp(`^/v1/projects/${projectId}/platforms/voice/calls/sb_call_`))
   }
   return events.map((r) => ({
     type: r.event.type,
-    timestamp: new Date(r.event.timestamp.epochMillis).toISOString(),
+    timestamp: new Date(DateTime.toEpochMillis(r.event.timestamp)).toISOString(),
     data: r.event.data as Record<string, any>
   }))
 }

@@ -13,7 +13,7 @@ import { platformTestAdapters } from "./PlatformsHttp.js"
 import type { TestServer } from "./TestServer.js"
 
 /** The server's WhatsApp settings: tests change the fields (the server reads them on every request). */
-export const whatsappSwitches = { ...WhatsappSettings.defaultValue() } as { -readonly [K in keyof WhatsappSettings["Type"]]: WhatsappSettings["Type"][K] }
+export const whatsappSwitches = { ...WhatsappSettings.defaultValue() } as { -readonly [K in keyof typeof WhatsappSettings.Service]: (typeof WhatsappSettings.Service)[K] }
 /** Switches of the test's WhatsApp provider (over core's simulated one). */
 export const whatsappPools = { sharedEmpty: false, noCapacity: false }
 
@@ -53,5 +53,5 @@ export const inbound = (s: TestServer, projectId: string, resourceId: string, bo
       resourceId,
       platform,
       body,
-      receivedAt: receivedAt === undefined ? undefined : DateTime.unsafeMake(receivedAt) as DateTime.Utc
+      receivedAt: receivedAt === undefined ? undefined : DateTime.makeUnsafe(receivedAt) as DateTime.Utc
     })))

@@ -37,7 +37,7 @@ for (const backend of testBackends()) {
           scope: `account:${s.accountId}`,
           key,
           fingerprint,
-          now: DateTime.unsafeMake(at),
+          now: DateTime.makeUnsafe(at),
           lockFor: Duration.seconds(60),
           retainFor: Duration.hours(24)
         })))

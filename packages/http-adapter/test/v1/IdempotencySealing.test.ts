@@ -2,7 +2,7 @@
  * Stored Idempotency-Key outcomes never hold a one-time secret in plain text (DESIGN.md §7): the
  * body is sealed under the server secret, and a replay still returns the secret (API.md §0).
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { testBackends } from "@switchboard/sql-adapter"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -45,7 +45,7 @@ for (const backend of testBackends()) {
     let project: { id: string; key: string }
 
     beforeAll(async () => {
-      const [storeA, storeB] = (await Effect.runPromise(Scope.extend(sharedTestStores(backend, 2), scope))) as [Layer.Layer<any>, Layer.Layer<any>]
+      const [storeA, storeB] = (await Effect.runPromise(Scope.provide(sharedTestStores(backend, 2), scope))) as [Layer.Layer<any>, Layer.Layer<any>]
       a = await startTestServer(backend, {}, Layer.empty as Layer.Layer<any>, storeA)
       b = await startTestServer(backend, {}, Layer.empty as Layer.Layer<any>, storeB)
       const org = await call(a, "POST", "/v1/organizations", a.serviceKey, { name: "Fresh" })

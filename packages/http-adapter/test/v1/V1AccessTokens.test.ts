@@ -65,8 +65,8 @@ for (const backend of testBackends()) {
     it("a token of a deleted account is 410 ACCOUNT_DELETED", async () => {
       const now = Date.now()
       const deleted = accountFixture({
-        createdAt: DateTime.unsafeMake(now - 86_400_000) as DateTime.Utc,
-        deletedAt: DateTime.unsafeMake(now - 1000) as DateTime.Utc
+        createdAt: DateTime.makeUnsafe(now - 86_400_000) as DateTime.Utc,
+        deletedAt: DateTime.makeUnsafe(now - 1000) as DateTime.Utc
       })
       await s.run(Effect.flatMap(AccountsRepo, (repo) => repo.insert(deleted)))
       const token = await s.run(mintAccessToken({ accountId: deleted.accountId }))

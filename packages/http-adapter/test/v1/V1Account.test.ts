@@ -1,7 +1,7 @@
 import { Account, AccountServiceKey } from "@switchboard/core/accounts"
 import { problemCodes, problemEntry } from "../../src/http/ProblemCatalog.js"
 import { testBackends } from "@switchboard/sql-adapter"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
@@ -30,8 +30,8 @@ for (const backend of testBackends()) {
     it("GET /v1/account returns the caller's Account with request and trace ids", async () => {
       const r = await call("/v1/account")
       expect(r.res.status).toBe(200)
-      const account = Schema.decodeUnknownEither(Account)(r.body)
-      expect(Either.isRight(account)).toBe(true)
+      const account = Schema.decodeUnknownResult(Account)(r.body)
+      expect(Result.isSuccess(account)).toBe(true)
       expect(r.body.accountId).toBe(s.accountId)
       expect(r.body.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
       expect(r.res.headers.get("x-request-id")).toMatch(/^sb_req_[0-7][0-9a-hjkmnp-tv-z]{25}$/)
@@ -88,7 +88,7 @@ for (const backend of testBackends()) {
       const a = await create({ name: "first", expiresAt: null }, idem(), serviceKey)
       expect(a.res.status).toBe(201)
       expect(a.res.headers.get("cache-control")).toBe("no-store")
-      expect(Either.isRight(Schema.decodeUnknownEither(AccountServiceKey, { onExcessProperty: "error" })(a.body.serviceKey))).toBe(true)
+      expect(Result.isSuccess(Schema.decodeUnknownResult(AccountServiceKey, { onExcessProperty: "error" })(a.body.serviceKey))).toBe(true)
       expect(a.body.secret.startsWith(`${a.body.serviceKey.serviceKeyId}_`)).toBe(true)
       const b = await create({ name: "second", expiresAt: "2999-01-01T00:00:00Z" }, idem(), serviceKey)
       expect(b.body.serviceKey.expiresAt).toBe("2999-01-01T00:00:00.000Z")

@@ -19,7 +19,7 @@ import {
 import { makeServerConfig } from "@switchboard/http-adapter"
 import { testBackends } from "@switchboard/sql-adapter"
 import { makeSmsInbox } from "@switchboard/testkit"
-import { DateTime, Effect, Either, HashMap, Logger, Option, Schema } from "effect"
+import { DateTime, Effect, Logger, Option, References, Result, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccountSecurityServerAdapters } from "../../src/server/AccountSecurityAdapters.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
@@ -62,12 +62,12 @@ for (const backend of testBackends()) {
       expect(issue, JSON.stringify(r.body)).toBeDefined()
       if (issueCode !== undefined) expect(issue.code).toBe(issueCode)
     }
-    const isAccount = (body: unknown) => Either.isRight(Schema.decodeUnknownEither(Account)(body))
+    const isAccount = (body: unknown) => Result.isSuccess(Schema.decodeUnknownResult(Account)(body))
     const newOrganization = (owner: string) =>
       s.run(Effect.gen(function*() {
         const now = yield* DateTime.now
         const organizationId = OrganizationId.make(
-          formatTypeId(IdKinds.organization, uuidv7Bytes(now.epochMillis, crypto.getRandomValues(new Uint8Array(10))))
+          formatTypeId(IdKinds.organization, uuidv7Bytes(DateTime.toEpochMillis(now), crypto.getRandomValues(new Uint8Array(10))))
         )
         yield* (yield* OrganizationsRepo).insert({ organizationId, name: "Acme", createdAt: now, updatedAt: now }, owner as AccountId)
         return organizationId
@@ -234,7 +234,7 @@ for (const backend of testBackends()) {
         const { accountId, serviceKey } = await s.newAccount(address)
         const r = await enroll(serviceKey)
         expect(r.res.headers.get("cache-control")).toBe("no-store")
-        expect(Either.isRight(Schema.decodeUnknownEither(TotpEnrollment)(r.body))).toBe(true)
+        expect(Result.isSuccess(Schema.decodeUnknownResult(TotpEnrollment)(r.body))).toBe(true)
         expect(Object.keys(r.body).sort()).toEqual(["enrollmentToken", "expiresAt", "factorId", "secret", "uri"])
         expect(r.body.factorId).toMatch(/^auth_factor_[A-Za-z0-9]+$/)
         expect(r.body.secret).toMatch(/^[A-Z2-7]{32}$/)
@@ -263,8 +263,8 @@ for (const backend of testBackends()) {
         expect(confirmed.body.verifiedAt).toMatch(/Z$/)
         expect(Object.keys(confirmed.body).sort()).toEqual(["factorId", "verifiedAt"])
         // The step just used is spent: sign-in's check refuses the same code.
-        const reuse = await s.run(Effect.either(Effect.flatMap(TotpFactors, (t) => t.verifyTotp(accountId as AccountId, code))))
-        expect(Either.isLeft(reuse) && reuse.left).toMatchObject({ _tag: "TotpCodeRejected", reason: "reused" })
+        const reuse = await s.run(Effect.result(Effect.flatMap(TotpFactors, (t) => t.verifyTotp(accountId as AccountId, code))))
+        expect(Result.isFailure(reuse) && reuse.failure).toMatchObject({ _tag: "TotpCodeRejected", reason: "reused" })
       })
 
       it("refuses an unknown or foreign enrollment token and malformed bodies", async () => {
@@ -350,13 +350,13 @@ for (const backend of testBackends()) {
 describe("the standalone server's SMS sender", () => {
   it("writes the message, code included, to the log at info level instead of sending it", async () => {
     const lines: Array<{ level: string; message: unknown; annotations: Record<string, unknown> }> = []
-    const capture = Logger.make(({ annotations, logLevel, message }) => {
-      lines.push({ level: logLevel.label, message, annotations: Object.fromEntries(HashMap.toEntries(annotations)) })
+    const capture = Logger.make(({ fiber, logLevel, message }) => {
+      lines.push({ level: logLevel.toUpperCase(), message, annotations: { ...fiber.getRef(References.CurrentLogAnnotations) } })
     })
     await Effect.runPromise(
       Effect.flatMap(SmsSender, (sender) => sender.send("+15550109999", "Your Switchboard verification code is 424242.")).pipe(
         Effect.provide(AccountSecurityServerAdapters(makeServerConfig())),
-        Effect.provide(Logger.replace(Logger.defaultLogger, capture))
+        Effect.provide(Logger.layer([capture]))
       )
     )
     expect(lines).toHaveLength(1)

@@ -9,7 +9,8 @@ import { EventOutbox } from "@switchboard/core/events"
 import { type ProjectId } from "@switchboard/core/shared"
 import { mintAccessToken } from "@switchboard/testkit"
 import { testBackends } from "@switchboard/sql-adapter"
-import { Effect, Either, Option, Schema, TestClock, TestContext } from "effect"
+import { Effect, Result, Option, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SimulatedPayments } from "../../src/server/BillingAdapters.js"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
@@ -21,8 +22,8 @@ const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(++se
 const ghostProject = "01900000-0000-7000-8000-000000000000"
 const ghostOperation = "sb_bop_01jd0000000000000000000000"
 
-const decodes = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>
-  expect(Either.isRight(Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(value)), JSON.stringify(value)).toBe(true)
+const decodes = <A, I>(schema: Schema.Codec<A, I>, value: unknown) =>
+  expect(Result.isSuccess(Schema.decodeUnknownResult(schema, { onExcessProperty: "error" })(value)), JSON.stringify(value)).toBe(true)
 
 for (const backend of testBackends()) {
   describe(`/v1 billing (${backend})`, () => {
@@ -35,7 +36,7 @@ for (const backend of testBackends()) {
     const call = httpClient(() => s)
     /** Runs a core effect with the clock at `epochMillis` (TestClock). */
     const at = <A, E>(epochMillis: number, effect: Effect.Effect<A, E, any>) =>
-      s.run(Effect.zipRight(TestClock.setTime(epochMillis), effect).pipe(Effect.provide(TestContext.TestContext)))
+      s.run(Effect.andThen(TestClock.setTime(epochMillis), effect).pipe(Effect.provide(TestClock.layer())))
 
     const newOrganization = async (key = s.serviceKey) => {
       const r = await call("/v1/organizations", { method: "POST", json: { name: "Billing org" }, key })
@@ -54,7 +55,7 @@ for (const backend of testBackends()) {
     const operation = (projectId: string, operationId: string) => call(`/v1/projects/${projectId}/billing/operations/${operationId}`)
     /** Runs the operation (the scheduler is off) and reads it back over HTTP. */
     const settle = async (projectId: string, operationId: string) => {
-      await s.run(BillingService.process(operationId))
+      await s.run(BillingService.use((billing) => billing.process(operationId)))
       return operation(projectId, operationId)
     }
     /** Adds a card through the simulated checkout page. */
@@ -329,12 +330,12 @@ for (const backend of testBackends()) {
       await addCard(q.organizationId, "4000002760003184")
       const unpaid = await purchase(q, { category: "messaging", planCode: "messaging_business_monthly" })
       const submitted = Date.parse(unpaid.body.submittedAt)
-      await at(submitted + 60_000, BillingService.process(unpaid.body.operationId))
+      await at(submitted + 60_000, BillingService.use((billing) => billing.process(unpaid.body.operationId)))
       const deadline = Date.parse((await call(`/v1/projects/${q.projectId}/billing`)).body.subscriptions[0].scheduledChange.expiresAt)
       expect(deadline).toBeLessThanOrEqual(submitted + 60_000 + 23 * 3600_000)
-      await at(deadline - 1000, BillingService.tick())
+      await at(deadline - 1000, BillingService.use((billing) => billing.tick()))
       expect((await operation(q.projectId, unpaid.body.operationId)).body.status).toBe("pending")
-      await at(deadline, BillingService.tick())
+      await at(deadline, BillingService.use((billing) => billing.tick()))
       const timedOut = await operation(q.projectId, unpaid.body.operationId)
       expect(timedOut.body.failure).toEqual({ code: "payment_failed", detail: "payment_timeout", retryable: true, unsoldFixedCharges: [] })
       expect((await call(`/v1/projects/${q.projectId}/billing`)).body.subscriptions[0]).toMatchObject({ planCode: "messaging_free", scheduledChange: null })
@@ -345,13 +346,13 @@ for (const backend of testBackends()) {
       await addCard(p.organizationId, "4242424242424242")
       await settle(p.projectId, (await purchase(p, { category: "messaging", planCode: "messaging_business_monthly" })).body.operationId)
       await settle(p.projectId, (await purchase(p, { category: "messaging", planCode: "messaging_pro_monthly" })).body.operationId)
-      await s.run(BillingService.recordUsage({ projectId: p.projectId as any, metricCode: "voice_minute", units: 100 }))
+      await s.run(BillingService.use((billing) => billing.recordUsage({ projectId: p.projectId as any, metricCode: "voice_minute", units: 100 })))
       const before = await call(`/v1/projects/${p.projectId}/billing`)
       const end = Date.parse(before.body.subscriptions[0].currentPeriodEnd)
-      await at(end - 1, BillingService.tick())
+      await at(end - 1, BillingService.use((billing) => billing.tick()))
       expect((await call(`/v1/projects/${p.projectId}/billing`)).body.subscriptions[0].planCode).toBe("messaging_business_monthly")
-      await at(end, BillingService.tick())
-      await at(end + 1000, BillingService.tick())
+      await at(end, BillingService.use((billing) => billing.tick()))
+      await at(end + 1000, BillingService.use((billing) => billing.tick()))
       const after = await call(`/v1/projects/${p.projectId}/billing`)
       expect(after.body.subscriptions[0]).toMatchObject({ planCode: "messaging_pro_monthly", scheduledChange: null })
       expect(Date.parse(after.body.subscriptions[0].currentPeriodStart)).toBe(end)
@@ -362,7 +363,7 @@ for (const backend of testBackends()) {
       expect(lines).toContain("voice_minutes:150")
       expect(lines.filter((l: string) => l.startsWith("messaging_pro_monthly"))).toHaveLength(1)
       // The scheduler collects what is due with the card on file.
-      await at(end + 2000, BillingService.tick())
+      await at(end + 2000, BillingService.use((billing) => billing.tick()))
       const collected = (await call(`/v1/organizations/${p.organizationId}/billing/invoices`)).body.invoices
         .filter((i: any) => i.issuedAt === new Date(end).toISOString())
       expect(collected.every((i: any) => i.paymentStatus === "succeeded")).toBe(true)

@@ -10,7 +10,7 @@ import { Billing } from "@switchboard/core"
 import { BillingService } from "@switchboard/core/billing"
 import { mintAccessToken } from "@switchboard/testkit"
 import { testBackends } from "@switchboard/sql-adapter"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
 import { startTestServers, type TestServer } from "../support/TestServer.js"
@@ -55,7 +55,7 @@ for (const backend of testBackends()) {
       const p = await newProject()
       const first = await usage(p.projectId, [record("u-1", "voice_minute", 10), record("u-2", "message", 7)])
       expect(first.res.status, first.text).toBe(200)
-      expect(Either.isRight(Schema.decodeUnknownEither(Billing.RecordUsageResponse, { onExcessProperty: "error" })(first.body))).toBe(true)
+      expect(Result.isSuccess(Schema.decodeUnknownResult(Billing.RecordUsageResponse, { onExcessProperty: "error" })(first.body))).toBe(true)
       expect(first.body.results).toEqual([
         { id: "u-1", outcome: "applied", category: "voice" },
         { id: "u-2", outcome: "applied", category: "messaging" }
@@ -175,18 +175,18 @@ for (const backend of testBackends()) {
         return r.body.invoices.filter((i: any) => i.lines.length > 0 && i.lines.every((l: any) => l.kind === "usage"))
       }
       expect((await usage(p.projectId, batch(0, 3000))).res.status).toBe(200) // 30000 minutes = 45000 cents: below
-      await s.run(BillingService.tick())
+      await s.run(BillingService.use((billing) => billing.tick()))
       expect(await progressive()).toEqual([])
       expect((await usage(p.projectId, batch(10, 400))).res.status).toBe(200) // +4000 = 34000 minutes = 51000 cents: crossed
       // A repeat of the whole batch adds nothing (it would cross nothing new either way).
       expect((await usage(p.projectId, batch(10, 400))).body.results.every((x: any) => x.outcome === "ignored")).toBe(true)
-      await pair.servers[1]!.run(BillingService.tick())
+      await pair.servers[1]!.run(BillingService.use((billing) => billing.tick()))
       const invoices = await progressive()
       expect(invoices).toHaveLength(1)
       expect(invoices[0]).toMatchObject({ kind: "subscription", totalCents: 51000 })
       expect(invoices[0].lines).toEqual([expect.objectContaining({ kind: "usage", code: "voice_minutes", amountCents: 51000, units: "34000" })])
       // The next tick finds nothing new to bill.
-      await s.run(BillingService.tick())
+      await s.run(BillingService.use((billing) => billing.tick()))
       expect(await progressive()).toHaveLength(1)
     })
   })

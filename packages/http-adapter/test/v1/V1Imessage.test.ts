@@ -12,7 +12,8 @@ import { EventOutbox } from "@switchboard/core/events"
 import { ProjectSettingsRepo, ProjectsRepo } from "@switchboard/core/projects"
 import type { ProjectId } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
-import { DateTime, Effect, Option, TestClock, TestContext } from "effect"
+import { DateTime, Effect, Option } from "effect"
+import { TestClock } from "effect/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
 import { heldLines, imessageTestAdapters, makeDedicated } from "../support/ImessageHttp.js"
@@ -199,7 +200,7 @@ for (const backend of testBackends()) {
 
       // Held through a period end: the closing invoice bills the line.
       const org = await s.run(Effect.map(ProjectsRepo.pipe(Effect.flatMap((r) => r.findById(p1 as ProjectId))), (x) => Option.getOrThrow(x).organizationId))
-      await s.run(Effect.zipRight(TestClock.setTime(Date.now() + 40 * 86_400_000), BillingService.tick()).pipe(Effect.provide(TestContext.TestContext)))
+      await s.run(Effect.andThen(TestClock.setTime(Date.now() + 40 * 86_400_000), BillingService.use((billing) => billing.tick())).pipe(Effect.provide(TestClock.layer())))
       const invoices = await s.run(Effect.flatMap(BillingRepo, (r) => r.listInvoices(org)))
       const lines = invoices.filter((i) => i.projectId === p1).flatMap((i) => i.lines as ReadonlyArray<any>)
       expect(lines.filter((l) => l.code === "imessage_dedicated_line")).toEqual([

@@ -7,7 +7,7 @@
  */
 import { AcceptedMessage } from "@switchboard/core/messages"
 import { testBackends } from "@switchboard/sql-adapter"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
@@ -46,7 +46,7 @@ for (const backend of testBackends()) {
       for (const message of [dispatched, accepted, delivered]) expectMessageShape(message)
       expect(dispatched).toMatchObject({ id: m, projectId, platform: "sms", status: "dispatched", timestamps: { dispatchedAt: f.ts(0) } })
       expect(dispatched).not.toHaveProperty("acceptance")
-      expect(Either.isRight(Schema.decodeUnknownEither(AcceptedMessage)(accepted, { onExcessProperty: "error" }))).toBe(true)
+      expect(Result.isSuccess(Schema.decodeUnknownResult(AcceptedMessage)(accepted, { onExcessProperty: "error" }))).toBe(true)
       expect(accepted).toMatchObject({
         status: "accepted",
         acceptance: { providerMessageId: "SM1" },

@@ -9,7 +9,7 @@
  * decided again): each fact still applies once.
  */
 import { testBackends } from "@switchboard/sql-adapter"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { httpClient } from "../support/HttpClient.js"
 import { factsOf, messageEvents, messagesPath, newMessageId } from "../support/MessagesHttp.js"

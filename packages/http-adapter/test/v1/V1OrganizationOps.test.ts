@@ -14,7 +14,7 @@ import { type OrganizationId, type ProjectId } from "@switchboard/core/shared"
 import { OrganizationSso } from "@switchboard/core/sso"
 import { mintAccessToken } from "@switchboard/testkit"
 import { testBackends } from "@switchboard/sql-adapter"
-import { DateTime, Effect, Either, Option, Schema } from "effect"
+import { DateTime, Effect, Result, Option, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
@@ -38,8 +38,8 @@ const periodOf = (anchorDay: number, day: number) => {
   return { start: monthStart(k), end: monthStart(k + 1) - 1 }
 }
 
-const decodes = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>
-  expect(Either.isRight(Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(value)), JSON.stringify(value)).toBe(true)
+const decodes = <A, I>(schema: Schema.Codec<A, I>, value: unknown) =>
+  expect(Result.isSuccess(Schema.decodeUnknownResult(schema, { onExcessProperty: "error" })(value)), JSON.stringify(value)).toBe(true)
 
 for (const backend of testBackends()) {
   describe(`/v1 organization operations (${backend})`, () => {
@@ -119,7 +119,7 @@ for (const backend of testBackends()) {
 
       // A plan change waiting for its payment, and a provisioning operation still running.
       const now = await s.run(DateTime.now)
-      const later = DateTime.unsafeMake(now.epochMillis + 86_400_000)
+      const later = DateTime.makeUnsafe(DateTime.toEpochMillis(now) + 86_400_000)
       const waiting = `sb_bop_${unique("wait").replace(/-/g, "")}`
       await s.run(Effect.gen(function*() {
         const repo = yield* BillingRepo
@@ -128,7 +128,7 @@ for (const backend of testBackends()) {
           request: { type: "change_plan", category: "messaging", planCode: "messaging_pro_monthly", additions: [] },
           idempotencyScope: `test:${waiting}`, idempotencyKey: "k", fingerprint: "f",
           awaitingPayment: {
-            day: 0, subscriptionVersion: 1, amountCents: 100, currency: "usd", deadline: DateTime.unsafeMake(now.epochMillis + 3_600_000),
+            day: 0, subscriptionVersion: 1, amountCents: 100, currency: "usd", deadline: DateTime.makeUnsafe(DateTime.toEpochMillis(now) + 3_600_000),
             actionUrl: "https://example.com/pay", invoice: {}, additions: [], unusedTimeCredit: 0
           },
           result: null, failure: null, submittedAt: now, resolvedAt: null
@@ -153,7 +153,7 @@ for (const backend of testBackends()) {
       // A deleted project with nothing pending is ready (still readable here: 200, not 410).
       const q = await newProject(org)
       expect((await call(`/v1/projects/${q.projectId}`, { method: "DELETE", idem: unique("idem") })).res.status).toBe(200)
-      await s.run(Effect.flatMap(ProjectClosures, (c) => c.completeClosures(DateTime.unsafeMake(Date.now() + 3_600_000))))
+      await s.run(Effect.flatMap(ProjectClosures, (c) => c.completeClosures(DateTime.makeUnsafe(Date.now() + 3_600_000))))
       const done = await status(q.projectId)
       expect(done.res.status, done.text).toBe(200)
       expect(done.body.ready).toBe(true)
@@ -213,16 +213,16 @@ for (const backend of testBackends()) {
 
     it("an organization's own subscription: bought (a card needed), shown by the overview, previewed and changed at the previewed price", async () => {
       const org = await newOrganization()
-      const buy = () => s.run(Effect.either(BillingService.subscribeOrganization(org as OrganizationId, plan)))
+      const buy = () => s.run(Effect.result(BillingService.use((billing) => billing.subscribeOrganization(org as OrganizationId, plan))))
       // Money is due at once (one SSO seat, in advance): no card, no subscription.
       const refused = await buy()
-      expect(Either.isLeft(refused) && refused.left._tag === "BillingChangeRejected" && refused.left.code).toBe("payment_method_required")
+      expect(Result.isFailure(refused) && refused.failure._tag === "BillingChangeRejected" && refused.failure.code).toBe("payment_method_required")
       expect((await call(`/v1/organizations/${org}/billing`)).body).toEqual({ entitlementsVersion: 0, subscription: null })
-      const unknown = await s.run(Effect.either(BillingService.subscribeOrganization(org as OrganizationId, "messaging_pro_monthly")))
-      expect(Either.isLeft(unknown) && unknown.left._tag === "BillingChangeRejected" && unknown.left.detail).toBe("plan_not_found")
+      const unknown = await s.run(Effect.result(BillingService.use((billing) => billing.subscribeOrganization(org as OrganizationId, "messaging_pro_monthly"))))
+      expect(Result.isFailure(unknown) && unknown.failure._tag === "BillingChangeRejected" && unknown.failure.detail).toBe("plan_not_found")
       await card(org)
-      expect(Either.isRight(await buy())).toBe(true)
-      expect(Either.isLeft(await buy())).toBe(true)
+      expect(Result.isSuccess(await buy())).toBe(true)
+      expect(Result.isFailure(await buy())).toBe(true)
 
       const overview = await call(`/v1/organizations/${org}/billing`)
       expect(overview.res.status, overview.text).toBe(200)
@@ -263,7 +263,7 @@ for (const backend of testBackends()) {
       expectProblem(await call(path, { method: "POST", json: { fixedCharge: { fixedChargeCode: "sso_seats", quantity: 3 }, category: "organization" } }), 422, "VALIDATION_FAILED")
 
       // Applied: charged exactly what the preview said; the entitlements' version moves.
-      const applied = await s.run(BillingService.adjustOrganizationFixedCharge(org as OrganizationId, { fixedChargeCode: "sso_seats", quantity: 3 }))
+      const applied = await s.run(BillingService.use((billing) => billing.adjustOrganizationFixedCharge(org as OrganizationId, { fixedChargeCode: "sso_seats", quantity: 3 })))
       expect(applied.entitlementsVersion).toBe(2)
       const after = await call(`/v1/organizations/${org}/billing`)
       expect(after.body.entitlementsVersion).toBe(2)
@@ -332,7 +332,7 @@ for (const backend of testBackends()) {
           heldFixedCharges: [{ fixedChargeCode: "sso_seats", quantity: 3 }], version: 1, createdAt: now, updatedAt: now
         })
       }))
-      const tick = await s.run(BillingService.tick())
+      const tick = await s.run(BillingService.use((billing) => billing.tick()))
       expect(tick.renewed).toBeGreaterThanOrEqual(1)
       const invoices = async () => (await call(`/v1/organizations/${org}/billing/invoices`)).body.invoices as Array<any>
       const renewed = await invoices()
@@ -344,7 +344,7 @@ for (const backend of testBackends()) {
         [plan, 0, "1", new Date(current.start * DAY).toISOString(), new Date((current.end + 1) * DAY).toISOString()],
         ["sso_seats", 1200, "3", new Date(current.start * DAY).toISOString(), new Date((current.end + 1) * DAY).toISOString()]
       ])
-      await s.run(BillingService.tick())
+      await s.run(BillingService.use((billing) => billing.tick()))
       expect(await invoices()).toEqual(renewed)
       const overview = await call(`/v1/organizations/${org}/billing`)
       expect(overview.body.subscription.currentPeriodEnd).toBe(new Date((current.end + 1) * DAY).toISOString())
@@ -353,15 +353,15 @@ for (const backend of testBackends()) {
     it("SSO: an organization's own subscription with the organization_sso entitlement lifts SSO_SUBSCRIPTION_REQUIRED", async () => {
       const org = await newOrganization()
       await newProject(org)
-      const entitled = () => s.run(Effect.either(Effect.flatMap(OrganizationSso, (o) => o.requireEntitlement(org as OrganizationId))))
+      const entitled = () => s.run(Effect.result(Effect.flatMap(OrganizationSso, (o) => o.requireEntitlement(org as OrganizationId))))
       const configure = () =>
         call(`/v1/auth/organizations/${org}/sso`, { method: "PUT", json: { issuer: "https://idp.invalid", clientId: "c", clientSecret: "x", domains: ["acme.invalid"] } })
       const before = await entitled()
-      expect(Either.isLeft(before) && before.left._tag).toBe("SsoSubscriptionRequired")
+      expect(Result.isFailure(before) && before.failure._tag).toBe("SsoSubscriptionRequired")
       expectProblem(await configure(), 412, "SSO_SUBSCRIPTION_REQUIRED")
       await card(org)
-      await s.run(BillingService.subscribeOrganization(org as OrganizationId, plan))
-      expect(Either.isRight(await entitled())).toBe(true)
+      await s.run(BillingService.use((billing) => billing.subscribeOrganization(org as OrganizationId, plan)))
+      expect(Result.isSuccess(await entitled())).toBe(true)
       expect((await configure()).res.status).not.toBe(412)
     })
   })

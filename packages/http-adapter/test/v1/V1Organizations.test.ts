@@ -9,7 +9,7 @@ import {
 import { sha256Hex } from "@switchboard/core/internal"
 import { OrganizationId, AccountId, formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
-import { DateTime, Effect, Either, Schema } from "effect"
+import { DateTime, Effect, Result, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
@@ -18,8 +18,8 @@ const json = (body: unknown) => JSON.stringify(body)
 let seq = 0
 const idem = () => `org-key-${Date.now()}-${++seq}`
 const uniqueEmail = (name: string) => `${name}.${Date.now()}.${++seq}@example.com`
-const decodes = (schema: Schema.Schema<any, any>, value: unknown) =>
-  Either.isRight(Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(value))
+const decodes = (schema: Schema.Codec<any, any>, value: unknown) =>
+  Result.isSuccess(Schema.decodeUnknownResult(schema, { onExcessProperty: "error" })(value))
 const unknownOrganization = () => formatTypeId(IdKinds.organization, uuidv7Bytes(Date.now(), crypto.getRandomValues(new Uint8Array(10))))
 const unknownInvitation = () => formatTypeId(IdKinds.invitation, uuidv7Bytes(Date.now(), crypto.getRandomValues(new Uint8Array(10))))
 
@@ -397,7 +397,7 @@ for (const backend of testBackends()) {
       const orgId = await createOrg(owner.serviceKey)
       // Age an invitation by storing one created eight days ago.
       const token = "Expired_Invitation-Token_0123456789abcdefgh".slice(0, 43)
-      const createdAt = DateTime.unsafeMake(Date.now() - 8 * 86_400_000)
+      const createdAt = DateTime.makeUnsafe(Date.now() - 8 * 86_400_000)
       await s.run(Effect.gen(function*() {
         const repo = yield* InvitationsRepo
         yield* repo.insert({
@@ -407,7 +407,7 @@ for (const backend of testBackends()) {
           role: "member",
           invitedByAccountId: AccountId.make(owner.accountId),
           createdAt,
-          expiresAt: DateTime.unsafeMake(createdAt.epochMillis + 7 * 86_400_000),
+          expiresAt: DateTime.makeUnsafe(DateTime.toEpochMillis(createdAt) + 7 * 86_400_000),
           acceptedAt: null,
           acceptedByAccountId: null,
           revokedAt: null

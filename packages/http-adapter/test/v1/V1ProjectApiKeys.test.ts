@@ -6,7 +6,7 @@ import { ProjectClosures, ProjectsService } from "@switchboard/core/projects"
 import { AccountId, formatTypeId, IdKinds, OrganizationId, ServiceKeyId, uuidv7Bytes } from "@switchboard/core/shared"
 import { sharedTestStores, testBackends } from "@switchboard/sql-adapter"
 import { appLayer, makeServerConfig } from "@switchboard/http-adapter"
-import { ConfigProvider, DateTime, Duration, Effect, Either, Exit, Layer, Option, Redacted, Schedule, Schema } from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Result, Exit, Layer, Option, Redacted, Schedule, Schema } from "effect"
 import { ProjectApiKeysServerAdapters } from "../../src/server/ProjectApiKeysAdapters.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
@@ -54,7 +54,7 @@ for (const backend of testBackends()) {
       expect(r.res.status).toBe(201)
       expect(r.res.headers.get("cache-control")).toBe("no-store")
       expect(Object.keys(r.body).sort()).toEqual(["apiKey", "secret"])
-      expect(Either.isRight(Schema.decodeUnknownEither(ProjectApiKey, { onExcessProperty: "error" })(r.body.apiKey))).toBe(true)
+      expect(Result.isSuccess(Schema.decodeUnknownResult(ProjectApiKey, { onExcessProperty: "error" })(r.body.apiKey))).toBe(true)
       expect(r.body.apiKey).toMatchObject({
         projectId,
         createdByAccountId: s.accountId,
@@ -228,7 +228,7 @@ for (const backend of testBackends()) {
       expectProblem(await create(projectId, { name: "late", permissions: ["project:read"] }), 409, "PROJECT_CLOSING")
       expectProblem(await update(projectId, kept.apiKey.apiKeyId, { permissions: ["events:read"] }), 409, "PROJECT_CLOSING")
       expect((await revoke(projectId, other.apiKey.apiKeyId)).res.status).toBe(200)
-      await s.run(Effect.flatMap(ProjectClosures, (c) => c.completeClosures(DateTime.unsafeMake(Date.now() + 3_600_000))))
+      await s.run(Effect.flatMap(ProjectClosures, (c) => c.completeClosures(DateTime.makeUnsafe(Date.now() + 3_600_000))))
       expectProblem(await call(keysOf(projectId)), 410, "PROJECT_DELETED")
       expectProblem(await revoke(projectId, kept.apiKey.apiKeyId), 410, "PROJECT_DELETED")
       expectProblem(await create(projectId, { name: "late", permissions: ["project:read"] }), 410, "PROJECT_DELETED")
@@ -293,7 +293,7 @@ for (const backend of testBackends()) {
         const onBAuth = (secret: Redacted.Redacted<string>) =>
           onB(Effect.flatMap(Authenticator, (auth) => auth.authenticate(secret)).pipe(
             Effect.map((p) => (p._tag === "ProjectKey" ? p.permissions.join(",") : p._tag)),
-            Effect.catchAll((e) => Effect.succeed(e._tag === "InvalidCredential" ? `refused:${e.reason}` : e._tag))
+            Effect.catch((e) => Effect.succeed(e._tag === "InvalidCredential" ? `refused:${e.reason}` : e._tag))
           ))
         expect(yield* onBAuth(ctx.revoked.secret)).toBe("project:read") // now cached on B
         expect(yield* onBAuth(ctx.changed.secret)).toBe("project:read")
@@ -319,7 +319,7 @@ describe("the standalone server's API key limit", () => {
   const limitFrom = (env: Record<string, string>) =>
     Effect.runPromiseExit(Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(ProjectApiKeysServerAdapters(makeServerConfig()).pipe(
-        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
       ))
       return (yield* Effect.provide(ProjectApiKeyLimits, context)).maxApiKeysPerProject
     })))

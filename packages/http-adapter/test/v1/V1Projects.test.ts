@@ -5,7 +5,7 @@ import { testBackends } from "@switchboard/sql-adapter"
 import { ProjectsServerAdapters } from "../../src/server/ProjectsAdapters.js"
 import { makeServerConfig } from "@switchboard/http-adapter"
 import { MemoryStateLive, ProjectsMemory } from "@switchboard/testkit"
-import { ConfigProvider, DateTime, Duration, Effect, Either, Exit, Layer, Redacted, Schema } from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Result, Exit, Layer, Redacted, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
@@ -49,7 +49,7 @@ for (const backend of testBackends()) {
       return r.body.secret as string
     }
     const closeNow = () =>
-      s.run(Effect.flatMap(ProjectClosures, (c) => c.completeClosures(DateTime.unsafeMake(Date.now() + 3_600_000))))
+      s.run(Effect.flatMap(ProjectClosures, (c) => c.completeClosures(DateTime.makeUnsafe(Date.now() + 3_600_000))))
 
     it("createProject: 201 Project with Location and the default agent profile; Idempotency-Key required and replayed", async () => {
       const org = await newOrganization()
@@ -57,8 +57,8 @@ for (const backend of testBackends()) {
       const key = idem()
       const r = await createProject(org, { name: "Acme Support", slug }, { idem: key })
       expect(r.res.status).toBe(201)
-      const project = Schema.decodeUnknownEither(Project, { onExcessProperty: "error" })(r.body)
-      expect(Either.isRight(project), JSON.stringify(r.body)).toBe(true)
+      const project = Schema.decodeUnknownResult(Project, { onExcessProperty: "error" })(r.body)
+      expect(Result.isSuccess(project), JSON.stringify(r.body)).toBe(true)
       expect(Object.keys(r.body).sort()).toEqual(
         ["agentProfile", "createdAt", "createdByAccountId", "deletedAt", "name", "organizationId", "projectId", "slug", "updatedAt"]
       )
@@ -249,7 +249,7 @@ for (const backend of testBackends()) {
       const deleted = await call(path, { method: "DELETE", idem: idem() })
       expect(deleted.res.status).toBe(200)
       expect(deleted.body.deletedAt).toMatch(/Z$/)
-      expect(Either.isRight(Schema.decodeUnknownEither(Project, { onExcessProperty: "error" })(deleted.body))).toBe(true)
+      expect(Result.isSuccess(Schema.decodeUnknownResult(Project, { onExcessProperty: "error" })(deleted.body))).toBe(true)
       expect((await call(path)).body.deletedAt).toBe(deleted.body.deletedAt)
       expect((await call(`${path}/agent-profile`)).res.status).toBe(200)
       expect((await call(`${path}/api-keys`)).res.status).toBe(200)
@@ -373,7 +373,7 @@ describe("the standalone server's closure job", () => {
     Effect.runPromiseExit(Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(ProjectsServerAdapters(makeServerConfig()).pipe(
         Layer.provide(ProjectsMemory.pipe(Layer.provide(MemoryStateLive))),
-        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
       ))
       return yield* Effect.provide(ProjectClosurePolicy, context)
     })))

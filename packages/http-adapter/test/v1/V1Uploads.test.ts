@@ -3,7 +3,7 @@ import { OrganizationsRepo } from "@switchboard/core/organizations"
 import { AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes, UploadId } from "@switchboard/core/shared"
 import { type UploadTicketRecord, UploadTicketsRepo, uploadFormOf } from "@switchboard/core/uploads"
 import { testBackends } from "@switchboard/sql-adapter"
-import { DateTime, Effect, Either, Schema } from "effect"
+import { DateTime, Effect, Result, Schema } from "effect"
 import { mkdtemp, readdir, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -88,7 +88,7 @@ for (const backend of testBackends()) {
     it("ticket → upload → commit → the picture is served with the same bytes and type → reset → default", async () => {
       const before = Date.now()
       const ticket = await newTicket("image/png")
-      expect(Either.isRight(Schema.decodeUnknownEither(UploadTicket)(ticket))).toBe(true)
+      expect(Result.isSuccess(Schema.decodeUnknownResult(UploadTicket)(ticket))).toBe(true)
       expect(ticket.uploadId).toMatch(/^sb_upl_[0-9a-z]{26}$/)
       expect(ticket.uploadUrl).toBe(`http://127.0.0.1/v1/uploads/${ticket.uploadId}`)
       const ttl = Date.parse(ticket.expiresAt) - before
@@ -107,7 +107,7 @@ for (const backend of testBackends()) {
       const key = idem()
       const committed = await commit(ticket.uploadId, key)
       expect(committed.res.status).toBe(200)
-      expect(Either.isRight(Schema.decodeUnknownEither(Account)(committed.body))).toBe(true)
+      expect(Result.isSuccess(Schema.decodeUnknownResult(Account)(committed.body))).toBe(true)
       expect(committed.body.accountId).toBe(s.accountId)
       expect(committed.body.pictureUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1/v1/files/${ticket.uploadId}_[0-9a-z]{16}\\.png$`))
       const replay = await commit(ticket.uploadId, key)
@@ -247,8 +247,8 @@ for (const backend of testBackends()) {
         state: "pending",
         blobKey: null,
         byteSize: null,
-        createdAt: DateTime.unsafeMake(now - 11 * 60_000) as DateTime.Utc,
-        expiresAt: DateTime.unsafeMake(now - 60_000) as DateTime.Utc,
+        createdAt: DateTime.makeUnsafe(now - 11 * 60_000) as DateTime.Utc,
+        expiresAt: DateTime.makeUnsafe(now - 60_000) as DateTime.Utc,
         receivedAt: null,
         committedAt: null,
         ...overrides
@@ -263,7 +263,7 @@ for (const backend of testBackends()) {
       const r = await upload({ formFields, uploadUrl: `http://x/v1/uploads/${expired.uploadId}` }, png())
       expectProblem(r, 409, "FAILED_PRECONDITION")
       expect(r.body.detail).toMatch(/expired/)
-      const late = ticketOf({ state: "received", blobKey: `${"x"}.png`, byteSize: 64, receivedAt: DateTime.unsafeMake(now - 5 * 60_000) as DateTime.Utc })
+      const late = ticketOf({ state: "received", blobKey: `${"x"}.png`, byteSize: 64, receivedAt: DateTime.makeUnsafe(now - 5 * 60_000) as DateTime.Utc })
       await store(late)
       const c = await commit(late.uploadId)
       expectProblem(c, 409, "FAILED_PRECONDITION")
@@ -394,7 +394,7 @@ for (const backend of testBackends()) {
         const projectId = await newProject()
         const t = await avatarTicket(projectId, "image/webp")
         expect(t.res.status).toBe(201)
-        expect(Either.isRight(Schema.decodeUnknownEither(UploadTicket)(t.body))).toBe(true)
+        expect(Result.isSuccess(Schema.decodeUnknownResult(UploadTicket)(t.body))).toBe(true)
         expect(t.body.formFields).toMatchObject({ purpose: `agent_avatar:${projectId}`, owner: `account:${s.accountId}`, contentType: "image/webp" })
         const bytes = webp(2048)
         expect((await upload(t.body, bytes)).res.status).toBe(204)

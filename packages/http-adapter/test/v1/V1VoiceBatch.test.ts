@@ -6,7 +6,7 @@
  */
 import { IdKinds } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { httpClient } from "../support/HttpClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"

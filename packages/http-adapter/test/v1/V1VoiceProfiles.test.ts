@@ -7,7 +7,7 @@
 import { testBackends } from "@switchboard/sql-adapter"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { idem, newId, newLine, newProject, projectKey, voicePath } from "../support/VoiceHttp.js"

@@ -6,7 +6,7 @@
  */
 import { eventCatalog, eventEnvelopeSchema, ManagementWebhooks } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
-import { Effect, Either, Redacted, Schema } from "effect"
+import { Effect, Result, Redacted, Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -105,8 +105,8 @@ for (const backend of testBackends()) {
       expect(r.headers["content-type"]).toBe("application/json")
       expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
       // The envelope decodes with the catalog's schema of its type (what event-types publishes).
-      const decoded = Schema.decodeUnknownEither(eventEnvelopeSchema("project.updated", eventCatalog.get("project.updated")!))(payload)
-      expect(Either.isRight(decoded)).toBe(true)
+      const decoded = Schema.decodeUnknownResult(eventEnvelopeSchema("project.updated", eventCatalog.get("project.updated")!))(payload)
+      expect(Result.isSuccess(decoded)).toBe(true)
       // A wrong secret does not verify.
       expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString("base64")}`).verify(r.body, r.headers)).toThrow()
       // The delivery is listed as delivered after one attempt.

@@ -69,7 +69,7 @@ const startEngine = (s: TestServer) =>
   s.run(Effect.gen(function*() {
     const engine = yield* WebhookDeliveryEngine
     const sender = yield* WebhookSender
-    return yield* Effect.forkDaemon(engine.run(Duration.millis(20)).pipe(Effect.provideService(WebhookSender, sender)))
+    return yield* Effect.forkDetach(engine.run(Duration.millis(20)).pipe(Effect.provideService(WebhookSender, sender)))
   }))
 
 for (const backend of testBackends()) {

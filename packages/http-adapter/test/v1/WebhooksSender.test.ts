@@ -5,7 +5,8 @@
  * to a loopback receiver.
  */
 import { hmacSha256Sync } from "@switchboard/core/internal"
-import { Effect, FastCheck as fc } from "effect"
+import { Effect } from "effect"
+import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWebhookSender, nodeHmacSha256 } from "../../src/server/WebhooksAdapters.js"
 import { freePort, type Receiver, startReceiver } from "../support/WebhookReceiver.js"

@@ -3,7 +3,7 @@
  * verifications and TOTP factors (migration 0005). Reads that precede a write lock their row
  * (`for update`); counters and step checks are single conditional statements.
  */
-import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import {
   AccountProfileRepo,
   type AccountRecord,
@@ -25,7 +25,7 @@ const AccountProfileRepoSql = Layer.effect(
     /** The account row a statement returns, by account id. */
     const one = (execute: (accountId: string) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>) =>
       (accountId: string): Effect.Effect<Option.Option<AccountRecord>> =>
-        orDie(SqlSchema.findOne({ Request: Schema.String, Result: AccountRow, execute })(accountId))
+        orDie(SqlSchema.findOneOption({ Request: Schema.String, Result: AccountRow, execute })(accountId))
 
     return AccountProfileRepo.of({
       lock: one((id) => sql`select ${cols} from accounts where account_id = ${id} for update`),
@@ -70,12 +70,12 @@ const PhoneVerificationsRepoSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal("account_id, phone_number, code_hash, attempts, created_at, expires_at, resend_available_at")
-    const find = SqlSchema.findOne({
+    const find = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: PhoneVerificationRow,
       execute: (id) => sql`select ${cols} from phone_verifications where account_id = ${id} for update`
     })
-    const recordFailedAttempt = SqlSchema.findOne({
+    const recordFailedAttempt = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: Schema.Struct({ attempts: Schema.Int }),
       execute: (id) => sql`update phone_verifications set attempts = attempts + 1 where account_id = ${id} returning attempts`
@@ -104,12 +104,12 @@ const PhoneVerificationsRepoSql = Layer.effect(
 )
 
 /** `bigint` arrives as a string from `pg`; steps stay far below 2^53. */
-const Step = Schema.Union(Schema.Int, Schema.compose(Schema.NumberFromString, Schema.Int))
+const Step = Schema.Union([Schema.Int, Schema.NumberFromString.pipe(Schema.decodeTo(Schema.Int))])
 
 const TotpFactorRow = Schema.Struct({
   factorId: TotpFactorId,
   accountId: AccountId,
-  secretSealed: Schema.NullOr(Schema.Uint8ArrayFromSelf),
+  secretSealed: Schema.NullOr(Schema.Uint8Array),
   enrollmentTokenHash: Schema.String,
   enrollmentExpiresAt: DbTime,
   createdAt: DbTime,
@@ -133,7 +133,7 @@ const TotpFactorsRepoSql = Layer.effect(
     const cols = sql.literal(
       "factor_id, account_id, secret_sealed, enrollment_token_hash, enrollment_expires_at, created_at, verified_at, last_used_step, deleted_at"
     )
-    const find = SqlSchema.findOne({
+    const find = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: TotpFactorRow,
       execute: (id) => sql`select ${cols} from totp_factors where factor_id = ${id} for update`
@@ -146,8 +146,8 @@ const TotpFactorsRepoSql = Layer.effect(
         where account_id = ${accountId} and deleted_at is null and verified_at is not null
         order by created_at, factor_id`
     })
-    const softDelete = SqlSchema.findOne({
-      Request: Schema.Struct({ accountId: Schema.String, factorId: Schema.String, now: Schema.DateFromSelf }),
+    const softDelete = SqlSchema.findOneOption({
+      Request: Schema.Struct({ accountId: Schema.String, factorId: Schema.String, now: Schema.Date }),
       Result: TotpFactorRow,
       execute: ({ accountId, factorId, now }) => sql`
         update totp_factors set deleted_at = coalesce(deleted_at, ${now}), secret_sealed = null

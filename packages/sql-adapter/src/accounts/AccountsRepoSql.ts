@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { type AccountRecord, AccountsRepo, EmailTaken } from "@switchboard/core/accounts"
 import { AccountId } from "@switchboard/core/shared"
 import { Effect, Layer, Schema } from "effect"
@@ -29,12 +29,12 @@ export const AccountsRepoSql = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(accountColumns)
 
-    const findById = SqlSchema.findOne({
+    const findById = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: AccountRow,
       execute: (id) => sql`select ${cols} from accounts where account_id = ${id}`
     })
-    const findByEmail = SqlSchema.findOne({
+    const findByEmail = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: AccountRow,
       execute: (email) => sql`select ${cols} from accounts where lower(email) = lower(${email})`

@@ -5,7 +5,7 @@
  * processes: each subscription's work runs with its row locked and re-checks what is due, and an
  * invoice's `unique_key` (a period boundary, an operation) can be written once.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import {
   BillingRepo,
   type BillingAccountRecord,
@@ -15,12 +15,12 @@ import {
   type SubscriptionRecord
 } from "@switchboard/core/billing"
 import { OrganizationId, ProjectId, Timestamp } from "@switchboard/core/shared"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { Array as Arr, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbTime, firstRow, orDie, parseJson, recordsOf, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 
 const Int = Schema.Number
 /** A `bigint` column: `pg` returns it as a string. */
-const BigIntColumn = Schema.Union(Schema.Number, Schema.NumberFromString)
+const BigIntColumn = Schema.Union([Schema.Number, Schema.NumberFromString])
 
 const Held = Schema.Struct({ fixedChargeCode: Schema.String, quantity: Int })
 
@@ -29,7 +29,7 @@ const SubscriptionJson = Schema.Struct({
   organizationId: OrganizationId,
   category: Schema.String,
   planCode: Schema.String,
-  source: Schema.Literal("default", "purchase"),
+  source: Schema.Literals(["default", "purchase"]),
   anchorDay: Int,
   periodStart: Int,
   periodEnd: Int,
@@ -37,7 +37,7 @@ const SubscriptionJson = Schema.Struct({
   heldFixedCharges: Schema.Array(Held),
   baseFeeBilledCents: Int,
   baseFeeCreditedCents: Int,
-  usage: Schema.Record({ key: Schema.String, value: Int }),
+  usage: Schema.Record(Schema.String, Int),
   progressiveBilledCents: Int,
   closedUsageCents: Int,
   thresholdCheckedCents: Int,
@@ -64,27 +64,24 @@ const OrganizationSubscriptionJson = Schema.Struct({
   updatedAt: Timestamp
 })
 
-const Request = Schema.Union(
-  Schema.Struct({
-    type: Schema.Literal("change_plan"),
-    category: Schema.String,
-    planCode: Schema.String,
-    additions: Schema.Array(Schema.Struct({ fixedChargeCode: Schema.String, quantity: Int }))
-  }),
-  Schema.Struct({
-    type: Schema.Literal("adjust_fixed_charge_quantity"),
-    category: Schema.String,
-    fixedChargeCode: Schema.String,
-    quantity: Int
-  })
-)
+const Request = Schema.Union([Schema.Struct({
+  type: Schema.Literal("change_plan"),
+  category: Schema.String,
+  planCode: Schema.String,
+  additions: Schema.Array(Schema.Struct({ fixedChargeCode: Schema.String, quantity: Int }))
+}), Schema.Struct({
+  type: Schema.Literal("adjust_fixed_charge_quantity"),
+  category: Schema.String,
+  fixedChargeCode: Schema.String,
+  quantity: Int
+})])
 
 const OperationJson = Schema.Struct({
   operationId: Schema.String,
   projectId: ProjectId,
   organizationId: OrganizationId,
-  kind: Schema.Literal("change_plan", "adjust_fixed_charge_quantity"),
-  status: Schema.Literal("pending", "succeeded", "failed"),
+  kind: Schema.Literals(["change_plan", "adjust_fixed_charge_quantity"]),
+  status: Schema.Literals(["pending", "succeeded", "failed"]),
   request: Request,
   idempotencyScope: Schema.String,
   idempotencyKey: Schema.String,
@@ -111,10 +108,10 @@ const InvoiceRow = Schema.Struct({
   organizationId: OrganizationId,
   projectId: Schema.NullOr(ProjectId),
   number: Schema.String,
-  kind: Schema.Literal("subscription", "one_off", "credit"),
+  kind: Schema.Literals(["subscription", "one_off", "credit"]),
   uniqueKey: Schema.NullOr(Schema.String),
   issuedAt: DbTime,
-  paymentStatus: Schema.Literal("pending", "succeeded", "failed"),
+  paymentStatus: Schema.Literals(["pending", "succeeded", "failed"]),
   paymentAttempts: Int,
   currency: Schema.String,
   feesCents: BigIntColumn,
@@ -128,7 +125,7 @@ const PaymentMethodJson = Schema.Struct({
   last4: Schema.String,
   expiresMonth: Int,
   expiresYear: Int,
-  behaviour: Schema.Literal("off_session", "requires_action"),
+  behaviour: Schema.Literals(["off_session", "requires_action"]),
   providerRef: Schema.String
 })
 
@@ -139,10 +136,10 @@ const AccountRow = Schema.Struct({
   invoiceCount: Int
 })
 
-const encodeSubscription = Schema.encode(SubscriptionJson)
-const encodeOperation = Schema.encode(OperationJson)
-const encodeOrganizationSubscription = Schema.encode(OrganizationSubscriptionJson)
-const decodePaymentMethod = Schema.decodeUnknown(Schema.NullOr(PaymentMethodJson))
+const encodeSubscription = Schema.encodeEffect(SubscriptionJson)
+const encodeOperation = Schema.encodeEffect(OperationJson)
+const encodeOrganizationSubscription = Schema.encodeEffect(OrganizationSubscriptionJson)
+const decodePaymentMethod = Schema.decodeUnknownEffect(Schema.NullOr(PaymentMethodJson))
 
 const periodEndsAt = (s: SubscriptionRecord) => new Date((s.periodEnd + 1) * 86_400_000)
 
@@ -221,7 +218,7 @@ export const BillingReposSql = Layer.effect(
           rows.map((r) => ({
             projectId: ProjectId.make(r.projectId),
             organizationId: OrganizationId.make(r.organizationId),
-            createdAt: DateTime.unsafeMake(r.createdAt)
+            createdAt: DateTime.makeUnsafe(r.createdAt)
           }))
         )),
 
@@ -323,8 +320,8 @@ export const BillingReposSql = Layer.effect(
           where invoice_id = ${inv.invoiceId}`).pipe(Effect.asVoid),
 
       insertUsageRecords: (projectId, records) =>
-        records.length === 0 ? Effect.succeed([]) : orDie(sql<{ recordId: string }>`
-          insert into billing_usage_records ${sql.insert(records.map((r) => ({
+        !Arr.isReadonlyArrayNonEmpty(records) ? Effect.succeed([]) : orDie(sql<{ recordId: string }>`
+          insert into billing_usage_records ${sql.insert(Arr.map(records, (r) => ({
             projectId,
             recordId: r.recordId,
             metricCode: r.metricCode,

@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import {
   AccountNotFound,
   type AccountServiceKey,
@@ -36,13 +36,13 @@ export const AccountServiceKeysRepoSql = Layer.effect(
         where account_id = ${accountId} and revoked_at is null
         order by created_at desc, service_key_id desc`
     })
-    const findById = SqlSchema.findOne({
+    const findById = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: KeyRow,
       execute: (id) => sql`select ${cols} from account_service_keys where service_key_id = ${id}`
     })
-    const revoke = SqlSchema.findOne({
-      Request: Schema.Struct({ accountId: Schema.String, serviceKeyId: Schema.String, now: Schema.DateFromSelf }),
+    const revoke = SqlSchema.findOneOption({
+      Request: Schema.Struct({ accountId: Schema.String, serviceKeyId: Schema.String, now: Schema.Date }),
       Result: KeyRow,
       // coalesce keeps the first revocation time: a repeat returns the same revokedAt.
       execute: ({ accountId, now, serviceKeyId }) => sql`

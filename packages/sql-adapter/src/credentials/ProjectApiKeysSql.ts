@@ -4,7 +4,7 @@
  * creates never exceed the limit, and no key lands on a project being deleted). Verification is one
  * lookup by primary key, joined with the project's state.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { ProjectApiKey } from "@switchboard/core/accounts"
 import { ApiKeyLimitReached, ProjectApiKeysRepo } from "@switchboard/core/credentials"
 import { ProjectClosing, ProjectDeleted, ProjectNotFound } from "@switchboard/core/projects"
@@ -27,7 +27,7 @@ const KeyRow = Schema.Struct({
 type KeyRow = typeof KeyRow.Type
 const VerificationRow = Schema.Struct({
   ...KeyRow.fields,
-  projectState: Schema.Literal("active", "closing", "deleted")
+  projectState: Schema.Literals(["active", "closing", "deleted"])
 })
 
 const toKey = ({ secretHash: _, ...row }: KeyRow): ProjectApiKey => row

@@ -4,7 +4,7 @@
  * `for update skip locked`, so several processes can run the job), the audit log, per-project
  * settings, onboarding answers, the account erasure write on `accounts`, and the store's health.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import {
   OnboardingRepo,
   type OnboardingRecord,
@@ -15,13 +15,13 @@ import {
 import { AccountErasureRepo, AuditLog, type AuditRecord, PrivacyRequestsRepo } from "@switchboard/core/privacy"
 import { ProjectSettingsRepo, type SlackIntegrationRecord } from "@switchboard/core/projects"
 import { AccountId, ProjectId } from "@switchboard/core/shared"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Schema, SchemaTransformation } from "effect"
 import { accountColumns, AccountRow } from "../accounts/AccountsRepoSql.js"
 import { DbTime, DbTimeOrNull, orDie, toDate } from "../shared/Sql.js"
 
 /** A jsonb column: parsed by the driver, or text under another driver setting. */
-const Jsonb = <A, I>(schema: Schema.Schema<A, I>) =>
-  Schema.Union(schema, Schema.parseJson(schema)) as unknown as Schema.Schema<A, unknown>
+const Jsonb = <A, I>(schema: Schema.Codec<A, I>) =>
+  Schema.Union([schema, Schema.fromJsonString(schema)]) as unknown as Schema.Codec<A, unknown>
 
 const SessionRow = Schema.Struct({
   sessionId: Schema.String,
@@ -38,17 +38,17 @@ const SessionsRepoSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(sessionColumns)
-    const findByTokenHash = SqlSchema.findOne({
+    const findByTokenHash = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: SessionRow,
       execute: (h) => sql`select ${cols} from dashboard_sessions where token_hash = ${h}`
     })
-    const deleteByTokenHash = SqlSchema.findOne({
+    const deleteByTokenHash = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: SessionRow,
       execute: (h) => sql`delete from dashboard_sessions where token_hash = ${h} returning ${cols}`
     })
-    const count = Schema.Struct({ n: Schema.Union(Schema.Int, Schema.NumberFromString) })
+    const count = Schema.Struct({ n: Schema.Union([Schema.Int, Schema.NumberFromString]) })
     return SessionsRepo.of({
       insert: (s) =>
         orDie(sql`insert into dashboard_sessions ${
@@ -64,13 +64,13 @@ const SessionsRepoSql = Layer.effect(
       findByTokenHash: (h) => orDie(findByTokenHash(h)),
       deleteByTokenHash: (h) => orDie(deleteByTokenHash(h)),
       deleteForAccount: (accountId) =>
-        orDie(SqlSchema.single({
+        orDie(SqlSchema.findOne({
           Request: Schema.String,
           Result: count,
           execute: (id) => sql`with d as (delete from dashboard_sessions where account_id = ${id} returning 1) select count(*) as n from d`
         })(accountId)).pipe(Effect.map((r) => r.n)),
       deleteExpired: ({ limit, now }) =>
-        orDie(SqlSchema.single({
+        orDie(SqlSchema.findOne({
           Request: Schema.Void,
           Result: count,
           execute: () =>
@@ -91,7 +91,7 @@ const SignInThrottleRepoSql = Layer.effect(
   SignInThrottleRepo,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const get = SqlSchema.findOne({
+    const get = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: FailuresRow,
       execute: (s) => sql`select failures, window_started_at from dashboard_sign_in_failures where subject = ${s}`
@@ -100,7 +100,7 @@ const SignInThrottleRepoSql = Layer.effect(
       get: (subject) => orDie(get(subject)),
       // One statement: concurrent failures of one subject all count.
       recordFailure: ({ now, subject, windowStart }) =>
-        orDie(SqlSchema.single({
+        orDie(SqlSchema.findOne({
           Request: Schema.Void,
           Result: FailuresRow,
           execute: () =>
@@ -127,8 +127,8 @@ const PrivacyRequestRow = Schema.Struct({
   email: Schema.NullOr(Schema.String),
   emailHash: Schema.String,
   requestedByAccountId: Schema.NullOr(AccountId),
-  status: Schema.Literal("received", "completed"),
-  outcome: Schema.NullOr(Schema.Literal("erased", "anonymised", "no_account", "not_verified")),
+  status: Schema.Literals(["received", "completed"]),
+  outcome: Schema.NullOr(Schema.Literals(["erased", "anonymised", "no_account", "not_verified"])),
   createdAt: DbTime,
   processedAt: DbTimeOrNull
 })
@@ -139,12 +139,12 @@ const PrivacyRequestsRepoSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(requestColumns)
-    const find = SqlSchema.findOne({
+    const find = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: PrivacyRequestRow,
       execute: (id) => sql`select ${cols} from privacy_requests where request_id = ${id}`
     })
-    const claimNext = SqlSchema.findOne({
+    const claimNext = SqlSchema.findOneOption({
       Request: Schema.Void,
       Result: PrivacyRequestRow,
       execute: () =>
@@ -182,7 +182,7 @@ const AuditRow = Schema.Struct({
   actorAccountId: Schema.NullOr(AccountId),
   subjectType: Schema.String,
   subjectId: Schema.NullOr(Schema.String),
-  detail: Jsonb(Schema.Record({ key: Schema.String, value: Schema.String })),
+  detail: Jsonb(Schema.Record(Schema.String, Schema.String)),
   createdAt: DbTime
 })
 
@@ -211,11 +211,13 @@ const AuditLogSql = Layer.effect(
 )
 
 /** A `bytea` column: `pg` returns a Buffer; callers get a plain Uint8Array. */
-const Bytes = Schema.transform(Schema.Uint8ArrayFromSelf, Schema.Uint8ArrayFromSelf, {
-  strict: true,
-  decode: (b) => new Uint8Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)),
-  encode: (b) => b
-})
+const Bytes = Schema.Uint8Array.pipe(Schema.decodeTo(
+  Schema.Uint8Array,
+  SchemaTransformation.transform({
+    decode: (b: Uint8Array) => new Uint8Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)),
+    encode: (b: Uint8Array) => b
+  })
+))
 
 const SlackRow = Schema.Struct({
   projectId: ProjectId,
@@ -234,12 +236,12 @@ const ProjectSettingsRepoSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const slackCols = sql.literal(slackColumns)
-    const getAutoScale = SqlSchema.findOne({
+    const getAutoScale = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: Schema.Struct({ autoScale: Schema.Boolean, updatedAt: DbTime }),
       execute: (id) => sql`select auto_scale, updated_at from project_imessage_settings where project_id = ${id}`
     })
-    const getSlack = SqlSchema.findOne({
+    const getSlack = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: SlackRow,
       execute: (id) => sql`select ${slackCols} from project_slack_integrations where project_id = ${id}`
@@ -254,7 +256,7 @@ const ProjectSettingsRepoSql = Layer.effect(
           .pipe(Effect.asVoid),
       getSlack: (projectId) => orDie(getSlack(projectId)),
       putSlack: (r: SlackIntegrationRecord) =>
-        orDie(SqlSchema.single({
+        orDie(SqlSchema.findOne({
           Request: Schema.Void,
           Result: SlackRow,
           execute: () =>
@@ -288,7 +290,7 @@ const OnboardingRepoSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(onboardingColumns)
-    const get = SqlSchema.findOne({
+    const get = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: OnboardingRow,
       execute: (id) => sql`select ${cols} from onboarding_answers where account_id = ${id}`
@@ -296,7 +298,7 @@ const OnboardingRepoSql = Layer.effect(
     return OnboardingRepo.of({
       get: (accountId) => orDie(get(accountId)),
       put: (r: OnboardingRecord) =>
-        orDie(SqlSchema.single({
+        orDie(SqlSchema.findOne({
           Request: Schema.Void,
           Result: OnboardingRow,
           execute: () =>
@@ -320,7 +322,7 @@ const AccountErasureRepoSql = Layer.effect(
     const cols = sql.literal(accountColumns)
     return AccountErasureRepo.of({
       anonymise: ({ accountId, now, placeholderEmail }) =>
-        orDie(SqlSchema.findOne({
+        orDie(SqlSchema.findOneOption({
           Request: Schema.String,
           Result: AccountRow,
           execute: (id) =>
@@ -352,11 +354,10 @@ const StoreHealthSql = Layer.effect(
         return { ok: true, latencyMs, migrations: applied.map((m) => `${String(m.migrationId).padStart(4, "0")}_${m.name}`) }
       }).pipe(
         // Unreachable (or any other failure): reported, not thrown — diagnostics must answer.
-        Effect.catchAllCause(() => Effect.succeed({ ok: false, latencyMs: 0, migrations: [] as ReadonlyArray<string> })),
-        Effect.timeoutTo({
+        Effect.catchCause(() => Effect.succeed({ ok: false, latencyMs: 0, migrations: [] as ReadonlyArray<string> })),
+        Effect.timeoutOrElse({
           duration: "5 seconds",
-          onTimeout: () => ({ ok: false, latencyMs: 5000, migrations: [] as ReadonlyArray<string> }),
-          onSuccess: (r) => r
+          orElse: () => Effect.succeed({ ok: false, latencyMs: 5000, migrations: [] as ReadonlyArray<string> })
         })
       )
     })

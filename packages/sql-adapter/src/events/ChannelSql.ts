@@ -3,8 +3,8 @@
  * wake-ups and reply signals through `pg_notify`/`LISTEN` (on PostgreSQL across processes; PGlite
  * delivers them within its one process), presence in `channel_sessions`, ingress endpoints.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
-import * as PgClient from "@effect/sql-pg/PgClient"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { PgClient } from "../PgClient.js"
 import { Events } from "@switchboard/core"
 import { EventChannelStore, type IngressEndpointRecord, IngressEndpointsRepo, type RelayedReply } from "@switchboard/core/events"
 import { DateTime, Effect, Layer, Option, Schema, Stream } from "effect"
@@ -13,7 +13,7 @@ import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql
 export const EVENTS_CHANNEL = "sb_events"
 export const REPLIES_CHANNEL = "sb_channel_replies"
 
-const Num = Schema.Union(Schema.Number, Schema.NumberFromString)
+const Num = Schema.Union([Schema.Number, Schema.NumberFromString])
 const EventRow = Schema.Struct({
   seq: Num,
   projectId: Schema.String,
@@ -40,16 +40,16 @@ const toChannelEvent = (r: typeof EventRow.Type) => ({
   }
 })
 
-const listened = (pg: PgClient.PgClient, channel: string) =>
+const listened = (pg: PgClient, channel: string) =>
   pg.listen(channel).pipe(
-    Stream.catchAll((e) => Stream.fromEffect(Effect.logWarning(`${channel} listener stopped`, e.message)).pipe(Stream.drain))
+    Stream.catch((e) => Stream.fromEffect(Effect.logWarning(`${channel} listener stopped`, e.message)).pipe(Stream.drain))
   )
 
 export const EventChannelStoreSql = Layer.effect(
   EventChannelStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    const pg = yield* PgClient
     const read = SqlSchema.findAll({
       Request: Schema.Struct({ projectId: Schema.String, after: Schema.Number, limit: Schema.Number, maxBytes: Schema.optional(Schema.Number) }),
       Result: EventRow,
@@ -92,7 +92,7 @@ export const EventChannelStoreSql = Layer.effect(
           execute: (id) => sql`
             select reply_until from events
             where id = ${id} and project_id = ${projectId} and seq is not null and reply_until is not null`
-        })(eventId)).pipe(Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map((r) => r.replyUntil)))),
+        })(eventId)).pipe(Effect.map((rows) => Option.fromNullishOr(rows[0]).pipe(Option.map((r) => r.replyUntil)))),
       prune: (before, limit) =>
         orDie(sql<{ n: string | number }>`
           with gone as (
@@ -137,7 +137,7 @@ export const EventChannelStoreSql = Layer.effect(
         orDie(sql<{ status: number; headers: unknown; body: string; errorReason: string }>`
           select status, headers, body, error_reason from channel_replies where event_id = ${eventId}`).pipe(
           Effect.map((rows) =>
-            Option.fromNullable(rows[0]).pipe(Option.map((r): RelayedReply => ({
+            Option.fromNullishOr(rows[0]).pipe(Option.map((r): RelayedReply => ({
               status: r.status,
               headers: (typeof r.headers === "string" ? JSON.parse(r.headers) : r.headers) as Record<string, string>,
               body: r.body,
@@ -165,7 +165,7 @@ export const IngressEndpointsRepoSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = (q: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
-      orDie(Effect.flatMap(q, Schema.decodeUnknown(Schema.Array(EndpointRow)))) as Effect.Effect<
+      orDie(Effect.flatMap(q, Schema.decodeUnknownEffect(Schema.Array(EndpointRow)))) as Effect.Effect<
         ReadonlyArray<IngressEndpointRecord>
       >
     return IngressEndpointsRepo.of({
@@ -183,11 +183,11 @@ export const IngressEndpointsRepoSql = Layer.effect(
         rows(sql`
           update ingress_endpoints set revoked_at = coalesce(revoked_at, ${toDate(now)})
           where project_id = ${projectId} and endpoint_id = ${endpointId} returning *`).pipe(
-          Effect.map((r) => Option.fromNullable(r[0]))
+          Effect.map((r) => Option.fromNullishOr(r[0]))
         ),
       findBySecretHash: (secretHash) =>
         rows(sql`select * from ingress_endpoints where secret_hash = ${secretHash} and revoked_at is null`).pipe(
-          Effect.map((r) => Option.fromNullable(r[0]))
+          Effect.map((r) => Option.fromNullishOr(r[0]))
         )
     })
   })

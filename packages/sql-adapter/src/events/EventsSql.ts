@@ -1,12 +1,12 @@
 /** The events outbox in SQL: `append` runs on the caller's connection, so it joins its transaction. */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { Events } from "@switchboard/core"
 import { EventOutbox } from "@switchboard/core/events"
-import { Effect, Layer, Schema } from "effect"
+import { Array as Arr, Effect, Layer, Schema } from "effect"
 import { DbTime, orDie, toDate } from "../shared/Sql.js"
 
 const Row = Schema.Struct({
-  position: Schema.Union(Schema.Number, Schema.NumberFromString),
+  position: Schema.Union([Schema.Number, Schema.NumberFromString]),
   id: Schema.String,
   projectId: Schema.NullOr(Schema.String),
   type: Schema.String,
@@ -29,7 +29,7 @@ export const EventOutboxSql = Layer.effect(
     })
     return EventOutbox.of({
       append: (events) =>
-        events.length === 0 ? Effect.void : orDie(sql`insert into events ${sql.insert(events.map(({ event, projectId }) => ({
+        !Arr.isReadonlyArrayNonEmpty(events) ? Effect.void : orDie(sql`insert into events ${sql.insert(Arr.map(events, ({ event, projectId }) => ({
           id: event.id,
           project_id: projectId,
           type: event.type,

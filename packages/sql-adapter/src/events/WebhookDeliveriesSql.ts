@@ -4,7 +4,7 @@
  * deliveries with `FOR UPDATE SKIP LOCKED`, leases them and returns them with their endpoint and
  * event — so any number of server processes share the work and never attempt the same claim twice.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { type AttemptRecord, type StoredOutboxEvent, type WebhooksRepo } from "@switchboard/core/events"
 import { Effect, Option } from "effect"
 import { orDie, toDate } from "../shared/Sql.js"
@@ -30,10 +30,10 @@ const attemptJson = (a: AttemptRecord): Record<string, string | number> => {
   return row
 }
 
-type ClaimArgs = Parameters<WebhooksRepo["Type"]["claimDue"]>[0]
+type ClaimArgs = Parameters<WebhooksRepo["Service"]["claimDue"]>[0]
 
 type DeliveryMethods = Exclude<
-  keyof WebhooksRepo["Type"],
+  keyof WebhooksRepo["Service"],
   | "insertEndpoint" | "findEndpoint" | "lockEndpoint" | "updateEndpoint" | "listEndpoints" | "countLiveEndpoints"
   | "subscribers">
 
@@ -145,7 +145,7 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
           join events ev on ev.position = c.event_position
           order by c.next_attempt_at, c.event_position`
 
-  const deliveries: Pick<WebhooksRepo["Type"], DeliveryMethods> = {
+  const deliveries: Pick<WebhooksRepo["Service"], DeliveryMethods> = {
     deliveryCounts: orDie(sql<{ pending: number; deadLettered: number }>`
       select count(*) filter (where status = 'pending')::int as pending,
              count(*) filter (where status = 'dead_lettered')::int as dead_lettered
@@ -220,7 +220,7 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
     // Planner statistics only: a failure here costs speed, never correctness.
     refreshStatistics: sql`analyze events, webhook_endpoints, webhook_deliveries`.pipe(
       Effect.asVoid,
-      Effect.catchAll((e) => Effect.logWarning("webhook tables: analyze failed", e))
+      Effect.catch((e) => Effect.logWarning("webhook tables: analyze failed", e))
     ),
 
     claimDue: (args) => claimedDeliveries(claimStatement(args, undefined)),
@@ -239,7 +239,7 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
     lockDelivery: (endpointId, eventId) =>
       deliveryRows(sql`
         select * from webhook_deliveries where endpoint_id = ${endpointId} and event_id = ${eventId}
-        for update`).pipe(Effect.map((rows) => Option.fromNullable(rows[0]))),
+        for update`).pipe(Effect.map((rows) => Option.fromNullishOr(rows[0]))),
     scheduleDelivery: ({ at, deliveryId }) =>
       orDie(sql`
         update webhook_deliveries set status = 'pending', next_attempt_at = ${toDate(at)}, leased_until = null

@@ -2,7 +2,7 @@
  * Webhook endpoints in SQL (migration 0014): destinations and management webhooks, versioned
  * rows with sealed secrets; a live management webhook's URL is unique per project.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { type WebhookEndpoint, type WebhooksRepo, WebhookUrlTaken } from "@switchboard/core/events"
 import { Effect, Option } from "effect"
 import { die, isUniqueViolation, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
@@ -19,9 +19,9 @@ export const makeWebhookEndpointsSql = Effect.gen(function*() {
     endpointRows(sql`
       select * from webhook_endpoints
       where endpoint_id = ${endpointId} and kind = ${kind} and project_id = ${projectId}
-      ${lock ? sql`for update` : sql``}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+      ${lock ? sql`for update` : sql``}`).pipe(Effect.map((rows) => Option.fromNullishOr(rows[0])))
 
-  const endpoints: Pick<WebhooksRepo["Type"], EndpointMethods> = {
+  const endpoints: Pick<WebhooksRepo["Service"], EndpointMethods> = {
     insertEndpoint: (e) =>
       sql`insert into webhook_endpoints ${sql.insert({
         endpointId: e.endpointId,

@@ -7,17 +7,17 @@ import { type ClaimedDelivery, type DeliveryRecord, type WebhookEndpoint } from 
 import { DateTime, Effect, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, parseJson, type Rows, rowsOf, toDate } from "../shared/Sql.js"
 
-const BigIntNumber = Schema.Union(Schema.Number, Schema.NumberFromString)
-const Bytes = Schema.Uint8ArrayFromSelf
+const BigIntNumber = Schema.Union([Schema.Number, Schema.NumberFromString])
+const Bytes = Schema.Uint8Array
 
 const EndpointRow = Schema.Struct({
   endpointId: Schema.String,
-  kind: Schema.Literal("destination", "management"),
+  kind: Schema.Literals(["destination", "management"]),
   projectId: Schema.String,
   url: Schema.String,
   name: Schema.NullOr(Schema.String),
   description: Schema.NullOr(Schema.String),
-  status: Schema.Literal("enabled", "disabled"),
+  status: Schema.Literals(["enabled", "disabled"]),
   enabledEvents: Schema.Array(Schema.String),
   apiVersion: Schema.String,
   secretSealed: Bytes,
@@ -36,7 +36,7 @@ const DeliveryRow = Schema.Struct({
   eventId: Schema.String,
   eventPosition: BigIntNumber,
   eventType: Schema.String,
-  status: Schema.Literal("pending", "delivered", "dead_lettered", "cancelled"),
+  status: Schema.Literals(["pending", "delivered", "dead_lettered", "cancelled"]),
   attemptCount: Schema.Number,
   nextAttemptAt: DbTime,
   leasedUntil: DbTimeOrNull,
@@ -62,12 +62,12 @@ const EventRow = Schema.Struct({
 export const ClaimRow = Schema.Struct({
   ...DeliveryRow.fields,
   epEndpointId: Schema.String,
-  epKind: Schema.Literal("destination", "management"),
+  epKind: Schema.Literals(["destination", "management"]),
   epProjectId: Schema.String,
   epUrl: Schema.String,
   epName: Schema.NullOr(Schema.String),
   epDescription: Schema.NullOr(Schema.String),
-  epStatus: Schema.Literal("enabled", "disabled"),
+  epStatus: Schema.Literals(["enabled", "disabled"]),
   epEnabledEvents: Schema.Array(Schema.String),
   epApiVersion: Schema.String,
   epSecretSealed: Bytes,
@@ -218,7 +218,7 @@ const bigintNumber = (v: unknown): number => {
 }
 const time = (v: unknown): DateTime.Utc => {
   if (!(v instanceof Date) || Number.isNaN(v.getTime())) throw notPlain
-  return DateTime.unsafeMake(v.getTime()) as DateTime.Utc
+  return DateTime.makeUnsafe(v.getTime()) as DateTime.Utc
 }
 const timeOrNull = (v: unknown): DateTime.Utc | null => (v === null ? null : time(v))
 const bytes_ = (v: unknown): Uint8Array => {
@@ -299,7 +299,7 @@ export const plainClaimRows = (rows: ReadonlyArray<unknown>): ReadonlyArray<Clai
   }
 }
 
-const decodeClaimRows = Schema.decodeUnknown(Schema.Array(ClaimRow))
+const decodeClaimRows = Schema.decodeUnknownEffect(Schema.Array(ClaimRow))
 
 const ENDPOINT_COLUMNS = Object.keys(ClaimRow.fields).filter((k) => k.startsWith("ep"))
 

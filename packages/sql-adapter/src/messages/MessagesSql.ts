@@ -6,13 +6,13 @@
  * messages (skipping ids taken meanwhile), changed ones and the facts (skipping ids taken
  * meanwhile); anything skipped answers false and the service rolls the transaction back.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { encodeMessage, Message, MessagesRepo } from "@switchboard/core/messages"
 import { formatTimestamp } from "@switchboard/core/shared"
 import { Effect, Layer, Schema } from "effect"
 import { firstRow, orDie, parseJson, recordsOf, toDate } from "../shared/Sql.js"
 
-const decodeMessage = Schema.decodeUnknown(Message)
+const decodeMessage = Schema.decodeUnknownEffect(Message)
 
 export const MessagesRepoSql = Layer.effect(
   MessagesRepo,

@@ -20,9 +20,9 @@
  * `layers` turns one defence off for the hostile-SQL suite only (each layer disabled in turn must
  * leave the others refusing); the server always runs all three.
  */
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
+import { PgClient } from "../PgClient.js"
 import {
   type MetricsQuery,
   MetricsQueryEngine,
@@ -33,9 +33,9 @@ import {
   sqlLimits
 } from "@switchboard/core/metrics"
 import type { ProjectId } from "@switchboard/core/shared"
-import { Clock, Duration, Effect, Layer, Ref } from "effect"
+import { Clock, Duration, Effect, Fiber, Layer, Ref } from "effect"
 import { interruptEmbedded } from "../PgliteClient.js"
-import { die, orDie } from "../shared/Sql.js"
+import { die, driverError, orDie } from "../shared/Sql.js"
 import { bindParameters, checkQuery, loadParser } from "./SqlGuard.js"
 
 export interface MetricsSandboxOptions {
@@ -110,7 +110,7 @@ const planViolation = (plan: any, maximumCost: number): string | undefined => {
 export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    const pg = yield* PgClient
     const embedded = pg.config.database === "pglite"
     const layers = { parser: true, role: true, scope: true, ...options.layers }
     const timeout = options.statementTimeoutMillis ?? sqlLimits.statementTimeoutMillis
@@ -138,7 +138,7 @@ export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
 
         /** An error of the statement → the caller's problem (positions mapped back to their sql). */
         const fromSql = (e: SqlError): Effect.Effect<never, MetricsQueryInvalid | MetricsQueryTimeout | MetricsQueryResourceLimit> => {
-          const cause = (e.cause ?? {}) as PgErrorLike
+          const cause = (driverError(e) ?? {}) as PgErrorLike
           const code = cause.code ?? ""
           if (code === "57014") return Effect.fail(new MetricsQueryTimeout({ timeoutMillis: timeout }))
           if (code.startsWith("54") || code.startsWith("53")) {
@@ -181,10 +181,10 @@ export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
         // the database reopened (PgliteThread.ts) — while the abandoned transaction unwinds on its own.
         const raw = yield* embedded
           ? Effect.raceFirst(
-            Effect.disconnect(inTransaction),
+            detached(inTransaction),
             Effect.sleep(Duration.millis(timeout)).pipe(
-              Effect.zipRight(Effect.forkDaemon(interruptEmbedded(pg))),
-              Effect.zipRight(Effect.fail(new MetricsQueryTimeout({ timeoutMillis: timeout })))
+              Effect.andThen(Effect.forkDetach(interruptEmbedded(pg))),
+              Effect.andThen(Effect.fail(new MetricsQueryTimeout({ timeoutMillis: timeout })))
             )
           )
           : inTransaction
@@ -233,6 +233,11 @@ export const makeMetricsQueryEngine = (options: MetricsSandboxOptions = {}) =>
 
     return MetricsQueryEngine.of({ run, counts })
   })
+
+/** `self` on a fiber of its own: interrupted, the caller goes on at once while `self` unwinds in the background. */
+const detached = <A, E>(self: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.flatMap(Effect.forkDetach(self), (fiber) =>
+    Fiber.join(fiber).pipe(Effect.onInterrupt(() => Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber))))))
 
 /** A 1-based character position in `text` → the caller's position (through the parameter rewrite). */
 const positionIn = (text: string, position: number, positionOf: (byteOffset: number) => number): number => {

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 // Organizations, memberships and invitations (API.md §1.3). Id columns use the "C" collation so

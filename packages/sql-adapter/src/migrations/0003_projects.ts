@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 // Projects (API.md §1.4). Rows are never removed: a deleted project keeps its row (state

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 // Project API keys (API.md §1.4): the key id is the credential's prefix (primary key: one indexed

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 // Account security: pending phone verifications and TOTP factors (the profile lives on `accounts`).

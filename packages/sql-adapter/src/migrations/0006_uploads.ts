@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 // Upload tickets (API.md §1.2 "Uploads"). Every lookup is by upload id (the primary key); account

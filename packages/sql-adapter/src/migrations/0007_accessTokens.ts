@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 // JWT signing keys (core oauth/SigningKeys.ts): the private JWK only ever sealed under the server secret.

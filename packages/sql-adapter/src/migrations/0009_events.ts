@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /** The events outbox (core events/EventsFeature.ts): written in the transaction of each change. */

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 // The OAuth provider (core oauth/OAuthProviderPorts.ts): apps, grants (one account's consent to one

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 // The Dashboard: sign-in sessions and failure windows, privacy requests and the audit log,

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 // Organization SSO (issue 17): one connection per organization (its claimed domains as jsonb, found

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 // Device authorization (RFC 8628; core oauth/DeviceCodes.ts): device codes by the SHA-256 of the

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /** A project's billing operations, newest first (`BillingRepo.listOperations`, the console's billing page). */

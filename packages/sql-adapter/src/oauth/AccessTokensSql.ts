@@ -3,7 +3,7 @@
  * table lock that serialises them (and only them: reads go on) across every process, and the
  * partial unique indexes keep one current and one next key whatever happens.
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { type PublicSigningJwk, type SigningKeyRecord, SigningKeysRepo } from "@switchboard/core/oauth"
 import { Effect, Layer, Schema } from "effect"
 import { DbTime, DbTimeOrNull, orDie, toDate, toDateOrNull } from "../shared/Sql.js"
@@ -19,10 +19,10 @@ const PublicJwk = Schema.Struct({
 
 const KeyRow = Schema.Struct({
   kid: Schema.String,
-  state: Schema.Literal("next", "current", "retired"),
+  state: Schema.Literals(["next", "current", "retired"]),
   // jsonb arrives parsed; a text value (another driver setting) is parsed here.
-  publicJwk: Schema.Union(PublicJwk, Schema.parseJson(PublicJwk)),
-  privateKeySealed: Schema.Uint8ArrayFromSelf,
+  publicJwk: Schema.Union([PublicJwk, Schema.fromJsonString(PublicJwk)]),
+  privateKeySealed: Schema.Uint8Array,
   createdAt: DbTime,
   activatedAt: DbTimeOrNull,
   retiredAt: DbTimeOrNull,
@@ -45,7 +45,7 @@ export const SigningKeysRepoSql = Layer.effect(
     )
 
     const listPublished = SqlSchema.findAll({
-      Request: Schema.DateFromSelf,
+      Request: Schema.Date,
       Result: KeyRow,
       execute: (now) => sql`
         select ${cols} from signing_keys

@@ -4,14 +4,13 @@
  * account's pending ones by a partial index; key sets upserted; assertion jtis claimed with
  * `insert … on conflict do nothing` after the app's expired ones are dropped.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { AppInstallationsRepo, type InstallationRequestRecord } from "@switchboard/core/oauth"
 import { AccountId, ApiKeyId, ProjectId } from "@switchboard/core/shared"
 import { Effect, Layer, Schema } from "effect"
-import { DbTime, DbTimeOrNull, firstRow, orDie, parseJson, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DbTime, DbTimeOrNull, firstRow, JsonColumn, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 
-const JsonArray = <A, I>(item: Schema.Schema<A, I>) =>
-  Schema.transform(Schema.Unknown, Schema.Array(item), { strict: false, decode: parseJson, encode: (a) => a })
+const JsonArray = <S extends Schema.Top>(item: S) => JsonColumn(Schema.Array(item))
 
 const RequestRow = Schema.Struct({
   requestId: Schema.String,
@@ -22,7 +21,7 @@ const RequestRow = Schema.Struct({
   createdAt: DbTime,
   expiresAt: DbTime,
   accountId: Schema.NullOr(AccountId),
-  status: Schema.Literal("pending", "approved", "denied", "delivered"),
+  status: Schema.Literals(["pending", "approved", "denied", "delivered"]),
   projectId: Schema.NullOr(ProjectId),
   permissions: JsonArray(Schema.String),
   decidedAt: DbTimeOrNull,
@@ -37,7 +36,7 @@ const requestCols = "request_id, app_id, app_version, redirect_uri, state, creat
 
 const KeySetRow = Schema.Struct({
   appId: Schema.String,
-  keys: JsonArray(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  keys: JsonArray(Schema.Record(Schema.String, Schema.Unknown)),
   updatedAt: DbTime
 })
 

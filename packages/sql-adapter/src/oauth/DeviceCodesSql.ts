@@ -4,7 +4,7 @@
  * `update … returning` statements; a poll reads the row as it was and records itself in one
  * statement (the row lock orders concurrent polls).
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { type DeviceCodeRecord, DeviceCodesRepo, SLOW_DOWN_SECONDS } from "@switchboard/core/oauth"
 import { AccountId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -17,7 +17,7 @@ const DeviceRow = Schema.Struct({
   clientId: Schema.String,
   scopes: Strings,
   resource: Schema.NullOr(Schema.String),
-  status: Schema.Literal("pending", "approved", "denied", "consumed"),
+  status: Schema.Literals(["pending", "approved", "denied", "consumed"]),
   accountId: Schema.NullOr(AccountId),
   grantId: Schema.NullOr(Schema.String),
   authTime: DbTimeOrNull,

@@ -9,7 +9,7 @@
  * Apps and grants are here; codes, families and tokens in `OAuthTokensSql.ts`; their rows in
  * `OAuthRows.ts`; device codes (RFC 8628) in `DeviceCodesSql.ts`.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { catalogOrder, OAuthAppsRepo, type OAuthGrant, OAuthGrantsRepo } from "@switchboard/core/oauth"
 import { AccountId } from "@switchboard/core/shared"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -86,7 +86,7 @@ const GrantsRepoSql = Layer.effect(
       appLogoUri: Schema.NullOr(Schema.String),
       appHomepageUri: Schema.NullOr(Schema.String),
       appRedirectUris: Strings,
-      appClientType: Schema.Literal("confidential", "public"),
+      appClientType: Schema.Literals(["confidential", "public"]),
       appScopes: Strings,
       appCreatedAt: DbTime,
       appUpdatedAt: DbTime

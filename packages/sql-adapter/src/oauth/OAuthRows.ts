@@ -16,7 +16,7 @@ export const AppRow = Schema.Struct({
   logoUri: Schema.NullOr(Schema.String),
   homepageUri: Schema.NullOr(Schema.String),
   redirectUris: Strings,
-  clientType: Schema.Literal("confidential", "public"),
+  clientType: Schema.Literals(["confidential", "public"]),
   scopes: Strings,
   secretHash: Schema.NullOr(Schema.String),
   createdAt: DbTime,
@@ -63,7 +63,7 @@ export const FamilyRow = Schema.Struct({
 
 export const TokenRow = Schema.Struct({
   tokenHash: Schema.String,
-  kind: Schema.Literal("access", "refresh"),
+  kind: Schema.Literals(["access", "refresh"]),
   familyId: Schema.String,
   grantId: Schema.String,
   clientId: Schema.String,

@@ -4,7 +4,7 @@
  * `update … returning`; a refresh token's rotation one atomic write that stores its successors only
  * if nobody rotated or revoked it meanwhile.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import {
   type AuthorizationCodeRecord,
   type CodeConsumption,
@@ -16,7 +16,7 @@ import {
   type TokenFamilyRecord,
   type TokenWithAccountState
 } from "@switchboard/core/oauth"
-import { type DateTime, Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbTimeOrNull, firstRow, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 import { CodeRow, codeCols, FamilyRow, familyCols, json, prefixed, TokenRow, tokenCols } from "./OAuthRows.js"
 

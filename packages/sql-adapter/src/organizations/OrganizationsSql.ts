@@ -4,7 +4,7 @@
  * locks the organization (so two removals cannot both leave it ownerless), accepting locks the
  * invitation (so a token is used once).
  */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import {
   InvitationId,
   InvitationNotFound,
@@ -53,7 +53,7 @@ const RoleRow = Schema.Struct({ role: OrganizationRole })
 
 /** A page's cursor as query parameters. */
 const Page = Schema.Struct({
-  after: Schema.UndefinedOr(Schema.Struct({ at: Schema.DateFromSelf, id: Schema.String })),
+  after: Schema.UndefinedOr(Schema.Struct({ at: Schema.Date, id: Schema.String })),
   limit: Schema.Int
 })
 const pageParams = (page: PageRequest) => ({
@@ -64,10 +64,10 @@ const pageParams = (page: PageRequest) => ({
 const stateOf = (i: InvitationRecord, now: DateTime.Utc) =>
   i.acceptedAt !== null ? "accepted" as const
   : i.revokedAt !== null ? "revoked" as const
-  : !DateTime.greaterThan(i.expiresAt, now) ? "expired" as const
+  : !DateTime.isGreaterThan(i.expiresAt, now) ? "expired" as const
   : undefined
 
-export const OrganizationsReposSql = Layer.unwrapEffect(Effect.gen(function*() {
+export const OrganizationsReposSql = Layer.unwrap(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const invitationCols = sql.literal(
     "invitation_id, organization_id, email, role, invited_by_account_id, created_at, expires_at, accepted_at, accepted_by_account_id, revoked_at"
@@ -78,7 +78,7 @@ export const OrganizationsReposSql = Layer.unwrapEffect(Effect.gen(function*() {
       ? sql.literal("true")
       : sql`(${sql.literal(time)}, ${sql.literal(id)}) > (${page.after.at}, ${page.after.id})`
 
-  const findOrganization = SqlSchema.findOne({
+  const findOrganization = SqlSchema.findOneOption({
     Request: Schema.String,
     Result: OrganizationRow,
     execute: (id) => sql`select organization_id, name, created_at, updated_at from organizations where organization_id = ${id}`
@@ -93,7 +93,7 @@ export const OrganizationsReposSql = Layer.unwrapEffect(Effect.gen(function*() {
       order by o.created_at, o.organization_id
       limit ${page.limit}`
   })
-  const roleOf = SqlSchema.findOne({
+  const roleOf = SqlSchema.findOneOption({
     Request: Schema.Struct({ organizationId: Schema.String, accountId: Schema.String }),
     Result: RoleRow,
     execute: ({ accountId, organizationId }) => sql`
@@ -109,7 +109,7 @@ export const OrganizationsReposSql = Layer.unwrapEffect(Effect.gen(function*() {
       order by m.joined_at, m.account_id
       limit ${page.limit}`
   })
-  const memberOf = SqlSchema.findOne({
+  const memberOf = SqlSchema.findOneOption({
     Request: Schema.Struct({ organizationId: Schema.String, accountId: Schema.String }),
     Result: MemberRow,
     execute: ({ accountId, organizationId }) => sql`
@@ -127,18 +127,18 @@ export const OrganizationsReposSql = Layer.unwrapEffect(Effect.gen(function*() {
       (rows) => rows.length > 0
     )
 
-  const findByTokenHash = SqlSchema.findOne({
+  const findByTokenHash = SqlSchema.findOneOption({
     Request: Schema.String,
     Result: InvitationRow,
     execute: (hash) => sql`select ${invitationCols} from organization_invitations where token_hash = ${hash}`
   })
-  const lockInvitation = SqlSchema.findOne({
+  const lockInvitation = SqlSchema.findOneOption({
     Request: Schema.String,
     Result: InvitationRow,
     execute: (id) => sql`select ${invitationCols} from organization_invitations where invitation_id = ${id} for update`
   })
   const listPending = SqlSchema.findAll({
-    Request: Schema.Struct({ organizationId: Schema.String, now: Schema.DateFromSelf, page: Page }),
+    Request: Schema.Struct({ organizationId: Schema.String, now: Schema.Date, page: Page }),
     Result: InvitationRow,
     execute: ({ now, organizationId, page }) => sql`
       select ${invitationCols} from organization_invitations
@@ -240,7 +240,7 @@ export const OrganizationsReposSql = Layer.unwrapEffect(Effect.gen(function*() {
         if (invitation.revokedAt !== null) return Option.some<InvitationRecord>(invitation)
         yield* sql`update organization_invitations set revoked_at = ${toDate(now)} where invitation_id = ${invitationId}`
         return Option.some<InvitationRecord>({ ...invitation, revokedAt: now })
-      })).pipe(Effect.catchTags({ SqlError: die, ParseError: die })),
+      })).pipe(Effect.catchTags({ SqlError: die, SchemaError: die })),
     accept: ({ accountId, invitationId, now }) =>
       sql.withTransaction(Effect.gen(function*() {
         const found = yield* lockInvitation(invitationId)
@@ -257,7 +257,7 @@ export const OrganizationsReposSql = Layer.unwrapEffect(Effect.gen(function*() {
           where invitation_id = ${invitationId}`
         const member = yield* memberOf({ organizationId, accountId })
         return Option.getOrThrowWith(member, () => new Error("membership vanished inside its transaction")) satisfies MembershipRecord
-      })).pipe(Effect.catchTags({ SqlError: die, ParseError: die }))
+      })).pipe(Effect.catchTags({ SqlError: die, SchemaError: die }))
   })
 
   return Layer.mergeAll(Layer.succeed(OrganizationsRepo, organizations), Layer.succeed(InvitationsRepo, invitations))

@@ -1,5 +1,5 @@
 /** Attachments' SQL repository (migration 0106). */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { type AttachmentRecord, AttachmentsRepo, AttachmentState } from "@switchboard/core/platforms"
 import { DateTime, Effect, Layer, Schema } from "effect"
 import { DbTime, firstRow, orDie, rowsOf, toDate } from "../shared/Sql.js"
@@ -8,7 +8,7 @@ const AttachmentRow = Schema.Struct({
   attachmentId: Schema.String,
   projectId: Schema.String,
   contentType: Schema.String,
-  sizeBytes: Schema.Union(Schema.Number, Schema.NumberFromString),
+  sizeBytes: Schema.Union([Schema.Number, Schema.NumberFromString]),
   state: AttachmentState,
   blobKey: Schema.NullOr(Schema.String),
   createdAt: DbTime,
@@ -22,7 +22,7 @@ export const AttachmentsReposSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const select = (statement: Parameters<typeof attachmentRows>[0]) => Effect.map(attachmentRows(statement), (rows) => rows.map(toRecord))
-    const at = (ms: number) => toDate(DateTime.unsafeMake(ms))
+    const at = (ms: number) => toDate(DateTime.makeUnsafe(ms))
     return AttachmentsRepo.of({
       insert: (r) =>
         orDie(sql`

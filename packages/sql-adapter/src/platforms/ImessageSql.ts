@@ -1,5 +1,5 @@
 /** iMessage's SQL repository (migration 0105): shared-line assignments. */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { type SharedLineAssignmentRecord, SharedLineAssignmentsRepo } from "@switchboard/core/platforms"
 import { Effect, Layer, Option, Schema } from "effect"
 import { DbTime, DbTimeOrNull, firstRow, orDie, rowsOf, toDate } from "../shared/Sql.js"
@@ -7,7 +7,7 @@ import { DbTime, DbTimeOrNull, firstRow, orDie, rowsOf, toDate } from "../shared
 const AssignmentRow = Schema.Struct({
   assignmentId: Schema.String,
   projectId: Schema.String,
-  platform: Schema.Literal("imessage", "whatsapp"),
+  platform: Schema.Literals(["imessage", "whatsapp"]),
   handle: Schema.String,
   handleKey: Schema.String,
   assignedPhoneNumber: Schema.String,

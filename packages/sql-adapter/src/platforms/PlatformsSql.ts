@@ -5,7 +5,7 @@
  * that picks due operations with `FOR UPDATE SKIP LOCKED` and leases them, so any number of server
  * processes share the work and never hold the same claim.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import {
   lineResourceDefaults,
   OperationsRepo,
@@ -19,15 +19,11 @@ import {
   ResourceType
 } from "@switchboard/core/platforms"
 import { LinePlatform } from "@switchboard/core/voice"
-import { Effect, Layer, Schema } from "effect"
-import { DbTime, DbTimeOrNull, die, firstRow, isUniqueViolation, orDie, parseJson, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
+import { DateTime, Effect, Layer, Schema } from "effect"
+import { DbTime, DbTimeOrNull, die, firstRow, isUniqueViolation, JsonColumn, orDie, rowsOf, toDate, toDateOrNull } from "../shared/Sql.js"
 
-const Json = Schema.Unknown.pipe(Schema.transform(Schema.Unknown, { decode: parseJson, encode: (x) => x }))
-const JsonRecord = Schema.transform(Schema.Unknown, Schema.Record({ key: Schema.String, value: Schema.Unknown }), {
-  strict: false,
-  decode: parseJson,
-  encode: (x) => x
-})
+const Json = JsonColumn(Schema.Unknown)
+const JsonRecord = JsonColumn(Schema.Record(Schema.String, Schema.Unknown))
 
 const OperationRow = Schema.Struct({
   operationId: Schema.String,
@@ -82,7 +78,7 @@ const toResource = (r: typeof ResourceRow.Type): ResourceRecord => {
     phoneNumber: r.phoneNumber,
     state: r.releasedAt === null ? "active" : "retired",
     createdAt: r.createdAt,
-    updatedAt: r.releasedAt !== null && r.releasedAt.epochMillis > updatedAt.epochMillis ? r.releasedAt : updatedAt,
+    updatedAt: r.releasedAt !== null && DateTime.toEpochMillis(r.releasedAt) > DateTime.toEpochMillis(updatedAt) ? r.releasedAt : updatedAt,
     retiredAt: r.releasedAt
   }
 }

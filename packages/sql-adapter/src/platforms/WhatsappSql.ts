@@ -4,7 +4,7 @@
  * unreleased assignment per handle), and the filtered-code records (newest first by received time
  * and id).
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import {
   AssignmentHandleTaken,
   VerificationCodesRepo,
@@ -26,7 +26,7 @@ const accountRows = rowsOf(Schema.Struct({
   reviewStatus: WhatsappReviewStatus,
   outboundCapacity: WhatsappOutboundCapacity,
   maxPhoneNumbers: Schema.NullOr(Schema.Number),
-  state: Schema.Literal("connected", "disconnecting"),
+  state: Schema.Literals(["connected", "disconnecting"]),
   connectedAt: DbTime,
   subscribedAt: DbTimeOrNull,
   updatedAt: DbTime

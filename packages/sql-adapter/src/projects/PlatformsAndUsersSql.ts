@@ -4,7 +4,7 @@
  * between concurrent inserts (a violation is `ProjectUserExists`); the service locks the project row
  * around its read-then-write, so the per-project count holds until the insert commits.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import {
   PlatformName,
   PlatformsRepo,

@@ -4,7 +4,7 @@
  * inside the service's transaction); the closure job takes due rows with `FOR UPDATE SKIP LOCKED`,
  * so several processes finish each project once.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Projects } from "@switchboard/core"
 import { type ProjectFilter, type ProjectRecord, ProjectsRepo, SlugInUse } from "@switchboard/core/projects"
 import { AccountId, OrganizationId, ProjectId } from "@switchboard/core/shared"
@@ -16,7 +16,7 @@ const ProjectRow = Schema.Struct({
   organizationId: OrganizationId,
   name: Schema.String,
   slug: Projects.ProjectSlug,
-  state: Schema.Literal("active", "closing", "deleted"),
+  state: Schema.Literals(["active", "closing", "deleted"]),
   agentFirstName: Schema.NullOr(Schema.String),
   agentLastName: Schema.NullOr(Schema.String),
   agentAvatarUrl: Schema.NullOr(Schema.String),

@@ -1,5 +1,5 @@
 /** Idempotency records in PostgreSQL, shared by every server process (API.md §0, DESIGN.md D3). */
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import {
   BeginOutcome,
   IdempotencyStore,
@@ -7,7 +7,7 @@ import {
   IdempotencyUnavailable,
   type StoredResponse
 } from "@switchboard/core/shared"
-import { Duration, Effect, Layer } from "effect"
+import { DateTime, Duration, Effect, Layer } from "effect"
 import { toDate } from "./Sql.js"
 
 interface Row {
@@ -20,7 +20,7 @@ interface Row {
 }
 
 const unavailable = (e: SqlError.SqlError) => Effect.logWarning("idempotency store unavailable", e.message).pipe(
-  Effect.zipRight(Effect.fail(new IdempotencyUnavailable()))
+  Effect.andThen(Effect.fail(new IdempotencyUnavailable()))
 )
 
 export const IdempotencyStoreSql = Layer.effect(
@@ -28,7 +28,7 @@ export const IdempotencyStoreSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const begin: IdempotencyStore["Type"]["begin"] = ({ fingerprint, key, lockFor, now, retainFor, scope }) =>
+    const begin: IdempotencyStore["Service"]["begin"] = ({ fingerprint, key, lockFor, now, retainFor, scope }) =>
       sql.withTransaction(Effect.gen(function*() {
         const inserted = yield* sql`
           insert into idempotency_records (scope, key, fingerprint, created_at, locked_at)
@@ -41,7 +41,7 @@ export const IdempotencyStoreSql = Layer.effect(
           from idempotency_records where scope = ${scope} and key = ${key} for update`
         const row = rows[0]
         if (row === undefined) return BeginOutcome.Acquired()
-        if (now.epochMillis - row.createdAt.getTime() >= Duration.toMillis(retainFor)) {
+        if (DateTime.toEpochMillis(now) - row.createdAt.getTime() >= Duration.toMillis(retainFor)) {
           yield* sql`
             update idempotency_records
             set fingerprint = ${fingerprint}, created_at = ${toDate(now)}, locked_at = ${toDate(now)},
@@ -58,7 +58,7 @@ export const IdempotencyStoreSql = Layer.effect(
           }
           return BeginOutcome.Replay({ response })
         }
-        const lockedFor = now.epochMillis - row.lockedAt.getTime()
+        const lockedFor = DateTime.toEpochMillis(now) - row.lockedAt.getTime()
         if (lockedFor >= Duration.toMillis(lockFor)) {
           yield* sql`update idempotency_records set locked_at = ${toDate(now)} where scope = ${scope} and key = ${key}`
           return BeginOutcome.Acquired()
@@ -66,20 +66,20 @@ export const IdempotencyStoreSql = Layer.effect(
         return BeginOutcome.InProgress({ retryAfterSeconds: inProgressRetryAfter(lockedFor, Duration.toMillis(lockFor)) })
       })).pipe(Effect.catchTag("SqlError", unavailable))
 
-    const complete: IdempotencyStore["Type"]["complete"] = ({ key, response, scope }) =>
+    const complete: IdempotencyStore["Service"]["complete"] = ({ key, response, scope }) =>
       sql`
         update idempotency_records
         set response_status = ${response.status}, response_headers = ${JSON.stringify(response.headers)}::jsonb,
             response_body = ${response.body}
         where scope = ${scope} and key = ${key}`.pipe(Effect.asVoid, Effect.catchTag("SqlError", unavailable))
 
-    const release: IdempotencyStore["Type"]["release"] = ({ key, scope }) =>
+    const release: IdempotencyStore["Service"]["release"] = ({ key, scope }) =>
       sql`delete from idempotency_records where scope = ${scope} and key = ${key} and response_status is null`.pipe(
         Effect.asVoid,
         Effect.catchTag("SqlError", unavailable)
       )
 
-    const purge: IdempotencyStore["Type"]["purge"] = (before) =>
+    const purge: IdempotencyStore["Service"]["purge"] = (before) =>
       sql<{ n: number }>`
         with gone as (delete from idempotency_records where created_at < ${toDate(before)} returning 1)
         select count(*)::int as n from gone`.pipe(

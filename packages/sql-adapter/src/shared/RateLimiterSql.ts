@@ -14,9 +14,9 @@
  *   quota + (N − 1) × (hits one process admits for that key in one sync interval)
  * and never more than N × quota. With one process (or exact mode, `syncMillis` 0) it is exact.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { RateLimiter, type RateLimitPolicy, stateOf, windowOf } from "@switchboard/core/shared"
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Array as Arr, Clock, DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import { orDie, toDate } from "./Sql.js"
 
 interface Counter {
@@ -42,7 +42,7 @@ const counterKey = (policy: string, key: string, windowStart: number) => `${poli
  * statement per request — the behaviour before batching).
  */
 export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {}) =>
-  Layer.scoped(
+  Layer.effect(
     RateLimiter,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
@@ -83,9 +83,9 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
             idle.push(c)
           }
         }
-        const write = batch.length === 0 ? Effect.void : sql<{ policy: string; key: string; windowStart: Date; count: number }>`
+        const write = !Arr.isReadonlyArrayNonEmpty(batch) ? Effect.void : sql<{ policy: string; key: string; windowStart: Date; count: number }>`
           insert into rate_limit_counters ${
-          sql.insert(batch.map(({ counter, delta }) => ({
+          sql.insert(Arr.map(batch, ({ counter, delta }) => ({
             policy: counter.policy,
             key: counter.key,
             windowStart: new Date(counter.windowStart),
@@ -103,7 +103,7 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
               })
             ),
             // Not written (database away): keep the hits pending for the next sync.
-            Effect.tapErrorCause(() =>
+            Effect.tapCause(() =>
               Effect.sync(() => {
                 for (const { counter, delta } of batch) {
                   counter.writing -= delta
@@ -115,12 +115,12 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
         const read = idle.length === 0 ? Effect.void : sql<{ policy: string; key: string; windowStart: Date; count: number }>`
           select policy, key, window_start, count from rate_limit_counters
           where key in ${sql.in([...new Set(idle.map((c) => c.key))])} and window_end > ${new Date(now)}`.pipe(Effect.flatMap(learn))
-        return Effect.zipRight(write, read)
+        return Effect.andThen(write, read)
       })
 
       if (syncMillis > 0) {
         yield* sync.pipe(
-          Effect.catchAllCause((cause) => Effect.logDebug("rate-limit sync failed; will retry", cause)),
+          Effect.catchCause((cause) => Effect.logDebug("rate-limit sync failed; will retry", cause)),
           Effect.repeat(Schedule.spaced(Duration.millis(syncMillis))),
           Effect.forkScoped
         )
@@ -131,7 +131,7 @@ export const makeRateLimiterSql = (options: { readonly syncMillis?: number } = {
       return RateLimiter.of({
         hit: (key, policy, now) =>
           Effect.suspend(() => {
-            const { resetSeconds, start } = windowOf(policy, now.epochMillis)
+            const { resetSeconds, start } = windowOf(policy, DateTime.toEpochMillis(now))
             const k = counterKey(policy.name, key, start)
             const known = syncMillis > 0 ? counters.get(k) : undefined
             if (known !== undefined) {

@@ -4,7 +4,7 @@
  * process `LISTEN`s on one dedicated connection (PGlite: in process). If that connection is lost,
  * the cache TTL (≤ 60 s) still bounds how long an old record is served.
  */
-import * as PgClient from "@effect/sql-pg/PgClient"
+import { PgClient } from "../PgClient.js"
 import { RecordChanges } from "@switchboard/core/shared"
 import { Effect, Layer, Stream } from "effect"
 
@@ -12,11 +12,11 @@ export const RECORD_CHANGES_CHANNEL = "sb_record_changes"
 
 export const RecordChangesSql = Layer.effect(
   RecordChanges,
-  Effect.map(PgClient.PgClient, (pg) =>
+  Effect.map(PgClient, (pg) =>
     RecordChanges.of({
       available: true,
       changes: pg.listen(RECORD_CHANGES_CHANNEL).pipe(
-        Stream.catchAll((e) => Stream.fromEffect(Effect.logWarning("record change listener stopped", e.message)).pipe(Stream.drain))
+        Stream.catch((e) => Stream.fromEffect(Effect.logWarning("record change listener stopped", e.message)).pipe(Stream.drain))
       )
     }))
 )

@@ -1,4 +1,4 @@
-import { SqlClient, SqlError } from "@effect/sql"
+import { SqlClient, SqlError } from "effect/sql"
 import { Transactor } from "@switchboard/core/shared"
 import { Effect, Layer } from "effect"
 import { die } from "./Sql.js"

@@ -4,19 +4,19 @@
  * with one `delete … returning`, identities linked with `on conflict do nothing`, SSO sessions, and
  * the organization's plan codes from `billing_subscriptions`.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { AccountId, OrganizationId } from "@switchboard/core/shared"
 import { type SsoConnectionRecord, SsoRepo } from "@switchboard/core/sso"
-import { Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { DbTime, firstRow, orDie, rowsOf, toDate } from "../shared/Sql.js"
 
 /** A jsonb column: parsed by the driver, or text under another driver setting. */
-const Jsonb = <A, I>(schema: Schema.Schema<A, I>) =>
-  Schema.Union(schema, Schema.parseJson(schema)) as unknown as Schema.Schema<A, unknown>
+const Jsonb = <A, I>(schema: Schema.Codec<A, I>) =>
+  Schema.Union([schema, Schema.fromJsonString(schema)]) as unknown as Schema.Codec<A, unknown>
 
 const Domains = Schema.Array(Schema.Struct({
   domain: Schema.String,
-  state: Schema.Literal("verified", "pending", "failed"),
+  state: Schema.Literals(["verified", "pending", "failed"]),
   verificationToken: Schema.String
 }))
 
@@ -29,7 +29,7 @@ const ConnectionRow = Schema.Struct({
   jitEnabled: Schema.Boolean,
   desiredEnforced: Schema.Boolean,
   enforced: Schema.Boolean,
-  state: Schema.Literal("configuring", "ready", "error"),
+  state: Schema.Literals(["configuring", "ready", "error"]),
   lastError: Schema.NullOr(Schema.String),
   generation: Schema.Number,
   version: Schema.Number,
@@ -41,7 +41,7 @@ const connectionCols = "organization_id, issuer, client_id, client_secret_sealed
 const LoginRow = Schema.Struct({
   stateHash: Schema.String,
   organizationId: OrganizationId,
-  purpose: Schema.Literal("sign_in", "invitation", "admission", "closure"),
+  purpose: Schema.Literals(["sign_in", "invitation", "admission", "closure"]),
   generation: Schema.Number,
   codeVerifier: Schema.String,
   nonce: Schema.String,
@@ -123,7 +123,7 @@ export const SsoReposSql = Layer.effect(
       consumeLogin: (stateHash, now) =>
         Effect.map(
           logins(sql`delete from sso_logins where state_hash = ${stateHash} returning ${lCols}`),
-          (rows) => Option.filter(firstRow(rows), (l) => l.expiresAt.epochMillis > now.epochMillis)
+          (rows) => Option.filter(firstRow(rows), (l) => DateTime.toEpochMillis(l.expiresAt) > DateTime.toEpochMillis(now))
         ),
       findIdentity: ({ issuer, organizationId, subject }) =>
         Effect.map(

@@ -1,5 +1,5 @@
 /** The Uploads feature's SQL repositories: upload tickets, and the picture column of accounts. */
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { ImageContentType } from "@switchboard/core/accounts"
 import { UploadId } from "@switchboard/core/shared"
 import {
@@ -17,7 +17,7 @@ const TicketRow = Schema.Struct({
   purpose: Schema.String,
   contentType: ImageContentType,
   maxBytes: Schema.Int,
-  state: Schema.Literal("pending", "received", "committed"),
+  state: Schema.Literals(["pending", "received", "committed"]),
   blobKey: Schema.NullOr(Schema.String),
   byteSize: Schema.NullOr(Schema.Int),
   createdAt: DbTime,
@@ -38,14 +38,14 @@ const UploadTicketsRepoSql = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const cols = sql.literal(columns)
 
-    const findById = SqlSchema.findOne({
+    const findById = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: TicketRow,
       execute: (id) => sql`select ${cols} from upload_tickets where upload_id = ${id}`
     })
     // Each transition is one conditional UPDATE: of concurrent attempts exactly one matches the row.
-    const markReceived = SqlSchema.findOne({
-      Request: Schema.Struct({ uploadId: Schema.String, blobKey: Schema.String, byteSize: Schema.Int, now: Schema.DateFromSelf }),
+    const markReceived = SqlSchema.findOneOption({
+      Request: Schema.Struct({ uploadId: Schema.String, blobKey: Schema.String, byteSize: Schema.Int, now: Schema.Date }),
       Result: TicketRow,
       execute: ({ blobKey, byteSize, now, uploadId }) => sql`
         update upload_tickets
@@ -53,8 +53,8 @@ const UploadTicketsRepoSql = Layer.effect(
         where upload_id = ${uploadId} and state = 'pending'
         returning ${cols}`
     })
-    const markCommitted = SqlSchema.findOne({
-      Request: Schema.Struct({ uploadId: Schema.String, now: Schema.DateFromSelf }),
+    const markCommitted = SqlSchema.findOneOption({
+      Request: Schema.Struct({ uploadId: Schema.String, now: Schema.Date }),
       Result: TicketRow,
       execute: ({ now, uploadId }) => sql`
         update upload_tickets set state = 'committed', committed_at = ${now}
@@ -94,8 +94,8 @@ const AccountPictureRepoSql = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     // The subquery locks the row first, so `previous` is the value this update replaced even when
     // another transaction changed it while this one waited.
-    const setPicture = SqlSchema.findOne({
-      Request: Schema.Struct({ accountId: Schema.String, pictureUrl: Schema.NullOr(Schema.String), now: Schema.DateFromSelf }),
+    const setPicture = SqlSchema.findOneOption({
+      Request: Schema.Struct({ accountId: Schema.String, pictureUrl: Schema.NullOr(Schema.String), now: Schema.Date }),
       Result: Schema.Struct({ previous: Schema.NullOr(Schema.String) }),
       execute: ({ accountId, now, pictureUrl }) => sql`
         update accounts a set picture_url = ${pictureUrl}, updated_at = ${now}

@@ -9,7 +9,7 @@
  * (`simulatedLineNumber`) kept in `simulated_line_numbers`, so several server processes on one
  * database never hand out one number twice and released numbers are reused.
  */
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Voice } from "@switchboard/core"
 import { formatTimestamp } from "@switchboard/core/shared"
 import {
@@ -112,7 +112,7 @@ export const LinesRepoSql = Layer.effect(
 // ---------------------------------------------------------------------------------------------
 // Voice profiles
 
-const encodeProfile = Schema.encode(VoiceProfileRecord)
+const encodeProfile = Schema.encodeEffect(VoiceProfileRecord)
 const profileRecords = recordsOf(VoiceProfileRecord)
 
 export const VoiceProfilesRepoSql = Layer.effect(
@@ -195,7 +195,7 @@ export const VoiceProfilesRepoSql = Layer.effect(
 // ---------------------------------------------------------------------------------------------
 // Calls
 
-const decodeCall = Schema.decodeUnknown(Voice.Call)
+const decodeCall = Schema.decodeUnknownEffect(Voice.Call)
 
 export const CallsRepoSql = Layer.effect(
   CallsRepo,

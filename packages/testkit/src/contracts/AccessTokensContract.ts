@@ -9,7 +9,7 @@ import { type SigningKeyRecord, SigningKeysRepo } from "@switchboard/core/oauth"
 import { DateTime, Effect } from "effect"
 import { expect } from "vitest"
 
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const HOUR = 3_600_000
 
@@ -36,7 +36,7 @@ const keyFixture = (state: "next" | "current", createdAt: number): SigningKeyRec
 
 const states = (keys: ReadonlyArray<SigningKeyRecord>) => keys.map((k) => `${k.state}:${k.kid}`)
 
-export const accessTokensContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const accessTokensContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("signing keys: concurrent first starts store exactly one current and one next key, stored as given", () =>
     Effect.gen(function*() {
       const repo = yield* SigningKeysRepo
@@ -86,7 +86,7 @@ export const accessTokensContract = (it: Vitest.MethodsNonLive<StorePorts, true>
       const t2 = T0 + 4 * HOUR
       const before = yield* repo.listPublished(at(T0 + HOUR))
       const expiredRetired = before.find((k) => k.state === "retired")!
-      expect(expiredRetired.publishedUntil!.epochMillis).toBeLessThanOrEqual(t2)
+      expect(expiredRetired.publishedUntil!.epochMilliseconds).toBeLessThanOrEqual(t2)
       const r2 = yield* repo.rotate({
         now: at(t2),
         publishedUntil: at(t2 + 2 * HOUR),

@@ -10,12 +10,12 @@ import {
   TotpFactorsRepo
 } from "@switchboard/core/accounts"
 import { type AccountId, TotpFactorId, Transactor } from "@switchboard/core/shared"
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "../Fixtures.js"
 
-const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z") as DateTime.Utc
-const plus = (ms: number) => DateTime.unsafeMake(T0.epochMillis + ms) as DateTime.Utc
+const T0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z") as DateTime.Utc
+const plus = (ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(T0) + ms) as DateTime.Utc
 
 const newAccount = Effect.gen(function*() {
   const account = accountFixture()
@@ -48,7 +48,7 @@ const factorFixture = (accountId: AccountId, overrides: Partial<TotpFactorRecord
   ...overrides
 })
 
-export const accountSecurityContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const accountSecurityContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("account profile: updateNames changes only the names given and updatedAt, on live accounts only", () =>
     Effect.gen(function*() {
       const profiles = yield* AccountProfileRepo
@@ -95,12 +95,12 @@ export const accountSecurityContract = (it: Vitest.MethodsNonLive<StorePorts, tr
       const profiles = yield* AccountProfileRepo
       const tx = yield* Transactor
       const account = yield* newAccount
-      const result = yield* Effect.either(tx.withTransaction(Effect.gen(function*() {
+      const result = yield* Effect.result(tx.withTransaction(Effect.gen(function*() {
         yield* profiles.lock(account.accountId)
         yield* profiles.markDeleted({ accountId: account.accountId, now: plus(1) })
         return yield* Effect.fail("boom" as const)
       })))
-      expect(Either.isLeft(result)).toBe(true)
+      expect(Result.isFailure(result)).toBe(true)
       expect(Option.getOrThrow(yield* profiles.lock(account.accountId)).deletedAt).toBeNull()
     }))
 

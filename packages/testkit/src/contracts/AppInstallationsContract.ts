@@ -12,8 +12,8 @@ import { DateTime, Effect, Option } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization, storedProject } from "./ProjectsContract.js"
 
-const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z") as DateTime.Utc
-const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms) as DateTime.Utc
+const T0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z") as DateTime.Utc
+const plus = (t: DateTime.Utc, ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t) + ms) as DateTime.Utc
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
 const hex = () => Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("")
 
@@ -22,7 +22,7 @@ const setup = Effect.gen(function*() {
   const owner = yield* ownerAndOrganization
   const project = yield* storedProject(owner)
   const app: OAuthApp = {
-    clientId: formatTypeId(IdKinds.oauthApp, uuidv7Bytes(T0.epochMillis, rand())),
+    clientId: formatTypeId(IdKinds.oauthApp, uuidv7Bytes(DateTime.toEpochMillis(T0), rand())),
     ownerAccountId: owner.accountId,
     name: "Acme",
     logoUri: null,
@@ -38,7 +38,7 @@ const setup = Effect.gen(function*() {
 })
 
 const requestFixture = (appId: string, createdAt: DateTime.Utc, overrides: Partial<InstallationRequestRecord> = {}): InstallationRequestRecord => ({
-  requestId: formatTypeId(IdKinds.installationRequest, uuidv7Bytes(createdAt.epochMillis, rand())),
+  requestId: formatTypeId(IdKinds.installationRequest, uuidv7Bytes(DateTime.toEpochMillis(createdAt), rand())),
   appId,
   appVersion: "1893456000000",
   redirectUri: "https://acme.example/installed",
@@ -58,7 +58,7 @@ const requestFixture = (appId: string, createdAt: DateTime.Utc, overrides: Parti
   ...overrides
 })
 
-export const appInstallationsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const appInstallationsContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("installation requests: stored and replaced whole, found by code hash, pending ones of an account listed newest first", () =>
     Effect.gen(function*() {
       const repo = yield* AppInstallationsRepo
@@ -84,7 +84,7 @@ export const appInstallationsContract = (it: Vitest.MethodsNonLive<StorePorts, t
         decidedAt: plus(T0, 10),
         codeHash,
         codeExpiresAt: plus(T0, 600_000),
-        installationId: formatTypeId(IdKinds.installation, uuidv7Bytes(T0.epochMillis, rand()))
+        installationId: formatTypeId(IdKinds.installation, uuidv7Bytes(DateTime.toEpochMillis(T0), rand()))
       }
       yield* repo.updateRequest(approved)
       expect(Option.getOrThrow(yield* repo.lockRequest(older.requestId))).toEqual(approved)
@@ -93,7 +93,7 @@ export const appInstallationsContract = (it: Vitest.MethodsNonLive<StorePorts, t
       const delivered: InstallationRequestRecord = {
         ...approved,
         status: "delivered",
-        apiKeyId: ApiKeyId.make(formatTypeId(IdKinds.projectApiKey, uuidv7Bytes(T0.epochMillis, rand()))),
+        apiKeyId: ApiKeyId.make(formatTypeId(IdKinds.projectApiKey, uuidv7Bytes(DateTime.toEpochMillis(T0), rand()))),
         deliveredAt: plus(T0, 20)
       }
       yield* repo.updateRequest(delivered)

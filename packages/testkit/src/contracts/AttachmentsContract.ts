@@ -7,12 +7,12 @@ import type { Vitest } from "@effect/vitest"
 import type { StorePorts } from "@switchboard/core"
 import { type AttachmentRecord, AttachmentsRepo } from "@switchboard/core/platforms"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import { expect } from "vitest"
 import { newProject } from "./PlatformsContract.js"
 
 const T0 = Date.parse("2030-04-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const attachmentId = (ms: number) => formatTypeId(IdKinds.attachment, uuidv7Bytes(ms, crypto.getRandomValues(new Uint8Array(10))))
 
 const fixture = (projectId: string, created: number, updated = created, patch: Partial<AttachmentRecord> = {}): AttachmentRecord => {
@@ -23,7 +23,7 @@ const fixture = (projectId: string, created: number, updated = created, patch: P
   }
 }
 
-export const attachmentsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const attachmentsContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("attachments: round-trip per project; processing becomes ready once", () =>
     Effect.gen(function*() {
       const repo = yield* AttachmentsRepo
@@ -69,7 +69,7 @@ export const attachmentsContract = (it: Vitest.MethodsNonLive<StorePorts, true>)
       const tx = yield* Transactor
       const projectId = yield* newProject
       const a = fixture(projectId, T0)
-      expect(Either.isLeft(yield* Effect.either(tx.withTransaction(Effect.zipRight(repo.insert(a), Effect.fail("boom")))))).toBe(true)
+      expect(Result.isFailure(yield* Effect.result(tx.withTransaction(Effect.andThen(repo.insert(a), Effect.fail("boom")))))).toBe(true)
       expect(Option.isNone(yield* repo.find(projectId, a.attachmentId))).toBe(true)
     }))
 }

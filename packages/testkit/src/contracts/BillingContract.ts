@@ -21,10 +21,10 @@ import { expect } from "vitest"
 import { ownerAndOrganization, storedProject } from "./ProjectsContract.js"
 
 let counter = 0
-const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z")
+const T0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z")
 const DAY = 86_400_000
-const DAY0 = T0.epochMillis / DAY
-const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms)
+const DAY0 = DateTime.toEpochMillis(T0) / DAY
+const plus = (t: DateTime.Utc, ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t) + ms)
 
 const subscription = (p: { projectId: SubscriptionRecord["projectId"]; organizationId: SubscriptionRecord["organizationId"] }, category: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord => ({
   projectId: p.projectId,
@@ -93,7 +93,7 @@ const withProject = Effect.gen(function*() {
   return { owner, project, ids: { projectId: project.projectId, organizationId: owner.organizationId } }
 })
 
-export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const billingContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("billing: one subscription per project and category; records round-trip; lock and update", () =>
     Effect.gen(function*() {
       const repo = yield* BillingRepo
@@ -150,7 +150,7 @@ export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       yield* repo.insertSubscription(subscription({ projectId: second.projectId, organizationId: owner.organizationId }, "a"))
       const missing = yield* repo.unsubscribedProjects({ categories: ["a", "b"], organizationId: owner.organizationId, limit: 10 })
       expect(missing.map((p) => p.projectId)).toEqual([second.projectId])
-      expect(missing[0]!.createdAt.epochMillis).toBe(plus(T0, 1000).epochMillis)
+      expect(missing[0]!.createdAt.epochMilliseconds).toBe(plus(T0, 1000).epochMilliseconds)
       const one = yield* repo.unsubscribedProjects({ categories: ["a"], organizationId: owner.organizationId, limit: 10 })
       expect(one).toEqual([])
       const all = yield* repo.unsubscribedProjects({ categories: ["c"], organizationId: owner.organizationId, limit: 10 })
@@ -248,7 +248,7 @@ export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
         { concurrency: "unbounded" }
       )
       expect(racers.flat()).toEqual(["r-race"])
-      const rolledBack = yield* tx.withTransaction(Effect.zipRight(repo.insertUsageRecords(ids.projectId, [row("r-undone")]), Effect.fail("stop"))).pipe(Effect.flip)
+      const rolledBack = yield* tx.withTransaction(Effect.andThen(repo.insertUsageRecords(ids.projectId, [row("r-undone")]), Effect.fail("stop"))).pipe(Effect.flip)
       expect(rolledBack).toBe("stop")
       expect(yield* repo.insertUsageRecords(ids.projectId, [row("r-undone")])).toEqual(["r-undone"])
     }))
@@ -292,7 +292,7 @@ export const billingContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       }))
       expect(Option.getOrThrow(yield* repo.findOrganizationSubscription(owner.organizationId))).toEqual(next)
       const undone = yield* tx.withTransaction(
-        Effect.zipRight(repo.saveOrganizationSubscription({ ...next, version: 3 }), Effect.fail("stop"))
+        Effect.andThen(repo.saveOrganizationSubscription({ ...next, version: 3 }), Effect.fail("stop"))
       ).pipe(Effect.flip)
       expect(undone).toBe("stop")
       expect(Option.getOrThrow(yield* repo.findOrganizationSubscription(owner.organizationId)).version).toBe(2)

@@ -17,12 +17,12 @@ const event = (ms: number): Events.EventEnvelope => ({
   type: "external-webhook.received",
   apiVersion: "2026-07-01",
   source: "s1.external-webhook.switchboard",
-  timestamp: DateTime.unsafeMake(ms) as DateTime.Utc,
+  timestamp: DateTime.makeUnsafe(ms) as DateTime.Utc,
   data: { rawRequestBase64: "R0VUIC8gSFRUUC8xLjENCg0K" }
 })
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 
-export const channelContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const channelContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("event channel: seqs per project increase, reads after a cursor, head and find", () =>
     Effect.gen(function*() {
       const store = yield* EventChannelStore
@@ -39,14 +39,14 @@ export const channelContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       expect(all.map((e) => e.event.id)).toEqual([a.id, b.id])
       expect(all[0]!.seq).toBe(s1)
       expect(all[1]!.seq).toBeGreaterThan(s1)
-      expect(all[0]!.replyUntil?.epochMillis).toBe(T0 + 10_000)
+      expect(all[0]!.replyUntil?.epochMilliseconds).toBe(T0 + 10_000)
       expect(all[1]!.replyUntil).toBeNull()
       expect(all.map((e) => e.platform)).toEqual(["slack", null])
       expect(all[0]!.event.data).toEqual(a.data)
       expect(yield* store.head(p)).toBe(all[1]!.seq)
       expect((yield* store.read({ projectId: p, after: s1, limit: 10 })).map((e) => e.event.id)).toEqual([b.id])
       expect(yield* store.read({ projectId: p, after: 0, limit: 1 })).toHaveLength(1)
-      expect(Option.map(yield* store.replyDeadline(p, a.id), (d) => d.epochMillis)).toEqual(Option.some(T0 + 10_000))
+      expect(Option.map(yield* store.replyDeadline(p, a.id), (d) => DateTime.toEpochMillis(d))).toEqual(Option.some(T0 + 10_000))
       expect(Option.isNone(yield* store.replyDeadline(p, b.id))).toBe(true)
       expect(Option.isNone(yield* store.replyDeadline(other, a.id))).toBe(true)
       expect(yield* store.floor(p)).toBe(0)
@@ -112,9 +112,9 @@ export const channelContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       expect(yield* repo.list(p)).toEqual([record])
       expect(yield* repo.findBySecretHash(record.secretHash)).toEqual(Option.some(record))
       const revoked = yield* repo.revoke(p, record.endpointId, at(T0 + 1))
-      expect(Option.map(revoked, (r) => r.revokedAt?.epochMillis)).toEqual(Option.some(T0 + 1))
+      expect(Option.map(revoked, (r) => r.revokedAt?.epochMilliseconds)).toEqual(Option.some(T0 + 1))
       const again = yield* repo.revoke(p, record.endpointId, at(T0 + 2))
-      expect(Option.map(again, (r) => r.revokedAt?.epochMillis)).toEqual(Option.some(T0 + 1))
+      expect(Option.map(again, (r) => r.revokedAt?.epochMilliseconds)).toEqual(Option.some(T0 + 1))
       expect(Option.isNone(yield* repo.revoke(crypto.randomUUID(), record.endpointId, at(T0)))).toBe(true)
       expect(Option.isNone(yield* repo.findBySecretHash(record.secretHash))).toBe(true)
       expect(yield* repo.list(p)).toEqual([])

@@ -23,8 +23,8 @@ import { accountFixture } from "../Fixtures.js"
 import { ownerAndOrganization, storedProject } from "./ProjectsContract.js"
 
 let counter = 0
-const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z") as DateTime.Utc
-const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms) as DateTime.Utc
+const T0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z") as DateTime.Utc
+const plus = (t: DateTime.Utc, ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t) + ms) as DateTime.Utc
 const unique = (what: string) => `${what}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 8)}`
 
 const storedAccount = Effect.gen(function*() {
@@ -55,7 +55,7 @@ const requestFixture = (overrides: Partial<PrivacyRequestRecord> = {}): PrivacyR
   ...overrides
 })
 
-export const dashboardContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const dashboardContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("dashboard sessions: found by token hash, deleted once, per account, and when expired", () =>
     Effect.gen(function*() {
       const repo = yield* SessionsRepo
@@ -92,7 +92,7 @@ export const dashboardContract = (it: Vitest.MethodsNonLive<StorePorts, true>): 
       const repo = yield* SessionsRepo
       const account = yield* storedAccount
       // Long expired: before anything another case stores.
-      const old = DateTime.unsafeMake("2001-01-01T00:00:00.000Z") as DateTime.Utc
+      const old = DateTime.makeUnsafe("2001-01-01T00:00:00.000Z") as DateTime.Utc
       for (let i = 0; i < 3; i++) yield* repo.insert(sessionFixture(account.accountId, { createdAt: old, authenticatedAt: old, expiresAt: old }))
       expect(yield* repo.deleteExpired({ now: plus(old, 1), limit: 2 })).toBe(2)
       expect(yield* repo.deleteExpired({ now: plus(old, 1), limit: 2 })).toBe(1)
@@ -106,7 +106,7 @@ export const dashboardContract = (it: Vitest.MethodsNonLive<StorePorts, true>): 
       expect(Option.isNone(yield* repo.get(subject))).toBe(true)
       const first = yield* repo.recordFailure({ subject, now: T0, windowStart: plus(T0, -60_000) })
       expect(first.failures).toBe(1)
-      expect(first.windowStartedAt.epochMillis).toBe(T0.epochMillis)
+      expect(DateTime.toEpochMillis(first.windowStartedAt)).toBe(DateTime.toEpochMillis(T0))
       const second = yield* repo.recordFailure({ subject, now: plus(T0, 1000), windowStart: plus(T0, -59_000) })
       expect(second).toEqual({ failures: 2, windowStartedAt: T0 })
       // The window started at T0; a failure whose window starts after T0 opens a new one.

@@ -10,8 +10,8 @@ import { type AccountId } from "@switchboard/core/shared"
 import { DateTime, Effect, Option } from "effect"
 import { expect } from "vitest"
 
-const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z") as DateTime.Utc
-const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms) as DateTime.Utc
+const T0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z") as DateTime.Utc
+const plus = (t: DateTime.Utc, ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t) + ms) as DateTime.Utc
 let counter = 0
 const unique = (what: string) => `${what}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 8)}`
 const ACCOUNT = "sb_acc_0000000000000000000000000a" as AccountId
@@ -33,7 +33,7 @@ const fixture = (overrides: Partial<DeviceCodeRecord> = {}): DeviceCodeRecord =>
   ...overrides
 })
 
-export const deviceCodesContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const deviceCodesContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("device codes: a user code is taken once; found by it as stored", () =>
     Effect.gen(function*() {
       const repo = yield* DeviceCodesRepo
@@ -54,7 +54,7 @@ export const deviceCodesContract = (it: Vitest.MethodsNonLive<StorePorts, true>)
       expect(yield* repo.decide({ userCodeHash: code.userCodeHash, decision: { _tag: "Deny", accountId: ACCOUNT }, now: plus(T0, 3000) })).toBe(false)
       const stored = Option.getOrThrow(yield* repo.findByUserCode(code.userCodeHash))
       expect(stored).toMatchObject({ status: "approved", accountId: ACCOUNT, grantId: "sb_grt_x" })
-      expect(stored.authTime?.epochMillis).toBe(T0.epochMillis + 1000)
+      expect(stored.authTime?.epochMilliseconds).toBe(DateTime.toEpochMillis(T0) + 1000)
 
       const late = fixture()
       yield* repo.insert(late)
@@ -77,7 +77,7 @@ export const deviceCodesContract = (it: Vitest.MethodsNonLive<StorePorts, true>)
       const fast = Option.getOrThrow(yield* repo.poll({ deviceCodeHash: code.deviceCodeHash, now: plus(T0, 2000) }))
       expect(fast.slowDown).toBe(true)
       expect(fast.code.intervalSeconds).toBe(5)
-      expect(fast.code.lastPolledAt?.epochMillis).toBe(T0.epochMillis + 1000)
+      expect(fast.code.lastPolledAt?.epochMilliseconds).toBe(DateTime.toEpochMillis(T0) + 1000)
       // Now 10 s: 7 s after the last poll is too soon again.
       const again = Option.getOrThrow(yield* repo.poll({ deviceCodeHash: code.deviceCodeHash, now: plus(T0, 9000) }))
       expect(again.code.intervalSeconds).toBe(10)

@@ -6,7 +6,7 @@ import type { Vitest } from "@effect/vitest"
 import { type Events, type StorePorts } from "@switchboard/core"
 import { EventOutbox } from "@switchboard/core/events"
 import { IdKinds, formatTypeId, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
-import { DateTime, Effect, Either } from "effect"
+import { DateTime, Effect, Result } from "effect"
 import { expect } from "vitest"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
@@ -16,11 +16,11 @@ const event = (type: string, ms: number, data: Record<string, unknown>): Events.
   type,
   apiVersion: "2026-07-01",
   source: "test",
-  timestamp: DateTime.unsafeMake(ms) as DateTime.Utc,
+  timestamp: DateTime.makeUnsafe(ms) as DateTime.Utc,
   data
 })
 
-export const eventsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const eventsContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("events outbox: appended events read back per project, in order, after a position", () =>
     Effect.gen(function*() {
       const outbox = yield* EventOutbox
@@ -44,9 +44,9 @@ export const eventsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): voi
       const tx = yield* Transactor
       const p = projectId()
       const result = yield* tx.withTransaction(
-        Effect.zipRight(outbox.append([{ projectId: p, event: event("call.started", T0, {}) }]), Effect.fail("boom" as const))
-      ).pipe(Effect.either)
-      expect(Either.isLeft(result)).toBe(true)
+        Effect.andThen(outbox.append([{ projectId: p, event: event("call.started", T0, {}) }]), Effect.fail("boom" as const))
+      ).pipe(Effect.result)
+      expect(Result.isFailure(result)).toBe(true)
       expect(yield* outbox.list({ projectId: p, after: 0, limit: 10 })).toEqual([])
     }))
 }

@@ -15,12 +15,12 @@ import {
 } from "@switchboard/core/platforms"
 import { defaultSimulatedImessageSettings, makeSimulatedImessagePool } from "../simulated/index.js"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import { expect } from "vitest"
 import { newProject } from "./PlatformsContract.js"
 
 const T0 = Date.parse("2030-03-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const assignmentId = (ms: number) => formatTypeId(IdKinds.assignment, uuidv7Bytes(ms, crypto.getRandomValues(new Uint8Array(10))))
 
 const fixture = (projectId: string, ms: number, handle: string, patch: Partial<SharedLineAssignmentRecord> = {}): SharedLineAssignmentRecord => ({
@@ -39,7 +39,7 @@ const fixture = (projectId: string, ms: number, handle: string, patch: Partial<S
   ...patch
 })
 
-export const imessageContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const imessageContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("shared-line assignments: round-trip, one live per handle (case-insensitive), release once", () =>
     Effect.gen(function*() {
       const repo = yield* SharedLineAssignmentsRepo
@@ -94,8 +94,8 @@ export const imessageContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       const tx = yield* Transactor
       const projectId = yield* newProject
       const a = fixture(projectId, T0, "+15550111")
-      const failed = yield* Effect.either(tx.withTransaction(Effect.zipRight(repo.insert(a), Effect.fail("boom"))))
-      expect(Either.isLeft(failed)).toBe(true)
+      const failed = yield* Effect.result(tx.withTransaction(Effect.andThen(repo.insert(a), Effect.fail("boom"))))
+      expect(Result.isFailure(failed)).toBe(true)
       expect(Option.isNone(yield* repo.find(projectId, a.assignmentId))).toBe(true)
     }))
 
@@ -132,7 +132,7 @@ export const imessageContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       expect(Option.getOrThrow(yield* seat()).phoneNumber).toBe("+16285550200")
 
       const failing = yield* Effect.provide(ImessagePool, makeSimulatedImessagePool({ ...defaultSimulatedImessageSettings, fail: "transient" }).layer)
-      const failed = yield* Effect.either(failing.claimDedicated(ask))
-      expect(Either.isLeft(failed) && failed.left.retryable).toBe(true)
+      const failed = yield* Effect.result(failing.claimDedicated(ask))
+      expect(Result.isFailure(failed) && failed.failure.retryable).toBe(true)
     }))
 }

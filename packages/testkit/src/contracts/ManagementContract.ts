@@ -8,19 +8,19 @@ import type { Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"
 import { PlatformsRepo, type ProjectUserRecord, ProjectUsersRepo } from "@switchboard/core/projects"
 import { formatTypeId, IdKinds, type ProjectId, UserId, uuidv7Bytes } from "@switchboard/core/shared"
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization, storedProject } from "./ProjectsContract.js"
 
-const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z")
-const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms)
+const T0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z")
+const plus = (t: DateTime.Utc, ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t) + ms)
 let counter = 0
 
 const userFixture = (projectId: ProjectId, overrides: Partial<ProjectUserRecord> = {}): ProjectUserRecord => {
   const createdAt = overrides.createdAt ?? T0
   counter += 1
   return {
-    id: UserId.make(formatTypeId(IdKinds.user, uuidv7Bytes(createdAt.epochMillis, crypto.getRandomValues(new Uint8Array(10))))),
+    id: UserId.make(formatTypeId(IdKinds.user, uuidv7Bytes(DateTime.toEpochMillis(createdAt), crypto.getRandomValues(new Uint8Array(10))))),
     projectId,
     firstName: "Ada",
     lastName: null,
@@ -38,7 +38,7 @@ const twoProjects = Effect.gen(function*() {
   return { a: (yield* storedProject(owner)).projectId, b: (yield* storedProject(owner)).projectId }
 })
 
-export const managementContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const managementContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("management platforms: one switch per project and platform, set again replaces it", () =>
     Effect.gen(function*() {
       const repo = yield* PlatformsRepo
@@ -93,12 +93,12 @@ export const managementContract = (it: Vitest.MethodsNonLive<StorePorts, true>):
       const { a } = yield* twoProjects
       const user = userFixture(a)
       yield* repo.insert(user)
-      const twin = yield* Effect.either(repo.insert(userFixture(a, { phoneNumber: user.phoneNumber })))
-      expect(Either.isLeft(twin) && twin.left._tag).toBe("ProjectUserExists")
+      const twin = yield* Effect.result(repo.insert(userFixture(a, { phoneNumber: user.phoneNumber })))
+      expect(Result.isFailure(twin) && twin.failure._tag).toBe("ProjectUserExists")
       const twinDedicated = userFixture(a, { phoneNumber: user.phoneNumber, assignedPhoneNumber: "+15550100009" })
       yield* repo.insert(twinDedicated)
-      const again = yield* Effect.either(repo.insert(userFixture(a, { phoneNumber: user.phoneNumber, assignedPhoneNumber: "+15550100009" })))
-      expect(Either.isLeft(again) && again.left._tag).toBe("ProjectUserExists")
+      const again = yield* Effect.result(repo.insert(userFixture(a, { phoneNumber: user.phoneNumber, assignedPhoneNumber: "+15550100009" })))
+      expect(Result.isFailure(again) && again.failure._tag).toBe("ProjectUserExists")
 
       const changed: ProjectUserRecord = {
         ...user,

@@ -15,13 +15,13 @@ import {
   MessagesRepo
 } from "@switchboard/core/messages"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
-import { DateTime, Effect, Either, Option, Schema } from "effect"
+import { DateTime, Effect, Result, Option, Schema } from "effect"
 import { expect } from "vitest"
 import { ProjectsRepo } from "@switchboard/core/projects"
 import { ownerAndOrganization, projectFixture } from "./ProjectsContract.js"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
 const newMessageId = (ms = T0) => formatTypeId(IdKinds.message, uuidv7Bytes(ms, rand()))
 
@@ -79,7 +79,7 @@ export const messageFixture = (
   return { message: message!, facts }
 }
 
-export const messagesContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const messagesContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("messages: a batch's records read back whole, per project; lists newest first with filters and cursor", () =>
     Effect.gen(function*() {
       const repo = yield* MessagesRepo
@@ -141,17 +141,17 @@ export const messagesContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
         .toBe(true)
       expect(yield* repo.find(projectId, a.message.id)).toEqual(Option.some(accepted.message))
       // Taken ids: false (the caller rolls back).
-      const again = yield* Effect.either(tx.withTransaction(Effect.gen(function*() {
+      const again = yield* Effect.result(tx.withTransaction(Effect.gen(function*() {
         const ok = yield* repo.writeBatch({ projectId, created: [a.message], updated: [], facts: [], recordedAt: at(T0) })
         return ok ? ok : yield* Effect.fail("taken" as const)
       })))
-      expect(again).toEqual(Either.left("taken"))
+      expect(again).toEqual(Result.fail("taken"))
       const b = messageFixture(projectId, T0 + 50)
-      const reused = yield* Effect.either(tx.withTransaction(Effect.gen(function*() {
+      const reused = yield* Effect.result(tx.withTransaction(Effect.gen(function*() {
         const ok = yield* repo.writeBatch({ projectId, created: [b.message], updated: [], facts: [{ ...b.facts[0]!, factId: "acc" }], recordedAt: at(T0) })
         return ok ? ok : yield* Effect.fail("taken" as const)
       })))
-      expect(reused).toEqual(Either.left("taken"))
+      expect(reused).toEqual(Result.fail("taken"))
       expect(yield* repo.find(projectId, b.message.id)).toEqual(Option.none())
       expect(yield* repo.find(projectId, a.message.id)).toEqual(Option.some(accepted.message))
     }))
@@ -189,7 +189,7 @@ export const messagesContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       const after = Option.getOrThrow(yield* repo.find(projectId, a.message.id))
       expect(after.status).toBe("accepted")
       // A failed transaction: neither the record change nor the fact stays.
-      const failed = yield* Effect.either(tx.withTransaction(Effect.gen(function*() {
+      const failed = yield* Effect.result(tx.withTransaction(Effect.gen(function*() {
         const d = applyFact(projectId, after, fact(a.message.id, "dlv", "delivered", T0 + 100, {}), () => false)
         if (d.outcome !== "applied") throw new Error("not applied")
         yield* repo.writeBatch({
@@ -201,7 +201,7 @@ export const messagesContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
         })
         return yield* Effect.fail("boom" as const)
       })))
-      expect(Either.isLeft(failed)).toBe(true)
+      expect(Result.isFailure(failed)).toBe(true)
       expect(yield* repo.find(projectId, a.message.id)).toEqual(Option.some(after))
       expect((yield* repo.loadBatch({ projectId, messageIds: [], factIds: ["dlv"] })).applied.size).toBe(0)
     }))

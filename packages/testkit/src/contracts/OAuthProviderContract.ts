@@ -26,7 +26,7 @@ import { DateTime, Effect, Option } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "../Fixtures.js"
 
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
 const hex = () => Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("")
@@ -100,7 +100,7 @@ const tokenFixture = (family: TokenFamilyRecord, kind: OAuthTokenRecord["kind"],
   rotatedAt: null
 })
 
-export const oAuthProviderContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const oAuthProviderContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("oauth apps: stored as given, listed newest first, updated, secret replaced, removed", () =>
     Effect.gen(function*() {
       const repo = yield* OAuthAppsRepo

@@ -10,8 +10,8 @@ import { accountFixture } from "../Fixtures.js"
 
 let counter = 0
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
-export const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z")
-export const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms)
+export const T0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z")
+export const plus = (t: DateTime.Utc, ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t) + ms)
 export const DAY = 86_400_000
 
 /** A new account in the store (memberships reference accounts); `email` keeps its case. */
@@ -23,7 +23,7 @@ export const newAccount = (email?: string) =>
   })
 
 export const organizationFixture = (createdAt: DateTime.Utc = T0, id?: string): OrganizationRecord => ({
-  organizationId: OrganizationId.make(id ?? formatTypeId(IdKinds.organization, uuidv7Bytes(createdAt.epochMillis, rand()))),
+  organizationId: OrganizationId.make(id ?? formatTypeId(IdKinds.organization, uuidv7Bytes(DateTime.toEpochMillis(createdAt), rand()))),
   name: `Org ${++counter}`,
   createdAt,
   updatedAt: createdAt
@@ -44,7 +44,7 @@ export const invitationFixture = (
 ): InvitationRecord => {
   const createdAt = overrides.createdAt ?? T0
   return {
-    invitationId: InvitationId.make(formatTypeId(IdKinds.invitation, uuidv7Bytes(createdAt.epochMillis, rand()))),
+    invitationId: InvitationId.make(formatTypeId(IdKinds.invitation, uuidv7Bytes(DateTime.toEpochMillis(createdAt), rand()))),
     organizationId,
     email: `invitee${++counter}.${Date.now()}@example.com`,
     role: "member",

@@ -9,7 +9,7 @@ import { Effect, Option } from "effect"
 import { expect } from "vitest"
 import { firstPage, newAccount, newOrganization, organizationFixture, T0 } from "./OrganizationFixtures.js"
 
-export const organizationRolesContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const organizationRolesContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("members: setRole returns the previous role, none for a non-member, and keeps the last owner", () =>
     Effect.gen(function*() {
       const repo = yield* OrganizationsRepo

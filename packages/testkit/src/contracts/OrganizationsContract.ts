@@ -7,7 +7,7 @@ import type { Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"
 import { InvitationsRepo, type OrganizationRole, OrganizationsRepo } from "@switchboard/core/organizations"
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
-import { Effect, Either, Option } from "effect"
+import { DateTime, Effect, Option, Result } from "effect"
 import { expect } from "vitest"
 import {
   DAY,
@@ -24,7 +24,7 @@ import { organizationRolesContract } from "./OrganizationRolesContract.js"
 
 let counter = 0
 
-export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("organizations: insert stores the organization with its creator as the one owner", () =>
     Effect.gen(function*() {
       const repo = yield* OrganizationsRepo
@@ -53,8 +53,8 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
       const other = yield* newAccount()
       const base = plus(T0, 3_600_000 + ++counter)
       // Two share a creation time: the id breaks the tie. Insert out of order.
-      const tieA = organizationFixture(plus(base, 10), formatTypeId(IdKinds.organization, uuidv7Bytes(base.epochMillis, new Uint8Array(10).fill(1))))
-      const tieB = organizationFixture(plus(base, 10), formatTypeId(IdKinds.organization, uuidv7Bytes(base.epochMillis, new Uint8Array(10).fill(200))))
+      const tieA = organizationFixture(plus(base, 10), formatTypeId(IdKinds.organization, uuidv7Bytes(DateTime.toEpochMillis(base), new Uint8Array(10).fill(1))))
+      const tieB = organizationFixture(plus(base, 10), formatTypeId(IdKinds.organization, uuidv7Bytes(DateTime.toEpochMillis(base), new Uint8Array(10).fill(200))))
       const oldest = organizationFixture(base)
       const newest = organizationFixture(plus(base, 20))
       for (const o of [newest, tieB, oldest, tieA]) yield* repo.insert(o, me.accountId)
@@ -102,7 +102,7 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
         [y.accountId, y.email, "admin"],
         [c.accountId, c.email, "owner"]
       ])
-      expect(all[1]?.joinedAt.epochMillis).toBe(at.epochMillis)
+      expect(all[1]?.joinedAt.epochMilliseconds).toBe(DateTime.toEpochMillis(at))
       const page1 = yield* repo.listMembers(organization.organizationId, firstPage(2))
       expect(page1.map((m) => m.accountId)).toEqual([owner.accountId, x.accountId])
       const page2 = yield* repo.listMembers(organization.organizationId, {
@@ -122,15 +122,15 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
       const { organizationId } = organization
       yield* repo.addMember({ organizationId, accountId: member.accountId, role: "admin", now: plus(T0, 5) })
       expect(yield* repo.roleOf(organizationId, member.accountId)).toEqual(Option.some("admin"))
-      const again = yield* Effect.either(repo.addMember({ organizationId, accountId: member.accountId, role: "owner", now: plus(T0, 9) }))
-      expect(Either.isLeft(again) && again.left).toMatchObject({
+      const again = yield* Effect.result(repo.addMember({ organizationId, accountId: member.accountId, role: "owner", now: plus(T0, 9) }))
+      expect(Result.isFailure(again) && again.failure).toMatchObject({
         _tag: "MemberAlreadyExists",
         organizationId,
         accountId: member.accountId
       })
       expect(yield* repo.roleOf(organizationId, member.accountId)).toEqual(Option.some("admin"))
-      const ownerAgain = yield* Effect.either(repo.addMember({ organizationId, accountId: owner.accountId, role: "member", now: T0 }))
-      expect(Either.isLeft(ownerAgain) && ownerAgain.left._tag).toBe("MemberAlreadyExists")
+      const ownerAgain = yield* Effect.result(repo.addMember({ organizationId, accountId: owner.accountId, role: "member", now: T0 }))
+      expect(Result.isFailure(ownerAgain) && ownerAgain.failure._tag).toBe("MemberAlreadyExists")
       expect(yield* repo.roleOf(organizationId, owner.accountId)).toEqual(Option.some("owner"))
     }))
 
@@ -259,8 +259,8 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
       yield* invitations.insert(acceptedOne, tokenHash())
       const invitee = yield* newAccount()
       yield* invitations.accept({ invitationId: acceptedOne.invitationId, accountId: invitee.accountId, now: plus(T0, 1) })
-      const refused = yield* Effect.either(invitations.revoke({ organizationId, invitationId: acceptedOne.invitationId, now: plus(T0, 2) }))
-      expect(Either.isLeft(refused) && refused.left).toMatchObject({ _tag: "InvitationNotPending", state: "accepted" })
+      const refused = yield* Effect.result(invitations.revoke({ organizationId, invitationId: acceptedOne.invitationId, now: plus(T0, 2) }))
+      expect(Result.isFailure(refused) && refused.failure).toMatchObject({ _tag: "InvitationNotPending", state: "accepted" })
     }))
 
   it.effect("invitations: accept adds the member with the invited role, marks the invitation, and works once", () =>
@@ -280,14 +280,14 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
       const stored = Option.getOrThrow(yield* invitations.findByTokenHash(hash))
       expect(stored).toEqual({ ...invitation, acceptedAt: now, acceptedByAccountId: invitee.accountId })
       expect(yield* invitations.listPending(organizationId, now, firstPage(10))).toEqual([])
-      const twice = yield* Effect.either(invitations.accept({ invitationId: invitation.invitationId, accountId: invitee.accountId, now }))
-      expect(Either.isLeft(twice) && twice.left).toMatchObject({ _tag: "InvitationNotPending", state: "accepted" })
-      const unknown = yield* Effect.either(invitations.accept({
+      const twice = yield* Effect.result(invitations.accept({ invitationId: invitation.invitationId, accountId: invitee.accountId, now }))
+      expect(Result.isFailure(twice) && twice.failure).toMatchObject({ _tag: "InvitationNotPending", state: "accepted" })
+      const unknown = yield* Effect.result(invitations.accept({
         invitationId: invitationFixture(organizationId, owner.accountId).invitationId,
         accountId: invitee.accountId,
         now
       }))
-      expect(Either.isLeft(unknown) && unknown.left._tag).toBe("InvitationNotFound")
+      expect(Result.isFailure(unknown) && unknown.failure._tag).toBe("InvitationNotFound")
     }))
 
   it.effect("invitations: accept refuses expired and revoked ones, and an existing member, changing nothing", () =>
@@ -307,14 +307,14 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
       yield* invitations.insert(forOwner, forOwnerHash)
       yield* invitations.revoke({ organizationId, invitationId: revoked.invitationId, now: plus(T0, 1) })
 
-      const late = yield* Effect.either(invitations.accept({ invitationId: expiring.invitationId, accountId: invitee.accountId, now: plus(T0, 100) }))
-      expect(Either.isLeft(late) && late.left).toMatchObject({ _tag: "InvitationNotPending", state: "expired" })
-      const gone = yield* Effect.either(invitations.accept({ invitationId: revoked.invitationId, accountId: invitee.accountId, now: plus(T0, 2) }))
-      expect(Either.isLeft(gone) && gone.left).toMatchObject({ _tag: "InvitationNotPending", state: "revoked" })
+      const late = yield* Effect.result(invitations.accept({ invitationId: expiring.invitationId, accountId: invitee.accountId, now: plus(T0, 100) }))
+      expect(Result.isFailure(late) && late.failure).toMatchObject({ _tag: "InvitationNotPending", state: "expired" })
+      const gone = yield* Effect.result(invitations.accept({ invitationId: revoked.invitationId, accountId: invitee.accountId, now: plus(T0, 2) }))
+      expect(Result.isFailure(gone) && gone.failure).toMatchObject({ _tag: "InvitationNotPending", state: "revoked" })
       expect(Option.isNone(yield* repo.roleOf(organizationId, invitee.accountId))).toBe(true)
 
-      const member = yield* Effect.either(invitations.accept({ invitationId: forOwner.invitationId, accountId: owner.accountId, now: plus(T0, 3) }))
-      expect(Either.isLeft(member) && member.left).toMatchObject({ _tag: "MemberAlreadyExists", organizationId, accountId: owner.accountId })
+      const member = yield* Effect.result(invitations.accept({ invitationId: forOwner.invitationId, accountId: owner.accountId, now: plus(T0, 3) }))
+      expect(Result.isFailure(member) && member.failure).toMatchObject({ _tag: "MemberAlreadyExists", organizationId, accountId: owner.accountId })
       expect(Option.getOrThrow(yield* invitations.findByTokenHash(forOwnerHash)).acceptedAt).toBeNull()
       expect(yield* repo.roleOf(organizationId, owner.accountId)).toEqual(Option.some("owner"))
       // Still usable by the invitee, just before it expires.
@@ -332,11 +332,11 @@ export const organizationsContract = (it: Vitest.MethodsNonLive<StorePorts, true
       yield* invitations.insert(invitation, tokenHash())
       const accounts = yield* Effect.all(Array.from({ length: 4 }, () => newAccount()))
       const results = yield* Effect.all(
-        accounts.map((a) => Effect.either(invitations.accept({ invitationId: invitation.invitationId, accountId: a.accountId, now: plus(T0, 1) }))),
+        accounts.map((a) => Effect.result(invitations.accept({ invitationId: invitation.invitationId, accountId: a.accountId, now: plus(T0, 1) }))),
         { concurrency: "unbounded" }
       )
-      expect(results.filter(Either.isRight)).toHaveLength(1)
-      for (const r of results) if (Either.isLeft(r)) expect(r.left).toMatchObject({ _tag: "InvitationNotPending", state: "accepted" })
+      expect(results.filter(Result.isSuccess)).toHaveLength(1)
+      for (const r of results) if (Result.isFailure(r)) expect(r.failure).toMatchObject({ _tag: "InvitationNotPending", state: "accepted" })
       const members = yield* repo.listMembers(organizationId, firstPage(10))
       expect(members).toHaveLength(2)
     }))

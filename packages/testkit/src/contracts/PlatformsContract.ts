@@ -23,12 +23,12 @@ import { defaultSimulatedProviderSettings, makeSimulatedProviders } from "../sim
 import { ProjectsRepo } from "@switchboard/core/projects"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
 import { LinesRepo } from "@switchboard/core/voice"
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization, projectFixture } from "./ProjectsContract.js"
 
 const T0 = Date.parse("2030-02-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
 const id = (kind: (typeof IdKinds)[keyof typeof IdKinds], ms = T0) => formatTypeId(kind, uuidv7Bytes(ms, rand()))
 let seq = 0
@@ -67,7 +67,7 @@ const numberFixture = (projectId: string, ms: number, phoneNumber = uniqueNumber
   retiredAt: null
 })
 
-export const platformsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const platformsContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("operations: a whole record round-trips; updates replace the mutable fields", () =>
     Effect.gen(function*() {
       const repo = yield* OperationsRepo
@@ -170,7 +170,7 @@ export const platformsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): 
       const tx = yield* Transactor
       const projectId = yield* newProject
       const op = opFixture(projectId, T0)
-      yield* Effect.either(tx.withTransaction(Effect.zipRight(repo.insert(op), Effect.fail("boom"))))
+      yield* Effect.result(tx.withTransaction(Effect.andThen(repo.insert(op), Effect.fail("boom"))))
       expect(Option.isNone(yield* repo.find(op.operationId))).toBe(true)
     }))
 
@@ -219,8 +219,8 @@ export const platformsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): 
       const projectId = yield* newProject
       const number = numberFixture(projectId, T0)
       yield* repo.insert(number)
-      const twice = yield* Effect.either(repo.insert(numberFixture(yield* newProject, T0, number.phoneNumber!)))
-      expect(Either.isLeft(twice) && twice.left._tag).toBe("ResourceNumberTaken")
+      const twice = yield* Effect.result(repo.insert(numberFixture(yield* newProject, T0, number.phoneNumber!)))
+      expect(Result.isFailure(twice) && twice.failure._tag).toBe("ResourceNumberTaken")
       const retired = Option.getOrThrow(yield* repo.retire({ projectId, resourceId: number.resourceId, now: at(T0 + 5) }))
       expect(retired).toMatchObject({ state: "retired", retiredAt: at(T0 + 5), updatedAt: at(T0 + 5) })
       expect(Option.isNone(yield* repo.retire({ projectId, resourceId: number.resourceId, now: at(T0 + 6) }))).toBe(true)
@@ -278,7 +278,7 @@ export const platformsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): 
       const first = mail(T0)
       yield* repo.insert(first)
       expect(Option.getOrThrow(yield* repo.findActiveBySubject("email_domain", domain)).resourceId).toBe(first.resourceId)
-      expect(Either.isLeft(yield* Effect.either(repo.insert(mail(T0 + 1))))).toBe(true)
+      expect(Result.isFailure(yield* Effect.result(repo.insert(mail(T0 + 1))))).toBe(true)
       yield* repo.retire({ projectId, resourceId: first.resourceId, now: at(T0 + 2) })
       expect(Option.isNone(yield* repo.findActiveBySubject("email_domain", domain))).toBe(true)
     }))
@@ -306,7 +306,7 @@ export const platformsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): 
       const empty = yield* Effect.provide(NumberProvider, makeSimulatedProviders({ ...defaultSimulatedProviderSettings, numbersPerAreaCode: 0 }))
       expect(Option.isNone(yield* empty.purchase({ countryCode: "US" }))).toBe(true)
       const failing = yield* Effect.provide(NumberProvider, makeSimulatedProviders({ ...defaultSimulatedProviderSettings, fail: "transient" }))
-      const failed = yield* Effect.either(failing.purchase({ countryCode: "US" }))
-      expect(Either.isLeft(failed) && failed.left.retryable).toBe(true)
+      const failed = yield* Effect.result(failing.purchase({ countryCode: "US" }))
+      expect(Result.isFailure(failed) && failed.failure.retryable).toBe(true)
     }))
 }

@@ -19,21 +19,21 @@ import {
   Transactor,
   uuidv7Bytes
 } from "@switchboard/core/shared"
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization, projectFixture, storedProject } from "./ProjectsContract.js"
 
 let counter = 0
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
-const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z")
-const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms)
+const T0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z")
+const plus = (t: DateTime.Utc, ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t) + ms)
 
 type Owner = { readonly accountId: AccountId; readonly organizationId: OrganizationId }
 
 const keyFixture = (owner: Owner, projectId: ProjectId, overrides: Partial<ProjectApiKey> = {}): ProjectApiKey => {
   const createdAt = overrides.createdAt ?? T0
   return {
-    apiKeyId: ApiKeyId.make(formatTypeId(IdKinds.projectApiKey, uuidv7Bytes(createdAt.epochMillis, rand()))),
+    apiKeyId: ApiKeyId.make(formatTypeId(IdKinds.projectApiKey, uuidv7Bytes(DateTime.toEpochMillis(createdAt), rand()))),
     projectId,
     createdByAccountId: owner.accountId,
     name: `key ${++counter}`,
@@ -53,7 +53,7 @@ const withProject = Effect.gen(function*() {
   return { owner, project }
 })
 
-export const projectApiKeysContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const projectApiKeysContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("project keys: stored with their hash; unrevoked listed newest first, expired included; unknown permissions kept", () =>
     Effect.gen(function*() {
       const keys = yield* ProjectApiKeysRepo
@@ -136,19 +136,19 @@ export const projectApiKeysContract = (it: Vitest.MethodsNonLive<StorePorts, tru
       for (let i = 0; i < 3; i++) {
         yield* keys.insert({ apiKey: keyFixture(owner, project.projectId, { createdAt: now }), secretHash: "f".repeat(64), limit: 3, now })
       }
-      const over = yield* Effect.either(
+      const over = yield* Effect.result(
         keys.insert({ apiKey: keyFixture(owner, project.projectId, { createdAt: now }), secretHash: "f".repeat(64), limit: 3, now })
       )
-      expect(Either.isLeft(over) && over.left).toMatchObject({ _tag: "ApiKeyLimitReached", limit: 3 })
+      expect(Result.isFailure(over) && over.failure).toMatchObject({ _tag: "ApiKeyLimitReached", limit: 3 })
       const ghost = projectFixture(owner).projectId
-      const orphan = yield* Effect.either(keys.insert({ apiKey: keyFixture(owner, ghost), secretHash: "f".repeat(64), limit: 3, now }))
-      expect(Either.isLeft(orphan) && orphan.left._tag).toBe("ProjectNotFound")
+      const orphan = yield* Effect.result(keys.insert({ apiKey: keyFixture(owner, ghost), secretHash: "f".repeat(64), limit: 3, now }))
+      expect(Result.isFailure(orphan) && orphan.failure._tag).toBe("ProjectNotFound")
       const closing = yield* storedProject(owner, { state: "closing", deletedAt: T0 })
-      const onClosing = yield* Effect.either(keys.insert({ apiKey: keyFixture(owner, closing.projectId), secretHash: "f".repeat(64), limit: 3, now }))
-      expect(Either.isLeft(onClosing) && onClosing.left._tag).toBe("ProjectClosing")
+      const onClosing = yield* Effect.result(keys.insert({ apiKey: keyFixture(owner, closing.projectId), secretHash: "f".repeat(64), limit: 3, now }))
+      expect(Result.isFailure(onClosing) && onClosing.failure._tag).toBe("ProjectClosing")
       yield* projects.update({ ...closing, state: "deleted", closedAt: plus(T0, 1) })
-      const onDeleted = yield* Effect.either(keys.insert({ apiKey: keyFixture(owner, closing.projectId), secretHash: "f".repeat(64), limit: 3, now }))
-      expect(Either.isLeft(onDeleted) && onDeleted.left._tag).toBe("ProjectDeleted")
+      const onDeleted = yield* Effect.result(keys.insert({ apiKey: keyFixture(owner, closing.projectId), secretHash: "f".repeat(64), limit: 3, now }))
+      expect(Result.isFailure(onDeleted) && onDeleted.failure._tag).toBe("ProjectDeleted")
       expect(yield* keys.listUnrevoked(closing.projectId)).toEqual([])
     }))
 
@@ -157,10 +157,10 @@ export const projectApiKeysContract = (it: Vitest.MethodsNonLive<StorePorts, tru
       const keys = yield* ProjectApiKeysRepo
       const { owner, project } = yield* withProject
       const attempts = Array.from({ length: 10 }, () =>
-        Effect.either(keys.insert({ apiKey: keyFixture(owner, project.projectId), secretHash: "0".repeat(64), limit: 4, now: T0 })))
+        Effect.result(keys.insert({ apiKey: keyFixture(owner, project.projectId), secretHash: "0".repeat(64), limit: 4, now: T0 })))
       const results = yield* Effect.all(attempts, { concurrency: "unbounded" })
-      expect(results.filter(Either.isRight)).toHaveLength(4)
-      expect(results.filter(Either.isLeft).every((r) => Either.isLeft(r) && r.left._tag === "ApiKeyLimitReached")).toBe(true)
+      expect(results.filter(Result.isSuccess)).toHaveLength(4)
+      expect(results.filter(Result.isFailure).every((r) => Result.isFailure(r) && r.failure._tag === "ApiKeyLimitReached")).toBe(true)
       expect(yield* keys.listUnrevoked(project.projectId)).toHaveLength(4)
     }))
 }

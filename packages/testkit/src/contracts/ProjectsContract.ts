@@ -19,14 +19,14 @@ import {
   Transactor,
   uuidv7Bytes
 } from "@switchboard/core/shared"
-import { DateTime, Duration, Effect, Either, Fiber, Option } from "effect"
+import { DateTime, Duration, Effect, Result, Fiber, Option } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "../Fixtures.js"
 
 let counter = 0
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
-const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z")
-const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms)
+const T0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z")
+const plus = (t: DateTime.Utc, ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t) + ms)
 
 /** A slug no other case uses. */
 export const uniqueSlug = (prefix = "p") =>
@@ -37,7 +37,7 @@ export const ownerAndOrganization = Effect.gen(function*() {
   counter += 1
   const account = accountFixture()
   yield* (yield* AccountsRepo).insert(account)
-  const organizationId = OrganizationId.make(formatTypeId(IdKinds.organization, uuidv7Bytes(T0.epochMillis, rand())))
+  const organizationId = OrganizationId.make(formatTypeId(IdKinds.organization, uuidv7Bytes(DateTime.toEpochMillis(T0), rand())))
   yield* (yield* OrganizationsRepo).insert({ organizationId, name: `Org ${counter}`, createdAt: T0, updatedAt: T0 }, account.accountId)
   return { accountId: account.accountId, organizationId }
 })
@@ -49,7 +49,7 @@ export const projectFixture = (
 ): ProjectRecord => {
   const createdAt = overrides.createdAt ?? T0
   return {
-    projectId: ProjectId.make(formatUuid(uuidv7Bytes(createdAt.epochMillis, rand()))),
+    projectId: ProjectId.make(formatUuid(uuidv7Bytes(DateTime.toEpochMillis(createdAt), rand()))),
     organizationId: owner.organizationId,
     name: `Project ${++counter}`,
     slug: Projects.ProjectSlug.make(uniqueSlug()),
@@ -77,7 +77,7 @@ export const storedProject = (
     return project
   })
 
-export const projectsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const projectsContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("projects: insert, find by id, lock, and the secret hash", () =>
     Effect.gen(function*() {
       const repo = yield* ProjectsRepo
@@ -121,14 +121,14 @@ export const projectsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       const other = yield* ownerAndOrganization
       const first = yield* storedProject(owner)
       const dup = projectFixture(other, { slug: first.slug })
-      const result = yield* Effect.either(repo.insert({ project: dup, secretHash: "c".repeat(64) }))
-      expect(Either.isLeft(result) && result.left).toMatchObject({ _tag: "SlugInUse", slug: first.slug })
+      const result = yield* Effect.result(repo.insert({ project: dup, secretHash: "c".repeat(64) }))
+      expect(Result.isFailure(result) && result.failure).toMatchObject({ _tag: "SlugInUse", slug: first.slug })
       expect(Option.isNone(yield* repo.findById(dup.projectId))).toBe(true)
       expect(yield* repo.slugHolders([first.slug, "free-slug-never-used-xyz"])).toEqual([{ slug: first.slug, holder: "active" }])
       yield* repo.update({ ...first, state: "deleted", deletedAt: plus(T0, 1), closedAt: plus(T0, 2) })
       expect(yield* repo.slugHolders([first.slug])).toEqual([{ slug: first.slug, holder: "retired" }])
-      const again = yield* Effect.either(repo.insert({ project: projectFixture(other, { slug: first.slug }), secretHash: "c".repeat(64) }))
-      expect(Either.isLeft(again) && again.left._tag).toBe("SlugInUse")
+      const again = yield* Effect.result(repo.insert({ project: projectFixture(other, { slug: first.slug }), secretHash: "c".repeat(64) }))
+      expect(Result.isFailure(again) && again.failure._tag).toBe("SlugInUse")
       expect(yield* repo.slugHolders([])).toEqual([])
     }))
 
@@ -140,8 +140,8 @@ export const projectsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       const first = yield* storedProject(owner)
       const second = projectFixture(owner)
       yield* tx.withTransaction(Effect.gen(function*() {
-        const clash = yield* Effect.either(repo.insert({ project: projectFixture(owner, { slug: first.slug }), secretHash: "d".repeat(64) }))
-        expect(Either.isLeft(clash)).toBe(true)
+        const clash = yield* Effect.result(repo.insert({ project: projectFixture(owner, { slug: first.slug }), secretHash: "d".repeat(64) }))
+        expect(Result.isFailure(clash)).toBe(true)
         // The store answers after the violation, in the same transaction.
         expect(yield* repo.slugHolders([first.slug])).toHaveLength(1)
         yield* repo.insert({ project: second, secretHash: "d".repeat(64) })
@@ -155,10 +155,10 @@ export const projectsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       const owner = yield* ownerAndOrganization
       const slug = Projects.ProjectSlug.make(uniqueSlug("race"))
       const attempts = Array.from({ length: 8 }, () =>
-        Effect.either(repo.insert({ project: projectFixture(owner, { slug }), secretHash: "e".repeat(64) })))
+        Effect.result(repo.insert({ project: projectFixture(owner, { slug }), secretHash: "e".repeat(64) })))
       const results = yield* Effect.all(attempts, { concurrency: "unbounded" })
-      expect(results.filter(Either.isRight)).toHaveLength(1)
-      expect(results.filter(Either.isLeft).every((r) => Either.isLeft(r) && r.left._tag === "SlugInUse")).toBe(true)
+      expect(results.filter(Result.isSuccess)).toHaveLength(1)
+      expect(results.filter(Result.isFailure).every((r) => Result.isFailure(r) && r.failure._tag === "SlugInUse")).toBe(true)
       expect(yield* repo.slugHolders([slug])).toHaveLength(1)
     }))
 
@@ -262,16 +262,16 @@ export const projectsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       const owner = yield* ownerAndOrganization
       const project = yield* storedProject(owner)
       const order: Array<string> = []
-      const writer = (name: string, pause: Duration.DurationInput) =>
+      const writer = (name: string, pause: Duration.Input) =>
         tx.withTransaction(Effect.gen(function*() {
           const locked = Option.getOrThrow(yield* repo.lock(project.projectId))
           order.push(`${name}:read:${locked.name}`)
           yield* Effect.sleep(pause)
           yield* repo.update({ ...locked, name: `${locked.name}+${name}` })
         }))
-      const a = yield* Effect.fork(writer("a", "150 millis"))
+      const a = yield* Effect.forkChild(writer("a", "150 millis"))
       yield* Effect.sleep("30 millis")
-      const b = yield* Effect.fork(writer("b", "0 millis"))
+      const b = yield* Effect.forkChild(writer("b", "0 millis"))
       yield* Fiber.join(a)
       yield* Fiber.join(b)
       // b read a's committed name: neither update was lost.

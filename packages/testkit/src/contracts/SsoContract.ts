@@ -11,8 +11,8 @@ import { DateTime, Effect, Option } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization } from "./ProjectsContract.js"
 
-const T0 = DateTime.unsafeMake("2030-01-01T00:00:00.000Z") as DateTime.Utc
-const plus = (t: DateTime.Utc, ms: number) => DateTime.unsafeMake(t.epochMillis + ms) as DateTime.Utc
+const T0 = DateTime.makeUnsafe("2030-01-01T00:00:00.000Z") as DateTime.Utc
+const plus = (t: DateTime.Utc, ms: number) => DateTime.makeUnsafe(DateTime.toEpochMillis(t) + ms) as DateTime.Utc
 let counter = 0
 const unique = (what: string) => `${what}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 8)}`
 
@@ -48,7 +48,7 @@ const loginFixture = (organizationId: SsoLoginRecord["organizationId"], override
   ...overrides
 })
 
-export const ssoContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const ssoContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("sso connections: created once, changed only at the expected version, found by a verified domain, deleted by version", () =>
     Effect.gen(function*() {
       const repo = yield* SsoRepo

@@ -4,11 +4,11 @@ import { type StorePorts } from "@switchboard/core"
 import { AccountsRepo } from "@switchboard/core/accounts"
 import { AccountId, formatTypeId, IdKinds, Transactor, UploadId, uuidv7Bytes } from "@switchboard/core/shared"
 import { AccountPictureRepo, type UploadTicketRecord, UploadTicketsRepo } from "@switchboard/core/uploads"
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "../Fixtures.js"
 
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -38,7 +38,7 @@ const withAccount = (pictureUrl: string | null = null) =>
     return account
   })
 
-export const uploadsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const uploadsContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("upload tickets: insert and find by id round-trip every field; an unknown id is none", () =>
     Effect.gen(function*() {
       const tickets = yield* UploadTicketsRepo
@@ -132,12 +132,12 @@ export const uploadsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): vo
       const account = yield* withAccount()
       const ticket = ticketFixture({ state: "received", blobKey: "k.png", byteSize: 10, receivedAt: at(T0 + 1) })
       yield* tickets.insert(ticket)
-      const result = yield* Effect.either(tx.withTransaction(Effect.gen(function*() {
+      const result = yield* Effect.result(tx.withTransaction(Effect.gen(function*() {
         yield* tickets.markCommitted({ uploadId: ticket.uploadId, now: at(T0 + 2) })
         yield* pictures.setPicture({ accountId: account.accountId, pictureUrl: "https://x.test/v1/files/k.png", now: at(T0 + 2) })
         return yield* Effect.fail("boom" as const)
       })))
-      expect(Either.isLeft(result)).toBe(true)
+      expect(Result.isFailure(result)).toBe(true)
       expect(Option.getOrThrow(yield* tickets.findById(ticket.uploadId)).state).toBe("received")
       expect(Option.getOrThrow(yield* (yield* AccountsRepo).findById(account.accountId)).pictureUrl).toBeNull()
     }))

@@ -19,12 +19,12 @@ import {
   type VoiceProfileRecord,
   VoiceProfilesRepo
 } from "@switchboard/core/voice"
-import { DateTime, Effect, Either, Option, Schema } from "effect"
+import { DateTime, Effect, Result, Option, Schema } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization, projectFixture } from "./ProjectsContract.js"
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const rand = () => crypto.getRandomValues(new Uint8Array(10))
 const id = (kind: (typeof IdKinds)[keyof typeof IdKinds], ms = T0) => formatTypeId(kind, uuidv7Bytes(ms, rand()))
 let numbers = 0
@@ -79,7 +79,7 @@ const callFixture = (projectId: string, profileId: string, ms: number, steps: Re
   return { call: run.state.call!, user }
 }
 
-export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("voice lines: active lines oldest first per project; release hides the line and drops its override", () =>
     Effect.gen(function*() {
       const lines = yield* LinesRepo
@@ -120,11 +120,11 @@ export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void
       yield* profiles.insert(def)
       const late = profileFixture(projectId, T0 + 3000, false, "Late")
       const second = yield* tx.withTransaction(Effect.gen(function*() {
-        const r = yield* Effect.either(profiles.insert(profileFixture(projectId, T0 + 1, true)))
+        const r = yield* Effect.result(profiles.insert(profileFixture(projectId, T0 + 1, true)))
         yield* profiles.insert(late)
         return r
       }))
-      expect(Either.isLeft(second) && second.left._tag).toBe("VoiceDefaultProfileExists")
+      expect(Result.isFailure(second) && second.failure._tag).toBe("VoiceDefaultProfileExists")
       const early = profileFixture(projectId, T0 + 1000, false, "Early")
       yield* profiles.insert(early)
       const full: VoiceProfileRecord = {
@@ -195,7 +195,7 @@ export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void
       expect(Option.isNone(yield* calls.find(other, c3.id))).toBe(true)
       expect(Option.isNone(yield* calls.lock(other, c3.id))).toBe(true)
       expect(Option.isNone(yield* calls.lockForSignal(other, c1.id, "s0"))).toBe(true)
-      const list = (filters: Partial<Parameters<Effect.Effect.Success<typeof CallsRepo>["list"]>[0]> = {}) =>
+      const list = (filters: Partial<Parameters<Effect.Success<typeof CallsRepo>["list"]>[0]> = {}) =>
         Effect.map(
           calls.list({
             projectId,
@@ -335,13 +335,13 @@ export const voiceContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void
       expect(after.dtmfInputs.map((p) => p.digit).sort()).toEqual(["0", "1", "2", "3", "4", "5", "6", "7"])
       for (let i = 0; i < 8; i++) expect(yield* applied(`p${i}`)).toBe(true)
       // A failed transaction: neither the call change nor the signal id stays.
-      const failed = yield* Effect.either(tx.withTransaction(Effect.gen(function*() {
+      const failed = yield* Effect.result(tx.withTransaction(Effect.gen(function*() {
         const current = Option.getOrThrow(yield* calls.lockForSignal(projectId, call.id, "x"))
         const t = CallMachine.apply(current.call, signal(call.id, "x", "connected", T0 + 500), new Set())
         yield* calls.updateApplied({ projectId, call: t.call!, signalId: "x", appliedAt: at(T0 + 500) })
         return yield* Effect.fail("boom" as const)
       })))
-      expect(Either.isLeft(failed)).toBe(true)
+      expect(Result.isFailure(failed)).toBe(true)
       expect(yield* calls.find(projectId, call.id)).toEqual(Option.some(after))
       expect(yield* applied("x")).toBe(false)
     }))

@@ -8,11 +8,11 @@ import type { Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"
 import { type DeliveryRecord, WebhooksRepo } from "@switchboard/core/events"
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
-import { Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { expect } from "vitest"
 import { appendEvents, at, deliveryFor, endpointFixture, eventFixture, newProjectId, quiesce, rand, T0 } from "./WebhooksFixtures.js"
 
-export const webhookClaimsContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const webhookClaimsContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("webhooks: claims lease due deliveries of enabled endpoints once; outcomes only under the current claim", () =>
     Effect.gen(function*() {
       yield* quiesce
@@ -157,7 +157,7 @@ export const webhookClaimsContract = (it: Vitest.MethodsNonLive<StorePorts, true
         // ranked; those whose rank plus the endpoint's live leases fit the cap; by (rank, due,
         // position); the first `limit`.
         const enabled = new Set(endpoints.filter((e) => e.status === "enabled").map((e) => e.endpointId))
-        const ms = (d: DeliveryRecord) => d.nextAttemptAt.epochMillis
+        const ms = (d: DeliveryRecord) => DateTime.toEpochMillis(d.nextAttemptAt)
         const byDue = (a: DeliveryRecord, b: DeliveryRecord) => ms(a) - ms(b) || a.eventPosition - b.eventPosition
         const ranked = endpoints.flatMap((e) => {
           const busy = leased.filter((c) => c.endpoint.endpointId === e.endpointId).length

@@ -10,12 +10,12 @@ import type { Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"
 import { type DeliveryRecord, WebhooksRepo } from "@switchboard/core/events"
 import { Transactor } from "@switchboard/core/shared"
-import { Effect, Either, Option } from "effect"
+import { Effect, Result, Option } from "effect"
 import { expect } from "vitest"
 import { appendEvents, at, deliveryFor, endpointFixture, endpointsWithEvents, eventFixture, FAR, newProjectId, quiesce, T0 } from "./WebhooksFixtures.js"
 import { webhookClaimsContract } from "./WebhookClaimsContract.js"
 
-export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("webhooks: endpoints by kind and project, oldest first after a cursor, counted, updated", () =>
     Effect.gen(function*() {
       const repo = yield* WebhooksRepo
@@ -58,8 +58,8 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       const projectId = newProjectId()
       const first = endpointFixture({ kind: "management", endpointId: crypto.randomUUID(), projectId, url: "https://m.example.com/a" })
       yield* repo.insertEndpoint(first)
-      const dup = yield* Effect.either(repo.insertEndpoint({ ...first, endpointId: crypto.randomUUID() }))
-      expect(Either.isLeft(dup) && dup.left._tag).toBe("WebhookUrlTaken")
+      const dup = yield* Effect.result(repo.insertEndpoint({ ...first, endpointId: crypto.randomUUID() }))
+      expect(Result.isFailure(dup) && dup.failure._tag).toBe("WebhookUrlTaken")
       // Another project, or a v1 destination, may use the same URL.
       yield* repo.insertEndpoint({ ...first, endpointId: crypto.randomUUID(), projectId: newProjectId() })
       yield* repo.insertEndpoint(endpointFixture({ projectId, url: first.url }))
@@ -81,11 +81,11 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       expect(taken[0]!.position).toBeLessThan(taken[1]!.position)
       expect(taken.every((t) => t.projectId === projectId)).toBe(true)
       // Rolled back: still undispatched.
-      const failed = yield* Effect.either(tx.withTransaction(Effect.zipRight(
+      const failed = yield* Effect.result(tx.withTransaction(Effect.andThen(
         repo.markDispatched(taken.map((t) => t.position), at(T0)),
         Effect.fail("boom" as const)
       )))
-      expect(Either.isLeft(failed)).toBe(true)
+      expect(Result.isFailure(failed)).toBe(true)
       expect((yield* tx.withTransaction(repo.takeUndispatched(10))).map((t) => t.event.id)).toEqual([e1.id, e2.id])
       yield* tx.withTransaction(repo.markDispatched(taken.map((t) => t.position), at(T0)))
       expect(yield* tx.withTransaction(repo.takeUndispatched(10))).toEqual([])

@@ -10,14 +10,14 @@ import { DateTime, Effect } from "effect"
 
 export const rand = () => crypto.getRandomValues(new Uint8Array(10))
 export const T0 = Date.parse("2031-01-01T00:00:00.000Z")
-export const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+export const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 export const FAR = at(Date.parse("2999-01-01T00:00:00.000Z"))
 export const newProjectId = () => formatUuid(uuidv7Bytes(Date.now(), rand()))
 
 export const endpointFixture = (overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint => {
   const createdAt = overrides.createdAt ?? at(T0)
   return {
-    endpointId: formatTypeId(IdKinds.webhookDestination, uuidv7Bytes(createdAt.epochMillis, rand())),
+    endpointId: formatTypeId(IdKinds.webhookDestination, uuidv7Bytes(DateTime.toEpochMillis(createdAt), rand())),
     kind: "destination",
     projectId: newProjectId(),
     url: "https://hooks.example.com/in",

@@ -18,13 +18,13 @@ import {
 } from "@switchboard/core/platforms"
 import { defaultSimulatedWhatsappSettings, makeSimulatedWhatsapp } from "../simulated/index.js"
 import { formatTypeId, IdKinds, Transactor, uuidv7Bytes } from "@switchboard/core/shared"
-import { DateTime, Effect, Either, Option } from "effect"
+import { DateTime, Effect, Result, Option } from "effect"
 import { expect } from "vitest"
 import { ownerAndOrganization, projectFixture } from "./ProjectsContract.js"
 import { ProjectsRepo } from "@switchboard/core/projects"
 
 const T0 = Date.parse("2030-03-01T00:00:00.000Z")
-const at = (ms: number) => DateTime.unsafeMake(ms) as DateTime.Utc
+const at = (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
 const id = (kind: (typeof IdKinds)[keyof typeof IdKinds], ms = T0) =>
   formatTypeId(kind, uuidv7Bytes(ms, crypto.getRandomValues(new Uint8Array(10))))
 
@@ -73,7 +73,7 @@ const code = (projectId: string, ms: number, patch: Partial<FilteredCodeRecord> 
   ...patch
 })
 
-export const whatsappContract = (it: Vitest.MethodsNonLive<StorePorts, true>): void => {
+export const whatsappContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   it.effect("whatsapp accounts: one per project, upsert replaces, remove deletes", () =>
     Effect.gen(function*() {
       const repo = yield* WhatsappAccountsRepo
@@ -99,8 +99,8 @@ export const whatsappContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       yield* repo.insert(a)
       yield* repo.insert(b)
       yield* repo.insert(assignment(other, T0, "+14155550001"))
-      const twice = yield* Effect.either(repo.insert(assignment(projectId, T0 + 3, "+14155550001")))
-      expect(Either.isLeft(twice) && twice.left._tag).toBe("AssignmentHandleTaken")
+      const twice = yield* Effect.result(repo.insert(assignment(projectId, T0 + 3, "+14155550001")))
+      expect(Result.isFailure(twice) && twice.failure._tag).toBe("AssignmentHandleTaken")
       expect(Option.getOrThrow(yield* repo.find(projectId, a.assignmentId))).toEqual(a)
       expect(Option.isNone(yield* repo.find(other, a.assignmentId))).toBe(true)
       expect(yield* repo.countActive(projectId)).toBe(2)
@@ -156,7 +156,7 @@ export const whatsappContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
         .toEqual({ code: "222222", receivedAt: at(T0 + 2) })
       expect(Option.isNone(yield* repo.latestWhatsappCode({ projectId, resourceId: "sb_lin_a", after: at(T0 + 2) }))).toBe(true)
       const rolledBack = code(projectId, T0 + 5, { whatsappCode: "555555" })
-      yield* Effect.either(tx.withTransaction(Effect.zipRight(repo.insert(rolledBack), Effect.fail("boom"))))
+      yield* Effect.result(tx.withTransaction(Effect.andThen(repo.insert(rolledBack), Effect.fail("boom"))))
       expect(Option.getOrThrow(yield* repo.latestWhatsappCode({ projectId, resourceId: "sb_lin_a", after: at(T0) })).code).toBe("222222")
     }))
 
@@ -176,11 +176,11 @@ export const whatsappContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       expect([...(yield* repo.factsHeldBack(projectId, []))]).toEqual([])
       // A batch with a taken fact id answers false (the caller rolls its transaction back).
       const c = code(projectId, T0 + 3, { factId: "f-c" })
-      const raced = yield* Effect.either(tx.withTransaction(Effect.flatMap(
+      const raced = yield* Effect.result(tx.withTransaction(Effect.flatMap(
         repo.insertFromFacts([c, code(projectId, T0 + 4, { factId: "f-a" })]),
         (ok) => ok ? Effect.succeed(ok) : Effect.fail("raced")
       )))
-      expect(Either.isLeft(raced)).toBe(true)
+      expect(Result.isFailure(raced)).toBe(true)
       expect([...(yield* repo.factsHeldBack(projectId, ["f-c"]))]).toEqual([])
       const listed = yield* repo.list({ projectId, receivedAfter: at(T0), receivedBefore: at(T0 + 10), limit: 10 })
       expect(listed).toEqual([b, a])
@@ -192,14 +192,14 @@ export const whatsappContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       const wa = yield* WhatsappProvider
       const info = yield* wa.exchangeCode({ code: "ok", wabaId: "w1", phoneNumberId: "pn-1234" })
       expect(info).toMatchObject({ businessId: "biz_w1", reviewStatus: "APPROVED", displayPhoneNumber: "+1 650-555-1234" })
-      expect(Either.isLeft(yield* Effect.either(wa.exchangeCode({ code: "invalid-1", wabaId: "w1", phoneNumberId: "p" })))).toBe(true)
+      expect(Result.isFailure(yield* Effect.result(wa.exchangeCode({ code: "invalid-1", wabaId: "w1", phoneNumberId: "p" })))).toBe(true)
       expect(yield* wa.displayNameAvailable("Acme")).toBe(true)
       expect(yield* wa.displayNameAvailable("Taken Inc")).toBe(false)
       const { phoneNumberId } = yield* wa.registerSender({ wabaId: "w1", phoneNumber: "+16175550100", displayName: "Acme" })
       expect((yield* wa.listPhoneNumbers("w1")).map((n) => n.phoneNumberId)).toEqual(["pn-1234", phoneNumberId])
       yield* wa.deregisterSender({ wabaId: "w1", phoneNumberId })
       expect((yield* wa.listPhoneNumbers("w1")).map((n) => n.phoneNumberId)).toEqual(["pn-1234"])
-      expect(Either.isLeft(yield* Effect.either(wa.listPhoneNumbers("broken-1")))).toBe(true)
+      expect(Result.isFailure(yield* Effect.result(wa.listPhoneNumbers("broken-1")))).toBe(true)
       expect(yield* wa.sharedLines).toEqual(["+14155550200", "+14155550201", "+14155550202"])
       const line = Option.getOrThrow(yield* wa.allocateDedicatedLine({ projectId: "p", operationId: "o" }))
       expect(line.phoneNumber).toBe("+16285550100")
@@ -209,7 +209,7 @@ export const whatsappContract = (it: Vitest.MethodsNonLive<StorePorts, true>): v
       expect(yield* none.sharedLines).toEqual([])
       expect(Option.isNone(yield* none.allocateDedicatedLine({ projectId: "p", operationId: "o" }))).toBe(true)
       const failing = yield* Effect.provide(WhatsappProvider, makeSimulatedWhatsapp({ delayMs: 0, fail: "permanent" }))
-      const failed = yield* Effect.either(failing.allocateDedicatedLine({ projectId: "p", operationId: "o" }))
-      expect(Either.isLeft(failed) && failed.left.retryable).toBe(false)
+      const failed = yield* Effect.result(failing.allocateDedicatedLine({ projectId: "p", operationId: "o" }))
+      expect(Result.isFailure(failed) && failed.failure.retryable).toBe(false)
     }).pipe(Effect.provide(makeSimulatedWhatsapp({ delayMs: 0, fail: "never" }, defaultSimulatedWhatsappSettings))))
 }

@@ -14,8 +14,8 @@ const order = { current: 0, next: 1, retired: 2 } as const
 
 const byPublicationOrder = (a: SigningKeyRecord, b: SigningKeyRecord) =>
   order[a.state] - order[b.state] ||
-  (b.retiredAt?.epochMillis ?? 0) - (a.retiredAt?.epochMillis ?? 0) ||
-  b.createdAt.epochMillis - a.createdAt.epochMillis ||
+  (b.retiredAt?.epochMilliseconds ?? 0) - (a.retiredAt?.epochMilliseconds ?? 0) ||
+  DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt) ||
   (a.kid < b.kid ? -1 : 1)
 
 const make = Effect.gen(function*() {
@@ -27,7 +27,7 @@ const make = Effect.gen(function*() {
     listPublished: (now) =>
       Effect.sync(() =>
         [...table.values()]
-          .filter((k) => k.state !== "retired" || (k.publishedUntil !== null && DateTime.greaterThan(k.publishedUntil, now)))
+          .filter((k) => k.state !== "retired" || (k.publishedUntil !== null && DateTime.isGreaterThan(k.publishedUntil, now)))
           .sort(byPublicationOrder)
       ),
     ensure: ({ current, next }) =>
@@ -41,7 +41,7 @@ const make = Effect.gen(function*() {
     rotate: ({ fallback, next, now, publishedUntil }) =>
       Effect.sync(() => {
         for (const [kid, k] of table) {
-          if (k.state === "retired" && (k.publishedUntil === null || !DateTime.greaterThan(k.publishedUntil, now))) {
+          if (k.state === "retired" && (k.publishedUntil === null || !DateTime.isGreaterThan(k.publishedUntil, now))) {
             table.delete(kid)
           }
         }

@@ -12,7 +12,7 @@ import {
   type TotpFactorRecord,
   TotpFactorsRepo
 } from "@switchboard/core/accounts"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
 const make = Effect.gen(function*() {
@@ -33,7 +33,7 @@ const make = Effect.gen(function*() {
 
   const profiles = AccountProfileRepo.of({
     // Memory transactions run one at a time, so there is nothing to lock.
-    lock: (accountId) => Effect.sync(() => Option.fromNullable(accounts.get(accountId))),
+    lock: (accountId) => Effect.sync(() => Option.fromNullishOr(accounts.get(accountId))),
     updateNames: ({ accountId, now, ...names }) =>
       updateLive(accountId, (a) => ({
         ...a,
@@ -55,7 +55,7 @@ const make = Effect.gen(function*() {
   })
 
   const verifications = PhoneVerificationsRepo.of({
-    find: (accountId) => Effect.sync(() => Option.fromNullable(phones.get(accountId))),
+    find: (accountId) => Effect.sync(() => Option.fromNullishOr(phones.get(accountId))),
     put: (record) => Effect.sync(() => void phones.set(record.accountId, record)),
     recordFailedAttempt: (accountId) =>
       Effect.sync(() => {
@@ -69,12 +69,12 @@ const make = Effect.gen(function*() {
 
   const totp = TotpFactorsRepo.of({
     insert: (factor) => Effect.sync(() => void factors.set(factor.factorId, factor)),
-    find: (factorId) => Effect.sync(() => Option.fromNullable(factors.get(factorId))),
+    find: (factorId) => Effect.sync(() => Option.fromNullishOr(factors.get(factorId))),
     listVerified: (accountId) =>
       Effect.sync(() =>
         [...factors.values()]
           .filter((f) => f.accountId === accountId && f.verifiedAt !== null && f.deletedAt === null)
-          .sort((a, b) => a.createdAt.epochMillis - b.createdAt.epochMillis || (a.factorId < b.factorId ? -1 : 1))
+          .sort((a, b) => DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt) || (a.factorId < b.factorId ? -1 : 1))
       ),
     useStep: ({ factorId, now, step }) =>
       Effect.sync(() => {
@@ -128,7 +128,7 @@ export interface SmsInboxShape {
 }
 
 /** The inbox of the testkit's SMS sender, for tests that run against `TestkitLive`. */
-export class SmsInbox extends Context.Tag("testkit/SmsInbox")<SmsInbox, SmsInboxShape>() {}
+export class SmsInbox extends Context.Service<SmsInbox, SmsInboxShape>()("testkit/SmsInbox") {}
 
 /**
  * A fresh in-memory SMS sender and its inbox. Pass `layer` where an `SmsSender` is needed (e.g. as
@@ -173,4 +173,4 @@ export const AccountSecurityMemory: Layer.Layer<
   AccountProfileRepo | PhoneVerificationsRepo | TotpFactorsRepo | SmsSender | SmsInbox,
   never,
   MemoryState
-> = Layer.merge(Layer.unwrapEffect(make), SmsSenderMemory)
+> = Layer.merge(Layer.unwrap(make), SmsSenderMemory)

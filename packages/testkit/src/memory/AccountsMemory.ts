@@ -23,7 +23,7 @@ interface IdempotencyRow {
 }
 
 const newestFirst = (a: StoredServiceKey, b: StoredServiceKey) =>
-  b.serviceKey.createdAt.epochMillis - a.serviceKey.createdAt.epochMillis ||
+  DateTime.toEpochMillis(b.serviceKey.createdAt) - DateTime.toEpochMillis(a.serviceKey.createdAt) ||
   (b.serviceKey.serviceKeyId < a.serviceKey.serviceKeyId ? -1 : 1)
 
 const make = Effect.gen(function*() {
@@ -43,10 +43,10 @@ const make = Effect.gen(function*() {
         st().accounts.set(account.accountId, account)
         return Effect.void
       }),
-    findById: (id) => Effect.sync(() => Option.fromNullable(st().accounts.get(id))),
+    findById: (id) => Effect.sync(() => Option.fromNullishOr(st().accounts.get(id))),
     findByEmail: (email) =>
       Effect.sync(() =>
-        Option.fromNullable([...st().accounts.values()].find((a) => a.email.toLowerCase() === email.toLowerCase()))
+        Option.fromNullishOr([...st().accounts.values()].find((a) => a.email.toLowerCase() === email.toLowerCase()))
       ),
     isEmpty: Effect.sync(() => st().accounts.size === 0)
   })
@@ -59,7 +59,7 @@ const make = Effect.gen(function*() {
         }
         const live = [...st().serviceKeys.values()].filter(({ serviceKey: k }) =>
           k.accountId === serviceKey.accountId && k.revokedAt === null &&
-          (k.expiresAt === null || DateTime.greaterThan(k.expiresAt, now))
+          (k.expiresAt === null || DateTime.isGreaterThan(k.expiresAt, now))
         ).length
         if (live >= limit) return Effect.fail(new AccountServiceKeyLimitReached({ limit }))
         st().serviceKeys.set(serviceKey.serviceKeyId, { serviceKey, secretHash })
@@ -72,7 +72,7 @@ const make = Effect.gen(function*() {
           .sort(newestFirst)
           .map((s) => s.serviceKey)
       ),
-    findById: (id) => Effect.sync(() => Option.fromNullable(st().serviceKeys.get(id))),
+    findById: (id) => Effect.sync(() => Option.fromNullishOr(st().serviceKeys.get(id))),
     revoke: ({ accountId, now, serviceKeyId }) =>
       Effect.sync(() => {
         const stored = st().serviceKeys.get(serviceKeyId)
@@ -95,10 +95,10 @@ const make = Effect.gen(function*() {
           return BeginOutcome.Acquired()
         }
         if (row === undefined) return fresh()
-        if (now.epochMillis - row.createdAt.epochMillis >= Duration.toMillis(retainFor)) return fresh()
+        if (DateTime.toEpochMillis(now) - DateTime.toEpochMillis(row.createdAt) >= Duration.toMillis(retainFor)) return fresh()
         if (row.fingerprint !== fingerprint) return BeginOutcome.Mismatch()
         if (row.response !== null) return BeginOutcome.Replay({ response: row.response })
-        const lockedFor = now.epochMillis - row.lockedAt.epochMillis
+        const lockedFor = DateTime.toEpochMillis(now) - DateTime.toEpochMillis(row.lockedAt)
         if (lockedFor >= Duration.toMillis(lockFor)) {
           st().idempotency.set(k, { ...row, lockedAt: now })
           return BeginOutcome.Acquired()
@@ -123,7 +123,7 @@ const make = Effect.gen(function*() {
       Effect.sync(() => {
         let n = 0
         for (const [k, row] of st().idempotency) {
-          if (row.createdAt.epochMillis < before.epochMillis) {
+          if (DateTime.toEpochMillis(row.createdAt) < DateTime.toEpochMillis(before)) {
             st().idempotency.delete(k)
             n++
           }
@@ -141,4 +141,4 @@ const make = Effect.gen(function*() {
 
 /** Accounts, service keys and idempotency records over the shared memory state. */
 export const IdentityReposMemory: Layer.Layer<AccountsRepo | AccountServiceKeysRepo | IdempotencyStore, never, MemoryState> =
-  Layer.unwrapEffect(make)
+  Layer.unwrap(make)

@@ -4,7 +4,7 @@
  * transactions).
  */
 import { AppInstallationsRepo, type AppKeySetRecord, type InstallationRequestRecord } from "@switchboard/core/oauth"
-import { type DateTime, Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
 const make = Effect.gen(function*() {
@@ -12,27 +12,27 @@ const make = Effect.gen(function*() {
   const requests = state.table<string, InstallationRequestRecord>("app_installation_requests")
   const keySets = state.table<string, AppKeySetRecord>("app_installation_keys")
   const jtis = state.table<string, DateTime.Utc>("app_installation_jtis")
-  const find = (requestId: string) => Effect.sync(() => Option.fromNullable(requests.get(requestId)))
+  const find = (requestId: string) => Effect.sync(() => Option.fromNullishOr(requests.get(requestId)))
 
   return AppInstallationsRepo.of({
     insertRequest: (record) => Effect.sync(() => void requests.set(record.requestId, record)),
     findRequest: find,
     lockRequest: find,
-    lockRequestByCode: (codeHash) => Effect.sync(() => Option.fromNullable([...requests.values()].find((r) => r.codeHash === codeHash))),
+    lockRequestByCode: (codeHash) => Effect.sync(() => Option.fromNullishOr([...requests.values()].find((r) => r.codeHash === codeHash))),
     updateRequest: (record) => Effect.sync(() => void requests.set(record.requestId, record)),
     listPending: ({ accountId, limit, now }) =>
       Effect.sync(() =>
         [...requests.values()]
-          .filter((r) => r.accountId === accountId && r.status === "pending" && r.expiresAt.epochMillis > now.epochMillis)
-          .sort((a, b) => b.createdAt.epochMillis - a.createdAt.epochMillis || (a.requestId < b.requestId ? 1 : -1))
+          .filter((r) => r.accountId === accountId && r.status === "pending" && DateTime.toEpochMillis(r.expiresAt) > DateTime.toEpochMillis(now))
+          .sort((a, b) => DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt) || (a.requestId < b.requestId ? 1 : -1))
           .slice(0, limit)
       ),
-    findKeySet: (appId) => Effect.sync(() => Option.fromNullable(keySets.get(appId))),
+    findKeySet: (appId) => Effect.sync(() => Option.fromNullishOr(keySets.get(appId))),
     saveKeySet: (record) => Effect.sync(() => void keySets.set(record.appId, record)),
     claimAssertion: ({ appId, expiresAt, jti, now }) =>
       Effect.sync(() => {
         const prefix = `${appId}\u0000`
-        for (const [key, until] of jtis) if (key.startsWith(prefix) && until.epochMillis <= now.epochMillis) jtis.delete(key)
+        for (const [key, until] of jtis) if (key.startsWith(prefix) && DateTime.toEpochMillis(until) <= DateTime.toEpochMillis(now)) jtis.delete(key)
         const key = `${prefix}${jti}`
         if (jtis.has(key)) return false
         jtis.set(key, expiresAt)

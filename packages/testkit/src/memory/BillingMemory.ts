@@ -22,7 +22,7 @@ import {
   validateCatalog
 } from "@switchboard/core/billing"
 import { type OrganizationId } from "@switchboard/core/shared"
-import { Context, DateTime, Effect, Either, Layer, Option, Ref } from "effect"
+import { Context, DateTime, Effect, Result, Layer, Option, Ref } from "effect"
 import { MemoryState } from "./MemoryState.js"
 import { PROJECTS_TABLE, type ProjectRow } from "./ProjectsMemory.js"
 
@@ -52,7 +52,7 @@ const make = Effect.gen(function*() {
     listSubscriptions: (projectId) =>
       Effect.sync(() => [...subscriptions.values()].filter((s) => s.projectId === projectId).sort((a, b) => a.category < b.category ? -1 : 1)),
     lockSubscription: (projectId, category) =>
-      Effect.sync(() => Option.fromNullable(subscriptions.get(subscriptionKey(projectId, category)))),
+      Effect.sync(() => Option.fromNullishOr(subscriptions.get(subscriptionKey(projectId, category)))),
     insertSubscription: (sub) =>
       Effect.sync(() => {
         const key = subscriptionKey(sub.projectId, sub.category)
@@ -63,7 +63,7 @@ const make = Effect.gen(function*() {
     updateSubscription: (sub) => Effect.sync(() => void subscriptions.set(subscriptionKey(sub.projectId, sub.category), sub)),
     dueSubscriptions: ({ limit, now }) =>
       Effect.sync(() => {
-        const today = Math.floor(now.epochMillis / 86_400_000)
+        const today = Math.floor(DateTime.toEpochMillis(now) / 86_400_000)
         return [...subscriptions.values()]
           .filter((s) => live(s.projectId) && (s.periodEnd + 1 <= today || s.usageDirty))
           .sort((a, b) => a.periodEnd - b.periodEnd)
@@ -78,7 +78,7 @@ const make = Effect.gen(function*() {
             p.state !== "deleted" && (organizationId === undefined || p.organizationId === organizationId) &&
             categories.some((c) => !subscriptions.has(subscriptionKey(p.projectId, c)))
           )
-          .sort((a, b) => a.createdAt.epochMillis - b.createdAt.epochMillis)
+          .sort((a, b) => DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt))
           .slice(0, limit)
           .map((p): BillableProject => ({ projectId: p.projectId, organizationId: p.organizationId, createdAt: p.createdAt }))
       ),
@@ -92,17 +92,17 @@ const make = Effect.gen(function*() {
       }),
     findOperationByKey: (scope, key) =>
       Effect.sync(() =>
-        Option.fromNullable([...operations.values()].find((o) => o.idempotencyScope === scope && o.idempotencyKey === key))
+        Option.fromNullishOr([...operations.values()].find((o) => o.idempotencyScope === scope && o.idempotencyKey === key))
       ),
-    findOperation: (operationId) => Effect.sync(() => Option.fromNullable(operations.get(operationId))),
-    lockOperation: (operationId) => Effect.sync(() => Option.fromNullable(operations.get(operationId))),
+    findOperation: (operationId) => Effect.sync(() => Option.fromNullishOr(operations.get(operationId))),
+    lockOperation: (operationId) => Effect.sync(() => Option.fromNullishOr(operations.get(operationId))),
     updateOperation: (op) => Effect.sync(() => void operations.set(op.operationId, op)),
     listOperations: (projectId, limit) =>
       Effect.sync(() =>
         [...operations.values()]
           .filter((o) => o.projectId === projectId)
           .sort((a, b) =>
-            b.submittedAt.epochMillis - a.submittedAt.epochMillis ||
+            DateTime.toEpochMillis(b.submittedAt) - DateTime.toEpochMillis(a.submittedAt) ||
             (a.operationId < b.operationId ? 1 : a.operationId > b.operationId ? -1 : 0)
           )
           .slice(0, limit)
@@ -111,16 +111,16 @@ const make = Effect.gen(function*() {
       Effect.sync(() =>
         [...operations.values()]
           .filter((o) => o.projectId === projectId && o.status === "pending" && o.awaitingPayment !== null)
-          .sort((a, b) => a.submittedAt.epochMillis - b.submittedAt.epochMillis)
+          .sort((a, b) => DateTime.toEpochMillis(a.submittedAt) - DateTime.toEpochMillis(b.submittedAt))
       ),
     pendingOperations: ({ deadlineBefore, limit }) =>
       Effect.sync(() =>
         [...operations.values()]
           .filter((o) =>
             o.status === "pending" &&
-            (o.awaitingPayment === null || DateTime.lessThanOrEqualTo(o.awaitingPayment.deadline, deadlineBefore))
+            (o.awaitingPayment === null || DateTime.isLessThanOrEqualTo(o.awaitingPayment.deadline, deadlineBefore))
           )
-          .sort((a, b) => a.submittedAt.epochMillis - b.submittedAt.epochMillis)
+          .sort((a, b) => DateTime.toEpochMillis(a.submittedAt) - DateTime.toEpochMillis(b.submittedAt))
           .slice(0, limit)
           .map((o) => o.operationId)
       ),
@@ -134,19 +134,19 @@ const make = Effect.gen(function*() {
       Effect.sync(() =>
         [...invoices.values()]
           .filter((i) => i.organizationId === organizationId && i.totalCents !== 0)
-          .sort((a, b) => b.issuedAt.epochMillis - a.issuedAt.epochMillis || (b.invoiceId < a.invoiceId ? -1 : 1))
+          .sort((a, b) => DateTime.toEpochMillis(b.issuedAt) - DateTime.toEpochMillis(a.issuedAt) || (b.invoiceId < a.invoiceId ? -1 : 1))
       ),
     findInvoiceByKey: (uniqueKey) =>
-      Effect.sync(() => Option.fromNullable([...invoices.values()].find((i) => i.uniqueKey === uniqueKey))),
+      Effect.sync(() => Option.fromNullishOr([...invoices.values()].find((i) => i.uniqueKey === uniqueKey))),
     collectibleInvoices: (limit) =>
       Effect.sync(() =>
         [...invoices.values()]
           .filter((i) => i.paymentStatus === "pending" && i.totalCents > 0 && i.paymentAttempts === 0)
-          .sort((a, b) => a.issuedAt.epochMillis - b.issuedAt.epochMillis)
+          .sort((a, b) => DateTime.toEpochMillis(a.issuedAt) - DateTime.toEpochMillis(b.issuedAt))
           .slice(0, limit)
           .map((i) => i.invoiceId)
       ),
-    lockInvoice: (invoiceId) => Effect.sync(() => Option.fromNullable(invoices.get(invoiceId))),
+    lockInvoice: (invoiceId) => Effect.sync(() => Option.fromNullishOr(invoices.get(invoiceId))),
     updateInvoicePayment: (invoice) =>
       Effect.sync(() => {
         const stored = invoices.get(invoice.invoiceId)
@@ -165,18 +165,18 @@ const make = Effect.gen(function*() {
         }
         return inserted
       }),
-    findOrganizationSubscription: (organizationId) => Effect.sync(() => Option.fromNullable(organizationSubscriptions.get(organizationId))),
-    lockOrganizationSubscription: (organizationId) => Effect.sync(() => Option.fromNullable(organizationSubscriptions.get(organizationId))),
+    findOrganizationSubscription: (organizationId) => Effect.sync(() => Option.fromNullishOr(organizationSubscriptions.get(organizationId))),
+    lockOrganizationSubscription: (organizationId) => Effect.sync(() => Option.fromNullishOr(organizationSubscriptions.get(organizationId))),
     saveOrganizationSubscription: (sub) => Effect.sync(() => void organizationSubscriptions.set(sub.organizationId, sub)),
     dueOrganizationSubscriptions: ({ limit, now }) =>
       Effect.sync(() =>
         [...organizationSubscriptions.values()]
-          .filter((s) => (s.paidThroughDay + 1) * 86_400_000 <= now.epochMillis)
+          .filter((s) => (s.paidThroughDay + 1) * 86_400_000 <= DateTime.toEpochMillis(now))
           .sort((a, b) => a.paidThroughDay - b.paidThroughDay || (a.organizationId < b.organizationId ? -1 : 1))
           .slice(0, limit)
           .map((s) => s.organizationId)
       ),
-    findAccount: (organizationId) => Effect.sync(() => Option.fromNullable(accounts.get(organizationId))),
+    findAccount: (organizationId) => Effect.sync(() => Option.fromNullishOr(accounts.get(organizationId))),
     lockAccount: (organizationId) =>
       Effect.sync(() => {
         const found = accounts.get(organizationId)
@@ -253,7 +253,7 @@ export const billingTestCatalogJson = {
   ]
 }
 
-export const billingTestCatalog: Billing.BillingPlanCatalog = Either.getOrThrowWith(
+export const billingTestCatalog: Billing.BillingPlanCatalog = Result.getOrThrowWith(
   validateCatalog(billingTestCatalogJson),
   (message) => new Error(`the test catalog is invalid: ${message}`)
 )
@@ -280,13 +280,13 @@ export interface RecordedCharge {
  * `providerRef` starts with `pm_decline` is declined. `script` queues outcomes (or a defect,
  * `"die"`) for the next charges, in order.
  */
-export class ScriptedPayments extends Context.Tag("testkit/ScriptedPayments")<ScriptedPayments, {
+export class ScriptedPayments extends Context.Service<ScriptedPayments, {
   readonly script: (...outcomes: ReadonlyArray<ChargeOutcome | "die">) => Effect.Effect<void>
   readonly charges: Effect.Effect<ReadonlyArray<RecordedCharge>>
   readonly cancelled: Effect.Effect<ReadonlyArray<string>>
-}>() {}
+}>()("testkit/ScriptedPayments") {}
 
-export const PaymentProviderTest: Layer.Layer<PaymentProvider | ScriptedPayments> = Layer.unwrapEffect(Effect.gen(function*() {
+export const PaymentProviderTest: Layer.Layer<PaymentProvider | ScriptedPayments> = Layer.unwrap(Effect.gen(function*() {
   const queue = yield* Ref.make<ReadonlyArray<ChargeOutcome | "die">>([])
   const charges = yield* Ref.make<ReadonlyArray<RecordedCharge>>([])
   const cancelled = yield* Ref.make<ReadonlyArray<string>>([])

@@ -74,14 +74,14 @@ export const EventChannelStoreMemory: Layer.Layer<EventChannelStore, never, Memo
         }),
       replyDeadline: (projectId, eventId) =>
         Effect.sync(() =>
-          Option.fromNullable(ofProject(projectId).find((r) => r.event.id === eventId)).pipe(
-            Option.flatMap((r) => Option.fromNullable(replyUntil.get(r.event.id)))
+          Option.fromNullishOr(ofProject(projectId).find((r) => r.event.id === eventId)).pipe(
+            Option.flatMap((r) => Option.fromNullishOr(replyUntil.get(r.event.id)))
           )
         ),
       prune: (before, limit) =>
         Effect.sync(() => {
           const gone = [...events.values()]
-            .filter((r) => r.dispatchedAt !== null && r.event.timestamp.epochMillis < before.epochMillis)
+            .filter((r) => r.dispatchedAt !== null && DateTime.toEpochMillis(r.event.timestamp) < DateTime.toEpochMillis(before))
             .sort((a, b) => a.position - b.position)
             .slice(0, limit)
           for (const r of gone) {
@@ -92,20 +92,20 @@ export const EventChannelStoreMemory: Layer.Layer<EventChannelStore, never, Memo
         }),
       wakeups: Stream.merge(
         Stream.fromPubSub(wake),
-        Stream.repeatEffect(Effect.zipRight(Effect.sleep("50 millis"), poll)).pipe(Stream.flattenIterables)
+        Stream.fromIterableEffectRepeat(Effect.andThen(Effect.sleep("50 millis"), poll))
       ),
       join: (s) =>
         Effect.sync(() => {
-          sessions.set(s.sessionId, { projectId: s.projectId, protocol: s.protocol, processId: s.processId, seenAt: s.now.epochMillis })
+          sessions.set(s.sessionId, { projectId: s.projectId, protocol: s.protocol, processId: s.processId, seenAt: DateTime.toEpochMillis(s.now) })
         }),
       leave: (sessionId) => Effect.sync(() => void sessions.delete(sessionId)),
       touch: (processId, now) =>
         Effect.sync(() => {
-          for (const s of sessions.values()) if (s.processId === processId) s.seenAt = now.epochMillis
+          for (const s of sessions.values()) if (s.processId === processId) s.seenAt = DateTime.toEpochMillis(now)
         }),
       present: (projectId, protocol, since) =>
         Effect.sync(() =>
-          [...sessions.values()].some((s) => s.projectId === projectId && s.protocol === protocol && s.seenAt >= since.epochMillis)
+          [...sessions.values()].some((s) => s.projectId === projectId && s.protocol === protocol && s.seenAt >= DateTime.toEpochMillis(since))
         ),
       putReply: (eventId, reply) =>
         Effect.gen(function*() {
@@ -114,7 +114,7 @@ export const EventChannelStoreMemory: Layer.Layer<EventChannelStore, never, Memo
           yield* PubSub.publish(replied, eventId)
           return true
         }),
-      takeReply: (eventId) => Effect.sync(() => Option.fromNullable(replies.get(eventId))),
+      takeReply: (eventId) => Effect.sync(() => Option.fromNullishOr(replies.get(eventId))),
       replies: Stream.fromPubSub(replied)
     })
   })
@@ -131,7 +131,7 @@ export const IngressEndpointsRepoMemory: Layer.Layer<IngressEndpointsRepo, never
         Effect.sync(() =>
           [...table.values()]
             .filter((r) => r.projectId === projectId && r.revokedAt === null)
-            .sort((a, b) => a.createdAt.epochMillis - b.createdAt.epochMillis || a.endpointId.localeCompare(b.endpointId))
+            .sort((a, b) => DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt) || a.endpointId.localeCompare(b.endpointId))
         ),
       revoke: (projectId, endpointId, now) =>
         Effect.sync(() => {
@@ -142,7 +142,7 @@ export const IngressEndpointsRepoMemory: Layer.Layer<IngressEndpointsRepo, never
           return Option.some(revoked)
         }),
       findBySecretHash: (hash) =>
-        Effect.sync(() => Option.fromNullable([...table.values()].find((r) => r.secretHash === hash && r.revokedAt === null)))
+        Effect.sync(() => Option.fromNullishOr([...table.values()].find((r) => r.secretHash === hash && r.revokedAt === null)))
     })
   })
 )

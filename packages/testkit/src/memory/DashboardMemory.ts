@@ -23,11 +23,11 @@ import {
   PrivacyRequestsRepo
 } from "@switchboard/core/privacy"
 import { ProjectSettingsRepo, type SlackIntegrationRecord } from "@switchboard/core/projects"
-import { type DateTime, Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
 const byTime = <A>(time: (a: A) => DateTime.Utc, id: (a: A) => string) => (a: A, b: A) =>
-  time(a).epochMillis - time(b).epochMillis || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0)
+  time(a).epochMilliseconds - time(b).epochMilliseconds || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0)
 
 const make = Effect.gen(function*() {
   const state = yield* MemoryState
@@ -42,12 +42,12 @@ const make = Effect.gen(function*() {
 
   const sessionsRepo = SessionsRepo.of({
     insert: (s) => Effect.sync(() => void sessions.set(s.tokenHash, s)),
-    findByTokenHash: (h) => Effect.sync(() => Option.fromNullable(sessions.get(h))),
+    findByTokenHash: (h) => Effect.sync(() => Option.fromNullishOr(sessions.get(h))),
     deleteByTokenHash: (h) =>
       Effect.sync(() => {
         const found = sessions.get(h)
         sessions.delete(h)
-        return Option.fromNullable(found)
+        return Option.fromNullishOr(found)
       }),
     deleteForAccount: (accountId) =>
       Effect.sync(() => {
@@ -65,7 +65,7 @@ const make = Effect.gen(function*() {
         let n = 0
         for (const [h, s] of sessions) {
           if (n >= limit) break
-          if (s.expiresAt.epochMillis <= now.epochMillis) {
+          if (DateTime.toEpochMillis(s.expiresAt) <= DateTime.toEpochMillis(now)) {
             sessions.delete(h)
             n++
           }
@@ -75,11 +75,11 @@ const make = Effect.gen(function*() {
   })
 
   const throttleRepo = SignInThrottleRepo.of({
-    get: (subject) => Effect.sync(() => Option.fromNullable(throttle.get(subject))),
+    get: (subject) => Effect.sync(() => Option.fromNullishOr(throttle.get(subject))),
     recordFailure: ({ now, subject, windowStart }) =>
       Effect.sync(() => {
         const current = throttle.get(subject)
-        const next = current !== undefined && current.windowStartedAt.epochMillis > windowStart.epochMillis
+        const next = current !== undefined && DateTime.toEpochMillis(current.windowStartedAt) > DateTime.toEpochMillis(windowStart)
           ? { failures: current.failures + 1, windowStartedAt: current.windowStartedAt }
           : { failures: 1, windowStartedAt: now }
         throttle.set(subject, next)
@@ -90,7 +90,7 @@ const make = Effect.gen(function*() {
       Effect.sync(() => {
         let n = 0
         for (const [k, v] of throttle) {
-          if (v.windowStartedAt.epochMillis <= before.epochMillis) {
+          if (DateTime.toEpochMillis(v.windowStartedAt) <= DateTime.toEpochMillis(before)) {
             throttle.delete(k)
             n++
           }
@@ -101,9 +101,9 @@ const make = Effect.gen(function*() {
 
   const requestsRepo = PrivacyRequestsRepo.of({
     insert: (r) => Effect.sync(() => void requests.set(r.requestId, r)),
-    find: (id) => Effect.sync(() => Option.fromNullable(requests.get(id))),
+    find: (id) => Effect.sync(() => Option.fromNullishOr(requests.get(id))),
     claimNext: Effect.sync(() =>
-      Option.fromNullable(
+      Option.fromNullishOr(
         [...requests.values()]
           .filter((r) => r.status === "received")
           .sort(byTime((r) => r.createdAt, (r) => r.requestId))[0]
@@ -129,10 +129,10 @@ const make = Effect.gen(function*() {
   })
 
   const settings = ProjectSettingsRepo.of({
-    getAutoScale: (projectId) => Effect.sync(() => Option.fromNullable(autoScale.get(projectId))),
+    getAutoScale: (projectId) => Effect.sync(() => Option.fromNullishOr(autoScale.get(projectId))),
     putAutoScale: ({ autoScale: value, now, projectId }) =>
       Effect.sync(() => void autoScale.set(projectId, { autoScale: value, updatedAt: now })),
-    getSlack: (projectId) => Effect.sync(() => Option.fromNullable(slack.get(projectId))),
+    getSlack: (projectId) => Effect.sync(() => Option.fromNullishOr(slack.get(projectId))),
     putSlack: (record) =>
       Effect.sync(() => {
         const stored = { ...record, createdAt: slack.get(record.projectId)?.createdAt ?? record.createdAt }
@@ -142,7 +142,7 @@ const make = Effect.gen(function*() {
   })
 
   const onboardingRepo = OnboardingRepo.of({
-    get: (accountId) => Effect.sync(() => Option.fromNullable(onboarding.get(accountId))),
+    get: (accountId) => Effect.sync(() => Option.fromNullishOr(onboarding.get(accountId))),
     put: (record) =>
       Effect.sync(() => {
         const stored = { ...record, createdAt: onboarding.get(record.accountId)?.createdAt ?? record.createdAt }
@@ -185,4 +185,4 @@ const make = Effect.gen(function*() {
   )
 })
 
-export const DashboardMemory = Layer.unwrapEffect(make)
+export const DashboardMemory = Layer.unwrap(make)

@@ -19,11 +19,11 @@ const make = Effect.gen(function*() {
         codes.set(code.deviceCodeHash, code)
         return true
       }),
-    findByUserCode: (userCodeHash) => Effect.sync(() => Option.fromNullable(byUserCode(userCodeHash))),
+    findByUserCode: (userCodeHash) => Effect.sync(() => Option.fromNullishOr(byUserCode(userCodeHash))),
     decide: ({ decision, now, userCodeHash }) =>
       Effect.sync(() => {
         const code = byUserCode(userCodeHash)
-        if (code === undefined || code.status !== "pending" || !DateTime.greaterThan(code.expiresAt, now)) return false
+        if (code === undefined || code.status !== "pending" || !DateTime.isGreaterThan(code.expiresAt, now)) return false
         codes.set(
           code.deviceCodeHash,
           decision._tag === "Approve"
@@ -37,7 +37,7 @@ const make = Effect.gen(function*() {
         const code = codes.get(deviceCodeHash)
         if (code === undefined) return Option.none()
         const slowDown = code.status === "pending" && code.lastPolledAt !== null &&
-          now.epochMillis - code.lastPolledAt.epochMillis < code.intervalSeconds * 1000
+          DateTime.toEpochMillis(now) - DateTime.toEpochMillis(code.lastPolledAt) < code.intervalSeconds * 1000
         codes.set(deviceCodeHash, {
           ...code,
           lastPolledAt: now,
@@ -56,7 +56,7 @@ const make = Effect.gen(function*() {
       Effect.sync(() => {
         let n = 0
         for (const [hash, c] of codes) {
-          if (!DateTime.greaterThan(c.expiresAt, before)) {
+          if (!DateTime.isGreaterThan(c.expiresAt, before)) {
             codes.delete(hash)
             n++
           }

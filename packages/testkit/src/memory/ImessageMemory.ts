@@ -8,13 +8,13 @@ import {
   SharedLineAssignmentsRepo
 } from "@switchboard/core/platforms"
 import { makeSimulatedImessagePool } from "../simulated/index.js"
-import { Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
 export const SHARED_LINE_ASSIGNMENTS_TABLE = "shared_line_assignments"
 
 const byCreation = (a: SharedLineAssignmentRecord, b: SharedLineAssignmentRecord) =>
-  a.createdAt.epochMillis - b.createdAt.epochMillis ||
+  DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt) ||
   (a.assignmentId < b.assignmentId ? -1 : a.assignmentId > b.assignmentId ? 1 : 0)
 
 const make = Effect.gen(function*() {
@@ -30,15 +30,15 @@ const make = Effect.gen(function*() {
         return true
       }),
     find: (projectId, assignmentId) =>
-      Effect.sync(() => Option.filter(Option.fromNullable(rows.get(assignmentId)), (r) => r.projectId === projectId)),
+      Effect.sync(() => Option.filter(Option.fromNullishOr(rows.get(assignmentId)), (r) => r.projectId === projectId)),
     list: ({ after, includeReleased, limit, platform, projectId }) =>
       Effect.sync(() =>
         [...rows.values()]
           .filter((r) => r.projectId === projectId && r.platform === platform && (includeReleased || r.releasedAt === null))
           .filter((r) =>
             after === undefined ||
-            r.createdAt.epochMillis > after.createdAt.epochMillis ||
-            (r.createdAt.epochMillis === after.createdAt.epochMillis && r.assignmentId > after.assignmentId)
+            DateTime.toEpochMillis(r.createdAt) > DateTime.toEpochMillis(after.createdAt) ||
+            (DateTime.toEpochMillis(r.createdAt) === DateTime.toEpochMillis(after.createdAt) && r.assignmentId > after.assignmentId)
           )
           .sort(byCreation)
           .slice(0, limit)

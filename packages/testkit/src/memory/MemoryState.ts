@@ -5,17 +5,19 @@
  * at a time (re-entrant when nested), so a rollback never undoes another's commit.
  */
 import { Transactor } from "@switchboard/core/shared"
-import { Context, Effect, Exit, FiberRef, Layer } from "effect"
+import { Context, Effect, Exit, Layer, Option, Semaphore } from "effect"
 
-export class MemoryState extends Context.Tag("testkit/MemoryState")<MemoryState, {
+export class MemoryState extends Context.Service<MemoryState, {
   /** The table of that name (created empty on first use); its contents roll back with transactions. */
   readonly table: <K, V>(name: string) => Map<K, V>
-}>() {}
+}>()("testkit/MemoryState") {}
 
-export const MemoryStateLive: Layer.Layer<MemoryState | Transactor> = Layer.unwrapEffect(Effect.gen(function*() {
+/** The stores (by their lock) whose transaction the current fiber is inside, so nesting re-enters; absent outside any. */
+class OpenTransactions extends Context.Service<OpenTransactions, ReadonlySet<Semaphore.Semaphore>>()("testkit/MemoryState/OpenTransactions") {}
+
+export const MemoryStateLive: Layer.Layer<MemoryState | Transactor> = Layer.unwrap(Effect.gen(function*() {
   const tables = new Map<string, Map<unknown, unknown>>()
-  const lock = yield* Effect.makeSemaphore(1)
-  const inTransaction = FiberRef.unsafeMake(false)
+  const lock = yield* Semaphore.make(1)
 
   const snapshot = () => [...tables].map(([name, t]) => [name, new Map(t)] as const)
   const restore = (saved: ReturnType<typeof snapshot>) => {
@@ -27,16 +29,18 @@ export const MemoryStateLive: Layer.Layer<MemoryState | Transactor> = Layer.unwr
   }
 
   const transactor = Transactor.of({
-    withTransaction: (self) => {
-      const run = Effect.suspend(() => {
-        const saved = snapshot()
-        return Effect.onExit(Effect.locally(self, inTransaction, true), (exit) =>
-          Effect.sync(() => {
-            if (Exit.isFailure(exit)) restore(saved)
-          }))
+    withTransaction: (self) =>
+      Effect.flatMap(Effect.serviceOption(OpenTransactions), (inside) => {
+        const open = Option.getOrElse(inside, () => new Set<Semaphore.Semaphore>())
+        const run = Effect.suspend(() => {
+          const saved = snapshot()
+          return Effect.onExit(Effect.provideService(self, OpenTransactions, new Set([...open, lock])), (exit) =>
+            Effect.sync(() => {
+              if (Exit.isFailure(exit)) restore(saved)
+            }))
+        })
+        return open.has(lock) ? run : lock.withPermits(1)(run)
       })
-      return Effect.flatMap(FiberRef.get(inTransaction), (nested) => (nested ? run : lock.withPermits(1)(run)))
-    }
   })
 
   const state = MemoryState.of({

@@ -4,7 +4,7 @@
  * at a time, so `loadBatch` has nothing to lock and `writeBatch` never meets a race.
  */
 import { type Message, MessagesRepo } from "@switchboard/core/messages"
-import { Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
 export const MESSAGES_TABLE = "messages"
@@ -20,7 +20,7 @@ export const MessagesMemory = Layer.effect(
     const facts = state.table<string, { readonly messageId: string; readonly recordedAt: number }>(MESSAGE_EVENT_LOG_TABLE)
 
     return MessagesRepo.of({
-      find: (projectId, messageId) => Effect.sync(() => Option.fromNullable(messages.get(key(projectId, messageId)))),
+      find: (projectId, messageId) => Effect.sync(() => Option.fromNullishOr(messages.get(key(projectId, messageId)))),
       list: ({ after, createdAfter, createdBefore, limit, platform, projectId, status }) =>
         Effect.sync(() =>
           [...messages.values()]
@@ -28,12 +28,12 @@ export const MessagesMemory = Layer.effect(
               m.projectId === projectId &&
               (platform === undefined || m.platform === platform) &&
               (status === undefined || m.status === status) &&
-              (createdAfter === undefined || m.createdAt.epochMillis > createdAfter.epochMillis) &&
-              (createdBefore === undefined || m.createdAt.epochMillis < createdBefore.epochMillis) &&
-              (after === undefined || m.createdAt.epochMillis < after.createdAt.epochMillis ||
-                (m.createdAt.epochMillis === after.createdAt.epochMillis && m.id < after.messageId))
+              (createdAfter === undefined || DateTime.toEpochMillis(m.createdAt) > DateTime.toEpochMillis(createdAfter)) &&
+              (createdBefore === undefined || DateTime.toEpochMillis(m.createdAt) < DateTime.toEpochMillis(createdBefore)) &&
+              (after === undefined || DateTime.toEpochMillis(m.createdAt) < DateTime.toEpochMillis(after.createdAt) ||
+                (DateTime.toEpochMillis(m.createdAt) === DateTime.toEpochMillis(after.createdAt) && m.id < after.messageId))
             )
-            .sort((a, b) => b.createdAt.epochMillis - a.createdAt.epochMillis || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+            .sort((a, b) => DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
             .slice(0, limit)
         ),
       loadBatch: ({ factIds, messageIds, projectId }) =>
@@ -50,7 +50,7 @@ export const MessagesMemory = Layer.effect(
           if (created.some((m) => messages.has(key(projectId, m.id)))) return false
           if (applied.some((f) => facts.has(key(projectId, f.factId)))) return false
           for (const m of [...created, ...updated]) messages.set(key(projectId, m.id), m)
-          for (const f of applied) facts.set(key(projectId, f.factId), { messageId: f.messageId, recordedAt: recordedAt.epochMillis })
+          for (const f of applied) facts.set(key(projectId, f.factId), { messageId: f.messageId, recordedAt: DateTime.toEpochMillis(recordedAt) })
           return true
         })
     })

@@ -30,7 +30,7 @@ interface AppRow {
 }
 
 const newestAppFirst = (a: OAuthApp, b: OAuthApp) =>
-  b.createdAt.epochMillis - a.createdAt.epochMillis || (a.clientId < b.clientId ? 1 : a.clientId > b.clientId ? -1 : 0)
+  DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt) || (a.clientId < b.clientId ? 1 : a.clientId > b.clientId ? -1 : 0)
 
 const make = Effect.gen(function*() {
   const state = yield* MemoryState
@@ -86,8 +86,8 @@ const make = Effect.gen(function*() {
   }
 
   const grantsRepo = OAuthGrantsRepo.of({
-    findLive: (accountId, clientId) => Effect.sync(() => Option.fromNullable(liveGrant(accountId, clientId))),
-    findById: (grantId) => Effect.sync(() => Option.fromNullable(grants.get(grantId))),
+    findLive: (accountId, clientId) => Effect.sync(() => Option.fromNullishOr(liveGrant(accountId, clientId))),
+    findById: (grantId) => Effect.sync(() => Option.fromNullishOr(grants.get(grantId))),
     upsertLive: ({ accountId, clientId, grantId, now, scopes }) =>
       Effect.sync(() => {
         const live = liveGrant(accountId, clientId)
@@ -103,7 +103,7 @@ const make = Effect.gen(function*() {
           .filter((g) => g.accountId === accountId && g.revokedAt === null)
           .flatMap((grant) => Option.match(liveApp(grant.clientId), { onNone: () => [], onSome: (s) => [{ grant, app: s.app }] }))
           .sort((a, b) =>
-            b.grant.createdAt.epochMillis - a.grant.createdAt.epochMillis ||
+            DateTime.toEpochMillis(b.grant.createdAt) - DateTime.toEpochMillis(a.grant.createdAt) ||
             (a.grant.grantId < b.grant.grantId ? 1 : a.grant.grantId > b.grant.grantId ? -1 : 0)
           )
       ),
@@ -133,10 +133,10 @@ const make = Effect.gen(function*() {
         return { _tag: "Consumed", code: consumed } as const
       }),
     insertFamily: (family) => Effect.sync(() => void families.set(family.familyId, family)),
-    findFamily: (familyId) => Effect.sync(() => Option.fromNullable(families.get(familyId))),
+    findFamily: (familyId) => Effect.sync(() => Option.fromNullishOr(families.get(familyId))),
     insertToken: (token) => Effect.sync(() => void tokens.set(token.tokenHash, token)),
-    findToken: (tokenHash) => Effect.sync(() => Option.fromNullable(tokens.get(tokenHash))),
-    lockToken: (tokenHash) => Effect.sync(() => Option.fromNullable(tokens.get(tokenHash))),
+    findToken: (tokenHash) => Effect.sync(() => Option.fromNullishOr(tokens.get(tokenHash))),
+    lockToken: (tokenHash) => Effect.sync(() => Option.fromNullishOr(tokens.get(tokenHash))),
     findTokenContext: (tokenHash) =>
       Effect.sync(() => {
         const token = tokens.get(tokenHash)
@@ -201,20 +201,20 @@ const make = Effect.gen(function*() {
       Effect.sync(() => {
         let n = 0
         for (const [hash, c] of codes) {
-          if (!DateTime.greaterThan(c.expiresAt, before)) {
+          if (!DateTime.isGreaterThan(c.expiresAt, before)) {
             codes.delete(hash)
             n++
           }
         }
         for (const [hash, t] of tokens) {
-          if (!DateTime.greaterThan(t.expiresAt, before)) {
+          if (!DateTime.isGreaterThan(t.expiresAt, before)) {
             tokens.delete(hash)
             n++
           }
         }
         const used = new Set([...tokens.values()].map((t) => t.familyId))
         for (const [id, f] of families) {
-          if (!used.has(id) && !DateTime.greaterThan(f.createdAt, before)) {
+          if (!used.has(id) && !DateTime.isGreaterThan(f.createdAt, before)) {
             families.delete(id)
             n++
           }
@@ -232,4 +232,4 @@ const make = Effect.gen(function*() {
 
 /** Every port of the feature, device codes (DeviceCodesMemory.ts) included. */
 export const OAuthProviderMemory: Layer.Layer<OAuthAppsRepo | OAuthGrantsRepo | OAuthTokensRepo | DeviceCodesRepo, never, MemoryState> = Layer
-  .merge(Layer.unwrapEffect(make), DeviceCodesMemory)
+  .merge(Layer.unwrap(make), DeviceCodesMemory)

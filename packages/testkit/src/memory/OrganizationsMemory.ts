@@ -39,7 +39,7 @@ const memberKey = (organizationId: string, accountId: string) => `${organization
 const byCursor = <A>(cursorOf: (a: A) => { at: DateTime.Utc; id: string }) => (a: A, b: A) => {
   const x = cursorOf(a)
   const y = cursorOf(b)
-  return x.at.epochMillis - y.at.epochMillis || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)
+  return DateTime.toEpochMillis(x.at) - DateTime.toEpochMillis(y.at) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)
 }
 
 /** The rows after the page's cursor, at most `limit` of them. */
@@ -50,7 +50,7 @@ const page = <A>(rows: ReadonlyArray<A>, request: PageRequest, cursorOf: (a: A) 
     ? sorted
     : sorted.filter((row) => {
       const c = cursorOf(row)
-      return c.at.epochMillis > after.createdAt.epochMillis || (c.at.epochMillis === after.createdAt.epochMillis && c.id > after.id)
+      return DateTime.toEpochMillis(c.at) > DateTime.toEpochMillis(after.createdAt) || (DateTime.toEpochMillis(c.at) === DateTime.toEpochMillis(after.createdAt) && c.id > after.id)
     })
   return rest.slice(0, request.limit)
 }
@@ -58,7 +58,7 @@ const page = <A>(rows: ReadonlyArray<A>, request: PageRequest, cursorOf: (a: A) 
 const stateOf = (i: InvitationRecord, now: DateTime.Utc) =>
   i.acceptedAt !== null ? "accepted" as const
   : i.revokedAt !== null ? "revoked" as const
-  : !DateTime.greaterThan(i.expiresAt, now) ? "expired" as const
+  : !DateTime.isGreaterThan(i.expiresAt, now) ? "expired" as const
   : undefined
 
 const make = Effect.gen(function*() {
@@ -73,17 +73,17 @@ const make = Effect.gen(function*() {
   // Referential integrity as the SQL foreign keys give it: a violation is a bug in the caller.
   const requireRows = (organizationId: string, accountId: string) =>
     !organizations.has(organizationId)
-      ? Effect.dieMessage(`no organization ${organizationId}`)
+      ? Effect.die(new Error(`no organization ${organizationId}`))
       : !accounts.has(accountId)
-      ? Effect.dieMessage(`no account ${accountId}`)
+      ? Effect.die(new Error(`no account ${accountId}`))
       : Effect.void
 
   const repo = OrganizationsRepo.of({
     insert: (organization, owner) =>
       Effect.suspend(() => {
-        if (!accounts.has(owner)) return Effect.dieMessage(`no account ${owner}`)
+        if (!accounts.has(owner)) return Effect.die(new Error(`no account ${owner}`))
         if (organizations.has(organization.organizationId)) {
-          return Effect.dieMessage(`duplicate organization ${organization.organizationId}`)
+          return Effect.die(new Error(`duplicate organization ${organization.organizationId}`))
         }
         organizations.set(organization.organizationId, organization)
         memberships.set(memberKey(organization.organizationId, owner), {
@@ -94,20 +94,20 @@ const make = Effect.gen(function*() {
         })
         return Effect.void
       }),
-    findById: (organizationId) => Effect.sync(() => Option.fromNullable(organizations.get(organizationId))),
+    findById: (organizationId) => Effect.sync(() => Option.fromNullishOr(organizations.get(organizationId))),
     listForAccount: (accountId, request) =>
       Effect.sync(() => {
         const mine = [...memberships.values()]
           .filter((m) => m.accountId === accountId)
-          .flatMap((m) => Option.toArray(Option.fromNullable(organizations.get(m.organizationId))))
+          .flatMap((m) => Option.toArray(Option.fromNullishOr(organizations.get(m.organizationId))))
         return page(mine, request, (o) => ({ at: o.createdAt, id: o.organizationId }))
       }),
     roleOf: (organizationId, accountId) =>
-      Effect.sync(() => Option.map(Option.fromNullable(memberships.get(memberKey(organizationId, accountId))), (m) => m.role)),
+      Effect.sync(() => Option.map(Option.fromNullishOr(memberships.get(memberKey(organizationId, accountId))), (m) => m.role)),
     listMembers: (organizationId, request) =>
       Effect.sync(() => page(membersOf(organizationId), request, (m) => ({ at: m.joinedAt, id: m.accountId })).map(withEmail)),
     addMember: ({ accountId, now, organizationId, role }) =>
-      Effect.zipRight(
+      Effect.andThen(
         requireRows(organizationId, accountId),
         Effect.suspend(() => {
           const key = memberKey(organizationId, accountId)
@@ -146,17 +146,17 @@ const make = Effect.gen(function*() {
     insert: (invitation, tokenHash) =>
       Effect.suspend(() => {
         if (!organizations.has(invitation.organizationId)) {
-          return Effect.dieMessage(`no organization ${invitation.organizationId}`)
+          return Effect.die(new Error(`no organization ${invitation.organizationId}`))
         }
         if (invitations.has(invitation.invitationId) || [...invitations.values()].some((r) => r.tokenHash === tokenHash)) {
-          return Effect.dieMessage("duplicate invitation id or token")
+          return Effect.die(new Error("duplicate invitation id or token"))
         }
         invitations.set(invitation.invitationId, { invitation, tokenHash })
         return Effect.void
       }),
     findByTokenHash: (tokenHash) =>
       Effect.sync(() =>
-        Option.map(Option.fromNullable([...invitations.values()].find((r) => r.tokenHash === tokenHash)), (r) => r.invitation)
+        Option.map(Option.fromNullishOr([...invitations.values()].find((r) => r.tokenHash === tokenHash)), (r) => r.invitation)
       ),
     listPending: (organizationId, now, request) =>
       Effect.sync(() => {
@@ -188,7 +188,7 @@ const make = Effect.gen(function*() {
         if (memberships.has(key)) {
           return Effect.fail(new MemberAlreadyExists({ organizationId: invitation.organizationId, accountId }))
         }
-        if (!accounts.has(accountId)) return Effect.dieMessage(`no account ${accountId}`)
+        if (!accounts.has(accountId)) return Effect.die(new Error(`no account ${accountId}`))
         const membership: MembershipRow = { organizationId: invitation.organizationId, accountId, role: invitation.role, joinedAt: now }
         memberships.set(key, membership)
         invitations.set(invitationId, { ...row, invitation: { ...invitation, acceptedAt: now, acceptedByAccountId: accountId } })
@@ -200,4 +200,4 @@ const make = Effect.gen(function*() {
 })
 
 /** Organizations, memberships and invitations over the shared memory state. */
-export const OrganizationsMemory: Layer.Layer<OrganizationsRepo | InvitationsRepo, never, MemoryState> = Layer.unwrapEffect(make)
+export const OrganizationsMemory: Layer.Layer<OrganizationsRepo | InvitationsRepo, never, MemoryState> = Layer.unwrap(make)

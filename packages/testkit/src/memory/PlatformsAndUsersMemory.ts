@@ -12,7 +12,7 @@ import {
   ProjectUsersRepo
 } from "@switchboard/core/projects"
 import { type ProjectId } from "@switchboard/core/shared"
-import { type DateTime, Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
 interface PlatformRow {
@@ -26,7 +26,7 @@ const keyOf = (u: { readonly projectId: string; readonly phoneNumber: string; re
   `${u.projectId}|${u.phoneNumber}|${u.assignedPhoneNumber ?? ""}`
 
 const oldestFirst = (a: ProjectUserRecord, b: ProjectUserRecord) =>
-  a.createdAt.epochMillis - b.createdAt.epochMillis || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
 const platforms = Layer.effect(
   PlatformsRepo,
@@ -66,7 +66,7 @@ const users = Layer.effect(
             .sort(oldestFirst)
         }),
       findById: (projectId, userId) => Effect.sync(() => find(projectId, userId)),
-      findByKey: (key) => Effect.sync(() => Option.fromNullable(ofProject(key.projectId).find((u) => keyOf(u) === keyOf(key)))),
+      findByKey: (key) => Effect.sync(() => Option.fromNullishOr(ofProject(key.projectId).find((u) => keyOf(u) === keyOf(key)))),
       count: (projectId) => Effect.sync(() => ofProject(projectId).length),
       insert: (user) =>
         Effect.suspend(() => {

@@ -20,7 +20,7 @@ import {
 } from "@switchboard/core/platforms"
 import { makeSimulatedProviders } from "../simulated/index.js"
 import type { LineRecord } from "@switchboard/core/voice"
-import { Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 import { LINES_TABLE } from "./VoiceMemory.js"
 
@@ -56,7 +56,7 @@ const toResource = (row: ResourceLineRow): ResourceRecord => {
     phoneNumber,
     state: releasedAt === null ? "active" : "retired",
     createdAt: line.createdAt,
-    updatedAt: releasedAt !== null && releasedAt.epochMillis > updatedAt.epochMillis ? releasedAt : updatedAt,
+    updatedAt: releasedAt !== null && DateTime.toEpochMillis(releasedAt) > DateTime.toEpochMillis(updatedAt) ? releasedAt : updatedAt,
     retiredAt: releasedAt
   }
 }
@@ -69,8 +69,8 @@ const make = Effect.gen(function*() {
 
   const operations = OperationsRepo.of({
     insert: (op) => Effect.sync(() => void ops.set(op.operationId, { ...op, subject: op.subject ?? null })),
-    find: (id) => Effect.sync(() => Option.map(Option.fromNullable(ops.get(id)), strip)),
-    lock: (id) => Effect.sync(() => Option.map(Option.fromNullable(ops.get(id)), strip)),
+    find: (id) => Effect.sync(() => Option.map(Option.fromNullishOr(ops.get(id)), strip)),
+    lock: (id) => Effect.sync(() => Option.map(Option.fromNullishOr(ops.get(id)), strip)),
     update: (op) =>
       Effect.sync(() => {
         const row = ops.get(op.operationId)
@@ -84,11 +84,11 @@ const make = Effect.gen(function*() {
             (states === undefined || states.includes(o.state)) &&
             (type === undefined || o.type === type) &&
             (resourceId === undefined || o.resourceId === resourceId) &&
-            (endedAfter === undefined || (o.endedAt !== null && o.endedAt.epochMillis > endedAfter.epochMillis)) &&
-            (after === undefined || o.createdAt.epochMillis > after.createdAt.epochMillis ||
-              (o.createdAt.epochMillis === after.createdAt.epochMillis && o.operationId > after.operationId))
+            (endedAfter === undefined || (o.endedAt !== null && DateTime.toEpochMillis(o.endedAt) > DateTime.toEpochMillis(endedAfter))) &&
+            (after === undefined || DateTime.toEpochMillis(o.createdAt) > DateTime.toEpochMillis(after.createdAt) ||
+              (DateTime.toEpochMillis(o.createdAt) === DateTime.toEpochMillis(after.createdAt) && o.operationId > after.operationId))
           )
-          .sort(byKey((o: OperationRow) => o.createdAt.epochMillis, (o) => o.operationId))
+          .sort(byKey((o: OperationRow) => DateTime.toEpochMillis(o.createdAt), (o) => o.operationId))
           .slice(0, limit)
           .map(strip)
       ),
@@ -96,10 +96,10 @@ const make = Effect.gen(function*() {
       Effect.sync(() => {
         const due = [...ops.values()]
           .filter((o) =>
-            (o.state === "pending" || o.state === "running") && o.nextAttemptAt.epochMillis <= now.epochMillis &&
-            (o.leasedUntil === null || o.leasedUntil.epochMillis <= now.epochMillis)
+            (o.state === "pending" || o.state === "running") && DateTime.toEpochMillis(o.nextAttemptAt) <= DateTime.toEpochMillis(now) &&
+            (o.leasedUntil === null || DateTime.toEpochMillis(o.leasedUntil) <= DateTime.toEpochMillis(now))
           )
-          .sort(byKey((o: OperationRow) => o.nextAttemptAt.epochMillis, (o) => o.operationId))
+          .sort(byKey((o: OperationRow) => DateTime.toEpochMillis(o.nextAttemptAt), (o) => o.operationId))
           .slice(0, limit)
         return due.map((o) => {
           const claimed = { ...o, leasedUntil: leaseUntil, claimSeq: o.claimSeq + 1 }
@@ -110,13 +110,13 @@ const make = Effect.gen(function*() {
     findUnfinished: ({ projectId, resourceType, subject }) =>
       Effect.sync(() =>
         Option.map(
-          Option.fromNullable(
+          Option.fromNullishOr(
             [...ops.values()]
               .filter((o) =>
                 o.resourceType === resourceType && (o.state === "pending" || o.state === "running") &&
                 (projectId === undefined || o.projectId === projectId) && (subject === undefined || o.subject === subject)
               )
-              .sort(byKey((o: OperationRow) => o.createdAt.epochMillis, (o) => o.operationId))[0]
+              .sort(byKey((o: OperationRow) => DateTime.toEpochMillis(o.createdAt), (o) => o.operationId))[0]
           ),
           strip
         )
@@ -160,8 +160,8 @@ const make = Effect.gen(function*() {
         })
         return Effect.void
       }),
-    find: (projectId, resourceId) => Effect.sync(() => Option.map(Option.fromNullable(own(projectId, resourceId)), toResource)),
-    lock: (projectId, resourceId) => Effect.sync(() => Option.map(Option.fromNullable(own(projectId, resourceId)), toResource)),
+    find: (projectId, resourceId) => Effect.sync(() => Option.map(Option.fromNullishOr(own(projectId, resourceId)), toResource)),
+    lock: (projectId, resourceId) => Effect.sync(() => Option.map(Option.fromNullishOr(own(projectId, resourceId)), toResource)),
     list: ({ ability, after, limit, projectId, states, type }) =>
       Effect.sync(() =>
         [...lines.values()]
@@ -171,10 +171,10 @@ const make = Effect.gen(function*() {
             (states === undefined || states.includes(r.state)) &&
             (type === undefined || r.type === type) &&
             (ability === undefined || r.abilities.includes(ability)) &&
-            (after === undefined || r.createdAt.epochMillis > after.createdAt.epochMillis ||
-              (r.createdAt.epochMillis === after.createdAt.epochMillis && r.resourceId > after.resourceId))
+            (after === undefined || DateTime.toEpochMillis(r.createdAt) > DateTime.toEpochMillis(after.createdAt) ||
+              (DateTime.toEpochMillis(r.createdAt) === DateTime.toEpochMillis(after.createdAt) && r.resourceId > after.resourceId))
           )
-          .sort(byKey((r: ResourceRecord) => r.createdAt.epochMillis, (r) => r.resourceId))
+          .sort(byKey((r: ResourceRecord) => DateTime.toEpochMillis(r.createdAt), (r) => r.resourceId))
           .slice(0, limit)
       ),
     retire: ({ now, projectId, resourceId }) =>
@@ -211,7 +211,7 @@ const make = Effect.gen(function*() {
     findActiveBySubject: (type, subject) =>
       Effect.sync(() =>
         Option.map(
-          Option.fromNullable(
+          Option.fromNullishOr(
             [...lines.values()].find((row) =>
               row.releasedAt === null && row.resource?.subject === subject && row.resource.type === type
             )
@@ -229,4 +229,4 @@ export const PlatformsMemory: Layer.Layer<
   OperationsRepo | ResourcesRepo | NumberProvider | TelegramProvider | EmailDomainProvider | CampaignRegistry | WhatsappProvider,
   never,
   MemoryState
-> = Layer.merge(Layer.unwrapEffect(make), Layer.suspend(() => makeSimulatedProviders()))
+> = Layer.merge(Layer.unwrap(make), Layer.suspend(() => makeSimulatedProviders()))

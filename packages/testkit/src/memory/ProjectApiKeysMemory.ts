@@ -10,7 +10,7 @@ import { MemoryState } from "./MemoryState.js"
 import { PROJECTS_TABLE, type ProjectRow } from "./ProjectsMemory.js"
 
 const newestFirst = (a: StoredProjectApiKey, b: StoredProjectApiKey) =>
-  b.apiKey.createdAt.epochMillis - a.apiKey.createdAt.epochMillis ||
+  DateTime.toEpochMillis(b.apiKey.createdAt) - DateTime.toEpochMillis(a.apiKey.createdAt) ||
   (b.apiKey.apiKeyId < a.apiKey.apiKeyId ? -1 : b.apiKey.apiKeyId > a.apiKey.apiKeyId ? 1 : 0)
 
 const make = Effect.gen(function*() {
@@ -31,7 +31,7 @@ const make = Effect.gen(function*() {
         if (project.state === "deleted") return Effect.fail(new ProjectDeleted({ projectId: apiKey.projectId }))
         const live = [...keys.values()].filter(({ apiKey: k }) =>
           k.projectId === apiKey.projectId && k.revokedAt === null &&
-          (k.expiresAt === null || DateTime.greaterThan(k.expiresAt, now))
+          (k.expiresAt === null || DateTime.isGreaterThan(k.expiresAt, now))
         ).length
         if (live >= limit) return Effect.fail(new ApiKeyLimitReached({ limit }))
         keys.set(apiKey.apiKeyId, { apiKey, secretHash })
@@ -52,7 +52,7 @@ const make = Effect.gen(function*() {
           ? Option.none()
           : Option.some({ stored, projectState: project.state })
       }),
-    lock: (projectId, apiKeyId) => Effect.sync(() => Option.fromNullable(ownKey(projectId, apiKeyId)?.apiKey)),
+    lock: (projectId, apiKeyId) => Effect.sync(() => Option.fromNullishOr(ownKey(projectId, apiKeyId)?.apiKey)),
     setPermissions: ({ apiKeyId, permissions, permissionsUpdatedAt }) =>
       Effect.sync(() => {
         const stored = keys.get(apiKeyId)

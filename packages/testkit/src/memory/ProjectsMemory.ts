@@ -18,7 +18,7 @@ export interface ProjectRow {
 export const PROJECTS_TABLE = "projects"
 
 const newestFirst = (a: ProjectRecord, b: ProjectRecord) =>
-  b.createdAt.epochMillis - a.createdAt.epochMillis || (b.projectId < a.projectId ? -1 : b.projectId > a.projectId ? 1 : 0)
+  DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt) || (b.projectId < a.projectId ? -1 : b.projectId > a.projectId ? 1 : 0)
 
 /** Whether a project is one a `ProjectFilter` takes (live, of the organization, matching the filters). */
 const matches = (f: ProjectFilter, p: ProjectRecord) => {
@@ -26,14 +26,14 @@ const matches = (f: ProjectFilter, p: ProjectRecord) => {
   return p.organizationId === f.organizationId &&
     p.deletedAt === null &&
     (q === undefined || p.name.toLowerCase().includes(q) || p.slug.toLowerCase().includes(q)) &&
-    (f.createdAfter === undefined || DateTime.greaterThan(p.createdAt, f.createdAfter)) &&
-    (f.createdBefore === undefined || DateTime.lessThan(p.createdAt, f.createdBefore))
+    (f.createdAfter === undefined || DateTime.isGreaterThan(p.createdAt, f.createdAfter)) &&
+    (f.createdBefore === undefined || DateTime.isLessThan(p.createdAt, f.createdBefore))
 }
 
 const make = Effect.gen(function*() {
   const state = yield* MemoryState
   const table = state.table<string, ProjectRow>(PROJECTS_TABLE)
-  const find = (projectId: ProjectId) => Effect.sync(() => Option.fromNullable(table.get(projectId)?.project))
+  const find = (projectId: ProjectId) => Effect.sync(() => Option.fromNullishOr(table.get(projectId)?.project))
 
   return ProjectsRepo.of({
     insert: ({ project, secretHash }) =>
@@ -72,7 +72,7 @@ const make = Effect.gen(function*() {
         const row = table.get(projectId)
         if (row !== undefined) table.set(projectId, { ...row, secretHash })
       }),
-    findSecretHash: (projectId) => Effect.sync(() => Option.fromNullable(table.get(projectId)?.secretHash)),
+    findSecretHash: (projectId) => Effect.sync(() => Option.fromNullishOr(table.get(projectId)?.secretHash)),
     slugHolders: (slugs) =>
       Effect.sync(() => {
         const wanted = new Set(slugs)
@@ -88,8 +88,8 @@ const make = Effect.gen(function*() {
           .filter((p) =>
             matches(request, p) &&
             (after === undefined ||
-              p.createdAt.epochMillis < after.createdAt.epochMillis ||
-              (p.createdAt.epochMillis === after.createdAt.epochMillis && p.projectId < after.projectId))
+              DateTime.toEpochMillis(p.createdAt) < DateTime.toEpochMillis(after.createdAt) ||
+              (DateTime.toEpochMillis(p.createdAt) === DateTime.toEpochMillis(after.createdAt) && p.projectId < after.projectId))
           )
           .sort(newestFirst)
           .slice(0, request.limit)
@@ -99,8 +99,8 @@ const make = Effect.gen(function*() {
       Effect.sync(() => {
         const due = [...table.values()]
           .filter(({ project: p }) =>
-            p.state === "closing" && p.deletedAt !== null && !DateTime.greaterThan(p.deletedAt, closingBefore))
-          .sort((a, b) => (a.project.deletedAt?.epochMillis ?? 0) - (b.project.deletedAt?.epochMillis ?? 0))
+            p.state === "closing" && p.deletedAt !== null && !DateTime.isGreaterThan(p.deletedAt, closingBefore))
+          .sort((a, b) => (a.project.deletedAt?.epochMilliseconds ?? 0) - (b.project.deletedAt?.epochMilliseconds ?? 0))
           .slice(0, limit)
         for (const row of due) {
           table.set(row.project.projectId, {

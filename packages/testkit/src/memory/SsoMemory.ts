@@ -16,7 +16,7 @@ import {
   SsoRepo,
   SsoUpstreamFailure
 } from "@switchboard/core/sso"
-import { type DateTime, Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
 const make = Effect.gen(function*() {
@@ -31,7 +31,7 @@ const make = Effect.gen(function*() {
   const identityKey = (i: { organizationId: string; issuer: string; subject: string }) => JSON.stringify([i.organizationId, i.issuer, i.subject])
 
   return SsoRepo.of({
-    findConnection: (id) => Effect.sync(() => Option.fromNullable(connections.get(id))),
+    findConnection: (id) => Effect.sync(() => Option.fromNullishOr(connections.get(id))),
     saveConnection: (record, expectedVersion) =>
       Effect.sync(() => {
         const current = connections.get(record.organizationId)
@@ -47,7 +47,7 @@ const make = Effect.gen(function*() {
       }),
     findConnectionByVerifiedDomain: (domain) =>
       Effect.sync(() =>
-        Option.fromNullable(
+        Option.fromNullishOr(
           [...connections.values()].find((c) => c.domains.some((d) => d.domain === domain && d.state === "verified"))
         )
       ),
@@ -57,9 +57,9 @@ const make = Effect.gen(function*() {
         const found = logins.get(stateHash)
         if (found === undefined) return Option.none()
         logins.delete(stateHash)
-        return found.expiresAt.epochMillis > now.epochMillis ? Option.some(found) : Option.none()
+        return DateTime.toEpochMillis(found.expiresAt) > DateTime.toEpochMillis(now) ? Option.some(found) : Option.none()
       }),
-    findIdentity: (key) => Effect.sync(() => Option.fromNullable(identities.get(identityKey(key)))),
+    findIdentity: (key) => Effect.sync(() => Option.fromNullishOr(identities.get(identityKey(key)))),
     insertIdentity: (identity) =>
       Effect.sync(() => {
         if (!identities.has(identityKey(identity))) identities.set(identityKey(identity), identity)

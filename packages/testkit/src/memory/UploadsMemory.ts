@@ -24,8 +24,8 @@ export const BlobStoreMemory: Layer.Layer<BlobStore> = Layer.sync(BlobStore, () 
   return BlobStore.of({
     put: (key, bytes, contentType) =>
       Effect.suspend(() => {
-        if (!isSafeBlobKey(key)) return Effect.dieMessage(`unsafe blob key ${JSON.stringify(key)}`)
-        if (!isBlobContentType(contentType)) return Effect.dieMessage(`bad blob content type ${JSON.stringify(contentType)}`)
+        if (!isSafeBlobKey(key)) return Effect.die(new Error(`unsafe blob key ${JSON.stringify(key)}`))
+        if (!isBlobContentType(contentType)) return Effect.die(new Error(`bad blob content type ${JSON.stringify(contentType)}`))
         blobs.set(key, { bytes: bytes.slice(), contentType })
         return Effect.void
       }),
@@ -56,7 +56,7 @@ const make = Effect.gen(function*() {
 
   const ticketsRepo = UploadTicketsRepo.of({
     insert: (ticket) => Effect.sync(() => void tickets.set(ticket.uploadId, ticket)),
-    findById: (uploadId) => Effect.sync(() => Option.fromNullable(tickets.get(uploadId))),
+    findById: (uploadId) => Effect.sync(() => Option.fromNullishOr(tickets.get(uploadId))),
     markReceived: ({ blobKey, byteSize, now, uploadId }) =>
       transition(uploadId, "pending", { state: "received", blobKey, byteSize, receivedAt: now }),
     markCommitted: ({ now, uploadId }) => transition(uploadId, "received", { state: "committed", committedAt: now })
@@ -77,4 +77,4 @@ const make = Effect.gen(function*() {
 
 /** Upload tickets and account pictures over the shared memory state, plus a memory blob store. */
 export const UploadsMemory: Layer.Layer<UploadTicketsRepo | AccountPictureRepo | BlobStore, never, MemoryState> =
-  Layer.merge(Layer.unwrapEffect(make), BlobStoreMemory)
+  Layer.merge(Layer.unwrap(make), BlobStoreMemory)

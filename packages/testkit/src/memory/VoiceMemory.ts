@@ -24,7 +24,7 @@ import {
   type VoiceProfileRecord,
   VoiceProfilesRepo
 } from "@switchboard/core/voice"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
 type Call = Voice.Call
@@ -81,10 +81,10 @@ const make = Effect.gen(function*() {
         [...lines.values()]
           .filter((r) => r.line.projectId === projectId && r.releasedAt === null && r.line.phoneNumber !== "")
           .map((r) => r.line)
-          .sort(byCreatedThenId((l: Line) => l.createdAt.epochMillis, (l) => l.lineId))
+          .sort(byCreatedThenId((l: Line) => DateTime.toEpochMillis(l.createdAt), (l) => l.lineId))
       ),
-    find: (projectId, lineId) => Effect.sync(() => Option.fromNullable(activeLine(projectId, lineId))),
-    lock: (projectId, lineId) => Effect.sync(() => Option.fromNullable(activeLine(projectId, lineId))),
+    find: (projectId, lineId) => Effect.sync(() => Option.fromNullishOr(activeLine(projectId, lineId))),
+    lock: (projectId, lineId) => Effect.sync(() => Option.fromNullishOr(activeLine(projectId, lineId))),
     release: ({ lineId, now, projectId }) =>
       Effect.sync(() => {
         const row = activeLine(projectId, lineId)
@@ -102,10 +102,10 @@ const make = Effect.gen(function*() {
         profiles.set(record.profileId, record)
         return Effect.void
       }),
-    find: (projectId, profileId) => Effect.sync(() => Option.fromNullable(ownProfile(projectId, profileId))),
-    findDefault: (projectId) => Effect.sync(() => Option.fromNullable(defaultOf(projectId))),
-    lock: (projectId, profileId) => Effect.sync(() => Option.fromNullable(ownProfile(projectId, profileId))),
-    lockDefault: (projectId) => Effect.sync(() => Option.fromNullable(defaultOf(projectId))),
+    find: (projectId, profileId) => Effect.sync(() => Option.fromNullishOr(ownProfile(projectId, profileId))),
+    findDefault: (projectId) => Effect.sync(() => Option.fromNullishOr(defaultOf(projectId))),
+    lock: (projectId, profileId) => Effect.sync(() => Option.fromNullishOr(ownProfile(projectId, profileId))),
+    lockDefault: (projectId) => Effect.sync(() => Option.fromNullishOr(defaultOf(projectId))),
     update: (record) =>
       Effect.sync(() => {
         if (ownProfile(record.projectId, record.profileId) !== undefined) profiles.set(record.profileId, record)
@@ -119,10 +119,10 @@ const make = Effect.gen(function*() {
         [...profiles.values()]
           .filter((p) =>
             p.projectId === projectId && (isDefault === undefined || p.isDefault === isDefault) &&
-            (after === undefined || p.createdAt.epochMillis > after.createdAt.epochMillis ||
-              (p.createdAt.epochMillis === after.createdAt.epochMillis && p.profileId > after.profileId))
+            (after === undefined || DateTime.toEpochMillis(p.createdAt) > DateTime.toEpochMillis(after.createdAt) ||
+              (DateTime.toEpochMillis(p.createdAt) === DateTime.toEpochMillis(after.createdAt) && p.profileId > after.profileId))
           )
-          .sort(byCreatedThenId((p: VoiceProfileRecord) => p.createdAt.epochMillis, (p) => p.profileId))
+          .sort(byCreatedThenId((p: VoiceProfileRecord) => DateTime.toEpochMillis(p.createdAt), (p) => p.profileId))
           .slice(0, limit)
       ),
     lineCounts: (projectId, profileIds) =>
@@ -161,8 +161,8 @@ const make = Effect.gen(function*() {
   })
 
   const callsRepo = CallsRepo.of({
-    find: (projectId, callId) => Effect.sync(() => Option.fromNullable(ownCall(projectId, callId))),
-    lock: (projectId, callId) => Effect.sync(() => Option.fromNullable(ownCall(projectId, callId))),
+    find: (projectId, callId) => Effect.sync(() => Option.fromNullishOr(ownCall(projectId, callId))),
+    lock: (projectId, callId) => Effect.sync(() => Option.fromNullishOr(ownCall(projectId, callId))),
     // One fiber at a time runs a memory transaction: nothing to lock.
     lockCalls: () => Effect.void,
     lockForSignal: (projectId, callId, signalId) =>
@@ -213,13 +213,13 @@ const make = Effect.gen(function*() {
             p === projectId &&
             (status === undefined || call.status === status) &&
             (direction === undefined || call.direction === direction) &&
-            (createdAfter === undefined || call.createdAt.epochMillis > createdAfter.epochMillis) &&
-            (createdBefore === undefined || call.createdAt.epochMillis < createdBefore.epochMillis) &&
-            (after === undefined || call.createdAt.epochMillis < after.createdAt.epochMillis ||
-              (call.createdAt.epochMillis === after.createdAt.epochMillis && call.id < after.callId))
+            (createdAfter === undefined || DateTime.toEpochMillis(call.createdAt) > DateTime.toEpochMillis(createdAfter)) &&
+            (createdBefore === undefined || DateTime.toEpochMillis(call.createdAt) < DateTime.toEpochMillis(createdBefore)) &&
+            (after === undefined || DateTime.toEpochMillis(call.createdAt) < DateTime.toEpochMillis(after.createdAt) ||
+              (DateTime.toEpochMillis(call.createdAt) === DateTime.toEpochMillis(after.createdAt) && call.id < after.callId))
           )
           .map((r) => r.call)
-          .sort((a, b) => -byCreatedThenId((c: Call) => c.createdAt.epochMillis, (c) => c.id)(a, b))
+          .sort((a, b) => -byCreatedThenId((c: Call) => DateTime.toEpochMillis(c.createdAt), (c) => c.id)(a, b))
           .slice(0, limit)
       )
   })
@@ -277,7 +277,7 @@ export interface SipGatewayRecordingShape {
 }
 
 /** The recording gateway of `VoiceMemory`, for tests that run against `TestkitLive`. */
-export class SipGatewayRecording extends Context.Tag("testkit/SipGatewayRecording")<SipGatewayRecording, SipGatewayRecordingShape>() {}
+export class SipGatewayRecording extends Context.Service<SipGatewayRecording, SipGatewayRecordingShape>()("testkit/SipGatewayRecording") {}
 
 /** A fresh recording `SipGateway`; pass `layer` where one is needed (e.g. as an HTTP test server's adapters). */
 export const makeSipGatewayRecording = (): SipGatewayRecordingShape & {
@@ -318,7 +318,7 @@ export const VoiceMemory: Layer.Layer<
   never,
   MemoryState
 > = Layer.mergeAll(
-  Layer.unwrapEffect(make),
+  Layer.unwrap(make),
   LineProviderSimulatedMemory,
   Layer.suspend(() => makeSipGatewayRecording().layer)
 )

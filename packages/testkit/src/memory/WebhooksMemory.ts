@@ -18,7 +18,7 @@ import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
 const live = (e: WebhookEndpoint) => e.deletedAt === null
-const ms = (t: DateTime.Utc) => t.epochMillis
+const ms = (t: DateTime.Utc) => DateTime.toEpochMillis(t)
 
 /** (createdAt, id) ascending. */
 const byCreated = <T>(created: (x: T) => DateTime.Utc, id: (x: T) => string) => (a: T, b: T) =>
@@ -44,7 +44,7 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
 
     /** The claim of `claimDue`, leaving out the deliveries in `exclude`. */
     const claimExcept = (
-      { leaseUntil, limit, now, perEndpoint }: Parameters<WebhooksRepo["Type"]["claimDue"]>[0],
+      { leaseUntil, limit, now, perEndpoint }: Parameters<WebhooksRepo["Service"]["claimDue"]>[0],
       exclude: ReadonlySet<string>
     ): Array<ClaimedDelivery> => {
       const busy = new Map<string, number>()
@@ -83,7 +83,7 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
       return out
     }
 
-    const store: WebhooksRepo["Type"] = WebhooksRepo.of({
+    const store: WebhooksRepo["Service"] = WebhooksRepo.of({
       insertEndpoint: (endpoint) =>
         Effect.suspend(() => {
           const taken = endpoint.kind === "management" && [...endpoints.values()].some((e) =>
@@ -201,7 +201,7 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
           }
         }),
 
-      lockDelivery: (endpointId, eventId) => Effect.sync(() => Option.fromNullable(deliveryOf(endpointId, eventId))),
+      lockDelivery: (endpointId, eventId) => Effect.sync(() => Option.fromNullishOr(deliveryOf(endpointId, eventId))),
       scheduleDelivery: ({ at, deliveryId }) =>
         Effect.sync(() => {
           const d = deliveries.get(deliveryId)

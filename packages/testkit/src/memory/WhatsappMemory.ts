@@ -13,7 +13,7 @@ import {
   WhatsappAccountsRepo,
   WhatsappAssignmentsRepo
 } from "@switchboard/core/platforms"
-import { Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
 const make = Effect.gen(function*() {
@@ -25,13 +25,13 @@ const make = Effect.gen(function*() {
   const matches = (f: FilteredCodeFilter) => (r: FilteredCodeRecord) =>
     r.projectId === f.projectId && (f.resourceId === undefined || r.resourceId === f.resourceId) &&
     (f.platform === undefined || r.platform === f.platform) &&
-    r.receivedAt.epochMillis > f.receivedAfter.epochMillis && r.receivedAt.epochMillis < f.receivedBefore.epochMillis
+    DateTime.toEpochMillis(r.receivedAt) > DateTime.toEpochMillis(f.receivedAfter) && DateTime.toEpochMillis(r.receivedAt) < DateTime.toEpochMillis(f.receivedBefore)
   const newestFirst = (a: FilteredCodeRecord, b: FilteredCodeRecord) =>
-    b.receivedAt.epochMillis - a.receivedAt.epochMillis || (a.filteredCodeId < b.filteredCodeId ? 1 : a.filteredCodeId > b.filteredCodeId ? -1 : 0)
+    DateTime.toEpochMillis(b.receivedAt) - DateTime.toEpochMillis(a.receivedAt) || (a.filteredCodeId < b.filteredCodeId ? 1 : a.filteredCodeId > b.filteredCodeId ? -1 : 0)
 
   return Layer.mergeAll(
     Layer.succeed(WhatsappAccountsRepo, WhatsappAccountsRepo.of({
-      find: (projectId) => Effect.sync(() => Option.fromNullable(accounts.get(projectId))),
+      find: (projectId) => Effect.sync(() => Option.fromNullishOr(accounts.get(projectId))),
       upsert: (a) => Effect.sync(() => void accounts.set(a.projectId, a)),
       remove: (projectId) => Effect.sync(() => void accounts.delete(projectId))
     })),
@@ -44,16 +44,16 @@ const make = Effect.gen(function*() {
           return Effect.void
         }),
       find: (projectId, assignmentId) =>
-        Effect.sync(() => Option.filter(Option.fromNullable(assignments.get(assignmentId)), (a) => a.projectId === projectId)),
+        Effect.sync(() => Option.filter(Option.fromNullishOr(assignments.get(assignmentId)), (a) => a.projectId === projectId)),
       list: ({ after, includeReleased, limit, projectId }) =>
         Effect.sync(() =>
           [...assignments.values()]
             .filter((a) =>
               a.projectId === projectId && (includeReleased || a.releasedAt === null) &&
-              (after === undefined || a.createdAt.epochMillis > after.createdAt.epochMillis ||
-                (a.createdAt.epochMillis === after.createdAt.epochMillis && a.assignmentId > after.assignmentId))
+              (after === undefined || DateTime.toEpochMillis(a.createdAt) > DateTime.toEpochMillis(after.createdAt) ||
+                (DateTime.toEpochMillis(a.createdAt) === DateTime.toEpochMillis(after.createdAt) && a.assignmentId > after.assignmentId))
             )
-            .sort((a, b) => a.createdAt.epochMillis - b.createdAt.epochMillis || (a.assignmentId < b.assignmentId ? -1 : 1))
+            .sort((a, b) => DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt) || (a.assignmentId < b.assignmentId ? -1 : 1))
             .slice(0, limit)
         ),
       release: ({ assignmentId, now, projectId }) =>
@@ -87,8 +87,8 @@ const make = Effect.gen(function*() {
           [...codes.values()]
             .filter(matches(f))
             .filter((r) =>
-              before === undefined || r.receivedAt.epochMillis < before.receivedAt.epochMillis ||
-              (r.receivedAt.epochMillis === before.receivedAt.epochMillis && r.filteredCodeId < before.filteredCodeId)
+              before === undefined || DateTime.toEpochMillis(r.receivedAt) < DateTime.toEpochMillis(before.receivedAt) ||
+              (DateTime.toEpochMillis(r.receivedAt) === DateTime.toEpochMillis(before.receivedAt) && r.filteredCodeId < before.filteredCodeId)
             )
             .sort(newestFirst)
             .slice(0, limit)
@@ -96,11 +96,11 @@ const make = Effect.gen(function*() {
       latestWhatsappCode: ({ after, projectId, resourceId }) =>
         Effect.sync(() =>
           Option.map(
-            Option.fromNullable(
+            Option.fromNullishOr(
               [...codes.values()]
                 .filter((r) =>
                   r.projectId === projectId && r.resourceId === resourceId && r.whatsappCode !== null &&
-                  r.receivedAt.epochMillis > after.epochMillis
+                  DateTime.toEpochMillis(r.receivedAt) > DateTime.toEpochMillis(after)
                 )
                 .sort(newestFirst)[0]
             ),
@@ -115,4 +115,4 @@ export const WhatsappMemory: Layer.Layer<
   WhatsappAccountsRepo | WhatsappAssignmentsRepo | VerificationCodesRepo,
   never,
   MemoryState
-> = Layer.unwrapEffect(make)
+> = Layer.unwrap(make)

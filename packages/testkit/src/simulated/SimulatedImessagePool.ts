@@ -56,7 +56,7 @@ export const makeSimulatedImessagePool = (
       ? undefined
       : new ProviderFailure({ provider: "imessage", retryable: settings.fail === "transient", message: "the simulated imessage pool is set to fail" })
   const guarded = <A>(body: () => A) =>
-    Effect.zipRight(delay, Effect.suspend(() => {
+    Effect.andThen(delay, Effect.suspend(() => {
       const failed = failure()
       return failed === undefined ? Effect.sync(body) : Effect.fail(failed)
     }))

@@ -74,7 +74,7 @@ export const makeSimulatedProviders = (
       countries: Effect.succeed([{ countryCode: "US", callingCode: "+1", displayName: "United States" }]),
       areaCodes: () => Effect.succeed(areaCodes),
       purchase: ({ areaCode }) =>
-        Effect.zipRight(
+        Effect.andThen(
           delay(settings),
           Effect.suspend(() => {
             const failed = failure(settings, "numbers")
@@ -100,7 +100,7 @@ export const makeSimulatedProviders = (
     let n = 0
     return TelegramProvider.of({
       createBot: ({ operationId }) =>
-        Effect.zipRight(
+        Effect.andThen(
           delay(settings),
           Effect.suspend(() => {
             const failed = failure(settings, "telegram")
@@ -119,7 +119,7 @@ export const makeSimulatedProviders = (
     const checks = new Map<string, number>()
     return EmailDomainProvider.of({
       register: (domain) =>
-        Effect.zipRight(
+        Effect.andThen(
           delay(settings),
           Effect.suspend(() => {
             const failed = failure(settings, "email")
@@ -129,7 +129,7 @@ export const makeSimulatedProviders = (
           })
         ),
       verify: (domain) =>
-        Effect.zipRight(
+        Effect.andThen(
           delay(settings),
           Effect.sync(() => {
             const seen = (checks.get(domain) ?? 0) + 1
@@ -144,7 +144,7 @@ export const makeSimulatedProviders = (
     const capacityOf = (campaignId: string) => (campaignId.startsWith("full") ? 0 : settings.campaignCapacity)
     return CampaignRegistry.of({
       find: ({ campaignId, organizationId }) =>
-        Effect.zipRight(
+        Effect.andThen(
           delay(settings),
           Effect.succeed(
             campaignId.startsWith("missing") ? Option.none() : Option.some({
@@ -156,7 +156,7 @@ export const makeSimulatedProviders = (
           )
         ),
       attach: ({ campaignId, phoneNumber }) =>
-        Effect.zipRight(
+        Effect.andThen(
           delay(settings),
           Effect.suspend(() => {
             const failed = failure(settings, "campaigns")

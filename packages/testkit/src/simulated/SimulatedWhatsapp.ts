@@ -34,7 +34,7 @@ export const makeSimulatedWhatsapp = (
     let nextLine = 0
     const delay = base.delayMs > 0 ? Effect.sleep(base.delayMs) : Effect.void
     const guarded = <A>(what: string, body: () => Effect.Effect<A, ProviderFailure>) =>
-      Effect.zipRight(
+      Effect.andThen(
         delay,
         Effect.suspend(() =>
           base.fail === "never"
@@ -82,7 +82,7 @@ export const makeSimulatedWhatsapp = (
       deregisterSender: ({ phoneNumberId, wabaId }) =>
         Effect.sync(() => void numbersOf.set(wabaId, (numbersOf.get(wabaId) ?? []).filter((n) => n.phoneNumberId !== phoneNumberId))),
       listPhoneNumbers: (wabaId) =>
-        Effect.zipRight(
+        Effect.andThen(
           delay,
           wabaId.startsWith("broken")
             ? Effect.fail(new ProviderFailure({ provider: "whatsapp", retryable: true, message: "Meta did not answer the phone-number lookup" }))

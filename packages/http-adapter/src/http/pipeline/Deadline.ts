@@ -9,8 +9,8 @@
  * - Otherwise (a web handler): the work runs in a fiber of its own (`withDeadline`).
  * The in-flight counter is counted out by the same observer of the request's fiber.
  */
-import { HttpApp } from "@effect/platform"
-import { Cause, Effect, Exit, Fiber, FiberRef, Option, Runtime } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import { Cause, Effect, Exit, type Fiber } from "effect"
 import { problem, type ProblemFailure } from "../../v1/ProblemFailure.js"
 import type { Failures } from "./Failures.js"
 import type { Respond } from "./Respond.js"
@@ -19,30 +19,29 @@ import type { Served } from "./Served.js"
 /**
  * Runs `work` (which never fails) with a deadline: past `ms`, the caller gets a failed exit with
  * `onTimeout()` at once and the work is interrupted in the background. One forked fiber and one
- * timer per request (cheaper than a race of fibers); the work's pre-response handlers (the
- * management API's headers) come back to the caller when it finishes.
+ * timer per request (cheaper than a race of fibers). The work's pre-response handlers (the
+ * management API's headers) need no copying back: they live in the request's state, which the
+ * forked fiber shares through its context.
  */
 const withDeadline = <A, E, R>(
   work: Effect.Effect<Exit.Exit<A, E>, never, R>,
   ms: number,
   onTimeout: () => ProblemFailure
 ): Effect.Effect<Exit.Exit<A, E | ProblemFailure>, never, R> =>
-  Effect.flatMap(Effect.fork(Effect.interruptible(work)), (fiber) =>
-    Effect.async<Exit.Exit<A, E | ProblemFailure>>((resume) => {
+  Effect.flatMap(Effect.forkChild(Effect.interruptible(work)), (fiber) =>
+    Effect.callback<Exit.Exit<A, E | ProblemFailure>>((resume) => {
       let done = false
       const timer = setTimeout(() => {
         if (done) return
         done = true
-        resume(Effect.as(Fiber.interruptFork(fiber), Exit.fail(onTimeout())))
+        fiber.interruptUnsafe()
+        resume(Effect.succeed(Exit.fail(onTimeout())))
       }, ms)
       fiber.addObserver((exit) => {
         clearTimeout(timer)
         if (done) return
         done = true
-        if (Exit.isFailure(exit)) return resume(Effect.failCause(exit.cause as Cause.Cause<never>))
-        // Only the pre-response handlers come back (a full join diffs every fiber-local value).
-        const handlers = fiber.getFiberRef(HttpApp.currentPreResponseHandlers)
-        resume(Option.isNone(handlers) ? Effect.succeed(exit.value) : Effect.as(FiberRef.set(HttpApp.currentPreResponseHandlers, handlers), exit.value))
+        resume(Exit.isFailure(exit) ? Effect.failCause(exit.cause) : Effect.succeed(exit.value))
       })
       return Effect.sync(() => clearTimeout(timer))
     }))
@@ -61,7 +60,7 @@ export const makeDeadline = (requestTimeoutMs: number, failures: Failures, { fin
    * Past the deadline of a request served by Node: the answer goes on the Node response at once,
    * is logged like any failure, and the request's fiber is interrupted.
    */
-  const onDeadline = (served: Served, fiber: Fiber.RuntimeFiber<unknown, unknown>) => {
+  const onDeadline = (served: Served, fiber: Fiber.Fiber<unknown, unknown>) => {
     const node = served.node!
     if (served.settled || node.headersSent || node.writableEnded || node.destroyed) return
     served.timedOut = true
@@ -69,24 +68,25 @@ export const makeDeadline = (requestTimeoutMs: number, failures: Failures, { fin
     const response = finish(served, failures.render(served, p))
     node.writeHead(response.status, { ...response.headers })
     node.end(response.body._tag === "Uint8Array" ? response.body.body : undefined)
-    const runtime = Runtime.make({ context: fiber.currentContext, fiberRefs: fiber.getFiberRefs(), runtimeFlags: Runtime.defaultRuntimeFlags })
-    Runtime.runFork(runtime)(failures.logFailure(served, "warning", "request deadline passed", Cause.fail(p), response.status))
-    fiber.unsafeInterruptAsFork(fiber.id())
+    Effect.runForkWith(fiber.context)(failures.logFailure(served, "warning", "request deadline passed", Cause.fail(p), response.status))
+    fiber.interruptUnsafe(fiber.id)
   }
 
-  return (
+  return <R>(
     served: Served,
-    fiber: Fiber.RuntimeFiber<unknown, unknown>,
-    work: HttpApp.Default<unknown>,
+    fiber: Fiber.Fiber<unknown, unknown>,
+    work: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
     leave: () => void
-  ): HttpApp.Default => {
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> => {
     if (served.node !== undefined) {
       const timer = setTimeout(onDeadline, requestTimeoutMs, served, fiber)
       fiber.addObserver(() => {
         clearTimeout(timer)
         leave()
       })
-      return Effect.flatMap(Effect.exit(work), (exit) => respond(served, exit))
+      // The platform runs a request uninterruptibly but for its route's handler; the whole work
+      // may be interrupted here (the deadline passed, or the client went away).
+      return Effect.flatMap(Effect.exit(Effect.interruptible(work)), (exit) => respond(served, exit))
     }
     fiber.addObserver(leave)
     return Effect.flatMap(withDeadline(Effect.exit(work), requestTimeoutMs, timeoutProblem), (exit) => respond(served, exit))

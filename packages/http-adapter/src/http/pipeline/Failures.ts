@@ -12,9 +12,10 @@
  * - any other defect: 500 INTERNAL_ERROR, logged at error level.
  * Each logged failure is one line with the request id; the cause's trace only at debug level.
  */
-import { HttpApiError, HttpServerError, type HttpServerResponse } from "@effect/platform"
+import { HttpApiError } from "effect/http-api"
+import { HttpServerError, type HttpServerResponse } from "effect/http"
 import { causeSummary } from "@switchboard/core/internal"
-import { databaseUnavailableOf } from "@switchboard/core/shared"
+import { databaseUnavailableOf, issueLines } from "@switchboard/core/shared"
 import { ProblemCatalog } from "../ProblemCatalog.js"
 import { Cause, Effect, Option } from "effect"
 import { problem, ProblemFailure, renderProblem, validationFailed } from "../../v1/ProblemFailure.js"
@@ -43,7 +44,7 @@ export const makeFailures = (table: RouteTable, docsUrl: string): Failures => {
     served.surface === "v1" ? renderProblem(p, docsUrl, served.requestId) : problemOnSurface(served.surface, p, docsUrl)
 
   const logFailure = (served: Served, level: "warning" | "error", message: string, cause: Cause.Cause<unknown>, status: number) =>
-    Effect.zipRight(
+    Effect.andThen(
       (level === "error" ? Effect.logError(message) : Effect.logWarning(message)).pipe(
         Effect.annotateLogs({ requestId: served.requestId, method: served.request.method, path: served.path, status, error: summary(cause) })
       ),
@@ -52,43 +53,43 @@ export const makeFailures = (table: RouteTable, docsUrl: string): Failures => {
 
   const failed = (served: Served, cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
     const request = served.request
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure)) {
-      const e = failure.value as unknown
-      if (e instanceof ProblemFailure) {
-        const status = ProblemCatalog[e.code].status
-        return status >= 500
-          ? Effect.as(logFailure(served, "warning", e.code === "REQUEST_TIMEOUT" ? "request deadline passed" : "request failed", cause, status), render(served, e))
-          : Effect.succeed(render(served, e))
-      }
-      if (e instanceof EnvelopeFailure) return Effect.succeed(renderEnvelopeFailure(e))
-      if (e instanceof OAuthFailure) return Effect.succeed(renderOAuthFailure(e))
-      if (e instanceof HttpApiError.HttpApiDecodeError) {
-        // The platform decodes path, query and headers; tell them apart by the first key.
-        const query = new URL(request.url, "http://localhost").searchParams
-        const locationOf = (key: unknown) =>
-          typeof key === "string" && query.has(key) ? "query" as const
-          : typeof key === "string" && key.toLowerCase() in request.headers ? "header" as const
-          : "param" as const
-        return Effect.succeed(render(served, validationFailed(e.issues.map((i) => ({
-          code: i._tag === "Missing" ? "missing" : "invalid_value",
-          location: locationOf(i.path[0]),
-          message: i.message,
-          path: i.path.map((p) => `/${String(p)}`).join("")
-        })), "A request parameter is not valid.")))
-      }
-      if (e instanceof HttpServerError.RouteNotFound) return Effect.succeed(render(served, routeNotFound(table, request)))
-      if (e instanceof HttpServerError.RequestError) {
-        return Effect.succeed(render(served, validationFailed([{
-          code: "malformed_body",
-          location: "body",
-          message: "The request body could not be read.",
-          path: ""
-        }])))
-      }
+    const failure = Cause.findErrorOption(cause)
+    // What failed. The platform's HttpApi turns an error its endpoint does not declare (an
+    // undecodable parameter among them) into a defect: such a defect is answered as the failure.
+    const e: unknown = Option.isSome(failure) ? failure.value : Cause.hasDies(cause) ? Cause.squash(cause) : undefined
+    if (HttpApiError.HttpApiSchemaError.is(e)) {
+      // The platform decodes path, query and headers; tell them apart by the first key.
+      const query = new URL(request.url, "http://localhost").searchParams
+      const locationOf = (key: unknown) =>
+        typeof key === "string" && query.has(key) ? "query" as const
+        : typeof key === "string" && key.toLowerCase() in request.headers ? "header" as const
+        : "param" as const
+      return Effect.succeed(render(served, validationFailed(issueLines(e.cause).map((i) => ({
+        code: i.message === "is missing" ? "missing" : "invalid_value",
+        location: locationOf(i.path[0]),
+        message: i.message,
+        path: i.path.map((p) => `/${String(p)}`).join("")
+      })), "A request parameter is not valid.")))
+    }
+    if (e instanceof ProblemFailure) {
+      const status = ProblemCatalog[e.code].status
+      return status >= 500
+        ? Effect.as(logFailure(served, "warning", e.code === "REQUEST_TIMEOUT" ? "request deadline passed" : "request failed", cause, status), render(served, e))
+        : Effect.succeed(render(served, e))
+    }
+    if (e instanceof EnvelopeFailure) return Effect.succeed(renderEnvelopeFailure(e))
+    if (e instanceof OAuthFailure) return Effect.succeed(renderOAuthFailure(e))
+    if (HttpServerError.isHttpServerError(e) && e.reason._tag === "RouteNotFound") return Effect.succeed(render(served, routeNotFound(table, request)))
+    if (HttpServerError.isHttpServerError(e) && e.reason._tag === "RequestParseError") {
+      return Effect.succeed(render(served, validationFailed([{
+        code: "malformed_body",
+        location: "body",
+        message: "The request body could not be read.",
+        path: ""
+      }])))
     }
     // The client went away (or the server is stopping): nothing failed, and nobody reads the answer.
-    if (Cause.isInterruptedOnly(cause)) {
+    if (Cause.hasInterruptsOnly(cause)) {
       return Effect.as(
         Effect.logDebug("request interrupted"),
         render(served, problem("UPSTREAM_UNAVAILABLE", "The request was interrupted.", { headers: { "retry-after": "1" } }))

@@ -11,7 +11,7 @@ export interface InFlightCounter {
   readonly enter: () => void
   readonly leave: () => void
 }
-export class InFlight extends Context.Tag("http/InFlight")<InFlight, InFlightCounter>() {}
+export class InFlight extends Context.Service<InFlight, InFlightCounter>()("http/InFlight") {}
 
 export const makeInFlightCounter = (): InFlightCounter => {
   let n = 0

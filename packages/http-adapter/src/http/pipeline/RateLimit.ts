@@ -5,11 +5,11 @@
  * The hit runs inside the guarded work, so a limiter that cannot reach its store fails like any
  * other use of the database (503 + Retry-After), never as an empty 500.
  */
-import type { HttpApp, HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { sha256HexSync } from "@switchboard/core/internal"
 import type { RateLimiter, RateLimitPolicy } from "@switchboard/core/shared"
 import { policyHeader, stateHeader } from "../RateLimitHeaders.js"
-import { Clock, Context, DateTime, Effect, type Fiber, Option } from "effect"
+import { Clock, type Context, DateTime, Effect, type Fiber, Option } from "effect"
 import { problem } from "../../v1/ProblemFailure.js"
 import { addHeader, type Served } from "./Served.js"
 
@@ -39,7 +39,7 @@ const RATE_LIMIT_KEY_MEMO = 10_000
  * clock is the fiber's (a test clock moves it), read without an effect.
  */
 export const makeRateLimit = (
-  limiter: Context.Tag.Service<RateLimiter>,
+  limiter: Context.Service.Shape<typeof RateLimiter>,
   settings: { readonly rateLimitQuota: number; readonly rateLimitWindowSeconds: number }
 ) => {
   const policy: RateLimitPolicy = { name: "default", quota: settings.rateLimitQuota, windowSeconds: settings.rateLimitWindowSeconds }
@@ -49,14 +49,18 @@ export const makeRateLimit = (
     Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
       headers: { "retry-after": String(resetSeconds) }
     }))
-  return (served: Served, fiber: Fiber.RuntimeFiber<unknown, unknown>, next: HttpApp.Default<unknown>): HttpApp.Default<unknown> => {
+  return <R>(
+    served: Served,
+    fiber: Fiber.Fiber<unknown, unknown>,
+    next: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R> => {
     const path = served.path
     if (path !== "/v1" && !path.startsWith("/v1/")) return next
     return Effect.flatMap(
       limiter.hit(
         rateLimitKey(served.request, keys),
         policy,
-        DateTime.unsafeMake(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+        DateTime.makeUnsafe(fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
       ),
       (state) => {
         addHeader(served, "ratelimit-policy", policyValue)

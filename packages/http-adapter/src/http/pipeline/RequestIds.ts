@@ -7,7 +7,7 @@
  * pooled CSPRNG buffer (core's `makeRandomPool`, as `SecretsLive` uses). These ids correlate logs;
  * they are not secrets, and tests need not seed them.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import { formatTypeId, hexOf, IdKinds, makeRandomPool, uuidv7Bytes } from "@switchboard/core/shared"
 import { type RequestInfo, setRequestInfo, traceIdOf } from "../RequestContext.js"
 import { addHeader, type Served } from "./Served.js"

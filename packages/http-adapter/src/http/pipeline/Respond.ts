@@ -4,7 +4,7 @@
  * so no cost per request). Served by Node, the headers are on the Node response already
  * (Served.ts): only a response that names one of them itself gets them set on top.
  */
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 import { Effect, Exit } from "effect"
 import type { AccessLogWriter } from "../AccessLog.js"
 import type { Failures } from "./Failures.js"

@@ -4,7 +4,7 @@
  * Node response as they become known (Node merges them into the response's own at `writeHead`), so
  * a response that names none of them leaves as it is: no copy of its headers per request.
  */
-import { HttpServerRequest } from "@effect/platform"
+import { HttpServerRequest } from "effect/http"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { ServerResponse } from "node:http"
 import { nodeIncoming } from "../Body.js"

@@ -7,7 +7,7 @@
  *   or 422 when the path has a route's shape for this very method but a parameter is unusable
  *   (`routeNotFound`, from the route table of every surface).
  */
-import type { HttpApp, HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Effect } from "effect"
 import { illFormedText } from "../Body.js"
 import { problem, type ProblemFailure, validationFailed } from "../../v1/ProblemFailure.js"
@@ -59,7 +59,10 @@ export const urlIssue = (url: string): { code: string; location: "param" | "quer
  * The URL-check step: `app`, or a 422 when the URL holds unusable text. Only a URL with a `%` or a
  * query is looked at (the others cannot hold such text).
  */
-export const checkUrl = (served: Served, app: HttpApp.Default): HttpApp.Default<unknown> => {
+export const checkUrl = <E, R>(
+  served: Served,
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E | ProblemFailure, R> => {
   const url = served.request.url
   const urlProblem = url.includes("%") || served.path.length !== url.length ? urlIssue(url) : undefined
   return urlProblem === undefined ? app : Effect.fail(validationFailed([urlProblem], "A request parameter is not valid."))
