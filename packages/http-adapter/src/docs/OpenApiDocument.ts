@@ -5,13 +5,13 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { type ProblemCode, problemCodes, problemEntry } from "../http/ProblemCatalog.js"
-import { JsonSchema, Schema } from "effect"
+import { Schema } from "effect"
 import { idempotentOperations, operationProblems, V1Api } from "../Features.js"
 import { deviceOperations, OAuthErrorResponse as OAuthErrorSchema, type RawV1Operation } from "../routes/OAuthDeviceOperations.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 import { exampleOf } from "./Examples.js"
 import { withoutBuiltinIds } from "./JsonSchemaIds.js"
-import { asPublished } from "../http/JsonSchemaComponents.js"
+import { asPublished, componentSchemas } from "../http/JsonSchemaComponents.js"
 import { problemExample } from "./ProblemExamples.js"
 
 /**
@@ -89,15 +89,9 @@ const problemSchema = {
 type Json = Record<string, any>
 
 /** A raw operation's path item: JSON and form bodies, its success, and its RFC 6749 error JSON. */
-const rawPathItem = (o: RawV1Operation, defs: Json): Json => {
-  const ref = (schema: Schema.Top) => {
-    const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
-    const openapi = JsonSchema.toMultiDocumentOpenApi3_1({ dialect: "draft-2020-12", schemas: [document.schema], definitions: document.definitions })
-    Object.assign(defs, openapi.definitions)
-    return openapi.schemas[0]
-  }
-  const body = ref(o.payload)
-  const error = ref(OAuthErrorSchema)
+const rawPathItem = (o: RawV1Operation, schemaOf: (schema: Schema.Top) => Json): Json => {
+  const body = schemaOf(o.payload)
+  const error = schemaOf(OAuthErrorSchema)
   return {
     [o.method]: {
       tags: [o.tag],
@@ -110,7 +104,7 @@ const rawPathItem = (o: RawV1Operation, defs: Json): Json => {
         content: { "application/json": { schema: body, example: o.requestExample }, [FORM]: { schema: body } }
       },
       responses: {
-        200: { description: "Success", content: { "application/json": { schema: ref(o.success), example: o.successExample } } },
+        200: { description: "Success", content: { "application/json": { schema: schemaOf(o.success), example: o.successExample } } },
         ...Object.fromEntries(Object.entries(o.errors).map(([status, e]) => [status, {
           description: e.description,
           content: { "application/json": { schema: error, example: e.example } }
@@ -123,7 +117,7 @@ const rawPathItem = (o: RawV1Operation, defs: Json): Json => {
 /**
  * A success with a status of its own (201 Created, 202 Accepted, 204 No Content) as the document
  * has always described it: "Success", its schema written out in the response rather than named
- * (Effect names it after the schema's identifier and refers to it as a component).
+ * (a schema with an identifier is a component, referred to by that name).
  */
 const ownStatusResponse = (response: Json, components: Json): Json => ({
   ...response,
@@ -136,18 +130,31 @@ const ownStatusResponse = (response: Json, components: Json): Json => ({
   })
 })
 
-/** Writes an example into each JSON request body and success response from the operation's schemas. */
-const addExamples = (op: Json, schemas: V1OperationSchemas | undefined) => {
+/**
+ * Writes each JSON request body's and success response's schema and example from the operation's
+ * schemas. The /v1 routes decode a parsed body and encode a success with the schema itself
+ * (`v1/Pipeline.ts`), while `OpenApi.fromApi` describes the schema's JSON codec (`null` for an
+ * optional property, the strings `"NaN"`, `"Infinity"`, `"-Infinity"` for a number), and has no
+ * option for another; so each body is described again by `schemaOf` (`componentSchemas`, as the
+ * Dashboard and management documents are), its named parts replacing Effect's components.
+ */
+const describeBodies = (op: Json, schemas: V1OperationSchemas | undefined, schemaOf: (schema: Schema.Top) => Json) => {
   if (schemas === undefined) return
   for (const [contentType, media] of Object.entries<Json>(op.requestBody?.content ?? {})) {
     const schema = schemas.payloads.get(contentType)
-    if (schema !== undefined && contentType.endsWith("json")) media.example = exampleOf(schema)
+    if (schema !== undefined && contentType.endsWith("json")) {
+      media.schema = schemaOf(schema)
+      media.example = exampleOf(schema)
+    }
   }
   for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
     const schema = schemas.successes.get(Number(status))
     if (schema === undefined) continue
     for (const [contentType, media] of Object.entries<Json>(response.content ?? {})) {
-      if (contentType.endsWith("json")) media.example = exampleOf(schema)
+      if (contentType.endsWith("json")) {
+        media.schema = schemaOf(schema)
+        media.example = exampleOf(schema)
+      }
     }
   }
 }
@@ -162,11 +169,13 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
   spec.info = { ...spec.info, license: { name: "UNLICENSED", identifier: "UNLICENSED" } }
   spec.components = spec.components ?? {}
   spec.components.schemas = { ...spec.components.schemas, Problem: problemSchema }
+  const schemaOf = componentSchemas(spec.components.schemas)
   const rawPaths: Json = {}
-  for (const o of rawOperations) rawPaths[o.path] = { ...rawPaths[o.path], ...rawPathItem(o, spec.components.schemas) }
+  for (const o of rawOperations) rawPaths[o.path] = { ...rawPaths[o.path], ...rawPathItem(o, schemaOf) }
   for (const item of Object.values<Json>(spec.paths ?? {})) {
     for (const op of Object.values<Json>(item)) {
       if (typeof op !== "object" || op === null || typeof op.operationId !== "string") continue
+      describeBodies(op, schemas.get(op.operationId), schemaOf)
       const codes = operationProblems[op.operationId] ?? ["INTERNAL_ERROR"]
       const responses: Json = {}
       for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
@@ -189,7 +198,6 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
         }
       }
       op.responses = responses
-      addExamples(op, schemas.get(op.operationId))
       const lifecycle = lifecycles[op.operationId]
       if (lifecycle !== undefined) {
         op.deprecated = true

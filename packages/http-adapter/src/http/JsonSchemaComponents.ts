@@ -1,14 +1,15 @@
 /**
  * JSON Schemas for the OpenAPI documents the routes publish (the Dashboard API, the management
- * API): one schema at a time, its named parts gathered into the document's `components.schemas`
- * and referred to there (`#/components/schemas/<Name>`). Bodies are strict (unknown properties are
- * refused), as their decoders are.
+ * API, the bodies of the versioned API): one schema at a time, its named parts gathered into the
+ * document's `components.schemas` and referred to there (`#/components/schemas/<Name>`). Bodies
+ * are strict (unknown properties are refused), as their decoders are.
  *
  * These routes decode a parsed body with the schema itself and answer `JSON.stringify` of its
  * encoding, while Effect writes JSON Schema for the schema's JSON codec, which reads `null` for an
  * optional property's `undefined` and the strings `"NaN"`, `"Infinity"`, `"-Infinity"` for those
  * numbers. The schemas here say what the routes take and give: an optional property is absent or
- * a value (never null), and a number is a JSON number.
+ * a value (never null, unless the value itself may be null: `Schema.NullOr`), and a number is a
+ * JSON number.
  */
 import { JsonSchema, Schema, SchemaAST } from "effect"
 
@@ -70,18 +71,24 @@ const absentNotNull = (ast: SchemaAST.AST): SchemaAST.AST => {
   return out
 }
 
-const isJsonCodecNumber = (o: Json): boolean =>
-  Array.isArray(o.anyOf) && o.anyOf.length === 2 && o.anyOf[0]?.type === "number" && Object.keys(o.anyOf[0]).length === 1 &&
-  o.anyOf[1]?.type === "string" && JSON.stringify([...(o.anyOf[1].enum ?? [])].sort()) === JSON.stringify(["-Infinity", "Infinity", "NaN"])
+const isPlainNumber = (o: Json): boolean => o?.type === "number" && Object.keys(o).length === 1
 
-/** `value` with each JSON-codec number (`anyOf: [number, "NaN" | "Infinity" | "-Infinity"]`) a plain `{ type: "number" }`. */
+const isNonFiniteStrings = (o: Json): boolean =>
+  o?.type === "string" && JSON.stringify([...(o.enum ?? [])].sort()) === JSON.stringify(["-Infinity", "Infinity", "NaN"])
+
+/**
+ * `value` with each JSON-codec number a plain number: the JSON codec writes a number as
+ * `anyOf: [number, "NaN" | "Infinity" | "-Infinity"]`, or, inside a union, as those two members
+ * among the others; the strings go.
+ */
 const plainNumbers = <A>(value: A): A => {
   if (typeof value !== "object" || value === null) return value
   if (Array.isArray(value)) return value.map(plainNumbers) as A
   const o = value as Json
-  if (isJsonCodecNumber(o)) {
-    const { anyOf: _, ...rest } = o
-    return { type: "number", ...plainNumbers(rest) } as A
+  if (Array.isArray(o.anyOf) && o.anyOf.some(isPlainNumber) && o.anyOf.some(isNonFiniteStrings)) {
+    const { anyOf, ...rest } = o
+    const members = anyOf.filter((member: Json) => !isNonFiniteStrings(member))
+    return plainNumbers((members.length === 1 ? { ...members[0], ...rest } : { anyOf: members, ...rest }) as A)
   }
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, plainNumbers(v)])) as A
 }
