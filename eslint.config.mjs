@@ -138,7 +138,11 @@ export default tseslint.config(
             group: ["@effect/*", "pg", "pg/*", "@electric-sql/*", "vitest", "vitest/*"],
             message: "DESIGN.md §2: core imports only effect and jose."
           },
-          { group: ["@switchboard/*"], message: "DESIGN.md §2: core imports no other package." }
+          { group: ["@switchboard/*"], message: "DESIGN.md §2: core imports no other package." },
+          {
+            group: ["effect/http", "effect/http/*", "effect/http-api", "effect/http-api/*", "effect/sql", "effect/sql/*", "effect/testing", "effect/testing/*"],
+            message: "DESIGN.md §2: core has no HTTP or SQL (effect's adapter modules belong to the adapters, effect/testing to the tests)."
+          }
         ]
       }]
     }
@@ -156,7 +160,7 @@ export default tseslint.config(
         patterns: [
           ...mustNotImport("sql-adapter", "http-adapter"),
           {
-            group: ["vitest", "vitest/*", "@effect/vitest", "@effect/vitest/*", "../*", "@switchboard/testkit", "@switchboard/testkit/*"],
+            group: ["vitest", "vitest/*", "@effect/vitest", "@effect/vitest/*", "effect/testing", "effect/testing/*", "../*", "@switchboard/testkit", "@switchboard/testkit/*"],
             message: "testkit/src/simulated/ is shipped by the server: it imports only core, effect and its own files."
           }
         ]

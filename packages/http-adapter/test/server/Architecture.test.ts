@@ -121,22 +121,31 @@ const testkitSimulated = "@switchboard/testkit/simulated"
  * (`src/server/`) may import the sql-adapter and the testkit's simulated providers
  * (`@switchboard/testkit/simulated`), and nothing in its src imports the rest of the testkit.
  */
+/** Effect's HTTP, HTTP-API and SQL modules (the adapters'), and its test support (the tests'). */
+const effectHttp = bare("effect/http", "effect/http-api")
+const effectSql = bare("effect/sql")
+const effectTesting = bare("effect/testing")
+
 const dependencyRule: Record<string, (specifier: string, path: string) => string | undefined> = {
   core: (s) =>
-    bare("effect", "jose")(s) ? undefined : "core imports only effect and jose (it runs in any JS runtime)",
+    effectHttp(s) || effectSql(s) || effectTesting(s)
+      ? "core has no HTTP, SQL or test module of effect (it runs in any JS runtime, behind its ports)"
+      : bare("effect", "jose")(s)
+      ? undefined
+      : "core imports only effect and jose (it runs in any JS runtime)",
   testkit: (s, path) =>
     path.startsWith(simulatedDir)
-      ? bare("effect", "@switchboard/core")(s) ? undefined : "the simulated providers (testkit/src/simulated/) import only core and effect"
-      : bare("effect", "@switchboard/core", "vitest", "@effect/vitest")(s)
+      ? bare("effect", "@switchboard/core")(s) && !effectHttp(s) && !effectSql(s) && !effectTesting(s)
+        ? undefined
+        : "the simulated providers (testkit/src/simulated/) import only core and effect (no HTTP, SQL or test module)"
+      : bare("effect", "@switchboard/core", "vitest", "@effect/vitest")(s) && !effectHttp(s) && !effectSql(s)
       ? undefined
-      : "the testkit imports only core, effect and the test runner",
+      : "the testkit imports only core, effect (no HTTP or SQL module) and the test runner",
   "sql-adapter": (s) =>
-    bare(
-      "effect", "@switchboard/core", "@effect/sql", "@effect/sql-pg", "@effect/experimental", "@effect/platform",
-      "@effect/platform-node", "pg", "@electric-sql/pglite", "@electric-sql/pglite-socket", "libpg-query"
-    )(s) || s.startsWith("node:")
+    bare("effect", "@switchboard/core", "pg", "@electric-sql/pglite", "@electric-sql/pglite-socket", "libpg-query")(s) &&
+      !effectHttp(s) && !effectTesting(s) || s.startsWith("node:")
       ? undefined
-      : "the sql-adapter imports only core, effect, @effect/sql(-pg), PGlite, pg, libpg-query and node:*",
+      : "the sql-adapter imports only core, effect (no HTTP or test module), PGlite, pg, libpg-query and node:*",
   "http-adapter": (s, path) =>
     bare("@switchboard/testkit")(s) && s !== testkitSimulated
       ? "http-adapter/src never imports the testkit, whose root loads the test runner (src/server/ may import @switchboard/testkit/simulated)"
@@ -473,12 +482,14 @@ describe("the architecture checkers catch a deliberate violation", () => {
         "import { Effect } from \"effect\"",
         "import * as jose from \"jose\"",
         "import { readFileSync } from \"node:fs\"",
-        "import type { SqlClient } from \"@effect/sql\"",
+        "import type { SqlClient } from \"effect/sql\"",
         "export { Fixtures } from \"@switchboard/testkit\"",
         "import { X } from \"../../../testkit/src/X.js\"",
-        "const lazy = () => import(\"@effect/platform\")"
+        "const lazy = () => import(\"effect/http\")",
+        "import { Schema } from \"effect/Schema\""
       ),
-      file("packages/sql-adapter/src/Bad.ts", "import { TestPorts } from \"@switchboard/testkit\""),
+      file("packages/sql-adapter/src/Bad.ts", "import { TestPorts } from \"@switchboard/testkit\"", "import { HttpRouter } from \"effect/http\""),
+      file("packages/sql-adapter/src/Fine.ts", "import { SqlClient } from \"effect/sql\"", "import { PGlite } from \"@electric-sql/pglite\""),
       file("packages/testkit/src/Bad.ts", "import { x } from \"@switchboard/sql-adapter\""),
       file(
         "packages/testkit/src/simulated/Bad.ts",
@@ -497,13 +508,14 @@ describe("the architecture checkers catch a deliberate violation", () => {
     ])
     expect(violations).toEqual([
       "packages/core/src/shared/Bad.ts:3 imports \"node:fs\": core imports only effect and jose (it runs in any JS runtime)",
-      "packages/core/src/shared/Bad.ts:4 imports \"@effect/sql\": core imports only effect and jose (it runs in any JS runtime)",
+      "packages/core/src/shared/Bad.ts:4 imports \"effect/sql\": core has no HTTP, SQL or test module of effect (it runs in any JS runtime, behind its ports)",
       "packages/core/src/shared/Bad.ts:5 imports \"@switchboard/testkit\": core imports only effect and jose (it runs in any JS runtime)",
       "packages/core/src/shared/Bad.ts:6 imports \"../../../testkit/src/X.js\": a relative import leaves packages/core/src/",
-      "packages/core/src/shared/Bad.ts:7 imports \"@effect/platform\": core imports only effect and jose (it runs in any JS runtime)",
-      "packages/sql-adapter/src/Bad.ts:1 imports \"@switchboard/testkit\": the sql-adapter imports only core, effect, @effect/sql(-pg), PGlite, pg, libpg-query and node:*",
-      "packages/testkit/src/Bad.ts:1 imports \"@switchboard/sql-adapter\": the testkit imports only core, effect and the test runner",
-      "packages/testkit/src/simulated/Bad.ts:3 imports \"vitest\": the simulated providers (testkit/src/simulated/) import only core and effect",
+      "packages/core/src/shared/Bad.ts:7 imports \"effect/http\": core has no HTTP, SQL or test module of effect (it runs in any JS runtime, behind its ports)",
+      "packages/sql-adapter/src/Bad.ts:1 imports \"@switchboard/testkit\": the sql-adapter imports only core, effect (no HTTP or test module), PGlite, pg, libpg-query and node:*",
+      "packages/sql-adapter/src/Bad.ts:2 imports \"effect/http\": the sql-adapter imports only core, effect (no HTTP or test module), PGlite, pg, libpg-query and node:*",
+      "packages/testkit/src/Bad.ts:1 imports \"@switchboard/sql-adapter\": the testkit imports only core, effect (no HTTP or SQL module) and the test runner",
+      "packages/testkit/src/simulated/Bad.ts:3 imports \"vitest\": the simulated providers (testkit/src/simulated/) import only core and effect (no HTTP, SQL or test module)",
       "packages/testkit/src/simulated/Bad.ts:4 imports \"../Fixtures.js\": a relative import leaves packages/testkit/src/simulated/ (the rest of the testkit loads the test runner)",
       "packages/http-adapter/src/v1/Bad.ts:1 imports \"@switchboard/sql-adapter\": adapters never import each other, except the composition root (http-adapter/src/server/)",
       "packages/http-adapter/src/v1/Bad2.ts:1 imports \"@switchboard/testkit/simulated\": adapters never import each other, except the composition root (http-adapter/src/server/)",
