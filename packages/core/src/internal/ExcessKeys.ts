@@ -8,6 +8,7 @@
  * request bodies, so there the decoder reports them first, in its own order.
  */
 import { Schema, SchemaAST, SchemaIssue } from "effect"
+import { makeAstRewrite } from "./AstRewrite.js"
 
 /** Whether a key is one of the object's: a declared property, or a key one of its index signatures takes. */
 const keysOf = (ast: SchemaAST.Objects) => {
@@ -28,51 +29,18 @@ const excessKeys = (ast: SchemaAST.Objects) => {
   })
 }
 
-const closedAsts = new WeakMap<SchemaAST.AST, SchemaAST.AST>()
-
 const withCheck = (checks: SchemaAST.Checks | undefined, check: SchemaAST.Check<unknown>): SchemaAST.Checks =>
   checks === undefined ? [check] : [...checks, check]
 
 /** `ast` with every object in it closed (declarations, e.g. classes, are left as they are). */
-const close = (ast: SchemaAST.AST): SchemaAST.AST => {
-  const known = closedAsts.get(ast)
-  if (known !== undefined) return known
-  const encoding = ast.encoding?.map((link) => new SchemaAST.Link(close(link.to), link.transformation)) as
-    | SchemaAST.Encoding
-    | undefined
-  let out: SchemaAST.AST
-  switch (ast._tag) {
-    case "Objects": {
-      const properties = ast.propertySignatures.map((p) => new SchemaAST.PropertySignature(p.name, close(p.type)))
-      const indexes = ast.indexSignatures.map((i) => new SchemaAST.IndexSignature(i.parameter, close(i.type)))
-      // With an encoding the input is the encoded side's (closed itself). An object that declares
-      // nothing (`Schema.Struct({})`) takes anything but null and undefined, as in Effect 3.
-      const declaresNothing = properties.length === 0 && indexes.length === 0
-      const encodingChecks = encoding === undefined && !declaresNothing
-        ? withCheck(ast.encodingChecks, excessKeys(ast))
-        : ast.encodingChecks
-      out = new SchemaAST.Objects(properties, indexes, ast.annotations, ast.checks, encoding, ast.context, encodingChecks)
-      break
-    }
-    case "Arrays":
-      out = new SchemaAST.Arrays(
-        ast.isMutable, ast.elements.map(close), ast.rest.map(close), ast.annotations, ast.checks, encoding, ast.context, ast.encodingChecks
-      )
-      break
-    case "Union":
-      out = new SchemaAST.Union(ast.types.map(close), ast.options, ast.annotations, ast.checks, encoding, ast.context, ast.encodingChecks)
-      break
-    case "Suspend": {
-      const thunk = ast.thunk
-      out = new SchemaAST.Suspend(() => close(thunk()), ast.annotations, ast.checks, encoding, ast.context)
-      break
-    }
-    default:
-      out = ast
-  }
-  closedAsts.set(ast, out)
-  return out
-}
+const close = makeAstRewrite({
+  // With an encoding the input is the encoded side's (closed itself). An object that declares
+  // nothing (`Schema.Struct({})`) takes anything but null and undefined, as in Effect 3.
+  objectEncodingChecks: (ast, encoding) =>
+    encoding === undefined && (ast.propertySignatures.length > 0 || ast.indexSignatures.length > 0)
+      ? withCheck(ast.encodingChecks, excessKeys(ast))
+      : ast.encodingChecks
+})
 
 /** `schema` with every object in it refusing undeclared properties (a struct keeps its `fields`). */
 export const noExcessKeys = <S extends Schema.Top>(schema: S): S["Rebuild"] => schema.rebuild(close(schema.ast))

@@ -11,6 +11,7 @@
  * a value (never null, unless the value itself may be null: `Schema.NullOr`), and a number is a
  * JSON number.
  */
+import { makeAstRewrite } from "@switchboard/core/internal"
 import { JsonSchema, Schema, SchemaAST } from "effect"
 
 /** A function from a schema to its JSON Schema, whose named parts go into `definitions`. */
@@ -21,55 +22,20 @@ export const componentSchemas = (definitions: Record<string, unknown>) => (schem
   return plainNumbers(openapi.schemas[0]!)
 }
 
-const rewritten = new WeakMap<SchemaAST.AST, SchemaAST.AST>()
-
 /** An optional property's type without its `undefined` member (`Schema.optional(X)` as `Schema.optionalKey(X)`). */
-const optionalType = (type: SchemaAST.AST): SchemaAST.AST => {
+const optionalType = (type: SchemaAST.AST, rewrite: (ast: SchemaAST.AST) => SchemaAST.AST): SchemaAST.AST => {
   if (!SchemaAST.isOptional(type) || !SchemaAST.isUnion(type) || type.encoding !== undefined || type.checks !== undefined) {
-    return absentNotNull(type)
+    return rewrite(type)
   }
   const members = type.types.filter((member) => !SchemaAST.isUndefined(member))
-  if (members.length === type.types.length || members.length === 0) return absentNotNull(type)
+  if (members.length === type.types.length || members.length === 0) return rewrite(type)
   const value = members.length === 1 ? members[0]! : new SchemaAST.Union(members, type.options)
-  const member = Schema.make<Schema.Top>(absentNotNull(value))
+  const member = Schema.make<Schema.Top>(rewrite(value))
   return Schema.optionalKey(type.annotations === undefined ? member : member.annotate(type.annotations)).ast
 }
 
 /** `ast` with every optional property in it taking no `undefined` (its objects, arrays, unions and their encodings). */
-const absentNotNull = (ast: SchemaAST.AST): SchemaAST.AST => {
-  const known = rewritten.get(ast)
-  if (known !== undefined) return known
-  const encoding = ast.encoding?.map((link) => new SchemaAST.Link(absentNotNull(link.to), link.transformation)) as
-    | SchemaAST.Encoding
-    | undefined
-  let out: SchemaAST.AST
-  switch (ast._tag) {
-    case "Objects":
-      out = new SchemaAST.Objects(
-        ast.propertySignatures.map((p) => new SchemaAST.PropertySignature(p.name, optionalType(p.type))),
-        ast.indexSignatures.map((i) => new SchemaAST.IndexSignature(i.parameter, absentNotNull(i.type))),
-        ast.annotations, ast.checks, encoding, ast.context, ast.encodingChecks
-      )
-      break
-    case "Arrays":
-      out = new SchemaAST.Arrays(
-        ast.isMutable, ast.elements.map(absentNotNull), ast.rest.map(absentNotNull), ast.annotations, ast.checks, encoding, ast.context, ast.encodingChecks
-      )
-      break
-    case "Union":
-      out = new SchemaAST.Union(ast.types.map(absentNotNull), ast.options, ast.annotations, ast.checks, encoding, ast.context, ast.encodingChecks)
-      break
-    case "Suspend": {
-      const thunk = ast.thunk
-      out = new SchemaAST.Suspend(() => absentNotNull(thunk()), ast.annotations, ast.checks, encoding, ast.context)
-      break
-    }
-    default:
-      out = ast
-  }
-  rewritten.set(ast, out)
-  return out
-}
+const absentNotNull = makeAstRewrite({ propertyType: optionalType })
 
 const isPlainNumber = (o: Json): boolean => o?.type === "number" && Object.keys(o).length === 1
 
