@@ -52,9 +52,11 @@ import { AttachmentsGroupLive } from "./v1/AttachmentsHandlers.js"
 import { AttachmentsGroup, attachmentsIdempotent, attachmentsProblems } from "./v1/AttachmentsApi.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
-import { AccountGroup, accountIdempotent, accountProblems } from "./v1/AccountApi.js"
+import { AccountGroup } from "./v1/AccountApi.js"
 import { BillingGroupLive } from "./v1/BillingHandlers.js"
 import { Authn } from "./v1/Authn.js"
+import { Idempotency } from "./v1/Idempotency.js"
+import { JsonBody } from "./v1/JsonBody.js"
 import { V1Problems } from "./v1/V1Problems.js"
 import { AccountGroupLive } from "./v1/AccountHandlers.js"
 import { leanGroup } from "./v1/LeanGroup.js"
@@ -153,11 +155,11 @@ export const V1Api: HttpApi.HttpApi<"switchboard-v1", HttpApiGroup.AddMiddleware
 /** Every group's handlers (`HttpApiBuilder.layer(V1Api)` needs one per group). */
 export const V1GroupsLive = Layer.mergeAll(
   // The groups of the hottest reads carry only what they use per request (v1/LeanGroup.ts).
-  leanGroup(Authn, V1Problems, Accounts, AccountServiceKeys, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
+  leanGroup(Authn, V1Problems, JsonBody, Idempotency, Accounts, AccountServiceKeys, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
     AccountGroupLive
   ),
   OrganizationsGroupLive,
-  leanGroup(Authn, V1Problems, ProjectsService, ProjectClosureStatus, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
+  leanGroup(Authn, V1Problems, JsonBody, Idempotency, ProjectsService, ProjectClosureStatus, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
     ProjectsGroupLive
   ),
   ProjectApiKeysGroupLive,
@@ -183,7 +185,6 @@ export const V1GroupsLive = Layer.mergeAll(
 
 /** operationId → the problem codes it can answer (for the OpenAPI document). */
 export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  ...accountProblems,
   ...organizationsProblems,
   ...projectsProblems,
   ...projectApiKeysProblems,
@@ -208,7 +209,6 @@ export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
 
 /** Operations that require an Idempotency-Key (*Idem* in API.md). */
 export const idempotentOperations: ReadonlySet<string> = new Set([
-  ...accountIdempotent,
   ...organizationsIdempotent,
   ...projectsIdempotent,
   ...projectApiKeysIdempotent,

@@ -7,6 +7,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { type ProblemCode, problemCodes, problemEntry } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { idempotentOperations, operationProblems, V1Api } from "../Features.js"
+import { declaredProblems, isIdempotent } from "../v1/Declare.js"
 import { deviceOperations, OAuthErrorResponse as OAuthErrorSchema, type RawV1Operation } from "../routes/OAuthDeviceOperations.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 import { exampleOf } from "./Examples.js"
@@ -22,6 +23,23 @@ export interface V1OperationSchemas {
   readonly payloads: ReadonlyMap<string, Schema.Top>
   readonly successes: ReadonlyMap<number, Schema.Top>
   readonly errors?: ReadonlyMap<number, Schema.Top>
+}
+
+/** What each /v1 operation declares beside its schemas: the problems it can answer, whether it needs an Idempotency-Key. */
+export const v1OperationFacts = (): ReadonlyMap<string, { readonly problems: ReadonlyArray<ProblemCode>; readonly idempotent: boolean }> => {
+  const out = new Map<string, { readonly problems: ReadonlyArray<ProblemCode>; readonly idempotent: boolean }>()
+  HttpApi.reflect(V1Api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, group }) => {
+      const id = `${group.identifier}.${endpoint.identifier}`
+      const declared = declaredProblems(endpoint)
+      out.set(id, {
+        problems: declared.length > 0 ? declared : operationProblems[id] ?? [],
+        idempotent: isIdempotent(endpoint) || idempotentOperations.has(id)
+      })
+    }
+  })
+  return out
 }
 
 /** The /v1 operations served by raw routes rather than the HttpApi declaration (documented from their tables). */
@@ -165,6 +183,7 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
   // second server in one process, the HTTPS listener beside the HTTP one).
   const spec = structuredClone(OpenApi.fromApi(V1Api)) as unknown as Json
   const schemas = v1OperationSchemas()
+  const facts = v1OperationFacts()
   spec.servers = [{ url: apiUrl }]
   spec.info = { ...spec.info, license: { name: "UNLICENSED", identifier: "UNLICENSED" } }
   spec.components = spec.components ?? {}
@@ -176,7 +195,8 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
     for (const op of Object.values<Json>(item)) {
       if (typeof op !== "object" || op === null || typeof op.operationId !== "string") continue
       describeBodies(op, schemas.get(op.operationId), schemaOf)
-      const codes = operationProblems[op.operationId] ?? ["INTERNAL_ERROR"]
+      const declared = facts.get(op.operationId)?.problems ?? []
+      const codes = declared.length > 0 ? declared : ["INTERNAL_ERROR" as const]
       const responses: Json = {}
       for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
         if (Number(status) < 400) responses[status] = status === "200" ? response : ownStatusResponse(response, spec.components.schemas)
@@ -209,7 +229,7 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
           parameter.description = parameter.schema.description
         }
       }
-      if (idempotentOperations.has(op.operationId)) {
+      if (facts.get(op.operationId)?.idempotent === true) {
         op.parameters = [...(op.parameters ?? []), {
           name: "Idempotency-Key",
           in: "header",

@@ -4,10 +4,7 @@ import {
   Account,
   type AccountRecord,
   Accounts,
-  CreateAccountServiceKeyRequest,
   CreateAccountServiceKeyResponse,
-  ListAccountServiceKeysResponse,
-  RevokeAccountServiceKeyResponse,
   toAccount
 } from "@switchboard/core/accounts"
 import { AccountServiceKeys, Requirement } from "@switchboard/core/credentials"
@@ -16,7 +13,7 @@ import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount } from "./Access.js"
 import { AccountGroup } from "./AccountApi.js"
 import { defaultPictureUrl } from "./DefaultPicture.js"
-import { decodeJsonBody, domain, idempotent, rendered, renderedOnce, toResponse } from "./Pipeline.js"
+import { domain, rendered, renderedOnce, toResponse } from "./Pipeline.js"
 import { v1Group } from "./V1Group.js"
 
 const toResponseOf = (r: Parameters<typeof toResponse>[0]) => toResponse(r)
@@ -33,45 +30,30 @@ export const AccountGroupLive = HttpApiBuilder.group(v1Group(AccountGroup), "acc
       (accountId) => Effect.flatMap(domain(accounts.read(accountId)), (record) => Effect.map(renderAccount(record), toResponseOf))
     )
     return handlers
-      .handleRaw("getAccount", () => getAccount)
+      // The cached read answers the body it rendered for that record (`renderedOnce`).
+      .handle("getAccount", () => getAccount)
       // Deprecated: the global middleware adds its lifecycle headers (v1/Lifecycle.ts).
-      .handleRaw("getMe", () => getAccount)
-      .handleRaw("listAccountServiceKeys", () =>
+      .handle("getMe", () => getAccount)
+      .handle("listAccountServiceKeys", () =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          const serviceKeys = yield* keys.list(accountId)
-          return toResponse(yield* rendered(ListAccountServiceKeysResponse, { serviceKeys }))
+          return { serviceKeys: yield* keys.list(accountId) }
         }))
-      .handleRaw("createAccountServiceKey", () =>
+      .handle("createAccountServiceKey", ({ payload }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          const body = yield* decodeJsonBody(CreateAccountServiceKeyRequest)
-          return yield* idempotent(
-            { route: "/v1/account/service-keys", body: body.json },
-            Effect.gen(function*() {
-              const created = yield* domain(keys.create({
-                accountId,
-                name: body.value.name,
-                expiresAt: body.value.expiresAt
-              }))
-              return yield* rendered(
-                CreateAccountServiceKeyResponse,
-                { serviceKey: created.serviceKey, secret: Redacted.value(created.secret) },
-                201,
-                { "cache-control": "no-store" }
-              )
-            })
-          )
+          const created = yield* domain(keys.create({ accountId, name: payload.name, expiresAt: payload.expiresAt }))
+          // The secret is in this answer only: no cache may keep it.
+          return toResponse(yield* rendered(
+            CreateAccountServiceKeyResponse,
+            { serviceKey: created.serviceKey, secret: Redacted.value(created.secret) },
+            201,
+            { "cache-control": "no-store" }
+          ))
         }))
-      .handleRaw("revokeAccountServiceKey", ({ params: path }) =>
+      .handle("revokeAccountServiceKey", ({ params }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          return yield* idempotent(
-            { route: "/v1/account/service-keys/:serviceKeyId", path: { serviceKeyId: path.serviceKeyId } },
-            Effect.gen(function*() {
-              const serviceKey = yield* domain(keys.revoke(accountId, path.serviceKeyId))
-              return yield* rendered(RevokeAccountServiceKeyResponse, { serviceKey })
-            })
-          )
+          return { serviceKey: yield* domain(keys.revoke(accountId, params.serviceKeyId)) }
         }))
   }))

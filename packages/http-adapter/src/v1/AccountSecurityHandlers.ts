@@ -23,7 +23,8 @@ import { actingAccount } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { AccountSecurityGroup } from "./AccountSecurityApi.js"
 import { defaultPictureUrl } from "./DefaultPicture.js"
-import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { idempotent } from "./Idempotency.js"
+import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
 
 /** One-time secrets must not be stored by caches on the way. */
 const noStore = { "cache-control": "no-store" }

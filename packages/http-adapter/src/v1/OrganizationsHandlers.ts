@@ -26,7 +26,8 @@ import { Effect, Result, Redacted, Schema } from "effect"
 import { actingAccount } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { OrganizationsGroup } from "./OrganizationsApi.js"
-import { decodeJsonBody, domain, idempotent, issuesOf, rendered, toResponse } from "./Pipeline.js"
+import { idempotent } from "./Idempotency.js"
+import { decodeJsonBody, domain, issuesOf, rendered, toResponse } from "./Pipeline.js"
 import { validationFailed } from "./ProblemFailure.js"
 
 const read = Requirement.Organizations({ scope: "members:read" })

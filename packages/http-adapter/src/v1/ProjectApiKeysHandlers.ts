@@ -15,7 +15,8 @@ import {
 import { Effect, Redacted } from "effect"
 import { v1Group } from "./V1Group.js"
 import { ProjectApiKeysGroup } from "./ProjectApiKeysApi.js"
-import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { idempotent } from "./Idempotency.js"
+import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
 import { accountBehind, onProject } from "./ProjectsHandlers.js"
 
 export const ProjectApiKeysGroupLive = HttpApiBuilder.group(v1Group(ProjectApiKeysGroup), "projectApiKeys", (handlers) =>

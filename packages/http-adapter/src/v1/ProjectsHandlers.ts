@@ -32,7 +32,8 @@ import { actingAccount, authorize } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { ProjectsGroup } from "./ProjectsApi.js"
 import { defaultPictureUrl } from "./DefaultPicture.js"
-import { decodeJsonBody, domain, idempotent, issuesOf, rendered, renderedOnce, toResponse } from "./Pipeline.js"
+import { idempotent } from "./Idempotency.js"
+import { decodeJsonBody, domain, issuesOf, rendered, renderedOnce, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./Problems.js"
 
 /** Decodes the query string strictly; failures are 422 with location `query`. */

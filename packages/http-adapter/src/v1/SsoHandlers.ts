@@ -26,7 +26,8 @@ import {
 import { Effect, Option } from "effect"
 import { actingAccount } from "./Access.js"
 import { v1Group } from "./V1Group.js"
-import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { idempotent } from "./Idempotency.js"
+import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
 import { SsoGroup, SsoPublicGroup } from "./SsoApi.js"
 
 const read = Requirement.Organizations({ scope: "members:read" })

@@ -24,7 +24,8 @@ import { actingAccount, authorize } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { UploadsGroup } from "./UploadsApi.js"
 import { defaultPictureUrl } from "./DefaultPicture.js"
-import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { idempotent } from "./Idempotency.js"
+import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
 import type { ProblemFailure } from "./Problems.js"
 
 /**

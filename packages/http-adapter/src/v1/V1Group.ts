@@ -1,5 +1,8 @@
-/** `v1Group`, which every feature's handlers build on. */
-import { HttpApi, type HttpApiGroup } from "effect/http-api"
+/** `v1Group`, which every feature's handlers build on, and the steps of an authenticated group. */
+import { HttpApi, type HttpApiEndpoint, type HttpApiGroup } from "effect/http-api"
+import { Authn } from "./Authn.js"
+import { Idempotency } from "./Idempotency.js"
+import { JsonBody } from "./JsonBody.js"
 import { V1Problems } from "./V1Problems.js"
 
 /**
@@ -16,3 +19,17 @@ export const v1Group = <const G extends HttpApiGroup.Constraint>(group: G) =>
     .annotate(HttpApi.ParamsParseOptions, { reportInput: true })
     .annotate(HttpApi.QueryParseOptions, { reportInput: true })
     .annotate(HttpApi.HeadersParseOptions, { reportInput: true })
+
+/**
+ * The middleware of an authenticated group's endpoints, outermost first: bearer authentication
+ * (`Authn`), the JSON body read and checked (`JsonBody`), the Idempotency-Key protocol of the
+ * endpoints that declare `Idempotent` (`Idempotency`); then the platform decodes the request and
+ * the handler runs. A group applies it after adding its endpoints (`.pipe(authenticated)`).
+ */
+export const authenticated = <Id extends string, E extends HttpApiEndpoint.Constraint, TopLevel extends boolean>(
+  group: HttpApiGroup.HttpApiGroup<Id, E, TopLevel>
+): HttpApiGroup.HttpApiGroup<
+  Id,
+  HttpApiEndpoint.AddMiddleware<HttpApiEndpoint.AddMiddleware<HttpApiEndpoint.AddMiddleware<E, Idempotency>, JsonBody>, Authn>,
+  TopLevel
+> => group.middleware(Idempotency).middleware(JsonBody).middleware(Authn)

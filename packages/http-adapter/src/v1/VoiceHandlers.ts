@@ -44,7 +44,8 @@ import {
 import { Effect, Redacted } from "effect"
 import { v1Group } from "./V1Group.js"
 import { VoiceGroup } from "./VoiceApi.js"
-import { decodeJsonBody, domain, idempotent, rendered, toResponse } from "./Pipeline.js"
+import { idempotent } from "./Idempotency.js"
+import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
 const BASE = "/v1/projects/:projectId/platforms/voice"

@@ -1,0 +1,91 @@
+/**
+ * What a /v1 endpoint declares beside its params, query, payload and success (docs/architecture.md,
+ * "One declaration per endpoint"):
+ * - `problems(...codes)`: the problem types it can answer, as its `error` schemas — each a problem
+ *   document of that code, its status the catalog's (`ProblemCatalog`, the one status per problem).
+ *   The OpenAPI document lists them, and a test checks every problem the HTTP suite saw answered
+ *   against them.
+ * - `Idempotent`: the endpoint requires an Idempotency-Key; the `Idempotency` middleware
+ *   (v1/Idempotency.ts) runs the protocol around it.
+ * Both are read back from the declaration with `declaredProblems` and `isIdempotent`.
+ */
+import { type HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
+import { Context, Schema, SchemaAST } from "effect"
+import { ProblemCatalog, type ProblemCode, problemEntry } from "../http/ProblemCatalog.js"
+
+/** One entry of a problem's `issues` (a validation failure). */
+const Issue = Schema.Struct({
+  code: Schema.String,
+  location: Schema.String,
+  message: Schema.String,
+  path: Schema.String
+})
+
+/** A problem document (RFC 9457) as a /v1 endpoint answers it, `code` one of the catalog's. */
+export interface ProblemDocument {
+  readonly type: string
+  readonly code: ProblemCode
+  readonly title: string
+  readonly status: number
+  readonly detail?: string
+  readonly instance?: string
+  readonly requestId?: string
+  readonly issues?: ReadonlyArray<typeof Issue.Type>
+}
+
+/** The schema of one problem type: what `problems` declares. */
+export type ProblemType = Schema.Codec<ProblemDocument, ProblemDocument>
+
+const byCode = new Map<ProblemCode, ProblemType>()
+
+const problemType = (code: ProblemCode): ProblemType => {
+  const known = byCode.get(code)
+  if (known !== undefined) return known
+  const { status } = problemEntry(code)
+  const schema = Schema.Struct({
+    type: Schema.String,
+    code: Schema.Literal(code),
+    title: Schema.String,
+    status: Schema.Literal(status),
+    detail: Schema.optionalKey(Schema.String),
+    instance: Schema.optionalKey(Schema.String),
+    requestId: Schema.optionalKey(Schema.String),
+    issues: Schema.optionalKey(Schema.Array(Issue))
+  }).pipe(HttpApiSchema.status(status)) as unknown as ProblemType
+  byCode.set(code, schema)
+  return schema
+}
+
+/** The problem types an endpoint can answer, for its `error` (each code once, in the order given). */
+export const problems = (...list: ReadonlyArray<ProblemCode | ReadonlyArray<ProblemCode>>): ReadonlyArray<ProblemType> =>
+  [...new Set(list.flat())].map(problemType)
+
+/**
+ * The problem code a declared error schema stands for: its `code` property's literal (the endpoint
+ * holds its error schemas as their JSON codecs, so the schema itself is not the one `problems` made).
+ */
+const codeOf = (schema: Schema.Top): ProblemCode | undefined => {
+  const ast = SchemaAST.toType(schema.ast)
+  if (ast._tag !== "Objects") return undefined
+  const type = ast.propertySignatures.find((p) => p.name === "code")?.type
+  return type?._tag === "Literal" && typeof type.literal === "string" && type.literal in ProblemCatalog
+    ? type.literal as ProblemCode
+    : undefined
+}
+
+/** The problem codes an endpoint declares (its `error` schemas made by `problems`), in declaration order. */
+export const declaredProblems = (endpoint: HttpApiEndpoint.Top): ReadonlyArray<ProblemCode> => {
+  const out: Array<ProblemCode> = []
+  for (const schema of endpoint.error) {
+    const code = codeOf(schema)
+    if (code !== undefined) out.push(code)
+  }
+  return out
+}
+
+/** Marks an endpoint that requires an Idempotency-Key (`.annotate(Idempotent, true)`). */
+export class Idempotent extends Context.Service<Idempotent, true>()("switchboard/v1/Idempotent") {}
+
+/** Whether an endpoint requires an Idempotency-Key. */
+export const isIdempotent = (endpoint: HttpApiEndpoint.Top): boolean =>
+  Context.getOrUndefined(endpoint.annotations, Idempotent) === true
