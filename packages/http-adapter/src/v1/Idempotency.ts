@@ -21,6 +21,7 @@ import {
   unseal
 } from "@switchboard/core/shared"
 import { Context, DateTime, Duration, Effect, Layer, Result } from "effect"
+import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { RequestContext } from "../http/RequestContext.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { CurrentPrincipal } from "./Authn.js"
@@ -36,6 +37,25 @@ export class Idempotency extends HttpApiMiddleware.Service<Idempotency, {
 }) {}
 
 const utf8 = new TextDecoder()
+
+/**
+ * Refusals of the request itself — who asks, what they may do, whether the input is valid — which
+ * the handler checks inside the protocol: not outcomes of the operation, so never stored (a retry
+ * with the same key, once corrected, runs). Every other 4xx is the operation's answer, and kept.
+ */
+const refusals: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  "NOT_AUTHENTICATED",
+  "FORBIDDEN",
+  "INSUFFICIENT_SCOPE",
+  "ACCOUNT_DELETED",
+  "ORGANIZATION_SSO_REQUIRED",
+  "RESOURCE_MISMATCH",
+  "PROJECT_NOT_FOUND",
+  "PROJECT_DELETED",
+  "VALIDATION_FAILED",
+  "PAYLOAD_TOO_LARGE",
+  "RATE_LIMITED"
+])
 
 /** An answer as data, to store: a JSON or empty body (an idempotent endpoint streams nothing). */
 const renderedOf = (response: HttpServerResponse.HttpServerResponse): Effect.Effect<Rendered> => {
@@ -135,8 +155,9 @@ export const idempotent = <E, R>(
       const attempt = yield* Effect.result(tx.withTransaction(run))
       if (Result.isSuccess(attempt)) return yield* finish(attempt.success)
       const failure = attempt.failure
-      // Not an outcome of the operation (the platform could not decode the request): nothing to keep.
-      if (!(failure instanceof ProblemFailure)) return yield* Effect.fail(failure)
+      // Not an outcome of the operation — the platform could not decode the request, or the
+      // request was refused before it ran: nothing to keep, a corrected retry runs.
+      if (!(failure instanceof ProblemFailure) || refusals.has(failure.code)) return yield* Effect.fail(failure)
       const body = renderProblemData(failure, config.docsUrl, requestId)
       if (body.status >= 500) return yield* failure
       return yield* finish(body)
