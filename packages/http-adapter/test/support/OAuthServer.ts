@@ -11,6 +11,7 @@ import { type CreateOAuthApp, OAuthApps } from "@switchboard/core/oauth"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
 import { type TestBackend, testStore } from "@switchboard/sql-adapter"
 import { ConfigProvider, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { recordAnswers } from "./Answers.js"
 import { makeHttpServer } from "../../src/server/NodeServers.js"
 import { serverLoggers } from "../../src/server/Server.js"
 import { createServer as createNetServer } from "node:net"
@@ -53,6 +54,7 @@ export const startOAuthServer = async (backend: TestBackend, overrides: Partial<
     scope
   ))
   const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
+  recordAnswers(server)
   await Effect.runPromise(Layer.buildWithScope(
     HttpLive.pipe(
       Layer.provide(Layer.succeedContext(app)),

@@ -4,6 +4,7 @@ import { provisionAccount } from "@switchboard/core/accounts"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"
 import { sharedTestStores, type TestBackend, testStore } from "@switchboard/sql-adapter"
 import { ConfigProvider, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { recordAnswers } from "./Answers.js"
 import { makeHttpServer, makeHttpsServer } from "../../src/server/NodeServers.js"
 import { serverLoggers } from "../../src/server/Server.js"
 import { generateLocalhostCertificate } from "../../src/server/ManagementTls.js"
@@ -65,6 +66,7 @@ export const startTestServer = async (
     scope
   ))
   const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
+  recordAnswers(server)
   await Effect.runPromise(Layer.buildWithScope(
     HttpLive.pipe(
       Layer.provide(Layer.succeedContext(app)),
@@ -80,6 +82,7 @@ export const startTestServer = async (
   if (options.tls === true) {
     const { cert, key } = await testCertificate()
     const tlsServer = makeHttpsServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl, cert, key })
+    recordAnswers(tlsServer)
     await Effect.runPromise(Layer.buildWithScope(
       HttpLive.pipe(
         Layer.provide(Layer.succeedContext(app)),
