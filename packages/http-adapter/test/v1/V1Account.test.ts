@@ -194,6 +194,26 @@ for (const backend of testBackends()) {
       expect(again.res.headers.get("idempotent-replayed")).toBe("true")
     })
 
+    it("Idempotency-Key: a refused request (malformed, or invalid for the schema) keeps nothing, so the corrected retry runs", async () => {
+      const { serviceKey } = await s.newAccount("idem-refused@example.com")
+      const key = idem()
+      expectProblem(await create(`{ "name": `, key, serviceKey), 422, "VALIDATION_FAILED")
+      const refused = await create({ name: "", expiresAt: null, extra: 1 }, key, serviceKey)
+      expectProblem(refused, 422, "VALIDATION_FAILED")
+      expect(refused.res.headers.get("idempotent-replayed")).toBeNull()
+      expect([...new Set(refused.body.issues.map((i: any) => i.location))]).toEqual(["json"])
+      // Refused by the operation's own check (an expiry in the past), inside the protocol.
+      const past = await create({ name: "past", expiresAt: "2001-01-01T00:00:00Z" }, key, serviceKey)
+      expectProblem(past, 422, "VALIDATION_FAILED")
+      const corrected = await create({ name: "corrected", expiresAt: null }, key, serviceKey)
+      expect(corrected.res.status).toBe(201)
+      expect(corrected.res.headers.get("idempotent-replayed")).toBeNull()
+      // The operation's own answer is kept from then on.
+      const replay = await create({ name: "corrected", expiresAt: null }, key, serviceKey)
+      expect(replay.res.headers.get("idempotent-replayed")).toBe("true")
+      expect(replay.body).toEqual(corrected.body)
+    })
+
     it("409 ACCOUNT_SERVICE_KEY_LIMIT_REACHED past 20 live keys; revoking frees a slot", async () => {
       const { serviceKey } = await s.newAccount("limit@example.com")
       // The account starts with one key from provisioning.
