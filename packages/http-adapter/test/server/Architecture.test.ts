@@ -12,7 +12,9 @@
  *     module of its src mentions PostgreSQL error codes or driver messages — the SQL adapter
  *     classifies them (sql-adapter/src/shared/DatabaseOutage.ts);
  * (e) the request pipeline's composition (http/Middleware.ts) stays short: its steps live in
- *     http/pipeline/, and the order of the steps reads in one place.
+ *     http/pipeline/, and the order of the steps reads in one place;
+ * (f) a /v1 endpoint is implemented on its decoded declaration (`.handle`): `handleRaw` only for
+ *     the endpoints listed with the reason they need the request's bytes.
  *
  * Each checker is a pure function over an in-memory file set; the first tests give each one a
  * deliberate violation and assert the message, so a checker that cannot fail is caught too.
@@ -405,6 +407,31 @@ export const checkMiddlewareSize = (files: ReadonlyArray<SourceFile>): ReadonlyA
 }
 
 // ---------------------------------------------------------------------------------------------
+// (f) Raw /v1 handlers only where the request's bytes are needed
+
+export type RawEndpoints = Readonly<Record<string, string>>
+
+export const checkRawHandlers = (files: ReadonlyArray<SourceFile>, allowed: RawEndpoints): ReadonlyArray<string> => {
+  const violations: Array<string> = []
+  const seen = new Set<string>()
+  for (const file of files) {
+    if (!file.path.startsWith("packages/http-adapter/src/")) continue
+    file.text.split("\n").forEach((line, i) => {
+      for (const m of line.matchAll(/\.handleRaw\(\s*"([^"]+)"/g)) {
+        seen.add(m[1]!)
+        if (allowed[m[1]!] === undefined) {
+          violations.push(`${file.path}:${i + 1} implements ${m[1]} with handleRaw: use .handle on its declaration (or list it, with why it needs the raw request)`)
+        }
+      }
+    })
+  }
+  for (const name of Object.keys(allowed)) {
+    if (!seen.has(name)) violations.push(`${name} is listed as a raw endpoint but no handler is raw: drop it from the list`)
+  }
+  return violations
+}
+
+// ---------------------------------------------------------------------------------------------
 // The repository
 
 const root = (() => {
@@ -467,6 +494,10 @@ const nonSqlSuites: SuiteBackends = {
     backends: ["memory", "filesystem"],
     why: "blobs are not kept in the database: the standalone server stores them on the filesystem"
   }
+}
+
+/** The /v1 endpoints whose handlers read the raw request, and why. */
+const rawEndpoints: RawEndpoints = {
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -616,6 +647,18 @@ describe("the architecture checkers catch a deliberate violation", () => {
     ])
     expect(checkMiddlewareSize([])).toEqual([`${MIDDLEWARE} is missing: the pipeline's composition moved (update this check)`])
   })
+
+  it("raw handlers: an unlisted handleRaw, and a listed endpoint no longer raw", () => {
+    const files = [file("packages/http-adapter/src/v1/XHandlers.ts", "handlers", "  .handleRaw(\"upload\", () => x)", "  .handleRaw(\"getThing\", () => y)")]
+    expect(checkRawHandlers(files, { upload: "the file's bytes", getThing: "its bytes" })).toEqual([])
+    expect(checkRawHandlers(files, { upload: "the file's bytes", getThing: "its bytes", gone: "x" })).toEqual([
+      "gone is listed as a raw endpoint but no handler is raw: drop it from the list"
+    ])
+    expect(checkRawHandlers(files, {})).toEqual([
+      "packages/http-adapter/src/v1/XHandlers.ts:2 implements upload with handleRaw: use .handle on its declaration (or list it, with why it needs the raw request)",
+      "packages/http-adapter/src/v1/XHandlers.ts:3 implements getThing with handleRaw: use .handle on its declaration (or list it, with why it needs the raw request)"
+    ])
+  })
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -649,6 +692,10 @@ describe("the architecture of the repository", () => {
 
   it("(e) the request pipeline's composition (http/Middleware.ts) stays short", () => {
     expect(checkMiddlewareSize(repository)).toEqual([])
+  })
+
+  it("(f) /v1 handlers use .handle on their declaration, handleRaw only where listed", () => {
+    expect(checkRawHandlers(repository, rawEndpoints)).toEqual([])
   })
 
   it("(c) the SQL backends are PGlite always and PostgreSQL when DATABASE_URL is set", () => {
