@@ -6,7 +6,9 @@
  *   The OpenAPI document lists them, and a test checks every problem the HTTP suite saw answered
  *   against them.
  * - `Idempotent`: the endpoint requires an Idempotency-Key; the `Idempotency` middleware
- *   (v1/Idempotency.ts) runs the protocol around it.
+ *   (v1/Idempotency.ts) runs the protocol around it — or, annotated `"in handler"`, the handler
+ *   runs it itself (`idempotent`), where the fingerprint or the transaction's extent differ: a
+ *   query member in the fingerprint, the bytes of an upload, work that must follow the commit.
  * Both are read back from the declaration with `declaredProblems` and `isIdempotent`.
  */
 import { type HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
@@ -83,9 +85,16 @@ export const declaredProblems = (endpoint: HttpApiEndpoint.Top): ReadonlyArray<P
   return out
 }
 
-/** Marks an endpoint that requires an Idempotency-Key (`.annotate(Idempotent, true)`). */
-export class Idempotent extends Context.Service<Idempotent, true>()("switchboard/v1/Idempotent") {}
+/**
+ * Marks an endpoint that requires an Idempotency-Key: `.annotate(Idempotent, true)` (the
+ * middleware runs the protocol), or `.annotate(Idempotent, "in handler")` (its handler does).
+ */
+export class Idempotent extends Context.Service<Idempotent, true | "in handler">()("switchboard/v1/Idempotent") {}
 
 /** Whether an endpoint requires an Idempotency-Key. */
 export const isIdempotent = (endpoint: HttpApiEndpoint.Top): boolean =>
+  Context.getOrUndefined(endpoint.annotations, Idempotent) !== undefined
+
+/** Whether the `Idempotency` middleware runs the protocol for an endpoint (its handler does not). */
+export const middlewareIdempotent = (endpoint: HttpApiEndpoint.Top): boolean =>
   Context.getOrUndefined(endpoint.annotations, Idempotent) === true

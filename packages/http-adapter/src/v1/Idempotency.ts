@@ -25,7 +25,7 @@ import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { RequestContext } from "../http/RequestContext.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { CurrentPrincipal } from "./Authn.js"
-import { isIdempotent } from "./Declare.js"
+import { middlewareIdempotent } from "./Declare.js"
 import { requestJson } from "./JsonBody.js"
 import { domain, type Rendered, toResponse } from "./Pipeline.js"
 import { problem, ProblemFailure, renderProblem } from "./Problems.js"
@@ -71,7 +71,7 @@ export const IdempotencyLive = Layer.effect(
   Effect.gen(function*() {
     const services = yield* Effect.context<IdempotencyStore | Transactor | ServerConfig | ServerSecret | Secrets>()
     return (httpEffect, { endpoint }) => {
-      if (!isIdempotent(endpoint)) return httpEffect
+      if (!middlewareIdempotent(endpoint)) return httpEffect
       return Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const { params } = yield* HttpRouter.RouteContext

@@ -22,6 +22,9 @@ const parsed = new WeakMap<HttpServerRequest.HttpServerRequest, unknown>()
 /** The parsed JSON body of a request read by `JsonBody` (`undefined` for one without). */
 export const requestJson = (request: HttpServerRequest.HttpServerRequest): unknown => parsed.get(request)
 
+/** Whether `JsonBody` read this request's body (it cannot be read again). */
+export const bodyRead = (request: HttpServerRequest.HttpServerRequest): boolean => parsed.has(request)
+
 /** The request as the endpoint sees it: its body the text read, declared as JSON. */
 const withBody = (request: HttpServerRequest.HttpServerRequest, text: string, json: unknown) => {
   const read: HttpServerRequest.HttpServerRequest = Object.create(request, {

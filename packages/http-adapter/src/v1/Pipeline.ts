@@ -4,12 +4,12 @@
  * `JsonBody`), rendering a success as data, and running a core effect with its errors as problems.
  * The Idempotency-Key protocol is v1/Idempotency.ts. Each step fails only with `ProblemFailure`.
  */
-import { HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { issueLines, type StoredResponse } from "@switchboard/core/shared"
 import { type ValidationIssue } from "../http/Problem.js"
 import { Effect, Result, Schema, type SchemaIssue } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { readJson } from "./JsonBody.js"
+import { bodyRead, readJson, requestJson } from "./JsonBody.js"
 import { ProblemFailure, problemOfDomainError, type V1DomainError, validationFailed } from "./Problems.js"
 
 /** A response as data: what is sent, and what an idempotent replay sends again. */
@@ -30,12 +30,19 @@ export const issuesOf = (error: Schema.SchemaError | SchemaIssue.Issue, location
     path: pointer(i.path)
   }))
 
-/** Reads the body as JSON and decodes it with `schema`: 413 over the limit, 422 for anything malformed. */
+/** How a /v1 body is decoded: checked whole — every issue, an unknown member refused, the rejected value quoted. */
+export const payloadParseOptions = { errors: "all", onExcessProperty: "error", reportInput: true } as const
+
+/**
+ * Reads the body as JSON and decodes it with `schema`: 413 over the limit, 422 for anything
+ * malformed. On an endpoint that declares a JSON payload, `JsonBody` has read it already.
+ */
 export const decodeJsonBody = <A, I>(schema: Schema.Codec<A, I, never, never>) =>
   Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
     const config = yield* ServerConfig
-    const { json } = yield* readJson(config.maxBodyBytes)
-    const decoded = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "error", reportInput: true })(json)
+    const json = bodyRead(request) ? requestJson(request) : (yield* readJson(config.maxBodyBytes)).json
+    const decoded = Schema.decodeUnknownResult(schema, payloadParseOptions)(json)
     if (Result.isFailure(decoded)) return yield* validationFailed(issuesOf(decoded.failure, "json"))
     return { value: decoded.success, json }
   })

@@ -3,6 +3,7 @@ import { HttpApi, type HttpApiEndpoint, type HttpApiGroup } from "effect/http-ap
 import { Authn } from "./Authn.js"
 import { Idempotency } from "./Idempotency.js"
 import { JsonBody } from "./JsonBody.js"
+import { payloadParseOptions } from "./Pipeline.js"
 import { V1Problems } from "./V1Problems.js"
 
 /**
@@ -19,6 +20,8 @@ export const v1Group = <const G extends HttpApiGroup.Constraint>(group: G) =>
     .annotate(HttpApi.ParamsParseOptions, { reportInput: true })
     .annotate(HttpApi.QueryParseOptions, { reportInput: true })
     .annotate(HttpApi.HeadersParseOptions, { reportInput: true })
+    // A body is checked whole: every issue, an unknown member refused.
+    .annotate(HttpApi.PayloadParseOptions, payloadParseOptions)
 
 /**
  * The middleware of an authenticated group's endpoints, outermost first: bearer authentication

@@ -8,22 +8,40 @@
  * message of the API. Declaring `ProblemFailure` as its error is what lets handlers and `Authn`
  * fail with it.
  */
-import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
-import { Effect, Layer } from "effect"
-import { issuesOf } from "./Pipeline.js"
+import { HttpApiError, HttpApiMiddleware, type HttpApiEndpoint } from "effect/http-api"
+import { HttpServerRequest } from "effect/http"
+import { Effect, Layer, Result, Schema } from "effect"
+import { requestJson } from "./JsonBody.js"
+import { issuesOf, payloadParseOptions } from "./Pipeline.js"
 import { ProblemFailure, validationFailed } from "./Problems.js"
 
 export class V1Problems extends HttpApiMiddleware.Service<V1Problems>()("V1Problems", {
   error: ProblemFailure
 }) {}
 
+/**
+ * The issues of a refused body. The platform decodes a payload as a union of the endpoint's
+ * payload schemas, which reports only the failing literal of a body that has one wrong; the body
+ * is decoded again with the endpoint's JSON schema itself, for every issue (this runs only on a
+ * refusal).
+ */
+const refusedBody = (endpoint: HttpApiEndpoint.Top, error: HttpApiError.HttpApiSchemaError) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const schemas = endpoint.payload.get("application/json")?.schemas ?? []
+    if (schemas.length === 1) {
+      const decoded = Schema.decodeUnknownResult(schemas[0] as Schema.Codec<unknown, unknown>, payloadParseOptions)(requestJson(request))
+      if (Result.isFailure(decoded)) return validationFailed(issuesOf(decoded.failure, "json"))
+    }
+    return validationFailed(issuesOf(error.cause, "json"))
+  })
+
 export const V1ProblemsLive = Layer.succeed(
   V1Problems,
-  (httpEffect) =>
+  (httpEffect, { endpoint }) =>
     Effect.catch(httpEffect, (e) =>
       e instanceof ProblemFailure
         ? Effect.die(e)
         : HttpApiError.HttpApiSchemaError.is(e) && e.kind === "Payload"
-        ? Effect.die(validationFailed(issuesOf(e.cause, "json")))
+        ? Effect.flatMap(refusedBody(endpoint, e), Effect.die)
         : Effect.fail(e))
 )
