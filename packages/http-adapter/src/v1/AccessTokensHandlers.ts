@@ -26,4 +26,4 @@ const listScopes = Effect.gen(function*() {
 
 export const AccessTokensGroupLive = HttpApiBuilder.group(v1Group(AccessTokensGroup), "accessTokens", (handlers) =>
   handlers
-    .handleRaw("listOauthScopes", () => listScopes))
+    .handle("listOauthScopes", () => listScopes))

@@ -1,15 +1,20 @@
 /**
  * The Billing feature's /v1 routes (API.md §1.6): the group, the problem codes of each operation,
- * the *Idem* ones. Handlers read bodies themselves (`handleRaw`); the payload schemas here serve
- * routing and the OpenAPI document.
+ * the *Idem* ones. Handlers get their payload decoded by the schema declared here.
+ *
+ * `changePlan` and `adjustFixedChargeQuantity` require an Idempotency-Key but are not `Idempotent`:
+ * their key is kept with the billing operation itself, and a repeat answers the operation as it is
+ * now, not a stored response (v1/BillingHandlers.ts). They are in `billingIdempotent`, which the
+ * OpenAPI document reads for the Idempotency-Key parameter.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Billing } from "@switchboard/core"
 import { BillingOperationId, OrganizationId, ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Context, type Effect, Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
+import { Idempotent, problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 /**
  * Runs a new billing operation in the background of this process (provided by the server's billing
@@ -32,23 +37,31 @@ const FixedChargePath = Schema.Struct({
 const organizationBilling = "/v1/organizations/:organizationId/billing"
 const projectBilling = `${organizationBilling}/projects/:projectId`
 
+const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "BILLING_NOT_PROVISIONED"]
+const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND"]
+const organizationProject: ReadonlyArray<ProblemCode> = [...organization, "PROJECT_NOT_FOUND", "PROJECT_DELETED", "BILLING_NOT_PROVISIONED"]
+
 export const BillingGroup = HttpApiGroup.make("billing")
   .add(HttpApiEndpoint.get("listBillingPlans", "/v1/projects/:projectId/billing/plans", {
     params: ProjectPath,
-    success: Billing.ListBillingPlansResponse
+    success: Billing.ListBillingPlansResponse,
+    error: problems(project)
   }).annotateMerge(OpenApi.annotations({ summary: "List plans", description: "The plans the project can move to, with their prices and fixed charges." })))
   .add(HttpApiEndpoint.get("getBillingOverview", "/v1/projects/:projectId/billing", {
     params: ProjectPath,
-    success: Billing.BillingOverview
+    success: Billing.BillingOverview,
+    error: problems(project)
   }).annotateMerge(OpenApi.annotations({ summary: "Billing overview", description: "The project's subscription, current period and what is due." })))
   .add(HttpApiEndpoint.get("getBillingOperation", "/v1/projects/:projectId/billing/operations/:operationId", {
     params: OperationPath,
-    success: Billing.BillingOperation
+    success: Billing.BillingOperation,
+    error: problems(project, "OPERATION_NOT_FOUND")
   }).annotateMerge(OpenApi.annotations({ summary: "Get a billing operation", description: "The state of an asynchronous plan change: pending, succeeded or failed." })))
   .add(HttpApiEndpoint.post("recordUsage", "/v1/projects/:projectId/billing/usage", {
     params: ProjectPath,
     payload: Billing.RecordUsageRequest,
-    success: Billing.RecordUsageResponse
+    success: Billing.RecordUsageResponse,
+    error: problems(project, "PROJECT_CLOSING", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
   }).annotateMerge(OpenApi.annotations({
     summary: "Record usage",
     description: "Adds a batch of 1-100 usage records (id, metric, quantity, timestamp) to the project's subscriptions, " +
@@ -60,25 +73,30 @@ export const BillingGroup = HttpApiGroup.make("billing")
   .add(HttpApiEndpoint.post("previewProjectChange", `${projectBilling}/preview`, {
     params: OrganizationProjectPath,
     payload: Billing.PreviewProjectChangeRequest,
-    success: Billing.PreviewProjectChangeResponse
+    success: Billing.PreviewProjectChangeResponse,
+    error: problems(organizationProject, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
   }).annotateMerge(OpenApi.annotations({ summary: "Preview a plan change", description: "What a plan change would cost now and at the next charge, without changing anything." })))
   .add(HttpApiEndpoint.post("changePlan", `${projectBilling}/purchase`, {
     params: OrganizationProjectPath,
     payload: Billing.ChangePlanRequest,
-    success: [Billing.TerminalBillingOperation, Billing.PendingBillingOperation.pipe(HttpApiSchema.status(202))]
+    success: [Billing.TerminalBillingOperation, Billing.PendingBillingOperation.pipe(HttpApiSchema.status(202))],
+    error: problems(organizationProject, idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE")
   }).annotateMerge(OpenApi.annotations({ summary: "Change the plan", description: "Moves the project to another plan; answers a billing operation to follow." })))
   .add(HttpApiEndpoint.post("adjustFixedChargeQuantity", `${projectBilling}/fixed-charges/:fixedChargeCode`, {
     params: FixedChargePath,
     payload: Billing.AdjustFixedChargeQuantityRequest,
-    success: [Billing.TerminalBillingOperation, Billing.PendingBillingOperation.pipe(HttpApiSchema.status(202))]
+    success: [Billing.TerminalBillingOperation, Billing.PendingBillingOperation.pipe(HttpApiSchema.status(202))],
+    error: problems(organizationProject, idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE")
   }).annotateMerge(OpenApi.annotations({ summary: "Change a fixed charge", description: "Changes the quantity of a fixed charge (for example extra lines) and bills the difference." })))
   .add(HttpApiEndpoint.get("getEffectiveTerms", `${projectBilling}/terms`, {
     params: OrganizationProjectPath,
-    success: Billing.EffectiveTerms
+    success: Billing.EffectiveTerms,
+    error: problems(organizationProject)
   }).annotateMerge(OpenApi.annotations({ summary: "Effective terms", description: "The prices and allowances in force for the project." })))
   .add(HttpApiEndpoint.get("getOrganizationBillingOverview", organizationBilling, {
     params: OrganizationPath,
-    success: Billing.OrganizationBillingOverview
+    success: Billing.OrganizationBillingOverview,
+    error: problems(organization)
   }).annotateMerge(OpenApi.annotations({
     summary: "Organization billing overview",
     description: "The organization's own subscription (a plan of the catalog's `organization` category, e.g. SSO seats; null when " +
@@ -88,7 +106,8 @@ export const BillingGroup = HttpApiGroup.make("billing")
   .add(HttpApiEndpoint.post("previewOrganizationChange", `${organizationBilling}/preview`, {
     params: OrganizationPath,
     payload: Billing.PreviewOrganizationChangeRequest,
-    success: Billing.PreviewOrganizationChangeResponse
+    success: Billing.PreviewOrganizationChangeResponse,
+    error: problems(organization, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
   }).annotateMerge(OpenApi.annotations({
     summary: "Preview an organization change",
     description: "What setting a fixed charge of the organization's own subscription to a quantity (e.g. SSO seats) would cost, " +
@@ -99,30 +118,32 @@ export const BillingGroup = HttpApiGroup.make("billing")
   })))
   .add(HttpApiEndpoint.get("listInvoices", `${organizationBilling}/invoices`, {
     params: OrganizationPath,
-    success: Billing.ListInvoicesResponse
+    success: Billing.ListInvoicesResponse,
+    error: problems(organization)
   }).annotateMerge(OpenApi.annotations({ summary: "List invoices", description: "The organization's invoices, newest first." })))
   .add(HttpApiEndpoint.get("getOrganizationPaymentMethod", `${organizationBilling}/payment-method`, {
     params: OrganizationPath,
-    success: Billing.PaymentMethodResponse
+    success: Billing.PaymentMethodResponse,
+    error: problems(organization)
   }).annotateMerge(OpenApi.annotations({ summary: "Get the payment method", description: "The card on file of the organization, if any." })))
   .add(HttpApiEndpoint.post("createOrganizationPaymentMethodCheckout", `${organizationBilling}/checkout`, {
     params: OrganizationPath,
-    success: Billing.CheckoutResponse
+    success: Billing.CheckoutResponse,
+    error: problems(organization)
   }).annotateMerge(OpenApi.annotations({ summary: "Start a checkout", description: "A checkout page where a person adds a payment method." })))
   .add(HttpApiEndpoint.post("createOrganizationSetupIntent", `${organizationBilling}/setup-intent`, {
     params: OrganizationPath,
-    success: Billing.SetupIntentResponse
-  }).annotateMerge(OpenApi.annotations({ summary: "Create a setup intent", description: "A payment provider setup intent for adding a card in your own page." })))
-  .middleware(Authn)
+    success: Billing.SetupIntentResponse,
+    error: problems(organization, idempotency)
+  }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a setup intent", description: "A payment provider setup intent for adding a card in your own page." })))
+  .pipe(authenticated)
+  // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Billing",
     description: "Plans, subscriptions, plan-change previews, billing operations, invoices and payment methods. " +
       "Account credentials (billing:read / billing:write for OAuth access tokens); project API keys may read their project's billing."
   }))
-
-const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "BILLING_NOT_PROVISIONED"]
-const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND"]
-const organizationProject: ReadonlyArray<ProblemCode> = [...organization, "PROJECT_NOT_FOUND", "PROJECT_DELETED", "BILLING_NOT_PROVISIONED"]
 
 /** operationId ("billing.<name>") → the problem codes it can answer (for the OpenAPI document). */
 export const billingProblems: Record<string, ReadonlyArray<ProblemCode>> = {

@@ -26,8 +26,8 @@ import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./V1Group.js"
 import { BillingGroup, BillingKicker } from "./BillingApi.js"
 import { CurrentPrincipal } from "./Authn.js"
-import { idempotent } from "./Idempotency.js"
-import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { requestJson } from "./JsonBody.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
 import { refusal } from "./Access.js"
 import { problem } from "./Problems.js"
 
@@ -100,7 +100,10 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
         return toResponse(yield* rendered(Billing.BillingOperation, operation, 200, { ...noStore, ...replay }))
       })
 
-    /** Creates (or finds, for the same key) a billing operation and starts it. */
+    /**
+     * Creates (or finds, for the same key) a billing operation and starts it. The fingerprint is the
+     * Idempotency middleware's: method, route, path parameters and the JSON body `JsonBody` read.
+     */
     const submitOperation = (args: {
       readonly principal: Principal
       readonly projectId: ProjectId
@@ -108,7 +111,6 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
       readonly request: OperationRequest | { readonly type: "adjust_fixed_charge_quantity"; readonly fixedChargeCode: string; readonly quantity: number }
       readonly route: string
       readonly path: Record<string, string>
-      readonly body: unknown
     }) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -116,7 +118,7 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
         if (raw === undefined) return yield* problem("IDEMPOTENCY_KEY_REQUIRED", "This operation requires an Idempotency-Key header.")
         const key = parseIdempotencyKey(raw)
         if (key === undefined) return yield* problem("IDEMPOTENCY_KEY_INVALID", "Idempotency-Key must be 1-255 visible ASCII characters.")
-        const fingerprint = yield* sha256Hex(canonicalJson({ method: request.method, route: args.route, path: args.path, body: args.body }))
+        const fingerprint = yield* sha256Hex(canonicalJson({ method: request.method, route: args.route, path: args.path, body: requestJson(request) }))
         const { created, operation } = yield* domain(billing.submit({
           principal: args.principal,
           projectId: args.projectId,
@@ -133,17 +135,17 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
       })
 
     return handlers
-      .handleRaw("listBillingPlans", ({ params: path }) =>
+      .handle("listBillingPlans", ({ params: path }) =>
         Effect.gen(function*() {
           yield* projectRead(path.projectId)
-          return toResponse(yield* rendered(Billing.ListBillingPlansResponse, { plans: billing.listPlans() }))
+          return { plans: billing.listPlans() }
         }))
-      .handleRaw("getBillingOverview", ({ params: path }) =>
+      .handle("getBillingOverview", ({ params: path }) =>
         Effect.gen(function*() {
           yield* projectRead(path.projectId)
           return toResponse(yield* rendered(Billing.BillingOverview, yield* domain(billing.overview(path.projectId)), 200, noStore))
         }))
-      .handleRaw("getBillingOperation", ({ params: path }) =>
+      .handle("getBillingOperation", ({ params: path }) =>
         Effect.gen(function*() {
           yield* projectRead(path.projectId)
           const operation = yield* domain(billing.getOperation(path.projectId, path.operationId))
@@ -152,90 +154,79 @@ export const BillingGroupLive = HttpApiBuilder.group(v1Group(BillingGroup), "bil
             ...(operation.status === "pending" ? { "retry-after": "1" } : {})
           }))
         }))
-      .handleRaw("recordUsage", ({ params: path }) =>
+      .handle("recordUsage", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* authorizeBilling({ scope: "billing:write", organizationRoute: false, projectId: path.projectId })
           const project = yield* domain(billing.openProject(principal, path.projectId, "write"))
-          const body = yield* decodeJsonBody(Billing.RecordUsageRequest)
-          const results = yield* domain(billing.recordUsageBatch(path.projectId, body.value.records, project))
+          const results = yield* domain(billing.recordUsageBatch(path.projectId, payload.records, project))
           return toResponse(yield* rendered(Billing.RecordUsageResponse, { results }, 200, noStore))
         }))
-      .handleRaw("previewProjectChange", ({ params: path }) =>
+      .handle("previewProjectChange", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const { project } = yield* organizationProject(path.organizationId, path.projectId, "read")
-          const body = yield* decodeJsonBody(Billing.PreviewProjectChangeRequest)
-          const preview = yield* domain(billing.preview(path.projectId, body.value, project))
+          const preview = yield* domain(billing.preview(path.projectId, payload, project))
           return toResponse(yield* rendered(Billing.PreviewProjectChangeResponse, preview, 200, noStore))
         }))
-      .handleRaw("changePlan", ({ params: path }) =>
+      .handle("changePlan", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const { principal } = yield* organizationProject(path.organizationId, path.projectId, "write")
-          const body = yield* decodeJsonBody(Billing.ChangePlanRequest)
           return yield* submitOperation({
             principal,
             projectId: path.projectId,
             kind: "change_plan",
-            request: { type: "change_plan", category: body.value.category, planCode: body.value.planCode, additions: body.value.additions ?? [] },
+            request: { type: "change_plan", category: payload.category, planCode: payload.planCode, additions: payload.additions ?? [] },
             route: "/v1/organizations/:organizationId/billing/projects/:projectId/purchase",
-            path: { organizationId: path.organizationId, projectId: path.projectId },
-            body: body.json
+            path: { organizationId: path.organizationId, projectId: path.projectId }
           })
         }))
-      .handleRaw("adjustFixedChargeQuantity", ({ params: path }) =>
+      .handle("adjustFixedChargeQuantity", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const { principal } = yield* organizationProject(path.organizationId, path.projectId, "write")
-          const body = yield* decodeJsonBody(Billing.AdjustFixedChargeQuantityRequest)
           return yield* submitOperation({
             principal,
             projectId: path.projectId,
             kind: "adjust_fixed_charge_quantity",
-            request: { type: "adjust_fixed_charge_quantity", fixedChargeCode: path.fixedChargeCode, quantity: body.value.quantity },
+            request: { type: "adjust_fixed_charge_quantity", fixedChargeCode: path.fixedChargeCode, quantity: payload.quantity },
             route: "/v1/organizations/:organizationId/billing/projects/:projectId/fixed-charges/:fixedChargeCode",
-            path: { organizationId: path.organizationId, projectId: path.projectId, fixedChargeCode: path.fixedChargeCode },
-            body: body.json
+            path: { organizationId: path.organizationId, projectId: path.projectId, fixedChargeCode: path.fixedChargeCode }
           })
         }))
-      .handleRaw("getEffectiveTerms", ({ params: path }) =>
+      .handle("getEffectiveTerms", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organizationProject(path.organizationId, path.projectId, "read")
           return toResponse(yield* rendered(Billing.EffectiveTerms, yield* domain(billing.terms(path.projectId)), 200, noStore))
         }))
-      .handleRaw("getOrganizationBillingOverview", ({ params: path }) =>
+      .handle("getOrganizationBillingOverview", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:read")
           const overview = yield* domain(billing.organizationOverview(path.organizationId))
           return toResponse(yield* rendered(Billing.OrganizationBillingOverview, overview, 200, noStore))
         }))
-      .handleRaw("previewOrganizationChange", ({ params: path }) =>
+      .handle("previewOrganizationChange", ({ params: path, payload }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:read")
-          const body = yield* decodeJsonBody(Billing.PreviewOrganizationChangeRequest)
-          const preview = yield* domain(billing.previewOrganizationChange(path.organizationId, body.value))
+          const preview = yield* domain(billing.previewOrganizationChange(path.organizationId, payload))
           return toResponse(yield* rendered(Billing.PreviewOrganizationChangeResponse, preview, 200, noStore))
         }))
-      .handleRaw("listInvoices", ({ params: path }) =>
+      .handle("listInvoices", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:read")
           const invoices = yield* domain(billing.listInvoices(path.organizationId))
           return toResponse(yield* rendered(Billing.ListInvoicesResponse, { invoices }, 200, noStore))
         }))
-      .handleRaw("getOrganizationPaymentMethod", ({ params: path }) =>
+      .handle("getOrganizationPaymentMethod", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:read")
           return toResponse(yield* rendered(Billing.PaymentMethodResponse, yield* payments.get(path.organizationId), 200, noStore))
         }))
-      .handleRaw("createOrganizationPaymentMethodCheckout", ({ params: path }) =>
+      .handle("createOrganizationPaymentMethodCheckout", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:write")
           return toResponse(yield* rendered(Billing.CheckoutResponse, yield* payments.checkout(path.organizationId), 200, noStore))
         }))
-      .handleRaw("createOrganizationSetupIntent", ({ params: path }) =>
+      .handle("createOrganizationSetupIntent", ({ params: path }) =>
         Effect.gen(function*() {
           yield* organization(path.organizationId, "billing:write")
-          return yield* idempotent(
-            { route: "/v1/organizations/:organizationId/billing/setup-intent", path: { organizationId: path.organizationId } },
-            Effect.flatMap(payments.setupIntent(path.organizationId), (intent) =>
-              rendered(Billing.SetupIntentResponse, intent, 200, noStore))
-          )
+          return toResponse(yield* rendered(Billing.SetupIntentResponse, yield* payments.setupIntent(path.organizationId), 200, noStore))
         }))
   }))

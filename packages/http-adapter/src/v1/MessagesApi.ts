@@ -3,17 +3,17 @@
  * operations, so the paths follow the call signals' (docs/messages.md): everything is under
  * `/v1/projects/{projectId}/platforms/messages` — `POST …/facts` for the messaging edge's lifecycle
  * facts (`events:write`), `GET …` and `GET …/{messageId}` for the records (`platforms:read`).
- * Handlers read bodies and queries themselves (`handleRaw`); the schemas here serve routing and
- * the OpenAPI document, query parameters are plain optional strings decoded strictly in the
- * handler (a bad one is a 422 with location `query`).
+ * Handlers get their payload decoded by the schema declared here; query parameters are plain
+ * optional strings here, decoded strictly in the handler (a bad one is a 422 with location `query`).
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { IngestMessageFactsRequest, IngestMessageFactsResponse, Message, MessagePage } from "@switchboard/core/messages"
 import { MessageId, ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { projectProblems as common } from "./CommonProblems.js"
+import { problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/platforms/messages"
 
@@ -34,7 +34,8 @@ export const MessagesGroup = HttpApiGroup.make("messages")
     HttpApiEndpoint.post("ingestMessageFacts", `${BASE}/facts`, {
       params: ProjectPath,
       payload: IngestMessageFactsRequest,
-      success: IngestMessageFactsResponse
+      success: IngestMessageFactsResponse,
+      error: problems(common, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE")
     }).annotateMerge(OpenApi.annotations({
       summary: "Report message facts",
       description: "The messaging edge reports message lifecycle facts (dispatched, accepted, delivered, failed, received): " +
@@ -46,7 +47,8 @@ export const MessagesGroup = HttpApiGroup.make("messages")
     HttpApiEndpoint.get("listMessages", BASE, {
       params: ProjectPath,
       query: ListMessagesParams,
-      success: MessagePage
+      success: MessagePage,
+      error: problems(common)
     }).annotateMerge(OpenApi.annotations({
       summary: "List messages",
       description: "The project's messages, newest first; filters platform, status, createdAfter, createdBefore; " +
@@ -56,13 +58,16 @@ export const MessagesGroup = HttpApiGroup.make("messages")
   .add(
     HttpApiEndpoint.get("getMessage", `${BASE}/:messageId`, {
       params: MessagePath,
-      success: Message
+      success: Message,
+      error: problems(common, "RESOURCE_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({
       summary: "Get a message",
       description: "One message record in the shape of its status and platform. Needs platforms:read."
     }))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
+  // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Messages",
     description: "Message records built from the messaging edge's lifecycle facts (docs/messages.md)."

@@ -4,29 +4,21 @@
  * mapped scopes).
  */
 import { HttpApiBuilder } from "effect/http-api"
-import {
-  encodeFactResult,
-  IngestMessageFactsRequest,
-  ListMessagesQuery,
-  Message,
-  MessagePage,
-  Messages
-} from "@switchboard/core/messages"
+import { encodeFactResult, ListMessagesQuery, Messages } from "@switchboard/core/messages"
 import { Effect } from "effect"
 import { v1Group } from "./V1Group.js"
 import { MessagesGroup } from "./MessagesApi.js"
-import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { domain, toResponse } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
 export const MessagesGroupLive = HttpApiBuilder.group(v1Group(MessagesGroup), "messages", (handlers) =>
   Effect.gen(function*() {
     const messages = yield* Messages
     return handlers
-      .handleRaw("ingestMessageFacts", ({ params: path }) =>
+      .handle("ingestMessageFacts", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          const body = yield* decodeJsonBody(IngestMessageFactsRequest)
-          const results = yield* domain(messages.ingest(path.projectId, principal, body.value.facts))
+          const results = yield* domain(messages.ingest(path.projectId, principal, payload.facts))
           // The same JSON as rendered(IngestMessageFactsResponse, …), without re-validating the
           // records the reducer made through the 35-shape union (core messages/MessageRecords.ts).
           return toResponse({
@@ -35,19 +27,19 @@ export const MessagesGroupLive = HttpApiBuilder.group(v1Group(MessagesGroup), "m
             body: JSON.stringify({ results: results.map(encodeFactResult) })
           })
         }))
-      .handleRaw("listMessages", ({ params: path }) =>
+      .handle("listMessages", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "platforms:read")
           const query = yield* decodeQuery(ListMessagesQuery)
           const page = yield* domain(messages.list(path.projectId, principal, query))
-          return toResponse(yield* rendered(MessagePage, {
+          return {
             messages: page.messages,
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
-          }))
+          }
         }))
-      .handleRaw("getMessage", ({ params: path }) =>
+      .handle("getMessage", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "platforms:read")
-          return toResponse(yield* rendered(Message, yield* domain(messages.get(path.projectId, principal, path.messageId))))
+          return yield* domain(messages.get(path.projectId, principal, path.messageId))
         }))
   }))

@@ -3,7 +3,7 @@
  * over `message_events` and `call_events`, its SQL schema document and the backfill state. All
  * three need `events:read` on the project.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import {
   GetMessageMetricsBackfillResponse,
   GetMessageMetricsSqlSchemaResponse,
@@ -13,8 +13,9 @@ import { SqlQueryRequest } from "@switchboard/core/projects"
 import { ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { projectProblems as common } from "./CommonProblems.js"
+import { problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 
@@ -23,7 +24,8 @@ export const MetricsGroup = HttpApiGroup.make("metrics")
     HttpApiEndpoint.post("queryMessageMetrics", "/v1/projects/:projectId/metrics/query", {
       params: ProjectPath,
       payload: SqlQueryRequest,
-      success: QueryMessageMetricsResponse
+      success: QueryMessageMetricsResponse,
+      error: problems(common, "QUERY_RESOURCE_LIMIT", "PAYLOAD_TOO_LARGE")
     }).annotateMerge(OpenApi.annotations({
       summary: "Run a SQL query",
       description: "Runs one read-only SELECT, with named parameters, over the project's message_events and call_events and answers the columns and rows. Needs `events:read`; 422 VALIDATION_FAILED for a syntax error or a construct outside the allowed subset (named in SQL words, with its position), 422 QUERY_RESOURCE_LIMIT past 10 000 rows, 4 MiB or the cost cap, 504 REQUEST_TIMEOUT past 5 s."
@@ -32,7 +34,8 @@ export const MetricsGroup = HttpApiGroup.make("metrics")
   .add(
     HttpApiEndpoint.get("getMessageMetricsSqlSchema", "/v1/projects/:projectId/metrics/query", {
       params: ProjectPath,
-      success: GetMessageMetricsSqlSchemaResponse
+      success: GetMessageMetricsSqlSchemaResponse,
+      error: problems(common)
     }).annotateMerge(OpenApi.annotations({
       summary: "Get the SQL schema",
       description: "The schema document of the query operation: tables and columns, functions, operators, limits and parameter syntax. Needs `events:read`."
@@ -41,13 +44,16 @@ export const MetricsGroup = HttpApiGroup.make("metrics")
   .add(
     HttpApiEndpoint.get("getMessageMetricsBackfill", "/v1/projects/:projectId/metrics/backfill", {
       params: ProjectPath,
-      success: GetMessageMetricsBackfillResponse
+      success: GetMessageMetricsBackfillResponse,
+      error: problems(common)
     }).annotateMerge(OpenApi.annotations({
       summary: "Get the backfill state",
       description: "How far the project's message_events and call_events are populated; they are views over the live records, so the state is always completed. Needs `events:read`."
     }))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
+  // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Metrics",
     description: "Read-only SQL over the project's message_events and call_events (docs/sql-query.md)."

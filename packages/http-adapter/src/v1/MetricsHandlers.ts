@@ -4,42 +4,34 @@
  * before anything is read. The SQL runs in the store's engine (sql-adapter metrics/), never here.
  */
 import { HttpApiBuilder } from "effect/http-api"
-import {
-  GetMessageMetricsBackfillResponse,
-  GetMessageMetricsSqlSchemaResponse,
-  MessageMetrics,
-  QueryMessageMetricsResponse
-} from "@switchboard/core/metrics"
-import { SqlQueryRequest } from "@switchboard/core/projects"
+import { MessageMetrics } from "@switchboard/core/metrics"
 import { Effect } from "effect"
 import { v1Group } from "./V1Group.js"
 import { MetricsGroup } from "./MetricsApi.js"
-import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { domain } from "./Pipeline.js"
 import { onProject } from "./ProjectsHandlers.js"
 
 export const MetricsGroupLive = HttpApiBuilder.group(v1Group(MetricsGroup), "metrics", (handlers) =>
   Effect.gen(function*() {
     const metrics = yield* MessageMetrics
     return handlers
-      .handleRaw("queryMessageMetrics", ({ params: path }) =>
+      .handle("queryMessageMetrics", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
-          const body = yield* decodeJsonBody(SqlQueryRequest)
-          const result = yield* domain(metrics.query({
+          return yield* domain(metrics.query({
             projectId: path.projectId,
-            sql: body.value.sql,
-            parameters: body.value.parameters ?? {}
+            sql: payload.sql,
+            parameters: payload.parameters ?? {}
           }, principal))
-          return toResponse(yield* rendered(QueryMessageMetricsResponse, result))
         }))
-      .handleRaw("getMessageMetricsSqlSchema", ({ params: path }) =>
+      .handle("getMessageMetricsSqlSchema", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
-          return toResponse(yield* rendered(GetMessageMetricsSqlSchemaResponse, yield* domain(metrics.schema(path.projectId, principal))))
+          return yield* domain(metrics.schema(path.projectId, principal))
         }))
-      .handleRaw("getMessageMetricsBackfill", ({ params: path }) =>
+      .handle("getMessageMetricsBackfill", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
-          return toResponse(yield* rendered(GetMessageMetricsBackfillResponse, yield* domain(metrics.backfill(path.projectId, principal))))
+          return yield* domain(metrics.backfill(path.projectId, principal))
         }))
   }))

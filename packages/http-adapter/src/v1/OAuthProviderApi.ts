@@ -11,23 +11,26 @@ import {
 } from "@switchboard/core/oauth"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { commonProblems as common } from "./CommonProblems.js"
+import { problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 export const OAuthProviderGroup = HttpApiGroup.make("oAuthProvider")
   .add(
     HttpApiEndpoint.get("listAuthorizedApplications", "/v1/account/oauth/authorized-applications", {
       query: ListAuthorizedApplicationsParams,
-      success: ListAuthorizedApplicationsResponse
+      success: ListAuthorizedApplicationsResponse,
+      error: problems(common)
     }).annotateMerge(OpenApi.annotations({ summary: "List authorized apps", description: "The OAuth apps the account authorized (one entry per live grant)." })).annotate(OpenApi.Summary, "The OAuth apps the account authorized (one entry per live grant)")
   )
   .add(
     HttpApiEndpoint.delete("revokeAuthorizedApplication", "/v1/account/oauth/authorized-applications/:applicationId", {
       params: Schema.Struct({ applicationId: OAuthClientId }),
-      success: HttpApiSchema.NoContent
+      success: HttpApiSchema.NoContent,
+      error: problems(common, "RESOURCE_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({ summary: "Withdraw an app", description: "Withdraws the account's consent to an app and revokes every live token of it." })).annotate(OpenApi.Summary, "Withdraws the account's consent to an app and revokes every live token of it")
   )
-  .middleware(Authn)
+  .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({
     title: "Authorized applications",
     description: "OAuth apps the account has authorized, and withdrawing them."

@@ -4,7 +4,6 @@ import { HttpServerResponse } from "effect/http"
 import {
   authorizedApplication,
   DEFAULT_AUTHORIZED_APPLICATIONS_LIMIT,
-  ListAuthorizedApplicationsResponse,
   OAuthGrants,
   paginateByCursor
 } from "@switchboard/core/oauth"
@@ -12,14 +11,14 @@ import { Effect } from "effect"
 import { actingAccount } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { OAuthProviderGroup } from "./OAuthProviderApi.js"
-import { domain, rendered, toResponse } from "./Pipeline.js"
+import { domain } from "./Pipeline.js"
 import { validationFailed } from "./ProblemFailure.js"
 
 export const OAuthProviderGroupLive = HttpApiBuilder.group(v1Group(OAuthProviderGroup), "oAuthProvider", (handlers) =>
   Effect.gen(function*() {
     const grants = yield* OAuthGrants
     return handlers
-      .handleRaw("listAuthorizedApplications", ({ query: urlParams }) =>
+      .handle("listAuthorizedApplications", ({ query: urlParams }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
           if (urlParams.after !== undefined && urlParams.before !== undefined) {
@@ -37,12 +36,12 @@ export const OAuthProviderGroupLive = HttpApiBuilder.group(v1Group(OAuthProvider
             limit: urlParams.limit ?? DEFAULT_AUTHORIZED_APPLICATIONS_LIMIT,
             order: urlParams.order ?? "desc"
           })
-          return toResponse(yield* rendered(ListAuthorizedApplicationsResponse, {
+          return {
             authorizedApplications: page.map(authorizedApplication),
             listMetadata: { after, before }
-          }))
+          }
         }))
-      .handleRaw("revokeAuthorizedApplication", ({ params: path }) =>
+      .handle("revokeAuthorizedApplication", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
           yield* domain(grants.withdraw(accountId, path.applicationId))

@@ -6,50 +6,39 @@
  * one-time password included (as the protocol stores it), with `Cache-Control: no-store`.
  */
 import { HttpApiBuilder } from "effect/http-api"
-import { HttpServerResponse } from "effect/http"
-import { Voice } from "@switchboard/core"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
-  AssignVoiceLineProfileRequest,
-  BatchUpdateVoiceLineProfileAssignmentsRequest,
-  BatchUpdateVoiceLineProfileAssignmentsResponse,
-  CallPage,
   Calls,
-  ConfigureVoiceProfileOutboundRequest,
   ConfigureVoiceProfileOutboundResponse,
-  CreateCallRequest,
-  CreateDefaultVoiceProfileRequest,
-  CreateVoiceProfileRequest,
-  DeleteVoiceProfileOutboundResponse,
   DeleteVoiceProfileQuery,
   encodeSignalResults,
   ExpectedVersionQuery,
   IngestCallSignalsRequestDecoder,
   ListCallsQuery,
   ListVoiceProfilesQuery,
-  RejectCallRequest,
-  ReplaceVoiceProfileInboundRequest,
-  RotateVoiceProfileOutboundCredentialRequest,
   RotateVoiceProfileOutboundCredentialResponse,
-  UpdateDefaultVoiceProfileRequest,
-  UpdateVoiceProfileInboundRequest,
-  UpdateVoiceProfileOutboundAuthenticationRequest,
-  UpdateVoiceProfileOutboundAuthenticationResponse,
-  UpdateVoiceProfileRequest,
-  VoiceLineProfileAssignment,
   VoiceProfile,
   VoiceProfileInboundConfiguration,
-  VoiceProfilePage,
   VoiceProfiles
 } from "@switchboard/core/voice"
-import { Effect, Redacted } from "effect"
+import { Effect, Redacted, Result, Schema } from "effect"
 import { v1Group } from "./V1Group.js"
 import { VoiceGroup } from "./VoiceApi.js"
-import { idempotent } from "./Idempotency.js"
-import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { requestJson } from "./JsonBody.js"
+import { domain, issuesOf, rendered, toResponse } from "./Pipeline.js"
+import { validationFailed } from "./Problems.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
-const BASE = "/v1/projects/:projectId/platforms/voice"
 const noStore = { "cache-control": "no-store" }
+
+/**
+ * The JSON body `JsonBody` read (and checked), decoded with `schema` as `decodeJsonBody` decodes:
+ * for a raw endpoint of the group, whose body is consumed by then.
+ */
+const decodeReadBody = <A, I>(schema: Schema.Codec<A, I, never, never>, request: HttpServerRequest.HttpServerRequest) => {
+  const decoded = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "error", reportInput: true })(requestJson(request))
+  return Result.isFailure(decoded) ? Effect.fail(validationFailed(issuesOf(decoded.failure, "json"))) : Effect.succeed(decoded.success)
+}
 
 export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice", (handlers) =>
   Effect.gen(function*() {
@@ -60,55 +49,48 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
 
     return handlers
       // Profiles ----------------------------------------------------------------------------------
-      .handleRaw("createDefaultVoiceProfile", ({ params: path }) =>
+      .handle("createDefaultVoiceProfile", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(CreateDefaultVoiceProfileRequest)
-          const r = yield* domain(profiles.createDefault(path.projectId, principal, body.value))
+          const r = yield* domain(profiles.createDefault(path.projectId, principal, payload))
           return toResponse(yield* rendered(VoiceProfile, r.profile, r.created ? 201 : 200))
         }))
-      .handleRaw("getDefaultVoiceProfile", ({ params: path }) =>
+      .handle("getDefaultVoiceProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          return toResponse(yield* rendered(VoiceProfile, yield* domain(profiles.getDefault(path.projectId, principal))))
+          return yield* domain(profiles.getDefault(path.projectId, principal))
         }))
-      .handleRaw("updateDefaultVoiceProfile", ({ params: path }) =>
+      .handle("updateDefaultVoiceProfile", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(UpdateDefaultVoiceProfileRequest)
-          const profile = yield* domain(profiles.update(path.projectId, principal, "default", body.value))
-          return toResponse(yield* rendered(VoiceProfile, profile))
+          return yield* domain(profiles.update(path.projectId, principal, "default", payload))
         }))
-      .handleRaw("createVoiceProfile", ({ params: path }) =>
+      .handle("createVoiceProfile", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(CreateVoiceProfileRequest)
-          const profile = yield* domain(profiles.create(path.projectId, principal, body.value))
-          return toResponse(yield* rendered(VoiceProfile, profile, 201))
+          return yield* domain(profiles.create(path.projectId, principal, payload))
         }))
-      .handleRaw("listVoiceProfiles", ({ params: path }) =>
+      .handle("listVoiceProfiles", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListVoiceProfilesQuery)
           const page = yield* domain(profiles.list(path.projectId, principal, query))
-          return toResponse(yield* rendered(VoiceProfilePage, {
+          return {
             profiles: page.profiles,
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
-          }))
+          }
         }))
-      .handleRaw("getVoiceProfile", ({ params: path }) =>
+      .handle("getVoiceProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          return toResponse(yield* rendered(VoiceProfile, yield* domain(profiles.get(path.projectId, principal, path.profileId))))
+          return yield* domain(profiles.get(path.projectId, principal, path.profileId))
         }))
-      .handleRaw("updateVoiceProfile", ({ params: path }) =>
+      .handle("updateVoiceProfile", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(UpdateVoiceProfileRequest)
-          const profile = yield* domain(profiles.update(path.projectId, principal, path.profileId, body.value))
-          return toResponse(yield* rendered(VoiceProfile, profile))
+          return yield* domain(profiles.update(path.projectId, principal, path.profileId, payload))
         }))
-      .handleRaw("deleteVoiceProfile", ({ params: path }) =>
+      .handle("deleteVoiceProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const query = yield* decodeQuery(DeleteVoiceProfileQuery)
@@ -118,109 +100,86 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
           }))
           return HttpServerResponse.empty({ status: 204 })
         }))
-      .handleRaw("configureVoiceProfileOutbound", ({ params: path }) =>
+      .handle("configureVoiceProfileOutbound", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(ConfigureVoiceProfileOutboundRequest)
-          return yield* idempotent(
-            { route: `${BASE}/profiles/:profileId/outbound`, path: { ...path }, body: body.json },
-            Effect.gen(function*() {
-              const r = yield* domain(profiles.configureOutbound(path.projectId, principal, path.profileId, {
-                algorithm: body.value.authentication.algorithm,
-                expectedVersion: body.value.expectedVersion
-              }))
-              return yield* rendered(
-                ConfigureVoiceProfileOutboundResponse,
-                { outbound: r.outbound, password: Redacted.value(r.password), profileVersion: r.profileVersion },
-                201,
-                noStore
-              )
-            })
-          )
-        }))
-      .handleRaw("updateVoiceProfileOutboundAuthentication", ({ params: path }) =>
-        Effect.gen(function*() {
-          const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(UpdateVoiceProfileOutboundAuthenticationRequest)
-          const r = yield* domain(profiles.updateOutboundAuthentication(path.projectId, principal, path.profileId, {
-            algorithm: body.value.authentication.algorithm,
-            expectedVersion: body.value.expectedVersion
+          const r = yield* domain(profiles.configureOutbound(path.projectId, principal, path.profileId, {
+            algorithm: payload.authentication.algorithm,
+            expectedVersion: payload.expectedVersion
           }))
-          return toResponse(yield* rendered(UpdateVoiceProfileOutboundAuthenticationResponse, r))
+          return toResponse(yield* rendered(
+            ConfigureVoiceProfileOutboundResponse,
+            { outbound: r.outbound, password: Redacted.value(r.password), profileVersion: r.profileVersion },
+            201,
+            noStore
+          ))
         }))
-      .handleRaw("rotateVoiceProfileOutboundCredential", ({ params: path }) =>
+      .handle("updateVoiceProfileOutboundAuthentication", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(RotateVoiceProfileOutboundCredentialRequest)
-          return yield* idempotent(
-            { route: `${BASE}/profiles/:profileId/outbound/rotate`, path: { ...path }, body: body.json },
-            Effect.gen(function*() {
-              const r = yield* domain(profiles.rotateOutbound(path.projectId, principal, path.profileId, body.value))
-              return yield* rendered(
-                RotateVoiceProfileOutboundCredentialResponse,
-                {
-                  password: Redacted.value(r.password),
-                  previousPasswordValidUntil: r.previousPasswordValidUntil,
-                  profileVersion: r.profileVersion
-                },
-                200,
-                noStore
-              )
-            })
-          )
+          return yield* domain(profiles.updateOutboundAuthentication(path.projectId, principal, path.profileId, {
+            algorithm: payload.authentication.algorithm,
+            expectedVersion: payload.expectedVersion
+          }))
         }))
-      .handleRaw("deleteVoiceProfileOutbound", ({ params: path }) =>
+      .handle("rotateVoiceProfileOutboundCredential", ({ params: path, payload }) =>
+        Effect.gen(function*() {
+          const principal = yield* write(path.projectId)
+          const r = yield* domain(profiles.rotateOutbound(path.projectId, principal, path.profileId, payload))
+          return toResponse(yield* rendered(
+            RotateVoiceProfileOutboundCredentialResponse,
+            {
+              password: Redacted.value(r.password),
+              previousPasswordValidUntil: r.previousPasswordValidUntil,
+              profileVersion: r.profileVersion
+            },
+            200,
+            noStore
+          ))
+        }))
+      .handle("deleteVoiceProfileOutbound", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
           const r = yield* domain(profiles.deleteOutbound(path.projectId, principal, path.profileId, expectedVersion))
-          return toResponse(yield* rendered(DeleteVoiceProfileOutboundResponse, { outbound: null, profileVersion: r.profileVersion }))
+          return { outbound: null, profileVersion: r.profileVersion }
         }))
-      .handleRaw("replaceVoiceProfileInbound", ({ params: path }) =>
+      .handle("replaceVoiceProfileInbound", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(ReplaceVoiceProfileInboundRequest)
-          const r = yield* domain(profiles.replaceInbound(path.projectId, principal, path.profileId, body.value))
+          const r = yield* domain(profiles.replaceInbound(path.projectId, principal, path.profileId, payload))
           return toResponse(
             yield* rendered(VoiceProfileInboundConfiguration, { inbound: r.inbound, profileVersion: r.profileVersion }, r.created ? 201 : 200)
           )
         }))
-      .handleRaw("updateVoiceProfileInbound", ({ params: path }) =>
+      .handle("updateVoiceProfileInbound", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(UpdateVoiceProfileInboundRequest)
-          const r = yield* domain(profiles.updateInbound(path.projectId, principal, path.profileId, body.value))
-          return toResponse(yield* rendered(VoiceProfileInboundConfiguration, r))
+          return yield* domain(profiles.updateInbound(path.projectId, principal, path.profileId, payload))
         }))
-      .handleRaw("deleteVoiceProfileInbound", ({ params: path }) =>
+      .handle("deleteVoiceProfileInbound", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
-          const r = yield* domain(profiles.deleteInbound(path.projectId, principal, path.profileId, expectedVersion))
-          return toResponse(yield* rendered(VoiceProfileInboundConfiguration, r))
+          return yield* domain(profiles.deleteInbound(path.projectId, principal, path.profileId, expectedVersion))
         }))
       // Line profile assignments ----------------------------------------------------------------
-      .handleRaw("batchUpdateVoiceLineProfileAssignments", ({ params: path }) =>
+      .handle("batchUpdateVoiceLineProfileAssignments", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(BatchUpdateVoiceLineProfileAssignmentsRequest)
-          const assignments = yield* domain(profiles.batchAssign(path.projectId, principal, body.value.updates))
-          return toResponse(yield* rendered(BatchUpdateVoiceLineProfileAssignmentsResponse, { assignments }))
+          return { assignments: yield* domain(profiles.batchAssign(path.projectId, principal, payload.updates)) }
         }))
-      .handleRaw("getVoiceLineProfileAssignment", ({ params: path }) =>
+      .handle("getVoiceLineProfileAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          const assignment = yield* domain(profiles.getAssignment(path.projectId, principal, path.lineId))
-          return toResponse(yield* rendered(VoiceLineProfileAssignment, assignment))
+          return yield* domain(profiles.getAssignment(path.projectId, principal, path.lineId))
         }))
-      .handleRaw("assignVoiceLineProfile", ({ params: path }) =>
+      .handle("assignVoiceLineProfile", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(AssignVoiceLineProfileRequest)
-          const assignment = yield* domain(profiles.assign(path.projectId, principal, path.lineId, body.value))
-          return toResponse(yield* rendered(VoiceLineProfileAssignment, assignment))
+          return yield* domain(profiles.assign(path.projectId, principal, path.lineId, payload))
         }))
-      .handleRaw("unassignVoiceLineProfile", ({ params: path }) =>
+      .handle("unassignVoiceLineProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
@@ -228,32 +187,29 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
           return HttpServerResponse.empty({ status: 204 })
         }))
       // Calls -----------------------------------------------------------------------------------
-      .handleRaw("listCalls", ({ params: path }) =>
+      .handle("listCalls", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListCallsQuery)
           const page = yield* domain(calls.list(path.projectId, principal, query))
-          return toResponse(yield* rendered(CallPage, {
+          return {
             calls: page.calls,
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
-          }))
+          }
         }))
-      .handleRaw("createCall", ({ params: path }) =>
+      .handle("createCall", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(CreateCallRequest)
-          return yield* idempotent(
-            { route: `${BASE}/calls`, path: { projectId: path.projectId }, body: body.json },
-            Effect.flatMap(domain(calls.create(path.projectId, principal, body.value)), (call) => rendered(Voice.Call, call, 201))
-          )
+          return yield* domain(calls.create(path.projectId, principal, payload))
         }))
-      .handleRaw("ingestCallSignals", ({ params: path }) =>
+      // Raw: the body is decoded with IngestCallSignalsRequest's fast decoder, the well-formed case
+      // without the schema interpreter (core voice/CallSignalBatchDecoder.ts): the same values, the
+      // same 422s. The declared payload stays the schema, which the OpenAPI document renders.
+      .handleRaw("ingestCallSignals", ({ params: path, request }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          // IngestCallSignalsRequest, the well-formed case without the schema interpreter (core
-          // voice/CallSignalBatchDecoder.ts): the same values, the same 422s.
-          const body = yield* decodeJsonBody(IngestCallSignalsRequestDecoder)
-          const results = yield* domain(calls.ingest(path.projectId, principal, body.value.signals))
+          const body = yield* decodeReadBody(IngestCallSignalsRequestDecoder, request)
+          const results = yield* domain(calls.ingest(path.projectId, principal, body.signals))
           // The same JSON as rendered(IngestCallSignalsResponse, …), without re-validating the 100
           // calls of a batch through the schema (core voice/CallWire.ts).
           return toResponse({
@@ -262,26 +218,24 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
             body: JSON.stringify(encodeSignalResults(results))
           })
         }))
-      .handleRaw("getCall", ({ params: path }) =>
+      .handle("getCall", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          return toResponse(yield* rendered(Voice.Call, yield* domain(calls.get(path.projectId, principal, path.callId))))
+          return yield* domain(calls.get(path.projectId, principal, path.callId))
         }))
-      .handleRaw("cancelCall", ({ params: path }) =>
+      .handle("cancelCall", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          return toResponse(yield* rendered(Voice.Call, yield* domain(calls.cancel(path.projectId, principal, path.callId))))
+          return yield* domain(calls.cancel(path.projectId, principal, path.callId))
         }))
-      .handleRaw("rejectCall", ({ params: path }) =>
+      .handle("rejectCall", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(RejectCallRequest)
-          const call = yield* domain(calls.reject(path.projectId, principal, path.callId, body.value.reason))
-          return toResponse(yield* rendered(Voice.Call, call))
+          return yield* domain(calls.reject(path.projectId, principal, path.callId, payload.reason))
         }))
-      .handleRaw("hangupCall", ({ params: path }) =>
+      .handle("hangupCall", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          return toResponse(yield* rendered(Voice.Call, yield* domain(calls.hangup(path.projectId, principal, path.callId))))
+          return yield* domain(calls.hangup(path.projectId, principal, path.callId))
         }))
   }))
