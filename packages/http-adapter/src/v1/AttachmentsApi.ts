@@ -9,8 +9,9 @@ import { Attachment, AttachmentPage } from "@switchboard/core/platforms"
 import { ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
+import { problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/attachments"
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
@@ -18,10 +19,13 @@ const AttachmentPath = Schema.Struct({ projectId: ProjectId, attachmentId: Schem
 const queryParam = Schema.optional(Schema.String)
 
 export const AttachmentsGroup = HttpApiGroup.make("attachments")
+  // Not `Idempotent`: the body is the file's bytes, which its handler reads and fingerprints itself
+  // (declared type and SHA-256) for the Idempotency-Key protocol.
   .add(
     HttpApiEndpoint.post("uploadAttachment", BASE, {
       params: ProjectPath,
-      success: Attachment.pipe(HttpApiSchema.status(201))
+      success: Attachment.pipe(HttpApiSchema.status(201)),
+      error: problems(common, idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE", "INVALID_ATTACHMENT_REQUEST")
     }).annotateMerge(OpenApi.annotations({
       summary: "Upload an attachment",
       description: "The request body is the file's bytes, Content-Type its declared media type and Content-Length its size (at most 25 MiB by default; 413 PAYLOAD_TOO_LARGE beyond, refused before it is read whole). The stored type is what the bytes are when they are a known format; a declaration they contradict is 400 INVALID_ATTACHMENT_REQUEST. Answers 201 with the attachment once it is downloadable. Needs `platforms:write` and an Idempotency-Key; 409 PROJECT_CLOSING."
@@ -40,7 +44,8 @@ export const AttachmentsGroup = HttpApiGroup.make("attachments")
         updatedBefore: queryParam,
         updatedSince: queryParam
       }),
-      success: AttachmentPage
+      success: AttachmentPage,
+      error: problems(common)
     }).annotateMerge(OpenApi.annotations({
       summary: "List attachments",
       description: "The project's attachments filtered by createdSince/createdBefore and updatedSince/updatedBefore (RFC 3339; since inclusive, before exclusive), ordered by orderBy (createdAt or updatedAt) in order (asc or desc); pageSize 0 means the default (50), at most 200 a page. Continue while nextPageToken is present, even after an empty page. Needs `platforms:read`."
@@ -49,7 +54,8 @@ export const AttachmentsGroup = HttpApiGroup.make("attachments")
   .add(
     HttpApiEndpoint.get("getAttachment", `${BASE}/:attachmentId`, {
       params: AttachmentPath,
-      success: Attachment
+      success: Attachment,
+      error: problems(common, "ATTACHMENT_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({
       summary: "Get an attachment",
       description: "The attachment's metadata: content type, size, state (processing until its bytes are stored, then ready). Needs `platforms:read`; 404 ATTACHMENT_NOT_FOUND."
@@ -58,13 +64,14 @@ export const AttachmentsGroup = HttpApiGroup.make("attachments")
   .add(
     HttpApiEndpoint.get("downloadAttachment", `${BASE}/:attachmentId/content`, {
       params: AttachmentPath,
-      success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/octet-stream" }))
+      success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/octet-stream" })),
+      error: problems(common, "ATTACHMENT_NOT_FOUND", "ATTACHMENT_NOT_READY")
     }).annotateMerge(OpenApi.annotations({
       summary: "Download an attachment",
       description: "The attachment's bytes with their stored content type. A processing attachment is waited for up to 10 seconds, then 409 ATTACHMENT_NOT_READY with Retry-After: 5. Needs `platforms:read`; 404 ATTACHMENT_NOT_FOUND."
     }))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({
     title: "Attachments",
     description: "Files a project uploads to send, or receives: metadata, lists and bytes."

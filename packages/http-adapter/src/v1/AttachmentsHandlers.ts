@@ -6,13 +6,13 @@
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Attachment, AttachmentPage, Attachments, AttachmentSettings, ListAttachmentsQuery } from "@switchboard/core/platforms"
+import { Attachment, Attachments, AttachmentSettings, ListAttachmentsQuery } from "@switchboard/core/platforms"
 import { base64url, sha256Bytes } from "@switchboard/core/internal"
 import { Effect } from "effect"
 import { v1Group } from "./V1Group.js"
 import { AttachmentsGroup } from "./AttachmentsApi.js"
 import { idempotent } from "./Idempotency.js"
-import { domain, rendered, toResponse } from "./Pipeline.js"
+import { domain, rendered } from "./Pipeline.js"
 import { problem, validationFailed } from "./ProblemFailure.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 import { readAtMost } from "./UploadsRoutes.js"
@@ -27,6 +27,7 @@ export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGrou
     const write = (projectId: string) => onProject(projectId, "platforms:write")
 
     return handlers
+      // Raw: the body is the file's bytes, read as they stream (no payload to decode).
       .handleRaw("uploadAttachment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
@@ -50,22 +51,23 @@ export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGrou
             )
           )
         }))
-      .handleRaw("listAttachments", ({ params: path }) =>
+      .handle("listAttachments", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListAttachmentsQuery)
           const page = yield* domain(attachments.list(path.projectId, principal, query))
-          return toResponse(yield* rendered(AttachmentPage, {
+          return {
             items: page.items,
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
-          }))
+          }
         }))
-      .handleRaw("getAttachment", ({ params: path }) =>
+      .handle("getAttachment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          return toResponse(yield* rendered(Attachment, yield* domain(attachments.get(path.projectId, principal, path.attachmentId))))
+          return yield* domain(attachments.get(path.projectId, principal, path.attachmentId))
         }))
-      .handleRaw("downloadAttachment", ({ params: path }) =>
+      // The bytes with their stored type and headers: the response is built here.
+      .handle("downloadAttachment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const { attachment, bytes } = yield* domain(attachments.download(path.projectId, principal, path.attachmentId))

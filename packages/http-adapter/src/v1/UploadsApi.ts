@@ -16,27 +16,48 @@ import {
   ProfilePictureUploadRequest
 } from "@switchboard/core/uploads"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
+import { problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 
+// Kept local rather than imported from Api.ts, which imports this module.
+
+/** What a commit can answer besides: unknown/foreign uploadId, expired/not uploaded/already committed. */
+const commit: ReadonlyArray<ProblemCode> = ["RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"]
+/** Routes under /v1/projects/{projectId} (project:write; project API keys allowed). */
+const projectWrite: ReadonlyArray<ProblemCode> = [
+  ...common, "INSUFFICIENT_SCOPE", "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "PROJECT_CLOSING"
+]
+
+/**
+ * The commits and resets take an Idempotency-Key but are not `Idempotent`: their handlers run the
+ * protocol themselves, so that the file a change replaces is removed only once the change and its
+ * idempotency record have committed (`releasingFile`, UploadsHandlers.ts).
+ */
 export const UploadsGroup = HttpApiGroup.make("uploads")
   .add(
     HttpApiEndpoint.post("createAccountProfilePictureUpload", "/v1/account/profile-picture/uploads", {
       payload: ProfilePictureUploadRequest,
-      success: UploadTicket.pipe(HttpApiSchema.status(201))
+      success: UploadTicket.pipe(HttpApiSchema.status(201)),
+      error: problems(common, "PAYLOAD_TOO_LARGE")
     }).annotateMerge(OpenApi.annotations({ summary: "Start a profile picture upload", description: "Answers a one-time form to upload an image to; commit it with PUT /v1/account/profile-picture." }))
   )
   .add(
     HttpApiEndpoint.put("commitAccountProfilePicture", "/v1/account/profile-picture", {
       payload: CommitAccountProfilePictureRequest,
-      success: Account
+      success: Account,
+      error: problems(common, idempotency, "ACCOUNT_NOT_FOUND", commit)
     }).annotateMerge(OpenApi.annotations({ summary: "Use the uploaded picture", description: "Makes the uploaded image the account's profile picture." }))
   )
   .add(HttpApiEndpoint.delete("resetAccountProfilePicture", "/v1/account/profile-picture", {
-    success: Account
+    success: Account,
+    error: problems(common, idempotency, "ACCOUNT_NOT_FOUND")
   }).annotateMerge(OpenApi.annotations({ summary: "Reset the profile picture", description: "Goes back to the default picture." })))
+  // The agent avatar's endpoints declare no `error`: the OpenAPI document lists their problems from
+  // `uploadsProblems`, whose `projectWrite` names INSUFFICIENT_SCOPE twice (as the document does),
+  // where `problems` would name it once.
   .add(
     HttpApiEndpoint.post("createAgentProfileAvatarUpload", "/v1/projects/:projectId/agent-profile/avatar/uploads", {
       params: ProjectPath,
@@ -57,22 +78,13 @@ export const UploadsGroup = HttpApiGroup.make("uploads")
       success: Projects.AgentProfile
     }).annotateMerge(OpenApi.annotations({ summary: "Reset the avatar", description: "Goes back to the default avatar." }))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({
     title: "Uploads",
     description: "Profile pictures and agent avatars: a ticket (10 minutes, one JPEG/PNG/WebP file up to 5 MiB) whose formFields are " +
       "posted as multipart/form-data, with the file last in a part named `file`, to its uploadUrl (no bearer; " +
       "204 when stored); then a commit by uploadId. Committed files are served from /v1/files/{key}."
   }))
-
-// Kept local rather than imported from Api.ts, which imports this module.
-
-/** What a commit can answer besides: unknown/foreign uploadId, expired/not uploaded/already committed. */
-const commit: ReadonlyArray<ProblemCode> = ["RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"]
-/** Routes under /v1/projects/{projectId} (project:write; project API keys allowed). */
-const projectWrite: ReadonlyArray<ProblemCode> = [
-  ...common, "INSUFFICIENT_SCOPE", "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "PROJECT_CLOSING"
-]
 
 /** operationId ("uploads.<name>") → the problem codes it can answer (for the OpenAPI document). */
 export const uploadsProblems: Record<string, ReadonlyArray<ProblemCode>> = {

@@ -11,10 +11,6 @@ import { toAgentProfile } from "@switchboard/core/projects"
 import {
   accountUploadOwner,
   AgentAvatars,
-  CommitAccountProfilePictureRequest,
-  CommitAgentProfileAvatarRequest,
-  CreateAgentProfileAvatarUploadRequest,
-  ProfilePictureUploadRequest,
   profilePicturePurpose,
   Uploads
 } from "@switchboard/core/uploads"
@@ -25,7 +21,8 @@ import { v1Group } from "./V1Group.js"
 import { UploadsGroup } from "./UploadsApi.js"
 import { defaultPictureUrl } from "./DefaultPicture.js"
 import { idempotent } from "./Idempotency.js"
-import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { requestJson } from "./JsonBody.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
 import type { ProblemFailure } from "./Problems.js"
 
 /**
@@ -54,32 +51,33 @@ export const UploadsGroupLive = HttpApiBuilder.group(v1Group(UploadsGroup), "upl
     const onProject = (projectId: string) =>
       authorize(Requirement.Project({ projectId, permission: "project:write", accountOnly: false }))
     return handlers
-      .handleRaw("createAccountProfilePictureUpload", () =>
+      .handle("createAccountProfilePictureUpload", ({ payload }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          const body = yield* decodeJsonBody(ProfilePictureUploadRequest)
           const ticket = yield* domain(uploads.createTicket({
             owner: accountUploadOwner(accountId),
             purpose: profilePicturePurpose,
-            contentType: body.value.contentType
+            contentType: payload.contentType
           }))
           return toResponse(yield* rendered(UploadTicket, ticket, 201, { "cache-control": "no-store" }))
         }))
-      .handleRaw("commitAccountProfilePicture", () =>
+      // The commits and resets run the Idempotency-Key protocol themselves, inside `releasingFile`:
+      // the replaced file is removed only once the change and its idempotency record have committed.
+      // A commit fingerprints the body `JsonBody` read.
+      .handle("commitAccountProfilePicture", ({ payload, request }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          const body = yield* decodeJsonBody(CommitAccountProfilePictureRequest)
           return yield* releasingFile(uploads, (release) =>
             idempotent(
-              { route: "/v1/account/profile-picture", body: body.json },
+              { route: "/v1/account/profile-picture", body: requestJson(request) },
               Effect.gen(function*() {
-                const { account, replaced } = yield* domain(uploads.commitAccountPicture({ accountId, uploadId: body.value.uploadId }))
+                const { account, replaced } = yield* domain(uploads.commitAccountPicture({ accountId, uploadId: payload.uploadId }))
                 yield* release(replaced)
                 return yield* rendered(Account, accountOf(account))
               })
             ))
         }))
-      .handleRaw("resetAccountProfilePicture", () =>
+      .handle("resetAccountProfilePicture", () =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
           return yield* releasingFile(uploads, (release) =>
@@ -93,36 +91,34 @@ export const UploadsGroupLive = HttpApiBuilder.group(v1Group(UploadsGroup), "upl
             ))
         }))
 
-      .handleRaw("createAgentProfileAvatarUpload", ({ params: path }) =>
+      .handle("createAgentProfileAvatarUpload", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId)
-          const body = yield* decodeJsonBody(CreateAgentProfileAvatarUploadRequest)
           const ticket = yield* domain(avatars.createUpload({
             projectId: path.projectId,
             principal,
-            contentType: body.value.contentType
+            contentType: payload.contentType
           }))
           return toResponse(yield* rendered(UploadTicket, ticket, 201, { "cache-control": "no-store" }))
         }))
-      .handleRaw("commitAgentProfileAvatar", ({ params: path }) =>
+      .handle("commitAgentProfileAvatar", ({ params: path, payload, request }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId)
-          const body = yield* decodeJsonBody(CommitAgentProfileAvatarRequest)
           return yield* releasingFile(uploads, (release) =>
             idempotent(
-              { route: "/v1/projects/:projectId/agent-profile/avatar", path: { projectId: path.projectId }, body: body.json },
+              { route: "/v1/projects/:projectId/agent-profile/avatar", path: { projectId: path.projectId }, body: requestJson(request) },
               Effect.gen(function*() {
                 const { project, replaced } = yield* domain(avatars.commit({
                   projectId: path.projectId,
                   principal,
-                  uploadId: body.value.uploadId
+                  uploadId: payload.uploadId
                 }))
                 yield* release(replaced)
                 return yield* rendered(Projects.AgentProfile, toAgentProfile(project, defaultPicture))
               })
             ))
         }))
-      .handleRaw("resetAgentProfileAvatar", ({ params: path }) =>
+      .handle("resetAgentProfileAvatar", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId)
           return yield* releasingFile(uploads, (release) =>

@@ -8,8 +8,9 @@ import { FilteredVerificationCodeCount, FilteredVerificationCodePage } from "@sw
 import { ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { projectProblems as common } from "./CommonProblems.js"
+import { problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
@@ -24,7 +25,8 @@ export const VerificationCodesGroup = HttpApiGroup.make("verificationCodes")
     HttpApiEndpoint.get("countFilteredVerificationCodes", `${BASE}/filtered-otp/count`, {
       params: ProjectPath,
       query: Schema.Struct(windowParams),
-      success: FilteredVerificationCodeCount
+      success: FilteredVerificationCodeCount,
+      error: problems(common)
     }).annotateMerge(OpenApi.annotations({
       summary: "Count filtered verification codes",
       description: `How many OTP-bearing inbound messages were held back before delivery, optionally of one platform; the answer echoes the window. ${WINDOW} Needs \`platforms:read\`.`
@@ -34,7 +36,8 @@ export const VerificationCodesGroup = HttpApiGroup.make("verificationCodes")
     HttpApiEndpoint.get("listFilteredVerificationCodes", `${BASE}/filtered-otp`, {
       params: ProjectPath,
       query: Schema.Struct(pageParams),
-      success: FilteredVerificationCodePage
+      success: FilteredVerificationCodePage,
+      error: problems(common)
     }).annotateMerge(OpenApi.annotations({
       summary: "List filtered verification codes",
       description: `The record of OTP-bearing inbound messages held back before delivery (line, platform, time — never the code), newest first; a short page may still carry nextPageToken. ${WINDOW} Needs \`platforms:read\`.`
@@ -44,7 +47,8 @@ export const VerificationCodesGroup = HttpApiGroup.make("verificationCodes")
     HttpApiEndpoint.get("countResourceFilteredVerificationCodes", `${BASE}/resources/:resourceId/filtered-otp/count`, {
       params: ResourcePath,
       query: Schema.Struct(windowParams),
-      success: FilteredVerificationCodeCount
+      success: FilteredVerificationCodeCount,
+      error: problems(common, "RESOURCE_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({
       summary: "Count a line's filtered verification codes",
       description: `Like countFilteredVerificationCodes for one line or number the project holds now. ${WINDOW} Needs \`platforms:read\`; 404 RESOURCE_NOT_FOUND unless held now.`
@@ -54,13 +58,14 @@ export const VerificationCodesGroup = HttpApiGroup.make("verificationCodes")
     HttpApiEndpoint.get("listResourceFilteredVerificationCodes", `${BASE}/resources/:resourceId/filtered-otp`, {
       params: ResourcePath,
       query: Schema.Struct(pageParams),
-      success: FilteredVerificationCodePage
+      success: FilteredVerificationCodePage,
+      error: problems(common, "RESOURCE_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({
       summary: "List a line's filtered verification codes",
       description: `Like listFilteredVerificationCodes for one line or number the project holds now. ${WINDOW} Needs \`platforms:read\`; 404 RESOURCE_NOT_FOUND unless held now.`
     }))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({
     title: "Filtered verification codes",
     description: "The record of OTP-bearing inbound messages held back before delivery (never the codes)."

@@ -1,15 +1,10 @@
 /** The filtered verification codes' /v1 handlers (issue 18): counts and lists, per project and per held resource. */
 import { HttpApiBuilder } from "effect/http-api"
-import {
-  FilteredVerificationCodeCount,
-  FilteredVerificationCodePage,
-  FilteredVerificationCodesQuery,
-  VerificationCodes
-} from "@switchboard/core/platforms"
+import { FilteredVerificationCodesQuery, VerificationCodes } from "@switchboard/core/platforms"
 import type { ProjectId } from "@switchboard/core/shared"
 import { Effect } from "effect"
 import { v1Group } from "./V1Group.js"
-import { domain, rendered, toResponse } from "./Pipeline.js"
+import { domain } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 import { VerificationCodesGroup } from "./VerificationCodesApi.js"
 
@@ -20,21 +15,21 @@ export const VerificationCodesGroupLive = HttpApiBuilder.group(v1Group(Verificat
       Effect.gen(function*() {
         const principal = yield* onProject(projectId, "platforms:read")
         const query = yield* decodeQuery(FilteredVerificationCodesQuery)
-        return toResponse(yield* rendered(FilteredVerificationCodeCount, yield* domain(codes.count(projectId, principal, query, resourceId))))
+        return yield* domain(codes.count(projectId, principal, query, resourceId))
       })
     const list = (projectId: ProjectId, resourceId?: string) =>
       Effect.gen(function*() {
         const principal = yield* onProject(projectId, "platforms:read")
         const query = yield* decodeQuery(FilteredVerificationCodesQuery)
         const page = yield* domain(codes.list(projectId, principal, query, resourceId))
-        return toResponse(yield* rendered(FilteredVerificationCodePage, {
+        return {
           codes: page.codes,
           ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
-        }))
+        }
       })
     return handlers
-      .handleRaw("countFilteredVerificationCodes", ({ params: path }) => count(path.projectId))
-      .handleRaw("listFilteredVerificationCodes", ({ params: path }) => list(path.projectId))
-      .handleRaw("countResourceFilteredVerificationCodes", ({ params: path }) => count(path.projectId, path.resourceId))
-      .handleRaw("listResourceFilteredVerificationCodes", ({ params: path }) => list(path.projectId, path.resourceId))
+      .handle("countFilteredVerificationCodes", ({ params: path }) => count(path.projectId))
+      .handle("listFilteredVerificationCodes", ({ params: path }) => list(path.projectId))
+      .handle("countResourceFilteredVerificationCodes", ({ params: path }) => count(path.projectId, path.resourceId))
+      .handle("listResourceFilteredVerificationCodes", ({ params: path }) => list(path.projectId, path.resourceId))
   }))

@@ -5,32 +5,22 @@
  */
 import { HttpApiBuilder } from "effect/http-api"
 import {
-  ConnectWhatsappBusinessRequest,
-  CreateWhatsappSharedLineAssignmentRequest,
-  CreateWhatsappVoipSenderRequest,
   GetWhatsappBusinessVerificationCodeQuery,
   GetWhatsappBusinessVerificationCodeResponse,
-  GetWhatsappSignupConfigResponse,
   ListSharedLineAssignmentsQuery,
   ListWhatsappAccountPhoneNumbersResponse,
-  Operation,
-  ProjectPlatformSettings,
-  SharedLineAssignment,
-  SharedLineAssignmentPage,
+  type Operation,
   Whatsapp,
-  WhatsappAssignments,
-  WhatsappBusinessAccount
+  WhatsappAssignments
 } from "@switchboard/core/platforms"
 import { Effect } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./V1Group.js"
 import { acceptedOperation } from "./PlatformsHandlers.js"
-import { idempotent } from "./Idempotency.js"
-import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 import { WhatsappGroup } from "./WhatsappApi.js"
 
-const BASE = "/v1/projects/:projectId/platforms"
 const noStore = { "cache-control": "no-store" }
 
 export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "whatsapp", (handlers) =>
@@ -40,105 +30,88 @@ export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "w
     const config = yield* ServerConfig
     const read = (projectId: string) => onProject(projectId, "platforms:read")
     const write = (projectId: string) => onProject(projectId, "platforms:write")
-    const accepted = (projectId: string) => (op: Operation) => acceptedOperation(config.apiUrl, projectId, op)
+    const accepted = (projectId: string, op: Operation) => acceptedOperation(config.apiUrl, projectId, op)
 
     return handlers
-      .handleRaw("getProjectWhatsappPlatform", ({ params: path }) =>
+      .handle("getProjectWhatsappPlatform", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          const settings = yield* domain(whatsapp.platformSettings(path.projectId, principal))
-          return toResponse(yield* rendered(ProjectPlatformSettings, settings))
+          return yield* domain(whatsapp.platformSettings(path.projectId, principal))
         }))
-      .handleRaw("getWhatsappSignupConfig", ({ params: path }) =>
+      .handle("getWhatsappSignupConfig", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          return toResponse(yield* rendered(GetWhatsappSignupConfigResponse, yield* domain(whatsapp.signupConfig(path.projectId, principal))))
+          return yield* domain(whatsapp.signupConfig(path.projectId, principal))
         }))
-      .handleRaw("connectWhatsappBusiness", ({ params: path }) =>
+      .handle("connectWhatsappBusiness", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(ConnectWhatsappBusinessRequest)
-          return yield* idempotent(
-            { route: `${BASE}/whatsapp-business/numbers`, path: { projectId: path.projectId }, body: body.json },
-            Effect.flatMap(domain(whatsapp.connectBusiness(path.projectId, principal, body.value)), accepted(path.projectId))
-          )
+          const op = yield* domain(whatsapp.connectBusiness(path.projectId, principal, payload))
+          return toResponse(yield* accepted(path.projectId, op))
         }))
-      .handleRaw("getWhatsappBusinessVerificationCode", ({ params: path }) =>
+      .handle("getWhatsappBusinessVerificationCode", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const query = yield* decodeQuery(GetWhatsappBusinessVerificationCodeQuery)
           const code = yield* domain(whatsapp.verificationCode(path.projectId, principal, path.resourceId, query.receivedAfter))
           return toResponse(yield* rendered(GetWhatsappBusinessVerificationCodeResponse, code, 200, noStore))
         }))
-      .handleRaw("getWhatsappBusinessAccount", ({ params: path }) =>
+      .handle("getWhatsappBusinessAccount", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          return toResponse(yield* rendered(WhatsappBusinessAccount, yield* domain(whatsapp.getAccount(path.projectId, principal))))
+          return yield* domain(whatsapp.getAccount(path.projectId, principal))
         }))
-      .handleRaw("disconnectWhatsappBusinessAccount", ({ params: path }) =>
+      .handle("disconnectWhatsappBusinessAccount", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          return yield* idempotent(
-            { route: `${BASE}/whatsapp-business/account`, path: { projectId: path.projectId } },
-            Effect.flatMap(domain(whatsapp.disconnectAccount(path.projectId, principal)), (op) => rendered(Operation, op))
-          )
+          return yield* domain(whatsapp.disconnectAccount(path.projectId, principal))
         }))
-      .handleRaw("listWhatsappAccountPhoneNumbers", ({ params: path }) =>
+      .handle("listWhatsappAccountPhoneNumbers", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const r = yield* domain(whatsapp.listAccountPhoneNumbers(path.projectId, principal))
           return toResponse(yield* rendered(ListWhatsappAccountPhoneNumbersResponse, r, 200, noStore))
         }))
-      .handleRaw("createWhatsappVoipSender", ({ params: path }) =>
+      .handle("createWhatsappVoipSender", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(CreateWhatsappVoipSenderRequest)
-          return yield* idempotent(
-            { route: `${BASE}/whatsapp-business/account/senders`, path: { projectId: path.projectId }, body: body.json },
-            Effect.flatMap(domain(whatsapp.createVoipSender(path.projectId, principal, body.value)), accepted(path.projectId))
-          )
+          const op = yield* domain(whatsapp.createVoipSender(path.projectId, principal, payload))
+          return toResponse(yield* accepted(path.projectId, op))
         }))
-      .handleRaw("listWhatsappSharedLineAssignments", ({ params: path }) =>
+      .handle("listWhatsappSharedLineAssignments", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
           const query = yield* decodeQuery(ListSharedLineAssignmentsQuery)
           const page = yield* domain(assignments.list(path.projectId, principal, query))
-          return toResponse(yield* rendered(SharedLineAssignmentPage, {
+          return {
             assignments: page.assignments,
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
-          }))
+          }
         }))
-      .handleRaw("createWhatsappSharedLineAssignment", ({ params: path }) =>
+      .handle("createWhatsappSharedLineAssignment", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const body = yield* decodeJsonBody(CreateWhatsappSharedLineAssignmentRequest)
-          return yield* idempotent(
-            { route: `${BASE}/whatsapp/assignments`, path: { projectId: path.projectId }, body: body.json },
-            Effect.flatMap(domain(assignments.create(path.projectId, principal, body.value)), (a) => rendered(SharedLineAssignment, a, 201))
-          )
+          return yield* domain(assignments.create(path.projectId, principal, payload))
         }))
-      .handleRaw("getWhatsappSharedLineAssignment", ({ params: path }) =>
+      .handle("getWhatsappSharedLineAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          return toResponse(yield* rendered(SharedLineAssignment, yield* domain(assignments.get(path.projectId, principal, path.assignmentId))))
+          return yield* domain(assignments.get(path.projectId, principal, path.assignmentId))
         }))
-      .handleRaw("releaseWhatsappSharedLineAssignment", ({ params: path }) =>
+      .handle("releaseWhatsappSharedLineAssignment", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          return toResponse(yield* rendered(SharedLineAssignment, yield* domain(assignments.release(path.projectId, principal, path.assignmentId))))
+          return yield* domain(assignments.release(path.projectId, principal, path.assignmentId))
         }))
-      .handleRaw("provisionWhatsappDedicatedLine", ({ params: path }) =>
+      .handle("provisionWhatsappDedicatedLine", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          return yield* idempotent(
-            { route: `${BASE}/whatsapp/dedicated`, path: { projectId: path.projectId } },
-            Effect.flatMap(domain(whatsapp.provisionDedicatedLine(path.projectId, principal)), accepted(path.projectId))
-          )
+          const op = yield* domain(whatsapp.provisionDedicatedLine(path.projectId, principal))
+          return toResponse(yield* accepted(path.projectId, op))
         }))
-      .handleRaw("releaseWhatsappDedicatedLine", ({ params: path }) =>
+      .handle("releaseWhatsappDedicatedLine", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const op = yield* domain(whatsapp.releaseDedicatedLine(path.projectId, principal, path.resourceId))
-          return toResponse(yield* rendered(Operation, op))
+          return yield* domain(whatsapp.releaseDedicatedLine(path.projectId, principal, path.resourceId))
         }))
   }))
