@@ -3,7 +3,7 @@
  * verification and TOTP factors: its endpoints, each with the problems it can answer and whether it
  * needs an Idempotency-Key.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   Account,
   BeginTotpEnrollmentRequest,
@@ -72,6 +72,8 @@ export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
     }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Remove a TOTP factor", description: "Removes an authenticator-app factor from the account." }))
   )
   .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Account security",
     description: "The caller's profile and deletion, phone verification and TOTP factors."

@@ -3,7 +3,7 @@
  * parties post webhooks to (each request becomes an `external-webhook.received` event). The secret
  * of the URL is in the create response only.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { IngressPlatform, IngressSourceId } from "@switchboard/core/events"
 import { ProjectId, Timestamp } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
@@ -68,6 +68,8 @@ export const IngressGroup = HttpApiGroup.make("ingress")
     }))
   )
   .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Ingress endpoints",
     description: "URLs third parties post webhooks to; each request becomes an external-webhook.received event."

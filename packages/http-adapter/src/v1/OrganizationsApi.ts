@@ -3,7 +3,7 @@
  * operation, the *Idem* ones. All need an account credential (project API keys are refused); OAuth
  * access tokens need `members:read` for reads and `members:write` for writes.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateInvitationRequest,
   CreateInvitationResponse,
@@ -110,6 +110,8 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
     }).annotateMerge(OpenApi.annotations({ summary: "Accept an invitation", description: "The signed-in account joins the organization with the invited role." }))
   )
   .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Organizations",
     description: "Organizations, their members and invitations. Non-members get 404 for an organization's routes."

@@ -1,5 +1,5 @@
 /** The ProjectApiKeys feature's /v1 routes (API.md §1.4): the group, the problem codes of each operation, the *Idem* ones. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateProjectApiKeyRequest,
   CreateProjectApiKeyResponse,
@@ -49,6 +49,8 @@ export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
     }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Revoke an API key", description: "Revokes the key at once." }))
   )
   .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Project API keys",
     description: "Credentials scoped to one project (sb_sk_…), with permissions."

@@ -4,7 +4,7 @@
  * paths and payloads by these schemas; handlers read queries themselves, so the query schemas here
  * serve routing and the OpenAPI document.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Projects } from "@switchboard/core"
 import {
   CreateProjectRequest,
@@ -171,6 +171,8 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
     }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update the agent profile", description: "Changes the agent's name or description." }))
   )
   .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Projects",
     description: "Projects of an organization, their agent profile and management secret."

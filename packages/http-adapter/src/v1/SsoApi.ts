@@ -5,7 +5,7 @@
  * the starters bound to a signed-in account (admission, closure inspection), which need an account
  * credential. `configureOrganizationSso` is ours (the contract configures through a hosted portal).
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { OrganizationId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import {
@@ -82,6 +82,8 @@ export const SsoPublicGroup = HttpApiGroup.make("ssoPublic")
   )
   // No credential: only the body is read and checked before the platform decodes it.
   .middleware(JsonBody)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Organization SSO sign-in",
     description: "Public: starting a sign-in through an organization's OpenID Connect provider. The URL alone grants nothing."
@@ -195,6 +197,8 @@ export const SsoGroup = HttpApiGroup.make("sso")
     }))
   )
   .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Organization SSO",
     description: "An organization's OpenID Connect connection, claimed domains, JIT provisioning and required SSO."

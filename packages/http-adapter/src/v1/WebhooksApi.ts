@@ -7,7 +7,7 @@
  * Idempotency-Key; the platform decodes paths and payloads by these schemas, while handlers read
  * queries themselves (the query schemas here serve routing and the OpenAPI document).
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Events } from "@switchboard/core"
 import {
   CreateWebhookDestinationRequest,
@@ -168,6 +168,8 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     }).annotateMerge(OpenApi.annotations({ summary: "Get an event's schema", description: "The JSON Schema of an event type's payload." })).annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
   )
   .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Webhooks",
     description: "Webhook destinations (Standard Webhooks signatures), their deliveries, and the event catalog."
