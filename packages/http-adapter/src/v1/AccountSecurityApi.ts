@@ -1,9 +1,9 @@
 /**
  * The AccountSecurity feature's /v1 routes (API.md §1.2): the caller's profile and deletion, phone
- * verification and TOTP factors. Payload schemas are declared for the OpenAPI document; the
- * handlers read bodies with `decodeJsonBody`.
+ * verification and TOTP factors: its endpoints, each with the problems it can answer and whether it
+ * needs an Idempotency-Key.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   Account,
   BeginTotpEnrollmentRequest,
@@ -19,55 +19,65 @@ import {
 import { TotpFactorId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
+import { Idempotent, problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
+
+/** What an operation that reads a body can answer. */
+const withBody: ReadonlyArray<ProblemCode> = [...common, "PAYLOAD_TOO_LARGE"]
 
 export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
   .add(HttpApiEndpoint.patch("updateAccount", "/v1/account", {
     payload: UpdateAccountRequest,
-    success: Account
-  }).annotateMerge(OpenApi.annotations({ summary: "Update the account", description: "Changes the account's name or other profile fields; only the fields sent change." })))
+    success: Account,
+    error: problems(withBody, idempotency, "ACCOUNT_NOT_FOUND")
+  }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update the account", description: "Changes the account's name or other profile fields; only the fields sent change." })))
   .add(HttpApiEndpoint.delete("deleteAccount", "/v1/account", {
-    success: Account
+    success: Account,
+    error: problems(common, "ACCOUNT_NOT_FOUND", "ACCOUNT_OWNS_ORGANIZATIONS")
   }).annotateMerge(OpenApi.annotations({ summary: "Delete the account", description: "Deletes the account and revokes every credential of it. Refused while it is the last owner of an organization." })))
   .add(
     HttpApiEndpoint.post("startAccountPhoneVerification", "/v1/account/phone/verifications", {
       payload: StartAccountPhoneVerificationRequest,
-      success: StartAccountPhoneVerificationResponse.pipe(HttpApiSchema.status(201))
+      success: StartAccountPhoneVerificationResponse.pipe(HttpApiSchema.status(201)),
+      error: problems(withBody, "ACCOUNT_NOT_FOUND", "UPSTREAM_FAILURE")
     }).annotateMerge(OpenApi.annotations({ summary: "Verify a phone number", description: "Texts a code to the phone number; confirm it with PUT /v1/account/phone." }))
   )
   .add(
     HttpApiEndpoint.put("confirmAccountPhoneVerification", "/v1/account/phone", {
       payload: ConfirmAccountPhoneVerificationRequest,
-      success: Account
+      success: Account,
+      error: problems(withBody, "ACCOUNT_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({ summary: "Confirm the phone number", description: "Sets the account's phone number once the texted code matches." }))
   )
   .add(
     HttpApiEndpoint.post("beginTotpEnrollment", "/v1/account/mfa/totp", {
       payload: BeginTotpEnrollmentRequest,
-      success: TotpEnrollment.pipe(HttpApiSchema.status(201))
+      success: TotpEnrollment.pipe(HttpApiSchema.status(201)),
+      error: problems(withBody, "ACCOUNT_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({ summary: "Start TOTP enrolment", description: "Creates an unverified authenticator-app factor and answers its secret and otpauth URI (for a QR code)." }))
   )
   .add(
     HttpApiEndpoint.post("confirmTotpEnrollment", "/v1/account/mfa/totp/verify", {
       payload: ConfirmTotpEnrollmentRequest,
-      success: ConfirmTotpEnrollmentResponse
+      success: ConfirmTotpEnrollmentResponse,
+      error: problems(withBody)
     }).annotateMerge(OpenApi.annotations({ summary: "Confirm TOTP enrolment", description: "Verifies the first code from the authenticator app; sign-in then asks for a code." }))
   )
   .add(
     HttpApiEndpoint.delete("deleteTotpFactor", "/v1/account/mfa/factors/:factorId", {
       params: Schema.Struct({ factorId: TotpFactorId }),
-      success: DeleteTotpFactorResponse
-    }).annotateMerge(OpenApi.annotations({ summary: "Remove a TOTP factor", description: "Removes an authenticator-app factor from the account." }))
+      success: DeleteTotpFactorResponse,
+      error: problems(common, idempotency, "RESOURCE_NOT_FOUND")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Remove a TOTP factor", description: "Removes an authenticator-app factor from the account." }))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Account security",
     description: "The caller's profile and deletion, phone verification and TOTP factors."
   }))
-
-// The shared lists of Api.ts, repeated: Api.ts imports this module, so importing them back is a cycle.
-const withBody: ReadonlyArray<ProblemCode> = [...common, "PAYLOAD_TOO_LARGE"]
 
 /** operationId ("accountSecurity.<name>") → the problem codes it can answer (for the OpenAPI document). */
 export const accountSecurityProblems: Record<string, ReadonlyArray<ProblemCode>> = {

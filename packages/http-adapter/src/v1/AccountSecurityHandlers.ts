@@ -4,18 +4,10 @@ import {
   Account,
   type AccountRecord,
   AccountProfile,
-  BeginTotpEnrollmentRequest,
-  ConfirmAccountPhoneVerificationRequest,
-  ConfirmTotpEnrollmentRequest,
-  ConfirmTotpEnrollmentResponse,
-  DeleteTotpFactorResponse,
   PhoneVerifications,
-  StartAccountPhoneVerificationRequest,
-  StartAccountPhoneVerificationResponse,
   toAccount,
   TotpEnrollment,
-  TotpFactors,
-  UpdateAccountRequest
+  TotpFactors
 } from "@switchboard/core/accounts"
 import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
@@ -23,8 +15,7 @@ import { actingAccount } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { AccountSecurityGroup } from "./AccountSecurityApi.js"
 import { defaultPictureUrl } from "./DefaultPicture.js"
-import { idempotent } from "./Idempotency.js"
-import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
 
 /** One-time secrets must not be stored by caches on the way. */
 const noStore = { "cache-control": "no-store" }
@@ -35,44 +26,38 @@ export const AccountSecurityGroupLive = HttpApiBuilder.group(v1Group(AccountSecu
     const phones = yield* PhoneVerifications
     const totp = yield* TotpFactors
     const config = yield* ServerConfig
-    const account = (record: AccountRecord, status = 200) =>
-      rendered(Account, toAccount(record, defaultPictureUrl(config.apiUrl)), status)
+    // An account is answered as `rendered` encodes it: the platform's JSON encoding of `Account`, an
+    // object open to more properties, checks the declared ones as JSON values too and refuses its
+    // timestamps.
+    const account = (record: AccountRecord) =>
+      Effect.map(rendered(Account, toAccount(record, defaultPictureUrl(config.apiUrl))), (r) => toResponse(r))
 
     return handlers
-      .handleRaw("updateAccount", () =>
+      .handle("updateAccount", ({ payload }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          const body = yield* decodeJsonBody(UpdateAccountRequest)
-          return yield* idempotent(
-            { route: "/v1/account", body: body.json },
-            Effect.flatMap(domain(profile.update(accountId, body.value)), (record) => account(record))
-          )
+          return yield* account(yield* domain(profile.update(accountId, payload)))
         }))
-      .handleRaw("deleteAccount", () =>
+      .handle("deleteAccount", () =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          const tombstone = yield* domain(profile.delete(accountId))
-          return toResponse(yield* account(tombstone))
+          return yield* account(yield* domain(profile.delete(accountId)))
         }))
-      .handleRaw("startAccountPhoneVerification", () =>
+      .handle("startAccountPhoneVerification", ({ payload }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
           // `captcha` is accepted and not checked: no CAPTCHA provider is configured (README, API section).
-          const body = yield* decodeJsonBody(StartAccountPhoneVerificationRequest)
-          const started = yield* domain(phones.start(accountId, body.value.phoneNumber))
-          return toResponse(yield* rendered(StartAccountPhoneVerificationResponse, started, 201))
+          return yield* domain(phones.start(accountId, payload.phoneNumber))
         }))
-      .handleRaw("confirmAccountPhoneVerification", () =>
+      .handle("confirmAccountPhoneVerification", ({ payload }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          const body = yield* decodeJsonBody(ConfirmAccountPhoneVerificationRequest)
-          const bound = yield* domain(phones.confirm(accountId, body.value.phoneNumber, body.value.code))
-          return toResponse(yield* account(bound))
+          return yield* account(yield* domain(phones.confirm(accountId, payload.phoneNumber, payload.code)))
         }))
-      .handleRaw("beginTotpEnrollment", () =>
+      // The platform checks the payload (`BeginTotpEnrollmentRequest`); nothing in it is used here.
+      .handle("beginTotpEnrollment", () =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          yield* decodeJsonBody(BeginTotpEnrollmentRequest)
           const started = yield* domain(totp.beginEnrollment(accountId))
           return toResponse(yield* rendered(TotpEnrollment, {
             enrollmentToken: Redacted.value(started.enrollmentToken),
@@ -82,21 +67,14 @@ export const AccountSecurityGroupLive = HttpApiBuilder.group(v1Group(AccountSecu
             uri: Redacted.value(started.uri)
           }, 201, noStore))
         }))
-      .handleRaw("confirmTotpEnrollment", () =>
+      .handle("confirmTotpEnrollment", ({ payload }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          const body = yield* decodeJsonBody(ConfirmTotpEnrollmentRequest)
-          const confirmed = yield* domain(
-            totp.confirmEnrollment(accountId, Redacted.make(body.value.enrollmentToken), body.value.code)
-          )
-          return toResponse(yield* rendered(ConfirmTotpEnrollmentResponse, confirmed))
+          return yield* domain(totp.confirmEnrollment(accountId, Redacted.make(payload.enrollmentToken), payload.code))
         }))
-      .handleRaw("deleteTotpFactor", ({ params: path }) =>
+      .handle("deleteTotpFactor", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          return yield* idempotent(
-            { route: "/v1/account/mfa/factors/:factorId", path: { factorId: path.factorId } },
-            Effect.flatMap(domain(totp.delete(accountId, path.factorId)), (deleted) => rendered(DeleteTotpFactorResponse, deleted))
-          )
+          return yield* domain(totp.delete(accountId, path.factorId))
         }))
   }))

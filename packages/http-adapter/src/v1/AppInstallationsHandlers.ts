@@ -1,21 +1,15 @@
 /**
- * The app installation feature's /v1 handlers (issue 17 §3): decode the body, let core check the
+ * The app installation feature's /v1 handlers (issue 17 §3): take the decoded body, let core check the
  * client assertion (accepted audiences: this endpoint's URL, the API's base URL and the OAuth
  * issuer) and answer. The delivered credential is sent with `Cache-Control: no-store`.
  */
 import { HttpApiBuilder } from "effect/http-api"
-import {
-  AppInstallations,
-  CreateAppInstallationRequestRequest,
-  CreateAppInstallationRequestResponse,
-  RedeemAppInstallationDeliveryRequest,
-  RedeemAppInstallationDeliveryResponse
-} from "@switchboard/core/oauth"
+import { AppInstallations, RedeemAppInstallationDeliveryResponse } from "@switchboard/core/oauth"
 import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { AppInstallationsGroup } from "./AppInstallationsApi.js"
 import { v1Group } from "./V1Group.js"
-import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
 
 export const AppInstallationsGroupLive = HttpApiBuilder.group(v1Group(AppInstallationsGroup), "appInstallations", (handlers) =>
   Effect.gen(function*() {
@@ -23,25 +17,21 @@ export const AppInstallationsGroupLive = HttpApiBuilder.group(v1Group(AppInstall
     const config = yield* ServerConfig
     const audiences = (path: string) => [`${config.apiUrl}${path}`, config.apiUrl, `${config.dashboardUrl}/api/auth`]
     return handlers
-      .handleRaw("createAppInstallationRequest", () =>
+      .handle("createAppInstallationRequest", ({ payload }) =>
         Effect.gen(function*() {
-          const body = yield* decodeJsonBody(CreateAppInstallationRequestRequest)
-          const r = yield* domain(installations.createRequest({ ...body.value, audiences: audiences("/v1/installation-requests") }))
-          return toResponse(
-            yield* rendered(CreateAppInstallationRequestResponse, {
-              requestId: r.requestId,
-              appId: r.appId,
-              appVersion: r.appVersion,
-              redirectUri: r.redirectUri,
-              state: r.state,
-              createdAt: r.createdAt
-            }, 201)
-          )
+          const r = yield* domain(installations.createRequest({ ...payload, audiences: audiences("/v1/installation-requests") }))
+          return {
+            requestId: r.requestId,
+            appId: r.appId,
+            appVersion: r.appVersion,
+            redirectUri: r.redirectUri,
+            state: r.state,
+            createdAt: r.createdAt
+          }
         }))
-      .handleRaw("redeemAppInstallationDelivery", () =>
+      .handle("redeemAppInstallationDelivery", ({ payload }) =>
         Effect.gen(function*() {
-          const body = yield* decodeJsonBody(RedeemAppInstallationDeliveryRequest)
-          const r = yield* domain(installations.redeem({ ...body.value, audiences: audiences("/v1/installation-requests/redeem") }))
+          const r = yield* domain(installations.redeem({ ...payload, audiences: audiences("/v1/installation-requests/redeem") }))
           const value = r.status === "created" ? { ...r, clientSecret: Redacted.value(r.clientSecret) } : r
           return toResponse(yield* rendered(RedeemAppInstallationDeliveryResponse, value), { "cache-control": "no-store" })
         }))

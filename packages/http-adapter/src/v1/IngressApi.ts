@@ -3,13 +3,14 @@
  * parties post webhooks to (each request becomes an `external-webhook.received` event). The secret
  * of the URL is in the create response only.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { IngressPlatform, IngressSourceId } from "@switchboard/core/events"
 import { ProjectId, Timestamp } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { projectProblems as common } from "./CommonProblems.js"
+import { problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 // The `u` flag: Effect 4 writes a `pattern` into the JSON Schema only for a Unicode RegExp.
 const IngressEndpointId = Schema.String.pipe(Schema.check(Schema.isPattern(/^sb_ing_[0-7][0-9a-hjkmnp-tv-z]{25}$/u)))
@@ -38,7 +39,8 @@ export const IngressGroup = HttpApiGroup.make("ingress")
   .add(
     HttpApiEndpoint.get("listIngressEndpoints", "/v1/projects/:projectId/ingress-endpoints", {
       params: ProjectPath,
-      success: ListIngressEndpointsResponse
+      success: ListIngressEndpointsResponse,
+      error: problems(common)
     }).annotateMerge(OpenApi.annotations({
       summary: "List ingress endpoints",
       description: "The project's ingress endpoints, revoked ones included, without their secrets. Needs `events:read`."
@@ -48,7 +50,8 @@ export const IngressGroup = HttpApiGroup.make("ingress")
     HttpApiEndpoint.post("createIngressEndpoint", "/v1/projects/:projectId/ingress-endpoints", {
       params: ProjectPath,
       payload: CreateIngressEndpointRequest,
-      success: CreateIngressEndpointResponse.pipe(HttpApiSchema.status(201))
+      success: CreateIngressEndpointResponse.pipe(HttpApiSchema.status(201)),
+      error: problems(common, "API_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE")
     }).annotateMerge(OpenApi.annotations({
       summary: "Create an ingress endpoint",
       description: "Creates a URL third parties post webhooks to for a platform and source; each request to it becomes an external-webhook.received event. The URL carries the secret and is in this answer only. Needs `events:write`; API_KEY_LIMIT_REACHED past 100 endpoints per project."
@@ -57,13 +60,16 @@ export const IngressGroup = HttpApiGroup.make("ingress")
   .add(
     HttpApiEndpoint.delete("revokeIngressEndpoint", "/v1/projects/:projectId/ingress-endpoints/:endpointId", {
       params: EndpointPath,
-      success: IngressEndpointResponse
+      success: IngressEndpointResponse,
+      error: problems(common, "RESOURCE_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({
       summary: "Revoke an ingress endpoint",
       description: "Revokes the endpoint; its URL answers 404 from then on. Needs `events:write`; 404 RESOURCE_NOT_FOUND when the project has no such endpoint."
     }))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Ingress endpoints",
     description: "URLs third parties post webhooks to; each request becomes an external-webhook.received event."

@@ -8,14 +8,8 @@ import { EXTERNAL_WEBHOOK_SERVICE_SEGMENT, Ingress, type IngressEndpointRecord }
 import { DateTime, Effect, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./V1Group.js"
-import {
-  CreateIngressEndpointRequest,
-  CreateIngressEndpointResponse,
-  IngressEndpointResponse,
-  IngressGroup,
-  ListIngressEndpointsResponse
-} from "./IngressApi.js"
-import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { CreateIngressEndpointResponse, IngressGroup } from "./IngressApi.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
 import { problem } from "./ProblemFailure.js"
 import { onProject } from "./ProjectsHandlers.js"
 
@@ -33,17 +27,17 @@ export const IngressGroupLive = HttpApiBuilder.group(v1Group(IngressGroup), "ing
     const ingress = yield* Ingress
     const config = yield* ServerConfig
     return handlers
-      .handleRaw("listIngressEndpoints", ({ params: path }) =>
+      .handle("listIngressEndpoints", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
           const list = yield* domain(ingress.list(path.projectId, principal))
-          return toResponse(yield* rendered(ListIngressEndpointsResponse, { ingressEndpoints: list.map(view) }))
+          return { ingressEndpoints: list.map(view) }
         }))
-      .handleRaw("createIngressEndpoint", ({ params: path }) =>
+      .handle("createIngressEndpoint", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          const body = yield* decodeJsonBody(CreateIngressEndpointRequest)
-          const created = yield* domain(ingress.create(path.projectId, principal, body.value.platform, body.value.sourceId))
+          const created = yield* domain(ingress.create(path.projectId, principal, payload.platform, payload.sourceId))
+          // The URL carries the secret, in this answer only: no cache may keep it.
           return toResponse(yield* rendered(
             CreateIngressEndpointResponse,
             { ingressEndpoint: view(created.endpoint), url: `${config.apiUrl}/ingress/${created.secret}` },
@@ -51,11 +45,11 @@ export const IngressGroupLive = HttpApiBuilder.group(v1Group(IngressGroup), "ing
             { "cache-control": "no-store" }
           ))
         }))
-      .handleRaw("revokeIngressEndpoint", ({ params: path }) =>
+      .handle("revokeIngressEndpoint", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
           const revoked = yield* domain(ingress.revoke(path.projectId, principal, path.endpointId, yield* DateTime.now))
           if (Option.isNone(revoked)) return yield* problem("RESOURCE_NOT_FOUND", `No ingress endpoint ${path.endpointId} in this project.`)
-          return toResponse(yield* rendered(IngressEndpointResponse, { ingressEndpoint: view(revoked.value) }))
+          return { ingressEndpoint: view(revoked.value) }
         }))
   }))

@@ -3,7 +3,7 @@
  * operation, the *Idem* ones. All need an account credential (project API keys are refused); OAuth
  * access tokens need `members:read` for reads and `members:write` for writes.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateInvitationRequest,
   CreateInvitationResponse,
@@ -19,8 +19,9 @@ import {
 import { AccountId, InvitationToken, OrganizationId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
+import { Idempotent, problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 /**
  * Query parameters declared for the OpenAPI document only. Decoding here accepts anything (a
@@ -52,55 +53,65 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
   .add(
     HttpApiEndpoint.post("createOrganization", "/v1/organizations", {
       payload: CreateOrganizationRequest,
-      success: Organization.pipe(HttpApiSchema.status(201))
+      success: Organization.pipe(HttpApiSchema.status(201)),
+      error: problems(common, "PAYLOAD_TOO_LARGE")
     }).annotateMerge(OpenApi.annotations({ summary: "Create an organization", description: "Creates an organization with the caller as its owner." }))
   )
   .add(
     HttpApiEndpoint.get("listOrganizations", "/v1/organizations", {
       query: PageParams,
-      success: ListOrganizationsResponse
+      success: ListOrganizationsResponse,
+      error: problems(common)
     }).annotateMerge(OpenApi.annotations({ summary: "List organizations", description: "The organizations the caller is a member of, with the caller's role." })).annotate(OpenApi.Transform, documentPage)
   )
   .add(
     HttpApiEndpoint.get("listMembers", "/v1/organizations/:organizationId/members", {
       params: OrganizationPath,
       query: PageParams,
-      success: ListMembersResponse
+      success: ListMembersResponse,
+      error: problems(common, "RESOURCE_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({ summary: "List members", description: "The members of the organization and their roles." })).annotate(OpenApi.Transform, documentPage)
   )
   .add(
     HttpApiEndpoint.delete("removeMember", "/v1/organizations/:organizationId/members/:accountId", {
       params: Schema.Struct({ organizationId: OrganizationId, accountId: AccountId }),
-      success: HttpApiSchema.NoContent
+      success: HttpApiSchema.NoContent,
+      error: problems(common, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
     }).annotateMerge(OpenApi.annotations({ summary: "Remove a member", description: "Removes a member from the organization. The last owner cannot be removed." }))
   )
   .add(
     HttpApiEndpoint.post("createInvitation", "/v1/organizations/:organizationId/invitations", {
       params: OrganizationPath,
       payload: CreateInvitationRequest,
-      success: CreateInvitationResponse.pipe(HttpApiSchema.status(201))
-    }).annotateMerge(OpenApi.annotations({ summary: "Invite a member", description: "Invites an email address with a role. The invitation token, sent to the invitee, is shown once." }))
+      success: CreateInvitationResponse.pipe(HttpApiSchema.status(201)),
+      error: problems(common, idempotency, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Invite a member", description: "Invites an email address with a role. The invitation token, sent to the invitee, is shown once." }))
   )
   .add(
     HttpApiEndpoint.get("listInvitations", "/v1/organizations/:organizationId/invitations", {
       params: OrganizationPath,
       query: PageParams,
-      success: ListInvitationsResponse
+      success: ListInvitationsResponse,
+      error: problems(common, "RESOURCE_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({ summary: "List invitations", description: "The organization's pending invitations." })).annotate(OpenApi.Transform, documentPage)
   )
   .add(
     HttpApiEndpoint.delete("revokeInvitation", "/v1/organizations/:organizationId/invitations/:invitationId", {
       params: Schema.Struct({ organizationId: OrganizationId, invitationId: InvitationId }),
-      success: RevokeInvitationResponse
+      success: RevokeInvitationResponse,
+      error: problems(common, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
     }).annotateMerge(OpenApi.annotations({ summary: "Revoke an invitation", description: "Revokes a pending invitation; its token stops working." }))
   )
   .add(
     HttpApiEndpoint.post("acceptInvitation", "/v1/invitations/:token/accept", {
       params: Schema.Struct({ token: InvitationToken }),
-      success: Membership
+      success: Membership,
+      error: problems(common, "ACCOUNT_NOT_FOUND", "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
     }).annotateMerge(OpenApi.annotations({ summary: "Accept an invitation", description: "The signed-in account joins the organization with the invited role." }))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Organizations",
     description: "Organizations, their members and invitations. Non-members get 404 for an organization's routes."

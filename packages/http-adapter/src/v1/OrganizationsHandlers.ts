@@ -1,24 +1,17 @@
 /**
  * The Organizations feature's /v1 handlers (API.md §1.3): each states its access requirement
- * (`members:read` for reads, `members:write` for writes; project API keys are refused), validates
- * path, query and body, calls core, and renders the result by its schema.
+ * (`members:read` for reads, `members:write` for writes; project API keys are refused), reads the
+ * query strictly (the platform decodes path and body by the declaration), calls core, and answers
+ * the result by its schema.
  */
 import { HttpApiBuilder } from "effect/http-api"
-import { type HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { HttpServerRequest } from "effect/http"
 import { Requirement } from "@switchboard/core/credentials"
 import {
-  CreateInvitationRequest,
   CreateInvitationResponse,
-  CreateOrganizationRequest,
   Invitations,
-  ListInvitationsResponse,
-  ListMembersResponse,
-  ListOrganizationsResponse,
-  Membership,
-  Organization,
   type OrganizationMember,
   Organizations,
-  RevokeInvitationResponse,
   toInvitation
 } from "@switchboard/core/organizations"
 import { InvitationToken, PageSize } from "@switchboard/core/shared"
@@ -26,8 +19,7 @@ import { Effect, Result, Redacted, Schema } from "effect"
 import { actingAccount } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { OrganizationsGroup } from "./OrganizationsApi.js"
-import { idempotent } from "./Idempotency.js"
-import { decodeJsonBody, domain, issuesOf, rendered, toResponse } from "./Pipeline.js"
+import { domain, issuesOf, rendered, toResponse } from "./Pipeline.js"
 import { validationFailed } from "./ProblemFailure.js"
 
 const read = Requirement.Organizations({ scope: "members:read" })
@@ -67,24 +59,19 @@ export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(Organizations
     const organizations = yield* Organizations
     const invitations = yield* Invitations
     return handlers
-      .handleRaw("createOrganization", () =>
+      .handle("createOrganization", ({ payload }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(write)
-          const body = yield* decodeJsonBody(CreateOrganizationRequest)
-          const organization = yield* domain(organizations.create({ accountId, name: body.value.name }))
-          return toResponse(yield* rendered(Organization, organization, 201))
+          return yield* domain(organizations.create({ accountId, name: payload.name }))
         }))
-      .handleRaw("listOrganizations", ({ request }) =>
+      .handle("listOrganizations", ({ request }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(read)
           const query = yield* pageQuery(request)
           const page = yield* domain(organizations.list(accountId, query))
-          return toResponse(yield* rendered(ListOrganizationsResponse, {
-            organizations: page.items,
-            ...withNext(page.nextPageToken)
-          }))
+          return { organizations: page.items, ...withNext(page.nextPageToken) }
         }))
-      .handleRaw("listMembers", ({ params: path, request }) =>
+      .handle("listMembers", ({ params: path, request }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(read)
           const query = yield* pageQuery(request)
@@ -95,9 +82,9 @@ export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(Organizations
             role: m.role,
             joinedAt: m.joinedAt
           }))
-          return toResponse(yield* rendered(ListMembersResponse, { members, ...withNext(page.nextPageToken) }))
+          return { members, ...withNext(page.nextPageToken) }
         }))
-      .handleRaw("removeMember", ({ params: path }) =>
+      .handle("removeMember", ({ params: path }) =>
         Effect.gen(function*() {
           const actorId = yield* actingAccount(write)
           yield* domain(organizations.removeMember({
@@ -105,45 +92,32 @@ export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(Organizations
             organizationId: path.organizationId,
             accountId: path.accountId
           }))
-          return HttpServerResponse.empty({ status: 204 })
         }))
-      .handleRaw("createInvitation", ({ params: path }) =>
+      .handle("createInvitation", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const actorId = yield* actingAccount(write)
-          const body = yield* decodeJsonBody(CreateInvitationRequest)
-          return yield* idempotent(
-            {
-              route: "/v1/organizations/:organizationId/invitations",
-              path: { organizationId: path.organizationId },
-              body: body.json
-            },
-            Effect.gen(function*() {
-              const created = yield* domain(invitations.create({
-                actorId,
-                organizationId: path.organizationId,
-                email: body.value.email,
-                role: body.value.role
-              }))
-              return yield* rendered(
-                CreateInvitationResponse,
-                { invitation: toInvitation(created.invitation), token: InvitationToken.make(Redacted.value(created.token)) },
-                201,
-                { "cache-control": "no-store" }
-              )
-            })
-          )
+          const created = yield* domain(invitations.create({
+            actorId,
+            organizationId: path.organizationId,
+            email: payload.email,
+            role: payload.role
+          }))
+          // The token is in this answer only: no cache may keep it.
+          return toResponse(yield* rendered(
+            CreateInvitationResponse,
+            { invitation: toInvitation(created.invitation), token: InvitationToken.make(Redacted.value(created.token)) },
+            201,
+            { "cache-control": "no-store" }
+          ))
         }))
-      .handleRaw("listInvitations", ({ params: path, request }) =>
+      .handle("listInvitations", ({ params: path, request }) =>
         Effect.gen(function*() {
           const actorId = yield* actingAccount(read)
           const query = yield* pageQuery(request)
           const page = yield* domain(invitations.listPending({ actorId, organizationId: path.organizationId, ...query }))
-          return toResponse(yield* rendered(ListInvitationsResponse, {
-            invitations: page.items.map(toInvitation),
-            ...withNext(page.nextPageToken)
-          }))
+          return { invitations: page.items.map(toInvitation), ...withNext(page.nextPageToken) }
         }))
-      .handleRaw("revokeInvitation", ({ params: path }) =>
+      .handle("revokeInvitation", ({ params: path }) =>
         Effect.gen(function*() {
           const actorId = yield* actingAccount(write)
           const invitation = yield* domain(invitations.revoke({
@@ -151,12 +125,11 @@ export const OrganizationsGroupLive = HttpApiBuilder.group(v1Group(Organizations
             organizationId: path.organizationId,
             invitationId: path.invitationId
           }))
-          return toResponse(yield* rendered(RevokeInvitationResponse, { invitation: toInvitation(invitation) }))
+          return { invitation: toInvitation(invitation) }
         }))
-      .handleRaw("acceptInvitation", ({ params: path }) =>
+      .handle("acceptInvitation", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(write)
-          const membership = yield* domain(invitations.accept({ accountId, token: Redacted.make(path.token) }))
-          return toResponse(yield* rendered(Membership, membership))
+          return yield* domain(invitations.accept({ accountId, token: Redacted.make(path.token) }))
         }))
   }))

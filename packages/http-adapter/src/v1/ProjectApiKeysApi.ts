@@ -1,5 +1,5 @@
 /** The ProjectApiKeys feature's /v1 routes (API.md §1.4): the group, the problem codes of each operation, the *Idem* ones. */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateProjectApiKeyRequest,
   CreateProjectApiKeyResponse,
@@ -10,8 +10,9 @@ import {
 import { ApiKeyId, ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
+import { Idempotent, problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const KeyPath = Schema.Struct({ projectId: ProjectId, apiKeyId: ApiKeyId })
@@ -20,30 +21,36 @@ export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
   .add(
     HttpApiEndpoint.get("listProjectApiKeys", "/v1/projects/:projectId/api-keys", {
       params: ProjectPath,
-      success: ListProjectApiKeysResponse
+      success: ListProjectApiKeysResponse,
+      error: problems(common)
     }).annotateMerge(OpenApi.annotations({ summary: "List API keys", description: "The project's API keys with their permissions, without secrets." }))
   )
   .add(
     HttpApiEndpoint.post("createProjectApiKey", "/v1/projects/:projectId/api-keys", {
       params: ProjectPath,
       payload: CreateProjectApiKeyRequest,
-      success: CreateProjectApiKeyResponse.pipe(HttpApiSchema.status(201))
-    }).annotateMerge(OpenApi.annotations({ summary: "Create an API key", description: "Creates a project API key with permissions; its secret is in this answer only." }))
+      success: CreateProjectApiKeyResponse.pipe(HttpApiSchema.status(201)),
+      error: problems(common, idempotency, "PROJECT_CLOSING", "API_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create an API key", description: "Creates a project API key with permissions; its secret is in this answer only." }))
   )
   .add(
     HttpApiEndpoint.patch("updateProjectApiKey", "/v1/projects/:projectId/api-keys/:apiKeyId", {
       params: KeyPath,
       payload: UpdateProjectApiKeyRequest,
-      success: ProjectApiKeyResponse
-    }).annotateMerge(OpenApi.annotations({ summary: "Update an API key", description: "Changes an API key's name or permissions." }))
+      success: ProjectApiKeyResponse,
+      error: problems(common, idempotency, "PROJECT_CLOSING", "API_KEY_NOT_FOUND", "API_KEY_REVOKED", "PAYLOAD_TOO_LARGE")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update an API key", description: "Changes an API key's name or permissions." }))
   )
   .add(
     HttpApiEndpoint.delete("revokeProjectApiKey", "/v1/projects/:projectId/api-keys/:apiKeyId", {
       params: KeyPath,
-      success: ProjectApiKeyResponse
-    }).annotateMerge(OpenApi.annotations({ summary: "Revoke an API key", description: "Revokes the key at once." }))
+      success: ProjectApiKeyResponse,
+      error: problems(common, idempotency, "API_KEY_NOT_FOUND")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Revoke an API key", description: "Revokes the key at once." }))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Project API keys",
     description: "Credentials scoped to one project (sb_sk_…), with permissions."

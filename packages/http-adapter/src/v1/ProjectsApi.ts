@@ -1,9 +1,10 @@
 /**
- * The Projects feature's /v1 routes (API.md §1.4, except the avatar rows): the group, the problem
- * codes of each operation, the *Idem* ones. Handlers read bodies and queries themselves
- * (`handleRaw`), so the payload and query schemas here serve routing and the OpenAPI document.
+ * The Projects feature's /v1 routes (API.md §1.4, except the avatar rows): the group, each endpoint
+ * with the problems it can answer and whether it needs an Idempotency-Key. The platform decodes
+ * paths and payloads by these schemas; handlers read queries themselves, so the query schemas here
+ * serve routing and the OpenAPI document.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Projects } from "@switchboard/core"
 import {
   CreateProjectRequest,
@@ -15,8 +16,9 @@ import {
 import { OrganizationId, ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
+import { Idempotent, problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 const OrganizationPath = Schema.Struct({ organizationId: OrganizationId })
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
@@ -74,33 +76,43 @@ const slugAvailabilityDocs = queryDocs({
   slug: { description: "the slug to check: 1-63 lower-case letters and digits separated by single hyphens", schema: slugDoc, required: true }
 })
 
+/** Routes under /v1/organizations/{organizationId}: an unknown organization, or one the caller is not in, is 404. */
+const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND"]
+/** Routes under /v1/projects/{projectId}. */
+const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED"]
+const projectWrite: ReadonlyArray<ProblemCode> = [...project, ...idempotency, "PROJECT_CLOSING"]
+
 export const ProjectsGroup = HttpApiGroup.make("projects")
   .add(
     HttpApiEndpoint.post("createProject", "/v1/organizations/:organizationId/projects", {
       params: OrganizationPath,
       payload: CreateProjectRequest,
-      success: Project.pipe(HttpApiSchema.status(201))
-    }).annotateMerge(OpenApi.annotations({ summary: "Create a project", description: "Creates a project in the organization. The slug must be free in the organization; its management secret is shown once." }))
+      success: Project.pipe(HttpApiSchema.status(201)),
+      error: problems(organization, idempotency, "SLUG_TAKEN", "PAYLOAD_TOO_LARGE")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a project", description: "Creates a project in the organization. The slug must be free in the organization; its management secret is shown once." }))
   )
   .add(
     HttpApiEndpoint.get("listProjects", "/v1/organizations/:organizationId/projects", {
       params: OrganizationPath,
       query: ListProjectsParams,
-      success: ProjectPage
+      success: ProjectPage,
+      error: problems(organization)
     }).annotateMerge(OpenApi.annotations({ summary: "List projects", description: "The organization's projects, newest first, with filters and pages." })).annotate(OpenApi.Transform, listProjectsDocs)
   )
   .add(
     HttpApiEndpoint.get("checkProjectSlugAvailability", "/v1/organizations/:organizationId/projects/slug-availability", {
       params: OrganizationPath,
       query: SlugAvailabilityParams,
-      success: Projects.ProjectSlugAvailability
+      success: Projects.ProjectSlugAvailability,
+      error: problems(organization)
     }).annotateMerge(OpenApi.annotations({ summary: "Check a slug", description: "Whether a project slug is free in the organization." })).annotate(OpenApi.Transform, slugAvailabilityDocs)
   )
   .add(
     HttpApiEndpoint.get("countProjects", "/v1/organizations/:organizationId/projects/count", {
       params: OrganizationPath,
       query: CountProjectsParams,
-      success: Projects.ProjectCount
+      success: Projects.ProjectCount,
+      error: problems(organization)
     }).annotateMerge(OpenApi.annotations({
       summary: "Count projects",
       description: "How many of the organization's live projects match the list's filters (query, createdAfter, createdBefore), read from the primary."
@@ -110,7 +122,8 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
     HttpApiEndpoint.get("getProjectClosureStatus", "/v1/organizations/:organizationId/projects/closure-status", {
       params: OrganizationPath,
       query: ClosureStatusParams,
-      success: Projects.ProjectClosureStatusResponse
+      success: Projects.ProjectClosureStatusResponse,
+      error: problems(organization, "PROJECT_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({
       summary: "Project closure status",
       description: "How far a project's closure is, per domain (projects, billing, platforms, call_registry): each domain's blockers " +
@@ -119,50 +132,51 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
   )
   .add(HttpApiEndpoint.get("getProject", "/v1/projects/:projectId", {
     params: ProjectPath,
-    success: Project
+    success: Project,
+    error: problems(project)
   }).annotateMerge(OpenApi.annotations({ summary: "Get a project", description: "One project by id." })))
   .add(
     HttpApiEndpoint.patch("updateProject", "/v1/projects/:projectId", {
       params: ProjectPath,
       payload: UpdateProjectRequest,
-      success: Project
-    }).annotateMerge(OpenApi.annotations({ summary: "Update a project", description: "Changes the project's name or slug." }))
+      success: Project,
+      error: problems(projectWrite, "PAYLOAD_TOO_LARGE")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update a project", description: "Changes the project's name or slug." }))
   )
   .add(HttpApiEndpoint.delete("deleteProject", "/v1/projects/:projectId", {
     params: ProjectPath,
-    success: Project
-  }).annotateMerge(OpenApi.annotations({ summary: "Delete a project", description: "Starts deleting the project: it can be read but no longer changed, and disappears once cleaned up." })))
+    success: Project,
+    error: problems(projectWrite)
+  }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Delete a project", description: "Starts deleting the project: it can be read but no longer changed, and disappears once cleaned up." })))
   .add(
     HttpApiEndpoint.post("rotateProjectSecret", "/v1/projects/:projectId/secret-rotations", {
       params: ProjectPath,
-      success: RotateProjectSecretResponse
-    }).annotateMerge(OpenApi.annotations({ summary: "Rotate the management secret", description: "Replaces the project's management secret (the password of the management API) and shows the new one once." }))
+      success: RotateProjectSecretResponse,
+      error: problems(projectWrite)
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Rotate the management secret", description: "Replaces the project's management secret (the password of the management API) and shows the new one once." }))
   )
   .add(
     HttpApiEndpoint.get("getAgentProfile", "/v1/projects/:projectId/agent-profile", {
       params: ProjectPath,
-      success: Projects.AgentProfile
+      success: Projects.AgentProfile,
+      error: problems(project)
     }).annotateMerge(OpenApi.annotations({ summary: "Get the agent profile", description: "The name, description and avatar the project's agent shows to people." }))
   )
   .add(
     HttpApiEndpoint.patch("updateAgentProfile", "/v1/projects/:projectId/agent-profile", {
       params: ProjectPath,
       payload: Projects.UpdateAgentProfileRequest,
-      success: Projects.AgentProfile
-    }).annotateMerge(OpenApi.annotations({ summary: "Update the agent profile", description: "Changes the agent's name or description." }))
+      success: Projects.AgentProfile,
+      error: problems(projectWrite, "PAYLOAD_TOO_LARGE")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update the agent profile", description: "Changes the agent's name or description." }))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Projects",
     description: "Projects of an organization, their agent profile and management secret."
   }))
-
-// Kept here (not imported from Api.ts, which imports this module) to avoid an import cycle.
-/** Routes under /v1/organizations/{organizationId}: an unknown organization, or one the caller is not in, is 404. */
-const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND"]
-/** Routes under /v1/projects/{projectId}. */
-const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED"]
-const projectWrite: ReadonlyArray<ProblemCode> = [...project, ...idempotency, "PROJECT_CLOSING"]
 
 /** operationId ("projects.<name>") → the problem codes it can answer (for the OpenAPI document). */
 export const projectsProblems: Record<string, ReadonlyArray<ProblemCode>> = {

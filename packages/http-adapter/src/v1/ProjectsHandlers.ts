@@ -7,24 +7,20 @@
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { HttpServerRequest } from "effect/http"
-import { Projects } from "@switchboard/core"
 import { accountOf, type ProjectPermission, Requirement } from "@switchboard/core/credentials"
 import {
   CountProjectsQuery,
-  CreateProjectRequest,
   ListProjectsQuery,
   Project,
   ProjectClosureStatus,
   ProjectClosureStatusQuery,
   ProjectClosureStatusResponse,
   ProjectCount,
-  ProjectPage,
   ProjectsService,
   RotateProjectSecretResponse,
   SlugAvailabilityQuery,
   toAgentProfile,
-  toProject,
-  UpdateProjectRequest
+  toProject
 } from "@switchboard/core/projects"
 import { Effect, Result, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
@@ -32,8 +28,7 @@ import { actingAccount, authorize } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { ProjectsGroup } from "./ProjectsApi.js"
 import { defaultPictureUrl } from "./DefaultPicture.js"
-import { idempotent } from "./Idempotency.js"
-import { decodeJsonBody, domain, issuesOf, rendered, renderedOnce, toResponse } from "./Pipeline.js"
+import { domain, issuesOf, rendered, renderedOnce, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./Problems.js"
 
 /** Decodes the query string strictly; failures are 422 with location `query`. */
@@ -63,112 +58,85 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
     const closures = yield* ProjectClosureStatus
     const config = yield* ServerConfig
     const avatar = defaultPictureUrl(config.apiUrl)
-    const project = (record: Parameters<typeof toProject>[0]) => rendered(Project, toProject(record, avatar))
     // A read of a cached project record renders it once (`renderedOnce`).
     const projectOnce = renderedOnce(Project, (record: Parameters<typeof toProject>[0]) => toProject(record, avatar))
     const responseOf = (r: Parameters<typeof toResponse>[0]) => toResponse(r)
 
     return handlers
-      .handleRaw("createProject", ({ params: path }) =>
+      .handle("createProject", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:write" }))
-          const body = yield* decodeJsonBody(CreateProjectRequest)
-          return yield* idempotent(
-            { route: "/v1/organizations/:organizationId/projects", path: { organizationId: path.organizationId }, body: body.json },
-            Effect.gen(function*() {
-              const record = yield* domain(projects.create({
-                accountId,
-                organizationId: path.organizationId,
-                name: body.value.name,
-                slug: body.value.slug
-              }))
-              return yield* rendered(Project, toProject(record, avatar), 201, {
-                location: `${config.apiUrl}/v1/projects/${record.projectId}`
-              })
-            })
-          )
+          const record = yield* domain(projects.create({
+            accountId,
+            organizationId: path.organizationId,
+            name: payload.name,
+            slug: payload.slug
+          }))
+          return toResponse(yield* rendered(Project, toProject(record, avatar), 201, {
+            location: `${config.apiUrl}/v1/projects/${record.projectId}`
+          }))
         }))
-      .handleRaw("listProjects", ({ params: path }) =>
+      .handle("listProjects", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
           const query = yield* decodeQuery(ListProjectsQuery)
           const page = yield* domain(projects.list({ accountId, organizationId: path.organizationId, ...query }))
-          return toResponse(yield* rendered(ProjectPage, {
+          return {
             projects: page.projects.map((p) => toProject(p, avatar)),
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
-          }))
+          }
         }))
-      .handleRaw("countProjects", ({ params: path }) =>
+      .handle("countProjects", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
           const query = yield* decodeQuery(CountProjectsQuery)
           const count = yield* domain(projects.count({ accountId, organizationId: path.organizationId, ...query }))
           return toResponse(yield* rendered(ProjectCount, count, 200, { "cache-control": "no-store" }))
         }))
-      .handleRaw("getProjectClosureStatus", ({ params: path }) =>
+      .handle("getProjectClosureStatus", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
           const { projectId } = yield* decodeQuery(ProjectClosureStatusQuery)
           const status = yield* domain(closures.status({ accountId, organizationId: path.organizationId, projectId }))
           return toResponse(yield* rendered(ProjectClosureStatusResponse, status, 200, { "cache-control": "no-store" }))
         }))
-      .handleRaw("checkProjectSlugAvailability", ({ params: path }) =>
+      .handle("checkProjectSlugAvailability", ({ params: path }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
           const { slug } = yield* decodeQuery(SlugAvailabilityQuery)
-          const answer = yield* domain(projects.slugAvailability({ accountId, organizationId: path.organizationId, slug }))
-          return toResponse(yield* rendered(Projects.ProjectSlugAvailability, answer))
+          return yield* domain(projects.slugAvailability({ accountId, organizationId: path.organizationId, slug }))
         }))
       // The hottest read (issue 12 goal 1): a plain chain, no generator per request.
-      .handleRaw("getProject", ({ params: path }) =>
+      .handle("getProject", ({ params: path }) =>
         Effect.flatMap(onProject(path.projectId, "project:read"), (principal) =>
           Effect.flatMap(domain(projects.read(path.projectId, principal)), (record) => Effect.map(projectOnce(record), responseOf))))
-      .handleRaw("updateProject", ({ params: path }) =>
+      .handle("updateProject", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write", true)
-          const body = yield* decodeJsonBody(UpdateProjectRequest)
-          return yield* idempotent(
-            { route: "/v1/projects/:projectId", path: { projectId: path.projectId }, body: body.json },
-            Effect.flatMap(domain(projects.rename(path.projectId, principal, body.value.name)), project)
-          )
+          return toProject(yield* domain(projects.rename(path.projectId, principal, payload.name)), avatar)
         }))
-      .handleRaw("deleteProject", ({ params: path }) =>
+      .handle("deleteProject", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write", true)
-          return yield* idempotent(
-            { route: "/v1/projects/:projectId", path: { projectId: path.projectId } },
-            Effect.flatMap(domain(projects.delete(path.projectId, principal)), project)
-          )
+          return toProject(yield* domain(projects.delete(path.projectId, principal)), avatar)
         }))
-      .handleRaw("rotateProjectSecret", ({ params: path }) =>
+      .handle("rotateProjectSecret", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write", true, true)
-          return yield* idempotent(
-            { route: "/v1/projects/:projectId/secret-rotations", path: { projectId: path.projectId } },
-            Effect.gen(function*() {
-              const secret = yield* domain(projects.rotateSecret(path.projectId, principal))
-              return yield* rendered(RotateProjectSecretResponse, { projectSecret: Redacted.value(secret) }, 200, {
-                "cache-control": "no-store"
-              })
-            })
-          )
+          const secret = yield* domain(projects.rotateSecret(path.projectId, principal))
+          // The secret is in this answer only: no cache may keep it.
+          return toResponse(yield* rendered(RotateProjectSecretResponse, { projectSecret: Redacted.value(secret) }, 200, {
+            "cache-control": "no-store"
+          }))
         }))
-      .handleRaw("getAgentProfile", ({ params: path }) =>
+      .handle("getAgentProfile", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:read")
-          const record = yield* domain(projects.read(path.projectId, principal))
-          return toResponse(yield* rendered(Projects.AgentProfile, toAgentProfile(record, avatar)))
+          return toAgentProfile(yield* domain(projects.read(path.projectId, principal)), avatar)
         }))
-      .handleRaw("updateAgentProfile", ({ params: path }) =>
+      .handle("updateAgentProfile", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "project:write")
-          const body = yield* decodeJsonBody(Projects.UpdateAgentProfileRequest)
-          return yield* idempotent(
-            { route: "/v1/projects/:projectId/agent-profile", path: { projectId: path.projectId }, body: body.json },
-            Effect.gen(function*() {
-              const record = yield* domain(projects.updateAgentProfile(path.projectId, principal, body.value))
-              return yield* rendered(Projects.AgentProfile, toAgentProfile(record, avatar))
-            })
-          )
+          return toAgentProfile(yield* domain(projects.updateAgentProfile(path.projectId, principal, payload)), avatar)
         }))
   }))

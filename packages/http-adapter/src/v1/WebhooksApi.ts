@@ -3,10 +3,11 @@
  * (create *Idem*, list, get, update *Idem*, delete, rotate secret *Idem*, retry delivery *Idem*),
  * their deliveries (ours: the issue asks for dead-lettered deliveries to be listed), and the
  * egress-address, API-version and event-type catalogs. Reads need `events:read`, writes
- * `events:write`. Handlers read bodies and queries themselves (`handleRaw`); the schemas here serve
- * routing and the OpenAPI document.
+ * `events:write`. Each endpoint declares the problems it can answer and whether it needs an
+ * Idempotency-Key; the platform decodes paths and payloads by these schemas, while handlers read
+ * queries themselves (the query schemas here serve routing and the OpenAPI document).
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Events } from "@switchboard/core"
 import {
   CreateWebhookDestinationRequest,
@@ -28,8 +29,9 @@ import {
 import { ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { Authn } from "./Authn.js"
 import { idempotencyProblems as idempotency, projectProblems as project } from "./CommonProblems.js"
+import { Idempotent, problems } from "./Declare.js"
+import { authenticated } from "./V1Group.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const DestinationPath = Schema.Struct({ projectId: ProjectId, destinationId: WebhookDestinationId })
@@ -62,65 +64,78 @@ const WebhookEventSchema = Schema.Record(Schema.String, Schema.Unknown).pipe(
 
 const base = "/v1/projects/:projectId/webhooks"
 
+const write: ReadonlyArray<ProblemCode> = [...project, ...idempotency, "PROJECT_CLOSING"]
+const destination: ReadonlyArray<ProblemCode> = ["WEBHOOK_DESTINATION_NOT_FOUND", "WEBHOOK_DESTINATION_DELETED"]
+
 export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(HttpApiEndpoint.get("listWebhookApiVersions", `${base}/api-versions`, {
     params: ProjectPath,
-    success: ListWebhookApiVersionsResponse
+    success: ListWebhookApiVersionsResponse,
+    error: problems(project)
   }).annotateMerge(OpenApi.annotations({ summary: "List webhook API versions", description: "The payload versions a destination can choose, with their status and successors." })))
   .add(
     HttpApiEndpoint.post("createWebhookDestination", `${base}/destinations`, {
       params: ProjectPath,
       payload: CreateWebhookDestinationRequest,
-      success: CreateWebhookDestinationResponse.pipe(HttpApiSchema.status(201))
-    }).annotateMerge(OpenApi.annotations({ summary: "Create a webhook destination", description: "Registers a URL that receives the project's events; its signing secret is in this answer only." }))
+      success: CreateWebhookDestinationResponse.pipe(HttpApiSchema.status(201)),
+      error: problems(write, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a webhook destination", description: "Registers a URL that receives the project's events; its signing secret is in this answer only." }))
   )
   .add(
     HttpApiEndpoint.get("listWebhookDestinations", `${base}/destinations`, {
       params: ProjectPath,
       query: Schema.Struct({ pageSize: queryParam, pageToken: queryParam }),
-      success: WebhookDestinationPage
+      success: WebhookDestinationPage,
+      error: problems(project)
     }).annotateMerge(OpenApi.annotations({ summary: "List webhook destinations", description: "The project's webhook destinations, without secrets." })).annotate(OpenApi.Transform, queryDocs(pageDocs))
   )
   .add(HttpApiEndpoint.get("getWebhookDestination", `${base}/destinations/:destinationId`, {
     params: DestinationPath,
-    success: WebhookDestination
+    success: WebhookDestination,
+    error: problems(project, destination)
   }).annotateMerge(OpenApi.annotations({ summary: "Get a webhook destination", description: "One destination with its settings and health." })))
   .add(
     HttpApiEndpoint.patch("updateWebhookDestination", `${base}/destinations/:destinationId`, {
       params: DestinationPath,
       payload: UpdateWebhookDestinationRequest,
-      success: WebhookDestination
-    }).annotateMerge(OpenApi.annotations({ summary: "Update a webhook destination", description: "Changes a destination's URL, event types, API version or state." }))
+      success: WebhookDestination,
+      error: problems(write, destination, "PAYLOAD_TOO_LARGE")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update a webhook destination", description: "Changes a destination's URL, event types, API version or state." }))
   )
   .add(HttpApiEndpoint.delete("deleteWebhookDestination", `${base}/destinations/:destinationId`, {
     params: DestinationPath,
-    success: WebhookDestination
+    success: WebhookDestination,
+    error: problems(project, "WEBHOOK_DESTINATION_NOT_FOUND")
   }).annotateMerge(OpenApi.annotations({ summary: "Delete a webhook destination", description: "Deletes the destination; its pending deliveries are cancelled." })))
   .add(
     HttpApiEndpoint.post("retryWebhookDelivery", `${base}/destinations/:destinationId/retries`, {
       params: DestinationPath,
       payload: RetryWebhookDeliveryRequest,
-      success: RetryWebhookDeliveryResponse.pipe(HttpApiSchema.status(202))
-    }).annotateMerge(OpenApi.annotations({ summary: "Retry deliveries", description: "Makes failed or dead-lettered deliveries of the destination due again." }))
+      success: RetryWebhookDeliveryResponse.pipe(HttpApiSchema.status(202)),
+      error: problems(write, destination, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Retry deliveries", description: "Makes failed or dead-lettered deliveries of the destination due again." }))
   )
   .add(
     HttpApiEndpoint.post("sendWebhookTestEvent", `${base}/destinations/:destinationId/test-events`, {
       params: DestinationPath,
-      success: SendWebhookTestEventResponse.pipe(HttpApiSchema.status(202))
+      success: SendWebhookTestEventResponse.pipe(HttpApiSchema.status(202)),
+      error: problems(write, destination)
     }).annotateMerge(OpenApi.annotations({ summary: "Send a test event", description: "Queues a signed test event for the destination." })).annotate(OpenApi.Description, "Queues a signed `webhook.test` event for this destination only (not the project's event log, not other destinations); it is delivered and retried like any event and listed among the destination's deliveries.")
   )
   .add(
     HttpApiEndpoint.post("rotateWebhookSigningSecret", `${base}/destinations/:destinationId/secret-rotations`, {
       params: DestinationPath,
       payload: RotateWebhookSigningSecretRequest,
-      success: RotateWebhookSigningSecretResponse
-    }).annotateMerge(OpenApi.annotations({ summary: "Rotate the signing secret", description: "Issues a new signing secret, shown once; the previous one keeps signing for a while." }))
+      success: RotateWebhookSigningSecretResponse,
+      error: problems(write, destination, "PAYLOAD_TOO_LARGE")
+    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Rotate the signing secret", description: "Issues a new signing secret, shown once; the previous one keeps signing for a while." }))
   )
   .add(
     HttpApiEndpoint.get("listWebhookDeliveries", `${base}/destinations/:destinationId/deliveries`, {
       params: DestinationPath,
       query: Schema.Struct({ status: queryParam, pageSize: queryParam, pageToken: queryParam }),
-      success: WebhookDeliveryPage
+      success: WebhookDeliveryPage,
+      error: problems(project, "WEBHOOK_DESTINATION_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({ summary: "List deliveries", description: "The destination's delivery log, newest first: status, attempts, last response." })).annotate(OpenApi.Transform, queryDocs({
       status: {
         description: "only deliveries in this state",
@@ -132,32 +147,33 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("listWebhookEgressAddresses", `${base}/egress-addresses`, {
       params: ProjectPath,
-      success: ListWebhookEgressAddressesResponse
+      success: ListWebhookEgressAddressesResponse,
+      error: problems(project)
     }).annotateMerge(OpenApi.annotations({ summary: "Webhook egress addresses", description: "The IP addresses deliveries come from, for a receiver's allow list." }))
   )
   .add(
     HttpApiEndpoint.get("listWebhookEventTypes", `${base}/event-types`, {
       params: ProjectPath,
       query: Schema.Struct({ apiVersion: queryParam }),
-      success: ListWebhookEventTypesResponse
+      success: ListWebhookEventTypesResponse,
+      error: problems(project)
     }).annotateMerge(OpenApi.annotations({ summary: "List event types", description: "The event types a destination can subscribe to." })).annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
   )
   .add(
     HttpApiEndpoint.get("getWebhookEventSchema", `${base}/event-types/:eventType/schema`, {
       params: EventTypePath,
       query: Schema.Struct({ apiVersion: queryParam }),
-      success: WebhookEventSchema
+      success: WebhookEventSchema,
+      error: problems(project, "RESOURCE_NOT_FOUND")
     }).annotateMerge(OpenApi.annotations({ summary: "Get an event's schema", description: "The JSON Schema of an event type's payload." })).annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
   )
-  .middleware(Authn)
+  .pipe(authenticated)
+  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Webhooks",
     description: "Webhook destinations (Standard Webhooks signatures), their deliveries, and the event catalog."
   }))
-
-// Kept here (not imported from Api.ts, which imports this module) to avoid an import cycle.
-const write: ReadonlyArray<ProblemCode> = [...project, ...idempotency, "PROJECT_CLOSING"]
-const destination: ReadonlyArray<ProblemCode> = ["WEBHOOK_DESTINATION_NOT_FOUND", "WEBHOOK_DESTINATION_DELETED"]
 
 /** operationId → problem codes (OpenAPI). */
 export const webhooksProblems: Record<string, ReadonlyArray<ProblemCode>> = {

@@ -8,7 +8,6 @@
 import { HttpApiBuilder } from "effect/http-api"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
-  CreateWebhookDestinationRequest,
   CreateWebhookDestinationResponse,
   eventCatalog,
   eventJsonSchema,
@@ -17,17 +16,9 @@ import {
   ListWebhookDestinationsQuery,
   ListWebhookEgressAddressesResponse,
   ListWebhookEventTypesResponse,
-  RetryWebhookDeliveryRequest,
-  RetryWebhookDeliveryResponse,
-  SendWebhookTestEventResponse,
-  RotateWebhookSigningSecretRequest,
   RotateWebhookSigningSecretResponse,
-  UpdateWebhookDestinationRequest,
   webhookApiVersions,
   WebhookCatalogQuery,
-  WebhookDeliveryPage,
-  WebhookDestination,
-  WebhookDestinationPage,
   WebhookDestinations
 } from "@switchboard/core/events"
 import { sha256Hex } from "@switchboard/core/internal"
@@ -36,8 +27,7 @@ import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./V1Group.js"
 import { WebhooksGroup } from "./WebhooksApi.js"
-import { idempotent } from "./Idempotency.js"
-import { decodeJsonBody, domain, type Rendered, rendered, toResponse } from "./Pipeline.js"
+import { domain, type Rendered, rendered, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./Problems.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
@@ -79,7 +69,6 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
   Effect.gen(function*() {
     const destinations = yield* WebhookDestinations
     const config = yield* ServerConfig
-    const route = "/v1/projects/:projectId/webhooks/destinations"
 
     /** The caller may read the project (catalog operations are per project too). */
     const readable = (projectId: ProjectId) =>
@@ -89,7 +78,7 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
       })
 
     return handlers
-      .handleRaw("listWebhookApiVersions", ({ params: path }) =>
+      .handle("listWebhookApiVersions", ({ params: path }) =>
         Effect.gen(function*() {
           yield* readable(path.projectId)
           return yield* conditional(yield* rendered(ListWebhookApiVersionsResponse, {
@@ -98,12 +87,12 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             packageVersion: PACKAGE_VERSION
           }))
         }))
-      .handleRaw("listWebhookEgressAddresses", ({ params: path }) =>
+      .handle("listWebhookEgressAddresses", ({ params: path }) =>
         Effect.gen(function*() {
           yield* readable(path.projectId)
           return yield* conditional(yield* rendered(ListWebhookEgressAddressesResponse, { ipAddresses: config.egressIps }))
         }))
-      .handleRaw("listWebhookEventTypes", ({ params: path }) =>
+      .handle("listWebhookEventTypes", ({ params: path }) =>
         Effect.gen(function*() {
           yield* readable(path.projectId)
           const version = yield* catalogVersion
@@ -123,7 +112,7 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             events
           }))
         }))
-      .handleRaw("getWebhookEventSchema", ({ params: path }) =>
+      .handle("getWebhookEventSchema", ({ params: path }) =>
         Effect.gen(function*() {
           yield* readable(path.projectId)
           yield* catalogVersion
@@ -137,110 +126,74 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             body: JSON.stringify(schema)
           })
         }))
-      .handleRaw("createWebhookDestination", ({ params: path }) =>
+      .handle("createWebhookDestination", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          const body = yield* decodeJsonBody(CreateWebhookDestinationRequest)
-          return yield* idempotent(
-            { route, path: { projectId: path.projectId }, body: body.json },
-            Effect.gen(function*() {
-              const created = yield* domain(destinations.create(path.projectId, principal, body.value))
-              return yield* rendered(
-                CreateWebhookDestinationResponse,
-                { destination: created.destination, signingSecret: Redacted.value(created.signingSecret) },
-                201,
-                { "cache-control": "no-store" }
-              )
-            })
-          )
+          const created = yield* domain(destinations.create(path.projectId, principal, payload))
+          // The signing secret is in this answer only: no cache may keep it.
+          return toResponse(yield* rendered(
+            CreateWebhookDestinationResponse,
+            { destination: created.destination, signingSecret: Redacted.value(created.signingSecret) },
+            201,
+            { "cache-control": "no-store" }
+          ))
         }))
-      .handleRaw("listWebhookDestinations", ({ params: path }) =>
+      .handle("listWebhookDestinations", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
           const query = yield* decodeQuery(ListWebhookDestinationsQuery)
           const page = yield* domain(destinations.list(path.projectId, principal, query))
-          return toResponse(yield* rendered(WebhookDestinationPage, {
+          return {
             destinations: page.destinations,
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
-          }))
+          }
         }))
-      .handleRaw("getWebhookDestination", ({ params: path }) =>
+      .handle("getWebhookDestination", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
-          const destination = yield* domain(destinations.get(path.projectId, principal, path.destinationId))
-          return toResponse(yield* rendered(WebhookDestination, destination))
+          return yield* domain(destinations.get(path.projectId, principal, path.destinationId))
         }))
-      .handleRaw("updateWebhookDestination", ({ params: path }) =>
+      .handle("updateWebhookDestination", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          const body = yield* decodeJsonBody(UpdateWebhookDestinationRequest)
-          return yield* idempotent(
-            { route: `${route}/:destinationId`, path: { projectId: path.projectId, destinationId: path.destinationId }, body: body.json },
-            Effect.gen(function*() {
-              const destination = yield* domain(destinations.update(path.projectId, principal, path.destinationId, body.value))
-              return yield* rendered(WebhookDestination, destination)
-            })
-          )
+          return yield* domain(destinations.update(path.projectId, principal, path.destinationId, payload))
         }))
-      .handleRaw("deleteWebhookDestination", ({ params: path }) =>
+      .handle("deleteWebhookDestination", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          const destination = yield* domain(destinations.delete(path.projectId, principal, path.destinationId))
-          return toResponse(yield* rendered(WebhookDestination, destination))
+          return yield* domain(destinations.delete(path.projectId, principal, path.destinationId))
         }))
-      .handleRaw("rotateWebhookSigningSecret", ({ params: path }) =>
+      .handle("rotateWebhookSigningSecret", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          const body = yield* decodeJsonBody(RotateWebhookSigningSecretRequest)
-          return yield* idempotent(
-            {
-              route: `${route}/:destinationId/secret-rotations`,
-              path: { projectId: path.projectId, destinationId: path.destinationId },
-              body: body.json
-            },
-            Effect.gen(function*() {
-              const rotated = yield* domain(
-                destinations.rotateSecret(path.projectId, principal, path.destinationId, body.value.overlapSeconds)
-              )
-              return yield* rendered(
-                RotateWebhookSigningSecretResponse,
-                { previousSecretExpiresAt: rotated.previousSecretExpiresAt, signingSecret: Redacted.value(rotated.signingSecret) },
-                200,
-                { "cache-control": "no-store" }
-              )
-            })
-          )
+          const rotated = yield* domain(destinations.rotateSecret(path.projectId, principal, path.destinationId, payload.overlapSeconds))
+          // The new signing secret is in this answer only: no cache may keep it.
+          return toResponse(yield* rendered(
+            RotateWebhookSigningSecretResponse,
+            { previousSecretExpiresAt: rotated.previousSecretExpiresAt, signingSecret: Redacted.value(rotated.signingSecret) },
+            200,
+            { "cache-control": "no-store" }
+          ))
         }))
-      .handleRaw("sendWebhookTestEvent", ({ params: path }) =>
+      .handle("sendWebhookTestEvent", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          const queued = yield* domain(destinations.sendTestEvent(path.projectId, principal, path.destinationId))
-          return toResponse(yield* rendered(SendWebhookTestEventResponse, queued, 202))
+          return yield* domain(destinations.sendTestEvent(path.projectId, principal, path.destinationId))
         }))
-      .handleRaw("retryWebhookDelivery", ({ params: path }) =>
+      .handle("retryWebhookDelivery", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          const body = yield* decodeJsonBody(RetryWebhookDeliveryRequest)
-          return yield* idempotent(
-            {
-              route: `${route}/:destinationId/retries`,
-              path: { projectId: path.projectId, destinationId: path.destinationId },
-              body: body.json
-            },
-            Effect.gen(function*() {
-              yield* domain(destinations.retryDelivery(path.projectId, principal, path.destinationId, body.value))
-              return yield* rendered(RetryWebhookDeliveryResponse, { status: "accepted" as const }, 202)
-            })
-          )
+          yield* domain(destinations.retryDelivery(path.projectId, principal, path.destinationId, payload))
+          return { status: "accepted" as const }
         }))
-      .handleRaw("listWebhookDeliveries", ({ params: path }) =>
+      .handle("listWebhookDeliveries", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
           const query = yield* decodeQuery(ListWebhookDeliveriesQuery)
           const page = yield* domain(destinations.listDeliveries(path.projectId, principal, path.destinationId, query))
-          return toResponse(yield* rendered(WebhookDeliveryPage, {
+          return {
             deliveries: page.deliveries,
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
-          }))
+          }
         }))
   }))
