@@ -1,6 +1,6 @@
 /**
  * The HTTP adapter's registry: every feature's part of the four surfaces in one file — its /v1
- * group and handlers, the problem codes and Idempotency-Key rule of its operations, its raw routes
+ * group (each endpoint declaring its problems and Idempotency-Key rule) and handlers, its raw routes
  * (Dashboard, OAuth, management, pages) and, for the standalone server, its adapters (the non-store
  * ports) and background workers. `Http.ts` builds the application and `server/Server.ts` the
  * process from these lists; a feature registers here, and its /v1 error rows in `v1/Problems.ts`
@@ -11,7 +11,6 @@ import { Accounts } from "@switchboard/core/accounts"
 import { AccountServiceKeys } from "@switchboard/core/credentials"
 import { ProjectClosureStatus, ProjectsService } from "@switchboard/core/projects"
 import { IdempotencyStore, Secrets, ServerSecret, Transactor } from "@switchboard/core/shared"
-import { type ProblemCode } from "./http/ProblemCatalog.js"
 import { Layer } from "effect"
 import { ServerConfig, type ServerConfigShape } from "./http/ServerConfig.js"
 import { ConsoleRoutes, consoleRouteTable } from "./console/ConsoleRoutes.js"
@@ -41,15 +40,15 @@ import { ImessageServerAdapters } from "./server/ImessageAdapters.js"
 import { PlatformsWorkers } from "./server/PlatformsWorkers.js"
 import { WhatsappServerAdapters } from "./server/WhatsappAdapters.js"
 import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
-import { PlatformsGroup, platformsIdempotent, platformsProblems } from "./v1/PlatformsApi.js"
+import { PlatformsGroup } from "./v1/PlatformsApi.js"
 import { WhatsappGroupLive } from "./v1/WhatsappHandlers.js"
-import { WhatsappGroup, whatsappIdempotent, whatsappProblems } from "./v1/WhatsappApi.js"
+import { WhatsappGroup } from "./v1/WhatsappApi.js"
 import { VerificationCodesGroupLive } from "./v1/VerificationCodesHandlers.js"
-import { VerificationCodesGroup, verificationCodesProblems } from "./v1/VerificationCodesApi.js"
+import { VerificationCodesGroup } from "./v1/VerificationCodesApi.js"
 import { ImessageGroupLive } from "./v1/ImessageHandlers.js"
-import { ImessageGroup, imessageIdempotent, imessageProblems } from "./v1/ImessageApi.js"
+import { ImessageGroup } from "./v1/ImessageApi.js"
 import { AttachmentsGroupLive } from "./v1/AttachmentsHandlers.js"
-import { AttachmentsGroup, attachmentsIdempotent, attachmentsProblems } from "./v1/AttachmentsApi.js"
+import { AttachmentsGroup } from "./v1/AttachmentsApi.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup } from "./v1/AccountApi.js"
@@ -69,26 +68,26 @@ import { UploadsRawRoutes, uploadsRawRouteTable } from "./v1/UploadsRoutes.js"
 import { VoiceGroupLive } from "./v1/VoiceHandlers.js"
 import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
 import { SsoGroupLive, SsoPublicGroupLive } from "./v1/SsoHandlers.js"
-import { SsoGroup, ssoIdempotent, ssoProblemsByOperation, SsoPublicGroup } from "./v1/SsoApi.js"
+import { SsoGroup, SsoPublicGroup } from "./v1/SsoApi.js"
 import { IngressGroupLive } from "./v1/IngressHandlers.js"
 import { AppInstallationsGroupLive } from "./v1/AppInstallationsHandlers.js"
-import { AppInstallationsGroup, appInstallationsIdempotent, appInstallationsProblems } from "./v1/AppInstallationsApi.js"
-import { IngressGroup, ingressIdempotent, ingressProblems } from "./v1/IngressApi.js"
+import { AppInstallationsGroup } from "./v1/AppInstallationsApi.js"
+import { IngressGroup } from "./v1/IngressApi.js"
 import { IngressRoutes, ingressRouteTable } from "./routes/IngressRoutes.js"
 import { MetricsGroupLive } from "./v1/MetricsHandlers.js"
-import { MetricsGroup, metricsIdempotent, metricsProblems } from "./v1/MetricsApi.js"
+import { MetricsGroup } from "./v1/MetricsApi.js"
 import { MessagesGroupLive } from "./v1/MessagesHandlers.js"
-import { MessagesGroup, messagesIdempotent, messagesProblems } from "./v1/MessagesApi.js"
-import { OrganizationsGroup, organizationsIdempotent, organizationsProblems } from "./v1/OrganizationsApi.js"
-import { ProjectsGroup, projectsIdempotent, projectsProblems } from "./v1/ProjectsApi.js"
-import { ProjectApiKeysGroup, projectApiKeysIdempotent, projectApiKeysProblems } from "./v1/ProjectApiKeysApi.js"
-import { AccountSecurityGroup, accountSecurityIdempotent, accountSecurityProblems } from "./v1/AccountSecurityApi.js"
-import { UploadsGroup, uploadsIdempotent, uploadsProblems } from "./v1/UploadsApi.js"
-import { AccessTokensGroup, accessTokensIdempotent, accessTokensProblems } from "./v1/AccessTokensApi.js"
-import { VoiceGroup, voiceIdempotent, voiceProblems } from "./v1/VoiceApi.js"
-import { BillingGroup, billingIdempotent, billingProblems } from "./v1/BillingApi.js"
-import { OAuthProviderGroup, oAuthProviderIdempotent, oAuthProviderProblems } from "./v1/OAuthProviderApi.js"
-import { WebhooksGroup, webhooksIdempotent, webhooksProblems } from "./v1/WebhooksApi.js"
+import { MessagesGroup } from "./v1/MessagesApi.js"
+import { OrganizationsGroup } from "./v1/OrganizationsApi.js"
+import { ProjectsGroup } from "./v1/ProjectsApi.js"
+import { ProjectApiKeysGroup } from "./v1/ProjectApiKeysApi.js"
+import { AccountSecurityGroup } from "./v1/AccountSecurityApi.js"
+import { UploadsGroup } from "./v1/UploadsApi.js"
+import { AccessTokensGroup } from "./v1/AccessTokensApi.js"
+import { VoiceGroup } from "./v1/VoiceApi.js"
+import { BillingGroup } from "./v1/BillingApi.js"
+import { OAuthProviderGroup } from "./v1/OAuthProviderApi.js"
+import { WebhooksGroup } from "./v1/WebhooksApi.js"
 
 const v1Api = HttpApi.make("switchboard-v1")
   .add(AccountGroup)
@@ -182,53 +181,6 @@ export const V1GroupsLive = Layer.mergeAll(
   MetricsGroupLive,
   MessagesGroupLive
 )
-
-/** operationId → the problem codes it can answer (for the OpenAPI document). */
-export const operationProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  ...organizationsProblems,
-  ...projectsProblems,
-  ...projectApiKeysProblems,
-  ...accountSecurityProblems,
-  ...uploadsProblems,
-  ...accessTokensProblems,
-  ...voiceProblems,
-  ...billingProblems,
-  ...webhooksProblems,
-  ...oAuthProviderProblems,
-  ...ssoProblemsByOperation,
-  ...appInstallationsProblems,
-  ...ingressProblems,
-  ...platformsProblems,
-  ...whatsappProblems,
-  ...verificationCodesProblems,
-  ...imessageProblems,
-  ...attachmentsProblems,
-  ...metricsProblems,
-  ...messagesProblems
-}
-
-/** Operations that require an Idempotency-Key (*Idem* in API.md). */
-export const idempotentOperations: ReadonlySet<string> = new Set([
-  ...organizationsIdempotent,
-  ...projectsIdempotent,
-  ...projectApiKeysIdempotent,
-  ...accountSecurityIdempotent,
-  ...uploadsIdempotent,
-  ...accessTokensIdempotent,
-  ...voiceIdempotent,
-  ...billingIdempotent,
-  ...webhooksIdempotent,
-  ...oAuthProviderIdempotent,
-  ...ssoIdempotent,
-  ...appInstallationsIdempotent,
-  ...ingressIdempotent,
-  ...platformsIdempotent,
-  ...whatsappIdempotent,
-  ...imessageIdempotent,
-  ...attachmentsIdempotent,
-  ...metricsIdempotent,
-  ...messagesIdempotent
-])
 
 /** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, SSO, ingress, the console). */
 export const FeatureRoutes = Layer.mergeAll(

@@ -6,7 +6,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { type ProblemCode, problemCodes, problemEntry } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
-import { idempotentOperations, operationProblems, V1Api } from "../Features.js"
+import { V1Api } from "../Features.js"
 import { declaredProblems, isIdempotent } from "../v1/Declare.js"
 import { deviceOperations, OAuthErrorResponse as OAuthErrorSchema, type RawV1Operation } from "../routes/OAuthDeviceOperations.js"
 import { lifecycles } from "../v1/Lifecycle.js"
@@ -32,11 +32,7 @@ export const v1OperationFacts = (): ReadonlyMap<string, { readonly problems: Rea
     onGroup: () => {},
     onEndpoint: ({ endpoint, group }) => {
       const id = `${group.identifier}.${endpoint.identifier}`
-      const declared = declaredProblems(endpoint)
-      out.set(id, {
-        problems: declared.length > 0 ? declared : operationProblems[id] ?? [],
-        idempotent: isIdempotent(endpoint) || idempotentOperations.has(id)
-      })
+      out.set(id, { problems: declaredProblems(endpoint), idempotent: isIdempotent(endpoint) })
     }
   })
   return out

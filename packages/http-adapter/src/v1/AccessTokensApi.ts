@@ -23,11 +23,3 @@ export const AccessTokensGroup = HttpApiGroup.make("accessTokens")
     title: "Auth",
     description: "Public endpoints: no credential needed, the Authorization header is ignored."
   }))
-
-/** operationId ("accessTokens.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const accessTokensProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "accessTokens.listOauthScopes": publicProblems
-}
-
-/** operationIds that require an Idempotency-Key. */
-export const accessTokensIdempotent: ReadonlySet<string> = new Set()

@@ -3,7 +3,7 @@
  * verification and TOTP factors: its endpoints, each with the problems it can answer and whether it
  * needs an Idempotency-Key.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   Account,
   BeginTotpEnrollmentRequest,
@@ -73,25 +73,7 @@ export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
   )
   .pipe(authenticated)
   // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Account security",
     description: "The caller's profile and deletion, phone verification and TOTP factors."
   }))
-
-/** operationId ("accountSecurity.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const accountSecurityProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "accountSecurity.updateAccount": [...withBody, ...idempotency, "ACCOUNT_NOT_FOUND"],
-  "accountSecurity.deleteAccount": [...common, "ACCOUNT_NOT_FOUND", "ACCOUNT_OWNS_ORGANIZATIONS"],
-  "accountSecurity.startAccountPhoneVerification": [...withBody, "ACCOUNT_NOT_FOUND", "UPSTREAM_FAILURE"],
-  "accountSecurity.confirmAccountPhoneVerification": [...withBody, "ACCOUNT_NOT_FOUND"],
-  "accountSecurity.beginTotpEnrollment": [...withBody, "ACCOUNT_NOT_FOUND"],
-  "accountSecurity.confirmTotpEnrollment": withBody,
-  "accountSecurity.deleteTotpFactor": [...common, ...idempotency, "RESOURCE_NOT_FOUND"]
-}
-
-/** operationIds that require an Idempotency-Key. */
-export const accountSecurityIdempotent: ReadonlySet<string> = new Set([
-  "accountSecurity.updateAccount",
-  "accountSecurity.deleteTotpFactor"
-])

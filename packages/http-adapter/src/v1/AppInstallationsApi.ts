@@ -4,7 +4,7 @@
  * (the Authorization header is ignored); the app authenticates with the client assertion in the
  * body, and a refused assertion is 401 `APP_INSTALLATION_ASSERTION_INVALID`.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateAppInstallationRequestRequest,
   CreateAppInstallationRequestResponse,
@@ -43,17 +43,7 @@ export const AppInstallationsGroup = HttpApiGroup.make("appInstallations")
   // No bearer credential: only the body is read and checked before the platform decodes it.
   .middleware(JsonBody)
   // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "App installation",
     description: "Public: a registered OAuth app asks to be installed, a customer approves it in the Dashboard, the app redeems a single-use code for a credential shown once."
   }))
-
-/** operationId → problem codes (OpenAPI). */
-export const appInstallationsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "appInstallations.createAppInstallationRequest": shared,
-  "appInstallations.redeemAppInstallationDelivery": [...shared, "APP_INSTALLATION_DELIVERY_UNAVAILABLE", "APP_INSTALLATION_CONFIG_CHANGED"]
-}
-
-/** No Idempotency-Key: a repeated create makes another request, a repeated redeem answers the status. */
-export const appInstallationsIdempotent: ReadonlyArray<string> = []

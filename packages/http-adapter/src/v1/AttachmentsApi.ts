@@ -7,10 +7,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Attachment, AttachmentPage } from "@switchboard/core/platforms"
 import { ProjectId } from "@switchboard/core/shared"
-import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
-import { problems } from "./Declare.js"
+import { Idempotent, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/attachments"
@@ -19,14 +18,14 @@ const AttachmentPath = Schema.Struct({ projectId: ProjectId, attachmentId: Schem
 const queryParam = Schema.optional(Schema.String)
 
 export const AttachmentsGroup = HttpApiGroup.make("attachments")
-  // Not `Idempotent`: the body is the file's bytes, which its handler reads and fingerprints itself
-  // (declared type and SHA-256) for the Idempotency-Key protocol.
+  // `Idempotent` "in handler": the body is the file's bytes, which its handler reads and
+  // fingerprints itself (declared type and SHA-256) for the Idempotency-Key protocol.
   .add(
     HttpApiEndpoint.post("uploadAttachment", BASE, {
       params: ProjectPath,
       success: Attachment.pipe(HttpApiSchema.status(201)),
       error: problems(common, idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE", "INVALID_ATTACHMENT_REQUEST")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({
       summary: "Upload an attachment",
       description: "The request body is the file's bytes, Content-Type its declared media type and Content-Length its size (at most 25 MiB by default; 413 PAYLOAD_TOO_LARGE beyond, refused before it is read whole). The stored type is what the bytes are when they are a known format; a declaration they contradict is 400 INVALID_ATTACHMENT_REQUEST. Answers 201 with the attachment once it is downloadable. Needs `platforms:write` and an Idempotency-Key; 409 PROJECT_CLOSING."
     }))
@@ -76,13 +75,3 @@ export const AttachmentsGroup = HttpApiGroup.make("attachments")
     title: "Attachments",
     description: "Files a project uploads to send, or receives: metadata, lists and bytes."
   }))
-
-/** operationId ("attachments.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const attachmentsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "attachments.uploadAttachment": [...common, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE", "INVALID_ATTACHMENT_REQUEST"],
-  "attachments.listAttachments": common,
-  "attachments.getAttachment": [...common, "ATTACHMENT_NOT_FOUND"],
-  "attachments.downloadAttachment": [...common, "ATTACHMENT_NOT_FOUND", "ATTACHMENT_NOT_READY"]
-}
-
-export const attachmentsIdempotent: ReadonlySet<string> = new Set(["attachments.uploadAttachment"])

@@ -2,12 +2,11 @@
  * The Billing feature's /v1 routes (API.md §1.6): the group, the problem codes of each operation,
  * the *Idem* ones. Handlers get their payload decoded by the schema declared here.
  *
- * `changePlan` and `adjustFixedChargeQuantity` require an Idempotency-Key but are not `Idempotent`:
- * their key is kept with the billing operation itself, and a repeat answers the operation as it is
- * now, not a stored response (v1/BillingHandlers.ts). They are in `billingIdempotent`, which the
- * OpenAPI document reads for the Idempotency-Key parameter.
+ * `changePlan` and `adjustFixedChargeQuantity` are `Idempotent` "in handler": their key is kept
+ * with the billing operation itself, and a repeat answers the operation as it is now, not a stored
+ * response (v1/BillingHandlers.ts).
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Billing } from "@switchboard/core"
 import { BillingOperationId, OrganizationId, ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
@@ -81,13 +80,13 @@ export const BillingGroup = HttpApiGroup.make("billing")
     payload: Billing.ChangePlanRequest,
     success: [Billing.TerminalBillingOperation, Billing.PendingBillingOperation.pipe(HttpApiSchema.status(202))],
     error: problems(organizationProject, idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE")
-  }).annotateMerge(OpenApi.annotations({ summary: "Change the plan", description: "Moves the project to another plan; answers a billing operation to follow." })))
+  }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Change the plan", description: "Moves the project to another plan; answers a billing operation to follow." })))
   .add(HttpApiEndpoint.post("adjustFixedChargeQuantity", `${projectBilling}/fixed-charges/:fixedChargeCode`, {
     params: FixedChargePath,
     payload: Billing.AdjustFixedChargeQuantityRequest,
     success: [Billing.TerminalBillingOperation, Billing.PendingBillingOperation.pipe(HttpApiSchema.status(202))],
     error: problems(organizationProject, idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE")
-  }).annotateMerge(OpenApi.annotations({ summary: "Change a fixed charge", description: "Changes the quantity of a fixed charge (for example extra lines) and bills the difference." })))
+  }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Change a fixed charge", description: "Changes the quantity of a fixed charge (for example extra lines) and bills the difference." })))
   .add(HttpApiEndpoint.get("getEffectiveTerms", `${projectBilling}/terms`, {
     params: OrganizationProjectPath,
     success: Billing.EffectiveTerms,
@@ -138,34 +137,8 @@ export const BillingGroup = HttpApiGroup.make("billing")
   }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a setup intent", description: "A payment provider setup intent for adding a card in your own page." })))
   .pipe(authenticated)
   // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Billing",
     description: "Plans, subscriptions, plan-change previews, billing operations, invoices and payment methods. " +
       "Account credentials (billing:read / billing:write for OAuth access tokens); project API keys may read their project's billing."
   }))
-
-/** operationId ("billing.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const billingProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "billing.listBillingPlans": project,
-  "billing.getBillingOverview": project,
-  "billing.getBillingOperation": [...project, "OPERATION_NOT_FOUND"],
-  "billing.recordUsage": [...project, "PROJECT_CLOSING", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
-  "billing.previewProjectChange": [...organizationProject, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
-  "billing.changePlan": [...organizationProject, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],
-  "billing.adjustFixedChargeQuantity": [...organizationProject, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],
-  "billing.getEffectiveTerms": organizationProject,
-  "billing.listInvoices": organization,
-  "billing.getOrganizationBillingOverview": organization,
-  "billing.previewOrganizationChange": [...organization, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
-  "billing.getOrganizationPaymentMethod": organization,
-  "billing.createOrganizationPaymentMethodCheckout": organization,
-  "billing.createOrganizationSetupIntent": [...organization, ...idempotency]
-}
-
-/** operationIds that require an Idempotency-Key. */
-export const billingIdempotent: ReadonlyArray<string> = [
-  "billing.changePlan",
-  "billing.adjustFixedChargeQuantity",
-  "billing.createOrganizationSetupIntent"
-]

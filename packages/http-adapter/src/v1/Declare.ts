@@ -9,11 +9,13 @@
  *   (v1/Idempotency.ts) runs the protocol around it — or, annotated `"in handler"`, the handler
  *   runs it itself (`idempotent`), where the fingerprint or the transaction's extent differ: a
  *   query member in the fingerprint, the bytes of an upload, work that must follow the commit.
- * Both are read back from the declaration with `declaredProblems` and `isIdempotent`.
+ * - `RefusedBodyAs`: the problem a refused body is answered with instead of VALIDATION_FAILED.
+ * They are read back from the declaration with `declaredProblems`, `isIdempotent`, `refusedBody`.
  */
 import { type HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
 import { Context, Schema, SchemaAST } from "effect"
 import { ProblemCatalog, type ProblemCode, problemEntry } from "../http/ProblemCatalog.js"
+import { problem, type ProblemFailure } from "./ProblemFailure.js"
 
 /** One entry of a problem's `issues` (a validation failure). */
 const Issue = Schema.Struct({
@@ -98,3 +100,18 @@ export const isIdempotent = (endpoint: HttpApiEndpoint.Top): boolean =>
 /** Whether the `Idempotency` middleware runs the protocol for an endpoint (its handler does not). */
 export const middlewareIdempotent = (endpoint: HttpApiEndpoint.Top): boolean =>
   Context.getOrUndefined(endpoint.annotations, Idempotent) === true
+
+/**
+ * The problem an endpoint answers a body it refuses with — not JSON, not its content type, or
+ * refused by its payload schema — instead of VALIDATION_FAILED: the same detail and issues under
+ * the endpoint's own code (`.annotate(RefusedBodyAs, "SMS_CAMPAIGN_INVALID_REQUEST")`).
+ */
+export class RefusedBodyAs extends Context.Service<RefusedBodyAs, ProblemCode>()("switchboard/v1/RefusedBodyAs") {}
+
+/** A refusal of the request's body as the endpoint declares it answered (VALIDATION_FAILED unless `RefusedBodyAs`). */
+export const refusedBody = (endpoint: HttpApiEndpoint.Top, failure: ProblemFailure): ProblemFailure => {
+  const code = Context.getOrUndefined(endpoint.annotations, RefusedBodyAs)
+  return code === undefined || failure.code !== "VALIDATION_FAILED"
+    ? failure
+    : problem(code, failure.detail ?? "The request is not valid.", failure.extra === undefined ? {} : { extra: failure.extra })
+}

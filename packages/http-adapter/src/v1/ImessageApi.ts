@@ -12,7 +12,6 @@ import {
   SharedLineAssignmentPage
 } from "@switchboard/core/platforms"
 import { ProjectId } from "@switchboard/core/shared"
-import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
 import { Idempotent, problems } from "./Declare.js"
@@ -108,23 +107,3 @@ export const ImessageGroup = HttpApiGroup.make("imessage")
     title: "iMessage",
     description: "The project's iMessage mode, shared-line assignments and dedicated lines."
   }))
-
-/** operationId ("imessage.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const imessageProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "imessage.getProjectImessagePlatform": common,
-  "imessage.createSharedLineAssignment": [
-    ...common, ...idempotency, "PAYLOAD_TOO_LARGE", "PROJECT_CLOSING", "ASSIGNMENT_EXISTS", "SHARED_LINE_CAP_EXCEEDED",
-    "IMESSAGE_MODE_DEDICATED", "SHARED_LINE_POOL_EXHAUSTED"
-  ],
-  "imessage.listSharedLineAssignments": common,
-  "imessage.getSharedLineAssignment": [...common, "ASSIGNMENT_NOT_FOUND"],
-  "imessage.releaseSharedLineAssignment": [...common, "ASSIGNMENT_NOT_FOUND", "PROJECT_CLOSING"],
-  "imessage.provisionImessageDedicatedLine": [...common, ...idempotency, "PROJECT_CLOSING", "ENTITLEMENT_REQUIRED"],
-  "imessage.releaseImessageDedicatedLine": [...common, "RESOURCE_NOT_FOUND", "PROJECT_CLOSING"]
-}
-
-/** operationIds that require an Idempotency-Key. */
-export const imessageIdempotent: ReadonlySet<string> = new Set([
-  "imessage.createSharedLineAssignment",
-  "imessage.provisionImessageDedicatedLine"
-])

@@ -3,10 +3,9 @@
  * parties post webhooks to (each request becomes an `external-webhook.received` event). The secret
  * of the URL is in the create response only.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { IngressPlatform, IngressSourceId } from "@switchboard/core/events"
 import { ProjectId, Timestamp } from "@switchboard/core/shared"
-import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { projectProblems as common } from "./CommonProblems.js"
 import { problems } from "./Declare.js"
@@ -69,16 +68,7 @@ export const IngressGroup = HttpApiGroup.make("ingress")
   )
   .pipe(authenticated)
   // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Ingress endpoints",
     description: "URLs third parties post webhooks to; each request becomes an external-webhook.received event."
   }))
-
-export const ingressProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "ingress.listIngressEndpoints": common,
-  "ingress.createIngressEndpoint": [...common, "API_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE"],
-  "ingress.revokeIngressEndpoint": [...common, "RESOURCE_NOT_FOUND"]
-}
-
-export const ingressIdempotent: ReadonlySet<string> = new Set()

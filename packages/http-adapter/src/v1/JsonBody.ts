@@ -11,6 +11,7 @@ import { HttpMethod, HttpServerRequest } from "effect/http"
 import { Effect, Layer } from "effect"
 import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
 import { ServerConfig } from "../http/ServerConfig.js"
+import { refusedBody } from "./Declare.js"
 import { problem, ProblemFailure, validationFailed } from "./ProblemFailure.js"
 
 export class JsonBody extends HttpApiMiddleware.Service<JsonBody>()("JsonBody", {
@@ -32,6 +33,8 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, text: string, js
     headers: { value: { ...request.headers, "content-type": "application/json" } }
   })
   parsed.set(read, json)
+  // The outer steps (V1Problems, answering a refused body) see the request as it came.
+  parsed.set(request, json)
   return read
 }
 
@@ -74,7 +77,7 @@ export const JsonBodyLive = Layer.effect(
   Effect.map(ServerConfig, (config) => (httpEffect, { endpoint }) =>
     endpoint.payload.has("application/json") && HttpMethod.hasBody(endpoint.method)
       ? Effect.flatMap(
-        readJson(config.maxBodyBytes),
+        Effect.mapError(readJson(config.maxBodyBytes), (p) => refusedBody(endpoint, p)),
         ({ json, request, text }) => Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, withBody(request, text, json))
       )
       : httpEffect)

@@ -6,10 +6,9 @@
  * Handlers get their payload decoded by the schema declared here; query parameters are plain
  * optional strings here, decoded strictly in the handler (a bad one is a 422 with location `query`).
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { IngestMessageFactsRequest, IngestMessageFactsResponse, Message, MessagePage } from "@switchboard/core/messages"
 import { MessageId, ProjectId } from "@switchboard/core/shared"
-import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { projectProblems as common } from "./CommonProblems.js"
 import { problems } from "./Declare.js"
@@ -67,17 +66,7 @@ export const MessagesGroup = HttpApiGroup.make("messages")
   )
   .pipe(authenticated)
   // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Messages",
     description: "Message records built from the messaging edge's lifecycle facts (docs/messages.md)."
   }))
-
-/** operationId ("messages.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const messagesProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "messages.ingestMessageFacts": [...common, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"],
-  "messages.listMessages": common,
-  "messages.getMessage": [...common, "RESOURCE_NOT_FOUND"]
-}
-
-export const messagesIdempotent: ReadonlySet<string> = new Set()

@@ -3,7 +3,7 @@
  * over `message_events` and `call_events`, its SQL schema document and the backfill state. All
  * three need `events:read` on the project.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import {
   GetMessageMetricsBackfillResponse,
   GetMessageMetricsSqlSchemaResponse,
@@ -11,7 +11,6 @@ import {
 } from "@switchboard/core/metrics"
 import { SqlQueryRequest } from "@switchboard/core/projects"
 import { ProjectId } from "@switchboard/core/shared"
-import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { projectProblems as common } from "./CommonProblems.js"
 import { problems } from "./Declare.js"
@@ -53,17 +52,7 @@ export const MetricsGroup = HttpApiGroup.make("metrics")
   )
   .pipe(authenticated)
   // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Metrics",
     description: "Read-only SQL over the project's message_events and call_events (docs/sql-query.md)."
   }))
-
-/** operationId ("metrics.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const metricsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "metrics.queryMessageMetrics": [...common, "QUERY_RESOURCE_LIMIT", "PAYLOAD_TOO_LARGE"],
-  "metrics.getMessageMetricsSqlSchema": common,
-  "metrics.getMessageMetricsBackfill": common
-}
-
-export const metricsIdempotent: ReadonlySet<string> = new Set()

@@ -9,7 +9,6 @@ import {
   ListAuthorizedApplicationsResponse,
   OAuthClientId
 } from "@switchboard/core/oauth"
-import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { commonProblems as common } from "./CommonProblems.js"
 import { problems } from "./Declare.js"
@@ -35,11 +34,3 @@ export const OAuthProviderGroup = HttpApiGroup.make("oAuthProvider")
     title: "Authorized applications",
     description: "OAuth apps the account has authorized, and withdrawing them."
   }))
-
-/** operationId → problem codes (OpenAPI). */
-export const oAuthProviderProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "oAuthProvider.listAuthorizedApplications": common,
-  "oAuthProvider.revokeAuthorizedApplication": [...common, "RESOURCE_NOT_FOUND"]
-}
-/** operationIds that need an Idempotency-Key. */
-export const oAuthProviderIdempotent: ReadonlyArray<string> = []

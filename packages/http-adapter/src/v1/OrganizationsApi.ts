@@ -3,7 +3,7 @@
  * operation, the *Idem* ones. All need an account credential (project API keys are refused); OAuth
  * access tokens need `members:read` for reads and `members:write` for writes.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateInvitationRequest,
   CreateInvitationResponse,
@@ -17,7 +17,6 @@ import {
   RevokeInvitationResponse
 } from "@switchboard/core/organizations"
 import { AccountId, InvitationToken, OrganizationId } from "@switchboard/core/shared"
-import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
 import { Idempotent, problems } from "./Declare.js"
@@ -111,25 +110,9 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
   )
   .pipe(authenticated)
   // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Organizations",
     description: "Organizations, their members and invitations. Non-members get 404 for an organization's routes."
   }))
 
 /** What every route here can answer (account credential, OAuth scope, validation of path and query). */
-
-/** operationId ("organizations.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const organizationsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "organizations.createOrganization": [...common, "PAYLOAD_TOO_LARGE"],
-  "organizations.listOrganizations": common,
-  "organizations.listMembers": [...common, "RESOURCE_NOT_FOUND"],
-  "organizations.removeMember": [...common, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION"],
-  "organizations.createInvitation": [...common, ...idempotency, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
-  "organizations.listInvitations": [...common, "RESOURCE_NOT_FOUND"],
-  "organizations.revokeInvitation": [...common, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION"],
-  "organizations.acceptInvitation": [...common, "ACCOUNT_NOT_FOUND", "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION"]
-}
-
-/** operationIds that require an Idempotency-Key. */
-export const organizationsIdempotent: ReadonlySet<string> = new Set(["organizations.createInvitation"])

@@ -23,7 +23,7 @@ import { ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { Idempotent, RefusedBodyAs, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
@@ -163,8 +163,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       description: "The SMS line's confirmed campaign, its version and the registry's eligibility (eligible, blocked with a reason, unknown). Needs `platforms:read`; 404 SMS_LINE_NOT_FOUND, 409 SMS_LINE_UNSUPPORTED, 503 SMS_CAMPAIGN_CONTEXT_UNAVAILABLE."
     }))
   )
-  // Not `Idempotent`: its handler decodes the body itself (one its schema refuses is 400
-  // SMS_CAMPAIGN_INVALID_REQUEST), then runs the Idempotency-Key protocol (PlatformsHandlers.ts).
+  // A body it refuses is 400 SMS_CAMPAIGN_INVALID_REQUEST, not VALIDATION_FAILED.
   .add(
     HttpApiEndpoint.put("assignSmsLineCampaign", `${BASE}/sms/lines/:resourceId/campaign`, {
       params: ResourcePath,
@@ -175,12 +174,14 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
         "SMS_CAMPAIGN_NOT_READY", "SMS_CAMPAIGN_CAPACITY_EXCEEDED", "SMS_CAMPAIGN_ORGANIZATION_MISMATCH", "SMS_CAMPAIGN_VERSION_CONFLICT",
         "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE", "PROJECT_CLOSING"
       )
-    }).annotateMerge(OpenApi.annotations({
-      summary: "Assign a 10DLC campaign",
-      description: "Attaches a ready campaign of the project's organization to the SMS line at expectedVersion; the operation is never cancellable. Needs `platforms:write` and an Idempotency-Key; 404 SMS_CAMPAIGN_NOT_FOUND, 409 SMS_CAMPAIGN_NOT_READY, SMS_CAMPAIGN_CAPACITY_EXCEEDED or SMS_CAMPAIGN_VERSION_CONFLICT, 403 SMS_CAMPAIGN_ORGANIZATION_MISMATCH."
-    }))
+    }).annotate(Idempotent, true)
+      .annotate(RefusedBodyAs, "SMS_CAMPAIGN_INVALID_REQUEST")
+      .annotateMerge(OpenApi.annotations({
+        summary: "Assign a 10DLC campaign",
+        description: "Attaches a ready campaign of the project's organization to the SMS line at expectedVersion; the operation is never cancellable. Needs `platforms:write` and an Idempotency-Key; 404 SMS_CAMPAIGN_NOT_FOUND, 409 SMS_CAMPAIGN_NOT_READY, SMS_CAMPAIGN_CAPACITY_EXCEEDED or SMS_CAMPAIGN_VERSION_CONFLICT, 403 SMS_CAMPAIGN_ORGANIZATION_MISMATCH."
+      }))
   )
-  // Not `Idempotent`: its handler runs the protocol itself, with expectedVersion (a query parameter)
+  // Its handler runs the Idempotency-Key protocol itself, with expectedVersion (a query parameter)
   // in the fingerprint.
   .add(
     HttpApiEndpoint.delete("unassignSmsLineCampaign", `${BASE}/sms/lines/:resourceId/campaign`, {
@@ -191,10 +192,11 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
         common, idempotency, "SMS_CAMPAIGN_INVALID_REQUEST", "SMS_LINE_NOT_FOUND", "SMS_LINE_UNSUPPORTED", "SMS_CAMPAIGN_NOT_FOUND",
         "SMS_CAMPAIGN_VERSION_CONFLICT", "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE", "PROJECT_CLOSING"
       )
-    }).annotateMerge(OpenApi.annotations({
-      summary: "Detach a 10DLC campaign",
-      description: "Detaches the SMS line's campaign at expectedVersion (query). Needs `platforms:write` and an Idempotency-Key; 409 SMS_CAMPAIGN_VERSION_CONFLICT when the version is stale, 404 SMS_LINE_NOT_FOUND."
-    }))
+    }).annotate(Idempotent, "in handler")
+      .annotateMerge(OpenApi.annotations({
+        summary: "Detach a 10DLC campaign",
+        description: "Detaches the SMS line's campaign at expectedVersion (query). Needs `platforms:write` and an Idempotency-Key; 409 SMS_CAMPAIGN_VERSION_CONFLICT when the version is stale, 404 SMS_LINE_NOT_FOUND."
+      }))
   )
   // Telegram and email ----------------------------------------------------------------------------
   .add(
@@ -226,40 +228,3 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
     title: "Platforms",
     description: "Provisioning: asynchronous operations and the resources (numbers, lines, bots, domains) a project holds."
   }))
-
-/** operationId ("platforms.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const platformsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "platforms.listProjectPlatforms": common,
-  "platforms.listOperations": common,
-  "platforms.getOperation": [...common, "OPERATION_NOT_FOUND"],
-  "platforms.cancelOperation": [...common, "OPERATION_NOT_FOUND", "OPERATION_NOT_CANCELLABLE"],
-  "platforms.listResources": common,
-  "platforms.getResource": [...common, "RESOURCE_NOT_FOUND"],
-  "platforms.releaseResource": [...common, "RESOURCE_NOT_FOUND", "PROJECT_CLOSING"],
-  "platforms.listNumberCountries": common,
-  "platforms.listNumberAreaCodes": common,
-  "platforms.purchaseSmsNumber": provisioning,
-  "platforms.getSmsLineCampaignAssignment": [
-    ...common, "SMS_CAMPAIGN_INVALID_REQUEST", "SMS_LINE_NOT_FOUND", "SMS_LINE_UNSUPPORTED", "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE"
-  ],
-  "platforms.assignSmsLineCampaign": [
-    ...common, ...idempotency, "SMS_CAMPAIGN_INVALID_REQUEST", "SMS_LINE_NOT_FOUND", "SMS_LINE_UNSUPPORTED", "SMS_CAMPAIGN_NOT_FOUND",
-    "SMS_CAMPAIGN_NOT_READY", "SMS_CAMPAIGN_CAPACITY_EXCEEDED", "SMS_CAMPAIGN_ORGANIZATION_MISMATCH", "SMS_CAMPAIGN_VERSION_CONFLICT",
-    "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE", "PROJECT_CLOSING"
-  ],
-  "platforms.unassignSmsLineCampaign": [
-    ...common, ...idempotency, "SMS_CAMPAIGN_INVALID_REQUEST", "SMS_LINE_NOT_FOUND", "SMS_LINE_UNSUPPORTED", "SMS_CAMPAIGN_NOT_FOUND",
-    "SMS_CAMPAIGN_VERSION_CONFLICT", "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE", "PROJECT_CLOSING"
-  ],
-  "platforms.connectTelegramBot": [...provisioning, "TELEGRAM_PROVISION_IN_PROGRESS"],
-  "platforms.connectEmailDomain": [...provisioning, "EMAIL_DOMAIN_ALREADY_CONNECTED"]
-}
-
-/** operationIds that require an Idempotency-Key. */
-export const platformsIdempotent: ReadonlySet<string> = new Set([
-  "platforms.purchaseSmsNumber",
-  "platforms.assignSmsLineCampaign",
-  "platforms.unassignSmsLineCampaign",
-  "platforms.connectTelegramBot",
-  "platforms.connectEmailDomain"
-])

@@ -7,7 +7,6 @@
  */
 import { HttpApiBuilder } from "effect/http-api"
 import {
-  AssignSmsLineCampaignRequest,
   GetOperationResponse,
   GetSmsLineCampaignAssignmentResponse,
   ListNumberAreaCodesQuery,
@@ -18,20 +17,17 @@ import {
   SmsCampaigns
 } from "@switchboard/core/platforms"
 import { decide, Requirement } from "@switchboard/core/credentials"
-import { Effect, Result, Schema } from "effect"
+import { Effect, Result } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./V1Group.js"
 import { PlatformsGroup } from "./PlatformsApi.js"
 import { idempotent } from "./Idempotency.js"
-import { requestJson } from "./JsonBody.js"
-import { domain, issuesOf, rendered, toResponse } from "./Pipeline.js"
-import { problem } from "./ProblemFailure.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
 const noStore = { "cache-control": "no-store" }
 /** The campaign assignment's body, decoded as `decodeJsonBody` (v1/Pipeline.ts) decodes. */
-const decodeAssign = Schema.decodeUnknownResult(AssignSmsLineCampaignRequest, { errors: "all", onExcessProperty: "error", reportInput: true })
 /** Seconds between polls of an unfinished operation. */
 const POLL_SECONDS = "2"
 
@@ -136,27 +132,15 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
           const r = yield* domain(campaigns.get(path.projectId, principal, path.resourceId))
           return toResponse(yield* rendered(GetSmsLineCampaignAssignmentResponse, r, 200, noStore))
         }))
-      // Raw: it decodes the body `JsonBody` read itself, so that one its schema refuses is 400
-      // SMS_CAMPAIGN_INVALID_REQUEST (the platform's decoding answers 422 VALIDATION_FAILED), and
-      // runs the Idempotency-Key protocol after that decoding.
-      .handleRaw("assignSmsLineCampaign", ({ params: path, request }) =>
+      // A refused body is 400 SMS_CAMPAIGN_INVALID_REQUEST (its declaration's `RefusedBodyAs`).
+      .handle("assignSmsLineCampaign", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const json = requestJson(request)
-          const decoded = decodeAssign(json)
-          if (Result.isFailure(decoded)) {
-            return yield* problem("SMS_CAMPAIGN_INVALID_REQUEST", "The request is not valid.", {
-              extra: { issues: issuesOf(decoded.failure, "json") }
-            })
-          }
-          return yield* idempotent(
-            { route: `${BASE}/sms/lines/:resourceId/campaign`, path: { projectId: path.projectId, resourceId: path.resourceId }, body: json },
-            Effect.flatMap(domain(campaigns.assign(path.projectId, principal, path.resourceId, decoded.success)), (op) => rendered(Operation, op))
-          )
+          return yield* domain(campaigns.assign(path.projectId, principal, path.resourceId, payload))
         }))
-      // Not `Idempotent`: it runs the Idempotency-Key protocol itself, with expectedVersion (a query
-      // parameter) in the fingerprint, which the middleware's (method, route, path parameters, body)
-      // does not cover.
+      // `Idempotent` "in handler": it runs the Idempotency-Key protocol itself, with expectedVersion
+      // (a query parameter) in the fingerprint, which the middleware's (method, route, path
+      // parameters, body) does not cover.
       .handle("unassignSmsLineCampaign", ({ params: path, query: urlParams }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)

@@ -1,5 +1,5 @@
 /** The ProjectApiKeys feature's /v1 routes (API.md §1.4): the group, the problem codes of each operation, the *Idem* ones. */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateProjectApiKeyRequest,
   CreateProjectApiKeyResponse,
@@ -8,7 +8,6 @@ import {
   UpdateProjectApiKeyRequest
 } from "@switchboard/core/credentials"
 import { ApiKeyId, ProjectId } from "@switchboard/core/shared"
-import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
 import { Idempotent, problems } from "./Declare.js"
@@ -50,27 +49,7 @@ export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
   )
   .pipe(authenticated)
   // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Project API keys",
     description: "Credentials scoped to one project (sb_sk_…), with permissions."
   }))
-
-// Kept here (not imported from Api.ts, which imports this module) to avoid an import cycle.
-
-/** operationId ("projectApiKeys.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const projectApiKeysProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "projectApiKeys.listProjectApiKeys": common,
-  "projectApiKeys.createProjectApiKey": [...common, ...idempotency, "PROJECT_CLOSING", "API_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE"],
-  "projectApiKeys.updateProjectApiKey": [
-    ...common, ...idempotency, "PROJECT_CLOSING", "API_KEY_NOT_FOUND", "API_KEY_REVOKED", "PAYLOAD_TOO_LARGE"
-  ],
-  "projectApiKeys.revokeProjectApiKey": [...common, ...idempotency, "API_KEY_NOT_FOUND"]
-}
-
-/** operationIds that require an Idempotency-Key. */
-export const projectApiKeysIdempotent: ReadonlySet<string> = new Set([
-  "projectApiKeys.createProjectApiKey",
-  "projectApiKeys.updateProjectApiKey",
-  "projectApiKeys.revokeProjectApiKey"
-])

@@ -4,7 +4,7 @@
  * paths and payloads by these schemas; handlers read queries themselves, so the query schemas here
  * serve routing and the OpenAPI document.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Projects } from "@switchboard/core"
 import {
   CreateProjectRequest,
@@ -172,32 +172,7 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
   )
   .pipe(authenticated)
   // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Projects",
     description: "Projects of an organization, their agent profile and management secret."
   }))
-
-/** operationId ("projects.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const projectsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "projects.createProject": [...organization, ...idempotency, "SLUG_TAKEN", "PAYLOAD_TOO_LARGE"],
-  "projects.listProjects": organization,
-  "projects.checkProjectSlugAvailability": organization,
-  "projects.countProjects": organization,
-  "projects.getProjectClosureStatus": [...organization, "PROJECT_NOT_FOUND"],
-  "projects.getProject": project,
-  "projects.updateProject": [...projectWrite, "PAYLOAD_TOO_LARGE"],
-  "projects.deleteProject": projectWrite,
-  "projects.rotateProjectSecret": projectWrite,
-  "projects.getAgentProfile": project,
-  "projects.updateAgentProfile": [...projectWrite, "PAYLOAD_TOO_LARGE"]
-}
-
-/** operationIds that require an Idempotency-Key. */
-export const projectsIdempotent: ReadonlySet<string> = new Set([
-  "projects.createProject",
-  "projects.updateProject",
-  "projects.deleteProject",
-  "projects.rotateProjectSecret",
-  "projects.updateAgentProfile"
-])

@@ -5,7 +5,7 @@
  * the starters bound to a signed-in account (admission, closure inspection), which need an account
  * credential. `configureOrganizationSso` is ours (the contract configures through a hosted portal).
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { OrganizationId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import {
@@ -83,7 +83,6 @@ export const SsoPublicGroup = HttpApiGroup.make("ssoPublic")
   // No credential: only the body is read and checked before the platform decodes it.
   .middleware(JsonBody)
   // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Organization SSO sign-in",
     description: "Public: starting a sign-in through an organization's OpenID Connect provider. The URL alone grants nothing."
@@ -198,28 +197,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
   )
   .pipe(authenticated)
   // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Organization SSO",
     description: "An organization's OpenID Connect connection, claimed domains, JIT provisioning and required SSO."
   }))
-
-/** operationId → problem codes (OpenAPI). */
-export const ssoProblemsByOperation: Record<string, ReadonlyArray<ProblemCode>> = {
-  "ssoPublic.startEnterpriseLogin": ["VALIDATION_FAILED", "INVALID_RETURN_TO", "RATE_LIMITED", "INTERNAL_ERROR"],
-  "ssoPublic.beginOrganizationAuthentication": publicProblems,
-  "ssoPublic.beginInvitationSso": publicProblems,
-  "sso.getOrganizationSsoConfiguration": ssoProblems,
-  "sso.configureOrganizationSso": ssoProblems,
-  "sso.updateOrganizationSsoPolicy": ssoProblems,
-  "sso.refreshOrganizationSsoConnection": ssoProblems,
-  "sso.disableOrganizationSso": [...ssoProblems, ...idempotency],
-  "sso.createOrganizationSsoPortalLink": ssoProblems,
-  "sso.beginOrganizationSsoAdmission": ssoProblems,
-  "sso.beginOrganizationClosureAuthentication": ssoProblems,
-  "sso.getOrganizationConnectionStatus": [...ssoProblems, "ORGANIZATION_CONNECTION_NOT_FOUND"],
-  "sso.retryOrganizationConnectionSync": [...ssoProblems, "ORGANIZATION_CONNECTION_NOT_FOUND"]
-}
-
-/** operationIds that need an Idempotency-Key (the contract's `disableOrganizationSso`). */
-export const ssoIdempotent: ReadonlyArray<string> = ["sso.disableOrganizationSso"]

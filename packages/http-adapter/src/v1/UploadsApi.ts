@@ -17,7 +17,7 @@ import {
 } from "@switchboard/core/uploads"
 import { Schema } from "effect"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
-import { problems } from "./Declare.js"
+import { Idempotent, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
@@ -28,12 +28,11 @@ const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const commit: ReadonlyArray<ProblemCode> = ["RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"]
 /** Routes under /v1/projects/{projectId} (project:write; project API keys allowed). */
 const projectWrite: ReadonlyArray<ProblemCode> = [
-  ...common, "INSUFFICIENT_SCOPE", "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "PROJECT_CLOSING"
+  ...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "PROJECT_CLOSING"
 ]
 
 /**
- * The commits and resets take an Idempotency-Key but are not `Idempotent`: their handlers run the
- * protocol themselves, so that the file a change replaces is removed only once the change and its
+ * The commits and resets are `Idempotent` "in handler": their handlers run the protocol themselves, so that the file a change replaces is removed only once the change and its
  * idempotency record have committed (`releasingFile`, UploadsHandlers.ts).
  */
 export const UploadsGroup = HttpApiGroup.make("uploads")
@@ -49,34 +48,34 @@ export const UploadsGroup = HttpApiGroup.make("uploads")
       payload: CommitAccountProfilePictureRequest,
       success: Account,
       error: problems(common, idempotency, "ACCOUNT_NOT_FOUND", commit)
-    }).annotateMerge(OpenApi.annotations({ summary: "Use the uploaded picture", description: "Makes the uploaded image the account's profile picture." }))
+    }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Use the uploaded picture", description: "Makes the uploaded image the account's profile picture." }))
   )
   .add(HttpApiEndpoint.delete("resetAccountProfilePicture", "/v1/account/profile-picture", {
     success: Account,
     error: problems(common, idempotency, "ACCOUNT_NOT_FOUND")
-  }).annotateMerge(OpenApi.annotations({ summary: "Reset the profile picture", description: "Goes back to the default picture." })))
-  // The agent avatar's endpoints declare no `error`: the OpenAPI document lists their problems from
-  // `uploadsProblems`, whose `projectWrite` names INSUFFICIENT_SCOPE twice (as the document does),
-  // where `problems` would name it once.
+  }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Reset the profile picture", description: "Goes back to the default picture." })))
   .add(
     HttpApiEndpoint.post("createAgentProfileAvatarUpload", "/v1/projects/:projectId/agent-profile/avatar/uploads", {
       params: ProjectPath,
       payload: CreateAgentProfileAvatarUploadRequest,
-      success: UploadTicket.pipe(HttpApiSchema.status(201))
+      success: UploadTicket.pipe(HttpApiSchema.status(201)),
+      error: problems(projectWrite, "PAYLOAD_TOO_LARGE")
     }).annotateMerge(OpenApi.annotations({ summary: "Start an avatar upload", description: "Answers a one-time form to upload the agent's avatar to; commit it with PUT .../agent-profile/avatar." }))
   )
   .add(
     HttpApiEndpoint.put("commitAgentProfileAvatar", "/v1/projects/:projectId/agent-profile/avatar", {
       params: ProjectPath,
       payload: CommitAgentProfileAvatarRequest,
-      success: Projects.AgentProfile
-    }).annotateMerge(OpenApi.annotations({ summary: "Use the uploaded avatar", description: "Makes the uploaded image the agent's avatar." }))
+      success: Projects.AgentProfile,
+      error: problems(projectWrite, idempotency, commit)
+    }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Use the uploaded avatar", description: "Makes the uploaded image the agent's avatar." }))
   )
   .add(
     HttpApiEndpoint.delete("resetAgentProfileAvatar", "/v1/projects/:projectId/agent-profile/avatar", {
       params: ProjectPath,
-      success: Projects.AgentProfile
-    }).annotateMerge(OpenApi.annotations({ summary: "Reset the avatar", description: "Goes back to the default avatar." }))
+      success: Projects.AgentProfile,
+      error: problems(projectWrite, idempotency)
+    }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Reset the avatar", description: "Goes back to the default avatar." }))
   )
   .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({
@@ -85,21 +84,3 @@ export const UploadsGroup = HttpApiGroup.make("uploads")
       "posted as multipart/form-data, with the file last in a part named `file`, to its uploadUrl (no bearer; " +
       "204 when stored); then a commit by uploadId. Committed files are served from /v1/files/{key}."
   }))
-
-/** operationId ("uploads.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const uploadsProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "uploads.createAccountProfilePictureUpload": [...common, "PAYLOAD_TOO_LARGE"],
-  "uploads.commitAccountProfilePicture": [...common, ...idempotency, "ACCOUNT_NOT_FOUND", ...commit],
-  "uploads.resetAccountProfilePicture": [...common, ...idempotency, "ACCOUNT_NOT_FOUND"],
-  "uploads.createAgentProfileAvatarUpload": [...projectWrite, "PAYLOAD_TOO_LARGE"],
-  "uploads.commitAgentProfileAvatar": [...projectWrite, ...idempotency, ...commit],
-  "uploads.resetAgentProfileAvatar": [...projectWrite, ...idempotency]
-}
-
-/** operationIds that require an Idempotency-Key. */
-export const uploadsIdempotent: ReadonlySet<string> = new Set([
-  "uploads.commitAccountProfilePicture",
-  "uploads.resetAccountProfilePicture",
-  "uploads.commitAgentProfileAvatar",
-  "uploads.resetAgentProfileAvatar"
-])

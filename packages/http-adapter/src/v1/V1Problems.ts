@@ -11,6 +11,7 @@
 import { HttpApiError, HttpApiMiddleware, type HttpApiEndpoint } from "effect/http-api"
 import { HttpServerRequest } from "effect/http"
 import { Effect, Layer, Result, Schema } from "effect"
+import { refusedBody } from "./Declare.js"
 import { requestJson } from "./JsonBody.js"
 import { issuesOf, payloadParseOptions } from "./Pipeline.js"
 import { ProblemFailure, validationFailed } from "./Problems.js"
@@ -25,14 +26,14 @@ export class V1Problems extends HttpApiMiddleware.Service<V1Problems>()("V1Probl
  * is decoded again with the endpoint's JSON schema itself, for every issue (this runs only on a
  * refusal).
  */
-const refusedBody = (endpoint: HttpApiEndpoint.Top, error: HttpApiError.HttpApiSchemaError) =>
+const bodyRefusal = (endpoint: HttpApiEndpoint.Top, error: HttpApiError.HttpApiSchemaError) =>
   Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
     const schemas = endpoint.payload.get("application/json")?.schemas ?? []
     if (schemas.length === 1) {
       const decoded = Schema.decodeUnknownResult(schemas[0] as Schema.Codec<unknown, unknown>, payloadParseOptions)(requestJson(request))
-      if (Result.isFailure(decoded)) return validationFailed(issuesOf(decoded.failure, "json"))
+      if (Result.isFailure(decoded)) return refusedBody(endpoint, validationFailed(issuesOf(decoded.failure, "json")))
     }
-    return validationFailed(issuesOf(error.cause, "json"))
+    return refusedBody(endpoint, validationFailed(issuesOf(error.cause, "json")))
   })
 
 export const V1ProblemsLive = Layer.succeed(
@@ -42,6 +43,6 @@ export const V1ProblemsLive = Layer.succeed(
       e instanceof ProblemFailure
         ? Effect.die(e)
         : HttpApiError.HttpApiSchemaError.is(e) && e.kind === "Payload"
-        ? Effect.flatMap(refusedBody(endpoint, e), Effect.die)
+        ? Effect.flatMap(bodyRefusal(endpoint, e), Effect.die)
         : Effect.fail(e))
 )

@@ -6,7 +6,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { FilteredVerificationCodeCount, FilteredVerificationCodePage } from "@switchboard/core/platforms"
 import { ProjectId } from "@switchboard/core/shared"
-import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { projectProblems as common } from "./CommonProblems.js"
 import { problems } from "./Declare.js"
@@ -70,11 +69,3 @@ export const VerificationCodesGroup = HttpApiGroup.make("verificationCodes")
     title: "Filtered verification codes",
     description: "The record of OTP-bearing inbound messages held back before delivery (never the codes)."
   }))
-
-/** operationId → the problem codes it can answer (for the OpenAPI document). */
-export const verificationCodesProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "verificationCodes.countFilteredVerificationCodes": common,
-  "verificationCodes.listFilteredVerificationCodes": common,
-  "verificationCodes.countResourceFilteredVerificationCodes": [...common, "RESOURCE_NOT_FOUND"],
-  "verificationCodes.listResourceFilteredVerificationCodes": [...common, "RESOURCE_NOT_FOUND"]
-}

@@ -10,10 +10,9 @@
  * `{profileId}` also accepts `default`, the project's default profile (so its outbound and inbound
  * configuration has a path too).
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Voice } from "@switchboard/core"
 import { CallId, ProjectId, VoiceProfileId } from "@switchboard/core/shared"
-import { type ProblemCode } from "../http/ProblemCatalog.js"
 import {
   AssignVoiceLineProfileRequest,
   BatchUpdateVoiceLineProfileAssignmentsRequest,
@@ -222,9 +221,6 @@ export const VoiceGroup = HttpApiGroup.make("voice")
     }).annotateMerge(OpenApi.annotations({ summary: "Unassign a line's profile", description: "The line goes back to the default profile." }))
   )
   // Calls ---------------------------------------------------------------------------------------
-  // createCall, cancelCall, rejectCall and hangupCall declare no `error`: their `voiceProblems`
-  // entries name UPSTREAM_UNAVAILABLE twice (among `write`'s and again), and the OpenAPI document,
-  // which reads those entries for them, lists it twice; `problems` would list it once.
   .add(
     HttpApiEndpoint.get("listCalls", `${BASE}/calls`, {
       params: ProjectPath,
@@ -237,7 +233,8 @@ export const VoiceGroup = HttpApiGroup.make("voice")
     HttpApiEndpoint.post("createCall", `${BASE}/calls`, {
       params: ProjectPath,
       payload: CreateCallRequest,
-      success: Voice.Call.pipe(HttpApiSchema.status(201))
+      success: Voice.Call.pipe(HttpApiSchema.status(201)),
+      error: problems(write, idempotency, "RESOURCE_NOT_FOUND", "VOICE_PROFILE_NOT_FOUND", "VOICE_DEFAULT_PROFILE_REQUIRED")
     }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Place a call", description: "Places an outbound call." })).annotate(OpenApi.Description, "Places an outbound call from a voice line (status started).")
   )
   .add(
@@ -259,67 +256,25 @@ export const VoiceGroup = HttpApiGroup.make("voice")
   }).annotateMerge(OpenApi.annotations({ summary: "Get a call", description: "One call with its status timeline and DTMF inputs." })))
   .add(HttpApiEndpoint.post("cancelCall", `${BASE}/calls/:callId/cancel`, {
     params: CallPath,
-    success: Voice.Call
+    success: Voice.Call,
+    error: problems(write, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
   }).annotateMerge(OpenApi.annotations({ summary: "Cancel a call", description: "Cancels an outbound call that has not been answered." })))
   .add(
     HttpApiEndpoint.post("rejectCall", `${BASE}/calls/:callId/reject`, {
       params: CallPath,
       payload: RejectCallRequest,
-      success: Voice.Call
+      success: Voice.Call,
+      error: problems(write, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
     }).annotateMerge(OpenApi.annotations({ summary: "Reject a call", description: "Rejects an inbound call that is ringing." }))
   )
   .add(HttpApiEndpoint.post("hangupCall", `${BASE}/calls/:callId/hangup`, {
     params: CallPath,
-    success: Voice.Call
+    success: Voice.Call,
+    error: problems(write, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
   }).annotateMerge(OpenApi.annotations({ summary: "Hang up a call", description: "Ends a call in progress." })))
   .pipe(authenticated)
   // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Voice",
     description: "Voice profiles (SIP inbound and outbound), line profile assignments, calls and call signals."
   }))
-
-/** operationId ("voice.<name>") → the problem codes it can answer (for the OpenAPI document). */
-export const voiceProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "voice.createDefaultVoiceProfile": [...write, "VOICE_DEFAULT_PROFILE_EXISTS"],
-  "voice.getDefaultVoiceProfile": [...read, "VOICE_PROFILE_NOT_FOUND"],
-  "voice.updateDefaultVoiceProfile": profileWrite,
-  "voice.createVoiceProfile": [...write, "VOICE_DEFAULT_PROFILE_REQUIRED"],
-  "voice.listVoiceProfiles": read,
-  "voice.getVoiceProfile": [...read, "VOICE_PROFILE_NOT_FOUND"],
-  "voice.updateVoiceProfile": [...profileWrite, "FAILED_PRECONDITION"],
-  "voice.deleteVoiceProfile": [...profileWrite, "VOICE_DEFAULT_PROFILE_DELETION_FORBIDDEN", "VOICE_PROFILE_IN_USE"],
-  "voice.configureVoiceProfileOutbound": [...profileWrite, ...idempotency, "VOICE_OUTBOUND_CONFIGURED"],
-  "voice.updateVoiceProfileOutboundAuthentication": [...profileWrite, "VOICE_OUTBOUND_NOT_CONFIGURED"],
-  "voice.rotateVoiceProfileOutboundCredential": [
-    ...profileWrite, ...idempotency, "VOICE_OUTBOUND_NOT_CONFIGURED", "VOICE_OUTBOUND_OPERATION_PENDING"
-  ],
-  "voice.deleteVoiceProfileOutbound": [...profileWrite, "VOICE_OUTBOUND_NOT_CONFIGURED"],
-  "voice.replaceVoiceProfileInbound": profileWrite,
-  "voice.updateVoiceProfileInbound": [...profileWrite, "FAILED_PRECONDITION"],
-  "voice.deleteVoiceProfileInbound": profileWrite,
-  "voice.batchUpdateVoiceLineProfileAssignments": [
-    ...profileWrite, "RESOURCE_NOT_FOUND", "VOICE_DEFAULT_PROFILE_ASSIGNMENT_FORBIDDEN"
-  ],
-  "voice.getVoiceLineProfileAssignment": [...read, "RESOURCE_NOT_FOUND"],
-  "voice.assignVoiceLineProfile": [...profileWrite, "RESOURCE_NOT_FOUND", "VOICE_DEFAULT_PROFILE_ASSIGNMENT_FORBIDDEN"],
-  "voice.unassignVoiceLineProfile": [...write, "RESOURCE_NOT_FOUND", "VOICE_PROFILE_VERSION_CONFLICT"],
-  "voice.listCalls": read,
-  "voice.getCall": [...read, "RESOURCE_NOT_FOUND"],
-  "voice.createCall": [
-    ...write, ...idempotency, "RESOURCE_NOT_FOUND", "VOICE_PROFILE_NOT_FOUND", "VOICE_DEFAULT_PROFILE_REQUIRED",
-    "UPSTREAM_UNAVAILABLE"
-  ],
-  "voice.cancelCall": [...write, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "UPSTREAM_UNAVAILABLE"],
-  "voice.rejectCall": [...write, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "UPSTREAM_UNAVAILABLE"],
-  "voice.hangupCall": [...write, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "UPSTREAM_UNAVAILABLE"],
-  "voice.ingestCallSignals": write
-}
-
-/** operationIds that require an Idempotency-Key. */
-export const voiceIdempotent: ReadonlyArray<string> = [
-  "voice.configureVoiceProfileOutbound",
-  "voice.rotateVoiceProfileOutboundCredential",
-  "voice.createCall"
-]

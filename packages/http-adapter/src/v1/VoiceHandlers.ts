@@ -6,7 +6,7 @@
  * one-time password included (as the protocol stores it), with `Cache-Control: no-store`.
  */
 import { HttpApiBuilder } from "effect/http-api"
-import { type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import {
   Calls,
   ConfigureVoiceProfileOutboundResponse,
@@ -21,24 +21,13 @@ import {
   VoiceProfileInboundConfiguration,
   VoiceProfiles
 } from "@switchboard/core/voice"
-import { Effect, Redacted, Result, Schema } from "effect"
+import { Effect, Redacted } from "effect"
 import { v1Group } from "./V1Group.js"
 import { VoiceGroup } from "./VoiceApi.js"
-import { requestJson } from "./JsonBody.js"
-import { domain, issuesOf, rendered, toResponse } from "./Pipeline.js"
-import { validationFailed } from "./Problems.js"
+import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
 import { decodeQuery, onProject } from "./ProjectsHandlers.js"
 
 const noStore = { "cache-control": "no-store" }
-
-/**
- * The JSON body `JsonBody` read (and checked), decoded with `schema` as `decodeJsonBody` decodes:
- * for a raw endpoint of the group, whose body is consumed by then.
- */
-const decodeReadBody = <A, I>(schema: Schema.Codec<A, I, never, never>, request: HttpServerRequest.HttpServerRequest) => {
-  const decoded = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "error", reportInput: true })(requestJson(request))
-  return Result.isFailure(decoded) ? Effect.fail(validationFailed(issuesOf(decoded.failure, "json"))) : Effect.succeed(decoded.success)
-}
 
 export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice", (handlers) =>
   Effect.gen(function*() {
@@ -205,10 +194,12 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
       // Raw: the body is decoded with IngestCallSignalsRequest's fast decoder, the well-formed case
       // without the schema interpreter (core voice/CallSignalBatchDecoder.ts): the same values, the
       // same 422s. The declared payload stays the schema, which the OpenAPI document renders.
-      .handleRaw("ingestCallSignals", ({ params: path, request }) =>
+      // Raw: decoded with the batch decoder (core voice/CallSignalBatchDecoder.ts), which answers
+      // exactly as the declared IngestCallSignalsRequest but skips the schema for a well-formed batch.
+      .handleRaw("ingestCallSignals", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          const body = yield* decodeReadBody(IngestCallSignalsRequestDecoder, request)
+          const { value: body } = yield* decodeJsonBody(IngestCallSignalsRequestDecoder)
           const results = yield* domain(calls.ingest(path.projectId, principal, body.signals))
           // The same JSON as rendered(IngestCallSignalsResponse, …), without re-validating the 100
           // calls of a batch through the schema (core voice/CallWire.ts).

@@ -7,7 +7,7 @@
  * Idempotency-Key; the platform decodes paths and payloads by these schemas, while handlers read
  * queries themselves (the query schemas here serve routing and the OpenAPI document).
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Events } from "@switchboard/core"
 import {
   CreateWebhookDestinationRequest,
@@ -169,33 +169,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   )
   .pipe(authenticated)
   // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error", reportInput: true })
   .annotateMerge(OpenApi.annotations({
     title: "Webhooks",
     description: "Webhook destinations (Standard Webhooks signatures), their deliveries, and the event catalog."
   }))
-
-/** operationId → problem codes (OpenAPI). */
-export const webhooksProblems: Record<string, ReadonlyArray<ProblemCode>> = {
-  "webhooks.listWebhookApiVersions": project,
-  "webhooks.createWebhookDestination": [...write, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
-  "webhooks.listWebhookDestinations": project,
-  "webhooks.getWebhookDestination": [...project, ...destination],
-  "webhooks.updateWebhookDestination": [...write, ...destination, "PAYLOAD_TOO_LARGE"],
-  "webhooks.deleteWebhookDestination": [...project, "WEBHOOK_DESTINATION_NOT_FOUND"],
-  "webhooks.retryWebhookDelivery": [...write, ...destination, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE"],
-  "webhooks.rotateWebhookSigningSecret": [...write, ...destination, "PAYLOAD_TOO_LARGE"],
-  "webhooks.sendWebhookTestEvent": [...write, ...destination],
-  "webhooks.listWebhookDeliveries": [...project, "WEBHOOK_DESTINATION_NOT_FOUND"],
-  "webhooks.listWebhookEgressAddresses": project,
-  "webhooks.listWebhookEventTypes": project,
-  "webhooks.getWebhookEventSchema": [...project, "RESOURCE_NOT_FOUND"]
-}
-
-/** operationIds that need an Idempotency-Key. */
-export const webhooksIdempotent: ReadonlyArray<string> = [
-  "webhooks.createWebhookDestination",
-  "webhooks.updateWebhookDestination",
-  "webhooks.rotateWebhookSigningSecret",
-  "webhooks.retryWebhookDelivery"
-]

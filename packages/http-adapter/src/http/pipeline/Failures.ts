@@ -57,7 +57,8 @@ export const makeFailures = (table: RouteTable, docsUrl: string): Failures => {
     // What failed. The platform's HttpApi turns an error its endpoint does not declare (an
     // undecodable parameter among them) into a defect: such a defect is answered as the failure.
     const e: unknown = Option.isSome(failure) ? failure.value : Cause.hasDies(cause) ? Cause.squash(cause) : undefined
-    if (HttpApiError.HttpApiSchemaError.is(e)) {
+    // A success its schema cannot encode is the server's failure (500 below), not the request's.
+    if (HttpApiError.HttpApiSchemaError.is(e) && e.kind !== "Body" && e.kind !== "ResponseHeaders") {
       // The platform decodes path, query and headers; tell them apart by the first key.
       const query = new URL(request.url, "http://localhost").searchParams
       const locationOf = (key: unknown) =>
