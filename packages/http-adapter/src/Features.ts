@@ -54,6 +54,7 @@ import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
 import { AccountGroup } from "./v1/AccountApi.js"
 import { BillingGroupLive } from "./v1/BillingHandlers.js"
 import { Authn } from "./v1/Authn.js"
+import { RouteAccess } from "./v1/Access.js"
 import { Idempotency } from "./v1/Idempotency.js"
 import { JsonBody } from "./v1/JsonBody.js"
 import { V1Problems } from "./v1/V1Problems.js"
@@ -154,11 +155,11 @@ export const V1Api: HttpApi.HttpApi<"switchboard-v1", HttpApiGroup.AddMiddleware
 /** Every group's handlers (`HttpApiBuilder.layer(V1Api)` needs one per group). */
 export const V1GroupsLive = Layer.mergeAll(
   // The groups of the hottest reads carry only what they use per request (v1/LeanGroup.ts).
-  leanGroup(Authn, V1Problems, JsonBody, Idempotency, Accounts, AccountServiceKeys, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
+  leanGroup(Authn, V1Problems, RouteAccess, JsonBody, Idempotency, Accounts, AccountServiceKeys, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
     AccountGroupLive
   ),
   OrganizationsGroupLive,
-  leanGroup(Authn, V1Problems, JsonBody, Idempotency, ProjectsService, ProjectClosureStatus, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
+  leanGroup(Authn, V1Problems, RouteAccess, JsonBody, Idempotency, ProjectsService, ProjectClosureStatus, ServerConfig, IdempotencyStore, ServerSecret, Transactor, Secrets)(
     ProjectsGroupLive
   ),
   ProjectApiKeysGroupLive,

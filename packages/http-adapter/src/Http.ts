@@ -19,6 +19,7 @@ import { routePattern, type RouteTable } from "./http/pipeline/UrlChecks.js"
 import { ServerConfig } from "./http/ServerConfig.js"
 import { FeatureRoutes, featureRouteTable, V1Api, V1GroupsLive } from "./Features.js"
 import { AuthnLive } from "./v1/AuthnLive.js"
+import { RouteAccessLive } from "./v1/Access.js"
 import { IdempotencyLive } from "./v1/Idempotency.js"
 import { JsonBodyLive } from "./v1/JsonBody.js"
 import { V1ProblemsLive } from "./v1/V1Problems.js"
@@ -87,7 +88,7 @@ const RawRoutesLive = HttpRouter.use((router) =>
 
 export const InFlightLive = Layer.sync(InFlight, makeInFlightCounter)
 
-const ApiLive = HttpApiBuilder.layer(V1Api).pipe(Layer.provide(V1GroupsLive), Layer.provide([AuthnLive, V1ProblemsLive, JsonBodyLive, IdempotencyLive]))
+const ApiLive = HttpApiBuilder.layer(V1Api).pipe(Layer.provide(V1GroupsLive), Layer.provide([AuthnLive, V1ProblemsLive, RouteAccessLive, JsonBodyLive, IdempotencyLive]))
 
 /** The application's routes and middleware, registered on the `HttpRouter`; `serve` it on an `HttpServer`. */
 export const HttpAppLive = Layer.mergeAll(

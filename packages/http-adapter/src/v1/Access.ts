@@ -1,18 +1,24 @@
 /**
  * Route access on /v1: each handler states its `Requirement`, core decides (credentials/Access.ts),
- * and a refusal leaves as the problem of its reason (`refusalProblems`).
+ * and a refusal leaves as the problem of its reason (`refusalProblems`). An endpoint that takes a
+ * body also declares who may call it (`Requires`, v1/Declare.ts), which `RouteAccess` checks
+ * before the body is read: a caller that may not use the endpoint is refused (403) whatever it
+ * sent, and learns nothing from the body's validation.
  */
+import { HttpApiMiddleware } from "effect/http-api"
+import { HttpRouter } from "effect/http"
 import {
-  type AccessDenied, type AccessRefusal, accountOf, decide, type Principal, Requirement
+  type AccessDenied, type AccessRefusal, accountOf, decide, type Principal, type ProjectPermission, Requirement
 } from "@switchboard/core/credentials"
 import { type AccountId } from "@switchboard/core/shared"
-import { Effect, Result } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
+import { Requires } from "./Declare.js"
 import type { ProblemCode } from "../http/ProblemCatalog.js"
 import { CurrentPrincipal } from "./Authn.js"
-import { problem } from "./Problems.js"
+import { problem, ProblemFailure } from "./Problems.js"
 
 /** The caller, if allowed to use a route with `requirement`. */
-export const authorize = (requirement: Requirement): Effect.Effect<Principal, import("./Problems.js").ProblemFailure, CurrentPrincipal> =>
+export const authorize = (requirement: Requirement): Effect.Effect<Principal, ProblemFailure, CurrentPrincipal> =>
   Effect.flatMap(CurrentPrincipal, (principal) => {
     const decision = decide(principal, requirement)
     return Result.isSuccess(decision) ? Effect.succeed(principal) : Effect.fail(refusal(decision.failure))
@@ -38,9 +44,30 @@ export const refusal = ({ code, detail, scope }: AccessDenied) =>
 
 /** The acting account of an account route (`/v1/account/*` unless another requirement is given). */
 export const actingAccount = (requirement: Requirement = Requirement.Account({})) =>
-  Effect.flatMap(authorize(requirement), (principal): Effect.Effect<AccountId, import("./Problems.js").ProblemFailure> => {
+  Effect.flatMap(authorize(requirement), (principal): Effect.Effect<AccountId, ProblemFailure> => {
     const accountId = accountOf(principal)
     return accountId === undefined
       ? Effect.fail(problem("FORBIDDEN", "This operation needs an account credential."))
       : Effect.succeed(accountId)
   })
+
+/** The caller of a route under /v1/projects/{projectId}, if allowed (core credentials/Access.ts). */
+export const onProject = (projectId: string, permission: ProjectPermission, accountOnly = false, mintsCredential = false) =>
+  authorize(Requirement.Project({ projectId, permission, accountOnly, mintsCredential }))
+
+/** `Requires` of an account route: the acting account with `requirement` (`actingAccount`). */
+export const accountAccess = (requirement?: Requirement) => () => actingAccount(requirement)
+
+/** `Requires` of a route under /v1/projects/{projectId}: `permission` on the path's project (`onProject`). */
+export const projectAccess = (permission: ProjectPermission, accountOnly = false, mintsCredential = false) =>
+  (params: Readonly<Record<string, string | undefined>>) => onProject(params.projectId ?? "", permission, accountOnly, mintsCredential)
+
+/** Checks an endpoint's declared `Requires` before its body is read (inside `Authn`). */
+export class RouteAccess extends HttpApiMiddleware.Service<RouteAccess, { requires: CurrentPrincipal }>()("RouteAccess", {
+  error: ProblemFailure
+}) {}
+
+export const RouteAccessLive = Layer.succeed(RouteAccess, (httpEffect, { endpoint }) => {
+  const requires = Context.getOrUndefined(endpoint.annotations, Requires)
+  return requires === undefined ? httpEffect : Effect.andThen(Effect.flatMap(HttpRouter.params, requires), httpEffect)
+})

@@ -9,7 +9,7 @@ import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { problems } from "./Declare.js"
 
 /** A public operation can still be rate limited or fail inside. */
-const publicProblems: ReadonlyArray<ProblemCode> = ["RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE", "UPSTREAM_TIMEOUT", "REQUEST_TIMEOUT"]
+const publicProblems: ReadonlyArray<ProblemCode> = ["VALIDATION_FAILED", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_UNAVAILABLE", "UPSTREAM_TIMEOUT", "REQUEST_TIMEOUT"]
 
 export const AccessTokensGroup = HttpApiGroup.make("accessTokens")
   .add(

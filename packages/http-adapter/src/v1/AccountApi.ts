@@ -14,7 +14,8 @@ import {
 import { ServiceKeyId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { accountAccess } from "./Access.js"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 export const AccountGroup = HttpApiGroup.make("account")
@@ -36,7 +37,7 @@ export const AccountGroup = HttpApiGroup.make("account")
       payload: CreateAccountServiceKeyRequest,
       success: CreateAccountServiceKeyResponse.pipe(HttpApiSchema.status(201)),
       error: problems(common, idempotency, "ACCOUNT_SERVICE_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, accountAccess()).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({ summary: "Create a service key", description: "Creates a service key for the versioned API; its secret is in this answer only. The number of live keys is limited." }))
   )
   .add(

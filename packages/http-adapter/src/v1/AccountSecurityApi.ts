@@ -20,7 +20,8 @@ import { TotpFactorId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { accountAccess } from "./Access.js"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 /** What an operation that reads a body can answer. */
@@ -31,7 +32,7 @@ export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
     payload: UpdateAccountRequest,
     success: Account,
     error: problems(withBody, idempotency, "ACCOUNT_NOT_FOUND")
-  }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update the account", description: "Changes the account's name or other profile fields; only the fields sent change." })))
+  }).annotate(Requires, accountAccess()).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update the account", description: "Changes the account's name or other profile fields; only the fields sent change." })))
   .add(HttpApiEndpoint.delete("deleteAccount", "/v1/account", {
     success: Account,
     error: problems(common, "ACCOUNT_NOT_FOUND", "ACCOUNT_OWNS_ORGANIZATIONS")
@@ -41,28 +42,28 @@ export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
       payload: StartAccountPhoneVerificationRequest,
       success: StartAccountPhoneVerificationResponse.pipe(HttpApiSchema.status(201)),
       error: problems(withBody, "ACCOUNT_NOT_FOUND", "UPSTREAM_FAILURE")
-    }).annotateMerge(OpenApi.annotations({ summary: "Verify a phone number", description: "Texts a code to the phone number; confirm it with PUT /v1/account/phone." }))
+    }).annotate(Requires, accountAccess()).annotateMerge(OpenApi.annotations({ summary: "Verify a phone number", description: "Texts a code to the phone number; confirm it with PUT /v1/account/phone." }))
   )
   .add(
     HttpApiEndpoint.put("confirmAccountPhoneVerification", "/v1/account/phone", {
       payload: ConfirmAccountPhoneVerificationRequest,
       success: Account,
       error: problems(withBody, "ACCOUNT_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({ summary: "Confirm the phone number", description: "Sets the account's phone number once the texted code matches." }))
+    }).annotate(Requires, accountAccess()).annotateMerge(OpenApi.annotations({ summary: "Confirm the phone number", description: "Sets the account's phone number once the texted code matches." }))
   )
   .add(
     HttpApiEndpoint.post("beginTotpEnrollment", "/v1/account/mfa/totp", {
       payload: BeginTotpEnrollmentRequest,
       success: TotpEnrollment.pipe(HttpApiSchema.status(201)),
       error: problems(withBody, "ACCOUNT_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({ summary: "Start TOTP enrolment", description: "Creates an unverified authenticator-app factor and answers its secret and otpauth URI (for a QR code)." }))
+    }).annotate(Requires, accountAccess()).annotateMerge(OpenApi.annotations({ summary: "Start TOTP enrolment", description: "Creates an unverified authenticator-app factor and answers its secret and otpauth URI (for a QR code)." }))
   )
   .add(
     HttpApiEndpoint.post("confirmTotpEnrollment", "/v1/account/mfa/totp/verify", {
       payload: ConfirmTotpEnrollmentRequest,
       success: ConfirmTotpEnrollmentResponse,
       error: problems(withBody)
-    }).annotateMerge(OpenApi.annotations({ summary: "Confirm TOTP enrolment", description: "Verifies the first code from the authenticator app; sign-in then asks for a code." }))
+    }).annotate(Requires, accountAccess()).annotateMerge(OpenApi.annotations({ summary: "Confirm TOTP enrolment", description: "Verifies the first code from the authenticator app; sign-in then asks for a code." }))
   )
   .add(
     HttpApiEndpoint.delete("deleteTotpFactor", "/v1/account/mfa/factors/:factorId", {

@@ -12,7 +12,8 @@ import { BillingOperationId, OrganizationId, ProjectId } from "@switchboard/core
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Context, type Effect, Schema } from "effect"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { billingAccess } from "./BillingAccess.js"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 /**
@@ -36,8 +37,8 @@ const FixedChargePath = Schema.Struct({
 const organizationBilling = "/v1/organizations/:organizationId/billing"
 const projectBilling = `${organizationBilling}/projects/:projectId`
 
-const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "BILLING_NOT_PROVISIONED"]
-const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND"]
+const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "BILLING_NOT_PROVISIONED", "ORGANIZATION_SSO_REQUIRED"]
+const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND", "ORGANIZATION_SSO_REQUIRED"]
 const organizationProject: ReadonlyArray<ProblemCode> = [...organization, "PROJECT_NOT_FOUND", "PROJECT_DELETED", "BILLING_NOT_PROVISIONED"]
 
 export const BillingGroup = HttpApiGroup.make("billing")
@@ -61,7 +62,7 @@ export const BillingGroup = HttpApiGroup.make("billing")
     payload: Billing.RecordUsageRequest,
     success: Billing.RecordUsageResponse,
     error: problems(project, "PROJECT_CLOSING", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
-  }).annotateMerge(OpenApi.annotations({
+  }).annotate(Requires, billingAccess("billing:write", false)).annotateMerge(OpenApi.annotations({
     summary: "Record usage",
     description: "Adds a batch of 1-100 usage records (id, metric, quantity, timestamp) to the project's subscriptions, " +
         "priced as the plan's usage charges; usage thresholds then bill progressively. Each record applies once: " +
@@ -74,19 +75,19 @@ export const BillingGroup = HttpApiGroup.make("billing")
     payload: Billing.PreviewProjectChangeRequest,
     success: Billing.PreviewProjectChangeResponse,
     error: problems(organizationProject, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
-  }).annotateMerge(OpenApi.annotations({ summary: "Preview a plan change", description: "What a plan change would cost now and at the next charge, without changing anything." })))
+  }).annotate(Requires, billingAccess("billing:read", true)).annotateMerge(OpenApi.annotations({ summary: "Preview a plan change", description: "What a plan change would cost now and at the next charge, without changing anything." })))
   .add(HttpApiEndpoint.post("changePlan", `${projectBilling}/purchase`, {
     params: OrganizationProjectPath,
     payload: Billing.ChangePlanRequest,
     success: [Billing.TerminalBillingOperation, Billing.PendingBillingOperation.pipe(HttpApiSchema.status(202))],
     error: problems(organizationProject, idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE")
-  }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Change the plan", description: "Moves the project to another plan; answers a billing operation to follow." })))
+  }).annotate(Requires, billingAccess("billing:write", true)).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Change the plan", description: "Moves the project to another plan; answers a billing operation to follow." })))
   .add(HttpApiEndpoint.post("adjustFixedChargeQuantity", `${projectBilling}/fixed-charges/:fixedChargeCode`, {
     params: FixedChargePath,
     payload: Billing.AdjustFixedChargeQuantityRequest,
     success: [Billing.TerminalBillingOperation, Billing.PendingBillingOperation.pipe(HttpApiSchema.status(202))],
     error: problems(organizationProject, idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE")
-  }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Change a fixed charge", description: "Changes the quantity of a fixed charge (for example extra lines) and bills the difference." })))
+  }).annotate(Requires, billingAccess("billing:write", true)).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Change a fixed charge", description: "Changes the quantity of a fixed charge (for example extra lines) and bills the difference." })))
   .add(HttpApiEndpoint.get("getEffectiveTerms", `${projectBilling}/terms`, {
     params: OrganizationProjectPath,
     success: Billing.EffectiveTerms,
@@ -107,7 +108,7 @@ export const BillingGroup = HttpApiGroup.make("billing")
     payload: Billing.PreviewOrganizationChangeRequest,
     success: Billing.PreviewOrganizationChangeResponse,
     error: problems(organization, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
-  }).annotateMerge(OpenApi.annotations({
+  }).annotate(Requires, billingAccess("billing:read", true)).annotateMerge(OpenApi.annotations({
     summary: "Preview an organization change",
     description: "What setting a fixed charge of the organization's own subscription to a quantity (e.g. SSO seats) would cost, " +
         "priced as a project's fixed-charge preview is: the invoice due now and the next regular charge. Nothing changes. " +

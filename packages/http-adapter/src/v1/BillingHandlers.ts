@@ -13,38 +13,21 @@ import { HttpServerRequest } from "effect/http"
 import { Billing } from "@switchboard/core"
 import {
   BillingService,
-  decideBilling,
   type OperationRequest,
   PaymentMethods,
   toBillingOperation
 } from "@switchboard/core/billing"
-import { accountOf, type Principal, principalScope } from "@switchboard/core/credentials"
+import { type Principal, principalScope } from "@switchboard/core/credentials"
 import { sha256Hex } from "@switchboard/core/internal"
 import { canonicalJson, parseIdempotencyKey, type ProjectId } from "@switchboard/core/shared"
-import { Effect, Result, Option } from "effect"
+import { Effect, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { v1Group } from "./V1Group.js"
 import { BillingGroup, BillingKicker } from "./BillingApi.js"
-import { CurrentPrincipal } from "./Authn.js"
 import { requestJson } from "./JsonBody.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
-import { refusal } from "./Access.js"
+import { accountFor, authorizeBilling } from "./BillingAccess.js"
 import { problem } from "./Problems.js"
-
-/** The caller, if `decideBilling` lets it use a billing route. */
-const authorizeBilling = (route: Parameters<typeof decideBilling>[1]) =>
-  Effect.flatMap(CurrentPrincipal, (principal) => {
-    const decision = decideBilling(principal, route)
-    return Result.isSuccess(decision) ? Effect.succeed(principal) : Effect.fail(refusal(decision.failure))
-  })
-
-/** The account of an organization route (decideBilling refused project keys already). */
-const accountFor = (principal: Principal) => {
-  const accountId = accountOf(principal)
-  return accountId === undefined
-    ? Effect.fail(problem("FORBIDDEN", "Organization billing needs an account credential."))
-    : Effect.succeed(accountId)
-}
 
 const noStore = { "cache-control": "no-store" }
 

@@ -13,7 +13,10 @@ export const idempotencyProblems: ReadonlyArray<ProblemCode> = [
   "IDEMPOTENCY_UNAVAILABLE"
 ]
 
-/** Operations under /v1/projects/{projectId} can also answer these. */
+/** Operations on one organization can also answer this: it requires signing in through its SSO. */
+export const organizationProblems: ReadonlyArray<ProblemCode> = [...commonProblems, "ORGANIZATION_SSO_REQUIRED"]
+
+/** Operations under /v1/projects/{projectId} can also answer these (a project is its organization's). */
 export const projectProblems: ReadonlyArray<ProblemCode> = [
-  ...commonProblems, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED"
+  ...commonProblems, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "ORGANIZATION_SSO_REQUIRED"
 ]

@@ -10,10 +10,12 @@
  *   runs it itself (`idempotent`), where the fingerprint or the transaction's extent differ: a
  *   query member in the fingerprint, the bytes of an upload, work that must follow the commit.
  * - `RefusedBodyAs`: the problem a refused body is answered with instead of VALIDATION_FAILED.
+ * - `Requires`: who may call it, checked before its body is read (v1/Access.ts, `RouteAccess`).
  * They are read back from the declaration with `declaredProblems`, `isIdempotent`, `refusedBody`.
  */
 import { type HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
-import { Context, Schema, SchemaAST } from "effect"
+import { Context, type Effect, Schema, SchemaAST } from "effect"
+import type { CurrentPrincipal } from "./Authn.js"
 import { ProblemCatalog, type ProblemCode, problemEntry } from "../http/ProblemCatalog.js"
 import { problem, type ProblemFailure } from "./ProblemFailure.js"
 
@@ -115,3 +117,14 @@ export const refusedBody = (endpoint: HttpApiEndpoint.Top, failure: ProblemFailu
     ? failure
     : problem(code, failure.detail ?? "The request is not valid.", failure.extra === undefined ? {} : { extra: failure.extra })
 }
+
+/**
+ * Who may call an endpoint, from its path parameters: the same check its handler makes first
+ * (`accountAccess`, `projectAccess` in v1/Access.ts), made by `RouteAccess` before the body is
+ * read, so that a caller that may not use the endpoint is refused whatever it sent. Every
+ * authenticated endpoint that takes a body declares it.
+ */
+export class Requires extends Context.Service<
+  Requires,
+  (params: Readonly<Record<string, string | undefined>>) => Effect.Effect<unknown, ProblemFailure, CurrentPrincipal>
+>()("switchboard/v1/Requires") {}

@@ -14,7 +14,8 @@ import {
 import { ProjectId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { projectAccess } from "./Access.js"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/platforms/imessage"
@@ -44,7 +45,7 @@ export const ImessageGroup = HttpApiGroup.make("imessage")
         common, idempotency, "PAYLOAD_TOO_LARGE", "PROJECT_CLOSING", "ASSIGNMENT_EXISTS", "SHARED_LINE_CAP_EXCEEDED",
         "IMESSAGE_MODE_DEDICATED", "SHARED_LINE_POOL_EXHAUSTED"
       )
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({
         summary: "Assign a handle to a shared line",
         description: "Maps an end user's iMessage handle (E.164 or email) onto a seat of a pooled shared line; the server picks the number. When every shared line is full the pool grows only if the project's iMessage auto-scale setting is on. Needs `platforms:write` and an Idempotency-Key; 409 ASSIGNMENT_EXISTS, SHARED_LINE_CAP_EXCEEDED, IMESSAGE_MODE_DEDICATED or PROJECT_CLOSING, 503 SHARED_LINE_POOL_EXHAUSTED."

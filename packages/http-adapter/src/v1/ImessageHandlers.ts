@@ -11,11 +11,12 @@ import { Imessage, ListSharedLineAssignmentsQuery, ProjectPlatformSettings, Prov
 import { BillingService } from "@switchboard/core/billing"
 import { Effect } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
+import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { ImessageGroup } from "./ImessageApi.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
 import { acceptedOperation } from "./PlatformsHandlers.js"
-import { decodeQuery, onProject } from "./ProjectsHandlers.js"
+import { decodeQuery } from "./ProjectsHandlers.js"
 
 export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "imessage", (handlers) =>
   Effect.gen(function*() {

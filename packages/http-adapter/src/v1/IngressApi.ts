@@ -8,7 +8,8 @@ import { IngressPlatform, IngressSourceId } from "@switchboard/core/events"
 import { ProjectId, Timestamp } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { projectProblems as common } from "./CommonProblems.js"
-import { problems } from "./Declare.js"
+import { projectAccess } from "./Access.js"
+import { Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 // The `u` flag: Effect 4 writes a `pattern` into the JSON Schema only for a Unicode RegExp.
@@ -51,7 +52,7 @@ export const IngressGroup = HttpApiGroup.make("ingress")
       payload: CreateIngressEndpointRequest,
       success: CreateIngressEndpointResponse.pipe(HttpApiSchema.status(201)),
       error: problems(common, "API_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("events:write")).annotateMerge(OpenApi.annotations({
       summary: "Create an ingress endpoint",
       description: "Creates a URL third parties post webhooks to for a platform and source; each request to it becomes an external-webhook.received event. The URL carries the secret and is in this answer only. Needs `events:write`; API_KEY_LIMIT_REACHED past 100 endpoints per project."
     }))

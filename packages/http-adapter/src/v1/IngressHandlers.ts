@@ -7,11 +7,11 @@ import { HttpApiBuilder } from "effect/http-api"
 import { EXTERNAL_WEBHOOK_SERVICE_SEGMENT, Ingress, type IngressEndpointRecord } from "@switchboard/core/events"
 import { DateTime, Effect, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
+import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { CreateIngressEndpointResponse, IngressGroup } from "./IngressApi.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
 import { problem } from "./ProblemFailure.js"
-import { onProject } from "./ProjectsHandlers.js"
 
 const view = (r: IngressEndpointRecord) => ({
   id: r.endpointId,

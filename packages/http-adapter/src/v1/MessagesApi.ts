@@ -11,7 +11,8 @@ import { IngestMessageFactsRequest, IngestMessageFactsResponse, Message, Message
 import { MessageId, ProjectId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { projectProblems as common } from "./CommonProblems.js"
-import { problems } from "./Declare.js"
+import { projectAccess } from "./Access.js"
+import { Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/platforms/messages"
@@ -35,7 +36,7 @@ export const MessagesGroup = HttpApiGroup.make("messages")
       payload: IngestMessageFactsRequest,
       success: IngestMessageFactsResponse,
       error: problems(common, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("events:write")).annotateMerge(OpenApi.annotations({
       summary: "Report message facts",
       description: "The messaging edge reports message lifecycle facts (dispatched, accepted, delivered, failed, received): " +
           "1-100 per batch, applied in order in one transaction, each answered applied, ignored (a repeated fact id, a step " +

@@ -6,10 +6,11 @@
 import { HttpApiBuilder } from "effect/http-api"
 import { encodeFactResult, ListMessagesQuery, Messages } from "@switchboard/core/messages"
 import { Effect } from "effect"
+import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { MessagesGroup } from "./MessagesApi.js"
 import { domain, toResponse } from "./Pipeline.js"
-import { decodeQuery, onProject } from "./ProjectsHandlers.js"
+import { decodeQuery } from "./ProjectsHandlers.js"
 
 export const MessagesGroupLive = HttpApiBuilder.group(v1Group(MessagesGroup), "messages", (handlers) =>
   Effect.gen(function*() {

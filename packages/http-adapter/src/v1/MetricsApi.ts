@@ -13,7 +13,8 @@ import { SqlQueryRequest } from "@switchboard/core/projects"
 import { ProjectId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { projectProblems as common } from "./CommonProblems.js"
-import { problems } from "./Declare.js"
+import { projectAccess } from "./Access.js"
+import { Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
@@ -25,7 +26,7 @@ export const MetricsGroup = HttpApiGroup.make("metrics")
       payload: SqlQueryRequest,
       success: QueryMessageMetricsResponse,
       error: problems(common, "QUERY_RESOURCE_LIMIT", "PAYLOAD_TOO_LARGE")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({
       summary: "Run a SQL query",
       description: "Runs one read-only SELECT, with named parameters, over the project's message_events and call_events and answers the columns and rows. Needs `events:read`; 422 VALIDATION_FAILED for a syntax error or a construct outside the allowed subset (named in SQL words, with its position), 422 QUERY_RESOURCE_LIMIT past 10 000 rows, 4 MiB or the cost cap, 504 REQUEST_TIMEOUT past 5 s."
     }))

@@ -6,10 +6,10 @@
 import { HttpApiBuilder } from "effect/http-api"
 import { MessageMetrics } from "@switchboard/core/metrics"
 import { Effect } from "effect"
+import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { MetricsGroup } from "./MetricsApi.js"
 import { domain } from "./Pipeline.js"
-import { onProject } from "./ProjectsHandlers.js"
 
 export const MetricsGroupLive = HttpApiBuilder.group(v1Group(MetricsGroup), "metrics", (handlers) =>
   Effect.gen(function*() {

@@ -18,8 +18,10 @@ import {
 } from "@switchboard/core/organizations"
 import { AccountId, InvitationToken, OrganizationId } from "@switchboard/core/shared"
 import { Schema } from "effect"
-import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { idempotencyProblems as idempotency, organizationProblems as common } from "./CommonProblems.js"
+import { accountAccess } from "./Access.js"
+import { Requirement } from "@switchboard/core/credentials"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 /**
@@ -54,7 +56,7 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
       payload: CreateOrganizationRequest,
       success: Organization.pipe(HttpApiSchema.status(201)),
       error: problems(common, "PAYLOAD_TOO_LARGE")
-    }).annotateMerge(OpenApi.annotations({ summary: "Create an organization", description: "Creates an organization with the caller as its owner." }))
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotateMerge(OpenApi.annotations({ summary: "Create an organization", description: "Creates an organization with the caller as its owner." }))
   )
   .add(
     HttpApiEndpoint.get("listOrganizations", "/v1/organizations", {
@@ -84,7 +86,7 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
       payload: CreateInvitationRequest,
       success: CreateInvitationResponse.pipe(HttpApiSchema.status(201)),
       error: problems(common, idempotency, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Invite a member", description: "Invites an email address with a role. The invitation token, sent to the invitee, is shown once." }))
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Invite a member", description: "Invites an email address with a role. The invitation token, sent to the invitee, is shown once." }))
   )
   .add(
     HttpApiEndpoint.get("listInvitations", "/v1/organizations/:organizationId/invitations", {

@@ -23,7 +23,8 @@ import { ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
-import { Idempotent, RefusedBodyAs, problems } from "./Declare.js"
+import { projectAccess } from "./Access.js"
+import { Idempotent, RefusedBodyAs, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
@@ -144,7 +145,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       payload: PurchaseSmsNumberRequest,
       success: Operation.pipe(HttpApiSchema.status(202)),
       error: problems(provisioning)
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({
         summary: "Buy an SMS number",
         description: "Starts a resource.provision operation that buys one US local number (202 with Location and Retry-After); an empty inventory keeps the operation running. Needs `platforms:write` and an Idempotency-Key; 409 PROJECT_CLOSING on a closing project."
@@ -174,7 +175,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
         "SMS_CAMPAIGN_NOT_READY", "SMS_CAMPAIGN_CAPACITY_EXCEEDED", "SMS_CAMPAIGN_ORGANIZATION_MISMATCH", "SMS_CAMPAIGN_VERSION_CONFLICT",
         "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE", "PROJECT_CLOSING"
       )
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotate(RefusedBodyAs, "SMS_CAMPAIGN_INVALID_REQUEST")
       .annotateMerge(OpenApi.annotations({
         summary: "Assign a 10DLC campaign",
@@ -205,7 +206,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       payload: ConnectTelegramBotRequest,
       success: Operation.pipe(HttpApiSchema.status(202)),
       error: problems(provisioning, "TELEGRAM_PROVISION_IN_PROGRESS")
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({
         summary: "Connect a Telegram bot",
         description: "Starts a resource.provision operation for a Telegram bot (202 with Location and Retry-After); the operation carries the bot's setup link. Needs `platforms:write` and an Idempotency-Key; 409 TELEGRAM_PROVISION_IN_PROGRESS while another bot provision of the project is unfinished."
@@ -217,7 +218,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       payload: ConnectEmailDomainRequest,
       success: Operation.pipe(HttpApiSchema.status(202)),
       error: problems(provisioning, "EMAIL_DOMAIN_ALREADY_CONNECTED")
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({
         summary: "Connect an email domain",
         description: "Starts a resource.provision operation for a sending domain (202 with Location and Retry-After); the operation lists the DNS records to publish and the resource exists once they verify. Needs `platforms:write` and an Idempotency-Key; 409 EMAIL_DOMAIN_ALREADY_CONNECTED when the domain is connected, or being connected, anywhere."

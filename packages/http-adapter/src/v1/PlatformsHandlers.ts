@@ -19,11 +19,12 @@ import {
 import { decide, Requirement } from "@switchboard/core/credentials"
 import { Effect, Result } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
+import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { PlatformsGroup } from "./PlatformsApi.js"
 import { idempotent } from "./Idempotency.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
-import { decodeQuery, onProject } from "./ProjectsHandlers.js"
+import { decodeQuery } from "./ProjectsHandlers.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
 const noStore = { "cache-control": "no-store" }

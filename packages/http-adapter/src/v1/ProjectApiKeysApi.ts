@@ -10,7 +10,8 @@ import {
 import { ApiKeyId, ProjectId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { projectAccess } from "./Access.js"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
@@ -30,7 +31,7 @@ export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
       payload: CreateProjectApiKeyRequest,
       success: CreateProjectApiKeyResponse.pipe(HttpApiSchema.status(201)),
       error: problems(common, idempotency, "PROJECT_CLOSING", "API_KEY_LIMIT_REACHED", "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create an API key", description: "Creates a project API key with permissions; its secret is in this answer only." }))
+    }).annotate(Requires, projectAccess("project:write", true, true)).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create an API key", description: "Creates a project API key with permissions; its secret is in this answer only." }))
   )
   .add(
     HttpApiEndpoint.patch("updateProjectApiKey", "/v1/projects/:projectId/api-keys/:apiKeyId", {
@@ -38,7 +39,7 @@ export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
       payload: UpdateProjectApiKeyRequest,
       success: ProjectApiKeyResponse,
       error: problems(common, idempotency, "PROJECT_CLOSING", "API_KEY_NOT_FOUND", "API_KEY_REVOKED", "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update an API key", description: "Changes an API key's name or permissions." }))
+    }).annotate(Requires, projectAccess("project:write", true, true)).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update an API key", description: "Changes an API key's name or permissions." }))
   )
   .add(
     HttpApiEndpoint.delete("revokeProjectApiKey", "/v1/projects/:projectId/api-keys/:apiKeyId", {

@@ -6,10 +6,11 @@
 import { HttpApiBuilder } from "effect/http-api"
 import { CreateProjectApiKeyResponse, ProjectApiKeys } from "@switchboard/core/credentials"
 import { Effect, Redacted } from "effect"
+import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { ProjectApiKeysGroup } from "./ProjectApiKeysApi.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
-import { accountBehind, onProject } from "./ProjectsHandlers.js"
+import { accountBehind } from "./ProjectsHandlers.js"
 
 export const ProjectApiKeysGroupLive = HttpApiBuilder.group(v1Group(ProjectApiKeysGroup), "projectApiKeys", (handlers) =>
   Effect.gen(function*() {

@@ -17,7 +17,9 @@ import { OrganizationId, ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { accountAccess, projectAccess } from "./Access.js"
+import { Requirement } from "@switchboard/core/credentials"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const OrganizationPath = Schema.Struct({ organizationId: OrganizationId })
@@ -77,9 +79,9 @@ const slugAvailabilityDocs = queryDocs({
 })
 
 /** Routes under /v1/organizations/{organizationId}: an unknown organization, or one the caller is not in, is 404. */
-const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND"]
+const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND", "ORGANIZATION_SSO_REQUIRED"]
 /** Routes under /v1/projects/{projectId}. */
-const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED"]
+const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "ORGANIZATION_SSO_REQUIRED"]
 const projectWrite: ReadonlyArray<ProblemCode> = [...project, ...idempotency, "PROJECT_CLOSING"]
 
 export const ProjectsGroup = HttpApiGroup.make("projects")
@@ -89,7 +91,7 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
       payload: CreateProjectRequest,
       success: Project.pipe(HttpApiSchema.status(201)),
       error: problems(organization, idempotency, "SLUG_TAKEN", "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a project", description: "Creates a project in the organization. The slug must be free in the organization; its management secret is shown once." }))
+    }).annotate(Requires, accountAccess(Requirement.ProjectsCollection({ scope: "projects:write" }))).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a project", description: "Creates a project in the organization. The slug must be free in the organization; its management secret is shown once." }))
   )
   .add(
     HttpApiEndpoint.get("listProjects", "/v1/organizations/:organizationId/projects", {
@@ -141,7 +143,7 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
       payload: UpdateProjectRequest,
       success: Project,
       error: problems(projectWrite, "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update a project", description: "Changes the project's name or slug." }))
+    }).annotate(Requires, projectAccess("project:write", true)).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update a project", description: "Changes the project's name or slug." }))
   )
   .add(HttpApiEndpoint.delete("deleteProject", "/v1/projects/:projectId", {
     params: ProjectPath,
@@ -168,7 +170,7 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
       payload: Projects.UpdateAgentProfileRequest,
       success: Projects.AgentProfile,
       error: problems(projectWrite, "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update the agent profile", description: "Changes the agent's name or description." }))
+    }).annotate(Requires, projectAccess("project:write")).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update the agent profile", description: "Changes the agent's name or description." }))
   )
   .pipe(authenticated)
   // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.

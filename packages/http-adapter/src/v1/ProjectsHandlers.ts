@@ -7,7 +7,7 @@
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { HttpServerRequest } from "effect/http"
-import { accountOf, type ProjectPermission, Requirement } from "@switchboard/core/credentials"
+import { accountOf, Requirement } from "@switchboard/core/credentials"
 import {
   CountProjectsQuery,
   ListProjectsQuery,
@@ -24,7 +24,7 @@ import {
 } from "@switchboard/core/projects"
 import { Effect, Result, Redacted, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
-import { actingAccount, authorize } from "./Access.js"
+import { actingAccount, onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { ProjectsGroup } from "./ProjectsApi.js"
 import { defaultPictureUrl } from "./DefaultPicture.js"
@@ -39,10 +39,6 @@ export const decodeQuery = <A, I>(schema: Schema.Codec<A, I, never, never>) =>
       ? Effect.fail(validationFailed(issuesOf(decoded.failure, "query"), "The query string is not valid."))
       : Effect.succeed(decoded.success)
   })
-
-/** The caller of a route under /v1/projects/{projectId}, if allowed (see identity/Access.ts). */
-export const onProject = (projectId: string, permission: ProjectPermission, accountOnly = false, mintsCredential = false) =>
-  authorize(Requirement.Project({ projectId, permission, accountOnly, mintsCredential }))
 
 /** The account behind a principal that must be one (routes with `accountOnly`). */
 export const accountBehind = (principal: Parameters<typeof accountOf>[0]) => {

@@ -24,7 +24,9 @@ import {
 } from "@switchboard/core/sso"
 import { Schema } from "effect"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { accountAccess } from "./Access.js"
+import { Requirement } from "@switchboard/core/credentials"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { JsonBody } from "./JsonBody.js"
 import { authenticated } from "./V1Group.js"
 
@@ -105,7 +107,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
       payload: ConfigureOrganizationSsoRequest,
       success: OrganizationSsoConfiguration,
       error: problems(ssoProblems)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotateMerge(OpenApi.annotations({
       summary: "Configure SSO",
       description: "Sets the OpenID provider, the claimed domains, JIT provisioning and required SSO; saving probes the issuer's discovery document (connectionState ready or error). Owners only, with `members:write`; a change after the first needs expectedVersion (409 ORGANIZATION_SSO_CONFLICT when stale), and 412 SSO_SUBSCRIPTION_REQUIRED without an entitled plan."
     }))
@@ -116,7 +118,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
       payload: UpdateOrganizationSsoPolicyRequest,
       success: OrganizationSsoConfiguration,
       error: problems(ssoProblems)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotateMerge(OpenApi.annotations({
       summary: "Update the SSO policy",
       description: "Turns just-in-time provisioning of members on or off on an existing connection, at expectedVersion. Owners only, with `members:write`; 404 ORGANIZATION_SSO_NOT_FOUND without a connection, 409 ORGANIZATION_SSO_CONFLICT when the version is stale."
     }))
@@ -137,7 +139,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
       payload: DisableOrganizationSsoRequest,
       success: OrganizationSsoConfiguration,
       error: problems(ssoProblems, idempotency)
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({
       summary: "Disable SSO",
       description: "Deletes the connection at expectedVersion and lifts required SSO. Owners only, with `members:write` and an Idempotency-Key; 409 ORGANIZATION_SSO_CONFLICT when the version is stale."
     }))
@@ -148,7 +150,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
       payload: CreateOrganizationSsoPortalLinkRequest,
       success: CreateOrganizationSsoPortalLinkResponse,
       error: problems(ssoProblems)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotateMerge(OpenApi.annotations({
       summary: "Create an SSO settings link",
       description: "Answers the console page for these SSO settings, `{DASHBOARD_URL}/console/organizations/{orgId}/sso?intent=…&returnTo=…` (intent `domain_verification` opens it at the domains), whose \"Back\" link returns to returnTo. Owners only, with `members:write`; a returnTo outside the allowed origins is 400 INVALID_RETURN_TO."
     }))
@@ -159,7 +161,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
       payload: OrganizationAuthenticationRequest,
       success: OrganizationAuthenticationRedirect,
       error: problems(ssoProblems)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:read" }))).annotateMerge(OpenApi.annotations({
       summary: "Begin SSO admission",
       description: "For the signed-in account: answers the identity provider's URL; the callback makes this account a member when the provider signs in the same person (refused otherwise). Needs an account credential with `members:read`; the connection must be ready (412) on an entitled plan."
     }))
@@ -170,7 +172,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
       payload: OrganizationAuthenticationRequest,
       success: OrganizationAuthenticationRedirect,
       error: problems(ssoProblems)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:read" }))).annotateMerge(OpenApi.annotations({
       summary: "Begin SSO closure authentication",
       description: "For an owner inspecting the organization's closure: answers the identity provider's URL; the callback admits only the owner who asked. Needs an account credential with `members:read`; the connection must be ready (412) on an entitled plan."
     }))

@@ -17,7 +17,8 @@ import {
 } from "@switchboard/core/uploads"
 import { Schema } from "effect"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { accountAccess, projectAccess } from "./Access.js"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
@@ -41,14 +42,14 @@ export const UploadsGroup = HttpApiGroup.make("uploads")
       payload: ProfilePictureUploadRequest,
       success: UploadTicket.pipe(HttpApiSchema.status(201)),
       error: problems(common, "PAYLOAD_TOO_LARGE")
-    }).annotateMerge(OpenApi.annotations({ summary: "Start a profile picture upload", description: "Answers a one-time form to upload an image to; commit it with PUT /v1/account/profile-picture." }))
+    }).annotate(Requires, accountAccess()).annotateMerge(OpenApi.annotations({ summary: "Start a profile picture upload", description: "Answers a one-time form to upload an image to; commit it with PUT /v1/account/profile-picture." }))
   )
   .add(
     HttpApiEndpoint.put("commitAccountProfilePicture", "/v1/account/profile-picture", {
       payload: CommitAccountProfilePictureRequest,
       success: Account,
       error: problems(common, idempotency, "ACCOUNT_NOT_FOUND", commit)
-    }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Use the uploaded picture", description: "Makes the uploaded image the account's profile picture." }))
+    }).annotate(Requires, accountAccess()).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Use the uploaded picture", description: "Makes the uploaded image the account's profile picture." }))
   )
   .add(HttpApiEndpoint.delete("resetAccountProfilePicture", "/v1/account/profile-picture", {
     success: Account,
@@ -60,7 +61,7 @@ export const UploadsGroup = HttpApiGroup.make("uploads")
       payload: CreateAgentProfileAvatarUploadRequest,
       success: UploadTicket.pipe(HttpApiSchema.status(201)),
       error: problems(projectWrite, "PAYLOAD_TOO_LARGE")
-    }).annotateMerge(OpenApi.annotations({ summary: "Start an avatar upload", description: "Answers a one-time form to upload the agent's avatar to; commit it with PUT .../agent-profile/avatar." }))
+    }).annotate(Requires, projectAccess("project:write")).annotateMerge(OpenApi.annotations({ summary: "Start an avatar upload", description: "Answers a one-time form to upload the agent's avatar to; commit it with PUT .../agent-profile/avatar." }))
   )
   .add(
     HttpApiEndpoint.put("commitAgentProfileAvatar", "/v1/projects/:projectId/agent-profile/avatar", {
@@ -68,7 +69,7 @@ export const UploadsGroup = HttpApiGroup.make("uploads")
       payload: CommitAgentProfileAvatarRequest,
       success: Projects.AgentProfile,
       error: problems(projectWrite, idempotency, commit)
-    }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Use the uploaded avatar", description: "Makes the uploaded image the agent's avatar." }))
+    }).annotate(Requires, projectAccess("project:write")).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Use the uploaded avatar", description: "Makes the uploaded image the agent's avatar." }))
   )
   .add(
     HttpApiEndpoint.delete("resetAgentProfileAvatar", "/v1/projects/:projectId/agent-profile/avatar", {

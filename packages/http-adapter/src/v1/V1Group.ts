@@ -1,5 +1,6 @@
 /** `v1Group`, which every feature's handlers build on, and the steps of an authenticated group. */
 import { HttpApi, type HttpApiEndpoint, type HttpApiGroup } from "effect/http-api"
+import { RouteAccess } from "./Access.js"
 import { Authn } from "./Authn.js"
 import { Idempotency } from "./Idempotency.js"
 import { JsonBody } from "./JsonBody.js"
@@ -25,7 +26,8 @@ export const v1Group = <const G extends HttpApiGroup.Constraint>(group: G) =>
 
 /**
  * The middleware of an authenticated group's endpoints, outermost first: bearer authentication
- * (`Authn`), the JSON body read and checked (`JsonBody`), the Idempotency-Key protocol of the
+ * (`Authn`), the endpoint's declared access (`RouteAccess`, v1/Access.ts), the JSON body read and
+ * checked (`JsonBody`), the Idempotency-Key protocol of the
  * endpoints that declare `Idempotent` (`Idempotency`); then the platform decodes the request and
  * the handler runs. A group applies it after adding its endpoints (`.pipe(authenticated)`).
  */
@@ -33,6 +35,9 @@ export const authenticated = <Id extends string, E extends HttpApiEndpoint.Const
   group: HttpApiGroup.HttpApiGroup<Id, E, TopLevel>
 ): HttpApiGroup.HttpApiGroup<
   Id,
-  HttpApiEndpoint.AddMiddleware<HttpApiEndpoint.AddMiddleware<HttpApiEndpoint.AddMiddleware<E, Idempotency>, JsonBody>, Authn>,
+  HttpApiEndpoint.AddMiddleware<
+    HttpApiEndpoint.AddMiddleware<HttpApiEndpoint.AddMiddleware<HttpApiEndpoint.AddMiddleware<E, Idempotency>, JsonBody>, RouteAccess>,
+    Authn
+  >,
   TopLevel
-> => group.middleware(Idempotency).middleware(JsonBody).middleware(Authn)
+> => group.middleware(Idempotency).middleware(JsonBody).middleware(RouteAccess).middleware(Authn)

@@ -3,9 +3,10 @@ import { HttpApiBuilder } from "effect/http-api"
 import { FilteredVerificationCodesQuery, VerificationCodes } from "@switchboard/core/platforms"
 import type { ProjectId } from "@switchboard/core/shared"
 import { Effect } from "effect"
+import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { domain } from "./Pipeline.js"
-import { decodeQuery, onProject } from "./ProjectsHandlers.js"
+import { decodeQuery } from "./ProjectsHandlers.js"
 import { VerificationCodesGroup } from "./VerificationCodesApi.js"
 
 export const VerificationCodesGroupLive = HttpApiBuilder.group(v1Group(VerificationCodesGroup), "verificationCodes", (handlers) =>

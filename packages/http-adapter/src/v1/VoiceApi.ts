@@ -43,7 +43,8 @@ import {
 } from "@switchboard/core/voice"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { projectAccess } from "./Access.js"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/platforms/voice"
@@ -80,7 +81,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: CreateDefaultVoiceProfileRequest,
       success: [VoiceProfile, VoiceProfile.pipe(HttpApiSchema.status(201))],
       error: problems(write, "VOICE_DEFAULT_PROFILE_EXISTS")
-    }).annotateMerge(OpenApi.annotations({ summary: "Create the default voice profile", description: "Creates the project's default voice profile if absent." })).annotate(OpenApi.Description, "Creates the default profile if absent (201); an identical one is returned as it is (200).")
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Create the default voice profile", description: "Creates the project's default voice profile if absent." })).annotate(OpenApi.Description, "Creates the default profile if absent (201); an identical one is returned as it is (200).")
   )
   .add(HttpApiEndpoint.get("getDefaultVoiceProfile", `${BASE}/profiles/default`, {
     params: ProjectPath,
@@ -93,7 +94,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: UpdateDefaultVoiceProfileRequest,
       success: VoiceProfile,
       error: problems(profileWrite)
-    }).annotateMerge(OpenApi.annotations({ summary: "Update the default voice profile", description: "Changes the default profile; `expectedVersion` guards against lost updates." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Update the default voice profile", description: "Changes the default profile; `expectedVersion` guards against lost updates." }))
   )
   .add(
     HttpApiEndpoint.post("createVoiceProfile", `${BASE}/profiles`, {
@@ -101,7 +102,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: CreateVoiceProfileRequest,
       success: VoiceProfile.pipe(HttpApiSchema.status(201)),
       error: problems(write, "VOICE_DEFAULT_PROFILE_REQUIRED")
-    }).annotateMerge(OpenApi.annotations({ summary: "Create a voice profile", description: "Creates a named voice profile (SIP endpoint, inbound and outbound settings)." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Create a voice profile", description: "Creates a named voice profile (SIP endpoint, inbound and outbound settings)." }))
   )
   .add(
     HttpApiEndpoint.get("listVoiceProfiles", `${BASE}/profiles`, {
@@ -122,7 +123,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: UpdateVoiceProfileRequest,
       success: VoiceProfile,
       error: problems(profileWrite, "FAILED_PRECONDITION")
-    }).annotateMerge(OpenApi.annotations({ summary: "Update a voice profile", description: "Changes a voice profile; `expectedVersion` guards against lost updates." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Update a voice profile", description: "Changes a voice profile; `expectedVersion` guards against lost updates." }))
   )
   .add(
     HttpApiEndpoint.delete("deleteVoiceProfile", `${BASE}/profiles/:profileId`, {
@@ -138,7 +139,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: ConfigureVoiceProfileOutboundRequest,
       success: ConfigureVoiceProfileOutboundResponse.pipe(HttpApiSchema.status(201)),
       error: problems(profileWrite, idempotency, "VOICE_OUTBOUND_CONFIGURED")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Configure outbound calling", description: "Sets up outbound SIP for the profile." })).annotate(OpenApi.Description, "Creates the SIP outbound credential; the password is shown once.")
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Configure outbound calling", description: "Sets up outbound SIP for the profile." })).annotate(OpenApi.Description, "Creates the SIP outbound credential; the password is shown once.")
   )
   .add(
     HttpApiEndpoint.patch("updateVoiceProfileOutboundAuthentication", `${BASE}/profiles/:profileId/outbound`, {
@@ -146,7 +147,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: UpdateVoiceProfileOutboundAuthenticationRequest,
       success: UpdateVoiceProfileOutboundAuthenticationResponse,
       error: problems(profileWrite, "VOICE_OUTBOUND_NOT_CONFIGURED")
-    }).annotateMerge(OpenApi.annotations({ summary: "Update outbound authentication", description: "Changes how outbound SIP requests authenticate." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Update outbound authentication", description: "Changes how outbound SIP requests authenticate." }))
   )
   .add(
     HttpApiEndpoint.post("rotateVoiceProfileOutboundCredential", `${BASE}/profiles/:profileId/outbound/rotate`, {
@@ -154,7 +155,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: RotateVoiceProfileOutboundCredentialRequest,
       success: RotateVoiceProfileOutboundCredentialResponse,
       error: problems(profileWrite, idempotency, "VOICE_OUTBOUND_NOT_CONFIGURED", "VOICE_OUTBOUND_OPERATION_PENDING")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Rotate the outbound credential", description: "Issues a new SIP password, shown once." })).annotate(OpenApi.Description, "normal: the previous password works for 1 h more; emergency: it stops now.")
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Rotate the outbound credential", description: "Issues a new SIP password, shown once." })).annotate(OpenApi.Description, "normal: the previous password works for 1 h more; emergency: it stops now.")
   )
   .add(
     HttpApiEndpoint.delete("deleteVoiceProfileOutbound", `${BASE}/profiles/:profileId/outbound`, {
@@ -170,7 +171,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: ReplaceVoiceProfileInboundRequest,
       success: [VoiceProfileInboundConfiguration, VoiceProfileInboundConfiguration.pipe(HttpApiSchema.status(201))],
       error: problems(profileWrite)
-    }).annotateMerge(OpenApi.annotations({ summary: "Set inbound routing", description: "Replaces the profile's inbound call routing." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Set inbound routing", description: "Replaces the profile's inbound call routing." }))
   )
   .add(
     HttpApiEndpoint.patch("updateVoiceProfileInbound", `${BASE}/profiles/:profileId/inbound`, {
@@ -178,7 +179,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: UpdateVoiceProfileInboundRequest,
       success: VoiceProfileInboundConfiguration,
       error: problems(profileWrite, "FAILED_PRECONDITION")
-    }).annotateMerge(OpenApi.annotations({ summary: "Update inbound routing", description: "Changes part of the profile's inbound call routing." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Update inbound routing", description: "Changes part of the profile's inbound call routing." }))
   )
   .add(
     HttpApiEndpoint.delete("deleteVoiceProfileInbound", `${BASE}/profiles/:profileId/inbound`, {
@@ -195,7 +196,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: BatchUpdateVoiceLineProfileAssignmentsRequest,
       success: BatchUpdateVoiceLineProfileAssignmentsResponse,
       error: problems(profileWrite, "RESOURCE_NOT_FOUND", "VOICE_DEFAULT_PROFILE_ASSIGNMENT_FORBIDDEN")
-    }).annotateMerge(OpenApi.annotations({ summary: "Assign profiles to lines", description: "Assigns voice profiles to many lines at once." })).annotate(OpenApi.Description, "1-100 updates, all or nothing; profileId null = back to the default profile.")
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Assign profiles to lines", description: "Assigns voice profiles to many lines at once." })).annotate(OpenApi.Description, "1-100 updates, all or nothing; profileId null = back to the default profile.")
   )
   .add(
     HttpApiEndpoint.get("getVoiceLineProfileAssignment", `${BASE}/lines/:lineId/profile`, {
@@ -210,7 +211,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: AssignVoiceLineProfileRequest,
       success: VoiceLineProfileAssignment,
       error: problems(profileWrite, "RESOURCE_NOT_FOUND", "VOICE_DEFAULT_PROFILE_ASSIGNMENT_FORBIDDEN")
-    }).annotateMerge(OpenApi.annotations({ summary: "Assign a profile to a line", description: "Makes the line use the voice profile." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Assign a profile to a line", description: "Makes the line use the voice profile." }))
   )
   .add(
     HttpApiEndpoint.delete("unassignVoiceLineProfile", `${BASE}/lines/:lineId/profile`, {
@@ -235,7 +236,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: CreateCallRequest,
       success: Voice.Call.pipe(HttpApiSchema.status(201)),
       error: problems(write, idempotency, "RESOURCE_NOT_FOUND", "VOICE_PROFILE_NOT_FOUND", "VOICE_DEFAULT_PROFILE_REQUIRED")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Place a call", description: "Places an outbound call." })).annotate(OpenApi.Description, "Places an outbound call from a voice line (status started).")
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Place a call", description: "Places an outbound call." })).annotate(OpenApi.Description, "Places an outbound call from a voice line (status started).")
   )
   .add(
     HttpApiEndpoint.post("ingestCallSignals", `${BASE}/calls/signals`, {
@@ -243,7 +244,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: IngestCallSignalsRequest,
       success: IngestCallSignalsResponse,
       error: problems(write)
-    }).annotateMerge(OpenApi.annotations({ summary: "Report call signals", description: "Applies what the SIP edge observed to the calls." })).annotate(
+    }).annotate(Requires, projectAccess("events:write")).annotateMerge(OpenApi.annotations({ summary: "Report call signals", description: "Applies what the SIP edge observed to the calls." })).annotate(
       OpenApi.Description,
       "The SIP edge reports what happened (1-100 signals, each applied in order in its own transaction); " +
           "duplicates and stale signals are ignored, impossible ones rejected. Needs events:write."
@@ -265,7 +266,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       payload: RejectCallRequest,
       success: Voice.Call,
       error: problems(write, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
-    }).annotateMerge(OpenApi.annotations({ summary: "Reject a call", description: "Rejects an inbound call that is ringing." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Reject a call", description: "Rejects an inbound call that is ringing." }))
   )
   .add(HttpApiEndpoint.post("hangupCall", `${BASE}/calls/:callId/hangup`, {
     params: CallPath,

@@ -22,10 +22,11 @@ import {
   VoiceProfiles
 } from "@switchboard/core/voice"
 import { Effect, Redacted } from "effect"
+import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { VoiceGroup } from "./VoiceApi.js"
 import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
-import { decodeQuery, onProject } from "./ProjectsHandlers.js"
+import { decodeQuery } from "./ProjectsHandlers.js"
 
 const noStore = { "cache-control": "no-store" }
 

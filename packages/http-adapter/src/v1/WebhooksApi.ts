@@ -30,7 +30,8 @@ import { ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as project } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { projectAccess } from "./Access.js"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
@@ -79,7 +80,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       payload: CreateWebhookDestinationRequest,
       success: CreateWebhookDestinationResponse.pipe(HttpApiSchema.status(201)),
       error: problems(write, "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a webhook destination", description: "Registers a URL that receives the project's events; its signing secret is in this answer only." }))
+    }).annotate(Requires, projectAccess("events:write")).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a webhook destination", description: "Registers a URL that receives the project's events; its signing secret is in this answer only." }))
   )
   .add(
     HttpApiEndpoint.get("listWebhookDestinations", `${base}/destinations`, {
@@ -100,7 +101,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       payload: UpdateWebhookDestinationRequest,
       success: WebhookDestination,
       error: problems(write, destination, "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update a webhook destination", description: "Changes a destination's URL, event types, API version or state." }))
+    }).annotate(Requires, projectAccess("events:write")).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update a webhook destination", description: "Changes a destination's URL, event types, API version or state." }))
   )
   .add(HttpApiEndpoint.delete("deleteWebhookDestination", `${base}/destinations/:destinationId`, {
     params: DestinationPath,
@@ -113,7 +114,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       payload: RetryWebhookDeliveryRequest,
       success: RetryWebhookDeliveryResponse.pipe(HttpApiSchema.status(202)),
       error: problems(write, destination, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION", "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Retry deliveries", description: "Makes failed or dead-lettered deliveries of the destination due again." }))
+    }).annotate(Requires, projectAccess("events:write")).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Retry deliveries", description: "Makes failed or dead-lettered deliveries of the destination due again." }))
   )
   .add(
     HttpApiEndpoint.post("sendWebhookTestEvent", `${base}/destinations/:destinationId/test-events`, {
@@ -128,7 +129,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       payload: RotateWebhookSigningSecretRequest,
       success: RotateWebhookSigningSecretResponse,
       error: problems(write, destination, "PAYLOAD_TOO_LARGE")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Rotate the signing secret", description: "Issues a new signing secret, shown once; the previous one keeps signing for a while." }))
+    }).annotate(Requires, projectAccess("events:write")).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Rotate the signing secret", description: "Issues a new signing secret, shown once; the previous one keeps signing for a while." }))
   )
   .add(
     HttpApiEndpoint.get("listWebhookDeliveries", `${base}/destinations/:destinationId/deliveries`, {

@@ -25,11 +25,12 @@ import { sha256Hex } from "@switchboard/core/internal"
 import { type ProjectId } from "@switchboard/core/shared"
 import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
+import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { WebhooksGroup } from "./WebhooksApi.js"
 import { domain, type Rendered, rendered, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./Problems.js"
-import { decodeQuery, onProject } from "./ProjectsHandlers.js"
+import { decodeQuery } from "./ProjectsHandlers.js"
 
 /** The contract's namespace of the API-version catalog is the package that defines the events. */
 const CONTRACT_NAMESPACE = "@switchboard/core"

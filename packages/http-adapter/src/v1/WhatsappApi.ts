@@ -23,7 +23,8 @@ import { ProjectId } from "@switchboard/core/shared"
 import { type ProblemCode } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { projectAccess } from "./Access.js"
+import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
@@ -61,7 +62,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
       payload: ConnectWhatsappBusinessRequest,
       success: Operation.pipe(HttpApiSchema.status(202)),
       error: problems(provisioning, "ENTITLEMENT_REQUIRED", "WHATSAPP_SENDER_CONNECTED", "WHATSAPP_SENDER_PROVISIONING")
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({
         summary: "Connect a WhatsApp Business number",
         description: "Exchanges the Embedded Signup code and connects the phone number as a whatsapp_sender resource on the WABA (a resource.provision operation: 202 with Location and Retry-After). The first connection also connects the project's WhatsApp Business Account. Needs `platforms:write`, an Idempotency-Key (permanent) and a payment method on the organization (402 ENTITLEMENT_REQUIRED); 409 WHATSAPP_SENDER_CONNECTED or WHATSAPP_SENDER_PROVISIONING for a number connected or being connected, PROJECT_CLOSING."
@@ -121,7 +122,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
         provisioning, "ENTITLEMENT_REQUIRED", "WHATSAPP_WABA_NOT_CONNECTED", "WHATSAPP_VOIP_SOURCE_NOT_ELIGIBLE",
         "WHATSAPP_SENDER_CONNECTED", "WHATSAPP_SENDER_PROVISIONING", "WHATSAPP_ACCOUNT_DISCONNECTING", "WHATSAPP_DISPLAY_NAME_UNAVAILABLE"
       )
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({
         summary: "Register a line as a WhatsApp sender",
         description: "Registers an active SMS-capable line of the project as a sender on its connected WABA (a resource.provision operation: 202); displayName defaults to the project's name. Needs `platforms:write`, an Idempotency-Key and a payment method (402); 404 WHATSAPP_WABA_NOT_CONNECTED or WHATSAPP_VOIP_SOURCE_NOT_ELIGIBLE, 409 WHATSAPP_SENDER_CONNECTED, WHATSAPP_SENDER_PROVISIONING or WHATSAPP_ACCOUNT_DISCONNECTING, 422 WHATSAPP_DISPLAY_NAME_UNAVAILABLE."
@@ -146,7 +147,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
       error: problems(
         provisioning, "ASSIGNMENT_EXISTS", "SHARED_LINE_CAP_EXCEEDED", "WHATSAPP_MODE_DEDICATED", "SHARED_LINE_POOL_EXHAUSTED"
       )
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({
         summary: "Assign a WhatsApp shared line",
         description: "Maps an end user's phone number (E.164) onto a pooled shared WhatsApp line, taking one seat; the server picks the line. Needs `platforms:write` and an Idempotency-Key; 409 ASSIGNMENT_EXISTS, SHARED_LINE_CAP_EXCEEDED or WHATSAPP_MODE_DEDICATED, 503 SHARED_LINE_POOL_EXHAUSTED."

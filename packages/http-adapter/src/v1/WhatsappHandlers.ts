@@ -15,10 +15,11 @@ import {
 } from "@switchboard/core/platforms"
 import { Effect } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
+import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { acceptedOperation } from "./PlatformsHandlers.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
-import { decodeQuery, onProject } from "./ProjectsHandlers.js"
+import { decodeQuery } from "./ProjectsHandlers.js"
 import { WhatsappGroup } from "./WhatsappApi.js"
 
 const noStore = { "cache-control": "no-store" }

@@ -166,7 +166,7 @@ for (const backend of testBackends()) {
       // A failed write (invalid body), an unauthenticated write, an OAuth introspection without a
       // client, and a write of another record (a new API key).
       expect(await send("PATCH", "/v1/account", {
-        headers: { authorization: `Bearer ${owner}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${owner}`, "content-type": "application/json", "idempotency-key": `cache-${Date.now()}` },
         body: JSON.stringify({ firstName: 42 })
       })).toBe(422)
       expect(await send("POST", "/v1/organizations", { headers: { "content-type": "application/json" }, body: "{}" })).toBe(401)
