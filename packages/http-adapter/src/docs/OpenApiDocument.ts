@@ -7,7 +7,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { type ProblemCode, problemCodes, problemEntry } from "../http/ProblemCatalog.js"
 import { Schema } from "effect"
 import { V1Api } from "../Features.js"
-import { declaredProblems, isIdempotent } from "../v1/Declare.js"
+import { declaredProblems, documentedSchema, isIdempotent } from "../v1/Declare.js"
 import { deviceOperations, OAuthErrorResponse as OAuthErrorSchema, type RawV1Operation } from "../routes/OAuthDeviceOperations.js"
 import { lifecycles } from "../v1/Lifecycle.js"
 import { exampleOf } from "./Examples.js"
@@ -55,7 +55,7 @@ export const v1OperationSchemas = (): ReadonlyMap<string, V1OperationSchemas> =>
       for (const [status, schemas] of successes) success.set(status, oneOf(schemas))
       const payload = new Map<string, Schema.Top>()
       if (endpoint.method !== "GET" && endpoint.method !== "HEAD") {
-        for (const [contentType, p] of endpoint.payload) payload.set(contentType, oneOf(p.schemas))
+        for (const [contentType, p] of endpoint.payload) payload.set(contentType, oneOf(p.schemas.map(documentedSchema) as [Schema.Top, ...Array<Schema.Top>]))
       }
       out.set(`${group.identifier}.${endpoint.identifier}`, { payloads: payload, successes: success })
     }

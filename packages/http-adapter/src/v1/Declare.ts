@@ -11,6 +11,8 @@
  *   query member in the fingerprint, the bytes of an upload, work that must follow the commit.
  * - `RefusedBodyAs`: the problem a refused body is answered with instead of VALIDATION_FAILED.
  * - `Requires`: who may call it, checked before its body is read (v1/Access.ts, `RouteAccess`).
+ * - `documentedAs(decoder, schema)`: a payload decoded by `decoder` that the documents describe
+ *   (and examples are made) from `schema`, which it must answer exactly as.
  * They are read back from the declaration with `declaredProblems`, `isIdempotent`, `refusedBody`.
  */
 import { type HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
@@ -128,3 +130,20 @@ export class Requires extends Context.Service<
   Requires,
   (params: Readonly<Record<string, string | undefined>>) => Effect.Effect<unknown, ProblemFailure, CurrentPrincipal>
 >()("switchboard/v1/Requires") {}
+
+/** The annotation `documentedAs` leaves on the decoder (kept on the codecs the platform derives from it). */
+const DOCUMENTED_AS = "switchboard/documentedAs"
+
+/**
+ * A payload declared as `decoder` — a faster decoding of `schema`, with its values and its
+ * refusals (core's signal batch decoder) — and documented as `schema`: the OpenAPI document and the
+ * examples describe `schema`, the platform decodes with `decoder`.
+ */
+export const documentedAs = <S extends Schema.Top>(decoder: S, schema: Schema.Top): S["Rebuild"] =>
+  decoder.annotate({ [DOCUMENTED_AS]: schema })
+
+/** The schema a declared payload is documented as (itself, unless `documentedAs`). */
+export const documentedSchema = (schema: Schema.Top): Schema.Top => {
+  const documented = schema.ast.annotations?.[DOCUMENTED_AS]
+  return Schema.isSchema(documented) ? documented : schema
+}

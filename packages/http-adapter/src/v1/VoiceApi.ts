@@ -25,6 +25,7 @@ import {
   CreateVoiceProfileRequest,
   DeleteVoiceProfileOutboundResponse,
   IngestCallSignalsRequest,
+  IngestCallSignalsRequestDecoder,
   IngestCallSignalsResponse,
   LineId,
   RejectCallRequest,
@@ -44,7 +45,7 @@ import {
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
 import { projectAccess } from "./Access.js"
-import { Idempotent, Requires, problems } from "./Declare.js"
+import { Idempotent, Requires, documentedAs, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/platforms/voice"
@@ -241,7 +242,9 @@ export const VoiceGroup = HttpApiGroup.make("voice")
   .add(
     HttpApiEndpoint.post("ingestCallSignals", `${BASE}/calls/signals`, {
       params: ProjectPath,
-      payload: IngestCallSignalsRequest,
+      // Decoded by the batch decoder (core voice/CallSignalBatchDecoder.ts): the schema's values and
+      // refusals, without the schema for a well-formed batch.
+      payload: documentedAs(IngestCallSignalsRequestDecoder, IngestCallSignalsRequest),
       success: IngestCallSignalsResponse,
       error: problems(write)
     }).annotate(Requires, projectAccess("events:write")).annotateMerge(OpenApi.annotations({ summary: "Report call signals", description: "Applies what the SIP edge observed to the calls." })).annotate(

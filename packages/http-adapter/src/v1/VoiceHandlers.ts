@@ -13,7 +13,6 @@ import {
   DeleteVoiceProfileQuery,
   encodeSignalResults,
   ExpectedVersionQuery,
-  IngestCallSignalsRequestDecoder,
   ListCallsQuery,
   ListVoiceProfilesQuery,
   RotateVoiceProfileOutboundCredentialResponse,
@@ -25,7 +24,7 @@ import { Effect, Redacted } from "effect"
 import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { VoiceGroup } from "./VoiceApi.js"
-import { decodeJsonBody, domain, rendered, toResponse } from "./Pipeline.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
 import { decodeQuery } from "./ProjectsHandlers.js"
 
 const noStore = { "cache-control": "no-store" }
@@ -195,13 +194,10 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
       // Raw: the body is decoded with IngestCallSignalsRequest's fast decoder, the well-formed case
       // without the schema interpreter (core voice/CallSignalBatchDecoder.ts): the same values, the
       // same 422s. The declared payload stays the schema, which the OpenAPI document renders.
-      // Raw: decoded with the batch decoder (core voice/CallSignalBatchDecoder.ts), which answers
-      // exactly as the declared IngestCallSignalsRequest but skips the schema for a well-formed batch.
-      .handleRaw("ingestCallSignals", ({ params: path }) =>
+      .handle("ingestCallSignals", ({ params: path, payload }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:write")
-          const { value: body } = yield* decodeJsonBody(IngestCallSignalsRequestDecoder)
-          const results = yield* domain(calls.ingest(path.projectId, principal, body.signals))
+          const results = yield* domain(calls.ingest(path.projectId, principal, payload.signals))
           // The same JSON as rendered(IngestCallSignalsResponse, …), without re-validating the 100
           // calls of a batch through the schema (core voice/CallWire.ts).
           return toResponse({

@@ -499,8 +499,6 @@ const nonSqlSuites: SuiteBackends = {
 /** The /v1 endpoints whose handlers read the raw request, and why. */
 const rawEndpoints: RawEndpoints = {
   uploadAttachment: "the body is the file's bytes, of any content type, streamed within the limit and fingerprinted by their SHA-256",
-  ingestCallSignals:
-    "decoded by the batch decoder (core voice/CallSignalBatchDecoder.ts): the declared IngestCallSignalsRequest's values and refusals, without the schema for a well-formed batch"
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { Schema, SchemaAST } from "effect"
 import { featureRouteTable, V1Api } from "../../src/Features.js"
 import { exampleOf } from "../../src/docs/Examples.js"
 import { surfaceOf } from "../../src/http/Surfaces.js"
+import { documentedSchema } from "../../src/v1/Declare.js"
 import { dashboardOperations } from "../../src/routes/DashboardOperations.js"
 import { managementOperations } from "../../src/routes/ManagementOperations.js"
 
@@ -73,7 +74,7 @@ const overrides: Record<string, { readonly body?: unknown; readonly raw?: { read
 
 /** An endpoint's declared body: its one payload schema (several: their union), whatever the content type. */
 const payloadOf = (endpoint: HttpApiEndpoint.Top): Schema.Top | undefined => {
-  const schemas = [...endpoint.payload.values()].flatMap((p) => p.schemas)
+  const schemas = [...endpoint.payload.values()].flatMap((p) => p.schemas.map(documentedSchema))
   return schemas.length <= 1 ? schemas[0] : Schema.Union(schemas)
 }
 
