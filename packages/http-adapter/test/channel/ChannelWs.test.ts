@@ -260,9 +260,10 @@ for (const backend of testBackends()) {
       mine.ws.close()
       theirs.ws.close()
 
-      // A token minted with a 1 s lifetime: the session is closed when it expires, and it opens no new one.
+      // A token minted with a 3 s lifetime: the session is closed when it expires, and it opens no new
+      // one. (Expiry is in whole seconds: a 1 s token could expire before a loaded machine sent init.)
       const shortToken = await s.run(Effect.flatMap(StreamTokens, (t) => t.mint(p.projectId)).pipe(
-        Effect.provideService(ChannelPolicy, { tokenTtlSeconds: 1, replyWaitMs: 0, presenceMs: 1_000 })
+        Effect.provideService(ChannelPolicy, { tokenTtlSeconds: 3, replyWaitMs: 0, presenceMs: 1_000 })
       ))
       const c = connect(channelTlsUrl(s), FUSOR, s.tlsCa)
       await c.opened
