@@ -73,7 +73,6 @@ export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
     }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Remove a TOTP factor", description: "Removes an authenticator-app factor from the account." }))
   )
   .pipe(authenticated)
-  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Account security",
     description: "The caller's profile and deletion, phone verification and TOTP factors."

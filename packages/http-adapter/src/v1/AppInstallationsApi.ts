@@ -42,7 +42,6 @@ export const AppInstallationsGroup = HttpApiGroup.make("appInstallations")
   )
   // No bearer credential: only the body is read and checked before the platform decodes it.
   .middleware(JsonBody)
-  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
   .annotateMerge(OpenApi.annotations({
     title: "App installation",
     description: "Public: a registered OAuth app asks to be installed, a customer approves it in the Dashboard, the app redeems a single-use code for a credential shown once."

@@ -137,7 +137,6 @@ export const BillingGroup = HttpApiGroup.make("billing")
     error: problems(organization, idempotency)
   }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a setup intent", description: "A payment provider setup intent for adding a card in your own page." })))
   .pipe(authenticated)
-  // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Billing",
     description: "Plans, subscriptions, plan-change previews, billing operations, invoices and payment methods. " +

@@ -1,5 +1,5 @@
 /**
- * The Idempotency-Key protocol (API.md §0; docs/idempotency.md). An endpoint declares that it
+ * The Idempotency-Key protocol (docs/architecture.md, "One declaration per endpoint"). An endpoint declares that it
  * requires a key with the `Idempotent` annotation (v1/Declare.ts); the `Idempotency` middleware,
  * inside authentication, runs the protocol around the endpoint — its decoding, its handler and the
  * encoding of its answer — fingerprinting the method, the declared route, the path parameters and

@@ -68,7 +68,6 @@ export const IngressGroup = HttpApiGroup.make("ingress")
     }))
   )
   .pipe(authenticated)
-  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Ingress endpoints",
     description: "URLs third parties post webhooks to; each request becomes an external-webhook.received event."

@@ -23,9 +23,6 @@ const parsed = new WeakMap<HttpServerRequest.HttpServerRequest, unknown>()
 /** The parsed JSON body of a request read by `JsonBody` (`undefined` for one without). */
 export const requestJson = (request: HttpServerRequest.HttpServerRequest): unknown => parsed.get(request)
 
-/** Whether `JsonBody` read this request's body (it cannot be read again). */
-export const bodyRead = (request: HttpServerRequest.HttpServerRequest): boolean => parsed.has(request)
-
 /** The request as the endpoint sees it: its body the text read, declared as JSON. */
 const withBody = (request: HttpServerRequest.HttpServerRequest, text: string, json: unknown) => {
   const read: HttpServerRequest.HttpServerRequest = Object.create(request, {
@@ -38,8 +35,8 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, text: string, js
   return read
 }
 
-/** Reads and checks the body: the failures `decodeJsonBody` (v1/Pipeline.ts) answers too. */
-export const readJson = (maxBodyBytes: number) =>
+/** Reads and checks the body: 413 over the limit, 422 for a body that is not JSON of the API's rules. */
+const readJson = (maxBodyBytes: number) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const contentType = request.headers["content-type"]

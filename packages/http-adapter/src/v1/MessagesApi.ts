@@ -66,7 +66,6 @@ export const MessagesGroup = HttpApiGroup.make("messages")
     }))
   )
   .pipe(authenticated)
-  // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Messages",
     description: "Message records built from the messaging edge's lifecycle facts (docs/messages.md)."

@@ -52,7 +52,6 @@ export const MetricsGroup = HttpApiGroup.make("metrics")
     }))
   )
   .pipe(authenticated)
-  // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Metrics",
     description: "Read-only SQL over the project's message_events and call_events (docs/sql-query.md)."

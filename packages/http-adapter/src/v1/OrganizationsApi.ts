@@ -111,7 +111,6 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
     }).annotateMerge(OpenApi.annotations({ summary: "Accept an invitation", description: "The signed-in account joins the organization with the invited role." }))
   )
   .pipe(authenticated)
-  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Organizations",
     description: "Organizations, their members and invitations. Non-members get 404 for an organization's routes."

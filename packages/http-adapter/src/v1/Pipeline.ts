@@ -1,16 +1,14 @@
 /**
- * The steps /v1 operations share (API.md §0) that are not middleware: reading and validating a
- * JSON body by hand (the raw endpoints; every other endpoint declares its payload, read by
- * `JsonBody`), rendering a success as data, and running a core effect with its errors as problems.
+ * The steps /v1 operations share that are not middleware: how a body is decoded (the options the
+ * platform decodes every declared payload with, read by `JsonBody` first), rendering a success as
+ * data, and running a core effect with its errors as problems.
  * The Idempotency-Key protocol is v1/Idempotency.ts. Each step fails only with `ProblemFailure`.
  */
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import { issueLines, type StoredResponse } from "@switchboard/core/shared"
 import { type ValidationIssue } from "../http/Problem.js"
-import { Effect, Result, Schema, type SchemaIssue } from "effect"
-import { ServerConfig } from "../http/ServerConfig.js"
-import { bodyRead, readJson, requestJson } from "./JsonBody.js"
-import { ProblemFailure, problemOfDomainError, type V1DomainError, validationFailed } from "./Problems.js"
+import { Effect, Schema, type SchemaIssue } from "effect"
+import { ProblemFailure, problemOfDomainError, type V1DomainError } from "./Problems.js"
 
 /** A response as data: what is sent, and what an idempotent replay sends again. */
 export type Rendered = StoredResponse
@@ -32,20 +30,6 @@ export const issuesOf = (error: Schema.SchemaError | SchemaIssue.Issue, location
 
 /** How a /v1 body is decoded: checked whole — every issue, an unknown member refused, the rejected value quoted. */
 export const payloadParseOptions = { errors: "all", onExcessProperty: "error", reportInput: true } as const
-
-/**
- * Reads the body as JSON and decodes it with `schema`: 413 over the limit, 422 for anything
- * malformed. On an endpoint that declares a JSON payload, `JsonBody` has read it already.
- */
-export const decodeJsonBody = <A, I>(schema: Schema.Codec<A, I, never, never>) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const config = yield* ServerConfig
-    const json = bodyRead(request) ? requestJson(request) : (yield* readJson(config.maxBodyBytes)).json
-    const decoded = Schema.decodeUnknownResult(schema, payloadParseOptions)(json)
-    if (Result.isFailure(decoded)) return yield* validationFailed(issuesOf(decoded.failure, "json"))
-    return { value: decoded.success, json }
-  })
 
 /** A success as data, encoded by the operation's schema. */
 export const rendered = <A, I>(schema: Schema.Codec<A, I, never, never>, value: A, status = 200, headers: Record<string, string> = {}) =>

@@ -28,7 +28,6 @@ import { decodeQuery } from "./ProjectsHandlers.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
 const noStore = { "cache-control": "no-store" }
-/** The campaign assignment's body, decoded as `decodeJsonBody` (v1/Pipeline.ts) decodes. */
 /** Seconds between polls of an unfinished operation. */
 const POLL_SECONDS = "2"
 

@@ -49,7 +49,6 @@ export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
     }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Revoke an API key", description: "Revokes the key at once." }))
   )
   .pipe(authenticated)
-  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Project API keys",
     description: "Credentials scoped to one project (sb_sk_…), with permissions."

@@ -173,7 +173,6 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
     }).annotate(Requires, projectAccess("project:write")).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Update the agent profile", description: "Changes the agent's name or description." }))
   )
   .pipe(authenticated)
-  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Projects",
     description: "Projects of an organization, their agent profile and management secret."

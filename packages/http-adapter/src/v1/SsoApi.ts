@@ -84,7 +84,6 @@ export const SsoPublicGroup = HttpApiGroup.make("ssoPublic")
   )
   // No credential: only the body is read and checked before the platform decodes it.
   .middleware(JsonBody)
-  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Organization SSO sign-in",
     description: "Public: starting a sign-in through an organization's OpenID Connect provider. The URL alone grants nothing."
@@ -198,7 +197,6 @@ export const SsoGroup = HttpApiGroup.make("sso")
     }))
   )
   .pipe(authenticated)
-  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Organization SSO",
     description: "An organization's OpenID Connect connection, claimed domains, JIT provisioning and required SSO."

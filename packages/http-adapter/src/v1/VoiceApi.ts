@@ -277,7 +277,6 @@ export const VoiceGroup = HttpApiGroup.make("voice")
     error: problems(write, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
   }).annotateMerge(OpenApi.annotations({ summary: "Hang up a call", description: "Ends a call in progress." })))
   .pipe(authenticated)
-  // A body is decoded as `decodeJsonBody` does: every issue, unknown keys refused, the input quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Voice",
     description: "Voice profiles (SIP inbound and outbound), line profile assignments, calls and call signals."

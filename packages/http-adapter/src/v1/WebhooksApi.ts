@@ -169,7 +169,6 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     }).annotateMerge(OpenApi.annotations({ summary: "Get an event's schema", description: "The JSON Schema of an event type's payload." })).annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
   )
   .pipe(authenticated)
-  // Bodies decode as `decodeJsonBody` read them: every issue, excess properties refused, the value quoted.
   .annotateMerge(OpenApi.annotations({
     title: "Webhooks",
     description: "Webhook destinations (Standard Webhooks signatures), their deliveries, and the event catalog."
