@@ -173,6 +173,9 @@ const describeBodies = (op: Json, schemas: V1OperationSchemas | undefined, schem
   }
 }
 
+/** The description Effect gives a number decoded from a string (a query member such as `pageSize`). */
+const numberFromStringNote = "a string to be decoded into a number"
+
 export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json => {
   // A copy: `OpenApi.fromApi` keeps the description it made for the API and hands out that same
   // object, so writing into it would add the parameters and notes below again on every call (a
@@ -219,8 +222,10 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
         op.deprecated = true
         op.description = `${op.description ?? ""} Deprecated since ${lifecycle.deprecatedAt.toISOString().slice(0, 10)}; removed after ${lifecycle.sunsetAt.toISOString().slice(0, 10)}. Use ${lifecycle.replacement}.`.trim()
       }
-      // A parameter is described by its schema's description (as the document always did).
+      // A parameter is described by its schema's description (as the document always did), but
+      // for the schema library's note on a number sent as a string, which tells a caller nothing.
       for (const parameter of op.parameters ?? []) {
+        if (parameter.schema?.description === numberFromStringNote) delete parameter.schema.description
         if (parameter.description === undefined && typeof parameter.schema?.description === "string") {
           parameter.description = parameter.schema.description
         }

@@ -4,18 +4,18 @@
  * `Content-Length` required) with an Idempotency-Key; the download answers the bytes with their
  * stored type.
  */
+import { projectAccess } from "./Access.js"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Attachment, AttachmentPage } from "@switchboard/core/platforms"
+import { Attachment, AttachmentPage, ListAttachmentsQuery } from "@switchboard/core/platforms"
 import { ProjectId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { idempotencyProblems as idempotency, projectProblems as common } from "./CommonProblems.js"
-import { Idempotent, problems } from "./Declare.js"
+import { Idempotent, problems, Requires } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 const BASE = "/v1/projects/:projectId/attachments"
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const AttachmentPath = Schema.Struct({ projectId: ProjectId, attachmentId: Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(128))) })
-const queryParam = Schema.optional(Schema.String)
 
 export const AttachmentsGroup = HttpApiGroup.make("attachments")
   // `Idempotent` "in handler": the body is the file's bytes, which its handler reads and
@@ -33,19 +33,10 @@ export const AttachmentsGroup = HttpApiGroup.make("attachments")
   .add(
     HttpApiEndpoint.get("listAttachments", BASE, {
       params: ProjectPath,
-      query: Schema.Struct({
-        createdBefore: queryParam,
-        createdSince: queryParam,
-        order: queryParam,
-        orderBy: queryParam,
-        pageSize: queryParam,
-        pageToken: queryParam,
-        updatedBefore: queryParam,
-        updatedSince: queryParam
-      }),
+      query: ListAttachmentsQuery,
       success: AttachmentPage,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List attachments",
       description: "The project's attachments filtered by createdSince/createdBefore and updatedSince/updatedBefore (RFC 3339; since inclusive, before exclusive), ordered by orderBy (createdAt or updatedAt) in order (asc or desc); pageSize 0 means the default (50), at most 200 a page. Continue while nextPageToken is present, even after an empty page. Needs `platforms:read`."
     }))

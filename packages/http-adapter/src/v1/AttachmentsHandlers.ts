@@ -6,7 +6,7 @@
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Attachment, Attachments, AttachmentSettings, ListAttachmentsQuery } from "@switchboard/core/platforms"
+import { Attachment, Attachments, AttachmentSettings } from "@switchboard/core/platforms"
 import { base64url, sha256Bytes } from "@switchboard/core/internal"
 import { Effect } from "effect"
 import { onProject } from "./Access.js"
@@ -15,7 +15,6 @@ import { AttachmentsGroup } from "./AttachmentsApi.js"
 import { idempotent } from "./Idempotency.js"
 import { domain, rendered } from "./Pipeline.js"
 import { problem, validationFailed } from "./ProblemFailure.js"
-import { decodeQuery } from "./ProjectsHandlers.js"
 import { readAtMost } from "./UploadsRoutes.js"
 
 const headerIssue = (header: string, message: string) =>
@@ -52,10 +51,9 @@ export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGrou
             )
           )
         }))
-      .handle("listAttachments", ({ params: path }) =>
+      .handle("listAttachments", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          const query = yield* decodeQuery(ListAttachmentsQuery)
           const page = yield* domain(attachments.list(path.projectId, principal, query))
           return {
             items: page.items,

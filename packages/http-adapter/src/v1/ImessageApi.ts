@@ -6,6 +6,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateSharedLineAssignmentRequest,
+  ListSharedLineAssignmentsQuery,
   Operation,
   ProjectPlatformSettings,
   SharedLineAssignment,
@@ -23,7 +24,6 @@ const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const AssignmentPath = Schema.Struct({ projectId: ProjectId, assignmentId: Id })
 const ResourcePath = Schema.Struct({ projectId: ProjectId, resourceId: Id })
-const queryParam = Schema.optional(Schema.String)
 
 export const ImessageGroup = HttpApiGroup.make("imessage")
   .add(
@@ -54,10 +54,10 @@ export const ImessageGroup = HttpApiGroup.make("imessage")
   .add(
     HttpApiEndpoint.get("listSharedLineAssignments", `${BASE}/assignments`, {
       params: ProjectPath,
-      query: Schema.Struct({ includeReleased: queryParam, pageSize: queryParam, pageToken: queryParam }),
+      query: ListSharedLineAssignmentsQuery,
       success: SharedLineAssignmentPage,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List shared-line assignments",
       description: "The project's iMessage shared-line assignments, oldest first; released ones only with includeReleased=true. Needs `platforms:read`."
     }))

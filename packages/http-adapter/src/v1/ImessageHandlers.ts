@@ -7,7 +7,7 @@
  * dedicated iMessage lines.
  */
 import { HttpApiBuilder } from "effect/http-api"
-import { Imessage, ListSharedLineAssignmentsQuery, ProjectPlatformSettings, Provisioning } from "@switchboard/core/platforms"
+import { Imessage, ProjectPlatformSettings, Provisioning } from "@switchboard/core/platforms"
 import { BillingService } from "@switchboard/core/billing"
 import { Effect } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
@@ -16,7 +16,6 @@ import { v1Group } from "./V1Group.js"
 import { ImessageGroup } from "./ImessageApi.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
 import { acceptedOperation } from "./PlatformsHandlers.js"
-import { decodeQuery } from "./ProjectsHandlers.js"
 
 export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "imessage", (handlers) =>
   Effect.gen(function*() {
@@ -44,10 +43,9 @@ export const ImessageGroupLive = HttpApiBuilder.group(v1Group(ImessageGroup), "i
           const principal = yield* write(path.projectId)
           return yield* domain(imessage.createAssignment(path.projectId, principal, payload))
         }))
-      .handle("listSharedLineAssignments", ({ params: path }) =>
+      .handle("listSharedLineAssignments", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          const query = yield* decodeQuery(ListSharedLineAssignmentsQuery)
           const page = yield* domain(imessage.listAssignments(path.projectId, principal, query))
           return {
             assignments: page.assignments,

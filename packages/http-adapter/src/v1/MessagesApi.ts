@@ -3,11 +3,11 @@
  * operations, so the paths follow the call signals' (docs/messages.md): everything is under
  * `/v1/projects/{projectId}/platforms/messages` — `POST …/facts` for the messaging edge's lifecycle
  * facts (`events:write`), `GET …` and `GET …/{messageId}` for the records (`platforms:read`).
- * Handlers get their payload decoded by the schema declared here; query parameters are plain
- * optional strings here, decoded strictly in the handler (a bad one is a 422 with location `query`).
+ * Handlers get their payload and query decoded by the schemas declared here (a bad query is a 422
+ * with location `query`).
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { IngestMessageFactsRequest, IngestMessageFactsResponse, Message, MessagePage } from "@switchboard/core/messages"
+import { IngestMessageFactsRequest, IngestMessageFactsResponse, ListMessagesQuery, Message, MessagePage } from "@switchboard/core/messages"
 import { MessageId, ProjectId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { projectProblems as common } from "./CommonProblems.js"
@@ -19,15 +19,6 @@ const BASE = "/v1/projects/:projectId/platforms/messages"
 
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const MessagePath = Schema.Struct({ projectId: ProjectId, messageId: MessageId })
-const queryParam = Schema.optional(Schema.String)
-const ListMessagesParams = Schema.Struct({
-  pageSize: queryParam,
-  pageToken: queryParam,
-  platform: queryParam,
-  status: queryParam,
-  createdAfter: queryParam,
-  createdBefore: queryParam
-})
 
 export const MessagesGroup = HttpApiGroup.make("messages")
   .add(
@@ -46,10 +37,10 @@ export const MessagesGroup = HttpApiGroup.make("messages")
   .add(
     HttpApiEndpoint.get("listMessages", BASE, {
       params: ProjectPath,
-      query: ListMessagesParams,
+      query: ListMessagesQuery,
       success: MessagePage,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List messages",
       description: "The project's messages, newest first; filters platform, status, createdAfter, createdBefore; " +
           "pageSize 1-100 (default 20). Needs platforms:read."

@@ -4,13 +4,12 @@
  * mapped scopes).
  */
 import { HttpApiBuilder } from "effect/http-api"
-import { encodeFactResult, ListMessagesQuery, Messages } from "@switchboard/core/messages"
+import { encodeFactResult, Messages } from "@switchboard/core/messages"
 import { Effect } from "effect"
 import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { MessagesGroup } from "./MessagesApi.js"
 import { domain, toResponse } from "./Pipeline.js"
-import { decodeQuery } from "./ProjectsHandlers.js"
 
 export const MessagesGroupLive = HttpApiBuilder.group(v1Group(MessagesGroup), "messages", (handlers) =>
   Effect.gen(function*() {
@@ -28,10 +27,9 @@ export const MessagesGroupLive = HttpApiBuilder.group(v1Group(MessagesGroup), "m
             body: JSON.stringify({ results: results.map(encodeFactResult) })
           })
         }))
-      .handle("listMessages", ({ params: path }) =>
+      .handle("listMessages", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "platforms:read")
-          const query = yield* decodeQuery(ListMessagesQuery)
           const page = yield* domain(messages.list(path.projectId, principal, query))
           return {
             messages: page.messages,

@@ -11,7 +11,8 @@ import {
 } from "@switchboard/core/oauth"
 import { Schema } from "effect"
 import { commonProblems as common } from "./CommonProblems.js"
-import { problems } from "./Declare.js"
+import { accountAccess } from "./Access.js"
+import { problems, Requires } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
 export const OAuthProviderGroup = HttpApiGroup.make("oAuthProvider")
@@ -20,7 +21,7 @@ export const OAuthProviderGroup = HttpApiGroup.make("oAuthProvider")
       query: ListAuthorizedApplicationsParams,
       success: ListAuthorizedApplicationsResponse,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({ summary: "List authorized apps", description: "The OAuth apps the account authorized (one entry per live grant)." })).annotate(OpenApi.Summary, "The OAuth apps the account authorized (one entry per live grant)")
+    }).annotate(Requires, accountAccess()).annotateMerge(OpenApi.annotations({ summary: "List authorized apps", description: "The OAuth apps the account authorized (one entry per live grant)." })).annotate(OpenApi.Summary, "The OAuth apps the account authorized (one entry per live grant)")
   )
   .add(
     HttpApiEndpoint.delete("revokeAuthorizedApplication", "/v1/account/oauth/authorized-applications/:applicationId", {

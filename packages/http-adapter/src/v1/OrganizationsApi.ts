@@ -63,7 +63,7 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
       query: PageParams,
       success: ListOrganizationsResponse,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({ summary: "List organizations", description: "The organizations the caller is a member of, with the caller's role." })).annotate(OpenApi.Transform, documentPage)
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:read" }))).annotateMerge(OpenApi.annotations({ summary: "List organizations", description: "The organizations the caller is a member of, with the caller's role." })).annotate(OpenApi.Transform, documentPage)
   )
   .add(
     HttpApiEndpoint.get("listMembers", "/v1/organizations/:organizationId/members", {
@@ -71,7 +71,7 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
       query: PageParams,
       success: ListMembersResponse,
       error: problems(common, "RESOURCE_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({ summary: "List members", description: "The members of the organization and their roles." })).annotate(OpenApi.Transform, documentPage)
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:read" }))).annotateMerge(OpenApi.annotations({ summary: "List members", description: "The members of the organization and their roles." })).annotate(OpenApi.Transform, documentPage)
   )
   .add(
     HttpApiEndpoint.delete("removeMember", "/v1/organizations/:organizationId/members/:accountId", {
@@ -94,7 +94,7 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
       query: PageParams,
       success: ListInvitationsResponse,
       error: problems(common, "RESOURCE_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({ summary: "List invitations", description: "The organization's pending invitations." })).annotate(OpenApi.Transform, documentPage)
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:read" }))).annotateMerge(OpenApi.annotations({ summary: "List invitations", description: "The organization's pending invitations." })).annotate(OpenApi.Transform, documentPage)
   )
   .add(
     HttpApiEndpoint.delete("revokeInvitation", "/v1/organizations/:organizationId/invitations/:invitationId", {

@@ -31,6 +31,9 @@ export const issuesOf = (error: Schema.SchemaError | SchemaIssue.Issue, location
 /** How a /v1 body is decoded: checked whole — every issue, an unknown member refused, the rejected value quoted. */
 export const payloadParseOptions = { errors: "all", onExcessProperty: "error", reportInput: true } as const
 
+/** How a /v1 query string is decoded: every issue, unknown parameters ignored, the rejected value quoted. */
+export const queryParseOptions = { errors: "all", onExcessProperty: "ignore", reportInput: true } as const
+
 /** A success as data, encoded by the operation's schema. */
 export const rendered = <A, I>(schema: Schema.Codec<A, I, never, never>, value: A, status = 200, headers: Record<string, string> = {}) =>
   Effect.map(Effect.orDie(Schema.encodeEffect(schema)(value)), (encoded): Rendered => ({

@@ -7,12 +7,15 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import {
   AssignSmsLineCampaignRequest,
   ConnectEmailDomainRequest,
-  GetSmsLineCampaignAssignmentResponse,
   ConnectTelegramBotRequest,
   GetOperationResponse,
+  GetSmsLineCampaignAssignmentResponse,
+  ListNumberAreaCodesQuery,
   ListNumberAreaCodesResponse,
   ListNumberCountriesResponse,
+  ListOperationsQuery,
   ListProjectPlatformsResponse,
+  ListResourcesQuery,
   Operation,
   OperationPage,
   PurchaseSmsNumberRequest,
@@ -50,17 +53,10 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
   .add(
     HttpApiEndpoint.get("listOperations", `${BASE}/operations`, {
       params: ProjectPath,
-      query: Schema.Struct({
-        endedAfter: queryParam,
-        pageSize: queryParam,
-        pageToken: queryParam,
-        resourceId: queryParam,
-        state: queryParam,
-        type: queryParam
-      }),
+      query: ListOperationsQuery,
       success: OperationPage,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List operations",
       description: "The project's provisioning operations, newest first, filtered by state (comma-separated), type, resourceId or endedAfter. Needs `platforms:read`; Telegram setup links are shown only with `platforms:write`."
     }))
@@ -89,10 +85,10 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
   .add(
     HttpApiEndpoint.get("listResources", `${BASE}/resources`, {
       params: ProjectPath,
-      query: Schema.Struct({ ability: queryParam, pageSize: queryParam, pageToken: queryParam, state: queryParam, type: queryParam }),
+      query: ListResourcesQuery,
       success: ResourcePage,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List resources",
       description: "The numbers, lines, bots and domains the project holds, filtered by ability, state, or type. Needs `platforms:read`."
     }))
@@ -131,10 +127,10 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
   .add(
     HttpApiEndpoint.get("listNumberAreaCodes", `${BASE}/sms/numbers/area-codes`, {
       params: ProjectPath,
-      query: Schema.Struct({ countryCode: queryParam }),
+      query: ListNumberAreaCodesQuery,
       success: ListNumberAreaCodesResponse,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List area codes",
       description: "The area codes SMS numbers can be bought in; countryCode must be US. Needs `platforms:read`."
     }))
@@ -193,7 +189,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
         common, idempotency, "SMS_CAMPAIGN_INVALID_REQUEST", "SMS_LINE_NOT_FOUND", "SMS_LINE_UNSUPPORTED", "SMS_CAMPAIGN_NOT_FOUND",
         "SMS_CAMPAIGN_VERSION_CONFLICT", "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE", "PROJECT_CLOSING"
       )
-    }).annotate(Idempotent, "in handler")
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, "in handler")
       .annotateMerge(OpenApi.annotations({
         summary: "Detach a 10DLC campaign",
         description: "Detaches the SMS line's campaign at expectedVersion (query). Needs `platforms:write` and an Idempotency-Key; 409 SMS_CAMPAIGN_VERSION_CONFLICT when the version is stale, 404 SMS_LINE_NOT_FOUND."

@@ -9,9 +9,6 @@ import { HttpApiBuilder } from "effect/http-api"
 import {
   GetOperationResponse,
   GetSmsLineCampaignAssignmentResponse,
-  ListNumberAreaCodesQuery,
-  ListOperationsQuery,
-  ListResourcesQuery,
   Operation,
   Provisioning,
   SmsCampaigns
@@ -24,7 +21,6 @@ import { v1Group } from "./V1Group.js"
 import { PlatformsGroup } from "./PlatformsApi.js"
 import { idempotent } from "./Idempotency.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
-import { decodeQuery } from "./ProjectsHandlers.js"
 
 const BASE = "/v1/projects/:projectId/platforms"
 const noStore = { "cache-control": "no-store" }
@@ -62,10 +58,9 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
           const principal = yield* read(path.projectId)
           return { platforms: yield* domain(provisioning.listPlatforms(path.projectId, principal)) }
         }))
-      .handle("listOperations", ({ params: path }) =>
+      .handle("listOperations", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          const query = yield* decodeQuery(ListOperationsQuery)
           const page = yield* domain(provisioning.listOperations(path.projectId, principal, query))
           const canWrite = decide(principal, Requirement.Project({ projectId: path.projectId, permission: "platforms:write", accountOnly: false }))
           return {
@@ -89,10 +84,9 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
           const principal = yield* write(path.projectId)
           return yield* domain(provisioning.cancelOperation(path.projectId, principal, path.operationId))
         }))
-      .handle("listResources", ({ params: path }) =>
+      .handle("listResources", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          const query = yield* decodeQuery(ListResourcesQuery)
           const page = yield* domain(provisioning.listResources(path.projectId, principal, query))
           return {
             resources: page.resources,
@@ -117,7 +111,6 @@ export const PlatformsGroupLive = HttpApiBuilder.group(v1Group(PlatformsGroup), 
       .handle("listNumberAreaCodes", ({ params: path }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          yield* decodeQuery(ListNumberAreaCodesQuery)
           return yield* domain(provisioning.listNumberAreaCodes(path.projectId, principal))
         }))
       .handle("purchaseSmsNumber", ({ params: path, payload }) =>

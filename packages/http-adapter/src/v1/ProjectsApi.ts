@@ -1,16 +1,20 @@
 /**
  * The Projects feature's /v1 routes (API.md §1.4, except the avatar rows): the group, each endpoint
- * with the problems it can answer and whether it needs an Idempotency-Key. The platform decodes
- * paths and payloads by these schemas; handlers read queries themselves, so the query schemas here
- * serve routing and the OpenAPI document.
+ * with the problems it can answer, whether it needs an Idempotency-Key and who may call it. The
+ * platform decodes paths, queries and payloads by these schemas; `queryDocs` words the query
+ * parameters of the OpenAPI document.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Projects } from "@switchboard/core"
 import {
+  CountProjectsQuery,
   CreateProjectRequest,
+  ListProjectsQuery,
   Project,
+  ProjectClosureStatusQuery,
   ProjectPage,
   RotateProjectSecretResponse,
+  SlugAvailabilityQuery,
   UpdateProjectRequest
 } from "@switchboard/core/projects"
 import { OrganizationId, ProjectId } from "@switchboard/core/shared"
@@ -24,13 +28,6 @@ import { authenticated } from "./V1Group.js"
 
 const OrganizationPath = Schema.Struct({ organizationId: OrganizationId })
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
-
-/**
- * A query parameter as the platform sees it: an optional string, so that it never rejects a query
- * itself (its failures would say location `param`); the handler decodes strictly and answers 422
- * with location `query`. `queryDocs` then gives the OpenAPI document the real constraints.
- */
-const queryParam = Schema.optional(Schema.String)
 
 interface QueryDoc {
   readonly description: string
@@ -50,13 +47,6 @@ const queryDocs = (docs: Record<string, QueryDoc>) => (operation: Record<string,
 const timestampDoc = { type: "string", format: "date-time", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?Z$" }
 const slugDoc = { type: "string", minLength: 1, maxLength: 63, pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" }
 
-const ListProjectsParams = Schema.Struct({
-  pageSize: queryParam,
-  pageToken: queryParam,
-  query: queryParam,
-  createdAfter: queryParam,
-  createdBefore: queryParam
-})
 const filterDocs = {
   query: { description: "case-insensitive substring of the name or the slug", schema: { type: "string", minLength: 1, maxLength: 256 } },
   createdAfter: { description: "RFC 3339 UTC timestamp (upper-case T and Z); strictly after", schema: timestampDoc },
@@ -67,13 +57,10 @@ const listProjectsDocs = queryDocs({
   pageToken: { description: "nextPageToken of the previous page (same filters)", schema: { type: "string", minLength: 1, maxLength: 2048 } },
   ...filterDocs
 })
-const CountProjectsParams = Schema.Struct({ query: queryParam, createdAfter: queryParam, createdBefore: queryParam })
 const countProjectsDocs = queryDocs(filterDocs)
-const ClosureStatusParams = Schema.Struct({ projectId: queryParam })
 const closureStatusDocs = queryDocs({
   projectId: { description: "the project (one of the organization's, in any state)", schema: { type: "string", format: "uuid" }, required: true }
 })
-const SlugAvailabilityParams = Schema.Struct({ slug: queryParam })
 const slugAvailabilityDocs = queryDocs({
   slug: { description: "the slug to check: 1-63 lower-case letters and digits separated by single hyphens", schema: slugDoc, required: true }
 })
@@ -83,6 +70,9 @@ const organization: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_NOT_FOUND
 /** Routes under /v1/projects/{projectId}. */
 const project: ReadonlyArray<ProblemCode> = [...common, "RESOURCE_MISMATCH", "PROJECT_NOT_FOUND", "PROJECT_DELETED", "ORGANIZATION_SSO_REQUIRED"]
 const projectWrite: ReadonlyArray<ProblemCode> = [...project, ...idempotency, "PROJECT_CLOSING"]
+
+/** Who may read the organization's project collection: an account with `projects:read`. */
+const collectionAccess = accountAccess(Requirement.ProjectsCollection({ scope: "projects:read" }))
 
 export const ProjectsGroup = HttpApiGroup.make("projects")
   .add(
@@ -96,26 +86,26 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
   .add(
     HttpApiEndpoint.get("listProjects", "/v1/organizations/:organizationId/projects", {
       params: OrganizationPath,
-      query: ListProjectsParams,
+      query: ListProjectsQuery,
       success: ProjectPage,
       error: problems(organization)
-    }).annotateMerge(OpenApi.annotations({ summary: "List projects", description: "The organization's projects, newest first, with filters and pages." })).annotate(OpenApi.Transform, listProjectsDocs)
+    }).annotate(Requires, collectionAccess).annotateMerge(OpenApi.annotations({ summary: "List projects", description: "The organization's projects, newest first, with filters and pages." })).annotate(OpenApi.Transform, listProjectsDocs)
   )
   .add(
     HttpApiEndpoint.get("checkProjectSlugAvailability", "/v1/organizations/:organizationId/projects/slug-availability", {
       params: OrganizationPath,
-      query: SlugAvailabilityParams,
+      query: SlugAvailabilityQuery,
       success: Projects.ProjectSlugAvailability,
       error: problems(organization)
-    }).annotateMerge(OpenApi.annotations({ summary: "Check a slug", description: "Whether a project slug is free in the organization." })).annotate(OpenApi.Transform, slugAvailabilityDocs)
+    }).annotate(Requires, collectionAccess).annotateMerge(OpenApi.annotations({ summary: "Check a slug", description: "Whether a project slug is free in the organization." })).annotate(OpenApi.Transform, slugAvailabilityDocs)
   )
   .add(
     HttpApiEndpoint.get("countProjects", "/v1/organizations/:organizationId/projects/count", {
       params: OrganizationPath,
-      query: CountProjectsParams,
+      query: CountProjectsQuery,
       success: Projects.ProjectCount,
       error: problems(organization)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, collectionAccess).annotateMerge(OpenApi.annotations({
       summary: "Count projects",
       description: "How many of the organization's live projects match the list's filters (query, createdAfter, createdBefore), read from the primary."
     })).annotate(OpenApi.Transform, countProjectsDocs)
@@ -123,10 +113,10 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
   .add(
     HttpApiEndpoint.get("getProjectClosureStatus", "/v1/organizations/:organizationId/projects/closure-status", {
       params: OrganizationPath,
-      query: ClosureStatusParams,
+      query: ProjectClosureStatusQuery,
       success: Projects.ProjectClosureStatusResponse,
       error: problems(organization, "PROJECT_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, collectionAccess).annotateMerge(OpenApi.annotations({
       summary: "Project closure status",
       description: "How far a project's closure is, per domain (projects, billing, platforms, call_registry): each domain's blockers " +
           "and whether it is ready; `ready` once none has a blocker. Read-only; works for active, closing and deleted projects."

@@ -6,39 +6,25 @@
  * 410 deleted).
  */
 import { HttpApiBuilder } from "effect/http-api"
-import { HttpServerRequest } from "effect/http"
 import { accountOf, Requirement } from "@switchboard/core/credentials"
 import {
-  CountProjectsQuery,
-  ListProjectsQuery,
   Project,
   ProjectClosureStatus,
-  ProjectClosureStatusQuery,
   ProjectClosureStatusResponse,
   ProjectCount,
   ProjectsService,
   RotateProjectSecretResponse,
-  SlugAvailabilityQuery,
   toAgentProfile,
   toProject
 } from "@switchboard/core/projects"
-import { Effect, Result, Redacted, Schema } from "effect"
+import { Effect, Redacted } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { actingAccount, onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { ProjectsGroup } from "./ProjectsApi.js"
 import { defaultPictureUrl } from "./DefaultPicture.js"
-import { domain, issuesOf, rendered, renderedOnce, toResponse } from "./Pipeline.js"
-import { problem, validationFailed } from "./Problems.js"
-
-/** Decodes the query string strictly; failures are 422 with location `query`. */
-export const decodeQuery = <A, I>(schema: Schema.Codec<A, I, never, never>) =>
-  Effect.flatMap(HttpServerRequest.ParsedSearchParams, (params) => {
-    const decoded = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "ignore", reportInput: true })(params)
-    return Result.isFailure(decoded)
-      ? Effect.fail(validationFailed(issuesOf(decoded.failure, "query"), "The query string is not valid."))
-      : Effect.succeed(decoded.success)
-  })
+import { domain, rendered, renderedOnce, toResponse } from "./Pipeline.js"
+import { problem } from "./Problems.js"
 
 /** The account behind a principal that must be one (routes with `accountOnly`). */
 export const accountBehind = (principal: Parameters<typeof accountOf>[0]) => {
@@ -72,34 +58,32 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
             location: `${config.apiUrl}/v1/projects/${record.projectId}`
           }))
         }))
-      .handle("listProjects", ({ params: path }) =>
+      .handle("listProjects", ({ params: path, query }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
-          const query = yield* decodeQuery(ListProjectsQuery)
           const page = yield* domain(projects.list({ accountId, organizationId: path.organizationId, ...query }))
           return {
             projects: page.projects.map((p) => toProject(p, avatar)),
             ...(page.nextPageToken === undefined ? {} : { nextPageToken: page.nextPageToken })
           }
         }))
-      .handle("countProjects", ({ params: path }) =>
+      .handle("countProjects", ({ params: path, query }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
-          const query = yield* decodeQuery(CountProjectsQuery)
           const count = yield* domain(projects.count({ accountId, organizationId: path.organizationId, ...query }))
           return toResponse(yield* rendered(ProjectCount, count, 200, { "cache-control": "no-store" }))
         }))
-      .handle("getProjectClosureStatus", ({ params: path }) =>
+      .handle("getProjectClosureStatus", ({ params: path, query }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
-          const { projectId } = yield* decodeQuery(ProjectClosureStatusQuery)
+          const { projectId } = query
           const status = yield* domain(closures.status({ accountId, organizationId: path.organizationId, projectId }))
           return toResponse(yield* rendered(ProjectClosureStatusResponse, status, 200, { "cache-control": "no-store" }))
         }))
-      .handle("checkProjectSlugAvailability", ({ params: path }) =>
+      .handle("checkProjectSlugAvailability", ({ params: path, query }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount(Requirement.ProjectsCollection({ scope: "projects:read" }))
-          const { slug } = yield* decodeQuery(SlugAvailabilityQuery)
+          const { slug } = query
           return yield* domain(projects.slugAvailability({ accountId, organizationId: path.organizationId, slug }))
         }))
       // The hottest read (issue 12 goal 1): a plain chain, no generator per request.

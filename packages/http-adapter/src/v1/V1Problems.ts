@@ -5,7 +5,7 @@
  * defect — so this middleware, the outermost of every /v1 endpoint, hands a problem on as the
  * request's defect before the platform encodes it. A body the endpoint's payload schema refuses
  * becomes the 422 problem with one issue per failure (`location` "json"), as every validation
- * message of the API. Declaring `ProblemFailure` as its error is what lets handlers and `Authn`
+ * message of the API; a query string its query schema refuses, the same with `location` "query". Declaring `ProblemFailure` as its error is what lets handlers and `Authn`
  * fail with it.
  */
 import { HttpApiError, HttpApiMiddleware, type HttpApiEndpoint } from "effect/http-api"
@@ -13,7 +13,7 @@ import { HttpServerRequest } from "effect/http"
 import { Effect, Layer, Result, Schema } from "effect"
 import { refusedBody } from "./Declare.js"
 import { requestJson } from "./JsonBody.js"
-import { issuesOf, payloadParseOptions } from "./Pipeline.js"
+import { issuesOf, payloadParseOptions, queryParseOptions } from "./Pipeline.js"
 import { ProblemFailure, validationFailed } from "./Problems.js"
 
 export class V1Problems extends HttpApiMiddleware.Service<V1Problems>()("V1Problems", {
@@ -36,6 +36,21 @@ const bodyRefusal = (endpoint: HttpApiEndpoint.Top, error: HttpApiError.HttpApiS
     return refusedBody(endpoint, validationFailed(issuesOf(error.cause, "json")))
   })
 
+/**
+ * The issues of a refused query string: decoded again with the endpoint's query schema, every
+ * issue reported (the platform stops at the first), each with location `query`.
+ */
+const queryRefusal = (endpoint: HttpApiEndpoint.Top, error: HttpApiError.HttpApiSchemaError) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const params = HttpServerRequest.searchParamsFromURL(new URL(request.url, "http://localhost"))
+    const schema = endpoint.query as Schema.Codec<unknown, unknown> | undefined
+    const decoded = schema === undefined ? undefined : Schema.decodeUnknownResult(schema, queryParseOptions)(params)
+    return validationFailed(
+      issuesOf(decoded !== undefined && Result.isFailure(decoded) ? decoded.failure : error.cause, "query"),
+      "The query string is not valid."
+    )
+  })
+
 export const V1ProblemsLive = Layer.succeed(
   V1Problems,
   (httpEffect, { endpoint }) =>
@@ -44,5 +59,7 @@ export const V1ProblemsLive = Layer.succeed(
         ? Effect.die(e)
         : HttpApiError.HttpApiSchemaError.is(e) && e.kind === "Payload"
         ? Effect.flatMap(bodyRefusal(endpoint, e), Effect.die)
+        : HttpApiError.HttpApiSchemaError.is(e) && e.kind === "Query"
+        ? Effect.flatMap(queryRefusal(endpoint, e), Effect.die)
         : Effect.fail(e))
 )

@@ -6,22 +6,19 @@ import { Effect } from "effect"
 import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { domain } from "./Pipeline.js"
-import { decodeQuery } from "./ProjectsHandlers.js"
 import { VerificationCodesGroup } from "./VerificationCodesApi.js"
 
 export const VerificationCodesGroupLive = HttpApiBuilder.group(v1Group(VerificationCodesGroup), "verificationCodes", (handlers) =>
   Effect.gen(function*() {
     const codes = yield* VerificationCodes
-    const count = (projectId: ProjectId, resourceId?: string) =>
+    const count = (projectId: ProjectId, query: FilteredVerificationCodesQuery, resourceId?: string) =>
       Effect.gen(function*() {
         const principal = yield* onProject(projectId, "platforms:read")
-        const query = yield* decodeQuery(FilteredVerificationCodesQuery)
         return yield* domain(codes.count(projectId, principal, query, resourceId))
       })
-    const list = (projectId: ProjectId, resourceId?: string) =>
+    const list = (projectId: ProjectId, query: FilteredVerificationCodesQuery, resourceId?: string) =>
       Effect.gen(function*() {
         const principal = yield* onProject(projectId, "platforms:read")
-        const query = yield* decodeQuery(FilteredVerificationCodesQuery)
         const page = yield* domain(codes.list(projectId, principal, query, resourceId))
         return {
           codes: page.codes,
@@ -29,8 +26,8 @@ export const VerificationCodesGroupLive = HttpApiBuilder.group(v1Group(Verificat
         }
       })
     return handlers
-      .handle("countFilteredVerificationCodes", ({ params: path }) => count(path.projectId))
-      .handle("listFilteredVerificationCodes", ({ params: path }) => list(path.projectId))
-      .handle("countResourceFilteredVerificationCodes", ({ params: path }) => count(path.projectId, path.resourceId))
-      .handle("listResourceFilteredVerificationCodes", ({ params: path }) => list(path.projectId, path.resourceId))
+      .handle("countFilteredVerificationCodes", ({ params: path, query }) => count(path.projectId, query))
+      .handle("listFilteredVerificationCodes", ({ params: path, query }) => list(path.projectId, query))
+      .handle("countResourceFilteredVerificationCodes", ({ params: path, query }) => count(path.projectId, query, path.resourceId))
+      .handle("listResourceFilteredVerificationCodes", ({ params: path, query }) => list(path.projectId, query, path.resourceId))
   }))

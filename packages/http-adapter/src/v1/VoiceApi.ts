@@ -4,8 +4,8 @@
  * ingestion. Everything is under `/v1/projects/{projectId}/platforms/voice`. Handlers get their
  * payload decoded by the schema declared here — except signal ingestion, which reads its body
  * itself (`handleRaw`) with the schema's fast decoder, so its payload schema serves routing and
- * the OpenAPI document. Query parameters are plain optional strings here and decoded strictly in
- * the handler (a bad one is a 422 with location `query`).
+ * the OpenAPI document. Queries are declared with their strict schemas: the platform decodes them
+ * after the declared access is checked, and a bad one is a 422 with location `query` (`V1Problems`).
  *
  * `{profileId}` also accepts `default`, the project's default profile (so its outbound and inbound
  * configuration has a path too).
@@ -24,10 +24,14 @@ import {
   CreateDefaultVoiceProfileRequest,
   CreateVoiceProfileRequest,
   DeleteVoiceProfileOutboundResponse,
+  DeleteVoiceProfileQuery,
+  ExpectedVersionQuery,
   IngestCallSignalsRequest,
   IngestCallSignalsRequestDecoder,
   IngestCallSignalsResponse,
   LineId,
+  ListCallsQuery,
+  ListVoiceProfilesQuery,
   RejectCallRequest,
   ReplaceVoiceProfileInboundRequest,
   RotateVoiceProfileOutboundCredentialRequest,
@@ -56,19 +60,6 @@ export const ProfileRef = Schema.Union([VoiceProfileId, Schema.Literal("default"
 const ProfilePath = Schema.Struct({ projectId: ProjectId, profileId: ProfileRef })
 const LinePath = Schema.Struct({ projectId: ProjectId, lineId: LineId })
 const CallPath = Schema.Struct({ projectId: ProjectId, callId: CallId })
-
-const queryParam = Schema.optional(Schema.String)
-const ExpectedVersionParams = Schema.Struct({ expectedVersion: queryParam })
-const DeleteProfileParams = Schema.Struct({ expectedVersion: queryParam, force: queryParam })
-const ListProfilesParams = Schema.Struct({ default: queryParam, pageSize: queryParam, pageToken: queryParam })
-const ListCallsParams = Schema.Struct({
-  pageSize: queryParam,
-  pageToken: queryParam,
-  status: queryParam,
-  direction: queryParam,
-  createdAfter: queryParam,
-  createdBefore: queryParam
-})
 
 const read = common
 const write = [...common, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"] as const
@@ -108,10 +99,10 @@ export const VoiceGroup = HttpApiGroup.make("voice")
   .add(
     HttpApiEndpoint.get("listVoiceProfiles", `${BASE}/profiles`, {
       params: ProjectPath,
-      query: ListProfilesParams,
+      query: ListVoiceProfilesQuery,
       success: VoiceProfilePage,
       error: problems(read)
-    }).annotateMerge(OpenApi.annotations({ summary: "List voice profiles", description: "The project's voice profiles." })).annotate(OpenApi.Description, "Oldest first; `default=true|false` filters; pageSize 1-200 (default 20).")
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({ summary: "List voice profiles", description: "The project's voice profiles." })).annotate(OpenApi.Description, "Oldest first; `default=true|false` filters; pageSize 1-200 (default 20).")
   )
   .add(HttpApiEndpoint.get("getVoiceProfile", `${BASE}/profiles/:profileId`, {
     params: ProfilePath,
@@ -129,10 +120,10 @@ export const VoiceGroup = HttpApiGroup.make("voice")
   .add(
     HttpApiEndpoint.delete("deleteVoiceProfile", `${BASE}/profiles/:profileId`, {
       params: ProfilePath,
-      query: DeleteProfileParams,
+      query: DeleteVoiceProfileQuery,
       success: HttpApiSchema.NoContent,
       error: problems(profileWrite, "VOICE_DEFAULT_PROFILE_DELETION_FORBIDDEN", "VOICE_PROFILE_IN_USE")
-    }).annotateMerge(OpenApi.annotations({ summary: "Delete a voice profile", description: "Deletes a profile that no line uses." })).annotate(OpenApi.Description, "`expectedVersion` is required; a profile assigned to lines needs `force=true`.")
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Delete a voice profile", description: "Deletes a profile that no line uses." })).annotate(OpenApi.Description, "`expectedVersion` is required; a profile assigned to lines needs `force=true`.")
   )
   .add(
     HttpApiEndpoint.put("configureVoiceProfileOutbound", `${BASE}/profiles/:profileId/outbound`, {
@@ -161,10 +152,10 @@ export const VoiceGroup = HttpApiGroup.make("voice")
   .add(
     HttpApiEndpoint.delete("deleteVoiceProfileOutbound", `${BASE}/profiles/:profileId/outbound`, {
       params: ProfilePath,
-      query: ExpectedVersionParams,
+      query: ExpectedVersionQuery,
       success: DeleteVoiceProfileOutboundResponse,
       error: problems(profileWrite, "VOICE_OUTBOUND_NOT_CONFIGURED")
-    }).annotateMerge(OpenApi.annotations({ summary: "Remove outbound calling", description: "Removes the profile's outbound SIP configuration and credential." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Remove outbound calling", description: "Removes the profile's outbound SIP configuration and credential." }))
   )
   .add(
     HttpApiEndpoint.put("replaceVoiceProfileInbound", `${BASE}/profiles/:profileId/inbound`, {
@@ -185,10 +176,10 @@ export const VoiceGroup = HttpApiGroup.make("voice")
   .add(
     HttpApiEndpoint.delete("deleteVoiceProfileInbound", `${BASE}/profiles/:profileId/inbound`, {
       params: ProfilePath,
-      query: ExpectedVersionParams,
+      query: ExpectedVersionQuery,
       success: VoiceProfileInboundConfiguration,
       error: problems(profileWrite)
-    }).annotateMerge(OpenApi.annotations({ summary: "Remove inbound routing", description: "Removes the profile's inbound routing; inbound calls are rejected." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Remove inbound routing", description: "Removes the profile's inbound routing; inbound calls are rejected." }))
   )
   // Line profile assignments --------------------------------------------------------------------
   .add(
@@ -217,19 +208,19 @@ export const VoiceGroup = HttpApiGroup.make("voice")
   .add(
     HttpApiEndpoint.delete("unassignVoiceLineProfile", `${BASE}/lines/:lineId/profile`, {
       params: LinePath,
-      query: ExpectedVersionParams,
+      query: ExpectedVersionQuery,
       success: HttpApiSchema.NoContent,
       error: problems(write, "RESOURCE_NOT_FOUND", "VOICE_PROFILE_VERSION_CONFLICT")
-    }).annotateMerge(OpenApi.annotations({ summary: "Unassign a line's profile", description: "The line goes back to the default profile." }))
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Unassign a line's profile", description: "The line goes back to the default profile." }))
   )
   // Calls ---------------------------------------------------------------------------------------
   .add(
     HttpApiEndpoint.get("listCalls", `${BASE}/calls`, {
       params: ProjectPath,
-      query: ListCallsParams,
+      query: ListCallsQuery,
       success: CallPage,
       error: problems(read)
-    }).annotateMerge(OpenApi.annotations({ summary: "List calls", description: "The project's calls." })).annotate(OpenApi.Description, "Newest first; filters status, direction, createdAfter, createdBefore; pageSize 1-100 (default 20).")
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({ summary: "List calls", description: "The project's calls." })).annotate(OpenApi.Description, "Newest first; filters status, direction, createdAfter, createdBefore; pageSize 1-100 (default 20).")
   )
   .add(
     HttpApiEndpoint.post("createCall", `${BASE}/calls`, {

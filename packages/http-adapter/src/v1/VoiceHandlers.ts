@@ -10,11 +10,7 @@ import { HttpServerResponse } from "effect/http"
 import {
   Calls,
   ConfigureVoiceProfileOutboundResponse,
-  DeleteVoiceProfileQuery,
   encodeSignalResults,
-  ExpectedVersionQuery,
-  ListCallsQuery,
-  ListVoiceProfilesQuery,
   RotateVoiceProfileOutboundCredentialResponse,
   VoiceProfile,
   VoiceProfileInboundConfiguration,
@@ -25,7 +21,6 @@ import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { VoiceGroup } from "./VoiceApi.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
-import { decodeQuery } from "./ProjectsHandlers.js"
 
 const noStore = { "cache-control": "no-store" }
 
@@ -59,10 +54,9 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
           const principal = yield* write(path.projectId)
           return yield* domain(profiles.create(path.projectId, principal, payload))
         }))
-      .handle("listVoiceProfiles", ({ params: path }) =>
+      .handle("listVoiceProfiles", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          const query = yield* decodeQuery(ListVoiceProfilesQuery)
           const page = yield* domain(profiles.list(path.projectId, principal, query))
           return {
             profiles: page.profiles,
@@ -79,10 +73,9 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
           const principal = yield* write(path.projectId)
           return yield* domain(profiles.update(path.projectId, principal, path.profileId, payload))
         }))
-      .handle("deleteVoiceProfile", ({ params: path }) =>
+      .handle("deleteVoiceProfile", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const query = yield* decodeQuery(DeleteVoiceProfileQuery)
           yield* domain(profiles.remove(path.projectId, principal, path.profileId, {
             expectedVersion: query.expectedVersion,
             force: query.force === "true"
@@ -126,10 +119,10 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
             noStore
           ))
         }))
-      .handle("deleteVoiceProfileOutbound", ({ params: path }) =>
+      .handle("deleteVoiceProfileOutbound", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
+          const { expectedVersion } = query
           const r = yield* domain(profiles.deleteOutbound(path.projectId, principal, path.profileId, expectedVersion))
           return { outbound: null, profileVersion: r.profileVersion }
         }))
@@ -146,10 +139,10 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
           const principal = yield* write(path.projectId)
           return yield* domain(profiles.updateInbound(path.projectId, principal, path.profileId, payload))
         }))
-      .handle("deleteVoiceProfileInbound", ({ params: path }) =>
+      .handle("deleteVoiceProfileInbound", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
+          const { expectedVersion } = query
           return yield* domain(profiles.deleteInbound(path.projectId, principal, path.profileId, expectedVersion))
         }))
       // Line profile assignments ----------------------------------------------------------------
@@ -168,18 +161,17 @@ export const VoiceGroupLive = HttpApiBuilder.group(v1Group(VoiceGroup), "voice",
           const principal = yield* write(path.projectId)
           return yield* domain(profiles.assign(path.projectId, principal, path.lineId, payload))
         }))
-      .handle("unassignVoiceLineProfile", ({ params: path }) =>
+      .handle("unassignVoiceLineProfile", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const { expectedVersion } = yield* decodeQuery(ExpectedVersionQuery)
+          const { expectedVersion } = query
           yield* domain(profiles.unassign(path.projectId, principal, path.lineId, expectedVersion))
           return HttpServerResponse.empty({ status: 204 })
         }))
       // Calls -----------------------------------------------------------------------------------
-      .handle("listCalls", ({ params: path }) =>
+      .handle("listCalls", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          const query = yield* decodeQuery(ListCallsQuery)
           const page = yield* domain(calls.list(path.projectId, principal, query))
           return {
             calls: page.calls,

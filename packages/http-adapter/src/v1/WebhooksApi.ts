@@ -4,8 +4,7 @@
  * their deliveries (ours: the issue asks for dead-lettered deliveries to be listed), and the
  * egress-address, API-version and event-type catalogs. Reads need `events:read`, writes
  * `events:write`. Each endpoint declares the problems it can answer and whether it needs an
- * Idempotency-Key; the platform decodes paths and payloads by these schemas, while handlers read
- * queries themselves (the query schemas here serve routing and the OpenAPI document).
+ * Idempotency-Key; the platform decodes paths, queries and payloads by these schemas.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Events } from "@switchboard/core"
@@ -13,14 +12,17 @@ import {
   CreateWebhookDestinationRequest,
   CreateWebhookDestinationResponse,
   ListWebhookApiVersionsResponse,
+  ListWebhookDeliveriesQuery,
+  ListWebhookDestinationsQuery,
   ListWebhookEgressAddressesResponse,
   ListWebhookEventTypesResponse,
   RetryWebhookDeliveryRequest,
   RetryWebhookDeliveryResponse,
-  SendWebhookTestEventResponse,
   RotateWebhookSigningSecretRequest,
   RotateWebhookSigningSecretResponse,
+  SendWebhookTestEventResponse,
   UpdateWebhookDestinationRequest,
+  WebhookCatalogQuery,
   WebhookDeliveryPage,
   WebhookDestination,
   WebhookDestinationId,
@@ -37,9 +39,6 @@ import { authenticated } from "./V1Group.js"
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const DestinationPath = Schema.Struct({ projectId: ProjectId, destinationId: WebhookDestinationId })
 const EventTypePath = Schema.Struct({ projectId: ProjectId, eventType: Events.EventType })
-
-/** Query parameters reach the handler as strings; it decodes them strictly (422, location `query`). */
-const queryParam = Schema.optional(Schema.String)
 
 const queryDocs = (docs: Record<string, { description: string; schema: Record<string, unknown>; required?: boolean }>) =>
   (operation: Record<string, any>) => ({
@@ -85,10 +84,10 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("listWebhookDestinations", `${base}/destinations`, {
       params: ProjectPath,
-      query: Schema.Struct({ pageSize: queryParam, pageToken: queryParam }),
+      query: ListWebhookDestinationsQuery,
       success: WebhookDestinationPage,
       error: problems(project)
-    }).annotateMerge(OpenApi.annotations({ summary: "List webhook destinations", description: "The project's webhook destinations, without secrets." })).annotate(OpenApi.Transform, queryDocs(pageDocs))
+    }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({ summary: "List webhook destinations", description: "The project's webhook destinations, without secrets." })).annotate(OpenApi.Transform, queryDocs(pageDocs))
   )
   .add(HttpApiEndpoint.get("getWebhookDestination", `${base}/destinations/:destinationId`, {
     params: DestinationPath,
@@ -134,10 +133,10 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("listWebhookDeliveries", `${base}/destinations/:destinationId/deliveries`, {
       params: DestinationPath,
-      query: Schema.Struct({ status: queryParam, pageSize: queryParam, pageToken: queryParam }),
+      query: ListWebhookDeliveriesQuery,
       success: WebhookDeliveryPage,
       error: problems(project, "WEBHOOK_DESTINATION_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({ summary: "List deliveries", description: "The destination's delivery log, newest first: status, attempts, last response." })).annotate(OpenApi.Transform, queryDocs({
+    }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({ summary: "List deliveries", description: "The destination's delivery log, newest first: status, attempts, last response." })).annotate(OpenApi.Transform, queryDocs({
       status: {
         description: "only deliveries in this state",
         schema: { type: "string", enum: ["pending", "delivered", "dead_lettered", "cancelled"] }
@@ -155,18 +154,18 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("listWebhookEventTypes", `${base}/event-types`, {
       params: ProjectPath,
-      query: Schema.Struct({ apiVersion: queryParam }),
+      query: WebhookCatalogQuery,
       success: ListWebhookEventTypesResponse,
       error: problems(project)
-    }).annotateMerge(OpenApi.annotations({ summary: "List event types", description: "The event types a destination can subscribe to." })).annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
+    }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({ summary: "List event types", description: "The event types a destination can subscribe to." })).annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
   )
   .add(
     HttpApiEndpoint.get("getWebhookEventSchema", `${base}/event-types/:eventType/schema`, {
       params: EventTypePath,
-      query: Schema.Struct({ apiVersion: queryParam }),
+      query: WebhookCatalogQuery,
       success: WebhookEventSchema,
       error: problems(project, "RESOURCE_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({ summary: "Get an event's schema", description: "The JSON Schema of an event type's payload." })).annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
+    }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({ summary: "Get an event's schema", description: "The JSON Schema of an event type's payload." })).annotate(OpenApi.Transform, queryDocs(apiVersionDoc))
   )
   .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({

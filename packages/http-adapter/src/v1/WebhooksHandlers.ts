@@ -12,8 +12,6 @@ import {
   eventCatalog,
   eventJsonSchema,
   ListWebhookApiVersionsResponse,
-  ListWebhookDeliveriesQuery,
-  ListWebhookDestinationsQuery,
   ListWebhookEgressAddressesResponse,
   ListWebhookEventTypesResponse,
   RotateWebhookSigningSecretResponse,
@@ -30,7 +28,6 @@ import { v1Group } from "./V1Group.js"
 import { WebhooksGroup } from "./WebhooksApi.js"
 import { domain, type Rendered, rendered, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./Problems.js"
-import { decodeQuery } from "./ProjectsHandlers.js"
 
 /** The contract's namespace of the API-version catalog is the package that defines the events. */
 const CONTRACT_NAMESPACE = "@switchboard/core"
@@ -52,8 +49,7 @@ const conditional = (r: Rendered) =>
   })
 
 /** The `apiVersion` query of the catalog operations: required, a date, and a version we publish. */
-const catalogVersion = Effect.gen(function*() {
-  const { apiVersion } = yield* decodeQuery(WebhookCatalogQuery)
+const catalogVersion = ({ apiVersion }: typeof WebhookCatalogQuery.Type) => Effect.gen(function*() {
   const entry = webhookApiVersions.find((v) => v.version === apiVersion)
   if (entry === undefined) {
     return yield* validationFailed([{
@@ -93,10 +89,10 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
           yield* readable(path.projectId)
           return yield* conditional(yield* rendered(ListWebhookEgressAddressesResponse, { ipAddresses: config.egressIps }))
         }))
-      .handle("listWebhookEventTypes", ({ params: path }) =>
+      .handle("listWebhookEventTypes", ({ params: path, query }) =>
         Effect.gen(function*() {
           yield* readable(path.projectId)
-          const version = yield* catalogVersion
+          const version = yield* catalogVersion(query)
           const events = [...eventCatalog].map(([type, spec]) => ({
             type,
             description: spec.description,
@@ -113,10 +109,10 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             events
           }))
         }))
-      .handle("getWebhookEventSchema", ({ params: path }) =>
+      .handle("getWebhookEventSchema", ({ params: path, query }) =>
         Effect.gen(function*() {
           yield* readable(path.projectId)
-          yield* catalogVersion
+          yield* catalogVersion(query)
           const schema = eventJsonSchema(path.eventType)
           if (schema === undefined) {
             return yield* problem("RESOURCE_NOT_FOUND", `No event type ${path.eventType} in this API version.`)
@@ -139,10 +135,9 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
             { "cache-control": "no-store" }
           ))
         }))
-      .handle("listWebhookDestinations", ({ params: path }) =>
+      .handle("listWebhookDestinations", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
-          const query = yield* decodeQuery(ListWebhookDestinationsQuery)
           const page = yield* domain(destinations.list(path.projectId, principal, query))
           return {
             destinations: page.destinations,
@@ -187,10 +182,9 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
           yield* domain(destinations.retryDelivery(path.projectId, principal, path.destinationId, payload))
           return { status: "accepted" as const }
         }))
-      .handle("listWebhookDeliveries", ({ params: path }) =>
+      .handle("listWebhookDeliveries", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* onProject(path.projectId, "events:read")
-          const query = yield* decodeQuery(ListWebhookDeliveriesQuery)
           const page = yield* domain(destinations.listDeliveries(path.projectId, principal, path.destinationId, query))
           return {
             deliveries: page.deliveries,

@@ -10,8 +10,10 @@ import {
   ConnectWhatsappBusinessRequest,
   CreateWhatsappSharedLineAssignmentRequest,
   CreateWhatsappVoipSenderRequest,
+  GetWhatsappBusinessVerificationCodeQuery,
   GetWhatsappBusinessVerificationCodeResponse,
   GetWhatsappSignupConfigResponse,
+  ListSharedLineAssignmentsQuery,
   ListWhatsappAccountPhoneNumbersResponse,
   Operation,
   ProjectPlatformSettings,
@@ -32,7 +34,6 @@ const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(
 const ProjectPath = Schema.Struct({ projectId: ProjectId })
 const ResourcePath = Schema.Struct({ projectId: ProjectId, resourceId: Id })
 const AssignmentPath = Schema.Struct({ projectId: ProjectId, assignmentId: Id })
-const queryParam = Schema.optional(Schema.String)
 const provisioning: ReadonlyArray<ProblemCode> = [...common, ...idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE"]
 
 export const WhatsappGroup = HttpApiGroup.make("whatsapp")
@@ -71,10 +72,10 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
   .add(
     HttpApiEndpoint.get("getWhatsappBusinessVerificationCode", `${BASE}/whatsapp-business/numbers/:resourceId/verification-code`, {
       params: ResourcePath,
-      query: Schema.Struct({ receivedAfter: queryParam }),
+      query: GetWhatsappBusinessVerificationCodeQuery,
       success: GetWhatsappBusinessVerificationCodeResponse,
       error: problems(common, "RESOURCE_NOT_FOUND", "WHATSAPP_VERIFICATION_CODE_NOT_FOUND", "WHATSAPP_VERIFICATION_WINDOW_EXPIRED")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({
       summary: "Get a WhatsApp verification code",
       description: "The newest 6-digit WhatsApp ownership code a held number received by SMS after receivedAfter (required, within the last 2 minutes: else 422 WHATSAPP_VERIFICATION_WINDOW_EXPIRED). Poll at 2, 4, 8, 10 s: 404 WHATSAPP_VERIFICATION_CODE_NOT_FOUND with Retry-After until it arrives; never cached. Needs `platforms:write`; 404 RESOURCE_NOT_FOUND."
     }))
@@ -131,10 +132,10 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
   .add(
     HttpApiEndpoint.get("listWhatsappSharedLineAssignments", `${BASE}/whatsapp/assignments`, {
       params: ProjectPath,
-      query: Schema.Struct({ includeReleased: queryParam, pageSize: queryParam, pageToken: queryParam }),
+      query: ListSharedLineAssignmentsQuery,
       success: SharedLineAssignmentPage,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List WhatsApp shared-line assignments",
       description: "The project's WhatsApp seats, oldest first; released ones only with includeReleased=true. Needs `platforms:read`."
     }))

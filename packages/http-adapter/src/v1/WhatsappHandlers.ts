@@ -5,9 +5,7 @@
  */
 import { HttpApiBuilder } from "effect/http-api"
 import {
-  GetWhatsappBusinessVerificationCodeQuery,
   GetWhatsappBusinessVerificationCodeResponse,
-  ListSharedLineAssignmentsQuery,
   ListWhatsappAccountPhoneNumbersResponse,
   type Operation,
   Whatsapp,
@@ -19,7 +17,6 @@ import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { acceptedOperation } from "./PlatformsHandlers.js"
 import { domain, rendered, toResponse } from "./Pipeline.js"
-import { decodeQuery } from "./ProjectsHandlers.js"
 import { WhatsappGroup } from "./WhatsappApi.js"
 
 const noStore = { "cache-control": "no-store" }
@@ -50,10 +47,9 @@ export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "w
           const op = yield* domain(whatsapp.connectBusiness(path.projectId, principal, payload))
           return toResponse(yield* accepted(path.projectId, op))
         }))
-      .handle("getWhatsappBusinessVerificationCode", ({ params: path }) =>
+      .handle("getWhatsappBusinessVerificationCode", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
-          const query = yield* decodeQuery(GetWhatsappBusinessVerificationCodeQuery)
           const code = yield* domain(whatsapp.verificationCode(path.projectId, principal, path.resourceId, query.receivedAfter))
           return toResponse(yield* rendered(GetWhatsappBusinessVerificationCodeResponse, code, 200, noStore))
         }))
@@ -79,10 +75,9 @@ export const WhatsappGroupLive = HttpApiBuilder.group(v1Group(WhatsappGroup), "w
           const op = yield* domain(whatsapp.createVoipSender(path.projectId, principal, payload))
           return toResponse(yield* accepted(path.projectId, op))
         }))
-      .handle("listWhatsappSharedLineAssignments", ({ params: path }) =>
+      .handle("listWhatsappSharedLineAssignments", ({ params: path, query }) =>
         Effect.gen(function*() {
           const principal = yield* read(path.projectId)
-          const query = yield* decodeQuery(ListSharedLineAssignmentsQuery)
           const page = yield* domain(assignments.list(path.projectId, principal, query))
           return {
             assignments: page.assignments,

@@ -62,7 +62,9 @@ const overrides: Record<string, { readonly body?: unknown; readonly raw?: { read
   "POST /v1/projects/:projectId/platforms/sms/numbers": { body: { countryCode: "US" } },
   // An upload: the file's bytes, not JSON.
   "POST /v1/projects/:projectId/attachments": { raw: { type: "text/plain", bytes: "hello" } },
-  // Queries these handlers decode themselves, outside the endpoint's declared query schema.
+  // Queries a request needs that the declared query's examples do not give: a member decoded from
+  // a string into a checked number (no example string is derived), or a query the handler reads
+  // itself (the SMS campaign's), or a value a check past the schema needs.
   "DELETE /v1/projects/:projectId/platforms/sms/lines/:resourceId/campaign": { query: "expectedVersion=1" },
   "DELETE /v1/projects/:projectId/platforms/voice/profiles/:profileId": { query: "expectedVersion=1" },
   "DELETE /v1/projects/:projectId/platforms/voice/profiles/:profileId/outbound": { query: "expectedVersion=1" },
@@ -87,14 +89,15 @@ export const v1Routes: ReadonlyArray<Route> = (() => {
       // The declaration's schemas are typed `Schema.Top`; a declared body or query needs no services.
       const payload = payloadOf(endpoint) as Schema.Codec<any, any, never> | undefined
       const query = endpoint.query as Schema.Codec<any, any, never> | undefined
+      const override = overrides[`${endpoint.method} ${endpoint.path}`]
       routes.push({
         method: endpoint.method,
         path: endpoint.path,
         surface: surfaceOf(endpoint.path) === "oauth" ? "oauth" : "v1",
         operationId: `${group.identifier}.${endpoint.identifier}`,
         body: endpoint.method === "GET" || endpoint.method === "DELETE" ? undefined : bodyOf(payload),
-        ...(query === undefined ? {} : { query: requiredQueryOf(query) }),
-        ...overrides[`${endpoint.method} ${endpoint.path}`]
+        ...(query === undefined || override?.query !== undefined ? {} : { query: requiredQueryOf(query) }),
+        ...override
       })
     }
   })

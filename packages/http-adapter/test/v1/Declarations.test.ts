@@ -1,8 +1,8 @@
 /**
  * What the /v1 declarations must say for the middleware to act on them (v1/Declare.ts): every
  * endpoint declares the problems it can answer, and every authenticated endpoint that takes a body
- * declares who may call it (`Requires`), so that a caller that may not use it is refused before its
- * body is looked at. What the server then answers is checked against the declarations by the HTTP
+ * or a query declares who may call it (`Requires`), so that a caller that may not use it is refused
+ * before its body or query is looked at. What the server then answers is checked against the declarations by the HTTP
  * suite (test/answers/DeclaredProblems.test.ts, OAuthLeastPrivilege.test.ts).
  */
 import { HttpApi } from "effect/http-api"
@@ -13,7 +13,7 @@ import { Authn } from "../../src/v1/Authn.js"
 import { declaredProblems, isIdempotent, Requires } from "../../src/v1/Declare.js"
 
 const endpoints = (() => {
-  const out: Array<{ readonly id: string; readonly problems: ReadonlyArray<string>; readonly idempotent: boolean; readonly authenticated: boolean; readonly body: boolean; readonly requires: boolean }> = []
+  const out: Array<{ readonly id: string; readonly problems: ReadonlyArray<string>; readonly idempotent: boolean; readonly authenticated: boolean; readonly body: boolean; readonly query: boolean; readonly requires: boolean }> = []
   HttpApi.reflect(V1Api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, group }) =>
@@ -23,6 +23,7 @@ const endpoints = (() => {
         idempotent: isIdempotent(endpoint),
         authenticated: endpoint.middlewares.has(Authn as never),
         body: endpoint.payload.has("application/json"),
+        query: endpoint.query !== undefined,
         requires: Context.getOrUndefined(endpoint.annotations, Requires) !== undefined
       })
   })
@@ -46,5 +47,11 @@ describe("the /v1 declarations", () => {
     const withBody = endpoints.filter((e) => e.authenticated && e.body)
     expect(withBody.length).toBeGreaterThan(50)
     expect(withBody.filter((e) => !e.requires).map((e) => e.id)).toEqual([])
+  })
+
+  it("every authenticated endpoint with a declared query declares who may call it", () => {
+    const withQuery = endpoints.filter((e) => e.authenticated && e.query)
+    expect(withQuery.length).toBeGreaterThan(20)
+    expect(withQuery.filter((e) => !e.requires).map((e) => e.id)).toEqual([])
   })
 })
