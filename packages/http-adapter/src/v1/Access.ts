@@ -1,9 +1,9 @@
 /**
  * Route access on /v1: each handler states its `Requirement`, core decides (credentials/Access.ts),
- * and a refusal leaves as the problem of its reason (`refusalProblems`). An endpoint that takes a
- * body also declares who may call it (`Requires`, v1/Declare.ts), which `RouteAccess` checks
- * before the body is read: a caller that may not use the endpoint is refused (403) whatever it
- * sent, and learns nothing from the body's validation.
+ * and a refusal leaves as the problem of its reason (`refusalProblems`). Every authenticated
+ * endpoint also declares who may call it (`Requires`, v1/Declare.ts), which `RouteAccess` checks
+ * before the query and the body are read: a caller that may not use the endpoint is refused
+ * whatever it sent, and learns nothing from their validation.
  */
 import { HttpApiMiddleware } from "effect/http-api"
 import { HttpRouter } from "effect/http"

@@ -15,6 +15,7 @@ import { ServiceKeyId } from "@switchboard/core/shared"
 import { Schema } from "effect"
 import { commonProblems as common, idempotencyProblems as idempotency } from "./CommonProblems.js"
 import { accountAccess } from "./Access.js"
+import { Requirement } from "@switchboard/core/credentials"
 import { Idempotent, Requires, problems } from "./Declare.js"
 import { authenticated } from "./V1Group.js"
 
@@ -22,16 +23,16 @@ export const AccountGroup = HttpApiGroup.make("account")
   .add(HttpApiEndpoint.get("getAccount", "/v1/account", {
     success: Account,
     error: problems(common)
-  }).annotateMerge(OpenApi.annotations({ summary: "The signed-in account", description: "The account the credential belongs to: id, email, name, picture, phone and security settings." })))
+  }).annotate(Requires, accountAccess(Requirement.Account({ access: "profile" }))).annotateMerge(OpenApi.annotations({ summary: "The signed-in account", description: "The account the credential belongs to: id, email, name, picture, phone and security settings." })))
   // Deprecated alias of getAccount: its lifecycle is declared in v1/Lifecycle.ts.
   .add(HttpApiEndpoint.get("getMe", "/v1/me", {
     success: Account,
     error: problems(common)
-  }).annotateMerge(OpenApi.annotations({ summary: "The caller (deprecated)", description: "The account of the credential. Kept for older clients." })))
+  }).annotate(Requires, accountAccess(Requirement.Account({ access: "profile" }))).annotateMerge(OpenApi.annotations({ summary: "The caller (deprecated)", description: "The account of the credential. Kept for older clients." })))
   .add(HttpApiEndpoint.get("listAccountServiceKeys", "/v1/account/service-keys", {
     success: ListAccountServiceKeysResponse,
     error: problems(common)
-  }).annotateMerge(OpenApi.annotations({ summary: "List service keys", description: "The account's service keys, without their secrets." })))
+  }).annotate(Requires, accountAccess()).annotateMerge(OpenApi.annotations({ summary: "List service keys", description: "The account's service keys, without their secrets." })))
   .add(
     HttpApiEndpoint.post("createAccountServiceKey", "/v1/account/service-keys", {
       payload: CreateAccountServiceKeyRequest,
@@ -45,7 +46,7 @@ export const AccountGroup = HttpApiGroup.make("account")
       params: Schema.Struct({ serviceKeyId: ServiceKeyId }),
       success: RevokeAccountServiceKeyResponse,
       error: problems(common, idempotency, "ACCOUNT_SERVICE_KEY_NOT_FOUND")
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, accountAccess()).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({ summary: "Revoke a service key", description: "Revokes the key at once; requests made with it are refused from now on." }))
   )
   .pipe(authenticated)

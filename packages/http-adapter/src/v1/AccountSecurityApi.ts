@@ -36,7 +36,7 @@ export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
   .add(HttpApiEndpoint.delete("deleteAccount", "/v1/account", {
     success: Account,
     error: problems(common, "ACCOUNT_NOT_FOUND", "ACCOUNT_OWNS_ORGANIZATIONS")
-  }).annotateMerge(OpenApi.annotations({ summary: "Delete the account", description: "Deletes the account and revokes every credential of it. Refused while it is the last owner of an organization." })))
+  }).annotate(Requires, accountAccess()).annotateMerge(OpenApi.annotations({ summary: "Delete the account", description: "Deletes the account and revokes every credential of it. Refused while it is the last owner of an organization." })))
   .add(
     HttpApiEndpoint.post("startAccountPhoneVerification", "/v1/account/phone/verifications", {
       payload: StartAccountPhoneVerificationRequest,
@@ -70,7 +70,7 @@ export const AccountSecurityGroup = HttpApiGroup.make("accountSecurity")
       params: Schema.Struct({ factorId: TotpFactorId }),
       success: DeleteTotpFactorResponse,
       error: problems(common, idempotency, "RESOURCE_NOT_FOUND")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Remove a TOTP factor", description: "Removes an authenticator-app factor from the account." }))
+    }).annotate(Requires, accountAccess()).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Remove a TOTP factor", description: "Removes an authenticator-app factor from the account." }))
   )
   .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({

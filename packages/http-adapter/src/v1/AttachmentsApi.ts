@@ -25,7 +25,7 @@ export const AttachmentsGroup = HttpApiGroup.make("attachments")
       params: ProjectPath,
       success: Attachment.pipe(HttpApiSchema.status(201)),
       error: problems(common, idempotency, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE", "INVALID_ATTACHMENT_REQUEST")
-    }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({
       summary: "Upload an attachment",
       description: "The request body is the file's bytes, Content-Type its declared media type and Content-Length its size (at most 25 MiB by default; 413 PAYLOAD_TOO_LARGE beyond, refused before it is read whole). The stored type is what the bytes are when they are a known format; a declaration they contradict is 400 INVALID_ATTACHMENT_REQUEST. Answers 201 with the attachment once it is downloadable. Needs `platforms:write` and an Idempotency-Key; 409 PROJECT_CLOSING."
     }))
@@ -46,7 +46,7 @@ export const AttachmentsGroup = HttpApiGroup.make("attachments")
       params: AttachmentPath,
       success: Attachment,
       error: problems(common, "ATTACHMENT_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get an attachment",
       description: "The attachment's metadata: content type, size, state (processing until its bytes are stored, then ready). Needs `platforms:read`; 404 ATTACHMENT_NOT_FOUND."
     }))
@@ -56,7 +56,7 @@ export const AttachmentsGroup = HttpApiGroup.make("attachments")
       params: AttachmentPath,
       success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/octet-stream" })),
       error: problems(common, "ATTACHMENT_NOT_FOUND", "ATTACHMENT_NOT_READY")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Download an attachment",
       description: "The attachment's bytes with their stored content type. A processing attachment is waited for up to 10 seconds, then 409 ATTACHMENT_NOT_READY with Retry-After: 5. Needs `platforms:read`; 404 ATTACHMENT_NOT_FOUND."
     }))

@@ -46,17 +46,17 @@ export const BillingGroup = HttpApiGroup.make("billing")
     params: ProjectPath,
     success: Billing.ListBillingPlansResponse,
     error: problems(project)
-  }).annotateMerge(OpenApi.annotations({ summary: "List plans", description: "The plans the project can move to, with their prices and fixed charges." })))
+  }).annotate(Requires, billingAccess("billing:read", false)).annotateMerge(OpenApi.annotations({ summary: "List plans", description: "The plans the project can move to, with their prices and fixed charges." })))
   .add(HttpApiEndpoint.get("getBillingOverview", "/v1/projects/:projectId/billing", {
     params: ProjectPath,
     success: Billing.BillingOverview,
     error: problems(project)
-  }).annotateMerge(OpenApi.annotations({ summary: "Billing overview", description: "The project's subscription, current period and what is due." })))
+  }).annotate(Requires, billingAccess("billing:read", false)).annotateMerge(OpenApi.annotations({ summary: "Billing overview", description: "The project's subscription, current period and what is due." })))
   .add(HttpApiEndpoint.get("getBillingOperation", "/v1/projects/:projectId/billing/operations/:operationId", {
     params: OperationPath,
     success: Billing.BillingOperation,
     error: problems(project, "OPERATION_NOT_FOUND")
-  }).annotateMerge(OpenApi.annotations({ summary: "Get a billing operation", description: "The state of an asynchronous plan change: pending, succeeded or failed." })))
+  }).annotate(Requires, billingAccess("billing:read", false)).annotateMerge(OpenApi.annotations({ summary: "Get a billing operation", description: "The state of an asynchronous plan change: pending, succeeded or failed." })))
   .add(HttpApiEndpoint.post("recordUsage", "/v1/projects/:projectId/billing/usage", {
     params: ProjectPath,
     payload: Billing.RecordUsageRequest,
@@ -92,12 +92,12 @@ export const BillingGroup = HttpApiGroup.make("billing")
     params: OrganizationProjectPath,
     success: Billing.EffectiveTerms,
     error: problems(organizationProject)
-  }).annotateMerge(OpenApi.annotations({ summary: "Effective terms", description: "The prices and allowances in force for the project." })))
+  }).annotate(Requires, billingAccess("billing:read", true)).annotateMerge(OpenApi.annotations({ summary: "Effective terms", description: "The prices and allowances in force for the project." })))
   .add(HttpApiEndpoint.get("getOrganizationBillingOverview", organizationBilling, {
     params: OrganizationPath,
     success: Billing.OrganizationBillingOverview,
     error: problems(organization)
-  }).annotateMerge(OpenApi.annotations({
+  }).annotate(Requires, billingAccess("billing:read", true)).annotateMerge(OpenApi.annotations({
     summary: "Organization billing overview",
     description: "The organization's own subscription (a plan of the catalog's `organization` category, e.g. SSO seats; null when " +
         "it has none — its projects are billed on their own, see getBillingOverview) and the version of its entitlements, " +
@@ -120,22 +120,22 @@ export const BillingGroup = HttpApiGroup.make("billing")
     params: OrganizationPath,
     success: Billing.ListInvoicesResponse,
     error: problems(organization)
-  }).annotateMerge(OpenApi.annotations({ summary: "List invoices", description: "The organization's invoices, newest first." })))
+  }).annotate(Requires, billingAccess("billing:read", true)).annotateMerge(OpenApi.annotations({ summary: "List invoices", description: "The organization's invoices, newest first." })))
   .add(HttpApiEndpoint.get("getOrganizationPaymentMethod", `${organizationBilling}/payment-method`, {
     params: OrganizationPath,
     success: Billing.PaymentMethodResponse,
     error: problems(organization)
-  }).annotateMerge(OpenApi.annotations({ summary: "Get the payment method", description: "The card on file of the organization, if any." })))
+  }).annotate(Requires, billingAccess("billing:read", true)).annotateMerge(OpenApi.annotations({ summary: "Get the payment method", description: "The card on file of the organization, if any." })))
   .add(HttpApiEndpoint.post("createOrganizationPaymentMethodCheckout", `${organizationBilling}/checkout`, {
     params: OrganizationPath,
     success: Billing.CheckoutResponse,
     error: problems(organization)
-  }).annotateMerge(OpenApi.annotations({ summary: "Start a checkout", description: "A checkout page where a person adds a payment method." })))
+  }).annotate(Requires, billingAccess("billing:write", true)).annotateMerge(OpenApi.annotations({ summary: "Start a checkout", description: "A checkout page where a person adds a payment method." })))
   .add(HttpApiEndpoint.post("createOrganizationSetupIntent", `${organizationBilling}/setup-intent`, {
     params: OrganizationPath,
     success: Billing.SetupIntentResponse,
     error: problems(organization, idempotency)
-  }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a setup intent", description: "A payment provider setup intent for adding a card in your own page." })))
+  }).annotate(Requires, billingAccess("billing:write", true)).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Create a setup intent", description: "A payment provider setup intent for adding a card in your own page." })))
   .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({
     title: "Billing",

@@ -122,9 +122,9 @@ export const refusedBody = (endpoint: HttpApiEndpoint.Top, failure: ProblemFailu
 
 /**
  * Who may call an endpoint, from its path parameters: the same check its handler makes first
- * (`accountAccess`, `projectAccess` in v1/Access.ts), made by `RouteAccess` before the body is
+ * (`accountAccess`, `projectAccess` in v1/Access.ts), made by `RouteAccess` before the query and body are
  * read, so that a caller that may not use the endpoint is refused whatever it sent. Every
- * authenticated endpoint that takes a body declares it.
+ * authenticated endpoint declares it.
  */
 export class Requires extends Context.Service<
   Requires,

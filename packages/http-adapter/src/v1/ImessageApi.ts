@@ -31,7 +31,7 @@ export const ImessageGroup = HttpApiGroup.make("imessage")
       params: ProjectPath,
       success: ProjectPlatformSettings,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get the iMessage mode",
       description: "Shared or dedicated iMessage, from the project's plan entitlements: shared mode carries the seat cap (maxUserAssignments), dedicated mode whether a dedicated line would be assigned without waiting. Needs `platforms:read`."
     }))
@@ -67,7 +67,7 @@ export const ImessageGroup = HttpApiGroup.make("imessage")
       params: AssignmentPath,
       success: SharedLineAssignment,
       error: problems(common, "ASSIGNMENT_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get a shared-line assignment",
       description: "One iMessage shared-line assignment, released or not. Needs `platforms:read`; 404 ASSIGNMENT_NOT_FOUND."
     }))
@@ -77,7 +77,7 @@ export const ImessageGroup = HttpApiGroup.make("imessage")
       params: AssignmentPath,
       success: SharedLineAssignment,
       error: problems(common, "ASSIGNMENT_NOT_FOUND", "PROJECT_CLOSING")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({
       summary: "Release a shared-line assignment",
       description: "Frees the seat and the handle; the assignment stays readable with releasedAt, and repeating the release answers the same. Needs `platforms:write`; 404 ASSIGNMENT_NOT_FOUND."
     }))
@@ -87,7 +87,7 @@ export const ImessageGroup = HttpApiGroup.make("imessage")
       params: ProjectPath,
       success: Operation.pipe(HttpApiSchema.status(202)),
       error: problems(common, idempotency, "PROJECT_CLOSING", "ENTITLEMENT_REQUIRED")
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({
         summary: "Claim a dedicated iMessage line",
         description: "Starts a resource.provision operation for one dedicated line (always 202 with Location and Retry-After). Requests are served first in, first out and may wait for capacity for hours; the operation cancels itself if the project is deleted or loses the entitlement. The line is billed as the fixed charge imessage_dedicated_line while held. Needs `platforms:write` and an Idempotency-Key (a new line needs a new key); 402 ENTITLEMENT_REQUIRED without imessage_dedicated_lines.can_purchase, 409 PROJECT_CLOSING."
@@ -98,7 +98,7 @@ export const ImessageGroup = HttpApiGroup.make("imessage")
       params: ResourcePath,
       success: Operation,
       error: problems(common, "RESOURCE_NOT_FOUND", "PROJECT_CLOSING")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({
       summary: "Release a dedicated iMessage line",
       description: "Gives the dedicated line back to the pool, stops its charge and records a succeeded resource.release operation (200). Needs `platforms:write`; 404 RESOURCE_NOT_FOUND for anything but an active dedicated iMessage line of the project."
     }))

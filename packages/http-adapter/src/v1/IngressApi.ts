@@ -41,7 +41,7 @@ export const IngressGroup = HttpApiGroup.make("ingress")
       params: ProjectPath,
       success: ListIngressEndpointsResponse,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({
       summary: "List ingress endpoints",
       description: "The project's ingress endpoints, revoked ones included, without their secrets. Needs `events:read`."
     }))
@@ -62,7 +62,7 @@ export const IngressGroup = HttpApiGroup.make("ingress")
       params: EndpointPath,
       success: IngressEndpointResponse,
       error: problems(common, "RESOURCE_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("events:write")).annotateMerge(OpenApi.annotations({
       summary: "Revoke an ingress endpoint",
       description: "Revokes the endpoint; its URL answers 404 from then on. Needs `events:write`; 404 RESOURCE_NOT_FOUND when the project has no such endpoint."
     }))

@@ -51,7 +51,7 @@ export const MessagesGroup = HttpApiGroup.make("messages")
       params: MessagePath,
       success: Message,
       error: problems(common, "RESOURCE_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get a message",
       description: "One message record in the shape of its status and platform. Needs platforms:read."
     }))

@@ -36,7 +36,7 @@ export const MetricsGroup = HttpApiGroup.make("metrics")
       params: ProjectPath,
       success: GetMessageMetricsSqlSchemaResponse,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({
       summary: "Get the SQL schema",
       description: "The schema document of the query operation: tables and columns, functions, operators, limits and parameter syntax. Needs `events:read`."
     }))
@@ -46,7 +46,7 @@ export const MetricsGroup = HttpApiGroup.make("metrics")
       params: ProjectPath,
       success: GetMessageMetricsBackfillResponse,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({
       summary: "Get the backfill state",
       description: "How far the project's message_events and call_events are populated; they are views over the live records, so the state is always completed. Needs `events:read`."
     }))

@@ -28,7 +28,7 @@ export const OAuthProviderGroup = HttpApiGroup.make("oAuthProvider")
       params: Schema.Struct({ applicationId: OAuthClientId }),
       success: HttpApiSchema.NoContent,
       error: problems(common, "RESOURCE_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({ summary: "Withdraw an app", description: "Withdraws the account's consent to an app and revokes every live token of it." })).annotate(OpenApi.Summary, "Withdraws the account's consent to an app and revokes every live token of it")
+    }).annotate(Requires, accountAccess()).annotateMerge(OpenApi.annotations({ summary: "Withdraw an app", description: "Withdraws the account's consent to an app and revokes every live token of it." })).annotate(OpenApi.Summary, "Withdraws the account's consent to an app and revokes every live token of it")
   )
   .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({

@@ -78,7 +78,7 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
       params: Schema.Struct({ organizationId: OrganizationId, accountId: AccountId }),
       success: HttpApiSchema.NoContent,
       error: problems(common, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
-    }).annotateMerge(OpenApi.annotations({ summary: "Remove a member", description: "Removes a member from the organization. The last owner cannot be removed." }))
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotateMerge(OpenApi.annotations({ summary: "Remove a member", description: "Removes a member from the organization. The last owner cannot be removed." }))
   )
   .add(
     HttpApiEndpoint.post("createInvitation", "/v1/organizations/:organizationId/invitations", {
@@ -101,14 +101,14 @@ export const OrganizationsGroup = HttpApiGroup.make("organizations")
       params: Schema.Struct({ organizationId: OrganizationId, invitationId: InvitationId }),
       success: RevokeInvitationResponse,
       error: problems(common, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
-    }).annotateMerge(OpenApi.annotations({ summary: "Revoke an invitation", description: "Revokes a pending invitation; its token stops working." }))
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotateMerge(OpenApi.annotations({ summary: "Revoke an invitation", description: "Revokes a pending invitation; its token stops working." }))
   )
   .add(
     HttpApiEndpoint.post("acceptInvitation", "/v1/invitations/:token/accept", {
       params: Schema.Struct({ token: InvitationToken }),
       success: Membership,
       error: problems(common, "ACCOUNT_NOT_FOUND", "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
-    }).annotateMerge(OpenApi.annotations({ summary: "Accept an invitation", description: "The signed-in account joins the organization with the invited role." }))
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotateMerge(OpenApi.annotations({ summary: "Accept an invitation", description: "The signed-in account joins the organization with the invited role." }))
   )
   .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({

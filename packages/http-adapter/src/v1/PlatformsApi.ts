@@ -44,7 +44,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       params: ProjectPath,
       success: ListProjectPlatformsResponse,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List the project's platforms",
       description: "The messaging platforms this server can provision resources on. Needs `platforms:read`."
     }))
@@ -66,7 +66,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       params: OperationPath,
       success: GetOperationResponse,
       error: problems(common, "OPERATION_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get an operation",
       description: "One operation with the resource it produced; Retry-After paces polling while it is pending or running, and the answer is never cached. Needs `platforms:read` (setup links only with `platforms:write`); 404 OPERATION_NOT_FOUND."
     }))
@@ -76,7 +76,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       params: OperationPath,
       success: Operation,
       error: problems(common, "OPERATION_NOT_FOUND", "OPERATION_NOT_CANCELLABLE")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({
       summary: "Cancel an operation",
       description: "Cancels a pending or running provision that has not committed (a number the provider already handed out goes back). Needs `platforms:write`; 409 OPERATION_NOT_CANCELLABLE for releases, campaign changes and finished or committed operations, 404 OPERATION_NOT_FOUND."
     }))
@@ -98,7 +98,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       params: ResourcePath,
       success: Resource,
       error: problems(common, "RESOURCE_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get a resource",
       description: "One resource with its type, abilities, state and detail; a released number stays readable as retired. Needs `platforms:read`; 404 RESOURCE_NOT_FOUND."
     }))
@@ -108,7 +108,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       params: ResourcePath,
       success: Operation,
       error: problems(common, "RESOURCE_NOT_FOUND", "PROJECT_CLOSING")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({
       summary: "Release a resource",
       description: "Gives the resource back to its provider, retires it and records a succeeded resource.release operation (200). Needs `platforms:write`; 404 RESOURCE_NOT_FOUND, 409 PROJECT_CLOSING."
     }))
@@ -119,7 +119,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       params: ProjectPath,
       success: ListNumberCountriesResponse,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List number countries",
       description: "The countries SMS numbers can be bought in. Needs `platforms:read`."
     }))
@@ -155,7 +155,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       error: problems(
         common, "SMS_CAMPAIGN_INVALID_REQUEST", "SMS_LINE_NOT_FOUND", "SMS_LINE_UNSUPPORTED", "SMS_CAMPAIGN_CONTEXT_UNAVAILABLE"
       )
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get a line's 10DLC campaign",
       description: "The SMS line's confirmed campaign, its version and the registry's eligibility (eligible, blocked with a reason, unknown). Needs `platforms:read`; 404 SMS_LINE_NOT_FOUND, 409 SMS_LINE_UNSUPPORTED, 503 SMS_CAMPAIGN_CONTEXT_UNAVAILABLE."
     }))

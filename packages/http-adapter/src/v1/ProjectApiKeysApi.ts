@@ -23,7 +23,7 @@ export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
       params: ProjectPath,
       success: ListProjectApiKeysResponse,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({ summary: "List API keys", description: "The project's API keys with their permissions, without secrets." }))
+    }).annotate(Requires, projectAccess("project:read")).annotateMerge(OpenApi.annotations({ summary: "List API keys", description: "The project's API keys with their permissions, without secrets." }))
   )
   .add(
     HttpApiEndpoint.post("createProjectApiKey", "/v1/projects/:projectId/api-keys", {
@@ -46,7 +46,7 @@ export const ProjectApiKeysGroup = HttpApiGroup.make("projectApiKeys")
       params: KeyPath,
       success: ProjectApiKeyResponse,
       error: problems(common, idempotency, "API_KEY_NOT_FOUND")
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Revoke an API key", description: "Revokes the key at once." }))
+    }).annotate(Requires, projectAccess("project:write", true)).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Revoke an API key", description: "Revokes the key at once." }))
   )
   .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({

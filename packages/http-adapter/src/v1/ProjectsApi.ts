@@ -126,7 +126,7 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
     params: ProjectPath,
     success: Project,
     error: problems(project)
-  }).annotateMerge(OpenApi.annotations({ summary: "Get a project", description: "One project by id." })))
+  }).annotate(Requires, projectAccess("project:read")).annotateMerge(OpenApi.annotations({ summary: "Get a project", description: "One project by id." })))
   .add(
     HttpApiEndpoint.patch("updateProject", "/v1/projects/:projectId", {
       params: ProjectPath,
@@ -139,20 +139,20 @@ export const ProjectsGroup = HttpApiGroup.make("projects")
     params: ProjectPath,
     success: Project,
     error: problems(projectWrite)
-  }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Delete a project", description: "Starts deleting the project: it can be read but no longer changed, and disappears once cleaned up." })))
+  }).annotate(Requires, projectAccess("project:write", true)).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Delete a project", description: "Starts deleting the project: it can be read but no longer changed, and disappears once cleaned up." })))
   .add(
     HttpApiEndpoint.post("rotateProjectSecret", "/v1/projects/:projectId/secret-rotations", {
       params: ProjectPath,
       success: RotateProjectSecretResponse,
       error: problems(projectWrite)
-    }).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Rotate the management secret", description: "Replaces the project's management secret (the password of the management API) and shows the new one once." }))
+    }).annotate(Requires, projectAccess("project:write", true, true)).annotate(Idempotent, true).annotateMerge(OpenApi.annotations({ summary: "Rotate the management secret", description: "Replaces the project's management secret (the password of the management API) and shows the new one once." }))
   )
   .add(
     HttpApiEndpoint.get("getAgentProfile", "/v1/projects/:projectId/agent-profile", {
       params: ProjectPath,
       success: Projects.AgentProfile,
       error: problems(project)
-    }).annotateMerge(OpenApi.annotations({ summary: "Get the agent profile", description: "The name, description and avatar the project's agent shows to people." }))
+    }).annotate(Requires, projectAccess("project:read")).annotateMerge(OpenApi.annotations({ summary: "Get the agent profile", description: "The name, description and avatar the project's agent shows to people." }))
   )
   .add(
     HttpApiEndpoint.patch("updateAgentProfile", "/v1/projects/:projectId/agent-profile", {

@@ -95,7 +95,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
       params: OrgPath,
       success: OrganizationSsoConfiguration,
       error: problems(ssoProblems)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:read" }))).annotateMerge(OpenApi.annotations({
       summary: "Get the SSO configuration",
       description: "The organization's OpenID Connect connection, claimed domains (with their TXT verification records) and policy, without the client secret. An organization without a connection answers an unconfigured state. Needs `members:read` and the owner or admin role."
     }))
@@ -127,7 +127,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
       params: OrgPath,
       success: OrganizationSsoConfiguration,
       error: problems(ssoProblems)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotateMerge(OpenApi.annotations({
       summary: "Refresh the SSO connection",
       description: "Re-probes the identity provider and re-checks the pending domains' TXT records, then answers the configuration. Owners only, with `members:write`; 404 ORGANIZATION_SSO_NOT_FOUND without a connection."
     }))
@@ -181,7 +181,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
       params: OrgPath,
       success: OrganizationConnectionStatus,
       error: problems(ssoProblems, "ORGANIZATION_CONNECTION_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:read" }))).annotateMerge(OpenApi.annotations({
       summary: "Get the connection status",
       description: "The state of the SSO connection and its policy sync (ready, error with lastError, manual_required). Needs `members:read` and the owner or admin role; 404 ORGANIZATION_CONNECTION_NOT_FOUND without a connection."
     }))
@@ -191,7 +191,7 @@ export const SsoGroup = HttpApiGroup.make("sso")
       params: OrgPath,
       success: OrganizationConnectionStatus,
       error: problems(ssoProblems, "ORGANIZATION_CONNECTION_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, accountAccess(Requirement.Organizations({ scope: "members:write" }))).annotateMerge(OpenApi.annotations({
       summary: "Retry the connection sync",
       description: "Re-probes the identity provider and the pending domains, then answers the connection status. Owners only, with `members:write`; 404 ORGANIZATION_CONNECTION_NOT_FOUND without a connection."
     }))

@@ -54,7 +54,7 @@ export const UploadsGroup = HttpApiGroup.make("uploads")
   .add(HttpApiEndpoint.delete("resetAccountProfilePicture", "/v1/account/profile-picture", {
     success: Account,
     error: problems(common, idempotency, "ACCOUNT_NOT_FOUND")
-  }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Reset the profile picture", description: "Goes back to the default picture." })))
+  }).annotate(Requires, accountAccess()).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Reset the profile picture", description: "Goes back to the default picture." })))
   .add(
     HttpApiEndpoint.post("createAgentProfileAvatarUpload", "/v1/projects/:projectId/agent-profile/avatar/uploads", {
       params: ProjectPath,
@@ -76,7 +76,7 @@ export const UploadsGroup = HttpApiGroup.make("uploads")
       params: ProjectPath,
       success: Projects.AgentProfile,
       error: problems(projectWrite, idempotency)
-    }).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Reset the avatar", description: "Goes back to the default avatar." }))
+    }).annotate(Requires, projectAccess("project:write")).annotate(Idempotent, "in handler").annotateMerge(OpenApi.annotations({ summary: "Reset the avatar", description: "Goes back to the default avatar." }))
   )
   .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({

@@ -79,7 +79,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
     params: ProjectPath,
     success: VoiceProfile,
     error: problems(read, "VOICE_PROFILE_NOT_FOUND")
-  }).annotateMerge(OpenApi.annotations({ summary: "Get the default voice profile", description: "The voice profile lines use when none is assigned." })))
+  }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({ summary: "Get the default voice profile", description: "The voice profile lines use when none is assigned." })))
   .add(
     HttpApiEndpoint.patch("updateDefaultVoiceProfile", `${BASE}/profiles/default`, {
       params: ProjectPath,
@@ -108,7 +108,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
     params: ProfilePath,
     success: VoiceProfile,
     error: problems(read, "VOICE_PROFILE_NOT_FOUND")
-  }).annotateMerge(OpenApi.annotations({ summary: "Get a voice profile", description: "One voice profile by id." })))
+  }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({ summary: "Get a voice profile", description: "One voice profile by id." })))
   .add(
     HttpApiEndpoint.patch("updateVoiceProfile", `${BASE}/profiles/:profileId`, {
       params: ProfilePath,
@@ -195,7 +195,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
       params: LinePath,
       success: VoiceLineProfileAssignment,
       error: problems(read, "RESOURCE_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({ summary: "Get a line's profile", description: "The voice profile a line uses." }))
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({ summary: "Get a line's profile", description: "The voice profile a line uses." }))
   )
   .add(
     HttpApiEndpoint.put("assignVoiceLineProfile", `${BASE}/lines/:lineId/profile`, {
@@ -248,12 +248,12 @@ export const VoiceGroup = HttpApiGroup.make("voice")
     params: CallPath,
     success: Voice.Call,
     error: problems(read, "RESOURCE_NOT_FOUND")
-  }).annotateMerge(OpenApi.annotations({ summary: "Get a call", description: "One call with its status timeline and DTMF inputs." })))
+  }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({ summary: "Get a call", description: "One call with its status timeline and DTMF inputs." })))
   .add(HttpApiEndpoint.post("cancelCall", `${BASE}/calls/:callId/cancel`, {
     params: CallPath,
     success: Voice.Call,
     error: problems(write, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
-  }).annotateMerge(OpenApi.annotations({ summary: "Cancel a call", description: "Cancels an outbound call that has not been answered." })))
+  }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Cancel a call", description: "Cancels an outbound call that has not been answered." })))
   .add(
     HttpApiEndpoint.post("rejectCall", `${BASE}/calls/:callId/reject`, {
       params: CallPath,
@@ -266,7 +266,7 @@ export const VoiceGroup = HttpApiGroup.make("voice")
     params: CallPath,
     success: Voice.Call,
     error: problems(write, "RESOURCE_NOT_FOUND", "FAILED_PRECONDITION")
-  }).annotateMerge(OpenApi.annotations({ summary: "Hang up a call", description: "Ends a call in progress." })))
+  }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({ summary: "Hang up a call", description: "Ends a call in progress." })))
   .pipe(authenticated)
   .annotateMerge(OpenApi.annotations({
     title: "Voice",

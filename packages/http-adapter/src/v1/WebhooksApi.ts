@@ -72,7 +72,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     params: ProjectPath,
     success: ListWebhookApiVersionsResponse,
     error: problems(project)
-  }).annotateMerge(OpenApi.annotations({ summary: "List webhook API versions", description: "The payload versions a destination can choose, with their status and successors." })))
+  }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({ summary: "List webhook API versions", description: "The payload versions a destination can choose, with their status and successors." })))
   .add(
     HttpApiEndpoint.post("createWebhookDestination", `${base}/destinations`, {
       params: ProjectPath,
@@ -93,7 +93,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     params: DestinationPath,
     success: WebhookDestination,
     error: problems(project, destination)
-  }).annotateMerge(OpenApi.annotations({ summary: "Get a webhook destination", description: "One destination with its settings and health." })))
+  }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({ summary: "Get a webhook destination", description: "One destination with its settings and health." })))
   .add(
     HttpApiEndpoint.patch("updateWebhookDestination", `${base}/destinations/:destinationId`, {
       params: DestinationPath,
@@ -106,7 +106,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     params: DestinationPath,
     success: WebhookDestination,
     error: problems(project, "WEBHOOK_DESTINATION_NOT_FOUND")
-  }).annotateMerge(OpenApi.annotations({ summary: "Delete a webhook destination", description: "Deletes the destination; its pending deliveries are cancelled." })))
+  }).annotate(Requires, projectAccess("events:write")).annotateMerge(OpenApi.annotations({ summary: "Delete a webhook destination", description: "Deletes the destination; its pending deliveries are cancelled." })))
   .add(
     HttpApiEndpoint.post("retryWebhookDelivery", `${base}/destinations/:destinationId/retries`, {
       params: DestinationPath,
@@ -120,7 +120,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       params: DestinationPath,
       success: SendWebhookTestEventResponse.pipe(HttpApiSchema.status(202)),
       error: problems(write, destination)
-    }).annotateMerge(OpenApi.annotations({ summary: "Send a test event", description: "Queues a signed test event for the destination." })).annotate(OpenApi.Description, "Queues a signed `webhook.test` event for this destination only (not the project's event log, not other destinations); it is delivered and retried like any event and listed among the destination's deliveries.")
+    }).annotate(Requires, projectAccess("events:write")).annotateMerge(OpenApi.annotations({ summary: "Send a test event", description: "Queues a signed test event for the destination." })).annotate(OpenApi.Description, "Queues a signed `webhook.test` event for this destination only (not the project's event log, not other destinations); it is delivered and retried like any event and listed among the destination's deliveries.")
   )
   .add(
     HttpApiEndpoint.post("rotateWebhookSigningSecret", `${base}/destinations/:destinationId/secret-rotations`, {
@@ -149,7 +149,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       params: ProjectPath,
       success: ListWebhookEgressAddressesResponse,
       error: problems(project)
-    }).annotateMerge(OpenApi.annotations({ summary: "Webhook egress addresses", description: "The IP addresses deliveries come from, for a receiver's allow list." }))
+    }).annotate(Requires, projectAccess("events:read")).annotateMerge(OpenApi.annotations({ summary: "Webhook egress addresses", description: "The IP addresses deliveries come from, for a receiver's allow list." }))
   )
   .add(
     HttpApiEndpoint.get("listWebhookEventTypes", `${base}/event-types`, {

@@ -42,7 +42,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
       params: ProjectPath,
       success: ProjectPlatformSettings,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get the project's WhatsApp mode",
       description: "Shared (end users get seats on pooled lines; carries the seat cap) or dedicated. Needs `platforms:read`."
     }))
@@ -52,7 +52,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
       params: ProjectPath,
       success: GetWhatsappSignupConfigResponse,
       error: problems(common)
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get the Embedded Signup configuration",
       description: "What Meta's Embedded Signup popup needs: the configuration id, the Graph API version and the scopes. Needs `platforms:read`."
     }))
@@ -85,7 +85,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
       params: ProjectPath,
       success: WhatsappBusinessAccount,
       error: problems(common, "WHATSAPP_WABA_NOT_CONNECTED")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get the WhatsApp Business Account",
       description: "The project's one connected WABA with the count of its live senders; subscribedAt is absent until the app is subscribed. Needs `platforms:read`; 404 WHATSAPP_WABA_NOT_CONNECTED."
     }))
@@ -98,7 +98,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
         common, idempotency, "PROJECT_CLOSING", "WHATSAPP_WABA_NOT_CONNECTED", "WHATSAPP_ACCOUNT_DISCONNECTING",
         "WHATSAPP_ACCOUNT_PROVISIONING"
       )
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({
         summary: "Disconnect the WhatsApp Business Account",
         description: "Disconnects every WhatsApp sender, unsubscribes the app and removes the WABA connection; the project's own lines and the customer's Meta numbers remain. Answers 200 with a succeeded whatsapp.account.disconnect operation. Needs `platforms:write` and an Idempotency-Key; 404 WHATSAPP_WABA_NOT_CONNECTED, 409 WHATSAPP_ACCOUNT_DISCONNECTING or WHATSAPP_ACCOUNT_PROVISIONING."
@@ -109,7 +109,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
       params: ProjectPath,
       success: ListWhatsappAccountPhoneNumbersResponse,
       error: problems(common, "WHATSAPP_WABA_NOT_CONNECTED")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List the WABA's phone numbers",
       description: "The WhatsApp Business Account's numbers as Meta lists them; ownership photon for the project's own lines, meta for the customer's. A failed lookup is an error, never an empty list. Needs `platforms:read`; 404 WHATSAPP_WABA_NOT_CONNECTED."
     }))
@@ -159,7 +159,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
       params: AssignmentPath,
       success: SharedLineAssignment,
       error: problems(common, "ASSIGNMENT_NOT_FOUND")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Get a WhatsApp shared-line assignment",
       description: "One WhatsApp seat, released or not. Needs `platforms:read`; 404 ASSIGNMENT_NOT_FOUND."
     }))
@@ -169,7 +169,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
       params: AssignmentPath,
       success: SharedLineAssignment,
       error: problems(common, "ASSIGNMENT_NOT_FOUND", "PROJECT_CLOSING")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({
       summary: "Release a WhatsApp shared-line assignment",
       description: "Frees the seat and the handle; the assignment stays readable with releasedAt, and a repeat answers the same. Needs `platforms:write`; 404 ASSIGNMENT_NOT_FOUND."
     }))
@@ -179,7 +179,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
       params: ProjectPath,
       success: Operation.pipe(HttpApiSchema.status(202)),
       error: problems(provisioning, "ENTITLEMENT_REQUIRED")
-    }).annotate(Idempotent, true)
+    }).annotate(Requires, projectAccess("platforms:write")).annotate(Idempotent, true)
       .annotateMerge(OpenApi.annotations({
         summary: "Provision a dedicated WhatsApp line",
         description: "Starts a resource.provision operation for a dedicated WhatsApp line with shared Voice (always 202; it keeps running while there is no capacity). No body. Needs `platforms:write`, an Idempotency-Key (permanent: a new line needs a new key), the dedicated-lines entitlement and a payment method (402 ENTITLEMENT_REQUIRED); 409 PROJECT_CLOSING."
@@ -190,7 +190,7 @@ export const WhatsappGroup = HttpApiGroup.make("whatsapp")
       params: ResourcePath,
       success: Operation,
       error: problems(common, "RESOURCE_NOT_FOUND", "PROJECT_CLOSING")
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(Requires, projectAccess("platforms:write")).annotateMerge(OpenApi.annotations({
       summary: "Release a dedicated WhatsApp line",
       description: "Gives the dedicated WhatsApp line back to the pool and records a succeeded resource.release operation (200). Needs `platforms:write`; 404 RESOURCE_NOT_FOUND for anything but a held dedicated WhatsApp line."
     }))
