@@ -106,6 +106,15 @@ for (const backend of testBackends()) {
       }
     })
 
+    it("a token holding every scope is still refused by each operation declared session only (403 SESSION_REQUIRED)", async () => {
+      const sessionOnly = ops.filter((o) => o.access._tag === "Session")
+      expect(sessionOnly.length).toBeGreaterThan(20)
+      for (const o of sessionOnly) {
+        const r = await call(o.method, pathOf(o), { token: fullToken })
+        expectEnvelopeError(r, 403, "SESSION_REQUIRED")
+      }
+    })
+
     it("every operation with a body refuses an invalid one with a 422 envelope, in each of the three content types", async () => {
       for (const o of ops.filter((x) => x.body !== undefined)) {
         for (const kind of ["json", "form", "multipart"] as const) {
