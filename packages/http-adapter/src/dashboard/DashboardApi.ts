@@ -10,7 +10,7 @@ import { Context, type Schema } from "effect"
 import { bodyParseOptions } from "../routes/DashboardBody.js"
 import { AccountGroup, InstallationsGroup } from "./AccountApi.js"
 import { BillingGroup, PaymentsGroup } from "./BillingApi.js"
-import { type Access, accessOf, type Data, dataOf, type FailureStatus, failureStatuses } from "./Declare.js"
+import { type Access, type Data, dataOf, declaredAccess, type FailureStatus, failureStatuses } from "./Declare.js"
 import { DashboardAccess, DashboardBody, DashboardEnvelopes } from "./Middleware.js"
 import { ProjectsGroup } from "./ProjectsApi.js"
 import { AnalyticsGroup, OnboardingGroup, OtpGroup, PrivacyGroup, ProfileGroup, SystemGroup } from "./SystemApi.js"
@@ -66,7 +66,7 @@ export interface DashboardEndpoint {
   readonly failures: ReadonlyArray<FailureStatus>
 }
 
-/** Every operation of the Dashboard API, in declaration order. */
+/** Every operation of the Dashboard API, in declaration order (an endpoint without its access, summary or description is an error at start). */
 export const dashboardEndpoints: ReadonlyArray<DashboardEndpoint> = (() => {
   const out: Array<DashboardEndpoint> = []
   HttpApi.reflect(DashboardApi, {
@@ -74,14 +74,20 @@ export const dashboardEndpoints: ReadonlyArray<DashboardEndpoint> = (() => {
     onEndpoint: ({ endpoint, group, successes }) => {
       const body = endpoint.payload.get("application/json")?.schemas[0]
       const data = dataOf(successes)
+      const access = declaredAccess(endpoint)
+      const summary = Context.getOrUndefined(endpoint.annotations, OpenApi.Summary)
+      const description = Context.getOrUndefined(endpoint.annotations, OpenApi.Description)
+      if (access === undefined || summary === undefined || description === undefined) {
+        throw new Error(`Dashboard endpoint ${endpoint.identifier} is not declared: give it declared({ name, access, summary, description })`)
+      }
       out.push({
         operationId: endpoint.identifier,
         method: endpoint.method as DashboardEndpoint["method"],
         path: endpoint.path,
         tag: Context.getOrElse(group.annotations, OpenApi.Title, () => group.identifier),
-        summary: Context.getOrElse(endpoint.annotations, OpenApi.Summary, () => ""),
-        description: Context.getOrElse(endpoint.annotations, OpenApi.Description, () => ""),
-        access: accessOf(endpoint),
+        summary,
+        description,
+        access,
         ...(body === undefined ? {} : { body }),
         ...(data === undefined ? {} : { data }),
         failures: failureStatuses(endpoint)

@@ -32,8 +32,11 @@ export const scope = (s: string): Access => ({ _tag: "Scope", scope: s })
 /** The declared access of an endpoint (`declared` sets it on every Dashboard endpoint). */
 export class DashboardAccessRule extends Context.Service<DashboardAccessRule, Access>()("switchboard/dashboard/Access") {}
 
-/** Who may call an endpoint, as declared (an endpoint without a declaration is refused to everyone but sessions). */
-export const accessOf = (endpoint: HttpApiEndpoint.Top): Access => Context.getOrUndefined(endpoint.annotations, DashboardAccessRule) ?? SessionOnly
+/** Who may call an endpoint, as declared (`dashboardEndpoints` refuses an API with an endpoint that does not say). */
+export const declaredAccess = (endpoint: HttpApiEndpoint.Top): Access | undefined => Context.getOrUndefined(endpoint.annotations, DashboardAccessRule)
+
+/** Who may call an endpoint: as declared, else sessions only (the narrowest). */
+export const accessOf = (endpoint: HttpApiEndpoint.Top): Access => declaredAccess(endpoint) ?? SessionOnly
 
 /** The access, summary and description of an endpoint (its operationId is its name). */
 export const declared = (d: { readonly name: string; readonly access: Access; readonly summary: string; readonly description: string }) =>
