@@ -5,14 +5,23 @@
  * routes here (routes/DashboardSignIn.ts).
  */
 import { HttpRouter, type HttpServerRequest } from "effect/http"
-import { Sessions } from "@switchboard/core/dashboard"
-import { OAuthGrants, SigningKeys } from "@switchboard/core/oauth"
+import { Accounts, PhoneVerifications } from "@switchboard/core/accounts"
+import { BillingService, PaymentMethods } from "@switchboard/core/billing"
+import { AccountServiceKeys } from "@switchboard/core/credentials"
+import { DashboardProjects, Onboarding, Sessions } from "@switchboard/core/dashboard"
+import { ManagementWebhooks } from "@switchboard/core/events"
+import { AppInstallations, OAuthApps, OAuthGrants, SigningKeys } from "@switchboard/core/oauth"
+import { Organizations } from "@switchboard/core/organizations"
+import { PrivacyRequests } from "@switchboard/core/privacy"
+import { Platforms, ProjectIntegrations, ProjectsService } from "@switchboard/core/projects"
 import { Secrets, ServerSecret } from "@switchboard/core/shared"
 import { Context, Effect, Layer } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { AccountGroupLive, InstallationsGroupLive } from "../dashboard/AccountHandlers.js"
 import { BillingGroupLive, PaymentsGroupLive } from "../dashboard/BillingHandlers.js"
 import { dashboardApiRouteTable } from "../dashboard/DashboardApi.js"
+import { DashboardAccess, DashboardBody, DashboardEnvelopes } from "../dashboard/Middleware.js"
+import { leanGroup } from "../v1/LeanGroup.js"
 import { ProjectsGroupLive } from "../dashboard/ProjectsHandlers.js"
 import {
   AnalyticsGroupLive,
@@ -24,18 +33,25 @@ import {
 } from "../dashboard/SystemHandlers.js"
 import { signInRoutes, signInRouteTable } from "./DashboardSignIn.js"
 
-/** Every group's handlers of the Dashboard API (`HttpApiBuilder.layer(DashboardApi)` needs one per group). */
+/** The steps of every Dashboard endpoint (dashboard/Middleware.ts), which each group's requests carry. */
+const steps = [DashboardEnvelopes, DashboardAccess, DashboardBody] as const
+
+/**
+ * Every group's handlers of the Dashboard API (`HttpApiBuilder.layer(DashboardApi)` needs one per
+ * group). Each group's requests carry only the services it names (v1/LeanGroup.ts), as the raw
+ * routes did; System reads an optional service (`DeliveryStats`), which `leanGroup` cannot see.
+ */
 export const DashboardGroupsLive = Layer.mergeAll(
-  ProjectsGroupLive,
-  BillingGroupLive,
-  PaymentsGroupLive,
-  ProfileGroupLive,
-  OnboardingGroupLive,
-  OtpGroupLive,
-  AccountGroupLive,
-  InstallationsGroupLive,
-  PrivacyGroupLive,
-  AnalyticsGroupLive,
+  leanGroup(...steps, DashboardProjects, ProjectsService, ProjectIntegrations, Platforms, ManagementWebhooks)(ProjectsGroupLive),
+  leanGroup(...steps, DashboardProjects, Organizations, BillingService, PaymentMethods)(BillingGroupLive),
+  leanGroup(...steps, DashboardProjects, PaymentMethods)(PaymentsGroupLive),
+  leanGroup(...steps, ServerConfig, Accounts)(ProfileGroupLive),
+  leanGroup(...steps, Onboarding)(OnboardingGroupLive),
+  leanGroup(...steps, PhoneVerifications)(OtpGroupLive),
+  leanGroup(...steps, AccountServiceKeys, OAuthApps, OAuthGrants, AppInstallations, Secrets)(AccountGroupLive),
+  leanGroup(...steps, AppInstallations)(InstallationsGroupLive),
+  leanGroup(...steps, PrivacyRequests)(PrivacyGroupLive),
+  leanGroup(...steps, DashboardProjects)(AnalyticsGroupLive),
   SystemGroupLive
 )
 
