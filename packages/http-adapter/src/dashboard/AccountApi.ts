@@ -1,4 +1,4 @@
-/** The Account and Installations groups of the Dashboard API (API.md §2): service keys, OAuth apps, authorized apps, app installation requests. Session only. */
+/** The Account and Installations groups of the Dashboard API: service keys, OAuth apps, authorized apps, app installation requests. Session only. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ApproveInstallationBody, AppKeySetBody, AppKeySetView, InstallationDecision, InstallationRequestView } from "@switchboard/core/oauth"
 import { Schema } from "effect"

@@ -1,4 +1,4 @@
-/** The Billing and Payments groups of the Dashboard API (API.md §2): subscription, usage, checkout, the payment provider setup. */
+/** The Billing and Payments groups of the Dashboard API: subscription, usage, checkout, the payment provider setup. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import * as S from "../routes/DashboardSchemas.js"

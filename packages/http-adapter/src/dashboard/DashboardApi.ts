@@ -1,9 +1,9 @@
 /**
- * The Dashboard API (API.md §2) as an `HttpApi`: one group per tag, one declaration per operation
+ * The Dashboard API as an `HttpApi`: one group per tag, one declaration per operation
  * (dashboard/Declare.ts). The routes, the 405 table, `/api/openapi.json` (dashboard/OpenApi.ts)
  * and the reference (`/docs/dashboard`) are all derived from it. The sign-in component
- * (`/api/auth/*`) is not part of this API's operation list (SPEC.md § What the service does): it
- * stays raw routes (routes/DashboardSignIn.ts).
+ * (`/api/auth/*`) is not part of this API's operation list (docs/architecture.md, "One
+ * declaration per endpoint"): it stays raw routes (routes/DashboardSignIn.ts).
  */
 import { HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 import { Context, type Schema } from "effect"

@@ -1,6 +1,6 @@
 /**
  * What a Dashboard API endpoint declares beside its method, path, path parameters and payload
- * (docs/architecture.md, "One declaration per endpoint"; the Dashboard API of API.md §2):
+ * (docs/architecture.md, "One declaration per endpoint"):
  * - `success: envelope(data)` (`envelope(data, "list")` for a list): the `{succeed: true, data}`
  *   envelope around the data schema, which remembers that schema for the documents;
  * - `error: failures(...statuses)`: the `{succeed: false, message, code}` envelopes it answers,

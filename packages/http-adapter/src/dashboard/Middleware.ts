@@ -1,5 +1,5 @@
 /**
- * The steps of every Dashboard API endpoint (API.md §2), outermost first:
+ * The steps of every Dashboard API endpoint, outermost first:
  * - `DashboardEnvelopes`: every failure leaves as its envelope, rendered by the global middleware
  *   (http/pipeline/Failures.ts) — a failure is handed on as the request's defect before the
  *   platform would encode it; a 5xx is logged with the operation's name;

@@ -1,4 +1,4 @@
-/** The Projects group of the Dashboard API (API.md §2): projects, their platforms, integrations, webhooks and members. */
+/** The Projects group of the Dashboard API: projects, their platforms, integrations, webhooks and members. */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import * as S from "../routes/DashboardSchemas.js"

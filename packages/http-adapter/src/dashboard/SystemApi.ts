@@ -1,5 +1,5 @@
 /**
- * The smaller groups of the Dashboard API (API.md §2): System (health, readiness, diagnostics,
+ * The smaller groups of the Dashboard API: System (health, readiness, diagnostics,
  * this API's document), Profile, Analytics, Onboarding, OTP and Privacy.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"

@@ -1,8 +1,8 @@
 /**
  * The Dashboard feature's routes: the Dashboard API is an `HttpApi` (dashboard/DashboardApi.ts,
  * its handlers `DashboardGroupsLive`, mounted beside the versioned API in Http.ts); the sign-in
- * component, not part of that API's operation list (SPEC.md § What the service does), stays raw
- * routes here (routes/DashboardSignIn.ts).
+ * component, not part of that API's operation list (docs/architecture.md, "One declaration per
+ * endpoint"), stays raw routes here (routes/DashboardSignIn.ts).
  */
 import { HttpRouter, type HttpServerRequest } from "effect/http"
 import { Accounts, PhoneVerifications } from "@switchboard/core/accounts"
