@@ -17,7 +17,10 @@ import { layerGlobalMiddleware } from "./http/Middleware.js"
 import { InFlight, makeInFlightCounter } from "./http/pipeline/InFlight.js"
 import { routePattern, type RouteTable } from "./http/pipeline/UrlChecks.js"
 import { ServerConfig } from "./http/ServerConfig.js"
+import { DashboardApi } from "./dashboard/DashboardApi.js"
+import { DashboardAccessLive, DashboardBodyLive, DashboardEnvelopesLive } from "./dashboard/Middleware.js"
 import { FeatureRoutes, featureRouteTable, V1Api, V1GroupsLive } from "./Features.js"
+import { DashboardGroupsLive } from "./routes/DashboardRoutes.js"
 import { AuthnLive } from "./v1/AuthnLive.js"
 import { RouteAccessLive } from "./v1/Access.js"
 import { IdempotencyLive } from "./v1/Idempotency.js"
@@ -90,9 +93,16 @@ export const InFlightLive = Layer.sync(InFlight, makeInFlightCounter)
 
 const ApiLive = HttpApiBuilder.layer(V1Api).pipe(Layer.provide(V1GroupsLive), Layer.provide([AuthnLive, V1ProblemsLive, RouteAccessLive, JsonBodyLive, IdempotencyLive]))
 
+/** The Dashboard API (dashboard/DashboardApi.ts), mounted the same way beside it. */
+const DashboardApiLive = HttpApiBuilder.layer(DashboardApi).pipe(
+  Layer.provide(DashboardGroupsLive),
+  Layer.provide([DashboardEnvelopesLive, DashboardAccessLive, DashboardBodyLive])
+)
+
 /** The application's routes and middleware, registered on the `HttpRouter`; `serve` it on an `HttpServer`. */
 export const HttpAppLive = Layer.mergeAll(
   ApiLive,
+  DashboardApiLive,
   RawRoutesLive,
   FeatureRoutes,
   layerGlobalMiddleware(routeTable)

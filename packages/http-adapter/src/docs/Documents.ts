@@ -3,7 +3,7 @@
  * Dashboard API (`/api/openapi.json`) and the management API (`/projects/openapi.json`) — built
  * from the code without a server (for the lint in CI and the documentation test).
  */
-import { dashboardOpenApi } from "../routes/DashboardOperations.js"
+import { dashboardOpenApi } from "../dashboard/OpenApi.js"
 import { managementOpenApi } from "../routes/ManagementOperations.js"
 import { openApiDocument } from "./OpenApiDocument.js"
 

@@ -21,7 +21,7 @@ import { Effect, Option } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
 import type { RawBody } from "./DashboardBody.js"
-import type { Access } from "./DashboardOperations.js"
+import type { Access } from "../dashboard/Declare.js"
 import { CSRF_HEADER, currentSession, isCsrfTokenOf, isSameOrigin, isUnsafeMethod } from "./DashboardSession.js"
 
 export type DashboardCaller =

@@ -11,7 +11,7 @@
  */
 import { HttpIncomingMessage, HttpServerRequest, Multipart } from "effect/http"
 import { issueLines } from "@switchboard/core/shared"
-import { ByteSize, Effect, Result, Schema, SchemaAST, Stream } from "effect"
+import { ByteSize, Effect, Result, Schema, SchemaAST, type SchemaIssue, Stream } from "effect"
 import { declaredBodyWithin, illFormedText, parseJsonBody, readBodyText } from "../http/Body.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
@@ -231,20 +231,38 @@ export const coerceFormFields = (ast: SchemaAST.AST, record: Record<string, stri
 
 const pathOf = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? "body" : path.map(String).join("."))
 
-/** Decodes a body read by `readDashboardBody` with the operation's schema (422 naming the fields). */
-export const decodeBodyAs = <A, I>(schema: Schema.Codec<A, I>, raw: RawBody): Effect.Effect<A, EnvelopeFailure> => {
+/** A schema refusal of a body as its 422 envelope, naming the fields (at most ten). */
+export const refusedBody = (issues: Schema.SchemaError | SchemaIssue.Issue) => {
+  const described = issueLines(issues).slice(0, 10).map((i) =>
+    // An excess property's line ("is unexpected, …") is said plainly.
+    i.message.startsWith("is unexpected") ? `${pathOf(i.path)}: is not an accepted property` : `${pathOf(i.path)}: ${i.message}`
+  )
+  return invalidBody(`The request body is not valid: ${described.join("; ")}.`)
+}
+
+/** How a body is decoded: every issue, an unknown property refused, the rejected value quoted. */
+export const bodyParseOptions = { errors: "all", onExcessProperty: "error", reportInput: true } as const
+
+/**
+ * Decodes a body read by `readDashboardBody` with the operation's schema (422 naming the fields):
+ * the value decoded, and the value it was decoded from — the JSON value as sent, or the form
+ * fields coerced (the JSON the same body would have been).
+ */
+const decodeBody = <A, I>(schema: Schema.Codec<A, I>, raw: RawBody): Effect.Effect<{ readonly sent: object; readonly decoded: A }, EnvelopeFailure> => {
   const value = raw.kind === "form" || raw.kind === "multipart"
     ? coerceFormFields(schema.ast, raw.value as Record<string, string | ReadonlyArray<string>>)
     : raw.value
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return Effect.fail(invalidBody("The body must be an object."))
   }
-  const decoded = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "error", reportInput: true })(value)
-  if (Result.isSuccess(decoded)) return Effect.succeed(decoded.success)
-  const issues = issueLines(decoded.failure)
-  // An excess property's line ("is unexpected, …") is said plainly.
-  const described = issues.slice(0, 10).map((i) =>
-    i.message.startsWith("is unexpected") ? `${pathOf(i.path)}: is not an accepted property` : `${pathOf(i.path)}: ${i.message}`
-  )
-  return Effect.fail(invalidBody(`The request body is not valid: ${described.join("; ")}.`))
+  const decoded = Schema.decodeUnknownResult(schema, bodyParseOptions)(value)
+  return Result.isSuccess(decoded) ? Effect.succeed({ sent: value, decoded: decoded.success }) : Effect.fail(refusedBody(decoded.failure))
 }
+
+/** Decodes a body read by `readDashboardBody` with the operation's schema (422 naming the fields). */
+export const decodeBodyAs = <A, I>(schema: Schema.Codec<A, I>, raw: RawBody): Effect.Effect<A, EnvelopeFailure> =>
+  Effect.map(decodeBody(schema, raw), (b) => b.decoded)
+
+/** Checks a body read by `readDashboardBody` against `schema`, answering the JSON value it decodes from. */
+export const checkedBodyValue = (schema: Schema.Top, raw: RawBody): Effect.Effect<object, EnvelopeFailure> =>
+  Effect.map(decodeBody(schema as Schema.Codec<unknown, unknown>, raw), (b) => b.sent)

@@ -10,7 +10,7 @@ import { DateTime, Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeServerConfig } from "../../src/http/ServerConfig.js"
 import { dashboardJobOnce } from "../../src/server/DashboardWorkers.js"
-import { type DashboardOperation, dashboardOperations } from "../../src/routes/DashboardOperations.js"
+import { type DashboardEndpoint, dashboardEndpoints } from "../../src/dashboard/DashboardApi.js"
 import {
   browser,
   type Browser,
@@ -22,7 +22,8 @@ import {
 } from "../support/DashboardClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
-const ops = dashboardOperations as ReadonlyArray<DashboardOperation>
+/** Every operation as declared (dashboard/DashboardApi.ts): the rules below hold each to its declaration. */
+const ops = dashboardEndpoints
 const ALL_SCOPES = [
   "openid", "profile", "email", "projects:read", "projects:write", "members:read", "members:write", "webhooks:read",
   "webhooks:write", "billing:read", "billing:write", "spectrum:read", "spectrum:write", "payments:read", "payments:write"
@@ -63,7 +64,7 @@ for (const backend of testBackends()) {
       else headers["x-csrf-token"] = init.csrf ?? owner.csrf
       return b.fetch(path, { method, headers, ...(init.json === undefined ? {} : { json: init.json }) })
     }
-    const pathOf = (o: DashboardOperation) =>
+    const pathOf = (o: DashboardEndpoint) =>
       o.path.replace(":id", projectId).replace(":webhookId", "00000000-0000-4000-8000-000000000000").replace(":serviceKeyId", "sb_ask_x")
         .replace(":clientId", "sb_app_unknown").replace(":organizationId", "sb_org_unknown").replace(":fixedChargeCode", "sso_seats")
 
@@ -102,6 +103,15 @@ for (const backend of testBackends()) {
         } else {
           expectEnvelopeError(r, 403, "SESSION_REQUIRED")
         }
+      }
+    })
+
+    it("a token holding every scope is still refused by each operation declared session only (403 SESSION_REQUIRED)", async () => {
+      const sessionOnly = ops.filter((o) => o.access._tag === "Session")
+      expect(sessionOnly.length).toBeGreaterThan(20)
+      for (const o of sessionOnly) {
+        const r = await call(o.method, pathOf(o), { token: fullToken })
+        expectEnvelopeError(r, 403, "SESSION_REQUIRED")
       }
     })
 

@@ -2,8 +2,8 @@
  * The API reference (issue 16 § 2): every operation of the three OpenAPI documents has a summary,
  * a description, its error responses, and an example for each JSON request body and response;
  * each example decodes with the schema the server decodes or encodes that body with. A new
- * endpoint without `OpenApi.annotations({ summary, description })` (v1), a Dashboard row without a
- * description, or a management route without a row in `ManagementOperations.ts` fails here. The
+ * endpoint without `OpenApi.annotations({ summary, description })` (v1), a Dashboard declaration
+ * without a description, or a management route without a row in `ManagementOperations.ts` fails here. The
  * reference pages and the bundle they load are served by a real server, with a CSP that allows
  * nothing from another origin.
  */
@@ -12,7 +12,7 @@ import { Result, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openApiDocuments } from "../../src/docs/Documents.js"
 import { v1OperationSchemas } from "../../src/docs/OpenApiDocument.js"
-import { dashboardOperations, type DashboardOperation, listOperations } from "../../src/routes/DashboardOperations.js"
+import { dashboardEndpoints } from "../../src/dashboard/DashboardApi.js"
 import { managementOperations } from "../../src/routes/ManagementOperations.js"
 import { managementRouteTable } from "../../src/routes/ManagementRoutes.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
@@ -129,15 +129,14 @@ describe("OpenAPI documents", () => {
   })
 
   it("dashboard: each example decodes with the operation's body and data schemas", () => {
-    const lists = listOperations
     const bad: Array<string> = []
-    for (const o of dashboardOperations as ReadonlyArray<DashboardOperation>) {
+    for (const o of dashboardEndpoints) {
       const op = documents.dashboard.paths[o.path.replace(/:([A-Za-z]+)/g, "{$1}")][o.method.toLowerCase()]
       if (o.body !== undefined && !decodes(o.body as Schema.Codec<any, any, never>, op.requestBody.content["application/json"].example)) {
         bad.push(`${o.operationId} request`)
       }
       if (o.data !== undefined) {
-        const data = (lists.has(o.operationId) ? Schema.Array(o.data) : o.data) as Schema.Codec<any, any, never>
+        const data = (o.data.list ? Schema.Array(o.data.schema) : o.data.schema) as Schema.Codec<any, any, never>
         if (!decodes(envelopeOf(data), op.responses["200"].content["application/json"].example)) bad.push(`${o.operationId} 200`)
       }
       for (const [status, response] of Object.entries<Json>(op.responses)) {

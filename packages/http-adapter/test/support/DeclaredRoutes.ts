@@ -11,7 +11,7 @@ import { featureRouteTable, V1Api } from "../../src/Features.js"
 import { exampleOf } from "../../src/docs/Examples.js"
 import { surfaceOf } from "../../src/http/Surfaces.js"
 import { documentedSchema } from "../../src/v1/Declare.js"
-import { dashboardOperations } from "../../src/routes/DashboardOperations.js"
+import { dashboardEndpoints } from "../../src/dashboard/DashboardApi.js"
 import { managementOperations } from "../../src/routes/ManagementOperations.js"
 
 export interface Route {
@@ -113,8 +113,8 @@ export const featureRoutes: ReadonlyArray<Route> = featureRouteTable
   .filter(([method]) => method !== "HEAD")
   .map(([method, path]) => {
     const surface = path === "/" || path.startsWith("/console/") || path === "/console" ? "console" : surfaceOf(path)
-    const declared: { readonly body?: Schema.Codec<any, any> } | undefined = surface === "dashboard"
-      ? dashboardOperations.find((o) => o.method === method && o.path === path)
+    const declared: { readonly body?: Schema.Top } | undefined = surface === "dashboard"
+      ? dashboardEndpoints.find((o) => o.method === method && o.path === path)
       : surface === "management"
       ? managementOperations.find((o) => o.method === method && o.path === path)
       : undefined
