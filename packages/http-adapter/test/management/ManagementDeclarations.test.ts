@@ -11,11 +11,11 @@ import { HttpApi, type HttpApiEndpoint } from "effect/http-api"
 import { OrganizationsRepo } from "@switchboard/core/organizations"
 import { AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
-import { DateTime, Effect, type Schema, SchemaAST } from "effect"
+import { Context, DateTime, Effect, type Schema, SchemaAST } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exampleOf } from "../../src/docs/Examples.js"
 import { ManagementApi } from "../../src/management/ManagementApi.js"
-import { declaredFailures, queryRefusal } from "../../src/management/ManagementDeclare.js"
+import { declaredFailures, queryRefusal, Use } from "../../src/management/ManagementDeclare.js"
 import { WWW_AUTHENTICATE } from "../../src/routes/ManagementPipeline.js"
 import { parameterValue } from "../support/DeclaredRoutes.js"
 import { httpClient } from "../support/HttpClient.js"
@@ -70,9 +70,10 @@ for (const backend of testBackends()) {
       return { projectId: created.body.projectId as string, auth: { username: created.body.projectId as string, password: rotated.body.projectSecret as string } }
     }
 
-    it("the declaration has every endpoint, each declaring the shared steps' refusals", () => {
+    it("the declaration has every endpoint, each declaring its use and the shared steps' refusals", () => {
       expect(endpoints.length).toBe(17)
       for (const e of endpoints) {
+        expect(Context.getOrUndefined(e.annotations, Use), `${e.identifier} declares Use`).toBeDefined()
         for (const [status, code] of [[401, "NOT_AUTHENTICATED"], [403, "HTTPS_REQUIRED"], [429, "RATE_LIMITED"]] as const) {
           expect(declares(e, status, code), `${e.identifier} declares ${code}`).toBe(true)
         }
