@@ -1,6 +1,6 @@
 /**
- * The project management API (API.md §4; SPEC.md § Project management API; contract.md §5.2),
- * declared once per endpoint: under `/projects/{projectId}`, HTTP Basic `projectId:projectSecret`,
+ * The project management API, declared once per endpoint (docs/architecture.md, "One declaration
+ * per endpoint"): under `/projects/{projectId}`, HTTP Basic `projectId:projectSecret`,
  * envelope bodies, HTTPS only. Each endpoint declares its path parameters, query, body, the data of
  * its success (`{succeed: true, data}`), the envelope failures it answers (ManagementDeclare.ts) and
  * whether it reads or changes the project. The steps every endpoint shares are middleware
@@ -9,8 +9,8 @@
  * the JSON body read (`ManagementJsonBody`). Paths take an optional trailing slash: the router
  * ignores one (`HttpRouter.layer`), for these routes as for the raw ones before them.
  *
- * The two delivery routes are ours: API.md §4 keeps dead-lettered deliveries "visible and
- * retryable", and these make them so on the surface the webhooks belong to.
+ * The two delivery routes are ours: dead-lettered deliveries stay visible and retryable on the
+ * surface the webhooks belong to.
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { WebhookDelivery, WebhookDeliveryPage } from "@switchboard/core/events"

@@ -14,7 +14,7 @@ import { type HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
 import { Context, Schema, SchemaAST } from "effect"
 import { SuccessEnvelope } from "../http/Envelope.js"
 
-/** Every code the management API answers, with its one status (SPEC.md § Errors). */
+/** Every code the management API answers, with its one status (docs/errors.md). */
 export const managementCodes = {
   NOT_AUTHENTICATED: 401,
   HTTPS_REQUIRED: 403,

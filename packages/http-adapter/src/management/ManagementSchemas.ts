@@ -1,5 +1,5 @@
 /**
- * The management API's wire shapes (API.md §4; contract.md §5.2): the data of each answer, the
+ * The management API's wire shapes: the data of each answer, the
  * request bodies and the queries, as `ManagementApi.ts` declares them. Lists of lines and users are
  * wrapped in a named array (`data.lines`, `data.users`) and the webhook list is a bare array, as in
  * the public contract these clients were written for.
@@ -72,7 +72,7 @@ export const DeliveryListQuery = Schema.Struct({
     .annotate({ description: "nextPageToken of the previous page" })
 })
 
-/** Query of the user list: `?type=shared|dedicated` (at most once) and up to 100 `?id=` (contract.md §5.2). */
+/** Query of the user list: `?type=shared|dedicated` (at most once) and up to 100 `?id=`. */
 export const UserListQuery = Schema.Struct({
   type: Schema.optionalKey(UserType).annotate({ description: "shared or dedicated users only" }),
   id: Schema.optionalKey(Schema.Array(UserId).pipe(Schema.check(Schema.isMaxLength(100))))
