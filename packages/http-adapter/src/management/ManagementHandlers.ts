@@ -15,7 +15,8 @@ import { envelopeErrors } from "../routes/ManagementErrors.js"
 import { envelope } from "../routes/ManagementPipeline.js"
 import { defaultPictureUrl } from "../v1/DefaultPicture.js"
 import { ManagementApi } from "./ManagementApi.js"
-import { ManagedProject } from "./ManagementMiddleware.js"
+import { leanGroup } from "../v1/LeanGroup.js"
+import { ManagedProject, ManagementFailures, ManagementGuard, ManagementJsonBody } from "./ManagementMiddleware.js"
 import {
   AllocatedLine,
   CreatedManagementWebhook,
@@ -189,5 +190,18 @@ const FusorLive = HttpApiBuilder.group(ManagementApi, "Fusor", (handlers) =>
       }))
   }))
 
-/** Every group's handlers (`HttpApiBuilder.layer(ManagementApi)` needs one per group). */
-export const ManagementGroupsLive = Layer.mergeAll(ProjectLive, WebhooksLive, PlatformsLive, LinesLive, UsersLive, FusorLive)
+/**
+ * Every group's handlers (`HttpApiBuilder.layer(ManagementApi)` needs one per group), each request
+ * carrying only the services they and the middleware use (v1/LeanGroup.ts).
+ */
+export const ManagementGroupsLive = leanGroup(
+  ManagementFailures,
+  ManagementGuard,
+  ManagementJsonBody,
+  ServerConfig,
+  ManagementWebhooks,
+  Platforms,
+  ProjectUsers,
+  Lines,
+  StreamTokens
+)(Layer.mergeAll(ProjectLive, WebhooksLive, PlatformsLive, LinesLive, UsersLive, FusorLive))
