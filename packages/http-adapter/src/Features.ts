@@ -183,7 +183,7 @@ export const V1GroupsLive = Layer.mergeAll(
   MessagesGroupLive
 )
 
-/** Every feature's routes outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, SSO, ingress, the console). */
+/** Every feature's routes outside the HttpApis (Dashboard, OAuth, the management fallback, uploads, checkout, SSO, ingress, the console). */
 export const FeatureRoutes = Layer.mergeAll(
   UploadsRawRoutes,
   BillingRoutes,
@@ -195,7 +195,7 @@ export const FeatureRoutes = Layer.mergeAll(
   ConsoleRoutes
 )
 
-/** Those routes as (method, router path), for 405 answers and lifecycle headers. */
+/** Those routes, and the management API's endpoints (its declaration), as (method, router path), for 405 answers and lifecycle headers. */
 export const featureRouteTable: ReadonlyArray<readonly [string, string]> = [
   ...uploadsRawRouteTable,
   ...billingRouteTable,

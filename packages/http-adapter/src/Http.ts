@@ -1,6 +1,7 @@
 /**
- * The HTTP application (DESIGN.md D6): the versioned API, its OpenAPI document, the problem-type
- * pages and static assets on one router, behind the global middleware. What each feature adds
+ * The HTTP application (DESIGN.md D6): the versioned, Dashboard and management APIs (each an
+ * HttpApi), their OpenAPI documents, the problem-type pages and static assets on one router, behind
+ * the global middleware. What each feature adds
  * comes from the registry (`Features.ts`). It needs the core services,
  * the repository ports and a `ServerConfig`; the server entry (or a host) supplies them.
  */
@@ -12,7 +13,7 @@ import { defaultAvatarSvg } from "./docs/Assets.js"
 import { openApiDocument } from "./docs/OpenApiDocument.js"
 import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
 import { referencePageResponse, referencePages, referenceScript, scalarBundle, scriptResponse } from "./docs/ReferencePages.js"
-import { managementOpenApi } from "./routes/ManagementOperations.js"
+import { managementOpenApi } from "./docs/ManagementOpenApi.js"
 import { layerGlobalMiddleware } from "./http/Middleware.js"
 import { InFlight, makeInFlightCounter } from "./http/pipeline/InFlight.js"
 import { routePattern, type RouteTable } from "./http/pipeline/UrlChecks.js"
@@ -26,6 +27,9 @@ import { RouteAccessLive } from "./v1/Access.js"
 import { IdempotencyLive } from "./v1/Idempotency.js"
 import { JsonBodyLive } from "./v1/JsonBody.js"
 import { V1ProblemsLive } from "./v1/V1Problems.js"
+import { ManagementApi } from "./management/ManagementApi.js"
+import { ManagementGroupsLive } from "./management/ManagementHandlers.js"
+import { ManagementMiddlewareLive } from "./management/ManagementMiddleware.js"
 import { problem } from "./v1/Problems.js"
 
 /** Routes outside the HttpApi (pages, Dashboard, OAuth, management, uploads, …) as (method, router path). */
@@ -98,11 +102,14 @@ const DashboardApiLive = HttpApiBuilder.layer(DashboardApi).pipe(
   Layer.provide(DashboardGroupsLive),
   Layer.provide([DashboardEnvelopesLive, DashboardAccessLive, DashboardBodyLive])
 )
+/** The management API (management/ManagementApi.ts); anything else under `/projects` is its raw fallback (`FeatureRoutes`). */
+const ManagementApiLive = HttpApiBuilder.layer(ManagementApi).pipe(Layer.provide(ManagementGroupsLive), Layer.provide(ManagementMiddlewareLive))
 
 /** The application's routes and middleware, registered on the `HttpRouter`; `serve` it on an `HttpServer`. */
 export const HttpAppLive = Layer.mergeAll(
   ApiLive,
   DashboardApiLive,
+  ManagementApiLive,
   RawRoutesLive,
   FeatureRoutes,
   layerGlobalMiddleware(routeTable)

@@ -4,7 +4,7 @@
  * from the code without a server (for the lint in CI and the documentation test).
  */
 import { dashboardOpenApi } from "../dashboard/OpenApi.js"
-import { managementOpenApi } from "../routes/ManagementOperations.js"
+import { managementOpenApi } from "./ManagementOpenApi.js"
 import { openApiDocument } from "./OpenApiDocument.js"
 
 export const openApiDocuments = (baseUrl = "http://127.0.0.1:8080", managementUrl = "https://127.0.0.1:8443") => ({

@@ -13,8 +13,9 @@
  * 4. A closing project (deleted, closure not finished) answers reads and refuses changes with 409
  *    `PROJECT_CLOSING`; a deleted project's credentials open nothing (401).
  *
- * Then the route: JSON bodies decoded strictly (413 over the size limit, 422 for anything else that
- * is wrong), domain errors mapped by one table, success as `{succeed: true, data}`.
+ * Then the endpoint (management/ManagementApi.ts, whose middleware runs these steps): JSON bodies
+ * decoded strictly (413 over the size limit, 422 for anything else that is wrong), domain errors
+ * mapped by one table, success as `{succeed: true, data}`.
  */
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { ManagementAccess } from "@switchboard/core/management"
@@ -22,7 +23,7 @@ import { type ProjectRecord } from "@switchboard/core/projects"
 import { issueLines, RateLimiter, type RateLimitPolicy } from "@switchboard/core/shared"
 import { successEnvelope } from "../http/Envelope.js"
 import { policyHeader, stateHeader } from "../http/RateLimitHeaders.js"
-import { DateTime, Effect, Option, Redacted, Result, Schema } from "effect"
+import { DateTime, Effect, Option, Redacted, Result, Schema, type SchemaIssue } from "effect"
 import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { type EnvelopeFailure, envelopeFailure } from "../http/Surfaces.js"
@@ -53,7 +54,7 @@ export const envelope = <A, I>(schema: Schema.Codec<A, I>, value: A, status = 20
     HttpServerResponse.jsonUnsafe(successEnvelope(data), { status, headers: { "cache-control": "no-store" } }))
 
 /** A readable message naming each wrong field: `phoneNumber: must be an E.164 phone number`. */
-const issuesMessage = (error: Schema.SchemaError) =>
+export const issuesMessage = (error: Schema.SchemaError | SchemaIssue.Issue) =>
   issueLines(error)
     .slice(0, 10)
     .map((i) => (i.path.length === 0 ? i.message : `${i.path.join(".")}: ${i.message}`))
@@ -61,19 +62,21 @@ const issuesMessage = (error: Schema.SchemaError) =>
 
 const invalid = (message: string) => envelopeFailure(422, "VALIDATION_FAILED", message)
 
-/** Reads the JSON body and decodes it strictly: 413 over the size limit, 422 for anything malformed. */
-export const jsonBody = <A, I>(schema: Schema.Codec<A, I>) =>
+/**
+ * Reads the JSON body by the rules every surface shares (http/Body.ts): 413 over the size limit,
+ * 415 for an encoding it cannot read, 422 for anything else malformed. The text and its value.
+ */
+export const readJsonBody = (maxBodyBytes: number) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const config = yield* ServerConfig
     const contentType = request.headers["content-type"]
     if (!isJsonType(contentType)) {
       return yield* invalid(`The request body must be JSON (Content-Type application/json), not ${contentType ?? "none"}.`)
     }
-    const text = yield* readBodyText(config.maxBodyBytes).pipe(
+    const text = yield* readBodyText(maxBodyBytes).pipe(
       Effect.mapError((e) =>
         e._tag === "BodyTooLarge"
-          ? envelopeFailure(413, "PAYLOAD_TOO_LARGE", `The request body exceeds ${config.maxBodyBytes} bytes.`)
+          ? envelopeFailure(413, "PAYLOAD_TOO_LARGE", `The request body exceeds ${maxBodyBytes} bytes.`)
           : e.status === 415
           ? envelopeFailure(415, "UNSUPPORTED_MEDIA_TYPE", e.message)
           : invalid(e.message)
@@ -85,10 +88,7 @@ export const jsonBody = <A, I>(schema: Schema.Codec<A, I>) =>
         ? (text.trim() === "" ? "The request body is empty." : "The request body is not valid JSON.")
         : `${parsed.refused.path === "" ? "The body" : parsed.refused.path}: ${parsed.refused.message}`)
     }
-    const json = parsed.ok
-    const decoded = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "error", reportInput: true })(json)
-    if (Result.isFailure(decoded)) return yield* invalid(issuesMessage(decoded.failure))
-    return decoded.success
+    return { request, text, json: parsed.ok as unknown }
   })
 
 /** Builds the route guard once (at router construction) from the server's config and services. */

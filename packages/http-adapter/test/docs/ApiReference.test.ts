@@ -3,7 +3,7 @@
  * a description, its error responses, and an example for each JSON request body and response;
  * each example decodes with the schema the server decodes or encodes that body with. A new
  * endpoint without `OpenApi.annotations({ summary, description })` (v1), a Dashboard declaration
- * without a description, or a management route without a row in `ManagementOperations.ts` fails here. The
+ * without a description, or a management endpoint without `OpenApi.annotations({ summary, description })` fails here. The
  * reference pages and the bundle they load are served by a real server, with a CSP that allows
  * nothing from another origin.
  */
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openApiDocuments } from "../../src/docs/Documents.js"
 import { v1OperationSchemas } from "../../src/docs/OpenApiDocument.js"
 import { dashboardEndpoints } from "../../src/dashboard/DashboardApi.js"
-import { managementOperations } from "../../src/routes/ManagementOperations.js"
+import { managementEndpoints, payloadSchema, successData } from "../../src/docs/ManagementOpenApi.js"
 import { managementRouteTable } from "../../src/routes/ManagementRoutes.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
@@ -146,20 +146,23 @@ describe("OpenAPI documents", () => {
     expect(bad).toEqual([])
   })
 
-  it("management: one row per route, and each example decodes with the operation's schemas", () => {
-    expect(managementOperations.map((o) => `${o.method} ${o.path}`).sort())
+  it("management: one operation per declared endpoint, and each example decodes with the endpoint's schemas", () => {
+    const endpoints = [...managementEndpoints().values()]
+    expect(endpoints.map((e) => `${e.method} ${e.path}`).sort())
       .toEqual(managementRouteTable.map(([method, path]) => `${method} ${path}`).sort())
     const bad: Array<string> = []
-    for (const o of managementOperations) {
-      const op = documents.management.paths[o.path.replace(/:([A-Za-z]+)/g, "{$1}")][o.method.toLowerCase()]
-      if (o.body !== undefined && !decodes(o.body as Schema.Codec<any, any, never>, op.requestBody.content["application/json"].example)) {
-        bad.push(`${o.operationId} request`)
+    for (const e of endpoints) {
+      const op = documents.management.paths[e.path.replace(/:([A-Za-z]+)/g, "{$1}")][e.method.toLowerCase()]
+      if (typeof op.summary !== "string" || typeof op.description !== "string") bad.push(`${e.identifier} summary/description`)
+      const body = payloadSchema(e)
+      if (body !== undefined && !decodes(body as Schema.Codec<any, any, never>, op.requestBody.content["application/json"].example)) {
+        bad.push(`${e.identifier} request`)
       }
-      if (!decodes(envelopeOf(o.data as Schema.Codec<any, any, never>), op.responses["200"].content["application/json"].example)) {
-        bad.push(`${o.operationId} 200`)
+      if (!decodes(envelopeOf(successData(e) as Schema.Codec<any, any, never>), op.responses["200"].content["application/json"].example)) {
+        bad.push(`${e.identifier} 200`)
       }
       for (const [status, response] of Object.entries<Json>(op.responses)) {
-        if (Number(status) >= 400 && !decodes(EnvelopeError, response.content["application/json"].example)) bad.push(`${o.operationId} ${status}`)
+        if (Number(status) >= 400 && !decodes(EnvelopeError, response.content["application/json"].example)) bad.push(`${e.identifier} ${status}`)
       }
     }
     expect(bad).toEqual([])

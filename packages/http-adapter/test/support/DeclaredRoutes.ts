@@ -12,7 +12,7 @@ import { exampleOf } from "../../src/docs/Examples.js"
 import { surfaceOf } from "../../src/http/Surfaces.js"
 import { documentedSchema } from "../../src/v1/Declare.js"
 import { dashboardEndpoints } from "../../src/dashboard/DashboardApi.js"
-import { managementOperations } from "../../src/routes/ManagementOperations.js"
+import { managementEndpoints, payloadSchema } from "../../src/docs/ManagementOpenApi.js"
 
 export interface Route {
   readonly method: string
@@ -104,6 +104,12 @@ export const v1Routes: ReadonlyArray<Route> = (() => {
   return routes
 })()
 
+/** The management API's endpoints (its declaration, reflected) with their declared body. */
+const managementBodies = [...managementEndpoints().values()].map((endpoint) => {
+  const body = payloadSchema(endpoint) as Schema.Codec<any, any> | undefined
+  return { method: endpoint.method, path: endpoint.path, ...(body === undefined ? {} : { body }) }
+})
+
 /**
  * Every route outside the HttpApi (Dashboard, OAuth, management, uploads, checkout, SSO, ingress,
  * the console), HEAD apart (the router answers it as GET), with the declared body of the
@@ -116,7 +122,7 @@ export const featureRoutes: ReadonlyArray<Route> = featureRouteTable
     const declared: { readonly body?: Schema.Top } | undefined = surface === "dashboard"
       ? dashboardEndpoints.find((o) => o.method === method && o.path === path)
       : surface === "management"
-      ? managementOperations.find((o) => o.method === method && o.path === path)
+      ? managementBodies.find((o) => o.method === method && o.path === path)
       : undefined
     return { method, path, surface, body: bodyOf(declared?.body as Schema.Codec<any, any, never> | undefined) }
   })
