@@ -11,8 +11,9 @@
  * They are read back with `declaredFailures`, `useOf`, `queryRefusal`, `bodyIsOptional`.
  */
 import { type HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
-import { Context, Schema, SchemaAST } from "effect"
+import { Context, Schema } from "effect"
 import { SuccessEnvelope } from "../http/Envelope.js"
+import { declaredCode } from "../http/DeclaredCode.js"
 
 /** Every code the management API answers, with its one status (docs/errors.md). */
 export const managementCodes = {
@@ -67,14 +68,7 @@ const envelopeErrorType = (code: ManagementCode): EnvelopeErrorType => {
 export const envelopeErrors = (...list: ReadonlyArray<ManagementCode | ReadonlyArray<ManagementCode>>): ReadonlyArray<EnvelopeErrorType> =>
   [...new Set([...commonCodes, ...list.flat()])].map(envelopeErrorType)
 
-const codeOf = (schema: Schema.Top): ManagementCode | undefined => {
-  const ast = SchemaAST.toType(schema.ast)
-  if (ast._tag !== "Objects") return undefined
-  const type = ast.propertySignatures.find((p) => p.name === "code")?.type
-  return type?._tag === "Literal" && typeof type.literal === "string" && type.literal in managementCodes
-    ? type.literal as ManagementCode
-    : undefined
-}
+const codeOf = (schema: Schema.Top): ManagementCode | undefined => declaredCode(schema, managementCodes)
 
 /** The envelope failures an endpoint declares, as (status, code), in declaration order. */
 export const declaredFailures = (endpoint: HttpApiEndpoint.Top): ReadonlyArray<readonly [number, ManagementCode]> => {

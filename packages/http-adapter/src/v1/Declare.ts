@@ -16,9 +16,10 @@
  * They are read back from the declaration with `declaredProblems`, `isIdempotent`, `refusedBody`.
  */
 import { type HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
-import { Context, type Effect, Schema, SchemaAST } from "effect"
+import { Context, type Effect, Schema } from "effect"
 import type { CurrentPrincipal } from "./Authn.js"
 import { ProblemCatalog, type ProblemCode, problemEntry } from "../http/ProblemCatalog.js"
+import { declaredCode } from "../http/DeclaredCode.js"
 import { problem, type ProblemFailure } from "./ProblemFailure.js"
 
 /** One entry of a problem's `issues` (a validation failure). */
@@ -68,18 +69,8 @@ const problemType = (code: ProblemCode): ProblemType => {
 export const problems = (...list: ReadonlyArray<ProblemCode | ReadonlyArray<ProblemCode>>): ReadonlyArray<ProblemType> =>
   [...new Set(list.flat())].map(problemType)
 
-/**
- * The problem code a declared error schema stands for: its `code` property's literal (the endpoint
- * holds its error schemas as their JSON codecs, so the schema itself is not the one `problems` made).
- */
-const codeOf = (schema: Schema.Top): ProblemCode | undefined => {
-  const ast = SchemaAST.toType(schema.ast)
-  if (ast._tag !== "Objects") return undefined
-  const type = ast.propertySignatures.find((p) => p.name === "code")?.type
-  return type?._tag === "Literal" && typeof type.literal === "string" && type.literal in ProblemCatalog
-    ? type.literal as ProblemCode
-    : undefined
-}
+/** The problem code a declared error schema stands for (`declaredCode`). */
+const codeOf = (schema: Schema.Top): ProblemCode | undefined => declaredCode(schema, ProblemCatalog)
 
 /** The problem codes an endpoint declares (its `error` schemas made by `problems`), in declaration order. */
 export const declaredProblems = (endpoint: HttpApiEndpoint.Top): ReadonlyArray<ProblemCode> => {
