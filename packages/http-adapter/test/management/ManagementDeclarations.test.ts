@@ -8,17 +8,15 @@
  * ignored (a middleware left off, a query or body not decoded strictly) fails here.
  */
 import { HttpApi, type HttpApiEndpoint } from "effect/http-api"
-import { OrganizationsRepo } from "@switchboard/core/organizations"
-import { AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
-import { Context, DateTime, Effect, type Schema, SchemaAST } from "effect"
+import { Context, type Schema, SchemaAST } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exampleOf } from "../../src/docs/Examples.js"
 import { ManagementApi } from "../../src/management/ManagementApi.js"
 import { declaredFailures, queryRefusal, Use } from "../../src/management/ManagementDeclare.js"
 import { WWW_AUTHENTICATE } from "../../src/routes/ManagementPipeline.js"
 import { parameterValue } from "../support/DeclaredRoutes.js"
-import { httpClient } from "../support/HttpClient.js"
+import { newChannelProject } from "../support/ChannelClient.js"
 import { expectEnvelopeError, managementClient } from "../support/ManagementClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
@@ -52,22 +50,8 @@ for (const backend of testBackends()) {
 
     /** A project through /v1, and its management secret from a rotation. */
     const project = async () => {
-      const v1 = httpClient(() => s)
-      const organizationId = await s.run(Effect.gen(function*() {
-        const id = OrganizationId.make(formatTypeId(IdKinds.organization, uuidv7Bytes(Date.now(), crypto.getRandomValues(new Uint8Array(10)))))
-        const now = yield* DateTime.now
-        yield* (yield* OrganizationsRepo).insert({ organizationId: id, name: "Org", createdAt: now, updatedAt: now }, AccountId.make(s.accountId))
-        return id as string
-      }))
-      const created = await v1(`/v1/organizations/${organizationId}/projects`, {
-        method: "POST",
-        json: { name: "Declarations", slug: `decl-${Date.now().toString(36)}` },
-        idem: `decl-${Date.now()}-1`
-      })
-      expect(created.res.status, created.text).toBe(201)
-      const rotated = await v1(`/v1/projects/${created.body.projectId}/secret-rotations`, { method: "POST", idem: `decl-${Date.now()}-2` })
-      expect(rotated.res.status, rotated.text).toBe(200)
-      return { projectId: created.body.projectId as string, auth: { username: created.body.projectId as string, password: rotated.body.projectSecret as string } }
+      const { projectId, secret } = await newChannelProject(s)
+      return { projectId, auth: { username: projectId, password: secret } }
     }
 
     it("the declaration has every endpoint, each declaring its use and the shared steps' refusals", () => {
