@@ -1,3 +1,4 @@
+import { defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
 
 // One run over every package. SQL suites start one PGlite per test file (and, with DATABASE_URL,
@@ -6,7 +7,13 @@ import { defineConfig } from "vitest/config"
 // answered against the endpoints' declarations (packages/http-adapter/test/support/Answers.ts).
 const answers = "packages/http-adapter/test/answers/**/*.test.ts"
 
+// The workspace packages resolve to their TypeScript sources (the "@switchboard/source" export
+// condition, docs/architecture.md), not to a dist/ that may be stale or not built.
+const sourceCondition = "@switchboard/source"
+
 export default defineConfig({
+  resolve: { conditions: [sourceCondition, ...defaultServerConditions] },
+  ssr: { resolve: { conditions: [sourceCondition, ...defaultServerConditions] } },
   test: {
     pool: "forks",
     maxWorkers: 2,

@@ -42,7 +42,7 @@ interface Results {
 const runOne = (name: string, backend: "pglite" | "postgres" | undefined): Promise<Summary> =>
   new Promise((resolve, reject) => {
     const env = { ...process.env, BENCH_SECONDS: process.env.BENCH_SECONDS ?? "3", ...(backend === undefined ? {} : { BENCH_BACKEND: backend }) }
-    const child = spawn(process.execPath, ["--import", "tsx", join(here, `${name}.ts`)], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, ["--conditions=@switchboard/source", "--import", "tsx", join(here, `${name}.ts`)], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] })
     let out = ""
     child.stdout.on("data", (d: Buffer) => {
       out += d

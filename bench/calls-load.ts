@@ -24,7 +24,7 @@ export const signalLoadInChild = (options: {
   readonly seconds: number
   readonly label: string
 }): Promise<SignalLoad> =>
-  runChild(["--import", "tsx", sender, JSON.stringify((({ label: _label, ...args }) => args)(options))], options.label).then(({ code, stdout, stderr }) => {
+  runChild(["--conditions=@switchboard/source", "--import", "tsx", sender, JSON.stringify((({ label: _label, ...args }) => args)(options))], options.label).then(({ code, stdout, stderr }) => {
     const last = stdout.trim().split("\n").pop() ?? ""
     let r: any
     try {

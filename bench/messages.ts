@@ -112,7 +112,7 @@ const batchParams = (projectId: string, t: ReturnType<typeof template>) => {
 
 const httpLoad = async (url: string, headers: Record<string, string>, seconds: number) => {
   const cpu = process.cpuUsage()
-  const { code, stderr, stdout } = await runChild(["--import", "tsx", sender, JSON.stringify({ url, headers, connections: CONNECTIONS, seconds })], "messages")
+  const { code, stderr, stdout } = await runChild(["--conditions=@switchboard/source", "--import", "tsx", sender, JSON.stringify({ url, headers, connections: CONNECTIONS, seconds })], "messages")
   const used = process.cpuUsage(cpu)
   let r: any
   try {

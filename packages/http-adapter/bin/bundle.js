@@ -121,6 +121,8 @@ export const buildBundle = async (dir, key) => {
     write: false,
     format: "esm",
     platform: "node",
+    // The workspace packages' TypeScript sources, as in the repository's tests (docs/architecture.md).
+    conditions: ["@switchboard/source", "module"],
     target: `node${process.versions.node}`,
     outfile: join(dir, "cli.mjs"),
     sourcemap: "linked",

@@ -23,6 +23,12 @@ const bundle = await cliBundle()
 if (bundle !== undefined) {
   await import(pathToFileURL(bundle).href)
 } else {
+  // The sources import each other's sources (the "@switchboard/source" export condition).
+  const { registerHooks } = await import("node:module")
+  registerHooks({
+    resolve: (specifier, context, next) =>
+      next(specifier, { ...context, conditions: ["@switchboard/source", ...context.conditions] })
+  })
   const { register } = await import("tsx/esm/api")
   register()
   await import(pathToFileURL(cliSource).href)

@@ -1,28 +1,11 @@
 /**
- * The testkit's registry: every feature's memory repositories, its contract suite and the test
- * doubles of its non-store ports. A feature registers here and nowhere else in the package.
+ * The testkit's registry: every feature's memory repositories and the test doubles of its non-store
+ * ports. A feature's contract suite registers in RepositoryContract.ts (the `./vitest` entry), so
+ * that these layers need no test runner.
  */
-import type { Vitest } from "@effect/vitest"
-import type { StorePorts } from "@switchboard/core"
 import { RateLimiterInProcess, RecordChangesNone, SecretsLive } from "@switchboard/core/shared"
 import { Layer } from "effect"
 import { PasswordHasherTest, TestServerSecret } from "./Adapters.js"
-import { organizationsContract } from "./contracts/OrganizationsContract.js"
-import { projectsContract } from "./contracts/ProjectsContract.js"
-import { projectApiKeysContract } from "./contracts/ProjectApiKeysContract.js"
-import { accountSecurityContract } from "./contracts/AccountSecurityContract.js"
-import { uploadsContract } from "./contracts/UploadsContract.js"
-import { accessTokensContract } from "./contracts/AccessTokensContract.js"
-import { eventsContract } from "./contracts/EventsContract.js"
-import { voiceContract } from "./contracts/VoiceContract.js"
-import { billingContract } from "./contracts/BillingContract.js"
-import { webhooksContract } from "./contracts/WebhooksContract.js"
-import { managementContract } from "./contracts/ManagementContract.js"
-import { oAuthProviderContract } from "./contracts/OAuthProviderContract.js"
-import { dashboardContract } from "./contracts/DashboardContract.js"
-import { ssoContract } from "./contracts/SsoContract.js"
-import { deviceCodesContract } from "./contracts/DeviceCodesContract.js"
-import { appInstallationsContract } from "./contracts/AppInstallationsContract.js"
 import { IdentityReposMemory } from "./memory/AccountsMemory.js"
 import { OrganizationsMemory } from "./memory/OrganizationsMemory.js"
 import { ProjectsMemory } from "./memory/ProjectsMemory.js"
@@ -40,19 +23,13 @@ import { DashboardMemory } from "./memory/DashboardMemory.js"
 import { makeDnsTxtResolverMemory, SsoMemory, SsoOutboundUnreachable } from "./memory/SsoMemory.js"
 import { AppInstallationsMemory } from "./memory/AppInstallationsMemory.js"
 import { ChannelMemory } from "./memory/ChannelMemory.js"
-import { channelContract } from "./contracts/ChannelContract.js"
 import { PlatformsMemory } from "./memory/PlatformsMemory.js"
 import { ImessageMemory } from "./memory/ImessageMemory.js"
 import { AttachmentsMemory } from "./memory/AttachmentsMemory.js"
-import { attachmentsContract } from "./contracts/AttachmentsContract.js"
-import { imessageContract } from "./contracts/ImessageContract.js"
-import { platformsContract } from "./contracts/PlatformsContract.js"
 import { WhatsappMemory } from "./memory/WhatsappMemory.js"
-import { whatsappContract } from "./contracts/WhatsappContract.js"
 import { makeSimulatedImessagePool, makeSimulatedProviders } from "./simulated/index.js"
 import { MetricsMemory } from "./memory/MetricsMemory.js"
 import { MessagesMemory } from "./memory/MessagesMemory.js"
-import { messagesContract } from "./contracts/MessagesContract.js"
 import { MemoryStateLive } from "./memory/MemoryState.js"
 import { BillingCatalogTest, PaymentProviderTest } from "./memory/BillingMemory.js"
 import { LineProviderSimulatedMemory, makeSipGatewayRecording } from "./memory/VoiceMemory.js"
@@ -84,7 +61,6 @@ export * from "./memory/ImessageMemory.js"
 export * from "./memory/AttachmentsMemory.js"
 export * from "./memory/MetricsMemory.js"
 export * from "./memory/MessagesMemory.js"
-export * from "./contracts/MetricsContract.js"
 
 /** Every repository port in memory, over one fresh shared state each time the layer is built. */
 export const RepositoriesMemory = Layer.mergeAll(
@@ -115,32 +91,6 @@ export const RepositoriesMemory = Layer.mergeAll(
   MetricsMemory,
   MessagesMemory
 ).pipe(Layer.provideMerge(MemoryStateLive))
-
-/** Every feature's contract suite: `repositoryContract` runs them on each backend. */
-export const featuresContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
-  organizationsContract(it)
-  projectsContract(it)
-  projectApiKeysContract(it)
-  accountSecurityContract(it)
-  uploadsContract(it)
-  accessTokensContract(it)
-  eventsContract(it)
-  voiceContract(it)
-  billingContract(it)
-  webhooksContract(it)
-  managementContract(it)
-  oAuthProviderContract(it)
-  deviceCodesContract(it)
-  dashboardContract(it)
-  ssoContract(it)
-  appInstallationsContract(it)
-  channelContract(it)
-  platformsContract(it)
-  whatsappContract(it)
-  imessageContract(it)
-  attachmentsContract(it)
-  messagesContract(it)
-}
 
 /**
  * The ports of a core that are not the store's, as test doubles: for a core on a SQL store (the

@@ -4,7 +4,7 @@
  * sql-adapter, and any host's own adapter. Call it from a test file with a layer that provides the
  * ports on a fresh store.
  */
-import { layer } from "@effect/vitest"
+import { layer, type Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"
 import {
   AccountProfileRepo,
@@ -27,9 +27,56 @@ import {
 import { DateTime, Duration, Effect, Fiber, Layer, Option, Result, Stream } from "effect"
 import { expect } from "vitest"
 import { accountFixture } from "./Fixtures.js"
-import { featuresContract } from "./Features.js"
+import { accessTokensContract } from "./contracts/AccessTokensContract.js"
+import { accountSecurityContract } from "./contracts/AccountSecurityContract.js"
+import { appInstallationsContract } from "./contracts/AppInstallationsContract.js"
+import { attachmentsContract } from "./contracts/AttachmentsContract.js"
+import { billingContract } from "./contracts/BillingContract.js"
+import { channelContract } from "./contracts/ChannelContract.js"
+import { dashboardContract } from "./contracts/DashboardContract.js"
+import { deviceCodesContract } from "./contracts/DeviceCodesContract.js"
+import { eventsContract } from "./contracts/EventsContract.js"
+import { imessageContract } from "./contracts/ImessageContract.js"
+import { managementContract } from "./contracts/ManagementContract.js"
+import { messagesContract } from "./contracts/MessagesContract.js"
+import { oAuthProviderContract } from "./contracts/OAuthProviderContract.js"
+import { organizationsContract } from "./contracts/OrganizationsContract.js"
+import { platformsContract } from "./contracts/PlatformsContract.js"
+import { projectApiKeysContract } from "./contracts/ProjectApiKeysContract.js"
+import { projectsContract } from "./contracts/ProjectsContract.js"
+import { ssoContract } from "./contracts/SsoContract.js"
+import { uploadsContract } from "./contracts/UploadsContract.js"
+import { voiceContract } from "./contracts/VoiceContract.js"
+import { webhooksContract } from "./contracts/WebhooksContract.js"
+import { whatsappContract } from "./contracts/WhatsappContract.js"
 
 export type RepositoryPorts = StorePorts
+
+/** Every feature's contract suite: `repositoryContract` runs them on each backend. */
+const featuresContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
+  organizationsContract(it)
+  projectsContract(it)
+  projectApiKeysContract(it)
+  accountSecurityContract(it)
+  uploadsContract(it)
+  accessTokensContract(it)
+  eventsContract(it)
+  voiceContract(it)
+  billingContract(it)
+  webhooksContract(it)
+  managementContract(it)
+  oAuthProviderContract(it)
+  deviceCodesContract(it)
+  dashboardContract(it)
+  ssoContract(it)
+  appInstallationsContract(it)
+  channelContract(it)
+  platformsContract(it)
+  whatsappContract(it)
+  imessageContract(it)
+  attachmentsContract(it)
+  messagesContract(it)
+}
 
 let counter = 0
 const rand = () => crypto.getRandomValues(new Uint8Array(10))

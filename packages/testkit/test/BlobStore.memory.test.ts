@@ -1,3 +1,4 @@
-import { BlobStoreMemory, blobStoreContract } from "@switchboard/testkit"
+import { BlobStoreMemory } from "@switchboard/testkit"
+import { blobStoreContract } from "@switchboard/testkit/vitest"
 
 blobStoreContract("memory", () => BlobStoreMemory)

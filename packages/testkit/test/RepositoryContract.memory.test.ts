@@ -1,5 +1,6 @@
 import { CredentialRevocationsInProcess } from "@switchboard/core/credentials"
-import { RepositoriesMemory, repositoryContract } from "@switchboard/testkit"
+import { RepositoriesMemory } from "@switchboard/testkit"
+import { repositoryContract } from "@switchboard/testkit/vitest"
 import { Layer } from "effect"
 
 repositoryContract("memory", () => Layer.merge(RepositoriesMemory, CredentialRevocationsInProcess))

@@ -1,6 +1,6 @@
 import { BlobStore } from "@switchboard/core/uploads"
 import { BlobStoreFilesystem } from "../../src/server/UploadsAdapters.js"
-import { blobStoreContract } from "@switchboard/testkit"
+import { blobStoreContract } from "@switchboard/testkit/vitest"
 import { Effect, Exit } from "effect"
 import { mkdtempSync } from "node:fs"
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises"

@@ -16,8 +16,6 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { MemoryState } from "./MemoryState.js"
 
-export { blobStoreContract } from "../contracts/BlobStoreContract.js"
-
 /** A `BlobStore` in memory, with the same key rules as the filesystem one. Each build is empty. */
 export const BlobStoreMemory: Layer.Layer<BlobStore> = Layer.sync(BlobStore, () => {
   const blobs = new Map<string, StoredBlob>()
