@@ -15,7 +15,7 @@ import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { takeDataDirLock } from "./DataDirLock.js"
 import Pg, { type Pool } from "pg"
-import { checkSchemaVersion, runMigrations } from "./Migrations.js"
+import { checkSchemaVersion, type MigrationFailed, type MigrationResult, runMigrations } from "./Migrations.js"
 import type { PgClient } from "./PgClient.js"
 import { PgliteClientLayer, pgliteParsers } from "./PgliteClient.js"
 import { initPgliteDataDir, needsInit } from "./PgliteInit.js"
@@ -277,6 +277,23 @@ const tooSmallPool = (config: DatabaseConfig): number | undefined => {
 }
 
 /**
+ * `runMigrations` on the database of `config`, failing at once (instead of waiting for a
+ * connection that never comes free) when its pool is too small to migrate.
+ */
+export const runMigrationsOn = (config: DatabaseConfig): Effect.Effect<MigrationResult, MigrationFailed | DatabaseError, SqlClient.SqlClient> =>
+  Effect.suspend((): Effect.Effect<MigrationResult, MigrationFailed | DatabaseError, SqlClient.SqlClient> => {
+    const max = tooSmallPool(config)
+    return max === undefined
+      ? runMigrations
+      : Effect.fail(
+        new DatabaseError({
+          message: `migrating needs a pool of at least 2 connections (one holds the migration lock), this one has ${max}: ` +
+            `raise its size, or migrate with migrate() and start the store with { migrate: false }`
+        })
+      )
+  })
+
+/**
  * The database ready for the store: connects, then brings the schema up to date (or, with
  * `migrate: false`, checks its version) before anything uses it.
  */
@@ -286,15 +303,7 @@ export const DatabaseLive = (config: DatabaseConfig, options: DatabaseLiveOption
       ? checkSchemaVersion.pipe(
         Effect.catchTag("SqlError", (e) => Effect.fail(new DatabaseError({ message: `could not read the schema version: ${e.message}`, cause: e })))
       )
-      : Effect.suspend(() => {
-        const max = tooSmallPool(config)
-        return max === undefined
-          ? runMigrations.pipe(Effect.mapError((e) => new DatabaseError({ message: e.message, cause: e })))
-          : Effect.fail(
-            new DatabaseError({
-              message: `migrating needs a pool of at least 2 connections (one holds the migration lock), this one has ${max}: ` +
-                `raise its size, or migrate with migrate() and start the store with { migrate: false }`
-            })
-          )
-      })
+      : runMigrationsOn(config).pipe(
+        Effect.catchTag("MigrationFailed", (e) => Effect.fail(new DatabaseError({ message: e.message, cause: e })))
+      )
   ).pipe(Layer.provideMerge(DatabaseClient(config)))

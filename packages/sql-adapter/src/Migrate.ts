@@ -5,8 +5,8 @@
  */
 import { Effect, Redacted } from "effect"
 import type { Pool } from "pg"
-import { DatabaseClient, DatabaseConfig } from "./Database.js"
-import { type MigrationResult, runMigrations } from "./Migrations.js"
+import { DatabaseClient, DatabaseConfig, runMigrationsOn } from "./Database.js"
+import type { MigrationResult } from "./Migrations.js"
 
 /**
  * The database to migrate: a connection URL (a pool of two connections is opened for the run and
@@ -34,9 +34,12 @@ const configOf = (target: MigrateTarget): DatabaseConfig =>
 /**
  * The Effect of `migrate`: connects to `target`, applies the pending migrations under the
  * migration lock, disconnects (a host's pool stays open). Fails with `MigrationFailed` or, when the
- * database cannot be reached, `DatabaseError`.
+ * database cannot be reached or a pool is too small to migrate (under 2 connections), `DatabaseError`.
  */
-export const migrateEffect = (target: MigrateTarget) => Effect.scoped(Effect.provide(runMigrations, DatabaseClient(configOf(target))))
+export const migrateEffect = (target: MigrateTarget) => {
+  const config = configOf(target)
+  return Effect.scoped(Effect.provide(runMigrationsOn(config), DatabaseClient(config)))
+}
 
 /**
  * Applies the pending migrations to `target` and resolves with the migrations applied (none when
