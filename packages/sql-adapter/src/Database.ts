@@ -15,7 +15,7 @@ import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { takeDataDirLock } from "./DataDirLock.js"
 import Pg, { type Pool } from "pg"
-import { checkSchemaVersion, type MigrationFailed, type MigrationResult, runMigrations } from "./Migrations.js"
+import { checkSchemaVersion, runMigrations } from "./Migrations.js"
 import type { PgClient } from "./PgClient.js"
 import { PgliteClientLayer, pgliteParsers } from "./PgliteClient.js"
 import { initPgliteDataDir, needsInit } from "./PgliteInit.js"
@@ -47,10 +47,9 @@ export type DatabaseConfig = Data.TaggedEnum<{
    * (end it yourself after the store's scope has closed). Its settings are the host's, and the
    * store relies on them: a `statement_timeout` / `query_timeout` bounds each statement (without
    * one a stuck statement waits forever), `connectionTimeoutMillis` bounds the wait for a free
-   * connection (pg's default, 0, waits forever), `max` of at least 2 (migrating holds one
-   * connection for the migration lock and one for the migration), and an `"error"` listener on the
-   * pool (pg throws an idle connection's error otherwise). LISTEN opens one more connection of its
-   * own with the pool's connection options. See docs/embedding.md, "Storage on your PostgreSQL".
+   * connection (pg's default, 0, waits forever), and an `"error"` listener on the pool (pg throws
+   * an idle connection's error otherwise). LISTEN opens one more connection of its own, outside the
+   * pool, with the pool's connection options. See docs/embedding.md, "Storage on your PostgreSQL".
    */
   PostgresPool: { readonly pool: Pool }
 }>
@@ -266,33 +265,6 @@ export interface DatabaseLiveOptions {
   readonly migrate?: boolean | undefined
 }
 
-/** The configured pool size when it is below the two connections migrating needs. */
-const tooSmallPool = (config: DatabaseConfig): number | undefined => {
-  const max = config._tag === "Postgres"
-    ? config.maxConnections
-    : config._tag === "PostgresPool"
-    ? (config.pool.options as { max?: unknown }).max
-    : undefined
-  return typeof max === "number" && max < 2 ? max : undefined
-}
-
-/**
- * `runMigrations` on the database of `config`, failing at once (instead of waiting for a
- * connection that never comes free) when its pool is too small to migrate.
- */
-export const runMigrationsOn = (config: DatabaseConfig): Effect.Effect<MigrationResult, MigrationFailed | DatabaseError, SqlClient.SqlClient> =>
-  Effect.suspend((): Effect.Effect<MigrationResult, MigrationFailed | DatabaseError, SqlClient.SqlClient> => {
-    const max = tooSmallPool(config)
-    return max === undefined
-      ? runMigrations
-      : Effect.fail(
-        new DatabaseError({
-          message: `migrating needs a pool of at least 2 connections (one holds the migration lock), this one has ${max}: ` +
-            `raise its size, or migrate with migrate() and start the store with { migrate: false }`
-        })
-      )
-  })
-
 /**
  * The database ready for the store: connects, then brings the schema up to date (or, with
  * `migrate: false`, checks its version) before anything uses it.
@@ -303,7 +275,5 @@ export const DatabaseLive = (config: DatabaseConfig, options: DatabaseLiveOption
       ? checkSchemaVersion.pipe(
         Effect.catchTag("SqlError", (e) => Effect.fail(new DatabaseError({ message: `could not read the schema version: ${e.message}`, cause: e })))
       )
-      : runMigrationsOn(config).pipe(
-        Effect.catchTag("MigrationFailed", (e) => Effect.fail(new DatabaseError({ message: e.message, cause: e })))
-      )
+      : runMigrations.pipe(Effect.mapError((e) => new DatabaseError({ message: e.message, cause: e })))
   ).pipe(Layer.provideMerge(DatabaseClient(config)))

@@ -5,11 +5,11 @@
  */
 import { Effect, Redacted } from "effect"
 import type { Pool } from "pg"
-import { DatabaseClient, DatabaseConfig, runMigrationsOn } from "./Database.js"
-import type { MigrationResult } from "./Migrations.js"
+import { DatabaseClient, DatabaseConfig } from "./Database.js"
+import { type MigrationResult, runMigrations } from "./Migrations.js"
 
 /**
- * The database to migrate: a connection URL (a pool of two connections is opened for the run and
+ * The database to migrate: a connection URL (a pool of one connection is opened for the run and
  * ended after it), the host's own `pg` pool (used as it is, never ended), or any `DatabaseConfig`
  * (e.g. `DatabaseConfig.Pglite({ dataDir })`).
  */
@@ -26,7 +26,7 @@ const configOf = (target: MigrateTarget): DatabaseConfig =>
     ? DatabaseConfig.PostgresPool({ pool: target.pool })
     : DatabaseConfig.Postgres({
       url: Redacted.isRedacted(target.url) ? target.url : Redacted.make(target.url),
-      maxConnections: 2,
+      maxConnections: 1,
       statementTimeoutMs: 600_000,
       ...(target.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: target.connectTimeoutMs })
     })
@@ -34,12 +34,9 @@ const configOf = (target: MigrateTarget): DatabaseConfig =>
 /**
  * The Effect of `migrate`: connects to `target`, applies the pending migrations under the
  * migration lock, disconnects (a host's pool stays open). Fails with `MigrationFailed` or, when the
- * database cannot be reached or a pool is too small to migrate (under 2 connections), `DatabaseError`.
+ * database cannot be reached, `DatabaseError`.
  */
-export const migrateEffect = (target: MigrateTarget) => {
-  const config = configOf(target)
-  return Effect.scoped(Effect.provide(runMigrationsOn(config), DatabaseClient(config)))
-}
+export const migrateEffect = (target: MigrateTarget) => Effect.scoped(Effect.provide(runMigrations, DatabaseClient(configOf(target))))
 
 /**
  * Applies the pending migrations to `target` and resolves with the migrations applied (none when

@@ -1,17 +1,14 @@
 /**
  * Forward-only migrations (docs/embedding.md, "Storage on your PostgreSQL"), registered by record so
- * bundlers keep them. `runMigrations` applies the pending ones under a session-level advisory lock
- * (`MIGRATION_LOCK_KEY`), so any number of processes may run it at once; inside, the migrator runs
- * them in one transaction under a table lock. `checkSchemaVersion` is the start-up check of a store
+ * bundlers keep them. `runMigrations` applies the pending ones in one transaction that first takes
+ * an advisory lock (`MIGRATION_LOCK_KEY`), so any number of processes may run it at once. `checkSchemaVersion` is the start-up check of a store
  * that does not migrate: the schema must be exactly the version this package expects.
  */
 import * as Migrator from "effect/sql/Migrator"
 import { SqlClient } from "effect/sql"
-import type { Connection } from "effect/sql/SqlConnection"
 import type { SqlError } from "effect/sql/SqlError"
 import { Data, Duration, Effect } from "effect"
 import { migrations } from "./Features.js"
-import { EmbeddedInterrupt } from "./PgliteClient.js"
 
 export { migrations }
 
@@ -34,8 +31,8 @@ const idOf = (key: string) => Number(/^(\d+)_/.exec(key)?.[1] ?? Number.NaN)
 export const EXPECTED_SCHEMA_VERSION: number = Math.max(...Object.keys(migrations).map(idOf))
 
 /**
- * The key of the PostgreSQL advisory lock taken around migrations (`pg_try_advisory_lock`, session
- * level): "SWBDMIGR" in ASCII. Fixed for every version of this package, so an older and a newer
+ * The key of the PostgreSQL advisory lock taken around migrations (`pg_try_advisory_xact_lock`, held
+ * by the migration's transaction): "SWBDMIGR" in ASCII. Fixed for every version of this package, so an older and a newer
  * Switchboard never migrate one database at the same time either.
  */
 export const MIGRATION_LOCK_KEY = 0x5357_4244_4d49_4752n
@@ -108,52 +105,39 @@ export const checkSchemaVersion: Effect.Effect<void, SchemaVersionMismatch | Sql
   (found) => found === EXPECTED_SCHEMA_VERSION ? Effect.void : Effect.fail(schemaVersionMismatch(found))
 )
 
-const LOCK = `select pg_try_advisory_lock(${MIGRATION_LOCK_KEY}) as locked`
-const UNLOCK = `select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`
+const LOCK = `select pg_try_advisory_xact_lock(${MIGRATION_LOCK_KEY}) as locked`
 
 /**
- * Takes the advisory lock on `connection`, trying again every 50 ms … 1 s while another session
- * holds it. Trying (rather than `pg_advisory_lock`, which waits on the server) keeps every statement
- * short, so a `statement_timeout` or a client read timeout never cuts the wait short, and an
- * interrupted wait leaves nothing queued on the server.
+ * Takes the migration lock for the rest of the current transaction, trying again every 50 ms,
+ * growing to 1 s, while another transaction holds it. Trying (rather than `pg_advisory_xact_lock`,
+ * which waits on the server) keeps every statement short, so a `statement_timeout` or a client read
+ * timeout never cuts the wait short, and an interrupted wait leaves nothing queued on the server.
  */
-const takeLock = (connection: Connection, pauseMs = 50): Effect.Effect<void, SqlError> =>
+const takeLock = (sql: SqlClient.SqlClient, pauseMs = 50): Effect.Effect<void, SqlError> =>
   Effect.flatMap(
-    connection.executeUnprepared(LOCK, [], undefined),
+    sql.unsafe<{ locked: boolean }>(LOCK).withoutTransform,
     (rows) =>
-      (rows[0] as { locked?: unknown } | undefined)?.locked === true
+      rows[0]?.locked === true
         ? Effect.void
-        : Effect.andThen(Effect.sleep(Duration.millis(pauseMs)), Effect.suspend(() => takeLock(connection, Math.min(pauseMs * 2, 1_000))))
+        : Effect.andThen(Effect.sleep(Duration.millis(pauseMs)), Effect.suspend(() => takeLock(sql, Math.min(pauseMs * 2, 1_000))))
   )
 
 /**
- * `self` under the migration lock. On PostgreSQL the lock is held by a connection reserved for it
- * (so migrating needs two connections: that one and the migrator's transaction) and released when
- * `self` ends however it ends; if that connection is lost, the server releases the lock with it.
- * The embedded PGlite is one session, where the lock is re-entrant and harmless (one process owns
- * a PGlite, and its session serialises transactions anyway).
+ * `self` in one transaction that first takes the migration lock (`MIGRATION_LOCK_KEY`): any other
+ * run waits until this transaction ends, however it ends (commit, rollback, lost connection).
+ * The lock is transaction-level on purpose: it needs no connection besides the migration's, and
+ * migration 0040 takes the session-level advisory lock functions away from `PUBLIC` (a session lock
+ * would outlive a metrics query's transaction on its pooled connection), while the
+ * transaction-level ones stay callable by every role. Transactions inside `self` (the migrator's)
+ * become savepoints of this one. On the embedded PGlite (one session) the lock is harmless.
  */
 export const withMigrationLock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R | SqlClient.SqlClient> =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    if (EmbeddedInterrupt in sql) {
-      return yield* Effect.acquireUseRelease(
-        sql.unsafe(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`),
-        () => self,
-        () => Effect.ignore(sql.unsafe(UNLOCK))
-      )
-    }
-    return yield* Effect.scoped(Effect.gen(function*() {
-      const connection = yield* sql.reserve
-      yield* Effect.acquireRelease(takeLock(connection), () => Effect.ignore(connection.executeUnprepared(UNLOCK, [], undefined)))
-      return yield* self
-    }))
-  })
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Effect.andThen(takeLock(sql), self)))
 
 /**
- * Applies every pending migration under the migration lock and reports what it did. Safe to run
- * from several processes at once: each migration is applied exactly once, and every run ends with
- * the same version.
+ * Applies every pending migration under the migration lock, in one transaction, and reports what
+ * it did. Safe to run from several processes at once: each migration is applied exactly once, and
+ * every run ends with the same version.
  */
 export const runMigrations: Effect.Effect<MigrationResult, MigrationFailed, SqlClient.SqlClient> = withMigrationLock(
   Effect.gen(function*() {
