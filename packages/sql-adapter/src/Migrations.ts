@@ -1,8 +1,9 @@
 /**
- * Forward-only migrations (docs/embedding.md, "Storage on your PostgreSQL"), registered by record so
- * bundlers keep them. `runMigrations` applies the pending ones in one transaction that first takes
- * an advisory lock (`MIGRATION_LOCK_KEY`), so any number of processes may run it at once. `checkSchemaVersion` is the start-up check of a store
- * that does not migrate: the schema must be exactly the version this package expects.
+ * Forward-only migrations (docs/embedding.md, "Storage on your PostgreSQL"), registered by record
+ * so bundlers keep them. `runMigrations` applies the pending ones in one transaction that first
+ * takes an advisory lock (`MIGRATION_LOCK_KEY`), so any number of processes may run it at once.
+ * `checkSchemaVersion` is the start-up check of a store that does not migrate: the schema must be
+ * exactly the version this package expects.
  */
 import * as Migrator from "effect/sql/Migrator"
 import { SqlClient } from "effect/sql"
@@ -31,9 +32,10 @@ const idOf = (key: string) => Number(/^(\d+)_/.exec(key)?.[1] ?? Number.NaN)
 export const EXPECTED_SCHEMA_VERSION: number = Math.max(...Object.keys(migrations).map(idOf))
 
 /**
- * The key of the PostgreSQL advisory lock taken around migrations (`pg_try_advisory_xact_lock`, held
- * by the migration's transaction): "SWBDMIGR" in ASCII. Fixed for every version of this package, so an older and a newer
- * Switchboard never migrate one database at the same time either.
+ * The key of the PostgreSQL advisory lock taken around migrations (`pg_try_advisory_xact_lock`,
+ * held by the migration's transaction): "SWBDMIGR" in ASCII. Fixed for every version of this
+ * package, so an older and a newer Switchboard that both take it never migrate one database at
+ * the same time.
  */
 export const MIGRATION_LOCK_KEY = 0x5357_4244_4d49_4752n
 
@@ -145,4 +147,19 @@ export const runMigrations: Effect.Effect<MigrationResult, MigrationFailed, SqlC
     const version = yield* schemaVersion
     return { applied: applied.map(([id, name]) => ({ id, name })), version: version ?? 0 }
   })
-).pipe(Effect.mapError((e) => new MigrationFailed({ message: `migration failed: ${e.message}`, cause: e })))
+).pipe(Effect.mapError((e) => new MigrationFailed({ message: `migration failed: ${messagesOf(e)}`, cause: e })))
+
+/**
+ * An error's message and those of its causes, each once (`Migration "1_identity" failed: Failed to
+ * execute statement: relation "accounts" already exists`): the driver's own words say what to fix.
+ */
+const messagesOf = (error: unknown): string => {
+  const messages: Array<string> = []
+  let next: unknown = error
+  for (let depth = 0; depth < 6 && typeof next === "object" && next !== null; depth++) {
+    const { cause, message, reason } = next as { cause?: unknown; message?: unknown; reason?: unknown }
+    if (typeof message === "string" && message !== "" && !messages.includes(message)) messages.push(message)
+    next = cause ?? reason
+  }
+  return messages.join(": ")
+}
