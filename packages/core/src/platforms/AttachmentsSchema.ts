@@ -5,9 +5,9 @@
  * An attachment is `ready` once its bytes are stored and downloadable; an attachment a host records
  * before its bytes arrive (inbound media fetched from a platform) is `processing` until then.
  */
-import { DateTime, Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { DateTime, Schema } from "effect"
 import { sniffImageType } from "../uploads/UploadImage.js"
-import { parseTimestamp, Timestamp } from "../shared/Timestamp.js"
+import { Timestamp, TimestampMillis } from "../shared/Timestamp.js"
 import { NumberFromString } from "../internal/NumberFromString.js"
 
 export const AttachmentState = Schema.Literals(["processing", "ready"]).annotate({ identifier: "AttachmentState" })
@@ -29,22 +29,8 @@ export const AttachmentPage = Schema.Struct({
   nextPageToken: Schema.optional(Schema.String)
 }).annotate({ identifier: "AttachmentPage" })
 
-/** A time in a query: RFC 3339 with `Z` or a `±hh:mm` offset. */
-const QueryTime = Schema.String.pipe(
-  Schema.check(Schema.isMaxLength(64)),
-  Schema.decodeTo(
-    Schema.Number,
-    SchemaTransformation.transformEffect({
-      decode: (s: string) => {
-        const parsed = parseTimestamp(s)
-        if (Result.isSuccess(parsed)) return Effect.succeed(parsed.success)
-        const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?[+-]\d{2}:\d{2}$/.test(s) ? Date.parse(s) : Number.NaN
-        return Number.isFinite(ms) ? Effect.succeed(ms) : Effect.fail(new SchemaIssue.InvalidValue({ message: "must be an RFC 3339 time" }, s))
-      },
-      encode: (ms: number) => Effect.succeed(new Date(ms).toISOString())
-    })
-  )
-)
+/** A time in a query: a timestamp like every other a request carries (UTC with `Z`, no offset). */
+const QueryTime = TimestampMillis
 
 export const ListAttachmentsQuery = Schema.Struct({
   createdBefore: Schema.optional(QueryTime),

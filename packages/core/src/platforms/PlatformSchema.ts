@@ -167,8 +167,8 @@ const commaList = <L extends string>(literals: readonly [L, ...Array<L>], what: 
     )
   )
 
-/** A Z-only RFC 3339 time in a query. */
-const ZTime = Schema.String.pipe(Schema.check(Schema.isPattern(/Z$/u, { message: "must be a UTC time ending in Z" })), Schema.decodeTo(Timestamp))
+/** A time in a query: a timestamp like every other a request carries (UTC with `Z`, no offset). */
+const ZTime = Timestamp
 
 export const ListOperationsQuery = Schema.Struct({
   endedAfter: Schema.optional(ZTime),

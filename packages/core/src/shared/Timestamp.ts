@@ -67,5 +67,19 @@ export const Timestamp: Schema.Codec<DateTime.Utc, string> = TimestampString.pip
 ).annotate({ identifier: "Timestamp" })
 export type Timestamp = DateTime.Utc
 
+/**
+ * A timestamp decoded to epoch milliseconds (for query filters compared as numbers): the same one
+ * rule as `Timestamp` — UTC with `Z`, no offsets — and the same documented form.
+ */
+export const TimestampMillis: Schema.Codec<number, string> = Timestamp.pipe(
+  Schema.decodeTo(
+    Schema.Number,
+    SchemaTransformation.transform({
+      decode: (dt: DateTime.Utc) => DateTime.toEpochMillis(dt),
+      encode: (ms: number) => DateTime.makeUnsafe(ms) as DateTime.Utc
+    })
+  )
+)
+
 /** `<timestamp>` or null. */
 export const NullableTimestamp = Schema.NullOr(Timestamp)

@@ -130,8 +130,10 @@ for (const backend of testBackends()) {
       const since = encodeURIComponent(second.createdAt)
       expect((await call(`${base(p)}?createdSince=${since}`)).body.items.map((a: any) => a.id)).toEqual(ids.slice(1))
       expect((await call(`${base(p)}?createdBefore=${since}`)).body.items.map((a: any) => a.id)).toEqual(ids.slice(0, 1))
+      expect((await call(`${base(p)}?updatedSince=${since}`)).body.items.map((a: any) => a.id)).toEqual(ids.slice(1))
+      // An offset is refused, as in every request timestamp (UTC with Z only).
       const offset = new Date(Date.parse(second.createdAt)).toISOString().replace("Z", "+00:00")
-      expect((await call(`${base(p)}?updatedSince=${encodeURIComponent(offset)}`)).body.items.map((a: any) => a.id)).toEqual(ids.slice(1))
+      expectProblem(await call(`${base(p)}?updatedSince=${encodeURIComponent(offset)}`), 422, "VALIDATION_FAILED")
       const page1 = await call(`${base(p)}?pageSize=2&order=desc`)
       expect(page1.body.items.map((a: any) => a.id)).toEqual([ids[2], ids[1]])
       expect(page1.body.nextPageToken).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
