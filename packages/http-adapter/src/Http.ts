@@ -12,7 +12,7 @@ import { Context, Effect, FileSystem, Layer, Path, References, Scope } from "eff
 import { defaultAvatarSvg } from "./docs/Assets.js"
 import { openApiDocument } from "./docs/OpenApiDocument.js"
 import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
-import { referencePageResponse, referencePages, referenceScript, scalarBundle, scriptResponse } from "./docs/ReferencePages.js"
+import { referencePageResponse, referencePages, referenceScript, scalarBundle, scalarInstallHint, scriptResponse } from "./docs/ReferencePages.js"
 import { managementOpenApi } from "./docs/ManagementOpenApi.js"
 import { layerGlobalMiddleware } from "./http/Middleware.js"
 import { InFlight, makeInFlightCounter } from "./http/pipeline/InFlight.js"
@@ -79,7 +79,17 @@ const RawRoutesLive = HttpRouter.use((router) =>
     for (const page of referencePages) {
       yield* router.add("GET", page.path as HttpRouter.PathInput, Effect.sync(() => referencePageResponse(page, config.spectrumUrl)))
     }
-    yield* router.add("GET", "/docs/assets/scalar.js", Effect.sync(() => scriptResponse(scalarBundle())))
+    // `@scalar/api-reference` is an optional peer: without it the pages load, and their script
+    // answers a problem saying what to install (never a raw exception).
+    yield* router.add("GET", "/docs/assets/scalar.js", Effect.suspend(() => {
+      const bundle = scalarBundle()
+      return bundle === undefined
+        ? Effect.fail(problem(
+          "RESOURCE_NOT_FOUND",
+          `The API reference's script comes from @scalar/api-reference, which is not installed next to this server: ${scalarInstallHint}`
+        ))
+        : Effect.succeed(scriptResponse(bundle))
+    }))
     yield* router.add("GET", "/docs/assets/reference.js", Effect.sync(() => scriptResponse(referenceScript)))
     yield* router.add("GET", "/problems", Effect.sync(catalogResponse))
     yield* router.add("GET", "/problems/:slug", Effect.flatMap(HttpRouter.params, ({ slug }) => {

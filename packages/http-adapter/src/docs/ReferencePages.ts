@@ -28,22 +28,45 @@ export const referencePages: ReadonlyArray<ReferencePage> = [
 
 let bundle: string | undefined
 
-/** Scalar's standalone browser bundle, read from the installed package on first use. */
-export const scalarBundle = (): string => {
+/** The range of `@scalar/api-reference` this package supports (its optional peer dependency). */
+export const scalarRange = ">=1.72.1 <2"
+
+/** What to run when the package is missing. */
+export const scalarInstallHint = `npm i "@scalar/api-reference@${scalarRange}"`
+
+// From this module, or (when it runs from the CLI bundle in a cache directory) from the CLI script.
+const defaultScalarSearch = (): ReadonlyArray<string> =>
+  [import.meta.url, process.argv[1] ?? "", join(process.cwd(), "package.json")].filter((f) => f !== "")
+
+let scalarSearch = defaultScalarSearch
+
+/**
+ * Where `@scalar/api-reference` is looked up from (files whose `require` resolves it); `undefined`
+ * restores the default. For tests that check what happens when the package is not installed.
+ */
+export const setScalarSearchPaths = (paths: ReadonlyArray<string> | undefined): void => {
+  scalarSearch = paths === undefined ? defaultScalarSearch : () => paths
+  bundle = undefined
+}
+
+/** The installed `@scalar/api-reference` package's directory, or `undefined` when none resolves. */
+export const scalarPackageDir = (): string | undefined =>
+  scalarSearch().map((f) => {
+    try {
+      // (The package exports no ./package.json: resolve its entry, then find its root.)
+      let dir = dirname(createRequire(f).resolve("@scalar/api-reference"))
+      while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir)
+      return existsSync(join(dir, "dist", "browser", "standalone.js")) ? dir : undefined
+    } catch {
+      return undefined
+    }
+  }).find((p) => p !== undefined)
+
+/** Scalar's standalone browser bundle, read from the installed package on first use; `undefined` when it is not installed. */
+export const scalarBundle = (): string | undefined => {
   if (bundle === undefined) {
-    // From this module, or (when it runs from the CLI bundle in a cache directory) from the CLI script.
-    const from = [import.meta.url, process.argv[1] ?? "", join(process.cwd(), "package.json")].filter((f) => f !== "")
-    const pkg = from.map((f) => {
-      try {
-        // (The package exports no ./package.json: resolve its entry, then find its root.)
-        let dir = dirname(createRequire(f).resolve("@scalar/api-reference"))
-        while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir)
-        return dir
-      } catch {
-        return undefined
-      }
-    }).find((p) => p !== undefined)
-    if (pkg === undefined) throw new Error("@scalar/api-reference is not installed")
+    const pkg = scalarPackageDir()
+    if (pkg === undefined) return undefined
     bundle = readFileSync(join(pkg, "dist", "browser", "standalone.js"), "utf8")
   }
   return bundle
