@@ -14,6 +14,7 @@ import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
 import { Cause, Context, Data, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { HttpEffect, HttpServer, HttpServerResponse } from "effect/http"
 import { NetAddress } from "effect/net"
+import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { readFileSync, realpathSync } from "node:fs"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
@@ -184,30 +185,60 @@ export const checkOneEffect = (hostRoot: string, store: unknown): void => {
 // ---------------------------------------------------------------------------------------------
 // The store.
 
-const storeLayer = (store: MountStore, settings: Partial<ServerConfigShape>): Effect.Effect<Layer.Layer<any, any, never>, MountError> => {
-  if (Layer.isLayer(store)) return Effect.succeed(store)
+/**
+ * The memory store has no SQL database. The one server adapter that takes the SQL client (the
+ * simulated line provider) is replaced by its memory twin, but is still built: it gets this
+ * stand-in, which refuses any use with a message saying so.
+ */
+const noSqlClient = Layer.succeed(SqlClient.SqlClient)(
+  new Proxy(() => undefined, {
+    get: () => {
+      throw new Error("the memory store has no SQL client: use { kind: \"postgres\" } or a StoreSql Layer for this")
+    },
+    apply: () => {
+      throw new Error("the memory store has no SQL client: use { kind: \"postgres\" } or a StoreSql Layer for this")
+    }
+  }) as unknown as SqlClient.SqlClient
+)
+
+const unknownStore = "store must be { kind: \"memory\" }, { kind: \"postgres\", url } or a store Layer (e.g. StoreSql(...) of @switchboard/sql-adapter)"
+
+interface StoreParts {
+  readonly store: Layer.Layer<any, any, never>
+  /** Server adapters replaced for this store (the memory store has no SQL client for them). */
+  readonly overrides: Layer.Layer<never>
+}
+
+const storeLayer = (store: MountStore, settings: Partial<ServerConfigShape>): Effect.Effect<StoreParts, MountError> => {
+  if (Layer.isLayer(store)) return Effect.succeed({ store, overrides: Layer.empty })
   const kind = (store as { kind?: unknown } | null)?.kind
   if (kind === "memory") {
     // Loaded only when asked for: the in-memory repositories of the testkit.
-    return Effect.promise(() => import("@switchboard/testkit")).pipe(Effect.map((testkit) => testkit.TestkitLive))
+    return Effect.promise(() => import("@switchboard/testkit")).pipe(Effect.map((testkit) => ({
+      store: Layer.merge(testkit.TestkitLive, noSqlClient),
+      overrides: testkit.LineProviderSimulatedMemory as Layer.Layer<never>
+    })))
   }
   if (kind === "postgres") {
     const url = (store as { url?: unknown }).url
     if (typeof url !== "string" || !/^postgres(ql)?:\/\//.test(url)) {
       return Effect.fail(fail("store { kind: \"postgres\" } needs url: a postgres:// URL, e.g. postgres://user@127.0.0.1:5432/switchboard"))
     }
-    return Effect.succeed(StoreSql(DatabaseConfig.Postgres({
-      url: Redacted.make(url),
-      statementTimeoutMs: settings.databaseStatementTimeoutMs ?? 10_000,
-      connectTimeoutMs: settings.databaseConnectTimeoutMs ?? 5_000
-    })))
+    return Effect.succeed({
+      store: StoreSql(DatabaseConfig.Postgres({
+        url: Redacted.make(url),
+        statementTimeoutMs: settings.databaseStatementTimeoutMs ?? 10_000,
+        connectTimeoutMs: settings.databaseConnectTimeoutMs ?? 5_000
+      })),
+      overrides: Layer.empty
+    })
   }
   if (kind === "pool") {
     // THE place to wire a host's own `pg.Pool` once the sql-adapter builds its store on one. Until
     // then the host builds the store Layer on its pool and passes that Layer as `store`.
     return Effect.fail(fail("store { kind: \"pool\" } is not supported yet: build the store Layer on your pool and pass the Layer as store"))
   }
-  return Effect.fail(fail("store must be { kind: \"memory\" }, { kind: \"postgres\", url } or a store Layer (e.g. StoreSql(...) of @switchboard/sql-adapter)"))
+  return Effect.fail(fail(unknownStore))
 }
 
 /** A build that failed, said at the boundary: a missing service by name, else the cause. */
@@ -320,19 +351,25 @@ export const makeSwitchboardMount = (options: MountOptions): Effect.Effect<Mount
         if (surfaces.has("docs") && scalarPackageDir() === undefined) {
           throw fail(`surface 'docs' needs @scalar/api-reference, which is not installed: ${scalarInstallHint} (or leave "docs" out of surfaces)`)
         }
-        const isMemory = !Layer.isLayer(options.store) && (options.store as { kind?: unknown } | null)?.kind === "memory"
+        const kind = Layer.isLayer(options.store) ? "layer" : (options.store as { kind?: unknown } | null)?.kind
+        if (kind !== "layer" && kind !== "memory" && kind !== "postgres" && kind !== "pool") throw fail(unknownStore)
+        return { surfaces, basePath, isMemory: kind === "memory" }
+      },
+      catch: (e) => e instanceof MountError ? e : fail(String(e))
+    })
+    const { basePath, isMemory, surfaces } = checked
+    const { overrides, store } = yield* storeLayer(options.store, options.settings ?? {})
+    const config = yield* Effect.try({
+      try: () => {
         const given = options.secretKey ?? Option.getOrUndefined(Option.map(options.settings?.secretKey ?? Option.none(), Redacted.value))
         if (given !== undefined && given.length < 32) throw fail("secretKey must be at least 32 characters")
         if (given === undefined && !isMemory) {
           throw fail("secretKey is required with this store: pass secretKey (32 characters or more, the same in every process that shares the store)")
         }
-        const secretKey = given ?? randomBytes(32).toString("base64url")
-        return { surfaces, basePath, config: appConfig(options, basePath, secretKey) }
+        return appConfig(options, basePath, given ?? randomBytes(32).toString("base64url"))
       },
       catch: (e) => e instanceof MountError ? e : fail(String(e))
     })
-    const { basePath, config, surfaces } = checked
-    const store = yield* storeLayer(options.store, options.settings ?? {})
 
     const outer = yield* Effect.scope
     const scope = yield* Scope.fork(outer, "sequential")
@@ -342,7 +379,7 @@ export const makeSwitchboardMount = (options: MountOptions): Effect.Effect<Mount
       return Scope.close(scope, Exit.void)
     })
     const started = Effect.gen(function*() {
-      const app = yield* Layer.buildWithScope(appLayer(config, store as ReturnType<typeof StoreSql>), scope)
+      const app = yield* Layer.buildWithScope(appLayer(config, store as ReturnType<typeof StoreSql>, overrides), scope)
       yield* Layer.buildWithScope(HousekeepingLive.pipe(Layer.provide(Layer.succeedContext(app))), scope)
       let handlers: Handlers | undefined
       yield* Layer.buildWithScope(
@@ -367,9 +404,24 @@ export const makeSwitchboardMount = (options: MountOptions): Effect.Effect<Mount
       Effect.catchCause((cause) => Effect.andThen(close, Effect.fail(startFailure(cause))))
     )
 
+    // RFC 8414 §3: the metadata of the issuer <origin><basePath>/api/auth is at the origin's root,
+    // /.well-known/<document><basePath>/api/auth, outside the base path: served too.
+    const rootMetadata = new Map(basePath === "" ? [] : ["openid-configuration", "oauth-authorization-server"].map((d) =>
+      [`/.well-known/${d}${basePath}/api/auth`, `/.well-known/${d}/api/auth`] as const
+    ))
+    const outside = (target: string): string | undefined => {
+      if (rootMetadata.size === 0) return undefined
+      const q = target.indexOf("?")
+      const inside = rootMetadata.get(q === -1 ? target : target.slice(0, q))
+      return inside === undefined ? undefined : q === -1 ? inside : `${inside}${target.slice(q)}`
+    }
+    // However the scope closes (dispose, or the Effect host's scope), requests are refused from then on.
+    yield* Scope.addFinalizer(scope, Effect.sync(() => {
+      disposed = true
+    }))
     const disposedMessage = "this Switchboard mount was disposed: mount it again (mountSwitchboard) to serve requests"
     const listener: MountedSwitchboard["listener"] = (req, res, next) => {
-      const target = stripBase(basePath, req.url ?? "/")
+      const target = stripBase(basePath, req.url ?? "/") ?? outside(req.url ?? "/")
       if (target === undefined) {
         if (next !== undefined) return next()
         res.writeHead(404, { "content-type": "text/plain; charset=utf-8", "content-length": notFoundText.length })
@@ -389,7 +441,7 @@ export const makeSwitchboardMount = (options: MountOptions): Effect.Effect<Mount
     const handler: MountedSwitchboard["handler"] = (request) => {
       if (disposed) return Promise.reject(new MountError({ message: disposedMessage }))
       const url = new URL(request.url)
-      const target = stripBase(basePath, url.pathname)
+      const target = stripBase(basePath, url.pathname) ?? outside(url.pathname)
       if (target === undefined || !surfaces.has(mountSurfaceOf(target))) {
         return Promise.resolve(new Response(notFoundText, { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } }))
       }
@@ -404,6 +456,11 @@ export const makeSwitchboardMount = (options: MountOptions): Effect.Effect<Mount
       // <basePath>/v1/subscribe go there without the base path, any other goes on as before.
       const relay = { emit: () => false } as unknown as Server
       channel.attach(relay)
+      // Node hands upgrades to `upgrade` listeners only when there is one (else they reach the
+      // `request` listener as plain requests): this one answers the upgrades nobody else takes.
+      server.on("upgrade", (_req: IncomingMessage, socket: Duplex) => {
+        if (server.listenerCount("upgrade") === 1) socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n")
+      })
       const emit = server.emit.bind(server) as (event: string, ...args: Array<unknown>) => boolean
       server.emit = ((event: string, ...args: Array<unknown>) => {
         if (event === "upgrade" && !disposed) {
