@@ -87,7 +87,9 @@ export const referenceScript = `(function () {
     persistAuth: false,
     documentDownloadType: "json"
   };
-  if (sameOrigin) config.servers = [{ url: window.location.origin, description: "This server" }];
+  // The server's root, where the page's paths are mounted (the origin, or the origin and a base path).
+  var root = new URL(el.getAttribute("data-root"), window.location.href).href.replace(/[/]$/, "");
+  if (sameOrigin) config.servers = [{ url: root, description: "This server" }];
   window.Scalar.createApiReference("#app", config);
 })();
 `
@@ -104,21 +106,28 @@ const css = `body{margin:0;font-family:system-ui,sans-serif}` +
   `nav.apis{display:flex;gap:1rem;align-items:center;padding:.5rem 1rem;border-bottom:1px solid #ccd;background:#f6f7f9}` +
   `nav.apis a{color:#1d3f8f;text-decoration:underline}nav.apis a[aria-current=page]{font-weight:700;text-decoration:none;color:#111}`
 
+/**
+ * `target` (a path of this server) as a URL relative to the page at `from`: the pages work
+ * wherever the server's paths are mounted (under a host's base path, behind a proxy's prefix).
+ */
+const relativeTo = (from: string, target: string) => `${"../".repeat(from.split("/").length - 2)}${target.slice(1)}`
+
 /** The page of one API: a navigation between the three, and the reference. */
 export const referencePageResponse = (page: ReferencePage, managementUrl: string) => {
+  const link = (target: string) => escapeHtml(relativeTo(page.path, target))
   const nav = referencePages
-    .map((p) => `<a href="${p.path}"${p === page ? ` aria-current="page"` : ""}>${escapeHtml(p.title)}</a>`)
+    .map((p) => `<a href="${link(p.path)}"${p === page ? ` aria-current="page"` : ""}>${escapeHtml(p.title)}</a>`)
     .join(" ")
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.title)} reference · Switchboard</title>
 <style>${css}</style></head>
 <body><nav class="apis" aria-label="APIs"><strong>Switchboard API reference</strong> ${nav}
-<a href="${escapeHtml(page.specUrl)}">OpenAPI document</a></nav>
+<a href="${link(page.specUrl)}">OpenAPI document</a></nav>
 <main><div id="app"></div></main>
-<script id="reference" type="application/json" data-document="${escapeHtml(page.specUrl)}" data-same-origin="${page.sameOrigin}">{}</script>
-<script src="/docs/assets/scalar.js"></script>
-<script src="/docs/assets/reference.js"></script>
+<script id="reference" type="application/json" data-document="${link(page.specUrl)}" data-root="${link("/") || "./"}" data-same-origin="${page.sameOrigin}">{}</script>
+<script src="${link("/docs/assets/scalar.js")}"></script>
+<script src="${link("/docs/assets/reference.js")}"></script>
 </body></html>`
   const connect = ["'self'", origin(managementUrl)].filter((s) => s !== "").join(" ")
   return HttpServerResponse.text(html, {

@@ -311,3 +311,25 @@ describe.each(process.env.DATABASE_URL ? ["postgres"] : [])("mounted on %s by UR
     })))
   })
 })
+
+describe("the docs surface under a base path", () => {
+  it("serves the reference pages, whose scripts and documents resolve under the base path", async () => {
+    const sb = await mountSwitchboard({ surfaces: ["docs"], basePath: "/switchboard", store: { kind: "memory" } })
+    try {
+      const page = `http://host.example/switchboard/docs/dashboard`
+      const res = await sb.handler(new Request(page))
+      expect(res.status).toBe(200)
+      const html = await res.text()
+      const urls = [...html.matchAll(/(?:src|href|data-document)="([^"]+)"/g)].map(([, u]) => new URL(u!, page).pathname)
+      expect(urls).toContain("/switchboard/docs/assets/scalar.js")
+      expect(urls).toContain("/switchboard/api/openapi.json")
+      for (const path of ["/switchboard/docs/assets/scalar.js", "/switchboard/docs/assets/reference.js", "/switchboard/openapi.json", "/switchboard/api/openapi.json"]) {
+        expect((await sb.handler(new Request(`http://host.example${path}`))).status, path).toBe(200)
+      }
+      // Not the versioned API itself.
+      expect((await sb.handler(new Request("http://host.example/switchboard/v1/account"))).status).toBe(404)
+    } finally {
+      await sb.dispose()
+    }
+  })
+})
