@@ -44,7 +44,7 @@ export type MountStore =
   | { readonly kind: "memory" }
   | { readonly kind: "postgres"; readonly url: string }
   | { readonly kind: "pool"; readonly pool: unknown }
-  | Layer.Layer<any, any, never>
+  | Layer.Layer<never, unknown, never>
 
 export interface MountOptions {
   /** The surfaces to serve; the others answer 404 (plain text), as paths outside `basePath` do. */
@@ -204,13 +204,13 @@ const noSqlClient = Layer.succeed(SqlClient.SqlClient)(
 const unknownStore = "store must be { kind: \"memory\" }, { kind: \"postgres\", url } or a store Layer (e.g. StoreSql(...) of @switchboard/sql-adapter)"
 
 interface StoreParts {
-  readonly store: Layer.Layer<any, any, never>
+  readonly store: Layer.Layer<never, unknown, never>
   /** Server adapters replaced for this store (the memory store has no SQL client for them). */
   readonly overrides: Layer.Layer<never>
 }
 
 const storeLayer = (store: MountStore, settings: Partial<ServerConfigShape>): Effect.Effect<StoreParts, MountError> => {
-  if (Layer.isLayer(store)) return Effect.succeed({ store, overrides: Layer.empty })
+  if (Layer.isLayer(store)) return Effect.succeed({ store: store as Layer.Layer<never, unknown, never>, overrides: Layer.empty })
   const kind = (store as { kind?: unknown } | null)?.kind
   if (kind === "memory") {
     // Loaded only when asked for: the in-memory repositories of the testkit.
@@ -406,7 +406,7 @@ export const makeSwitchboardMount = (options: MountOptions): Effect.Effect<Mount
 
     // RFC 8414 §3: the metadata of the issuer <origin><basePath>/api/auth is at the origin's root,
     // /.well-known/<document><basePath>/api/auth, outside the base path: served too.
-    const rootMetadata = new Map(basePath === "" ? [] : ["openid-configuration", "oauth-authorization-server"].map((d) =>
+    const rootMetadata = new Map<string, string>(basePath === "" ? [] : ["openid-configuration", "oauth-authorization-server"].map((d) =>
       [`/.well-known/${d}${basePath}/api/auth`, `/.well-known/${d}/api/auth`] as const
     ))
     const outside = (target: string): string | undefined => {

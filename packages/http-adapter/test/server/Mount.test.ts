@@ -42,10 +42,9 @@ describe("a host's node:http server with Switchboard's v1 surface under /switchb
 
   beforeAll(async () => {
     // The host listens first, so that the mount knows the public origin it is reached at.
-    let listener: MountedSwitchboard["listener"] | undefined
     host = createServer((req, res) => {
       if (req.url === "/hello") return void res.end("hello from the host")
-      listener!(req, res, () => {
+      sb.listener(req, res, () => {
         res.writeHead(404, { "content-type": "text/plain" })
         res.end("the host's own 404")
       })
@@ -58,7 +57,6 @@ describe("a host's node:http server with Switchboard's v1 surface under /switchb
       publicUrl: origin,
       bootstrap: { email: "admin@example.com" }
     })
-    listener = sb.listener
     sb.attach(host)
     auth = { authorization: `Bearer ${sb.bootstrap!.serviceKey}` }
   })
@@ -147,7 +145,6 @@ describe("the web handler behind a bare Request → Response node server", () =>
   let sb: MountedSwitchboard
 
   beforeAll(async () => {
-    let handler: ((request: Request) => Promise<Response>) | undefined
     // A host that only knows web handlers (as Bun, Deno, Hono or a worker runtime call them).
     server = createServer(async (req, res) => {
       const body = req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(await req.toArray())
@@ -156,7 +153,7 @@ describe("the web handler behind a bare Request → Response node server", () =>
         headers: Object.entries(req.headers).flatMap(([k, v]) => v === undefined ? [] : [[k, String(v)] as [string, string]]),
         ...(body === undefined ? {} : { body })
       })
-      const response = await handler!(request)
+      const response = await sb.handler(request)
       res.writeHead(response.status, Object.fromEntries(response.headers))
       res.end(Buffer.from(await response.arrayBuffer()))
     })
@@ -168,7 +165,6 @@ describe("the web handler behind a bare Request → Response node server", () =>
       publicUrl: origin,
       bootstrap: { email: "web@example.com" }
     })
-    handler = sb.handler
   })
   afterAll(async () => {
     await sb.dispose()
