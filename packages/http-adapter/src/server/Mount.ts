@@ -65,7 +65,7 @@ export interface MountOptions {
   readonly secretKey?: string | undefined
   /** When given and the store has no account yet: create this first account (see `bootstrap` on the result). */
   readonly bootstrap?: { readonly email: string; readonly password?: string | undefined } | undefined
-  /** Any other server setting (docs/configuration.md), as the standalone server's variables. */
+  /** Any other server setting (README.md, "Configuration"): the standalone server's variables, by their field names. */
   readonly settings?: Partial<ServerConfigShape> | undefined
   /** Where the host resolves `effect` from, to detect a second copy (default: the working directory). */
   readonly hostRoot?: string | undefined
@@ -492,7 +492,8 @@ export const makeSwitchboardMount = (options: MountOptions): Effect.Effect<Mount
       attach,
       bootstrap,
       config,
-      dispose: () => (disposing ??= Effect.runPromise(Effect.andThen(channel?.shutdown ?? Effect.void, close)))
+      // The channel's own finalizer tells its sessions 1001 (going away) as the scope closes.
+      dispose: () => (disposing ??= Effect.runPromise(close))
     } satisfies MountedSwitchboard
   })
 
