@@ -126,6 +126,19 @@ export const HttpAppLive = Layer.mergeAll(
 )
 
 /**
+ * Which of the application's parts a mounted server builds (server/Mount.ts): the three HttpApis
+ * and the pages (`raw`: documents, problem pages, the default avatar). The feature routes and the
+ * global middleware are always there. A part left out answers nothing: the mount does not route
+ * its paths here.
+ */
+export interface HttpParts {
+  readonly v1: boolean
+  readonly dashboard: boolean
+  readonly management: boolean
+  readonly raw: boolean
+}
+
+/**
  * `HttpRouter.serve`, except for what a request fiber carries: the platform's services (the
  * server, its scope, `HttpServer.layerServices`), the tracing switches and the application's
  * settings (every `Context.Reference` declared with core's `Setting`: a handler reads them where it
@@ -178,11 +191,25 @@ const discharged = <A, E, R>(
  * off: no exporter is configured, and building it is a measurable share of each request
  * (DESIGN.md §6; see bench/README.md).
  */
-export const HttpLive = discharged(serveLean.pipe(
-  Layer.provide(HttpAppLive),
-  Layer.provide(HttpRouter.layer),
-  Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)),
-  // No exporter is configured: the spans of `Effect.fn` service methods are not built on requests
-  // (DESIGN.md §6: keep span creation off the hot path unless an exporter exports them).
-  Layer.provide(Layer.succeed(References.TracerEnabled)(false))
-))
+const serving = <A, E, R>(app: Layer.Layer<A, E, R>) =>
+  discharged(serveLean.pipe(
+    Layer.provide(app),
+    Layer.provide(HttpRouter.layer),
+    Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)),
+    // No exporter is configured: the spans of `Effect.fn` service methods are not built on requests
+    // (DESIGN.md §6: keep span creation off the hot path unless an exporter exports them).
+    Layer.provide(Layer.succeed(References.TracerEnabled)(false))
+  ))
+
+export const HttpLive = serving(HttpAppLive)
+
+/** `HttpLive` with some of the application's parts only (see `HttpParts`). */
+export const httpLiveOf = (parts: HttpParts): typeof HttpLive =>
+  serving(Layer.mergeAll(
+    FeatureRoutes,
+    layerGlobalMiddleware(routeTable),
+    ...(parts.v1 ? [ApiLive] : []),
+    ...(parts.dashboard ? [DashboardApiLive] : []),
+    ...(parts.management ? [ManagementApiLive] : []),
+    ...(parts.raw ? [RawRoutesLive] : [])
+  )) as unknown as typeof HttpLive

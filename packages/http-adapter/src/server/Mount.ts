@@ -21,7 +21,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import type { Duplex } from "node:stream"
-import { HttpLive } from "../Http.js"
+import { httpLiveOf } from "../Http.js"
 import { scalarInstallHint, scalarPackageDir } from "../docs/ReferencePages.js"
 import { makeServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
 import { surfaceOf } from "../http/Surfaces.js"
@@ -383,7 +383,13 @@ export const makeSwitchboardMount = (options: MountOptions): Effect.Effect<Mount
       yield* Layer.buildWithScope(HousekeepingLive.pipe(Layer.provide(Layer.succeedContext(app))), scope)
       let handlers: Handlers | undefined
       yield* Layer.buildWithScope(
-        HttpLive.pipe(
+        httpLiveOf({
+          v1: surfaces.has("v1"),
+          // The Dashboard API serves the reference's document of itself (/api/openapi.json) too.
+          dashboard: surfaces.has("dashboard") || surfaces.has("docs"),
+          management: surfaces.has("management"),
+          raw: surfaces.has("v1") || surfaces.has("docs")
+        }).pipe(
           Layer.provide(Layer.succeedContext(app)),
           Layer.provide(handOverServer(basePath, (h) => {
             handlers = h
