@@ -4,8 +4,8 @@
  * DATABASE_URL is set).
  */
 import { layerSwitchboardMount, type MountedSwitchboard, MountError, mountSwitchboard, SwitchboardMount } from "@switchboard/http-adapter/mount"
-import { scratchPostgres } from "@switchboard/sql-adapter"
-import { Effect, Layer } from "effect"
+import { scratchPostgres, testStore } from "@switchboard/sql-adapter"
+import { Effect, Exit, Layer, Scope } from "effect"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -178,6 +178,20 @@ describe("the web handler behind a bare Request → Response node server", () =>
     expect(await health.json()).toMatchObject({ succeed: true })
   })
 
+  it("passes request bodies through (a POST under the base path)", async () => {
+    const res = await fetch(`${origin}/switchboard/v1/organizations`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${sb.bootstrap!.serviceKey}`,
+        "content-type": "application/json",
+        "idempotency-key": crypto.randomUUID()
+      },
+      body: JSON.stringify({ name: "Web Co" })
+    })
+    expect(res.status).toBe(201)
+    expect(await res.json()).toMatchObject({ name: "Web Co" })
+  })
+
   it("publishes OAuth metadata whose issuer includes the base path, under it and at the RFC 8414 root location", async () => {
     for (const path of ["/switchboard/.well-known/openid-configuration/api/auth", "/.well-known/openid-configuration/switchboard/api/auth"]) {
       const res = await fetch(`${origin}${path}`)
@@ -286,6 +300,30 @@ describe("mount errors name what to fix", () => {
       await sb.dispose()
     } finally {
       setScalarSearchPaths(undefined)
+    }
+  })
+})
+
+describe("a store Layer from the host", () => {
+  it("is used as given; a store the host built stays open after dispose, for the next mount", async () => {
+    // The host builds the store (PGlite here; its own pool on PostgreSQL) in its own scope.
+    const hostScope = Effect.runSync(Scope.make())
+    const built = await Effect.runPromise(Layer.buildWithScope(testStore("pglite"), hostScope))
+    const store = Layer.succeedContext(built)
+    const options = { surfaces: ["v1"], store, secretKey: "h".repeat(40) } as const
+    try {
+      const first = await mountSwitchboard({ ...options, bootstrap: { email: "layer@example.com" } })
+      const key = first.bootstrap!.serviceKey
+      await first.dispose()
+      const second = await mountSwitchboard({ ...options, bootstrap: { email: "layer@example.com" } })
+      // The store kept its account: no second bootstrap, and the first key still works.
+      expect(second.bootstrap).toBeUndefined()
+      const res = await second.handler(new Request("http://h/v1/account", { headers: { authorization: `Bearer ${key}` } }))
+      expect(res.status).toBe(200)
+      expect(await res.json()).toMatchObject({ email: "layer@example.com" })
+      await second.dispose()
+    } finally {
+      await Effect.runPromise(Scope.close(hostScope, Exit.void))
     }
   })
 })
