@@ -168,6 +168,14 @@ const effectCopyFrom = (from: string): EffectCopy | undefined => {
 const twoCopies = (host: string, ours: EffectCopy) =>
   fail(`two copies of effect: host has ${host}, Switchboard has ${ours.version} at ${ours.path}; dedupe (npm dedupe / one effect ~4.1 peer) so that both resolve the same copy`)
 
+/** A Layer of another Effect version: its type marker is another key (Effect 3: `Symbol.for("effect/Layer")`). */
+const looksLikeLayer = (u: unknown): boolean => {
+  if (typeof u !== "object" || u === null) return false
+  const keys: Array<string | symbol> = []
+  for (let o: object | null = u; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) keys.push(...Reflect.ownKeys(o))
+  return keys.some((k) => /effect\/Layer$/.test(typeof k === "symbol" ? k.description ?? "" : k))
+}
+
 /**
  * The host's `effect` (resolved from `hostRoot`) must be the copy Switchboard's packages resolve,
  * and a store `Layer` must be made by it: values of one copy are not understood by the other.
@@ -177,7 +185,9 @@ export const checkOneEffect = (hostRoot: string, store: unknown): void => {
   if (ours === undefined) return
   const host = effectCopyFrom(join(hostRoot, "package.json"))
   if (host !== undefined && host.path !== ours.path) throw twoCopies(`${host.version} at ${host.path}`, ours)
-  if (Layer.isLayer(store) && Object.getPrototypeOf(store) !== Object.getPrototypeOf(Layer.empty)) {
+  if (
+    Layer.isLayer(store) ? Object.getPrototypeOf(store) !== Object.getPrototypeOf(Layer.empty) : looksLikeLayer(store)
+  ) {
     throw twoCopies("another copy (the store Layer passed in was made by it)", ours)
   }
 }

@@ -288,6 +288,9 @@ describe("mount errors name what to fix", () => {
     expect(await mountFails({ surfaces: ["v1"], store: foreign, secretKey: "x".repeat(32) })).toContain(
       "two copies of effect: host has another copy (the store Layer passed in was made by it)"
     )
+    // And one of Effect 3, whose marker is a registered symbol.
+    const effect3 = { [Symbol.for("effect/Layer")]: {}, pipe() {} } as unknown as Layer.Layer<never>
+    expect(await mountFails({ surfaces: ["v1"], store: effect3, secretKey: "x".repeat(32) })).toContain("two copies of effect")
   })
 
   it("needs @scalar/api-reference for the docs surface, and not without it", async () => {
