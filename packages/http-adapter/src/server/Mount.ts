@@ -226,7 +226,8 @@ const storeLayer = (store: MountStore, settings: Partial<ServerConfigShape>): Ef
     // Loaded only when asked for: the in-memory repositories of the testkit.
     return Effect.promise(() => import("@switchboard/testkit")).pipe(Effect.map((testkit) => ({
       store: Layer.merge(testkit.TestkitLive, noSqlClient),
-      overrides: testkit.LineProviderSimulatedMemory as Layer.Layer<never>
+      // Nothing on disk either: uploaded files in memory too.
+      overrides: Layer.mergeAll(testkit.LineProviderSimulatedMemory, testkit.BlobStoreMemory) as Layer.Layer<never>
     })))
   }
   if (kind === "postgres") {
