@@ -16,7 +16,7 @@ import { HttpEffect, HttpServer, HttpServerResponse } from "effect/http"
 import { NetAddress } from "effect/net"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
-import { readFileSync, realpathSync } from "node:fs"
+import { existsSync, readFileSync, realpathSync } from "node:fs"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
@@ -155,9 +155,28 @@ interface EffectCopy {
   readonly path: string
 }
 
-const effectCopyFrom = (from: string): EffectCopy | undefined => {
+/** The package file of the `effect` that `from` resolves (a version that exports no ./package.json: from its entry up). */
+const effectPackageFile = (from: string): string | undefined => {
+  const require = createRequire(from)
   try {
-    const file = createRequire(from).resolve("effect/package.json")
+    return require.resolve("effect/package.json")
+  } catch {
+    try {
+      for (let dir = dirname(require.resolve("effect")); dirname(dir) !== dir; dir = dirname(dir)) {
+        const file = join(dir, "package.json")
+        if (existsSync(file) && (JSON.parse(readFileSync(file, "utf8")) as { name?: string }).name === "effect") return file
+      }
+    } catch {
+      // No effect there at all: the host does not use Effect.
+    }
+    return undefined
+  }
+}
+
+const effectCopyFrom = (from: string): EffectCopy | undefined => {
+  const file = effectPackageFile(from)
+  if (file === undefined) return undefined
+  try {
     const version = (JSON.parse(readFileSync(file, "utf8")) as { version?: string }).version ?? "(unknown version)"
     return { version, path: realpathSync(dirname(file)) }
   } catch {

@@ -280,6 +280,21 @@ describe("mount errors name what to fix", () => {
     )
     const message = await mountFails({ surfaces: ["v1"], store: memory, hostRoot: root })
     expect(message).toMatch(/two copies of effect: host has 4\.0\.9 at \S+node_modules\/effect, Switchboard has 4\.1\.\d+ at \S+; dedupe \(npm dedupe \/ one effect ~4\.1 peer\)/)
+    // A copy whose exports leave out ./package.json is found from its entry.
+    const other = mkdtempSync(join(tmpdir(), "sb-host-"))
+    mkdirSync(join(other, "node_modules", "effect", "dist"), { recursive: true })
+    writeFileSync(join(other, "package.json"), JSON.stringify({ name: "host", version: "1.0.0" }))
+    writeFileSync(join(other, "node_modules", "effect", "dist", "index.js"), "module.exports = {}\n")
+    writeFileSync(
+      join(other, "node_modules", "effect", "package.json"),
+      JSON.stringify({ name: "effect", version: "3.19.0", exports: { ".": "./dist/index.js" } })
+    )
+    expect(await mountFails({ surfaces: ["v1"], store: memory, hostRoot: other })).toContain("two copies of effect: host has 3.19.0 at")
+    // A host without effect (not an Effect program) is not refused.
+    const none = mkdtempSync(join(tmpdir(), "sb-host-"))
+    writeFileSync(join(none, "package.json"), JSON.stringify({ name: "host", version: "1.0.0" }))
+    const sb = await mountSwitchboard({ surfaces: ["v1"], store: memory, hostRoot: none })
+    await sb.dispose()
   })
 
   it("detects a store Layer made by another copy of effect", async () => {
