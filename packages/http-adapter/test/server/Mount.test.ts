@@ -8,12 +8,15 @@ import { scratchPostgres, testStore } from "@switchboard/sql-adapter"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { setScalarSearchPaths } from "../../src/docs/ReferencePages.js"
+import { generateLocalhostCertificate } from "../../src/server/ManagementTls.js"
+import { basic, httpsCall } from "../support/ManagementClient.js"
 
 const listen = (server: Server): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -318,6 +321,29 @@ describe("mount errors name what to fix", () => {
       await sb.dispose()
     } finally {
       setScalarSearchPaths(undefined)
+    }
+  })
+})
+
+describe("the management surface in an HTTPS host", () => {
+  it("is served over the host's TLS, and refused over plain HTTP in its own envelope", async () => {
+    const { cert, key } = await generateLocalhostCertificate(1)
+    const sb = await mountSwitchboard({ surfaces: ["management"], basePath: "/sb", store: { kind: "memory" } })
+    const tls = createHttpsServer({ cert, key }, (req, res) => sb.listener(req, res))
+    const plain = createServer((req, res) => sb.listener(req, res))
+    try {
+      const tlsOrigin = (await listen(tls as unknown as Server)).replace("http:", "https:").replace("127.0.0.1", "localhost")
+      const plainOrigin = await listen(plain)
+      const overTls = await httpsCall(`${tlsOrigin}/sb/projects/sb_prj_01m8zd1m7wfkdstyxt1b69hmtb`, { auth: basic("sb_prj_01m8zd1m7wfkdstyxt1b69hmtb", "wrong"), ca: cert })
+      expect(overTls.status).toBe(401)
+      expect(overTls.body).toMatchObject({ succeed: false })
+      const overHttp = await fetch(`${plainOrigin}/sb/projects/sb_prj_01m8zd1m7wfkdstyxt1b69hmtb`)
+      expect(overHttp.status).toBe(403)
+      expect(await overHttp.json()).toMatchObject({ succeed: false, code: "HTTPS_REQUIRED" })
+    } finally {
+      await close(tls as unknown as Server)
+      await close(plain)
+      await sb.dispose()
     }
   })
 })
