@@ -6,7 +6,6 @@
  * process from these lists; a feature registers here, and its /v1 error rows in `v1/Problems.ts`
  * (a core error without a row there is a compile error).
  */
-import { HttpApi, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Accounts } from "@switchboard/core/accounts"
 import { AccountServiceKeys } from "@switchboard/core/credentials"
 import { ProjectClosureStatus, ProjectsService } from "@switchboard/core/projects"
@@ -40,18 +39,12 @@ import { ImessageServerAdapters } from "./server/ImessageAdapters.js"
 import { PlatformsWorkers } from "./server/PlatformsWorkers.js"
 import { WhatsappServerAdapters } from "./server/WhatsappAdapters.js"
 import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
-import { PlatformsGroup } from "./v1/PlatformsApi.js"
 import { WhatsappGroupLive } from "./v1/WhatsappHandlers.js"
-import { WhatsappGroup } from "./v1/WhatsappApi.js"
 import { VerificationCodesGroupLive } from "./v1/VerificationCodesHandlers.js"
-import { VerificationCodesGroup } from "./v1/VerificationCodesApi.js"
 import { ImessageGroupLive } from "./v1/ImessageHandlers.js"
-import { ImessageGroup } from "./v1/ImessageApi.js"
 import { AttachmentsGroupLive } from "./v1/AttachmentsHandlers.js"
-import { AttachmentsGroup } from "./v1/AttachmentsApi.js"
 import { AccessTokensGroupLive } from "./v1/AccessTokensHandlers.js"
 import { AccountSecurityGroupLive } from "./v1/AccountSecurityHandlers.js"
-import { AccountGroup } from "./v1/AccountApi.js"
 import { BillingGroupLive } from "./v1/BillingHandlers.js"
 import { Authn } from "./v1/Authn.js"
 import { RouteAccess } from "./v1/Access.js"
@@ -69,88 +62,13 @@ import { UploadsRawRoutes, uploadsRawRouteTable } from "./v1/UploadsRoutes.js"
 import { VoiceGroupLive } from "./v1/VoiceHandlers.js"
 import { WebhooksGroupLive } from "./v1/WebhooksHandlers.js"
 import { SsoGroupLive, SsoPublicGroupLive } from "./v1/SsoHandlers.js"
-import { SsoGroup, SsoPublicGroup } from "./v1/SsoApi.js"
 import { IngressGroupLive } from "./v1/IngressHandlers.js"
 import { AppInstallationsGroupLive } from "./v1/AppInstallationsHandlers.js"
-import { AppInstallationsGroup } from "./v1/AppInstallationsApi.js"
-import { IngressGroup } from "./v1/IngressApi.js"
 import { IngressRoutes, ingressRouteTable } from "./routes/IngressRoutes.js"
 import { MetricsGroupLive } from "./v1/MetricsHandlers.js"
-import { MetricsGroup } from "./v1/MetricsApi.js"
 import { MessagesGroupLive } from "./v1/MessagesHandlers.js"
-import { MessagesGroup } from "./v1/MessagesApi.js"
-import { OrganizationsGroup } from "./v1/OrganizationsApi.js"
-import { ProjectsGroup } from "./v1/ProjectsApi.js"
-import { ProjectApiKeysGroup } from "./v1/ProjectApiKeysApi.js"
-import { AccountSecurityGroup } from "./v1/AccountSecurityApi.js"
-import { UploadsGroup } from "./v1/UploadsApi.js"
-import { AccessTokensGroup } from "./v1/AccessTokensApi.js"
-import { VoiceGroup } from "./v1/VoiceApi.js"
-import { BillingGroup } from "./v1/BillingApi.js"
-import { OAuthProviderGroup } from "./v1/OAuthProviderApi.js"
-import { WebhooksGroup } from "./v1/WebhooksApi.js"
 
-const v1Api = HttpApi.make("switchboard-v1")
-  .add(AccountGroup)
-  .add(OrganizationsGroup)
-  .add(ProjectsGroup)
-  .add(ProjectApiKeysGroup)
-  .add(AccountSecurityGroup)
-  .add(UploadsGroup)
-  .add(AccessTokensGroup)
-  .add(VoiceGroup)
-  .add(BillingGroup)
-  .add(WebhooksGroup)
-  .add(OAuthProviderGroup)
-  .add(SsoPublicGroup)
-  .add(SsoGroup)
-  .add(AppInstallationsGroup)
-  .add(IngressGroup)
-  .add(PlatformsGroup)
-  .add(WhatsappGroup)
-  .add(VerificationCodesGroup)
-  .add(ImessageGroup)
-  .add(AttachmentsGroup)
-  .add(MetricsGroup)
-  .add(MessagesGroup)
-  // Outermost on every endpoint, as in `v1Group` (v1/V1Problems.ts).
-  .middleware(V1Problems)
-  .annotateMerge(OpenApi.annotations({
-    title: "Switchboard versioned API",
-    version: "1.0.0",
-    description: "Every endpoint is under /v1. Errors are RFC 9457 problem documents (application/problem+json)."
-  }))
-
-/** Every feature's group of the versioned API. */
-type V1Groups =
-  | typeof AccountGroup |
-  typeof OrganizationsGroup |
-  typeof ProjectsGroup |
-  typeof ProjectApiKeysGroup |
-  typeof AccountSecurityGroup |
-  typeof UploadsGroup |
-  typeof AccessTokensGroup |
-  typeof VoiceGroup |
-  typeof BillingGroup |
-  typeof WebhooksGroup |
-  typeof OAuthProviderGroup |
-  typeof SsoPublicGroup |
-  typeof SsoGroup |
-  typeof AppInstallationsGroup |
-  typeof IngressGroup |
-  typeof PlatformsGroup |
-  typeof WhatsappGroup |
-  typeof VerificationCodesGroup |
-  typeof ImessageGroup |
-  typeof AttachmentsGroup |
-  typeof MetricsGroup |
-  typeof MessagesGroup
-
-/**
- * The versioned API's declaration (API.md §1.2): every feature's group. Its type is written out
- * (the groups by name) because the inferred one is too long for a declaration file.
- */
-export const V1Api: HttpApi.HttpApi<"switchboard-v1", HttpApiGroup.AddMiddleware<V1Groups, V1Problems>> = v1Api
+export { V1Api, type V1Groups } from "./v1/V1Api.js"
 
 /** Every group's handlers (`HttpApiBuilder.layer(V1Api)` needs one per group). */
 export const V1GroupsLive = Layer.mergeAll(

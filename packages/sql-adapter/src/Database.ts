@@ -1,6 +1,6 @@
 /**
- * The database (DESIGN.md D2): a PostgreSQL server when `DATABASE_URL` is set (a `pg` pool driven
- * by our own `effect/sql` client, PostgresClient.ts), otherwise the
+ * The database: a PostgreSQL server when `DATABASE_URL` is set (a `pg` pool driven
+ * by our own `effect/sql` client, PostgresClient.ts) or over a host's own `pg` pool, otherwise the
  * embedded PGlite (Postgres compiled to WASM) with its data directory on disk, on its own worker
  * thread (PgliteThread.ts) and driven through PGlite's own API by an `effect/sql` client with the
  * same PostgreSQL compiler (PgliteClient.ts) — one dialect, one set of migrations and
@@ -14,8 +14,8 @@ import { Data, Duration, Effect, Layer, Redacted, String as Str } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { takeDataDirLock } from "./DataDirLock.js"
-import Pg from "pg"
-import { Migrations } from "./Migrations.js"
+import Pg, { type Pool } from "pg"
+import { checkSchemaVersion, runMigrations } from "./Migrations.js"
 import type { PgClient } from "./PgClient.js"
 import { PgliteClientLayer, pgliteParsers } from "./PgliteClient.js"
 import { initPgliteDataDir, needsInit } from "./PgliteInit.js"
@@ -42,6 +42,16 @@ export type DatabaseConfig = Data.TaggedEnum<{
    * once the server has started: PostgreSQL initialises its buffer pool).
    */
   Pglite: { readonly dataDir: string | undefined; readonly templateDir?: string | undefined; readonly sharedBuffersMb?: number | undefined }
+  /**
+   * The host's own `pg` pool (node-postgres `Pool`). The host owns it: Switchboard never ends it
+   * (end it yourself after the store's scope has closed). Its settings are the host's, and the
+   * store relies on them: a `statement_timeout` / `query_timeout` bounds each statement (without
+   * one a stuck statement waits forever), `connectionTimeoutMillis` bounds the wait for a free
+   * connection (pg's default, 0, waits forever), and an `"error"` listener on the pool (pg throws
+   * an idle connection's error otherwise). LISTEN opens one more connection of its own, outside the
+   * pool, with the pool's connection options. See docs/embedding.md, "Storage on your PostgreSQL".
+   */
+  PostgresPool: { readonly pool: Pool }
 }>
 export const DatabaseConfig = Data.taggedEnum<DatabaseConfig>()
 
@@ -212,6 +222,23 @@ const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
   )
 }
 
+/** Where a host's pool connects (never its credentials), for messages. */
+const serverOfPool = (pool: Pool) => {
+  const o = pool.options as { connectionString?: string; host?: unknown; port?: unknown }
+  if (typeof o.connectionString === "string") return serverOf(o.connectionString)
+  return `${typeof o.host === "string" ? o.host : "localhost"}:${typeof o.port === "number" || typeof o.port === "string" ? o.port : "5432"}`
+}
+
+/**
+ * The host's pool, checked with one `SELECT 1` (start-up fails clearly when its server cannot be
+ * reached). Not ended with the scope: the host owns it.
+ */
+const hostPool = (pool: Pool) =>
+  Effect.tryPromise({
+    try: () => pool.query("SELECT 1"),
+    catch: (cause) => unreachable(cause, `PostgreSQL at ${serverOfPool(pool)} (the host's pool) cannot be reached: ${causeOf(cause)}`)
+  }).pipe(Effect.as(pool))
+
 /** A `PgClient` (and `SqlClient`) for the configured database, without migrations. */
 export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient | SqlClient.SqlClient, DatabaseError> =>
   DatabaseConfig.$match(config, {
@@ -219,14 +246,34 @@ export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient | S
     Postgres: (o) => PostgresClientLayer(Effect.mapError(postgresPool(o), connectFailure), clientOptions),
     // On its own thread, over PGlite's own API (PgliteThread.ts, PgliteClient.ts): one session, serialized.
     Pglite: ({ dataDir, sharedBuffersMb, templateDir }) =>
-      PgliteClientLayer(Effect.mapError(openEmbeddedDatabase(dataDir, { templateDir, sharedBuffersMb }), connectFailure), clientOptions)
+      PgliteClientLayer(Effect.mapError(openEmbeddedDatabase(dataDir, { templateDir, sharedBuffersMb }), connectFailure), clientOptions),
+    // The host's pool, as it is: its timeouts, its size, its lifetime.
+    PostgresPool: ({ pool }) => PostgresClientLayer(Effect.mapError(hostPool(pool), connectFailure), clientOptions)
   })
 
 const connectFailure = (e: SqlError.SqlError | DatabaseError): DatabaseError =>
   e instanceof DatabaseError ? e : new DatabaseError({ message: `could not connect to the database: ${e.message}`, cause: e })
 
-/** The migrated database: connects, then brings the schema up to date before anything uses it. */
-export const DatabaseLive = (config: DatabaseConfig) =>
-  Layer.effectDiscard(Migrations.pipe(Effect.mapError((e) => new DatabaseError({ message: `migration failed: ${String(e)}`, cause: e })))).pipe(
-    Layer.provideMerge(DatabaseClient(config))
-  )
+/** How `DatabaseLive` (and `StoreSql`) treats the schema at start-up. */
+export interface DatabaseLiveOptions {
+  /**
+   * `true` (the default): apply the pending migrations (`runMigrations`, under the migration lock).
+   * `false`: the host migrates (`migrate()`, e.g. in a deploy step); start-up only checks that the
+   * schema is exactly the version this package needs and fails with `SchemaVersionMismatch`
+   * otherwise.
+   */
+  readonly migrate?: boolean | undefined
+}
+
+/**
+ * The database ready for the store: connects, then brings the schema up to date (or, with
+ * `migrate: false`, checks its version) before anything uses it.
+ */
+export const DatabaseLive = (config: DatabaseConfig, options: DatabaseLiveOptions = {}) =>
+  Layer.effectDiscard(
+    options.migrate === false
+      ? checkSchemaVersion.pipe(
+        Effect.catchTag("SqlError", (e) => Effect.fail(new DatabaseError({ message: `could not read the schema version: ${e.message}`, cause: e })))
+      )
+      : runMigrations.pipe(Effect.mapError((e) => new DatabaseError({ message: e.message, cause: e })))
+  ).pipe(Layer.provideMerge(DatabaseClient(config)))

@@ -99,14 +99,18 @@ export const makeBillingInvoices = Effect.gen(function*() {
         balance -= used
       }
       const total = fees - credits
-      const count = args.account.invoiceCount + 1
+      // Only invoices a customer sees take a number, so visible numbers are gapless per
+      // organization: a zero-total invoice (an opening period with nothing to bill) is kept for the
+      // record, never listed, and numbered `<prefix>-00000`.
+      const visible = total !== 0n
+      const count = args.account.invoiceCount + (visible ? 1 : 0)
       const invoiceId = yield* ids.typeId(IdKinds.invoice)
       const paymentStatus: InvoiceRecord["paymentStatus"] = args.paymentStatus ?? (total <= 0n ? "succeeded" : "pending")
       const invoice: InvoiceRecord = {
         invoiceId,
         organizationId: args.account.organizationId,
         projectId: args.projectId,
-        number: `${args.account.organizationId.slice(7, 15).toUpperCase()}-${String(count).padStart(5, "0")}`,
+        number: `${args.account.organizationId.slice(7, 15).toUpperCase()}-${String(visible ? count : 0).padStart(5, "0")}`,
         kind: args.kind,
         uniqueKey: args.uniqueKey,
         issuedAt: args.issuedAt,

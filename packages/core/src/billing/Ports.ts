@@ -138,6 +138,10 @@ export interface InvoiceRecord {
   readonly invoiceId: string
   readonly organizationId: OrganizationId
   readonly projectId: ProjectId | null
+  /**
+   * `<prefix>-<n>`, n counting the organization's visible (non-zero) invoices from 1 without gaps;
+   * `<prefix>-00000` for a zero-total invoice, which is never listed.
+   */
   readonly number: string
   readonly kind: "subscription" | "one_off" | "credit"
   /** Unique when set: a period closes once (`<project>:<category>:<periodStart>`), an operation bills once. */

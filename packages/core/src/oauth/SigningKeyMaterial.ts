@@ -4,11 +4,11 @@
  * WebCrypto keys, and compact JWS signing through the `Ed25519Signer` port. `SigningKeys` builds
  * on these; the testkit's token fixtures use them too.
  */
-import { Effect } from "effect"
+import { DateTime, Effect, Schema } from "effect"
 import * as jose from "jose"
 import { base64url } from "../internal/Crypto.js"
 import { seal, type ServerSecret, unseal } from "../shared/ServerSecret.js"
-import type { PublicSigningJwk, SigningKeyRecord } from "./Ports.js"
+import { type PublicSigningJwk, type SigningKeyRecord, SigningKeysRepo } from "./Ports.js"
 import { Setting } from "../internal/Settings.js"
 
 /** The one JWS algorithm our tokens use. */
@@ -98,3 +98,28 @@ export const signJwt = (
     const input = `${jsonPart({ alg: SIGNING_ALG, kid, ...(header.typ === undefined ? {} : { typ: header.typ }) })}.${jsonPart(payload)}`
     return Effect.map(signer.sign(key, te.encode(input)), (signature) => `${input}.${base64url(signature)}`)
   })
+
+/** The store's sealed keys were sealed under another server secret than this process's. */
+export class ServerSecretMismatch extends Schema.TaggedError<ServerSecretMismatch>()("ServerSecretMismatch", {
+  message: Schema.String
+}) {}
+
+/**
+ * Whether this process's server secret opens what the store holds sealed: its published signing
+ * keys (every store that has issued a token has them). A server started with another secret than
+ * the one its database was written with would start, then fail every token request; this is checked
+ * at start instead, and the failure names the setting. A store with no keys yet passes.
+ */
+export const checkServerSecret: Effect.Effect<void, ServerSecretMismatch, SigningKeysRepo | ServerSecret> = Effect.gen(function*() {
+  const records = yield* (yield* SigningKeysRepo).listPublished(yield* DateTime.now)
+  if (records.length === 0) return
+  for (const record of records) {
+    const plain = yield* unseal(SIGNING_KEY_PURPOSE, record.privateKeySealed)
+    if (plain !== undefined) return
+  }
+  return yield* new ServerSecretMismatch({
+    message: "SECRET_KEY does not match this database: its signing keys were sealed under another secret. " +
+      "Set SECRET_KEY to the secret the database was created with (every process of one deployment shares it; " +
+      "a server without SECRET_KEY uses DATA_DIR/secret.key, so a fresh DATA_DIR on an existing database needs SECRET_KEY)."
+  })
+})

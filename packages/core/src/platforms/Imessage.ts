@@ -120,7 +120,12 @@ export class Imessage extends Context.Service<Imessage>()("core/Imessage", {
       const mode = yield* modeOf(projectId)
       if (mode.mode === "dedicated") return yield* new ImessageModeDedicated({ projectId })
       const cap = new SharedLineCapExceeded({ maxUserAssignments: mode.maxUserAssignments })
-      // Checked before taking a seat (cheap), and again under the project lock (authoritative).
+      // What the request is comes before capacity: a handle that is taken can never succeed, so it
+      // is refused (409) before a seat is looked for — a full pool (503, retry later) would mislead.
+      // Both are checked before taking a seat (cheap), and again under the project lock (authoritative).
+      if (yield* assignments.handleTaken(projectId, "imessage", handleKeyOf(body.handle))) {
+        return yield* new SharedLineAssignmentExists({ handle: body.handle })
+      }
       if ((yield* assignments.countLive(projectId, "imessage")) >= mode.maxUserAssignments) return yield* cap
       const autoScale = Option.exists(yield* settingsRepo.getAutoScale(projectId), (s) => s.autoScale)
       const seat = yield* provider(pool.claimSharedSeat({ projectId, autoScale }))

@@ -11,6 +11,8 @@ import type { AssignmentPosition } from "./WhatsappPorts.js"
 export class SharedLineAssignmentsRepo extends Context.Service<SharedLineAssignmentsRepo, {
   /** Stores a live assignment; `false` when the project holds a live one for the same platform and handle. */
   readonly insert: (r: SharedLineAssignmentRecord) => Effect.Effect<boolean>
+  /** Whether the project holds a live assignment for the platform and handle (`handleKey`, case-folded). */
+  readonly handleTaken: (projectId: string, platform: "imessage" | "whatsapp", handleKey: string) => Effect.Effect<boolean>
   readonly find: (projectId: string, assignmentId: string) => Effect.Effect<Option.Option<SharedLineAssignmentRecord>>
   /** Oldest first (creation time, then id), live ones only unless `includeReleased`. */
   readonly list: (args: {

@@ -52,6 +52,9 @@ export class WhatsappAssignments extends Context.Service<WhatsappAssignments>()(
       yield* gate.open(projectId, principal, "write")
       const settings = yield* WhatsappSettings
       if (settings.mode === "dedicated") return yield* new WhatsappModeDedicated({ projectId })
+      // What the request is comes before capacity: a taken handle (409) can never succeed, an empty
+      // pool (503) may later. The insert below stays the authoritative check.
+      if (yield* repo.handleTaken(projectId, body.handle)) return yield* new SharedLineAssignmentExists({ handle: body.handle })
       const pool = yield* Effect.mapError(provider.sharedLines, (e) => new PlatformProviderUnavailable({ provider: e.provider, message: e.message }))
       if (pool.length === 0) return yield* new SharedLinePoolExhausted({ platform: "whatsapp" })
       return yield* tx.withTransaction(Effect.gen(function*() {

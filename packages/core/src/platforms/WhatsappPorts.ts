@@ -27,6 +27,8 @@ export class AssignmentHandleTaken extends Data.TaggedError("AssignmentHandleTak
 export class WhatsappAssignmentsRepo extends Context.Service<WhatsappAssignmentsRepo, {
   /** Stores a new assignment; fails when the handle has an unreleased one in the project. */
   readonly insert: (r: SharedAssignmentRecord) => Effect.Effect<void, AssignmentHandleTaken>
+  /** Whether the handle holds an unreleased assignment in the project. */
+  readonly handleTaken: (projectId: string, handle: string) => Effect.Effect<boolean>
   readonly find: (projectId: string, assignmentId: string) => Effect.Effect<Option.Option<SharedAssignmentRecord>>
   /** Oldest first (creation time, then id), after `after`, at most `limit`. */
   readonly list: (args: {

@@ -99,6 +99,9 @@ describe("subscriptions from creation", () => {
       const list = yield* invoices(ctx)
       expect(list.map((i) => i.totalCents).sort()).toEqual([2900, 700].sort())
       expect(list.every((i) => DateTime.formatIso(i.issuedAt!) === "2025-03-01T09:00:00.000Z")).toBe(true)
+      // The zero-total opening invoice of API Basic (arrears) is not listed and takes no number:
+      // the customer's first invoice is -00001, and visible numbers have no gaps.
+      expect(list.map((i) => i.number.split("-")[1]).sort()).toEqual(["00001", "00002"])
       // Asking again changes nothing.
       yield* (yield* BillingService).overview(ctx.projectId)
       expect((yield* invoices(ctx)).length).toBe(2)
@@ -118,6 +121,9 @@ describe("subscriptions from creation", () => {
       const a = shape(yield* invoices(early))
       const b = shape(yield* invoices(late))
       expect(b).toEqual(a)
+      // Over several closed periods (zero-total ones among them), visible numbers run 1..n.
+      const numbers = (yield* invoices(early)).map((i) => Number(i.number.split("-")[1])).sort((x, y) => x - y)
+      expect(numbers).toEqual(numbers.map((_, i) => i + 1))
       expect(a.filter((i) => i.at === "2025-04-01T00:00:00.000Z").map((i) => i.total).sort()).toEqual([2900, 3000].sort())
       const subs = (yield* (yield* BillingService).overview(late.projectId)).subscriptions
       expect(DateTime.formatIso(subs.find((s) => s.category === "messaging")!.currentPeriodStart!)).toBe("2025-05-01T00:00:00.000Z")

@@ -73,6 +73,16 @@ export const declaredBodyWithin = (maxBytes: number): Effect.Effect<void, BodyTo
 export const readBodyText = (
   maxBytes: number
 ): Effect.Effect<string, BodyTooLarge | BodyUnreadable, HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(readBodyBytes(maxBytes), decodeUtf8)
+
+/**
+ * The request body's bytes, at most `maxBytes` after decoding, by the rules of `readBodyText`
+ * (declared length, the supported codings decoded as they stream, a body that does not decode
+ * refused) — for bodies that are not text, such as an uploaded file.
+ */
+export const readBodyBytes = (
+  maxBytes: number
+): Effect.Effect<Uint8Array, BodyTooLarge | BodyUnreadable, HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function*() {
     yield* declaredBodyWithin(maxBytes)
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -85,9 +95,9 @@ export const readBodyText = (
         Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBytes)),
         Effect.mapError(() => new BodyTooLarge({ maxBytes }))
       )
-      return yield* decodeUtf8(new Uint8Array(bytes))
+      return new Uint8Array(bytes)
     }
-    return yield* decodeUtf8(yield* readNodeBody(incoming, maxBytes, coding))
+    return yield* readNodeBody(incoming, maxBytes, coding)
   })
 
 const decodeUtf8 = (bytes: Uint8Array) =>

@@ -129,7 +129,7 @@ export interface ServerConfigShape {
   readonly devicePollIntervalSeconds: number
   /** One line per request on stdout, at this level (ACCESS_LOG: off | debug | info | warning). */
   readonly accessLog: "off" | AccessLogLevel
-  /** The least severe log line written, access lines included (LOG_LEVEL: debug | info | warning | error). */
+  /** The least severe log line written, access lines included (LOG_LEVEL: debug | info | warning (or warn) | error, any case). */
   readonly logLevel: LogLevelSetting
   /** How log lines are written (LOG_FORMAT: json | pretty). */
   readonly logFormat: "json" | "pretty"
@@ -194,9 +194,18 @@ const booleans: Record<string, boolean> = { true: true, yes: true, on: true, 1: 
 const boolean = (name: string) =>
   setting(name, (text) => booleans[text], (text) => `Expected a boolean value but received ${text}`)
 
-/** One of `values`. */
-const literal = <const L extends string>(name: string, values: ReadonlyArray<L>) =>
-  setting(name, (text) => values.find((v) => v === text), (text) => `Expected one of (${values.join(", ")}) but received ${text}`)
+/**
+ * One of `values`, as people type them: any case, surrounding spaces ignored, and the usual other
+ * spellings in `aliases` (`warn` for `warning`).
+ */
+const literal = <const L extends string>(name: string, values: ReadonlyArray<L>, aliases: Readonly<Record<string, L>> = {}) =>
+  setting(name, (text) => {
+    const typed = text.trim().toLowerCase()
+    return values.find((v) => v === typed) ?? aliases[typed]
+  }, (text) => `Expected one of (${values.join(", ")}) but received ${text}`)
+
+/** The spellings of a log level people use for ours (`WARN`, `Warning`, `err`). */
+const levelAliases = { warn: "warning", err: "error" } as const
 
 /** An integer setting with a default and inclusive bounds; out of range, the server refuses to start. */
 export const boundedInteger = (name: string, fallback: number, min: number, max: number) =>
@@ -305,8 +314,8 @@ export const serverConfig: Config.Config<ServerConfigShape> = allSettings({
   deviceClientId: Config.option(Config.String("DEVICE_CLIENT_ID")),
   deviceCodeTtlSeconds: boundedInteger("DEVICE_CODE_TTL_SECONDS", 600, 10, 3600),
   devicePollIntervalSeconds: boundedInteger("DEVICE_POLL_INTERVAL_SECONDS", 5, 1, 60),
-  accessLog: literal("ACCESS_LOG", ["off", "debug", "info", "warning"]).pipe(Config.withDefault("info" as const)),
-  logLevel: literal("LOG_LEVEL", ["debug", "info", "warning", "error"]).pipe(Config.withDefault("info" as const)),
+  accessLog: literal("ACCESS_LOG", ["off", "debug", "info", "warning"], { warn: "warning" }).pipe(Config.withDefault("info" as const)),
+  logLevel: literal("LOG_LEVEL", ["debug", "info", "warning", "error"], levelAliases).pipe(Config.withDefault("info" as const)),
   logFormat: literal("LOG_FORMAT", ["json", "pretty"]).pipe(Config.withDefault("pretty" as const)),
   ssoReturnToOrigins: Config.String("SSO_RETURN_TO_ORIGINS").pipe(
     Config.withDefault(""),

@@ -77,15 +77,21 @@ export const IngressRoutes = HttpRouter.use((router) =>
       if (outcome._tag === "accepted") {
         return HttpServerResponse.jsonUnsafe({ eventId: outcome.eventId }, { status: 202, headers: { "cache-control": "no-store" } })
       }
+      // The reply as the spectrum-ts SDK maps its own (docs/event-channel.md): an `errorReason` is
+      // the handler refusing the request — 400 with that text, not retried by the sender; status 0
+      // with none is a request handled without an answer of its own — 200; else the status given.
       const reply = outcome.reply
-      if (reply.status < 100) {
-        return yield* problem("UPSTREAM_FAILURE", `The event handler did not answer: ${reply.errorReason || "no reply"}.`.slice(0, 500))
-      }
       const headers: Record<string, string> = {}
       for (const [k, v] of Object.entries(reply.headers)) if (!HOP_BY_HOP.has(k.toLowerCase())) headers[k.toLowerCase()] = v
+      if (reply.errorReason !== "") {
+        return HttpServerResponse.text(reply.errorReason, { status: 400, headers: { ...headers, "content-type": "text/plain; charset=utf-8" } })
+      }
+      if (reply.status > 0 && reply.status < 100) {
+        return yield* problem("UPSTREAM_FAILURE", `The event handler answered an invalid HTTP status (${reply.status}).`)
+      }
       const body = Uint8Array.from(atob(reply.body), (c) => c.charCodeAt(0))
       return HttpServerResponse.uint8Array(body, {
-        status: reply.status,
+        status: reply.status === 0 ? 200 : reply.status,
         headers,
         ...(headers["content-type"] === undefined ? {} : { contentType: headers["content-type"] })
       })

@@ -30,6 +30,9 @@ import { makeChannel } from "./ChannelServer.js"
 import { HousekeepingLive } from "./Housekeeping.js"
 import { appLayer } from "./Server.js"
 
+/** A `pg` (node-postgres) `Pool`, as the sql-adapter takes it. */
+export type HostPool = Extract<DatabaseConfig, { readonly _tag: "PostgresPool" }>["pool"]
+
 /** The surfaces a host may serve. `dashboard` includes the OAuth endpoints and the sign-in pages. */
 export type MountSurface = "v1" | "dashboard" | "management" | "console" | "docs"
 
@@ -37,13 +40,13 @@ export const mountSurfaces: ReadonlyArray<MountSurface> = ["v1", "dashboard", "m
 
 /**
  * Where the mounted application keeps its data: in memory (lost on dispose; for demos and tests),
- * a PostgreSQL database by URL (a pool the mount opens and closes), or a store `Layer` the host
- * builds (e.g. `StoreSql(...)` of `@switchboard/sql-adapter` over its own client).
+ * a PostgreSQL database by URL (a pool the mount opens and closes), the host's own `pg` pool (used,
+ * never ended), or a store `Layer` the host makes (e.g. `StoreSql(...)` of `@switchboard/sql-adapter`).
  */
 export type MountStore =
   | { readonly kind: "memory" }
   | { readonly kind: "postgres"; readonly url: string }
-  | { readonly kind: "pool"; readonly pool: unknown }
+  | { readonly kind: "pool"; readonly pool: HostPool }
   | Layer.Layer<never, unknown, never>
 
 export interface MountOptions {
@@ -264,9 +267,13 @@ const storeLayer = (store: MountStore, settings: Partial<ServerConfigShape>): Ef
     })
   }
   if (kind === "pool") {
-    // THE place to wire a host's own `pg.Pool` once the sql-adapter builds its store on one. Until
-    // then the host builds the store Layer on its pool and passes that Layer as `store`.
-    return Effect.fail(fail("store { kind: \"pool\" } is not supported yet: build the store Layer on your pool and pass the Layer as store"))
+    // The host's own `pg` pool, used with its settings and never ended here (docs/embedding.md,
+    // "Storage on your PostgreSQL").
+    const pool = (store as { pool?: unknown }).pool
+    if (typeof pool !== "object" || pool === null || typeof (pool as { connect?: unknown }).connect !== "function") {
+      return Effect.fail(fail("store { kind: \"pool\" } needs pool: a pg (node-postgres) Pool, e.g. new Pg.Pool({ connectionString })"))
+    }
+    return Effect.succeed({ store: StoreSql(DatabaseConfig.PostgresPool({ pool: pool as HostPool })), overrides: Layer.empty })
   }
   return Effect.fail(fail(unknownStore))
 }

@@ -8,7 +8,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { SwitchboardCore } from "@switchboard/core"
 import { bootstrapIfEmpty, IdentityLimits } from "@switchboard/core/accounts"
-import { tokenAudienceOf } from "@switchboard/core/oauth"
+import { checkServerSecret, tokenAudienceOf } from "@switchboard/core/oauth"
 import { CredentialCachePolicy } from "@switchboard/core/credentials"
 import { Ids, SecretsLive } from "@switchboard/core/shared"
 import { DatabaseConfig, needsInit, StoreSql } from "@switchboard/sql-adapter"
@@ -120,6 +120,8 @@ export const runServer = (config: ServerConfigShape, options: {
       : `Opening the embedded database in ${pgliteDir}…`)
     const app = yield* Layer.build(appLayer(config))
     options.print(`Database ready in ${Date.now() - openedAt} ms.`)
+    // A secret that does not open the database's sealed keys stops the start, naming SECRET_KEY.
+    yield* checkServerSecret.pipe(Effect.provide(app))
     yield* Layer.build(HousekeepingLive.pipe(Layer.provide(Layer.succeedContext(app))))
     const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
     yield* Layer.build(HttpLive.pipe(

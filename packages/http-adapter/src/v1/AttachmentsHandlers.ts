@@ -15,7 +15,7 @@ import { AttachmentsGroup } from "./AttachmentsApi.js"
 import { idempotent } from "./Idempotency.js"
 import { domain, rendered } from "./Pipeline.js"
 import { problem, validationFailed } from "./ProblemFailure.js"
-import { readAtMost } from "./UploadsRoutes.js"
+import { readBodyBytes } from "../http/Body.js"
 
 const headerIssue = (header: string, message: string) =>
   validationFailed([{ code: "invalid_value", location: "header", message, path: `/${header}` }], `${header}: ${message}`)
@@ -40,8 +40,16 @@ export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGrou
           const length = request.headers["content-length"] ?? ""
           if (!/^[1-9][0-9]{0,15}$/.test(length)) return yield* headerIssue("content-length", "is required: the file's size in bytes")
           if (Number(length) > settings.maxBytes) return yield* problem("PAYLOAD_TOO_LARGE", `The file exceeds ${settings.maxBytes} bytes.`)
-          const bytes = yield* readAtMost(request.stream, settings.maxBytes).pipe(
-            Effect.catchTag("HttpServerError", () => headerIssue("content-length", "does not match the body that arrived"))
+          // The file as sent, its Content-Encoding (gzip, deflate, br) decoded; the limit counts the
+          // decoded bytes. Another coding, or a body that does not decode, is refused (422).
+          const bytes = yield* readBodyBytes(settings.maxBytes).pipe(
+            Effect.catchTags({
+              BodyTooLarge: () => problem("PAYLOAD_TOO_LARGE", `The file exceeds ${settings.maxBytes} bytes.`),
+              BodyUnreadable: (e) =>
+                e.location === "header"
+                  ? headerIssue("content-encoding", e.message)
+                  : validationFailed([{ code: "unreadable_body", location: "body", message: e.message, path: "" }], e.message)
+            })
           )
           return yield* idempotent(
             { route: "/v1/projects/:projectId/attachments", path: { projectId: path.projectId }, body: { contentType, sha256: base64url(sha256Bytes(bytes)) } },

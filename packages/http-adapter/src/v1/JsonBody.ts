@@ -5,14 +5,15 @@
  * the API's words. The request the endpoint then sees answers its body from what was read, so the
  * platform parses that text (and the Idempotency step fingerprints the parsed value, `requestJson`).
  * Endpoints without a JSON payload pass through untouched.
+ *
+ * This module is the declaration (the middleware the endpoints name, and the parsed body); the
+ * reading is `JsonBodyLive.ts`, so the API declaration — and the typed client built from it — does
+ * not load the server's body reader.
  */
 import { HttpApiMiddleware } from "effect/http-api"
-import { HttpMethod, HttpServerRequest } from "effect/http"
-import { Effect, Layer } from "effect"
-import { isJsonType, parseJsonBody, readBodyText } from "../http/Body.js"
-import { ServerConfig } from "../http/ServerConfig.js"
-import { refusedBody } from "./Declare.js"
-import { problem, ProblemFailure, validationFailed } from "./ProblemFailure.js"
+import type { HttpServerRequest } from "effect/http"
+import { Effect } from "effect"
+import { ProblemFailure } from "./ProblemFailure.js"
 
 export class JsonBody extends HttpApiMiddleware.Service<JsonBody>()("JsonBody", {
   error: ProblemFailure
@@ -24,7 +25,7 @@ const parsed = new WeakMap<HttpServerRequest.HttpServerRequest, unknown>()
 export const requestJson = (request: HttpServerRequest.HttpServerRequest): unknown => parsed.get(request)
 
 /** The request as the endpoint sees it: its body the text read, declared as JSON. */
-const withBody = (request: HttpServerRequest.HttpServerRequest, text: string, json: unknown) => {
+export const withBody = (request: HttpServerRequest.HttpServerRequest, text: string, json: unknown) => {
   const read: HttpServerRequest.HttpServerRequest = Object.create(request, {
     text: { value: Effect.succeed(text) },
     headers: { value: { ...request.headers, "content-type": "application/json" } }
@@ -34,48 +35,3 @@ const withBody = (request: HttpServerRequest.HttpServerRequest, text: string, js
   parsed.set(request, json)
   return read
 }
-
-/** Reads and checks the body: 413 over the limit, 422 for a body that is not JSON of the API's rules. */
-const readJson = (maxBodyBytes: number) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const contentType = request.headers["content-type"]
-    if (!isJsonType(contentType)) {
-      return yield* validationFailed([{
-        code: "unsupported_media_type",
-        location: "header",
-        message: `Expected Content-Type application/json, got ${contentType === undefined ? "none" : JSON.stringify(contentType)}.`,
-        path: "/content-type"
-      }], "The request body must be JSON.")
-    }
-    const text = yield* readBodyText(maxBodyBytes).pipe(
-      Effect.mapError((e) =>
-        e._tag === "BodyTooLarge"
-          ? problem("PAYLOAD_TOO_LARGE", `The request body exceeds ${maxBodyBytes} bytes.`)
-          : validationFailed([{
-            code: e.status === 415 ? "unsupported_encoding" : "unreadable_body",
-            location: e.location,
-            message: e.message,
-            path: e.location === "header" ? "/content-encoding" : ""
-          }], e.message)
-      )
-    )
-    const result = parseJsonBody(text)
-    if ("refused" in result) {
-      return yield* validationFailed([{ ...result.refused, location: "body" }], result.refused.code === "malformed_json"
-        ? "The request body is not valid JSON."
-        : result.refused.message)
-    }
-    return { request, text, json: result.ok }
-  })
-
-export const JsonBodyLive = Layer.effect(
-  JsonBody,
-  Effect.map(ServerConfig, (config) => (httpEffect, { endpoint }) =>
-    endpoint.payload.has("application/json") && HttpMethod.hasBody(endpoint.method)
-      ? Effect.flatMap(
-        Effect.mapError(readJson(config.maxBodyBytes), (p) => refusedBody(endpoint, p)),
-        ({ json, request, text }) => Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, withBody(request, text, json))
-      )
-      : httpEffect)
-)

@@ -119,7 +119,7 @@ for (const backend of testBackends()) {
       c.ws.close()
     })
 
-    it("ingress: no session → 202 with the event id; status 0 → 502; unknown secret 404; oversized 413; revoked 404", async () => {
+    it("ingress: no session → 202 with the event id; an errorReason → 400; unknown secret 404; oversized 413; revoked 404", async () => {
       const p = await newChannelProject(s)
       const endpoint = await p.ingress("telegram", "bot_1")
       const res = await fetch(endpoint.url, { method: "POST", body: "hello" })
@@ -136,8 +136,17 @@ for (const backend of testBackends()) {
       const frame = await c.next((f) => f.type === "event")
       c.send({ type: "reply", eventId: frame.event.eventId, status: 0, headers: {}, errorReason: "no handler for platform telegram" })
       const failed = await failing
-      expect(failed.status).toBe(502)
-      expect(failed.headers.get("content-type")).toContain("application/problem+json")
+      // As the SDK's own webhook server answers a refusal: 400 with the reason, never retried.
+      expect(failed.status).toBe(400)
+      expect(failed.headers.get("content-type")).toContain("text/plain")
+      expect(await failed.text()).toBe("no handler for platform telegram")
+      // Handled without an answer of its own (status 0, no reason): 200, so the sender does not retry.
+      const handled = fetch(endpoint.url, { method: "POST", body: "update" })
+      const second = await c.next((f) => f.type === "event" && f.event.eventId !== frame.event.eventId)
+      c.send({ type: "reply", eventId: second.event.eventId, status: 0, headers: {} })
+      const ok = await handled
+      expect(ok.status).toBe(200)
+      expect(await ok.text()).toBe("")
       c.ws.close()
       expect((await fetch(`${s.baseUrl}/ingress/${"a".repeat(43)}`, { method: "POST" })).status).toBe(404)
       const big = await fetch(endpoint.url, { method: "POST", body: "x".repeat(70 * 1024) })

@@ -11,12 +11,21 @@ import { createServer, type IncomingMessage, type Server } from "node:http"
 import { createServer as createHttpsServer } from "node:https"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
+import { createRequire } from "node:module"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { setScalarSearchPaths } from "../../src/docs/ReferencePages.js"
 import { generateLocalhostCertificate } from "../../src/server/ManagementTls.js"
 import { basic, httpsCall } from "../support/ManagementClient.js"
+
+/** node-postgres, as a host has it (its types are the sql-adapter's, not this package's). */
+interface HostPgPool {
+  on(event: "error", listener: () => void): void
+  query(text: string): Promise<{ rows: Array<unknown> }>
+  end(): Promise<void>
+}
+const Pg = createRequire(import.meta.url)("pg") as { Pool: new(options: Record<string, unknown>) => HostPgPool }
 
 const listen = (server: Server): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -262,7 +271,9 @@ describe("mount errors name what to fix", () => {
 
   it("refuses a store it does not know, the pool not wired yet, and a store without a secret", async () => {
     expect(await mountFails({ surfaces: ["v1"], store: { kind: "sqlite" } as never })).toContain("store must be { kind: \"memory\" }")
-    expect(await mountFails({ surfaces: ["v1"], store: { kind: "pool", pool: {} } })).toContain("pass the Layer as store")
+    expect(await mountFails({ surfaces: ["v1"], store: { kind: "pool", pool: {} as never }, secretKey: "p".repeat(32) })).toContain(
+      "store { kind: \"pool\" } needs pool: a pg (node-postgres) Pool"
+    )
     expect(await mountFails({ surfaces: ["v1"], store: { kind: "postgres", url: "postgres://127.0.0.1/x" } })).toContain("secretKey is required")
     expect(await mountFails({ surfaces: ["v1"], store: memory, secretKey: "short" })).toContain("at least 32 characters")
   })
@@ -373,7 +384,7 @@ describe("a store Layer from the host", () => {
 })
 
 // PostgreSQL when DATABASE_URL is set (as the SQL suites).
-describe.each(process.env.DATABASE_URL ? ["postgres"] : [])("mounted on %s by URL", () => {
+describe.each(process.env.DATABASE_URL ? ["postgres"] : [])("mounted on %s (by URL, and on the host's pool)", () => {
   it("migrates, serves and closes its own pool", async () => {
     await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const url = yield* scratchPostgres
@@ -386,6 +397,29 @@ describe.each(process.env.DATABASE_URL ? ["postgres"] : [])("mounted on %s by UR
       expect(res.status).toBe(200)
       // The scratch database is dropped with the scope: only once the mount's pool is closed.
       yield* Effect.promise(() => sb.dispose())
+    })))
+  })
+
+  it("runs on the host's own pg pool, and leaves it open", async () => {
+    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const url = yield* scratchPostgres
+      const pool = new Pg.Pool({ connectionString: url, max: 4, statement_timeout: 10_000 })
+      pool.on("error", () => {})
+      try {
+        const sb = yield* Effect.promise(() =>
+          mountSwitchboard({ surfaces: ["v1"], store: { kind: "pool", pool: pool as never }, secretKey: "s".repeat(40), bootstrap: { email: "pool@example.com" } })
+        )
+        const res = yield* Effect.promise(() =>
+          sb.handler(new Request("http://h/v1/account", { headers: { authorization: `Bearer ${sb.bootstrap!.serviceKey}` } }))
+        )
+        expect(res.status).toBe(200)
+        yield* Effect.promise(() => sb.dispose())
+        // The pool is the host's: still usable after dispose.
+        const rows = yield* Effect.promise(() => pool.query("select count(*)::int as n from accounts"))
+        expect(rows.rows[0]).toEqual({ n: 1 })
+      } finally {
+        yield* Effect.promise(() => pool.end())
+      }
     })))
   })
 })

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { bootstrapOf, cliEnv, runCli, startServer, stopServer } from "../support/CliProcess.js"
+import { freePort } from "../support/WebhookReceiver.js"
 
 const dataDir = mkdtempSync(join(tmpdir(), "switchboard-startup-"))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -69,6 +70,25 @@ describe("switchboard serve: start-up errors", { timeout: 180_000 }, () => {
       expect(bootstrapOf(s.output())?.serviceKey).toMatch(/^sb_ask_/)
     } finally {
       expect(await stopServer(s)).toBe(0)
+    }
+  })
+
+  it("a SECRET_KEY that does not open the database's sealed keys stops the start, naming SECRET_KEY", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "switchboard-secret-"))
+    try {
+      const first = await startServer(cliEnv(dir, { TLS_PORT: "0", SECRET_KEY: "the-first-secret-of-this-deployment-0123456789" }))
+      expect(await stopServer(first)).toBe(0)
+      const r = await runCli(["serve"], cliEnv(dir, { PORT: String(await freePort()), TLS_PORT: "0", SECRET_KEY: "another-secret-entirely-9876543210-abcdefghij" }))
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain("SECRET_KEY does not match this database")
+      expect(r.stderr).not.toContain("the-first-secret")
+      expect(r.stdout).not.toContain("Switchboard listening on")
+      noStack(r.stderr)
+      // The right secret still starts it.
+      const again = await startServer(cliEnv(dir, { TLS_PORT: "0", SECRET_KEY: "the-first-secret-of-this-deployment-0123456789" }))
+      expect(await stopServer(again)).toBe(0)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

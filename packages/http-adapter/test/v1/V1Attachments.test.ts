@@ -9,6 +9,7 @@ import { Attachments, AttachmentSettings } from "@switchboard/core/platforms"
 import type { ProjectId } from "@switchboard/core/shared"
 import { testBackends } from "@switchboard/sql-adapter"
 import { Effect, Layer, Option } from "effect"
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
@@ -76,6 +77,28 @@ for (const backend of testBackends()) {
       expectProblem(noType, 422, "VALIDATION_FAILED")
       expectProblem(await upload(p, PNG, `image/${"x".repeat(520)}`), 422, "VALIDATION_FAILED")
       expect((await call(base(p))).body.items.map((a: any) => a.id)).toEqual([first.body.id])
+    })
+
+    it("upload: a Content-Encoding of gzip, deflate or br is decoded; another, or a body that does not decode, is refused", async () => {
+      const p = await newProject(s, call)
+      const encoded = (bytes: Uint8Array, coding: string, type = "image/png") =>
+        call(base(p), { method: "POST", body: bytes, idem: idem(), headers: { "content-type": type, "content-encoding": coding } })
+      for (const [coding, bytes] of [["gzip", gzipSync(PNG)], ["deflate", deflateSync(PNG)], ["br", brotliCompressSync(PNG)]] as const) {
+        const r = await encoded(new Uint8Array(bytes), coding)
+        expect([coding, r.res.status, r.text]).toEqual([coding, 201, r.text])
+        expect(r.body).toMatchObject({ contentType: "image/png", size: PNG.length })
+        expect(new Uint8Array(await (await download(p, r.body.id)).arrayBuffer())).toEqual(PNG)
+      }
+      const compress = await encoded(PNG, "compress")
+      expectProblem(compress, 422, "VALIDATION_FAILED")
+      expect(compress.body.issues[0]).toMatchObject({ location: "header", path: "/content-encoding" })
+      const notGzip = await encoded(PNG, "gzip")
+      expectProblem(notGzip, 422, "VALIDATION_FAILED")
+      expect(notGzip.body.issues[0]).toMatchObject({ location: "body" })
+      // The limit counts the decoded bytes: a small gzip of a large file is too large.
+      expectProblem(await encoded(new Uint8Array(gzipSync(new Uint8Array(MAX + 1).fill(7))), "gzip", "application/octet-stream"), 413, "PAYLOAD_TOO_LARGE")
+      // Only the three decoded uploads were stored.
+      expect((await call(base(p))).body.items).toHaveLength(3)
     })
 
     it("a processing attachment: metadata at once, the download waits, then ATTACHMENT_NOT_READY (Retry-After 5)", async () => {

@@ -121,6 +121,8 @@ for (const backend of testBackends()) {
       const full = await assign(p2, { handle: "+15550202" })
       expectProblem(full, 503, "SHARED_LINE_POOL_EXHAUSTED")
       expect(full.res.headers.get("retry-after")).toBe("30")
+      // With the pool full, a handle that is already assigned is a conflict (never retried), not 503.
+      expectProblem(await assign(p1, { handle: "+15550200" }), 409, "ASSIGNMENT_EXISTS")
       await setAutoScale(p2, true)
       const grown = await assign(p2, { handle: "+15550202" })
       expect(grown.res.status, grown.text).toBe(201)
@@ -128,6 +130,8 @@ for (const backend of testBackends()) {
       // A seat refused by the cap goes back to the pool.
       await assign(p2, { handle: "+15550203" })
       expectProblem(await assign(p2, { handle: "+15550204" }), 409, "SHARED_LINE_CAP_EXCEEDED")
+      // At the cap, an assigned handle is still named as the conflict it is.
+      expectProblem(await assign(p2, { handle: "+15550203" }), 409, "ASSIGNMENT_EXISTS")
       for (const [p, id] of [[p1, seats[0].assignmentId], [p1, seats[1].assignmentId], [p2, grown.body.assignmentId]]) {
         await call(`${base(p)}/assignments/${id}`, { method: "DELETE" })
       }

@@ -266,6 +266,8 @@ for (const backend of testBackends()) {
         const exhausted = await create({ handle: "+14155550109" })
         expectProblem(exhausted, 503, "SHARED_LINE_POOL_EXHAUSTED")
         expect(exhausted.res.headers.get("retry-after")).toBe("30")
+        // An assigned handle is a conflict whatever the pool holds: 409, not a 503 to retry.
+        expectProblem(await create({ handle: "+14155550100" }), 409, "ASSIGNMENT_EXISTS")
       } finally {
         whatsappPools.sharedEmpty = false
       }

@@ -38,6 +38,13 @@ export const ImessageReposSql = Layer.effect(
             returning assignment_id`),
           (rows) => rows.length === 1
         ),
+      handleTaken: (projectId, platform, handleKey) =>
+        Effect.map(
+          orDie(sql<{ n: number | string }>`
+            select count(*)::int as n from shared_line_assignments
+            where project_id = ${projectId} and platform = ${platform} and handle_key = ${handleKey} and released_at is null`),
+          (rows) => Number(rows[0]?.n ?? 0) > 0
+        ),
       find: (projectId, assignmentId) =>
         Effect.map(
           select(sql`select * from shared_line_assignments where project_id = ${projectId} and assignment_id = ${assignmentId}`),

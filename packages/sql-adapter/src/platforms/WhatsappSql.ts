@@ -91,6 +91,13 @@ export const WhatsappReposSql = Layer.mergeAll(
           Effect.catchTag("SqlError", (e) =>
             isUniqueViolation(e) ? Effect.fail(new AssignmentHandleTaken({ handle: r.handle })) : die(e))
         ),
+      handleTaken: (projectId, handle) =>
+        Effect.map(
+          orDie(sql<{ n: number | string }>`
+            select count(*)::int as n from whatsapp_assignments
+            where project_id = ${projectId} and handle = ${handle} and released_at is null`),
+          (rows) => Number(rows[0]?.n ?? 0) > 0
+        ),
       find: (projectId, assignmentId) =>
         Effect.map(
           assignmentRows(sql`select * from whatsapp_assignments where assignment_id = ${assignmentId} and project_id = ${projectId}`),

@@ -54,6 +54,9 @@ export const imessageContract = (it: Vitest.MethodsNonLive<StorePorts>): void =>
       expect(yield* repo.insert(fixture(other, T0 + 1, "ada@example.com"))).toBe(true)
       expect(yield* repo.insert(fixture(projectId, T0 + 1, "ada@example.com", { platform: "whatsapp" }))).toBe(true)
       expect(yield* repo.countLive(projectId, "imessage")).toBe(1)
+      expect(yield* repo.handleTaken(projectId, "imessage", a.handleKey)).toBe(true)
+      expect(yield* repo.handleTaken(projectId, "whatsapp", a.handleKey)).toBe(true)
+      expect(yield* repo.handleTaken(projectId, "imessage", "grace@example.com")).toBe(false)
 
       const first = Option.getOrThrow(yield* repo.release({ projectId, assignmentId: a.assignmentId, now: at(T0 + 5) }))
       expect(first.released).toBe(true)
@@ -62,6 +65,7 @@ export const imessageContract = (it: Vitest.MethodsNonLive<StorePorts>): void =>
       expect(again).toEqual({ assignment: first.assignment, released: false })
       expect(Option.isNone(yield* repo.release({ projectId: other, assignmentId: a.assignmentId, now: at(T0 + 9) }))).toBe(true)
       expect(yield* repo.countLive(projectId, "imessage")).toBe(0)
+      expect(yield* repo.handleTaken(projectId, "imessage", a.handleKey)).toBe(false)
       // Released, the handle can be assigned again.
       expect(yield* repo.insert(fixture(projectId, T0 + 10, "ada@example.com"))).toBe(true)
     }))

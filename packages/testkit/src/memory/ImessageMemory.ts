@@ -29,6 +29,7 @@ const make = Effect.gen(function*() {
         rows.set(r.assignmentId, r)
         return true
       }),
+    handleTaken: (projectId, platform, handleKey) => Effect.sync(() => live(projectId, platform).some((x) => x.handleKey === handleKey)),
     find: (projectId, assignmentId) =>
       Effect.sync(() => Option.filter(Option.fromNullishOr(rows.get(assignmentId)), (r) => r.projectId === projectId)),
     list: ({ after, includeReleased, limit, platform, projectId }) =>

@@ -43,6 +43,8 @@ const make = Effect.gen(function*() {
           assignments.set(r.assignmentId, r)
           return Effect.void
         }),
+      handleTaken: (projectId, handle) =>
+        Effect.sync(() => [...assignments.values()].some((a) => a.projectId === projectId && a.handle === handle && a.releasedAt === null)),
       find: (projectId, assignmentId) =>
         Effect.sync(() => Option.filter(Option.fromNullishOr(assignments.get(assignmentId)), (a) => a.projectId === projectId)),
       list: ({ after, includeReleased, limit, projectId }) =>
