@@ -12,7 +12,7 @@ import { Context, Effect, FileSystem, Layer, Path, References, Scope } from "eff
 import { defaultAvatarSvg } from "./docs/Assets.js"
 import { openApiDocument } from "./docs/OpenApiDocument.js"
 import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
-import { referencePageResponse, referencePages, referenceScript, scalarBundle, scriptResponse } from "./docs/ReferencePages.js"
+import { referencePageResponse, referencePages, referenceScript, scalarBundle, scalarInstallHint, scriptResponse } from "./docs/ReferencePages.js"
 import { managementOpenApi } from "./docs/ManagementOpenApi.js"
 import { layerGlobalMiddleware } from "./http/Middleware.js"
 import { InFlight, makeInFlightCounter } from "./http/pipeline/InFlight.js"
@@ -79,7 +79,17 @@ const RawRoutesLive = HttpRouter.use((router) =>
     for (const page of referencePages) {
       yield* router.add("GET", page.path as HttpRouter.PathInput, Effect.sync(() => referencePageResponse(page, config.spectrumUrl)))
     }
-    yield* router.add("GET", "/docs/assets/scalar.js", Effect.sync(() => scriptResponse(scalarBundle())))
+    // `@scalar/api-reference` is an optional peer: without it the pages load, and their script
+    // answers a problem saying what to install (never a raw exception).
+    yield* router.add("GET", "/docs/assets/scalar.js", Effect.suspend(() => {
+      const bundle = scalarBundle()
+      return bundle === undefined
+        ? Effect.fail(problem(
+          "RESOURCE_NOT_FOUND",
+          `The API reference's script comes from @scalar/api-reference, which is not installed next to this server: ${scalarInstallHint}`
+        ))
+        : Effect.succeed(scriptResponse(bundle))
+    }))
     yield* router.add("GET", "/docs/assets/reference.js", Effect.sync(() => scriptResponse(referenceScript)))
     yield* router.add("GET", "/problems", Effect.sync(catalogResponse))
     yield* router.add("GET", "/problems/:slug", Effect.flatMap(HttpRouter.params, ({ slug }) => {
@@ -114,6 +124,19 @@ export const HttpAppLive = Layer.mergeAll(
   FeatureRoutes,
   layerGlobalMiddleware(routeTable)
 )
+
+/**
+ * Which of the application's parts a mounted server builds (server/Mount.ts): the three HttpApis
+ * and the pages (`raw`: documents, problem pages, the default avatar). The feature routes and the
+ * global middleware are always there. A part left out answers nothing: the mount does not route
+ * its paths here.
+ */
+export interface HttpParts {
+  readonly v1: boolean
+  readonly dashboard: boolean
+  readonly management: boolean
+  readonly raw: boolean
+}
 
 /**
  * `HttpRouter.serve`, except for what a request fiber carries: the platform's services (the
@@ -168,11 +191,25 @@ const discharged = <A, E, R>(
  * off: no exporter is configured, and building it is a measurable share of each request
  * (DESIGN.md §6; see bench/README.md).
  */
-export const HttpLive = discharged(serveLean.pipe(
-  Layer.provide(HttpAppLive),
-  Layer.provide(HttpRouter.layer),
-  Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)),
-  // No exporter is configured: the spans of `Effect.fn` service methods are not built on requests
-  // (DESIGN.md §6: keep span creation off the hot path unless an exporter exports them).
-  Layer.provide(Layer.succeed(References.TracerEnabled)(false))
-))
+const serving = <A, E, R>(app: Layer.Layer<A, E, R>) =>
+  discharged(serveLean.pipe(
+    Layer.provide(app),
+    Layer.provide(HttpRouter.layer),
+    Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)),
+    // No exporter is configured: the spans of `Effect.fn` service methods are not built on requests
+    // (DESIGN.md §6: keep span creation off the hot path unless an exporter exports them).
+    Layer.provide(Layer.succeed(References.TracerEnabled)(false))
+  ))
+
+export const HttpLive = serving(HttpAppLive)
+
+/** `HttpLive` with some of the application's parts only (see `HttpParts`). */
+export const httpLiveOf = (parts: HttpParts): typeof HttpLive =>
+  serving(Layer.mergeAll(
+    FeatureRoutes,
+    layerGlobalMiddleware(routeTable),
+    ...(parts.v1 ? [ApiLive] : []),
+    ...(parts.dashboard ? [DashboardApiLive] : []),
+    ...(parts.management ? [ManagementApiLive] : []),
+    ...(parts.raw ? [RawRoutesLive] : [])
+  )) as unknown as typeof HttpLive

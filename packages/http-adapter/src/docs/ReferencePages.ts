@@ -28,22 +28,45 @@ export const referencePages: ReadonlyArray<ReferencePage> = [
 
 let bundle: string | undefined
 
-/** Scalar's standalone browser bundle, read from the installed package on first use. */
-export const scalarBundle = (): string => {
+/** The range of `@scalar/api-reference` this package supports (its optional peer dependency). */
+export const scalarRange = ">=1.72.1 <2"
+
+/** What to run when the package is missing. */
+export const scalarInstallHint = `npm i "@scalar/api-reference@${scalarRange}"`
+
+// From this module, or (when it runs from the CLI bundle in a cache directory) from the CLI script.
+const defaultScalarSearch = (): ReadonlyArray<string> =>
+  [import.meta.url, process.argv[1] ?? "", join(process.cwd(), "package.json")].filter((f) => f !== "")
+
+let scalarSearch = defaultScalarSearch
+
+/**
+ * Where `@scalar/api-reference` is looked up from (files whose `require` resolves it); `undefined`
+ * restores the default. For tests that check what happens when the package is not installed.
+ */
+export const setScalarSearchPaths = (paths: ReadonlyArray<string> | undefined): void => {
+  scalarSearch = paths === undefined ? defaultScalarSearch : () => paths
+  bundle = undefined
+}
+
+/** The installed `@scalar/api-reference` package's directory, or `undefined` when none resolves. */
+export const scalarPackageDir = (): string | undefined =>
+  scalarSearch().map((f) => {
+    try {
+      // (The package exports no ./package.json: resolve its entry, then find its root.)
+      let dir = dirname(createRequire(f).resolve("@scalar/api-reference"))
+      while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir)
+      return existsSync(join(dir, "dist", "browser", "standalone.js")) ? dir : undefined
+    } catch {
+      return undefined
+    }
+  }).find((p) => p !== undefined)
+
+/** Scalar's standalone browser bundle, read from the installed package on first use; `undefined` when it is not installed. */
+export const scalarBundle = (): string | undefined => {
   if (bundle === undefined) {
-    // From this module, or (when it runs from the CLI bundle in a cache directory) from the CLI script.
-    const from = [import.meta.url, process.argv[1] ?? "", join(process.cwd(), "package.json")].filter((f) => f !== "")
-    const pkg = from.map((f) => {
-      try {
-        // (The package exports no ./package.json: resolve its entry, then find its root.)
-        let dir = dirname(createRequire(f).resolve("@scalar/api-reference"))
-        while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir)
-        return dir
-      } catch {
-        return undefined
-      }
-    }).find((p) => p !== undefined)
-    if (pkg === undefined) throw new Error("@scalar/api-reference is not installed")
+    const pkg = scalarPackageDir()
+    if (pkg === undefined) return undefined
     bundle = readFileSync(join(pkg, "dist", "browser", "standalone.js"), "utf8")
   }
   return bundle
@@ -64,7 +87,9 @@ export const referenceScript = `(function () {
     persistAuth: false,
     documentDownloadType: "json"
   };
-  if (sameOrigin) config.servers = [{ url: window.location.origin, description: "This server" }];
+  // The server's root, where the page's paths are mounted (the origin, or the origin and a base path).
+  var root = new URL(el.getAttribute("data-root"), window.location.href).href.replace(/[/]$/, "");
+  if (sameOrigin) config.servers = [{ url: root, description: "This server" }];
   window.Scalar.createApiReference("#app", config);
 })();
 `
@@ -81,21 +106,28 @@ const css = `body{margin:0;font-family:system-ui,sans-serif}` +
   `nav.apis{display:flex;gap:1rem;align-items:center;padding:.5rem 1rem;border-bottom:1px solid #ccd;background:#f6f7f9}` +
   `nav.apis a{color:#1d3f8f;text-decoration:underline}nav.apis a[aria-current=page]{font-weight:700;text-decoration:none;color:#111}`
 
+/**
+ * `target` (a path of this server) as a URL relative to the page at `from`: the pages work
+ * wherever the server's paths are mounted (under a host's base path, behind a proxy's prefix).
+ */
+const relativeTo = (from: string, target: string) => `${"../".repeat(from.split("/").length - 2)}${target.slice(1)}`
+
 /** The page of one API: a navigation between the three, and the reference. */
 export const referencePageResponse = (page: ReferencePage, managementUrl: string) => {
+  const link = (target: string) => escapeHtml(relativeTo(page.path, target))
   const nav = referencePages
-    .map((p) => `<a href="${p.path}"${p === page ? ` aria-current="page"` : ""}>${escapeHtml(p.title)}</a>`)
+    .map((p) => `<a href="${link(p.path)}"${p === page ? ` aria-current="page"` : ""}>${escapeHtml(p.title)}</a>`)
     .join(" ")
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.title)} reference · Switchboard</title>
 <style>${css}</style></head>
 <body><nav class="apis" aria-label="APIs"><strong>Switchboard API reference</strong> ${nav}
-<a href="${escapeHtml(page.specUrl)}">OpenAPI document</a></nav>
+<a href="${link(page.specUrl)}">OpenAPI document</a></nav>
 <main><div id="app"></div></main>
-<script id="reference" type="application/json" data-document="${escapeHtml(page.specUrl)}" data-same-origin="${page.sameOrigin}">{}</script>
-<script src="/docs/assets/scalar.js"></script>
-<script src="/docs/assets/reference.js"></script>
+<script id="reference" type="application/json" data-document="${link(page.specUrl)}" data-root="${link("/") || "./"}" data-same-origin="${page.sameOrigin}">{}</script>
+<script src="${link("/docs/assets/scalar.js")}"></script>
+<script src="${link("/docs/assets/reference.js")}"></script>
 </body></html>`
   const connect = ["'self'", origin(managementUrl)].filter((s) => s !== "").join(" ")
   return HttpServerResponse.text(html, {

@@ -177,7 +177,8 @@ describe("reference pages", () => {
   afterAll(() => server.close())
 
   it("serves one page per API, loading only this origin's scripts", async () => {
-    for (const [path, spec] of [["/docs", "/openapi.json"], ["/docs/dashboard", "/api/openapi.json"], ["/docs/management", "/projects/openapi.json"]] as const) {
+    // Relative URLs, so that the pages work under a base path too (docs/embedding.md).
+    for (const [path, spec] of [["/docs", "openapi.json"], ["/docs/dashboard", "../api/openapi.json"], ["/docs/management", "../projects/openapi.json"]] as const) {
       const response = await fetch(`${server.baseUrl}${path}`)
       expect(response.status).toBe(200)
       const csp = response.headers.get("content-security-policy") ?? ""
@@ -186,7 +187,10 @@ describe("reference pages", () => {
       const html = await response.text()
       expect(html).toContain(`data-document="${spec}"`)
       // Every script and stylesheet the page names is one of ours.
-      for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) expect(src!.startsWith("/")).toBe(true)
+      for (const [, src] of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
+        expect(new URL(src!, `${server.baseUrl}${path}`).origin).toBe(server.baseUrl)
+      }
+      expect(new URL(spec, `${server.baseUrl}${path}`).pathname).toBe(path === "/docs" ? "/openapi.json" : path === "/docs/dashboard" ? "/api/openapi.json" : "/projects/openapi.json")
     }
     const bundle = await fetch(`${server.baseUrl}/docs/assets/scalar.js`)
     expect(bundle.status).toBe(200)
