@@ -2,7 +2,10 @@
  * The URL checks: what the URL of a request says before a handler runs.
  * - Text no parameter can hold (U+0000, lone surrogates, broken percent-encoding) in a path segment
  *   or a query parameter is refused with 422, for every route of every surface, before a handler
- *   or the database sees it (`checkUrl`).
+ *   or the database sees it (`checkUrl`). So is a path segment no identifier can be: `.` or `..`
+ *   (raw or percent-encoded — a client that does not normalise them sends them as written) and
+ *   one over 100 characters (no route's literal segment is that long). One rule for every path
+ *   parameter, checked before routing, so no route answers 404 after a lookup, or 405, instead.
  * - A URL no route takes answers 404, or 405 with `Allow` when the path is known for other methods,
  *   or 422 when the path has a route's shape for this very method but a parameter is unusable
  *   (`routeNotFound`, from the route table of every surface).
@@ -28,11 +31,14 @@ const allowedMethods = (table: RouteTable, pathname: string) => {
   return [...methods].sort()
 }
 
+/** The longest path segment: a parameter over it cannot be an identifier (the router's own limit too). */
+const MAX_SEGMENT = 100
+
 /** The first unusable part of a request URL: a path segment or query parameter. */
 export const urlIssue = (url: string): { code: string; location: "param" | "query"; message: string; path: string } | undefined => {
   const q = url.indexOf("?")
   const path = q === -1 ? url : url.slice(0, q)
-  if (path.includes("%")) {
+  if (path.includes("%") || path.includes("/.") || path.length > MAX_SEGMENT) {
     for (const segment of path.split("/")) {
       let decoded: string
       try {
@@ -42,6 +48,12 @@ export const urlIssue = (url: string): { code: string; location: "param" | "quer
       }
       const why = illFormedText(decoded)
       if (why !== undefined) return { code: "invalid_text", location: "param", message: `A path segment ${why}.`, path: "" }
+      if (decoded === "." || decoded === "..") {
+        return { code: "invalid_value", location: "param", message: `A path parameter cannot be ${JSON.stringify(decoded)}.`, path: "" }
+      }
+      if (decoded.length > MAX_SEGMENT) {
+        return { code: "invalid_value", location: "param", message: `A path parameter is at most ${MAX_SEGMENT} characters; got ${decoded.length}.`, path: "" }
+      }
     }
   }
   if (q !== -1 && q < url.length - 1) {
@@ -56,16 +68,21 @@ export const urlIssue = (url: string): { code: string; location: "param" | "quer
 }
 
 /**
- * The URL-check step: `app`, or a 422 when the URL holds unusable text. Only a URL with a `%` or a
- * query is looked at (the others cannot hold such text).
+ * The URL-check step: `app`, or a 422 when the URL holds an unusable part. Only a URL with a `%`, a
+ * query, a segment starting with `.` or a path over 100 characters is looked at (the others cannot
+ * hold one).
  */
 export const checkUrl = <E, R>(
   served: Served,
   app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E | ProblemFailure, R> => {
   const url = served.request.url
-  const urlProblem = url.includes("%") || served.path.length !== url.length ? urlIssue(url) : undefined
-  return urlProblem === undefined ? app : Effect.fail(validationFailed([urlProblem], "A request parameter is not valid."))
+  const urlProblem = url.includes("%") || url.includes("/.") || served.path.length !== url.length || url.length > MAX_SEGMENT
+    ? urlIssue(url)
+    : undefined
+  return urlProblem === undefined
+    ? app
+    : Effect.fail(validationFailed([urlProblem], urlProblem.location === "param" ? "A path parameter is not valid." : "A request parameter is not valid."))
 }
 
 /** The answer to a URL the router did not take: 422 (an unusable parameter), 405 with `Allow`, or 404. */
