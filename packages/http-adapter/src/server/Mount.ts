@@ -10,6 +10,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { bootstrapIfEmpty } from "@switchboard/core/accounts"
+import { checkServerSecret } from "@switchboard/core/oauth"
 import { DatabaseConfig, StoreSql } from "@switchboard/sql-adapter"
 import { Cause, Context, Data, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { HttpEffect, HttpServer, HttpServerResponse } from "effect/http"
@@ -282,6 +283,7 @@ const storeLayer = (store: MountStore, settings: Partial<ServerConfigShape>): Ef
 const startFailure = (cause: Cause.Cause<unknown>): MountError => {
   const missing = new Set<string>()
   for (const reason of cause.reasons) {
+    if (Cause.isFailReason(reason) && reason.error instanceof MountError) return reason.error
     const error = Cause.isDieReason(reason) ? reason.defect : Cause.isFailReason(reason) ? reason.error : undefined
     const match = error instanceof Error ? /^Service not found: (.+)$/.exec(error.message) : null
     if (match?.[1] !== undefined) missing.add(match[1])
@@ -417,6 +419,11 @@ export const makeSwitchboardMount = (options: MountOptions): Effect.Effect<Mount
     })
     const started = Effect.gen(function*() {
       const app = yield* Layer.buildWithScope(appLayer(config, store as ReturnType<typeof StoreSql>, overrides), scope)
+      // A secret that does not open the store's sealed keys would fail every token request later.
+      yield* checkServerSecret.pipe(
+        Effect.provide(app),
+        Effect.mapError((e) => fail(`${e.message} Mounted, the secret is the secretKey option.`))
+      )
       yield* Layer.buildWithScope(HousekeepingLive.pipe(Layer.provide(Layer.succeedContext(app))), scope)
       let handlers: Handlers | undefined
       yield* Layer.buildWithScope(

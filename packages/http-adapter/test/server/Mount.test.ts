@@ -377,6 +377,8 @@ describe("a store Layer from the host", () => {
       expect(res.status).toBe(200)
       expect(await res.json()).toMatchObject({ email: "layer@example.com" })
       await second.dispose()
+      // Another secret on the same store: refused at mount, naming the setting.
+      expect(await mountFails({ ...options, secretKey: "k".repeat(40) })).toContain("SECRET_KEY does not match this database")
     } finally {
       await Effect.runPromise(Scope.close(hostScope, Exit.void))
     }
