@@ -8,7 +8,6 @@
  */
 import { BillingService } from "@switchboard/core/billing"
 import { testBackends } from "@switchboard/sql-adapter"
-import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CallResult, httpClient } from "../support/HttpClient.js"
 import { imessageTestAdapters } from "../support/ImessageHttp.js"
@@ -151,7 +150,8 @@ const cases: Record<string, Case> = {
     const destination = ok(
       await call(`/v1/projects/${p}/webhooks/destinations`, {
         method: "POST",
-        json: { name: "orders", url: "https://orders.example.invalid/hook", enabledEvents: ["*"], apiVersion: "2026-07-01" }
+        json: { name: "orders", url: "https://orders.example.invalid/hook", enabledEvents: ["*"], apiVersion: "2026-07-01" },
+        idem: idem()
       }),
       201
     )
@@ -175,8 +175,8 @@ const cases: Record<string, Case> = {
     const b = await buy()
     const operations = `/v1/projects/${p}/platforms/operations`
     expectOrder("listOperations", ok(await call(operations)).operations.map((o: any) => o.operationId), a, b, order(description))
-    const aState = ok(await call(`${operations}/${a}`)).state as string
-    expect(ok(await call(`${operations}/${b}`)).state).not.toBe(aState)
+    const aState = ok(await call(`${operations}/${a}`)).operation.state as string
+    expect(ok(await call(`${operations}/${b}`)).operation.state).not.toBe(aState)
     expect(ok(await call(`${operations}?state=${aState}`)).operations.map((o: any) => o.operationId)).toEqual([a])
   },
 
