@@ -39,7 +39,9 @@ export interface WebhookEndpoint {
    * The outbox position the endpoint starts after (`WebhooksRepo.outboxHead` when it was
    * created): fan-out gives it only events at later positions, so a new endpoint never receives
    * the events committed before it existed, even those not fanned out yet (README.md, "Events and
-   * webhooks").
+   * webhooks"). The boundary is the outbox position, taken when an event is written: an event whose
+   * transaction wrote it before the endpoint's creation read the head, but committed only after,
+   * falls before the boundary and does not reach the new endpoint.
    */
   readonly startsAfterPosition: number
 }
