@@ -64,6 +64,7 @@ import m0120 from "./migrations/0120_billingOperationsByProject.js"
 import m0130 from "./migrations/0130_organizationSubscriptions.js"
 import m0140 from "./migrations/0140_filteredCodeFacts.js"
 import m0150 from "./migrations/0150_webhookDeliveriesDueIndex.js"
+import m0160 from "./migrations/0160_webhookEndpointsStartAfter.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -128,5 +129,6 @@ export const migrations = {
   "0120_billingOperationsByProject": m0120,
   "0130_organizationSubscriptions": m0130,
   "0140_filteredCodeFacts": m0140,
-  "0150_webhookDeliveriesDueIndex": m0150
+  "0150_webhookDeliveriesDueIndex": m0150,
+  "0160_webhookEndpointsStartAfter": m0160
 }

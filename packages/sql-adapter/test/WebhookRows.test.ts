@@ -47,6 +47,7 @@ const wellFormed = fc.record({
   epCreatedAt: date,
   epUpdatedAt: date,
   epDeletedAt: dateOrNull,
+  epStartsAfterPosition: fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: 0, max: 2 ** 40 }).map(String)),
   evId: text,
   evType: text,
   evSource: text,

@@ -18,7 +18,13 @@ import {
   WebhookLimitReached,
   WebhookRetryRefused
 } from "./WebhookErrors.js"
-import { type DeliveryRecord, type DeliveryStatus, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
+import {
+  type DeliveryRecord,
+  type DeliveryStatus,
+  type NewWebhookEndpoint,
+  type WebhookEndpoint,
+  WebhooksRepo
+} from "./WebhookPorts.js"
 import type { WebhookDelivery, WebhookDeliveryId } from "./WebhookSchema.js"
 import type { EventId } from "../shared/Identifiers.js"
 
@@ -135,14 +141,18 @@ export const makeEndpointOps = Effect.gen(function*() {
 
   /**
    * Inserts an endpoint unless the project already has the maximum of live ones of its kind. The
-   * project row is locked, so concurrent creates never pass the limit.
+   * project row is locked, so concurrent creates never pass the limit. The endpoint starts after
+   * the outbox's head, read in the same transaction (`WebhookEndpoint.startsAfterPosition`): it
+   * receives only the events committed after it. Returns the endpoint as inserted.
    */
-  const insertLimited = <E>(endpoint: WebhookEndpoint, insert: Effect.Effect<void, E>) =>
+  const insertLimited = <E>(endpoint: NewWebhookEndpoint, insert: (endpoint: WebhookEndpoint) => Effect.Effect<void, E>) =>
     tx.withTransaction(Effect.gen(function*() {
       yield* projects.lock(endpoint.projectId as ProjectId)
       const live = yield* repo.countLiveEndpoints(endpoint.kind, endpoint.projectId)
       if (live >= policy.maxEndpointsPerProject) return yield* new WebhookLimitReached({ limit: policy.maxEndpointsPerProject })
-      yield* insert
+      const inserted: WebhookEndpoint = { ...endpoint, startsAfterPosition: yield* repo.outboxHead }
+      yield* insert(inserted)
+      return inserted
     }))
 
   /** A page of an endpoint's deliveries, newest first. */

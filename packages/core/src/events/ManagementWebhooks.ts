@@ -13,7 +13,7 @@ import { WebhookPolicy } from "./DeliveryPolicy.js"
 import { makeEndpointOps, newManagementSecret } from "./Endpoints.js"
 import { EVENT_API_VERSION } from "./Schema.js"
 import { ManagementWebhookNotFound, WebhookUrlInvalid } from "./WebhookErrors.js"
-import { type DeliveryStatus, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
+import { type DeliveryStatus, type NewWebhookEndpoint, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
 import { checkWebhookUrl } from "./WebhookUrl.js"
 import { fn } from "../internal/Traced.js"
 
@@ -71,7 +71,7 @@ export class ManagementWebhooks extends Context.Service<ManagementWebhooks>()("c
       if (Result.isFailure(checked)) return yield* new WebhookUrlInvalid({ message: `webhookUrl ${checked.failure}` })
       const { secret, sealed } = yield* ops.newSealedSecret(newManagementSecret)
       const now = yield* DateTime.now
-      const endpoint: WebhookEndpoint = {
+      const endpoint: NewWebhookEndpoint = {
         endpointId: yield* ids.uuidv7(),
         kind: "management",
         projectId: input.projectId,
@@ -88,8 +88,8 @@ export class ManagementWebhooks extends Context.Service<ManagementWebhooks>()("c
         updatedAt: now,
         deletedAt: null
       }
-      yield* ops.insertLimited(endpoint, repo.insertEndpoint(endpoint))
-      return { webhook: toManagementWebhook(endpoint), signingSecret: secret.shown as Redacted.Redacted<string> }
+      const inserted = yield* ops.insertLimited(endpoint, (e) => repo.insertEndpoint(e))
+      return { webhook: toManagementWebhook(inserted), signingSecret: secret.shown as Redacted.Redacted<string> }
     })
 
     /** Deletes a live webhook (soft); its pending deliveries are cancelled. */

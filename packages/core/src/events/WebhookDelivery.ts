@@ -7,7 +7,8 @@
  *
  * 1. **Fan-out** (`dispatch`): in one transaction, take outbox events not yet fanned out (`FOR
  *    UPDATE SKIP LOCKED`, so several processes share the work), create one delivery per event and
- *    matching endpoint (same project, enabled, live, selection `"*"` or the type), and mark the
+ *    matching endpoint (same project, enabled, live, created before the event: `subscribes`,
+ *    selection `"*"` or the type), and mark the
  *    events `dispatched_at`. An event is thus fanned out exactly once, and only once committed.
  * 2. **Attempts** (`deliverDue`, `run`): claim due deliveries with a lease (`FOR UPDATE SKIP
  *    LOCKED`), send each signed request through the `WebhookSender` port *outside* any
@@ -40,9 +41,14 @@ const nextMacrotask: Effect.Effect<void> = Effect.callback<void>((resume) => {
   return Effect.sync(() => clearTimeout(timer))
 })
 
-/** Whether `endpoint` receives `event` (pure): same project, enabled, live, selected type and version. */
+/**
+ * Whether `endpoint` receives `event` (pure): same project, enabled, live, created before the
+ * event was committed (the event's position is after the endpoint's `startsAfterPosition`),
+ * selected type and version.
+ */
 export const subscribes = (endpoint: WebhookEndpoint, event: StoredOutboxEvent): boolean =>
   event.projectId !== null &&
+  event.position > endpoint.startsAfterPosition &&
   endpoint.projectId === event.projectId &&
   endpoint.status === "enabled" &&
   endpoint.deletedAt === null &&

@@ -26,7 +26,7 @@ import {
   WebhookDestinationNotFound,
   WebhookUrlInvalid
 } from "./WebhookErrors.js"
-import { type DeliveryStatus, newDelivery, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
+import { type DeliveryStatus, newDelivery, type NewWebhookEndpoint, type WebhookEndpoint, WebhooksRepo } from "./WebhookPorts.js"
 import {
   type CreateWebhookDestinationRequest,
   DEFAULT_OVERLAP_SECONDS,
@@ -116,7 +116,7 @@ export class WebhookDestinations extends Context.Service<WebhookDestinations>()(
       yield* gate.open(projectId, principal, "write")
       const { secret, sealed } = yield* ops.newSealedSecret(newDestinationSecret)
       const now = yield* DateTime.now
-      const endpoint: WebhookEndpoint = {
+      const endpoint: NewWebhookEndpoint = {
         endpointId: yield* ids.typeId(IdKinds.webhookDestination),
         kind: "destination",
         projectId,
@@ -133,8 +133,8 @@ export class WebhookDestinations extends Context.Service<WebhookDestinations>()(
         updatedAt: now,
         deletedAt: null
       }
-      yield* ops.insertLimited(endpoint, Effect.orDie(repo.insertEndpoint(endpoint)))
-      return { destination: toWebhookDestination(endpoint), signingSecret: secret.shown as Redacted.Redacted<string> }
+      const inserted = yield* ops.insertLimited(endpoint, (e) => Effect.orDie(repo.insertEndpoint(e)))
+      return { destination: toWebhookDestination(inserted), signingSecret: secret.shown as Redacted.Redacted<string> }
     })
 
     /** Live destinations, oldest first, in signed cursor pages. */

@@ -35,7 +35,19 @@ export interface WebhookEndpoint {
   readonly createdAt: DateTime.Utc
   readonly updatedAt: DateTime.Utc
   readonly deletedAt: DateTime.Utc | null
+  /**
+   * The outbox position the endpoint starts after (`WebhooksRepo.outboxHead` when it was
+   * created): fan-out gives it only events at later positions, so a new endpoint never receives
+   * the events committed before it existed, even those not fanned out yet (README.md, "Events and
+   * webhooks"). The boundary is the outbox position, taken when an event is written: an event whose
+   * transaction wrote it before the endpoint's creation read the head, but committed only after,
+   * falls before the boundary and does not reach the new endpoint.
+   */
+  readonly startsAfterPosition: number
 }
+
+/** An endpoint as its creator makes it: the store's outbox head, read when it is inserted, completes it. */
+export type NewWebhookEndpoint = Omit<WebhookEndpoint, "startsAfterPosition">
 
 export type DeliveryStatus = "pending" | "delivered" | "dead_lettered" | "cancelled"
 
@@ -121,6 +133,11 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, {
    * transaction; rows another transaction holds are skipped (`FOR UPDATE SKIP LOCKED`).
    */
   readonly takeUndispatched: (limit: number) => Effect.Effect<ReadonlyArray<StoredOutboxEvent>>
+  /**
+   * The outbox's highest position (0 when it holds no event): an endpoint created now starts
+   * after it (`WebhookEndpoint.startsAfterPosition`). Read in the endpoint's creation transaction.
+   */
+  readonly outboxHead: Effect.Effect<number>
   /** Enabled, live endpoints of these projects. */
   readonly subscribers: (projectIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<WebhookEndpoint>>
   /**

@@ -99,6 +99,34 @@ describe("WebhookDeliveryEngine", () => {
       expect(sender.requests.length).toBe(before)
     }).pipe(Effect.provide(webhooksEnv())))
 
+  it.effect("a new endpoint receives exactly the events committed after its creation, not the backlog; older ones receive all", () =>
+    Effect.gen(function*() {
+      const ctx = yield* setupProject()
+      const old = yield* destination(ctx, "https://old.example.com/hook")
+      const oldManagement = yield* (yield* ManagementWebhooks).create({ projectId: ctx.projectId, webhookUrl: "https://old-m.example.com/hook" })
+      // A backlog: committed, not fanned out yet (the engine has not run).
+      for (const name of ["Backlog 1", "Backlog 2", "Backlog 3"]) yield* rename(ctx, name)
+      expect((yield* Effect.flatMap(WebhooksRepo, (r) => r.takeUndispatched(1000))).length).toBeGreaterThanOrEqual(3)
+      const fresh = yield* destination(ctx, "https://fresh.example.com/hook")
+      const freshManagement = yield* (yield* ManagementWebhooks).create({ projectId: ctx.projectId, webhookUrl: "https://fresh-m.example.com/hook" })
+      for (const name of ["After 1", "After 2"]) yield* rename(ctx, name)
+      const sender = makeRecordingSender()
+      yield* drain(sender.layer)
+      const namesTo = (url: string) =>
+        sender.requests.filter((r) => r.url === url).map((r) => (JSON.parse(r.body) as { data: { name?: string } }).data.name)
+      expect(namesTo("https://fresh.example.com/hook")).toEqual(["After 1", "After 2"])
+      expect(namesTo("https://fresh-m.example.com/hook")).toEqual(["After 1", "After 2"])
+      const everything = ["Backlog 1", "Backlog 2", "Backlog 3", "After 1", "After 2"]
+      expect(namesTo("https://old.example.com/hook")).toEqual(everything)
+      expect(namesTo("https://old-m.example.com/hook")).toEqual(everything)
+      expect((yield* deliveriesOf(ctx, fresh.destination.destinationId)).length).toBe(2)
+      expect((yield* deliveriesOf(ctx, old.destination.destinationId)).length).toBe(5)
+      const managementDeliveries = (webhookId: string) =>
+        Effect.flatMap(ManagementWebhooks, (m) => m.listDeliveries({ projectId: ctx.projectId, webhookId }))
+      expect((yield* managementDeliveries(freshManagement.webhook.id)).deliveries.length).toBe(2)
+      expect((yield* managementDeliveries(oldManagement.webhook.id)).deliveries.length).toBe(5)
+    }).pipe(Effect.provide(webhooksEnv())))
+
   it.effect("retries on the backoff schedule, dead-letters after 6 attempts, and a fenced retry redelivers", () =>
     Effect.gen(function*() {
       const ctx = yield* setupProject()

@@ -58,7 +58,7 @@ export const PlatformsGroup = HttpApiGroup.make("platforms")
       error: problems(common)
     }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "List operations",
-      description: "The project's provisioning operations, newest first, filtered by state (comma-separated), type, resourceId or endedAfter. Needs `platforms:read`; Telegram setup links are shown only with `platforms:write`."
+      description: "The project's provisioning operations, oldest first, filtered by state (comma-separated), type, resourceId or endedAfter. Needs `platforms:read`; Telegram setup links are shown only with `platforms:write`."
     }))
   )
   .add(

@@ -35,7 +35,7 @@ type ClaimArgs = Parameters<WebhooksRepo["Service"]["claimDue"]>[0]
 type DeliveryMethods = Exclude<
   keyof WebhooksRepo["Service"],
   | "insertEndpoint" | "findEndpoint" | "lockEndpoint" | "updateEndpoint" | "listEndpoints" | "countLiveEndpoints"
-  | "subscribers">
+  | "subscribers" | "outboxHead">
 
 export const makeWebhookDeliveriesSql = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -136,6 +136,7 @@ export const makeWebhookDeliveriesSql = Effect.gen(function*() {
             e.secret_sealed as ep_secret_sealed, e.previous_secret_sealed as ep_previous_secret_sealed,
             e.previous_secret_expires_at as ep_previous_secret_expires_at, e.created_at as ep_created_at,
             e.updated_at as ep_updated_at, e.deleted_at as ep_deleted_at,
+            e.starts_after_position as ep_starts_after_position,
             ev.id as ev_id, ev.type as ev_type, ev.source as ev_source, ev.occurred_at as ev_occurred_at, ev.data as ev_data
           from (
             select w.*, row_number() over (partition by w.endpoint_id order by w.next_attempt_at, w.event_position) as ep_rn

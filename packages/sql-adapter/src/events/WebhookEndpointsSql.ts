@@ -10,7 +10,7 @@ import { buffer, endpointRows } from "./WebhookRows.js"
 
 type EndpointMethods =
   | "insertEndpoint" | "findEndpoint" | "lockEndpoint" | "updateEndpoint" | "listEndpoints" | "countLiveEndpoints"
-  | "subscribers"
+  | "subscribers" | "outboxHead"
 
 export const makeWebhookEndpointsSql = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -38,7 +38,8 @@ export const makeWebhookEndpointsSql = Effect.gen(function*() {
         previousSecretExpiresAt: toDateOrNull(e.previousSecretExpiresAt),
         createdAt: toDate(e.createdAt),
         updatedAt: toDate(e.updatedAt),
-        deletedAt: toDateOrNull(e.deletedAt)
+        deletedAt: toDateOrNull(e.deletedAt),
+        startsAfterPosition: e.startsAfterPosition
       })}`.pipe(
         Effect.asVoid,
         Effect.catchIf(isUniqueViolation, () => Effect.fail(new WebhookUrlTaken({ webhookUrl: e.url }))),
@@ -74,7 +75,11 @@ export const makeWebhookEndpointsSql = Effect.gen(function*() {
     subscribers: (projectIds) =>
       projectIds.length === 0 ? Effect.succeed([]) : endpointRows(sql`
         select * from webhook_endpoints
-        where ${sql.in("project_id", projectIds)} and deleted_at is null and status = 'enabled'`)
+        where ${sql.in("project_id", projectIds)} and deleted_at is null and status = 'enabled'`),
+    // The primary key's last entry: one index probe, whatever the outbox's size.
+    outboxHead: orDie(sql<{ head: number | string | null }>`select max(position) as head from events`).pipe(
+      Effect.map((rows) => Number(rows[0]?.head ?? 0))
+    )
   }
   return endpoints
 })

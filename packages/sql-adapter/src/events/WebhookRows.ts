@@ -25,7 +25,8 @@ const EndpointRow = Schema.Struct({
   previousSecretExpiresAt: DbTimeOrNull,
   createdAt: DbTime,
   updatedAt: DbTime,
-  deletedAt: DbTimeOrNull
+  deletedAt: DbTimeOrNull,
+  startsAfterPosition: BigIntNumber
 })
 type EndpointRow = typeof EndpointRow.Type
 
@@ -76,6 +77,7 @@ export const ClaimRow = Schema.Struct({
   epCreatedAt: DbTime,
   epUpdatedAt: DbTime,
   epDeletedAt: DbTimeOrNull,
+  epStartsAfterPosition: BigIntNumber,
   evId: Schema.String,
   evType: Schema.String,
   evSource: Schema.String,
@@ -107,7 +109,8 @@ export const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   previousSecretExpiresAt: r.previousSecretExpiresAt,
   createdAt: r.createdAt,
   updatedAt: r.updatedAt,
-  deletedAt: r.deletedAt
+  deletedAt: r.deletedAt,
+  startsAfterPosition: Number(r.startsAfterPosition)
 })
 
 export const toDelivery = (r: typeof DeliveryRow.Type): DeliveryRecord => ({
@@ -188,11 +191,12 @@ const endpointOfClaim = (r: ClaimRow): WebhookEndpoint =>
     previousSecretExpiresAt: r.epPreviousSecretExpiresAt,
     createdAt: r.epCreatedAt,
     updatedAt: r.epUpdatedAt,
-    deletedAt: r.epDeletedAt
+    deletedAt: r.epDeletedAt,
+    startsAfterPosition: r.epStartsAfterPosition
   })
 
 // --- the claim's hand decoder -----------------------------------------------------------------
-// A claim returns up to 8 × concurrency rows of 36 columns (the endpoint's 15 only on its first row), several times a second: decoding them
+// A claim returns up to 8 × concurrency rows of 37 columns (the endpoint's 16 only on its first row), several times a second: decoding them
 // through the schema interpreter cost more than the statement. Rows of exactly the shapes the
 // drivers give (strings, numbers, `Date`s, byte arrays, a parsed or textual JSON value) are
 // decoded here; anything else goes through `ClaimRow` itself, so a malformed row still fails as
@@ -278,6 +282,7 @@ const plainClaimRow = (r: Raw, ep: Raw): ClaimRow => ({
   epCreatedAt: time(ep.epCreatedAt),
   epUpdatedAt: time(ep.epUpdatedAt),
   epDeletedAt: timeOrNull(ep.epDeletedAt),
+  epStartsAfterPosition: bigintNumber(ep.epStartsAfterPosition),
   evId: str(r.evId),
   evType: str(r.evType),
   evSource: str(r.evSource),

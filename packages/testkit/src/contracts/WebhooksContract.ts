@@ -1,7 +1,7 @@
 /**
  * Webhooks' part of the repository contract suite: endpoints (scoped by kind and project, listed
  * oldest first after a cursor, one live management webhook per URL), fan-out (undispatched events
- * in outbox order, taken once; duplicate deliveries ignored), inserted deliveries, the oldest due
+ * in outbox order, taken once; the outbox head an endpoint starts after; duplicate deliveries ignored), inserted deliveries, the oldest due
  * time, manual retries, cancellation and the newest-first delivery list. Claims, leases, fairness
  * and recorded outcomes are in WebhookClaimsContract.ts, run from here; the fixtures and the drain
  * each case starts with are in WebhooksFixtures.ts.
@@ -99,6 +99,33 @@ export const webhooksContract = (it: Vitest.MethodsNonLive<StorePorts>): void =>
       expect((yield* repo.subscribers([projectId, elsewhere.projectId])).map((e) => e.endpointId).sort())
         .toEqual([on.endpointId, elsewhere.endpointId].sort())
       expect(yield* repo.subscribers([])).toEqual([])
+    }))
+
+  it.effect("webhooks: the outbox head is its highest position; an endpoint's start position is kept, claimed endpoints included", () =>
+    Effect.gen(function*() {
+      yield* quiesce
+      const repo = yield* WebhooksRepo
+      const tx = yield* Transactor
+      const projectId = newProjectId()
+      const before = yield* tx.withTransaction(repo.outboxHead)
+      const taken = yield* appendEvents(projectId, [eventFixture("project.updated", T0), eventFixture("project.updated", T0 + 1)])
+      const head = yield* tx.withTransaction(repo.outboxHead)
+      expect(head).toBe(taken[1]!.position)
+      expect(head).toBeGreaterThan(before)
+      // Fanning out moves no position: the head stays.
+      yield* tx.withTransaction(repo.markDispatched(taken.map((t) => t.position), at(T0)))
+      expect(yield* tx.withTransaction(repo.outboxHead)).toBe(head)
+
+      const started = endpointFixture({ projectId, startsAfterPosition: head })
+      yield* repo.insertEndpoint(started)
+      expect(Option.getOrThrow(yield* repo.findEndpoint("destination", projectId, started.endpointId)).startsAfterPosition).toBe(head)
+      expect((yield* repo.subscribers([projectId])).map((e) => e.startsAfterPosition)).toEqual([head])
+      const later = yield* appendEvents(projectId, [eventFixture("project.updated", T0 + 2)])
+      yield* repo.insertDeliveries([deliveryFor(started, later[0]!, T0 + 3)])
+      yield* tx.withTransaction(repo.markDispatched(later.map((t) => t.position), at(T0)))
+      const claimed = yield* repo.claimDue({ now: FAR, leaseUntil: FAR, limit: 10, perEndpoint: 10 })
+      expect(claimed.map((c) => c.endpoint)).toEqual([started])
+      yield* quiesce
     }))
 
   // Claims, leases, fairness and recorded outcomes: WebhookClaimsContract.ts (run here, in order).

@@ -32,6 +32,7 @@ export const endpointFixture = (overrides: Partial<WebhookEndpoint> = {}): Webho
     createdAt,
     updatedAt: createdAt,
     deletedAt: null,
+    startsAfterPosition: 0,
     ...overrides
   }
 }

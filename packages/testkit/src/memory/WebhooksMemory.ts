@@ -146,6 +146,8 @@ export const WebhooksRepoMemory: Layer.Layer<WebhooksRepo, never, MemoryState> =
           const wanted = new Set(projectIds)
           return [...endpoints.values()].filter((e) => wanted.has(e.projectId) && live(e) && e.status === "enabled")
         }),
+      // Test events' negative positions never count: they are never fanned out.
+      outboxHead: Effect.sync(() => [...events.keys()].reduce((head, p) => Math.max(head, p), 0)),
       insertTestDelivery: ({ delivery, event }) =>
         Effect.sync(() => {
           // Test events take negative positions: the outbox's own counter never reaches them.
