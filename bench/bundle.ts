@@ -3,7 +3,8 @@
  *
  * - the browser bundle of packages/http-adapter/test/bundle/CoreBrowserEntry.ts (the call state
  *   machine and a plan-change preview from `@switchboard/core`; esbuild, platform browser, ESM,
- *   minified), minified and gzip bytes, beside the same bundle of `effect` alone (the Schema and
+ *   minified), minified and gzip bytes; the same entry importing `@switchboard/core/billing` and
+ *   `@switchboard/core/voice` instead of the root entry; and the same bundle of `effect` alone (the Schema and
  *   Result modules that entry uses, on a one-field schema) — what the core adds on top of Effect;
  * - the install size of examples/core-node-esm (the packed core and testkit, `effect` from the
  *   registry) in a temp dir outside the workspace, node_modules as `du` counts it;
@@ -26,8 +27,9 @@ const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const bundle = async (entry: { path: string } | { contents: string }) => {
+  const resolveDir = join(root, "packages/http-adapter/test/bundle")
   const result = await build({
-    ...("path" in entry ? { entryPoints: [entry.path] } : { stdin: { contents: entry.contents, resolveDir: root, loader: "ts" as const } }),
+    ...("path" in entry ? { entryPoints: [entry.path] } : { stdin: { contents: entry.contents, resolveDir, loader: "ts" as const } }),
     bundle: true, platform: "browser", format: "esm", minify: true, write: false,
     conditions: ["@switchboard/source"], logLevel: "silent"
   })
@@ -35,7 +37,15 @@ const bundle = async (entry: { path: string } | { contents: string }) => {
   return { min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length }
 }
 
-const core = await bundle({ path: join(root, "packages/http-adapter/test/bundle/CoreBrowserEntry.ts") })
+const entryPath = join(root, "packages/http-adapter/test/bundle/CoreBrowserEntry.ts")
+const core = await bundle({ path: entryPath })
+// The same entry importing the two contexts' subpaths instead of the root entry.
+const rootImport = "import { Billing, Voice } from \"@switchboard/core\""
+const entrySource = readFileSync(entryPath, "utf8")
+if (!entrySource.includes(rootImport)) throw new Error(`${entryPath}: expected the line ${rootImport}`)
+const subpaths = await bundle({
+  contents: entrySource.replace(rootImport, "import * as Billing from \"@switchboard/core/billing\"\nimport * as Voice from \"@switchboard/core/voice\"")
+})
 const effectAlone = await bundle({
   contents: `import { Result, Schema } from "effect"
 const decoded = Schema.decodeUnknownResult(Schema.Struct({ a: Schema.String }))({ a: "x" })
@@ -43,6 +53,7 @@ const decoded = Schema.decodeUnknownResult(Schema.Struct({ a: Schema.String }))(
 })
 console.log("bundle: browser bundle (esbuild, platform browser, esm, minified)")
 console.log(`  core entry (call machine + plan-change preview)  ${kib(core.min)} min, ${kib(core.gzip)} gzip`)
+console.log(`  same, from the subpaths (/billing, /voice)       ${kib(subpaths.min)} min, ${kib(subpaths.gzip)} gzip`)
 console.log(`  effect alone (Schema + Result)                   ${kib(effectAlone.min)} min, ${kib(effectAlone.gzip)} gzip`)
 console.log(`  what the core adds                               ${kib(core.min - effectAlone.min)} min, ${kib(core.gzip - effectAlone.gzip)} gzip`)
 
