@@ -1,4 +1,7 @@
 /** @switchboard/http-adapter — the HTTP surfaces, the standalone server and its CLI. */
+// The declarations name Node's types (node:http, Buffer, …): `@types/node` is a peer dependency,
+// and this directive loads it in a host whose tsconfig lists no `types` (docs/embedding.md).
+/// <reference types="node" preserve="true" />
 export * from "./Features.js"
 export * from "./Http.js"
 export * from "./http/Middleware.js"

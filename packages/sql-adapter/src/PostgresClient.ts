@@ -34,6 +34,16 @@ import Pg, { type Client as PgListenClient, type Notification, type Pool, type P
 import { isInvalidatedPlan, makeLeanClient, makePgCompiler, pgJson, preparedNames, rowTransform } from "./LeanStatements.js"
 import { PgClient, type PgClientConfig } from "./PgClient.js"
 
+/**
+ * A node-postgres pool (`new Pg.Pool(config)` from `pg`), as the public signatures name it: only
+ * the members every `Pool` has, so the published declarations need no `pg` types (`pg` ships none)
+ * and a host passes its own pool as it is.
+ */
+export interface PostgresPool {
+  readonly options: object
+  readonly ending: boolean
+}
+
 export interface PostgresClientOptions {
   readonly transformQueryNames?: ((s: string) => string) | undefined
   readonly transformResultNames?: ((s: string) => string) | undefined
@@ -85,8 +95,9 @@ const connectionOver = (run: Runner): Connection => {
 }
 
 /** The `SqlClient` (and `PgClient`) over `pool`. The pool's lifetime is the caller's. */
-export const makePostgresClient = (pool: Pool, options: PostgresClientOptions) =>
+export const makePostgresClient = (postgresPool: PostgresPool, options: PostgresClientOptions) =>
   Effect.gen(function*() {
+    const pool = postgresPool as Pool
     const compiler = makePgCompiler(options.transformQueryNames, options.transformJson)
     const transformRows = rowTransform(options)
     const prepared = preparedNames(options.preparedStatements ?? 500)
@@ -479,7 +490,7 @@ const makeListener = (pool: Pool) => {
 }
 
 /** The layer: `SqlClient` and `PgClient` over the pool `acquire` opens (closed with the layer). */
-export const PostgresClientLayer = <E>(acquire: Effect.Effect<Pool, E, Scope>, options: PostgresClientOptions) =>
+export const PostgresClientLayer = <E>(acquire: Effect.Effect<PostgresPool, E, Scope>, options: PostgresClientOptions) =>
   Layer.effectContext(Effect.gen(function*() {
     const client = yield* makePostgresClient(yield* acquire, options)
     return Context.make(PgClient, client).pipe(Context.add(Client.SqlClient, client))

@@ -1,4 +1,7 @@
 /** @switchboard/sql-adapter — PostgreSQL layers for every core port, migrations, and embedded PGlite. */
+// The declarations name Node's types (node:http, Buffer, …): `@types/node` is a peer dependency,
+// and this directive loads it in a host whose tsconfig lists no `types` (docs/embedding.md).
+/// <reference types="node" preserve="true" />
 export * from "./PgClient.js"
 export * from "./PostgresClient.js"
 export * from "./Database.js"

@@ -4,7 +4,7 @@
  * the issuer, `aud` the API, `sub` the account id, `exp`/`iat` in seconds, `jti` the token id, and
  * `scope` space-separated. Pure functions; signing is `SigningKeys.sign`.
  */
-import type { JWTPayload } from "jose"
+import type { JwtClaims } from "./JwtTypes.js"
 
 /** The JWT `typ` header of access tokens (RFC 9068 §2.1). */
 export const ACCESS_TOKEN_TYP = "at+jwt"
@@ -19,7 +19,7 @@ export const accessTokenClaims = (t: {
   readonly issuedAt: number
   readonly expiresAt: number
   readonly clientId?: string
-}): JWTPayload => ({
+}): JwtClaims => ({
   iss: t.issuer,
   aud: t.audience,
   sub: t.accountId,

@@ -6,6 +6,7 @@
  */
 import { DateTime, Effect, Schema } from "effect"
 import * as jose from "jose"
+import type { Jwk, JwtClaims, SigningCryptoKey } from "./JwtTypes.js"
 import { base64url } from "../internal/Crypto.js"
 import { seal, type ServerSecret, unseal } from "../shared/ServerSecret.js"
 import { type PublicSigningJwk, type SigningKeyRecord, SigningKeysRepo } from "./Ports.js"
@@ -21,9 +22,9 @@ export const SIGNING_KEY_PURPOSE = "signing-key"
 export interface GeneratedSigningKey {
   readonly kid: string
   readonly publicJwk: PublicSigningJwk
-  readonly privateJwk: jose.JWK
-  readonly privateKey: jose.CryptoKey
-  readonly publicKey: jose.CryptoKey
+  readonly privateJwk: Jwk
+  readonly privateKey: SigningCryptoKey
+  readonly publicKey: SigningCryptoKey
 }
 
 /** A new Ed25519 key pair; its `kid` is the RFC 7638 thumbprint of the public key. */
@@ -41,29 +42,29 @@ const te = new TextEncoder()
 const td = new TextDecoder()
 
 /** The private JWK sealed for storage (AES-GCM under the `signing-key` subkey). */
-export const sealPrivateJwk = (jwk: jose.JWK) => seal(SIGNING_KEY_PURPOSE, te.encode(JSON.stringify(jwk)))
+export const sealPrivateJwk = (jwk: Jwk) => seal(SIGNING_KEY_PURPOSE, te.encode(JSON.stringify(jwk)))
 
 /**
  * The stored private key as a WebCrypto signing key. A key that does not unseal (the server secret
  * changed, or the row was tampered with) is a defect: no token can be signed with it.
  */
-export const unsealPrivateKey = (record: SigningKeyRecord): Effect.Effect<jose.CryptoKey, never, ServerSecret> =>
+export const unsealPrivateKey = (record: SigningKeyRecord): Effect.Effect<SigningCryptoKey, never, ServerSecret> =>
   Effect.flatMap(unseal(SIGNING_KEY_PURPOSE, record.privateKeySealed), (plain) =>
     plain === undefined
       ? Effect.die(new Error(`signing key ${record.kid} does not unseal: was the server secret (SECRET_KEY) changed?`))
       : Effect.promise(() => jose.importJWK(JSON.parse(td.decode(plain)) as jose.JWK, SIGNING_ALG)).pipe(
-        Effect.map((key) => key as jose.CryptoKey)
+        Effect.map((key) => key as SigningCryptoKey)
       ))
 
 /** The public key of a stored (or published) JWK, for verification. */
-export const importPublicKey = (jwk: PublicSigningJwk): Effect.Effect<jose.CryptoKey> =>
+export const importPublicKey = (jwk: PublicSigningJwk): Effect.Effect<SigningCryptoKey> =>
   Effect.promise(() => jose.importJWK({ kty: jwk.kty, crv: jwk.crv, x: jwk.x }, SIGNING_ALG)).pipe(
-    Effect.map((key) => key as jose.CryptoKey)
+    Effect.map((key) => key as SigningCryptoKey)
   )
 
 /** Ed25519 signatures over bytes (RFC 8032), the port `signJwt` signs through. */
 export interface Ed25519SignerShape {
-  readonly sign: (key: jose.CryptoKey, data: Uint8Array) => Effect.Effect<Uint8Array>
+  readonly sign: (key: SigningCryptoKey, data: Uint8Array) => Effect.Effect<Uint8Array>
 }
 
 /** WebCrypto's Ed25519 (any runtime): a promise per signature, run on a worker thread in Node. */
@@ -88,9 +89,9 @@ const jsonPart = (value: unknown) => base64url(te.encode(JSON.stringify(value)))
  * checks cost more than the signature); jose verifies it like any other.
  */
 export const signJwt = (
-  key: jose.CryptoKey,
+  key: SigningCryptoKey,
   kid: string,
-  payload: jose.JWTPayload,
+  payload: JwtClaims,
   header: { readonly typ?: string } = {},
   signer: Ed25519SignerShape = webCryptoEd25519Signer
 ): Effect.Effect<string> =>

@@ -11,7 +11,7 @@
  * most once per `unknownKidCooldown`, so a flood of made-up kids costs one read per cooldown.
  */
 import { Clock, Context, DateTime, Duration, Effect, Layer, Option, Semaphore } from "effect"
-import type * as jose from "jose"
+import type { JwtClaims, SigningCryptoKey } from "./JwtTypes.js"
 import { Secrets } from "../shared/Secrets.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
 import { type PublicSigningJwk, type SigningKeyRecord, SigningKeysRepo } from "./Ports.js"
@@ -49,7 +49,7 @@ export interface VerificationKeySet {
 
 interface CachedKey {
   readonly record: SigningKeyRecord
-  readonly publicKey: jose.CryptoKey
+  readonly publicKey: SigningCryptoKey
 }
 
 interface Snapshot {
@@ -76,7 +76,7 @@ export class SigningKeys extends Context.Service<SigningKeys>()("core/SigningKey
 
     let snapshot: Snapshot | undefined
     let lastForcedRefresh = Number.NEGATIVE_INFINITY
-    const privateKeys = new Map<string, jose.CryptoKey>()
+    const privateKeys = new Map<string, SigningCryptoKey>()
     const loading = yield* Semaphore.make(1)
 
     const fresh = (s: Snapshot | undefined, now: number): s is Snapshot =>
@@ -148,7 +148,7 @@ export class SigningKeys extends Context.Service<SigningKeys>()("core/SigningKey
      * The public key of `kid` for verifying a token, if published. A kid this process does not
      * know refreshes the set once (a key created by another process), rate-limited by the cooldown.
      */
-    const publicKeyFor = (kid: string): Effect.Effect<Option.Option<jose.CryptoKey>> =>
+    const publicKeyFor = (kid: string): Effect.Effect<Option.Option<SigningCryptoKey>> =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const find = (s: Snapshot) =>
@@ -187,7 +187,7 @@ export class SigningKeys extends Context.Service<SigningKeys>()("core/SigningKey
      * `exp` no further away than `maxTokenLifetime` (a retired key's publication covers exactly
      * that); `iat` is set from Clock when absent. Anything else is a programming error (a defect).
      */
-    const sign = fn("SigningKeys.sign")(function*(payload: jose.JWTPayload, header: { readonly typ?: string } = {}) {
+    const sign = fn("SigningKeys.sign")(function*(payload: JwtClaims, header: { readonly typ?: string } = {}) {
       const now = yield* Clock.currentTimeMillis
       if (typeof payload.exp !== "number" || !Number.isFinite(payload.exp)) {
         return yield* Effect.die(new Error("SigningKeys.sign: the payload needs a numeric exp"))

@@ -1,0 +1,22 @@
+// The core embedded in a plain Node ESM host, on the testkit's memory layers: create an account,
+// give it a service key, authenticate with the key's secret. The region between the markers is
+// the README's "Embed the core" block, verbatim (scripts/examples.mjs checks they are equal).
+import assert from "node:assert/strict"
+// --- README example start ---
+import { Accounts, Credentials, SwitchboardCore } from "@switchboard/core"
+import { TestkitLive } from "@switchboard/testkit"
+import { Effect, Layer } from "effect"
+
+const program = Effect.gen(function*() {
+  const account = yield* (yield* Accounts.Accounts).create({ email: "ada@example.com" })
+  const { secret } = yield* (yield* Credentials.AccountServiceKeys).create({ accountId: account.accountId, name: "ci", expiresAt: null })
+  const principal = yield* (yield* Credentials.Authenticator).authenticate(secret)
+  return { account, principal }
+})
+const { account, principal } = await Effect.runPromise(program.pipe(Effect.provide(SwitchboardCore.pipe(Layer.provideMerge(TestkitLive)))))
+// --- README example end ---
+
+assert.equal(principal._tag, "Account")
+assert.equal(principal.accountId, account.accountId)
+assert.equal(account.email, "ada@example.com")
+console.log(`core-node-esm: authenticated ${principal.accountId} (${principal._tag}) with its service key`)
