@@ -32,9 +32,9 @@ try {
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: "grant_type=urn:example:nothing&client_id=nobody"
   })
-  assert.equal(token.status, 400)
+  // An unknown client: RFC 6749 §5.2's JSON error (401 invalid_client), never an HTML page or a stack.
   const error = await token.json()
-  assert.ok(["unsupported_grant_type", "invalid_client", "invalid_request"].includes(error.error), JSON.stringify(error))
+  assert.deepEqual([token.status, error.error], [401, "invalid_client"], JSON.stringify(error))
   console.log("web-handler: ok (Hono host, /v1 and OAuth under /sb, web handler)")
 } finally {
   await switchboard.dispose()
