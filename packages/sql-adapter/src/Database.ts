@@ -20,7 +20,7 @@ import type { PgClient } from "./PgClient.js"
 import { PgliteClientLayer, pgliteParsers } from "./PgliteClient.js"
 import { initPgliteDataDir, needsInit } from "./PgliteInit.js"
 import { startEmbeddedDatabase } from "./PgliteThread.js"
-import { PostgresClientLayer } from "./PostgresClient.js"
+import { PostgresClientLayer, type PostgresPool } from "./PostgresClient.js"
 
 export type DatabaseConfig = Data.TaggedEnum<{
   /**
@@ -51,7 +51,7 @@ export type DatabaseConfig = Data.TaggedEnum<{
    * an idle connection's error otherwise). LISTEN opens one more connection of its own, outside the
    * pool, with the pool's connection options. See docs/embedding.md, "Storage on your PostgreSQL".
    */
-  PostgresPool: { readonly pool: Pool }
+  PostgresPool: { readonly pool: PostgresPool }
 }>
 export const DatabaseConfig = Data.taggedEnum<DatabaseConfig>()
 
@@ -223,7 +223,7 @@ const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
 }
 
 /** Where a host's pool connects (never its credentials), for messages. */
-const serverOfPool = (pool: Pool) => {
+const serverOfPool = (pool: PostgresPool) => {
   const o = pool.options as { connectionString?: string; host?: unknown; port?: unknown }
   if (typeof o.connectionString === "string") return serverOf(o.connectionString)
   return `${typeof o.host === "string" ? o.host : "localhost"}:${typeof o.port === "number" || typeof o.port === "string" ? o.port : "5432"}`
@@ -233,9 +233,9 @@ const serverOfPool = (pool: Pool) => {
  * The host's pool, checked with one `SELECT 1` (start-up fails clearly when its server cannot be
  * reached). Not ended with the scope: the host owns it.
  */
-const hostPool = (pool: Pool) =>
+const hostPool = (pool: PostgresPool) =>
   Effect.tryPromise({
-    try: () => pool.query("SELECT 1"),
+    try: () => (pool as unknown as Pool).query("SELECT 1"),
     catch: (cause) => unreachable(cause, `PostgreSQL at ${serverOfPool(pool)} (the host's pool) cannot be reached: ${causeOf(cause)}`)
   }).pipe(Effect.as(pool))
 

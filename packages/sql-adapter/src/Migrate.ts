@@ -4,7 +4,7 @@
  * several processes may call it at once. See docs/embedding.md, "Storage on your PostgreSQL".
  */
 import { Effect, Redacted } from "effect"
-import type { Pool } from "pg"
+import type { PostgresPool } from "./PostgresClient.js"
 import { DatabaseClient, DatabaseConfig } from "./Database.js"
 import { type MigrationResult, runMigrations } from "./Migrations.js"
 
@@ -15,7 +15,7 @@ import { type MigrationResult, runMigrations } from "./Migrations.js"
  */
 export type MigrateTarget =
   | { readonly url: string | Redacted.Redacted<string>; readonly connectTimeoutMs?: number | undefined }
-  | { readonly pool: Pool }
+  | { readonly pool: PostgresPool }
   | { readonly config: DatabaseConfig }
 
 /** The `DatabaseConfig` of a target. Statements of a migration may run long: 10 minutes each for a URL. */
