@@ -291,7 +291,14 @@ const startFailure = (cause: Cause.Cause<unknown>): MountError => {
   if (missing.size > 0) {
     return fail(`the store does not provide ${[...missing].join(", ")}: pass a complete store Layer (StoreSql of @switchboard/sql-adapter provides every repository)`)
   }
-  return fail(`Switchboard could not start: ${Cause.pretty(cause)}`)
+  // The first failure's own message (a typed error says what to fix: SchemaVersionMismatch, a
+  // DatabaseError naming host:port), never a stack trace.
+  for (const reason of cause.reasons) {
+    const error = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
+    const message = typeof error === "object" && error !== null && "message" in error ? String(error.message) : undefined
+    if (message !== undefined && message !== "") return fail(`Switchboard could not start: ${message.split("\n")[0]}`)
+  }
+  return fail(`Switchboard could not start: ${Cause.pretty(cause).split("\n")[0]}`)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * DATABASE_URL is set).
  */
 import { layerSwitchboardMount, type MountedSwitchboard, MountError, mountSwitchboard, SwitchboardMount } from "@switchboard/http-adapter/mount"
-import { scratchPostgres, testStore } from "@switchboard/sql-adapter"
+import { DatabaseConfig, scratchPostgres, StoreSql, testStore } from "@switchboard/sql-adapter"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server } from "node:http"
@@ -276,6 +276,15 @@ describe("mount errors name what to fix", () => {
     )
     expect(await mountFails({ surfaces: ["v1"], store: { kind: "postgres", url: "postgres://127.0.0.1/x" } })).toContain("secretKey is required")
     expect(await mountFails({ surfaces: ["v1"], store: memory, secretKey: "short" })).toContain("at least 32 characters")
+  })
+
+  it("refuses a store whose schema is not this version's, saying to run migrate()", async () => {
+    // An in-memory PGlite store that does not migrate: it has no Switchboard schema at all.
+    const store = StoreSql(DatabaseConfig.Pglite({ dataDir: undefined }), { migrate: false })
+    const message = await mountFails({ surfaces: ["v1"], store, secretKey: "x".repeat(32) })
+    expect(message).toContain("no Switchboard schema")
+    expect(message).toContain("run migrate()")
+    expect(message).not.toMatch(/\n\s+at /)
   })
 
   it("names the service a store Layer does not provide, at mount", async () => {
