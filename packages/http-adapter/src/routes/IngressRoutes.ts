@@ -1,15 +1,16 @@
 /**
- * External-webhook ingress: `{API_URL}/ingress/{secret}`, any method. The request is
- * recorded byte for byte as HTTP/1.1 — request line, the headers as they arrived (Node's
- * `rawHeaders`, names in their case and order), an empty line, the body as sent — which is what
- * spectrum-ts `parseHttpRequest` (src/fusor/parse.ts) reads back. Bounded by INGRESS_MAX_BYTES
- * (413) and INGRESS_RATE_LIMIT_PER_MINUTE per endpoint (429); an unknown or revoked secret is 404.
+ * External-webhook ingress: `{API_URL}/ingress/{secret}`, any method Node's parser accepts. The
+ * request is recorded as HTTP/1.1 — request line, the header lines as they arrived (Node's
+ * `rawHeaders`, their bytes, names in their case and order), an empty line, the body; a chunked
+ * body decoded (docs/event-channel.md, "Ingress and the reply relay"). Bounded by
+ * INGRESS_MAX_BYTES (413, then the connection closed) and INGRESS_RATE_LIMIT_PER_MINUTE per
+ * endpoint (429); an unknown or revoked secret is 404.
  *
  * The answer: a `fusor.v1.json` session's reply (status, headers, body) when one of the project is
  * connected and replies within INGRESS_REPLY_WAIT_MS; a reply with status 0 (the SDK had no
  * handler, or it failed) is 502; otherwise 202 `{eventId}` — the event stays replayable.
  */
-import { type HttpMethod, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Ingress } from "@switchboard/core/events"
 import { RateLimiter } from "@switchboard/core/shared"
 import { DateTime, Effect, Option, Stream } from "effect"
@@ -145,6 +146,7 @@ export const IngressRoutes = HttpRouter.use((router) =>
       })
     })
     for (const method of INGRESS_METHODS) {
-      yield* router.add(method as HttpMethod.HttpMethod, "/ingress/:secret", handler)
+      // The router's type names a few methods; its route tree takes any method name.
+      yield* router.add(method as "GET", "/ingress/:secret", handler)
     }
   }))
