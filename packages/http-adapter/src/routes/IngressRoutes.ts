@@ -29,6 +29,9 @@ export const ingressRouteTable: ReadonlyArray<readonly [string, string]> = DECLA
  */
 export const INGRESS_METHODS: ReadonlyArray<string> = NODE_METHODS.filter((m) => m !== "CONNECT")
 
+/** Those methods the route table does not declare (OPTIONS, TRACE, PROPFIND, QUERY, …). */
+export const ingressOtherMethods: ReadonlyArray<string> = INGRESS_METHODS.filter((m) => !(DECLARED as ReadonlyArray<string>).includes(m))
+
 /** Headers a relayed reply may not set (the connection's own). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "te", "trailer"])
 

@@ -39,11 +39,13 @@ describe("the access log", { timeout: 180_000 }, () => {
     json("GET", "/problems/rate-limited", 200, "req_1", performance.now())
     json("HEAD", "/api/health", 200, "req_2", performance.now())
     json("GET", "/nowhere", 404, "req_3", performance.now())
+    json("PROPFIND", "/ingress/some-secret", 202, "req_3b", performance.now())
     const parsed = written.map((l) => JSON.parse(l) as AccessLine)
     expect(parsed.map((l) => [l.method, l.path, l.status, l.requestId])).toEqual([
       ["GET", "/problems/:slug", 200, "req_1"],
       ["HEAD", "/api/health", 200, "req_2"],
-      ["GET", "-", 404, "req_3"]
+      ["GET", "-", 404, "req_3"],
+      ["PROPFIND", "/ingress/:secret", 202, "req_3b"]
     ])
     expect(written.every((l) => l.endsWith("}\n"))).toBe(true)
     const pretty: Array<string> = []
