@@ -9,6 +9,7 @@ import { EventChannelStore } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
 import { DateTime, Effect } from "effect"
 import type { IncomingMessage } from "node:http"
+import { connect as netConnect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { sweepOnce } from "../../src/server/Housekeeping.js"
@@ -89,6 +90,24 @@ for (const backend of testBackends()) {
       expect(refused.status).toBe(400)
       expect(refused.headers["x-request-id"]).toMatch(/^sb_req_/)
       expect(JSON.parse(refused.body)).toMatchObject({ code: "SUBPROTOCOL_REQUIRED" })
+    })
+
+    it("a handshake that is not a valid WebSocket upgrade is answered in the problem format, with a request id", async () => {
+      const url = new URL(s.baseUrl)
+      const answer = await new Promise<string>((resolve) => {
+        const socket = netConnect(Number(url.port), url.hostname, () =>
+          // No Sec-WebSocket-Key: not a WebSocket handshake.
+          socket.write("GET /v1/subscribe HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: fusor.v1.json\r\n\r\n"))
+        const chunks: Array<Buffer> = []
+        socket.on("data", (d) => chunks.push(d))
+        socket.on("error", () => undefined)
+        socket.on("close", () => resolve(Buffer.concat(chunks).toString()))
+      })
+      const [head, body] = answer.split("\r\n\r\n")
+      expect(head).toMatch(/^HTTP\/1\.1 400 /)
+      expect(head).toMatch(/\r\nx-request-id: sb_req_/)
+      expect(head).toContain("content-type: application/problem+json")
+      expect(JSON.parse(body!)).toMatchObject({ code: "HTTP_ERROR", status: 400 })
     })
 
     it("housekeeping removes the session rows of a crashed process (not refreshed within the presence window), not a live one's", async () => {
