@@ -22,6 +22,7 @@ import { DashboardApi } from "./dashboard/DashboardApi.js"
 import { DashboardAccessLive, DashboardBodyLive, DashboardEnvelopesLive } from "./dashboard/Middleware.js"
 import { FeatureRoutes, featureRouteTable, V1Api, V1GroupsLive } from "./Features.js"
 import { DashboardGroupsLive } from "./routes/DashboardRoutes.js"
+import { ingressOtherMethods } from "./routes/IngressRoutes.js"
 import { AuthnLive } from "./v1/AuthnLive.js"
 import { RouteAccessLive } from "./v1/Access.js"
 import { IdempotencyLive } from "./v1/Idempotency.js"
@@ -43,7 +44,10 @@ export const rawRoutes: ReadonlyArray<readonly [string, string]> = [
   ...referencePages.map((p) => ["GET", p.path] as const),
   ["GET", "/docs/assets/scalar.js"],
   ["GET", "/docs/assets/reference.js"],
-  ...featureRouteTable
+  ...featureRouteTable,
+  // The ingress URL takes every method Node accepts, not only its declared ones: the access log
+  // names its route for all of them.
+  ...ingressOtherMethods.map((method) => [method, "/ingress/:secret"] as const)
 ]
 
 /** Every declared route, for 405 answers and lifecycle headers. */

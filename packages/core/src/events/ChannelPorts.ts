@@ -76,6 +76,11 @@ export class EventChannelStore extends Context.Service<EventChannelStore, {
   }) => Effect.Effect<void>
   readonly leave: (sessionId: string) => Effect.Effect<void>
   readonly touch: (processId: string, now: DateTime.Utc) => Effect.Effect<void>
+  /**
+   * Drops the sessions last seen before `before` — those of a process that died without closing
+   * them (a live process touches its sessions every heartbeat); returns how many.
+   */
+  readonly dropStale: (before: DateTime.Utc) => Effect.Effect<number>
   /** Whether a session of `protocol` of the project was seen at or after `since`, on any process. */
   readonly present: (projectId: string, protocol: ChannelProtocolName, since: DateTime.Utc) => Effect.Effect<boolean>
   /** Records the first reply for the event (false: one was recorded already). Tells every process. */

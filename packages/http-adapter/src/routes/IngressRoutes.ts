@@ -1,9 +1,10 @@
 /**
- * External-webhook ingress: `{API_URL}/ingress/{secret}`, any method. The request is
- * recorded byte for byte as HTTP/1.1 — request line, the headers as they arrived (Node's
- * `rawHeaders`, names in their case and order), an empty line, the body as sent — which is what
- * spectrum-ts `parseHttpRequest` (src/fusor/parse.ts) reads back. Bounded by INGRESS_MAX_BYTES
- * (413) and INGRESS_RATE_LIMIT_PER_MINUTE per endpoint (429); an unknown or revoked secret is 404.
+ * External-webhook ingress: `{API_URL}/ingress/{secret}`, any method Node's parser accepts. The
+ * request is recorded as HTTP/1.1 — request line, the header lines as they arrived (Node's
+ * `rawHeaders`, their bytes, names in their case and order), an empty line, the body; a chunked
+ * body decoded (docs/event-channel.md, "Ingress and the reply relay"). Bounded by
+ * INGRESS_MAX_BYTES (413, then the connection closed) and INGRESS_RATE_LIMIT_PER_MINUTE per
+ * endpoint (429); an unknown or revoked secret is 404.
  *
  * The answer: a `fusor.v1.json` session's reply (status, headers, body) when one of the project is
  * connected and replies within INGRESS_REPLY_WAIT_MS; a reply with status 0 (the SDK had no
@@ -13,46 +14,97 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Ingress } from "@switchboard/core/events"
 import { RateLimiter } from "@switchboard/core/shared"
 import { DateTime, Effect, Option, Stream } from "effect"
-import type { IncomingMessage } from "node:http"
+import { type IncomingMessage, METHODS as NODE_METHODS } from "node:http"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { problem } from "../v1/ProblemFailure.js"
 
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const
-export const ingressRouteTable: ReadonlyArray<readonly [string, string]> = METHODS.map((m) => [m, "/ingress/:secret"] as const)
+/** The methods the ingress routes are declared with (the route table: 405 `Allow`, the access log). */
+const DECLARED = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const
+export const ingressRouteTable: ReadonlyArray<readonly [string, string]> = DECLARED.map((m) => [m, "/ingress/:secret"] as const)
+
+/**
+ * Every method Node's HTTP parser accepts (`http.METHODS`) reaches the ingress handler: the route is
+ * registered for each (a method registered for no route would be answered 405 before the handler
+ * ran). CONNECT apart: Node hands it to a `connect` listener, never to the request handler.
+ */
+export const INGRESS_METHODS: ReadonlyArray<string> = NODE_METHODS.filter((m) => m !== "CONNECT")
+
+/** Those methods the route table does not declare (OPTIONS, TRACE, PROPFIND, QUERY, …). */
+export const ingressOtherMethods: ReadonlyArray<string> = INGRESS_METHODS.filter((m) => !(DECLARED as ReadonlyArray<string>).includes(m))
 
 /** Headers a relayed reply may not set (the connection's own). */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "te", "trailer"])
 
-const te = new TextEncoder()
+/** Node's strings of the request line and headers are Latin-1 decoded: this gives the bytes back. */
+const latin1 = (s: string) => Buffer.from(s, "latin1")
+const CRLF = latin1("\r\n")
 
-/** The request line and headers as they arrived, then the body: at most `max` bytes in all. */
+/** The transfer codings of a `Transfer-Encoding` value, in order, as written. */
+const codings = (value: string) => value.split(",").map((c) => c.trim()).filter((c) => c !== "")
+
+/**
+ * The request as it arrived, at most `max` bytes in all: the request line, the header lines (names
+ * and values as their bytes, in order, one space after the colon — Node's parser keeps neither the
+ * spacing around a value nor any obsolete line folding), an empty line, the body.
+ *
+ * A chunked body is recorded decoded, as RFC 9112 §7.1.3 decodes it, so that the record is a valid
+ * HTTP/1.1 request with the body as one block: `chunked` is removed from `Transfer-Encoding` (the
+ * header dropped when no coding is left), the trailer fields follow the header fields, `Trailer` is
+ * dropped, and a `Content-Length` of the decoded body ends the header lines. The bound counts the
+ * request as it arrives (head and body bytes, chunk framing apart).
+ */
 const rawRequest = (max: number) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const source = request.source as IncomingMessage
-    const lines = [`${source.method ?? request.method} ${source.url ?? request.url} HTTP/1.1`]
+    const requestLine = latin1(`${source.method ?? request.method} ${source.url ?? request.url} HTTP/1.1`)
     const raw = source.rawHeaders ?? []
-    for (let i = 0; i + 1 < raw.length; i += 2) lines.push(`${raw[i]}: ${raw[i + 1]}`)
-    const head = te.encode(`${lines.join("\r\n")}\r\n\r\n`)
-    const tooLarge = problem("PAYLOAD_TOO_LARGE", `An ingress request may be at most ${max} bytes, headers included.`)
+    const transferEncoding = codings(String(source.headers["transfer-encoding"] ?? ""))
+    const chunked = transferEncoding.length > 0 && transferEncoding[transferEncoding.length - 1]!.toLowerCase() === "chunked"
+    const line = (name: string, value: string) => Buffer.concat([latin1(name), latin1(": "), latin1(value), CRLF])
+    const lines: Array<Buffer> = []
+    let headBytes = requestLine.length + CRLF.length * 2
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!
+      const value = raw[i + 1]!
+      headBytes += Buffer.byteLength(name, "latin1") + 2 + Buffer.byteLength(value, "latin1") + CRLF.length
+      const lower = name.toLowerCase()
+      if (chunked && lower === "trailer") continue
+      if (chunked && lower === "transfer-encoding") {
+        // Several Transfer-Encoding lines make one list: only its last coding is `chunked`.
+        const rest = codings(value).filter((c, j, all) => !(c.toLowerCase() === "chunked" && j === all.length - 1 && isLastTransferEncoding(raw, i)))
+        if (rest.length > 0) lines.push(line(name, rest.join(", ")))
+        continue
+      }
+      lines.push(line(name, value))
+    }
+    const tooLarge = problem("PAYLOAD_TOO_LARGE", `An ingress request may be at most ${max} bytes, headers included.`, {
+      headers: { connection: "close" }
+    })
     const declared = Number(request.headers["content-length"] ?? "0")
-    if (head.length > max || (Number.isFinite(declared) && head.length + declared > max)) return yield* Effect.fail(tooLarge)
-    const chunks: Array<Uint8Array> = [head]
-    let size = head.length
+    if (headBytes > max || (Number.isFinite(declared) && headBytes + declared > max)) return yield* Effect.fail(tooLarge)
+    const chunks: Array<Uint8Array> = []
+    let size = headBytes
     yield* Stream.runForEach(request.stream, (chunk) => {
       size += chunk.length
       if (size > max) return Effect.fail(tooLarge)
       chunks.push(chunk)
       return Effect.void
     }).pipe(Effect.catchTag("HttpServerError", () => Effect.fail(problem("HTTP_ERROR", "The request body could not be read."))))
-    const bytes = new Uint8Array(size)
-    let offset = 0
-    for (const c of chunks) {
-      bytes.set(c, offset)
-      offset += c.length
+    const body = Buffer.concat(chunks)
+    if (chunked) {
+      const trailers = source.rawTrailers ?? []
+      for (let i = 0; i + 1 < trailers.length; i += 2) lines.push(line(trailers[i]!, trailers[i + 1]!))
+      lines.push(line("Content-Length", String(body.length)))
     }
-    return bytes
+    return new Uint8Array(Buffer.concat([requestLine, CRLF, ...lines, CRLF, body]))
   })
+
+/** Whether the header at `index` of `raw` is the last `Transfer-Encoding` line. */
+const isLastTransferEncoding = (raw: ReadonlyArray<string>, index: number) => {
+  for (let i = index + 2; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === "transfer-encoding") return false
+  return true
+}
 
 export const IngressRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
@@ -96,7 +148,8 @@ export const IngressRoutes = HttpRouter.use((router) =>
         ...(headers["content-type"] === undefined ? {} : { contentType: headers["content-type"] })
       })
     })
-    for (const method of METHODS) {
-      yield* router.add(method, "/ingress/:secret", handler)
+    for (const method of INGRESS_METHODS) {
+      // The router's type names a few methods; its route tree takes any method name.
+      yield* router.add(method as "GET", "/ingress/:secret", handler)
     }
   }))

@@ -21,5 +21,11 @@ export const channelSettingsOf = (config: ServerConfigShape): ChannelSettings =>
   sessionBufferBytes: config.channelSessionBufferBytes,
   projectBufferBytes: config.channelProjectBufferBytes,
   initTimeoutMs: config.channelInitTimeoutMs,
-  retentionHours: config.eventRetentionHours
+  retentionHours: config.eventRetentionHours,
+  rateLimitQuota: config.rateLimitQuota,
+  rateLimitWindowSeconds: config.rateLimitWindowSeconds,
+  accessLog: config.accessLog,
+  logLevel: config.logLevel,
+  logFormat: config.logFormat,
+  docsUrl: config.docsUrl
 })

@@ -26,6 +26,7 @@ import {
   EventChannelStore,
   StreamTokens
 } from "@switchboard/core/events"
+import { RateLimiter } from "@switchboard/core/shared"
 import { DateTime, Effect, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { IncomingMessage, Server } from "node:http"
@@ -42,6 +43,14 @@ import {
   type InitFrame,
   typeMatches
 } from "../channel/ChannelProtocol.js"
+import { makeAccessLog } from "../http/AccessLog.js"
+import { clientPolicy, overQuotaDetail, rateLimitKeyOf } from "../http/pipeline/RateLimit.js"
+import { newRequestId, newTraceId } from "../http/pipeline/RequestIds.js"
+import { routePattern } from "../http/pipeline/UrlChecks.js"
+import { makeProblem } from "../http/Problem.js"
+import { policyHeader, stateHeader } from "../http/RateLimitHeaders.js"
+import { traceIdOf } from "../http/RequestContext.js"
+import type { AccessLogLevel, LogLevelSetting } from "../http/ServerConfig.js"
 import { type Entry, EventBuffer, eventBytes } from "./ChannelBuffer.js"
 
 export interface ChannelSettings {
@@ -56,6 +65,15 @@ export interface ChannelSettings {
   readonly projectBufferBytes: number
   readonly initTimeoutMs: number
   readonly retentionHours: number
+  /** The per-client limit of /v1 (RATE_LIMIT_QUOTA per RATE_LIMIT_WINDOW_SECONDS): an upgrade counts as a request. */
+  readonly rateLimitQuota: number
+  readonly rateLimitWindowSeconds: number
+  /** ACCESS_LOG, LOG_LEVEL, LOG_FORMAT: each upgrade gets an access line, as a request does. */
+  readonly accessLog: "off" | AccessLogLevel
+  readonly logLevel: LogLevelSetting
+  readonly logFormat: "json" | "pretty"
+  /** DOCS_URL: the `type` of a refusal's problem document. */
+  readonly docsUrl: string
 }
 
 /** Most events one read of the store or one pass of a session's delivery takes. */
@@ -94,17 +112,21 @@ interface Session {
   timers: Array<ReturnType<typeof setTimeout>>
 }
 
-const upgradeRefusal = (status: number, reason: string, code: string, message: string) => {
-  const body = JSON.stringify({ succeed: false, code, message })
-  return [
+/** An upgrade refused: the status line, the headers (the request's ids first), the JSON body. */
+const upgradeRefusal = (status: number, reason: string, headers: Record<string, string>, contentType: string, body: string) =>
+  [
     `HTTP/1.1 ${status} ${reason}`,
-    "content-type: application/json",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    `content-type: ${contentType}`,
     `content-length: ${Buffer.byteLength(body)}`,
+    "cache-control: no-store",
     "connection: close",
     "",
     body
   ].join("\r\n")
-}
+
+/** The channel's one route, for the access log's path template. */
+const channelRoutes = { routes: [{ method: "GET", pattern: routePattern(CHANNEL_PATH), path: CHANNEL_PATH }] }
 
 /** Whether `fusor.v1.json` carries the event (only ingress events have a raw request). */
 const isIngress = (e: ChannelEvent) =>
@@ -152,6 +174,10 @@ export const makeChannel = (settings: ChannelSettings) =>
   Effect.gen(function*() {
     const store = yield* EventChannelStore
     const tokens = yield* StreamTokens
+    const limiter = yield* RateLimiter
+    const policy = clientPolicy(settings)
+    const rateLimitKeys = new Map<string, string>()
+    const access = makeAccessLog(settings, channelRoutes)
     const context = yield* Effect.context<never>()
     const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(context)(effect)
     const processId = randomUUID()
@@ -556,22 +582,80 @@ export const makeChannel = (settings: ChannelSettings) =>
       })
     }
 
+    /** The ids and headers of one upgrade: sent on its 101 or on its refusal. */
+    const upgrades = new WeakMap<IncomingMessage, { readonly requestId: string; readonly started: number; headers: Record<string, string> }>()
+    // The 101 carries the upgrade's ids and rate-limit headers, as a /v1 response does.
+    wss.on("headers", (headers, req) => {
+      const u = upgrades.get(req)
+      if (u !== undefined) for (const [k, v] of Object.entries(u.headers)) headers.push(`${k}: ${v}`)
+    })
+    /** A handshake `ws` refuses (not a GET, a bad key or version): answered here, in the problem format. */
+    wss.on("wsClientError", (error, socket, req) => {
+      const status = req.method === "GET" ? 400 : 405
+      refuse(req, socket, status, status === 400 ? "HTTP_ERROR" : "METHOD_NOT_ALLOWED", `The WebSocket handshake is not valid: ${error.message}`,
+        status === 405 ? { allow: "GET" } : {})
+    })
+
+    /** Answers an upgrade with a problem document and closes the connection; its access line. */
+    const refuse = (
+      req: IncomingMessage,
+      socket: Duplex,
+      status: number,
+      code: "HTTP_ERROR" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED",
+      detail: string,
+      headers: Record<string, string> = {}
+    ) => {
+      const u = upgrades.get(req)!
+      const body = JSON.stringify(makeProblem(settings.docsUrl, code, { detail, requestId: u.requestId }))
+      const reason = status === 429 ? "Too Many Requests" : status === 405 ? "Method Not Allowed" : "Bad Request"
+      if (socket.writable) socket.end(upgradeRefusal(status, reason, { ...u.headers, ...headers }, "application/problem+json", body))
+      else socket.destroy()
+      access?.(req.method ?? "GET", CHANNEL_PATH, status, u.requestId, u.started)
+    }
+
+    /**
+     * An upgrade of `/v1/subscribe`: given a request id (`X-Request-ID`, `X-Trace-ID`), counted
+     * against the client's /v1 rate limit (its credential, else its address: the same limiter and
+     * key as its requests; over it, 429 before the upgrade), and logged (one access line, 101 or the
+     * refusal's status). A refusal closes the connection.
+     */
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
       const path = (req.url ?? "").split("?")[0]
       if (path !== CHANNEL_PATH) return false
+      const started = access === undefined ? 0 : performance.now()
+      const requestId = newRequestId()
+      const traceId = traceIdOf(String(req.headers["traceparent"] ?? "") || undefined) ?? newTraceId()
+      const u = { requestId, started, headers: { "x-request-id": requestId, "x-trace-id": traceId } as Record<string, string> }
+      upgrades.set(req, u)
+      const logged = (status: number) => access?.(req.method ?? "GET", CHANNEL_PATH, status, requestId, started)
+      const legacyRefusal = (status: number, reason: string, code: string, message: string) => {
+        socket.end(upgradeRefusal(status, reason, u.headers, "application/json", JSON.stringify({ succeed: false, code, message })))
+        logged(status)
+      }
+      socket.on("error", () => undefined)
       const offered = String(req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim())
       if (draining) {
-        socket.end(upgradeRefusal(503, "Service Unavailable", "UNAVAILABLE", "The server is shutting down; connect again."))
-      } else if (!offered.includes(FUSOR_PROTOCOL) && !offered.includes(EVENTS_PROTOCOL)) {
-        socket.end(upgradeRefusal(
-          400,
-          "Bad Request",
-          "SUBPROTOCOL_REQUIRED",
-          `Offer the subprotocol ${FUSOR_PROTOCOL} or ${EVENTS_PROTOCOL} (Sec-WebSocket-Protocol).`
-        ))
-      } else {
-        wss.handleUpgrade(req, socket, head, open)
+        legacyRefusal(503, "Service Unavailable", "UNAVAILABLE", "The server is shutting down; connect again.")
+        return true
       }
+      if (!offered.includes(FUSOR_PROTOCOL) && !offered.includes(EVENTS_PROTOCOL)) {
+        legacyRefusal(400, "Bad Request", "SUBPROTOCOL_REQUIRED", `Offer the subprotocol ${FUSOR_PROTOCOL} or ${EVENTS_PROTOCOL} (Sec-WebSocket-Protocol).`)
+        return true
+      }
+      const key = rateLimitKeyOf(req.headers["authorization"], req.socket.remoteAddress, rateLimitKeys)
+      run(limiter.hit(key, policy, DateTime.nowUnsafe())).then((state) => {
+        u.headers["ratelimit-policy"] = policyHeader(policy)
+        u.headers["ratelimit"] = stateHeader(policy, state)
+        if (socket.destroyed) return logged(499)
+        if (!state.allowed) {
+          return refuse(req, socket, 429, "RATE_LIMITED", overQuotaDetail(policy), { "retry-after": String(Math.max(1, state.resetSeconds)) })
+        }
+        if (draining) return legacyRefusal(503, "Service Unavailable", "UNAVAILABLE", "The server is shutting down; connect again.")
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          logged(101)
+          open(ws)
+        })
+      }, () => legacyRefusal(503, "Service Unavailable", "UNAVAILABLE", "The rate limiter is unavailable; connect again."))
       return true
     }
 

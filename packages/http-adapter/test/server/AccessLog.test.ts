@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import WebSocket from "ws"
 import { makeAccessLog } from "../../src/http/AccessLog.js"
 import { routeTable } from "../../src/Http.js"
 import { bootstrapOf, cliEnv, startServer, stopServer } from "../support/CliProcess.js"
@@ -38,11 +39,13 @@ describe("the access log", { timeout: 180_000 }, () => {
     json("GET", "/problems/rate-limited", 200, "req_1", performance.now())
     json("HEAD", "/api/health", 200, "req_2", performance.now())
     json("GET", "/nowhere", 404, "req_3", performance.now())
+    json("PROPFIND", "/ingress/some-secret", 202, "req_3b", performance.now())
     const parsed = written.map((l) => JSON.parse(l) as AccessLine)
     expect(parsed.map((l) => [l.method, l.path, l.status, l.requestId])).toEqual([
       ["GET", "/problems/:slug", 200, "req_1"],
       ["HEAD", "/api/health", 200, "req_2"],
-      ["GET", "-", 404, "req_3"]
+      ["GET", "-", 404, "req_3"],
+      ["PROPFIND", "/ingress/:secret", 202, "req_3b"]
     ])
     expect(written.every((l) => l.endsWith("}\n"))).toBe(true)
     const pretty: Array<string> = []
@@ -65,6 +68,23 @@ describe("the access log", { timeout: 180_000 }, () => {
         await r.arrayBuffer()
         requestIds.push(r.headers.get("x-request-id"))
       }
+      // The channel's upgrades are requests too: one line each, the 101 or the refusal.
+      for (const protocol of ["fusor.v1.json", "no.such.protocol"]) {
+        requestIds.push(await new Promise<string | null>((resolve, reject) => {
+          const ws = new WebSocket(`${on.baseUrl.replace(/^http/, "ws")}/v1/subscribe`, protocol)
+          ws.on("upgrade", (res) => {
+            resolve(String(res.headers["x-request-id"]))
+            ws.close()
+          })
+          ws.on("unexpected-response", (_req, res) => {
+            resolve(String(res.headers["x-request-id"]))
+            res.resume()
+          })
+          ws.on("error", reject)
+        }))
+      }
+      // The access line of a 101 is written when the upgrade completes: wait for it before stopping.
+      for (let i = 0; i < 100 && accessLines(on.output()).length < 6; i++) await new Promise((r) => setTimeout(r, 50))
     } finally {
       await stopServer(on)
     }
@@ -73,7 +93,9 @@ describe("the access log", { timeout: 180_000 }, () => {
       ["GET", "/api/health", 200],
       ["GET", "/problems/:slug", 200],
       ["GET", "/v1/account", 401],
-      ["GET", "-", 404]
+      ["GET", "-", 404],
+      ["GET", "/v1/subscribe", 101],
+      ["GET", "/v1/subscribe", 400]
     ])
     expect(lines.map((l) => l.requestId)).toEqual(requestIds)
     expect(lines.every((l) => l.level === "info" && typeof l.durationMs === "number" && l.durationMs >= 0)).toBe(true)

@@ -117,6 +117,10 @@ export const EventChannelStoreSql = Layer.effect(
       leave: (sessionId) => orDie(sql`delete from channel_sessions where session_id = ${sessionId}`).pipe(Effect.asVoid),
       touch: (processId, now) =>
         orDie(sql`update channel_sessions set seen_at = ${toDate(now)} where process_id = ${processId}`).pipe(Effect.asVoid),
+      dropStale: (before) =>
+        orDie(sql`
+          with gone as (delete from channel_sessions where seen_at < ${toDate(before)} returning 1)
+          select count(*) as n from gone`).pipe(Effect.map((rows) => Number(rows[0]?.n ?? 0))),
       present: (projectId, protocol, since) =>
         orDie(sql`
           select 1 from channel_sessions

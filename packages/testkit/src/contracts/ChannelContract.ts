@@ -73,6 +73,24 @@ export const channelContract = (it: Vitest.MethodsNonLive<StorePorts>): void => 
       expect(yield* store.read({ projectId: p, after: all[4]!.seq, limit: 10, maxBytes: 100 })).toEqual([])
     }))
 
+  it.effect("event channel: dropStale removes the sessions of a process that stopped refreshing them, only those", () =>
+    Effect.gen(function*() {
+      const store = yield* EventChannelStore
+      // Long before any other test's sessions, so that the sweep touches this test's rows only.
+      const OLD = Date.parse("2001-01-01T00:00:00.000Z")
+      const p = crypto.randomUUID()
+      const dead = crypto.randomUUID()
+      const alive = crypto.randomUUID()
+      yield* store.join({ sessionId: dead, projectId: p, protocol: "fusor", processId: `crashed-${p}`, now: at(OLD) })
+      yield* store.join({ sessionId: alive, projectId: p, protocol: "events", processId: `alive-${p}`, now: at(OLD) })
+      yield* store.touch(`alive-${p}`, at(OLD + 10_000))
+      expect(yield* store.dropStale(at(OLD + 5_000))).toBe(1)
+      expect(yield* store.present(p, "fusor", at(OLD - 1))).toBe(false)
+      expect(yield* store.present(p, "events", at(OLD + 10_000))).toBe(true)
+      expect(yield* store.dropStale(at(OLD + 5_000))).toBe(0)
+      yield* store.leave(alive)
+    }))
+
   it.effect("event channel: presence by protocol and time; the first reply wins", () =>
     Effect.gen(function*() {
       const store = yield* EventChannelStore

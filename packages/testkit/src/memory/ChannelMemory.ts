@@ -103,6 +103,17 @@ export const EventChannelStoreMemory: Layer.Layer<EventChannelStore, never, Memo
         Effect.sync(() => {
           for (const s of sessions.values()) if (s.processId === processId) s.seenAt = DateTime.toEpochMillis(now)
         }),
+      dropStale: (before) =>
+        Effect.sync(() => {
+          let n = 0
+          for (const [id, s] of sessions) {
+            if (s.seenAt < DateTime.toEpochMillis(before)) {
+              sessions.delete(id)
+              n++
+            }
+          }
+          return n
+        }),
       present: (projectId, protocol, since) =>
         Effect.sync(() =>
           [...sessions.values()].some((s) => s.projectId === projectId && s.protocol === protocol && s.seenAt >= DateTime.toEpochMillis(since))

@@ -14,23 +14,36 @@ import { problem } from "../../v1/ProblemFailure.js"
 import { addHeader, type Served } from "./Served.js"
 
 /**
- * The rate-limit key of a /v1 request: the presented credential (its hash), or the client address
- * when none was sent. Remembered by the whole `Authorization` value, so a credential seen recently
- * costs one map lookup (no parsing, no hashing per request).
+ * The rate-limit key of a /v1 request (or of an upgrade of `/v1/subscribe`, ChannelServer.ts): the
+ * presented credential (its hash), or the client address when none was sent. Remembered by the
+ * whole `Authorization` value, so a credential seen recently costs one map lookup (no parsing, no
+ * hashing per request).
  */
-const rateLimitKey = (request: HttpServerRequest.HttpServerRequest, memo: Map<string, string>): string => {
-  const header = request.headers["authorization"]
-  if (header !== undefined) {
-    const known = memo.get(header)
+export const rateLimitKeyOf = (authorization: string | undefined, remoteAddress: string | undefined, memo: Map<string, string>): string => {
+  if (authorization !== undefined) {
+    const known = memo.get(authorization)
     if (known !== undefined) return known
   }
-  const bearer = /^Bearer[ ]+(\S{1,8192})\s*$/i.exec(header ?? "")?.[1]
-  if (bearer === undefined) return `ip:${Option.getOrElse(request.remoteAddress, () => "unknown")}`
+  const bearer = /^Bearer[ ]+(\S{1,8192})\s*$/i.exec(authorization ?? "")?.[1]
+  if (bearer === undefined) return `ip:${remoteAddress ?? "unknown"}`
   if (memo.size >= RATE_LIMIT_KEY_MEMO) memo.clear()
   const key = `credential:${sha256HexSync(bearer).slice(0, 40)}`
-  memo.set(header!, key)
+  memo.set(authorization!, key)
   return key
 }
+
+const rateLimitKey = (request: HttpServerRequest.HttpServerRequest, memo: Map<string, string>): string =>
+  rateLimitKeyOf(request.headers["authorization"], Option.getOrUndefined(request.remoteAddress), memo)
+
+/** The per-client policy of /v1 (RATE_LIMIT_QUOTA requests per RATE_LIMIT_WINDOW_SECONDS). */
+export const clientPolicy = (settings: { readonly rateLimitQuota: number; readonly rateLimitWindowSeconds: number }): RateLimitPolicy => ({
+  name: "default",
+  quota: settings.rateLimitQuota,
+  windowSeconds: settings.rateLimitWindowSeconds
+})
+
+/** The 429 answer's detail for the per-client policy. */
+export const overQuotaDetail = (policy: RateLimitPolicy) => `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`
 
 const RATE_LIMIT_KEY_MEMO = 10_000
 
@@ -42,11 +55,11 @@ export const makeRateLimit = (
   limiter: Context.Service.Shape<typeof RateLimiter>,
   settings: { readonly rateLimitQuota: number; readonly rateLimitWindowSeconds: number }
 ) => {
-  const policy: RateLimitPolicy = { name: "default", quota: settings.rateLimitQuota, windowSeconds: settings.rateLimitWindowSeconds }
+  const policy = clientPolicy(settings)
   const policyValue = policyHeader(policy)
   const keys = new Map<string, string>()
   const overQuota = (resetSeconds: number) =>
-    Effect.fail(problem("RATE_LIMITED", `At most ${policy.quota} requests per ${policy.windowSeconds} s for this credential.`, {
+    Effect.fail(problem("RATE_LIMITED", overQuotaDetail(policy), {
       headers: { "retry-after": String(resetSeconds) }
     }))
   return <R>(
