@@ -108,7 +108,9 @@ describe("the provisioning worker across processes", { timeout: 300_000 }, () =>
       PROVISIONING_POLL_INTERVAL_MS: "10",
       PROVISIONING_WORKER_ENABLED: String(worker),
       SIMULATED_PROVIDER_DELAY_MS: String(delayMs),
-      WEBHOOK_DELIVERY_ENABLED: "false"
+      WEBHOOK_DELIVERY_ENABLED: "false",
+      // Two processes of one deployment share its secret (each has its own DATA_DIR).
+      SECRET_KEY: "race-test-secret-key-0123456789-abcdefghij"
     })
     let workerProcess: Running
     let apiProcess: Running
