@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signedUp } from "../support/DashboardClient.js"
 import { featureRoutes, parameterValue, type Route, typeId, v1Routes } from "../support/DeclaredRoutes.js"
 import { basic } from "../support/ManagementClient.js"
+import { surfaceOf } from "@switchboard/http-adapter"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 /** The areas this suite covers, by path. */
@@ -47,7 +48,9 @@ const send = (
 ) =>
   new Promise<Answer>((resolve, reject) => {
     const url = new URL(base)
-    const options = { host: url.hostname, port: url.port, method, path, headers, ...(ca === undefined ? {} : { ca }) }
+    // A body's length always said: Node's client frames a DELETE body by neither length nor chunks.
+    const framed = body === undefined ? headers : { ...headers, "content-length": String(body.length) }
+    const options = { host: url.hostname, port: url.port, method, path, headers: framed, ...(ca === undefined ? {} : { ca }) }
     const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(options, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (c: Buffer) => chunks.push(c))
@@ -125,14 +128,14 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 
 const serialize = (value: unknown) => JSON.stringify(value).split(JSON.stringify(HUGE)).join("1e400")
 
-/** The surface whose format a route's errors take. */
-const formatOf = (route: Route, path: string, contentType: string): "v1" | "dashboard" | "oauth" | "html" => {
-  if (route.surface === "console") return contentType.startsWith("text/html") ? "html" : "dashboard"
-  if (route.surface === "management") return "dashboard"
-  if (route.surface === "oauth") return "oauth"
-  // Bad bytes in the path are refused by the global middleware, before any route: a problem.
-  if (route.surface === "dashboard" && /%(00|ff|ED|zz)|%$|\.\./i.test(path)) return contentType.startsWith("application/problem+json") ? "v1" : "dashboard"
-  return route.surface
+/**
+ * The format a route's errors take: its path's surface's (`surfaceOf`; the console's paths answer
+ * the global middleware's refusals as problems), HTML only from the server-rendered pages.
+ */
+const formatOf = (route: Route, path: string, contentType: string): "v1" | "dashboard" | "management" | "oauth" | "html" => {
+  const page = route.surface === "console" || path === "/device"
+  if (page && contentType.startsWith("text/html")) return "html"
+  return surfaceOf(path)
 }
 
 for (const backend of testBackends()) {
@@ -151,7 +154,7 @@ for (const backend of testBackends()) {
     const ok = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${s.baseUrl}${path}`, {
         method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: { authorization: `Bearer ${key}`, "idempotency-key": `fuzz-areas-setup-${++seq}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) })
       })
       const json = await res.json() as any
@@ -198,6 +201,9 @@ for (const backend of testBackends()) {
         }
       }
       const failures: Array<string> = []
+      // Answers to a credentialed request that the credential check let through.
+      let past = 0
+      let credentialed = 0
       const cases = routes.flatMap((route, index) =>
         fc.sample(mutation, { seed: 20261204 + index, numRuns: perRoute }).map((m) => ({ route, m }))
       )
@@ -289,6 +295,10 @@ for (const backend of testBackends()) {
           return
         }
         const where = `${route.method} ${target.slice(0, 200)} [${m.kind}${m.kind === "member" || m.kind === "top" || m.kind === "extra" ? ` ${String(serialize(m.value)).slice(0, 40)}` : ""}, ${contentType ?? "-"}] → ${answer.status}`
+        if (m.kind !== "nocredential") {
+          credentialed++
+          if (answer.status !== 401 && answer.status !== 403) past++
+        }
         if (answer.status >= 500) failures.push(`${where}: ${answer.body.toString("utf8").slice(0, 300)}`)
         if (answer.status < 400) return
         const type = String(answer.headers["content-type"] ?? "")
@@ -317,6 +327,8 @@ for (const backend of testBackends()) {
       // Four at a time, as a few clients would.
       for (let k = 0; k < cases.length; k += 4) await Promise.all(cases.slice(k, k + 4).map(check))
       expect(failures.slice(0, 40)).toEqual([])
+      // The probe reaches the routes' own decoding and checks, not just the credential check.
+      expect(past).toBeGreaterThan(credentialed * 0.9)
     }, 600_000)
   })
 }
