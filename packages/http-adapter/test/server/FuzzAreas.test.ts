@@ -5,8 +5,9 @@
  * covered without touching this file), called as a member who may use it — the owner's account
  * service key on /v1, the owner's Dashboard session on the Dashboard API and the console, the
  * project's Basic credential on the management API — on a project that exists, with the route's
- * valid example request mutated into a hostile one: a member of the body replaced by a wrong type,
- * a huge or odd string (NUL, lone surrogates, 70 000 characters), an out-of-range number; the body
+ * valid example request mutated into a hostile one: a member of the body (nested ones too)
+ * replaced by a wrong type, a huge or odd string (NUL, lone surrogates, 70 000 characters), an
+ * out-of-range number; the body
  * not JSON at all, cut short, of another top-level type, or under a foreign media type; one path
  * parameter unusable; a query member with a bad value.
  *
@@ -126,6 +127,24 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: "nocredential" as const }) }
 )
 
+/** Every member of a JSON value, nested ones too, as paths of keys and indexes. */
+const memberPaths = (value: unknown): ReadonlyArray<ReadonlyArray<string | number>> => {
+  if (Array.isArray(value)) return value.flatMap((v, i) => [[i], ...memberPaths(v).map((p) => [i, ...p])])
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).flatMap(([k, v]) => [[k], ...memberPaths(v).map((p) => [k, ...p])])
+  }
+  return []
+}
+
+/** `value` with the member at `path` replaced by `by`. */
+const replaced = (value: unknown, path: ReadonlyArray<string | number>, by: unknown): unknown => {
+  if (path.length === 0) return by
+  const [head, ...rest] = path
+  if (Array.isArray(value)) return value.map((v, i) => (i === head ? replaced(v, rest, by) : v))
+  const record = value as Record<string, unknown>
+  return { ...record, [head!]: replaced(record[head!], rest, by) }
+}
+
 const serialize = (value: unknown) => JSON.stringify(value).split(JSON.stringify(HUGE)).join("1e400")
 
 /**
@@ -239,10 +258,8 @@ for (const backend of testBackends()) {
         const example = route.body
         switch (m.kind) {
           case "member": {
-            if (example !== null && typeof example === "object" && !Array.isArray(example) && Object.keys(example).length > 0) {
-              const keys = Object.keys(example)
-              bytes = serialize({ ...example, [keys[m.pick % keys.length]!]: m.value })
-            } else bytes = serialize({ value: m.value })
+            const at = memberPaths(example)
+            bytes = serialize(at.length === 0 ? { value: m.value } : replaced(example, at[m.pick % at.length]!, m.value))
             contentType = "application/json"
             break
           }
