@@ -9,7 +9,8 @@
  *   changed records and of the applied facts (the event log the SQL query operation reads); one
  *   append of the `message.*` events to the outbox. Ignored and rejected facts write nothing.
  * - **Filtered verification codes** (issue 18): a `received` fact naming a resource the project
- *   holds (`data.resourceId`; one it does not hold is rejected `unknown-resource`) whose text
+ *   holds (`data.resourceId`; one it does not hold is rejected `unknown-resource`; one whose type
+ *   does not fit the platform, `messageResourceTypes`, refuses the batch) whose text
  *   carries a one-time code is held back — recorded through `VerificationCodes` in the same
  *   transaction (never the code, but for a WhatsApp ownership code), no message record, no event;
  *   the fact is `applied` with the `filteredCodeId`. Its fact id is applied once like any other
@@ -32,9 +33,9 @@ import { Transactor } from "../shared/Ports.js"
 import { inboundTextOf, VerificationCodes } from "../platforms/VerificationCodes.js"
 import type { FilteredCodeRecord } from "../platforms/WhatsappPorts.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
-import { InvalidMessageQuery, MessageNotFound } from "./Errors.js"
+import { InvalidMessageQuery, MessageNotFound, MessageResourceMismatch } from "./Errors.js"
 import { applyFact, encodeMessage, messageEventSource, resultOf } from "./MessageRecords.js"
-import type { Message, MessageFact, MessageFactResult, MessageStatus } from "./MessageSchema.js"
+import { type Message, type MessageFact, type MessageFactResult, type MessageStatus, resourceTypesOf } from "./MessageSchema.js"
 import { type AppliedMessageFact, MessagesRepo } from "./Ports.js"
 
 /** A new message or a fact id of the batch was taken by another transaction between its read and write. */
@@ -66,6 +67,21 @@ export class Messages extends Context.Service<Messages>()("core/Messages", {
           projectId,
           facts.flatMap((f) => f.type === "received" && f.data.resourceId !== undefined ? [f.data.resourceId] : [])
         )
+        // A held resource of a type that does not fit the fact's platform refuses the whole batch,
+        // before anything is written (an unheld one is the fact's own `unknown-resource`).
+        for (const [index, fact] of facts.entries()) {
+          if (fact.type !== "received" || fact.data.resourceId === undefined) continue
+          const resourceType = held.get(fact.data.resourceId)
+          const allowed = resourceTypesOf(fact.data.platform)
+          if (resourceType === undefined || allowed === undefined || allowed.includes(resourceType)) continue
+          return yield* new MessageResourceMismatch({
+            index,
+            resourceId: fact.data.resourceId,
+            resourceType,
+            platform: fact.data.platform,
+            allowed
+          })
+        }
         const records = new Map(loaded.messages)
         const seen = new Set([...loaded.applied, ...heldBack])
         const filtered: Array<FilteredCodeRecord> = []
