@@ -126,7 +126,7 @@ for (const backend of testBackends()) {
       const receivedWith = (content: unknown) => {
         const m = newMessageId()
         const f = factsOf(m, recently).received(1, "sms")
-        return { ...f, data: { ...f.data, content } }
+        return { ...f, data: { ...(f.data as Record<string, unknown>), content } }
       }
       const ingest = async (facts: ReadonlyArray<unknown>) => {
         const r = await call(`${messagesPath(p)}/facts`, { method: "POST", json: { facts } })
