@@ -12,5 +12,18 @@ export class InvalidMessageQuery extends Schema.TaggedError<InvalidMessageQuery>
   message: Schema.String
 }) {}
 
+/**
+ * A `received` fact of the batch (`index`, from 0) names a resource the project holds whose type
+ * does not fit the message's platform (`messageResourceTypes` in MessageSchema.ts): the whole
+ * batch is refused before anything is written.
+ */
+export class MessageResourceMismatch extends Schema.TaggedError<MessageResourceMismatch>()("MessageResourceMismatch", {
+  index: Schema.Number,
+  resourceId: Schema.String,
+  resourceType: Schema.String,
+  platform: Schema.String,
+  allowed: Schema.Array(Schema.String)
+}) {}
+
 /** Every error of the messages context (the adapters' tables are typed against it). */
-export type MessagesError = MessageNotFound | InvalidMessageQuery
+export type MessagesError = MessageNotFound | InvalidMessageQuery | MessageResourceMismatch

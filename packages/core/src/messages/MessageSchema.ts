@@ -26,6 +26,8 @@ import { DateTime, Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"
 import { MessageId, ProjectId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
+import type { ResourceType } from "../platforms/PlatformSchema.js"
+import type { KnownMessagePlatform } from "../projects/Schema.js"
 import {
   AcceptedMessage,
   EmailAcceptedMessage,
@@ -190,6 +192,24 @@ export type MessageEncoded = typeof Message.Encoded
 export const contentSchemaOf = (platform: string): Schema.Codec<any, any> =>
   Object.hasOwn(contentSchemas, platform) ? contentSchemas[platform]! : GenericMessageContent
 
+/**
+ * The resource types an inbound message of each known platform may name as `data.resourceId` (the
+ * project's resource that received it); a held resource of another type refuses the batch
+ * (docs/messages.md). Any other platform identifier is not checked.
+ */
+export const messageResourceTypes: { readonly [P in KnownMessagePlatform]: ReadonlyArray<ResourceType> } = {
+  email: ["email_line", "email_domain"],
+  imessage: ["imessage_line"],
+  sms: ["sms_number"],
+  telegram: ["telegram_bot", "telegram_line"],
+  whatsapp: ["whatsapp_line", "whatsapp_sender"],
+  whatsapp_business: ["whatsapp_line", "whatsapp_sender"]
+}
+
+/** The resource types `platform`'s inbound messages may name, or undefined for a platform not checked. */
+export const resourceTypesOf = (platform: string): ReadonlyArray<ResourceType> | undefined =>
+  Object.hasOwn(messageResourceTypes, platform) ? messageResourceTypes[platform as KnownMessagePlatform] : undefined
+
 // ---------------------------------------------------------------------------------------------
 // Facts
 // ---------------------------------------------------------------------------------------------
@@ -220,7 +240,8 @@ export type MessageCreatedFactData = typeof MessageCreatedFactData.Type
 /**
  * `received` data: the fixed fields, and optionally the project's resource (line, bot, domain)
  * that received the message. Named, it must be one the project holds (else the fact is rejected
- * `unknown-resource`), and a text carrying a one-time code is then held back as a filtered
+ * `unknown-resource`) of a type fitting the platform (`messageResourceTypes`; else the batch is
+ * refused), and a text carrying a one-time code is then held back as a filtered
  * verification code instead of becoming a message (docs/messages.md).
  */
 export const MessageReceivedFactData = Schema.Struct({

@@ -9,7 +9,8 @@
  *   changed records and of the applied facts (the event log the SQL query operation reads); one
  *   append of the `message.*` events to the outbox. Ignored and rejected facts write nothing.
  * - **Filtered verification codes** (issue 18): a `received` fact naming a resource the project
- *   holds (`data.resourceId`; one it does not hold is rejected `unknown-resource`) whose text
+ *   holds (`data.resourceId`; one it does not hold is rejected `unknown-resource`; one whose type
+ *   does not fit the platform, `messageResourceTypes`, refuses the batch) whose text
  *   carries a one-time code is held back — recorded through `VerificationCodes` in the same
  *   transaction (never the code, but for a WhatsApp ownership code), no message record, no event;
  *   the fact is `applied` with the `filteredCodeId`. Its fact id is applied once like any other
@@ -17,6 +18,10 @@
  *   Should another transaction create one of the batch's new messages or apply one of its fact ids
  *   meanwhile, the batch is rolled back and decided again on what is then stored — the same
  *   results, records and events as one fact at a time (V1MessagesBatch.test.ts).
+ * - **Inbound media**: a `received` fact whose attachment content names media the project has no
+ *   attachment for records its attachment (`processing`, of the declared type and size; id
+ *   `incomingAttachmentId`, so the same media is one attachment) in the batch's transaction, and
+ *   the message names that attachment; the edge then delivers the bytes (`Attachments.deliver`).
  * - **Reads**: one message, and the project's messages newest first with filters (platform,
  *   status, creation time) and signed cursor tokens.
  */
@@ -31,11 +36,23 @@ import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
 import { inboundTextOf, VerificationCodes } from "../platforms/VerificationCodes.js"
 import type { FilteredCodeRecord } from "../platforms/WhatsappPorts.js"
+import { incomingAttachmentId, incomingAttachmentRecord } from "../platforms/Attachments.js"
+import { AttachmentsRepo } from "../platforms/AttachmentsPorts.js"
+import type { AttachmentRecord } from "../platforms/AttachmentsSchema.js"
 import { ServerSecret } from "../shared/ServerSecret.js"
-import { InvalidMessageQuery, MessageNotFound } from "./Errors.js"
+import { InvalidMessageQuery, MessageNotFound, MessageResourceMismatch } from "./Errors.js"
 import { applyFact, encodeMessage, messageEventSource, resultOf } from "./MessageRecords.js"
-import type { Message, MessageFact, MessageFactResult, MessageStatus } from "./MessageSchema.js"
+import { type Message, type MessageFact, type MessageFactResult, type MessageStatus, resourceTypesOf } from "./MessageSchema.js"
 import { type AppliedMessageFact, MessagesRepo } from "./Ports.js"
+
+/** The attachment an inbound message's content names (an `attachment` content), if any. */
+const attachmentNamed = (content: unknown) => {
+  if (typeof content !== "object" || content === null) return undefined
+  const c = content as { readonly type?: unknown; readonly attachmentId?: unknown; readonly mimeType?: unknown; readonly size?: unknown }
+  return c.type === "attachment" && typeof c.attachmentId === "string" && typeof c.mimeType === "string"
+    ? { attachmentId: c.attachmentId, mimeType: c.mimeType, size: typeof c.size === "number" ? c.size : undefined }
+    : undefined
+}
 
 /** A new message or a fact id of the batch was taken by another transaction between its read and write. */
 class BatchRace extends Data.TaggedError("BatchRace")<{}> {}
@@ -52,6 +69,7 @@ export class Messages extends Context.Service<Messages>()("core/Messages", {
     const serverSecret = yield* ServerSecret
     const gate = yield* makeProjectGate
     const codes = yield* VerificationCodes
+    const attachmentsRepo = yield* AttachmentsRepo
 
     const applyBatch = (projectId: ProjectId, facts: ReadonlyArray<MessageFact>) =>
       Effect.gen(function*() {
@@ -66,16 +84,32 @@ export class Messages extends Context.Service<Messages>()("core/Messages", {
           projectId,
           facts.flatMap((f) => f.type === "received" && f.data.resourceId !== undefined ? [f.data.resourceId] : [])
         )
+        // A held resource of a type that does not fit the fact's platform refuses the whole batch,
+        // before anything is written (an unheld one is the fact's own `unknown-resource`).
+        for (const [index, fact] of facts.entries()) {
+          if (fact.type !== "received" || fact.data.resourceId === undefined) continue
+          const resourceType = held.get(fact.data.resourceId)
+          const allowed = resourceTypesOf(fact.data.platform)
+          if (resourceType === undefined || allowed === undefined || allowed.includes(resourceType)) continue
+          return yield* new MessageResourceMismatch({
+            index,
+            resourceId: fact.data.resourceId,
+            resourceType,
+            platform: fact.data.platform,
+            allowed
+          })
+        }
         const records = new Map(loaded.messages)
         const seen = new Set([...loaded.applied, ...heldBack])
         const filtered: Array<FilteredCodeRecord> = []
+        const incoming = new Map<string, AttachmentRecord>()
         const created = new Set<string>()
         const changed = new Set<string>()
         const applied: Array<AppliedMessageFact> = []
         const results: Array<MessageFactResult> = []
         for (const fact of facts) {
           const current = records.get(fact.messageId)
-          const d = applyFact(projectId, current, fact, (id) => seen.has(id))
+          let d = applyFact(projectId, current, fact, (id) => seen.has(id))
           if (d.outcome === "applied" && fact.type === "received" && fact.data.resourceId !== undefined) {
             const resourceId = fact.data.resourceId
             if (!held.has(resourceId)) {
@@ -98,6 +132,24 @@ export class Messages extends Context.Service<Messages>()("core/Messages", {
               continue
             }
           }
+          if (d.outcome === "applied" && fact.type === "received") {
+            const named = attachmentNamed(d.message.content)
+            if (named !== undefined && Option.isNone(yield* attachmentsRepo.find(projectId, named.attachmentId))) {
+              // Inbound media the project has no attachment for: its attachment, `processing` until
+              // the edge delivers the bytes, is what the message names.
+              const attachmentId = incomingAttachmentId(projectId, named.attachmentId)
+              if (!incoming.has(attachmentId) && Option.isNone(yield* attachmentsRepo.find(projectId, attachmentId))) {
+                incoming.set(attachmentId, incomingAttachmentRecord({
+                  attachmentId,
+                  projectId,
+                  contentType: named.mimeType,
+                  size: named.size,
+                  now: yield* DateTime.now
+                }))
+              }
+              d = { ...d, message: { ...d.message, content: { ...d.message.content, attachmentId } } as Message }
+            }
+          }
           results.push(resultOf(fact, d))
           if (d.outcome !== "applied") continue
           records.set(fact.messageId, d.message)
@@ -116,6 +168,7 @@ export class Messages extends Context.Service<Messages>()("core/Messages", {
         }
         if (filtered.length > 0 && !(yield* codes.insertFromFacts(filtered))) return yield* new BatchRace()
         if (applied.length === 0) return results
+        yield* Effect.forEach(incoming.values(), attachmentsRepo.insert, { discard: true })
         const written = yield* repo.writeBatch({
           projectId,
           created: [...created].map((id) => records.get(id)!),

@@ -5,6 +5,7 @@
  * resources and filtered verification codes (an OTP-bearing inbound message is held back there).
  */
 import { Messages } from "./Messages.js"
+import type { AttachmentsRepo } from "../platforms/AttachmentsPorts.js"
 import type { ResourcesRepo } from "../platforms/PlatformPorts.js"
 import type { VerificationCodesRepo } from "../platforms/WhatsappPorts.js"
 import type { MessagesRepo } from "./Ports.js"
@@ -17,5 +18,8 @@ export * from "./MessageSchema.js"
 export * from "./Ports.js"
 
 export const MessagesCore = Messages.layer
-/** The messages store, and the platforms' resources and filtered codes (inbound codes are held back there). */
-export type MessagesPorts = MessagesRepo | ResourcesRepo | VerificationCodesRepo
+/**
+ * The messages store, and the platforms' resources, filtered codes (inbound codes are held back
+ * there) and attachments (inbound media is recorded there).
+ */
+export type MessagesPorts = MessagesRepo | ResourcesRepo | VerificationCodesRepo | AttachmentsRepo

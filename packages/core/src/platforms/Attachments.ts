@@ -8,8 +8,10 @@
  *   the bytes contradict is refused (INVALID_ATTACHMENT_REQUEST). The bytes go to the uploads
  *   feature's `BlobStore` first, then the record is stored `ready`: an upload answers once the file
  *   is downloadable.
- * - **Inbound media** a host records before its bytes arrive (`recordIncoming`) is `processing`
- *   until `completeIncoming` stores them. A download of a processing attachment waits up to
+ * - **Inbound media** is `processing` until its bytes arrive: recorded by a `received` message fact
+ *   whose attachment content names media the project has no attachment for (Messages.ts, with the
+ *   id `incomingAttachmentId`), its bytes then delivered by the edge (`deliver`, PUT of the
+ *   content); or recorded by a host (`recordIncoming`) and completed by it (`completeIncoming`). A download of a processing attachment waits up to
  *   `readyWaitMs` (10 s) for it, then answers ATTACHMENT_NOT_READY (409, Retry-After 5).
  * - **List** filters by creation and update time, orders by either, ascending or descending, with
  *   a signed cursor bound to the filters.
@@ -18,7 +20,8 @@ import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { Principal } from "../credentials/Access.js"
 import { makeProjectGate } from "../projects/ProjectGate.js"
 import { canonicalJson } from "../shared/Idempotency.js"
-import { IdKinds, type ProjectId } from "../shared/Identifiers.js"
+import { formatTypeId, IdKinds, type ProjectId } from "../shared/Identifiers.js"
+import { sha256Bytes } from "../internal/Sha256.js"
 import { Ids } from "../shared/Ids.js"
 import { createdAtPage } from "../shared/PageToken.js"
 import { Transactor } from "../shared/Ports.js"
@@ -55,6 +58,32 @@ export class AttachmentSettings extends Setting<AttachmentSettings>()("core/Atta
 
 const DEFAULT_PAGE_SIZE = 50
 const MAX_PAGE_SIZE = 200
+
+/**
+ * The project's attachment for inbound media the messaging edge names `edgeId` in a `received`
+ * fact: derived from the project and that id, so every fact naming the same media names one
+ * attachment (docs/provisioning.md#attachments).
+ */
+export const incomingAttachmentId = (projectId: string, edgeId: string): string =>
+  formatTypeId(IdKinds.attachment, sha256Bytes(new TextEncoder().encode(`incoming:${projectId}:${edgeId}`)).slice(0, 16))
+
+/** The `processing` record of inbound media before its bytes arrive, of its declared type and size. */
+export const incomingAttachmentRecord = (args: {
+  readonly attachmentId: string
+  readonly projectId: string
+  readonly contentType: string
+  readonly size?: number | undefined
+  readonly now: DateTime.Utc
+}): AttachmentRecord => ({
+  attachmentId: args.attachmentId,
+  projectId: args.projectId,
+  contentType: isAttachmentContentType(args.contentType) ? args.contentType.toLowerCase() : "application/octet-stream",
+  size: args.size ?? 0,
+  state: "processing",
+  blobKey: null,
+  createdAt: args.now,
+  updatedAt: args.now
+})
 
 export class Attachments extends Context.Service<Attachments>()("core/Attachments", {
   make: Effect.gen(function*() {
@@ -106,17 +135,12 @@ export class Attachments extends Context.Service<Attachments>()("core/Attachment
 
     /** A host records inbound media before its bytes are fetched (`processing`). */
     const recordIncoming = fn("Attachments.recordIncoming")(function*(projectId: ProjectId, contentType: string) {
-      const now = yield* DateTime.now
-      const record: AttachmentRecord = {
+      const record = incomingAttachmentRecord({
         attachmentId: yield* ids.typeId(IdKinds.attachment),
         projectId,
-        contentType: isAttachmentContentType(contentType) ? contentType.toLowerCase() : "application/octet-stream",
-        size: 0,
-        state: "processing",
-        blobKey: null,
-        createdAt: now,
-        updatedAt: now
-      }
+        contentType,
+        now: yield* DateTime.now
+      })
       yield* repo.insert(record)
       return attachmentView(record)
     })
@@ -128,6 +152,37 @@ export class Attachments extends Context.Service<Attachments>()("core/Attachment
       const now = yield* DateTime.now
       const done = yield* repo.markReady({ attachmentId, blobKey, size: bytes.length, now })
       return Option.map(done, attachmentView)
+    })
+
+    /**
+     * The bytes of the project's processing attachment (inbound media a `received` fact named),
+     * which becomes ready: 404 if the project has no such attachment, 400 once it has its bytes.
+     */
+    const deliver = fn("Attachments.deliver")(function*(
+      projectId: ProjectId,
+      principal: Principal,
+      attachmentId: string,
+      bytes: Uint8Array
+    ) {
+      yield* gate.open(projectId, principal, "write")
+      const settings = yield* AttachmentSettings
+      const current = yield* own(projectId, attachmentId)
+      const already = () => new InvalidAttachmentRequest({ message: `attachment ${attachmentId} already has its bytes` })
+      if (current.state !== "processing") return yield* already()
+      if (bytes.length === 0) return yield* new InvalidAttachmentRequest({ message: "the file is empty" })
+      if (bytes.length > settings.maxBytes) return yield* new AttachmentTooLarge({ maxBytes: settings.maxBytes })
+      // A key of this delivery's own: a concurrent one that loses the race never overwrites the bytes.
+      const blobKey = `${attachmentId}.${yield* ids.typeId(IdKinds.attachment)}.bin`
+      yield* blobs.put(blobKey, bytes, "application/octet-stream")
+      const now = yield* DateTime.now
+      const done = yield* tx.withTransaction(
+        Effect.andThen(gate.open(projectId, principal, "write", { lock: true }), repo.markReady({ attachmentId, blobKey, size: bytes.length, now }))
+      ).pipe(Effect.tapError(() => blobs.delete(blobKey)))
+      if (Option.isNone(done)) {
+        yield* blobs.delete(blobKey)
+        return yield* already()
+      }
+      return attachmentView(done.value)
     })
 
     const get = fn("Attachments.get")(function*(projectId: ProjectId, principal: Principal, attachmentId: string) {
@@ -173,7 +228,7 @@ export class Attachments extends Context.Service<Attachments>()("core/Attachment
       return { items: page.map(attachmentView), nextPageToken }
     })
 
-    return { upload, recordIncoming, completeIncoming, get, download, list } as const
+    return { upload, recordIncoming, completeIncoming, deliver, get, download, list } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([Ids.layer]))

@@ -125,11 +125,12 @@ export class VerificationCodes extends Context.Service<VerificationCodes>()("cor
           ? Effect.succeed(found.value)
           : Effect.fail(new ResourceNotFound({ resourceId })))
 
-    /** Which of `resourceIds` the project holds now (active). */
+    /** Which of `resourceIds` the project holds now (active), with each one's type. */
     const heldAmong = (projectId: string, resourceIds: ReadonlyArray<string>) =>
       Effect.map(
         Effect.forEach([...new Set(resourceIds)], (id) => resources.find(projectId, id)),
-        (found) => new Set(found.flatMap((r) => Option.isSome(r) && r.value.state === "active" ? [r.value.resourceId] : []))
+        (found) =>
+          new Map(found.flatMap((r) => Option.isSome(r) && r.value.state === "active" ? [[r.value.resourceId, r.value.type] as const] : []))
       )
 
     /**

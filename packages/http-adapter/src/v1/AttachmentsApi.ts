@@ -1,6 +1,7 @@
 /**
  * Attachments' /v1 routes (issue 18; contract §1 8c). Reads need `platforms:read`, the upload
- * `platforms:write` (the issue's permissions for the whole provisioning group). The upload's body is the file's bytes (`Content-Type` its declared type,
+ * `platforms:write` (the issue's permissions for the whole provisioning group), the delivery of an
+ * inbound attachment's bytes `events:write` (the messaging edge's, as its message facts). The upload's body is the file's bytes (`Content-Type` its declared type,
  * `Content-Length` required) with an Idempotency-Key; the download answers the bytes with their
  * stored type.
  */
@@ -59,6 +60,16 @@ export const AttachmentsGroup = HttpApiGroup.make("attachments")
     }).annotate(Requires, projectAccess("platforms:read")).annotateMerge(OpenApi.annotations({
       summary: "Download an attachment",
       description: "The attachment's bytes with their stored content type. A processing attachment is waited for up to 10 seconds, then 409 ATTACHMENT_NOT_READY with Retry-After: 5. Needs `platforms:read`; 404 ATTACHMENT_NOT_FOUND."
+    }))
+  )
+  .add(
+    HttpApiEndpoint.put("deliverAttachment", `${BASE}/:attachmentId/content`, {
+      params: AttachmentPath,
+      success: Attachment,
+      error: problems(common, "PROJECT_CLOSING", "PAYLOAD_TOO_LARGE", "INVALID_ATTACHMENT_REQUEST", "ATTACHMENT_NOT_FOUND")
+    }).annotate(Requires, projectAccess("events:write")).annotateMerge(OpenApi.annotations({
+      summary: "Deliver an inbound attachment's bytes",
+      description: "The messaging edge delivers the bytes of inbound media a received message fact named, whose attachment is processing until then: the request body is the file's bytes (Content-Length required, at most 25 MiB by default; 413 PAYLOAD_TOO_LARGE beyond). Answers 200 with the attachment, now ready; 400 INVALID_ATTACHMENT_REQUEST once it has its bytes. Needs `events:write`; 404 ATTACHMENT_NOT_FOUND; 409 PROJECT_CLOSING."
     }))
   )
   .pipe(authenticated)

@@ -13,12 +13,34 @@ import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { AttachmentsGroup } from "./AttachmentsApi.js"
 import { idempotent } from "./Idempotency.js"
-import { domain, rendered } from "./Pipeline.js"
+import { domain, rendered, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./ProblemFailure.js"
 import { readBodyBytes } from "../http/Body.js"
 
 const headerIssue = (header: string, message: string) =>
   validationFailed([{ code: "invalid_value", location: "header", message, path: `/${header}` }], `${header}: ${message}`)
+
+/**
+ * The request's file: `Content-Length` required and within the limit (413 before a byte is read),
+ * its Content-Encoding (gzip, deflate, br) decoded, the limit counting the decoded bytes. Another
+ * coding, or a body that does not decode, is refused (422).
+ */
+const fileBytes = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const settings = yield* AttachmentSettings
+  const length = request.headers["content-length"] ?? ""
+  if (!/^[1-9][0-9]{0,15}$/.test(length)) return yield* headerIssue("content-length", "is required: the file's size in bytes")
+  if (Number(length) > settings.maxBytes) return yield* problem("PAYLOAD_TOO_LARGE", `The file exceeds ${settings.maxBytes} bytes.`)
+  return yield* readBodyBytes(settings.maxBytes).pipe(
+    Effect.catchTags({
+      BodyTooLarge: () => problem("PAYLOAD_TOO_LARGE", `The file exceeds ${settings.maxBytes} bytes.`),
+      BodyUnreadable: (e) =>
+        e.location === "header"
+          ? headerIssue("content-encoding", e.message)
+          : validationFailed([{ code: "unreadable_body", location: "body", message: e.message, path: "" }], e.message)
+    })
+  )
+})
 
 export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGroup), "attachments", (handlers) =>
   Effect.gen(function*() {
@@ -32,25 +54,11 @@ export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGrou
         Effect.gen(function*() {
           const principal = yield* write(path.projectId)
           const request = yield* HttpServerRequest.HttpServerRequest
-          const settings = yield* AttachmentSettings
           const contentType = request.headers["content-type"] ?? ""
           if (contentType === "" || contentType.length > 512) {
             return yield* headerIssue("content-type", "is required: the file's media type, at most 512 characters")
           }
-          const length = request.headers["content-length"] ?? ""
-          if (!/^[1-9][0-9]{0,15}$/.test(length)) return yield* headerIssue("content-length", "is required: the file's size in bytes")
-          if (Number(length) > settings.maxBytes) return yield* problem("PAYLOAD_TOO_LARGE", `The file exceeds ${settings.maxBytes} bytes.`)
-          // The file as sent, its Content-Encoding (gzip, deflate, br) decoded; the limit counts the
-          // decoded bytes. Another coding, or a body that does not decode, is refused (422).
-          const bytes = yield* readBodyBytes(settings.maxBytes).pipe(
-            Effect.catchTags({
-              BodyTooLarge: () => problem("PAYLOAD_TOO_LARGE", `The file exceeds ${settings.maxBytes} bytes.`),
-              BodyUnreadable: (e) =>
-                e.location === "header"
-                  ? headerIssue("content-encoding", e.message)
-                  : validationFailed([{ code: "unreadable_body", location: "body", message: e.message, path: "" }], e.message)
-            })
-          )
+          const bytes = yield* fileBytes
           return yield* idempotent(
             { route: "/v1/projects/:projectId/attachments", path: { projectId: path.projectId }, body: { contentType, sha256: base64url(sha256Bytes(bytes)) } },
             Effect.flatMap(
@@ -58,6 +66,15 @@ export const AttachmentsGroupLive = HttpApiBuilder.group(v1Group(AttachmentsGrou
               (a) => rendered(Attachment, a, 201)
             )
           )
+        }))
+      // Raw: the body is the file's bytes (no payload to decode). A PUT: a repeat after success is
+      // refused (the attachment already has its bytes), so it needs no Idempotency-Key.
+      .handleRaw("deliverAttachment", ({ params: path }) =>
+        Effect.gen(function*() {
+          const principal = yield* onProject(path.projectId, "events:write")
+          const bytes = yield* fileBytes
+          const attachment = yield* domain(attachments.deliver(path.projectId, principal, path.attachmentId, bytes))
+          return toResponse(yield* rendered(Attachment, attachment, 200))
         }))
       .handle("listAttachments", ({ params: path, query }) =>
         Effect.gen(function*() {

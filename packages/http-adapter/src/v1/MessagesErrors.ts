@@ -8,5 +8,12 @@ export const messagesErrors: ErrorTable<MessagesError> = {
     validationFailed(
       [{ code: "invalid_value", location: "query", message: e.message, path: `/${e.parameter}` }],
       `${e.parameter} ${e.message}`
+    ),
+  MessageResourceMismatch: (e) => {
+    const message = `resource ${e.resourceId} is a ${e.resourceType}; a ${e.platform} message may name only ${e.allowed.join(" or ")}.`
+    return validationFailed(
+      [{ code: "invalid_value", location: "json", message, path: `/facts/${e.index}/data/resourceId` }],
+      `facts/${e.index}/data/resourceId: ${message}`
     )
+  }
 }

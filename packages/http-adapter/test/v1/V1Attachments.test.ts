@@ -12,6 +12,7 @@ import { Effect, Layer, Option } from "effect"
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectProblem, httpClient } from "../support/HttpClient.js"
+import { factsOf, messagesPath, newMessageId } from "../support/MessagesHttp.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { idem, newProject, projectKey } from "../support/VoiceHttp.js"
 
@@ -114,6 +115,72 @@ for (const backend of testBackends()) {
       const ok = await download(p, pending.id)
       expect(ok.status).toBe(200)
       expect(new Uint8Array(await ok.arrayBuffer())).toEqual(PDF)
+    })
+
+    it("inbound media: a received fact naming media the project has no attachment for records it processing (ATTACHMENT_NOT_READY) until the edge delivers its bytes", async () => {
+      const p = await newProject(s, call)
+      const recently = Date.now() - 60_000
+      const media = (attachmentId: string, size?: number) => ({
+        type: "attachment", attachmentId, name: "clip.mp4", mimeType: "video/mp4", ...(size === undefined ? {} : { size })
+      })
+      const receivedWith = (content: unknown) => {
+        const m = newMessageId()
+        const f = factsOf(m, recently).received(1, "sms")
+        return { ...f, data: { ...(f.data as Record<string, unknown>), content } }
+      }
+      const ingest = async (facts: ReadonlyArray<unknown>) => {
+        const r = await call(`${messagesPath(p)}/facts`, { method: "POST", json: { facts } })
+        expect(r.res.status, r.text).toBe(200)
+        return r.body.results as Array<any>
+      }
+
+      // The message names the project's new attachment, processing, of the declared type and size.
+      const first = receivedWith(media("edge-media-1", PDF.length))
+      const [applied] = await ingest([first])
+      expect(applied.outcome).toBe("applied")
+      const id = applied.message.content.attachmentId as string
+      expect(id).toMatch(/^sb_att_[0-7][0-9a-hjkmnp-tv-z]{25}$/)
+      expect(applied.message.content).toEqual({ ...media("edge-media-1", PDF.length), attachmentId: id })
+      expect((await call(`${messagesPath(p)}/${first.messageId}`)).body.content.attachmentId).toBe(id)
+      expect((await call(`${base(p)}/${id}`)).body).toMatchObject({ id, state: "processing", contentType: "video/mp4", size: PDF.length })
+      const waiting = await download(p, id)
+      expect(waiting.status).toBe(409)
+      expect(waiting.headers.get("retry-after")).toBe("5")
+      expect(((await waiting.json()) as any).code).toBe("ATTACHMENT_NOT_READY")
+
+      // The same media in another message (and twice in a batch) is the same attachment; an
+      // attachment the project has (an upload) is named as it is.
+      const uploaded = (await upload(p, PNG, "image/png")).body.id as string
+      const again = await ingest([receivedWith(media("edge-media-1")), receivedWith(media("edge-media-1")), receivedWith(media(uploaded))])
+      expect(again.map((r) => r.message.content.attachmentId)).toEqual([id, id, uploaded])
+      expect((await call(base(p))).body.items.map((a: any) => a.id).sort()).toEqual([id, uploaded].sort())
+      // Another project's edge naming the same media has its own attachment.
+      const other = await newProject(s, call)
+      const elsewhere = await call(`${messagesPath(other)}/facts`, { method: "POST", json: { facts: [receivedWith(media("edge-media-1"))] } })
+      expect(elsewhere.body.results[0].message.content.attachmentId).not.toBe(id)
+
+      // The edge delivers the bytes (events:write): then the download answers them.
+      const deliver = (attachmentId: string, bytes: Uint8Array, credential?: string) =>
+        call(`${base(p)}/${attachmentId}/content`, {
+          method: "PUT",
+          body: bytes,
+          headers: { "content-type": "application/octet-stream" },
+          ...(credential === undefined ? {} : { key: credential })
+        })
+      expectProblem(await deliver(id, PDF, await projectKey(call, p, ["platforms:read"])), 403, "FORBIDDEN")
+      expectProblem(await deliver("sb_att_unknown", PDF), 404, "ATTACHMENT_NOT_FOUND")
+      expectProblem(await deliver(id, new Uint8Array(MAX + 1)), 413, "PAYLOAD_TOO_LARGE")
+      const done = await deliver(id, PDF, await projectKey(call, p, ["events:write"]))
+      expect(done.res.status, done.text).toBe(200)
+      expect(done.body).toMatchObject({ id, state: "ready", contentType: "video/mp4", size: PDF.length })
+      const ok = await download(p, id)
+      expect(ok.status).toBe(200)
+      expect(ok.headers.get("content-type")).toBe("video/mp4")
+      expect(new Uint8Array(await ok.arrayBuffer())).toEqual(PDF)
+      // Once it has its bytes they stay: a second delivery (or one to an upload) is refused.
+      expectProblem(await deliver(id, PNG), 400, "INVALID_ATTACHMENT_REQUEST")
+      expectProblem(await deliver(uploaded, PDF), 400, "INVALID_ATTACHMENT_REQUEST")
+      expect(new Uint8Array(await (await download(p, id)).arrayBuffer())).toEqual(PDF)
     })
 
     it("list: time filters, orderBy and order, a cursor bound to them", async () => {

@@ -8,12 +8,12 @@
  */
 import { testBackends } from "@switchboard/sql-adapter"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { httpClient } from "../support/HttpClient.js"
 import { factsOf, messageEvents, messagesPath, newMessageId } from "../support/MessagesHttp.js"
 import { runWorker } from "../support/PlatformsHttp.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { idem, newProject } from "../support/VoiceHttp.js"
-import { whatsappTestAdapters } from "../support/WhatsappHttp.js"
+import { expectProblem, httpClient } from "../support/HttpClient.js"
+import { giveCard, whatsappTestAdapters } from "../support/WhatsappHttp.js"
 
 for (const backend of testBackends()) {
   describe(`/v1 message facts: OTP-bearing inbound messages are held back (${backend})`, () => {
@@ -30,6 +30,19 @@ for (const backend of testBackends()) {
       await runWorker(s)
       return (await call(`${base(p)}/operations/${r.body.operationId}`)).body.resource.resourceId as string
     }
+    let n = 0
+    /** A WhatsApp Business sender of the project (a card on file, then the worker connects it). */
+    const whatsappSender = async (p: string) => {
+      await giveCard(s, p)
+      const r = await call(`${base(p)}/whatsapp-business/numbers`, {
+        method: "POST",
+        json: { code: "ok", wabaId: `waba-otp-${Date.now()}-${++n}`, phoneNumberId: `pn-otp-${Date.now() % 100000}${n}` },
+        idem: idem()
+      })
+      expect(r.res.status, r.text).toBe(202)
+      await runWorker(s)
+      return (await call(`${base(p)}/operations/${r.body.operationId}`)).body.resource.resourceId as string
+    }
     const ingest = async (p: string, facts: ReadonlyArray<unknown>) => {
       const r = await call(`${messagesPath(p)}/facts`, { method: "POST", json: { facts } })
       expect(r.res.status, r.text).toBe(200)
@@ -40,7 +53,7 @@ for (const backend of testBackends()) {
     it("an OTP-bearing inbound is counted and listed, per project and per resource; no record, no event; a repeat is ignored", async () => {
       const p = await newProject(s, call)
       const a = await smsNumber(p)
-      const b = await smsNumber(p)
+      const b = await whatsappSender(p)
       const otp = newMessageId()
       const wa = newMessageId()
       const plain = newMessageId()
@@ -129,6 +142,53 @@ for (const backend of testBackends()) {
         json: { facts: [factsOf(newMessageId(), recently).received(1, "sms", undefined, "code 555555", "x".repeat(257))] }
       })
       expect(bad.res.status, bad.text).toBe(422)
+    })
+
+    it("a held resource of a type that does not fit the message's platform refuses the batch (422 naming the fact's field); nothing is written", async () => {
+      const p = await newProject(s, call)
+      const sms = await smsNumber(p)
+      const sender = await whatsappSender(p)
+      const ids = [newMessageId(), newMessageId(), newMessageId()]
+      const facts = [
+        factsOf(ids[0]!, recently).received(1, "sms", `${ids[0]}:r`, "lunch?", sms),
+        factsOf(ids[1]!, recently).received(1, "sms", `${ids[1]}:r`, "Your code is 654321", sms),
+        factsOf(ids[2]!, recently).received(1, "whatsapp", `${ids[2]}:r`, "hi", sms)
+      ]
+      const refused = await call(`${messagesPath(p)}/facts`, { method: "POST", json: { facts } })
+      expectProblem(refused, 422, "VALIDATION_FAILED")
+      expect(refused.body.issues).toEqual([{
+        code: "invalid_value",
+        location: "json",
+        message: `resource ${sms} is a sms_number; a whatsapp message may name only whatsapp_line or whatsapp_sender.`,
+        path: "/facts/2/data/resourceId"
+      }])
+      // Nothing of the batch was written: no message, no filtered code, and the facts apply later.
+      expect((await call(`${messagesPath(p)}/${ids[0]}`)).res.status).toBe(404)
+      expect((await call(`${base(p)}/filtered-otp/count`)).body.count).toBe(0)
+      // Each platform's own resource types pass; a platform of no known shape is not checked.
+      const other = newMessageId()
+      const results = await ingest(p, [
+        facts[0],
+        facts[1],
+        factsOf(ids[2]!, recently).received(1, "whatsapp", `${ids[2]}:r`, "hi", sender),
+        factsOf(other, recently).received(1, "acme_chat", `${other}:r`, "hi", sms)
+      ])
+      expect(results.map((r) => [r.outcome, r.reason])).toEqual([
+        ["applied", undefined],
+        ["applied", undefined],
+        ["applied", undefined],
+        ["applied", undefined]
+      ])
+      expect(results[1].filteredCodeId).toMatch(/^sb_msg_/)
+      // An SMS fact naming the WhatsApp sender is refused the same way, at its own index.
+      const wrong = newMessageId()
+      const again = await call(`${messagesPath(p)}/facts`, {
+        method: "POST",
+        json: { facts: [factsOf(wrong, recently).received(1, "sms", `${wrong}:r`, "hi", sender)] }
+      })
+      expectProblem(again, 422, "VALIDATION_FAILED")
+      expect(again.body.issues.map((i: any) => i.path)).toEqual(["/facts/0/data/resourceId"])
+      expect((await call(`${messagesPath(p)}/${wrong}`)).res.status).toBe(404)
     })
   })
 }
