@@ -7,6 +7,9 @@
  * that listens nowhere: its `serve` keeps the Node handler and the web handler of the application
  * instead of attaching them to a socket. In front of them: the base path (stripped before routing,
  * put back on `Location` headers), the surfaces switch, and the state of the mount (disposed).
+ *
+ * Why this file is long: the options' checks, the store kinds, the base path and the two handler
+ * forms are one boundary a host meets in one call; split, each part would need the others' state.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { bootstrapIfEmpty } from "@switchboard/core/accounts"
