@@ -47,7 +47,8 @@ export const rawRoutes: ReadonlyArray<readonly [string, string]> = [
   ...featureRouteTable,
   // The ingress URL takes every method Node accepts, not only its declared ones: the access log
   // names its route for all of them.
-  ...ingressOtherMethods.map((method) => [method, "/ingress/:secret"] as const)
+  // (HEAD apart: its answers have no body, and the router answers HEAD on any GET route already.)
+  ...ingressOtherMethods.filter((method) => method !== "HEAD").map((method) => [method, "/ingress/:secret"] as const)
 ]
 
 /** Every declared route, for 405 answers and lifecycle headers. */

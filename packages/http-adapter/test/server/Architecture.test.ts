@@ -502,7 +502,8 @@ const nonSqlSuites: SuiteBackends = {
 
 /** The /v1 endpoints whose handlers read the raw request, and why. */
 const rawEndpoints: RawEndpoints = {
-  uploadAttachment: "the body is the file's bytes, of any content type, streamed within the limit and fingerprinted by their SHA-256"
+  uploadAttachment: "the body is the file's bytes, of any content type, streamed within the limit and fingerprinted by their SHA-256",
+  deliverAttachment: "the body is an inbound attachment's bytes, of any content type, read within the limit"
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -62,6 +62,8 @@ const overrides: Record<string, { readonly body?: unknown; readonly raw?: { read
   "POST /v1/projects/:projectId/platforms/sms/numbers": { body: { countryCode: "US" } },
   // An upload: the file's bytes, not JSON.
   "POST /v1/projects/:projectId/attachments": { raw: { type: "text/plain", bytes: "hello" } },
+  // An inbound attachment's bytes: the file, not JSON.
+  "PUT /v1/projects/:projectId/attachments/:attachmentId/content": { raw: { type: "application/octet-stream", bytes: "hello" } },
   // Queries a request needs that the declared query's examples do not give: a member decoded from
   // a string into a checked number (no example string is derived), or a query the handler reads
   // itself (the SMS campaign's), or a value a check past the schema needs.
