@@ -126,7 +126,10 @@ for (const backend of testBackends()) {
       expect(c.frames.filter((f) => f.type === "event")).toHaveLength(n + 4)
       // The old buffer kept ~2.7 MB per request here (~85 MB).
       expect(after.held - before.held).toBeLessThan(24 * MiB)
-      expect(after.rss - before.rss).toBeLessThan(gc === undefined ? 128 * MiB : 96 * MiB)
+      // RSS is the coarse guard: it also counts the frames this test's own client keeps (36 events,
+      // ~1.4 MB each) and pages the allocator has not returned, so it bounds a leak of whole
+      // requests, not bytes; `held` above is the precise bound.
+      expect(after.rss - before.rss).toBeLessThan(gc === undefined ? 192 * MiB : 160 * MiB)
       c.ws.close()
     }, 300_000)
 
