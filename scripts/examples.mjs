@@ -3,8 +3,8 @@
 // Builds the packages (unless --no-build), packs each (`npm pack`), then for each example copies it
 // to a temp dir outside the workspace, points its @switchboard/* dependencies at the tarballs
 // (everything else, `effect` included, comes from the registry), runs `npm install` and its
-// `npm test`. First it checks that the README's "Embed the core" block is the region of
-// examples/core-node-esm/embed.mjs between its markers, so the two cannot drift.
+// `npm test`. First it checks that the ```js block of docs/embedding.md's "The core on the memory
+// layers" is the region of examples/core-node-esm/embed.mjs between its markers, so the two cannot drift.
 //
 // Adding an example: a directory examples/<name>/ with a package.json whose dependencies name
 // @switchboard/* packages by version ("0.1.0") and whose `test` script exits non-zero on failure.
@@ -20,26 +20,26 @@ const args = process.argv.slice(2)
 const only = args.filter((a) => !a.startsWith("--"))
 const started = Date.now()
 
-// The README block and the example's region: equal, or stop here.
-const readmeBlock = () => {
-  const readme = readFileSync(join(root, "README.md"), "utf8")
-  const section = readme.split(/^## /m).find((s) => s.startsWith("Embed the core"))
+// The documented block and the example's region: equal, or stop here.
+const docBlock = () => {
+  const doc = readFileSync(join(root, "docs", "embedding.md"), "utf8")
+  const section = doc.split(/^## /m).find((s) => s.startsWith("The core on the memory layers"))
   const block = section?.match(/```js\n([\s\S]*?)```/)?.[1]
-  if (block === undefined) throw new Error("README.md: the \"## Embed the core\" section has no ```js block")
+  if (block === undefined) throw new Error("docs/embedding.md: the \"## The core on the memory layers\" section has no ```js block")
   return block
 }
 const exampleRegion = () => {
   const source = readFileSync(join(root, "examples", "core-node-esm", "embed.mjs"), "utf8")
-  const region = source.match(/\/\/ --- README example start ---\n([\s\S]*?)\/\/ --- README example end ---\n/)?.[1]
-  if (region === undefined) throw new Error("examples/core-node-esm/embed.mjs: no \"// --- README example start/end ---\" markers")
+  const region = source.match(/\/\/ --- embedding example start ---\n([\s\S]*?)\/\/ --- embedding example end ---\n/)?.[1]
+  if (region === undefined) throw new Error("examples/core-node-esm/embed.mjs: no \"// --- embedding example start/end ---\" markers")
   return region
 }
-if (readmeBlock() !== exampleRegion()) {
-  console.error(`${script}: README.md's "Embed the core" block differs from the marked region of examples/core-node-esm/embed.mjs — ` +
-    "copy the region into the README (or the README block into the example) so they are equal")
+if (docBlock() !== exampleRegion()) {
+  console.error(`${script}: docs/embedding.md's "The core on the memory layers" block differs from the marked region of examples/core-node-esm/embed.mjs — ` +
+    "copy the region into docs/embedding.md (or the block into the example) so they are equal")
   process.exit(1)
 }
-console.log(`${script}: README "Embed the core" block = examples/core-node-esm/embed.mjs (marked region)`)
+console.log(`${script}: docs/embedding.md "The core on the memory layers" block = examples/core-node-esm/embed.mjs (marked region)`)
 
 if (!args.includes("--no-build")) {
   const build = spawnSync(process.execPath, [join(root, "scripts", "build.mjs")], { stdio: "inherit" })

@@ -1,8 +1,9 @@
 // The core embedded in a plain Node ESM host, on the testkit's memory layers: create an account,
 // give it a service key, authenticate with the key's secret. The region between the markers is
-// the README's "Embed the core" block, verbatim (scripts/examples.mjs checks they are equal).
+// the block of docs/embedding.md's "The core on the memory layers", verbatim (scripts/examples.mjs
+// and packages/testkit/test/Embedding.test.ts check they are equal).
 import assert from "node:assert/strict"
-// --- README example start ---
+// --- embedding example start ---
 import { Accounts, Credentials, SwitchboardCore } from "@switchboard/core"
 import { TestkitLive } from "@switchboard/testkit"
 import { Effect, Layer } from "effect"
@@ -14,7 +15,7 @@ const program = Effect.gen(function*() {
   return { account, principal }
 })
 const { account, principal } = await Effect.runPromise(program.pipe(Effect.provide(SwitchboardCore.pipe(Layer.provideMerge(TestkitLive)))))
-// --- README example end ---
+// --- embedding example end ---
 
 assert.equal(principal._tag, "Account")
 assert.equal(principal.accountId, account.accountId)

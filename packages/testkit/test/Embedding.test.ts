@@ -1,21 +1,22 @@
-// The README's "Embed the core" example: it is examples/core-node-esm/embed.mjs's marked region
+// docs/embedding.md's "The core on the memory layers" example: it is examples/core-node-esm/embed.mjs's marked region
 // (npm run examples runs that file from the packed packages); here it runs on the sources.
 import { readFileSync } from "node:fs"
 import { expect, it } from "vitest"
 
 const root = new URL("../../../", import.meta.url)
-const readmeBlock = () =>
-  readFileSync(new URL("README.md", root), "utf8").split(/^## /m).find((s) => s.startsWith("Embed the core"))?.match(/```js\n([\s\S]*?)```/)?.[1]
+const docBlock = () =>
+  readFileSync(new URL("docs/embedding.md", root), "utf8").split(/^## /m).find((s) => s.startsWith("The core on the memory layers"))
+    ?.match(/```js\n([\s\S]*?)```/)?.[1]
 const exampleRegion = () =>
   readFileSync(new URL("examples/core-node-esm/embed.mjs", root), "utf8")
-    .match(/\/\/ --- README example start ---\n([\s\S]*?)\/\/ --- README example end ---\n/)?.[1]
+    .match(/\/\/ --- embedding example start ---\n([\s\S]*?)\/\/ --- embedding example end ---\n/)?.[1]
 
-it("the README block is the example's marked region", () => {
+it("the block of docs/embedding.md is the example's marked region", () => {
   expect(exampleRegion()).toBeDefined()
-  expect(readmeBlock()).toBe(exampleRegion())
+  expect(docBlock()).toBe(exampleRegion())
 })
 
-it("README embedding example runs against the testkit layers", async () => {
+it("the embedding example runs against the testkit layers", async () => {
   const { Accounts, Credentials, SwitchboardCore } = await import("@switchboard/core")
   const { TestkitLive } = await import("@switchboard/testkit")
   const { Effect, Layer } = await import("effect")
