@@ -5,7 +5,7 @@
  * (`npm run docs:config`), so the list an operator reads is the one the server reads.
  */
 import { Config, Context, Effect, Layer, Option, type Redacted, Result, Schema, SchemaIssue } from "effect"
-import { configsOf, serverSettings } from "./Settings.js"
+import { configsOf, everySetting, serverSettings } from "./Settings.js"
 
 export { boundedInteger, isPostgresUrl } from "./Settings.js"
 
@@ -167,8 +167,19 @@ const allSettings = <const C extends Record<string, Config.Config<any>>>(configs
     })
   )
 
+const serverConfigs = configsOf(serverSettings)
+
+/**
+ * The settings the adapters read themselves (provisioning, WhatsApp, iMessage, limits), checked
+ * here too: a bad one stops the start like a bad server setting, named before anything is built.
+ */
+const adapterChecks = Object.fromEntries(everySetting
+  .filter((s) => !Object.values<unknown>(serverSettings).includes(s))
+  .map((s) => [`adapter:${s.name}`, s.config]))
+
 /** The server's configuration from the environment: every setting of `serverSettings` (Settings.ts). */
-export const serverConfig: Config.Config<ServerConfigShape> = allSettings(configsOf(serverSettings)).pipe(Config.map((c) => {
+export const serverConfig: Config.Config<ServerConfigShape> = allSettings({ ...serverConfigs, ...adapterChecks } as typeof serverConfigs).pipe(Config.map((read) => {
+  const c = Object.fromEntries(Object.keys(serverConfigs).map((key) => [key, read[key as keyof typeof read]])) as typeof read
   // Every surface defaults to the server's own origin.
   const origin = `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`
   const url = (o: Option.Option<string>) => trimSlash(Option.getOrElse(o, () => origin))

@@ -16,15 +16,15 @@ export const sections = [
   { id: "security", title: "Security and sessions", intro: "The server's secret, Dashboard sessions and sign-in lockout, and the jobs that clean up after them." },
   { id: "logs", title: "Logs", intro: "Log lines go to stdout. The start banner and the bootstrap line are not log lines: they are always printed." },
   { id: "webhooks", title: "Webhooks", intro: "The delivery engine: where deliveries may go, how they are retried, and how many run at once." },
-  { id: "channel", title: "Event channel and ingress", intro: "The WebSocket event channel (`/v1/subscribe`), the event log behind it, and external-webhook ingress URLs (docs/event-channel.md)." },
+  { id: "channel", title: "Event channel and ingress", intro: "The WebSocket event channel (`/v1/subscribe`), the event log behind it, and external-webhook ingress URLs ([event channel](event-channel.md))." },
   { id: "billing", title: "Billing", intro: "The plan catalog and the billing scheduler." },
-  { id: "sso", title: "Organization SSO and the device flow", intro: "Calls to organizations' identity providers (docs/sso.md) and the device flow for command-line tools." },
+  { id: "sso", title: "Organization SSO and the device flow", intro: "Calls to organizations' identity providers ([organization SSO](sso.md)) and the device flow for command-line tools ([OAuth](api-notes/oauth.md))." },
   { id: "management", title: "TLS and the management API", intro: "The management API is served over HTTPS only, by a second listener that serves the same application as `PORT`." },
-  { id: "platforms", title: "Platform provisioning", intro: "The provisioning worker and the entitlements every project of this server gets (docs/provisioning.md)." },
+  { id: "platforms", title: "Platform provisioning", intro: "The provisioning worker and the entitlements every project of this server gets ([provisioning](provisioning.md))." },
   {
     id: "simulated",
     title: "Simulated providers",
-    intro: "The standalone server provisions numbers, lines and domains through deterministic simulated providers; these settings make them slow, failing or out of stock, for trying the flows out. A host that embeds Switchboard plugs real providers in instead (docs/embedding.md)."
+    intro: "The standalone server provisions numbers, lines and domains through deterministic simulated providers; these settings make them slow, failing or out of stock, for trying the flows out. A host that embeds Switchboard plugs real providers in instead ([embedding](embedding.md))."
   }
 ] as const
 
@@ -36,7 +36,7 @@ export interface SettingDoc {
   readonly section: SectionId
   /** The default as an operator reads it (Markdown). */
   readonly shownDefault: string
-  /** The allowed values or range (Markdown); empty when any text is taken. */
+  /** The allowed values or range (Markdown; `|` is escaped when rendered); empty when any text is taken. */
   readonly range: string
   /** One or two sentences (Markdown). */
   readonly meaning: string
@@ -49,6 +49,12 @@ export interface SettingDoc {
 /** A setting: its documentation and the parser of its variable. */
 export interface Setting<A> extends SettingDoc {
   readonly config: Config.Config<A>
+}
+
+/** A numeric setting: its bounds and default are always known. */
+export interface IntSetting extends Setting<number> {
+  readonly bounds: { readonly min: number; readonly max: number }
+  readonly fallback: { readonly value: number }
 }
 
 const code = (value: string | number | boolean) => `\`${value}\``
@@ -148,7 +154,7 @@ export const intSetting = (o: About & {
   readonly unit?: "bytes"
   readonly zero?: string
   readonly parser?: "schema"
-}): Setting<number> => ({
+}): IntSetting => ({
   name: o.name,
   section: o.section,
   meaning: o.meaning,
@@ -160,7 +166,7 @@ export const intSetting = (o: About & {
 })
 
 /** A TCP port, 1 to 65535, written as digits. */
-export const portSetting = (o: About & { readonly default: number }): Setting<number> => ({
+export const portSetting = (o: About & { readonly default: number }): IntSetting => ({
   name: o.name,
   section: o.section,
   meaning: o.meaning,
@@ -183,7 +189,7 @@ export const booleanSetting = (o: About & { readonly default: boolean; readonly 
   section: o.section,
   meaning: o.meaning,
   shownDefault: code(o.default),
-  range: "`true` \\| `false`",
+  range: "`true` | `false`",
   fallback: { value: o.default },
   config: (o.parser === "effect" ? Config.Boolean(o.name) : boolean(o.name)).pipe(Config.withDefault(o.default))
 })
@@ -202,7 +208,7 @@ export const choiceSetting = <const L extends string>(o: About & {
   section: o.section,
   meaning: o.meaning,
   shownDefault: code(o.default),
-  range: o.values.map(code).join(" \\| "),
+  range: o.values.map(code).join(" | "),
   fallback: { value: o.default },
   config: (o.parser === "effect" ? Config.Literals(o.values, o.name) : literal(o.name, o.values, o.aliases ?? {})).pipe(Config.withDefault(o.default))
 })
@@ -309,7 +315,7 @@ export const serverSettings = {
     name: "DATA_DIR",
     section: "storage",
     default: "./.data",
-    meaning: "The data directory: the embedded database lives in `DATA_DIR/pglite`, locked by the one process that owns it through `DATA_DIR/pglite.lock` (docs/operations.md). It also holds the generated `secret.key` and TLS certificate."
+    meaning: "The data directory: the embedded database lives in `DATA_DIR/pglite`, locked by the one process that owns it through `DATA_DIR/pglite.lock` (see [operations](operations.md)). It also holds the generated `secret.key` and TLS certificate."
   }),
   databaseUrl: customSetting({
     name: "DATABASE_URL",
@@ -414,7 +420,7 @@ export const serverSettings = {
     min: 0,
     max: 60,
     zero: "off",
-    meaning: "How long a verified credential, and the account or project record a read returns, is served from memory. Revocations and record changes drop them at once: in the process, and across processes on PostgreSQL (through `pg_notify`)."
+    meaning: "How long a verified credential, and the account or project record a read returns (cached reads, [requests](api-notes/requests.md)), is served from memory. Revocations and record changes drop them at once: in the process, and across processes on PostgreSQL (through `pg_notify`)."
   }),
   serviceKeyLimit: intSetting({
     name: "SERVICE_KEY_LIMIT",
