@@ -44,6 +44,8 @@ export interface SettingDoc {
   readonly bounds?: { readonly min: number; readonly max: number }
   /** What an unset variable parses to, when that is one fixed value. */
   readonly fallback?: { readonly value: unknown }
+  /** The values a choice takes. */
+  readonly choices?: ReadonlyArray<string>
 }
 
 /** A setting: its documentation and the parser of its variable. */
@@ -210,6 +212,7 @@ export const choiceSetting = <const L extends string>(o: About & {
   shownDefault: code(o.default),
   range: o.values.map(code).join(" | "),
   fallback: { value: o.default },
+  choices: o.values,
   config: (o.parser === "effect" ? Config.Literals(o.values, o.name) : literal(o.name, o.values, o.aliases ?? {})).pipe(Config.withDefault(o.default))
 })
 
