@@ -1,12 +1,13 @@
 /**
- * Server configuration (DESIGN.md §4): only environment variables, read once, each with a default
- * that works for a local run. The CLI maps its flags onto the same names.
- *
- * Why this file is long: every variable is here with its default, its parser and its message, so
- * the one list an operator reads is the one the server reads.
+ * Server configuration: only environment variables, read once at start, each with a default that
+ * works for a local run. Every variable is declared once, in `Settings.ts`, with its default, its
+ * range, its meaning and its parser; docs/configuration.md is generated from those declarations
+ * (`npm run docs:config`), so the list an operator reads is the one the server reads.
  */
-import { parseEgressIps } from "@switchboard/core/events"
-import { Config, Context, Effect, Layer, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
+import { Config, Context, Effect, Layer, Option, type Redacted, Result, Schema, SchemaIssue } from "effect"
+import { configsOf, everySetting, serverSettings } from "./Settings.js"
+
+export { boundedInteger, isPostgresUrl } from "./Settings.js"
 
 export interface ServerConfigShape {
   readonly host: string
@@ -60,14 +61,14 @@ export interface ServerConfigShape {
   readonly webhookDeliveryEnabled: boolean
   /** How often an idle delivery engine looks for new events and due deliveries. */
   readonly webhookPollIntervalMs: number
-  /** First retry delay; each next one is 5× longer, capped at `webhookRetryMaxMs`, ±50 % jitter (API.md §4). */
+  /** First retry delay; each next one is 5× longer, capped at `webhookRetryMaxMs`, ±50 % jitter. */
   readonly webhookRetryBaseMs: number
   readonly webhookRetryMaxMs: number
-  /** Attempts before a delivery is dead-lettered (API.md §4: 6). */
+  /** Attempts of the fast schedule before the long tail (default 6). */
   readonly webhookMaxAttempts: number
   /** How long the long tail keeps retrying after the fast attempts (WEBHOOK_RETRY_HORIZON_HOURS; 0: none). */
   readonly webhookRetryHorizonHours: number
-  /** Per-attempt timeout (API.md §4: 30 s). */
+  /** Per-attempt timeout (default 30 s). */
   readonly webhookTimeoutSeconds: number
   /** Deliveries attempted at once by one process. */
   readonly webhookConcurrency: number
@@ -80,10 +81,10 @@ export interface ServerConfigShape {
   readonly tlsPort: number
   /** Behind a TLS-terminating proxy: honour `X-Forwarded-Proto` and `X-Forwarded-For` (TRUST_PROXY). */
   readonly trustProxy: boolean
-  /** Management API requests per project per window (API.md §0: 5 per second). */
+  /** Management API requests per project per window (default 5 per second). */
   readonly managementRateLimitQuota: number
   readonly managementRateLimitWindowSeconds: number
-  /** The release line this server runs (RELEASE_LINE: stable, the default, or beta; API.md §0). */
+  /** The release line this server runs (RELEASE_LINE: stable, the default, or beta). */
   readonly releaseLine: "stable" | "beta"
   /** How long a Dashboard session lives after sign-in (SESSION_TTL_HOURS, default 7 days). */
   readonly sessionTtlHours: number
@@ -143,77 +144,6 @@ export class ServerConfig extends Context.Service<ServerConfig, ServerConfigShap
 
 const trimSlash = (s: string) => s.replace(/\/+$/, "")
 
-/** Whether `url` is a PostgreSQL connection URL with a host (what DATABASE_URL must be). */
-export const isPostgresUrl = (url: string) => {
-  try {
-    const u = new URL(url)
-    return (u.protocol === "postgres:" || u.protocol === "postgresql:") && u.hostname !== ""
-  } catch {
-    return false
-  }
-}
-
-/**
- * A setting that failed: a schema issue at the variable's name (as `Config.schema` reports its own),
- * so the CLI names the variable and says what is wrong.
- */
-const invalid = (name: string, message: string) =>
-  new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.InvalidValue({ message }))))
-
-/** One variable read as text and parsed by `parse` (`undefined`: not valid, `message` says why). */
-const setting = <A>(name: string, parse: (text: string) => A | undefined, message: (text: string) => string): Config.Config<A> =>
-  Config.String(name).pipe(Config.mapEffect((text) => {
-    const value = parse(text)
-    return value === undefined ? Effect.fail(invalid(name, message(text))) : Effect.succeed(value)
-  }))
-
-/** A further check of a setting's value (`message`: why it is refused). */
-const refine = <A, B>(name: string, check: (a: A) => Result.Result<B, string>) => (self: Config.Config<A>): Config.Config<B> =>
-  self.pipe(Config.mapEffect((a) => {
-    const checked = check(a)
-    return Result.isSuccess(checked) ? Effect.succeed(checked.success) : Effect.fail(invalid(name, checked.failure))
-  }))
-
-/** A whole number (as `Number` reads it, e.g. `1e3`). */
-const integer = (name: string) =>
-  setting(name, (text) => {
-    const n = Number(text)
-    return Number.isInteger(n) ? n : undefined
-  }, (text) => `Expected an integer value but received ${text}`)
-
-/** A TCP port, 1 to 65535, written as digits. */
-const port = (name: string) =>
-  setting(name, (text) => {
-    const n = Number(text)
-    return Number.isInteger(n) && n >= 1 && n <= 65535 && n.toString() === text ? n : undefined
-  }, (text) => `Expected a network port value but received ${text}`)
-
-const booleans: Record<string, boolean> = { true: true, yes: true, on: true, 1: true, false: false, no: false, off: false, 0: false }
-
-/** true|yes|on|1 or false|no|off|0. */
-const boolean = (name: string) =>
-  setting(name, (text) => booleans[text], (text) => `Expected a boolean value but received ${text}`)
-
-/**
- * One of `values`, as people type them: any case, surrounding spaces ignored, and the usual other
- * spellings in `aliases` (`warn` for `warning`).
- */
-const literal = <const L extends string>(name: string, values: ReadonlyArray<L>, aliases: Readonly<Record<string, L>> = {}) =>
-  setting(name, (text) => {
-    const typed = text.trim().toLowerCase()
-    return values.find((v) => v === typed) ?? aliases[typed]
-  }, (text) => `Expected one of (${values.join(", ")}) but received ${text}`)
-
-/** The spellings of a log level people use for ours (`WARN`, `Warning`, `err`). */
-const levelAliases = { warn: "warning", err: "error" } as const
-
-/** An integer setting with a default and inclusive bounds; out of range, the server refuses to start. */
-export const boundedInteger = (name: string, fallback: number, min: number, max: number) =>
-  integer(name).pipe(
-    Config.withDefault(fallback),
-    refine(name, (n: number) => n >= min && n <= max ? Result.succeed(n) : Result.fail(`must be between ${min} and ${max}`))
-  )
-
 /**
  * Every setting of `configs`, each read on its own: when several are wrong, the error names each
  * (one issue per variable), not only the first.
@@ -237,92 +167,20 @@ const allSettings = <const C extends Record<string, Config.Config<any>>>(configs
     })
   )
 
-export const serverConfig: Config.Config<ServerConfigShape> = allSettings({
-  host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
-  port: port("PORT").pipe(Config.withDefault(8080)),
-  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
-  databaseUrl: Config.option(Config.String("DATABASE_URL").pipe(refine("DATABASE_URL", (url: string) =>
-    isPostgresUrl(url)
-      ? Result.succeed(Redacted.make(url))
-      : Result.fail("must be a postgres:// (or postgresql://) URL naming a host, e.g. postgres://postgres@127.0.0.1:5432/switchboard")
-  ))),
-  apiUrl: Config.option(Config.String("API_URL")),
-  dashboardUrl: Config.option(Config.String("DASHBOARD_URL")),
-  spectrumUrl: Config.option(Config.String("SPECTRUM_URL")),
-  docsUrl: Config.option(Config.String("DOCS_URL")),
-  bootstrapEmail: Config.String("BOOTSTRAP_EMAIL").pipe(Config.withDefault("admin@localhost")),
-  bootstrapPassword: Config.option(Config.Redacted("BOOTSTRAP_PASSWORD")),
-  maxBodyBytes: boundedInteger("MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
-  idempotencyRetentionHours: boundedInteger("IDEMPOTENCY_RETENTION_HOURS", 24, 1, 720),
-  serviceKeyLimit: boundedInteger("SERVICE_KEY_LIMIT", 20, 1, 1000),
-  shutdownGraceSeconds: boundedInteger("SHUTDOWN_GRACE_SECONDS", 10, 0, 600),
-  secretKey: Config.option(Config.Redacted("SECRET_KEY").pipe(refine("SECRET_KEY", (v: Redacted.Redacted<string>) =>
-    Redacted.value(v).length >= 32 ? Result.succeed(v) : Result.fail("SECRET_KEY must be at least 32 characters")
-  ))),
-  rateLimitQuota: boundedInteger("RATE_LIMIT_QUOTA", 100, 1, 1_000_000),
-  channelHeartbeatMs: boundedInteger("CHANNEL_HEARTBEAT_MS", 15_000, 100, 300_000),
-  channelMaxFrameBytes: boundedInteger("CHANNEL_MAX_FRAME_BYTES", 1024 * 1024, 1024, 16 * 1024 * 1024),
-  channelSessionBufferBytes: boundedInteger("CHANNEL_SESSION_BUFFER_BYTES", 8 * 1024 * 1024, 64 * 1024, 256 * 1024 * 1024),
-  channelProjectBufferBytes: boundedInteger("CHANNEL_PROJECT_BUFFER_BYTES", 16 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
-  channelInitTimeoutMs: boundedInteger("CHANNEL_INIT_TIMEOUT_MS", 10_000, 100, 120_000),
-  channelTokenTtlSeconds: boundedInteger("CHANNEL_TOKEN_TTL_SECONDS", 900, 1, 3600),
-  eventRetentionHours: boundedInteger("EVENT_RETENTION_HOURS", 168, 1, 87_600),
-  ingressMaxBytes: boundedInteger("INGRESS_MAX_BYTES", 1024 * 1024, 1024, 16 * 1024 * 1024),
-  ingressRateLimitPerMinute: boundedInteger("INGRESS_RATE_LIMIT_PER_MINUTE", 600, 1, 1_000_000),
-  ingressReplyWaitMs: boundedInteger("INGRESS_REPLY_WAIT_MS", 10_000, 0, 60_000),
-  rateLimitWindowSeconds: boundedInteger("RATE_LIMIT_WINDOW_SECONDS", 10, 1, 3600),
-  credentialCacheSeconds: boundedInteger("CREDENTIAL_CACHE_SECONDS", 30, 0, 60),
-  oauthSweepIntervalSeconds: boundedInteger("OAUTH_SWEEP_INTERVAL_SECONDS", 3600, 0, 86_400),
-  egressIps: Config.String("EGRESS_IPS").pipe(Config.withDefault(""), refine("EGRESS_IPS", (raw: string) => {
-    const parsed = parseEgressIps(raw)
-    return "ok" in parsed ? Result.succeed(parsed.ok) : Result.fail(`EGRESS_IPS must list public IPv4 addresses: ${parsed.error}`)
-  })),
-  allowPrivateWebhookTargets: boolean("ALLOW_PRIVATE_WEBHOOK_TARGETS").pipe(Config.withDefault(false)),
-  webhookDeliveryEnabled: boolean("WEBHOOK_DELIVERY_ENABLED").pipe(Config.withDefault(true)),
-  webhookPollIntervalMs: boundedInteger("WEBHOOK_POLL_INTERVAL_MS", 500, 10, 60_000),
-  webhookRetryBaseMs: boundedInteger("WEBHOOK_RETRY_BASE_MS", 200, 1, 60_000),
-  webhookRetryMaxMs: boundedInteger("WEBHOOK_RETRY_MAX_MS", 10_000, 1, 3_600_000),
-  webhookMaxAttempts: boundedInteger("WEBHOOK_MAX_ATTEMPTS", 6, 1, 50),
-  webhookRetryHorizonHours: boundedInteger("WEBHOOK_RETRY_HORIZON_HOURS", 24, 0, 720),
-  webhookTimeoutSeconds: boundedInteger("WEBHOOK_TIMEOUT_SECONDS", 30, 1, 300),
-  webhookConcurrency: boundedInteger("WEBHOOK_CONCURRENCY", 16, 1, 256),
-  webhookDestinationConcurrency: boundedInteger("WEBHOOK_DESTINATION_CONCURRENCY", 4, 1, 256),
-  tlsCert: Config.option(Config.String("TLS_CERT")),
-  tlsKey: Config.option(Config.String("TLS_KEY")),
-  tlsPort: boundedInteger("TLS_PORT", 8443, 0, 65535),
-  trustProxy: boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
-  managementRateLimitQuota: boundedInteger("MANAGEMENT_RATE_LIMIT", 5, 1, 1_000_000),
-  managementRateLimitWindowSeconds: boundedInteger("MANAGEMENT_RATE_LIMIT_WINDOW_SECONDS", 1, 1, 3600),
-  releaseLine: literal("RELEASE_LINE", ["stable", "beta"]).pipe(Config.withDefault("stable" as const)),
-  sessionTtlHours: boundedInteger("SESSION_TTL_HOURS", 168, 1, 8760),
-  signInMaxFailures: boundedInteger("SIGN_IN_MAX_FAILURES", 10, 1, 1000),
-  signInWindowMinutes: boundedInteger("SIGN_IN_WINDOW_MINUTES", 15, 1, 1440),
-  signUpEnabled: boolean("SIGN_UP_ENABLED").pipe(Config.withDefault(true)),
-  privacyJobEnabled: boolean("PRIVACY_JOB_ENABLED").pipe(Config.withDefault(true)),
-  privacyJobIntervalSeconds: boundedInteger("PRIVACY_JOB_INTERVAL_SECONDS", 30, 1, 86_400),
-  plansFile: Config.option(Config.String("PLANS_FILE")),
-  billingSchedulerEnabled: boolean("BILLING_SCHEDULER_ENABLED").pipe(Config.withDefault(true)),
-  billingTickSeconds: boundedInteger("BILLING_TICK_SECONDS", 30, 1, 3600),
-  requestTimeoutMs: boundedInteger("REQUEST_TIMEOUT_MS", 30_000, 100, 600_000),
-  databaseStatementTimeoutMs: boundedInteger("DATABASE_STATEMENT_TIMEOUT_MS", 10_000, 100, 600_000),
-  databaseConnectTimeoutMs: boundedInteger("DATABASE_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000),
-  maxHeaderBytes: boundedInteger("MAX_HEADER_BYTES", 16 * 1024, 1024, 1024 * 1024),
-  cacheDir: Config.option(Config.String("SWITCHBOARD_CACHE_DIR")),
-  pgliteSharedBuffersMb: boundedInteger("PGLITE_SHARED_BUFFERS_MB", 32, 1, 16_384),
-  allowPrivateSsoProviders: boolean("ALLOW_PRIVATE_SSO_PROVIDERS").pipe(Config.withDefault(false)),
-  ssoTimeoutMs: boundedInteger("SSO_TIMEOUT_MS", 10_000, 100, 60_000),
-  deviceClientId: Config.option(Config.String("DEVICE_CLIENT_ID")),
-  deviceCodeTtlSeconds: boundedInteger("DEVICE_CODE_TTL_SECONDS", 600, 10, 3600),
-  devicePollIntervalSeconds: boundedInteger("DEVICE_POLL_INTERVAL_SECONDS", 5, 1, 60),
-  accessLog: literal("ACCESS_LOG", ["off", "debug", "info", "warning"], { warn: "warning" }).pipe(Config.withDefault("info" as const)),
-  logLevel: literal("LOG_LEVEL", ["debug", "info", "warning", "error"], levelAliases).pipe(Config.withDefault("info" as const)),
-  logFormat: literal("LOG_FORMAT", ["json", "pretty"]).pipe(Config.withDefault("pretty" as const)),
-  ssoReturnToOrigins: Config.String("SSO_RETURN_TO_ORIGINS").pipe(
-    Config.withDefault(""),
-    Config.map((s) => s.split(",").map((o) => o.trim()).filter((o) => o.length > 0))
-  )
-}).pipe(Config.map((c) => {
-  // Every surface defaults to the server's own origin (API.md §0).
+const serverConfigs = configsOf(serverSettings)
+
+/**
+ * The settings the adapters read themselves (provisioning, WhatsApp, iMessage, limits), checked
+ * here too: a bad one stops the start like a bad server setting, named before anything is built.
+ */
+const adapterChecks = Object.fromEntries(everySetting
+  .filter((s) => !Object.values<unknown>(serverSettings).includes(s))
+  .map((s) => [`adapter:${s.name}`, s.config]))
+
+/** The server's configuration from the environment: every setting of `serverSettings` (Settings.ts). */
+export const serverConfig: Config.Config<ServerConfigShape> = allSettings({ ...serverConfigs, ...adapterChecks } as typeof serverConfigs).pipe(Config.map((read) => {
+  const c = Object.fromEntries(Object.keys(serverConfigs).map((key) => [key, read[key as keyof typeof read]])) as typeof read
+  // Every surface defaults to the server's own origin.
   const origin = `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`
   const url = (o: Option.Option<string>) => trimSlash(Option.getOrElse(o, () => origin))
   return {

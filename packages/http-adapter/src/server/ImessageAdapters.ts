@@ -15,22 +15,11 @@
  */
 import { ImessageSettings } from "@switchboard/core/platforms"
 import { defaultSimulatedImessageSettings, makeSimulatedImessagePool } from "@switchboard/testkit/simulated"
-import { Config, Effect, Layer, Schema } from "effect"
+import { Config, Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
+import { configsOf, imessageSettings } from "../http/Settings.js"
 
-const int = (name: string, fallback: number, min: number, max: number) =>
-  Config.schema(Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max }, { message: `${name} must be between ${min} and ${max}` })), name)
-    .pipe(Config.withDefault(fallback))
-
-const settings = Config.all({
-  delayMs: int("SIMULATED_PROVIDER_DELAY_MS", 0, 0, 600_000),
-  fail: Config.Literals(["never", "transient", "permanent"], "SIMULATED_PROVIDER_FAIL").pipe(Config.withDefault("never" as const)),
-  dedicatedCapacity: int("SIMULATED_IMESSAGE_DEDICATED_CAPACITY", 10, 0, 100),
-  sharedLines: int("SIMULATED_IMESSAGE_SHARED_LINES", 1, 0, 100),
-  seatsPerSharedLine: int("SIMULATED_IMESSAGE_SEATS_PER_SHARED_LINE", 50, 0, 1_000_000),
-  maxSharedLines: int("SIMULATED_IMESSAGE_MAX_SHARED_LINES", 100, 0, 100),
-  defaultSharedSeats: int("IMESSAGE_DEFAULT_SHARED_SEATS", 25, 0, 1_000_000_000)
-})
+const settings = Config.all(configsOf(imessageSettings))
 
 export const ImessageServerAdapters = (_config: ServerConfigShape) =>
   Layer.unwrap(Effect.map(Effect.orDie(settings), ({ defaultSharedSeats, ...pool }) =>

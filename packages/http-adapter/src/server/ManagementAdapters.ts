@@ -5,9 +5,10 @@
  */
 import { ManagementLimits } from "@switchboard/core/projects"
 import { Effect, Layer } from "effect"
-import { boundedInteger, type ServerConfigShape } from "../http/ServerConfig.js"
+import type { ServerConfigShape } from "../http/ServerConfig.js"
+import { managementUserLimitSetting } from "../http/Settings.js"
 
-export const managementUserLimit = boundedInteger("MANAGEMENT_USER_LIMIT", 1000, 1, 1_000_000)
+export const managementUserLimit = managementUserLimitSetting.config
 
 export const ManagementServerAdapters = (_config: ServerConfigShape) =>
   Layer.effect(ManagementLimits, Effect.map(managementUserLimit, (maxUsersPerProject) => ({ maxUsersPerProject })))

@@ -23,27 +23,11 @@
  */
 import { ProvisioningSettings } from "@switchboard/core/platforms"
 import { defaultSimulatedProviderSettings, makeSimulatedProviders } from "@switchboard/testkit/simulated"
-import { Config, Effect, Layer, Schema } from "effect"
+import { Config, Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
+import { configsOf, platformSettings } from "../http/Settings.js"
 
-const int = (name: string, fallback: number, min: number, max: number) =>
-  Config.schema(Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max }, { message: `${name} must be between ${min} and ${max}` })), name)
-    .pipe(Config.withDefault(fallback))
-
-const settings = Config.all({
-  enabled: Config.Boolean("PROVISIONING_WORKER_ENABLED").pipe(Config.withDefault(true)),
-  pollIntervalMs: int("PROVISIONING_POLL_INTERVAL_MS", 500, 5, 60_000),
-  leaseMs: int("PROVISIONING_LEASE_MS", 60_000, 100, 3_600_000),
-  waitMs: int("PROVISIONING_WAIT_MS", 30_000, 10, 86_400_000),
-  retryBaseMs: int("PROVISIONING_RETRY_BASE_MS", 1_000, 1, 3_600_000),
-  delayMs: int("SIMULATED_PROVIDER_DELAY_MS", 0, 0, 600_000),
-  fail: Config.Literals(["never", "transient", "permanent"], "SIMULATED_PROVIDER_FAIL").pipe(Config.withDefault("never" as const)),
-  numbersPerAreaCode: int("SIMULATED_NUMBERS_PER_AREA_CODE", 100, 0, 100),
-  emailVerifyAfterChecks: int("SIMULATED_EMAIL_VERIFY_AFTER_CHECKS", 1, 0, 1000),
-  campaignCapacity: int("SIMULATED_CAMPAIGN_CAPACITY", 2, 0, 1_000_000),
-  whatsappSharedLines: int("SIMULATED_WHATSAPP_SHARED_LINES", 3, 0, 100),
-  whatsappDedicatedLines: int("SIMULATED_WHATSAPP_DEDICATED_LINES", 100, 0, 100)
-})
+const settings = Config.all(configsOf(platformSettings))
 
 export const PlatformsServerAdapters = (_config: ServerConfigShape) =>
   Layer.unwrap(Effect.map(Effect.orDie(settings), (s) =>

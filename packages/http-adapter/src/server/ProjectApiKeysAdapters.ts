@@ -4,9 +4,10 @@
  */
 import { ProjectApiKeyLimits } from "@switchboard/core/credentials"
 import { Effect, Layer } from "effect"
-import { boundedInteger, type ServerConfigShape } from "../http/ServerConfig.js"
+import type { ServerConfigShape } from "../http/ServerConfig.js"
+import { projectApiKeyLimitSetting } from "../http/Settings.js"
 
-export const projectApiKeyLimit = boundedInteger("PROJECT_API_KEY_LIMIT", 50, 1, 1000)
+export const projectApiKeyLimit = projectApiKeyLimitSetting.config
 
 export const ProjectApiKeysServerAdapters = (_config: ServerConfigShape) =>
   Layer.effect(ProjectApiKeyLimits, Effect.map(projectApiKeyLimit, (maxApiKeysPerProject) => ({ maxApiKeysPerProject })))

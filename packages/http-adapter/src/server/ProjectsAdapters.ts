@@ -6,10 +6,11 @@
  */
 import { ProjectClosurePolicy, ProjectClosures } from "@switchboard/core/projects"
 import { Duration, Effect, Layer } from "effect"
-import { boundedInteger, type ServerConfigShape } from "../http/ServerConfig.js"
+import type { ServerConfigShape } from "../http/ServerConfig.js"
+import { projectClosureSecondsSetting } from "../http/Settings.js"
 
 /** `PROJECT_CLOSURE_SECONDS`: how long a deleted project stays closing (0..86400, default 60). */
-export const projectClosureSeconds = boundedInteger("PROJECT_CLOSURE_SECONDS", 60, 0, 86_400)
+export const projectClosureSeconds = projectClosureSecondsSetting.config
 
 /** The policy for a closure delay: the job looks every quarter of it (1..10 s). */
 export const closurePolicy = (delaySeconds: number) => ({

@@ -17,20 +17,11 @@
  * by providing its own `WhatsappProvider` layer (it wins over the simulated one).
  */
 import { WhatsappSettings } from "@switchboard/core/platforms"
-import { Config, Effect, Layer, Schema } from "effect"
+import { Config, Effect, Layer } from "effect"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
+import { configsOf, whatsappSettings } from "../http/Settings.js"
 
-const settings = Config.all({
-  mode: Config.Literals(["shared", "dedicated"], "WHATSAPP_MODE").pipe(Config.withDefault("shared" as const)),
-  maxUserAssignments: Config.schema(
-    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 }, { message: "WHATSAPP_MAX_USER_ASSIGNMENTS must be between 0 and 1000000" })),
-    "WHATSAPP_MAX_USER_ASSIGNMENTS"
-  ).pipe(Config.withDefault(100)),
-  dedicatedLines: Config.Boolean("WHATSAPP_DEDICATED_LINES").pipe(Config.withDefault(true)),
-  requirePaymentMethod: Config.Boolean("WHATSAPP_REQUIRE_PAYMENT_METHOD").pipe(Config.withDefault(true)),
-  signupConfigId: Config.String("WHATSAPP_SIGNUP_CONFIG_ID").pipe(Config.withDefault("switchboard-embedded-signup")),
-  graphVersion: Config.String("WHATSAPP_GRAPH_VERSION").pipe(Config.withDefault("v21.0"))
-})
+const settings = Config.all(configsOf(whatsappSettings))
 
 export const WhatsappServerAdapters = (_config: ServerConfigShape) =>
   Layer.unwrap(Effect.map(Effect.orDie(settings), (s) =>
