@@ -1,5 +1,5 @@
 /**
- * The caller's own account (API.md §1.2): updating its names and deleting it. Deletion leaves a
+ * The caller's own account (docs/api-notes/accounts-and-projects.md): updating its names and deleting it. Deletion leaves a
  * tombstone (`deletedAt` set) and is refused while the account owns an organization; from then on
  * every credential of the account is answered `AccountDeleted` — and its OAuth access tokens are
  * inactive — at once, not after the credential cache's TTL: the account's key ids are dropped from this process's cache and announced on

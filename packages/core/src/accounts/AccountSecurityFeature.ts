@@ -1,5 +1,5 @@
 /**
- * The AccountSecurity feature in core (API.md §1.2): the caller's profile and deletion, phone
+ * The AccountSecurity feature in core (docs/api-notes/accounts-and-projects.md): the caller's profile and deletion, phone
  * verification and TOTP factors. `AccountSecurityCore` needs the ports below, plus `SmsSender`,
  * `ServerSecret`, `Secrets`, the organizations port and the identity services (credential cache).
  */

@@ -1,5 +1,5 @@
 /**
- * Billing's reads (API.md §1.6): a project's overview (subscriptions and metered usage) and its
+ * Billing's reads (docs/api-notes/billing.md): a project's overview (subscriptions and metered usage) and its
  * effective terms, the plan catalog, an organization's invoices and one operation. Reading a
  * project's billing materialises its subscriptions first (`BillingSubscriptions.ts`).
  */

@@ -1,6 +1,6 @@
 /**
- * An organization's own billing on the wire (contract.md §1 5 `getOrganizationBillingOverview`,
- * `previewOrganizationChange`; §3.4 `OrganizationSubscription`). Besides its projects'
+ * An organization's own billing on the wire (the public contract's
+ * `getOrganizationBillingOverview`, `previewOrganizationChange` and `OrganizationSubscription`). Besides its projects'
  * subscriptions (one per category, billing/BillingSubscriptions.ts), an organization may hold one
  * subscription of its own to a plan of the catalog's `organization` category
  * (billing/OrganizationBilling.ts); without one its overview has `subscription: null` and a preview

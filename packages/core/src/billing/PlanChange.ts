@@ -1,10 +1,10 @@
 /**
- * Why this file is long: one pure algorithm, billing.md §3 implemented step by step as written
+ * Why this file is long: one pure algorithm, docs/api-notes/billing.md implemented step by step as written
  * (targets, direction, period-end, upgrade); its helpers share one context and are only meaningful
  * together.
  *
- * The plan-change preview (reference/billing.md §3, implemented as written; SPEC.md § Billing
- * plan; API.md §1.6 `previewProjectChange`). A pure module (DESIGN.md §3): plain functions over
+ * The plan-change preview behind `previewProjectChange`, implemented as written
+ * (docs/api-notes/billing.md). A pure module (docs/architecture.md#contexts-and-pure-modules): plain functions over
  * plain data, no Effect, no Clock — the caller passes `now`.
  *
  * `previewPlanChange` answers with the `PreviewProjectChangeResponse` of `billing/Schema.ts` (its
@@ -26,16 +26,16 @@ import {
 } from "./Schema.js"
 
 // ---------------------------------------------------------------------------------------------
-// Inputs (billing.md §3.0)
+// Inputs (docs/api-notes/billing.md)
 // ---------------------------------------------------------------------------------------------
 
 /** An instant: epoch milliseconds, or an RFC 3339 UTC timestamp string. */
 export type Instant = number | string
 
-/** How the customer can pay (billing.md §3.0, §3.6). */
+/** How the customer can pay (docs/api-notes/billing.md). */
 export type PaymentMethodState = "off_session" | "requires_action" | "none"
 
-/** The subscription being changed (billing.md §3.0 `current`). */
+/** The subscription being changed (docs/api-notes/billing.md `current`). */
 export interface CurrentSubscription {
   readonly plan: BillingPlan
   /** Default `calendar`. */
@@ -56,12 +56,12 @@ export interface CurrentSubscription {
   readonly paymentMethod: PaymentMethodState
 }
 
-/** Everything the preview reads. The request is validated here (billing.md §3.1). */
+/** Everything the preview reads. The request is validated here (docs/api-notes/billing.md). */
 export interface PlanChangePreviewInput {
   /** The plan catalog: the target is looked up in it (§3.2 1), and addition codes across it (§3.2 4). */
   readonly catalog: BillingPlanCatalog
   readonly current: CurrentSubscription
-  /** `{category, planCode, additions?}` (SPEC.md § Billing plan), as received. */
+  /** `{category, planCode, additions?}` (docs/api-notes/billing.md), as received. */
   readonly request: typeof PreviewPlanChangeRequest.Encoded
   readonly now: Instant
 }
@@ -70,19 +70,19 @@ export interface PlanChangePreviewInput {
 // Failures
 // ---------------------------------------------------------------------------------------------
 
-/** billing.md §3.1: the request is malformed — a request validation error, not a preview. */
+/** docs/api-notes/billing.md: the request is malformed — a request validation error, not a preview. */
 export class PlanChangeRequestInvalid extends Data.TaggedError("PlanChangeRequestInvalid")<{
   readonly message: string
 }> {}
 
-/** The details of billing.md §3.2's hard rejections (all with code `invalid_target`). */
+/** The details of docs/api-notes/billing.md's hard rejections (all with code `invalid_target`). */
 export type PlanChangeRejection = Extract<
   BillingFailureDetail,
   | "plan_not_found" | "target_rejected" | "cancellation_scheduled" | "feature_not_found"
   | "feature_not_sold_by_plan" | "quantity_out_of_range"
 >
 
-/** billing.md §3.2: the first failing check, as the failure `{code, detail}` of SPEC.md. */
+/** docs/api-notes/billing.md: the first failing check, as the failure `{code, detail}` the preview answers with. */
 export class PlanChangeRejected extends Data.TaggedError("PlanChangeRejected")<{
   readonly code: "invalid_target"
   readonly detail: PlanChangeRejection
@@ -96,7 +96,7 @@ export class PlanChangeInputInvalid extends Data.TaggedError("PlanChangeInputInv
   readonly message: string
 }> {}
 
-/** A computed amount falls outside ±9007199254740991 (SPEC.md § Limits). */
+/** A computed amount falls outside ±9007199254740991 (docs/api-notes/requests.md). */
 export class PlanChangeAmountOutOfRange extends Data.TaggedError("PlanChangeAmountOutOfRange")<{
   readonly field: string
   readonly message: string
@@ -109,13 +109,13 @@ export type PlanChangePreviewError =
   | PlanChangeAmountOutOfRange
 
 // ---------------------------------------------------------------------------------------------
-// Direction and timing (billing.md §3.3, §3.6)
+// Direction and timing (docs/api-notes/billing.md)
 // ---------------------------------------------------------------------------------------------
 
 export type PlanChangeDirection = "up" | "down" | "lateral"
 
 /**
- * billing.md §3.3: by tier when both tiers are set; otherwise by Lago's annualised base amount,
+ * docs/api-notes/billing.md: by tier when both tiers are set; otherwise by Lago's annualised base amount,
  * where only strictly greater is an upgrade.
  */
 export const planChangeDirection = (current: BillingPlan, target: BillingPlan): PlanChangeDirection => {
@@ -127,7 +127,7 @@ export const planChangeDirection = (current: BillingPlan, target: BillingPlan): 
   return t > c ? "up" : t < c ? "down" : "lateral"
 }
 
-/** billing.md §3.6: when an upgrade applies, given the total due now and the payment method. */
+/** docs/api-notes/billing.md: when an upgrade applies, given the total due now and the payment method. */
 export const upgradeTiming = (totalCents: number, paymentMethod: PaymentMethodState): Exclude<PlanChangeTiming, "period_end"> =>
   totalCents <= 0 || paymentMethod === "off_session" ? "immediate" : "on_payment"
 
@@ -198,7 +198,7 @@ const LAST_YEAR = 9997
 // The preview
 // ---------------------------------------------------------------------------------------------
 
-/** Resolves the target plan and applies billing.md §3.2's hard rejections, first failure wins. */
+/** Resolves the target plan and applies docs/api-notes/billing.md's hard rejections, first failure wins. */
 export const resolveTarget = (
   catalog: BillingPlanCatalog,
   current: Pick<CurrentSubscription, "plan" | "cancellationScheduled">,
@@ -230,7 +230,7 @@ export const resolveTarget = (
 }
 
 /**
- * `previewPlanChange(current, targetPlan, additions, now)` of billing.md §3: the invoice due now,
+ * `previewPlanChange(current, targetPlan, additions, now)` of docs/api-notes/billing.md: the invoice due now,
  * the next regular charge and the plan-change effect, or the first failure.
  */
 export const previewPlanChange = (
@@ -359,7 +359,7 @@ const atPeriodEnd = (ctx: Context): PreviewProjectChangeResponse => {
 }
 
 /**
- * DESIGN (not in billing.md §3): the regular invoice at `effectiveAt`, without usage, thresholds,
+ * DESIGN (not in docs/api-notes/billing.md): the regular invoice at `effectiveAt`, without usage, thresholds,
  * commitment true-ups or taxes — the current plan's in-arrears base fee and in-arrears held fixed
  * charges for the period that ends, then the target's in-advance base fee and in-advance fixed
  * charges (held or default quantities) for its first period, prorated when that period is partial.
@@ -505,9 +505,9 @@ const upgrade = (ctx: Context): PreviewProjectChangeResponse => {
 }
 
 /**
- * DESIGN (not in billing.md §3): the regular invoice at `te + 1`, without usage, thresholds,
+ * DESIGN (not in docs/api-notes/billing.md): the regular invoice at `te + 1`, without usage, thresholds,
  * commitment true-ups or taxes — a target in arrears bills `rhu(tBase×rt, tDays)` for `[D, te]`
- * (billing.md E2 "Later"), one in advance its full fee for the next period; in-arrears fixed
+ * (docs/api-notes/billing.md E2 "Later"), one in advance its full fee for the next period; in-arrears fixed
  * charges bill `[D, te]` at their starting quantity, in-advance ones the next full period with the
  * additions included (the addition lines priced only `[D, te]`).
  */

@@ -1,5 +1,5 @@
 /**
- * The Dashboard feature's ports (DESIGN.md §4): sessions of the sign-in component, failed sign-in
+ * The Dashboard feature's ports (docs/architecture.md#rules-of-the-road): sessions of the sign-in component, failed sign-in
  * counters, onboarding answers, and the store's health for diagnostics. `Context.Tag`s with no
  * implementation. Privacy requests live in `privacy/`, per-project settings in `projects/`.
  */

@@ -1,5 +1,5 @@
 /**
- * Onboarding answers of the Dashboard (API.md §2 `POST/GET /api/onboarding/details`): what the
+ * Onboarding answers of the Dashboard (docs/api-notes/dashboard-api.md `POST/GET /api/onboarding/details`): what the
  * signed-in person told us about their company, role, use case and team size. Each save replaces
  * the answers given and keeps the others; an answer sent as null is cleared.
  */

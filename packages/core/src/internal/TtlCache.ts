@@ -1,5 +1,5 @@
 /**
- * A bounded, time-limited cache of values loaded from the store (DESIGN.md §6: credentials and the
+ * A bounded, time-limited cache of values loaded from the store (docs/architecture.md#hot-paths: credentials and the
  * records a credential reads are cached ≤ 60 s, the spec's revocation bound). An entry is dropped at
  * once when it changes — in the changing process directly, in others through a change stream — and
  * its key is kept out for one TTL ("tombstone"), so a load that raced the change (it read the row

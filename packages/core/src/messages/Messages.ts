@@ -1,5 +1,5 @@
 /**
- * Messages (issue 15 §1): message records from the messaging edge's lifecycle facts, and their
+ * Messages (docs/messages.md): message records from the messaging edge's lifecycle facts, and their
  * reads.
  *
  * - **Ingestion** is set-based, like call signals (voice/CallIngest.ts): a batch of 1–100 facts in
@@ -8,7 +8,7 @@
  *   (`applyFact` over `MessageMachine.apply`) on the records in memory; one write of new and
  *   changed records and of the applied facts (the event log the SQL query operation reads); one
  *   append of the `message.*` events to the outbox. Ignored and rejected facts write nothing.
- * - **Filtered verification codes** (issue 18): a `received` fact naming a resource the project
+ * - **Filtered verification codes** (docs/provisioning.md): a `received` fact naming a resource the project
  *   holds (`data.resourceId`; one it does not hold is rejected `unknown-resource`; one whose type
  *   does not fit the platform, `messageResourceTypes`, refuses the batch) whose text
  *   carries a one-time code is held back — recorded through `VerificationCodes` in the same

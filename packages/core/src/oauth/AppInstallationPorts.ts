@@ -1,5 +1,5 @@
 /**
- * The app installation flow's store port (issue 17 §3): installation requests (one row each, from
+ * The app installation flow's store port (docs/app-installation.md): installation requests (one row each, from
  * creation to delivery), the apps' registered key sets, and the `jti`s of the client assertions
  * already used (kept until the assertion expires, for replay protection).
  */

@@ -1,5 +1,5 @@
 /**
- * App installation (issue 17 §3). An OAuth app's backend asks to be installed with a client
+ * App installation (docs/app-installation.md). An OAuth app's backend asks to be installed with a client
  * assertion (`createRequest`); the customer opens the request in the Dashboard (the first account
  * to open it owns it: `view`, `listPending`), approves it into one of its projects with chosen
  * permissions (`approve`: a single-use 43-character code, 10 minutes, sent to the app's redirect

@@ -1,5 +1,5 @@
 /**
- * Client assertions of the app installation flow (RFC 7523 §2.2, §3; issue 17 §3): a JWT signed
+ * Client assertions of the app installation flow (RFC 7523 §2.2, §3; docs/app-installation.md): a JWT signed
  * with a key of the app's registered JWK Set, `iss` = `sub` = the app's `client_id`, `aud` naming
  * this server (the endpoint called or the API's base URL), a `jti`, and an `exp` at most five
  * minutes ahead (30 s of clock skew allowed). Asymmetric algorithms only: the server never holds a

@@ -1,5 +1,5 @@
 /**
- * Whose tokens the versioned API accepts (API.md §0, §1.1): JWT access tokens are issued by
+ * Whose tokens the versioned API accepts (docs/api-notes/requests.md, docs/api-notes/credentials.md): JWT access tokens are issued by
  * `{DASHBOARD_URL}/api/auth` for the audience `{API_URL}`. The standalone server sets it from its
  * configuration; the defaults match a server on the loopback address.
  */

@@ -1,5 +1,5 @@
 /**
- * Invitations to organizations (API.md §1.3): the store's port, added by the Organizations feature.
+ * Invitations to organizations (docs/api-notes/accounts-and-projects.md): the store's port, added by the Organizations feature.
  * Tokens are never stored, only their SHA-256.
  */
 import { Context, DateTime, type Effect, type Option } from "effect"

@@ -1,5 +1,5 @@
 /**
- * The Organizations feature's domain errors (API.md §1.3). No HTTP here: the HTTP adapter maps them
+ * The Organizations feature's domain errors (docs/api-notes/accounts-and-projects.md). No HTTP here: the HTTP adapter maps them
  * in `v1/OrganizationsErrors.ts`. (`MemberAlreadyExists` lives with the port in OrganizationsPorts.ts.)
  */
 import { Schema } from "effect"

@@ -1,5 +1,5 @@
 /**
- * iMessage's ports (issue 18): the store of shared-line assignments, and `ImessagePool` — the
+ * iMessage's ports (docs/provisioning.md): the store of shared-line assignments, and `ImessagePool` — the
  * provider of iMessage lines (dedicated lines with a limited capacity that a request may wait
  * hours for, and the pool of shared lines end users are assigned onto).
  */

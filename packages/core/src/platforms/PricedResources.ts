@@ -1,5 +1,5 @@
 /**
- * What provisioning asks of billing (issue 18): the project's **entitlements** (the feature keys
+ * What provisioning asks of billing (docs/provisioning.md): the project's **entitlements** (the feature keys
  * of the plans its subscriptions are on — a category without a materialised subscription counts
  * with its default plan) and the **fixed-charge quantity** of priced resources.
  *

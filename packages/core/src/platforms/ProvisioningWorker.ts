@@ -1,5 +1,5 @@
 /**
- * The durable operation worker (issue 18), on the webhook engine's pattern: it leases due
+ * The durable operation worker (docs/provisioning.md), on the webhook engine's pattern: it leases due
  * operations (`claimDue`: `FOR UPDATE SKIP LOCKED` and a lease in SQL, so any number of processes
  * share the work), calls the provider **outside** any transaction, then records the outcome in one
  * transaction with the operation row locked and its claim checked:

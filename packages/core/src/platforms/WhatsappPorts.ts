@@ -1,5 +1,5 @@
 /**
- * WhatsApp's ports (issue 18): the store of WABA connections and shared-line assignments, the
+ * WhatsApp's ports (docs/provisioning.md): the store of WABA connections and shared-line assignments, the
  * store of filtered verification codes, the `WhatsappProvider` (Meta's Graph API and the pools of
  * shared and dedicated WhatsApp lines; the server ships a simulated one) and the settings that
  * stand in for a project's WhatsApp entitlements.

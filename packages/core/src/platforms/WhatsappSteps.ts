@@ -1,5 +1,5 @@
 /**
- * The operation worker's WhatsApp steps (issue 18), called by `ProvisioningWorker` outside any
+ * The operation worker's WhatsApp steps (docs/provisioning.md), called by `ProvisioningWorker` outside any
  * transaction for `whatsapp_sender` and `whatsapp_line` provisions:
  *
  * - a Meta number (`connectWhatsappBusiness`): exchange the Embedded Signup code, check the WABA is

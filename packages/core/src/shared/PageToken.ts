@@ -1,5 +1,5 @@
 /**
- * Cursor page tokens (API.md §0 Pagination): opaque and tamper-evident. A token is the base64url
+ * Cursor page tokens (docs/api-notes/requests.md): opaque and tamper-evident. A token is the base64url
  * JSON of the cursor and the list it belongs to, plus an HMAC under the server secret; a token
  * altered, forged, or taken from another list is refused (→ 422).
  */

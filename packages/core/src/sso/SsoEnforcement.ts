@@ -1,5 +1,5 @@
 /**
- * Required SSO (issue 17): when an organization requires SSO, its members reach its resources only
+ * Required SSO (docs/sso.md): when an organization requires SSO, its members reach its resources only
  * through a sign-in made by that organization's SSO. The HTTP adapter says, per request, how the
  * caller authenticated (`CurrentAuthentication`, a context reference: a Dashboard session opened by
  * an organization's SSO carries that organization; service keys and access tokens carry none);

@@ -1,5 +1,5 @@
 /**
- * Signing in through an organization's SSO (issue 17): the four `Begin…` operations, the callback,
+ * Signing in through an organization's SSO (docs/sso.md): the four `Begin…` operations, the callback,
  * and enterprise login.
  *
  * - `begin` checks `returnTo`, the entitlement and the connection, then stores a pending sign-in

@@ -1,5 +1,5 @@
 /**
- * The voice context's ports (DESIGN.md §4: `Context.Tag`s with no implementation): the stores of
+ * The voice context's ports (docs/architecture.md#rules-of-the-road: `Context.Tag`s with no implementation): the stores of
  * voice profiles and calls, the SIP edge the call actions go out through, and the settings of the
  * SIP service the profiles point at.
  *

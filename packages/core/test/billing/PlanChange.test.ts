@@ -1,5 +1,5 @@
 /**
- * The plan-change preview (reference/billing.md §3; worked examples E1–E3 of §4, reproduced
+ * The plan-change preview (docs/api-notes/billing.md; the worked examples E1–E3, reproduced
  * exactly, then a table of our own cases). Results are compared in their wire form: encoded with
  * `PreviewProjectChangeResponse`, so every case also checks that the output encodes.
  */
@@ -18,7 +18,7 @@ import {
 const MAX = 9007199254740991
 
 // ---------------------------------------------------------------------------------------------
-// The billing.md §4 catalog, plus a few plans of our own
+// The docs/api-notes/billing.md catalog, plus a few plans of our own
 // ---------------------------------------------------------------------------------------------
 
 const plan = (p: {
@@ -162,10 +162,10 @@ const invoice = (lines: ReadonlyArray<ReturnType<typeof line>>, creditsCents: nu
 }
 
 // ---------------------------------------------------------------------------------------------
-// E1–E3 (billing.md §4), every line and total
+// E1–E3 (docs/api-notes/billing.md), every line and total
 // ---------------------------------------------------------------------------------------------
 
-describe("billing.md §4 worked examples", () => {
+describe("docs/api-notes/billing.md worked examples", () => {
   it("E1: monthly upgrade mid-period, in advance", () => {
     expect(wire(input("starter_monthly", "pro_monthly", "2025-03-12T15:30:00Z"))).toStrictEqual({
       dueNow: {
