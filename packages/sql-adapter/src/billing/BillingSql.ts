@@ -1,5 +1,5 @@
 /**
- * The Billing feature's SQL repository (API.md §1.6; migration 0013). Subscriptions and operations
+ * The Billing feature's SQL repository (docs/api-notes/billing.md; migration 0013). Subscriptions and operations
  * are jsonb records with the columns their lookups need beside them; every read-then-write locks
  * its row (`for update`) in the caller's transaction. What makes the scheduler exact with several
  * processes: each subscription's work runs with its row locked and re-checks what is due, and an

@@ -1,5 +1,5 @@
 /**
- * The messages context's SQL repository (issue 15 §1): records in `messages` (the JSON of core's
+ * The messages context's SQL repository (docs/messages.md): records in `messages` (the JSON of core's
  * `Message`), applied facts in `message_event_log` (what the SQL query operation's
  * `message_events` shows). A batch reads with two statements — the messages locked in id order,
  * then, under those locks, the fact ids the project already has — and writes with one: new

@@ -1,5 +1,5 @@
 /**
- * The Management feature's repositories in SQL (API.md §4): platform switches (one upsert per
+ * The Management feature's repositories in SQL (docs/api-notes/management-api.md): platform switches (one upsert per
  * toggle) and end users. The unique index on (project, phone number, assigned number) decides
  * between concurrent inserts (a violation is `ProjectUserExists`); the service locks the project row
  * around its read-then-write, so the per-project count holds until the insert commits.

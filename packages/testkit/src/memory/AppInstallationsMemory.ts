@@ -1,5 +1,5 @@
 /**
- * The app installation feature's memory layer (issue 17 §3): installation requests, the apps' key
+ * The app installation feature's memory layer (docs/app-installation.md): installation requests, the apps' key
  * sets and the used assertion `jti`s as tables of the shared `MemoryState` (they roll back with
  * transactions).
  */
