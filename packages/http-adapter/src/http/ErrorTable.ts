@@ -1,5 +1,5 @@
 /**
- * Error tables (DESIGN.md §4): what a surface says for each core error, one row per error tag,
+ * Error tables (docs/architecture.md#rules-of-the-road): what a surface says for each core error, one row per error tag,
  * typed against the core error union it covers. A core error without a row in a table typed
  * against its union is a compile error, and each row receives its own error type (no casts).
  *

@@ -1,5 +1,5 @@
 /**
- * The one body decoder of the Dashboard API (SPEC.md § Endpoints: "three request content types
+ * The one body decoder of the Dashboard API (docs/api-notes/dashboard-api.md: "three request content types
  * with the same schema"). `application/json`, `application/x-www-form-urlencoded` and
  * `multipart/form-data` (fields only; a file part is refused) are read into one value and decoded
  * with the operation's schema. Form fields are all strings, so before decoding they are coerced by

@@ -1,5 +1,5 @@
 /**
- * The Billing feature's background work in a server process (API.md §1.6): the period-end
+ * The Billing feature's background work in a server process (docs/api-notes/billing.md): the period-end
  * scheduler — every `BILLING_TICK_SECONDS` one `BillingService.tick` (periods that ended, usage
  * thresholds, operations not started, `on_payment` windows that closed, invoices to collect),
  * driven by `Clock` — and `BillingKicker`, which runs a new billing operation right after the

@@ -1,5 +1,5 @@
 /**
- * The certificate of the server's HTTPS listener (API.md §4: the management API is HTTPS only and
+ * The certificate of the server's HTTPS listener (docs/api-notes/management-api.md: the management API is HTTPS only and
  * the server terminates TLS itself). `TLS_CERT` and `TLS_KEY` name PEM files; when neither is set,
  * a self-signed certificate for `localhost` (and 127.0.0.1, ::1) is generated once into
  * `DATA_DIR/tls/` (key mode 0600) and reused on later starts, replaced when it has expired. Clients

@@ -1,5 +1,5 @@
 /**
- * The ingress endpoints' /v1 routes (issue 14): a project creates, lists and revokes the URLs third
+ * The ingress endpoints' /v1 routes (docs/event-channel.md): a project creates, lists and revokes the URLs third
  * parties post webhooks to (each request becomes an `external-webhook.received` event). The secret
  * of the URL is in the create response only.
  */

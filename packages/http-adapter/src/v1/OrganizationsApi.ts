@@ -1,5 +1,5 @@
 /**
- * The Organizations feature's /v1 routes (API.md §1.3): the group, the problem codes of each
+ * The Organizations feature's /v1 routes (docs/api-notes/accounts-and-projects.md): the group, the problem codes of each
  * operation, the *Idem* ones. All need an account credential (project API keys are refused); OAuth
  * access tokens need `members:read` for reads and `members:write` for writes.
  */

@@ -1,5 +1,5 @@
 /**
- * Problem responses of the versioned API (RFC 9457, API.md §0): everything that goes wrong on /v1
+ * Problem responses of the versioned API (RFC 9457, docs/api-notes/requests.md): everything that goes wrong on /v1
  * leaves as a `ProblemFailure` and is rendered by the global middleware.
  */
 import { HttpServerResponse } from "effect/http"

@@ -1,5 +1,5 @@
 /**
- * The real spectrum-ts client (a devDependency) against the real server over TLS (issue 14): a
+ * The real spectrum-ts client (a devDependency) against the real server over TLS (docs/event-channel.md): a
  * child `node --experimental-websocket` process (the SDK needs a global WebSocket) runs the SDK
  * with only SPECTRUM_CLOUD_URL and SPECTRUM_FUSOR_WS_URL pointed at us and the test certificate
  * trusted (NODE_EXTRA_CA_CERTS). It mints its token, connects, receives an event posted to an

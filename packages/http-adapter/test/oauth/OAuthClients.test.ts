@@ -1,5 +1,5 @@
 /**
- * Independent OAuth clients drive the real server end to end (reference/oauth.md §4): openid-client
+ * Independent OAuth clients drive the real server end to end (docs/api-notes/oauth.md): openid-client
  * v6 and oauth4webapi v3 go through discovery, authorization (sign-in and consent done over HTTP
  * with a cookie jar), the code exchange with id_token verification (EdDSA, from the JWKS),
  * userinfo, refresh rotation and reuse detection, introspection and revocation — as a confidential

@@ -1,5 +1,5 @@
 /**
- * Organization SSO end to end (issue 17), on every backend: a real server, panva's `oidc-provider`
+ * Organization SSO end to end (docs/sso.md), on every backend: a real server, panva's `oidc-provider`
  * as the identity provider on a loopback port (its own login and consent pages, driven by a
  * cookie-jar browser), and a scripted provider for ID tokens no honest provider would send.
  *

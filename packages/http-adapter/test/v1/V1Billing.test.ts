@@ -1,5 +1,5 @@
 /**
- * /v1 billing through the real server (API.md §1.6), on the sample catalog (the default
+ * /v1 billing through the real server (docs/api-notes/billing.md), on the sample catalog (the default
  * PLANS_FILE) with the simulated payment provider and the scheduler switched off — operations and
  * ticks are run by hand, under `TestClock` where time matters.
  */
