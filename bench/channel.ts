@@ -1,5 +1,5 @@
 /**
- * The event channel's fan-out (issue 14): events committed per second (through the outbox, BENCH_BATCH
+ * The event channel's fan-out (docs/event-channel.md): events committed per second (through the outbox, BENCH_BATCH
  * (20) per transaction, the next batch once the previous one reached every session) and delivered
  * to BENCH_SESSIONS (100) connected `switchboard.events.v1.json` sessions, and the commit-to-frame
  * latency (from just before the committing transaction to the frame's arrival at

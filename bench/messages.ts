@@ -1,5 +1,5 @@
 /**
- * Message-fact ingestion benchmark (issue 15 §1): `POST /v1/projects/{id}/platforms/messages/facts`
+ * Message-fact ingestion benchmark (docs/messages.md): `POST /v1/projects/{id}/platforms/messages/facts`
  * on the real server (in this process, started as the tests do; the senders run in a child
  * process, `messages-sender.ts`, so this process's CPU time is the server's), batches of 100
  * facts — 25 outbound messages dispatched, accepted and delivered, 25 inbound received
