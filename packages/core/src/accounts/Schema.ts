@@ -66,7 +66,7 @@ export const KnownPermission = Schema.Literals(["events:read", "events:write", "
 export type KnownPermission = typeof KnownPermission.Type
 
 /** A permission string: known values, plus any other value, which is preserved as sent. */
-export const Permission = Schema.Union([KnownPermission, // docs/api-notes/accounts-and-projects.md: unknown permission strings are preserved, not rejected — any visible ASCII, 1..64.
+export const Permission = Schema.Union([KnownPermission, // docs/api-notes/credentials.md: unknown permission strings are preserved, not rejected — any visible ASCII, 1..64.
   Schema.String.pipe(Schema.check(Schema.isPattern(/^[\x21-\x7e]{1,64}$/u, { message: "must be 1-64 visible ASCII characters" })))]).annotate({ identifier: "Permission" })
 
 /** A project API key: no extra properties; unknown permission values preserved. */

@@ -8,9 +8,9 @@
  * plain data, no Effect, no Clock — the caller passes `now`.
  *
  * `previewPlanChange` answers with the `PreviewProjectChangeResponse` of `billing/Schema.ts` (its
- * decoded side: timestamps are `DateTime.Utc`), or with a typed failure for each refusal §3 names.
- * Money is computed exactly with BigInt and half-up rounding (§2.3, `Money.ts`); periods and day
- * counts come from `Proration.ts` (§2.1).
+ * decoded side: timestamps are `DateTime.Utc`), or with a typed failure for each refusal.
+ * Money is computed exactly with BigInt and half-up rounding (`Money.ts`); periods and day
+ * counts come from `Proration.ts`.
  */
 import { Data, DateTime, Result, Schema } from "effect"
 import { issueTree } from "../shared/SchemaIssues.js"
@@ -58,7 +58,7 @@ export interface CurrentSubscription {
 
 /** Everything the preview reads. The request is validated here (docs/api-notes/billing.md). */
 export interface PlanChangePreviewInput {
-  /** The plan catalog: the target is looked up in it (§3.2 1), and addition codes across it (§3.2 4). */
+  /** The plan catalog: the target is looked up in it, and addition codes across it. */
   readonly catalog: BillingPlanCatalog
   readonly current: CurrentSubscription
   /** `{category, planCode, additions?}` (docs/api-notes/billing.md), as received. */
@@ -236,7 +236,7 @@ export const resolveTarget = (
 export const previewPlanChange = (
   input: PlanChangePreviewInput
 ): Result.Result<PreviewProjectChangeResponse, PlanChangePreviewError> => {
-  // §3.1: request validation, before any lookup.
+  // Request validation, before any lookup.
   const decoded = Schema.decodeUnknownResult(PreviewPlanChangeRequest)(input.request, { onExcessProperty: "error", reportInput: true })
   if (Result.isFailure(decoded)) {
     return Result.fail(new PlanChangeRequestInvalid({ message: issueTree(decoded.failure) }))
@@ -266,7 +266,7 @@ export const previewPlanChange = (
     return Result.fail(new PlanChangeInputInvalid({ field: "unbilledUsage", message: "usage amounts must not be negative" }))
   }
 
-  // §3.2
+  // Hard rejections, first failure wins.
   const resolved = resolveTarget(catalog, current, request)
   if (Result.isFailure(resolved)) return Result.fail(resolved.failure)
   const target = resolved.success
@@ -305,7 +305,7 @@ const heldQuantities = (held: ReadonlyArray<HeldFixedCharge>): ReadonlyMap<strin
   return map
 }
 
-/** §3.7: held charges (quantity > 0) whose code the target does not sell, by code ascending. */
+/** Held charges (quantity > 0) whose code the target does not sell, by code ascending. */
 const unsoldFixedCharges = (ctx: Context): ReadonlyArray<HeldFixedCharge> => {
   const sold = new Set(ctx.target.fixedCharges.map((c) => c.fixedChargeCode))
   return [...ctx.held]
@@ -321,12 +321,12 @@ const targetCharge = (ctx: Context, code: string): FixedCharge => {
   return charge
 }
 
-/** The quantity a target fixed charge starts with: the held quantity, or else `defaultUnits` (§3.5 (b) 2). */
+/** The quantity a target fixed charge starts with: the held quantity, or else `defaultUnits`. */
 const startingQuantity = (ctx: Context, charge: FixedCharge): bigint =>
   big(ctx.held.get(charge.fixedChargeCode) ?? charge.defaultUnits)
 
 // ---------------------------------------------------------------------------------------------
-// §3.4 DOWN or LATERAL → period_end
+// DOWN or LATERAL → period_end
 // ---------------------------------------------------------------------------------------------
 
 const atPeriodEnd = (ctx: Context): PreviewProjectChangeResponse => {
@@ -389,7 +389,7 @@ const nextChargeAtPeriodEnd = (ctx: Context, cp: Period, effective: number, firs
 }
 
 // ---------------------------------------------------------------------------------------------
-// §3.5 UP → immediate or on_payment
+// UP → immediate or on_payment
 // ---------------------------------------------------------------------------------------------
 
 const upgrade = (ctx: Context): PreviewProjectChangeResponse => {
@@ -478,7 +478,7 @@ const upgrade = (ctx: Context): PreviewProjectChangeResponse => {
     totalCents: toSafe(total, "dueNow.totalCents")
   }
 
-  // §3.7
+  // Additions and held fixed charges.
   const additions = ctx.additions.map((a, i) => {
     const charge = targetCharge(ctx, a.fixedChargeCode)
     return finish(
@@ -527,7 +527,7 @@ const nextChargeAfterUpgrade = (ctx: Context, tp: Period, rt: bigint, tDays: big
 }
 
 /**
- * A commitment line's name is the commitment's `displayName` (§3.5 (a) 3); the schema's line name
+ * A commitment line's name is the commitment's `displayName`; the schema's line name
  * is a string, so a null display name falls back to the plan's name.
  */
 const commitmentName = (commitment: MinimumCommitment, plan: BillingPlan): string => commitment.displayName ?? plan.name

@@ -6,7 +6,7 @@
  * calendar date `D` of an instant is `floor(epochMillis / 86 400 000)`; the instant of a date is
  * its 00:00:00.000Z.
  *
- * Periods (§2.1):
+ * Periods:
  * - calendar billing: weekly periods run Monday–Sunday; monthly periods are calendar months;
  *   quarterly periods start in January, April, July and October; semiannual ones in January and
  *   July; yearly periods are calendar years.

@@ -1,6 +1,6 @@
 /**
  * Usage: its price, and progressive billing by usage thresholds (docs/api-notes/billing.md).
- * A pure module; amounts are exact (BigInt) and rounded half-up (§2.3).
+ * A pure module; amounts are exact (BigInt) and rounded half-up.
  */
 import { rhu } from "./Money.js"
 import type { UsageCharge, UsageThreshold } from "./Schema.js"

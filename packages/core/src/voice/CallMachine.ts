@@ -38,8 +38,8 @@
  * | from \ observed  | busy, no-answer, rejected, canceled | failed | completed |
  * |------------------|-------------------------------------|--------|-----------|
  * | started, ringing | same (T5–T8)                        | failed (T9) | rejected: no dialog, so no normal end before answer |
- * | answered         | rejected: a final response or CANCEL cannot follow a 2xx (§4.3) | failed (T10) | failed (T10: BYE/hangup before connect; §4.2 "completed if connected, else failed") |
- * | connected        | rejected (same reason)              | completed (T11: media timeout, bridge loss; §4.2 "after connect it is always completed") | completed (T11) |
+ * | answered         | rejected: a final response or CANCEL cannot follow a 2xx | failed (T10) | failed (T10: BYE/hangup before connect; "completed if connected, else failed") |
+ * | connected        | rejected (same reason)              | completed (T11: media timeout, bridge loss; "after connect it is always completed") | completed (T11) |
  *
  * So the resulting status is always in docs/api-notes/voice.md's allow-list (started/ringing → busy, no-answer,
  * rejected, canceled, failed; answered → failed; connected → completed).

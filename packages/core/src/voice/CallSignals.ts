@@ -69,7 +69,7 @@ export type CallDtmfSignalData = typeof CallDtmfSignalData.Type
 
 /**
  * The raw cause of an end (docs/api-notes/voice.md: `data.reason`, e.g. `{sipCode: 486}` or
- * `{hangupCause: "user_busy"}`; §4.3: `callee_hangup_before_connect`, `no_ack`, `bridge_failed`).
+ * `{hangupCause: "user_busy"}`; before connect: `callee_hangup_before_connect`, `no_ack`, `bridge_failed`).
  */
 export const CallEndReason = Schema.Struct({
   sipCode: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 100, maximum: 699 })))),

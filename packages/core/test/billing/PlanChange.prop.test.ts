@@ -181,7 +181,7 @@ describe("previewPlanChange properties", () => {
         expect(at).toBeGreaterThan(input.now as number)
         expect(out.nextCharge?.at.epochMilliseconds).toBe(at)
       } else {
-      // §3.6: immediate when nothing is due or a card can be charged off-session; otherwise on_payment.
+      // Immediate when nothing is due or a card can be charged off-session; otherwise on_payment.
         const immediate = out.dueNow.totalCents === 0 || input.current.paymentMethod === "off_session"
         expect(change.timing).toBe(immediate ? "immediate" : "on_payment")
       }

@@ -127,7 +127,7 @@ describe("event catalog", () => {
   const platforms = ["operation.updated", "resource.updated", "imessage.assignment.updated"]
   /** Messages (docs/messages.md): one per applied lifecycle fact. */
   const messages = ["message.dispatched", "message.accepted", "message.delivered", "message.failed", "message.received"]
-  it("has every type of docs/api-notes/events-and-webhooks.md, each with a JSON Schema of its whole envelope", () => {
+  it("has every documented event type (docs/api-notes/events-and-webhooks.md), each with a JSON Schema of its whole envelope", () => {
     expect([...eventCatalog.keys()].sort()).toEqual([...apiMd5, ...platforms, ...messages].sort())
     for (const type of [...apiMd5, ...platforms, ...messages]) {
       const schema = eventJsonSchema(type) as Record<string, any>

@@ -190,7 +190,7 @@ describe("Permission", () => {
     roundTrips(Permission, "billing:read")
   })
 
-  it("Permission: unknown values are preserved (docs/api-notes/accounts-and-projects.md); 64 characters ok, 65, empty or non-visible rejected", () => {
+  it("Permission: unknown values are preserved (docs/api-notes/credentials.md); 64 characters ok, 65, empty or non-visible rejected", () => {
     const at64 = `${"a".repeat(31)}:${"b".repeat(32)}`
     expect(at64).toHaveLength(64)
     roundTrips(Permission, at64)

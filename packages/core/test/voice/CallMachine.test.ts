@@ -441,7 +441,7 @@ describe("CallMachine: ignored and rejected signals (docs/api-notes/voice.md)", 
     expect(state.call!.status).toBe("answered")
   })
 
-  it("the first terminal status wins: a crossing 2xx after cancel is ignored (docs/api-notes/voice.md notes)", () => {
+  it("the first terminal status wins: a crossing 2xx after cancel is ignored (docs/api-notes/voice.md)", () => {
     const r = run([sig.started(0), sig.ringing(1), sig.ended("canceled", 5), sig.answered(5), sig.ended("completed", 6)])
     expect(r.transitions.map((t) => t.outcome)).toStrictEqual(["applied", "applied", "applied", "ignored", "ignored"])
     const call = wire(r.state.call)
