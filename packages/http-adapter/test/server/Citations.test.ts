@@ -2,7 +2,7 @@
  * Citations a clone can follow: the sources, tests, scripts, examples and Markdown documents cite
  * documents of the repository (docs/…, bench/README.md) or state the rule, never a working note
  * that only the original authors had (the spec, API and design notes, the research notes under
- * `reference/`) or a ticket number of an issue tracker a clone does not have.
+ * `reference/`, with or without the folder) or a ticket number of an issue tracker a clone does not have.
  *
  * The scanner is a pure function over a file's text; the first tests give it deliberate hits and
  * near misses, so a scanner that cannot fail is caught too.
@@ -21,6 +21,8 @@ const root = resolve(import.meta.dirname, "..", "..", "..", "..")
 const forbidden: ReadonlyArray<RegExp> = [
   new RegExp(String.raw`(?<![\w-])(?:SPEC|API|DESIGN)\.md\b`, "i"),
   new RegExp(String.raw`\breference/[a-z0-9-]+\.md\b`, "i"),
+  // The same research notes named without their folder (a `docs/…/billing.md` is ours, so a path before the name is fine).
+  new RegExp(String.raw`(?<![\w/-])(?:contract|calls|interfaces|http-conventions|effect[34])\.md\b|(?<![\w/-])(?:billing|oauth)\.md §`, "i"),
   new RegExp(String.raw`\b` + "issue" + String.raw` #?[0-9]+`, "i")
 ]
 
@@ -104,14 +106,16 @@ describe("the citation scanner", () => {
       `// Ports (${"DESIGN"}.md D4).`,
       `// The preview (${"reference"}/billing.md §3).`,
       `// Messages (${"Issue"} 15 §1).`,
-      "// A known issue: none. The openapi.md page and docs/api/ stay out of it."
+      `// The shapes (${"contract"}.md §3.4), the table (${"calls"}.md §2), the rounding (${"billing"}.md §2.3).`,
+      "// A known issue: none. The openapi.md page, docs/api/ and docs/api-notes/oauth.md §2 stay out of it."
     ].join("\n")
     expect(findCitations("x.ts", text)).toEqual([
       `x.ts:2: // The rule (${"SPEC"}.md § Limits).`,
       `x.ts:3: // Retries (${"api"}.md §4).`,
       `x.ts:4: // Ports (${"DESIGN"}.md D4).`,
       `x.ts:5: // The preview (${"reference"}/billing.md §3).`,
-      `x.ts:6: // Messages (${"Issue"} 15 §1).`
+      `x.ts:6: // Messages (${"Issue"} 15 §1).`,
+      `x.ts:7: // The shapes (${"contract"}.md §3.4), the table (${"calls"}.md §2), the rounding (${"billing"}.md §2.3).`
     ])
   })
 
