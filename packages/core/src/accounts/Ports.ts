@@ -67,7 +67,8 @@ export class PasswordHasher extends Context.Service<PasswordHasher, {
 
 /**
  * Revocations of credentials, told to every server process so their caches drop the key at once
- * (docs/architecture.md#d3-scale-out: `pg_notify` on PostgreSQL; in-process where the store is single-process).
+ * (docs/architecture.md#d3-scale-out: `pg_notify` on PostgreSQL; in-process where the store is
+ * single-process).
  */
 export class CredentialRevocations extends Context.Service<CredentialRevocations, {
   /** Announces a revoked key id; with a transactional store it is delivered on commit. */

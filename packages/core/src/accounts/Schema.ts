@@ -1,5 +1,6 @@
 /**
- * Identity data (docs/api-notes/accounts-and-projects.md, docs/api-notes/credentials.md): the wire shapes of accounts and credentials.
+ * Identity data (docs/api-notes/accounts-and-projects.md, docs/api-notes/credentials.md): the wire
+ * shapes of accounts and credentials.
  */
 import { Schema } from "effect"
 import { BoundedString, Email } from "../shared/Bounds.js"
@@ -40,8 +41,9 @@ export type AccountServiceKey = typeof AccountServiceKey.Type
 export const KeyName = BoundedString(1, 128).annotate({ identifier: "KeyName" })
 
 /**
- * `POST /v1/account/service-keys`: the expiry is explicit — `expiresAt` is required, and `null` means
- * never (docs/api-notes/accounts-and-projects.md). Whether it lies in the future is checked by the service against the clock.
+ * `POST /v1/account/service-keys`: the expiry is explicit — `expiresAt` is required, and `null`
+ * means never (docs/api-notes/accounts-and-projects.md). Whether it lies in the future is checked
+ * by the service against the clock.
  */
 export const CreateAccountServiceKeyRequest = Schema.Struct({
   name: KeyName,

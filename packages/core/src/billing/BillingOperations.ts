@@ -1,11 +1,12 @@
 /**
  * Billing operations (docs/api-notes/billing.md):
  * `changePlan` and `adjustFixedChargeQuantity` are created `pending` under the caller's
- * Idempotency-Key (`submit`), then executed (`process`): the preview of docs/api-notes/billing.md decides what
- * happens — a rejection fails the operation, a downgrade is scheduled for period end (replacing an
- * older one), an upgrade applies now (`immediate`: charged off-session, a decline changes nothing)
- * or once paid (`on_payment`: it waits for `settlePayment`, and fails `payment_timeout` at
- * `min(submitted + 23 h, period end)`). An upgrade cancels a scheduled downgrade.
+ * Idempotency-Key (`submit`), then executed (`process`): the preview of docs/api-notes/billing.md
+ * decides what happens — a rejection fails the operation, a downgrade is scheduled for period end
+ * (replacing an older one), an upgrade applies now (`immediate`: charged off-session, a decline
+ * changes nothing) or once paid (`on_payment`: it waits for `settlePayment`, and fails
+ * `payment_timeout` at `min(submitted + 23 h, period end)`). An upgrade cancels a scheduled
+ * downgrade.
  *
  * Which of these happens is decided by the pure `decideOperation` (OperationDecision.ts); this
  * module reads the facts it needs and performs what it decides. Every state change writes its

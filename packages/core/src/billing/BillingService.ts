@@ -1,5 +1,6 @@
 /**
- * Billing (docs/api-notes/billing.md): the one service the adapters call, composed of its use cases, each in its own module —
+ * Billing (docs/api-notes/billing.md): the one service the adapters call, composed of its use
+ * cases, each in its own module —
  *
  * - `BillingSubscriptions.ts`: materialising subscriptions, closing periods, usage thresholds;
  * - `BillingInvoices.ts`: issuing and collecting invoices;

@@ -1,8 +1,9 @@
 /**
- * The plan catalog (docs/api-notes/billing.md): operator data, loaded once at start and validated here — the
- * `BillingPlan` schema (integer bounds, category slugs, no extra properties), exactly one default
- * plan per project category (every project is subscribed to it), plan codes unique across the catalog,
- * and a fixed charge's code meaning one price model wherever it is sold. A pure module.
+ * The plan catalog (docs/api-notes/billing.md): operator data, loaded once at start and validated
+ * here — the `BillingPlan` schema (integer bounds, category slugs, no extra properties), exactly
+ * one default plan per project category (every project is subscribed to it), plan codes unique
+ * across the catalog, and a fixed charge's code meaning one price model wherever it is sold. A pure
+ * module.
  *
  * The category `organization` (`ORGANIZATION_CATEGORY`) is not a project category: its plans are
  * sold to an organization itself (OrganizationBilling.ts) — none is a default (an organization has

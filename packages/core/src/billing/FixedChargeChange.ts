@@ -1,7 +1,8 @@
 /**
  * The fixed-charge quantity preview (docs/api-notes/billing.md `previewProjectChange` with
  * `{fixedCharge: {fixedChargeCode, quantity}}`, and what `adjustFixedChargeQuantity` charges).
- * A pure module, built on the same money and period rules as `PlanChange.ts` (docs/api-notes/billing.md):
+ * A pure module, built on the same money and period rules as `PlanChange.ts`
+ * (docs/api-notes/billing.md):
  *
  * - the quantity is the one to hold from now on; 0 releases the charge (always allowed), any other
  *   quantity must lie within the plan's `[minQuantity, maxQuantity]`;

@@ -8,8 +8,8 @@
  *    `rhu(base×active, periodDays)`, each usage charge's usage, in-arrears fixed charges at the
  *    quantity held (prorated charges by active days), and the minimum-commitment true-up
  *    `max(0, rhu(commitment×active, periodDays) − fees of the period)` (docs/api-notes/billing.md);
- * 2. a scheduled change (downgrade) applies at `B` (docs/api-notes/billing.md): held charges the target does
- *    not sell are dropped, additions added;
+ * 2. a scheduled change (downgrade) applies at `B` (docs/api-notes/billing.md): held charges the
+ *    target does not sell are dropped, additions added;
  * 3. opening the next period of the (new) plan: its in-advance base fee and in-advance fixed
  *    charges, prorated when `B` is not the period's first day (an interval change keeps the anchor).
  * Usage billed progressively in the period is credited (docs/api-notes/billing.md).
@@ -63,8 +63,8 @@ export const usageLines = (
   })
 
 /**
- * The usage not billed yet, net of progressive billing (docs/api-notes/billing.md `unbilledUsage`): the
- * usage lines with what was billed progressively taken off them in order.
+ * The usage not billed yet, net of progressive billing (docs/api-notes/billing.md `unbilledUsage`):
+ * the usage lines with what was billed progressively taken off them in order.
  */
 export const unbilledUsageLines = (
   plan: BillingPlan,

@@ -1,5 +1,6 @@
 /**
- * Exact integer money arithmetic for billing (docs/api-notes/billing.md; docs/api-notes/requests.md).
+ * Exact integer money arithmetic for billing (docs/api-notes/billing.md;
+ * docs/api-notes/requests.md).
  *
  * Amounts are computed as BigInt, because `amount × days` or `unit × quantity × days` can exceed
  * 2^53 − 1, and only turned back into numbers once they are known to lie within ±9007199254740991.

@@ -1,8 +1,8 @@
 /**
- * An organization's payment method (docs/api-notes/billing.md: payment method, checkout, setup intent), through
- * the `PaymentProvider` port. The card itself lives with the provider; the account keeps what the
- * provider reported (brand, last 4 digits, expiry, whether it can be charged off-session) once the
- * customer added it (`attach`, called by the provider's checkout completion).
+ * An organization's payment method (docs/api-notes/billing.md: payment method, checkout, setup
+ * intent), through the `PaymentProvider` port. The card itself lives with the provider; the account
+ * keeps what the provider reported (brand, last 4 digits, expiry, whether it can be charged
+ * off-session) once the customer added it (`attach`, called by the provider's checkout completion).
  */
 import { Context, Effect, Layer, Option } from "effect"
 import type { OrganizationId } from "../shared/Identifiers.js"

@@ -1,11 +1,11 @@
 /**
- * Why this file is long: one pure algorithm, docs/api-notes/billing.md implemented step by step as written
- * (targets, direction, period-end, upgrade); its helpers share one context and are only meaningful
- * together.
+ * Why this file is long: one pure algorithm, docs/api-notes/billing.md implemented step by step as
+ * written (targets, direction, period-end, upgrade); its helpers share one context and are only
+ * meaningful together.
  *
  * The plan-change preview behind `previewProjectChange`, implemented as written
- * (docs/api-notes/billing.md). A pure module (docs/architecture.md#contexts-and-pure-modules): plain functions over
- * plain data, no Effect, no Clock — the caller passes `now`.
+ * (docs/api-notes/billing.md). A pure module (docs/architecture.md#contexts-and-pure-modules):
+ * plain functions over plain data, no Effect, no Clock — the caller passes `now`.
  *
  * `previewPlanChange` answers with the `PreviewProjectChangeResponse` of `billing/Schema.ts` (its
  * decoded side: timestamps are `DateTime.Utc`), or with a typed failure for each refusal.
@@ -115,8 +115,8 @@ export type PlanChangePreviewError =
 export type PlanChangeDirection = "up" | "down" | "lateral"
 
 /**
- * docs/api-notes/billing.md: by tier when both tiers are set; otherwise by Lago's annualised base amount,
- * where only strictly greater is an upgrade.
+ * docs/api-notes/billing.md: by tier when both tiers are set; otherwise by Lago's annualised base
+ * amount, where only strictly greater is an upgrade.
  */
 export const planChangeDirection = (current: BillingPlan, target: BillingPlan): PlanChangeDirection => {
   if (current.tier !== null && target.tier !== null) {
@@ -230,8 +230,8 @@ export const resolveTarget = (
 }
 
 /**
- * `previewPlanChange(current, targetPlan, additions, now)` of docs/api-notes/billing.md: the invoice due now,
- * the next regular charge and the plan-change effect, or the first failure.
+ * `previewPlanChange(current, targetPlan, additions, now)` of docs/api-notes/billing.md: the
+ * invoice due now, the next regular charge and the plan-change effect, or the first failure.
  */
 export const previewPlanChange = (
   input: PlanChangePreviewInput
@@ -359,11 +359,11 @@ const atPeriodEnd = (ctx: Context): PreviewProjectChangeResponse => {
 }
 
 /**
- * DESIGN (not in docs/api-notes/billing.md): the regular invoice at `effectiveAt`, without usage, thresholds,
- * commitment true-ups or taxes — the current plan's in-arrears base fee and in-arrears held fixed
- * charges for the period that ends, then the target's in-advance base fee and in-advance fixed
- * charges (held or default quantities) for its first period, prorated when that period is partial.
- * Additions are not counted: their own lines price them for that period.
+ * DESIGN (not in docs/api-notes/billing.md): the regular invoice at `effectiveAt`, without usage,
+ * thresholds, commitment true-ups or taxes — the current plan's in-arrears base fee and in-arrears
+ * held fixed charges for the period that ends, then the target's in-advance base fee and in-advance
+ * fixed charges (held or default quantities) for its first period, prorated when that period is
+ * partial. Additions are not counted: their own lines price them for that period.
  */
 const nextChargeAtPeriodEnd = (ctx: Context, cp: Period, effective: number, first: Period): NextCharge => {
   const { current, target } = ctx
@@ -505,11 +505,11 @@ const upgrade = (ctx: Context): PreviewProjectChangeResponse => {
 }
 
 /**
- * DESIGN (not in docs/api-notes/billing.md): the regular invoice at `te + 1`, without usage, thresholds,
- * commitment true-ups or taxes — a target in arrears bills `rhu(tBase×rt, tDays)` for `[D, te]`
- * (docs/api-notes/billing.md E2 "Later"), one in advance its full fee for the next period; in-arrears fixed
- * charges bill `[D, te]` at their starting quantity, in-advance ones the next full period with the
- * additions included (the addition lines priced only `[D, te]`).
+ * DESIGN (not in docs/api-notes/billing.md): the regular invoice at `te + 1`, without usage,
+ * thresholds, commitment true-ups or taxes — a target in arrears bills `rhu(tBase×rt, tDays)` for
+ * `[D, te]` (docs/api-notes/billing.md E2 "Later"), one in advance its full fee for the next
+ * period; in-arrears fixed charges bill `[D, te]` at their starting quantity, in-advance ones the
+ * next full period with the additions included (the addition lines priced only `[D, te]`).
  */
 const nextChargeAfterUpgrade = (ctx: Context, tp: Period, rt: bigint, tDays: bigint): NextCharge => {
   const { target } = ctx

@@ -1,7 +1,7 @@
 /**
- * The billing context's ports (docs/architecture.md#rules-of-the-road): the store (`BillingRepo`), the plan catalog
- * (`BillingCatalog`, operator data loaded at start) and the payment provider (`PaymentProvider`).
- * `Context.Tag`s with no implementation.
+ * The billing context's ports (docs/architecture.md#rules-of-the-road): the store (`BillingRepo`),
+ * the plan catalog (`BillingCatalog`, operator data loaded at start) and the payment provider
+ * (`PaymentProvider`). `Context.Tag`s with no implementation.
  */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { OrganizationId, ProjectId } from "../shared/Identifiers.js"
@@ -97,8 +97,8 @@ export type OperationRequest =
   }
 
 /**
- * An upgrade (or quantity increase) waiting for its payment (docs/api-notes/billing.md `on_payment`): the
- * amounts computed on day `day`, applied unchanged once paid.
+ * An upgrade (or quantity increase) waiting for its payment (docs/api-notes/billing.md
+ * `on_payment`): the amounts computed on day `day`, applied unchanged once paid.
  */
 export interface AwaitingPayment {
   readonly day: number
@@ -293,9 +293,9 @@ export type ChargeOutcome =
   | { readonly _tag: "Unknown"; readonly reason: string }
 
 /**
- * The payment provider (docs/api-notes/billing.md): it collects cards (a hosted checkout page or a setup intent)
- * and charges them. A payment that needs the customer settles later: the provider reports it with
- * `BillingService.settlePayment`. The standalone server ships a simulated provider.
+ * The payment provider (docs/api-notes/billing.md): it collects cards (a hosted checkout page or a
+ * setup intent) and charges them. A payment that needs the customer settles later: the provider
+ * reports it with `BillingService.settlePayment`. The standalone server ships a simulated provider.
  */
 export class PaymentProvider extends Context.Service<PaymentProvider, {
   /** A page where the customer adds a card for the organization. */

@@ -1,13 +1,13 @@
 /**
  * Why this file is long: the billing context's wire schemas (catalog, previews, operations,
- * invoices, overview) in one module, as docs/api-notes/billing.md lists them; each is a few declarative lines
- * and they refer to one another.
+ * invoices, overview) in one module, as docs/api-notes/billing.md lists them; each is a few
+ * declarative lines and they refer to one another.
  *
- * Billing data (docs/api-notes/billing.md, docs/api-notes/requests.md): the plan catalog, plan-change previews,
- * billing operations and their requests.
+ * Billing data (docs/api-notes/billing.md, docs/api-notes/requests.md): the plan catalog,
+ * plan-change previews, billing operations and their requests.
  *
- * Every integer money or quantity field lies within ±9007199254740991 (docs/api-notes/requests.md): the
- * Bounds helpers enforce it. Sums are checked with BigInt so that they stay exact.
+ * Every integer money or quantity field lies within ±9007199254740991 (docs/api-notes/requests.md):
+ * the Bounds helpers enforce it. Sums are checked with BigInt so that they stay exact.
  */
 import { DateTime, Schema } from "effect"
 import { BoundedString, NonNegativeSafeInt, PositiveSafeInt, SafeInt } from "../shared/Bounds.js"
@@ -66,8 +66,9 @@ export type Entitlement = typeof Entitlement.Type
 
 /**
  * A fixed charge a plan sells (the spec leaves its fields open). The shape is the one the preview
- * algorithm reads (docs/api-notes/billing.md): a per-unit price in cents, whether it is billed in advance and
- * prorated, the units a plan change starts with, and the quantities a customer may hold.
+ * algorithm reads (docs/api-notes/billing.md): a per-unit price in cents, whether it is billed in
+ * advance and prorated, the units a plan change starts with, and the quantities a customer may
+ * hold.
  */
 export const FixedCharge = Schema.Struct({
   fixedChargeCode: FixedChargeCode,

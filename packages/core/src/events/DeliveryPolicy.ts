@@ -1,7 +1,7 @@
 /**
- * How webhook deliveries are attempted (docs/api-notes/events-and-webhooks.md): up to 6 attempts; after a
- * failed attempt n the next waits min(200 ms × 5ⁿ⁻¹, 10 s) × (1 ± 50 % jitter) — expected delays
- * 200 ms, 1 s, 5 s, 10 s, 10 s; 30 s per attempt; retry on 5xx, 408, 429, network errors and
+ * How webhook deliveries are attempted (docs/api-notes/events-and-webhooks.md): up to 6 attempts;
+ * after a failed attempt n the next waits min(200 ms × 5ⁿ⁻¹, 10 s) × (1 ± 50 % jitter) — expected
+ * delays 200 ms, 1 s, 5 s, 10 s, 10 s; 30 s per attempt; retry on 5xx, 408, 429, network errors and
  * timeouts; any other answer (3xx — redirects are never followed —, other 4xx, a refused target, an
  * unresolvable name) ends the delivery at once. A delivery that ends without success is kept as
  * dead-lettered (listed and retryable), never dropped. Pure functions, plus the policy as a

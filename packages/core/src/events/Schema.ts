@@ -21,7 +21,8 @@ export const EXTERNAL_WEBHOOK_SERVICE_SEGMENT = "switchboard" as const
 
 /**
  * An event type: dot-separated lower-case segments, e.g. `call.dtmf.received`.
- * The first segment also admits `_`, since docs/api-notes/events-and-webhooks.md's catalog has `api_key.created`.
+ * The first segment also admits `_`, since docs/api-notes/events-and-webhooks.md's catalog has
+ * `api_key.created`.
  */
 export const EventType = Schema.String.pipe(
   Schema.check(Schema.isMaxLength(128)),

@@ -1,12 +1,13 @@
 /**
  * Webhook signatures. Two schemes, one per kind of webhook:
  *
- * - **Management webhooks** (docs/api-notes/management-api.md; Slack's v0 scheme): `X-Spectrum-Signature:
- *   v0=<hex HMAC-SHA256(secret, "v0:" + timestamp + ":" + body)>`, the secret being the 64 hex
- *   characters shown at creation, used as is (its UTF-8 bytes are the key).
- * - **v1 destinations** (docs/api-notes/events-and-webhooks.md, Standard Webhooks): `webhook-signature: v1,<base64
- *   HMAC-SHA256(key, id + "." + timestamp + "." + body)>`, the key being the bytes behind
- *   `whsec_<base64>`; during a rotation overlap one signature per live secret, space-separated.
+ * - **Management webhooks** (docs/api-notes/management-api.md; Slack's v0 scheme):
+ *   `X-Spectrum-Signature: v0=<hex HMAC-SHA256(secret, "v0:" + timestamp + ":" + body)>`, the
+ *   secret being the 64 hex characters shown at creation, used as is (its UTF-8 bytes are the key).
+ * - **v1 destinations** (docs/api-notes/events-and-webhooks.md, Standard Webhooks):
+ *   `webhook-signature: v1,<base64 HMAC-SHA256(key, id + "." + timestamp + "." + body)>`, the key
+ *   being the bytes behind `whsec_<base64>`; during a rotation overlap one signature per live
+ *   secret, space-separated.
  */
 import { Effect } from "effect"
 import { hmacSha256Sync } from "../internal/Sha256.js"

@@ -1,10 +1,11 @@
 /**
  * Webhooks' ports: the store of webhooks and deliveries, and the outbound HTTP sender.
  *
- * Both kinds of webhook — management webhooks (docs/api-notes/management-api.md) and v1 destinations (docs/api-notes/events-and-webhooks.md) — are
- * *endpoints* of one table: a URL, a sealed signing secret (sealed with `ServerSecret.seal`, since
- * signing needs it back), an event selection and a status. The delivery engine fans each outbox
- * event out to one *delivery* per matching endpoint, then attempts due deliveries.
+ * Both kinds of webhook — management webhooks (docs/api-notes/management-api.md) and v1
+ * destinations (docs/api-notes/events-and-webhooks.md) — are *endpoints* of one table: a URL, a
+ * sealed signing secret (sealed with `ServerSecret.seal`, since signing needs it back), an event
+ * selection and a status. The delivery engine fans each outbox event out to one *delivery* per
+ * matching endpoint, then attempts due deliveries.
  */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { StoredOutboxEvent } from "./EventsFeature.js"

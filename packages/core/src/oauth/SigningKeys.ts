@@ -1,6 +1,7 @@
 /**
- * The JWT signing keys (docs/architecture.md#contexts-and-pure-modules, docs/api-notes/oauth.md): Ed25519 key pairs with a
- * `kid`, private halves sealed under the server secret, public halves published.
+ * The JWT signing keys (docs/architecture.md#contexts-and-pure-modules, docs/api-notes/oauth.md):
+ * Ed25519 key pairs with a `kid`, private halves sealed under the server secret, public halves
+ * published.
  *
  * Life of a key: `next` (published, not signing) → `current` (signs; exactly one) → `retired`
  * (published until every token it signed has expired, then dropped). A rotation promotes the next

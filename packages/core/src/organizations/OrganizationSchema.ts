@@ -1,6 +1,6 @@
 /**
- * Organizations, members and invitations on the wire (docs/api-notes/accounts-and-projects.md). Responses are encoded by these
- * schemas; requests are decoded by them (unknown members refused).
+ * Organizations, members and invitations on the wire (docs/api-notes/accounts-and-projects.md).
+ * Responses are encoded by these schemas; requests are decoded by them (unknown members refused).
  */
 import { Schema } from "effect"
 import { BoundedString, Email } from "../shared/Bounds.js"

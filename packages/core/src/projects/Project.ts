@@ -1,8 +1,8 @@
 /**
- * The project resource on the wire (docs/api-notes/accounts-and-projects.md) and the requests of its
- * operations. We send the fields docs/api-notes/accounts-and-projects.md names; the public contract's `createdByActorId`,
- * `createdByActorKind` and `billingInitialization` are left out (no service identities and no
- * billing initialisation here).
+ * The project resource on the wire (docs/api-notes/accounts-and-projects.md) and the requests of
+ * its operations. We send the fields docs/api-notes/accounts-and-projects.md names; the public
+ * contract's `createdByActorId`, `createdByActorKind` and `billingInitialization` are left out (no
+ * service identities and no billing initialisation here).
  */
 import { Schema } from "effect"
 import { BoundedString, NonNegativeSafeInt } from "../shared/Bounds.js"

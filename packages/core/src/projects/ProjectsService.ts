@@ -1,8 +1,9 @@
 /**
- * Projects (docs/api-notes/accounts-and-projects.md): created in an organization by one of its members with a slug unique
- * across the service, listed newest first in signed cursor pages, renamed, deleted (closing, then
- * deleted by `ProjectClosures`), with an agent profile and a management secret (32 CSPRNG bytes,
- * stored as SHA-256 only; a rotation shows the new one once and the old one stops working at once).
+ * Projects (docs/api-notes/accounts-and-projects.md): created in an organization by one of its
+ * members with a slug unique across the service, listed newest first in signed cursor pages,
+ * renamed, deleted (closing, then deleted by `ProjectClosures`), with an agent profile and a
+ * management secret (32 CSPRNG bytes, stored as SHA-256 only; a rotation shows the new one once and
+ * the old one stops working at once).
  *
  * Named `ProjectsService` rather than `Projects`: the core's index already exports the projects
  * schema catalog as the namespace `Projects`.

@@ -3,9 +3,9 @@
  * splitting them would only scatter tables that belong together.
  *
  * Project data (docs/api-notes/requests.md, docs/messages.md, docs/api-notes/dashboard-api.md;
- * docs/api-notes/accounts-and-projects.md, docs/api-notes/management-api.md): management webhooks and egress
- * addresses, the Slack integration body, privacy requests, the agent profile, project slugs and
- * their availability, the SQL query request, and the accepted message.
+ * docs/api-notes/accounts-and-projects.md, docs/api-notes/management-api.md): management webhooks
+ * and egress addresses, the Slack integration body, privacy requests, the agent profile, project
+ * slugs and their availability, the SQL query request, and the accepted message.
  *
  * Request bodies reject unknown properties (the contract declares its request bodies
  * `additionalProperties: false`); so does the accepted message (docs/messages.md).
@@ -46,8 +46,9 @@ export type Uri = typeof Uri.Type
 /**
  * A management webhook URL (docs/api-notes/management-api.md: "must be a valid URL"): an absolute
  * `http` or `https` URL with a host, at most 2048 characters. Registration checks syntax only;
- * whether the target is public and HTTPS is decided at delivery (docs/architecture.md#reliability-and-security), so that operators
- * can allow local targets for testing.
+ * whether the target is public and HTTPS is decided at delivery
+ * (docs/architecture.md#reliability-and-security), so that operators can allow local targets for
+ * testing.
  */
 export const WebhookUrl = Schema.String.pipe(
   Schema.check(Schema.isMaxLength(2048)),

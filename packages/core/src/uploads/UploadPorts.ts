@@ -1,6 +1,7 @@
 /**
- * The Uploads feature's ports (docs/architecture.md#rules-of-the-road; docs/api-notes/accounts-and-projects.md "Uploads"): upload tickets and account
- * pictures in the store, the blob store the files go to, and the feature's settings.
+ * The Uploads feature's ports (docs/architecture.md#rules-of-the-road;
+ * docs/api-notes/accounts-and-projects.md "Uploads"): upload tickets and account pictures in the
+ * store, the blob store the files go to, and the feature's settings.
  */
 import { Context, DateTime, Duration, type Effect, type Option } from "effect"
 import type { AccountId, UploadId } from "../shared/Identifiers.js"

@@ -1,6 +1,6 @@
 /**
- * Requests and responses of the calls operations (docs/api-notes/voice.md): list, get, create, cancel, reject,
- * hangup, and signal ingestion (batches of 1–100, one outcome per signal).
+ * Requests and responses of the calls operations (docs/api-notes/voice.md): list, get, create,
+ * cancel, reject, hangup, and signal ingestion (batches of 1–100, one outcome per signal).
  */
 import { Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"

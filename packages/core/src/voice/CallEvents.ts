@@ -1,6 +1,6 @@
 /**
- * The `call.*` events (docs/api-notes/voice.md, docs/api-notes/events-and-webhooks.md): their data schemas,
- * for the event catalog, and their whole envelopes, for checking what the outbox holds.
+ * The `call.*` events (docs/api-notes/voice.md, docs/api-notes/events-and-webhooks.md): their data
+ * schemas, for the event catalog, and their whole envelopes, for checking what the outbox holds.
  *
  * - `call.started`, `call.ringing`, `call.answered`, `call.connected`: `{callId, status}`;
  * - `call.dtmf.received`: one key press, whose `timestamp` equals the envelope's;

@@ -1,11 +1,12 @@
 /**
- * Why this file is long: one pure state machine — the transition table of docs/api-notes/voice.md and the
- * reducer over it; its cases read best side by side.
+ * Why this file is long: one pure state machine — the transition table of docs/api-notes/voice.md
+ * and the reducer over it; its cases read best side by side.
  *
  * The call state machine (docs/api-notes/voice.md; docs/api-notes/requests.md;
- * docs/architecture.md#contexts-and-pure-modules): a pure reducer from (call, signal) to (call, events, outcome). Plain functions over
- * plain data — no Effect, no clock, no ids: every time comes from the signal, and the events are
- * drafts `{type, timestamp, data}` that the caller wraps in envelopes (id, apiVersion, source).
+ * docs/architecture.md#contexts-and-pure-modules): a pure reducer from (call, signal) to (call,
+ * events, outcome). Plain functions over plain data — no Effect, no clock, no ids: every time comes
+ * from the signal, and the events are drafts `{type, timestamp, data}` that the caller wraps in
+ * envelopes (id, apiVersion, source).
  *
  * ## Applied signal ids
  *

@@ -1,15 +1,16 @@
 /**
- * Call signals: the reducer-level inputs of the call state machine (docs/api-notes/voice.md `ingestCallSignals`):
- * each is normalised to a reducer-level input `{id, type, timestamp, data}`.
+ * Call signals: the reducer-level inputs of the call state machine (docs/api-notes/voice.md
+ * `ingestCallSignals`): each is normalised to a reducer-level input `{id, type, timestamp, data}`.
  *
  * A signal is `{id, callId, type, timestamp, data}`; `data` depends on `type`:
  *
  * - `started`   — the call's fixed fields (the machine creates the record from them, T1);
  * - `ringing`, `answered`, `connected` — `{}` (nothing beyond the moment itself);
  * - `dtmf`      — `{digit, actorId}`; `digit` is any short string here, so that a bad key (`A`, `w`,
- *                 `""`, `"12"`) reaches the machine and is *rejected* per signal (docs/api-notes/voice.md)
- *                 instead of failing a whole batch at decode time;
- * - `ended`     — `{status, reason?}`: `status` is what the edge observed, in docs/api-notes/voice.md's terminal
+ *                 `""`, `"12"`) reaches the machine and is *rejected* per signal
+ *                 (docs/api-notes/voice.md) instead of failing a whole batch at decode time;
+ * - `ended` — `{status, reason?}`: `status` is what the edge observed, in docs/api-notes/voice.md's
+ *   terminal
  *                 vocabulary (a normal hangup / BYE is `completed`); the machine resolves it against
  *                 the call's current state (`CallMachine.resolveEndedStatus`). `reason` is the raw
  *                 cause and is copied to the `call.ended` event (docs/api-notes/voice.md).

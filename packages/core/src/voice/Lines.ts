@@ -1,9 +1,9 @@
 /**
  * Lines (the service provisions and operates messaging and
- * voice lines; docs/api-notes/management-api.md): the numbers a project holds, one per platform allocation. A
- * `LineProvider` port hands out the numbers (the standalone server and the testkit use a simulated
- * provider allocating fictional test numbers); the `LinesRepo` port keeps the lines and, for
- * voice-capable ones, their profile assignment (voice/VoiceLineAssignments.ts).
+ * voice lines; docs/api-notes/management-api.md): the numbers a project holds, one per platform
+ * allocation. A `LineProvider` port hands out the numbers (the standalone server and the testkit
+ * use a simulated provider allocating fictional test numbers); the `LinesRepo` port keeps the lines
+ * and, for voice-capable ones, their profile assignment (voice/VoiceLineAssignments.ts).
  *
  * A released line disappears from `list` and `get` (its row is kept, with `releasedAt`, so calls
  * that used it still name a line that existed), and its number goes back to the provider.

@@ -1,6 +1,7 @@
 /**
- * The call record (docs/api-notes/voice.md, docs/api-notes/requests.md). A call is a union keyed on `status`: each status carries its own timestamps shape,
- * so an impossible pairing (an `answered` call with an `endedAt`) does not decode.
+ * The call record (docs/api-notes/voice.md, docs/api-notes/requests.md). A call is a union keyed on
+ * `status`: each status carries its own timestamps shape, so an impossible pairing (an `answered`
+ * call with an `endedAt`) does not decode.
  *
  * The call record rejects unknown properties everywhere (our choice: the spec lists every field,
  * and strictness is what makes a forbidden timestamp key an error rather than a dropped key).

@@ -568,7 +568,8 @@ describe("minimum commitment", () => {
   it("no commitment line on the first day of the period (used = 0); a null display name falls back to the plan name", () => {
     expect(wire(input("growth_monthly", "scale_monthly", "2025-06-01T14:00:00Z")).dueNow.lines.map((l) => l.kind)).toStrictEqual(["subscription"])
     const out = wire(input("nameless_commit", "plus_arrears", "2025-06-16T00:00:00Z"))
-    // A free plan in arrears still gets its (0) used-days line, as the preview is written; 3000×15/30 = 1500 short.
+    // A free plan in arrears still gets its (0) used-days line, as the preview is written;
+    // 3000×15/30 = 1500 short.
     expect(out.dueNow.lines).toStrictEqual([
       line("subscription", "nameless_commit", "Nameless", 0, "1", "2025-06-01", "2025-06-16"),
       line("commitment", "nameless_commit", "Nameless", 1500, "1", "2025-06-01", "2025-06-16")

@@ -1,6 +1,6 @@
 /**
- * Usage prices and thresholds (docs/api-notes/billing.md), the catalog rules (docs/api-notes/billing.md) and
- * period-end invoicing (Invoicing.ts): examples and properties.
+ * Usage prices and thresholds (docs/api-notes/billing.md), the catalog rules
+ * (docs/api-notes/billing.md) and period-end invoicing (Invoicing.ts): examples and properties.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Result, Schema } from "effect"

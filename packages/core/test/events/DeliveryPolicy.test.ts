@@ -1,6 +1,6 @@
 /**
- * Retry policy (docs/api-notes/events-and-webhooks.md): which outcomes are retried, the backoff schedule with its jitter, and
- * when a delivery is dead-lettered.
+ * Retry policy (docs/api-notes/events-and-webhooks.md): which outcomes are retried, the backoff
+ * schedule with its jitter, and when a delivery is dead-lettered.
  */
 import { describe, expect, it } from "@effect/vitest"
 import {

@@ -1,6 +1,7 @@
 /**
- * Management webhooks (docs/api-notes/management-api.md), v1 destination rules (docs/api-notes/events-and-webhooks.md) and the event
- * catalog (docs/api-notes/events-and-webhooks.md), on the memory store.
+ * Management webhooks (docs/api-notes/management-api.md), v1 destination rules
+ * (docs/api-notes/events-and-webhooks.md) and the event catalog
+ * (docs/api-notes/events-and-webhooks.md), on the memory store.
  */
 import { describe, expect, it } from "@effect/vitest"
 import {

@@ -100,7 +100,8 @@ const checkStep = (before: Call | undefined, signal: CallSignal, t: CallTransiti
   }
   const after = t.call
   if (decode) expectValidCall(after)
-  // Only moves the table allows (docs/api-notes/voice.md): this call's signals, forward only, DTMF once answered.
+  // Only moves the table allows (docs/api-notes/voice.md): this call's signals, forward only, DTMF
+  // once answered.
   expect(signal.callId).toBe(after.id)
   if (before !== undefined) {
     if (signal.type === "dtmf") expect(["answered", "connected"]).toContain(before.status)

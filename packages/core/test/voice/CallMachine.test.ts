@@ -1,6 +1,6 @@
 /**
- * The call state machine, by example (docs/api-notes/voice.md: the transition table, ordering rules,
- * timestamp shapes and DTMF; docs/api-notes/requests.md).
+ * The call state machine, by example (docs/api-notes/voice.md: the transition table, ordering
+ * rules, timestamp shapes and DTMF; docs/api-notes/requests.md).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
