@@ -1,5 +1,6 @@
 /**
- * The Dashboard's session cookie and CSRF rules (docs/api-notes/dashboard-api.md sign-in component):
+ * The Dashboard's session cookie and CSRF rules (docs/api-notes/dashboard-api.md sign-in
+ * component):
  *
  * - `sb_session` carries the opaque session token: `HttpOnly`, `SameSite=Lax`, `Path=/`, and
  *   `Secure` when the request came over TLS (or through a trusted proxy that says so) or the

@@ -1,7 +1,7 @@
 /**
- * The management API's one error table (docs/architecture.md#rules-of-the-road): core error → envelope status and code
- * (docs/errors.md: 404 not found or already deleted, 409 conflict,
- * 422 validation). The table is typed against the errors management handlers can raise
+ * The management API's one error table (docs/architecture.md#rules-of-the-road): core error →
+ * envelope status and code (docs/errors.md: 404 not found or already deleted, 409 conflict, 422
+ * validation). The table is typed against the errors management handlers can raise
  * (`ManagementDomainError`): a handler failing with another error does not compile. Anything that
  * is not a tagged error reaching it anyway is a defect (→ 500).
  */

@@ -1,6 +1,7 @@
 /**
  * The Webhooks feature's adapters for the standalone server: the delivery policy from the
- * configuration, and the guarded outbound HTTP sender (docs/architecture.md#reliability-and-security; docs/api-notes/events-and-webhooks.md):
+ * configuration, and the guarded outbound HTTP sender
+ * (docs/architecture.md#reliability-and-security; docs/api-notes/events-and-webhooks.md):
  *
  * - only `https://` targets (`http://` too when ALLOW_PRIVATE_WEBHOOK_TARGETS=true);
  * - the host is resolved here, and the connection goes to an address that was checked: every

@@ -1,7 +1,7 @@
 /**
- * The AccessTokens feature's /v1 routes: the public `/v1/auth` group (docs/api-notes/credentials.md).
- * No Authn middleware: these routes need no credential and ignore the
- * Authorization header, whatever it holds.
+ * The AccessTokens feature's /v1 routes: the public `/v1/auth` group
+ * (docs/api-notes/credentials.md). No Authn middleware: these routes need no credential and ignore
+ * the Authorization header, whatever it holds.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ListOauthScopesResponse } from "@switchboard/core/oauth"

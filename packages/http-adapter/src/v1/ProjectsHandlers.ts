@@ -1,9 +1,9 @@
 /**
- * The Projects feature's /v1 handlers (docs/api-notes/accounts-and-projects.md). Collection routes need an account credential
- * (`Requirement.ProjectsCollection`); project routes state their permission
- * (`Requirement.Project`), and core then checks that an account belongs to the project's
- * organization (404 otherwise) and that the project's state allows the operation (409 closing,
- * 410 deleted).
+ * The Projects feature's /v1 handlers (docs/api-notes/accounts-and-projects.md). Collection routes
+ * need an account credential (`Requirement.ProjectsCollection`); project routes state their
+ * permission (`Requirement.Project`), and core then checks that an account belongs to the project's
+ * organization (404 otherwise) and that the project's state allows the operation (409 closing, 410
+ * deleted).
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { accountOf, Requirement } from "@switchboard/core/credentials"

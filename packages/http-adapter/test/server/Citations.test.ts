@@ -2,7 +2,8 @@
  * Citations a clone can follow: the sources, tests, scripts, examples and Markdown documents cite
  * documents of the repository (docs/…, bench/README.md) or state the rule, never a working note
  * that only the original authors had (the spec, API and design notes, the research notes under
- * `reference/`, with or without the folder) or a ticket number of an issue tracker a clone does not have.
+ * `reference/`, with or without the folder) or a ticket number of an issue tracker a clone does not
+ * have.
  *
  * The scanner is a pure function over a file's text; the first tests give it deliberate hits and
  * near misses, so a scanner that cannot fail is caught too.
@@ -21,7 +22,8 @@ const root = resolve(import.meta.dirname, "..", "..", "..", "..")
 const forbidden: ReadonlyArray<RegExp> = [
   new RegExp(String.raw`(?<![\w-])(?:SPEC|API|DESIGN)\.md\b`, "i"),
   new RegExp(String.raw`\breference/[a-z0-9-]+\.md\b`, "i"),
-  // The same research notes named without their folder (a `docs/…/billing.md` is ours, so a path before the name is fine).
+  // The same research notes named without their folder (a `docs/…/billing.md` is ours, so a path
+  // before the name is fine).
   new RegExp(String.raw`(?<![\w/-])(?:contract|calls|interfaces|http-conventions|effect[34])\.md\b|(?<![\w/-])(?:billing|oauth)\.md §`, "i"),
   new RegExp(String.raw`\b` + "issue" + String.raw` #?[0-9]+`, "i")
 ]

@@ -3,10 +3,9 @@
  * touches the same messages many times — in any order, with repeated ids, stale and impossible
  * moves — gives exactly the results, final records and events of the same facts sent one at a
  * time — including `received` facts carrying a one-time code on a held resource, held back as
- * filtered verification codes (docs/provisioning.md). Property test (seeded, bounded) through the real server
- * on each backend. And concurrent
- * batches creating the same messages (on PostgreSQL they race; the losers are rolled back and
- * decided again): each fact still applies once.
+ * filtered verification codes (docs/provisioning.md). Property test (seeded, bounded) through the
+ * real server on each backend. And concurrent batches creating the same messages (on PostgreSQL
+ * they race; the losers are rolled back and decided again): each fact still applies once.
  */
 import { testBackends } from "@switchboard/sql-adapter"
 import * as fc from "fast-check"

@@ -2,8 +2,9 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * Webhooks (docs/api-notes/events-and-webhooks.md): endpoints (v1 destinations and management webhooks) and one delivery per
- * (event, endpoint), fanned out from the events outbox (0009) by the delivery engine.
+ * Webhooks (docs/api-notes/events-and-webhooks.md): endpoints (v1 destinations and management
+ * webhooks) and one delivery per (event, endpoint), fanned out from the events outbox (0009) by the
+ * delivery engine.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -1,6 +1,7 @@
 /**
- * Rate-limit counters shared by every server process through PostgreSQL (docs/architecture.md#d3-scale-out, docs/api-notes/requests.md),
- * without a database write per request.
+ * Rate-limit counters shared by every server process through PostgreSQL
+ * (docs/architecture.md#d3-scale-out, docs/api-notes/requests.md), without a database write per
+ * request.
  *
  * Each process keeps, per (policy, key, window), the count PostgreSQL last reported (`shared`) and
  * the hits it has admitted since (`pending`). The first hit of a key in a window in this process is
