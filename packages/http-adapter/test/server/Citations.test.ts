@@ -35,41 +35,75 @@ export const findCitations = (path: string, text: string): Array<string> =>
   )
 
 /**
- * Files with hits that other branches of the same change rewrite (their owners fix their own
- * citations). The coordinator deletes this list after merging them; until then the scan skips
- * exactly these files. Do not add a file here to silence a new hit: fix the citation instead.
+ * What other branches of the same change bring; the coordinator deletes this after merging them.
+ * `files`: files with hits that those branches rewrite (their owners fix their own citations); the
+ * scan skips exactly these. `documents`: documents the sources already cite that those branches
+ * write; a citation of one passes while it is missing. Do not add to either to silence a new hit:
+ * fix the citation instead.
  */
-const pendingOnOtherBranches: ReadonlySet<string> = new Set([
-  // The README and the docs pages' bodies (being rewritten as the front page and docs/…).
-  "README.md",
-  "docs/messages.md",
-  "docs/provisioning.md",
-  // The console (its pages, routes and tests).
-  "packages/http-adapter/src/console/ConsoleAccount.ts",
-  "packages/http-adapter/src/console/ConsoleBilling.ts",
-  "packages/http-adapter/src/console/ConsoleCharts.ts",
-  "packages/http-adapter/src/console/ConsoleHome.ts",
-  "packages/http-adapter/src/console/ConsoleInstallations.ts",
-  "packages/http-adapter/src/console/ConsoleKit.ts",
-  "packages/http-adapter/src/console/ConsolePicture.ts",
-  "packages/http-adapter/src/console/ConsoleProjects.ts",
-  "packages/http-adapter/src/console/ConsoleRoutes.ts",
-  "packages/http-adapter/src/console/ConsoleSso.ts",
-  "packages/http-adapter/src/console/ConsoleVoice.ts",
-  "packages/http-adapter/src/console/ConsoleWebhooks.ts",
-  "packages/http-adapter/test/console/ConsoleBrowser.test.ts",
-  "packages/http-adapter/test/console/ConsoleHttp.test.ts",
-  "packages/http-adapter/test/console/ConsoleSso.test.ts",
-  // The served OpenAPI document and problem pages.
-  "packages/http-adapter/src/docs/OpenApiDocument.ts",
-  "packages/http-adapter/src/docs/ProblemPages.ts",
-  // The server configuration, the server entry, the CLI and its bundle, the README commands test.
-  "packages/http-adapter/src/http/ServerConfig.ts",
-  "packages/http-adapter/src/server/Server.ts",
-  "packages/http-adapter/src/server/Cli.ts",
-  "packages/http-adapter/bin/bundle.js",
-  "packages/http-adapter/test/server/ReadmeCommands.test.ts"
-])
+const pendingOnOtherBranches: { readonly files: ReadonlySet<string>; readonly documents: ReadonlySet<string> } = {
+  files: new Set([
+    // The README and the docs pages' bodies (being rewritten as the front page and docs/…).
+    "README.md",
+    "docs/messages.md",
+    "docs/provisioning.md",
+    // The console (its pages, routes and tests).
+    "packages/http-adapter/src/console/ConsoleAccount.ts",
+    "packages/http-adapter/src/console/ConsoleBilling.ts",
+    "packages/http-adapter/src/console/ConsoleCharts.ts",
+    "packages/http-adapter/src/console/ConsoleHome.ts",
+    "packages/http-adapter/src/console/ConsoleInstallations.ts",
+    "packages/http-adapter/src/console/ConsoleKit.ts",
+    "packages/http-adapter/src/console/ConsolePicture.ts",
+    "packages/http-adapter/src/console/ConsoleProjects.ts",
+    "packages/http-adapter/src/console/ConsoleRoutes.ts",
+    "packages/http-adapter/src/console/ConsoleSso.ts",
+    "packages/http-adapter/src/console/ConsoleVoice.ts",
+    "packages/http-adapter/src/console/ConsoleWebhooks.ts",
+    "packages/http-adapter/test/console/ConsoleBrowser.test.ts",
+    "packages/http-adapter/test/console/ConsoleHttp.test.ts",
+    "packages/http-adapter/test/console/ConsoleSso.test.ts",
+    // The served OpenAPI document and problem pages.
+    "packages/http-adapter/src/docs/OpenApiDocument.ts",
+    "packages/http-adapter/src/docs/ProblemPages.ts",
+    // The server configuration, the server entry, the CLI and its bundle, the README commands test.
+    "packages/http-adapter/src/http/ServerConfig.ts",
+    "packages/http-adapter/src/server/Server.ts",
+    "packages/http-adapter/src/server/Cli.ts",
+    "packages/http-adapter/bin/bundle.js",
+    "packages/http-adapter/test/server/ReadmeCommands.test.ts"
+  ]),
+  documents: new Set([
+    "docs/api-notes/accounts-and-projects.md",
+    "docs/api-notes/billing.md",
+    "docs/api-notes/credentials.md",
+    "docs/api-notes/dashboard-api.md",
+    "docs/api-notes/events-and-webhooks.md",
+    "docs/api-notes/management-api.md",
+    "docs/api-notes/oauth.md",
+    "docs/api-notes/requests.md",
+    "docs/api-notes/voice.md",
+    "docs/configuration.md"
+  ])
+}
+
+/**
+ * The repository documents a line cites by path (`docs/….md`, with its `#anchor` if any). A path
+ * inside a longer one (`../docs/x.md`, `packages/x/docs/y.md`) is a relative link, not this kind.
+ */
+export const citedDocuments = (text: string): Array<{ readonly path: string; readonly anchor: string | undefined }> =>
+  [...text.matchAll(/(?<![\w/.-])(docs\/[\w./-]+\.md)(?:#([\w-]+))?/g)].map((m) => ({ path: m[1]!, anchor: m[2] }))
+
+/** The anchors of a Markdown document's headings, as GitHub makes them. */
+export const headingAnchors = (markdown: string): Set<string> =>
+  new Set(
+    [...markdown.replace(/```[\s\S]*?```/g, "").matchAll(/^#{1,6} (.+)$/gm)].map((m) =>
+      m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, "").replace(/ /g, "-")
+    )
+  )
+
+/** Files whose document paths are examples, not citations (a link checker's own test cases). */
+const exampleLinks: ReadonlySet<string> = new Set(["packages/http-adapter/test/docs/DocumentLinks.test.ts"])
 
 /** Text files by extension; anything else (images, archives, PGlite data) is not read. */
 const textFile = /\.(?:[cm]?[jt]sx?|json|md|sh|ya?ml|sql|html|css|txt)$/
@@ -121,6 +155,16 @@ describe("the citation scanner", () => {
     ])
   })
 
+  it("finds the documents a line cites and the anchors a document has", () => {
+    const line = "(docs/architecture.md#d4-identifiers; docs/api-notes/billing.md), not [x](../docs/errors.md)"
+    expect(citedDocuments(line)).toEqual([
+      { path: "docs/architecture.md", anchor: "d4-identifiers" },
+      { path: "docs/api-notes/billing.md", anchor: undefined }
+    ])
+    const markdown = "# Title\n\n## Decisions\n\n### D4 Identifiers\n\n```sh\n# not a heading\n```\n### A — b, c (d)\n"
+    expect([...headingAnchors(markdown)]).toEqual(["title", "decisions", "d4-identifiers", "a--b-c-d"])
+  })
+
   it("scans the sources, tests, scripts, examples and documents", () => {
     const files = scannedFiles()
     expect(files).toContain("README.md")
@@ -135,15 +179,35 @@ describe("the citation scanner", () => {
 describe("citations in the repository", () => {
   it("cite only what a clone has", () => {
     const hits = scannedFiles()
-      .filter((f) => !pendingOnOtherBranches.has(f))
+      .filter((f) => !pendingOnOtherBranches.files.has(f))
       .flatMap((f) => findCitations(f, readFileSync(join(root, f), "utf8")))
     expect(hits).toEqual([])
   })
 
-  it("lists only files that exist and still have hits as pending on other branches", () => {
-    const stale = [...pendingOnOtherBranches].filter((f) =>
-      !existsSync(join(root, f)) || findCitations(f, readFileSync(join(root, f), "utf8")).length === 0
-    )
+  it("cite documents that exist, and headings that exist in them", () => {
+    const broken = scannedFiles()
+      .filter((f) => !exampleLinks.has(f) && !pendingOnOtherBranches.files.has(f))
+      .flatMap((f) =>
+        readFileSync(join(root, f), "utf8").split("\n").flatMap((line, i) =>
+          citedDocuments(line).flatMap(({ anchor, path }) => {
+            if (!existsSync(join(root, path))) {
+              return pendingOnOtherBranches.documents.has(path) ? [] : [`${f}:${i + 1}: ${path} (missing)`]
+            }
+            if (anchor === undefined || headingAnchors(readFileSync(join(root, path), "utf8")).has(anchor)) return []
+            return [`${f}:${i + 1}: ${path}#${anchor} (no such heading)`]
+          })
+        )
+      )
+    expect(broken).toEqual([])
+  })
+
+  it("lists as pending on other branches only files that still have hits and documents still missing", () => {
+    const stale = [
+      ...[...pendingOnOtherBranches.files].filter((f) =>
+        !existsSync(join(root, f)) || findCitations(f, readFileSync(join(root, f), "utf8")).length === 0
+      ),
+      ...[...pendingOnOtherBranches.documents].filter((f) => existsSync(join(root, f)))
+    ]
     expect(stale).toEqual([])
   })
 })
