@@ -1,9 +1,9 @@
 /**
- * Citations a clone can follow: the sources, tests, scripts, examples and Markdown documents cite
- * documents of the repository (docs/…, bench/README.md) or state the rule, never a working note
- * that only the original authors had (the spec, API and design notes, the research notes under
- * `reference/`, with or without the folder) or a ticket number of an issue tracker a clone does not
- * have.
+ * Citations a clone can follow: the sources, tests, scripts, examples, Markdown documents and
+ * root configuration files cite documents of the repository (docs/…, bench/README.md) or state the
+ * rule, never a working note that only the original authors had (the spec, API and design notes,
+ * the research notes under `reference/`, with or without the folder) or a ticket number of an
+ * issue tracker a clone does not have. The documents they cite exist, and so do the headings.
  *
  * The scanner is a pure function over a file's text; the first tests give it deliberate hits and
  * near misses, so a scanner that cannot fail is caught too.
@@ -15,8 +15,8 @@ import { describe, expect, it } from "vitest"
 const root = resolve(import.meta.dirname, "..", "..", "..", "..")
 
 /**
- * What a clone cannot follow, case-insensitive. Each pattern is built from parts, so this file
- * holds no hit of its own. `(?<![\w-])` keeps the repository's own documents out of it
+ * What a clone cannot follow, case-insensitive. No pattern matches its own source text, so this
+ * file holds no hit of its own. `(?<![\w-])` keeps the repository's own documents out of it
  * (`docs/api-notes/dashboard-api.md` ends in the same letters as the API notes' name).
  */
 const forbidden: ReadonlyArray<RegExp> = [
@@ -121,13 +121,20 @@ const walk = (dir: string): Array<string> => {
   })
 }
 
-/** packages/*\/{src,test,bin}, bench, scripts, examples, README.md, CONTRIBUTING.md and docs/**\/*.md but docs/api/. */
+/** The repository's own configuration files at its root (lint, test, build, API reference). */
+const rootConfig = /^(?:eslint\.config\.mjs|vitest\.config\.ts|tsconfig(?:\.[\w-]+)?\.json|typedoc\.json|redocly\.yaml)$/
+
+/**
+ * packages/*\/{src,test,bin}, bench, scripts, examples, README.md, CONTRIBUTING.md, docs/**\/*.md but
+ * docs/api/, and the configuration files at the root.
+ */
 const scannedFiles = (): Array<string> => {
   const packages = readdirSync(join(root, "packages")).filter((p) => statSync(join(root, "packages", p)).isDirectory())
   const files = [
     ...packages.flatMap((p) => ["src", "test", "bin"].flatMap((d) => walk(join(root, "packages", p, d)))),
     ...["bench", "scripts", "examples"].flatMap((d) => walk(join(root, d))),
     ...["README.md", "CONTRIBUTING.md"].map((f) => join(root, f)).filter((f) => existsSync(f)),
+    ...readdirSync(root).filter((f) => rootConfig.test(f)).map((f) => join(root, f)),
     ...walk(join(root, "docs")).filter((f) => f.endsWith(".md") && !relative(root, f).startsWith("docs/api/"))
   ]
   return files.map((f) => relative(root, f).split("\\").join("/"))
@@ -172,6 +179,8 @@ describe("the citation scanner", () => {
     expect(files).toContain("bench/README.md")
     expect(files).toContain("packages/core/src/index.ts")
     expect(files).toContain("packages/http-adapter/test/server/Citations.test.ts")
+    expect(files).toContain("eslint.config.mjs")
+    expect(files).toContain("tsconfig.json")
     expect(files.some((f) => f.startsWith("docs/api/") || f.includes("/node_modules/") || f.includes("/dist/"))).toBe(false)
   })
 })
