@@ -9,8 +9,8 @@
 //   far more than one module needs (the Node platform pulls in undici, cluster, … at start; the
 //   PostgreSQL client its migrator and more): import the module (`@effect/platform-node/NodeHttpServer`).
 //   Its `dprint` rule is not used: eslint-stylistic keeps the house style with a far smaller diff.
-// - `no-restricted-imports` states the dependency rule of DESIGN.md §2 per package;
-//   packages/http-adapter/test/server/Architecture.test.ts checks it exhaustively (allowed lists, cycles).
+// - `no-restricted-imports` states the dependency rule (docs/architecture.md#dependency-rule) per
+//   package; packages/http-adapter/test/server/Architecture.test.ts checks it exhaustively (allowed lists, cycles).
 import effect from "@effect/eslint-plugin"
 import js from "@eslint/js"
 import stylistic from "@stylistic/eslint-plugin"
@@ -19,7 +19,7 @@ import tseslint from "typescript-eslint"
 const mustNotImport = (...packages) =>
   packages.map((name) => ({
     group: [`@switchboard/${name}`, `@switchboard/${name}/*`],
-    message: `DESIGN.md §2: this package must not import @switchboard/${name}.`
+    message: `The dependency rule (docs/architecture.md#dependency-rule): this package must not import @switchboard/${name}.`
   }))
 
 export default tseslint.config(
@@ -46,8 +46,8 @@ export default tseslint.config(
         caughtErrors: "none",
         ignoreRestSiblings: true
       }],
-      // Off: 244 `any`s today, mostly test helpers and SQL rows (issue 13 item 6 replaces the row
-      // helpers); the house rule "no `any` unless unavoidable and commented" is kept by review.
+      // Off: 244 `any`s today, mostly test helpers and SQL rows (the row helpers are yet to be
+      // typed); the house rule "no `any` unless unavoidable and commented" is kept by review.
       "@typescript-eslint/no-explicit-any": "off",
       // Off: `{}` is the idiom for an empty case of `Data.TaggedEnum` / `Data.TaggedError`.
       "@typescript-eslint/no-empty-object-type": "off",
@@ -133,15 +133,15 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [
-          { group: ["node:*"], message: "DESIGN.md §2: core runs in any JS runtime: no node:* (use WebCrypto or jose)." },
+          { group: ["node:*"], message: "The dependency rule (docs/architecture.md#dependency-rule): core runs in any JS runtime: no node:* (use WebCrypto or jose)." },
           {
             group: ["@effect/*", "pg", "pg/*", "@electric-sql/*", "vitest", "vitest/*"],
-            message: "DESIGN.md §2: core imports only effect and jose."
+            message: "The dependency rule (docs/architecture.md#dependency-rule): core imports only effect and jose."
           },
-          { group: ["@switchboard/*"], message: "DESIGN.md §2: core imports no other package." },
+          { group: ["@switchboard/*"], message: "The dependency rule (docs/architecture.md#dependency-rule): core imports no other package." },
           {
             group: ["effect/http", "effect/http/*", "effect/http-api", "effect/http-api/*", "effect/sql", "effect/sql/*", "effect/testing", "effect/testing/*"],
-            message: "DESIGN.md §2: core has no HTTP or SQL (effect's adapter modules belong to the adapters, effect/testing to the tests)."
+            message: "The dependency rule (docs/architecture.md#dependency-rule): core has no HTTP or SQL (effect's adapter modules belong to the adapters, effect/testing to the tests)."
           }
         ]
       }]

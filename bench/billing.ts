@@ -1,7 +1,7 @@
 /**
- * Billing preview benchmark (issue 6): previews per second of the pure `previewPlanChange`
- * (reference/billing.md §3), and of `POST …/billing/projects/{projectId}/preview` through the real
- * server — each with a baseline measured in the same run:
+ * Billing preview benchmark: previews per second of the pure `previewPlanChange`
+ * (docs/api-notes/billing.md), and of `POST …/billing/projects/{projectId}/preview` through the
+ * real server — each with a baseline measured in the same run:
  *
  * - pure: the preview of E1 (an upgrade: proration, credit, next charge), of E3 (a downgrade) and
  *   of an upgrade with held charges and additions, against the request validation alone (decoding

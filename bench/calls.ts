@@ -1,5 +1,5 @@
 /**
- * Call-signal ingestion benchmark (issue 12 goal 5; DESIGN.md §6: a hot path). Every call is 25
+ * Call-signal ingestion benchmark (docs/architecture.md#hot-paths: a hot path). Every call is 25
  * signals (started, ringing, answered, connected, 20 key presses, ended); a batch is 4 whole calls,
  * 100 signals. Each number comes with a baseline measured in the same run:
  *

@@ -1,11 +1,11 @@
 /**
- * The event channel's fan-out (issue 14): events committed per second (through the outbox, BENCH_BATCH
- * (20) per transaction, the next batch once the previous one reached every session) and delivered
- * to BENCH_SESSIONS (100) connected `switchboard.events.v1.json` sessions, and the commit-to-frame
- * latency (from just before the committing transaction to the frame's arrival at
- * a client) p50/p99. Baseline in the same run: a raw `ws` server broadcasting frames of the same
- * size to the same number of clients, as fast as it can (no database, no cursor, no filter).
- * Clients and servers share this process, so CPU µs per delivered frame covers both sides.
+ * The event channel's fan-out (docs/event-channel.md): events committed per second (through the
+ * outbox, BENCH_BATCH (20) per transaction, the next batch once the previous one reached every
+ * session) and delivered to BENCH_SESSIONS (100) connected `switchboard.events.v1.json` sessions,
+ * and the commit-to-frame latency (from just before the committing transaction to the frame's
+ * arrival at a client) p50/p99. Baseline in the same run: a raw `ws` server broadcasting frames of
+ * the same size to the same number of clients, as fast as it can (no database, no cursor, no
+ * filter). Clients and servers share this process, so CPU µs per delivered frame covers both sides.
  *
  *   npx tsx bench/channel.ts                       # PGlite
  *   BENCH_BACKEND=postgres npx tsx bench/channel.ts

@@ -1,15 +1,15 @@
 /**
- * Message-fact ingestion benchmark (issue 15 §1): `POST /v1/projects/{id}/platforms/messages/facts`
- * on the real server (in this process, started as the tests do; the senders run in a child
- * process, `messages-sender.ts`, so this process's CPU time is the server's), batches of 100
- * facts — 25 outbound messages dispatched, accepted and delivered, 25 inbound received
- * (`messages-facts.ts`) — every fact must be `applied`. Against a **multi-row INSERT baseline**
- * measured in the same run: the rows such a batch writes — 50 message rows (the final records, as
- * stored), 100 event-log rows (`message_event_log`) and 100 outbox events (as stored) — inserted
- * with one multi-row INSERT per table in one transaction through the raw driver (`pg` on
- * PostgreSQL, PGlite's own API on PGlite) into scratch tables of the same shape, by as many
- * concurrent loops as there are HTTP senders. Reported as rows/s for both, facts/s, and the
- * server's CPU µs per fact.
+ * Message-fact ingestion benchmark (docs/messages.md):
+ * `POST /v1/projects/{id}/platforms/messages/facts` on the real server (in this process, started as
+ * the tests do; the senders run in a child process, `messages-sender.ts`, so this process's CPU
+ * time is the server's), batches of 100 facts — 25 outbound messages dispatched, accepted and
+ * delivered, 25 inbound received (`messages-facts.ts`) — every fact must be `applied`. Against a
+ * **multi-row INSERT baseline** measured in the same run: the rows such a batch writes — 50 message
+ * rows (the final records, as stored), 100 event-log rows (`message_event_log`) and 100 outbox
+ * events (as stored) — inserted with one multi-row INSERT per table in one transaction through the
+ * raw driver (`pg` on PostgreSQL, PGlite's own API on PGlite) into scratch tables of the same
+ * shape, by as many concurrent loops as there are HTTP senders. Reported as rows/s for both,
+ * facts/s, and the server's CPU µs per fact.
  *
  *   npx tsx bench/messages.ts              # or: npm run bench:messages
  *   BENCH_BACKEND=postgres DATABASE_URL=postgres://… npx tsx bench/messages.ts

@@ -1,6 +1,6 @@
 /**
- * The SQL query operation's sandbox cost (issue 15): a typical aggregate — message counts per
- * status per hour — over `BENCH_ROWS` (default 1 000 000) `message_events` rows of one project
+ * The SQL query operation's sandbox cost (docs/sql-query.md): a typical aggregate — message counts
+ * per status per hour — over `BENCH_ROWS` (default 1 000 000) `message_events` rows of one project
  * among 10 projects, through the engine (parser, read-only role, project-restricted views, the
  * subquery wrapper, caps) against the same aggregate run directly on the base table by the
  * superuser, in the same run, rounds alternating (`BENCH_ROUNDS`, default 5 queries each). The

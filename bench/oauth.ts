@@ -1,5 +1,5 @@
 /**
- * OAuth provider throughput (issue 12, goal 7): token introspection and the refresh-token grant of
+ * OAuth provider throughput: token introspection and the refresh-token grant of
  * the real Switchboard server against panva's `oidc-provider` with its in-memory adapter (the
  * devDependency; `bench/oidc-peer.mjs`, in a child process), driven with the same load in the same
  * run; a raw `node:http` handler doing the same job in memory is kept as a floor-free reference, and
@@ -124,7 +124,7 @@ const main = async (): Promise<number> => {
     )
     // Where the goal sits against the framework itself: the same in-memory job as node:http's, as a
     // bare Effect router route (no Switchboard code). Below 2× here, 2× the peer is below the floor
-    // of any endpoint served the way the server serves every route (issue 12 goal 3).
+    // of any endpoint served the way the server serves every route.
     const floorRow = (name: string, what: string): ResultRow => {
       const value = rps(`${name} Effect floor`)
       const ratio = value / rps(`${name} oidc-provider`)

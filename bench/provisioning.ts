@@ -1,8 +1,8 @@
 /**
- * bench:provisioning (issue 18) — operations completed per second through the durable operation
- * worker with instant simulated providers, against a baseline measured in the same run: the same
- * number of plain row updates (one `update platform_operations … where operation_id = $1` each,
- * one statement per row, as the worker's bookkeeping is one small transaction per step).
+ * bench:provisioning (docs/provisioning.md) — operations completed per second through the durable
+ * operation worker with instant simulated providers, against a baseline measured in the same run:
+ * the same number of plain row updates (one `update platform_operations … where operation_id = $1`
+ * each, one statement per row, as the worker's bookkeeping is one small transaction per step).
  *
  *   npx tsx bench/provisioning.ts                      # PGlite, 200 operations
  *   BENCH_BACKEND=postgres DATABASE_URL=… npx tsx bench/provisioning.ts

@@ -1,5 +1,5 @@
 /**
- * The SQL client path (issue 12 goal 4): one primary-key SELECT through the application's client
+ * The SQL client path: one primary-key SELECT through the application's client
  * against the raw driver it wraps, measured in the same run, per statement (wall and CPU µs).
  *
  * - PostgreSQL (`BENCH_BACKEND=postgres`, uses DATABASE_URL): our client (`DatabaseClient`:
@@ -163,7 +163,7 @@ const main = async (): Promise<ReadonlyArray<ResultRow>> => {
   const pool = makePool()
   for (const s of SETUP) await pool.query(s)
   const ours = await ourClient(DatabaseConfig.Postgres({ url: Redacted.make(url), maxConnections: 1 }))
-  // The stock client (what the application used before: issue 12): @effect/sql-pg's own driver and
+  // The stock client (what the application used before): @effect/sql-pg's own driver and
   // pool, configured as the pool above (one connection, the same timeouts).
   const stock = await clientRunner(
     PgClient.layer({

@@ -1,5 +1,5 @@
 /**
- * Start-up time and memory of the standalone server (issue 12, goal 8): the real CLI
+ * Start-up time and memory of the standalone server: the real CLI
  * (`switchboard serve`, the bin `npm start` runs) in a child process on a fresh DATA_DIR (PGlite) or
  * a scratch database (PostgreSQL), timed from spawn to the first 200 of `GET /v1/account` with the
  * bootstrap service key; then stopped (SIGTERM) and started again on the same data for the later

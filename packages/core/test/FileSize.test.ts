@@ -1,5 +1,5 @@
 /**
- * No god files (issue 13 item 4): a source file (`packages/*\/src/**\/*.ts`) over 400 lines must
+ * No god files: a source file (`packages/*\/src/**\/*.ts`) over 400 lines must
  * say why at its top — `Why this file is long: …` within its first 15 lines — or be split by use
  * case. Reads the sources with node:fs (tests may use Node; core's sources may not).
  */

@@ -1,9 +1,9 @@
 /**
- * The HTTP application (DESIGN.md D6): the versioned, Dashboard and management APIs (each an
- * HttpApi), their OpenAPI documents, the problem-type pages and static assets on one router, behind
- * the global middleware. What each feature adds
- * comes from the registry (`Features.ts`). It needs the core services,
- * the repository ports and a `ServerConfig`; the server entry (or a host) supplies them.
+ * The HTTP application (docs/architecture.md#d6-one-server): the versioned, Dashboard and
+ * management APIs (each an HttpApi), their OpenAPI documents, the problem-type pages and static
+ * assets on one router, behind the global middleware. What each feature adds comes from the
+ * registry (`Features.ts`). It needs the core services, the repository ports and a `ServerConfig`;
+ * the server entry (or a host) supplies them.
  */
 import { settingsOf } from "@switchboard/core/internal"
 import { HttpApi, HttpApiBuilder } from "effect/http-api"
@@ -194,7 +194,7 @@ const discharged = <A, E, R>(
 /**
  * Serves the application on whatever `HttpServer` is provided. The platform's per-request span is
  * off: no exporter is configured, and building it is a measurable share of each request
- * (DESIGN.md §6; see bench/README.md).
+ * (docs/architecture.md#hot-paths; see bench/README.md).
  */
 const serving = <A, E, R>(app: Layer.Layer<A, E, R>) =>
   discharged(serveLean.pipe(
@@ -202,7 +202,8 @@ const serving = <A, E, R>(app: Layer.Layer<A, E, R>) =>
     Layer.provide(HttpRouter.layer),
     Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)),
     // No exporter is configured: the spans of `Effect.fn` service methods are not built on requests
-    // (DESIGN.md §6: keep span creation off the hot path unless an exporter exports them).
+    // (docs/architecture.md#hot-paths: keep span creation off the hot path unless an exporter
+    // exports them).
     Layer.provide(Layer.succeed(References.TracerEnabled)(false))
   ))
 

@@ -1,5 +1,5 @@
 /**
- * The `effect/sql` client our two PostgreSQL clients share (issue 12 goal 4): statements run
+ * The `effect/sql` client our two PostgreSQL clients share: statements run
  * straight on a connection. A statement outside a transaction borrows the client's own connection
  * for its round trip (`SqlClient.make`'s `borrower`: no Effect scope, no acquirer in between);
  * inside `withTransaction` it runs on the transaction's connection.

@@ -1,5 +1,5 @@
 /**
- * A new PGlite data directory, made cheaply (issue 12 goal 8). PGlite's own first `create` of an
+ * A new PGlite data directory, made cheaply. PGlite's own first `create` of an
  * empty directory runs initdb in the same process: a second PGlite instance, a tar of its result
  * unpacked into the first, every file synced to disk — seconds, and 600 MB to 1 GB of resident
  * memory the process keeps for its whole life. Instead:

@@ -2,7 +2,7 @@
  * Why this file is long: one client: the connection queue, transactions, prepared-statement names
  * and the `SqlClient`/`PgClient` faces share the state of one closure (`makePostgresClient`).
  *
- * The `effect/sql` client over a `pg` pool (issue 12 goal 4): the PostgreSQL compiler and transforms
+ * The `effect/sql` client over a `pg` pool: the PostgreSQL compiler and transforms
  * (LeanStatements.ts), the `SqlClient` and our `PgClient` faces (PgClient.ts), at close to the
  * driver's own cost per statement.
  *

@@ -1,5 +1,5 @@
 /**
- * Test databases (DESIGN.md §5): each test file gets its own — a fresh in-memory PGlite, or a
+ * Test databases (docs/testing.md): each test file gets its own — a fresh in-memory PGlite, or a
  * `sb_test_<random>` database created on the PostgreSQL of `DATABASE_URL` and dropped afterwards.
  */
 import { Effect, Layer, Redacted } from "effect"

@@ -1,5 +1,5 @@
 /**
- * The claim's hand decoder (`plainClaimRows`, issue 12 goal 6) against the schema it stands in for
+ * The claim's hand decoder (`plainClaimRows`) against the schema it stands in for
  * (`ClaimRow`): over plainly well-formed rows (as `pg` and PGlite hand them back) and rows with one
  * field broken, the hand decoder gives the schema's value or steps aside (undefined, so the schema
  * decides) — it never accepts a row the schema refuses, nor decodes one differently.

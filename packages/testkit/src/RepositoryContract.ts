@@ -1,8 +1,9 @@
 /**
- * The repository contract suite (DESIGN.md §2): one set of behaviours every implementation of the
- * core's storage ports (repositories, idempotency, transactions, credential revocations) must show — the memory layers here, the PGlite and PostgreSQL layers of
- * sql-adapter, and any host's own adapter. Call it from a test file with a layer that provides the
- * ports on a fresh store.
+ * The repository contract suite (docs/architecture.md#dependency-rule): one set of behaviours every
+ * implementation of the core's storage ports (repositories, idempotency, transactions, credential
+ * revocations) must show — the memory layers here, the PGlite and PostgreSQL layers of sql-adapter,
+ * and any host's own adapter. Call it from a test file with a layer that provides the ports on a
+ * fresh store.
  */
 import { layer, type Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"

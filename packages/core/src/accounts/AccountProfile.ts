@@ -1,9 +1,10 @@
 /**
- * The caller's own account (API.md §1.2): updating its names and deleting it. Deletion leaves a
- * tombstone (`deletedAt` set) and is refused while the account owns an organization; from then on
- * every credential of the account is answered `AccountDeleted` — and its OAuth access tokens are
- * inactive — at once, not after the credential cache's TTL: the account's key ids are dropped from this process's cache and announced on
- * `CredentialRevocations` so every other process drops them too.
+ * The caller's own account (docs/api-notes/accounts-and-projects.md): updating its names and
+ * deleting it. Deletion leaves a tombstone (`deletedAt` set) and is refused while the account owns
+ * an organization; from then on every credential of the account is answered `AccountDeleted` — and
+ * its OAuth access tokens are inactive — at once, not after the credential cache's TTL: the
+ * account's key ids are dropped from this process's cache and announced on `CredentialRevocations`
+ * so every other process drops them too.
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"

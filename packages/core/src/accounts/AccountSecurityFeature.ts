@@ -1,7 +1,8 @@
 /**
- * The AccountSecurity feature in core (API.md §1.2): the caller's profile and deletion, phone
- * verification and TOTP factors. `AccountSecurityCore` needs the ports below, plus `SmsSender`,
- * `ServerSecret`, `Secrets`, the organizations port and the identity services (credential cache).
+ * The AccountSecurity feature in core (docs/api-notes/accounts-and-projects.md): the caller's
+ * profile and deletion, phone verification and TOTP factors. `AccountSecurityCore` needs the ports
+ * below, plus `SmsSender`, `ServerSecret`, `Secrets`, the organizations port and the identity
+ * services (credential cache).
  */
 import { Layer } from "effect"
 import { AccountProfile } from "./AccountProfile.js"

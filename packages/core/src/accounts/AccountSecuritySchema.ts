@@ -1,5 +1,5 @@
 /**
- * Wire shapes of account security (API.md §1.2; reference/contract.md §3.2): profile update, phone
+ * Wire shapes of account security (docs/api-notes/accounts-and-projects.md): profile update, phone
  * verification and TOTP enrollment. Requests take no extra properties.
  */
 import { Schema } from "effect"
@@ -56,7 +56,7 @@ export const ConfirmAccountPhoneVerificationRequest = Schema.Struct({
   phoneNumber: PhoneNumberInput
 }).annotate({ identifier: "ConfirmAccountPhoneVerificationRequest" }).pipe(noExcessKeys)
 
-/** `POST /v1/account/mfa/totp` takes an empty object (SPEC.md § Versioned API: BeginTotpEnrollment). */
+/** `POST /v1/account/mfa/totp` takes an empty object (docs/api-notes/accounts-and-projects.md: BeginTotpEnrollment). */
 export const BeginTotpEnrollmentRequest = Schema.Record(Schema.String, Schema.Never.annotate({ message: "no properties are accepted" })).annotate({ identifier: "BeginTotpEnrollmentRequest" })
 
 export const ConfirmTotpEnrollmentRequest = Schema.Struct({

@@ -1,4 +1,4 @@
-/** Identity limits with their defaults (API.md §1.2); a host or the server config may override them. */
+/** Identity limits with their defaults (docs/api-notes/accounts-and-projects.md); a host or the server config may override them. */
 import { Setting } from "../internal/Settings.js"
 
 export class IdentityLimits extends Setting<IdentityLimits>()("core/IdentityLimits", {

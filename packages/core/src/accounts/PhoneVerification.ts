@@ -1,9 +1,9 @@
 /**
- * Phone verification (API.md §1.2): a six-digit code goes out by SMS, and the account binds the
- * number once the code comes back. Codes are uniform over 000000-999999 (rejection sampling, no
- * modulo bias), stored only as a keyed MAC, expire after 10 minutes and die after 5 wrong attempts;
- * a new code can be asked for 60 seconds after the last one. One verification is pending per
- * account; starting another replaces it.
+ * Phone verification (docs/api-notes/accounts-and-projects.md): a six-digit code goes out by SMS,
+ * and the account binds the number once the code comes back. Codes are uniform over 000000-999999
+ * (rejection sampling, no modulo bias), stored only as a keyed MAC, expire after 10 minutes and die
+ * after 5 wrong attempts; a new code can be asked for 60 seconds after the last one. One
+ * verification is pending per account; starting another replaces it.
  */
 import { Context, Data, DateTime, Duration, Effect, Layer, Option } from "effect"
 import { constantTimeEqual } from "../internal/Crypto.js"

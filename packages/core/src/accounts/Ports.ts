@@ -1,4 +1,4 @@
-/** Identity's repository ports: `Context.Tag`s with no implementation (DESIGN.md §4). */
+/** Identity's repository ports: `Context.Tag`s with no implementation (docs/architecture.md#rules-of-the-road). */
 import { Context, DateTime, type Effect, type Option, type Redacted, type Stream } from "effect"
 import type { AccountId, ServiceKeyId } from "../shared/Identifiers.js"
 import type { AccountNotFound, AccountServiceKeyLimitReached, EmailTaken } from "./Errors.js"
@@ -59,7 +59,7 @@ export class AccountServiceKeysRepo extends Context.Service<AccountServiceKeysRe
   }) => Effect.Effect<Option.Option<AccountServiceKey>>
 }>()("core/AccountServiceKeysRepo") {}
 
-/** Password hashing (scrypt with a per-user salt in the adapters; DESIGN.md §7). */
+/** Password hashing (scrypt with a per-user salt in the adapters; docs/architecture.md#reliability-and-security). */
 export class PasswordHasher extends Context.Service<PasswordHasher, {
   readonly hash: (password: Redacted.Redacted<string>) => Effect.Effect<string>
   readonly verify: (password: Redacted.Redacted<string>, hash: string) => Effect.Effect<boolean>
@@ -67,7 +67,8 @@ export class PasswordHasher extends Context.Service<PasswordHasher, {
 
 /**
  * Revocations of credentials, told to every server process so their caches drop the key at once
- * (DESIGN.md D3: `pg_notify` on PostgreSQL; in-process where the store is single-process).
+ * (docs/architecture.md#d3-scale-out: `pg_notify` on PostgreSQL; in-process where the store is
+ * single-process).
  */
 export class CredentialRevocations extends Context.Service<CredentialRevocations, {
   /** Announces a revoked key id; with a transactional store it is delivered on commit. */

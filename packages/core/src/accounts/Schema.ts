@@ -1,6 +1,6 @@
 /**
- * Identity data (SPEC.md § Account, § Account service key, § Project API key, § Other shapes;
- * API.md §1.2): the wire shapes of accounts and credentials.
+ * Identity data (docs/api-notes/accounts-and-projects.md, docs/api-notes/credentials.md): the wire
+ * shapes of accounts and credentials.
  */
 import { Schema } from "effect"
 import { BoundedString, Email } from "../shared/Bounds.js"
@@ -8,7 +8,7 @@ import { AccountId, ApiKeyId, ProjectId, ServiceKeyId, TotpFactorId, UploadId } 
 import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { noExcessKeys } from "../internal/ExcessKeys.js"
 
-/** An account: extra properties are allowed (SPEC.md § Account). */
+/** An account: extra properties are allowed (docs/api-notes/accounts-and-projects.md). */
 export const Account = Schema.StructWithRest(
   Schema.Struct({
     accountId: AccountId,
@@ -26,7 +26,7 @@ export const Account = Schema.StructWithRest(
 ).annotate({ identifier: "Account" })
 export type Account = typeof Account.Type
 
-/** An account service key: no extra properties (SPEC.md § Account service key). */
+/** An account service key: no extra properties (docs/api-notes/credentials.md). */
 export const AccountServiceKey = Schema.Struct({
   serviceKeyId: ServiceKeyId,
   accountId: AccountId,
@@ -37,12 +37,13 @@ export const AccountServiceKey = Schema.Struct({
 }).annotate({ identifier: "AccountServiceKey" }).pipe(noExcessKeys)
 export type AccountServiceKey = typeof AccountServiceKey.Type
 
-/** Key names: 1..128 characters (API.md §1.2). */
+/** Key names: 1..128 characters (docs/api-notes/accounts-and-projects.md). */
 export const KeyName = BoundedString(1, 128).annotate({ identifier: "KeyName" })
 
 /**
- * `POST /v1/account/service-keys`: the expiry is explicit — `expiresAt` is required, and `null` means
- * never (API.md §1.2). Whether it lies in the future is checked by the service against the clock.
+ * `POST /v1/account/service-keys`: the expiry is explicit — `expiresAt` is required, and `null`
+ * means never (docs/api-notes/accounts-and-projects.md). Whether it lies in the future is checked
+ * by the service against the clock.
  */
 export const CreateAccountServiceKeyRequest = Schema.Struct({
   name: KeyName,
@@ -62,12 +63,12 @@ export const RevokeAccountServiceKeyResponse = Schema.Struct({
   serviceKey: AccountServiceKey
 }).annotate({ identifier: "RevokeAccountServiceKeyResponse" })
 
-/** The known project API key permissions (SPEC.md § Project API key). */
+/** The known project API key permissions (docs/api-notes/credentials.md). */
 export const KnownPermission = Schema.Literals(["events:read", "events:write", "platforms:read", "platforms:write", "project:read", "project:write"])
 export type KnownPermission = typeof KnownPermission.Type
 
 /** A permission string: known values, plus any other value, which is preserved as sent. */
-export const Permission = Schema.Union([KnownPermission, // API.md §1.4: unknown permission strings are preserved, not rejected — any visible ASCII, 1..64.
+export const Permission = Schema.Union([KnownPermission, // docs/api-notes/credentials.md: unknown permission strings are preserved, not rejected — any visible ASCII, 1..64.
   Schema.String.pipe(Schema.check(Schema.isPattern(/^[\x21-\x7e]{1,64}$/u, { message: "must be 1-64 visible ASCII characters" })))]).annotate({ identifier: "Permission" })
 
 /** A project API key: no extra properties; unknown permission values preserved. */
@@ -80,7 +81,7 @@ export const ProjectApiKey = Schema.Struct({
   expiresAt: NullableTimestamp,
   permissionsUpdatedAt: NullableTimestamp,
   revokedAt: NullableTimestamp,
-  // Known values and any other well-formed one, preserved as sent (SPEC.md § Project API key).
+  // Known values and any other well-formed one, preserved as sent (docs/api-notes/credentials.md).
   permissions: Schema.Array(Permission)
 }).annotate({ identifier: "ProjectApiKey" }).pipe(noExcessKeys)
 export type ProjectApiKey = typeof ProjectApiKey.Type
@@ -89,7 +90,7 @@ export type ProjectApiKey = typeof ProjectApiKey.Type
 export const ImageContentType = Schema.Literals(["image/jpeg", "image/png", "image/webp"])
 export type ImageContentType = typeof ImageContentType.Type
 
-/** An avatar or profile-picture upload ticket (SPEC.md § Agent profile). */
+/** An avatar or profile-picture upload ticket (docs/api-notes/accounts-and-projects.md). */
 export const UploadTicket = Schema.Struct({
   expiresAt: Timestamp,
   formFields: Schema.Record(Schema.String, Schema.String),
@@ -97,7 +98,7 @@ export const UploadTicket = Schema.Struct({
   uploadUrl: Schema.String.pipe(Schema.check(Schema.isPattern(/^https?:\/\/\S+$/u, { message: "must be an http(s) URI" })))
 }).annotate({ identifier: "UploadTicket" })
 
-/** The TOTP enrollment response (SPEC.md § Other shapes). */
+/** The TOTP enrollment response (docs/api-notes/accounts-and-projects.md). */
 export const TotpEnrollment = Schema.Struct({
   enrollmentToken: BoundedString(1, 4096),
   expiresAt: Timestamp,

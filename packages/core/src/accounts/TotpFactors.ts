@@ -1,9 +1,9 @@
 /**
- * TOTP factors (API.md §1.2; RFC 6238 with SHA-1, 6 digits, 30 s): enrollment hands out a
- * 160-bit secret once — stored only sealed with the server secret (`seal("totp", …)`) — and is
- * confirmed with a code from the authenticator app. Codes are accepted for the current step and
- * one step either side (clock drift); a step once used is refused afterwards, so an observed code
- * cannot be replayed. `verifyTotp` is the check sign-in uses.
+ * TOTP factors (docs/api-notes/accounts-and-projects.md; RFC 6238 with SHA-1, 6 digits, 30 s):
+ * enrollment hands out a 160-bit secret once — stored only sealed with the server secret
+ * (`seal("totp", …)`) — and is confirmed with a code from the authenticator app. Codes are accepted
+ * for the current step and one step either side (clock drift); a step once used is refused
+ * afterwards, so an observed code cannot be replayed. `verifyTotp` is the check sign-in uses.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { base64url, constantTimeEqual, sha256Hex } from "../internal/Crypto.js"

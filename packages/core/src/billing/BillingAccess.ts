@@ -1,6 +1,6 @@
 /**
- * Who may use the billing routes (API.md §1.1, §1.6), decided in one pure function beside
- * identity/Access.ts `decide`:
+ * Who may use the billing routes (docs/api-notes/credentials.md, docs/api-notes/billing.md),
+ * decided in one pure function beside identity/Access.ts `decide`:
  * - an account service key: allowed (membership is checked by the service: 404 otherwise);
  * - an access token: needs `billing:read` (reads) or `billing:write` (changes);
  * - a project API key: never on organization routes; on its own project's billing reads with

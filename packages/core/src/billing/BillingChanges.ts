@@ -1,5 +1,5 @@
 /**
- * Billing operations' writes (reference/billing.md §3.5, §3.6): resolving an operation (its record
+ * Billing operations' writes (docs/api-notes/billing.md): resolving an operation (its record
  * and its `billing.operation.*` event) and applying a change it decided — an upgrade (invoices,
  * credit, the new plan from the day it was asked) or a fixed-charge quantity. `BillingOperations.ts`
  * decides when; this module only writes.
@@ -77,7 +77,7 @@ export const makeBillingChanges = (args: {
       })
 
     const fail = (op: OperationRecord, f: Failure) => resolve(op, { failure: f })
-    /** Applies an upgrade computed on `day` (billing.md §3.5): invoices, credit, the new plan from `day`. */
+    /** Applies an upgrade computed on `day` (docs/api-notes/billing.md): invoices, credit, the new plan from `day`. */
     const applyUpgrade = (args: {
       readonly op: OperationRecord
       readonly sub: SubscriptionRecord

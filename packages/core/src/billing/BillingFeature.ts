@@ -1,5 +1,5 @@
 /**
- * The Billing feature in core (API.md §1.6; reference/billing.md): the plan catalog, subscriptions,
+ * The Billing feature in core (docs/api-notes/billing.md): the plan catalog, subscriptions,
  * plan-change previews (pure), billing operations, invoices, payment methods and the period-end
  * scheduler. `BillingCore` is a layer of its services needing only ports; `BillingPorts` the store's
  * port it adds (the catalog and the payment provider are adapters' ports: `BillingCatalog`,

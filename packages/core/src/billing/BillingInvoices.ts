@@ -1,5 +1,5 @@
 /**
- * Billing's invoices (reference/billing.md §3): issuing one — numbered, once per unique key, with
+ * Billing's invoices (docs/api-notes/billing.md): issuing one — numbered, once per unique key, with
  * the account's credit balance applied — and collecting a pending one from the payment provider.
  * Used by the other billing use cases (`BillingService.ts` composes them).
  */
@@ -13,7 +13,7 @@ import type { PaymentMethodState } from "./PlanChange.js"
 import { type BillingAccountRecord, BillingRepo, type ChargeOutcome, type InvoiceRecord, PaymentProvider } from "./Ports.js"
 import { type Invoice, PreviewInvoice, PreviewLine } from "./Schema.js"
 
-/** How long an `on_payment` operation waits for its payment at most (Stripe's cap; billing.md §3.6). */
+/** How long an `on_payment` operation waits for its payment at most (Stripe's cap; docs/api-notes/billing.md). */
 export const PAYMENT_WINDOW = Duration.hours(23)
 
 export const encodeLines = Schema.encodeSync(Schema.Array(PreviewLine))

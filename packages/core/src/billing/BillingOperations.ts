@@ -1,11 +1,12 @@
 /**
- * Billing operations (API.md §1.6; SPEC.md § Billing operation states; reference/billing.md §3):
+ * Billing operations (docs/api-notes/billing.md):
  * `changePlan` and `adjustFixedChargeQuantity` are created `pending` under the caller's
- * Idempotency-Key (`submit`), then executed (`process`): the preview of billing.md §3 decides what
- * happens — a rejection fails the operation, a downgrade is scheduled for period end (replacing an
- * older one), an upgrade applies now (`immediate`: charged off-session, a decline changes nothing)
- * or once paid (`on_payment`: it waits for `settlePayment`, and fails `payment_timeout` at
- * `min(submitted + 23 h, period end)`). An upgrade cancels a scheduled downgrade.
+ * Idempotency-Key (`submit`), then executed (`process`): the preview of docs/api-notes/billing.md
+ * decides what happens — a rejection fails the operation, a downgrade is scheduled for period end
+ * (replacing an older one), an upgrade applies now (`immediate`: charged off-session, a decline
+ * changes nothing) or once paid (`on_payment`: it waits for `settlePayment`, and fails
+ * `payment_timeout` at `min(submitted + 23 h, period end)`). An upgrade cancels a scheduled
+ * downgrade.
  *
  * Which of these happens is decided by the pure `decideOperation` (OperationDecision.ts); this
  * module reads the facts it needs and performs what it decides. Every state change writes its
@@ -197,7 +198,7 @@ export const makeBillingOperations = (args: {
           ? null
           : { organizationId: account.organizationId, paymentMethod: account.paymentMethod }
 
-        /** Charges what is due now off-session (billing.md §3.6); `RequiresAction`: the customer pays later. */
+        /** Charges what is due now off-session (docs/api-notes/billing.md); `RequiresAction`: the customer pays later. */
         const charge = (currency: string) => (amountCents: number): Effect.Effect<ChargeResult> =>
           payer === null
             ? Effect.die(new Error("billing: a charge without a payment method"))
@@ -315,7 +316,7 @@ export const makeBillingOperations = (args: {
 
     /**
      * The provider reports the payment of a waiting operation: paid → the change applies with the
-     * amounts computed when it was asked (billing.md §3.6), declined → `payment_failed`. Late
+     * amounts computed when it was asked (docs/api-notes/billing.md), declined → `payment_failed`. Late
      * (past the window) → `payment_timeout`. Repeats return the operation as it is.
      */
     const settlePayment = fn("Billing.settlePayment")(function*(operationId: string, outcome: "succeeded" | "failed") {

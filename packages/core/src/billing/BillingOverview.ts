@@ -1,7 +1,7 @@
 /**
- * Billing's reads (API.md §1.6): a project's overview (subscriptions and metered usage) and its
- * effective terms, the plan catalog, an organization's invoices and one operation. Reading a
- * project's billing materialises its subscriptions first (`BillingSubscriptions.ts`).
+ * Billing's reads (docs/api-notes/billing.md): a project's overview (subscriptions and metered
+ * usage) and its effective terms, the plan catalog, an organization's invoices and one operation.
+ * Reading a project's billing materialises its subscriptions first (`BillingSubscriptions.ts`).
  */
 import { DateTime, Effect, Option } from "effect"
 import { ProjectsRepo } from "../projects/Ports.js"

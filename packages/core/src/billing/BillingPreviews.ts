@@ -1,5 +1,5 @@
 /**
- * Billing's previews (reference/billing.md §2.3, §3): what a plan change or a fixed-charge quantity
+ * Billing's previews (docs/api-notes/billing.md): what a plan change or a fixed-charge quantity
  * would cost, computed by the pure `previewPlanChange` / `previewFixedChargeChange` on the
  * project's current subscription. Operations (`BillingOperations.ts`) reuse the same inputs.
  */

@@ -1,11 +1,11 @@
 /**
- * Billing's period-end scheduler (reference/billing.md §3): one `tick` closes each due period
+ * Billing's period-end scheduler (docs/api-notes/billing.md): one `tick` closes each due period
  * exactly once (the subscription row is locked and re-checked; an invoice's unique key is the
  * period boundary), applies scheduled changes, bills in-arrears fees, usage and commitment
- * true-ups, issues progressive invoices when usage crosses a threshold (billing.md §3.9), runs
- * operations not started, expires unpaid `on_payment` ones, renews organizations' own
- * subscriptions (OrganizationBilling.ts) and collects pending invoices. The
- * host drives it (`BillingWorkers`); safe to run from several processes at once.
+ * true-ups, issues progressive invoices when usage crosses a threshold (docs/api-notes/billing.md),
+ * runs operations not started, expires unpaid `on_payment` ones, renews organizations' own
+ * subscriptions (OrganizationBilling.ts) and collects pending invoices. The host drives it
+ * (`BillingWorkers`); safe to run from several processes at once.
  */
 import { DateTime, Effect, Option } from "effect"
 import { ProjectsRepo } from "../projects/Ports.js"

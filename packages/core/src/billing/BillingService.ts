@@ -1,6 +1,6 @@
 /**
- * Billing (API.md §1.6; SPEC.md § Billing plan, § Billing operation states; reference/billing.md
- * §3): the one service the adapters call, composed of its use cases, each in its own module —
+ * Billing (docs/api-notes/billing.md): the one service the adapters call, composed of its use
+ * cases, each in its own module —
  *
  * - `BillingSubscriptions.ts`: materialising subscriptions, closing periods, usage thresholds;
  * - `BillingInvoices.ts`: issuing and collecting invoices;

@@ -1,10 +1,10 @@
 /**
- * Billing's subscriptions (API.md §1.6; reference/billing.md §3): every project is on its
+ * Billing's subscriptions (docs/api-notes/billing.md): every project is on its
  * category's default plan from its creation. The subscription is materialised on first use (or by
  * the scheduler), idempotently, anchored at the project's `createdAt` (anniversary billing), with
  * the opening invoice dated then and every period since closed in order — so it is the same as if
  * it had been written at creation. Closing a period (one invoice each, scheduled changes applied)
- * and progressive invoices on usage thresholds (billing.md §3.9) live here too.
+ * and progressive invoices on usage thresholds (docs/api-notes/billing.md) live here too.
  */
 import { DateTime, Effect, Option } from "effect"
 import { EventPublisher } from "../events/EventsFeature.js"
@@ -159,7 +159,7 @@ export const makeBillingSubscriptions = (invoices: BillingInvoices) =>
         return { sub, closed }
       })
 
-    /** billing.md §3.9: a progressive invoice when lifetime usage crossed a threshold since the last check. */
+    /** docs/api-notes/billing.md: a progressive invoice when lifetime usage crossed a threshold since the last check. */
     const checkThresholds = (sub: SubscriptionRecord, now: DateTime.Utc) =>
       Effect.gen(function*() {
         if (!sub.usageDirty) return { sub, issued: false }

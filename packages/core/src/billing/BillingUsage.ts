@@ -1,5 +1,5 @@
 /**
- * Billing's metered usage (reference/billing.md §3.9): units of a metric for a project, recorded
+ * Billing's metered usage (docs/api-notes/billing.md): units of a metric for a project, recorded
  * by a host (`recordUsage`) or by the metering edge in batches of records with ids
  * (`recordUsageBatch`, `POST /v1/projects/{projectId}/billing/usage`). Both add to the
  * subscription whose plan prices the metric, under its row lock, and mark it for the scheduler,

@@ -1,8 +1,9 @@
 /**
- * The plan catalog (API.md §1.6): operator data, loaded once at start and validated here — the
- * `BillingPlan` schema (integer bounds, category slugs, no extra properties), exactly one default
- * plan per project category (every project is subscribed to it), plan codes unique across the catalog,
- * and a fixed charge's code meaning one price model wherever it is sold. A pure module.
+ * The plan catalog (docs/api-notes/billing.md): operator data, loaded once at start and validated
+ * here — the `BillingPlan` schema (integer bounds, category slugs, no extra properties), exactly
+ * one default plan per project category (every project is subscribed to it), plan codes unique
+ * across the catalog, and a fixed charge's code meaning one price model wherever it is sold. A pure
+ * module.
  *
  * The category `organization` (`ORGANIZATION_CATEGORY`) is not a project category: its plans are
  * sold to an organization itself (OrganizationBilling.ts) — none is a default (an organization has
@@ -74,6 +75,6 @@ export const categoriesOf = (catalog: BillingPlanCatalog): ReadonlyArray<string>
 export const categoryDisplayName = (catalog: BillingPlanCatalog, category: string): string | null | undefined =>
   plansOf(catalog, category).find((p) => p.categoryDisplayName !== undefined)?.categoryDisplayName
 
-/** Whether some plan anywhere sells a fixed charge with this code (billing.md §3.2 4). */
+/** Whether some plan anywhere sells a fixed charge with this code (docs/api-notes/billing.md). */
 export const catalogSellsCharge = (catalog: BillingPlanCatalog, code: string): boolean =>
   Object.values(catalog).some((plans) => plans.some((p) => p.fixedCharges.some((c) => c.fixedChargeCode === code)))

@@ -8,7 +8,7 @@ export class BillingOperationNotFound extends Schema.TaggedError<BillingOperatio
 }) {}
 
 /**
- * A preview the catalog or the subscription refuses (reference/billing.md §3.2, §3.7): the same
+ * A preview the catalog or the subscription refuses (docs/api-notes/billing.md): the same
  * `{code, detail}` an operation would fail with.
  */
 export class BillingChangeRejected extends Schema.TaggedError<BillingChangeRejected>()("BillingChangeRejected", {
@@ -62,7 +62,7 @@ export class OrganizationNotSubscribed extends Schema.TaggedError<OrganizationNo
   organizationId: Schema.String
 }) {}
 
-/** A plan catalog that cannot be used (API.md §1.6: the server refuses to start and says why). */
+/** A plan catalog that cannot be used (docs/api-notes/billing.md: the server refuses to start and says why). */
 export class BillingCatalogInvalid extends Schema.TaggedError<BillingCatalogInvalid>()("BillingCatalogInvalid", {
   source: Schema.String,
   message: Schema.String

@@ -1,6 +1,7 @@
 /**
- * The billing events (API.md §5): written to the outbox in the transaction of the change.
- * `billingEventSchemas` maps each type to the schema of its `data`, for the event catalog.
+ * The billing events (docs/api-notes/events-and-webhooks.md): written to the outbox in the
+ * transaction of the change. `billingEventSchemas` maps each type to the schema of its `data`, for
+ * the event catalog.
  */
 import { Schema } from "effect"
 import { Timestamp } from "../shared/Timestamp.js"

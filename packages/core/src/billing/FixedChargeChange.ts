@@ -1,17 +1,17 @@
 /**
- * The fixed-charge quantity preview (API.md §1.6 `previewProjectChange` with
+ * The fixed-charge quantity preview (docs/api-notes/billing.md `previewProjectChange` with
  * `{fixedCharge: {fixedChargeCode, quantity}}`, and what `adjustFixedChargeQuantity` charges).
- * A pure module, built on the same money and period rules as `PlanChange.ts` (reference/billing.md
- * §2.3, §3.5 (b) 2):
+ * A pure module, built on the same money and period rules as `PlanChange.ts`
+ * (docs/api-notes/billing.md):
  *
  * - the quantity is the one to hold from now on; 0 releases the charge (always allowed), any other
  *   quantity must lie within the plan's `[minQuantity, maxQuantity]`;
  * - an increase of an in-advance charge is billed now for the added units, for `[D, pe+1)`:
  *   `prorated ? rhu(unit×added×remaining, periodDays) : unit×added`;
  * - a decrease, or an in-arrears charge, bills nothing now: no credit is given for units released
- *   (like Lago, billing.md §1.6: no credit note for fixed charges); in-arrears charges bill the
+ *   (like Lago, docs/api-notes/billing.md: no credit note for fixed charges); in-arrears charges bill the
  *   quantity held at period end;
- * - timing follows billing.md §3.6: nothing due or a card usable off-session → `immediate`, else
+ * - timing follows docs/api-notes/billing.md: nothing due or a card usable off-session → `immediate`, else
  *   `on_payment`.
  */
 import { DateTime, Result } from "effect"

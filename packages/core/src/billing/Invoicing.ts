@@ -1,5 +1,5 @@
 /**
- * Period-end invoicing (API.md §1.6; reference/billing.md §1.5, §1.8, §2.3, §3.4, §3.9). A pure
+ * Period-end invoicing (docs/api-notes/billing.md). A pure
  * module: given a subscription whose period has ended, the lines of the regular invoice at the
  * boundary `B = periodEnd + 1` and the subscription's next state.
  *
@@ -7,12 +7,12 @@
  * 1. closing the period `[planStartDay, B)` of the current plan: the in-arrears base fee
  *    `rhu(base×active, periodDays)`, each usage charge's usage, in-arrears fixed charges at the
  *    quantity held (prorated charges by active days), and the minimum-commitment true-up
- *    `max(0, rhu(commitment×active, periodDays) − fees of the period)` (billing.md §1.8);
- * 2. a scheduled change (downgrade) applies at `B` (billing.md §3.4): held charges the target does
- *    not sell are dropped, additions added;
+ *    `max(0, rhu(commitment×active, periodDays) − fees of the period)` (docs/api-notes/billing.md);
+ * 2. a scheduled change (downgrade) applies at `B` (docs/api-notes/billing.md): held charges the
+ *    target does not sell are dropped, additions added;
  * 3. opening the next period of the (new) plan: its in-advance base fee and in-advance fixed
  *    charges, prorated when `B` is not the period's first day (an interval change keeps the anchor).
- * Usage billed progressively in the period is credited (billing.md §3.9).
+ * Usage billed progressively in the period is credited (docs/api-notes/billing.md).
  */
 import { DateTime } from "effect"
 import { big, isSafe, rhu, sum } from "./Money.js"
@@ -23,7 +23,7 @@ import { usageAmount, usageTotal } from "./Usage.js"
 
 export const instantOfDay = (epochDay: number): DateTime.Utc => DateTime.makeUnsafe(millisOfEpochDay(epochDay))
 
-/** An exact amount as a number; beyond ±9007199254740991 it is a defect (SPEC.md § Limits). */
+/** An exact amount as a number; beyond ±9007199254740991 it is a defect (docs/api-notes/requests.md). */
 export const safeNumber = (value: bigint, field: string): number => {
   if (!isSafe(value)) throw new RangeError(`${field}: ${value} is outside ±9007199254740991`)
   return Number(value)
@@ -63,8 +63,8 @@ export const usageLines = (
   })
 
 /**
- * The usage not billed yet, net of progressive billing (billing.md §3.0 `unbilledUsage`): the
- * usage lines with what was billed progressively taken off them in order.
+ * The usage not billed yet, net of progressive billing (docs/api-notes/billing.md `unbilledUsage`):
+ * the usage lines with what was billed progressively taken off them in order.
  */
 export const unbilledUsageLines = (
   plan: BillingPlan,

@@ -1,5 +1,6 @@
 /**
- * Exact integer money arithmetic for billing (reference/billing.md §2.3; SPEC.md § Limits).
+ * Exact integer money arithmetic for billing (docs/api-notes/billing.md;
+ * docs/api-notes/requests.md).
  *
  * Amounts are computed as BigInt, because `amount × days` or `unit × quantity × days` can exceed
  * 2^53 − 1, and only turned back into numbers once they are known to lie within ±9007199254740991.
@@ -10,7 +11,7 @@ import { MAX_SAFE } from "../shared/Bounds.js"
 export const MAX_SAFE_BIG = BigInt(MAX_SAFE)
 
 /**
- * Round half up `n / d` to an integer (billing.md §2.3): `rhu(n, d) = floor((2n + d) / (2d))`,
+ * Round half up `n / d` to an integer (docs/api-notes/billing.md): `rhu(n, d) = floor((2n + d) / (2d))`,
  * for `n ≥ 0` and `d > 0`. BigInt division truncates, which is `floor` for non-negative operands.
  */
 export const rhu = (n: bigint, d: bigint): bigint => {

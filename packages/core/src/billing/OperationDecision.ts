@@ -1,10 +1,10 @@
 /**
- * The life of a billing operation as a pure reducer (SPEC.md § Billing operation states;
- * reference/billing.md §3.6): `decideOperation(state, command)` gives the operation's next state
- * and the one action the effectful shell (`BillingOperations.ts`) performs — fail it, schedule a
- * downgrade, charge, wait for the customer's payment, re-check the subscription, or apply the
- * change. The shell reads the facts (project, subscription, preview, payment provider) and writes
- * the records; every choice between them is made here, so it is table- and property-tested
+ * The life of a billing operation as a pure reducer (docs/api-notes/billing.md):
+ * `decideOperation(state, command)` gives the operation's next state and the one action the
+ * effectful shell (`BillingOperations.ts`) performs — fail it, schedule a downgrade, charge, wait
+ * for the customer's payment, re-check the subscription, or apply the change. The shell reads the
+ * facts (project, subscription, preview, payment provider) and writes the records; every choice
+ * between them is made here, so it is table- and property-tested
  * (test/billing/OperationDecision*.test.ts).
  *
  * pending (not started) ─Start─▶ charging ─Charged─▶ awaiting payment ─PaymentReported─▶ confirming

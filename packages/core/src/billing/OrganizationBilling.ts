@@ -1,5 +1,5 @@
 /**
- * An organization's own subscription (contract.md §1 5 `getOrganizationBillingOverview`,
+ * An organization's own subscription (the public contract's `getOrganizationBillingOverview`,
  * `previewOrganizationChange`; OrganizationBillingSchema.ts): a plan of the catalog's
  * `organization` category (Catalog.ts `ORGANIZATION_CATEGORY`) bought by the organization itself,
  * e.g. one selling SSO seats with the `organization_sso` entitlement (sso/SsoPolicy.ts).
@@ -16,7 +16,7 @@
  * (`payment_method_required`), as an operation would fail. The scheduler renews it (`renewDue`):
  * once a period ends, one invoice bills that period's in-arrears fees and the next period's
  * in-advance ones at the quantities held then (no usage: organization plans meter nothing here).
- * Not done here (see the README's Billing section): plan changes or cancelling an organization
+ * Not done here (see docs/api-notes/billing.md): plan changes or cancelling an organization
  * subscription, and the billing-operation flow (the contract has no purchase operation for
  * organizations).
  */

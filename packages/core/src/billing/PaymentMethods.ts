@@ -1,8 +1,8 @@
 /**
- * An organization's payment method (API.md §1.6: payment method, checkout, setup intent), through
- * the `PaymentProvider` port. The card itself lives with the provider; the account keeps what the
- * provider reported (brand, last 4 digits, expiry, whether it can be charged off-session) once the
- * customer added it (`attach`, called by the provider's checkout completion).
+ * An organization's payment method (docs/api-notes/billing.md: payment method, checkout, setup
+ * intent), through the `PaymentProvider` port. The card itself lives with the provider; the account
+ * keeps what the provider reported (brand, last 4 digits, expiry, whether it can be charged
+ * off-session) once the customer added it (`attach`, called by the provider's checkout completion).
  */
 import { Context, Effect, Layer, Option } from "effect"
 import type { OrganizationId } from "../shared/Identifiers.js"
@@ -17,7 +17,7 @@ export class PaymentMethods extends Context.Service<PaymentMethods>()("core/Paym
     const provider = yield* PaymentProvider
     const tx = yield* Transactor
 
-    /** The card on file, if any (contract.md §3.4 `GetOrganizationPaymentMethodResponse`). */
+    /** The card on file, if any (the public contract's `GetOrganizationPaymentMethodResponse`). */
     const get = fn("PaymentMethods.get")(function*(organizationId: OrganizationId) {
       const account = yield* repo.findAccount(organizationId)
       const method = Option.flatMap(account, (a) => Option.fromNullishOr(a.paymentMethod))

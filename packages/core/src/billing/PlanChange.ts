@@ -1,16 +1,16 @@
 /**
- * Why this file is long: one pure algorithm, billing.md §3 implemented step by step as written
- * (targets, direction, period-end, upgrade); its helpers share one context and are only meaningful
- * together.
+ * Why this file is long: one pure algorithm, docs/api-notes/billing.md implemented step by step as
+ * written (targets, direction, period-end, upgrade); its helpers share one context and are only
+ * meaningful together.
  *
- * The plan-change preview (reference/billing.md §3, implemented as written; SPEC.md § Billing
- * plan; API.md §1.6 `previewProjectChange`). A pure module (DESIGN.md §3): plain functions over
- * plain data, no Effect, no Clock — the caller passes `now`.
+ * The plan-change preview behind `previewProjectChange`, implemented as written
+ * (docs/api-notes/billing.md). A pure module (docs/architecture.md#contexts-and-pure-modules):
+ * plain functions over plain data, no Effect, no Clock — the caller passes `now`.
  *
  * `previewPlanChange` answers with the `PreviewProjectChangeResponse` of `billing/Schema.ts` (its
- * decoded side: timestamps are `DateTime.Utc`), or with a typed failure for each refusal §3 names.
- * Money is computed exactly with BigInt and half-up rounding (§2.3, `Money.ts`); periods and day
- * counts come from `Proration.ts` (§2.1).
+ * decoded side: timestamps are `DateTime.Utc`), or with a typed failure for each refusal.
+ * Money is computed exactly with BigInt and half-up rounding (`Money.ts`); periods and day
+ * counts come from `Proration.ts`.
  */
 import { Data, DateTime, Result, Schema } from "effect"
 import { issueTree } from "../shared/SchemaIssues.js"
@@ -26,16 +26,16 @@ import {
 } from "./Schema.js"
 
 // ---------------------------------------------------------------------------------------------
-// Inputs (billing.md §3.0)
+// Inputs (docs/api-notes/billing.md)
 // ---------------------------------------------------------------------------------------------
 
 /** An instant: epoch milliseconds, or an RFC 3339 UTC timestamp string. */
 export type Instant = number | string
 
-/** How the customer can pay (billing.md §3.0, §3.6). */
+/** How the customer can pay (docs/api-notes/billing.md). */
 export type PaymentMethodState = "off_session" | "requires_action" | "none"
 
-/** The subscription being changed (billing.md §3.0 `current`). */
+/** The subscription being changed (docs/api-notes/billing.md `current`). */
 export interface CurrentSubscription {
   readonly plan: BillingPlan
   /** Default `calendar`. */
@@ -56,12 +56,12 @@ export interface CurrentSubscription {
   readonly paymentMethod: PaymentMethodState
 }
 
-/** Everything the preview reads. The request is validated here (billing.md §3.1). */
+/** Everything the preview reads. The request is validated here (docs/api-notes/billing.md). */
 export interface PlanChangePreviewInput {
-  /** The plan catalog: the target is looked up in it (§3.2 1), and addition codes across it (§3.2 4). */
+  /** The plan catalog: the target is looked up in it, and addition codes across it. */
   readonly catalog: BillingPlanCatalog
   readonly current: CurrentSubscription
-  /** `{category, planCode, additions?}` (SPEC.md § Billing plan), as received. */
+  /** `{category, planCode, additions?}` (docs/api-notes/billing.md), as received. */
   readonly request: typeof PreviewPlanChangeRequest.Encoded
   readonly now: Instant
 }
@@ -70,19 +70,19 @@ export interface PlanChangePreviewInput {
 // Failures
 // ---------------------------------------------------------------------------------------------
 
-/** billing.md §3.1: the request is malformed — a request validation error, not a preview. */
+/** docs/api-notes/billing.md: the request is malformed — a request validation error, not a preview. */
 export class PlanChangeRequestInvalid extends Data.TaggedError("PlanChangeRequestInvalid")<{
   readonly message: string
 }> {}
 
-/** The details of billing.md §3.2's hard rejections (all with code `invalid_target`). */
+/** The details of docs/api-notes/billing.md's hard rejections (all with code `invalid_target`). */
 export type PlanChangeRejection = Extract<
   BillingFailureDetail,
   | "plan_not_found" | "target_rejected" | "cancellation_scheduled" | "feature_not_found"
   | "feature_not_sold_by_plan" | "quantity_out_of_range"
 >
 
-/** billing.md §3.2: the first failing check, as the failure `{code, detail}` of SPEC.md. */
+/** docs/api-notes/billing.md: the first failing check, as the failure `{code, detail}` the preview answers with. */
 export class PlanChangeRejected extends Data.TaggedError("PlanChangeRejected")<{
   readonly code: "invalid_target"
   readonly detail: PlanChangeRejection
@@ -96,7 +96,7 @@ export class PlanChangeInputInvalid extends Data.TaggedError("PlanChangeInputInv
   readonly message: string
 }> {}
 
-/** A computed amount falls outside ±9007199254740991 (SPEC.md § Limits). */
+/** A computed amount falls outside ±9007199254740991 (docs/api-notes/requests.md). */
 export class PlanChangeAmountOutOfRange extends Data.TaggedError("PlanChangeAmountOutOfRange")<{
   readonly field: string
   readonly message: string
@@ -109,14 +109,14 @@ export type PlanChangePreviewError =
   | PlanChangeAmountOutOfRange
 
 // ---------------------------------------------------------------------------------------------
-// Direction and timing (billing.md §3.3, §3.6)
+// Direction and timing (docs/api-notes/billing.md)
 // ---------------------------------------------------------------------------------------------
 
 export type PlanChangeDirection = "up" | "down" | "lateral"
 
 /**
- * billing.md §3.3: by tier when both tiers are set; otherwise by Lago's annualised base amount,
- * where only strictly greater is an upgrade.
+ * docs/api-notes/billing.md: by tier when both tiers are set; otherwise by Lago's annualised base
+ * amount, where only strictly greater is an upgrade.
  */
 export const planChangeDirection = (current: BillingPlan, target: BillingPlan): PlanChangeDirection => {
   if (current.tier !== null && target.tier !== null) {
@@ -127,7 +127,7 @@ export const planChangeDirection = (current: BillingPlan, target: BillingPlan): 
   return t > c ? "up" : t < c ? "down" : "lateral"
 }
 
-/** billing.md §3.6: when an upgrade applies, given the total due now and the payment method. */
+/** docs/api-notes/billing.md: when an upgrade applies, given the total due now and the payment method. */
 export const upgradeTiming = (totalCents: number, paymentMethod: PaymentMethodState): Exclude<PlanChangeTiming, "period_end"> =>
   totalCents <= 0 || paymentMethod === "off_session" ? "immediate" : "on_payment"
 
@@ -198,7 +198,7 @@ const LAST_YEAR = 9997
 // The preview
 // ---------------------------------------------------------------------------------------------
 
-/** Resolves the target plan and applies billing.md §3.2's hard rejections, first failure wins. */
+/** Resolves the target plan and applies docs/api-notes/billing.md's hard rejections, first failure wins. */
 export const resolveTarget = (
   catalog: BillingPlanCatalog,
   current: Pick<CurrentSubscription, "plan" | "cancellationScheduled">,
@@ -230,13 +230,13 @@ export const resolveTarget = (
 }
 
 /**
- * `previewPlanChange(current, targetPlan, additions, now)` of billing.md §3: the invoice due now,
- * the next regular charge and the plan-change effect, or the first failure.
+ * `previewPlanChange(current, targetPlan, additions, now)` of docs/api-notes/billing.md: the
+ * invoice due now, the next regular charge and the plan-change effect, or the first failure.
  */
 export const previewPlanChange = (
   input: PlanChangePreviewInput
 ): Result.Result<PreviewProjectChangeResponse, PlanChangePreviewError> => {
-  // §3.1: request validation, before any lookup.
+  // Request validation, before any lookup.
   const decoded = Schema.decodeUnknownResult(PreviewPlanChangeRequest)(input.request, { onExcessProperty: "error", reportInput: true })
   if (Result.isFailure(decoded)) {
     return Result.fail(new PlanChangeRequestInvalid({ message: issueTree(decoded.failure) }))
@@ -266,7 +266,7 @@ export const previewPlanChange = (
     return Result.fail(new PlanChangeInputInvalid({ field: "unbilledUsage", message: "usage amounts must not be negative" }))
   }
 
-  // §3.2
+  // Hard rejections, first failure wins.
   const resolved = resolveTarget(catalog, current, request)
   if (Result.isFailure(resolved)) return Result.fail(resolved.failure)
   const target = resolved.success
@@ -305,7 +305,7 @@ const heldQuantities = (held: ReadonlyArray<HeldFixedCharge>): ReadonlyMap<strin
   return map
 }
 
-/** §3.7: held charges (quantity > 0) whose code the target does not sell, by code ascending. */
+/** Held charges (quantity > 0) whose code the target does not sell, by code ascending. */
 const unsoldFixedCharges = (ctx: Context): ReadonlyArray<HeldFixedCharge> => {
   const sold = new Set(ctx.target.fixedCharges.map((c) => c.fixedChargeCode))
   return [...ctx.held]
@@ -321,12 +321,12 @@ const targetCharge = (ctx: Context, code: string): FixedCharge => {
   return charge
 }
 
-/** The quantity a target fixed charge starts with: the held quantity, or else `defaultUnits` (§3.5 (b) 2). */
+/** The quantity a target fixed charge starts with: the held quantity, or else `defaultUnits`. */
 const startingQuantity = (ctx: Context, charge: FixedCharge): bigint =>
   big(ctx.held.get(charge.fixedChargeCode) ?? charge.defaultUnits)
 
 // ---------------------------------------------------------------------------------------------
-// §3.4 DOWN or LATERAL → period_end
+// DOWN or LATERAL → period_end
 // ---------------------------------------------------------------------------------------------
 
 const atPeriodEnd = (ctx: Context): PreviewProjectChangeResponse => {
@@ -359,11 +359,11 @@ const atPeriodEnd = (ctx: Context): PreviewProjectChangeResponse => {
 }
 
 /**
- * DESIGN (not in billing.md §3): the regular invoice at `effectiveAt`, without usage, thresholds,
- * commitment true-ups or taxes — the current plan's in-arrears base fee and in-arrears held fixed
- * charges for the period that ends, then the target's in-advance base fee and in-advance fixed
- * charges (held or default quantities) for its first period, prorated when that period is partial.
- * Additions are not counted: their own lines price them for that period.
+ * DESIGN (not in docs/api-notes/billing.md): the regular invoice at `effectiveAt`, without usage,
+ * thresholds, commitment true-ups or taxes — the current plan's in-arrears base fee and in-arrears
+ * held fixed charges for the period that ends, then the target's in-advance base fee and in-advance
+ * fixed charges (held or default quantities) for its first period, prorated when that period is
+ * partial. Additions are not counted: their own lines price them for that period.
  */
 const nextChargeAtPeriodEnd = (ctx: Context, cp: Period, effective: number, first: Period): NextCharge => {
   const { current, target } = ctx
@@ -389,7 +389,7 @@ const nextChargeAtPeriodEnd = (ctx: Context, cp: Period, effective: number, firs
 }
 
 // ---------------------------------------------------------------------------------------------
-// §3.5 UP → immediate or on_payment
+// UP → immediate or on_payment
 // ---------------------------------------------------------------------------------------------
 
 const upgrade = (ctx: Context): PreviewProjectChangeResponse => {
@@ -478,7 +478,7 @@ const upgrade = (ctx: Context): PreviewProjectChangeResponse => {
     totalCents: toSafe(total, "dueNow.totalCents")
   }
 
-  // §3.7
+  // Additions and held fixed charges.
   const additions = ctx.additions.map((a, i) => {
     const charge = targetCharge(ctx, a.fixedChargeCode)
     return finish(
@@ -505,11 +505,11 @@ const upgrade = (ctx: Context): PreviewProjectChangeResponse => {
 }
 
 /**
- * DESIGN (not in billing.md §3): the regular invoice at `te + 1`, without usage, thresholds,
- * commitment true-ups or taxes — a target in arrears bills `rhu(tBase×rt, tDays)` for `[D, te]`
- * (billing.md E2 "Later"), one in advance its full fee for the next period; in-arrears fixed
- * charges bill `[D, te]` at their starting quantity, in-advance ones the next full period with the
- * additions included (the addition lines priced only `[D, te]`).
+ * DESIGN (not in docs/api-notes/billing.md): the regular invoice at `te + 1`, without usage,
+ * thresholds, commitment true-ups or taxes — a target in arrears bills `rhu(tBase×rt, tDays)` for
+ * `[D, te]` (docs/api-notes/billing.md E2 "Later"), one in advance its full fee for the next
+ * period; in-arrears fixed charges bill `[D, te]` at their starting quantity, in-advance ones the
+ * next full period with the additions included (the addition lines priced only `[D, te]`).
  */
 const nextChargeAfterUpgrade = (ctx: Context, tp: Period, rt: bigint, tDays: bigint): NextCharge => {
   const { target } = ctx
@@ -527,7 +527,7 @@ const nextChargeAfterUpgrade = (ctx: Context, tp: Period, rt: bigint, tDays: big
 }
 
 /**
- * A commitment line's name is the commitment's `displayName` (§3.5 (a) 3); the schema's line name
+ * A commitment line's name is the commitment's `displayName`; the schema's line name
  * is a string, so a null display name falls back to the plan's name.
  */
 const commitmentName = (commitment: MinimumCommitment, plan: BillingPlan): string => commitment.displayName ?? plan.name

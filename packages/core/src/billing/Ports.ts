@@ -1,7 +1,7 @@
 /**
- * The billing context's ports (DESIGN.md §4): the store (`BillingRepo`), the plan catalog
- * (`BillingCatalog`, operator data loaded at start) and the payment provider (`PaymentProvider`).
- * `Context.Tag`s with no implementation.
+ * The billing context's ports (docs/architecture.md#rules-of-the-road): the store (`BillingRepo`),
+ * the plan catalog (`BillingCatalog`, operator data loaded at start) and the payment provider
+ * (`PaymentProvider`). `Context.Tag`s with no implementation.
  */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { OrganizationId, ProjectId } from "../shared/Identifiers.js"
@@ -14,7 +14,7 @@ import type {
 // Records
 // ---------------------------------------------------------------------------------------------
 
-/** A downgrade (or lateral move) waiting for the period end (billing.md §3.4, §3.8). */
+/** A downgrade (or lateral move) waiting for the period end (docs/api-notes/billing.md). */
 export interface ScheduledChangeRecord {
   readonly operationId: string
   readonly planCode: string
@@ -46,11 +46,11 @@ export interface SubscriptionRecord {
   readonly baseFeeCreditedCents: number
   /** Units of each metric in the current period (since the plan started). */
   readonly usage: Readonly<Record<string, number>>
-  /** Usage of the current period already invoiced progressively (billing.md §3.9). */
+  /** Usage of the current period already invoiced progressively (docs/api-notes/billing.md). */
   readonly progressiveBilledCents: number
   /** Usage amounts of the periods (and plan spans) already closed. */
   readonly closedUsageCents: number
-  /** The lifetime usage amount at the last threshold check (billing.md §3.9 `U0`). */
+  /** The lifetime usage amount at the last threshold check (docs/api-notes/billing.md `U0`). */
   readonly thresholdCheckedCents: number
   /** Usage was recorded since the last threshold check. */
   readonly usageDirty: boolean
@@ -97,8 +97,8 @@ export type OperationRequest =
   }
 
 /**
- * An upgrade (or quantity increase) waiting for its payment (billing.md §3.6 `on_payment`): the
- * amounts computed on day `day`, applied unchanged once paid.
+ * An upgrade (or quantity increase) waiting for its payment (docs/api-notes/billing.md
+ * `on_payment`): the amounts computed on day `day`, applied unchanged once paid.
  */
 export interface AwaitingPayment {
   readonly day: number
@@ -158,7 +158,7 @@ export interface InvoiceRecord {
   readonly lines: ReadonlyArray<typeof PreviewLine.Encoded>
 }
 
-/** How a stored card can be charged (billing.md §3.0 `paymentMethod`). */
+/** How a stored card can be charged (docs/api-notes/billing.md `paymentMethod`). */
 export type CardBehaviour = "off_session" | "requires_action"
 
 export interface StoredPaymentMethod {
@@ -293,9 +293,9 @@ export type ChargeOutcome =
   | { readonly _tag: "Unknown"; readonly reason: string }
 
 /**
- * The payment provider (API.md §1.6): it collects cards (a hosted checkout page or a setup intent)
- * and charges them. A payment that needs the customer settles later: the provider reports it with
- * `BillingService.settlePayment`. The standalone server ships a simulated provider.
+ * The payment provider (docs/api-notes/billing.md): it collects cards (a hosted checkout page or a
+ * setup intent) and charges them. A payment that needs the customer settles later: the provider
+ * reports it with `BillingService.settlePayment`. The standalone server ships a simulated provider.
  */
 export class PaymentProvider extends Context.Service<PaymentProvider, {
   /** A page where the customer adds a card for the organization. */

@@ -1,12 +1,12 @@
 /**
- * Billing periods and day counts (reference/billing.md §2.1, §2.3, §3.0). Pure functions over
+ * Billing periods and day counts (docs/api-notes/billing.md). Pure functions over
  * plain data.
  *
  * Dates are whole UTC days, written as an *epoch day*: the number of days since 1970-01-01. The
  * calendar date `D` of an instant is `floor(epochMillis / 86 400 000)`; the instant of a date is
  * its 00:00:00.000Z.
  *
- * Periods (§2.1):
+ * Periods:
  * - calendar billing: weekly periods run Monday–Sunday; monthly periods are calendar months;
  *   quarterly periods start in January, April, July and October; semiannual ones in January and
  *   July; yearly periods are calendar years.
@@ -19,7 +19,7 @@ import type { BillingInterval } from "./Schema.js"
 
 export const MS_PER_DAY = 86_400_000
 
-/** `calendar` or `anniversary` billing (billing.md §3.0 `billingTime`). */
+/** `calendar` or `anniversary` billing (docs/api-notes/billing.md `billingTime`). */
 export type BillingTime = "calendar" | "anniversary"
 
 /** An inclusive range of epoch days. */
@@ -53,7 +53,7 @@ export const epochDayOfMillis = (epochMillis: number): number => Math.floor(epoc
 /** The instant 00:00:00.000Z of an epoch day. */
 export const millisOfEpochDay = (epochDay: number): number => epochDay * MS_PER_DAY
 
-/** `days(a, b) = b − a` (billing.md §3.0). */
+/** `days(a, b) = b − a` (docs/api-notes/billing.md). */
 export const days = (a: number, b: number): number => b - a
 
 const mod = (a: number, n: number): number => ((a % n) + n) % n
@@ -100,7 +100,7 @@ export const period = (interval: BillingInterval, billingTime: BillingTime, anch
 /** A period's length in days (`days(start, end) + 1`). */
 export const periodDays = (p: Period): number => days(p.start, p.end) + 1
 
-/** Lago's annualisation factor of a base amount (billing.md §1.1, §3.3). */
+/** Lago's annualisation factor of a base amount (docs/api-notes/billing.md). */
 export const annualFactor: Record<BillingInterval, number> = {
   weekly: 52,
   monthly: 12,
@@ -109,6 +109,6 @@ export const annualFactor: Record<BillingInterval, number> = {
   yearly: 1
 }
 
-/** A base amount annualised, exactly (billing.md §3.3: ×52, ×12, ×4, ×2, ×1). */
+/** A base amount annualised, exactly (docs/api-notes/billing.md: ×52, ×12, ×4, ×2, ×1). */
 export const annualisedCents = (baseAmountCents: number, interval: BillingInterval): bigint =>
   BigInt(baseAmountCents) * BigInt(annualFactor[interval])

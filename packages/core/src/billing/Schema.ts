@@ -1,14 +1,13 @@
 /**
  * Why this file is long: the billing context's wire schemas (catalog, previews, operations,
- * invoices, overview) in one module, as API.md §1.6 lists them; each is a few declarative lines
- * and they refer to one another.
+ * invoices, overview) in one module, as docs/api-notes/billing.md lists them; each is a few
+ * declarative lines and they refer to one another.
  *
- * Billing data (SPEC.md § Billing plan, § Billing operation states, § Limits; API.md §1.6;
- * reference/contract.md §3.4; reference/billing.md §1–§3): the plan catalog, plan-change previews,
- * billing operations and their requests.
+ * Billing data (docs/api-notes/billing.md, docs/api-notes/requests.md): the plan catalog,
+ * plan-change previews, billing operations and their requests.
  *
- * Every integer money or quantity field lies within ±9007199254740991 (SPEC.md § Limits): the
- * Bounds helpers enforce it. Sums are checked with BigInt so that they stay exact.
+ * Every integer money or quantity field lies within ±9007199254740991 (docs/api-notes/requests.md):
+ * the Bounds helpers enforce it. Sums are checked with BigInt so that they stay exact.
  */
 import { DateTime, Schema } from "effect"
 import { BoundedString, NonNegativeSafeInt, PositiveSafeInt, SafeInt } from "../shared/Bounds.js"
@@ -16,7 +15,7 @@ import { BillingOperationId } from "../shared/Identifiers.js"
 import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { noExcessKeys } from "../internal/ExcessKeys.js"
 
-/** The largest number of additions in one plan change (SPEC.md § Limits). */
+/** The largest number of additions in one plan change (docs/api-notes/requests.md). */
 export const MAX_PLAN_CHANGE_ADDITIONS = 10
 
 // ---------------------------------------------------------------------------------------------
@@ -42,7 +41,7 @@ export const Currency = Schema.String.pipe(
 ).annotate({ identifier: "Currency" })
 export type Currency = typeof Currency.Type
 
-/** A non-negative decimal string (contract.md §2.3 "decimal money strings"), e.g. `"1"`, `"0.25"`. */
+/** A non-negative decimal string ("decimal money strings"), e.g. `"1"`, `"0.25"`. */
 export const DecimalString = Schema.String.pipe(
   Schema.check(Schema.isMaxLength(64)),
   Schema.check(Schema.isPattern(/^\d+(?:\.\d+)?$/u, { message: "must be a decimal number string like 12 or 0.5" }))
@@ -56,7 +55,7 @@ export type BillingInterval = typeof BillingInterval.Type
 const DisplayName = BoundedString(1, 255)
 
 // ---------------------------------------------------------------------------------------------
-// The plan (SPEC.md § Billing plan)
+// The plan (docs/api-notes/billing.md)
 // ---------------------------------------------------------------------------------------------
 
 export const Entitlement = Schema.Struct({
@@ -67,8 +66,9 @@ export type Entitlement = typeof Entitlement.Type
 
 /**
  * A fixed charge a plan sells (the spec leaves its fields open). The shape is the one the preview
- * algorithm reads (billing.md §3.0): a per-unit price in cents, whether it is billed in advance and
- * prorated, the units a plan change starts with, and the quantities a customer may hold.
+ * algorithm reads (docs/api-notes/billing.md): a per-unit price in cents, whether it is billed in
+ * advance and prorated, the units a plan change starts with, and the quantities a customer may
+ * hold.
  */
 export const FixedCharge = Schema.Struct({
   fixedChargeCode: FixedChargeCode,
@@ -87,7 +87,7 @@ export type FixedCharge = typeof FixedCharge.Type
 /**
  * A metered usage charge (the spec leaves its fields open): the metric it bills, a per-unit price
  * in cents as a decimal string (usage prices are often fractions of a cent), and free units.
- * Usage is billed in arrears unless the charge itself is paid in advance (billing.md §1.5).
+ * Usage is billed in arrears unless the charge itself is paid in advance (docs/api-notes/billing.md).
  */
 export const UsageCharge = Schema.Struct({
   chargeCode: FixedChargeCode,
@@ -108,7 +108,7 @@ export const UsageThreshold = Schema.Struct({
 export type UsageThreshold = typeof UsageThreshold.Type
 
 /**
- * A plan's thresholds, ordered by amount (SPEC.md). Also, as in Lago (billing.md §1.7): at most
+ * A plan's thresholds, ordered by amount (docs/api-notes/billing.md). Also, as in Lago: at most
  * one recurring threshold, whose amount is positive (a recurring 0 would fire without end), and
  * non-recurring amounts are distinct.
  */
@@ -135,7 +135,7 @@ export type MinimumCommitment = typeof MinimumCommitment.Type
 
 const uniqueBy = <A>(xs: ReadonlyArray<A>, key: (a: A) => string): boolean => new Set(xs.map(key)).size === xs.length
 
-/** A billing plan (SPEC.md § Billing plan; contract.md §3.4: no extra properties). */
+/** A billing plan (docs/api-notes/billing.md; no extra properties). */
 export const BillingPlan = Schema.Struct({
   planCode: PlanCode,
   name: Schema.String,
@@ -164,9 +164,9 @@ export const BillingPlan = Schema.Struct({
 export type BillingPlan = typeof BillingPlan.Type
 
 /**
- * The plan catalog: category → plans (API.md §1.6, the `PLANS_FILE` contents and
+ * The plan catalog: category → plans (docs/api-notes/billing.md, the `PLANS_FILE` contents and
  * `listBillingPlans`). Within a category plan codes are unique and at most one plan is the default
- * (SPEC.md § Billing plan: `isDefault`).
+ * (docs/api-notes/billing.md: `isDefault`).
  */
 export const BillingPlanCatalog = Schema.Record(CategorySlug, Schema.Array(BillingPlan)).pipe(
   Schema.check(Schema.makeFilter((catalog) => {
@@ -179,24 +179,24 @@ export const BillingPlanCatalog = Schema.Record(CategorySlug, Schema.Array(Billi
 ).annotate({ identifier: "BillingPlanCatalog" }).pipe(noExcessKeys)
 export type BillingPlanCatalog = typeof BillingPlanCatalog.Type
 
-/** `listBillingPlans` (API.md §1.6). */
+/** `listBillingPlans` (docs/api-notes/billing.md). */
 export const ListBillingPlansResponse = Schema.Struct({ plans: BillingPlanCatalog }).annotate({
   identifier: "ListBillingPlansResponse"
 })
 export type ListBillingPlansResponse = typeof ListBillingPlansResponse.Type
 
 // ---------------------------------------------------------------------------------------------
-// Requests (SPEC.md § Billing plan: preview request; contract.md §3.4; billing.md §3.1)
+// Requests (docs/api-notes/billing.md: preview request)
 // ---------------------------------------------------------------------------------------------
 
-/** A fixed charge to add with a plan change: an integer quantity ≥ 1 (billing.md §3.1). */
+/** A fixed charge to add with a plan change: an integer quantity ≥ 1 (docs/api-notes/billing.md). */
 export const FixedChargeAddition = Schema.Struct({
   fixedChargeCode: FixedChargeCode,
   quantity: PositiveSafeInt
 }).annotate({ identifier: "FixedChargeAddition" })
 export type FixedChargeAddition = typeof FixedChargeAddition.Type
 
-/** At most 10 additions, each fixed charge named once (SPEC.md § Billing plan, § Limits). */
+/** At most 10 additions, each fixed charge named once (docs/api-notes/billing.md, docs/api-notes/requests.md). */
 export const FixedChargeAdditions = Schema.Array(FixedChargeAddition).pipe(
   Schema.check(Schema.isMaxLength(MAX_PLAN_CHANGE_ADDITIONS)),
   Schema.check(Schema.makeFilter((xs) => uniqueBy(xs, (x) => x.fixedChargeCode) || "each fixed charge may be named once in additions"))
@@ -208,11 +208,11 @@ const planChangeFields = {
   additions: Schema.optionalKey(FixedChargeAdditions)
 }
 
-/** The plan-change preview request (SPEC.md § Billing plan). */
+/** The plan-change preview request (docs/api-notes/billing.md). */
 export const PreviewPlanChangeRequest = Schema.Struct(planChangeFields).annotate({ identifier: "PreviewPlanChangeRequest" }).pipe(noExcessKeys)
 export type PreviewPlanChangeRequest = typeof PreviewPlanChangeRequest.Type
 
-/** A held fixed charge (SPEC.md § Billing plan): a code and the integer quantity held. */
+/** A held fixed charge (docs/api-notes/billing.md): a code and the integer quantity held. */
 export const HeldFixedCharge = Schema.Struct({
   fixedChargeCode: FixedChargeCode,
   quantity: NonNegativeSafeInt
@@ -220,9 +220,9 @@ export const HeldFixedCharge = Schema.Struct({
 export type HeldFixedCharge = typeof HeldFixedCharge.Type
 
 /**
- * The fixed-charge-quantity preview request (API.md §1.6 `{fixedCharge: {fixedChargeCode, quantity}}`):
+ * The fixed-charge-quantity preview request (docs/api-notes/billing.md `{fixedCharge: {fixedChargeCode, quantity}}`):
  * the quantity to hold from now on. `category` may be left out when one subscription's plan sells
- * the charge (contract.md §3.4 sends it).
+ * the charge (the public contract sends it).
  */
 export const PreviewFixedChargeChangeRequest = Schema.Struct({
   category: Schema.optionalKey(CategorySlug),
@@ -230,23 +230,23 @@ export const PreviewFixedChargeChangeRequest = Schema.Struct({
 }).annotate({ identifier: "PreviewFixedChargeChangeRequest" }).pipe(noExcessKeys)
 export type PreviewFixedChargeChangeRequest = typeof PreviewFixedChargeChangeRequest.Type
 
-/** `previewProjectChange`'s body: a plan change or a fixed-charge quantity change (API.md §1.6). */
+/** `previewProjectChange`'s body: a plan change or a fixed-charge quantity change (docs/api-notes/billing.md). */
 export const PreviewProjectChangeRequest = Schema.Union([PreviewPlanChangeRequest, PreviewFixedChargeChangeRequest])
   .annotate({ identifier: "PreviewProjectChangeRequest" }).pipe(noExcessKeys)
 export type PreviewProjectChangeRequest = typeof PreviewProjectChangeRequest.Type
 
-/** `changePlan` (SPEC.md § Endpoints: `category`, `planCode`; API.md §1.6 adds `additions?`). */
+/** `changePlan` (docs/api-notes/billing.md: `category`, `planCode`, `additions?`). */
 export const ChangePlanRequest = Schema.Struct(planChangeFields).annotate({ identifier: "ChangePlanRequest" }).pipe(noExcessKeys)
 export type ChangePlanRequest = typeof ChangePlanRequest.Type
 
-/** `adjustFixedChargeQuantity` (API.md §1.6): the quantity to hold from now on. */
+/** `adjustFixedChargeQuantity` (docs/api-notes/billing.md): the quantity to hold from now on. */
 export const AdjustFixedChargeQuantityRequest = Schema.Struct({
   quantity: NonNegativeSafeInt
 }).annotate({ identifier: "AdjustFixedChargeQuantityRequest" }).pipe(noExcessKeys)
 export type AdjustFixedChargeQuantityRequest = typeof AdjustFixedChargeQuantityRequest.Type
 
 // ---------------------------------------------------------------------------------------------
-// Preview results (SPEC.md § Billing plan: preview line, preview invoice, plan change; billing.md §3)
+// Preview results (docs/api-notes/billing.md: preview line, preview invoice, plan change)
 // ---------------------------------------------------------------------------------------------
 
 export const PreviewLineKind = Schema.Literals(["fixed_charge", "subscription", "usage", "commitment"]).annotate({
@@ -255,7 +255,7 @@ export const PreviewLineKind = Schema.Literals(["fixed_charge", "subscription", 
 export type PreviewLineKind = typeof PreviewLineKind.Type
 
 /**
- * One billing line. The period is half-open `[periodStart, periodEnd)` (billing.md §3.0), written as
+ * One billing line. The period is half-open `[periodStart, periodEnd)` (docs/api-notes/billing.md), written as
  * our timestamps (ISO 8601 in UTC), so its start is not after its end.
  */
 export const PreviewLine = Schema.Struct({
@@ -275,7 +275,7 @@ export const PreviewLine = Schema.Struct({
 export type PreviewLine = typeof PreviewLine.Type
 
 /**
- * The invoice due now. Its totals are consistent (billing.md §3.5 (d)): `feesCents` is the sum of
+ * The invoice due now. Its totals are consistent (docs/api-notes/billing.md): `feesCents` is the sum of
  * the lines and `totalCents = feesCents − discountCents + taxesCents − creditsCents`.
  */
 export const PreviewInvoice = Schema.Struct({
@@ -330,7 +330,7 @@ export const PlanChangeEffect = Schema.Struct({
 ).annotate({ identifier: "PlanChangeEffect" })
 export type PlanChangeEffect = typeof PlanChangeEffect.Type
 
-/** `previewProjectChange`'s answer (API.md §1.6). */
+/** `previewProjectChange`'s answer (docs/api-notes/billing.md). */
 export const PreviewProjectChangeResponse = Schema.Struct({
   dueNow: PreviewInvoice,
   nextCharge: Schema.NullOr(NextCharge),
@@ -339,8 +339,7 @@ export const PreviewProjectChangeResponse = Schema.Struct({
 export type PreviewProjectChangeResponse = typeof PreviewProjectChangeResponse.Type
 
 // ---------------------------------------------------------------------------------------------
-// Billing operations (SPEC.md § Billing plan: billing operation, § Billing operation states;
-// contract.md §3.4; billing.md §3.8)
+// Billing operations (docs/api-notes/billing.md: the operation and its states)
 // ---------------------------------------------------------------------------------------------
 
 export const BillingOperationKind = Schema.Literals(["change_plan", "adjust_fixed_charge_quantity"]).annotate({
@@ -364,7 +363,7 @@ export const BillingFailureDetail = Schema.Literals(billingFailureDetails).annot
 })
 export type BillingFailureDetail = typeof BillingFailureDetail.Type
 
-/** Why an operation failed; `unsoldFixedCharges` lists what must be released first (billing.md §3.7). */
+/** Why an operation failed; `unsoldFixedCharges` lists what must be released first (docs/api-notes/billing.md). */
 export const BillingOperationFailure = Schema.Struct({
   code: BillingFailureCode,
   detail: Schema.NullOr(BillingFailureDetail),
@@ -428,10 +427,10 @@ export const BillingOperation = Schema.Union([PendingBillingOperation, Succeeded
 export type BillingOperation = typeof BillingOperation.Type
 
 // ---------------------------------------------------------------------------------------------
-// Overview, effective terms, invoices, payment method (API.md §1.6; contract.md §3.4)
+// Overview, effective terms, invoices, payment method (docs/api-notes/billing.md)
 // ---------------------------------------------------------------------------------------------
 
-/** A subscription's status (contract.md §3.4 `SubscriptionStatus`). */
+/** A subscription's status (the public contract's `SubscriptionStatus`). */
 export const SubscriptionStatus = Schema.Literals(["active", "past_due", "terminated", "restricted", "suspended"]).annotate({
   identifier: "SubscriptionStatus"
 })
@@ -461,7 +460,7 @@ export const ScheduledPlanChange = Schema.Struct({
 }).annotate({ identifier: "ScheduledPlanChange" })
 export type ScheduledPlanChange = typeof ScheduledPlanChange.Type
 
-/** One category's subscription of a project (contract.md §3.4 `ProjectSubscription`, plus our fields). */
+/** One category's subscription of a project (the public contract's `ProjectSubscription`, plus our fields). */
 export const ProjectSubscription = Schema.Struct({
   category: CategorySlug,
   categoryDisplayName: Schema.optionalKey(Schema.NullOr(DisplayName)),
@@ -480,7 +479,7 @@ export const ProjectSubscription = Schema.Struct({
 }).annotate({ identifier: "ProjectSubscription" })
 export type ProjectSubscription = typeof ProjectSubscription.Type
 
-/** Usage of one metric in the current period (contract.md §3.4 `MeteredUsage`). */
+/** Usage of one metric in the current period (the public contract's `MeteredUsage`). */
 export const MeteredUsage = Schema.Struct({
   amountCents: NonNegativeSafeInt,
   category: CategorySlug,
@@ -492,7 +491,7 @@ export const MeteredUsage = Schema.Struct({
 }).annotate({ identifier: "MeteredUsage" })
 export type MeteredUsage = typeof MeteredUsage.Type
 
-/** `getBillingOverview` (API.md §1.6; contract.md §3.4 `GetBillingOverviewResponse`). */
+/** `getBillingOverview` (docs/api-notes/billing.md; the public contract's `GetBillingOverviewResponse`). */
 export const BillingOverview = Schema.Struct({
   entitlementsVersion: NonNegativeSafeInt,
   subscriptions: Schema.Array(ProjectSubscription),
@@ -539,7 +538,7 @@ export type PaymentStatus = typeof PaymentStatus.Type
 
 export const InvoiceSubject = Schema.Union([Schema.Struct({ type: Schema.Literal("project"), projectId: Schema.String }), Schema.Struct({ type: Schema.Literal("organization"), organizationId: Schema.String })]).annotate({ identifier: "InvoiceSubject" })
 
-/** An invoice (contract.md §3.4 `Invoice`, plus its lines and amounts). */
+/** An invoice (the public contract's `Invoice`, plus its lines and amounts). */
 export const Invoice = Schema.Struct({
   invoiceId: Schema.String,
   number: Schema.String,
@@ -560,7 +559,7 @@ export const ListInvoicesResponse = Schema.Struct({ invoices: Schema.Array(Invoi
   identifier: "ListInvoicesResponse"
 })
 
-/** The card on file (contract.md §3.4 `GetOrganizationPaymentMethodResponse`). */
+/** The card on file (the public contract's `GetOrganizationPaymentMethodResponse`). */
 export const PaymentMethodDetails = Schema.Struct({
   brand: Schema.NullOr(Schema.String),
   expiresMonth: Schema.NullOr(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 12 })))),

@@ -1,6 +1,6 @@
 /**
- * Usage: its price, and progressive billing by usage thresholds (reference/billing.md §1.7, §3.9).
- * A pure module; amounts are exact (BigInt) and rounded half-up (§2.3).
+ * Usage: its price, and progressive billing by usage thresholds (docs/api-notes/billing.md).
+ * A pure module; amounts are exact (BigInt) and rounded half-up.
  */
 import { rhu } from "./Money.js"
 import type { UsageCharge, UsageThreshold } from "./Schema.js"
@@ -28,7 +28,7 @@ export const usageTotal = (charges: ReadonlyArray<UsageCharge>, usage: Readonly<
 }
 
 /**
- * billing.md §3.9 `thresholdsCrossed(thresholds, U0, U1)`: the crossing points are every
+ * docs/api-notes/billing.md `thresholdsCrossed(thresholds, U0, U1)`: the crossing points are every
  * non-recurring amount and `k×A` (k ≥ 1) for the recurring threshold `A`; a point `p` is crossed when
  * `U0 < p ≤ U1`. Returns the crossed non-recurring points and how many multiples of `A` were crossed
  * (a point shared by both counts once, as a non-recurring one).

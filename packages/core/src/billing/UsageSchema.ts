@@ -1,8 +1,8 @@
 /**
- * Usage metering on the wire (`POST /v1/projects/{projectId}/billing/usage`; docs/billing.md §
- * Usage metering): a batch of usage records, each with its own id. A record is applied once: a
- * repeat of its id (in a later batch, from any process) answers `ignored` with reason
- * `already_applied` and changes nothing.
+ * Usage metering on the wire (`POST /v1/projects/{projectId}/billing/usage`;
+ * docs/api-notes/billing.md, usage metering): a batch of usage records, each with its own id. A
+ * record is applied once: a repeat of its id (in a later batch, from any process) answers `ignored`
+ * with reason `already_applied` and changes nothing.
  */
 import { Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"

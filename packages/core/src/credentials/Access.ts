@@ -1,12 +1,12 @@
 /**
- * Who may call what (SPEC.md § Authentication, API.md §1.1), decided in one pure function and
+ * Who may call what (docs/api-notes/credentials.md), decided in one pure function and
  * tested as a table. The HTTP adapter states each route's requirement; organization membership
  * and project visibility are checked by the services themselves (404s), not here.
  */
 import { Data, Result } from "effect"
 import type { AccountId, ApiKeyId, ProjectId, ServiceKeyId } from "../shared/Identifiers.js"
 
-/** The permissions of project API keys (SPEC.md § Project API key). */
+/** The permissions of project API keys (docs/api-notes/credentials.md). */
 export type ProjectPermission =
   | "project:read" | "project:write" | "platforms:read" | "platforms:write" | "events:read" | "events:write"
 
@@ -43,7 +43,7 @@ export const accountOf = (p: Principal): AccountId | undefined => (p._tag === "P
 export const principalScope = (p: Principal): string =>
   p._tag === "ProjectKey" ? `project-key:${p.apiKeyId}` : `account:${p.accountId}`
 
-/** OAuth scope → project permission (API.md §1.1). */
+/** OAuth scope → project permission (docs/api-notes/credentials.md). */
 export const scopeForPermission: Record<ProjectPermission, string> = {
   "project:read": "projects:read",
   "project:write": "projects:write",
@@ -112,7 +112,7 @@ export const denyScope = (scope: string) =>
 
 const needScope = (scopes: ReadonlyArray<string>, scope: string) => (scopes.includes(scope) ? allow : denyScope(scope))
 
-/** The scopes that let an OAuth token read its user's own profile (SPEC.md § Scopes). */
+/** The scopes that let an OAuth token read its user's own profile (docs/api-notes/oauth.md). */
 export const profileScopes: ReadonlyArray<string> = ["openid", "profile", "email"]
 
 const FIRST_PARTY = "a first-party credential (an account service key or a Dashboard session's access token)"
@@ -133,7 +133,7 @@ export const decide = (principal: Principal | undefined, requirement: Requiremen
           ? allow
           : needScope(principal.scopes, requirement._tag === "Project" ? scopeForPermission[requirement.permission] : requirement.scope)
       }
-      // A token of an OAuth grant reaches only what its scopes grant (SPEC.md § Scopes).
+      // A token of an OAuth grant reaches only what its scopes grant (docs/api-notes/oauth.md).
       switch (requirement._tag) {
         case "Account":
           if (requirement.access === "profile") {

@@ -1,5 +1,5 @@
 /**
- * Verifies a JWT access token (API.md §1.1, SPEC.md § Authentication): EdDSA only, signed by a key
+ * Verifies a JWT access token (docs/api-notes/credentials.md): EdDSA only, signed by a key
  * of our published set (picked by `kid`), `typ: at+jwt`, issuer `{DASHBOARD_URL}/api/auth`,
  * audience `{API_URL}`, `exp` required and checked against Clock, `sub` an existing, non-deleted
  * account, `jti` the token id, `scope` space-separated. Every failure is an `InvalidCredential`
@@ -7,8 +7,8 @@
  * is `AccountDeleted`.
  *
  * A token minted by the OAuth token endpoint names its grant (`grant_id`) and token family
- * (`family_id`): it works only while they are live (SPEC.md § Dashboard API and OAuth provider rule
- * 3: revocation reaches API servers within about a minute). Their liveness is one cached lookup
+ * (`family_id`): it works only while they are live (docs/api-notes/oauth.md:
+ * revocation reaches API servers within about a minute). Their liveness is one cached lookup
  * (≤ the credential cache TTL, at most 60 s); a withdrawal or family revocation drops it at once,
  * here through `invalidate` and in every process through `CredentialRevocations`.
  */

@@ -1,6 +1,7 @@
 /**
- * Account service keys (SPEC.md § Authentication rule 3, API.md §1.2): created with a name and an
- * explicit expiry, listed, revoked idempotently; at most `maxServiceKeysPerAccount` live keys.
+ * Account service keys (docs/api-notes/credentials.md, docs/api-notes/accounts-and-projects.md):
+ * created with a name and an explicit expiry, listed, revoked idempotently; at most
+ * `maxServiceKeysPerAccount` live keys.
  */
 import { Context, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { sha256Hex } from "../internal/Crypto.js"

@@ -1,10 +1,10 @@
 /**
- * Verifies a presented bearer credential (SPEC.md § Authentication, DESIGN.md D5): the kind is told
- * apart by prefix, then an account service key is one indexed lookup by key id plus a constant-time
- * compare of the secret's SHA-256; expired and revoked keys, and deleted accounts, are refused.
- * Verified keys are served from `CredentialCache` for up to its TTL (≤ 60 s); revocations, from
- * this process or another, drop them at once. Project API keys and access tokens have their own
- * verifiers.
+ * Verifies a presented bearer credential (docs/api-notes/credentials.md,
+ * docs/architecture.md#d5-credentials): the kind is told apart by prefix, then an account service
+ * key is one indexed lookup by key id plus a constant-time compare of the secret's SHA-256; expired
+ * and revoked keys, and deleted accounts, are refused. Verified keys are served from
+ * `CredentialCache` for up to its TTL (≤ 60 s); revocations, from this process or another, drop
+ * them at once. Project API keys and access tokens have their own verifiers.
  */
 import { Clock, Context, DateTime, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { fn } from "../internal/Traced.js"
@@ -78,7 +78,7 @@ export class Authenticator extends Context.Service<Authenticator>()("core/Authen
      * `undefined` for anything else (then `authenticate` decides, with the store if need be).
      */
     const cached = (raw: string, now: number): Principal | undefined => {
-      // A key credential's parts, remembered by its text (no pattern match per request; issue 12).
+      // A key credential's parts, remembered by its text (no pattern match per request).
       // Only well-formed keys (≤ ~100 characters each) are remembered; the map is bounded.
       let parts = parsedKeys.get(raw)
       if (parts === undefined) {

@@ -1,5 +1,6 @@
 /**
- * Credential format (DESIGN.md D5, SPEC.md § Authentication): kinds are told apart by prefix.
+ * Credential format (docs/architecture.md#d5-credentials, docs/api-notes/credentials.md): kinds are
+ * told apart by prefix.
  * - account service key `sb_ask_<id26>_<secret>` — its key id is `sb_ask_<id26>`;
  * - project API key `sb_sk_<id26>_<secret>` — its key id is `sb_sk_<id26>`;
  * - a JWT access token (three base64url segments).

@@ -1,8 +1,9 @@
 /**
- * Verified credentials kept in memory for a short while (DESIGN.md §6: credential verification is a
- * hot path; cache ≤ 60 s, the spec's revocation bound). An entry is dropped at once when its key is
- * revoked — in this process directly, in others through `CredentialRevocations`. Expiry and
- * revocation are still checked against the clock on every hit, so a cached key expires on time.
+ * Verified credentials kept in memory for a short while (docs/architecture.md#hot-paths: credential
+ * verification is a hot path; cache ≤ 60 s, the spec's revocation bound). An entry is dropped at
+ * once when its key is revoked — in this process directly, in others through
+ * `CredentialRevocations`. Expiry and revocation are still checked against the clock on every hit,
+ * so a cached key expires on time.
  */
 import { Context, Duration, Effect, Layer } from "effect"
 import { makeTtlCache } from "../internal/TtlCache.js"

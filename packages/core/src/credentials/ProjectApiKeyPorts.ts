@@ -1,4 +1,4 @@
-/** Project API keys' store port and limits (DESIGN.md §4: a `Context.Tag` with no implementation). */
+/** Project API keys' store port and limits (docs/architecture.md#rules-of-the-road: a `Context.Tag` with no implementation). */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { ProjectClosing, ProjectDeleted, ProjectNotFound } from "../projects/Errors.js"
 import type { ProjectState } from "../projects/Ports.js"
@@ -13,7 +13,7 @@ export interface StoredProjectApiKey {
   readonly secretHash: string
 }
 
-/** Live keys per project (API.md §1.4: default 50); a host or the server may override it. */
+/** Live keys per project (docs/api-notes/credentials.md: default 50); a host or the server may override it. */
 export class ProjectApiKeyLimits extends Setting<ProjectApiKeyLimits>()("core/ProjectApiKeyLimits", {
   defaultValue: () => ({ maxApiKeysPerProject: 50 })
 }) {}

@@ -1,7 +1,7 @@
 /**
- * Project API key requests and responses (API.md §1.4; contract.md §3.3). Request bodies reject
+ * Project API key requests and responses (docs/api-notes/credentials.md). Request bodies reject
  * unknown properties; permission values other than the six known ones are accepted and preserved
- * (SPEC.md § Project API key), as long as they look like permissions (`<area>:<action>`).
+ * (docs/api-notes/credentials.md), as long as they look like permissions (`<area>:<action>`).
  */
 import { Schema } from "effect"
 import { NullableTimestamp } from "../shared/Timestamp.js"

@@ -1,5 +1,5 @@
 /**
- * Project API keys (API.md §1.4, SPEC.md § Project API key): created on a project by a member of
+ * Project API keys (docs/api-notes/credentials.md): created on a project by a member of
  * its organization with a name, permissions (unknown values preserved) and an optional expiry;
  * listed newest first without revoked ones; their permissions replaced; revoked idempotently. At
  * most `ProjectApiKeyLimits.maxApiKeysPerProject` live keys per project. The credential is
@@ -42,7 +42,7 @@ export const samePermissions = (a: ReadonlyArray<string>, b: ReadonlyArray<strin
 /** The source of API key events: `<project slug>.api-keys.switchboard`. */
 export const apiKeyEventSource = (projectSlug: string) => `${projectSlug}.api-keys.switchboard`
 
-/** The event of a key change (API.md §5): `data` is the key as listed, never its secret. */
+/** The event of a key change (docs/api-notes/events-and-webhooks.md): `data` is the key as listed, never its secret. */
 const apiKeyEvent = (type: "api_key.created" | "api_key.revoked", projectSlug: string, key: ProjectApiKey, at: DateTime.Utc) => ({
   type,
   source: apiKeyEventSource(projectSlug),

@@ -1,9 +1,9 @@
 /**
- * Verifies a project API key credential (`sb_sk_<id26>_<secret52>`; SPEC.md § Authentication,
- * DESIGN.md D5): one indexed lookup by key id (the key, its hash and its project's state), then a
- * constant-time compare of the secret's SHA-256. Revoked keys are refused as `revoked`, expired ones
- * as `expired`, keys of deleted projects as `revoked`; a good key is a `Principal.ProjectKey` with
- * its permissions. `Authenticator` calls `verify`.
+ * Verifies a project API key credential (`sb_sk_<id26>_<secret52>`; docs/api-notes/credentials.md,
+ * docs/architecture.md#d5-credentials): one indexed lookup by key id (the key, its hash and its
+ * project's state), then a constant-time compare of the secret's SHA-256. Revoked keys are refused
+ * as `revoked`, expired ones as `expired`, keys of deleted projects as `revoked`; a good key is a
+ * `Principal.ProjectKey` with its permissions. `Authenticator` calls `verify`.
  *
  * Verified keys are served from memory for up to the `CredentialCachePolicy` TTL (≤ 60 s). A
  * revocation or a permission change drops the key at once: `invalidate` here (the changing process,
@@ -53,7 +53,7 @@ export class ProjectKeyVerifier extends Context.Service<ProjectKeyVerifier>()("c
       })
 
     // The secret each cached entry was last verified with, and the principal it gave: a later request
-    // presenting the same secret skips the hash (issue 12). Held as long as the entry (≤ the TTL).
+    // presenting the same secret skips the hash. Held as long as the entry (≤ the TTL).
     const verified = new WeakMap<Entry, { readonly secret: string; readonly principal: Principal }>()
 
     /** The principal of a cached key last verified with this very secret and still usable at `now`. */

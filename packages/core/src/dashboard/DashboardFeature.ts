@@ -1,8 +1,9 @@
 /**
- * The Dashboard feature in core (API.md §2): the sign-in component (sessions, sign-up and sign-in
- * with password and TOTP), onboarding answers, the Dashboard's project views and the diagnostics
- * of the store. It also composes the services the Dashboard API serves from other contexts:
- * privacy requests (`privacy/`) and per-project settings (`projects/ProjectIntegrations`). `DashboardCore` needs only ports (and the identity services);
+ * The Dashboard feature in core (docs/api-notes/dashboard-api.md): the sign-in component (sessions,
+ * sign-up and sign-in with password and TOTP), onboarding answers, the Dashboard's project views
+ * and the diagnostics of the store. It also composes the services the Dashboard API serves from
+ * other contexts: privacy requests (`privacy/`) and per-project settings
+ * (`projects/ProjectIntegrations`). `DashboardCore` needs only ports (and the identity services);
  * `DashboardPorts` lists the port tags it adds.
  */
 import { Layer } from "effect"

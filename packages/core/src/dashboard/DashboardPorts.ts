@@ -1,7 +1,8 @@
 /**
- * The Dashboard feature's ports (DESIGN.md §4): sessions of the sign-in component, failed sign-in
- * counters, onboarding answers, and the store's health for diagnostics. `Context.Tag`s with no
- * implementation. Privacy requests live in `privacy/`, per-project settings in `projects/`.
+ * The Dashboard feature's ports (docs/architecture.md#rules-of-the-road): sessions of the sign-in
+ * component, failed sign-in counters, onboarding answers, and the store's health for diagnostics.
+ * `Context.Tag`s with no implementation. Privacy requests live in `privacy/`, per-project settings
+ * in `projects/`.
  */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"

@@ -1,9 +1,10 @@
 /**
- * The Dashboard's view of projects and people (API.md §2): the caller's projects across all its
- * organizations, a project created from a name alone (the slug derived from it, the organization
- * defaulting to the caller's first, or a new personal one), a project's members and invitations,
- * and the identity snapshot for product analytics. Built on the projects and organizations
- * services, so membership rules are theirs: a project outside the caller's organizations is 404.
+ * The Dashboard's view of projects and people (docs/api-notes/dashboard-api.md): the caller's
+ * projects across all its organizations, a project created from a name alone (the slug derived from
+ * it, the organization defaulting to the caller's first, or a new personal one), a project's
+ * members and invitations, and the identity snapshot for product analytics. Built on the projects
+ * and organizations services, so membership rules are theirs: a project outside the caller's
+ * organizations is 404.
  */
 import { Context, DateTime, Effect, Layer } from "effect"
 import type { Principal } from "../credentials/Access.js"

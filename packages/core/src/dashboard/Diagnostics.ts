@@ -1,8 +1,8 @@
 /**
- * System diagnostics of the Dashboard API (API.md §2 `GET /api/system/diagnostics`), for a session
- * of an organization owner: the store's health (reachable, round-trip latency, applied
- * migrations). The HTTP adapter adds what only the process knows (version, release line, uptime)
- * and the webhook delivery counts.
+ * System diagnostics of the Dashboard API (docs/api-notes/dashboard-api.md
+ * `GET /api/system/diagnostics`), for a session of an organization owner: the store's health
+ * (reachable, round-trip latency, applied migrations). The HTTP adapter adds what only the process
+ * knows (version, release line, uptime) and the webhook delivery counts.
  */
 import { Context, Effect, Layer } from "effect"
 import { OrganizationsRepo } from "../organizations/OrganizationsPorts.js"

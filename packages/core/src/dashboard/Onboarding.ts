@@ -1,7 +1,8 @@
 /**
- * Onboarding answers of the Dashboard (API.md §2 `POST/GET /api/onboarding/details`): what the
- * signed-in person told us about their company, role, use case and team size. Each save replaces
- * the answers given and keeps the others; an answer sent as null is cleared.
+ * Onboarding answers of the Dashboard (docs/api-notes/dashboard-api.md
+ * `POST/GET /api/onboarding/details`): what the signed-in person told us about their company, role,
+ * use case and team size. Each save replaces the answers given and keeps the others; an answer sent
+ * as null is cleared.
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { AccountId } from "../shared/Identifiers.js"

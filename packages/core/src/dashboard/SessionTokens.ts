@@ -1,8 +1,9 @@
 /**
- * `GET /api/auth/token` (API.md §1.1, §2): a JWT access token for the versioned API, minted for a
- * signed-in Dashboard session. It carries every business scope (a session may do everything its
- * account may), `iss` `{DASHBOARD_URL}/api/auth`, `aud` `{API_URL}`, `typ: at+jwt`, and the token
- * policy's lifetime for those scopes — with `billing:write` among them, 5 minutes (SPEC.md § Scopes).
+ * `GET /api/auth/token` (docs/api-notes/credentials.md, docs/api-notes/dashboard-api.md): a JWT
+ * access token for the versioned API, minted for a signed-in Dashboard session. It carries every
+ * business scope (a session may do everything its account may), `iss` `{DASHBOARD_URL}/api/auth`,
+ * `aud` `{API_URL}`, `typ: at+jwt`, and the token policy's lifetime for those scopes — with
+ * `billing:write` among them, 5 minutes (docs/api-notes/oauth.md).
  */
 import { Clock, Effect } from "effect"
 import { ACCESS_TOKEN_TYP, accessTokenClaims } from "../oauth/AccessTokenClaims.js"

@@ -1,8 +1,8 @@
 /**
- * Sessions of the Dashboard's sign-in component (API.md §2): an opaque token of 256 random bits
- * (43 base64url characters) travels in the `sb_session` cookie; only its SHA-256 is stored, so a
- * leaked table opens no session. A session lives `SessionPolicy.ttl` (7 days by default) from
- * sign-in, ends at sign-out, and stops resolving at once when its account is deleted.
+ * Sessions of the Dashboard's sign-in component (docs/api-notes/dashboard-api.md): an opaque token
+ * of 256 random bits (43 base64url characters) travels in the `sb_session` cookie; only its SHA-256
+ * is stored, so a leaked table opens no session. A session lives `SessionPolicy.ttl` (7 days by
+ * default) from sign-in, ends at sign-out, and stops resolving at once when its account is deleted.
  */
 import { Clock, Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AccountsRepo } from "../accounts/Ports.js"

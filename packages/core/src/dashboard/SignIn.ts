@@ -1,6 +1,7 @@
 /**
- * The sign-in component's checks (API.md §2): sign-up with email and password, and sign-in with
- * email, password and — once the account has a verified TOTP factor — a TOTP code.
+ * The sign-in component's checks (docs/api-notes/dashboard-api.md): sign-up with email and
+ * password, and sign-in with email, password and — once the account has a verified TOTP factor — a
+ * TOTP code.
  *
  * - Passwords go through the `PasswordHasher` port (scrypt in the server). An unknown email costs
  *   the same hash as a known one, and gets the same answer as a wrong password.

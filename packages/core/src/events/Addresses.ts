@@ -1,10 +1,11 @@
 /**
- * Which IP addresses a webhook may be delivered to (DESIGN.md §7; issue 7 "outbound guard"): only
- * public unicast addresses — never loopback, private (RFC 1918, ULA), shared (CGNAT), link-local
- * (cloud metadata lives there), multicast, documentation, benchmarking or otherwise reserved
- * ranges (IANA special-purpose registries). Also the check behind `EGRESS_IPS` (SPEC.md § Webhook
- * egress addresses: public IPv4 addresses only). Pure: the server's guard resolves names and asks
- * here for every address it would connect to.
+ * Which IP addresses a webhook may be delivered to (docs/architecture.md#reliability-and-security;
+ * docs/api-notes/events-and-webhooks.md): only public unicast addresses — never loopback, private
+ * (RFC 1918, ULA), shared (CGNAT), link-local (cloud metadata lives there), multicast,
+ * documentation, benchmarking or otherwise reserved ranges (IANA special-purpose registries). Also
+ * the check behind `EGRESS_IPS` (docs/api-notes/management-api.md, egress addresses: public IPv4
+ * addresses only). Pure: the server's guard resolves names and asks here for every address it would
+ * connect to.
  */
 
 /** The four octets of a dotted-decimal IPv4 address (no leading zeros, each 0..255), or undefined. */

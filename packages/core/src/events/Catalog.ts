@@ -1,8 +1,8 @@
 /**
- * The event catalog (API.md §5): every event type the service emits, with the schema of its
- * `data`, an audience and a description. The v1 event-type operations publish it, each type with a
- * JSON Schema of its whole envelope generated from these schemas (`Schema.toJsonSchemaDocument`), so what
- * receivers validate against is what core encodes.
+ * The event catalog (docs/api-notes/events-and-webhooks.md): every event type the service emits,
+ * with the schema of its `data`, an audience and a description. The v1 event-type operations
+ * publish it, each type with a JSON Schema of its whole envelope generated from these schemas
+ * (`Schema.toJsonSchemaDocument`), so what receivers validate against is what core encodes.
  *
  * Each context contributes its own types — `call.*` (voice, `callEventSchemas`), `billing.*`
  * (billing, `billingEventSchemas`) — and the ones defined here (projects, API keys, external
@@ -99,7 +99,7 @@ export const eventCatalog: ReadonlyMap<string, EventTypeSpec> = new Map(
 /** The event types a subscription may name. */
 export const knownEventTypes: ReadonlySet<string> = new Set(eventCatalog.keys())
 
-/** The payload API versions: one today (SPEC.md § Versioning 2). */
+/** The payload API versions: one today (docs/api-notes/events-and-webhooks.md). */
 export const webhookApiVersions = [
   { version: EVENT_API_VERSION, status: "latest", selectable: true, successor: null, retirement: null }
 ] as const

@@ -1,7 +1,7 @@
 /**
- * How webhook deliveries are attempted (API.md §4, contract.md §5.3): up to 6 attempts; after a
- * failed attempt n the next waits min(200 ms × 5ⁿ⁻¹, 10 s) × (1 ± 50 % jitter) — expected delays
- * 200 ms, 1 s, 5 s, 10 s, 10 s; 30 s per attempt; retry on 5xx, 408, 429, network errors and
+ * How webhook deliveries are attempted (docs/api-notes/events-and-webhooks.md): up to 6 attempts;
+ * after a failed attempt n the next waits min(200 ms × 5ⁿ⁻¹, 10 s) × (1 ± 50 % jitter) — expected
+ * delays 200 ms, 1 s, 5 s, 10 s, 10 s; 30 s per attempt; retry on 5xx, 408, 429, network errors and
  * timeouts; any other answer (3xx — redirects are never followed —, other 4xx, a refused target, an
  * unresolvable name) ends the delivery at once. A delivery that ends without success is kept as
  * dead-lettered (listed and retryable), never dropped. Pure functions, plus the policy as a
@@ -16,7 +16,7 @@ import { DateTime } from "effect"
 import { Setting } from "../internal/Settings.js"
 
 export interface WebhookPolicyShape {
-  /** Attempts of the fast schedule (API.md §4: 6); the long tail follows. */
+  /** Attempts of the fast schedule (docs/api-notes/events-and-webhooks.md: 6); the long tail follows. */
   readonly maxAttempts: number
   /** How long after the fast schedule the long tail keeps retrying (24 h; 0: no tail). */
   readonly longTailHorizonMs: number
@@ -37,7 +37,7 @@ export interface WebhookPolicyShape {
   readonly leaseMarginMs: number
   /**
    * Events fanned out per transaction (500: a fan-out transaction costs ≈ 6 round trips whatever
-   * its size, so at 100 it bounded a busy engine near 4 000 events/s on PostgreSQL; issue 12 goal 6).
+   * its size, so at 100 it bounded a busy engine near 4 000 events/s on PostgreSQL).
    */
   readonly batchSize: number
   /** Deliveries attempted at once by one engine. */

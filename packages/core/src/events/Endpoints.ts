@@ -173,11 +173,11 @@ export const makeEndpointOps = Effect.gen(function*() {
     })
 
   /**
-   * A manual retry (API.md §1.7 `retryWebhookDelivery`): the delivery of `eventId` becomes due now,
-   * once, overriding its backoff; a dead-lettered one gets one more attempt. Refused when the
-   * attempt count moved on since the caller looked (`expectedAttemptCount`), when the event type
-   * does not match, when it was delivered or cancelled, while an attempt is in flight, or while
-   * the endpoint is disabled.
+   * A manual retry (docs/api-notes/events-and-webhooks.md `retryWebhookDelivery`): the delivery of
+   * `eventId` becomes due now, once, overriding its backoff; a dead-lettered one gets one more
+   * attempt. Refused when the attempt count moved on since the caller looked
+   * (`expectedAttemptCount`), when the event type does not match, when it was delivered or
+   * cancelled, while an attempt is in flight, or while the endpoint is disabled.
    */
   const retry = (endpoint: WebhookEndpoint, request: {
     readonly eventId: string

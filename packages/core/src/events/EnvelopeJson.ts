@@ -1,5 +1,5 @@
 /**
- * The JSON text of an event envelope as a delivery's body, built directly (issue 12 goal 6: the
+ * The JSON text of an event envelope as a delivery's body, built directly (the
  * schema's encoder re-validated every field and copied `data` on every delivery). The result is
  * exactly `JSON.stringify(Schema.encodeSync(EventEnvelope)(event))` — same keys, same order —
  * for every envelope the schema accepts (property-tested); an envelope that does not pass the

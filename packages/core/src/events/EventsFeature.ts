@@ -1,5 +1,5 @@
 /**
- * The events outbox (SPEC.md § Events; API.md §5; issue 7): every event is written to the outbox
+ * The events outbox (docs/api-notes/events-and-webhooks.md): every event is written to the outbox
  * in the transaction of the change that caused it, and a delivery engine drains it afterwards.
  *
  * - `EventOutbox` is the port: `append` joins the caller's transaction (call it inside

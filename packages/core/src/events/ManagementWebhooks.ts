@@ -1,5 +1,5 @@
 /**
- * Management webhooks (API.md §4; contract.md §5.2–5.3): per project, a list of URLs that receive
+ * Management webhooks (docs/api-notes/management-api.md): per project, a list of URLs that receive
  * every event of the project, signed with the `X-Spectrum-*` v0 scheme. Created with a 64-hex
  * signing secret shown once (stored sealed: signing needs it back); one live webhook per URL;
  * deleted softly (a URL registered again gets a new id and secret). Deleting a webhook cancels

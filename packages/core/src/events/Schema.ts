@@ -1,5 +1,5 @@
 /**
- * Events (SPEC.md § Events, § Versioning; API.md §1.7, §5): the envelope every event travels in,
+ * Events (docs/api-notes/events-and-webhooks.md): the envelope every event travels in,
  * and the two events whose payloads the spec gives.
  */
 import { DateTime, Schema } from "effect"
@@ -8,20 +8,21 @@ import { EventId } from "../shared/Identifiers.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { KeyPress } from "../voice/Schema.js"
 
-/** Every event carries this `apiVersion` (SPEC.md § Versioning 2). */
+/** Every event carries this `apiVersion` (docs/api-notes/events-and-webhooks.md). */
 export const EVENT_API_VERSION = "2026-07-01" as const
 export const EventApiVersion = Schema.Literal(EVENT_API_VERSION).annotate({ identifier: "EventApiVersion" })
 
 /**
- * The fixed name segment that ends an external-webhook source. SPEC.md calls it "the service's
- * fixed name segment" (distinct from the `<svc>` identifier prefix); API.md §5 fixes it as
+ * The fixed name segment that ends an external-webhook source. It is the service's
+ * fixed name segment (distinct from the `<svc>` identifier prefix), fixed as
  * `switchboard` (`<slug>.external-webhook.switchboard`).
  */
 export const EXTERNAL_WEBHOOK_SERVICE_SEGMENT = "switchboard" as const
 
 /**
- * An event type: dot-separated lower-case segments (contract.md §2.3), e.g. `call.dtmf.received`.
- * The first segment also admits `_`, since API.md §5's catalog has `api_key.created`.
+ * An event type: dot-separated lower-case segments, e.g. `call.dtmf.received`.
+ * The first segment also admits `_`, since docs/api-notes/events-and-webhooks.md's catalog has
+ * `api_key.created`.
  */
 export const EventType = Schema.String.pipe(
   Schema.check(Schema.isMaxLength(128)),
@@ -36,7 +37,7 @@ export const EventData = Schema.Record(Schema.String, Schema.Unknown).annotate({
   identifier: "EventData"
 })
 
-/** The event envelope (SPEC.md § Event envelope), for any event type. */
+/** The event envelope (docs/api-notes/events-and-webhooks.md), for any event type. */
 export const EventEnvelope = Schema.Struct({
   id: EventId,
   type: EventType,
@@ -59,7 +60,7 @@ export const Base64String = Schema.String.pipe(
   }))
 ).annotate({ identifier: "Base64String" })
 
-/** `<1-64 of [a-z0-9_-]>.external-webhook.switchboard` (SPEC.md § Known events). */
+/** `<1-64 of [a-z0-9_-]>.external-webhook.switchboard` (docs/api-notes/events-and-webhooks.md). */
 export const ExternalWebhookSource = Schema.String.pipe(
   Schema.check(Schema.isPattern(new RegExp(`^[a-z0-9_-]{1,64}\\.external-webhook\\.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}$`, "u"), {
     message: `must be <slug>.external-webhook.${EXTERNAL_WEBHOOK_SERVICE_SEGMENT}`
@@ -88,7 +89,7 @@ export type ExternalWebhookReceivedEvent = typeof ExternalWebhookReceivedEvent.T
 
 /**
  * `call.dtmf.received`: data is one key press, whose `timestamp` equals the envelope's
- * (SPEC.md § Call: key press; API.md §5).
+ * (docs/api-notes/voice.md; docs/api-notes/events-and-webhooks.md).
  */
 export const CallDtmfReceivedEvent = Schema.Struct({
   id: EventId,

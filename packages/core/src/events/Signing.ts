@@ -1,12 +1,13 @@
 /**
  * Webhook signatures. Two schemes, one per kind of webhook:
  *
- * - **Management webhooks** (API.md §4, contract.md §5.3; Slack's v0 scheme): `X-Spectrum-Signature:
- *   v0=<hex HMAC-SHA256(secret, "v0:" + timestamp + ":" + body)>`, the secret being the 64 hex
- *   characters shown at creation, used as is (its UTF-8 bytes are the key).
- * - **v1 destinations** (API.md §1.7, Standard Webhooks): `webhook-signature: v1,<base64
- *   HMAC-SHA256(key, id + "." + timestamp + "." + body)>`, the key being the bytes behind
- *   `whsec_<base64>`; during a rotation overlap one signature per live secret, space-separated.
+ * - **Management webhooks** (docs/api-notes/management-api.md; Slack's v0 scheme):
+ *   `X-Spectrum-Signature: v0=<hex HMAC-SHA256(secret, "v0:" + timestamp + ":" + body)>`, the
+ *   secret being the 64 hex characters shown at creation, used as is (its UTF-8 bytes are the key).
+ * - **v1 destinations** (docs/api-notes/events-and-webhooks.md, Standard Webhooks):
+ *   `webhook-signature: v1,<base64 HMAC-SHA256(key, id + "." + timestamp + "." + body)>`, the key
+ *   being the bytes behind `whsec_<base64>`; during a rotation overlap one signature per live
+ *   secret, space-separated.
  */
 import { Effect } from "effect"
 import { hmacSha256Sync } from "../internal/Sha256.js"
@@ -84,7 +85,7 @@ interface ManagementHeaderArgs {
   readonly userAgent: string
 }
 
-/** The headers of a management webhook delivery (API.md §4), computed synchronously (`hmac`: see `WebhookHmac`). */
+/** The headers of a management webhook delivery (docs/api-notes/management-api.md), computed synchronously (`hmac`: see `WebhookHmac`). */
 export const managementHeadersSync = (args: ManagementHeaderArgs, hmac: HmacSha256 = hmacSha256Sync): SignedHeaders => ({
   "content-type": "application/json",
   "user-agent": args.userAgent,
@@ -94,7 +95,7 @@ export const managementHeadersSync = (args: ManagementHeaderArgs, hmac: HmacSha2
   "x-spectrum-signature": managementSignatureSync(args.secret, args.timestampSeconds, args.body, hmac)
 })
 
-/** The headers of a management webhook delivery (API.md §4). */
+/** The headers of a management webhook delivery (docs/api-notes/management-api.md). */
 export const managementHeaders = (args: ManagementHeaderArgs): Effect.Effect<SignedHeaders> =>
   Effect.sync(() => managementHeadersSync(args))
 

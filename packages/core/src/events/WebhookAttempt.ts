@@ -1,5 +1,5 @@
 /**
- * One webhook delivery attempt, start to outcome (issue 12 goal 6: nothing per attempt that need not
+ * One webhook delivery attempt, start to outcome (nothing per attempt that need not
  * be): the signed request — the body built directly (`envelopeJson`), signed synchronously once the
  * endpoint's keys are unsealed (cached while its sealed secrets stay the same, so a rotation or a
  * new secret is never signed with a stale key) — sent through the `WebhookSender`, and the record

@@ -3,7 +3,8 @@
  * piece of bookkeeping (held, sending, finished, the latches); split apart, each would need the
  * others' private state.
  *
- * The delivery engine (issue 7; API.md §4, §1.7; reference/http-conventions.md §7 "job drain"):
+ * The delivery engine (docs/api-notes/events-and-webhooks.md), a job queue that
+ * every server process drains:
  *
  * 1. **Fan-out** (`dispatch`): in one transaction, take outbox events not yet fanned out (`FOR
  *    UPDATE SKIP LOCKED`, so several processes share the work), create one delivery per event and
@@ -242,7 +243,7 @@ export class WebhookDeliveryEngine extends Context.Service<WebhookDeliveryEngine
         // Held beyond the sending places: enough that sending goes on while the writer's statement
         // (record and claim) is under way, several milliseconds against a sub-millisecond POST —
         // and the more each statement records and claims, the less each delivery pays of its
-        // fixed cost (8 ×: ≈ 40 per statement on PostgreSQL instead of ≈ 30 at 4 ×, issue 12 goal 6).
+        // fixed cost (8 ×: ≈ 40 per statement on PostgreSQL instead of ≈ 30 at 4 ×).
         const depth = policy.concurrency * 8
         const minBatch = Math.max(1, Math.floor(depth / 4))
         // Claimed and not yet recorded (or given back): at most `depth`.

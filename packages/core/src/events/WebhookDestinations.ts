@@ -1,5 +1,5 @@
 /**
- * v1 webhook destinations (API.md §1.7; contract.md §1 8b, §3.9): created on a project with a URL,
+ * v1 webhook destinations (docs/api-notes/events-and-webhooks.md): created on a project with a URL,
  * a payload API version (immutable) and an event selection (`["*"]` or types from the catalog);
  * listed (live only, oldest first, cursor pages), read, updated, deleted (a stable tombstone; a
  * repeated delete returns it again), their signing secret rotated with an overlap during which

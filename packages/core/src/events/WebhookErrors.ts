@@ -60,7 +60,7 @@ export class InvalidWebhookQuery extends Schema.TaggedError<InvalidWebhookQuery>
   message: Schema.String
 }) {}
 
-/** The errors of the management API's webhooks (interface B) only: no /v1 operation raises them. */
+/** The errors of the management API's webhooks only: no /v1 operation raises them. */
 export type ManagementWebhookError = ManagementWebhookNotFound | WebhookUrlTaken
 
 /** Every webhook error (the adapters' tables are typed against it). */

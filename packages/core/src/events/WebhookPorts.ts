@@ -1,10 +1,11 @@
 /**
  * Webhooks' ports: the store of webhooks and deliveries, and the outbound HTTP sender.
  *
- * Both kinds of webhook — management webhooks (API.md §4) and v1 destinations (API.md §1.7) — are
- * *endpoints* of one table: a URL, a sealed signing secret (sealed with `ServerSecret.seal`, since
- * signing needs it back), an event selection and a status. The delivery engine fans each outbox
- * event out to one *delivery* per matching endpoint, then attempts due deliveries.
+ * Both kinds of webhook — management webhooks (docs/api-notes/management-api.md) and v1
+ * destinations (docs/api-notes/events-and-webhooks.md) — are *endpoints* of one table: a URL, a
+ * sealed signing secret (sealed with `ServerSecret.seal`, since signing needs it back), an event
+ * selection and a status. The delivery engine fans each outbox event out to one *delivery* per
+ * matching endpoint, then attempts due deliveries.
  */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { StoredOutboxEvent } from "./EventsFeature.js"
@@ -38,8 +39,7 @@ export interface WebhookEndpoint {
   /**
    * The outbox position the endpoint starts after (`WebhooksRepo.outboxHead` when it was
    * created): fan-out gives it only events at later positions, so a new endpoint never receives
-   * the events committed before it existed, even those not fanned out yet (README.md, "Events and
-   * webhooks"). The boundary is the outbox position, taken when an event is written: an event whose
+   * the events committed before it existed, even those not fanned out yet (docs/api-notes/events-and-webhooks.md). The boundary is the outbox position, taken when an event is written: an event whose
    * transaction wrote it before the endpoint's creation read the head, but committed only after,
    * falls before the boundary and does not reach the new endpoint.
    */
@@ -251,7 +251,7 @@ export interface OutboundRequest {
 export class WebhookSender extends Context.Service<WebhookSender, {
   readonly send: (request: OutboundRequest) => Effect.Effect<SendOutcome>
   /**
-   * The same request as plain callbacks, for the engine's batch path (issue 12 goal 6: no fiber
+   * The same request as plain callbacks, for the engine's batch path (no fiber
    * per delivery): calls `onOutcome` once with the outcome, never after the returned function
    * (which cancels the request) ran. Optional: without it the engine sends through `send`.
    */

@@ -1,5 +1,5 @@
 /**
- * The v1 webhook resources on the wire (API.md §1.7; contract.md §1 8b, §3.9): destinations, their
+ * The v1 webhook resources on the wire (docs/api-notes/events-and-webhooks.md): destinations, their
  * requests and responses, deliveries, the egress-address, API-version and event-type catalogs.
  * Request bodies reject unknown properties (`addl:false` in the contract).
  */
@@ -27,12 +27,12 @@ const isRealDate = (s: string) => {
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d
 }
 
-/** A payload API version: a calendar date `YYYY-MM-DD` (contract.md §2.3 `format: date`). */
+/** A payload API version: a calendar date `YYYY-MM-DD` (the public contract's `format: date`). */
 export const WebhookApiVersion = Schema.String.pipe(
   Schema.check(Schema.makeFilter((s) => isRealDate(s) || "must be a date like 2026-07-01", { toJsonSchema: () => ({ format: "date" }) }))
 ).annotate({ identifier: "WebhookApiVersion" })
 
-/** `["*"]` (every event) or 1..256 distinct event types (contract.md §2.3). */
+/** `["*"]` (every event) or 1..256 distinct event types. */
 export const WebhookEventSelection = Schema.Union([Schema.Tuple([Schema.Literal("*")]), Schema.Array(EventType).pipe(
   Schema.check(Schema.isMinLength(1)),
   Schema.check(Schema.isMaxLength(256)),
@@ -166,7 +166,7 @@ export const WebhookDeliveryPage = Schema.Struct({
   nextPageToken: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "WebhookDeliveryPage" })
 
-/** SPEC.md § Webhook egress addresses (v1 form). */
+/** The webhook egress addresses, v1 form (docs/api-notes/events-and-webhooks.md). */
 export const ListWebhookEgressAddressesResponse = Schema.Struct({
   ipAddresses: Schema.Array(Schema.String)
 }).annotate({ identifier: "ListWebhookEgressAddressesResponse" })

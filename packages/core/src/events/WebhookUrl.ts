@@ -1,6 +1,6 @@
 /**
- * Which URLs a webhook may be registered with (SPEC.md § Project webhook: "a valid URL"; contract.md
- * §3.9: HTTPS, no credentials, no fragment, at most 2048 characters). `http://` and private or
+ * Which URLs a webhook may be registered with (docs/api-notes/management-api.md: "a valid URL";
+ * HTTPS, no credentials, no fragment, at most 2048 characters). `http://` and private or
  * loopback literal addresses are accepted only where the operator allows insecure targets (local
  * development, tests). Names are resolved, and their addresses checked, at delivery time.
  */

@@ -1,8 +1,10 @@
 /**
- * The Webhooks feature in core (issue 7): management webhooks (API.md §4), v1 webhook destinations
- * (API.md §1.7), the event catalog (API.md §5) and the delivery engine that drains the events
- * outbox. `WebhooksCore` needs only ports; the outbound HTTP port `WebhookSender` is not a store
- * port — the engine asks for it per call (the server provides it; tests provide doubles).
+ * The Webhooks feature in core (docs/api-notes/events-and-webhooks.md): management webhooks
+ * (docs/api-notes/management-api.md), v1 webhook destinations
+ * (docs/api-notes/events-and-webhooks.md), the event catalog
+ * (docs/api-notes/events-and-webhooks.md) and the delivery engine that drains the events outbox.
+ * `WebhooksCore` needs only ports; the outbound HTTP port `WebhookSender` is not a store port — the
+ * engine asks for it per call (the server provides it; tests provide doubles).
  */
 import { Layer } from "effect"
 import { ManagementWebhooks } from "./ManagementWebhooks.js"

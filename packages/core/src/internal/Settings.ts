@@ -2,7 +2,7 @@
  * Settings: `Context.Reference`s that every part of the application may read at request time, and
  * that the HTTP adapter therefore carries into request fibers. A request fiber holds only the
  * platform's services plus these (not the application's ~600 context entries, whose per-request
- * copies were the largest share of a cached read's CPU — issue 12): every service a route uses is
+ * copies were the largest share of a cached read's CPU): every service a route uses is
  * captured when the route is built, but a setting is read where it is used, often inside a
  * handler, and without its entry it silently falls back to its default.
  *

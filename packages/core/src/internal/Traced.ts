@@ -1,11 +1,11 @@
 /**
  * `fn("Service.method")(function*() { … })`: a service method that is traced as a span while a
  * tracer is on (`Effect.fn`) and costs nothing extra while it is off (`Effect.fnUntraced`). The
- * standalone server turns the tracer off when no exporter is configured (DESIGN.md §6), and
- * `Effect.fn` would still capture a call-site stack and copy the fiber's context for a no-op span
- * on every call — on hot paths (credential checks, cached reads) that was a measurable share of a
- * request (issue 12 goal 3). The tracer switch is read per call, so a host that enables tracing
- * gets its spans.
+ * standalone server turns the tracer off when no exporter is configured
+ * (docs/architecture.md#hot-paths), and `Effect.fn` would still capture a call-site stack and copy
+ * the fiber's context for a no-op span on every call — on hot paths (credential checks, cached
+ * reads) that was a measurable share of a request. The tracer switch is read per call, so a host
+ * that enables tracing gets its spans.
  */
 import { Effect, References } from "effect"
 

@@ -1,10 +1,10 @@
 /**
- * A bounded, time-limited cache of values loaded from the store (DESIGN.md §6: credentials and the
- * records a credential reads are cached ≤ 60 s, the spec's revocation bound). An entry is dropped at
- * once when it changes — in the changing process directly, in others through a change stream — and
- * its key is kept out for one TTL ("tombstone"), so a load that raced the change (it read the row
- * before the changing transaction committed) cannot put a stale entry back. Time is passed in by the
- * caller (from `Clock`), so tests drive it with `TestClock`.
+ * A bounded, time-limited cache of values loaded from the store (docs/architecture.md#hot-paths:
+ * credentials and the records a credential reads are cached ≤ 60 s, the spec's revocation bound).
+ * An entry is dropped at once when it changes — in the changing process directly, in others through
+ * a change stream — and its key is kept out for one TTL ("tombstone"), so a load that raced the
+ * change (it read the row before the changing transaction committed) cannot put a stale entry back.
+ * Time is passed in by the caller (from `Clock`), so tests drive it with `TestClock`.
  */
 import { Duration } from "effect"
 

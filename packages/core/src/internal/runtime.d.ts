@@ -1,8 +1,9 @@
 /**
- * The web-platform globals core uses, declared by hand (DESIGN.md §2: core runs in any JS runtime).
- * Core compiles without Node or DOM types (`types: []`, `lib: ["ES2023"]` in its tsconfig), so
- * `node:*`, `Buffer` or `process` in core fail the build. Every runtime core targets (Node ≥ 20,
- * Deno, Bun, browsers, workers) provides these. Declare a member here only when core uses it.
+ * The web-platform globals core uses, declared by hand (docs/architecture.md#dependency-rule: core
+ * runs in any JS runtime). Core compiles without Node or DOM types (`types: []`, `lib: ["ES2023"]`
+ * in its tsconfig), so `node:*`, `Buffer` or `process` in core fail the build. Every runtime core
+ * targets (Node ≥ 20, Deno, Bun, browsers, workers) provides these. Declare a member here only when
+ * core uses it.
  */
 
 type BufferSource = ArrayBufferView | ArrayBuffer

@@ -1,5 +1,5 @@
 /**
- * Who may use the management API (SPEC.md § Authentication, Project management API; API.md §4):
+ * Who may use the management API (docs/api-notes/credentials.md; docs/api-notes/management-api.md):
  * HTTP Basic with the project id as username and the project's management secret as password. The
  * username must be the project of the path; the secret is checked as `ProjectsService.verifySecret`
  * checks it (its SHA-256 against the stored hash, constant-time compare), read through the projects

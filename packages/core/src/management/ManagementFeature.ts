@@ -1,7 +1,8 @@
 /**
- * The Management feature in core (API.md §4): who may use the management API (`ManagementAccess`).
- * What the management API serves lives in its contexts: platform switches and a project's end
- * users in `projects/` (composed by `ProjectsCore`), management webhooks in Webhooks, lines in Voice.
+ * The Management feature in core (docs/api-notes/management-api.md): who may use the management API
+ * (`ManagementAccess`). What the management API serves lives in its contexts: platform switches and
+ * a project's end users in `projects/` (composed by `ProjectsCore`), management webhooks in
+ * Webhooks, lines in Voice.
  */
 import { ManagementAccess } from "./ManagementAccess.js"
 

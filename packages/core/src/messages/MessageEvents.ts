@@ -1,5 +1,5 @@
 /**
- * The `message.*` events (issue 15 §1): one per applied fact — `message.dispatched`,
+ * The `message.*` events (docs/messages.md): one per applied fact — `message.dispatched`,
  * `message.accepted`, `message.delivered`, `message.failed`, `message.received` — whose `data` is
  * `{message}`, the record after the fact. Their source is the message's path,
  * `/v1/projects/<projectId>/platforms/messages/<messageId>`; their timestamp the fact's.

@@ -1,7 +1,7 @@
 /**
- * The message status machine (issue 15 §1): a pure reducer from (message, fact) to (message,
+ * The message status machine (docs/messages.md): a pure reducer from (message, fact) to (message,
  * outcome), as the call machine is for calls. Plain data, no Effect, no clock: every time comes
- * from the fact. The spec names only `accepted` (SPEC.md § Message status); the other statuses and
+ * from the fact. The spec names only `accepted` (docs/messages.md); the other statuses and
  * every transition are ours:
  *
  * | fact \ status | none            | dispatched | accepted  | delivered | failed   | received |

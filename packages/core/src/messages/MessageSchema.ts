@@ -1,6 +1,5 @@
 /**
- * Message records and message facts on the wire (issue 15 §1; SPEC.md § Accepted message,
- * § Message status).
+ * Message records and message facts on the wire (docs/messages.md).
  *
  * A message record has one shape per status and per platform, no extra properties. The accepted
  * shapes are the spec's (`AcceptedMessage`, projects/Schema.ts), reused as they are; the other

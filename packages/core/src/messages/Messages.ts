@@ -1,5 +1,5 @@
 /**
- * Messages (issue 15 §1): message records from the messaging edge's lifecycle facts, and their
+ * Messages (docs/messages.md): message records from the messaging edge's lifecycle facts, and their
  * reads.
  *
  * - **Ingestion** is set-based, like call signals (voice/CallIngest.ts): a batch of 1–100 facts in
@@ -8,16 +8,16 @@
  *   (`applyFact` over `MessageMachine.apply`) on the records in memory; one write of new and
  *   changed records and of the applied facts (the event log the SQL query operation reads); one
  *   append of the `message.*` events to the outbox. Ignored and rejected facts write nothing.
- * - **Filtered verification codes** (issue 18): a `received` fact naming a resource the project
- *   holds (`data.resourceId`; one it does not hold is rejected `unknown-resource`; one whose type
- *   does not fit the platform, `messageResourceTypes`, refuses the batch) whose text
+ * - **Filtered verification codes** (docs/provisioning.md): a `received` fact naming a resource the
+ *   project holds (`data.resourceId`; one it does not hold is rejected `unknown-resource`; one
+ *   whose type does not fit the platform, `messageResourceTypes`, refuses the batch) whose text
  *   carries a one-time code is held back — recorded through `VerificationCodes` in the same
  *   transaction (never the code, but for a WhatsApp ownership code), no message record, no event;
  *   the fact is `applied` with the `filteredCodeId`. Its fact id is applied once like any other
- *   (the filtered-code record keeps it).
- *   Should another transaction create one of the batch's new messages or apply one of its fact ids
- *   meanwhile, the batch is rolled back and decided again on what is then stored — the same
- *   results, records and events as one fact at a time (V1MessagesBatch.test.ts).
+ *   (the filtered-code record keeps it). Should another transaction create one of the batch's new
+ *   messages or apply one of its fact ids meanwhile, the batch is rolled back and decided again on
+ *   what is then stored — the same results, records and events as one fact at a time
+ *   (V1MessagesBatch.test.ts).
  * - **Inbound media**: a `received` fact whose attachment content names media the project has no
  *   attachment for records its attachment (`processing`, of the declared type and size; id
  *   `incomingAttachmentId`, so the same media is one attachment) in the batch's transaction, and

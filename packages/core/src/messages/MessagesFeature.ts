@@ -1,8 +1,9 @@
 /**
- * The Messages feature in core (issue 15 §1): message records from the messaging edge's lifecycle
- * facts (the pure `MessageMachine`), their reads, and the `message.*` events. `MessagesCore` needs
- * the store's `MessagesRepo` plus projects, organizations and the events outbox, and the platforms'
- * resources and filtered verification codes (an OTP-bearing inbound message is held back there).
+ * The Messages feature in core (docs/messages.md): message records from the messaging edge's
+ * lifecycle facts (the pure `MessageMachine`), their reads, and the `message.*` events.
+ * `MessagesCore` needs the store's `MessagesRepo` plus projects, organizations and the events
+ * outbox, and the platforms' resources and filtered verification codes (an OTP-bearing inbound
+ * message is held back there).
  */
 import { Messages } from "./Messages.js"
 import type { AttachmentsRepo } from "../platforms/AttachmentsPorts.js"

@@ -1,8 +1,8 @@
 /**
- * The claims of a JWT access token for the versioned API (API.md §1.1; RFC 9068 profile): header
- * `typ: at+jwt` (so an ID token or any other JWT from the same keys is never taken for one), `iss`
- * the issuer, `aud` the API, `sub` the account id, `exp`/`iat` in seconds, `jti` the token id, and
- * `scope` space-separated. Pure functions; signing is `SigningKeys.sign`.
+ * The claims of a JWT access token for the versioned API (docs/api-notes/credentials.md; RFC 9068
+ * profile): header `typ: at+jwt` (so an ID token or any other JWT from the same keys is never taken
+ * for one), `iss` the issuer, `aud` the API, `sub` the account id, `exp`/`iat` in seconds, `jti`
+ * the token id, and `scope` space-separated. Pure functions; signing is `SigningKeys.sign`.
  */
 import type { JwtClaims } from "./JwtTypes.js"
 

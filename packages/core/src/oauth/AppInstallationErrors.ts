@@ -1,4 +1,4 @@
-/** The app installation flow's domain errors (issue 17 §3; no HTTP knowledge, the adapters map them). */
+/** The app installation flow's domain errors (docs/app-installation.md; no HTTP knowledge, the adapters map them). */
 import { Schema } from "effect"
 
 /**

@@ -1,10 +1,10 @@
 /**
- * App installation on the wire and at rest (issue 17 §3; reference contract §3 "system" and
- * §3.11): an OAuth app's backend asks to be installed (`createAppInstallationRequest`), a customer
- * approves the request in the Dashboard (choosing the project and the permissions), the app is
- * sent back to its `redirectUri` with a single-use `code`, and redeems it
- * (`redeemAppInstallationDelivery`) for a credential shown once. Both calls authenticate with a
- * short-lived client assertion (RFC 7523) signed by a key of the app's registered key set.
+ * App installation on the wire and at rest (docs/app-installation.md): an OAuth app's backend asks
+ * to be installed (`createAppInstallationRequest`), a customer approves the request in the
+ * Dashboard (choosing the project and the permissions), the app is sent back to its `redirectUri`
+ * with a single-use `code`, and redeems it (`redeemAppInstallationDelivery`) for a credential shown
+ * once. Both calls authenticate with a short-lived client assertion (RFC 7523) signed by a key of
+ * the app's registered key set.
  */
 import { DateTime, Schema } from "effect"
 import { ProjectApiKeyPermissions } from "../credentials/ProjectApiKeySchema.js"

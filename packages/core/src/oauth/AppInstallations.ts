@@ -1,11 +1,12 @@
 /**
- * App installation (issue 17 §3). An OAuth app's backend asks to be installed with a client
- * assertion (`createRequest`); the customer opens the request in the Dashboard (the first account
- * to open it owns it: `view`, `listPending`), approves it into one of its projects with chosen
- * permissions (`approve`: a single-use 43-character code, 10 minutes, sent to the app's redirect
- * URI with its `state`) or denies it (`deny`); the app redeems the code with a new assertion
- * (`redeem`) and gets a project API key of that project, made then and shown in that answer only.
- * A later redemption of the same code answers the installation's status without the credential.
+ * App installation (docs/app-installation.md). An OAuth app's backend asks to be installed with a
+ * client assertion (`createRequest`); the customer opens the request in the Dashboard (the first
+ * account to open it owns it: `view`, `listPending`), approves it into one of its projects with
+ * chosen permissions (`approve`: a single-use 43-character code, 10 minutes, sent to the app's
+ * redirect URI with its `state`) or denies it (`deny`); the app redeems the code with a new
+ * assertion (`redeem`) and gets a project API key of that project, made then and shown in that
+ * answer only. A later redemption of the same code answers the installation's status without the
+ * credential.
  *
  * Assertions: `ClientAssertion.ts`; each `jti` is accepted once per app
  * (`APP_INSTALLATION_ASSERTION_REPLAYED`). The request carries the app's settings version; an app

@@ -1,5 +1,5 @@
 /**
- * The app installation feature in core (issue 17 §3): `AppInstallations` over the
+ * The app installation feature in core (docs/app-installation.md): `AppInstallations` over the
  * `AppInstallationsRepo` port, with client assertions (`ClientAssertion.ts`) and the wire schemas
  * (`AppInstallationSchema.ts`). It makes the delivered credential with the project API key
  * service (a private instance: it is stateless; the key verifier it shares comes from the

@@ -1,5 +1,6 @@
 /**
- * The authorization request's rules, in the order of reference/oauth.md §2.3, as pure functions:
+ * The authorization request's rules, in the order they are checked (docs/api-notes/oauth.md), as
+ * pure functions:
  *
  * 1. `client_id` missing, repeated or unknown, and 2. `redirect_uri` missing, repeated or not
  *    exactly registered: the user sees an error page, never a redirect (RFC 6749 §4.1.2.1).

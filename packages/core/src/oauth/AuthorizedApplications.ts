@@ -1,9 +1,10 @@
 /**
- * The account's authorized OAuth applications on the versioned API (API.md §1.2,
- * reference/contract.md §3 `ListAuthorizedApplicationsResponse`): one entry per live grant, listed
- * with `after`/`before` cursors (the grant id, `authorizationId`), `limit` 1–100 and `order`
- * (`desc`, the default, and its alias `normal`: newest first; `asc`: oldest first). Grant ids are
- * time-ordered, so a cursor keeps its place even when the grant it names is withdrawn meanwhile.
+ * The account's authorized OAuth applications on the versioned API
+ * (docs/api-notes/accounts-and-projects.md, the public contract's
+ * `ListAuthorizedApplicationsResponse`): one entry per live grant, listed with `after`/`before`
+ * cursors (the grant id, `authorizationId`), `limit` 1–100 and `order` (`desc`, the default, and
+ * its alias `normal`: newest first; `asc`: oldest first). Grant ids are time-ordered, so a cursor
+ * keeps its place even when the grant it names is withdrawn meanwhile.
  */
 import { Schema } from "effect"
 import { IdKinds, TypeId } from "../shared/Identifiers.js"

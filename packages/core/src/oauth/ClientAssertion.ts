@@ -1,10 +1,11 @@
 /**
- * Client assertions of the app installation flow (RFC 7523 §2.2, §3; issue 17 §3): a JWT signed
- * with a key of the app's registered JWK Set, `iss` = `sub` = the app's `client_id`, `aud` naming
- * this server (the endpoint called or the API's base URL), a `jti`, and an `exp` at most five
- * minutes ahead (30 s of clock skew allowed). Asymmetric algorithms only: the server never holds a
- * secret able to sign for an app. The key set an app registers is checked here too: 1 to 5 public
- * signing keys (RSA of 2048 bits or more, EC P-256/384/521, Ed25519), no private members.
+ * Client assertions of the app installation flow (RFC 7523 §2.2, §3; docs/app-installation.md): a
+ * JWT signed with a key of the app's registered JWK Set, `iss` = `sub` = the app's `client_id`,
+ * `aud` naming this server (the endpoint called or the API's base URL), a `jti`, and an `exp` at
+ * most five minutes ahead (30 s of clock skew allowed). Asymmetric algorithms only: the server
+ * never holds a secret able to sign for an app. The key set an app registers is checked here too: 1
+ * to 5 public signing keys (RSA of 2048 bits or more, EC P-256/384/521, Ed25519), no private
+ * members.
  */
 import { Effect } from "effect"
 import { createLocalJWKSet, importJWK, type JWK, jwtVerify } from "jose"

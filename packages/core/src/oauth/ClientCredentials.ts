@@ -1,6 +1,6 @@
 /**
  * How a client presents its credentials at the token, revocation and introspection endpoints
- * (RFC 6749 §2.3.1; reference/oauth.md §0.4, §2.4): HTTP Basic with the id and secret
+ * (RFC 6749 §2.3.1; docs/api-notes/oauth.md): HTTP Basic with the id and secret
  * form-URL-encoded before base64 (so they are form-URL-decoded here: `+` is a space, `%XX` a byte
  * of UTF-8), or `client_id` (+ `client_secret`) in the form body. Exactly one method per request:
  * Basic together with body credentials is `invalid_request`. Pure functions.

@@ -1,6 +1,6 @@
 /**
- * The authorization server's metadata (RFC 8414, OIDC Discovery; reference/oauth.md §2.1, API.md
- * §3): one document served at both path-insertion URLs. EdDSA is named explicitly (clients fall
+ * The authorization server's metadata (RFC 8414, OIDC Discovery; docs/api-notes/oauth.md):
+ * one document served at both path-insertion URLs. EdDSA is named explicitly (clients fall
  * back to RS256 otherwise), PKCE S256 only, exactly the three grants (code, refresh, device — RFC 8628), `iss` in every authorization
  * response, and the advertised-but-disabled registration endpoint.
  */

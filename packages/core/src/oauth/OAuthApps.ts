@@ -1,7 +1,7 @@
 /**
- * OAuth apps (clients), managed by their owner through the Dashboard API (SPEC.md § Dashboard API
- * and OAuth provider): name, logo and homepage for the consent screen, an exact redirect-URI
- * allowlist, the client type and the maximum scope set. A confidential app's secret
+ * OAuth apps (clients), managed by their owner through the Dashboard API
+ * (docs/api-notes/dashboard-api.md): name, logo and homepage for the consent screen, an exact
+ * redirect-URI allowlist, the client type and the maximum scope set. A confidential app's secret
  * (`sb_cs_<52 base32>`, 256 bits) is returned once at creation and at each rotation and stored as
  * its SHA-256 only; a public app has none and relies on PKCE. Removing an app revokes every grant
  * (and so every code and token) of it. Every change is announced (`CredentialRevocations`, on

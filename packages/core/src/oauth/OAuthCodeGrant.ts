@@ -1,5 +1,5 @@
 /**
- * The authorization-code grant (SPEC.md § Authorization code flow; reference/oauth.md §2): codes
+ * The authorization-code grant (docs/api-notes/oauth.md): codes
  * are 256 bits, stored hashed, single use, 60 s, bound to the client, redirect URI, PKCE challenge,
  * scopes, nonce, resource, account, grant and sign-in time; a replayed code revokes its grant.
  * Consent: a live grant covering the scopes lets the consent screen be skipped.

@@ -1,5 +1,5 @@
 /**
- * Grants (SPEC.md § Dashboard API and OAuth provider rule 8; reference/oauth.md §2.10): one
+ * Grants (docs/api-notes/oauth.md): one
  * account's consent to one app. Withdrawing it revokes, in one transaction, the consent and every
  * live code, token family, access token and refresh token issued under it; every server process
  * drops it from its caches at once (`CredentialRevocations`, `pg_notify` on PostgreSQL), and cached

@@ -1,6 +1,5 @@
 /**
- * The OAuth 2.1 / OpenID Connect provider's protocol (SPEC.md § Authorization code flow;
- * reference/oauth.md §2; API.md §3):
+ * The OAuth 2.1 / OpenID Connect provider's protocol (docs/api-notes/oauth.md):
  *
  * - client authentication: confidential clients by secret (Basic or body, compared as SHA-256 in
  *   constant time), public clients by `client_id` alone; anything else is `invalid_client`;

@@ -1,10 +1,10 @@
 /**
- * The OAuthProvider feature in core (SPEC.md § Dashboard API and OAuth provider, § OAuth endpoints;
- * reference/oauth.md): apps (`OAuthApps`), grants and their withdrawal (`OAuthGrants`) and the
- * protocol — codes, tokens, introspection, revocation, userinfo (`OAuthProvider`) — over the
- * `OAuthAppsRepo`, `OAuthGrantsRepo`, `OAuthTokensRepo` and `DeviceCodesRepo` (RFC 8628) ports; the token policy, PKCE, client
- * credentials, authorization-request rules and the discovery document as pure modules.
- * `OAuthProviderCore` needs only ports (and the identity services every feature may use).
+ * The OAuthProvider feature in core (docs/api-notes/oauth.md): apps (`OAuthApps`), grants and their
+ * withdrawal (`OAuthGrants`) and the protocol — codes, tokens, introspection, revocation, userinfo
+ * (`OAuthProvider`) — over the `OAuthAppsRepo`, `OAuthGrantsRepo`, `OAuthTokensRepo` and
+ * `DeviceCodesRepo` (RFC 8628) ports; the token policy, PKCE, client credentials,
+ * authorization-request rules and the discovery document as pure modules. `OAuthProviderCore` needs
+ * only ports (and the identity services every feature may use).
  */
 import { Layer } from "effect"
 import { OAuthApps } from "./OAuthApps.js"

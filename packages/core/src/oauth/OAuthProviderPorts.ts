@@ -1,8 +1,9 @@
 /**
- * The OAuth provider's store ports (DESIGN.md §4: `Context.Tag`s with no implementation). The model
- * is grant-centric (reference/oauth.md §0.6): every code, token family and token carries the id of
- * the grant (one account's consent to one app) it was issued under, so withdrawing the grant kills
- * them all in one transaction. Codes and tokens are stored as the SHA-256 of their value only.
+ * The OAuth provider's store ports (docs/architecture.md#rules-of-the-road: `Context.Tag`s with no
+ * implementation). The model is grant-centric (docs/api-notes/oauth.md): every code, token family
+ * and token carries the id of the grant (one account's consent to one app) it was issued under, so
+ * withdrawing the grant kills them all in one transaction. Codes and tokens are stored as the
+ * SHA-256 of their value only.
  */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountRecord } from "../accounts/Ports.js"
@@ -64,7 +65,7 @@ export class OAuthGrantsRepo extends Context.Service<OAuthGrantsRepo, {
   readonly revoke: (args: { readonly grantId: string; readonly now: DateTime.Utc }) => Effect.Effect<boolean>
 }>()("core/OAuthGrantsRepo") {}
 
-/** An authorization code, bound to everything the token request must match (reference/oauth.md §2.3 step 10). */
+/** An authorization code, bound to everything the token request must match (docs/api-notes/oauth.md). */
 export interface AuthorizationCodeRecord {
   readonly codeHash: string
   readonly grantId: string

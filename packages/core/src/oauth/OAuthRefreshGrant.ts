@@ -1,5 +1,5 @@
 /**
- * The refresh-token grant (reference/oauth.md §2): a refresh token is rotated on every use; the
+ * The refresh-token grant (docs/api-notes/oauth.md): a refresh token is rotated on every use; the
  * reuse of a rotated-out one revokes its whole family (RFC 9700 §4.14.2); `scope` may narrow, never
  * widen, and access tokens never exceed the app's current maximum scope set.
  */

@@ -1,7 +1,7 @@
 import { DateTime } from "effect"
 /**
- * OAuth apps (clients) and grants as data, and the pure rules of their settings (SPEC.md §
- * Dashboard API and OAuth provider): a name, logo and homepage shown on the consent screen, an exact
+ * OAuth apps (clients) and grants as data, and the pure rules of their settings
+ * (docs/api-notes/oauth.md): a name, logo and homepage shown on the consent screen, an exact
  * allowlist of redirect URIs, the client type (`confidential` has a secret, `public` relies on PKCE
  * alone) and the maximum scope set.
  */
@@ -139,7 +139,7 @@ export const covers = (granted: ReadonlyArray<string>, requested: ReadonlyArray<
   return requested.every((s) => set.has(s))
 }
 
-/** What each scope lets an app do, for the consent screen (SPEC.md § Scopes). */
+/** What each scope lets an app do, for the consent screen (docs/api-notes/oauth.md). */
 export const scopeDescriptions: Record<OauthScope, string> = {
   openid: "Know who you are",
   profile: "See your name and profile picture",

@@ -1,5 +1,5 @@
 /**
- * Live opaque access tokens kept in memory (issue 12 goal 7: introspecting a live token does no
+ * Live opaque access tokens kept in memory (introspecting a live token does no
  * SQL), keyed by the token's SHA-256, for at most the credential cache's TTL (≤ 60 s, the spec's
  * revocation bound) and never past the token's own expiry (checked against the clock on every
  * hit). Only access tokens that were live when loaded are kept; refresh tokens (rotated on every

@@ -1,7 +1,7 @@
 /**
- * Looking at tokens (API.md §3): introspection (RFC 7662), revocation (RFC 7009) and userinfo
- * (OIDC Core §5.3), for opaque tokens (by their hash) and JWT access tokens (verified, with their
- * grant's liveness). A live opaque access token is answered from memory once seen
+ * Looking at tokens (docs/api-notes/oauth.md): introspection (RFC 7662), revocation (RFC 7009) and
+ * userinfo (OIDC Core §5.3), for opaque tokens (by their hash) and JWT access tokens (verified,
+ * with their grant's liveness). A live opaque access token is answered from memory once seen
  * (`OAuthTokenCache`: no statement; revocations drop it at once here, in other processes through
  * `CredentialRevocations`, bounded by the credential cache TTL).
  */

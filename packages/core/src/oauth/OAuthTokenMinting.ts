@@ -1,5 +1,5 @@
 /**
- * Minting OAuth tokens (reference/oauth.md §2; API.md §3), shared by the authorization-code and
+ * Minting OAuth tokens (docs/api-notes/oauth.md), shared by the authorization-code and
  * refresh grants: opaque access tokens (`sb_oat_…`, stored hashed) by default, an EdDSA JWT access
  * token for the API (`typ: at+jwt`, `aud` = the API's URL, naming its grant and family) when the
  * request named `resource`; lifetimes from `TokenPolicy`; a refresh token (`sb_ort_…`, 30 days)

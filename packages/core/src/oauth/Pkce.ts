@@ -1,7 +1,7 @@
 /**
- * PKCE (RFC 7636) with `S256` only (SPEC.md § Authorization code flow rule 1; reference/oauth.md
- * §2.3 step 6): the challenge is exactly 43 base64url characters (a SHA-256 digest), the verifier
- * 43 to 128 unreserved characters, and `BASE64URL(SHA256(verifier))` must equal the challenge.
+ * PKCE (RFC 7636) with `S256` only (docs/api-notes/oauth.md): the challenge is exactly 43 base64url
+ * characters (a SHA-256 digest), the verifier 43 to 128 unreserved characters, and
+ * `BASE64URL(SHA256(verifier))` must equal the challenge.
  */
 import { Effect } from "effect"
 import { base64url, constantTimeEqual } from "../internal/Crypto.js"

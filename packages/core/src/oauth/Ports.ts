@@ -1,4 +1,4 @@
-/** The oauth context's repository ports: `Context.Tag`s with no implementation (DESIGN.md §4). */
+/** The oauth context's repository ports: `Context.Tag`s with no implementation (docs/architecture.md#rules-of-the-road). */
 import { Context, DateTime, type Effect } from "effect"
 
 /**

@@ -1,7 +1,7 @@
 /**
- * The OAuth scope catalog (SPEC.md § Authentication, Scopes). Protocol scopes belong to OpenID
+ * The OAuth scope catalog (docs/api-notes/oauth.md). Protocol scopes belong to OpenID
  * Connect and the refresh grant; business scopes grant access to resources and are what
- * `GET /v1/auth/oauth-scopes` lists (reference/contract.md §3.11 ListOauthScopesResponse).
+ * `GET /v1/auth/oauth-scopes` lists (the public contract's `ListOauthScopesResponse`).
  */
 import { Schema } from "effect"
 

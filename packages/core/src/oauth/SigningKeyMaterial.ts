@@ -1,5 +1,5 @@
 /**
- * Ed25519 key material for JWT signing (reference/oauth.md §2.2): generating a key pair with jose,
+ * Ed25519 key material for JWT signing (docs/api-notes/oauth.md): generating a key pair with jose,
  * sealing the private JWK under the server secret for storage, turning stored keys back into
  * WebCrypto keys, and compact JWS signing through the `Ed25519Signer` port. `SigningKeys` builds
  * on these; the testkit's token fixtures use them too.

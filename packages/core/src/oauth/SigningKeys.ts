@@ -1,6 +1,7 @@
 /**
- * The JWT signing keys (DESIGN.md §3 oauth/, reference/oauth.md §2.2): Ed25519 key pairs with a
- * `kid`, private halves sealed under the server secret, public halves published.
+ * The JWT signing keys (docs/architecture.md#contexts-and-pure-modules, docs/api-notes/oauth.md):
+ * Ed25519 key pairs with a `kid`, private halves sealed under the server secret, public halves
+ * published.
  *
  * Life of a key: `next` (published, not signing) → `current` (signs; exactly one) → `retired`
  * (published until every token it signed has expired, then dropped). A rotation promotes the next
@@ -21,7 +22,7 @@ import { Setting } from "../internal/Settings.js"
 
 export interface SigningKeysPolicyShape {
   /**
-   * The longest lifetime of any token signed (access tokens: 1 h, SPEC.md § Scopes). `sign`
+   * The longest lifetime of any token signed (access tokens: 1 h, docs/api-notes/oauth.md). `sign`
    * refuses a longer one, so a retired key published this much longer covers all its tokens.
    */
   readonly maxTokenLifetime: Duration.Duration

@@ -1,7 +1,8 @@
 /**
- * Whose tokens the versioned API accepts (API.md §0, §1.1): JWT access tokens are issued by
- * `{DASHBOARD_URL}/api/auth` for the audience `{API_URL}`. The standalone server sets it from its
- * configuration; the defaults match a server on the loopback address.
+ * Whose tokens the versioned API accepts (docs/api-notes/requests.md,
+ * docs/api-notes/credentials.md): JWT access tokens are issued by `{DASHBOARD_URL}/api/auth` for
+ * the audience `{API_URL}`. The standalone server sets it from its configuration; the defaults
+ * match a server on the loopback address.
  */
 import { Setting } from "../internal/Settings.js"
 

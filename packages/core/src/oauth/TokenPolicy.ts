@@ -1,6 +1,6 @@
 /**
- * The OAuth provider's token policy (SPEC.md § Authentication; reference/oauth.md §1, §2.4) as pure
- * functions over the granted scopes:
+ * The OAuth provider's token policy (docs/api-notes/credentials.md; docs/api-notes/oauth.md) as
+ * pure functions over the granted scopes:
  *
  * - access-token lifetime: 1 hour by default, 15 minutes with any `:write` scope, 5 minutes with
  *   `billing:write`; with several scopes the shortest lifetime wins;

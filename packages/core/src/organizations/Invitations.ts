@@ -1,8 +1,9 @@
 /**
- * Invitations to organizations (API.md §1.3). Owners and admins invite by email with a role
- * (admins not as owner); the token — 32 CSPRNG bytes as 43 base64url characters — is shown once
- * and stored as its SHA-256 only; it expires after 7 days. Only the account with the invited email
- * (without regard to case) may accept, once, while the invitation is neither revoked nor expired.
+ * Invitations to organizations (docs/api-notes/accounts-and-projects.md). Owners and admins invite
+ * by email with a role (admins not as owner); the token — 32 CSPRNG bytes as 43 base64url
+ * characters — is shown once and stored as its SHA-256 only; it expires after 7 days. Only the
+ * account with the invited email (without regard to case) may accept, once, while the invitation is
+ * neither revoked nor expired.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { base64url, sha256Hex } from "../internal/Crypto.js"

@@ -1,6 +1,6 @@
 /**
- * Invitations to organizations (API.md §1.3): the store's port, added by the Organizations feature.
- * Tokens are never stored, only their SHA-256.
+ * Invitations to organizations (docs/api-notes/accounts-and-projects.md): the store's port, added
+ * by the Organizations feature. Tokens are never stored, only their SHA-256.
  */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountId, OrganizationId } from "../shared/Identifiers.js"

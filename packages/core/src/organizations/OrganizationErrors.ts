@@ -1,6 +1,7 @@
 /**
- * The Organizations feature's domain errors (API.md §1.3). No HTTP here: the HTTP adapter maps them
- * in `v1/OrganizationsErrors.ts`. (`MemberAlreadyExists` lives with the port in OrganizationsPorts.ts.)
+ * The Organizations feature's domain errors (docs/api-notes/accounts-and-projects.md). No HTTP
+ * here: the HTTP adapter maps them in `v1/OrganizationsErrors.ts`. (`MemberAlreadyExists` lives
+ * with the port in OrganizationsPorts.ts.)
  */
 import { Schema } from "effect"
 import type { MemberAlreadyExists } from "./OrganizationsPorts.js"

@@ -1,8 +1,8 @@
 /**
- * Paging of the Organizations feature's lists (API.md §0 Pagination): `pageSize` 1..100 (default
- * 20) and an opaque, signed `pageToken` holding the cursor `(time, id)` of the last row shown. A
- * token only works for the list (and caller) it was issued for. The paging itself is the shared
- * keyset helper (`createdAtPage`); this module adds the feature's defaults and its error.
+ * Paging of the Organizations feature's lists (docs/api-notes/requests.md): `pageSize` 1..100
+ * (default 20) and an opaque, signed `pageToken` holding the cursor `(time, id)` of the last row
+ * shown. A token only works for the list (and caller) it was issued for. The paging itself is the
+ * shared keyset helper (`createdAtPage`); this module adds the feature's defaults and its error.
  */
 import { Effect } from "effect"
 import { createdAtPage, type CreatedPosition } from "../shared/PageToken.js"

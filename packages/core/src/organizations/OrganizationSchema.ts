@@ -1,6 +1,6 @@
 /**
- * Organizations, members and invitations on the wire (API.md §1.3). Responses are encoded by these
- * schemas; requests are decoded by them (unknown members refused).
+ * Organizations, members and invitations on the wire (docs/api-notes/accounts-and-projects.md).
+ * Responses are encoded by these schemas; requests are decoded by them (unknown members refused).
  */
 import { Schema } from "effect"
 import { BoundedString, Email } from "../shared/Bounds.js"
@@ -9,7 +9,7 @@ import { NullableTimestamp, Timestamp } from "../shared/Timestamp.js"
 import { OrganizationRole } from "./OrganizationsPorts.js"
 import { noExcessKeys } from "../internal/ExcessKeys.js"
 
-/** Invitation ids: `sb_inv_` + 26 (DESIGN.md D4). */
+/** Invitation ids: `sb_inv_` + 26 (docs/architecture.md#d4-identifiers). */
 export const InvitationId = TypeId(IdKinds.invitation, "InvitationId").annotate({ identifier: "InvitationId" })
 export type InvitationId = typeof InvitationId.Type
 

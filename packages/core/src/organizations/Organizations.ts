@@ -1,9 +1,10 @@
 /**
- * Organizations and their members (API.md §1.3). Any account may create an organization and
- * becomes its owner. Only members see an organization (others get `OrganizationNotFound`, so its
- * existence is not revealed). Owners and admins may remove members, admins not owners; anyone may
- * leave; the last owner can neither leave nor be removed. Owners give members any role; admins give
- * `member` or `admin` to non-owners (as they invite and remove); the last owner keeps the role.
+ * Organizations and their members (docs/api-notes/accounts-and-projects.md). Any account may create
+ * an organization and becomes its owner. Only members see an organization (others get
+ * `OrganizationNotFound`, so its existence is not revealed). Owners and admins may remove members,
+ * admins not owners; anyone may leave; the last owner can neither leave nor be removed. Owners give
+ * members any role; admins give `member` or `admin` to non-owners (as they invite and remove); the
+ * last owner keeps the role.
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import { type AccountId, IdKinds, OrganizationId } from "../shared/Identifiers.js"

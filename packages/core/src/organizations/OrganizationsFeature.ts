@@ -1,7 +1,8 @@
 /**
- * The Organizations feature in core (API.md §1.3): its services (`OrganizationsCore`, which needs
- * only ports) and the ports it adds to the store (`OrganizationsPorts`). The `OrganizationsRepo`
- * port itself is in OrganizationsPorts.ts (exported from the package index).
+ * The Organizations feature in core (docs/api-notes/accounts-and-projects.md): its services
+ * (`OrganizationsCore`, which needs only ports) and the ports it adds to the store
+ * (`OrganizationsPorts`). The `OrganizationsRepo` port itself is in OrganizationsPorts.ts (exported
+ * from the package index).
  */
 import { Layer } from "effect"
 import type { InvitationsRepo } from "./InvitationsPorts.js"

@@ -1,7 +1,8 @@
 /**
- * Organizations and memberships (API.md §1.3): the store's port. Implemented by the Organizations
- * feature (memory and SQL); used by projects, API keys and account deletion to decide who belongs
- * where. Fixed first so those features could be built at the same time.
+ * Organizations and memberships (docs/api-notes/accounts-and-projects.md): the store's port.
+ * Implemented by the Organizations feature (memory and SQL); used by projects, API keys and account
+ * deletion to decide who belongs where. Fixed first so those features could be built at the same
+ * time.
  */
 import { Context, DateTime, type Effect, type Option, Schema } from "effect"
 import type { AccountId, OrganizationId } from "../shared/Identifiers.js"

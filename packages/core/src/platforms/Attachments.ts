@@ -1,5 +1,5 @@
 /**
- * Attachments on the /v1 API (issue 18; contract §1 8c): files a project uploads (to send) or
+ * Attachments on the /v1 API (docs/provisioning.md): files a project uploads (to send) or
  * receives (inbound media), with their metadata, a filtered list, and their bytes.
  *
  * - **Upload** takes the file's bytes with its declared type. The size is bounded

@@ -1,4 +1,4 @@
-/** Attachments' domain errors (issue 18; contract §1 8c). */
+/** Attachments' domain errors (docs/provisioning.md). */
 import { Schema } from "effect"
 
 export class AttachmentNotFound extends Schema.TaggedError<AttachmentNotFound>()("AttachmentNotFound", {

@@ -1,4 +1,4 @@
-/** Attachments' store (issue 18; contract §1 8c). The bytes live in the uploads feature's `BlobStore`. */
+/** Attachments' store (docs/provisioning.md). The bytes live in the uploads feature's `BlobStore`. */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AttachmentRecord } from "./AttachmentsSchema.js"
 

@@ -1,5 +1,5 @@
 /**
- * Attachments on the /v1 API (issue 18; contract §1 8c): the wire shapes, the list query, the
+ * Attachments on the /v1 API (docs/provisioning.md): the wire shapes, the list query, the
  * record core keeps, and what a file is by its bytes.
  *
  * An attachment is `ready` once its bytes are stored and downloadable; an attachment a host records

@@ -1,5 +1,5 @@
 /**
- * iMessage on the /v1 API (issue 18; contract §1 9b): the project's mode, shared-line assignments
+ * iMessage on the /v1 API (docs/provisioning.md): the project's mode, shared-line assignments
  * and dedicated lines.
  *
  * - **Mode** follows the project's entitlements (`PricedResources.ts`): `dedicated` when its plans

@@ -1,4 +1,4 @@
-/** iMessage's own domain error (issue 18; contract §1 9b); the shared-line ones are shared with WhatsApp (`WhatsappErrors.ts`). */
+/** iMessage's own domain error (docs/provisioning.md); the shared-line ones are shared with WhatsApp (`WhatsappErrors.ts`). */
 import { Schema } from "effect"
 
 /** The project's iMessage mode is dedicated: shared-line assignments do not apply. */

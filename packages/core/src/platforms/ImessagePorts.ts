@@ -1,6 +1,6 @@
 /**
- * iMessage's ports (issue 18): the store of shared-line assignments, and `ImessagePool` — the
- * provider of iMessage lines (dedicated lines with a limited capacity that a request may wait
+ * iMessage's ports (docs/provisioning.md): the store of shared-line assignments, and `ImessagePool`
+ * — the provider of iMessage lines (dedicated lines with a limited capacity that a request may wait
  * hours for, and the pool of shared lines end users are assigned onto).
  */
 import { Context, DateTime, type Effect, type Option } from "effect"

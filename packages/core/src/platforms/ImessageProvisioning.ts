@@ -1,5 +1,5 @@
 /**
- * The worker's step for a dedicated iMessage line (issue 18; contract §1 9b
+ * The worker's step for a dedicated iMessage line (docs/provisioning.md;
  * `provisionImessageDedicatedLine`): requests are served **first in, first out** across every
  * project — an operation behind an earlier unfinished one keeps waiting (`running`, retried later),
  * however long that takes — and the head of the queue waits for `ImessagePool` capacity. The

@@ -1,5 +1,5 @@
 /**
- * iMessage on the /v1 API (issue 18; contract §1 9b, §3.8): the create request of a shared-line
+ * iMessage on the /v1 API (docs/provisioning.md): the create request of a shared-line
  * assignment and the record core keeps of one (`ProjectPlatformSettings`, `SharedLineAssignment` and
  * its page and list query are shared with WhatsApp: `WhatsappSchema.ts`). Dedicated lines are resources of the
  * common model (type `imessage_line`), provisioned by `resource.provision` operations.

@@ -1,6 +1,6 @@
 import { DateTime } from "effect"
 /**
- * The life cycle of a provisioning operation (issue 18; contract §3.5), as a pure reducer:
+ * The life cycle of a provisioning operation (docs/provisioning.md), as a pure reducer:
  *
  *   pending ──Claimed──▶ running ──Succeeded──▶ succeeded   (committed: the result is stored)
  *      │                    │ ▲ Waiting (no inventory / capacity yet: stays running, retried later)

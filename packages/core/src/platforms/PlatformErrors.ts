@@ -47,7 +47,7 @@ export class ResourceNumberTaken extends Schema.TaggedError<ResourceNumberTaken>
   phoneNumber: Schema.String
 }) {}
 
-// 10DLC campaigns (contract §3.7) -----------------------------------------------------------------
+// 10DLC campaigns -----------------------------------------------------------------
 
 /** A malformed campaign request (expectedVersion, campaignId) → 400 SMS_CAMPAIGN_INVALID_REQUEST. */
 export class SmsCampaignInvalidRequest extends Schema.TaggedError<SmsCampaignInvalidRequest>()("SmsCampaignInvalidRequest", {

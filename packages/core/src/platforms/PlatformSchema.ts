@@ -1,5 +1,5 @@
 /**
- * Platform provisioning (issue 18; reference/contract.md §1 9a–9f, §3.5, §3.7, §3.8): the wire
+ * Platform provisioning (docs/provisioning.md): the wire
  * shapes of operations and resources, and the records core keeps of them.
  *
  * - A **resource** is anything a project holds: phone lines (SMS numbers, voice lines, dedicated
@@ -77,7 +77,7 @@ const Detail = Schema.Record(Schema.String, Schema.Unknown)
 
 export const OperationErrorSchema = Schema.Struct({ code: Schema.String, detail: Schema.String })
 
-/** `Operation` (contract §3.5). */
+/** `Operation`. */
 export const Operation = Schema.Struct({
   operationId: Schema.String,
   projectId: Schema.String,
@@ -96,7 +96,7 @@ export const Operation = Schema.Struct({
 }).annotate({ identifier: "Operation" })
 export type Operation = typeof Operation.Type
 
-/** `Resource` (contract §3.5). */
+/** `Resource`. */
 export const Resource = Schema.Struct({
   resourceId: Schema.String,
   projectId: Schema.String,

@@ -1,7 +1,7 @@
 /**
- * What provisioning asks of billing (issue 18): the project's **entitlements** (the feature keys
- * of the plans its subscriptions are on — a category without a materialised subscription counts
- * with its default plan) and the **fixed-charge quantity** of priced resources.
+ * What provisioning asks of billing (docs/provisioning.md): the project's **entitlements** (the
+ * feature keys of the plans its subscriptions are on — a category without a materialised
+ * subscription counts with its default plan) and the **fixed-charge quantity** of priced resources.
  *
  * A priced resource names a fixed-charge code (a dedicated iMessage line: `imessage_dedicated_line`).
  * When one becomes active, the project's subscription whose plan sells that code holds one more

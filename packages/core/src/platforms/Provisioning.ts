@@ -1,5 +1,5 @@
 /**
- * Platform provisioning for the /v1 API (issue 18; contract §1 9a, 9d, 9f): operations and
+ * Platform provisioning for the /v1 API (docs/provisioning.md): operations and
  * resources, SMS numbers, Telegram bots, email domains.
  *
  * Every provisioning request checks the project (a closing one refuses: `ProjectClosing`) and

@@ -1,8 +1,8 @@
 /**
- * The durable operation worker (issue 18), on the webhook engine's pattern: it leases due
- * operations (`claimDue`: `FOR UPDATE SKIP LOCKED` and a lease in SQL, so any number of processes
- * share the work), calls the provider **outside** any transaction, then records the outcome in one
- * transaction with the operation row locked and its claim checked:
+ * The durable operation worker (docs/provisioning.md), on the webhook engine's pattern: it leases
+ * due operations (`claimDue`: `FOR UPDATE SKIP LOCKED` and a lease in SQL, so any number of
+ * processes share the work), calls the provider **outside** any transaction, then records the
+ * outcome in one transaction with the operation row locked and its claim checked:
  *
  * - the provider's result (a number, a bot, a verified domain) becomes a resource and the operation
  *   `succeeded` (committed) — unless a cancel won the race meanwhile, in which case the result is

@@ -1,5 +1,5 @@
 /**
- * 10DLC campaign assignment of SMS lines (issue 18; contract §1 9d, §3.7). A line's assignment —
+ * 10DLC campaign assignment of SMS lines (docs/provisioning.md). A line's assignment —
  * the confirmed campaign and a version that `expectedVersion` is checked against — lives in the
  * resource's `detail` (`campaign`, `campaignVersion`). Assign and unassign ask the
  * `CampaignRegistry` first (outside any transaction), then record the change with the resource

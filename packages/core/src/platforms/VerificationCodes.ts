@@ -1,5 +1,5 @@
 /**
- * Filtered verification codes (issue 18; contract §1 9a): inbound messages that carry a one-time
+ * Filtered verification codes (docs/provisioning.md): inbound messages that carry a one-time
  * code are held back before delivery, and the project can see **that** they were (which line, which
  * platform, when) — never the code itself. Counts and lists per project and per held resource, over a
  * window of `receivedAfter`/`receivedBefore` (default: the 30 days before now; at most 366 days;

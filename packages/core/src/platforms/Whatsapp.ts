@@ -1,5 +1,5 @@
 /**
- * WhatsApp provisioning for the /v1 API (issue 18; contract §1 9c, §3.8): the project's WhatsApp
+ * WhatsApp provisioning for the /v1 API (docs/provisioning.md): the project's WhatsApp
  * settings and Embedded Signup configuration, its WhatsApp Business Account (one per project),
  * senders (a customer's Meta number through Embedded Signup, or one of the project's own lines),
  * dedicated lines, and the WhatsApp ownership codes its numbers receive.

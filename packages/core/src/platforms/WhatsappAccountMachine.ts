@@ -1,6 +1,7 @@
 import { DateTime } from "effect"
 /**
- * The life cycle of a project's WhatsApp Business Account connection (issue 18), as a pure reducer:
+ * The life cycle of a project's WhatsApp Business Account connection (docs/provisioning.md), as a
+ * pure reducer:
  *
  *   None ──SenderConnected(w)──▶ Connected(w) ──DisconnectRequested──▶ Disconnecting(w)
  *                                   ▲   │ SenderConnected(w): stays          │ │

@@ -1,5 +1,5 @@
 /**
- * WhatsApp shared-line assignments (issue 18; contract §1 9c, §3.8): an end user's phone number
+ * WhatsApp shared-line assignments (docs/provisioning.md): an end user's phone number
  * mapped onto one of the pooled shared WhatsApp lines, taking one of the project's seats
  * (`WhatsappSettings.maxUserAssignments`). The server picks the line (round robin over the pool);
  * one unreleased assignment per handle; releasing keeps the row with `releasedAt` (a repeat answers

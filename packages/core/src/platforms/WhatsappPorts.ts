@@ -1,8 +1,8 @@
 /**
- * WhatsApp's ports (issue 18): the store of WABA connections and shared-line assignments, the
- * store of filtered verification codes, the `WhatsappProvider` (Meta's Graph API and the pools of
- * shared and dedicated WhatsApp lines; the server ships a simulated one) and the settings that
- * stand in for a project's WhatsApp entitlements.
+ * WhatsApp's ports (docs/provisioning.md): the store of WABA connections and shared-line
+ * assignments, the store of filtered verification codes, the `WhatsappProvider` (Meta's Graph API
+ * and the pools of shared and dedicated WhatsApp lines; the server ships a simulated one) and the
+ * settings that stand in for a project's WhatsApp entitlements.
  */
 import { Context, Data, DateTime, type Effect, type Option } from "effect"
 import type { ProviderFailure } from "./PlatformPorts.js"

@@ -1,5 +1,5 @@
 /**
- * WhatsApp on the platforms model (issue 18; reference/contract.md §1 9c, §3.8): the wire shapes of
+ * WhatsApp on the platforms model (docs/provisioning.md): the wire shapes of
  * the 14 WhatsApp operations and the records core keeps of a project's WhatsApp Business Account
  * (WABA) connection and its shared-line assignments.
  *
@@ -21,7 +21,7 @@ export const E164 = Schema.String.pipe(
 
 // Settings and signup -----------------------------------------------------------------------------
 
-/** `ProjectPlatformSettings` (contract §3.5): shared (with the seat cap) or dedicated. */
+/** `ProjectPlatformSettings`: shared (with the seat cap) or dedicated. */
 export const ProjectPlatformSettings = Schema.Union([Schema.Struct({ mode: Schema.Literal("shared"), maxUserAssignments: Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0))) }), Schema.Struct({ mode: Schema.Literal("dedicated") })]).annotate({ identifier: "ProjectPlatformSettings" })
 export type ProjectPlatformSettings = typeof ProjectPlatformSettings.Type
 
@@ -40,7 +40,7 @@ export const WhatsappRestriction = Schema.Struct({
   status: Schema.Literals(["FLAGGED", "DISABLED", "REINSTATED", "UNKNOWN"])
 })
 
-/** `WhatsappBusinessAccount` (contract §3.8): the one connected WABA and its live senders. */
+/** `WhatsappBusinessAccount`: the one connected WABA and its live senders. */
 export const WhatsappBusinessAccount = Schema.Struct({
   wabaId: Schema.String,
   businessId: Schema.String,
@@ -96,7 +96,7 @@ export const GetWhatsappBusinessVerificationCodeResponse = Schema.Struct({
 
 // Shared-line assignments --------------------------------------------------------------------------
 
-/** `SharedLineAssignment` (contract §3.8), the WhatsApp ones. */
+/** `SharedLineAssignment`, the WhatsApp ones. */
 export const SharedLineAssignment = Schema.Struct({
   assignmentId: Schema.String,
   projectId: Schema.String,

@@ -1,6 +1,6 @@
 /**
- * The operation worker's WhatsApp steps (issue 18), called by `ProvisioningWorker` outside any
- * transaction for `whatsapp_sender` and `whatsapp_line` provisions:
+ * The operation worker's WhatsApp steps (docs/provisioning.md), called by `ProvisioningWorker`
+ * outside any transaction for `whatsapp_sender` and `whatsapp_line` provisions:
  *
  * - a Meta number (`connectWhatsappBusiness`): exchange the Embedded Signup code, check the WABA is
  *   the project's (or the project has none yet), subscribe the app; the commit stores the sender

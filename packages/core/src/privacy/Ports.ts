@@ -1,6 +1,6 @@
 /**
- * The Privacy context's ports (DESIGN.md §4): privacy requests, the audit log and the account
- * erasure write. `Context.Tag`s with no implementation.
+ * The Privacy context's ports (docs/architecture.md#rules-of-the-road): privacy requests, the audit
+ * log and the account erasure write. `Context.Tag`s with no implementation.
  */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountRecord } from "../accounts/Ports.js"

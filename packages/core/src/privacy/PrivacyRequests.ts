@@ -1,5 +1,5 @@
 /**
- * Privacy (data subject) requests of the Dashboard API (SPEC.md § Privacy request, API.md §2):
+ * Privacy (data subject) requests of the Dashboard API (docs/api-notes/dashboard-api.md):
  * `submit` records an erasure request and answers `received`; `processPending` — run by the
  * server's job, or called directly — handles each in one transaction and writes an audit record.
  *
@@ -113,7 +113,7 @@ export class PrivacyRequests extends Context.Service<PrivacyRequests>()("core/Pr
         for (const key of yield* keys.list(accountId)) {
           yield* keys.revoke(accountId, key.serviceKeyId).pipe(Effect.catchTag("AccountServiceKeyNotFound", () => Effect.void))
         }
-        // Every OAuth grant withdrawn: consents, codes and tokens (reference/oauth.md §2.10).
+        // Every OAuth grant withdrawn: consents, codes and tokens (docs/api-notes/oauth.md).
         for (const grant of yield* grants.listForAccount(accountId)) yield* grants.revokeGrant(grant.grantId)
         for (const hook of hooks) yield* hook(accountId)
         yield* onboarding.remove(accountId)

@@ -1,7 +1,7 @@
 /**
- * Agent avatars (API.md §1.4 avatar rows): the project's agent profile picture, uploaded like an
- * account's profile picture (identity/Uploads.ts) through a ticket bound to the project
- * (`agent_avatar:<projectId>`) and to the principal that asked for it.
+ * Agent avatars (docs/api-notes/accounts-and-projects.md avatar rows): the project's agent profile
+ * picture, uploaded like an account's profile picture (identity/Uploads.ts) through a ticket bound
+ * to the project (`agent_avatar:<projectId>`) and to the principal that asked for it.
  *
  * The project is opened through the projects gate — a caller who cannot see it gets
  * `ProjectNotFound`, a deleted one `ProjectDeleted`, a closing one `ProjectClosing` — and written

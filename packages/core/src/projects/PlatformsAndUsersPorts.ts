@@ -1,4 +1,4 @@
-/** The management context's store ports and limits (DESIGN.md §4: `Context.Tag`s with no implementation). */
+/** The management context's store ports and limits (docs/architecture.md#rules-of-the-road: `Context.Tag`s with no implementation). */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { ProjectId, UserId } from "../shared/Identifiers.js"
 import type { ProjectUserExists } from "./PlatformsAndUsersErrors.js"

@@ -1,5 +1,5 @@
 /**
- * Management API data (API.md §4; reference/contract.md §5.2): platform toggles, end users, and the
+ * Management API data (docs/api-notes/management-api.md): platform toggles, end users, and the
  * request bodies of the management routes. Request bodies reject unknown properties (the contract
  * declares them `additionalProperties: false`).
  */
@@ -10,7 +10,7 @@ import { Timestamp } from "../shared/Timestamp.js"
 import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 // ---------------------------------------------------------------------------------------------
-// Platforms (interface C)
+// Platforms
 // ---------------------------------------------------------------------------------------------
 
 export const platformNames = ["imessage", "whatsapp_business", "slack", "sms", "voice", "telegram", "email"] as const
@@ -50,7 +50,7 @@ export type TogglePlatformRequest = typeof TogglePlatformRequest.Type
 // End users
 // ---------------------------------------------------------------------------------------------
 
-/** An E.164 phone number: `+`, a non-zero digit, then 6 to 14 digits (contract.md §5.2). */
+/** An E.164 phone number: `+`, a non-zero digit, then 6 to 14 digits. */
 export const E164PhoneNumber = Schema.String.pipe(
   Schema.check(Schema.isPattern(/^\+[1-9]\d{6,14}$/u, { message: "must be an E.164 phone number such as +15550100123" }))
 ).annotate({ identifier: "E164PhoneNumber" })

@@ -1,4 +1,4 @@
-/** The projects context's store port (DESIGN.md §4): a `Context.Tag` with no implementation. */
+/** The projects context's store port (docs/architecture.md#rules-of-the-road): a `Context.Tag` with no implementation. */
 import { Context, DateTime, type Effect, type Option } from "effect"
 import type { AccountId, OrganizationId, ProjectId } from "../shared/Identifiers.js"
 import type { SlugInUse } from "./Errors.js"

@@ -1,8 +1,8 @@
 /**
- * The project resource on the wire (API.md §1.4; contract.md §3.3) and the requests of its
- * operations. We send the fields API.md names; the contract's `createdByActorId`,
- * `createdByActorKind` and `billingInitialization` are left out (no service identities and no
- * billing initialisation here).
+ * The project resource on the wire (docs/api-notes/accounts-and-projects.md) and the requests of
+ * its operations. We send the fields docs/api-notes/accounts-and-projects.md names; the public
+ * contract's `createdByActorId`, `createdByActorKind` and `billingInitialization` are left out (no
+ * service identities and no billing initialisation here).
  */
 import { Schema } from "effect"
 import { BoundedString, NonNegativeSafeInt } from "../shared/Bounds.js"
@@ -70,17 +70,17 @@ export const ListProjectsQuery = Schema.Struct({
 }).annotate({ identifier: "ListProjectsQuery" })
 export type ListProjectsQuery = typeof ListProjectsQuery.Type
 
-/** The query of `GET …/projects/count` (contract.md §1 4 `countProjects`): the list's filters. */
+/** The query of `GET …/projects/count` (the public contract's `countProjects`): the list's filters. */
 export const CountProjectsQuery = Schema.Struct(projectFilterFields).annotate({ identifier: "CountProjectsQuery" })
 export type CountProjectsQuery = typeof CountProjectsQuery.Type
 
-/** `countProjects`: how many live projects match the filters (contract.md §3.3 `ProjectCount`). */
+/** `countProjects`: how many live projects match the filters (the public contract's `ProjectCount`). */
 export const ProjectCount = Schema.Struct({
   count: NonNegativeSafeInt
 }).annotate({ identifier: "ProjectCount" })
 export type ProjectCount = typeof ProjectCount.Type
 
-/** A domain of a project's closure (contract.md §3.3 `GetProjectClosureStatusResponse.domains`). */
+/** A domain of a project's closure (the public contract's `GetProjectClosureStatusResponse.domains`). */
 export const ClosureDomain = Schema.Literals(["projects", "billing", "platforms", "call_registry"]).annotate({ identifier: "ProjectClosureDomain" })
 export type ClosureDomain = typeof ClosureDomain.Type
 

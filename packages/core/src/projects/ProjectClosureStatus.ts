@@ -1,5 +1,5 @@
 /**
- * A project's closure status (contract.md §1 4 `getProjectClosureStatus`, §3.3): per domain, what
+ * A project's closure status (the public contract's `getProjectClosureStatus`): per domain, what
  * still keeps the project from being closed, read from the domains' own stores — nothing changes.
  *
  * - `projects`: `deletion_not_requested` while active; `closure_in_progress` while closing (the

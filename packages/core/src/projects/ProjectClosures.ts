@@ -1,8 +1,8 @@
 /**
- * The closure job (API.md §1.4): a deleted project is `closing` for `delay` (reads work, writes
- * answer 409), then becomes `deleted` (everything answers 410). Clock-driven so tests drive it with
- * `TestClock`; the standalone server runs `runPeriodically` as a background fiber. Several processes
- * may run it at once: the store finishes each project once.
+ * The closure job (docs/api-notes/accounts-and-projects.md): a deleted project is `closing` for
+ * `delay` (reads work, writes answer 409), then becomes `deleted` (everything answers 410).
+ * Clock-driven so tests drive it with `TestClock`; the standalone server runs `runPeriodically` as
+ * a background fiber. Several processes may run it at once: the store finishes each project once.
  */
 import { Context, DateTime, Duration, Effect, Layer } from "effect"
 import type { ProjectId } from "../shared/Identifiers.js"

@@ -1,6 +1,7 @@
 /**
- * Who may see a project, and in which state it may be used (API.md §1.1, §1.4). Route permissions
- * are decided before (identity/Access.ts `decide`); this adds what needs the store:
+ * Who may see a project, and in which state it may be used (docs/api-notes/credentials.md,
+ * docs/api-notes/accounts-and-projects.md). Route permissions are decided before
+ * (identity/Access.ts `decide`); this adds what needs the store:
  * - an account (service key or access token) must be a member of the project's organization,
  *   otherwise the project does not exist for it (404, so its existence does not leak);
  * - a project API key reaches only its own project (decide refuses others as RESOURCE_MISMATCH);

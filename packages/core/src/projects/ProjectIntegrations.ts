@@ -1,9 +1,10 @@
 /**
- * Per-project settings of the Dashboard API (API.md §2): iMessage auto-scale (a flag, default off)
- * and the Slack integration (SPEC.md § Project slack integration). Slack's client secret and
- * signing secret are stored only sealed with the server secret (each under its own purpose) and
- * never shown again: responses carry `"[redacted]"` in their place. Who may see or change them is
- * the project's rule (`ProjectGate`: members of its organization; writes on active projects only).
+ * Per-project settings of the Dashboard API (docs/api-notes/dashboard-api.md): iMessage auto-scale
+ * (a flag, default off) and the Slack integration (docs/api-notes/dashboard-api.md). Slack's client
+ * secret and signing secret are stored only sealed with the server secret (each under its own
+ * purpose) and never shown again: responses carry `"[redacted]"` in their place. Who may see or
+ * change them is the project's rule (`ProjectGate`: members of its organization; writes on active
+ * projects only).
  */
 import { Context, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import type { Principal } from "../credentials/Access.js"

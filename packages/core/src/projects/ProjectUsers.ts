@@ -1,5 +1,6 @@
 /**
- * End users of a project (API.md §4 users; contract.md §5.2): the people a project's agent talks to.
+ * End users of a project (docs/api-notes/management-api.md users): the people a project's agent
+ * talks to.
  *
  * - A user's key in its project is (phoneNumber, assignedPhoneNumber). Creating a user whose key
  *   exists returns that user with the names and email sent applied (an upsert, as the contract's

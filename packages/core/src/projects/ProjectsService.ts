@@ -1,8 +1,9 @@
 /**
- * Projects (API.md §1.4): created in an organization by one of its members with a slug unique
- * across the service, listed newest first in signed cursor pages, renamed, deleted (closing, then
- * deleted by `ProjectClosures`), with an agent profile and a management secret (32 CSPRNG bytes,
- * stored as SHA-256 only; a rotation shows the new one once and the old one stops working at once).
+ * Projects (docs/api-notes/accounts-and-projects.md): created in an organization by one of its
+ * members with a slug unique across the service, listed newest first in signed cursor pages,
+ * renamed, deleted (closing, then deleted by `ProjectClosures`), with an agent profile and a
+ * management secret (32 CSPRNG bytes, stored as SHA-256 only; a rotation shows the new one once and
+ * the old one stops working at once).
  *
  * Named `ProjectsService` rather than `Projects`: the core's index already exports the projects
  * schema catalog as the namespace `Projects`.
@@ -40,10 +41,10 @@ export const PROJECT_SECRET_BYTES = 32
 
 const DEFAULT_PAGE_SIZE = 20
 
-/** The source of project events: `<slug>.projects.switchboard` (the form of SPEC.md § Known events). */
+/** The source of project events: `<slug>.projects.switchboard` (the form of docs/api-notes/events-and-webhooks.md). */
 export const projectEventSource = (slug: string) => `${slug}.projects.switchboard`
 
-/** The event of a project change (API.md §5: `data` is the project after the change). */
+/** The event of a project change (docs/api-notes/events-and-webhooks.md: `data` is the project after the change). */
 export const projectEvent = (type: "project.created" | "project.updated" | "project.deleted", p: ProjectRecord, at: DateTime.Utc) => ({
   type,
   source: projectEventSource(p.slug),

@@ -1,14 +1,14 @@
 /**
  * Why this file is long: the projects context's wire schemas, each a few declarative lines;
- * splitting them would only scatter the contract's §3.3/§3.10 tables.
+ * splitting them would only scatter tables that belong together.
  *
- * Project data (SPEC.md § Resources and their fields, § Accepted message, § Endpoints;
- * API.md §1.4, §2, §4; reference/contract.md §3.3, §3.10): management webhooks and egress
- * addresses, the Slack integration body, privacy requests, the agent profile, project slugs and
- * their availability, the SQL query request, and the accepted message.
+ * Project data (docs/api-notes/requests.md, docs/messages.md, docs/api-notes/dashboard-api.md;
+ * docs/api-notes/accounts-and-projects.md, docs/api-notes/management-api.md): management webhooks
+ * and egress addresses, the Slack integration body, privacy requests, the agent profile, project
+ * slugs and their availability, the SQL query request, and the accepted message.
  *
  * Request bodies reject unknown properties (the contract declares its request bodies
- * `additionalProperties: false`); so does the accepted message (SPEC.md § Accepted message).
+ * `additionalProperties: false`); so does the accepted message (docs/messages.md).
  */
 import { DateTime, Schema } from "effect"
 import { BoundedString, Email, NonNegativeSafeInt } from "../shared/Bounds.js"
@@ -44,10 +44,11 @@ export const Uri = Schema.String.pipe(
 export type Uri = typeof Uri.Type
 
 /**
- * A management webhook URL (SPEC.md § Project webhook: "must be a valid URL"): an absolute
+ * A management webhook URL (docs/api-notes/management-api.md: "must be a valid URL"): an absolute
  * `http` or `https` URL with a host, at most 2048 characters. Registration checks syntax only;
- * whether the target is public and HTTPS is decided at delivery (DESIGN.md §7), so that operators
- * can allow local targets for testing.
+ * whether the target is public and HTTPS is decided at delivery
+ * (docs/architecture.md#reliability-and-security), so that operators can allow local targets for
+ * testing.
  */
 export const WebhookUrl = Schema.String.pipe(
   Schema.check(Schema.isMaxLength(2048)),
@@ -59,11 +60,11 @@ export const WebhookUrl = Schema.String.pipe(
 export type WebhookUrl = typeof WebhookUrl.Type
 
 // ---------------------------------------------------------------------------------------------
-// Management webhooks and egress addresses (SPEC.md § Project webhook, § Webhook egress addresses)
+// Management webhooks and egress addresses (docs/api-notes/management-api.md)
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Management webhook ids are UUIDs (SPEC.md § Project webhook; contract.md §2.4): any version and
+ * Management webhook ids are UUIDs (docs/api-notes/management-api.md): any version and
  * variant, either case (`Schema.isUUID` would refuse the versions and variants it does not know).
  */
 export const ProjectWebhookId = Schema.String.pipe(
@@ -78,7 +79,7 @@ export const ProjectWebhookId = Schema.String.pipe(
 })
 export type ProjectWebhookId = typeof ProjectWebhookId.Type
 
-/** A management API webhook as listed (SPEC.md § Project webhook (management API)). */
+/** A management API webhook as listed (docs/api-notes/management-api.md). */
 export const ProjectWebhook = Schema.Struct({
   id: ProjectWebhookId,
   webhookUrl: WebhookUrl,
@@ -132,7 +133,7 @@ export const PublicIpv4Address = Schema.String.pipe(
 ).annotate({ identifier: "PublicIpv4Address" })
 
 /**
- * The webhook egress addresses (SPEC.md § Webhook egress addresses): every address is to be
+ * The webhook egress addresses (docs/api-notes/management-api.md): every address is to be
  * allowlisted, so each appears once.
  */
 export const WebhookEgressAddresses = Schema.Struct({
@@ -143,14 +144,14 @@ export const WebhookEgressAddresses = Schema.Struct({
 export type WebhookEgressAddresses = typeof WebhookEgressAddresses.Type
 
 // ---------------------------------------------------------------------------------------------
-// Dashboard request bodies (SPEC.md § Endpoints, Dashboard API; API.md §2)
+// Dashboard request bodies (docs/api-notes/dashboard-api.md)
 // ---------------------------------------------------------------------------------------------
 
 /**
- * `PUT /api/projects/{id}/slack` (SPEC.md § Project slack integration). The spec gives
+ * `PUT /api/projects/{id}/slack` (docs/api-notes/dashboard-api.md). The spec gives
  * `enabledFeatures` only as an empty list and leaves required-ness and allowed values open: we
  * require every field and take feature names as short strings. The two secrets are `Redacted` in
- * memory (DESIGN.md §4) and are never echoed back.
+ * memory (docs/architecture.md#rules-of-the-road) and are never echoed back.
  */
 export const SlackIntegrationRequest = Schema.Struct({
   enabledFeatures: Schema.Array(BoundedString(1, 64)).pipe(Schema.check(Schema.isMaxLength(32))),
@@ -161,14 +162,14 @@ export const SlackIntegrationRequest = Schema.Struct({
 }).annotate({ identifier: "SlackIntegrationRequest" }).pipe(noExcessKeys)
 export type SlackIntegrationRequest = typeof SlackIntegrationRequest.Type
 
-/** `PATCH /api/projects/{id}/imessage/auto-scale`: `{autoScale}` and nothing else (SPEC.md § Endpoints). */
+/** `PATCH /api/projects/{id}/imessage/auto-scale`: `{autoScale}` and nothing else (docs/api-notes/dashboard-api.md). */
 export const ImessageAutoScaleRequest = Schema.Struct({
   autoScale: Schema.Boolean
 }).annotate({ identifier: "ImessageAutoScaleRequest" }).pipe(noExcessKeys)
 export type ImessageAutoScaleRequest = typeof ImessageAutoScaleRequest.Type
 
 /**
- * `POST /api/privacy-requests/` (SPEC.md § Privacy request): the spec bounds `email` at 254
+ * `POST /api/privacy-requests/` (docs/api-notes/dashboard-api.md): the spec bounds `email` at 254
  * characters; we also require it to be an email address (the contract's pattern), since the
  * request names a data subject.
  */
@@ -178,7 +179,7 @@ export const PrivacyRequest = Schema.Struct({
 export type PrivacyRequest = typeof PrivacyRequest.Type
 
 // ---------------------------------------------------------------------------------------------
-// Agent profile (SPEC.md § Agent profile; contract.md §3.3)
+// Agent profile (docs/api-notes/accounts-and-projects.md)
 // ---------------------------------------------------------------------------------------------
 
 /** A project's agent profile. */
@@ -189,7 +190,7 @@ export const AgentProfile = Schema.Struct({
 }).annotate({ identifier: "AgentProfile" })
 export type AgentProfile = typeof AgentProfile.Type
 
-/** `PATCH …/agent-profile` (contract.md §3.3; the 256 bound matches the account names of API.md §1.2). */
+/** `PATCH …/agent-profile` (the 256 bound matches the account names of docs/api-notes/accounts-and-projects.md). */
 export const UpdateAgentProfileRequest = Schema.Struct({
   firstName: Schema.optionalKey(BoundedString(1, 256)),
   lastName: Schema.optionalKey(Schema.NullOr(BoundedString(1, 256)))
@@ -197,7 +198,7 @@ export const UpdateAgentProfileRequest = Schema.Struct({
 export type UpdateAgentProfileRequest = typeof UpdateAgentProfileRequest.Type
 
 // ---------------------------------------------------------------------------------------------
-// Project slugs (API.md §1.4; contract.md §2.3, §3.3)
+// Project slugs (docs/api-notes/accounts-and-projects.md)
 // ---------------------------------------------------------------------------------------------
 
 const slugPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/u
@@ -238,14 +239,14 @@ export const UnavailableProjectSlug = Schema.Struct({
 }).annotate({ identifier: "UnavailableProjectSlug" })
 export type UnavailableProjectSlug = typeof UnavailableProjectSlug.Type
 
-/** checkProjectSlugAvailability's answer (contract.md §3.3). */
+/** checkProjectSlugAvailability's answer. */
 export const ProjectSlugAvailability = Schema.Union([AvailableProjectSlug, UnavailableProjectSlug]).annotate({
   identifier: "ProjectSlugAvailability"
 })
 export type ProjectSlugAvailability = typeof ProjectSlugAvailability.Type
 
 // ---------------------------------------------------------------------------------------------
-// SQL query operation (SPEC.md § Endpoints, § Limits; contract.md §3.10)
+// SQL query operation (docs/sql-query.md)
 // ---------------------------------------------------------------------------------------------
 
 /** A query parameter name: a letter or `_`, then letters, digits or `_`; at most 64 characters. */
@@ -264,7 +265,7 @@ export const SqlQueryRequest = Schema.Struct({
 export type SqlQueryRequest = typeof SqlQueryRequest.Type
 
 // ---------------------------------------------------------------------------------------------
-// Accepted message (SPEC.md § Accepted message, § Message status)
+// Accepted message (docs/messages.md)
 // ---------------------------------------------------------------------------------------------
 
 /** A platform identifier: a lower-case letter, then lower-case letters, digits or `_`; at most 64. */
@@ -288,7 +289,7 @@ export const UnknownMessagePlatform = PlatformIdentifier.pipe(
 
 // The spec leaves the structures below open ("Content structures of message content, space
 // snapshots, user snapshots, resource metadata, message acceptance …: not shown"). These are our
-// minimal shapes, modelled on the content arms of contract.md §5.3.
+// minimal shapes, modelled on the content arms of the public contract's management webhook payloads.
 
 /**
  * Resource metadata: string keys to string values (the spec leaves it open). Bounded like common
@@ -433,6 +434,6 @@ export const UnknownPlatformAcceptedMessage = acceptedMessage(
   UnknownMessagePlatform, GenericMessageContent, "UnknownPlatformAcceptedMessage"
 )
 
-/** An accepted message: one shape per platform, no extra properties (SPEC.md § Accepted message). */
+/** An accepted message: one shape per platform, no extra properties (docs/messages.md). */
 export const AcceptedMessage = Schema.Union([EmailAcceptedMessage, ImessageAcceptedMessage, SmsAcceptedMessage, TelegramAcceptedMessage, WhatsappAcceptedMessage, WhatsappBusinessAcceptedMessage, UnknownPlatformAcceptedMessage]).annotate({ identifier: "AcceptedMessage" }).pipe(noExcessKeys)
 export type AcceptedMessage = typeof AcceptedMessage.Type

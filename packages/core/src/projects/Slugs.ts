@@ -1,8 +1,9 @@
 /**
- * Project slugs (API.md §1.4; contract.md §3.3): pure rules. A slug is 3..63 lower-case letters and
- * digits in hyphen-separated runs, unique across the service for ever (a deleted project's slug is
- * retired, never reused), and not one of the reserved words below. When one is unavailable we
- * suggest `<base>-<n>`, the first free number (contract example: `example-project-2`).
+ * Project slugs (docs/api-notes/accounts-and-projects.md): pure rules. A slug is 3..63 lower-case
+ * letters and digits in hyphen-separated runs, unique across the service for ever (a deleted
+ * project's slug is retired, never reused), and not one of the reserved words below. When one is
+ * unavailable we suggest `<base>-<n>`, the first free number (contract example:
+ * `example-project-2`).
  */
 
 export const SLUG_MIN_LENGTH = 3

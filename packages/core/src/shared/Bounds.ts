@@ -1,7 +1,7 @@
-/** Numeric and string bounds shared by every context (SPEC.md § Limits). */
+/** Numeric and string bounds shared by every context (docs/api-notes/requests.md). */
 import { Schema } from "effect"
 
-/** ±9007199254740991: the integer range of every billing field (SPEC.md § Limits). */
+/** ±9007199254740991: the integer range of every billing field (docs/api-notes/requests.md). */
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER
 
 /** An integer within ±9007199254740991. */

@@ -1,5 +1,5 @@
 /**
- * Idempotency records (API.md §0, reference/http-conventions.md §2). A record is keyed by the
+ * Idempotency records (docs/api-notes/requests.md). A record is keyed by the
  * authenticated principal (`scope`) and the client's key, remembers the request fingerprint, and —
  * once the first attempt finished with a definitive outcome — the response to replay.
  */

@@ -1,5 +1,5 @@
 /**
- * Identifiers (DESIGN.md D4, SPEC.md § Identifier shapes). Projects are UUIDv7; everything else is
+ * Identifiers (docs/architecture.md#d4-identifiers). Projects are UUIDv7; everything else is
  * a TypeID-style `sb_<kind>_` + 26 characters: `[0-7]` then 25 lower-case Crockford base32 digits,
  * the base32 encoding of a UUIDv7 (time-ordered). The exceptions the spec fixes are here too.
  */
@@ -156,7 +156,7 @@ export type BillingOperationId = typeof BillingOperationId.Type
 export const RequestId = TypeId(IdKinds.request, "RequestId").annotate({ identifier: "RequestId" })
 export type RequestId = typeof RequestId.Type
 
-/** Project ids are UUIDv7 on every surface (DESIGN.md D4); generated values come from the pattern. */
+/** Project ids are UUIDv7 on every surface (docs/architecture.md#d4-identifiers); generated values come from the pattern. */
 export const ProjectId = Schema.String.pipe(
   Schema.check(Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/u, {
     message: "must be a lower-case UUIDv7"
@@ -166,7 +166,7 @@ export const ProjectId = Schema.String.pipe(
 export type ProjectId = typeof ProjectId.Type
 
 /**
- * The management API's `projectId` path parameter (SPEC.md § Identifier shapes): a UUID of
+ * The management API's `projectId` path parameter (docs/architecture.md#d4-identifiers): a UUID of
  * versions 1-8 with variant 8/9/a/b, or the all-zero or all-f UUID.
  */
 export const ManagementProjectId = Schema.String.pipe(

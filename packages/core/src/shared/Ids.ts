@@ -1,4 +1,4 @@
-/** Identifier generation (DESIGN.md D4): time from `Clock`, randomness from `Secrets`. */
+/** Identifier generation (docs/architecture.md#d4-identifiers): time from `Clock`, randomness from `Secrets`. */
 import { Clock, Context, Effect, Layer } from "effect"
 import { encodeBase32, formatTypeId, formatUuid, SVC, uuidv7Bytes, type IdKind } from "./Identifiers.js"
 import { Secrets } from "./Secrets.js"

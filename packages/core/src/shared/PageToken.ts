@@ -1,7 +1,7 @@
 /**
- * Cursor page tokens (API.md §0 Pagination): opaque and tamper-evident. A token is the base64url
- * JSON of the cursor and the list it belongs to, plus an HMAC under the server secret; a token
- * altered, forged, or taken from another list is refused (→ 422).
+ * Cursor page tokens (docs/api-notes/requests.md): opaque and tamper-evident. A token is the
+ * base64url JSON of the cursor and the list it belongs to, plus an HMAC under the server secret; a
+ * token altered, forged, or taken from another list is refused (→ 422).
  */
 import { DateTime, Effect, Result, Schema } from "effect"
 import { base64url, constantTimeEqual, fromBase64url } from "../internal/Crypto.js"

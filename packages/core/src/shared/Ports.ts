@@ -1,4 +1,4 @@
-/** Cross-context ports (DESIGN.md §3 shared/). */
+/** Cross-context ports (docs/architecture.md#contexts-and-pure-modules). */
 import { Context, type Effect } from "effect"
 
 /**

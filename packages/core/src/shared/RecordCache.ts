@@ -1,7 +1,7 @@
 /**
  * The records an authenticated read returns most often — the caller's account (`GET /v1/account`)
  * and a project (`GET /v1/projects/{id}`) — served from memory for the credential cache's TTL
- * (`CredentialCachePolicy`, ≤ 60 s), like the verified credential itself (issue 12: no database
+ * (`CredentialCachePolicy`, ≤ 60 s), like the verified credential itself (no database
  * statement on a cached read).
  *
  * Freshness, in the order it is enforced:

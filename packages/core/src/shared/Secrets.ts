@@ -1,6 +1,7 @@
 /**
- * The one source of randomness (DESIGN.md §4): every random byte in core comes from here, so tests
- * can seed it. The live layer uses WebCrypto's CSPRNG, available in every JS runtime core targets.
+ * The one source of randomness (docs/architecture.md#rules-of-the-road): every random byte in core
+ * comes from here, so tests can seed it. The live layer uses WebCrypto's CSPRNG, available in every
+ * JS runtime core targets.
  */
 import { Context, Effect, Layer } from "effect"
 

@@ -1,5 +1,5 @@
 /**
- * Timestamps on the wire (SPEC.md § Resources, API.md §0): RFC 3339 date-times in UTC with an
+ * Timestamps on the wire (docs/api-notes/requests.md): RFC 3339 date-times in UTC with an
  * upper-case `T` and `Z`. Requests may omit the fraction or send up to nine digits; responses are
  * always `YYYY-MM-DDTHH:mm:ss.SSSZ`. Offsets, lower-case `t`/`z` and impossible dates are rejected.
  */

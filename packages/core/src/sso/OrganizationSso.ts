@@ -1,5 +1,5 @@
 /**
- * An organization's SSO connection and policy (issue 17; contract §3.11): configuring the OpenID
+ * An organization's SSO connection and policy (docs/sso.md): configuring the OpenID
  * provider (the client secret sealed at rest under the server secret), the claimed email domains
  * and their DNS verification, just-in-time provisioning, and required SSO. Owners change the
  * settings; owners and admins read them. Every change is a compare-and-set on `version`.

@@ -1,9 +1,9 @@
 /**
- * Required SSO (issue 17): when an organization requires SSO, its members reach its resources only
- * through a sign-in made by that organization's SSO. The HTTP adapter says, per request, how the
- * caller authenticated (`CurrentAuthentication`, a context reference: a Dashboard session opened by
- * an organization's SSO carries that organization; service keys and access tokens carry none);
- * `Organizations.roleIn` asks `ssoAdmits` after it found the caller's role.
+ * Required SSO (docs/sso.md): when an organization requires SSO, its members reach its resources
+ * only through a sign-in made by that organization's SSO. The HTTP adapter says, per request, how
+ * the caller authenticated (`CurrentAuthentication`, a context reference: a Dashboard session
+ * opened by an organization's SSO carries that organization; service keys and access tokens carry
+ * none); `Organizations.roleIn` asks `ssoAdmits` after it found the caller's role.
  *
  * Break-glass: owners are always admitted (with a password session or a service key), so an
  * organization whose identity provider is down or misconfigured can still be repaired or have its

@@ -1,5 +1,5 @@
 /**
- * The errors of organization SSO (issue 17). No HTTP knowledge: `v1/SsoErrors.ts` maps them to
+ * The errors of organization SSO (docs/sso.md). No HTTP knowledge: `v1/SsoErrors.ts` maps them to
  * problems (`OrganizationSsoRequired` lives in organizations/, where membership is decided).
  */
 import { Schema } from "effect"

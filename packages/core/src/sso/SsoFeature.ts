@@ -1,8 +1,9 @@
 /**
- * The organization SSO feature in core (issue 17): the connection and policy (`OrganizationSso`),
- * sign-in through it (`SsoSignIn`) and required-SSO enforcement (`SsoEnforcement.ts`, asked by
- * `Organizations.roleIn`). `SsoCore` needs only ports; `SsoPorts` lists the store's port it adds
- * (the outbound `SsoOutbound` and `DnsTxtResolver` are adapters of the server).
+ * The organization SSO feature in core (docs/sso.md): the connection and policy
+ * (`OrganizationSso`), sign-in through it (`SsoSignIn`) and required-SSO enforcement
+ * (`SsoEnforcement.ts`, asked by `Organizations.roleIn`). `SsoCore` needs only ports; `SsoPorts`
+ * lists the store's port it adds (the outbound `SsoOutbound` and `DnsTxtResolver` are adapters of
+ * the server).
  */
 import { Layer } from "effect"
 import { Sessions } from "../dashboard/Sessions.js"

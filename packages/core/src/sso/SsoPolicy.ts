@@ -1,8 +1,8 @@
 /**
- * The operator's SSO settings (issue 17) and the pure rules built on them: where the provider sends
- * people back (`callbackUrl`), which `returnTo` addresses are allowed, where an organization's SSO
- * sign-in starts for a browser (`signInUrl`, the `Link` of `ORGANIZATION_SSO_REQUIRED`), and the
- * plan entitlement that includes SSO.
+ * The operator's SSO settings (docs/sso.md) and the pure rules built on them: where the provider
+ * sends people back (`callbackUrl`), which `returnTo` addresses are allowed, where an
+ * organization's SSO sign-in starts for a browser (`signInUrl`, the `Link` of
+ * `ORGANIZATION_SSO_REQUIRED`), and the plan entitlement that includes SSO.
  */
 import { Duration, Result } from "effect"
 import type { BillingPlanCatalog } from "../billing/Schema.js"

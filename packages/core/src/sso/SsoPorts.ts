@@ -1,7 +1,8 @@
 /**
- * Organization SSO (issue 17): the store's port (`SsoRepo`: connections, pending sign-ins, linked
- * identities, SSO sessions), the outbound port to identity providers (`SsoOutbound`: OpenID
- * discovery, JWKS, the token request) and DNS TXT lookups (`DnsTxtResolver`). `Context.Tag`s with no implementation.
+ * Organization SSO (docs/sso.md): the store's port (`SsoRepo`: connections, pending sign-ins,
+ * linked identities, SSO sessions), the outbound port to identity providers (`SsoOutbound`: OpenID
+ * discovery, JWKS, the token request) and DNS TXT lookups (`DnsTxtResolver`). `Context.Tag`s with
+ * no implementation.
  */
 import { Context, DateTime, Effect, Option } from "effect"
 import type { AccountId, OrganizationId } from "../shared/Identifiers.js"

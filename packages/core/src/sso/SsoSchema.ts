@@ -1,5 +1,5 @@
 /**
- * Organization SSO on the wire (reference contract §3.11): configuration, the `Begin…` requests and
+ * Organization SSO on the wire: configuration, the `Begin…` requests and
  * their redirect, the connection status, enterprise login. `ConfigureOrganizationSsoRequest` is
  * ours (the contract configures connections through a hosted portal; we take the settings directly).
  */

@@ -1,6 +1,6 @@
 /**
- * Signing in through an organization's SSO (issue 17): the four `Begin…` operations, the callback,
- * and enterprise login.
+ * Signing in through an organization's SSO (docs/sso.md): the four `Begin…` operations, the
+ * callback, and enterprise login.
  *
  * - `begin` checks `returnTo`, the entitlement and the connection, then stores a pending sign-in
  *   under the SHA-256 of a fresh `state` (with the PKCE verifier, a `nonce` and what it is for) and

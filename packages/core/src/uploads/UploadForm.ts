@@ -1,8 +1,8 @@
 /**
- * The form fields of an upload ticket (API.md §1.2 "Uploads"): the ticket's terms — upload id,
- * owner, purpose, declared content type, size limit, expiry — and an HMAC over them under the
- * server secret (`mac("upload", …)`). The upload target needs no bearer: a form that verifies is
- * the authority to upload that one file, until it expires.
+ * The form fields of an upload ticket (docs/api-notes/accounts-and-projects.md "Uploads"): the
+ * ticket's terms — upload id, owner, purpose, declared content type, size limit, expiry — and an
+ * HMAC over them under the server secret (`mac("upload", …)`). The upload target needs no bearer: a
+ * form that verifies is the authority to upload that one file, until it expires.
  */
 import { DateTime, Effect, Result, Schema } from "effect"
 import { base64url, constantTimeEqual } from "../internal/Crypto.js"

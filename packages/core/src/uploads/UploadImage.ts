@@ -1,6 +1,6 @@
 /**
- * What an uploaded file is, by its magic number (SPEC.md § Agent profile: JPEG, PNG, WebP). Pure;
- * the declared content type of a ticket must match what the bytes say.
+ * What an uploaded file is, by its magic number (docs/api-notes/accounts-and-projects.md: JPEG,
+ * PNG, WebP). Pure; the declared content type of a ticket must match what the bytes say.
  */
 import type { ImageContentType } from "../accounts/Schema.js"
 

@@ -1,6 +1,7 @@
 /**
- * The Uploads feature's ports (DESIGN.md §4; API.md §1.2 "Uploads"): upload tickets and account
- * pictures in the store, the blob store the files go to, and the feature's settings.
+ * The Uploads feature's ports (docs/architecture.md#rules-of-the-road;
+ * docs/api-notes/accounts-and-projects.md "Uploads"): upload tickets and account pictures in the
+ * store, the blob store the files go to, and the feature's settings.
  */
 import { Context, DateTime, Duration, type Effect, type Option } from "effect"
 import type { AccountId, UploadId } from "../shared/Identifiers.js"
@@ -95,7 +96,7 @@ export const isSafeBlobKey = (key: string): boolean => /^[A-Za-z0-9][A-Za-z0-9._
 export const isBlobContentType = (contentType: string): boolean =>
   /^[A-Za-z0-9!#$&^_.+-]{1,127}\/[A-Za-z0-9!#$&^_.+-]{1,127}$/.test(contentType)
 
-/** The feature's settings, with the defaults of API.md §1.2; the server sets `publicBaseUrl` to API_URL. */
+/** The feature's settings, with the defaults of docs/api-notes/accounts-and-projects.md; the server sets `publicBaseUrl` to API_URL. */
 export class UploadSettings extends Setting<UploadSettings>()("core/UploadSettings", {
   defaultValue: () => ({
     /** The origin the upload targets and served files are reached at (`{API_URL}`). */

@@ -1,5 +1,5 @@
 /**
- * Request bodies of the upload operations (API.md §1.2, §1.4; reference/contract.md §3.2–3.3). The
+ * Request bodies of the upload operations (docs/api-notes/accounts-and-projects.md). The
  * ticket they answer with is `UploadTicket` (identity/Schema.ts).
  */
 import { Schema } from "effect"

@@ -1,6 +1,6 @@
 /**
- * Uploads (API.md §1.2 "Uploads", §1.4 avatar rows): tickets for one image each, the signed upload
- * they authorise, and the commit that puts the stored file to use.
+ * Uploads (docs/api-notes/accounts-and-projects.md: uploads and avatars): tickets for one image
+ * each, the signed upload they authorise, and the commit that puts the stored file to use.
  *
  * A ticket is `pending` until its file arrives (`received`) and `committed` once used; each step
  * happens once. The ticket's expiry (10 minutes) bounds both the upload and the commit. Files are

@@ -1,6 +1,6 @@
 /**
- * Requests and responses of the calls operations (API.md §1.5): list, get, create, cancel, reject,
- * hangup, and signal ingestion (batches of 1–100, one outcome per signal).
+ * Requests and responses of the calls operations (docs/api-notes/voice.md): list, get, create,
+ * cancel, reject, hangup, and signal ingestion (batches of 1–100, one outcome per signal).
  */
 import { Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"
@@ -24,7 +24,7 @@ export const CreateCallRequest = Schema.Struct({
 }).annotate({ identifier: "CreateCallRequest" })
 export type CreateCallRequest = typeof CreateCallRequest.Type
 
-/** `rejected` answers 603 Decline, `busy` 486 Busy Here (calls.md §2 T5, T7). */
+/** `rejected` answers 603 Decline, `busy` 486 Busy Here (docs/api-notes/voice.md T5, T7). */
 export const RejectCallRequest = Schema.Struct({
   reason: Schema.Literals(["rejected", "busy"])
 }).annotate({ identifier: "RejectCallRequest" })

@@ -1,6 +1,6 @@
 /**
- * The `call.*` events (API.md §1.5, §5; SPEC.md § Known events; calls.md §1): their data schemas,
- * for the event catalog, and their whole envelopes, for checking what the outbox holds.
+ * The `call.*` events (docs/api-notes/voice.md, docs/api-notes/events-and-webhooks.md): their data
+ * schemas, for the event catalog, and their whole envelopes, for checking what the outbox holds.
  *
  * - `call.started`, `call.ringing`, `call.answered`, `call.connected`: `{callId, status}`;
  * - `call.dtmf.received`: one key press, whose `timestamp` equals the envelope's;
@@ -30,7 +30,7 @@ export const CallConnectedData = CallConnectedEventDraft.fields.data.annotate({ 
 export const CallDtmfReceivedData = KeyPress
 export const CallEndedData = CallEndedEventDraft.fields.data.annotate({ identifier: "CallEndedData" })
 
-/** Event type → data schema, for the event catalog (API.md §5). */
+/** Event type → data schema, for the event catalog (docs/api-notes/events-and-webhooks.md). */
 export const callEventSchemas: Record<string, Schema.Codec<any, any>> = {
   "call.started": CallStartedData,
   "call.ringing": CallRingingData,

@@ -1,5 +1,5 @@
 /**
- * Signals from the SIP edge (API.md §1.5 ingestCallSignals; reference/calls.md §3): applied in
+ * Signals from the SIP edge (docs/api-notes/voice.md ingestCallSignals): applied in
  * order, a batch in one transaction — the batch's call rows are locked (`CallsRepo.lockCalls`, so
  * concurrent batches for one call serialise), the reducer `CallMachine.apply` decides each signal,
  * and on `applied` the call, the signal's id and the transition's event (outbox) are written.
@@ -88,7 +88,7 @@ export const makeCallIngest = (commits: CallCommits) =>
     const { commit, commitNew } = commits
 
     /**
-     * Applies one signal in its own transaction (API.md §1.5 ingestCallSignals; calls.md §3): the
+     * Applies one signal in its own transaction (docs/api-notes/voice.md ingestCallSignals): the
      * call's row is locked for the whole read-decide-write.
      */
     const applySignal = fn("Calls.applySignal")(function*(projectId: string, signal: CallSignal) {

@@ -1,11 +1,12 @@
 /**
- * Why this file is long: one pure state machine — the transition table of calls.md §2–§8 and the
- * reducer over it; its cases read best side by side.
+ * Why this file is long: one pure state machine — the transition table of docs/api-notes/voice.md
+ * and the reducer over it; its cases read best side by side.
  *
- * The call state machine (reference/calls.md §2–§8; SPEC.md § Call, § Call statuses, § Limits;
- * DESIGN.md §3): a pure reducer from (call, signal) to (call, events, outcome). Plain functions over
- * plain data — no Effect, no clock, no ids: every time comes from the signal, and the events are
- * drafts `{type, timestamp, data}` that the caller wraps in envelopes (id, apiVersion, source).
+ * The call state machine (docs/api-notes/voice.md; docs/api-notes/requests.md;
+ * docs/architecture.md#contexts-and-pure-modules): a pure reducer from (call, signal) to (call,
+ * events, outcome). Plain functions over plain data — no Effect, no clock, no ids: every time comes
+ * from the signal, and the events are drafts `{type, timestamp, data}` that the caller wraps in
+ * envelopes (id, apiVersion, source).
  *
  * ## Applied signal ids
  *
@@ -17,7 +18,7 @@
  * edge retries it later. {@link step} and {@link run} are the same reducer with the ids kept on a
  * {@link CallMachineState} value, for folding a sequence in tests and in memory.
  *
- * ## Rules, in the order calls.md §3 evaluates them
+ * ## Rules, in the order they are evaluated (docs/api-notes/voice.md)
  *
  * 1. no call yet and not `started`, or `signal.callId ≠ call.id` → rejected;
  * 2. duplicate signal id → ignored;
@@ -30,7 +31,7 @@
  *
  * Ignored and rejected transitions return the very same call object and no event.
  *
- * ## What an `ended` signal means in each state (calls.md §2 T5–T11, §4)
+ * ## What an `ended` signal means in each state (rows T5–T11 of the transition table)
  *
  * The edge reports what it observed in the terminal vocabulary (a normal hangup / BYE is
  * `completed`); {@link resolveEndedStatus} turns it into the status the state allows:
@@ -38,10 +39,10 @@
  * | from \ observed  | busy, no-answer, rejected, canceled | failed | completed |
  * |------------------|-------------------------------------|--------|-----------|
  * | started, ringing | same (T5–T8)                        | failed (T9) | rejected: no dialog, so no normal end before answer |
- * | answered         | rejected: a final response or CANCEL cannot follow a 2xx (§4.3) | failed (T10) | failed (T10: BYE/hangup before connect; §4.2 "completed if connected, else failed") |
- * | connected        | rejected (same reason)              | completed (T11: media timeout, bridge loss; §4.2 "after connect it is always completed") | completed (T11) |
+ * | answered         | rejected: a final response or CANCEL cannot follow a 2xx | failed (T10) | failed (T10: BYE/hangup before connect; "completed if connected, else failed") |
+ * | connected        | rejected (same reason)              | completed (T11: media timeout, bridge loss; "after connect it is always completed") | completed (T11) |
  *
- * So the resulting status is always in calls.md's allow-list (started/ringing → busy, no-answer,
+ * So the resulting status is always in docs/api-notes/voice.md's allow-list (started/ringing → busy, no-answer,
  * rejected, canceled, failed; answered → failed; connected → completed).
  */
 import { DateTime, Schema } from "effect"
@@ -71,7 +72,7 @@ import {
 import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 // ---------------------------------------------------------------------------------------------
-// Events (API.md §1.5, §5; calls.md §1): drafts without envelope
+// Events (docs/api-notes/voice.md, docs/api-notes/events-and-webhooks.md): drafts without envelope
 // ---------------------------------------------------------------------------------------------
 
 const lifecycleEventDraft = <const T extends string, const S extends LiveCallStatus>(type: T, status: S) =>
@@ -86,7 +87,7 @@ export const CallRingingEventDraft = lifecycleEventDraft("call.ringing", "ringin
 export const CallAnsweredEventDraft = lifecycleEventDraft("call.answered", "answered")
 export const CallConnectedEventDraft = lifecycleEventDraft("call.connected", "connected")
 
-/** `call.dtmf.received`: data is exactly one key press, whose timestamp is the event's (SPEC.md § Known events). */
+/** `call.dtmf.received`: data is exactly one key press, whose timestamp is the event's (docs/api-notes/events-and-webhooks.md). */
 export const CallDtmfReceivedEventDraft = Schema.Struct({
   type: Schema.Literal("call.dtmf.received"),
   timestamp: Timestamp,
@@ -97,7 +98,7 @@ export const CallDtmfReceivedEventDraft = Schema.Struct({
   ))
 ).pipe(noExcessKeys)
 
-/** `call.ended`: exactly one per call; `status` is the terminal status, `reason` the raw cause (calls.md §1). */
+/** `call.ended`: exactly one per call; `status` is the terminal status, `reason` the raw cause (docs/api-notes/voice.md). */
 export const CallEndedEventDraft = Schema.Struct({
   type: Schema.Literal("call.ended"),
   timestamp: Timestamp,
@@ -119,13 +120,13 @@ export type CallEventType = CallEventDraft["type"]
 
 export type CallSignalOutcome = "applied" | "ignored" | "rejected"
 
-/** Why a signal changed nothing without being an error (calls.md §3 rules 2–4). */
+/** Why a signal changed nothing without being an error (rules 2–4 above). */
 export type IgnoredReason =
   | "duplicate-signal" // rule 2: this id was already applied to the call
   | "call-terminal" // rule 3: the first terminal status wins
   | "stale-signal" // rule 4: a lifecycle step at or below the current one
 
-/** Why a signal is impossible (calls.md §3 rules 1, 5, 6). */
+/** Why a signal is impossible (rules 1, 5 and 6 above). */
 export type RejectedReason =
   | "unknown-call" // rule 1: no call yet, and the signal is not `started`
   | "call-mismatch" // rule 1: the signal names another call
@@ -164,7 +165,7 @@ export type AppliedSignalIds = ReadonlySet<CallSignalId> | ((id: CallSignalId) =
 // Ranks, terminal statuses, ended resolution
 // ---------------------------------------------------------------------------------------------
 
-/** Progress order (calls.md §1): started 0 < ringing 1 < answered 2 < connected 3 < terminal 4. */
+/** Progress order (docs/api-notes/voice.md): started 0 < ringing 1 < answered 2 < connected 3 < terminal 4. */
 export const statusRank = (status: CallStatus): number => {
   switch (status) {
     case "started":
@@ -212,7 +213,7 @@ export const resolveEndedStatus = (
 const isDigit = Schema.is(DtmfDigit)
 
 /**
- * The DTMF ring buffer (calls.md §7): append in recording order; past {@link MAX_DTMF_INPUTS}
+ * The DTMF ring buffer (docs/api-notes/voice.md): append in recording order; past {@link MAX_DTMF_INPUTS}
  * drop the oldest and set the truncation flag, which never clears.
  */
 export const pushKeyPress = (
@@ -237,7 +238,7 @@ type LiveCall =
 const isLive = (call: Call): call is LiveCall => !isTerminalStatus(call.status)
 type CallBase = Omit<typeof StartedCall.Type, "status" | "timestamps">
 
-/** An optional milestone: the key is omitted, never `undefined` (calls.md §6). */
+/** An optional milestone: the key is omitted, never `undefined` (docs/api-notes/voice.md). */
 const optional = <K extends string>(key: K, value: Utc | undefined): { readonly [P in K]?: Utc } =>
   (value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: Utc }
 
@@ -329,7 +330,7 @@ const end = (
       }
     }
   } else if (call.status === "answered") {
-    // resolveEndedStatus gives only `failed` from answered (calls.md §4.3).
+    // resolveEndedStatus gives only `failed` from answered (docs/api-notes/voice.md).
     next = {
       ...base,
       status: "failed",
@@ -388,7 +389,7 @@ export const apply = (
   }
 
   if (signal.type === "dtmf") {
-    // Rule 5 (calls.md §7): key presses only once answered, and only 0-9 * #.
+    // Rule 5 (docs/api-notes/voice.md): key presses only once answered, and only 0-9 * #.
     if (call.status !== "answered" && call.status !== "connected") {
       return rejected(call, "dtmf-not-allowed", `key presses are accepted once the call is answered, not while ${call.status}`)
     }

@@ -1,18 +1,19 @@
 /**
- * Call signals: the reducer-level inputs of the call state machine (API.md §1.5 ingestCallSignals;
- * reference/calls.md §2 "Each is normalised to a reducer-level input {id, type, timestamp, data}").
+ * Call signals: the reducer-level inputs of the call state machine (docs/api-notes/voice.md
+ * `ingestCallSignals`): each is normalised to a reducer-level input `{id, type, timestamp, data}`.
  *
  * A signal is `{id, callId, type, timestamp, data}`; `data` depends on `type`:
  *
  * - `started`   — the call's fixed fields (the machine creates the record from them, T1);
  * - `ringing`, `answered`, `connected` — `{}` (nothing beyond the moment itself);
  * - `dtmf`      — `{digit, actorId}`; `digit` is any short string here, so that a bad key (`A`, `w`,
- *                 `""`, `"12"`) reaches the machine and is *rejected* per signal (calls.md §3 rule 5)
- *                 instead of failing a whole batch at decode time;
- * - `ended`     — `{status, reason?}`: `status` is what the edge observed, in calls.md's terminal
+ *                 `""`, `"12"`) reaches the machine and is *rejected* per signal
+ *                 (docs/api-notes/voice.md) instead of failing a whole batch at decode time;
+ * - `ended` — `{status, reason?}`: `status` is what the edge observed, in docs/api-notes/voice.md's
+ *   terminal
  *                 vocabulary (a normal hangup / BYE is `completed`); the machine resolves it against
  *                 the call's current state (`CallMachine.resolveEndedStatus`). `reason` is the raw
- *                 cause and is copied to the `call.ended` event (calls.md §1).
+ *                 cause and is copied to the `call.ended` event (docs/api-notes/voice.md).
  */
 import { Schema } from "effect"
 import { BoundedString } from "../shared/Bounds.js"
@@ -30,7 +31,7 @@ import { noExcessKeys } from "../internal/ExcessKeys.js"
 
 /**
  * A signal's id: the SIP edge's own id for what it observed (webhook id, SIP INFO CSeq, …). Opaque
- * to us; the machine only compares ids for equality (duplicate detection, calls.md §3 rule 2).
+ * to us; the machine only compares ids for equality (duplicate detection, docs/api-notes/voice.md).
  */
 export const CallSignalId = BoundedString(1, 256).pipe(Schema.brand("CallSignalId")).annotate({
   identifier: "CallSignalId"
@@ -41,7 +42,7 @@ export const callSignalTypes = ["started", "ringing", "answered", "connected", "
 export const CallSignalType = Schema.Literals(callSignalTypes).annotate({ identifier: "CallSignalType" })
 export type CallSignalType = typeof CallSignalType.Type
 
-/** `started` data: the call's fixed fields (calls.md T1 "id, direction, caller, callee valid"). */
+/** `started` data: the call's fixed fields (docs/api-notes/voice.md T1 "id, direction, caller, callee valid"). */
 export const CallStartedSignalData = Schema.Struct({
   projectId: ProjectId,
   direction: CallDirection,
@@ -68,8 +69,8 @@ export const CallDtmfSignalData = Schema.Struct({
 export type CallDtmfSignalData = typeof CallDtmfSignalData.Type
 
 /**
- * The raw cause of an end (calls.md §1: `data.reason`, e.g. `{sipCode: 486}` or
- * `{hangupCause: "user_busy"}`; §4.3: `callee_hangup_before_connect`, `no_ack`, `bridge_failed`).
+ * The raw cause of an end (docs/api-notes/voice.md: `data.reason`, e.g. `{sipCode: 486}` or
+ * `{hangupCause: "user_busy"}`; before connect: `callee_hangup_before_connect`, `no_ack`, `bridge_failed`).
  */
 export const CallEndReason = Schema.Struct({
   sipCode: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 100, maximum: 699 })))),
@@ -107,6 +108,6 @@ export type CallDtmfSignal = typeof CallDtmfSignal.Type
 export const CallEndedSignal = signal("ended", CallEndedSignalData)
 export type CallEndedSignal = typeof CallEndedSignal.Type
 
-/** One signal from the SIP edge (API.md §1.5), told apart by `type`. */
+/** One signal from the SIP edge (docs/api-notes/voice.md), told apart by `type`. */
 export const CallSignal = Schema.Union([CallStartedSignal, CallRingingSignal, CallAnsweredSignal, CallConnectedSignal, CallDtmfSignal, CallEndedSignal]).annotate({ identifier: "CallSignal" })
 export type CallSignal = typeof CallSignal.Type

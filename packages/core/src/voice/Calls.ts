@@ -1,5 +1,5 @@
 /**
- * Calls (API.md §1.5; reference/calls.md): the call records, driven only through the pure reducer
+ * Calls (docs/api-notes/voice.md): the call records, driven only through the pure reducer
  * `CallMachine.apply`.
  *
  * - **Signals** from the SIP edge are applied in order, a batch in one transaction: the batch's

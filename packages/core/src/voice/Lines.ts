@@ -1,9 +1,9 @@
 /**
- * Lines (interfaces.md A; SPEC.md § What the service does: "provision and operate messaging and
- * voice lines"; API.md §4 lines): the numbers a project holds, one per platform allocation. A
- * `LineProvider` port hands out the numbers (the standalone server and the testkit use a simulated
- * provider allocating fictional test numbers); the `LinesRepo` port keeps the lines and, for
- * voice-capable ones, their profile assignment (voice/VoiceLineAssignments.ts).
+ * Lines (the service provisions and operates messaging and
+ * voice lines; docs/api-notes/management-api.md): the numbers a project holds, one per platform
+ * allocation. A `LineProvider` port hands out the numbers (the standalone server and the testkit
+ * use a simulated provider allocating fictional test numbers); the `LinesRepo` port keeps the lines
+ * and, for voice-capable ones, their profile assignment (voice/VoiceLineAssignments.ts).
  *
  * A released line disappears from `list` and `get` (its row is kept, with `releasedAt`, so calls
  * that used it still name a line that existed), and its number goes back to the provider.
@@ -15,7 +15,7 @@ import { Transactor } from "../shared/Ports.js"
 import { Timestamp } from "../shared/Timestamp.js"
 import { fn } from "../internal/Traced.js"
 
-/** The platforms a line can serve (the same seven as the platform toggles, interfaces.md C). */
+/** The platforms a line can serve (the same seven as the platform toggles). */
 export const LinePlatform = Schema.Literals(["imessage", "whatsapp_business", "slack", "sms", "voice", "telegram", "email"])
   .annotate({ identifier: "LinePlatform" })
 export type LinePlatform = typeof LinePlatform.Type

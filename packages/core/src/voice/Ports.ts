@@ -1,7 +1,7 @@
 /**
- * The voice context's ports (DESIGN.md §4: `Context.Tag`s with no implementation): the stores of
- * voice profiles and calls, the SIP edge the call actions go out through, and the settings of the
- * SIP service the profiles point at.
+ * The voice context's ports (docs/architecture.md#rules-of-the-road: `Context.Tag`s with no
+ * implementation): the stores of voice profiles and calls, the SIP edge the call actions go out
+ * through, and the settings of the SIP service the profiles point at.
  *
  * Records are stored whole: the SQL layer keeps a profile or a call as the JSON of its schema
  * (`VoiceProfileRecord`, `Voice.Call`) next to the columns its lookups need.

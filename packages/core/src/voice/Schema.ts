@@ -1,7 +1,7 @@
 /**
- * The call record (SPEC.md § Call (voice), § Call statuses, § Limits; reference/calls.md §1, §6–§8;
- * API.md §1.5). A call is a union keyed on `status`: each status carries its own timestamps shape,
- * so an impossible pairing (an `answered` call with an `endedAt`) does not decode.
+ * The call record (docs/api-notes/voice.md, docs/api-notes/requests.md). A call is a union keyed on
+ * `status`: each status carries its own timestamps shape, so an impossible pairing (an `answered`
+ * call with an `endedAt`) does not decode.
  *
  * The call record rejects unknown properties everywhere (our choice: the spec lists every field,
  * and strictness is what makes a forbidden timestamp key an error rather than a dropped key).
@@ -13,17 +13,17 @@ import { Timestamp } from "../shared/Timestamp.js"
 import { ResourceMetadata } from "../projects/Schema.js"
 import { noExcessKeys } from "../internal/ExcessKeys.js"
 
-/** A key that must not appear at all (calls.md §6: "absent (the key is omitted, not null)"). */
+/** A key that must not appear at all (docs/api-notes/voice.md: "absent (the key is omitted, not null)"). */
 const Absent = Schema.optionalKey(Schema.Never)
 const Optional = Schema.optionalKey(Timestamp)
 
 // ---------------------------------------------------------------------------------------------
-// Statuses (SPEC.md § Call statuses; calls.md §1)
+// Statuses (docs/api-notes/voice.md)
 // ---------------------------------------------------------------------------------------------
 
 /**
  * The ten call statuses. The spec fixes `answered`, `busy`, `completed` and `canceled` (one "l");
- * the other six strings are calls.md §1's proposal (`no-answer` with a hyphen, as Twilio spells it).
+ * the other six strings are docs/api-notes/voice.md's proposal (`no-answer` with a hyphen, as Twilio spells it).
  */
 export const callStatuses = [
   "started", "ringing", "answered", "connected", "completed", "busy", "no-answer", "rejected", "canceled", "failed"
@@ -31,13 +31,13 @@ export const callStatuses = [
 export const CallStatus = Schema.Literals(callStatuses).annotate({ identifier: "CallStatus" })
 export type CallStatus = typeof CallStatus.Type
 
-/** The live statuses, in progress order (calls.md §1). */
+/** The live statuses, in progress order (docs/api-notes/voice.md). */
 export const LiveCallStatus = Schema.Literals(["started", "ringing", "answered", "connected"]).annotate({
   identifier: "LiveCallStatus"
 })
 export type LiveCallStatus = typeof LiveCallStatus.Type
 
-/** The terminal statuses: they absorb every later input (calls.md §0). */
+/** The terminal statuses: they absorb every later input (docs/api-notes/voice.md). */
 export const TerminalCallStatus = Schema.Literals(["completed", "busy", "no-answer", "rejected", "canceled", "failed"])
   .annotate({ identifier: "TerminalCallStatus" })
 export type TerminalCallStatus = typeof TerminalCallStatus.Type
@@ -47,7 +47,7 @@ export const CallDirection = Schema.Literals(["inbound", "outbound"]).annotate({
 export type CallDirection = typeof CallDirection.Type
 
 // ---------------------------------------------------------------------------------------------
-// DTMF (SPEC.md § Call: key press; calls.md §7)
+// DTMF (docs/api-notes/voice.md)
 // ---------------------------------------------------------------------------------------------
 
 /** One key: exactly one of `0`-`9`, `*`, `#` (A–D and multi-character strings are refused). */
@@ -67,7 +67,7 @@ export const KeyPress = Schema.Struct({
 }).annotate({ identifier: "KeyPress" })
 export type KeyPress = typeof KeyPress.Type
 
-/** The ring buffer's capacity (SPEC.md § Limits: dtmfInputs length 100). */
+/** The ring buffer's capacity (docs/api-notes/requests.md: dtmfInputs length 100). */
 export const MAX_DTMF_INPUTS = 100
 
 /** The latest key presses, in recording order, at most 100. */
@@ -101,7 +101,7 @@ export const VoiceUserSnapshot = Schema.Struct({
 export type VoiceUserSnapshot = typeof VoiceUserSnapshot.Type
 
 // ---------------------------------------------------------------------------------------------
-// Timestamps per status (SPEC.md § Call; calls.md §6)
+// Timestamps per status (docs/api-notes/voice.md)
 // ---------------------------------------------------------------------------------------------
 
 type Milestones = {
@@ -112,7 +112,7 @@ type Milestones = {
   readonly endedAt?: DateTime.Utc
 }
 
-/** calls.md §6: `startedAt ≤ ringingAt ≤ answeredAt ≤ connectedAt ≤ endedAt` wherever fields exist. */
+/** docs/api-notes/voice.md: `startedAt ≤ ringingAt ≤ answeredAt ≤ connectedAt ≤ endedAt` wherever fields exist. */
 const inOrder = (t: Milestones): true | string => {
   const present = [t.startedAt, t.ringingAt, t.answeredAt, t.connectedAt, t.endedAt].filter(
     (x): x is DateTime.Utc => x !== undefined
@@ -145,7 +145,7 @@ export const RingingCallTimestamps = Schema.Struct({
 }).pipe(Schema.check(Schema.makeFilter(inOrder))).annotate({ identifier: "RingingCallTimestamps" })
 export type RingingCallTimestamps = typeof RingingCallTimestamps.Type
 
-/** `answered` (SPEC.md): `startedAt` and `answeredAt` required, `ringingAt` optional, no `connectedAt`/`endedAt`. */
+/** `answered` (docs/api-notes/voice.md): `startedAt` and `answeredAt` required, `ringingAt` optional, no `connectedAt`/`endedAt`. */
 export const AnsweredCallTimestamps = Schema.Struct({
   startedAt: Timestamp,
   ringingAt: Optional,
@@ -165,7 +165,7 @@ export const ConnectedCallTimestamps = Schema.Struct({
 }).pipe(Schema.check(Schema.makeFilter(inOrder))).annotate({ identifier: "ConnectedCallTimestamps" })
 export type ConnectedCallTimestamps = typeof ConnectedCallTimestamps.Type
 
-/** Ended-before-answer (SPEC.md; busy, no-answer, rejected, canceled): ended, never answered. */
+/** Ended-before-answer (docs/api-notes/voice.md; busy, no-answer, rejected, canceled): ended, never answered. */
 export const EndedBeforeAnswerCallTimestamps = Schema.Struct({
   startedAt: Timestamp,
   ringingAt: Optional,
@@ -175,7 +175,7 @@ export const EndedBeforeAnswerCallTimestamps = Schema.Struct({
 }).pipe(Schema.check(Schema.makeFilter(inOrder))).annotate({ identifier: "EndedBeforeAnswerCallTimestamps" })
 export type EndedBeforeAnswerCallTimestamps = typeof EndedBeforeAnswerCallTimestamps.Type
 
-/** Ended after answer but before connect (calls.md §4.3: only `failed` can carry this). */
+/** Ended after answer but before connect (docs/api-notes/voice.md: only `failed` can carry this). */
 export const EndedAfterAnswerBeforeConnectCallTimestamps = Schema.Struct({
   startedAt: Timestamp,
   ringingAt: Optional,
@@ -185,7 +185,7 @@ export const EndedAfterAnswerBeforeConnectCallTimestamps = Schema.Struct({
 }).pipe(Schema.check(Schema.makeFilter(inOrder))).annotate({ identifier: "EndedAfterAnswerBeforeConnectCallTimestamps" })
 export type EndedAfterAnswerBeforeConnectCallTimestamps = typeof EndedAfterAnswerBeforeConnectCallTimestamps.Type
 
-/** Ended-after-connect (SPEC.md; completed): every milestone but `ringingAt` is required. */
+/** Ended-after-connect (docs/api-notes/voice.md; completed): every milestone but `ringingAt` is required. */
 export const EndedAfterConnectCallTimestamps = Schema.Struct({
   startedAt: Timestamp,
   ringingAt: Optional,
@@ -196,14 +196,14 @@ export const EndedAfterConnectCallTimestamps = Schema.Struct({
 export type EndedAfterConnectCallTimestamps = typeof EndedAfterConnectCallTimestamps.Type
 
 /**
- * The generic ended shape (calls.md §6 "ended-before-connect", used by `failed`): ended before
+ * The generic ended shape (docs/api-notes/voice.md "ended-before-connect", used by `failed`): ended before
  * answer, or after answer but before connect — `answeredAt` optional, `connectedAt` absent.
  */
 export const EndedCallTimestamps = Schema.Union([EndedBeforeAnswerCallTimestamps, EndedAfterAnswerBeforeConnectCallTimestamps]).annotate({ identifier: "EndedCallTimestamps" })
 export type EndedCallTimestamps = typeof EndedCallTimestamps.Type
 
 // ---------------------------------------------------------------------------------------------
-// The call (SPEC.md § Call (voice))
+// The call (docs/api-notes/voice.md)
 // ---------------------------------------------------------------------------------------------
 
 const callFields = {
@@ -240,7 +240,7 @@ export const CanceledCall = callShape("canceled", EndedBeforeAnswerCallTimestamp
 export const FailedCall = callShape("failed", EndedCallTimestamps, "FailedCall")
 
 /**
- * A call: one shape per status. Across shapes, the DTMF ring buffer's invariant (calls.md §8):
+ * A call: one shape per status. Across shapes, the DTMF ring buffer's invariant (docs/api-notes/voice.md):
  * the truncation flag is only ever set by an overflow, so a truncated buffer is full.
  */
 export const Call = Schema.Union([StartedCall, RingingCall, AnsweredCall, ConnectedCall, CompletedCall, BusyCall, NoAnswerCall, RejectedCall, CanceledCall, FailedCall]).pipe(

@@ -1,5 +1,5 @@
 /**
- * The Voice feature in core (API.md §1.5; reference/calls.md; interfaces.md A): lines, voice
+ * The Voice feature in core (docs/api-notes/voice.md): lines, voice
  * profiles and line profile assignments, and calls driven by the pure call state machine.
  *
  * `VoiceCore` needs the store's ports (`VoicePorts` plus projects, organizations and the events

@@ -1,5 +1,5 @@
 /**
- * Line profile assignments (API.md §1.5; reference/contract.md §1 9e): a voice-capable line's
+ * Line profile assignments (docs/api-notes/voice.md): a voice-capable line's
  * explicit override of the default profile, with its own `resourceVersion`; the batch form (1–100)
  * is all-or-nothing: every line and profile is checked before anything is written.
  */

@@ -1,5 +1,5 @@
 /**
- * Voice profiles on the wire (API.md §1.5; reference/contract.md §1 9e, §3.6): the profile, its SIP
+ * Voice profiles on the wire (docs/api-notes/voice.md): the profile, its SIP
  * inbound and outbound configuration, line profile assignments, and every request and response of
  * those operations. Requests reject unknown properties (the handlers decode with
  * `onExcessProperty: "error"`); every field is bounded.
@@ -215,7 +215,7 @@ export const VoiceLineProfileAssignmentUpdate = Schema.Struct({
 }).annotate({ identifier: "VoiceLineProfileAssignmentUpdate" })
 export type VoiceLineProfileAssignmentUpdate = typeof VoiceLineProfileAssignmentUpdate.Type
 
-/** SPEC.md § Limits: 1 to 100 updates per batch; each line at most once. */
+/** docs/api-notes/requests.md: 1 to 100 updates per batch; each line at most once. */
 export const BatchUpdateVoiceLineProfileAssignmentsRequest = Schema.Struct({
   updates: Schema.Array(VoiceLineProfileAssignmentUpdate).pipe(
     Schema.check(Schema.isMinLength(1)),

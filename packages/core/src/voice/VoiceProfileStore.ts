@@ -1,8 +1,8 @@
 /**
- * What every voice-profile use case shares (API.md §1.5): rendering a profile, finding one by
- * `"default"` or id, and `mutate` — the versioned write under the row lock (`expectedVersion`
- * against the profile's `version`; a change bumps it, a write that changes nothing does not).
- * `VoiceProfiles.ts` composes the use cases built on it.
+ * What every voice-profile use case shares (docs/api-notes/voice.md): rendering a profile, finding
+ * one by `"default"` or id, and `mutate` — the versioned write under the row lock
+ * (`expectedVersion` against the profile's `version`; a change bumps it, a write that changes
+ * nothing does not). `VoiceProfiles.ts` composes the use cases built on it.
  */
 import { DateTime, Effect, Option, Schema } from "effect"
 import type { Principal } from "../credentials/Access.js"

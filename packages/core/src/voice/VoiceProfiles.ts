@@ -1,5 +1,5 @@
 /**
- * Voice profiles and line profile assignments (API.md §1.5; reference/contract.md §1 9e, §3.6).
+ * Voice profiles and line profile assignments (docs/api-notes/voice.md).
  *
  * - A project has one **default** profile (created by `PUT …/profiles/default`; an identical
  *   repeat returns it unchanged, a different one is `VOICE_DEFAULT_PROFILE_EXISTS`) and any number

@@ -1,5 +1,5 @@
 /**
- * Inbound SIP of a voice profile (API.md §1.5; reference/contract.md §3.6): where calls are
+ * Inbound SIP of a voice profile (docs/api-notes/voice.md): where calls are
  * delivered, with optional credentials whose password is stored sealed (it must be replayed to the
  * customer's server) and never shown again. The SIP edge reads it with `inboundDestination`.
  */

@@ -1,5 +1,5 @@
 /**
- * Outbound SIP of a voice profile (API.md §1.5; reference/contract.md §3.6): `configureOutbound`
+ * Outbound SIP of a voice profile (docs/api-notes/voice.md): `configureOutbound`
  * creates the Digest credential and returns the password **once**; only sealed Digest material is
  * stored (voice/SipDigest.ts). A normal rotation keeps the previous password valid for a grace
  * period (1 h by default) — while it runs, another normal rotation is

@@ -1,5 +1,5 @@
 /**
- * Billing service (API.md §1.6; reference/billing.md §3.6–§3.9) on the testkit's memory layers with
+ * Billing service (docs/api-notes/billing.md) on the testkit's memory layers with
  * `TestClock`: subscriptions from creation, operations and their failure codes, on_payment and its
  * timeout, downgrades at period end, period rollover, usage thresholds, commitments and events.
  */

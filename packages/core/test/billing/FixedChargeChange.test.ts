@@ -1,5 +1,6 @@
 /**
- * The `{fixedCharge}` preview (API.md §1.6; FixedChargeChange.ts): example table and properties.
+ * The `{fixedCharge}` preview (docs/api-notes/billing.md; FixedChargeChange.ts): example table and
+ * properties.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Result, Schema } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Properties of the billing operation's decision (OperationDecision.ts; DESIGN.md §5: pure
+ * Properties of the billing operation's decision (OperationDecision.ts; docs/testing.md: pure
  * functions are property-tested). States and commands are generated, and sequences of commands
  * are run from a new operation: every step must keep the invariants below.
  */

@@ -1,6 +1,6 @@
 /**
- * The billing operation's decision (OperationDecision.ts; SPEC.md § Billing operation states,
- * reference/billing.md §3.6) as a table: each row is a state, a command, and the action and next
+ * The billing operation's decision (OperationDecision.ts; docs/api-notes/billing.md) as a
+ * table: each row is a state, a command, and the action and next
  * state it must give.
  */
 import { describe, expect, it } from "@effect/vitest"

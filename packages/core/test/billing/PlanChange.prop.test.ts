@@ -1,5 +1,5 @@
 /**
- * Properties of the plan-change preview (reference/billing.md §2.3, §3; DESIGN.md §5: pure
+ * Properties of the plan-change preview (docs/api-notes/billing.md; docs/testing.md: pure
  * functions are property-tested). Plans, subscriptions, requests and instants are generated —
  * mostly small amounts, sometimes up to 9007199254740991 — and every preview must hold the
  * invariants below, or fail with a typed out-of-range error.
@@ -181,7 +181,7 @@ describe("previewPlanChange properties", () => {
         expect(at).toBeGreaterThan(input.now as number)
         expect(out.nextCharge?.at.epochMilliseconds).toBe(at)
       } else {
-      // §3.6: immediate when nothing is due or a card can be charged off-session; otherwise on_payment.
+      // Immediate when nothing is due or a card can be charged off-session; otherwise on_payment.
         const immediate = out.dueNow.totalCents === 0 || input.current.paymentMethod === "off_session"
         expect(change.timing).toBe(immediate ? "immediate" : "on_payment")
       }

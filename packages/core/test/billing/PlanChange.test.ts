@@ -1,5 +1,5 @@
 /**
- * The plan-change preview (reference/billing.md §3; worked examples E1–E3 of §4, reproduced
+ * The plan-change preview (docs/api-notes/billing.md; the worked examples E1–E3, reproduced
  * exactly, then a table of our own cases). Results are compared in their wire form: encoded with
  * `PreviewProjectChangeResponse`, so every case also checks that the output encodes.
  */
@@ -18,7 +18,7 @@ import {
 const MAX = 9007199254740991
 
 // ---------------------------------------------------------------------------------------------
-// The billing.md §4 catalog, plus a few plans of our own
+// The docs/api-notes/billing.md catalog, plus a few plans of our own
 // ---------------------------------------------------------------------------------------------
 
 const plan = (p: {
@@ -162,10 +162,10 @@ const invoice = (lines: ReadonlyArray<ReturnType<typeof line>>, creditsCents: nu
 }
 
 // ---------------------------------------------------------------------------------------------
-// E1–E3 (billing.md §4), every line and total
+// E1–E3 (docs/api-notes/billing.md), every line and total
 // ---------------------------------------------------------------------------------------------
 
-describe("billing.md §4 worked examples", () => {
+describe("the worked examples E1–E3 (docs/api-notes/billing.md)", () => {
   it("E1: monthly upgrade mid-period, in advance", () => {
     expect(wire(input("starter_monthly", "pro_monthly", "2025-03-12T15:30:00Z"))).toStrictEqual({
       dueNow: {
@@ -241,7 +241,7 @@ describe("billing.md §4 worked examples", () => {
 const E1_NOW = "2025-03-12T15:30:00Z"
 const e1Line = line("subscription", "pro_monthly", "Pro", 5097, "1", "2025-03-12", "2025-04-01")
 
-describe("timing of an upgrade (§3.6)", () => {
+describe("timing of an upgrade", () => {
   it.each([
     ["off_session", "immediate"],
     ["requires_action", "on_payment"],
@@ -267,7 +267,7 @@ describe("timing of an upgrade (§3.6)", () => {
   )
 })
 
-describe("downgrades and lateral moves → period_end (§3.3, §3.4)", () => {
+describe("downgrades and lateral moves → period_end", () => {
   it("lateral (same tier, monthly → yearly): period_end, an empty invoice, effectiveAt at the next period", () => {
     const out = wire(input("pro_monthly", "pro_yearly", E1_NOW, { paymentMethod: "none" }))
     expect(out.dueNow).toStrictEqual(EMPTY)
@@ -320,7 +320,7 @@ describe("downgrades and lateral moves → period_end (§3.3, §3.4)", () => {
   })
 })
 
-describe("direction when a tier is null: annualised base amounts (§3.3)", () => {
+describe("direction when a tier is null: annualised base amounts", () => {
   it("weekly 2100 (109200/yr) over monthly 9000 (108000/yr) is an upgrade, prorated by each plan's own period", () => {
     // 2025-03-12 is a Wednesday: the calendar week is Mon 03-10 .. Sun 03-16, rt = 5 of 7.
     const out = wire(input("monthly_null_9000", "weekly_null", E1_NOW))
@@ -355,7 +355,7 @@ describe("direction when a tier is null: annualised base amounts (§3.3)", () =>
   })
 })
 
-describe("additions (§3.1, §3.2, §3.7)", () => {
+describe("additions", () => {
   it("UP: additions are prorated lines outside the invoice; the invoice and timing do not change", () => {
     const out = wire(input("starter_monthly", "pro_monthly", E1_NOW, { paymentMethod: "requires_action" }, [
       { fixedChargeCode: "seats", quantity: 3 },
@@ -413,7 +413,7 @@ describe("additions (§3.1, §3.2, §3.7)", () => {
   })
 })
 
-describe("hard rejections (§3.1, §3.2), first failure wins", () => {
+describe("hard rejections, first failure wins", () => {
   it.each([
     ["an unknown plan", { category: "messaging", planCode: "nope" }],
     ["a plan of another category", { category: "api", planCode: "pro_monthly" }],
@@ -459,7 +459,7 @@ describe("hard rejections (§3.1, §3.2), first failure wins", () => {
   })
 })
 
-describe("held fixed charges (§3.5 (b) 2, §3.7)", () => {
+describe("held fixed charges", () => {
   it("Pro with 5 seats and SSO → Business: seats carried at the new price less what was paid; SSO unsold", () => {
     const out = wire(input("pro_monthly", "business_monthly", E1_NOW, {
       heldFixedCharges: [{ fixedChargeCode: "sso", quantity: 1 }, { fixedChargeCode: "seats", quantity: 5 }]
@@ -521,7 +521,7 @@ describe("held fixed charges (§3.5 (b) 2, §3.7)", () => {
   })
 })
 
-describe("credit for unused time (§3.5 (c), (d))", () => {
+describe("credit for unused time", () => {
   it("is capped at what was billed less what was credited", () => {
     const out = wire(input("starter_monthly", "pro_monthly", E1_NOW, { baseFeeBilledCents: 1000, baseFeeCreditedCents: 200 }))
     expect(out.planChange?.unusedTimeCredit).toBe(800)
@@ -538,7 +538,7 @@ describe("credit for unused time (§3.5 (c), (d))", () => {
   })
 })
 
-describe("minimum commitment (§3.5 (a) 3, §3.7)", () => {
+describe("minimum commitment", () => {
   const usage = Schema.decodeUnknownSync(PreviewLine)({
     kind: "usage", code: "api_calls", name: "API calls", amountCents: 1234, units: "24680",
     periodStart: "2025-06-01T00:00:00.000Z", periodEnd: "2025-06-10T14:00:00.000Z"
@@ -568,7 +568,8 @@ describe("minimum commitment (§3.5 (a) 3, §3.7)", () => {
   it("no commitment line on the first day of the period (used = 0); a null display name falls back to the plan name", () => {
     expect(wire(input("growth_monthly", "scale_monthly", "2025-06-01T14:00:00Z")).dueNow.lines.map((l) => l.kind)).toStrictEqual(["subscription"])
     const out = wire(input("nameless_commit", "plus_arrears", "2025-06-16T00:00:00Z"))
-    // A free plan in arrears still gets its (0) used-days line, as §3.5 (a) 1 is written; 3000×15/30 = 1500 short.
+    // A free plan in arrears still gets its (0) used-days line, as the preview is written;
+    // 3000×15/30 = 1500 short.
     expect(out.dueNow.lines).toStrictEqual([
       line("subscription", "nameless_commit", "Nameless", 0, "1", "2025-06-01", "2025-06-16"),
       line("commitment", "nameless_commit", "Nameless", 1500, "1", "2025-06-01", "2025-06-16")
@@ -576,7 +577,7 @@ describe("minimum commitment (§3.5 (a) 3, §3.7)", () => {
   })
 })
 
-describe("proration by days (§2.1, §2.3, §3.5)", () => {
+describe("proration by days", () => {
   it.each([
     // now, fee (7900×rc/cDays), credit (2900×rc/cDays), periodEnd
     ["2024-02-29T10:00:00Z", 272, 100, "2024-03-01"], // leap Feb: 1 of 29 days, 272.4 and 100

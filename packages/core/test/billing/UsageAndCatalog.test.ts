@@ -1,6 +1,6 @@
 /**
- * Usage prices and thresholds (reference/billing.md §3.9), the catalog rules (API.md §1.6) and
- * period-end invoicing (Invoicing.ts): examples and properties.
+ * Usage prices and thresholds (docs/api-notes/billing.md), the catalog rules
+ * (docs/api-notes/billing.md) and period-end invoicing (Invoicing.ts): examples and properties.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DateTime, Result, Schema } from "effect"
@@ -18,7 +18,7 @@ const crossedPoints = (thresholds: ReadonlyArray<ReturnType<typeof t>>, u0: numb
   return { crossed: r.crossed, points: r.points.map(Number), multiples: Number(r.recurringMultiples) }
 }
 
-describe("thresholdsCrossed (billing.md §3.9)", () => {
+describe("thresholdsCrossed (docs/api-notes/billing.md)", () => {
   const plus = [t(10000), t(25000, true)]
   it.each([
     [0, 5000, { crossed: false, points: [], multiples: 0 }],

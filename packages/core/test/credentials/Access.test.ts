@@ -1,4 +1,4 @@
-/** The reach rules (SPEC.md § Authentication, API.md §1.1) as one table over core's `decide`. */
+/** The reach rules (docs/api-notes/credentials.md) as one table over core's `decide`. */
 import { describe, expect, it } from "@effect/vitest"
 import { decideBilling } from "@switchboard/core/billing"
 import {

@@ -1,7 +1,8 @@
 /**
- * The verified-credential cache (DESIGN.md §6) and how the Authenticator uses it: hits skip the
- * database; a revocation drops a key at once — from this process, or from another through
- * `CredentialRevocations`; an unannounced change is bounded by the TTL; expiry holds on a hit.
+ * The verified-credential cache (docs/architecture.md#hot-paths) and how the Authenticator uses it:
+ * hits skip the database; a revocation drops a key at once — from this process, or from another
+ * through `CredentialRevocations`; an unannounced change is bounded by the TTL; expiry holds on a
+ * hit.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { SwitchboardCore } from "@switchboard/core"

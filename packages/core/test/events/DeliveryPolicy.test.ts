@@ -1,6 +1,6 @@
 /**
- * Retry policy (API.md §4): which outcomes are retried, the backoff schedule with its jitter, and
- * when a delivery is dead-lettered.
+ * Retry policy (docs/api-notes/events-and-webhooks.md): which outcomes are retried, the backoff
+ * schedule with its jitter, and when a delivery is dead-lettered.
  */
 import { describe, expect, it } from "@effect/vitest"
 import {
@@ -19,7 +19,7 @@ import {
 import { DateTime } from "effect"
 import * as fc from "fast-check"
 
-/** The fast schedule alone (API.md §4), as the fast-schedule cases below describe it. */
+/** The fast schedule alone (docs/api-notes/events-and-webhooks.md), as the fast-schedule cases below describe it. */
 const policy = { ...defaultWebhookPolicy, longTailHorizonMs: 0 }
 
 const response = (status: number): SendOutcome => ({ _tag: "Response", status, body: "" })

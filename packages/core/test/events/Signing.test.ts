@@ -1,6 +1,7 @@
 /**
- * Webhook signatures, checked against Node's own HMAC: the management v0 scheme (API.md §4) and
- * Standard Webhooks v1 (API.md §1.7), with several keys during a rotation overlap.
+ * Webhook signatures, checked against Node's own HMAC: the management v0 scheme
+ * (docs/api-notes/management-api.md) and Standard Webhooks v1
+ * (docs/api-notes/events-and-webhooks.md), with several keys during a rotation overlap.
  */
 import { describe, expect, it } from "@effect/vitest"
 import {

@@ -1,6 +1,7 @@
 /**
- * Management webhooks (interface B, API.md §4), v1 destination rules (API.md §1.7) and the event
- * catalog (API.md §5), on the memory store.
+ * Management webhooks (docs/api-notes/management-api.md), v1 destination rules
+ * (docs/api-notes/events-and-webhooks.md) and the event catalog
+ * (docs/api-notes/events-and-webhooks.md), on the memory store.
  */
 import { describe, expect, it } from "@effect/vitest"
 import {
@@ -123,11 +124,11 @@ describe("event catalog", () => {
     "external-webhook.received", "project.created", "project.updated", "project.deleted", "api_key.created",
     "api_key.revoked", "billing.operation.succeeded", "billing.operation.failed", "billing.plan.changed"
   ]
-  /** Platform provisioning (issue 18): operation and resource changes. */
+  /** Platform provisioning (docs/provisioning.md): operation and resource changes. */
   const platforms = ["operation.updated", "resource.updated", "imessage.assignment.updated"]
-  /** Messages (issue 15 §1): one per applied lifecycle fact. */
+  /** Messages (docs/messages.md): one per applied lifecycle fact. */
   const messages = ["message.dispatched", "message.accepted", "message.delivered", "message.failed", "message.received"]
-  it("has every type of API.md §5, each with a JSON Schema of its whole envelope", () => {
+  it("has every documented event type (docs/api-notes/events-and-webhooks.md), each with a JSON Schema of its whole envelope", () => {
     expect([...eventCatalog.keys()].sort()).toEqual([...apiMd5, ...platforms, ...messages].sort())
     for (const type of [...apiMd5, ...platforms, ...messages]) {
       const schema = eventJsonSchema(type) as Record<string, any>

@@ -52,7 +52,7 @@ const params = (changes: Record<string, string | null> = {}, extra: Params = [])
 
 const check = (p: Params) => checkAuthorizationRequest(p, app, API)
 
-describe("authorization request (reference/oauth.md §2.3)", () => {
+describe("authorization request (docs/api-notes/oauth.md)", () => {
   it("a valid request: scopes in catalog order, PKCE kept, no prompt, no resource", () => {
     const r = check(params({ scope: "email openid email", nonce: "n1" }))
     expect(r).toEqual({
@@ -203,7 +203,7 @@ describe("client credentials (RFC 6749 §2.3.1)", () => {
   })
 })
 
-describe("discovery document (API.md §3)", () => {
+describe("discovery document (docs/api-notes/oauth.md)", () => {
   it("names EdDSA, S256, the three grants (device included), iss in responses, the endpoints under the issuer and the registration endpoint", () => {
     const doc = discoveryDocument("https://dash.example/api/auth")
     expect(doc).toMatchObject({

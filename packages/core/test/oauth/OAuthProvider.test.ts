@@ -1,6 +1,6 @@
 /**
  * The OAuth provider's services over the memory store, time driven by TestClock: the code flow,
- * every failure rule of reference/oauth.md §2.4–2.10 at the service level, expiry, rotation and
+ * every failure rule of docs/api-notes/oauth.md at the service level, expiry, rotation and
  * reuse detection, withdrawal (and how fast JWT access tokens of a withdrawn grant stop working).
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -221,7 +221,7 @@ describe("OAuthProvider: the code flow", () => {
     }).pipe(Effect.provide(Env)))
 })
 
-describe("OAuthProvider: failure rules (reference/oauth.md §2.4)", () => {
+describe("OAuthProvider: failure rules (docs/api-notes/oauth.md)", () => {
   it.effect("a reused code is invalid_grant and revokes the grant: the tokens of its first use die", () =>
     Effect.gen(function*() {
       const s = yield* setup()

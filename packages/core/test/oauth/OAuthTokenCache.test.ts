@@ -1,5 +1,5 @@
 /**
- * The cache of live opaque access tokens (issue 12 goal 7): only live access tokens are kept, never
+ * The cache of live opaque access tokens: only live access tokens are kept, never
  * past their expiry nor the TTL; a drop of the token, its family, grant, client or account removes
  * it — here directly, in other processes through the revocation stream and the store's account
  * announcements — and keeps a load that raced the drop out; a store that cannot announce account

@@ -17,7 +17,7 @@ const MIN = 60_000
 const anyScope = fc.constantFrom(...oauthScopes, "custom:write", "x")
 const scopeLists = fc.array(anyScope, { maxLength: 10 })
 
-describe("token policy: access-token lifetime (SPEC.md § Scopes)", () => {
+describe("token policy: access-token lifetime (docs/api-notes/oauth.md)", () => {
   const table: ReadonlyArray<readonly [ReadonlyArray<string>, number]> = [
     [[], 60 * MIN],
     [["openid"], 60 * MIN],

@@ -1,6 +1,6 @@
 /**
- * The billing schemas (SPEC.md § Billing plan, § Billing operation states, § Limits;
- * reference/contract.md §3.4; reference/billing.md §3–§4, whose worked examples are the fixtures).
+ * The billing schemas (docs/api-notes/billing.md, docs/api-notes/requests.md; the
+ * worked examples E1–E3 are the fixtures).
  */
 import { describe, expect, it } from "@effect/vitest"
 import {
@@ -19,7 +19,7 @@ const MAX = 9007199254740991
 const OVER = 9007199254740992
 
 // ---------------------------------------------------------------------------------------------
-// Fixtures (billing.md §4 catalog)
+// Fixtures (docs/api-notes/billing.md catalog)
 // ---------------------------------------------------------------------------------------------
 
 const seats = {
@@ -535,7 +535,7 @@ describe("BillingOperation", () => {
     roundTrips(BillingOperation, { ...failed, failure: { ...failed.failure, detail } })
   })
 
-  it("has exactly SPEC.md's failure codes and details", () => {
+  it("has exactly the documented failure codes and details", () => {
     expect([...billingFailureCodes].sort()).toStrictEqual(
       ["internal", "invalid_target", "not_provisioned", "payment_failed", "payment_method_required"]
     )

@@ -1,5 +1,5 @@
 /**
- * The event envelope and the two known events (SPEC.md § Events, § Versioning; API.md §5).
+ * The event envelope and the two known events (docs/api-notes/events-and-webhooks.md).
  */
 import { describe, expect, it } from "@effect/vitest"
 import {

@@ -1,6 +1,6 @@
 /**
- * The identity schemas (SPEC.md § Account, § Account service key, § Project API key,
- * § Agent profile: upload ticket, § Other shapes: TOTP enrollment; API.md §1.2).
+ * The identity schemas (docs/api-notes/accounts-and-projects.md, docs/api-notes/credentials.md):
+ * accounts, keys, the upload ticket and the TOTP enrollment.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
@@ -50,7 +50,7 @@ describe("Account", () => {
     })
   })
 
-  it("accepts and keeps extra properties (SPEC.md: extra properties are allowed)", () => {
+  it("accepts and keeps extra properties (extra properties are allowed)", () => {
     const withExtra = { ...account, organizationIds: ["x"], locale: "en" }
     expect(accepts(Account, withExtra)).toMatchObject({ organizationIds: ["x"], locale: "en" })
     expect(Result.isSuccess(decode(Account, withExtra, { onExcessProperty: "error" }))).toBe(true)
@@ -117,7 +117,7 @@ describe("CreateAccountServiceKeyRequest", () => {
     roundTrips(CreateAccountServiceKeyRequest, { name: "CI", expiresAt: null })
   })
 
-  it("requires the expiry key (API.md §1.2: the expiry is explicit)", () => {
+  it("requires the expiry key (docs/api-notes/accounts-and-projects.md: the expiry is explicit)", () => {
     rejects(CreateAccountServiceKeyRequest, { name: "CI" })
   })
 
@@ -190,7 +190,7 @@ describe("Permission", () => {
     roundTrips(Permission, "billing:read")
   })
 
-  it("Permission: unknown values are preserved (API.md §1.4); 64 characters ok, 65, empty or non-visible rejected", () => {
+  it("Permission: unknown values are preserved (docs/api-notes/credentials.md); 64 characters ok, 65, empty or non-visible rejected", () => {
     const at64 = `${"a".repeat(31)}:${"b".repeat(32)}`
     expect(at64).toHaveLength(64)
     roundTrips(Permission, at64)

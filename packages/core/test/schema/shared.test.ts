@@ -21,7 +21,7 @@ const RANDOM = Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
 const typeId = (kind: IdKind, ms = T0, random: Uint8Array = RANDOM) => formatTypeId(kind, uuidv7Bytes(ms, random))
 
 // ---------------------------------------------------------------------------------------------
-// Timestamp (SPEC.md § Resources: <timestamp>; API.md §0)
+// Timestamp (docs/api-notes/requests.md: <timestamp>)
 // ---------------------------------------------------------------------------------------------
 
 describe("Timestamp", () => {
@@ -106,7 +106,7 @@ describe("Timestamp", () => {
 })
 
 // ---------------------------------------------------------------------------------------------
-// Bounds (SPEC.md § Limits)
+// Bounds (docs/api-notes/requests.md)
 // ---------------------------------------------------------------------------------------------
 
 describe("Bounds", () => {
@@ -180,7 +180,7 @@ describe("Bounds", () => {
 })
 
 // ---------------------------------------------------------------------------------------------
-// Identifiers (SPEC.md § Identifier shapes; DESIGN.md D4)
+// Identifiers (docs/architecture.md#d4-identifiers)
 // ---------------------------------------------------------------------------------------------
 
 const typeIdSchemas: ReadonlyArray<readonly [string, Schema.Codec<any, string>, IdKind]> = [

@@ -1,5 +1,5 @@
 /**
- * The call record (SPEC.md § Call (voice), § Call statuses; reference/calls.md §6–§8).
+ * The call record (docs/api-notes/voice.md).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { formatUuid, IdKinds, uuidv7Bytes } from "../../src/shared/Identifiers.js"
@@ -46,7 +46,7 @@ const call = (status: string, timestamps: Record<string, string>, extra: Record<
   ...extra
 })
 
-/** A valid timestamps object for each status (calls.md §6). */
+/** A valid timestamps object for each status (docs/api-notes/voice.md). */
 const timestampsOf = {
   started: { startedAt: t(0) },
   ringing: { startedAt: t(0), ringingAt: t(1) },
@@ -153,7 +153,7 @@ describe("Call", () => {
 })
 
 // ---------------------------------------------------------------------------------------------
-// Timestamps shapes (calls.md §6)
+// Timestamps shapes (docs/api-notes/voice.md)
 // ---------------------------------------------------------------------------------------------
 
 describe("AnsweredCallTimestamps", () => {
@@ -234,7 +234,7 @@ describe("timestamps shapes", () => {
 })
 
 // ---------------------------------------------------------------------------------------------
-// DTMF (SPEC.md § Call: key press, dtmfInputs; calls.md §7–§8)
+// DTMF (docs/api-notes/voice.md, dtmfInputs)
 // ---------------------------------------------------------------------------------------------
 
 describe("KeyPress and dtmfInputs", () => {
@@ -261,12 +261,12 @@ describe("KeyPress and dtmfInputs", () => {
     rejects(Call, call("connected", timestampsOf.connected, { dtmfInputs: presses(101) }))
   })
 
-  it("keeps recording order, even when timestamps are not monotonic (calls.md §7)", () => {
+  it("keeps recording order, even when timestamps are not monotonic (docs/api-notes/voice.md)", () => {
     const outOfOrder = [keyPress(5), keyPress(1), keyPress(3)]
     roundTrips(Call, call("answered", timestampsOf.answered, { dtmfInputs: outOfOrder }))
   })
 
-  it("dtmfInputsTruncated is true only with a full buffer (calls.md §8)", () => {
+  it("dtmfInputsTruncated is true only with a full buffer (docs/api-notes/voice.md)", () => {
     roundTrips(Call, call("completed", timestampsOf.completed, { dtmfInputs: presses(100), dtmfInputsTruncated: true }))
     rejects(Call, call("completed", timestampsOf.completed, { dtmfInputs: presses(99), dtmfInputsTruncated: true }))
     rejects(Call, call("completed", timestampsOf.completed, { dtmfInputs: [], dtmfInputsTruncated: true }))

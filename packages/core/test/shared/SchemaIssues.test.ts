@@ -617,8 +617,9 @@ describe("issueLines / issueTree", () => {
   })
 })
 
-// The plan-change request of billing.md §3.1 as `previewPlanChange` reads it (first error, excess
-// properties refused), trees printed by effect 3.22.4 for the Effect 3 schemas of packages/core.
+// The plan-change request of docs/api-notes/billing.md as `previewPlanChange` reads it (first
+// error, excess properties refused), trees printed by effect 3.22.4 for the Effect 3 schemas of
+// packages/core.
 const BoundedString = (min: number, max: number) =>
   Schema.String.check(
     Schema.isMinLength(min),

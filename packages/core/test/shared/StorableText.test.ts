@@ -1,4 +1,4 @@
-/** One rule for every string field (issue 11 item 4): no U+0000, no lone UTF-16 surrogate. */
+/** One rule for every string field: no U+0000, no lone UTF-16 surrogate. */
 import { describe, expect, it } from "@effect/vitest"
 import { BoundedString, isStorableText } from "@switchboard/core/shared"
 import { Result, Schema } from "effect"

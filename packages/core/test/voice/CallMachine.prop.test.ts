@@ -1,5 +1,5 @@
 /**
- * The call state machine, by property (reference/calls.md §3, §6, §7; DESIGN.md §5): arbitrary
+ * The call state machine, by property (docs/api-notes/voice.md; docs/testing.md): arbitrary
  * signal sequences — valid runs, their permutations and sub-sequences, and noise with duplicate
  * ids, stale steps, other calls' signals, bad digits and regressing timestamps.
  */
@@ -67,7 +67,7 @@ const eventRank: Record<CallEventDraft["type"], number> = {
   "call.ended": 4
 }
 
-/** calls.md §2: "Allowed ended.status per from-state". */
+/** docs/api-notes/voice.md: "Allowed ended.status per from-state". */
 const allowedEnds: Record<string, ReadonlyArray<string>> = {
   started: ["busy", "no-answer", "rejected", "canceled", "failed"],
   ringing: ["busy", "no-answer", "rejected", "canceled", "failed"],
@@ -75,7 +75,7 @@ const allowedEnds: Record<string, ReadonlyArray<string>> = {
   connected: ["completed"]
 }
 
-/** The call decodes with the strict Call schema, and its timestamps are consistent (calls.md §1, §6). */
+/** The call decodes with the strict Call schema, and its timestamps are consistent (docs/api-notes/voice.md). */
 const expectValidCall = (call: Call) => {
   const encoded = encodeCall(call)
   expect(encodeCall(decodeCall(encoded))).toStrictEqual(encoded)
@@ -100,7 +100,8 @@ const checkStep = (before: Call | undefined, signal: CallSignal, t: CallTransiti
   }
   const after = t.call
   if (decode) expectValidCall(after)
-  // Only moves the table allows (calls.md §2): this call's signals, forward only, DTMF once answered.
+  // Only moves the table allows (docs/api-notes/voice.md): this call's signals, forward only, DTMF
+  // once answered.
   expect(signal.callId).toBe(after.id)
   if (before !== undefined) {
     if (signal.type === "dtmf") expect(["answered", "connected"]).toContain(before.status)

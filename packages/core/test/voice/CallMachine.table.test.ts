@@ -1,5 +1,5 @@
 /**
- * The reducer's whole transition table (reference/calls.md §2, §3): every from-state × every
+ * The reducer's whole transition table (docs/api-notes/voice.md): every from-state × every
  * signal kind, with the outcome, the reason, and the state it leads to. Each cell is written out,
  * so a change of any rule shows up as a changed row here.
  */

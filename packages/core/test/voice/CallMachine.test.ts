@@ -1,6 +1,6 @@
 /**
- * The call state machine, by example (reference/calls.md §2 transition table, §3 ordering rules,
- * §6 timestamp shapes, §7 DTMF; SPEC.md § Call, § Limits).
+ * The call state machine, by example (docs/api-notes/voice.md: the transition table, ordering
+ * rules, timestamp shapes and DTMF; docs/api-notes/requests.md).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
@@ -112,7 +112,7 @@ const expectUnchanged = (t: CallTransition, before: Call | undefined, outcome: "
 }
 
 // ---------------------------------------------------------------------------------------------
-// The transition table (calls.md §2), applied rows
+// The transition table (docs/api-notes/voice.md), applied rows
 // ---------------------------------------------------------------------------------------------
 
 type AppliedRow = {
@@ -256,7 +256,7 @@ const appliedRows: ReadonlyArray<AppliedRow> = [
   }
 ]
 
-describe("CallMachine: applied transitions (calls.md §2)", () => {
+describe("CallMachine: applied transitions (docs/api-notes/voice.md)", () => {
   it.each(appliedRows)("$row", (row) => {
     const before = row.from === "none" ? initialState : reach(row.from)
     const s = row.signal()
@@ -389,7 +389,7 @@ const refusedRows: ReadonlyArray<RefusedRow> = [
   )
 ]
 
-describe("CallMachine: ignored and rejected signals (calls.md §3)", () => {
+describe("CallMachine: ignored and rejected signals (docs/api-notes/voice.md)", () => {
   it.each(refusedRows)("$row → $outcome ($reason)", (row) => {
     const before = row.from === "none" ? initialState : reach(row.from)
     const t = apply(before.call, row.signal(), before.appliedSignalIds)
@@ -441,7 +441,7 @@ describe("CallMachine: ignored and rejected signals (calls.md §3)", () => {
     expect(state.call!.status).toBe("answered")
   })
 
-  it("the first terminal status wins: a crossing 2xx after cancel is ignored (calls.md §2 notes)", () => {
+  it("the first terminal status wins: a crossing 2xx after cancel is ignored (docs/api-notes/voice.md)", () => {
     const r = run([sig.started(0), sig.ringing(1), sig.ended("canceled", 5), sig.answered(5), sig.ended("completed", 6)])
     expect(r.transitions.map((t) => t.outcome)).toStrictEqual(["applied", "applied", "applied", "ignored", "ignored"])
     const call = wire(r.state.call)
@@ -451,7 +451,7 @@ describe("CallMachine: ignored and rejected signals (calls.md §3)", () => {
   })
 })
 
-describe("resolveEndedStatus (calls.md §2 allow-list, §4)", () => {
+describe("resolveEndedStatus (the allowed ended statuses, docs/api-notes/voice.md)", () => {
   const observed = ["busy", "no-answer", "rejected", "canceled", "failed", "completed"] as const
   it.each([
     ["started", { busy: "busy", "no-answer": "no-answer", rejected: "rejected", canceled: "canceled", failed: "failed", completed: undefined }],
@@ -464,7 +464,7 @@ describe("resolveEndedStatus (calls.md §2 allow-list, §4)", () => {
 })
 
 // ---------------------------------------------------------------------------------------------
-// DTMF (calls.md §7; SPEC.md § Call key press, § Limits)
+// DTMF (docs/api-notes/voice.md; docs/api-notes/requests.md)
 // ---------------------------------------------------------------------------------------------
 
 const validDigits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "#"]

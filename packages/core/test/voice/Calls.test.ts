@@ -1,5 +1,5 @@
 /**
- * Calls (API.md §1.5; calls.md) on the memory store: signals applied through the reducer with the
+ * Calls (docs/api-notes/voice.md) on the memory store: signals applied through the reducer with the
  * call, the applied ids and the outbox written together; the started-signal checks; the API
  * actions (create, cancel, reject, hangup) and their SIP commands; the list.
  */

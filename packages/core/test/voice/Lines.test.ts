@@ -1,4 +1,4 @@
-/** Lines (interfaces.md A) on the memory store with the testkit's simulated provider. */
+/** Lines on the memory store with the testkit's simulated provider. */
 import { describe, expect, it } from "@effect/vitest"
 import {
   LineProvider,

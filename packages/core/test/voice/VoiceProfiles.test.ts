@@ -1,5 +1,5 @@
 /**
- * Voice profiles (API.md §1.5; contract.md §3.6) on the memory store: default and additional
+ * Voice profiles (docs/api-notes/voice.md) on the memory store: default and additional
  * profiles with versions, outbound SIP (password once, digest material only, rotation grace driven
  * by TestClock), inbound SIP (sealed password), and line profile assignments.
  */

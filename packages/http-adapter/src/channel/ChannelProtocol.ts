@@ -1,5 +1,5 @@
 /**
- * The event channel's wire protocol (issue 14; README "Event channel", docs/event-channel.md): the
+ * The event channel's wire protocol (docs/event-channel.md): the
  * two subprotocols, the client frames they accept (decoded here, pure), the server frames, and the
  * close and error codes.
  *

@@ -1,7 +1,8 @@
 /**
- * Error tables (DESIGN.md §4): what a surface says for each core error, one row per error tag,
- * typed against the core error union it covers. A core error without a row in a table typed
- * against its union is a compile error, and each row receives its own error type (no casts).
+ * Error tables (docs/architecture.md#rules-of-the-road): what a surface says for each core error,
+ * one row per error tag, typed against the core error union it covers. A core error without a row
+ * in a table typed against its union is a compile error, and each row receives its own error type
+ * (no casts).
  *
  * This module imports no table, so the tables (`v1/*Errors.ts`, `routes/*Errors.ts`) and the
  * modules that assemble them (`v1/Problems.ts`, …) never import each other in a cycle.

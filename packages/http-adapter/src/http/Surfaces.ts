@@ -1,10 +1,12 @@
 /**
- * The server's four HTTP surfaces and their error formats (API.md §0, §2–4): the versioned API and
- * the docs answer RFC 9457 problems; the Dashboard API (and its sign-in component) and the
- * management API answer the envelope `{succeed:false, message, code}`; the OAuth endpoints answer
- * RFC 6749 JSON `{error, error_description}`. Handlers of each surface fail with that surface's
- * failure class; the global middleware renders those, and renders its own generic failures (404,
- * 405, 429, 500, 503, unreadable bodies) in the format of the surface the path belongs to.
+ * The server's four HTTP surfaces and their error formats (docs/api-notes/requests.md,
+ * docs/api-notes/dashboard-api.md, docs/api-notes/oauth.md, docs/api-notes/management-api.md): the
+ * versioned API and the docs answer RFC 9457 problems; the Dashboard API (and its sign-in
+ * component) and the management API answer the envelope `{succeed:false, message, code}`; the OAuth
+ * endpoints answer RFC 6749 JSON `{error, error_description}`. Handlers of each surface fail with
+ * that surface's failure class; the global middleware renders those, and renders its own generic
+ * failures (404, 405, 429, 500, 503, unreadable bodies) in the format of the surface the path
+ * belongs to.
  */
 import { HttpServerResponse } from "effect/http"
 import { type OAuthErrorCode, type OAuthProtocolError } from "@switchboard/core/oauth"

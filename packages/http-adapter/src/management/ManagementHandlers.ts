@@ -153,7 +153,8 @@ const UsersLive = HttpApiBuilder.group(ManagementApi, "Users", (handlers) =>
       .handle("createProjectUser", ({ payload }) =>
         Effect.gen(function*() {
           const project = yield* ManagedProject
-          // A dedicated user's number must be one of the project's lines (read through interface A).
+          // A dedicated user's number must be one of the project's lines (read through the `Lines`
+          // port).
           const assigned = payload.assignedPhoneNumber ?? null
           const lineNumbers = assigned === null ? [] : (yield* envelopeErrors(lines.list(project.projectId))).map((l) => l.phoneNumber)
           const { user } = yield* envelopeErrors(users.create({

@@ -1,5 +1,5 @@
 /**
- * Who is calling the Dashboard API, and may they (SPEC.md § Dashboard API and OAuth provider):
+ * Who is calling the Dashboard API, and may they (docs/api-notes/dashboard-api.md):
  *
  * - `Authorization: Bearer <opaque access token>` from the OAuth token endpoint: its scopes, through
  *   `OAuthGrants.verifyAccessToken`. A header that is sent wins over a cookie; an unknown, expired or

@@ -1,12 +1,12 @@
 /**
- * The one body decoder of the Dashboard API (SPEC.md § Endpoints: "three request content types
- * with the same schema"). `application/json`, `application/x-www-form-urlencoded` and
+ * The one body decoder of the Dashboard API (docs/api-notes/dashboard-api.md: "three request
+ * content types with the same schema"). `application/json`, `application/x-www-form-urlencoded` and
  * `multipart/form-data` (fields only; a file part is refused) are read into one value and decoded
  * with the operation's schema. Form fields are all strings, so before decoding they are coerced by
  * what the schema expects at that field: `true`/`false` (also `1`/`0`, `on`/`off`) for booleans,
  * numerals for numbers, a repeated field (or `name[]`, or a JSON array, or an empty value for an
- * empty list) for arrays, an empty value for null where null is allowed. JSON bodies are decoded
- * as they are — no coercion. Unknown properties are refused; every failure is a 422 envelope that
+ * empty list) for arrays, an empty value for null where null is allowed. JSON bodies are decoded as
+ * they are — no coercion. Unknown properties are refused; every failure is a 422 envelope that
  * names the field, and a body over the limit is 413.
  */
 import { HttpIncomingMessage, HttpServerRequest, Multipart } from "effect/http"

@@ -1,6 +1,6 @@
 /**
- * The one table from core errors to Dashboard envelopes (SPEC.md § Errors, "Dashboard and
- * management API": 401, 403, 404, 409, 422, 5xx). Errors no /v1 operation raises have a row of
+ * The one table from core errors to Dashboard envelopes (docs/errors.md; Dashboard and
+ * management API: 401, 403, 404, 409, 422, 5xx). Errors no /v1 operation raises have a row of
  * their own (`own`, exhaustive over them); /v1 errors with a meaning of their own on this surface
  * are overridden (`overrides`); every other domain error takes the status and code of its /v1
  * problem (the shared table), so both surfaces say the same thing — except that "gone" is 404

@@ -1,7 +1,8 @@
 /**
- * The sign-in and sign-up pages (API.md §2, interface D): a server-rendered form, no script, posting to
- * `POST /api/auth/sign-in/email` with the double-submit CSRF token and the `returnTo` path. Every
- * value shown is HTML-escaped; the page forbids framing and loads nothing from anywhere.
+ * The sign-in and sign-up pages (docs/api-notes/dashboard-api.md): a server-rendered form, no
+ * script, posting to `POST /api/auth/sign-in/email` with the double-submit CSRF token and the
+ * `returnTo` path. Every value shown is HTML-escaped; the page forbids framing and loads nothing
+ * from anywhere.
  */
 import { HttpServerResponse } from "effect/http"
 import { PASSWORD_MIN_LENGTH } from "@switchboard/core/dashboard"

@@ -1,7 +1,7 @@
 /**
- * The Dashboard API's request bodies and response data (API.md §2), one schema per operation for
- * all three content types (form fields are coerced by `DashboardBody`). Every field is bounded.
- * The same schemas describe the operations in `/api/openapi.json`.
+ * The Dashboard API's request bodies and response data (docs/api-notes/dashboard-api.md), one
+ * schema per operation for all three content types (form fields are coerced by `DashboardBody`).
+ * Every field is bounded. The same schemas describe the operations in `/api/openapi.json`.
  */
 import { Billing } from "@switchboard/core"
 import { AccountServiceKey, KeyName, PhoneNumberInput, SixDigitCode } from "@switchboard/core/accounts"

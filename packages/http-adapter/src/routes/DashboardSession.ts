@@ -1,5 +1,6 @@
 /**
- * The Dashboard's session cookie and CSRF rules (API.md §2 sign-in component):
+ * The Dashboard's session cookie and CSRF rules (docs/api-notes/dashboard-api.md sign-in
+ * component):
  *
  * - `sb_session` carries the opaque session token: `HttpOnly`, `SameSite=Lax`, `Path=/`, and
  *   `Secure` when the request came over TLS (or through a trusted proxy that says so) or the
@@ -32,7 +33,7 @@ export const sessionToken: Effect.Effect<Option.Option<string>, never, HttpServe
   (request) => Option.fromNullishOr(request.cookies[SESSION_COOKIE]).pipe(Option.filter((t) => t.length > 0 && t.length <= 256))
 )
 
-/** The live session of the request's cookie (interface D). */
+/** The live session of the request's cookie. */
 export const currentSession: Effect.Effect<Option.Option<Session>, never, HttpServerRequest.HttpServerRequest | Sessions> = Effect.gen(
   function*() {
     const token = yield* sessionToken

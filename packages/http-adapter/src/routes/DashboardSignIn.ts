@@ -1,5 +1,6 @@
 /**
- * The sign-in component (API.md §2; outside the Dashboard API's operation list):
+ * The sign-in component (docs/api-notes/dashboard-api.md; outside the Dashboard API's operation
+ * list):
  *
  * | route | what |
  * |---|---|

@@ -1,7 +1,7 @@
 /**
- * The management API's one error table (DESIGN.md §4): core error → envelope status and code
- * (SPEC.md § Errors, Dashboard and management API: 404 not found or already deleted, 409 conflict,
- * 422 validation). The table is typed against the errors management handlers can raise
+ * The management API's one error table (docs/architecture.md#rules-of-the-road): core error →
+ * envelope status and code (docs/errors.md: 404 not found or already deleted, 409 conflict, 422
+ * validation). The table is typed against the errors management handlers can raise
  * (`ManagementDomainError`): a handler failing with another error does not compile. Anything that
  * is not a tagged error reaching it anyway is a defect (→ 500).
  */
@@ -45,7 +45,7 @@ export const managementErrors: EnvelopeTable<ManagementDomainError> = {
   ProjectUserExists: (e) => envelopeFailure(409, "USER_EXISTS", `A user with phone number ${e.phoneNumber} already exists.`),
   AssignedNumberNotALine: (e) =>
     envelopeFailure(422, "VALIDATION_FAILED", `assignedPhoneNumber: ${e.assignedPhoneNumber} is not one of the project's lines.`),
-  // Management webhooks (interface B).
+  // Management webhooks.
   ManagementWebhookNotFound: (e) => envelopeFailure(404, "WEBHOOK_NOT_FOUND", `No webhook ${e.webhookId} in this project.`),
   WebhookUrlInvalid: (e) => envelopeFailure(422, "VALIDATION_FAILED", e.message || "webhookUrl must be a valid URL"),
   WebhookLimitReached: (e) =>
@@ -55,7 +55,7 @@ export const managementErrors: EnvelopeTable<ManagementDomainError> = {
   WebhookDeliveryNotFound: (e) => envelopeFailure(404, "DELIVERY_NOT_FOUND", `No delivery of event ${e.eventId} to this webhook.`),
   WebhookRetryRefused: (e) => envelopeFailure(409, "RETRY_REFUSED", `The delivery cannot be retried now: ${e.reason}.`),
   InvalidWebhookQuery: (e) => envelopeFailure(422, "VALIDATION_FAILED", `${e.parameter}: ${e.message}`),
-  // Lines (interface A).
+  // Lines.
   LineNotFound: (e) => envelopeFailure(404, "LINE_NOT_FOUND", `No line ${e.lineId} in this project.`),
   LineUnavailable: (e) =>
     envelopeFailure(503, "LINE_UNAVAILABLE", e.message || `No ${e.platform} line is available now; retry later.`, {

@@ -1,5 +1,6 @@
 /**
- * The steps every management API route shares (API.md §0, §4), in this order:
+ * The steps every management API route shares (docs/api-notes/requests.md,
+ * docs/api-notes/management-api.md), in this order:
  *
  * 1. HTTPS only: a plaintext request is refused with 403 `HTTPS_REQUIRED` before its credentials
  *    are read (and it is not counted against any rate limit).

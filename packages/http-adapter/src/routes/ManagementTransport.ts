@@ -1,8 +1,9 @@
 /**
- * Whether a request came over TLS, and from which client (API.md §4 "HTTPS only"). The server
- * terminates TLS itself (a `node:https` listener serving the same application), so the socket says
- * it; behind a TLS-terminating proxy (`TRUST_PROXY=true`) the proxy's `X-Forwarded-Proto` and
- * `X-Forwarded-For` are believed, and otherwise ignored (a client could send them).
+ * Whether a request came over TLS, and from which client (docs/api-notes/management-api.md "HTTPS
+ * only"). The server terminates TLS itself (a `node:https` listener serving the same application),
+ * so the socket says it; behind a TLS-terminating proxy (`TRUST_PROXY=true`) the proxy's
+ * `X-Forwarded-Proto` and `X-Forwarded-For` are believed, and otherwise ignored (a client could
+ * send them).
  */
 import type { HttpServerRequest } from "effect/http"
 import { Option } from "effect"

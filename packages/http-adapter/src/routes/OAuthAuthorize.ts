@@ -1,13 +1,12 @@
 /**
- * The authorization endpoint and the consent screen (reference/oauth.md §2.3; SPEC.md §
- * Authorization code flow):
+ * The authorization endpoint and the consent screen (docs/api-notes/oauth.md):
  *
- * - `GET /api/auth/oauth2/authorize`: the request is checked in the reference's order; an unknown
- *   client or an unregistered redirect URI shows an error page, every later error is redirected
- *   with `error`, `error_description`, `state` and `iss`. A signed-out user (and `prompt=login`)
- *   goes to `/sign-in?returnTo=<this request>` (interface D) and comes back; `prompt=none` answers
- *   `login_required` / `consent_required` instead. A live grant covering the scopes skips the
- *   consent screen unless `prompt=consent`.
+ * - `GET /api/auth/oauth2/authorize`: the request is checked in `AuthorizationRequest.ts`'s order;
+ *   an unknown client or an unregistered redirect URI shows an error page, every later error is
+ *   redirected with `error`, `error_description`, `state` and `iss`. A signed-out user (and
+ *   `prompt=login`) goes to `/sign-in?returnTo=<this request>` and comes back; `prompt=none`
+ *   answers `login_required` / `consent_required` instead. A live grant covering the scopes skips
+ *   the consent screen unless `prompt=consent`.
  * - `POST /api/auth/oauth2/consent`: the consent screen's form. Its CSRF token is an HMAC under the
  *   server secret of the session id, the time the page was shown and the exact request, so it works
  *   only for that session, that request and one hour. Approve → the grant gains the scopes and the

@@ -1,5 +1,5 @@
 /**
- * The OAuth provider's non-interactive endpoints (reference/oauth.md §2.1, §2.2, §2.4–2.8):
+ * The OAuth provider's non-interactive endpoints (docs/api-notes/oauth.md):
  *
  * - `POST /api/auth/oauth2/token`: client authentication first, then `grant_type`
  *   `authorization_code`, `refresh_token` or `urn:ietf:params:oauth:grant-type:device_code`

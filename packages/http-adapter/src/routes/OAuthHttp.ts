@@ -1,5 +1,5 @@
 /**
- * What the OAuth endpoints share (reference/oauth.md §2): statuses of protocol errors, reading
+ * What the OAuth endpoints share (docs/api-notes/oauth.md): statuses of protocol errors, reading
  * form bodies (`application/x-www-form-urlencoded` only, bounded, no repeated parameter, empty
  * values treated as absent), client authentication (Basic or body, exactly one), the redirects of
  * the authorization endpoint (`iss` and `state` on every one) and the headers every answer carries.

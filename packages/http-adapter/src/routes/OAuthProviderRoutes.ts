@@ -1,10 +1,10 @@
 /**
- * The OAuthProvider feature's routes outside the HttpApi declaration (SPEC.md § OAuth endpoints;
- * API.md §3): the authorization endpoint and its consent screen, token, revocation, introspection,
- * userinfo, registration (disabled), the JWKS and the two path-insertion discovery documents; the
- * device flow (RFC 8628: its endpoint, the `/device` verification page, `/v1/auth/device/*`). The
- * appended form (`/api/auth/.well-known/…`) and the domain root (`/.well-known/openid-configuration`)
- * are not routes: 404. `oAuthProviderRouteTable` lists [method, path] for 405 answers.
+ * The OAuthProvider feature's routes outside the HttpApi declaration (docs/api-notes/oauth.md): the
+ * authorization endpoint and its consent screen, token, revocation, introspection, userinfo,
+ * registration (disabled), the JWKS and the two path-insertion discovery documents; the device flow
+ * (RFC 8628: its endpoint, the `/device` verification page, `/v1/auth/device/*`). The appended form
+ * (`/api/auth/.well-known/…`) and the domain root (`/.well-known/openid-configuration`) are not
+ * routes: 404. `oAuthProviderRouteTable` lists [method, path] for 405 answers.
  */
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { AccountsRepo } from "@switchboard/core/accounts"

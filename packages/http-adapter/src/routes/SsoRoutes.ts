@@ -1,5 +1,5 @@
 /**
- * The SSO feature's browser routes (issue 17), outside the HttpApi declaration:
+ * The SSO feature's browser routes (docs/sso.md), outside the HttpApi declaration:
  *
  * - `GET /api/auth/sso/callback?code&state` — where identity providers send people back. On
  *   success: the Dashboard session cookie (a session marked as SSO for the organization) and a 303

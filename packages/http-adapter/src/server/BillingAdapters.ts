@@ -1,5 +1,5 @@
 /**
- * The Billing feature's adapters for the standalone server (API.md §1.6):
+ * The Billing feature's adapters for the standalone server (docs/api-notes/billing.md):
  *
  * - the plan catalog, read once at start from `PLANS_FILE` (default: `plans/sample.json` shipped
  *   with this package, found relative to this module so the working directory does not matter)

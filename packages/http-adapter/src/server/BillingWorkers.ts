@@ -1,10 +1,10 @@
 /**
- * The Billing feature's background work in a server process (API.md §1.6): the period-end
- * scheduler — every `BILLING_TICK_SECONDS` one `BillingService.tick` (periods that ended, usage
- * thresholds, operations not started, `on_payment` windows that closed, invoices to collect),
- * driven by `Clock` — and `BillingKicker`, which runs a new billing operation right after the
- * request that created it (the scheduler picks up any it missed). Several processes may run both:
- * the store makes each piece of work happen once.
+ * The Billing feature's background work in a server process (docs/api-notes/billing.md): the
+ * period-end scheduler — every `BILLING_TICK_SECONDS` one `BillingService.tick` (periods that
+ * ended, usage thresholds, operations not started, `on_payment` windows that closed, invoices to
+ * collect), driven by `Clock` — and `BillingKicker`, which runs a new billing operation right after
+ * the request that created it (the scheduler picks up any it missed). Several processes may run
+ * both: the store makes each piece of work happen once.
  *
  * With `BILLING_SCHEDULER_ENABLED=false` neither runs: operations stay pending until a scheduler
  * process (or a test, by hand: `BillingService.tick()` under `TestClock`) runs them.

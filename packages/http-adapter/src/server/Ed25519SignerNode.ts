@@ -1,7 +1,7 @@
 /**
  * Ed25519 signatures for the standalone server: node:crypto's synchronous `sign` on a KeyObject
  * made once per key (core's default, WebCrypto, hands every signature to a worker thread and back
- * — a libuv round trip per id_token or JWT access token; issue 12 goal 7).
+ * — a libuv round trip per id_token or JWT access token).
  */
 import { Ed25519Signer, type Ed25519SignerShape } from "@switchboard/core/oauth"
 import { Effect, Layer } from "effect"

@@ -1,9 +1,9 @@
 /**
- * The certificate of the server's HTTPS listener (API.md §4: the management API is HTTPS only and
- * the server terminates TLS itself). `TLS_CERT` and `TLS_KEY` name PEM files; when neither is set,
- * a self-signed certificate for `localhost` (and 127.0.0.1, ::1) is generated once into
- * `DATA_DIR/tls/` (key mode 0600) and reused on later starts, replaced when it has expired. Clients
- * trust it by its file or its SHA-256 fingerprint, both printed at start.
+ * The certificate of the server's HTTPS listener (docs/api-notes/management-api.md: the management
+ * API is HTTPS only and the server terminates TLS itself). `TLS_CERT` and `TLS_KEY` name PEM files;
+ * when neither is set, a self-signed certificate for `localhost` (and 127.0.0.1, ::1) is generated
+ * once into `DATA_DIR/tls/` (key mode 0600) and reused on later starts, replaced when it has
+ * expired. Clients trust it by its file or its SHA-256 fingerprint, both printed at start.
  */
 import { Effect, Option } from "effect"
 import { createPrivateKey, X509Certificate } from "node:crypto"

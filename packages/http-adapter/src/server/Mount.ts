@@ -72,7 +72,7 @@ export interface MountOptions {
   readonly secretKey?: string | undefined
   /** When given and the store has no account yet: create this first account (see `bootstrap` on the result). */
   readonly bootstrap?: { readonly email: string; readonly password?: string | undefined } | undefined
-  /** Any other server setting (README.md, "Configuration"): the standalone server's variables, by their field names. */
+  /** Any other server setting (docs/configuration.md): the standalone server's variables, by their field names. */
   readonly settings?: Partial<ServerConfigShape> | undefined
   /** Where the host resolves `effect` from, to detect a second copy (default: the working directory). */
   readonly hostRoot?: string | undefined

@@ -1,4 +1,4 @@
-/** Passwords: scrypt (N=2^15, r=8, p=1) with a 16-byte per-user salt (DESIGN.md §7). */
+/** Passwords: scrypt (N=2^15, r=8, p=1) with a 16-byte per-user salt (docs/architecture.md#reliability-and-security). */
 import { PasswordHasher } from "@switchboard/core/accounts"
 import { Effect, Layer, Redacted } from "effect"
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"

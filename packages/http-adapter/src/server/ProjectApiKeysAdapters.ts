@@ -1,6 +1,6 @@
 /**
  * The ProjectApiKeys feature's adapters in the standalone server: the live-key cap per project from
- * `PROJECT_API_KEY_LIMIT` (1..1000, default 50, API.md §1.4).
+ * `PROJECT_API_KEY_LIMIT` (1..1000, default 50, docs/api-notes/credentials.md).
  */
 import { ProjectApiKeyLimits } from "@switchboard/core/credentials"
 import { Effect, Layer } from "effect"

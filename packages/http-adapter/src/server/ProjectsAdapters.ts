@@ -1,8 +1,8 @@
 /**
  * The Projects feature's adapters in the standalone server: the closure job as a background fiber
- * (API.md §1.4: a deleted project closes after `PROJECT_CLOSURE_SECONDS`, default 60), and the
- * closure policy for the core services. Several server processes may run the job at once: the
- * store finishes each project once.
+ * (docs/api-notes/accounts-and-projects.md: a deleted project closes after
+ * `PROJECT_CLOSURE_SECONDS`, default 60), and the closure policy for the core services. Several
+ * server processes may run the job at once: the store finishes each project once.
  */
 import { ProjectClosurePolicy, ProjectClosures } from "@switchboard/core/projects"
 import { Duration, Effect, Layer } from "effect"

@@ -1,5 +1,5 @@
 /**
- * The SSO feature's adapters for the standalone server (issue 17): the operator's `SsoPolicy`
+ * The SSO feature's adapters for the standalone server (docs/sso.md): the operator's `SsoPolicy`
  * (callback URL, allowed `returnTo` origins) and the outbound calls to identity providers and DNS.
  *
  * Outbound rules, as for webhooks: `https://` only, and every address a provider's name resolves

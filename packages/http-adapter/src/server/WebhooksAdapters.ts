@@ -1,6 +1,7 @@
 /**
  * The Webhooks feature's adapters for the standalone server: the delivery policy from the
- * configuration, and the guarded outbound HTTP sender (DESIGN.md §7; issue 7 "outbound guard"):
+ * configuration, and the guarded outbound HTTP sender
+ * (docs/architecture.md#reliability-and-security; docs/api-notes/events-and-webhooks.md):
  *
  * - only `https://` targets (`http://` too when ALLOW_PRIVATE_WEBHOOK_TARGETS=true);
  * - the host is resolved here, and the connection goes to an address that was checked: every
@@ -195,7 +196,7 @@ export const makeWebhookSender = (options: { readonly allowPrivate: boolean; rea
 export const nodeHmacSha256 = (key: Uint8Array, message: string): Uint8Array =>
   createHmac("sha256", key).update(message, "utf8").digest()
 
-/** The delivery policy of the server's configuration (API.md §4 defaults). */
+/** The delivery policy of the server's configuration (docs/api-notes/events-and-webhooks.md defaults). */
 export const webhookPolicyOf = (config: ServerConfigShape) => ({
   ...defaultWebhookPolicy,
   maxAttempts: config.webhookMaxAttempts,

@@ -1,7 +1,7 @@
 /**
- * WhatsApp's settings in the standalone server (issue 18), read from the environment. They stand in
- * for a project's WhatsApp entitlements (the same for every project of the server) and configure
- * Meta's Embedded Signup popup:
+ * WhatsApp's settings in the standalone server (docs/provisioning.md), read from the environment.
+ * They stand in for a project's WhatsApp entitlements (the same for every project of the server)
+ * and configure Meta's Embedded Signup popup:
  *
  * | variable | default | meaning |
  * |---|---|---|

@@ -1,7 +1,7 @@
 /**
- * The AccessTokens feature's /v1 routes: the public `/v1/auth` group (SPEC.md § Authentication
- * rule 4, API.md §1.1). No Authn middleware: these routes need no credential and ignore the
- * Authorization header, whatever it holds.
+ * The AccessTokens feature's /v1 routes: the public `/v1/auth` group
+ * (docs/api-notes/credentials.md). No Authn middleware: these routes need no credential and ignore
+ * the Authorization header, whatever it holds.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ListOauthScopesResponse } from "@switchboard/core/oauth"
@@ -13,7 +13,7 @@ const publicProblems: ReadonlyArray<ProblemCode> = ["VALIDATION_FAILED", "RATE_L
 
 export const AccessTokensGroup = HttpApiGroup.make("accessTokens")
   .add(
-    // The public contract's path (reference/contract.md §1 listOauthScopes).
+    // The public contract's path (`listOauthScopes`).
     HttpApiEndpoint.get("listOauthScopes", "/v1/auth/oauth/scopes", {
       success: ListOauthScopesResponse,
       error: problems(publicProblems)

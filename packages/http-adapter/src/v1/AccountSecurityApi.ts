@@ -1,7 +1,7 @@
 /**
- * The AccountSecurity feature's /v1 routes (API.md §1.2): the caller's profile and deletion, phone
- * verification and TOTP factors: its endpoints, each with the problems it can answer and whether it
- * needs an Idempotency-Key.
+ * The AccountSecurity feature's /v1 routes (docs/api-notes/accounts-and-projects.md): the caller's
+ * profile and deletion, phone verification and TOTP factors: its endpoints, each with the problems
+ * it can answer and whether it needs an Idempotency-Key.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {

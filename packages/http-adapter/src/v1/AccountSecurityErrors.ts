@@ -19,7 +19,7 @@ export const accountSecurityErrors: ErrorTable<AccountSecurityError> = {
       "ACCOUNT_OWNS_ORGANIZATIONS",
       "The account owns an organization: transfer ownership or close the organization before deleting the account."
     ),
-  // Answered like any rate limit (API.md §0): 429 with Retry-After.
+  // Answered like any rate limit (docs/api-notes/requests.md): 429 with Retry-After.
   PhoneVerificationCooldown: (e) =>
     problem("RATE_LIMITED", `A new code can be sent in ${e.retryAfterSeconds} seconds.`, {
       headers: { "retry-after": String(e.retryAfterSeconds) }

@@ -46,7 +46,8 @@ export const AccountSecurityGroupLive = HttpApiBuilder.group(v1Group(AccountSecu
       .handle("startAccountPhoneVerification", ({ payload }) =>
         Effect.gen(function*() {
           const accountId = yield* actingAccount()
-          // `captcha` is accepted and not checked: no CAPTCHA provider is configured (README, API section).
+          // `captcha` is accepted and not checked: no CAPTCHA provider is configured
+          // (docs/api-notes/accounts-and-projects.md).
           return yield* domain(phones.start(accountId, payload.phoneNumber))
         }))
       .handle("confirmAccountPhoneVerification", ({ payload }) =>

@@ -1,5 +1,5 @@
 /**
- * The app installation feature's /v1 routes (issue 17 §3; reference contract §3 "system"):
+ * The app installation feature's /v1 routes (docs/app-installation.md):
  * `createAppInstallationRequest` and `redeemAppInstallationDelivery`. Public: no bearer credential
  * (the Authorization header is ignored); the app authenticates with the client assertion in the
  * body, and a refused assertion is 401 `APP_INSTALLATION_ASSERTION_INVALID`.

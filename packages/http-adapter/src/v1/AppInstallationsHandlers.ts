@@ -1,7 +1,8 @@
 /**
- * The app installation feature's /v1 handlers (issue 17 §3): take the decoded body, let core check the
- * client assertion (accepted audiences: this endpoint's URL, the API's base URL and the OAuth
- * issuer) and answer. The delivered credential is sent with `Cache-Control: no-store`.
+ * The app installation feature's /v1 handlers (docs/app-installation.md): take the decoded body,
+ * let core check the client assertion (accepted audiences: this endpoint's URL, the API's base URL
+ * and the OAuth issuer) and answer. The delivered credential is sent with
+ * `Cache-Control: no-store`.
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { AppInstallations, RedeemAppInstallationDeliveryResponse } from "@switchboard/core/oauth"

@@ -1,5 +1,5 @@
 /**
- * Attachments' /v1 routes (issue 18; contract §1 8c). Reads need `platforms:read`, the upload
+ * Attachments' /v1 routes (docs/provisioning.md). Reads need `platforms:read`, the upload
  * `platforms:write` (the issue's permissions for the whole provisioning group), the delivery of an
  * inbound attachment's bytes `events:write` (the messaging edge's, as its message facts). The upload's body is the file's bytes (`Content-Type` its declared type,
  * `Content-Length` required) with an Idempotency-Key; the download answers the bytes with their

@@ -1,5 +1,5 @@
 /**
- * Attachments' /v1 handlers (issue 18; contract §1 8c). The upload reads the body as it streams
+ * Attachments' /v1 handlers (docs/provisioning.md). The upload reads the body as it streams
  * and stops past the size limit (413): a declared `Content-Length` over it is refused before a byte
  * is read. Its Idempotency-Key fingerprint covers the declared type and the bytes' SHA-256, so a
  * replay answers the same attachment and another file under the same key is IDEMPOTENCY_KEY_REUSED.

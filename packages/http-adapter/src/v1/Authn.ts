@@ -7,7 +7,7 @@ import { ProblemFailure } from "./Problems.js"
 /** The authenticated caller of a /v1 request. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("http/CurrentPrincipal") {}
 
-/** Bearer authentication (SPEC.md § Authentication): every /v1 route outside /v1/auth uses it. */
+/** Bearer authentication (docs/api-notes/credentials.md): every /v1 route outside /v1/auth uses it. */
 export class Authn extends HttpApiMiddleware.Service<Authn, { provides: CurrentPrincipal }>()("Authn", {
   error: ProblemFailure,
   security: { bearer: HttpApiSecurity.bearer }

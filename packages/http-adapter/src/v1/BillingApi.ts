@@ -1,6 +1,6 @@
 /**
- * The Billing feature's /v1 routes (API.md §1.6): the group, the problem codes of each operation,
- * the *Idem* ones. Handlers get their payload decoded by the schema declared here.
+ * The Billing feature's /v1 routes (docs/api-notes/billing.md): the group, the problem codes of
+ * each operation, the *Idem* ones. Handlers get their payload decoded by the schema declared here.
  *
  * `changePlan` and `adjustFixedChargeQuantity` are `Idempotent` "in handler": their key is kept
  * with the billing operation itself, and a repeat answers the operation as it is now, not a stored

@@ -1,12 +1,12 @@
 /**
- * The Billing feature's /v1 handlers (API.md §1.6). Each route states what it needs
+ * The Billing feature's /v1 handlers (docs/api-notes/billing.md). Each route states what it needs
  * (`decideBilling`: account credentials, `billing:read|write` for access tokens, project keys only
  * for their project's billing reads); core then checks membership (404) and the project's state.
  *
  * `changePlan` and `adjustFixedChargeQuantity` require an Idempotency-Key. The key is kept with the
  * billing operation itself (scoped to the caller, with the request's fingerprint), so a repeat
  * answers the operation as it is now: 202 + `Location` + `Retry-After` while pending, 200 once it
- * resolved (contract.md §1 5: "200 = key already resolved to a terminal operation").
+ * resolved (the public contract: "200 = key already resolved to a terminal operation").
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { HttpServerRequest } from "effect/http"

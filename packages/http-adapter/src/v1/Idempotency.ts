@@ -87,11 +87,11 @@ export const IdempotencyLive = Layer.effect(
 )
 
 /**
- * The Idempotency-Key protocol (API.md §0) around one operation: the key is required and scoped
- * to the principal; the fingerprint covers method, route, path parameters and the canonical body.
- * The operation and the stored outcome commit in one transaction, so a crash cannot leave a done
- * operation without its record. Definitive outcomes (2xx, 4xx) are stored; 5xx and defects
- * release the key so a retry runs again.
+ * The Idempotency-Key protocol (docs/api-notes/requests.md) around one operation: the key is
+ * required and scoped to the principal; the fingerprint covers method, route, path parameters and
+ * the canonical body. The operation and the stored outcome commit in one transaction, so a crash
+ * cannot leave a done operation without its record. Definitive outcomes (2xx, 4xx) are stored; 5xx
+ * and defects release the key so a retry runs again.
  */
 export const idempotent = <E, R>(
   op: { readonly route: string; readonly path?: Readonly<Record<string, string>>; readonly body?: unknown },
@@ -169,8 +169,9 @@ export const idempotent = <E, R>(
 
 /**
  * Stored outcomes can hold one-time secrets (a created key's secret, a SIP password), which a replay
- * must return (API.md §0) but the store must not keep in plain text (DESIGN.md §7): the body is
- * sealed under the server secret and opened on replay.
+ * must return (docs/api-notes/requests.md) but the store must not keep in plain text
+ * (docs/architecture.md#reliability-and-security): the body is sealed under the server secret and
+ * opened on replay.
  */
 const SEALED_PREFIX = "sealed:v1:"
 const IDEMPOTENCY_PURPOSE = "idempotency-response"

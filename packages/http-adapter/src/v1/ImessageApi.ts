@@ -1,5 +1,5 @@
 /**
- * iMessage's /v1 routes (issue 18; contract §1 9b): the project's iMessage mode, shared-line
+ * iMessage's /v1 routes (docs/provisioning.md): the project's iMessage mode, shared-line
  * assignments and dedicated lines. Reads need `platforms:read`, writes `platforms:write`;
  * `createSharedLineAssignment` and `provisionImessageDedicatedLine` take an Idempotency-Key.
  */

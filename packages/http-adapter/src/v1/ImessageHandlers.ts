@@ -1,5 +1,5 @@
 /**
- * iMessage's /v1 handlers (issue 18; contract §1 9b). `createSharedLineAssignment` answers 201;
+ * iMessage's /v1 handlers (docs/provisioning.md). `createSharedLineAssignment` answers 201;
  * `provisionImessageDedicatedLine` always answers 202 with the operation (`Location`,
  * `Retry-After`), and a replay of its key returns the same operation — a new line needs a new key.
  * Before a dedicated line is requested, the project's billing subscriptions are materialised, so the

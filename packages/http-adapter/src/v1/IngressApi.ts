@@ -1,7 +1,7 @@
 /**
- * The ingress endpoints' /v1 routes (issue 14): a project creates, lists and revokes the URLs third
- * parties post webhooks to (each request becomes an `external-webhook.received` event). The secret
- * of the URL is in the create response only.
+ * The ingress endpoints' /v1 routes (docs/event-channel.md): a project creates, lists and revokes
+ * the URLs third parties post webhooks to (each request becomes an `external-webhook.received`
+ * event). The secret of the URL is in the create response only.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { IngressPlatform, IngressSourceId } from "@switchboard/core/events"

@@ -1,5 +1,5 @@
 /**
- * Operation lifecycle (SPEC.md § Versioning 3, API.md §0): an operation declared deprecated sends
+ * Operation lifecycle (docs/api-notes/requests.md): an operation declared deprecated sends
  * `Deprecation: @<unix seconds>` (RFC 9745), `Sunset: <IMF-fixdate>` (RFC 8594) and
  * `Link: <…>; rel="deprecation"` on every response (the global middleware matches its route, so
  * errors carry them too), and is marked `deprecated` in OpenAPI.

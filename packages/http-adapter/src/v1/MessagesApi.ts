@@ -1,5 +1,5 @@
 /**
- * The Messages feature's /v1 routes (issue 15 §1). The public contract names no message
+ * The Messages feature's /v1 routes (docs/messages.md). The public contract names no message
  * operations, so the paths follow the call signals' (docs/messages.md): everything is under
  * `/v1/projects/{projectId}/platforms/messages` — `POST …/facts` for the messaging edge's lifecycle
  * facts (`events:write`), `GET …` and `GET …/{messageId}` for the records (`platforms:read`).

@@ -1,7 +1,7 @@
 /**
- * The Messages feature's /v1 handlers (issue 15 §1): fact ingestion needs `events:write`, reads
- * `platforms:read` (project API keys with those permissions may call them; OAuth tokens need the
- * mapped scopes).
+ * The Messages feature's /v1 handlers (docs/messages.md): fact ingestion needs `events:write`,
+ * reads `platforms:read` (project API keys with those permissions may call them; OAuth tokens need
+ * the mapped scopes).
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { encodeFactResult, Messages } from "@switchboard/core/messages"

@@ -1,7 +1,7 @@
 /**
- * The OAuthProvider feature's /v1 routes (API.md §1.2): the account's authorized OAuth
- * applications and their withdrawal (the same effect as the Dashboard's `DELETE
- * /api/oauth-consents/{clientId}`: the consent and every live code and token of the grant).
+ * The OAuthProvider feature's /v1 routes (docs/api-notes/accounts-and-projects.md): the account's
+ * authorized OAuth applications and their withdrawal (the same effect as the Dashboard's
+ * `DELETE /api/oauth-consents/{clientId}`: the consent and every live code and token of the grant).
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {

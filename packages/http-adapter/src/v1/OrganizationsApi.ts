@@ -1,7 +1,8 @@
 /**
- * The Organizations feature's /v1 routes (API.md §1.3): the group, the problem codes of each
- * operation, the *Idem* ones. All need an account credential (project API keys are refused); OAuth
- * access tokens need `members:read` for reads and `members:write` for writes.
+ * The Organizations feature's /v1 routes (docs/api-notes/accounts-and-projects.md): the group, the
+ * problem codes of each operation, the *Idem* ones. All need an account credential (project API
+ * keys are refused); OAuth access tokens need `members:read` for reads and `members:write` for
+ * writes.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {

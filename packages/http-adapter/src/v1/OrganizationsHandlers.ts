@@ -1,8 +1,8 @@
 /**
- * The Organizations feature's /v1 handlers (API.md §1.3): each states its access requirement
- * (`members:read` for reads, `members:write` for writes; project API keys are refused), reads the
- * query strictly (the platform decodes path and body by the declaration), calls core, and answers
- * the result by its schema.
+ * The Organizations feature's /v1 handlers (docs/api-notes/accounts-and-projects.md): each states
+ * its access requirement (`members:read` for reads, `members:write` for writes; project API keys
+ * are refused), reads the query strictly (the platform decodes path and body by the declaration),
+ * calls core, and answers the result by its schema.
  */
 import { HttpApiBuilder } from "effect/http-api"
 import type { HttpServerRequest } from "effect/http"

@@ -62,7 +62,7 @@ export const renderedOnce = <A, I, K extends object>(schema: Schema.Codec<A, I, 
 
 export const toResponse = (r: Rendered, extraHeaders?: Record<string, string>) => {
   const contentType = r.headers["content-type"] ?? "application/json"
-  // Most responses name nothing but their type: no header records copied for them (issue 12).
+  // Most responses name nothing but their type: no header records copied for them.
   let headers: Record<string, string> | undefined
   for (const name in r.headers) if (name !== "content-type") (headers ??= {})[name] = r.headers[name]!
   if (extraHeaders !== undefined) headers = headers === undefined ? extraHeaders : { ...headers, ...extraHeaders }

@@ -1,5 +1,5 @@
 /**
- * The platforms feature's /v1 routes (issue 18; contract §1 9a, 9d, 9f): operations, resources, the
+ * The platforms feature's /v1 routes (docs/provisioning.md): operations, resources, the
  * platform list, SMS numbers, Telegram bots and email domains. Reads need `platforms:read`, writes
  * `platforms:write`; provisioning writes take an Idempotency-Key and answer 202 with the operation.
  */

@@ -1,9 +1,9 @@
 /**
- * The platforms feature's /v1 handlers (issue 18). Provisioning writes take an Idempotency-Key and
- * answer 202 with the operation, `Location` (where to poll) and `Retry-After`; a replay of the key
- * returns the same operation (a new resource needs a new key). `getOperation` paces polling with
- * `Retry-After` while the operation is unfinished and is never cached. `detail.setupUrl` (Telegram)
- * is shown only to callers with `platforms:write`.
+ * The platforms feature's /v1 handlers (docs/provisioning.md). Provisioning writes take an
+ * Idempotency-Key and answer 202 with the operation, `Location` (where to poll) and `Retry-After`;
+ * a replay of the key returns the same operation (a new resource needs a new key). `getOperation`
+ * paces polling with `Retry-After` while the operation is unfinished and is never cached.
+ * `detail.setupUrl` (Telegram) is shown only to callers with `platforms:write`.
  */
 import { HttpApiBuilder } from "effect/http-api"
 import {

@@ -1,6 +1,6 @@
 /**
- * Problem responses of the versioned API (RFC 9457, API.md §0): everything that goes wrong on /v1
- * leaves as a `ProblemFailure` and is rendered by the global middleware.
+ * Problem responses of the versioned API (RFC 9457, docs/api-notes/requests.md): everything that
+ * goes wrong on /v1 leaves as a `ProblemFailure` and is rendered by the global middleware.
  */
 import { HttpServerResponse } from "effect/http"
 import { makeProblem, ProblemCodeSchema, type ValidationIssue } from "../http/Problem.js"

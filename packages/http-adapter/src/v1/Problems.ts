@@ -1,6 +1,7 @@
 /**
- * The one table from core errors to /v1 problems (DESIGN.md §4), assembled from each feature's
- * rows (`v1/<Feature>Errors.ts`). The rows import only `ProblemFailure.ts`, never this module.
+ * The one table from core errors to /v1 problems (docs/architecture.md#rules-of-the-road),
+ * assembled from each feature's rows (`v1/<Feature>Errors.ts`). The rows import only
+ * `ProblemFailure.ts`, never this module.
  */
 import type { IdentityError, AccountSecurityError } from "@switchboard/core/accounts"
 import type { BillingError } from "@switchboard/core/billing"

@@ -1,4 +1,4 @@
-/** The ProjectApiKeys feature's /v1 routes (API.md §1.4): the group, the problem codes of each operation, the *Idem* ones. */
+/** The ProjectApiKeys feature's /v1 routes (docs/api-notes/credentials.md): the group, the problem codes of each operation, the *Idem* ones. */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
   CreateProjectApiKeyRequest,

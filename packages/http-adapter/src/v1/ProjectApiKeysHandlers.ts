@@ -1,7 +1,7 @@
 /**
- * The ProjectApiKeys feature's /v1 handlers (API.md §1.4). Listing needs `project:read` (a project
- * key may list its project's keys); creating, updating and revoking need `project:write` from an
- * account credential — a project API key never mints or changes keys.
+ * The ProjectApiKeys feature's /v1 handlers (docs/api-notes/credentials.md). Listing needs
+ * `project:read` (a project key may list its project's keys); creating, updating and revoking need
+ * `project:write` from an account credential — a project API key never mints or changes keys.
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { CreateProjectApiKeyResponse, ProjectApiKeys } from "@switchboard/core/credentials"

@@ -1,8 +1,8 @@
 /**
- * The Projects feature's /v1 routes (API.md §1.4, except the avatar rows): the group, each endpoint
- * with the problems it can answer, whether it needs an Idempotency-Key and who may call it. The
- * platform decodes paths, queries and payloads by these schemas; `queryDocs` words the query
- * parameters of the OpenAPI document.
+ * The Projects feature's /v1 routes (docs/api-notes/accounts-and-projects.md, except the avatar
+ * rows): the group, each endpoint with the problems it can answer, whether it needs an
+ * Idempotency-Key and who may call it. The platform decodes paths, queries and payloads by these
+ * schemas; `queryDocs` words the query parameters of the OpenAPI document.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Projects } from "@switchboard/core"

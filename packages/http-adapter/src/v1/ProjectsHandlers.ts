@@ -1,9 +1,9 @@
 /**
- * The Projects feature's /v1 handlers (API.md §1.4). Collection routes need an account credential
- * (`Requirement.ProjectsCollection`); project routes state their permission
- * (`Requirement.Project`), and core then checks that an account belongs to the project's
- * organization (404 otherwise) and that the project's state allows the operation (409 closing,
- * 410 deleted).
+ * The Projects feature's /v1 handlers (docs/api-notes/accounts-and-projects.md). Collection routes
+ * need an account credential (`Requirement.ProjectsCollection`); project routes state their
+ * permission (`Requirement.Project`), and core then checks that an account belongs to the project's
+ * organization (404 otherwise) and that the project's state allows the operation (409 closing, 410
+ * deleted).
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { accountOf, Requirement } from "@switchboard/core/credentials"
@@ -86,7 +86,7 @@ export const ProjectsGroupLive = HttpApiBuilder.group(v1Group(ProjectsGroup), "p
           const { slug } = query
           return yield* domain(projects.slugAvailability({ accountId, organizationId: path.organizationId, slug }))
         }))
-      // The hottest read (issue 12 goal 1): a plain chain, no generator per request.
+      // The hottest read: a plain chain, no generator per request.
       .handle("getProject", ({ params: path }) =>
         Effect.flatMap(onProject(path.projectId, "project:read"), (principal) =>
           Effect.flatMap(domain(projects.read(path.projectId, principal)), (record) => Effect.map(projectOnce(record), responseOf))))

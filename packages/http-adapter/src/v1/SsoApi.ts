@@ -1,5 +1,5 @@
 /**
- * The SSO feature's /v1 routes (issue 17; reference contract §1 "auth" and §3.11): the public
+ * The SSO feature's /v1 routes (docs/sso.md): the public
  * sign-in starters (`startEnterpriseLogin`, `beginOrganizationAuthentication`, `beginInvitationSso`
  * — no credential, the Authorization header is ignored) and the organization's SSO settings and
  * the starters bound to a signed-in account (admission, closure inspection), which need an account

@@ -1,5 +1,5 @@
 /**
- * The SSO feature's /v1 handlers (issue 17): the public sign-in starters and the organization's
+ * The SSO feature's /v1 handlers (docs/sso.md): the public sign-in starters and the organization's
  * SSO settings. Reads need `members:read`, changes `members:write` (OAuth tokens); core decides
  * the role (owners change, owners and admins read) and required SSO.
  */

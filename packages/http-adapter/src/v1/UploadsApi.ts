@@ -1,8 +1,8 @@
 /**
- * The Uploads feature's /v1 routes (API.md §1.2 profile picture rows, §1.4 avatar rows): the group,
- * the problem codes of each operation, the *Idem* ones. The upload target itself
- * (`POST /v1/uploads/{uploadId}`, multipart, no bearer) and the served files (`GET /v1/files/{key}`)
- * are raw routes (UploadsRoutes.ts).
+ * The Uploads feature's /v1 routes (docs/api-notes/accounts-and-projects.md: profile pictures and
+ * avatars): the group, the problem codes of each operation, the *Idem* ones. The upload target
+ * itself (`POST /v1/uploads/{uploadId}`, multipart, no bearer) and the served files
+ * (`GET /v1/files/{key}`) are raw routes (UploadsRoutes.ts).
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Projects } from "@switchboard/core"

@@ -1,5 +1,6 @@
 /**
- * Raw routes of the Uploads feature (API.md §1.2 "Uploads"), beside the HttpApi:
+ * Raw routes of the Uploads feature (docs/api-notes/accounts-and-projects.md "Uploads"), beside the
+ * HttpApi:
  *
  * - `POST /v1/uploads/{uploadId}`: the upload target of a ticket. No bearer: the ticket's signed
  *   `formFields` are the authority. `multipart/form-data` with those fields first and the image last

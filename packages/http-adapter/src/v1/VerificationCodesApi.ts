@@ -1,5 +1,5 @@
 /**
- * The filtered verification codes' /v1 routes (issue 18; contract §1 9a): counts and lists of the
+ * The filtered verification codes' /v1 routes (docs/provisioning.md): counts and lists of the
  * OTP-bearing inbound messages held back before delivery — per project, and per held resource (404
  * unless the project holds it now). Never the code itself. Needs `platforms:read`.
  */

@@ -1,4 +1,4 @@
-/** The filtered verification codes' /v1 handlers (issue 18): counts and lists, per project and per held resource. */
+/** The filtered verification codes' /v1 handlers (docs/provisioning.md): counts and lists, per project and per held resource. */
 import { HttpApiBuilder } from "effect/http-api"
 import { FilteredVerificationCodesQuery, VerificationCodes } from "@switchboard/core/platforms"
 import type { ProjectId } from "@switchboard/core/shared"

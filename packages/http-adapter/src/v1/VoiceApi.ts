@@ -1,5 +1,5 @@
 /**
- * The Voice feature's /v1 routes (API.md §1.5; reference/contract.md §1 9e): voice profiles with
+ * The Voice feature's /v1 routes (docs/api-notes/voice.md): voice profiles with
  * their SIP inbound and outbound configuration, line profile assignments, and calls with signal
  * ingestion. Everything is under `/v1/projects/{projectId}/platforms/voice`. Handlers get their
  * payload decoded by the schema declared here — except signal ingestion, which reads its body

@@ -1,5 +1,5 @@
 /**
- * The Voice feature's /v1 handlers (API.md §1.5). Reads need `platforms:read`, writes
+ * The Voice feature's /v1 handlers (docs/api-notes/voice.md). Reads need `platforms:read`, writes
  * `platforms:write`, signal ingestion `events:write` (project API keys with those permissions may
  * call them; OAuth tokens need the mapped scopes). Configuring and rotating the outbound SIP
  * credential and creating a call take an Idempotency-Key; a replay returns the same response,

@@ -1,5 +1,5 @@
 /**
- * The Webhooks feature's /v1 routes (API.md §1.7; contract.md §1 8b, §3.9): webhook destinations
+ * The Webhooks feature's /v1 routes (docs/api-notes/events-and-webhooks.md): webhook destinations
  * (create *Idem*, list, get, update *Idem*, delete, rotate secret *Idem*, retry delivery *Idem*),
  * their deliveries (ours: the issue asks for dead-lettered deliveries to be listed), and the
  * egress-address, API-version and event-type catalogs. Reads need `events:read`, writes

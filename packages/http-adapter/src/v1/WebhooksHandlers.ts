@@ -1,9 +1,9 @@
 /**
- * The Webhooks feature's /v1 handlers (API.md §1.7). Reads need `events:read`, writes
- * `events:write` (a project API key with those permissions may use them); core checks the project
- * (404 unknown or not a member, 410 deleted, 409 closing on writes). The catalog operations
- * (API versions, event types, event schemas, egress addresses) answer conditional GETs: an ETag,
- * and 304 when `If-None-Match` matches.
+ * The Webhooks feature's /v1 handlers (docs/api-notes/events-and-webhooks.md). Reads need
+ * `events:read`, writes `events:write` (a project API key with those permissions may use them);
+ * core checks the project (404 unknown or not a member, 410 deleted, 409 closing on writes). The
+ * catalog operations (API versions, event types, event schemas, egress addresses) answer
+ * conditional GETs: an ETag, and 304 when `If-None-Match` matches.
  */
 import { HttpApiBuilder } from "effect/http-api"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"

@@ -1,5 +1,5 @@
 /**
- * WhatsApp's /v1 routes (issue 18; contract §1 9c): the project's WhatsApp settings, Embedded
+ * WhatsApp's /v1 routes (docs/provisioning.md): the project's WhatsApp settings, Embedded
  * Signup, its WhatsApp Business Account and senders, the ownership codes its numbers receive,
  * shared-line assignments and dedicated lines. Reads need `platforms:read`, writes (and the
  * verification code) `platforms:write`; provisions take an Idempotency-Key and answer 202 with the

@@ -1,7 +1,8 @@
 /**
- * WhatsApp's /v1 handlers (issue 18). Provisions (connect a number, register a line as a sender,
- * buy a dedicated line) answer 202 with the operation, `Location` and `Retry-After`; a replay of the
- * key returns the same operation. The verification code needs `platforms:write` and is never cached.
+ * WhatsApp's /v1 handlers (docs/provisioning.md). Provisions (connect a number, register a line as
+ * a sender, buy a dedicated line) answer 202 with the operation, `Location` and `Retry-After`; a
+ * replay of the key returns the same operation. The verification code needs `platforms:write` and
+ * is never cached.
  */
 import { HttpApiBuilder } from "effect/http-api"
 import {

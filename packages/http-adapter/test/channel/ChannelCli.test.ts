@@ -1,7 +1,7 @@
 /**
  * The channel in the standalone server as an operator runs it (`switchboard serve`, embedded
  * database): a session over the plain listener, and SIGTERM closes it with 1001 (going away) as
- * part of the server's graceful shutdown (issue 14, item 6).
+ * part of the server's graceful shutdown (docs/event-channel.md).
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"

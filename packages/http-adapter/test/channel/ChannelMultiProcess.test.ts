@@ -1,5 +1,5 @@
 /**
- * Several server processes on one database (issue 14, items 5 and 6). On PostgreSQL
+ * Several server processes on one database (docs/event-channel.md). On PostgreSQL
  * (`DATABASE_URL`) server A runs in this test and server B is a real `switchboard serve` child
  * process on the same database: two OS processes, each with its own pool, LISTEN connection and
  * channel. On PGlite, which one process owns, A and B are two servers in this process sharing the

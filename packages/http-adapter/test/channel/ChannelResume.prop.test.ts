@@ -1,8 +1,9 @@
 /**
- * Property of resume (issue 14), on a real server: random interleavings of commits, reconnects and
- * `startSeq` values (0, any seq committed so far, the last one seen). Each session must receive
- * exactly the committed events after its cursor, in seq order, none missing and none twice —
- * including events committed while it is still catching up from the store. Bounded: few runs.
+ * Property of resume (docs/event-channel.md), on a real server: random interleavings of commits,
+ * reconnects and `startSeq` values (0, any seq committed so far, the last one seen). Each session
+ * must receive exactly the committed events after its cursor, in seq order, none missing and none
+ * twice — including events committed while it is still catching up from the store. Bounded: few
+ * runs.
  */
 import { StreamTokens } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"

@@ -1,6 +1,6 @@
 /**
  * Why this file is long: it is the raw-`ws` walk through every frame, code and resume rule of both
- * channel protocols on one server per backend (issue 14), which share the setup.
+ * channel protocols on one server per backend (docs/event-channel.md), which share the setup.
  *
  * A real server (both listeners), real `ws` clients, events from real ingress requests and from
  * the store. No timing thresholds: waits are for frames, with generous deadlines.

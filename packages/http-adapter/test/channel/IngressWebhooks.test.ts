@@ -1,6 +1,6 @@
 /**
- * An ingress request is an ordinary event (issue 14, item 4): it is delivered to the project's v1
- * webhook destinations subscribed to `external-webhook.received`, with the raw request in
+ * An ingress request is an ordinary event (docs/event-channel.md): it is delivered to the project's
+ * v1 webhook destinations subscribed to `external-webhook.received`, with the raw request in
  * `data.rawRequestBase64` and the source `<sourceId>.external-webhook.switchboard`.
  */
 import { testBackends } from "@switchboard/sql-adapter"

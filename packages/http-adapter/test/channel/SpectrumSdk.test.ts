@@ -1,10 +1,11 @@
 /**
- * The real spectrum-ts client (a devDependency) against the real server over TLS (issue 14): a
- * child `node --experimental-websocket` process (the SDK needs a global WebSocket) runs the SDK
- * with only SPECTRUM_CLOUD_URL and SPECTRUM_FUSOR_WS_URL pointed at us and the test certificate
- * trusted (NODE_EXTRA_CA_CERTS). It mints its token, connects, receives an event posted to an
- * ingress URL, and its handler's reply is the poster's HTTP response. After the project secret is
- * rotated, its session is closed when the token expires (4401) and it can mint no new one.
+ * The real spectrum-ts client (a devDependency) against the real server over TLS
+ * (docs/event-channel.md): a child `node --experimental-websocket` process (the SDK needs a global
+ * WebSocket) runs the SDK with only SPECTRUM_CLOUD_URL and SPECTRUM_FUSOR_WS_URL pointed at us and
+ * the test certificate trusted (NODE_EXTRA_CA_CERTS). It mints its token, connects, receives an
+ * event posted to an ingress URL, and its handler's reply is the poster's HTTP response. After the
+ * project secret is rotated, its session is closed when the token expires (4401) and it can mint no
+ * new one.
  */
 import { EventChannelStore } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"

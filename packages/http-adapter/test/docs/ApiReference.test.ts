@@ -1,5 +1,5 @@
 /**
- * The API reference (issue 16 § 2): every operation of the three OpenAPI documents has a summary,
+ * The API reference: every operation of the three OpenAPI documents has a summary,
  * a description, its error responses, and an example for each JSON request body and response;
  * each example decodes with the schema the server decodes or encodes that body with. A new
  * endpoint without `OpenApi.annotations({ summary, description })` (v1), a Dashboard declaration

@@ -1,5 +1,5 @@
 /**
- * The documents a clone has (issue 16): every relative link in the README and the repository's
+ * The documents a clone has: every relative link in the README and the repository's
  * Markdown documents points at a file or folder inside the repository, so a reader following one
  * never lands on a document that lives elsewhere (`../shared/...`) or was renamed away.
  */

@@ -1,5 +1,5 @@
 /**
- * The device flow in the versioned API's reference (issue 16 § 2, issue 17): `/openapi.json` lists
+ * The device flow in the versioned API's reference (docs/api-notes/oauth.md): `/openapi.json` lists
  * `deviceAuthorize` and `deviceToken` (raw routes, documented from routes/OAuthDeviceOperations.ts),
  * and what they document is what a real server answers — the request examples are accepted, the
  * answers decode with the documented schemas and have the examples' members, and the documented

@@ -75,11 +75,11 @@ describe("ProblemCatalog", () => {
     expect(ProblemCatalog.INTERNAL_ERROR).toStrictEqual({ status: 500, title: "Internal Server Error" })
   })
 
-  it.each(specProblemTable)("%s has SPEC.md's status %i and title %s", (code, status, title) => {
+  it.each(specProblemTable)("%s has its documented status %i and title %s", (code, status, title) => {
     expect(ProblemCatalog[code]).toStrictEqual({ status, title })
   })
 
-  it("holds the codes API.md adds (contract.md §3.1 and ours)", () => {
+  it("holds the codes the public contract adds, and ours", () => {
     expect(ProblemCatalog.RESOURCE_NOT_FOUND.status).toBe(404)
     expect(ProblemCatalog.PAYLOAD_TOO_LARGE.status).toBe(413)
     expect(ProblemCatalog.RATE_LIMITED).toStrictEqual({ status: 429, title: "Too Many Requests" })

@@ -1,6 +1,7 @@
 /**
- * The project management API (API.md §4) on a real server over real TLS: the test server's HTTPS
- * listener with a generated localhost certificate, trusted by the client as its only CA.
+ * The project management API (docs/api-notes/management-api.md) on a real server over real TLS: the
+ * test server's HTTPS listener with a generated localhost certificate, trusted by the client as its
+ * only CA.
  */
 import { WebhookDeliveryEngine } from "@switchboard/core/events"
 import { OrganizationsRepo } from "@switchboard/core/organizations"

@@ -1,9 +1,10 @@
 /**
- * App installation over HTTP (issue 17 §3), on every backend: an app registers its public keys in
- * the Dashboard, asks to be installed with a client assertion signed with `jose`, a customer
- * approves it in the console (CSRF-checked forms) or through the Dashboard API, and the app redeems
- * the code for a project API key shown once. Every refused assertion (replayed, expired, too
- * long-lived, wrong audience, wrong key, unknown app) answers its problem and creates nothing.
+ * App installation over HTTP (docs/app-installation.md), on every backend: an app registers its
+ * public keys in the Dashboard, asks to be installed with a client assertion signed with `jose`, a
+ * customer approves it in the console (CSRF-checked forms) or through the Dashboard API, and the
+ * app redeems the code for a project API key shown once. Every refused assertion (replayed,
+ * expired, too long-lived, wrong audience, wrong key, unknown app) answers its problem and creates
+ * nothing.
  */
 import { exportJWK, generateKeyPair, SignJWT } from "jose"
 import { testBackends } from "@switchboard/sql-adapter"

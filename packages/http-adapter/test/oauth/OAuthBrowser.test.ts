@@ -1,5 +1,5 @@
 /**
- * A real browser through the code flow (DESIGN.md §5): headless Chromium (Debian's `chromium`,
+ * A real browser through the code flow (docs/testing.md): headless Chromium (Debian's `chromium`,
  * driven by playwright-core; `.ci/run` installs it) opens an app's authorization URL, is sent to the
  * sign-in page, signs in, approves the consent screen and lands on the app's redirect URI with a
  * code — which the app then exchanges. A second request with `prompt=login` signs in again and,

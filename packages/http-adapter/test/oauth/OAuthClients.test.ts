@@ -1,9 +1,9 @@
 /**
- * Independent OAuth clients drive the real server end to end (reference/oauth.md §4): openid-client
- * v6 and oauth4webapi v3 go through discovery, authorization (sign-in and consent done over HTTP
- * with a cookie jar), the code exchange with id_token verification (EdDSA, from the JWKS),
- * userinfo, refresh rotation and reuse detection, introspection and revocation — as a confidential
- * client with HTTP Basic, one with credentials in the body, and a public client.
+ * Independent OAuth clients drive the real server end to end (docs/api-notes/oauth.md):
+ * openid-client v6 and oauth4webapi v3 go through discovery, authorization (sign-in and consent
+ * done over HTTP with a cookie jar), the code exchange with id_token verification (EdDSA, from the
+ * JWKS), userinfo, refresh rotation and reuse detection, introspection and revocation — as a
+ * confidential client with HTTP Basic, one with credentials in the body, and a public client.
  *
  * The test server runs over plain http on 127.0.0.1, which both libraries refuse by default:
  * openid-client gets `execute: [allowInsecureRequests]` and oauth4webapi

@@ -1,5 +1,5 @@
 /**
- * The device flow's approval in a real browser (DESIGN.md §5): headless Chromium (Debian's
+ * The device flow's approval in a real browser (docs/testing.md): headless Chromium (Debian's
  * `chromium`, driven by playwright-core, as OAuthBrowser.test.ts) opens the verification URI a CLI
  * printed, is sent to sign in and back to `/device`, types the user code (lower case, no dash),
  * sees the consent screen with the code to compare, approves — while openid-client polls

@@ -1,5 +1,5 @@
 /**
- * Introspection of opaque access tokens answered from memory (issue 12 goal 7; core
+ * Introspection of opaque access tokens answered from memory (core
  * `OAuthTokenCache`) stays exact: two servers on one database, as two processes would be, both
  * with a 60 s credential cache, both having introspected (and so cached) the token. Whatever makes
  * the token dead on server A — RFC 7009 revocation of the token, reuse of a rotated-out refresh

@@ -1,5 +1,5 @@
 /**
- * Least privilege for OAuth access tokens (issue 11 item 1), through the real server and real
+ * Least privilege for OAuth access tokens, through the real server and real
  * grants (authorization code + PKCE with `resource={API_URL}`): every /v1 operation of
  * `/openapi.json` × token origin × scope set.
  *

@@ -1,5 +1,5 @@
 /**
- * The OAuth endpoints over raw HTTP, rule by rule (reference/oauth.md §2; API.md §3): discovery and
+ * The OAuth endpoints over raw HTTP, rule by rule (docs/api-notes/oauth.md): discovery and
  * JWKS, the authorization endpoint's order and redirect-versus-page rules (`iss` and `state` on
  * every redirect), prompts, the consent screen and its CSRF binding, the token endpoint's client
  * authentication and failure rules, userinfo challenges, and withdrawal through /v1.

@@ -1,9 +1,10 @@
 /**
- * Revocation across server processes (SPEC.md § Dashboard API and OAuth provider rule 3: within
- * about a minute; API.md §1.1): two servers on one database, as two processes would be. Server B
- * has verified (and cached, for up to CREDENTIAL_CACHE_SECONDS = 60) a JWT access token of a grant;
- * the grant is withdrawn through server A; B refuses the token long before its cache would expire,
- * because A announced the revocation (`pg_notify` on PostgreSQL; in-process on the shared PGlite).
+ * Revocation across server processes (docs/api-notes/oauth.md: within
+ * about a minute; docs/api-notes/credentials.md): two servers on one database, as two processes
+ * would be. Server B has verified (and cached, for up to CREDENTIAL_CACHE_SECONDS = 60) a JWT
+ * access token of a grant; the grant is withdrawn through server A; B refuses the token long before
+ * its cache would expire, because A announced the revocation (`pg_notify` on PostgreSQL; in-process
+ * on the shared PGlite).
  */
 import { testBackends } from "@switchboard/sql-adapter"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -1,5 +1,5 @@
 /**
- * The architecture rules of DESIGN.md §2, checked over the sources on disk (issue 13 item 7):
+ * The architecture rules of docs/architecture.md#dependency-rule, checked over the sources on disk:
  *
  * (a) the package dependency rule: which modules each package's src may import;
  * (b) no import cycles among the src files of a package (value imports: a cycle of them is what
@@ -678,7 +678,7 @@ describe("the architecture of the repository", () => {
     expect(portsOf(repository).size).toBeGreaterThan(20)
   })
 
-  it("(a) follows the package dependency rule (DESIGN.md §2)", () => {
+  it("(a) follows the package dependency rule (docs/architecture.md#dependency-rule)", () => {
     expect(checkDependencyRule(repository)).toEqual([])
   })
 

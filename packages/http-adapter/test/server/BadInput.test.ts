@@ -1,5 +1,5 @@
 /**
- * Bad input on every surface (issue 11 items 3–8, 10): each answers in its own format, never 5xx,
+ * Bad input on every surface: each answers in its own format, never 5xx,
  * and nothing is written.
  * - U+0000 and lone surrogates in bodies, forms, queries and client credentials → 422 (/v1
  *   problem naming the field; envelope on the Dashboard and management APIs; `invalid_request` /

@@ -1,8 +1,9 @@
 /**
- * The error tables (DESIGN.md §4): every error class core exports has a row on each surface that
- * can raise it, or is listed below with the reason it never reaches that surface — so a new core
- * error must be placed consciously. The tables are typed against core's error unions (a missing
- * row is a compile error); this test also catches an error class that is in no union at all.
+ * The error tables (docs/architecture.md#rules-of-the-road): every error class core exports has a
+ * row on each surface that can raise it, or is listed below with the reason it never reaches that
+ * surface — so a new core error must be placed consciously. The tables are typed against core's
+ * error unions (a missing row is a compile error); this test also catches an error class that is in
+ * no union at all.
  */
 import * as Core from "@switchboard/core"
 import { SchemaAST } from "effect"

@@ -1,5 +1,5 @@
 /**
- * The black-box probe of issue 11, kept in the suite: fast-check (seeded, bounded) sends bad
+ * The black-box probe of bad input, kept in the suite: fast-check (seeded, bounded) sends bad
  * requests to every operation of `/openapi.json` and every Dashboard, OAuth, management and page
  * route — unusable path parameters, bad queries, bad bodies (NUL, lone surrogates, deep nesting,
  * invalid UTF-8, wrong types, huge numbers, foreign media types, multipart without a boundary,

@@ -9,11 +9,11 @@
  *   project, (e) credentials of A's own members that hold nothing the route needs: a project key of
  *   A with a permission no route uses, and a member's grant token with no project scope.
  *
- * Each answer must be the reach table's refusal (the README's "Reach"): 404 for what the caller
- * cannot see, 403 for a credential that may not do this, 401 where a surface does not take that
- * kind of credential at all. A route that answers anything else — a success above all — fails the
- * test, so a route added later without a reach decision fails it too. And nothing may be written:
- * the database's every table is fingerprinted before and after the sweep.
+ * Each answer must be the reach table's refusal (docs/api-notes/credentials.md): 404 for what the
+ * caller cannot see, 403 for a credential that may not do this, 401 where a surface does not take
+ * that kind of credential at all. A route that answers anything else — a success above all — fails
+ * the test, so a route added later without a reach decision fails it too. And nothing may be
+ * written: the database's every table is fingerprinted before and after the sweep.
  */
 import { SqlClient } from "effect/sql"
 import { mintAccessToken } from "@switchboard/testkit"

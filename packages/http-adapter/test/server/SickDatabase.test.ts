@@ -1,5 +1,5 @@
 /**
- * A sick database (issue 11 items 2, 11, 12, 13), on a PostgreSQL cluster this test owns:
+ * A sick database, on a PostgreSQL cluster this test owns:
  * - stopped: /v1 answers 503 problem+json with Retry-After (and the rate-limit headers it knows),
  *   the other surfaces 503 in their format, readiness 503 while liveness stays 200, and each
  *   failure is logged once as one line with its request id (no stack at info level);

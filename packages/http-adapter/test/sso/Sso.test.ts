@@ -1,7 +1,8 @@
 /**
- * Organization SSO end to end (issue 17), on every backend: a real server, panva's `oidc-provider`
- * as the identity provider on a loopback port (its own login and consent pages, driven by a
- * cookie-jar browser), and a scripted provider for ID tokens no honest provider would send.
+ * Organization SSO end to end (docs/sso.md), on every backend: a real server, panva's
+ * `oidc-provider` as the identity provider on a loopback port (its own login and consent pages,
+ * driven by a cookie-jar browser), and a scripted provider for ID tokens no honest provider would
+ * send.
  *
  * Our callback URL is `{DASHBOARD_URL}/api/auth/sso/callback` with the test default DASHBOARD_URL
  * `http://127.0.0.1` (port 80, registered at the provider as is); the browser delivers the

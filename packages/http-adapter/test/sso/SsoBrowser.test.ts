@@ -1,8 +1,8 @@
 /**
- * Organization SSO in a real browser (issue 17): headless Chromium (Debian's `chromium`, driven by
- * playwright-core) starts the sign-in, fills panva's `oidc-provider` login and consent pages and
- * comes back through our callback with a session cookie. The server listens on a port chosen
- * before it starts, so its DASHBOARD_URL (and the callback registered at the provider) is its own.
+ * Organization SSO in a real browser (docs/sso.md): headless Chromium (Debian's `chromium`, driven
+ * by playwright-core) starts the sign-in, fills panva's `oidc-provider` login and consent pages and
+ * comes back through our callback with a session cookie. The server listens on a port chosen before
+ * it starts, so its DASHBOARD_URL (and the callback registered at the provider) is its own.
  */
 import { type Browser, chromium } from "playwright-core"
 import { BillingCatalogTest, billingTestCatalog, makeDnsTxtResolverMemory } from "@switchboard/testkit"

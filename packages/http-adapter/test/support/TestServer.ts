@@ -1,4 +1,4 @@
-/** A real server on a random loopback port with a fresh test database (DESIGN.md §5). */
+/** A real server on a random loopback port with a fresh test database (docs/testing.md). */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { provisionAccount } from "@switchboard/core/accounts"
 import { appLayer, HttpLive, makeServerConfig, type ServerConfigShape } from "@switchboard/http-adapter"

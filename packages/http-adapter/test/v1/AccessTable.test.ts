@@ -1,5 +1,5 @@
 /**
- * The reach rules of SPEC.md § Authentication and API.md §1.1 as one table, through the real server:
+ * The reach rules of docs/api-notes/credentials.md as one table, through the real server:
  * every credential kind × every route group → the expected status and problem code.
  *
  * Route groups: account, organizations (and invitations), the projects collection, the caller's

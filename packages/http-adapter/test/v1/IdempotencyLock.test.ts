@@ -1,5 +1,5 @@
 /**
- * An Idempotency-Key in progress (issue 11 item 17): the lock lasts the request deadline
+ * An Idempotency-Key in progress: the lock lasts the request deadline
  * (REQUEST_TIMEOUT_MS + 1 s), not 60 s; a holder that crashed does not block a retry past it; the
  * 409's Retry-After is honest (1 s for a young attempt, never 60).
  */

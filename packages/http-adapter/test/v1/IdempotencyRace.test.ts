@@ -1,6 +1,6 @@
 /**
- * Idempotency under concurrency (API.md §0): two server instances on one database race the same
- * Idempotency-Key. Exactly one request runs; the others are replays of it or 409
+ * Idempotency under concurrency (docs/api-notes/requests.md): two server instances on one database
+ * race the same Idempotency-Key. Exactly one request runs; the others are replays of it or 409
  * IDEMPOTENCY_REQUEST_IN_PROGRESS with Retry-After — never a second key.
  */
 import { testBackends } from "@switchboard/sql-adapter"

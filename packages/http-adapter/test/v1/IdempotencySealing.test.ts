@@ -1,6 +1,7 @@
 /**
- * Stored Idempotency-Key outcomes never hold a one-time secret in plain text (DESIGN.md §7): the
- * body is sealed under the server secret, and a replay still returns the secret (API.md §0).
+ * Stored Idempotency-Key outcomes never hold a one-time secret in plain text
+ * (docs/architecture.md#reliability-and-security): the body is sealed under the server secret, and
+ * a replay still returns the secret (docs/api-notes/requests.md).
  */
 import { SqlClient } from "effect/sql"
 import { testBackends } from "@switchboard/sql-adapter"

@@ -1,5 +1,6 @@
 /**
- * The operation worker is durable (issue 18): the real `switchboard serve` in child processes.
+ * The operation worker is durable (docs/provisioning.md): the real `switchboard serve` in child
+ * processes.
  *
  * 1. kill -9: a server whose (simulated) number provider is slow claims purchases and is killed
  *    with SIGKILL while provider calls are in flight; a restart on the same DATA_DIR finishes every

@@ -1,7 +1,7 @@
 /**
- * One rule for every timestamp a request carries (README, API notes): RFC 3339 in UTC with `T` and
- * `Z`. The test walks the served OpenAPI document for every query parameter and JSON body field
- * documented as a date-time, sends it with an offset (and a lower-case `z`), and expects 422
+ * One rule for every timestamp a request carries (docs/api-notes/requests.md): RFC 3339 in UTC with
+ * `T` and `Z`. The test walks the served OpenAPI document for every query parameter and JSON body
+ * field documented as a date-time, sends it with an offset (and a lower-case `z`), and expects 422
  * naming that field; the `Z` form of the same value is accepted. A new route taking a timestamp is
  * walked without being listed here; a new body field must be added to the table, or the test fails.
  */

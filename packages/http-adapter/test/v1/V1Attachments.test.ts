@@ -1,5 +1,5 @@
 /**
- * /v1 attachments (issue 18; contract §1 8c) on a real server: upload (the body is the file; the
+ * /v1 attachments (docs/provisioning.md) on a real server: upload (the body is the file; the
  * type sniffed from the bytes, a contradicting declaration refused; the size bounded before the
  * body is read; the Idempotency-Key covering the bytes), metadata, download (bytes with their
  * type; a processing attachment waited for, then ATTACHMENT_NOT_READY with Retry-After 5), the list's

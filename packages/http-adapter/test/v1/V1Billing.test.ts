@@ -1,7 +1,7 @@
 /**
- * /v1 billing through the real server (API.md §1.6), on the sample catalog (the default
- * PLANS_FILE) with the simulated payment provider and the scheduler switched off — operations and
- * ticks are run by hand, under `TestClock` where time matters.
+ * /v1 billing through the real server (docs/api-notes/billing.md), on the sample catalog (the
+ * default PLANS_FILE) with the simulated payment provider and the scheduler switched off —
+ * operations and ticks are run by hand, under `TestClock` where time matters.
  */
 import { Billing } from "@switchboard/core"
 import { BillingRepo, BillingService } from "@switchboard/core/billing"

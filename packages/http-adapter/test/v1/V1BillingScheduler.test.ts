@@ -1,5 +1,5 @@
 /**
- * Billing across processes and at start (API.md §1.6):
+ * Billing across processes and at start (docs/api-notes/billing.md):
  * - two server processes on one database closing the same periods (and materialising the same
  *   subscriptions) at once produce one invoice per period;
  * - with the scheduler on, a billing operation runs by itself after the request;

@@ -1,10 +1,10 @@
 /**
- * Usage metering over /v1 (`POST /v1/projects/{projectId}/billing/usage`; issue 15 § 3): batches
- * of usage records applied once per id — also when the same batch reaches two server processes on
- * one database at once — only for metrics the plan prices, never into a closed period; and the
- * end-to-end path: usage recorded over the API crosses the plan's threshold and the scheduler
- * issues the progressive invoice. Two servers share one database; the scheduler is off (ticks are
- * run by hand).
+ * Usage metering over /v1 (`POST /v1/projects/{projectId}/billing/usage`;
+ * docs/api-notes/billing.md): batches of usage records applied once per id — also when the same
+ * batch reaches two server processes on one database at once — only for metrics the plan prices,
+ * never into a closed period; and the end-to-end path: usage recorded over the API crosses the
+ * plan's threshold and the scheduler issues the progressive invoice. Two servers share one
+ * database; the scheduler is off (ticks are run by hand).
  */
 import { Billing } from "@switchboard/core"
 import { BillingService } from "@switchboard/core/billing"

@@ -1,5 +1,5 @@
 /**
- * /v1 filtered verification codes (issue 18; contract §1 9a) on a real server: inbound messages
+ * /v1 filtered verification codes (docs/provisioning.md) on a real server: inbound messages
  * that carry a one-time code are recorded (never the code), counted and listed per project and per
  * held resource, newest first, over the contract's window (default 30 days, at most 366); a resource
  * the project no longer holds answers 404; every query problem.

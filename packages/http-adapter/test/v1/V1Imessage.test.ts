@@ -1,5 +1,5 @@
 /**
- * /v1 iMessage (issue 18; contract §1 9b) on a real server, the operation worker run by hand and
+ * /v1 iMessage (docs/provisioning.md) on a real server, the operation worker run by hand and
  * the simulated pool controlled by the test: the mode from entitlements, shared-line assignments
  * (seats, the cap, one live assignment per handle, the pool running out and the Dashboard's
  * auto-scale setting growing it, release kept with releasedAt), dedicated lines (402 without the

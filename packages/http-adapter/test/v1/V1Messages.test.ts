@@ -1,9 +1,10 @@
 /**
- * /v1 messages (issue 15 §1) on a real server, each backend: facts from the messaging edge build
- * the records (every status, each in its own strict shape — the accepted one exactly the spec's),
- * repeated fact ids are ignored, impossible moves rejected with their reasons, the `message.*`
- * events in the outbox and delivered to a subscribed webhook destination, the facts visible to the SQL query operation's `message_events`, one
- * message and the filtered, paged list, and who may do what.
+ * /v1 messages (docs/messages.md) on a real server, each backend: facts from the messaging edge
+ * build the records (every status, each in its own strict shape — the accepted one exactly the
+ * spec's), repeated fact ids are ignored, impossible moves rejected with their reasons, the
+ * `message.*` events in the outbox and delivered to a subscribed webhook destination, the facts
+ * visible to the SQL query operation's `message_events`, one message and the filtered, paged list,
+ * and who may do what.
  */
 import { AcceptedMessage } from "@switchboard/core/messages"
 import { testBackends } from "@switchboard/sql-adapter"

@@ -1,12 +1,11 @@
 /**
- * Message fact batches (issue 15 §1): a batch is applied in one transaction, and a batch that
+ * Message fact batches (docs/messages.md): a batch is applied in one transaction, and a batch that
  * touches the same messages many times — in any order, with repeated ids, stale and impossible
  * moves — gives exactly the results, final records and events of the same facts sent one at a
  * time — including `received` facts carrying a one-time code on a held resource, held back as
- * filtered verification codes (issue 18). Property test (seeded, bounded) through the real server
- * on each backend. And concurrent
- * batches creating the same messages (on PostgreSQL they race; the losers are rolled back and
- * decided again): each fact still applies once.
+ * filtered verification codes (docs/provisioning.md). Property test (seeded, bounded) through the
+ * real server on each backend. And concurrent batches creating the same messages (on PostgreSQL
+ * they race; the losers are rolled back and decided again): each fact still applies once.
  */
 import { testBackends } from "@switchboard/sql-adapter"
 import * as fc from "fast-check"

@@ -1,10 +1,10 @@
 /**
- * Inbound messages carrying a one-time code (issue 18's filtered verification codes fed by issue
- * 15's fact ingestion): a `received` fact naming one of the project's resources whose text carries
- * a code is held back — it shows in the filtered-code count and list (project and resource), no
- * message record, no `message.received` event (so no webhook), never the code; the fact is applied
- * with its `filteredCodeId` and a repeat is ignored. An ordinary inbound is a message as before; a
- * resource the project does not hold rejects the fact.
+ * Inbound messages carrying a one-time code (docs/provisioning.md's filtered verification codes fed
+ * by docs/messages.md's fact ingestion): a `received` fact naming one of the project's resources
+ * whose text carries a code is held back — it shows in the filtered-code count and list (project
+ * and resource), no message record, no `message.received` event (so no webhook), never the code;
+ * the fact is applied with its `filteredCodeId` and a repeat is ignored. An ordinary inbound is a
+ * message as before; a resource the project does not hold rejects the fact.
  */
 import { testBackends } from "@switchboard/sql-adapter"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -1,6 +1,6 @@
 /**
- * The organization operations of the contract beside listProjects and the billing ones already
- * served (contract.md §1 4, 5): `countProjects`, `getProjectClosureStatus`,
+ * The organization operations of the public contract beside listProjects and the billing ones
+ * already served: `countProjects`, `getProjectClosureStatus`,
  * `getOrganizationBillingOverview` and `previewOrganizationChange` — shapes (decoded with the
  * schemas the server renders with), filters, permission denials and not-found answers; the
  * organization's own subscription (bought by the host, priced like a project's fixed charge) and

@@ -1,5 +1,5 @@
 /**
- * /v1 platform provisioning (issue 18; contract §1 9a, 9d, 9f) on a real server, the operation
+ * /v1 platform provisioning (docs/provisioning.md) on a real server, the operation
  * worker run by hand: the platform list, SMS numbers (coverage, purchase, empty inventory keeping
  * the operation running, transient failures retried), operations (get with Retry-After, list
  * filters and pages, cancel and its 409s), resources (a number is a line: voice profiles reach it;

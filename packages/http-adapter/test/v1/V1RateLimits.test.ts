@@ -1,4 +1,4 @@
-/** Rate limits on /v1 (API.md §0): headers on every response, 429 over the quota, per credential. */
+/** Rate limits on /v1 (docs/api-notes/requests.md): headers on every response, 429 over the quota, per credential. */
 import { testBackends } from "@switchboard/sql-adapter"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/TestServer.js"

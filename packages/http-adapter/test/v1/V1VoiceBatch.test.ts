@@ -1,5 +1,5 @@
 /**
- * Signal batches (issue 12 goal 5): a batch is applied in one transaction, and a batch that
+ * Signal batches: a batch is applied in one transaction, and a batch that
  * touches the same calls many times — in any order, with duplicates, stale and invalid moves —
  * gives exactly the results, final calls and events of the same signals sent one at a time.
  * Property test (seeded, bounded) through the real server on each backend.

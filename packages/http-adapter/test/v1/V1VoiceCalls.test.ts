@@ -1,8 +1,8 @@
 /**
- * /v1 calls (API.md §1.5) on a real server: whole calls driven through signal ingestion and read
- * back (inbound and outbound; every end), the events each applied transition left in the outbox
- * (in order, each matching its schema), duplicates and stale signals, 100 and 101 key presses,
- * the API actions with their SIP commands, the list, and access rules.
+ * /v1 calls (docs/api-notes/voice.md) on a real server: whole calls driven through signal ingestion
+ * and read back (inbound and outbound; every end), the events each applied transition left in the
+ * outbox (in order, each matching its schema), duplicates and stale signals, 100 and 101 key
+ * presses, the API actions with their SIP commands, the list, and access rules.
  */
 import { testBackends } from "@switchboard/sql-adapter"
 import { makeSipGatewayRecording } from "@switchboard/testkit"

@@ -1,5 +1,5 @@
 /**
- * /v1 voice profiles and line profile assignments (API.md §1.5; contract.md §1 9e, §3.6) on a real
+ * /v1 voice profiles and line profile assignments (docs/api-notes/voice.md) on a real
  * server: the default and additional profiles with `expectedVersion`, outbound SIP (Idempotency-Key,
  * password once, never stored or shown again, rotation grace), inbound SIP, and assignments
  * (single and batch, all-or-nothing, the default-profile rules), with the contract's problem codes.

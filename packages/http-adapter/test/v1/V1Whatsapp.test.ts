@@ -1,5 +1,5 @@
 /**
- * /v1 WhatsApp (issue 18; contract §1 9c) on a real server, the operation worker run by hand: the
+ * /v1 WhatsApp (docs/provisioning.md) on a real server, the operation worker run by hand: the
  * WhatsApp mode and Embedded Signup configuration, connecting a Meta number (a provision that also
  * connects the WABA), registering the project's own line as a sender, the WABA and its numbers,
  * disconnecting, the ownership code a number receives, shared-line seats, dedicated lines, events,

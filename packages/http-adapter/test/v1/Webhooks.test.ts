@@ -1,8 +1,9 @@
 /**
- * Webhook delivery through the real server (issue 7): a real receiver on loopback, every delivery
- * checked by an independent verifier — the `standardwebhooks` package for v1 destinations, a
- * from-scratch HMAC for the management v0 scheme. The server runs its delivery engine with fast
- * retries (base 10 ms) and private targets allowed (the receiver is on 127.0.0.1).
+ * Webhook delivery through the real server (docs/api-notes/events-and-webhooks.md): a real receiver
+ * on loopback, every delivery checked by an independent verifier — the `standardwebhooks` package
+ * for v1 destinations, a from-scratch HMAC for the management v0 scheme. The server runs its
+ * delivery engine with fast retries (base 10 ms) and private targets allowed (the receiver is on
+ * 127.0.0.1).
  */
 import { eventCatalog, eventEnvelopeSchema, ManagementWebhooks } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"

@@ -1,5 +1,5 @@
 /**
- * The pipelined delivery engine (issue 12): deliveries claimed many at a time, sent `concurrency`
+ * The pipelined delivery engine: deliveries claimed many at a time, sent `concurrency`
  * at a time, their outcomes written in batches. Against a real receiver that answers after a few
  * milliseconds and counts the requests of each destination in flight:
  *

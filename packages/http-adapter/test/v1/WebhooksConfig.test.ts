@@ -1,6 +1,7 @@
 /**
- * The webhook settings of the server configuration: defaults per API.md §4, EGRESS_IPS validated
- * (public IPv4 only), and the policy the delivery engine gets from them.
+ * The webhook settings of the server configuration: defaults per
+ * docs/api-notes/events-and-webhooks.md, EGRESS_IPS validated (public IPv4 only), and the policy
+ * the delivery engine gets from them.
  */
 import { defaultWebhookPolicy } from "@switchboard/core/events"
 import { ConfigProvider, Effect, Result } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Fair delivery (issue 11 item 14): one project's backlog to a destination that never answers must
+ * Fair delivery: one project's backlog to a destination that never answers must
  * not hold up another project's deliveries to a healthy receiver. The engine runs with 8 attempts
  * at once and at most 2 per destination; the dead destination hangs every attempt for the whole
  * 30 s timeout. The healthy destination's deliveries all arrive while the dead one still has

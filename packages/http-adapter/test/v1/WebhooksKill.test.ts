@@ -1,8 +1,9 @@
 /**
- * No event lost when the server dies (issue 7): the real `switchboard serve` in a child process on
- * an embedded database, a receiver that accepts deliveries and never answers (so some are in
- * flight and the rest wait), SIGKILL, then a restart on the same DATA_DIR with the receiver
- * answering: every event arrives, each verified by the `standardwebhooks` package.
+ * No event lost when the server dies (docs/api-notes/events-and-webhooks.md): the real
+ * `switchboard serve` in a child process on an embedded database, a receiver that accepts
+ * deliveries and never answers (so some are in flight and the rest wait), SIGKILL, then a restart
+ * on the same DATA_DIR with the receiver answering: every event arrives, each verified by the
+ * `standardwebhooks` package.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

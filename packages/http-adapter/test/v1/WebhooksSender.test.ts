@@ -1,8 +1,8 @@
 /**
- * The server's outbound webhook sender and its guard (issue 7): https only, no private, loopback
- * or link-local targets (checked on the addresses a name resolves to, and on IP literals), no
- * redirects followed, a timeout — and, where the operator allows private targets, plain delivery
- * to a loopback receiver.
+ * The server's outbound webhook sender and its guard (docs/api-notes/events-and-webhooks.md): https
+ * only, no private, loopback or link-local targets (checked on the addresses a name resolves to,
+ * and on IP literals), no redirects followed, a timeout — and, where the operator allows private
+ * targets, plain delivery to a loopback receiver.
  */
 import { hmacSha256Sync } from "@switchboard/core/internal"
 import { Effect } from "effect"

@@ -1,9 +1,10 @@
 /**
- * The Billing feature's SQL repository (API.md §1.6; migration 0013). Subscriptions and operations
- * are jsonb records with the columns their lookups need beside them; every read-then-write locks
- * its row (`for update`) in the caller's transaction. What makes the scheduler exact with several
- * processes: each subscription's work runs with its row locked and re-checks what is due, and an
- * invoice's `unique_key` (a period boundary, an operation) can be written once.
+ * The Billing feature's SQL repository (docs/api-notes/billing.md; migration 0013). Subscriptions
+ * and operations are jsonb records with the columns their lookups need beside them; every
+ * read-then-write locks its row (`for update`) in the caller's transaction. What makes the
+ * scheduler exact with several processes: each subscription's work runs with its row locked and
+ * re-checks what is due, and an invoice's `unique_key` (a period boundary, an operation) can be
+ * written once.
  */
 import { SqlClient } from "effect/sql"
 import {

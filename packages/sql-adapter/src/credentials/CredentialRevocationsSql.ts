@@ -1,7 +1,8 @@
 /**
- * `CredentialRevocations` across server processes on one PostgreSQL (DESIGN.md D3): `pg_notify`
- * inside the revoking transaction (delivered on commit) and `LISTEN` on one dedicated connection.
- * If that connection is lost, the cache TTL (≤ 60 s) still bounds how long a revoked key works.
+ * `CredentialRevocations` across server processes on one PostgreSQL
+ * (docs/architecture.md#d3-scale-out): `pg_notify` inside the revoking transaction (delivered on
+ * commit) and `LISTEN` on one dedicated connection. If that connection is lost, the cache TTL (≤ 60
+ * s) still bounds how long a revoked key works.
  */
 import { PgClient } from "../PgClient.js"
 import { CredentialRevocations } from "@switchboard/core/accounts"

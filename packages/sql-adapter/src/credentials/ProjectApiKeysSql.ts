@@ -1,8 +1,8 @@
 /**
- * The ProjectApiKeys feature's SQL repositories (API.md §1.4). Creating a key locks its project's
- * row, so the live-key count and the project's state hold until the insert commits (concurrent
- * creates never exceed the limit, and no key lands on a project being deleted). Verification is one
- * lookup by primary key, joined with the project's state.
+ * The ProjectApiKeys feature's SQL repositories (docs/api-notes/credentials.md). Creating a key
+ * locks its project's row, so the live-key count and the project's state hold until the insert
+ * commits (concurrent creates never exceed the limit, and no key lands on a project being deleted).
+ * Verification is one lookup by primary key, joined with the project's state.
  */
 import { SqlClient } from "effect/sql"
 import { ProjectApiKey } from "@switchboard/core/accounts"

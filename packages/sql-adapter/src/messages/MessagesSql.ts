@@ -1,10 +1,10 @@
 /**
- * The messages context's SQL repository (issue 15 §1): records in `messages` (the JSON of core's
- * `Message`), applied facts in `message_event_log` (what the SQL query operation's
+ * The messages context's SQL repository (docs/messages.md): records in `messages` (the JSON of
+ * core's `Message`), applied facts in `message_event_log` (what the SQL query operation's
  * `message_events` shows). A batch reads with two statements — the messages locked in id order,
- * then, under those locks, the fact ids the project already has — and writes with one: new
- * messages (skipping ids taken meanwhile), changed ones and the facts (skipping ids taken
- * meanwhile); anything skipped answers false and the service rolls the transaction back.
+ * then, under those locks, the fact ids the project already has — and writes with one: new messages
+ * (skipping ids taken meanwhile), changed ones and the facts (skipping ids taken meanwhile);
+ * anything skipped answers false and the service rolls the transaction back.
  */
 import { SqlClient } from "effect/sql"
 import { encodeMessage, Message, MessagesRepo } from "@switchboard/core/messages"

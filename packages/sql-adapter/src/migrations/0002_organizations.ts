@@ -1,8 +1,9 @@
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
-// Organizations, memberships and invitations (API.md §1.3). Id columns use the "C" collation so
-// that cursor order `(time, id)` is plain code-unit order on every server, as the memory layer has it.
+// Organizations, memberships and invitations (docs/api-notes/accounts-and-projects.md). Id columns
+// use the "C" collation so that cursor order `(time, id)` is plain code-unit order on every server,
+// as the memory layer has it.
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`

@@ -1,8 +1,8 @@
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
-// Projects (API.md §1.4). Rows are never removed: a deleted project keeps its row (state
-// `deleted`), so its slug stays retired under the unique index.
+// Projects (docs/api-notes/accounts-and-projects.md). Rows are never removed: a deleted project
+// keeps its row (state `deleted`), so its slug stays retired under the unique index.
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`

@@ -1,8 +1,8 @@
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
-// Project API keys (API.md §1.4): the key id is the credential's prefix (primary key: one indexed
-// lookup per verification); only the SHA-256 of the secret is stored.
+// Project API keys (docs/api-notes/credentials.md): the key id is the credential's prefix
+// (primary key: one indexed lookup per verification); only the SHA-256 of the secret is stored.
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`

@@ -1,8 +1,9 @@
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
-// Upload tickets (API.md §1.2 "Uploads"). Every lookup is by upload id (the primary key); account
-// pictures live on `accounts.picture_url`, which the identity migration created.
+// Upload tickets (docs/api-notes/accounts-and-projects.md "Uploads"). Every lookup is by upload id
+// (the primary key); account pictures live on `accounts.picture_url`, which the identity migration
+// created.
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`

@@ -2,7 +2,7 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * Voice (API.md §1.5; interfaces.md A): lines, voice profiles, calls and their applied signal ids,
+ * Voice (docs/api-notes/voice.md): lines, voice profiles, calls and their applied signal ids,
  * and the simulated line provider's numbers. Profiles and calls are stored as the JSON of their
  * core schema (`record`), beside the columns their lookups and lists use. `record` is `json`, not
  * `jsonb`: it is only ever read and written whole, and skipping jsonb's conversion halves the cost
@@ -57,7 +57,7 @@ export default Effect.gen(function*() {
   yield* sql`create index calls_by_project on calls (project_id, created_at desc, call_id desc)`
   yield* sql`create index calls_by_project_status on calls (project_id, status, created_at desc, call_id desc)`
 
-  // The ids of the signals applied to each call (duplicates are ignored, calls.md §3 rule 2).
+  // The ids of the signals applied to each call (duplicates are ignored, docs/api-notes/voice.md).
   yield* sql`
     create table call_signals (
       call_id text collate "C" not null references calls (call_id),

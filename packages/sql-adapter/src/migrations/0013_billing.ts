@@ -2,10 +2,10 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * Billing (API.md §1.6): subscriptions (one per project and category), billing operations (one per
- * caller and Idempotency-Key), invoices (one per unique key: a period closes once) and billing
- * accounts (an organization's card on file, credit balance and invoice counter). Records are jsonb,
- * with the columns the lookups and the scheduler need beside them.
+ * Billing (docs/api-notes/billing.md): subscriptions (one per project and category), billing
+ * operations (one per caller and Idempotency-Key), invoices (one per unique key: a period closes
+ * once) and billing accounts (an organization's card on file, credit balance and invoice counter).
+ * Records are jsonb, with the columns the lookups and the scheduler need beside them.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -2,8 +2,9 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * Webhooks (issue 7): endpoints (v1 destinations and management webhooks) and one delivery per
- * (event, endpoint), fanned out from the events outbox (0009) by the delivery engine.
+ * Webhooks (docs/api-notes/events-and-webhooks.md): endpoints (v1 destinations and management
+ * webhooks) and one delivery per (event, endpoint), fanned out from the events outbox (0009) by the
+ * delivery engine.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -29,7 +30,7 @@ export default Effect.gen(function*() {
   yield* sql`
     create index webhook_endpoints_live on webhook_endpoints (project_id, kind, created_at, endpoint_id)
     where deleted_at is null`
-  // One live management webhook per URL and project (API.md §4: 409 on the same active URL).
+  // One live management webhook per URL and project (docs/api-notes/management-api.md: 409 on the same active URL).
   yield* sql`
     create unique index webhook_endpoints_management_url on webhook_endpoints (project_id, url)
     where kind = 'management' and deleted_at is null`

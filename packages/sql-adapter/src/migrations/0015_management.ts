@@ -1,8 +1,8 @@
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
-// Management (API.md §4): platform switches (a row per platform ever toggled; the primary key is
-// the only lookup) and a project's end users.
+// Management (docs/api-notes/management-api.md): platform switches (a row per platform ever
+// toggled; the primary key is the only lookup) and a project's end users.
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`

@@ -2,7 +2,7 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * Indexes for the delivery engine's fair claim (issue 12): the claim walks the endpoints that have
+ * Indexes for the delivery engine's fair claim: the claim walks the endpoints that have
  * pending deliveries (a skip scan of `webhook_deliveries_pending_endpoint`), counts each one's live
  * leases (`webhook_deliveries_leased`, which holds only deliveries in flight) and takes each one's
  * earliest due deliveries — so a claim costs per endpoint with pending deliveries and per

@@ -2,7 +2,7 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * The event channel (issue 14, core events/ChannelPorts.ts).
+ * The event channel (docs/event-channel.md, core events/ChannelPorts.ts).
  *
  * - `events.seq`: the per-project cursor. A trigger takes it from `event_seqs` under that row's lock,
  *   held until the inserting transaction ends, so a project's seqs commit in increasing order (a

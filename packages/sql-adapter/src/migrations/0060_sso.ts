@@ -1,10 +1,10 @@
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
-// Organization SSO (issue 17): one connection per organization (its claimed domains as jsonb, found
-// by a verified domain through a GIN index), pending sign-ins by the hash of their `state` (swept by
-// expiry), linked provider subjects, and the Dashboard sessions opened through an organization's SSO
-// (gone with the session).
+// Organization SSO (docs/sso.md): one connection per organization (its claimed domains as jsonb,
+// found by a verified domain through a GIN index), pending sign-ins by the hash of their `state`
+// (swept by expiry), linked provider subjects, and the Dashboard sessions opened through an
+// organization's SSO (gone with the session).
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`

@@ -2,11 +2,11 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * Platform provisioning (issue 18): the voice feature's `lines` become the table of every resource
- * a project holds — a line is a resource; bots and domains are resources without a number — and
- * `platform_operations` holds the provisioning operations with the worker's lease columns.
- * A line stored by the voice feature leaves the resource columns null; its type and abilities
- * follow from its platform (core `lineResourceDefaults`).
+ * Platform provisioning (docs/provisioning.md): the voice feature's `lines` become the table of
+ * every resource a project holds — a line is a resource; bots and domains are resources without a
+ * number — and `platform_operations` holds the provisioning operations with the worker's lease
+ * columns. A line stored by the voice feature leaves the resource columns null; its type and
+ * abilities follow from its platform (core `lineResourceDefaults`).
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

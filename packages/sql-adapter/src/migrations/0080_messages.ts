@@ -2,7 +2,7 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * Message records (issue 15 §1): `messages` keeps each record as the JSON of core's `Message`
+ * Message records (docs/messages.md): `messages` keeps each record as the JSON of core's `Message`
  * next to the columns its lookups use; a message id is unique within its project. The facts
  * applied to them are rows of `message_event_log` (0040), whose primary key (project, fact id)
  * makes a fact apply once. Lists are newest first, optionally by platform or status.

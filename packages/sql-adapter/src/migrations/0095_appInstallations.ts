@@ -1,10 +1,10 @@
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
-// App installation (issue 17 §3): installation requests from creation to delivery (the account that
-// opened one lists its pending ones; an approved one is found by the SHA-256 of its code), each
-// app's registered public keys, and the jtis of the client assertions already used (per app, until
-// the assertion expires).
+// App installation (docs/app-installation.md): installation requests from creation to delivery (the
+// account that opened one lists its pending ones; an approved one is found by the SHA-256 of its
+// code), each app's registered public keys, and the jtis of the client assertions already used (per
+// app, until the assertion expires).
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* sql`

@@ -2,10 +2,11 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * WhatsApp and filtered verification codes (issue 18): a project's WhatsApp Business Account
- * connection (one per project; its senders are resources in `lines`), the WhatsApp shared-line
- * assignments (one unreleased per handle and project), and the record of OTP-bearing inbound
- * messages held back before delivery (where and when — the code only for WhatsApp ownership codes).
+ * WhatsApp and filtered verification codes (docs/provisioning.md): a project's WhatsApp Business
+ * Account connection (one per project; its senders are resources in `lines`), the WhatsApp
+ * shared-line assignments (one unreleased per handle and project), and the record of OTP-bearing
+ * inbound messages held back before delivery (where and when — the code only for WhatsApp ownership
+ * codes).
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -2,7 +2,7 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * iMessage shared-line assignments (issue 18; contract §1 9b): an end user's handle on a seat of
+ * iMessage shared-line assignments (docs/provisioning.md): an end user's handle on a seat of
  * a pooled shared line. One live assignment per (project, platform, handle) — handles compared
  * case-insensitively (`handle_key`); released rows stay with `released_at`. Dedicated lines are
  * resources in `lines` (migration 0070).

@@ -2,7 +2,7 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * Attachments (issue 18; contract §1 8c): one row per file a project uploaded or received; the
+ * Attachments (docs/provisioning.md): one row per file a project uploaded or received; the
  * bytes are in the blob store under `blob_key` once `ready`. Lists order by creation or update time.
  */
 export default Effect.gen(function*() {

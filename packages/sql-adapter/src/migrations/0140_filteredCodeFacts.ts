@@ -2,9 +2,10 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * Filtered verification codes held back from message facts (issue 18 with issue 15's ingestion):
- * the fact id a record came from, unique per project so a fact applies once (a repeat is ignored).
- * Records made without a fact (`VerificationCodes.recordInbound`) have none.
+ * Filtered verification codes held back from message facts (docs/provisioning.md with
+ * docs/messages.md's ingestion): the fact id a record came from, unique per project so a fact
+ * applies once (a repeat is ignored). Records made without a fact
+ * (`VerificationCodes.recordInbound`) have none.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

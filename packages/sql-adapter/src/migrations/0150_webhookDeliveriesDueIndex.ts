@@ -2,7 +2,7 @@ import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
- * Drops `webhook_deliveries_due` (issue 12 goal 6): since 0016 the claim takes each endpoint's
+ * Drops `webhook_deliveries_due`: since 0016 the claim takes each endpoint's
  * earliest due deliveries from `webhook_deliveries_pending_endpoint`, so this index only cost an
  * entry per delivery inserted and per claim (a claim's update is never HOT: it changes the leased
  * index's columns). The oldest due delivery (the dashboard's figure) is read per endpoint from

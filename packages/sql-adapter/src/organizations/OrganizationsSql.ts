@@ -1,8 +1,8 @@
 /**
- * The Organizations feature's SQL repositories (API.md §1.3): organizations, memberships and
- * invitations. Read-then-write operations run in one transaction with a row lock: removing a member
- * locks the organization (so two removals cannot both leave it ownerless), accepting locks the
- * invitation (so a token is used once).
+ * The Organizations feature's SQL repositories (docs/api-notes/accounts-and-projects.md):
+ * organizations, memberships and invitations. Read-then-write operations run in one transaction
+ * with a row lock: removing a member locks the organization (so two removals cannot both leave it
+ * ownerless), accepting locks the invitation (so a token is used once).
  */
 import { SqlClient, SqlSchema } from "effect/sql"
 import {

@@ -1,8 +1,9 @@
 /**
- * The Management feature's repositories in SQL (API.md §4): platform switches (one upsert per
- * toggle) and end users. The unique index on (project, phone number, assigned number) decides
- * between concurrent inserts (a violation is `ProjectUserExists`); the service locks the project row
- * around its read-then-write, so the per-project count holds until the insert commits.
+ * The Management feature's repositories in SQL (docs/api-notes/management-api.md): platform
+ * switches (one upsert per toggle) and end users. The unique index on (project, phone number,
+ * assigned number) decides between concurrent inserts (a violation is `ProjectUserExists`); the
+ * service locks the project row around its read-then-write, so the per-project count holds until
+ * the insert commits.
  */
 import { SqlClient } from "effect/sql"
 import {

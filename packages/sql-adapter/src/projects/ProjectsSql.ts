@@ -1,8 +1,8 @@
 /**
- * The Projects feature's SQL repositories (API.md §1.4). The slug's unique index decides between
- * concurrent creates (a violation is `SlugInUse`); read-then-write operations lock the row (`lock`,
- * inside the service's transaction); the closure job takes due rows with `FOR UPDATE SKIP LOCKED`,
- * so several processes finish each project once.
+ * The Projects feature's SQL repositories (docs/api-notes/accounts-and-projects.md). The slug's
+ * unique index decides between concurrent creates (a violation is `SlugInUse`); read-then-write
+ * operations lock the row (`lock`, inside the service's transaction); the closure job takes due
+ * rows with `FOR UPDATE SKIP LOCKED`, so several processes finish each project once.
  */
 import { SqlClient } from "effect/sql"
 import { Projects } from "@switchboard/core"

@@ -1,4 +1,4 @@
-/** Idempotency records in PostgreSQL, shared by every server process (API.md §0, DESIGN.md D3). */
+/** Idempotency records in PostgreSQL, shared by every server process (docs/api-notes/requests.md, docs/architecture.md#d3-scale-out). */
 import { SqlClient, type SqlError } from "effect/sql"
 import {
   BeginOutcome,

@@ -1,6 +1,7 @@
 /**
- * Rate-limit counters shared by every server process through PostgreSQL (DESIGN.md D3, API.md §0),
- * without a database write per request.
+ * Rate-limit counters shared by every server process through PostgreSQL
+ * (docs/architecture.md#d3-scale-out, docs/api-notes/requests.md), without a database write per
+ * request.
  *
  * Each process keeps, per (policy, key, window), the count PostgreSQL last reported (`shared`) and
  * the hits it has admitted since (`pending`). The first hit of a key in a window in this process is
@@ -9,7 +10,7 @@
  * is adding right now, so a hit during a sync still sees them), and every `syncMillis` one
  * multi-row upsert adds all pending counts and reads back the shared totals.
  *
- * Tolerance (documented in the README): hits admitted by other processes become visible here at
+ * Tolerance (documented in docs/api-notes/requests.md): hits admitted by other processes become visible here at
  * their next sync, so over one window N processes can admit at most
  *   quota + (N − 1) × (hits one process admits for that key in one sync interval)
  * and never more than N × quota. With one process (or exact mode, `syncMillis` 0) it is exact.

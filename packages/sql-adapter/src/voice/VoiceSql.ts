@@ -1,5 +1,5 @@
 /**
- * The Voice feature's SQL repositories (API.md §1.5; interfaces.md A). Profiles and calls are
+ * The Voice feature's SQL repositories (docs/api-notes/voice.md). Profiles and calls are
  * stored as the JSON of their core schema (`record`) next to the columns their lookups use; a
  * call's row lock (`lock`: `FOR UPDATE`) serialises concurrent signals of one call, and
  * `insert … ON CONFLICT DO NOTHING` decides between concurrent `started` signals. The unique index

@@ -1,8 +1,8 @@
 /**
- * The app installation feature's part of the repository contract suite (issue 17 §3): requests
- * stored and replaced whole, found by the hash of their code, the account's pending ones listed
- * newest first without expired or decided ones; key sets replaced; an assertion jti accepted once
- * per app until it expires.
+ * The app installation feature's part of the repository contract suite (docs/app-installation.md):
+ * requests stored and replaced whole, found by the hash of their code, the account's pending ones
+ * listed newest first without expired or decided ones; key sets replaced; an assertion jti accepted
+ * once per app until it expires.
  */
 import type { Vitest } from "@effect/vitest"
 import { type StorePorts } from "@switchboard/core"

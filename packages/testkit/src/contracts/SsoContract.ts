@@ -1,5 +1,5 @@
 /**
- * The SSO feature's part of the repository contract suite (issue 17): connections written by
+ * The SSO feature's part of the repository contract suite (docs/sso.md): connections written by
  * compare-and-set on their version, found by a verified domain, deleted by version; pending
  * sign-ins consumed once and never after they expire; identities linked once; SSO sessions.
  */

@@ -1,7 +1,7 @@
 /**
- * The app installation feature's memory layer (issue 17 §3): installation requests, the apps' key
- * sets and the used assertion `jti`s as tables of the shared `MemoryState` (they roll back with
- * transactions).
+ * The app installation feature's memory layer (docs/app-installation.md): installation requests,
+ * the apps' key sets and the used assertion `jti`s as tables of the shared `MemoryState` (they roll
+ * back with transactions).
  */
 import { AppInstallationsRepo, type AppKeySetRecord, type InstallationRequestRecord } from "@switchboard/core/oauth"
 import { DateTime, Effect, Layer, Option } from "effect"

@@ -3,7 +3,7 @@
  * tables of the shared `MemoryState` (so transactions roll them back; memory transactions run one
  * at a time, so `lock*` is a read). Projects are read from the Projects memory table, as the SQL
  * layer joins them. Also the non-repository ports for tests: `billingTestCatalog` (the worked
- * examples' catalog of reference/billing.md §4, with one default per category) and a scriptable
+ * examples' catalog of docs/api-notes/billing.md, with one default per category) and a scriptable
  * `PaymentProvider` (`ScriptedPayments`).
  */
 import { type Billing } from "@switchboard/core"
@@ -192,7 +192,7 @@ const make = Effect.gen(function*() {
 export const BillingRepoMemory: Layer.Layer<BillingRepo, never, MemoryState> = Layer.effect(BillingRepo, make)
 
 // ---------------------------------------------------------------------------------------------
-// The test catalog (reference/billing.md §4, plus usage charges and one default per category)
+// The test catalog (docs/api-notes/billing.md, plus usage charges and one default per category)
 // ---------------------------------------------------------------------------------------------
 
 const plan = (p: {
@@ -224,7 +224,7 @@ const charge = (code: string, name: string, unit: number, o: { advance?: boolean
 
 const apiCalls = { chargeCode: "api_calls", metricCode: "api_call", name: "API calls", unitAmountCents: "0.05", freeUnits: 0, payInAdvance: false }
 
-/** The catalog of reference/billing.md §4 in three categories (defaults: starter, API basic, studio basic). */
+/** The catalog of docs/api-notes/billing.md in three categories (defaults: starter, API basic, studio basic). */
 export const billingTestCatalogJson = {
   messaging: [
     plan({ planCode: "starter_monthly", name: "Starter", tier: 1, base: 2900, interval: "monthly", advance: true, isDefault: true,

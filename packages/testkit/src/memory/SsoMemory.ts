@@ -1,8 +1,9 @@
 /**
- * The SSO feature's memory layers (issue 17): connections, pending sign-ins, linked identities and
- * SSO sessions as tables of the shared `MemoryState` (they roll back with transactions); the plan
- * codes come from the billing feature's `billing_subscriptions` and `billing_organization_subscriptions` tables. Test doubles of the outbound
- * ports: `DnsTxtResolverMemory` (TXT records a test publishes) and `SsoOutboundUnreachable`.
+ * The SSO feature's memory layers (docs/sso.md): connections, pending sign-ins, linked identities
+ * and SSO sessions as tables of the shared `MemoryState` (they roll back with transactions); the
+ * plan codes come from the billing feature's `billing_subscriptions` and
+ * `billing_organization_subscriptions` tables. Test doubles of the outbound ports:
+ * `DnsTxtResolverMemory` (TXT records a test publishes) and `SsoOutboundUnreachable`.
  */
 import type { OrganizationSubscriptionRecord, SubscriptionRecord } from "@switchboard/core/billing"
 import type { SessionRecord } from "@switchboard/core/dashboard"
