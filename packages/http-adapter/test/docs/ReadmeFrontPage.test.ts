@@ -2,13 +2,13 @@
  * The README is a front page and the documents behind it hold together: the README stays short
  * (at most 200 lines) with exactly two commands in its "two commands" block; every relative link
  * in the README, CONTRIBUTING.md, docs/ (not the generated docs/api/) and bench/README.md resolves
- * to a file inside the repository, and every `#anchor` to a heading of its target; and none of
- * those documents sends a reader to a document the repository does not have (upstream
- * specifications, or tracker issues by number).
+ * to a file inside the repository, and every `#anchor` to a heading of its target. (That they cite no document a clone lacks is
+ * test/server/Citations.test.ts, which scans these documents with the sources.)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
+import { headingAnchors as anchors, prose } from "../support/Markdown.js"
 
 const root = resolve(import.meta.dirname, "..", "..", "..", "..")
 const read = (file: string): string => readFileSync(join(root, file), "utf8")
@@ -21,11 +21,15 @@ const markdownUnder = (dir: string): Array<string> =>
     return entry.name.endsWith(".md") ? [path] : []
   })
 
-/** The documents this test holds to its rules. */
-const documents = (): Array<string> => ["README.md", "CONTRIBUTING.md", "bench/README.md", ...markdownUnder("docs")]
-
-/** Markdown without its fenced code blocks (links and citations inside code are not links). */
-const prose = (markdown: string): string => markdown.replace(/^[ \t]*(```|~~~)[^\n]*\n[\s\S]*?^[ \t]*\1[ \t]*$/gm, "")
+/** The documents this test holds to its rules: the repository's Markdown and each package's README. */
+const documents = (): Array<string> => [
+  "README.md",
+  "CONTRIBUTING.md",
+  "CHANGELOG.md",
+  "bench/README.md",
+  ...markdownUnder("docs"),
+  ...readdirSync(join(root, "packages")).map((p) => `packages/${p}/README.md`).filter((f) => existsSync(join(root, f)))
+]
 
 /** The targets of inline links `[text](target)` and reference definitions `[id]: target` in prose. */
 const linkTargets = (markdown: string): Array<string> => {
@@ -34,29 +38,6 @@ const linkTargets = (markdown: string): Array<string> => {
     ...[...text.matchAll(/\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!),
     ...[...text.matchAll(/^\s{0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm)].map((m) => m[1]!)
   ].filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target))
-}
-
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
-const slug = (heading: string): string =>
-  heading
-    .replace(/`/g, "")
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-    .replace(/\s/g, "-")
-
-/** Every anchor a Markdown document offers: its headings' slugs (repeats numbered) and explicit ids. */
-const anchors = (markdown: string): Set<string> => {
-  const seen = new Map<string, number>()
-  const out = new Set<string>()
-  for (const m of prose(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
-    const base = slug(m[1]!)
-    const n = seen.get(base) ?? 0
-    seen.set(base, n + 1)
-    out.add(n === 0 ? base : `${base}-${n}`)
-  }
-  for (const m of markdown.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) out.add(m[1]!)
-  return out
 }
 
 /** The broken links of one document: each as `file → target (why)`. */
@@ -76,10 +57,6 @@ const readFromDisk = (path: string): string | undefined => {
   if (!existsSync(path)) return undefined
   return statSync(path).isDirectory() ? "" : readFileSync(path, "utf8")
 }
-
-/** Citations of documents that are not in the repository. */
-const outsideCitations = (markdown: string): Array<string> =>
-  [...markdown.matchAll(/(?<![\w-])(?:SPEC|API|DESIGN)\.md\b|(?<![\w@/-])reference\/|\b[Ii]ssues?\s+#?\d+/g)].map((m) => m[0])
 
 /** The sh blocks of the README's section whose heading names "two commands". */
 const twoCommandBlocks = (readme: string): Array<Array<string>> => {
@@ -157,24 +134,13 @@ describe("the rules this test applies", () => {
     ])
   })
 
-  it("finds citations of documents the repository does not have", () => {
-    expect(outsideCitations("see SPEC.md § 3, API.md §2, DESIGN.md, reference/oauth.md and issue 12; also Issue #7")).toEqual([
-      "SPEC.md",
-      "API.md",
-      "DESIGN.md",
-      "reference/",
-      "issue 12",
-      "Issue #7"
-    ])
-    expect(outsideCitations("@scalar/api-reference/dist, docs/api/README.md, dashboard-api.md, the issue's goal, issues[].message")).toEqual([])
-  })
 })
 
 describe("the repository's documents", () => {
   const files = documents()
 
-  it("are the README, CONTRIBUTING.md, bench/README.md and docs/ without docs/api/", () => {
-    expect(files).toEqual(expect.arrayContaining(["README.md", "CONTRIBUTING.md", "bench/README.md", "docs/api-notes/README.md", "docs/operations.md"]))
+  it("are the README, CONTRIBUTING.md, the changelog, bench/README.md, docs/ without docs/api/, and the packages' READMEs", () => {
+    expect(files).toEqual(expect.arrayContaining(["README.md", "CONTRIBUTING.md", "bench/README.md", "docs/api-notes/README.md", "docs/operations.md", "packages/core/README.md"]))
     expect(files.filter((f) => f.startsWith("docs/api/"))).toEqual([])
   })
 
@@ -182,10 +148,5 @@ describe("the repository's documents", () => {
     const broken = files.flatMap((file) => brokenLinks(file, read(file), readFromDisk))
     expect(files.reduce((n, file) => n + linkTargets(read(file)).length, 0)).toBeGreaterThan(50)
     expect(broken).toEqual([])
-  })
-
-  it("cite no document the repository does not have", () => {
-    const cited = files.flatMap((file) => outsideCitations(read(file)).map((c) => `${file}: ${c}`))
-    expect(cited).toEqual([])
   })
 })
