@@ -7,38 +7,24 @@
  * project secret is rotated, its session is closed when the token expires (4401) and it can mint no
  * new one.
  */
-import { EventChannelStore } from "@switchboard/core/events"
 import { testBackends } from "@switchboard/sql-adapter"
-import { DateTime, Effect } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newChannelProject } from "../support/ChannelClient.js"
+import { newChannelProject, type SdkClient, startSdkClient, until } from "../support/ChannelClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 const script = join(import.meta.dirname, "fixtures", "spectrumClient.mjs")
 
-const until = async (what: string, check: () => Promise<boolean> | boolean, ms = 30_000) => {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
 for (const backend of testBackends()) {
   let s: TestServer
-  let child: ChildProcess | undefined
-  let out = ""
+  let sdk: SdkClient | undefined
   beforeAll(async () => {
     s = await startTestServer(backend, { channelTokenTtlSeconds: 8, channelHeartbeatMs: 1_000, ingressReplyWaitMs: 15_000 }, undefined, undefined, {
       tls: true
     })
   })
   afterAll(async () => {
-    child?.kill("SIGKILL")
+    sdk?.child.kill("SIGKILL")
     await s?.close()
   })
 
@@ -46,45 +32,28 @@ for (const backend of testBackends()) {
     it("mints, connects over wss, handles an ingress event and its reply answers the poster; a rotated secret ends it", async () => {
       const p = await newChannelProject(s)
       const endpoint = await p.ingress("slack", "team-9")
-      const dir = mkdtempSync(join(tmpdir(), "sb-sdk-"))
-      const ca = join(dir, "ca.pem")
-      writeFileSync(ca, s.tlsCa!)
-      child = spawn(process.execPath, ["--experimental-websocket", script], {
-        env: {
-          ...process.env,
-          NODE_EXTRA_CA_CERTS: ca,
-          SPECTRUM_CLOUD_URL: s.tlsBaseUrl!,
-          SPECTRUM_FUSOR_WS_URL: `${s.tlsBaseUrl!.replace(/^https/, "wss")}/v1/subscribe`,
-          PROJECT_ID: p.projectId,
-          PROJECT_SECRET: p.secret
-        },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      child.stdout!.on("data", (d) => (out += d))
-      child.stderr!.on("data", (d) => (out += d))
-      const present = () =>
-        s.run(Effect.flatMap(EventChannelStore, (store) => store.present(p.projectId, "fusor", DateTime.makeUnsafe(Date.now() - 60_000) as DateTime.Utc)))
-      await until(`the SDK's session (output: ${out})`, present)
+      sdk = await startSdkClient(s, p, script)
+      const out = () => sdk!.output()
 
       const res = await fetch(`${endpoint.url}/`.replace(/\/$/, ""), {
         method: "POST",
         headers: { "content-type": "application/json", "x-slack-signature": "v0=feed" },
         body: JSON.stringify({ type: "url_verification", challenge: "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P" })
       })
-      expect(res.status, out).toBe(200)
+      expect(res.status, out()).toBe(200)
       expect(res.headers.get("x-handled-by")).toBe("spectrum-ts")
       expect(await res.text()).toBe("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P")
-      const handled = out.split("\n").filter((l) => l.startsWith("{\"handled\"")).map((l) => JSON.parse(l).handled)
+      const handled = out().split("\n").filter((l) => l.startsWith("{\"handled\"")).map((l) => JSON.parse(l).handled)
       expect(handled).toHaveLength(1)
       expect(handled[0]).toMatchObject({ signature: "v0=feed", body: { type: "url_verification" } })
       expect(handled[0].path).toMatch(/^\/ingress\//)
 
       // Rotate: the SDK's token expires (8 s), the server closes with 4401, the SDK cannot mint again.
       await p.rotate()
-      await until("the session to end after the token expired", async () => !(await present()) && s.channel.sessionCount() === 0, 45_000)
+      await until("the session to end after the token expired", async () => !(await sdk!.present()) && s.channel.sessionCount() === 0, 45_000)
       const after = await fetch(endpoint.url, { method: "POST", body: JSON.stringify({ challenge: "x" }) })
       expect(after.status).toBe(202)
-      child.kill("SIGTERM")
+      sdk.child.kill("SIGTERM")
     }, 150_000)
   })
 }

@@ -5,35 +5,21 @@
  * provider refuses with a reason, is 400 with that reason (no retry). The Bot API is a local
  * stand-in that records what the provider calls at start (getWebhookInfo, setWebhook).
  */
-import { EventChannelStore } from "@switchboard/core/events"
-import { DateTime, Effect } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newChannelProject } from "../support/ChannelClient.js"
+import { newChannelProject, type SdkClient, startSdkClient } from "../support/ChannelClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 const script = join(import.meta.dirname, "fixtures", "spectrumTelegram.mjs")
-
-const until = async (what: string, check: () => Promise<boolean> | boolean, ms = 30_000) => {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 describe("the SDK's Telegram provider through an ingress URL (pglite)", () => {
   let s: TestServer
   let botApi: Server
   let botApiUrl: string
   const calls: Array<{ method: string; body: string }> = []
-  let child: ChildProcess | undefined
-  let out = ""
+  let sdk: SdkClient | undefined
 
   beforeAll(async () => {
     s = await startTestServer("pglite", { channelHeartbeatMs: 1_000, ingressReplyWaitMs: 15_000 }, undefined, undefined, { tls: true })
@@ -52,7 +38,7 @@ describe("the SDK's Telegram provider through an ingress URL (pglite)", () => {
     botApiUrl = `http://127.0.0.1:${(botApi.address() as AddressInfo).port}`
   })
   afterAll(async () => {
-    child?.kill("SIGKILL")
+    sdk?.child.kill("SIGKILL")
     await new Promise((resolve) => botApi.close(resolve))
     await s?.close()
   })
@@ -60,28 +46,8 @@ describe("the SDK's Telegram provider through an ingress URL (pglite)", () => {
   it("a handled update is 200, a refused one 400 with the provider's reason", async () => {
     const p = await newChannelProject(s)
     const endpoint = await p.ingress("telegram", "bot_123456")
-    const dir = mkdtempSync(join(tmpdir(), "sb-telegram-"))
-    const ca = join(dir, "ca.pem")
-    writeFileSync(ca, s.tlsCa!)
-    child = spawn(process.execPath, ["--experimental-websocket", script], {
-      env: {
-        ...process.env,
-        NODE_EXTRA_CA_CERTS: ca,
-        SPECTRUM_CLOUD_URL: s.tlsBaseUrl!,
-        SPECTRUM_FUSOR_WS_URL: `${s.tlsBaseUrl!.replace(/^https/, "wss")}/v1/subscribe`,
-        PROJECT_ID: p.projectId,
-        PROJECT_SECRET: p.secret,
-        TELEGRAM_BASE_URL: botApiUrl
-      },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    child.stdout!.on("data", (d) => (out += d))
-    child.stderr!.on("data", (d) => (out += d))
-    const present = () =>
-      s.run(Effect.flatMap(EventChannelStore, (store) => store.present(p.projectId, "fusor", DateTime.makeUnsafe(Date.now() - 60_000) as DateTime.Utc)))
-    await until("the SDK's session", present).catch((e: Error) => {
-      throw new Error(`${e.message}; the SDK printed: ${out}`)
-    })
+    sdk = await startSdkClient(s, p, script, { TELEGRAM_BASE_URL: botApiUrl })
+    const out = sdk.output
 
     const update = { update_id: 1001, message: { message_id: 7, date: 1_767_000_000, chat: { id: 42, type: "private" }, from: { id: 42, is_bot: false, first_name: "Ada" }, text: "hello" } }
     const handled = await fetch(endpoint.url, {
@@ -89,14 +55,14 @@ describe("the SDK's Telegram provider through an ingress URL (pglite)", () => {
       headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "right-secret" },
       body: JSON.stringify(update)
     })
-    expect(handled.status, out).toBe(200)
+    expect(handled.status, out()).toBe(200)
 
     const refused = await fetch(endpoint.url, {
       method: "POST",
       headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": "wrong-secret" },
       body: JSON.stringify({ ...update, update_id: 1002 })
     })
-    expect(refused.status, out).toBe(400)
+    expect(refused.status, out()).toBe(400)
     expect(await refused.text()).toMatch(/secret token/i)
 
     // At start the provider registered the SDK's own edge (https://<slug>.spctrm.dev/telegram) as the
@@ -104,6 +70,6 @@ describe("the SDK's Telegram provider through an ingress URL (pglite)", () => {
     const registered = calls.filter((c) => c.method === "setWebhook").map((c) => JSON.parse(c.body).url as string)
     expect(registered).toHaveLength(1)
     expect(registered[0]).toMatch(/^https:\/\/[^/]+\.spctrm\.dev\/telegram$/)
-    child.kill("SIGTERM")
+    sdk.child.kill("SIGTERM")
   }, 120_000)
 })

@@ -6,6 +6,10 @@ import { EventChannelStore, type EventEnvelope } from "@switchboard/core/events"
 import { AccountId, formatTypeId, IdKinds, OrganizationId, uuidv7Bytes } from "@switchboard/core/shared"
 import { OrganizationsRepo } from "@switchboard/core/organizations"
 import { DateTime, Effect } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { expect } from "vitest"
 import WebSocket from "ws"
 import { httpClient } from "./HttpClient.js"
@@ -133,3 +137,59 @@ export const commitEvents = (s: TestServer, projectId: string, n: number, type =
     }
     return seqs
   }))
+
+/** Polls `check` every 50 ms until it holds; past `ms`, fails naming `what`. */
+export const until = async (what: string, check: () => Promise<boolean> | boolean, ms = 30_000) => {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/** A spectrum-ts SDK script running in a child process against the test server, and what it printed. */
+export interface SdkClient {
+  readonly child: ChildProcess
+  /** Everything the child wrote to stdout and stderr so far. */
+  readonly output: () => string
+  /** Whether the project has a live `fusor` session (the SDK's) refreshed within the last minute. */
+  readonly present: () => Promise<boolean>
+}
+
+/**
+ * Runs `script` in `node --experimental-websocket` (the SDK needs a global WebSocket) with only the
+ * SDK's URLs pointed at the server's TLS listener, the test certificate trusted
+ * (NODE_EXTRA_CA_CERTS) and the project's credentials; `env` adds the script's own. Resolves once
+ * the SDK's session is present.
+ */
+export const startSdkClient = async (
+  s: TestServer,
+  project: { readonly projectId: string; readonly secret: string },
+  script: string,
+  env: Record<string, string> = {}
+): Promise<SdkClient> => {
+  const ca = join(mkdtempSync(join(tmpdir(), "sb-sdk-")), "ca.pem")
+  writeFileSync(ca, s.tlsCa!)
+  let out = ""
+  const child = spawn(process.execPath, ["--experimental-websocket", script], {
+    env: {
+      ...process.env,
+      NODE_EXTRA_CA_CERTS: ca,
+      SPECTRUM_CLOUD_URL: s.tlsBaseUrl!,
+      SPECTRUM_FUSOR_WS_URL: channelTlsUrl(s),
+      PROJECT_ID: project.projectId,
+      PROJECT_SECRET: project.secret,
+      ...env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  child.stdout!.on("data", (d) => (out += d))
+  child.stderr!.on("data", (d) => (out += d))
+  const present = () =>
+    s.run(Effect.flatMap(EventChannelStore, (store) => store.present(project.projectId, "fusor", DateTime.makeUnsafe(Date.now() - 60_000) as DateTime.Utc)))
+  await until("the SDK's session", present).catch((e: Error) => {
+    child.kill("SIGKILL")
+    throw new Error(`${e.message}; the SDK printed: ${out}`)
+  })
+  return { child, output: () => out, present }
+}
