@@ -102,7 +102,7 @@ export const bootstrapLine = (p: { accountId: string; email: string; password: R
   } satisfies BootstrapLine)
 
 /** Where a first start keeps the bootstrap credentials: `DATA_DIR/bootstrap.json`, the path as configured. */
-export const bootstrapFileOf = (config: Pick<ServerConfigShape, "dataDir">) => join(config.dataDir, "bootstrap.json")
+const bootstrapFileOf = (config: Pick<ServerConfigShape, "dataDir">) => join(config.dataDir, "bootstrap.json")
 
 /**
  * Writes the first account's credentials to `path` as one JSON object
@@ -110,7 +110,7 @@ export const bootstrapFileOf = (config: Pick<ServerConfigShape, "dataDir">) => j
  * a temporary file created exclusively next to it, flushed, then renamed onto `path`, so a reader
  * never sees half a file.
  */
-export const writeBootstrapFile = (path: string, p: { accountId: string; email: string; password: Redacted.Redacted<string>; serviceKey: Redacted.Redacted<string> }) => {
+const writeBootstrapFile = (path: string, p: { accountId: string; email: string; password: Redacted.Redacted<string>; serviceKey: Redacted.Redacted<string> }) => {
   const text = `${JSON.stringify({
     accountId: p.accountId,
     email: p.email,
