@@ -1,5 +1,5 @@
 /**
- * The CLI's compiled form, cached (issue 12 goal 8). Loading the TypeScript sources through tsx's
+ * The CLI's compiled form, cached. Loading the TypeScript sources through tsx's
  * loader costs seconds at every start: each of ~1 200 modules (our sources and the Effect packages)
  * goes through the loader's hooks thread one message at a time, and ours are transpiled. Instead
  * the CLI entry is bundled once with esbuild (tsx's own compiler) into one ES module — our

@@ -5,7 +5,7 @@
  *   switchboard admin rotate-signing-key [--json]
  *   switchboard admin prepare-cache
  *   switchboard --version | --help | <command> --help
- * Flags map onto the same configuration as the environment (DESIGN.md §4).
+ * Flags map onto the same configuration as the environment (docs/configuration.md).
  */
 import { provisionAccount } from "@switchboard/core/accounts"
 import { SigningKeys } from "@switchboard/core/oauth"
@@ -36,7 +36,8 @@ const commandHelp: Record<string, string> = {
 
 Runs the server (what \`npm start\` runs) until SIGINT/SIGTERM, then finishes in-flight requests and
 closes the database. Takes no flags: it is configured by environment variables (README.md,
-"Configuration"). A first start on an empty store prints the bootstrap account's credentials once.
+"Configuration"). A first start on an empty store prints the bootstrap account's credentials once
+and keeps them in DATA_DIR/bootstrap.json (mode 0600); later starts say whether that file is there.
 Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad configuration or arguments.`,
   admin: `Usage:
   switchboard admin create-account --email <email> [--password <password>] [--json]
@@ -196,7 +197,7 @@ const createAccount = (args: ReadonlyArray<string>) => {
 }
 
 /**
- * Rotates the JWT signing keys (reference/oauth.md §2.2): the next key, published since the last
+ * Rotates the JWT signing keys (docs/api-notes/oauth.md): the next key, published since the last
  * rotation (so every relying party and server already holds it), starts signing; the current key
  * retires but stays published until the last token it signed has expired; a new next key is
  * published. Servers pick the change up within their key cache's lifetime (30 s) and keep

@@ -1,5 +1,5 @@
 /**
- * The composition root (DESIGN.md §2): picks the storage (PGlite in DATA_DIR, or PostgreSQL with
+ * The composition root (docs/architecture.md): picks the storage (PGlite in DATA_DIR, or PostgreSQL with
  * DATABASE_URL), wires core and HTTP, bootstraps an empty store, listens, and shuts down cleanly —
  * on SIGINT/SIGTERM it stops accepting, lets in-flight requests finish (up to a grace period), then
  * closes the server and the database.
@@ -13,7 +13,8 @@ import { CredentialCachePolicy } from "@switchboard/core/credentials"
 import { Ids, SecretsLive } from "@switchboard/core/shared"
 import { DatabaseConfig, needsInit, StoreSql } from "@switchboard/sql-adapter"
 import { Deferred, Duration, Effect, Formatter, Layer, Logger, Option, Redacted, Schedule } from "effect"
-import { join } from "node:path"
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { serverAdapters, serverWorkers } from "../Features.js"
 import { HttpLive, InFlightLive } from "../Http.js"
 import { InFlight } from "../http/pipeline/InFlight.js"
@@ -100,6 +101,54 @@ export const bootstrapLine = (p: { accountId: string; email: string; password: R
     bootstrap: { accountId: p.accountId, email: p.email, password: Redacted.value(p.password), serviceKey: Redacted.value(p.serviceKey) }
   } satisfies BootstrapLine)
 
+/** Where a first start keeps the bootstrap credentials: `DATA_DIR/bootstrap.json`, the path as configured. */
+const bootstrapFileOf = (config: Pick<ServerConfigShape, "dataDir">) => join(config.dataDir, "bootstrap.json")
+
+/**
+ * Writes the first account's credentials to `path` as one JSON object
+ * `{accountId, email, password, serviceKey, createdAt}`, readable by the owner only (mode 0600):
+ * a temporary file created exclusively next to it, flushed, then renamed onto `path`, so a reader
+ * never sees half a file.
+ */
+const writeBootstrapFile = (path: string, p: { accountId: string; email: string; password: Redacted.Redacted<string>; serviceKey: Redacted.Redacted<string> }) => {
+  const text = `${JSON.stringify({
+    accountId: p.accountId,
+    email: p.email,
+    password: Redacted.value(p.password),
+    serviceKey: Redacted.value(p.serviceKey),
+    createdAt: new Date().toISOString()
+  }, null, 2)}\n`
+  mkdirSync(dirname(path), { recursive: true })
+  const tmp = `${path}.${process.pid}.tmp`
+  const fd = openSync(tmp, "wx", 0o600)
+  try {
+    writeSync(fd, text)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  try {
+    renameSync(tmp, path)
+  } catch (e) {
+    unlinkSync(tmp)
+    throw e
+  }
+}
+
+/**
+ * What a start prints about the bootstrap credentials: on the first start (an account was just
+ * made) where they were written; on every later start, the file if it is still there, else how to
+ * make an account with a service key.
+ */
+const bootstrapNotice = (path: string, written: boolean | Error) =>
+  written === true
+    ? `Bootstrap credentials written to ${path} (mode 0600; delete it once you have stored the key)`
+    : written instanceof Error
+    ? `Could not write ${path} (${written.message}): the credentials above are shown only once, store them now`
+    : existsSync(path)
+    ? `Bootstrap credentials: ${path} (written at the first start; delete it once you have stored the key)`
+    : "No bootstrap credentials on file; make an account with a service key: npx switchboard admin create-account --email you@example.com (with the server stopped when on the embedded database)"
+
 /** Runs the standalone server until `stop` completes (a signal, or a test). */
 export const runServer = (config: ServerConfigShape, options: {
   readonly stop: Deferred.Deferred<void>
@@ -128,7 +177,7 @@ export const runServer = (config: ServerConfigShape, options: {
       Layer.provide(Layer.succeedContext(app)),
       Layer.provide(NodeHttpServer.layer(() => server, { host: config.host, port: config.port }))
     ))
-    // The same application over TLS (API.md §4: the management API is HTTPS only; the server
+    // The same application over TLS (the management API is HTTPS only; the server
     // terminates TLS itself with TLS_CERT/TLS_KEY, or a generated localhost certificate).
     const tlsServer = makeHttpsServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl, cert: tls.cert, key: tls.key })
     yield* Layer.build(HttpLive.pipe(
@@ -138,7 +187,7 @@ export const runServer = (config: ServerConfigShape, options: {
         port: config.tlsPort
       }))
     ))
-    // The event channel (issue 14): WebSocket upgrades of /v1/subscribe on both listeners.
+    // The event channel (docs/event-channel.md): WebSocket upgrades of /v1/subscribe on both listeners.
     const channel = yield* makeChannel(channelSettingsOf(config)).pipe(Effect.provide(app))
     channel.attach(server)
     channel.attach(tlsServer)
@@ -153,7 +202,24 @@ export const runServer = (config: ServerConfigShape, options: {
     const provision = yield* bootstrapIfEmpty({ email: config.bootstrapEmail, password: config.bootstrapPassword }).pipe(
       Effect.provide(app)
     )
-    if (Option.isSome(provision)) options.print(bootstrapLine(provision.value))
+    // The credentials are printed once and kept in DATA_DIR/bootstrap.json, so a lost terminal or
+    // an overwritten log does not lose the key; every later start says where they are (or were).
+    const bootstrapFile = bootstrapFileOf(config)
+    if (Option.isSome(provision)) {
+      options.print(bootstrapLine(provision.value))
+      const value = provision.value
+      const written = yield* Effect.sync(() => {
+        try {
+          writeBootstrapFile(bootstrapFile, value)
+          return true as const
+        } catch (e) {
+          return e instanceof Error ? e : new Error(String(e))
+        }
+      })
+      options.print(bootstrapNotice(bootstrapFile, written))
+    } else {
+      options.print(bootstrapNotice(bootstrapFile, false))
+    }
     options.onListening?.({ host: config.host, port, tlsPort })
     const host = config.host.includes(":") ? `[${config.host}]` : config.host
     options.print([

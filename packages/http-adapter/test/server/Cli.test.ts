@@ -2,7 +2,7 @@
  * The standalone server as an operator runs it: the `switchboard` binary in a child process on an
  * embedded database in a temporary DATA_DIR.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -33,6 +33,14 @@ describe("switchboard serve / admin", { timeout: 180_000 }, () => {
     expect(boot!.email).toBe("admin@localhost")
     expect(s.output().indexOf("{\"bootstrap\"")).toBeLessThan(s.output().indexOf("Switchboard listening on"))
     serviceKey = boot!.serviceKey!
+    // The same credentials are kept in DATA_DIR/bootstrap.json, readable by the owner only.
+    const file = join(dataDir, "bootstrap.json")
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    const kept = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>
+    expect(Object.keys(kept).sort()).toEqual(["accountId", "createdAt", "email", "password", "serviceKey"])
+    expect(kept).toMatchObject(boot!)
+    expect(new Date(kept["createdAt"]!).toISOString()).toBe(kept["createdAt"])
+    expect(s.output()).toContain(`Bootstrap credentials written to ${file} (mode 0600;`)
     const me = await account(s.baseUrl, serviceKey)
     expect(me.status).toBe(200)
     expect((await me.json() as { email: string }).email).toBe("admin@localhost")
@@ -46,10 +54,17 @@ describe("switchboard serve / admin", { timeout: 180_000 }, () => {
     expect(s.output()).toContain("Stopped.")
   })
 
-  it("a restart keeps the data and prints no secrets", async () => {
+  it("a restart keeps the data and prints no secrets, only where the bootstrap credentials are (the file is left as it was)", async () => {
+    const file = join(dataDir, "bootstrap.json")
+    const before = readFileSync(file, "utf8")
+    const mtime = statSync(file).mtimeMs
     const s = await start()
     expect(bootstrapOf(s.output())).toBeUndefined()
     expect(s.output()).not.toContain(serviceKey)
+    expect(s.output()).toContain(`Bootstrap credentials: ${file} (written at the first start; delete it once you have stored the key)\n`)
+    expect(s.output()).not.toContain("No bootstrap credentials on file")
+    expect(readFileSync(file, "utf8")).toBe(before)
+    expect(statSync(file).mtimeMs).toBe(mtime)
     const list = await fetch(`${s.baseUrl}/v1/account/service-keys`, { headers: { authorization: `Bearer ${serviceKey}` } })
     const names = ((await list.json()) as { serviceKeys: Array<{ name: string }> }).serviceKeys.map((k) => k.name)
     expect(names).toEqual(["from cli test", "bootstrap"])
@@ -70,8 +85,16 @@ describe("switchboard serve / admin", { timeout: 180_000 }, () => {
       expect(await stopServer(s)).toBe(0)
       const cache = process.env.SWITCHBOARD_CACHE_DIR ?? join(import.meta.dirname, "..", "..", "..", "..", "node_modules", ".cache", "switchboard")
       expect(existsSync(join(pgliteTemplatePath(cache), "PG_VERSION"))).toBe(true)
+      // The user stored the key and deleted the file: later starts say how to make an account, and write none.
+      expect(JSON.parse(readFileSync(join(other, "bootstrap.json"), "utf8")).serviceKey).toBe(boot!.serviceKey)
+      rmSync(join(other, "bootstrap.json"))
       const again = await startServer(cliEnv(other, { PORT: undefined, TLS_PORT: "0" }))
       expect(bootstrapOf(again.output())).toBeUndefined()
+      expect(again.output()).toContain(
+        "No bootstrap credentials on file; make an account with a service key: npx switchboard admin create-account --email you@example.com (with the server stopped when on the embedded database)\n"
+      )
+      expect(again.output()).not.toContain("Bootstrap credentials")
+      expect(existsSync(join(other, "bootstrap.json"))).toBe(false)
       expect((await account(again.baseUrl, boot!.serviceKey!)).status).toBe(200)
       expect(await stopServer(again)).toBe(0)
     } finally {

@@ -4,7 +4,7 @@
  * the port (EADDRINUSE); a PostgreSQL that cannot be reached names its host and the cause; never a
  * stack trace, never a secret — and a start that failed leaves the bootstrap to the next start.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -61,6 +61,9 @@ describe("switchboard serve: start-up errors", { timeout: 180_000 }, () => {
       noStack(r.stderr)
       expect(bootstrapOf(r.stdout)).toBeUndefined()
       expect(r.stdout).not.toContain("sb_ask_")
+      expect(r.stdout).not.toContain("Bootstrap credentials")
+      expect(existsSync(join(dataDir, "bootstrap.json"))).toBe(false)
+      expect(readdirSync(dataDir).filter((f) => f.startsWith("bootstrap"))).toEqual([])
     } finally {
       await new Promise((resolve) => blocker.close(resolve))
     }
@@ -68,6 +71,7 @@ describe("switchboard serve: start-up errors", { timeout: 180_000 }, () => {
     const s = await startServer(cliEnv(dataDir, { TLS_PORT: "0" }))
     try {
       expect(bootstrapOf(s.output())?.serviceKey).toMatch(/^sb_ask_/)
+      expect(JSON.parse(readFileSync(join(dataDir, "bootstrap.json"), "utf8")).serviceKey).toBe(bootstrapOf(s.output())?.serviceKey)
     } finally {
       expect(await stopServer(s)).toBe(0)
     }
