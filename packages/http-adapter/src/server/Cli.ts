@@ -26,7 +26,7 @@ const usage = `Usage:
   switchboard --version
   switchboard <command> --help
 
-Configuration comes from environment variables (see README.md): HOST, PORT, DATA_DIR, DATABASE_URL,
+Configuration comes from environment variables (every one: docs/configuration.md): HOST, PORT, DATA_DIR, DATABASE_URL,
 API_URL, DASHBOARD_URL, SPECTRUM_URL, DOCS_URL, BOOTSTRAP_EMAIL, BOOTSTRAP_PASSWORD, SECRET_KEY,
 TLS_CERT, TLS_KEY, TLS_PORT, TRUST_PROXY, PLANS_FILE, EGRESS_IPS, ALLOW_PRIVATE_WEBHOOK_TARGETS, ...`
 
@@ -35,8 +35,8 @@ const commandHelp: Record<string, string> = {
   serve: `Usage: switchboard serve
 
 Runs the server (what \`npm start\` runs) until SIGINT/SIGTERM, then finishes in-flight requests and
-closes the database. Takes no flags: it is configured by environment variables (README.md,
-"Configuration"). A first start on an empty store prints the bootstrap account's credentials once
+closes the database. Takes no flags: it is configured by environment variables
+(docs/configuration.md). A first start on an empty store prints the bootstrap account's credentials once
 and keeps them in DATA_DIR/bootstrap.json (mode 0600); later starts say whether that file is there.
 Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad configuration or arguments.`,
   admin: `Usage:

@@ -72,7 +72,7 @@ export const appLayer = (
 }
 
 /**
- * The server's own log lines (README.md, LOG_FORMAT), one a line: `pretty` in logfmt
+ * The server's own log lines (LOG_FORMAT, docs/configuration.md), one a line: `pretty` in logfmt
  * (`timestamp=… level=INFO fiber=#12 message="…" to=…`, the annotations on the line); `json` one
  * object — message, `logLevel`, timestamp, cause, annotations, spans, fiberId.
  */
