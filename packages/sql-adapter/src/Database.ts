@@ -27,12 +27,22 @@ export type DatabaseConfig = Data.TaggedEnum<{
    * A PostgreSQL server. Every wait is bounded: `statementTimeoutMs` (the server cancels a longer
    * statement; the client gives up 1 s later if the server does not answer at all) and
    * `connectTimeoutMs` (opening a connection, or waiting for a free one in the pool).
+   *
+   * `poolMode` says what `url` reaches: `"session"` (the default: the server itself, or a pooler
+   * that gives each client a server connection for its whole session) or `"transaction"` (a
+   * transaction pooler such as PgBouncer's `pool_mode = transaction`, whose server connections
+   * change between transactions). In transaction mode no statement is a named prepared
+   * statement, `statement_timeout` is not sent as a connection parameter (the client cancels a
+   * statement that runs longer instead), and LISTEN needs `listenUrl`, a direct connection to the
+   * server: without it the store refuses to start. `listenUrl` may be given in session mode too.
    */
   Postgres: {
     readonly url: Redacted.Redacted<string>
     readonly maxConnections?: number
     readonly statementTimeoutMs?: number
     readonly connectTimeoutMs?: number
+    readonly poolMode?: PoolMode | undefined
+    readonly listenUrl?: Redacted.Redacted<string> | undefined
   }
   /**
    * The embedded PGlite; `dataDir` undefined keeps it in memory (tests). Always one connection.
@@ -54,6 +64,9 @@ export type DatabaseConfig = Data.TaggedEnum<{
   PostgresPool: { readonly pool: PostgresPool }
 }>
 export const DatabaseConfig = Data.taggedEnum<DatabaseConfig>()
+
+/** What a PostgreSQL URL reaches: the server or a session pooler (`session`), or a transaction pooler (`transaction`). */
+export type PoolMode = "session" | "transaction"
 
 export class DatabaseError extends Data.TaggedError("DatabaseError")<{ readonly message: string; readonly cause?: unknown }> {}
 
@@ -192,17 +205,9 @@ const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
   return Effect.acquireRelease(
     Effect.sync(() => {
       const pool = new Pg.Pool({
-        connectionString: Redacted.value(o.url),
+        ...connectionOptions(Redacted.value(o.url), statementTimeoutMs, connectTimeoutMs, o.poolMode ?? "session"),
         max: o.maxConnections ?? 10,
-        connectionTimeoutMillis: connectTimeoutMs,
-        idleTimeoutMillis: 30_000,
-        // The server cancels a statement that runs too long (57014); if the server is frozen and
-        // answers nothing, the client stops waiting a second later.
-        statement_timeout: statementTimeoutMs,
-        query_timeout: statementTimeoutMs + 1_000,
-        idle_in_transaction_session_timeout: statementTimeoutMs * 2,
-        keepAlive: true,
-        application_name: "switchboard"
+        idleTimeoutMillis: 30_000
       })
       pool.on("error", () => {})
       return pool
@@ -221,6 +226,55 @@ const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
     )
   )
 }
+
+/**
+ * The `pg` connection options of `url`. The server cancels a statement that runs too long (57014);
+ * if the server is frozen and answers nothing, the client stops waiting a second later. A
+ * transaction pooler (PgBouncer) refuses `statement_timeout` and
+ * `idle_in_transaction_session_timeout` as connection parameters (and would lose them between
+ * transactions anyway): there, the client cancels a long statement itself (`cancelAfterMs`), and
+ * the pooler's own `idle_transaction_timeout` bounds an idle transaction. `application_name` is
+ * one of the parameters PgBouncer carries over to each server connection it lends.
+ */
+const connectionOptions = (url: string, statementTimeoutMs: number, connectTimeoutMs: number, mode: PoolMode) => ({
+  connectionString: url,
+  connectionTimeoutMillis: connectTimeoutMs,
+  query_timeout: statementTimeoutMs + 1_000,
+  keepAlive: true,
+  application_name: "switchboard",
+  ...(mode === "session" ? { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: statementTimeoutMs * 2 } : {})
+})
+
+/** The client options of a PostgreSQL config: its pool mode's statements, its LISTEN connection. */
+const postgresClientOptions = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
+  const statementTimeoutMs = o.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
+  const connectTimeoutMs = o.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+  const transaction = o.poolMode === "transaction"
+  return {
+    ...clientOptions,
+    // Named statements live on one server connection: a transaction pooler would send the next
+    // use to another, where the name is unknown (26000) or means another statement.
+    ...(transaction ? { preparedStatements: 0, cancelAfterMs: statementTimeoutMs } : {}),
+    ...(o.listenUrl === undefined
+      ? {}
+      : { listenConnection: connectionOptions(Redacted.value(o.listenUrl), statementTimeoutMs, connectTimeoutMs, "session") })
+  }
+}
+
+/**
+ * Transaction pooling without a direct LISTEN connection: refused. LISTEN on a pooled connection
+ * registers on whichever server connection it lands on, which then serves others: notifications
+ * (credential revocations, record changes, rate-limit sync) would silently never arrive.
+ */
+const checkPoolMode = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) =>
+  o.poolMode === "transaction" && o.listenUrl === undefined
+    ? Effect.fail(
+      new DatabaseError({
+        message:
+          "DATABASE_POOL_MODE=transaction needs DATABASE_LISTEN_URL: a direct connection to PostgreSQL (not through the transaction pooler) for LISTEN"
+      })
+    )
+    : Effect.void
 
 /** Where a host's pool connects (never its credentials), for messages. */
 const serverOfPool = (pool: PostgresPool) => {
@@ -243,7 +297,7 @@ const hostPool = (pool: PostgresPool) =>
 export const DatabaseClient = (config: DatabaseConfig): Layer.Layer<PgClient | SqlClient.SqlClient, DatabaseError> =>
   DatabaseConfig.$match(config, {
     // Over the pool directly (PostgresClient.ts): no scope or acquirer per statement; hot statements prepared.
-    Postgres: (o) => PostgresClientLayer(Effect.mapError(postgresPool(o), connectFailure), clientOptions),
+    Postgres: (o) => PostgresClientLayer(Effect.andThen(checkPoolMode(o), Effect.mapError(postgresPool(o), connectFailure)), postgresClientOptions(o)),
     // On its own thread, over PGlite's own API (PgliteThread.ts, PgliteClient.ts): one session, serialized.
     Pglite: ({ dataDir, sharedBuffersMb, templateDir }) =>
       PgliteClientLayer(Effect.mapError(openEmbeddedDatabase(dataDir, { templateDir, sharedBuffersMb }), connectFailure), clientOptions),

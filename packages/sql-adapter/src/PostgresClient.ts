@@ -20,8 +20,8 @@
  *   failed COMMIT/ROLLBACK) is destroyed, not returned to the pool.
  * - An interrupted statement is cancelled on the server (a CancelRequest, best effort) without
  *   waiting; its connection returns to the pool once the server has answered.
- * - `listen` shares one dedicated connection (not from the pool) between all channels, and
- *   reconnects (then LISTENs again) when it is lost. Notifications sent meanwhile are lost: users
+ * - `listen` shares one dedicated connection (not from the pool; `listenConnection` when given)
+ *   between all channels, and reconnects (then LISTENs again) when it is lost. Notifications sent meanwhile are lost: users
  *   bound staleness otherwise (credential caches expire).
  */
 import * as Reactivity from "effect/reactivity/Reactivity"
@@ -50,6 +50,18 @@ export interface PostgresClientOptions {
   readonly transformJson?: boolean | undefined
   /** How many statement texts may become named prepared statements (0: none). Default 500. */
   readonly preparedStatements?: number | undefined
+  /**
+   * The connection options of the LISTEN connection (a `pg` client config such as
+   * `{ connectionString }`); default: the pool's own options. Behind a transaction pooler, LISTEN
+   * needs a direct connection to the server: a pooled one forgets it between transactions.
+   */
+  readonly listenConnection?: object | undefined
+  /**
+   * The client cancels a statement that has run this long (a CancelRequest; the server answers
+   * 57014 as for its own `statement_timeout`). For pools that cannot carry `statement_timeout` as a
+   * connection parameter (a transaction pooler such as PgBouncer). Default: none.
+   */
+  readonly cancelAfterMs?: number | undefined
 }
 
 type Rows = ReadonlyArray<any>
@@ -101,6 +113,13 @@ export const makePostgresClient = (postgresPool: PostgresPool, options: Postgres
     const compiler = makePgCompiler(options.transformQueryNames, options.transformJson)
     const transformRows = rowTransform(options)
     const prepared = preparedNames(options.preparedStatements ?? 500)
+    const cancelAfterMs = options.cancelAfterMs
+    /** Calls `cancel` once `cancelAfterMs` have passed (when set); yields the clearing of that timer. */
+    const deadline = (cancel: () => void): () => void => {
+      if (cancelAfterMs === undefined) return () => {}
+      const timer = setTimeout(cancel, cancelAfterMs)
+      return () => clearTimeout(timer)
+    }
 
     /** `prepare`: may become a named prepared statement (never for `.unprepared`, nor without parameters). */
     const queryOf = (text: string, values: ReadonlyArray<unknown>, rowMode: "array" | undefined, prepare: boolean): QueryConfig => {
@@ -150,7 +169,11 @@ export const makePostgresClient = (postgresPool: PostgresPool, options: Postgres
             broken = e
           }
           c.once("error", onError)
+          const clearDeadline = deadline(() => {
+            cancelled ??= cancelOn(c)
+          })
           const answered = (error: Error | null | undefined, result: QueryResult | undefined) => {
+            clearDeadline()
             c.removeListener("error", onError)
             if (error !== null && error !== undefined && query.name !== undefined && isInvalidatedPlan(error)) {
               prepared.forget(query.text)
@@ -232,9 +255,11 @@ export const makePostgresClient = (postgresPool: PostgresPool, options: Postgres
         job.state = "running"
         let cancelled: Promise<void> | undefined
         job.interrupt = () => {
-          cancelled = cancelOn(client)
+          cancelled ??= cancelOn(client)
         }
+        const clearDeadline = deadline(job.interrupt)
         const answered = (error: Error | null | undefined, result: QueryResult | undefined) => {
+          clearDeadline()
           if (error) {
             if (job.query.name !== undefined && isInvalidatedPlan(error)) prepared.forget(job.query.text)
             if (!answeredByServer(error) || TRANSACTION_END.test(job.query.text)) broken ??= error
@@ -322,7 +347,7 @@ export const makePostgresClient = (postgresPool: PostgresPool, options: Postgres
 
     // ---- LISTEN: one dedicated connection for every channel, reconnected when lost.
 
-    const listener = makeListener(pool)
+    const listener = makeListener(options.listenConnection ?? pool.options)
     yield* Effect.addFinalizer(() => Effect.promise(listener.close).pipe(Effect.timeoutOption(1_000)))
 
     const client = yield* makeLeanClient({
@@ -384,7 +409,7 @@ const spanAttributesOf = (pool: Pool): ReadonlyArray<readonly [string, unknown]>
  * the client. Lost (error or end), it is opened again after a growing pause (0.1 s … 5 s) and LISTENs
  * to every channel that still has subscribers.
  */
-const makeListener = (pool: Pool) => {
+const makeListener = (connection: object) => {
   const channels = new Map<string, Set<(payload: string) => void>>()
   let client: PgListenClient | undefined
   let connecting: Promise<PgListenClient> | undefined
@@ -431,7 +456,7 @@ const makeListener = (pool: Pool) => {
   const connect = (): Promise<PgListenClient> => {
     if (client !== undefined) return Promise.resolve(client)
     if (connecting !== undefined) return connecting
-    const c = new Pg.Client(pool.options)
+    const c = new Pg.Client(connection)
     const onLost = lost(c)
     c.on("error", onLost)
     c.on("end", onLost)

@@ -116,6 +116,10 @@ export interface ServerConfigShape {
   readonly cacheDir: Option.Option<string>
   /** PostgreSQL `shared_buffers` of the embedded database, in MB (PGLITE_SHARED_BUFFERS_MB). */
   readonly pgliteSharedBuffersMb: number
+  /** What DATABASE_URL reaches (DATABASE_POOL_MODE): the server or a session pooler, or a transaction pooler. */
+  readonly databasePoolMode: "session" | "transaction"
+  /** A direct connection for LISTEN (DATABASE_LISTEN_URL); none: DATABASE_URL's. */
+  readonly databaseListenUrl: Option.Option<Redacted.Redacted<string>>
   /** Organization SSO: identity providers may be http:// or private/loopback addresses (ALLOW_PRIVATE_SSO_PROVIDERS; local testing). */
   readonly allowPrivateSsoProviders: boolean
   /** Organization SSO: the deadline of each call to an identity provider or DNS (SSO_TIMEOUT_MS). */
@@ -261,6 +265,8 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   maxHeaderBytes: 16 * 1024,
   cacheDir: Option.none(),
   pgliteSharedBuffersMb: 32,
+  databasePoolMode: "session",
+  databaseListenUrl: Option.none(),
   allowPrivateSsoProviders: false,
   ssoTimeoutMs: 10_000,
   ssoReturnToOrigins: [],

@@ -364,6 +364,25 @@ export const serverSettings = {
     meaning: "What the CLI makes once per installation and reuses on every start: its compiled bundle (rebuilt when a source changes; `SWITCHBOARD_BUNDLE=0` runs the TypeScript sources through tsx instead) and the template of a new embedded database (a new `DATA_DIR` starts as a copy of it).",
     config: Config.option(Config.String("SWITCHBOARD_CACHE_DIR"))
   }),
+  databasePoolMode: choiceSetting({
+    name: "DATABASE_POOL_MODE",
+    section: "storage",
+    values: ["session", "transaction"],
+    default: "session",
+    meaning: "What `DATABASE_URL` reaches: PostgreSQL itself or a session pooler (`session`), or a transaction pooler such as PgBouncer with `pool_mode = transaction` (`transaction`: no named prepared statements, and the server cancels a statement past `DATABASE_STATEMENT_TIMEOUT_MS` itself). `transaction` needs `DATABASE_LISTEN_URL`; without it the server refuses to start. See [operations](operations.md#postgresql-in-production)."
+  }),
+  databaseListenUrl: customSetting({
+    name: "DATABASE_LISTEN_URL",
+    section: "storage",
+    shownDefault: "`DATABASE_URL`",
+    range: "`postgres://…` or `postgresql://…` with a host",
+    meaning: "The connection the server LISTENs on (credential revocations, record changes, rate-limit sync): one long-lived connection straight to PostgreSQL, not through a transaction pooler. Its password is never printed.",
+    config: Config.option(Config.String("DATABASE_LISTEN_URL").pipe(refine("DATABASE_LISTEN_URL", (url: string) =>
+      isPostgresUrl(url)
+        ? Result.succeed(Redacted.make(url))
+        : Result.fail("must be a postgres:// (or postgresql://) URL naming a host, e.g. postgres://postgres@10.0.0.5:5432/switchboard")
+    )))
+  }),
 
   // Requests and limits
   maxBodyBytes: intSetting({

@@ -34,7 +34,9 @@ export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
       DatabaseConfig.Postgres({
         url,
         statementTimeoutMs: config.databaseStatementTimeoutMs,
-        connectTimeoutMs: config.databaseConnectTimeoutMs
+        connectTimeoutMs: config.databaseConnectTimeoutMs,
+        poolMode: config.databasePoolMode,
+        listenUrl: Option.getOrUndefined(config.databaseListenUrl)
       }),
     onNone: () =>
       DatabaseConfig.Pglite({
