@@ -191,6 +191,23 @@ const causeOf = (cause: unknown) => {
   return code === undefined || message.includes(code) ? message : `${code} ${message}`
 }
 
+/** Node's certificate verification failures (`ERR_TLS_CERT_ALTNAME_INVALID`, `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, …). */
+const TLS_VERIFICATION = /^(ERR_TLS_|UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED|CERT_|HOSTNAME_MISMATCH)/
+
+/**
+ * Why a connection to `where` failed, in one line: the server's certificate failed verification
+ * (sslmode=verify-full/verify-ca), a TLS file named in the URL could not be read (sslrootcert,
+ * sslcert, sslkey: read when connecting), or the server cannot be reached.
+ */
+const connectProblem = (where: string, cause: unknown) => {
+  const code = (cause as { code?: unknown })?.code
+  if (typeof code === "string" && TLS_VERIFICATION.test(code)) return `PostgreSQL at ${where}: its TLS certificate failed verification: ${causeOf(cause)}`
+  if (typeof code === "string" && (cause as { syscall?: unknown }).syscall === "open") {
+    return `PostgreSQL at ${where}: a TLS file the URL names (sslrootcert, sslcert or sslkey) cannot be read: ${causeOf(cause)}`
+  }
+  return `PostgreSQL at ${where} cannot be reached: ${causeOf(cause)}`
+}
+
 /** The server could not be reached: a `SqlError` whose reason's `cause` is the driver's error. */
 const unreachable = (cause: unknown, message: string) => new SqlFailure({ reason: new ConnectionError({ cause, message, operation: "connect" }) })
 
@@ -217,7 +234,7 @@ const postgresPool = (o: Extract<DatabaseConfig, { _tag: "Postgres" }>) => {
     Effect.tap((pool) =>
       Effect.tryPromise({
         try: () => pool.query("SELECT 1"),
-        catch: (cause) => unreachable(cause, `PostgreSQL at ${where} cannot be reached: ${causeOf(cause)}`)
+        catch: (cause) => unreachable(cause, connectProblem(where, cause))
       }).pipe(Effect.timeoutOrElse({
         duration: Duration.millis(connectTimeoutMs),
         orElse: () =>

@@ -2,10 +2,11 @@
  * A PostgreSQL cluster a test owns (never the shared one): `initdb` into a temporary directory,
  * started on a free port, and stopped, frozen (SIGSTOP on the postmaster and every backend) or
  * thawed at the test's will. Needs the PostgreSQL server binaries (Debian's postgresql package);
- * as root, the cluster runs as the `postgres` user.
+ * as root, the cluster runs as the `postgres` user. With `ssl` (a certificate and key in PEM), it
+ * serves TLS and accepts TCP connections over TLS only (`hostssl` lines in pg_hba.conf).
  */
 import { execFileSync } from "node:child_process"
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort } from "./WebhookReceiver.js"
@@ -27,7 +28,12 @@ export interface OwnPostgres {
   readonly destroy: () => void
 }
 
-export const startOwnPostgres = async (): Promise<OwnPostgres> => {
+export interface OwnPostgresOptions {
+  /** The server's certificate and private key, in PEM: TLS on, and TCP connections only over TLS. */
+  readonly ssl?: { readonly cert: string; readonly key: string }
+}
+
+export const startOwnPostgres = async (o: OwnPostgresOptions = {}): Promise<OwnPostgres> => {
   if (postgresBin === undefined) throw new Error("the PostgreSQL server binaries are not installed")
   const asRoot = process.getuid?.() === 0
   const run = (command: string, args: ReadonlyArray<string>) => {
@@ -43,7 +49,18 @@ export const startOwnPostgres = async (): Promise<OwnPostgres> => {
   const data = join(dir, "data")
   run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
   const port = await freePort()
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`
+  let options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`
+  if (o.ssl !== undefined) {
+    const owned = (name: string, text: string) => {
+      const path = join(data, name)
+      writeFileSync(path, text, { mode: 0o600 })
+      if (asRoot) chownSync(path, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), Number(execFileSync("id", ["-g", "postgres"]).toString().trim()))
+    }
+    owned("server.crt", o.ssl.cert)
+    owned("server.key", o.ssl.key)
+    owned("pg_hba.conf", "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostssl all all ::1/128 trust\n")
+    options += " -c ssl=on"
+  }
   const start = () => run("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"])
   start()
   let frozen = false
