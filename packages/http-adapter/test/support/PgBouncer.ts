@@ -20,6 +20,8 @@ export interface PgBouncer {
   /** `url` with its host and port replaced by PgBouncer's. */
   readonly through: (url: string) => string
   readonly port: number
+  /** `pgbouncer --version`'s first line (`PgBouncer 1.18.0`). */
+  readonly version: string
   /** PgBouncer's log so far. */
   readonly log: () => string
   readonly stop: () => Promise<void>
@@ -97,6 +99,7 @@ export const startPgBouncer = async (serverUrl: string, options: PgBouncerOption
   }
   return {
     port,
+    version: execFileSync(pgbouncerBin, ["--version"]).toString().split("\n")[0]!.trim(),
     through: (url: string) => {
       const u = new URL(url)
       u.hostname = "127.0.0.1"
