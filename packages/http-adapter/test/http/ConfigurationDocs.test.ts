@@ -76,6 +76,7 @@ describe("docs/configuration.md", () => {
     const wired = new Set<Setting<unknown>>([...records.flatMap((r) => Object.values(r)), managementUserLimitSetting, projectApiKeyLimitSetting, projectClosureSecondsSetting])
     const samples: Record<string, string> = {
       DATABASE_URL: "postgres://db.example/switchboard",
+      DATABASE_LISTEN_URL: "postgres://db.example/switchboard",
       SECRET_KEY: "k".repeat(32),
       EGRESS_IPS: "34.120.1.2",
       SSO_RETURN_TO_ORIGINS: "https://app.example"
