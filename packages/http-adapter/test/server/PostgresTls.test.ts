@@ -46,7 +46,7 @@ describe.runIf(postgresBin !== undefined)("TLS to PostgreSQL (sslmode=verify-ful
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   })
 
-  const query = <A>(databaseUrl: string, statement: string) =>
+  const query = <A extends object>(databaseUrl: string, statement: string) =>
     Effect.runPromise(Effect.scoped(Effect.provide(
       Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(statement)),
       DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(databaseUrl), maxConnections: 1 }))
