@@ -7,8 +7,8 @@
  * - migrations from four "processes" at once through PgBouncer: each applied once;
  * - two `switchboard serve` processes with DATABASE_URL through PgBouncer and DATABASE_LISTEN_URL
  *   direct: a revocation on one is seen by the other at once (LISTEN), an Idempotency-Key replays,
- *   rate-limit headers count, a webhook is delivered (the SKIP LOCKED claims), and the event
- *   channel (LISTEN) serves;
+ *   rate-limit headers count, a webhook is delivered (the SKIP LOCKED claims), and an event
+ *   committed on one reaches an event-channel session on the other;
  * - DATABASE_POOL_MODE=transaction without DATABASE_LISTEN_URL: the server refuses to start, in one line.
  */
 import { DatabaseClient, DatabaseConfig, EXPECTED_SCHEMA_VERSION, migrate } from "@switchboard/sql-adapter"
@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { connect } from "../support/ChannelClient.js"
 import { bootstrapOf, cliEnv, runCli, type Running, startServer, stopServer } from "../support/CliProcess.js"
 import { pgbouncerBin, type PgBouncer, startPgBouncer } from "../support/PgBouncer.js"
 import { type OwnPostgres, postgresBin, startOwnPostgres } from "../support/OwnPostgres.js"
@@ -209,6 +210,34 @@ describe.runIf(postgresBin !== undefined && pgbouncerBin !== undefined)("Postgre
         await receiver.waitFor((rs) => rs.some((r) => r.path === "/bouncer" && JSON.parse(r.body).type === "webhook.test"))
       } finally {
         await receiver.close()
+      }
+
+      // The event channel: a session on B receives an event committed on A (NOTIFY → B's LISTEN, then B's read by seq).
+      const org = json(await on(a, serviceKey)("POST", "/v1/organizations", { name: "Channel" }))
+      const project = json(await on(a, serviceKey)("POST", `/v1/organizations/${org.organizationId}/projects`, { name: "Channel", slug: "bouncer-channel" }))
+      const { projectSecret } = json(await on(a, serviceKey)("POST", `/v1/projects/${project.projectId}/secret-rotations`))
+      const tlsOrigin = /and (https:\/\/\S+)/.exec(b.output())![1]!
+      // The generated certificate is self-signed: this client skips verification (the TLS tests verify it).
+      process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0"
+      const minted = await fetch(`${tlsOrigin}/projects/${project.projectId}/fusor/token`, {
+        method: "POST",
+        headers: { authorization: `Basic ${Buffer.from(`${project.projectId}:${projectSecret}`).toString("base64")}` }
+      }).finally(() => {
+        delete process.env.NODE_TLS_REJECT_UNAUTHORIZED
+      })
+      expect(minted.status).toBe(200)
+      const { data } = (await minted.json()) as { data: { token: string } }
+      const c = connect(`${b.baseUrl.replace("http", "ws")}/v1/subscribe`, "switchboard.events.v1.json")
+      try {
+        await c.opened
+        c.send({ type: "init", startSeq: 0, token: data.token })
+        await c.next((f) => f.type === "ready")
+        const renamed = await on(a, serviceKey)("PATCH", `/v1/projects/${project.projectId}`, { name: "Renamed through PgBouncer" })
+        expect(renamed.status, renamed.body).toBe(200)
+        const event = await c.next((f) => f.type === "event" && f.event.type === "project.updated")
+        expect(event.event.data).toMatchObject({ name: "Renamed through PgBouncer" })
+      } finally {
+        c.ws.close()
       }
 
       expect(a.output()).not.toMatch(/prepared statement|unsupported startup parameter/)
