@@ -3,7 +3,8 @@
  * transactions (commit, rollback on failure, defect and interrupt, nested savepoints), statements
  * issued concurrently inside one transaction sent one at a time, named prepared statements giving
  * the same rows as unnamed ones (and surviving a schema change), errors carrying the `pg` error,
- * interrupted and timed-out statements, LISTEN (also after its connection is killed).
+ * interrupted and timed-out statements, the transaction pool mode (unnamed statements, the
+ * client's own statement timeout), LISTEN (also after its connection is killed).
  */
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
@@ -20,7 +21,7 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
   /** Runs `f` with a fresh client (its own pool) on the scratch database. */
   const withClient = <A, E>(
     f: (sql: Client) => Effect.Effect<A, E, Scope.Scope>,
-    options: { maxConnections?: number; statementTimeoutMs?: number } = {}
+    options: { maxConnections?: number; statementTimeoutMs?: number; poolMode?: "session" | "transaction"; listenUrl?: Redacted.Redacted<string> } = {}
   ): Promise<A> =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(db.url()), ...options })))
@@ -155,6 +156,24 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
         expect(pgCode(slow)).toBe("57014")
         expect(yield* sql<{ n: number }>`select ${8}::int as n`).toEqual([{ n: 8 }])
       }), { maxConnections: 1, statementTimeoutMs: 300 })
+  })
+
+  it("transaction pool mode: statements stay unnamed, statement_timeout is not a connection setting, the client cancels a slow statement (57014)", async () => {
+    await withClient((sql) =>
+      Effect.gen(function*() {
+        const byId = (n: number) => sql<{ n: number }>`select ${n}::int + 1 as n`
+        yield* sql.withTransaction(Effect.gen(function*() {
+          for (let i = 0; i < 4; i++) expect(yield* byId(i)).toEqual([{ n: i + 1 }])
+          expect(yield* sql`select statement from pg_prepared_statements`).toEqual([])
+          // What a transaction pooler gets: no statement_timeout among the connection's parameters.
+          expect(yield* sql`select current_setting('statement_timeout') as t`).toEqual([{ t: "0" }])
+        }))
+        const slow = yield* Effect.flip(sql`select pg_sleep(5)`)
+        expect(pgCode(slow)).toBe("57014")
+        const inTransaction = yield* Effect.flip(sql.withTransaction(sql`select pg_sleep(5)`))
+        expect(pgCode(inTransaction)).toBe("57014")
+        expect(yield* sql<{ n: number }>`select ${8}::int as n`).toEqual([{ n: 8 }])
+      }), { maxConnections: 1, statementTimeoutMs: 300, poolMode: "transaction", listenUrl: Redacted.make(db.url()) })
   })
 
   it("listen receives notifications, also after its connection was killed", async () => {
