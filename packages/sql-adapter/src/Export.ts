@@ -217,7 +217,8 @@ export const exportToPostgres = (source: PGlite, options: ExportOptions): Effect
         const insertHead = `insert into ${from} (${columns.map((c) => ident(c.name)).join(", ")})${
           table.identityAlways ? " overriding system value" : ""
         } values `
-        const rowsPerInsert = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / Math.max(1, columns.length))))
+        // At most `every` rows an INSERT, so a progress line comes every `every` rows.
+        const rowsPerInsert = Math.max(1, Math.min(MAX_ROWS, every, Math.floor(MAX_PARAMS / Math.max(1, columns.length))))
         const flush = (batch: ReadonlyArray<ReadonlyArray<string | null>>) => {
           if (batch.length === 0) return Effect.void
           const params: Array<string | null> = []

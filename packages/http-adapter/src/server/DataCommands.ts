@@ -41,8 +41,8 @@ const failureOf = (cause: Cause.Cause<unknown>) => {
 /** How the server secret moves with the data (it is not in the database), in one line for operators. */
 const secretReminder = (config: ServerConfigShape, next: string) =>
   Option.isSome(config.secretKey)
-    ? `The server secret is not in the database: ${next} with the same SECRET_KEY, or the sealed signing keys, TOTP seeds and stored secrets cannot be opened and page tokens stop working (the server refuses to start).`
-    : `The server secret is not in the database: it is ${join(config.dataDir, "secret.key")}. ${next} with the same DATA_DIR (or SECRET_KEY set to that file's contents), or the sealed signing keys, TOTP seeds and stored secrets cannot be opened and page tokens stop working (the server refuses to start).`
+    ? `The server secret is not in the database: ${next} and the same SECRET_KEY, or the sealed signing keys, TOTP seeds and stored secrets cannot be opened and page tokens stop working (the server refuses to start).`
+    : `The server secret is not in the database: it is ${join(config.dataDir, "secret.key")}. ${next} and the same DATA_DIR (or SECRET_KEY set to that file's contents), or the sealed signing keys, TOTP seeds and stored secrets cannot be opened and page tokens stop working (the server refuses to start).`
 
 /**
  * Copies DATA_DIR/pglite into the empty PostgreSQL database at `to` (Export.ts). Takes the data
