@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connect } from "../support/ChannelClient.js"
 import { bootstrapOf, cliEnv, runCli, type Running, startServer, stopServer } from "../support/CliProcess.js"
 import { CALLBACK, CHALLENGE, CookieJar, driveAuthorization, hiddenFields, VERIFIER } from "../support/OAuthServer.js"
-import { type Receiver, startReceiver, waitUntil } from "../support/WebhookReceiver.js"
+import { freePort, type Receiver, startReceiver, waitUntil } from "../support/WebhookReceiver.js"
 
 const postgres = process.env.DATABASE_URL
 if (postgres === undefined) console.warn("AdminExport.test.ts: DATABASE_URL is not set, so the export tests do not run (they need a PostgreSQL to export into)")
@@ -60,13 +60,23 @@ describe.runIf(postgres !== undefined)("switchboard admin export", { timeout: 24
   })
 
   it("moves an embedded installation onto PostgreSQL: keys, OAuth refresh tokens, stream tokens, pending deliveries and idempotent answers keep working", async () => {
-    // --- On the embedded database, with webhook delivery off so the delivery stays pending.
-    const first = await startServer(cliEnv(dataDir, { SECRET_KEY: undefined, WEBHOOK_DELIVERY_ENABLED: "false", ...webhookEnv }), 90_000)
+    // --- On the embedded database. The receiver fails the first attempt: the delivery waits for its retry.
+    receiver.answer = () => ({ status: 503 })
+    // One origin for both servers: it is the OAuth issuer and the stream tokens' audience.
+    const port = await freePort()
+    const first = await startServer(
+      cliEnv(dataDir, { SECRET_KEY: undefined, ...webhookEnv, WEBHOOK_RETRY_BASE_MS: "3000", WEBHOOK_RETRY_MAX_MS: "3000" }),
+      90_000,
+      undefined,
+      port
+    )
     let made: {
       serviceKey: string
       projectId: string
-      org: Record<string, unknown>
-      orgKey: string
+      project: Record<string, unknown>
+      projectKey: string
+      projectPath: string
+      projectBody: Record<string, unknown>
       refreshToken: string
       clientId: string
       clientSecret: string
@@ -106,20 +116,21 @@ describe.runIf(postgres !== undefined)("switchboard admin export", { timeout: 24
 
     // --- On PostgreSQL with the same DATA_DIR (its secret.key), delivery on, the receiver up.
     receiver.answer = () => ({ status: 204 })
-    const second = await startServer(cliEnv(dataDir, { SECRET_KEY: undefined, DATABASE_URL: target, ...webhookEnv }), 90_000)
+    const failedBefore = receiver.received.length
+    const second = await startServer(cliEnv(dataDir, { SECRET_KEY: undefined, DATABASE_URL: target, ...webhookEnv }), 90_000, undefined, port)
     try {
       expect(second.output()).toContain("PostgreSQL (DATABASE_URL)")
       // The service key.
       const orgs = await fetch(`${second.baseUrl}/v1/organizations`, { headers: { authorization: `Bearer ${made.serviceKey}` } })
       expect(orgs.status).toBe(200)
       // The idempotent request replays its first answer.
-      const replay = await fetch(`${second.baseUrl}/v1/organizations`, {
+      const replay = await fetch(`${second.baseUrl}${made.projectPath}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${made.serviceKey}`, "content-type": "application/json", "idempotency-key": made.orgKey },
-        body: JSON.stringify({ name: "Moved" })
+        headers: { authorization: `Bearer ${made.serviceKey}`, "content-type": "application/json", "idempotency-key": made.projectKey },
+        body: JSON.stringify(made.projectBody)
       })
       expect(replay.status).toBe(201)
-      expect(await replay.json()).toEqual(made.org)
+      expect(await replay.json()).toEqual(made.project)
       // The refresh token refreshes.
       const refreshed = await fetch(`${second.baseUrl}/api/auth/oauth2/token`, {
         method: "POST",
@@ -139,7 +150,7 @@ describe.runIf(postgres !== undefined)("switchboard admin export", { timeout: 24
       c.send({ type: "init", startSeq: 0, token: made.streamToken })
       expect(await c.next((f) => f.type === "ready")).toMatchObject({ projectId: made.projectId })
       // The delivery that was pending is delivered now.
-      const delivered = (name: string) => receiver.received.some((r) => r.path === "/moved" && r.body.includes(name))
+      const delivered = (name: string) => receiver.received.slice(failedBefore).some((r) => r.path === "/moved" && r.body.includes(name))
       await waitUntil("the pending delivery delivered", () => delivered("Before the move"), 60_000)
       // New rows do not collide with copied ones (the sequences moved): a new event gets a new seq.
       const renamed = await fetch(`${second.baseUrl}/v1/projects/${made.projectId}`, {
@@ -207,9 +218,11 @@ describe.runIf(postgres !== undefined)("switchboard admin export", { timeout: 24
       expect(res.status, JSON.stringify(json)).toBeLessThan(300)
       return json
     }
-    const orgKey = "export-org"
-    const org = await send("POST", "/v1/organizations", { name: "Moved" }, orgKey)
-    const project = await send("POST", `/v1/organizations/${org.organizationId}/projects`, { name: "Moved", slug: "moved" })
+    const org = await send("POST", "/v1/organizations", { name: "Moved" })
+    const projectKey = "export-project"
+    const projectBody = { name: "Moved", slug: "moved" }
+    const projectPath = `/v1/organizations/${org.organizationId}/projects`
+    const project = await send("POST", projectPath, projectBody, projectKey)
     const projectId = project.projectId as string
     await send("POST", `/v1/projects/${projectId}/webhooks/destinations`, {
       apiVersion: "2026-07-01",
@@ -219,6 +232,7 @@ describe.runIf(postgres !== undefined)("switchboard admin export", { timeout: 24
     })
     await send("PATCH", `/v1/projects/${projectId}`, { name: "Before the move" })
     const { projectSecret } = await send("POST", `/v1/projects/${projectId}/secret-rotations`)
+    await waitUntil("a first, failed attempt", () => receiver.received.some((r) => r.path === "/moved"), 60_000)
 
     // The stream token, over the management API (HTTPS, the generated self-signed certificate).
     const tlsOrigin = /and (https:\/\/\S+)/.exec(s.output())![1]!
@@ -251,7 +265,7 @@ describe.runIf(postgres !== undefined)("switchboard admin export", { timeout: 24
       body: JSON.stringify({ name: "Mover", redirectUris: [CALLBACK], clientType: "confidential", scopes: ["openid", "offline_access", "projects:read"] })
     })
     const appBody = await app.json() as { data: { app: { clientId: string }; clientSecret: string } }
-    expect(app.status, JSON.stringify(appBody)).toBe(201)
+    expect(app.status, JSON.stringify(appBody)).toBe(200)
     const clientId = appBody.data.app.clientId
     const clientSecret = appBody.data.clientSecret
     const authorize = new URL(`${s.baseUrl}/api/auth/oauth2/authorize`)
@@ -281,6 +295,6 @@ describe.runIf(postgres !== undefined)("switchboard admin export", { timeout: 24
     const tokens = await exchanged.json() as { refresh_token?: string }
     expect(exchanged.status, JSON.stringify(tokens)).toBe(200)
     expect(tokens.refresh_token).toBeDefined()
-    return { serviceKey, projectId, org, orgKey, refreshToken: tokens.refresh_token!, clientId, clientSecret, streamToken }
+    return { serviceKey, projectId, project, projectKey, projectPath, projectBody, refreshToken: tokens.refresh_token!, clientId, clientSecret, streamToken }
   }
 })
