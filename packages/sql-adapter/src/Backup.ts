@@ -3,7 +3,8 @@
  * one line of JSON — the manifest: format, Switchboard and schema versions, when it was made, and
  * each section's size and SHA-256 — followed by the sections' bytes: the PGlite data directory as
  * a gzipped tar (PGlite's `dumpDataDir`, taken after a CHECKPOINT between two statements, see
- * PgliteWorker.mjs) and, when the server secret is the generated `DATA_DIR/secret.key`, that file.
+ * PgliteWorker.mjs), the generated server secret `DATA_DIR/secret.key` (unless SECRET_KEY is set)
+ * and the uploaded files of `DATA_DIR/blobs`.
  * It is written to a temporary file beside its destination, synced and renamed into place, so a
  * crash never leaves half a backup under the final name.
  */
@@ -21,7 +22,7 @@ export { dumpEmbedded } from "./PgliteClient.js"
 export const BACKUP_FORMAT = "switchboard-backup"
 
 export interface BackupSection {
-  /** `pglite.tar.gz` (the data directory) or `secret.key`. */
+  /** `pglite.tar.gz` (the data directory), `secret.key`, or `blobs/<key>` (an uploaded file). */
   readonly name: string
   readonly bytes: number
   readonly sha256: string

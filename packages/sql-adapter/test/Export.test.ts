@@ -22,11 +22,11 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true })
 })
 
-const query = async <A>(url: string, text: string, params: Array<unknown> = []): Promise<Array<A>> => {
+const query = async <A>(url: string, text: string): Promise<Array<A>> => {
   const client = new Pg.Client({ connectionString: url })
   await client.connect()
   try {
-    return (await client.query(text, params)).rows as Array<A>
+    return (await client.query(text)).rows as Array<A>
   } finally {
     await client.end()
   }

@@ -26,6 +26,9 @@ import { join, resolve } from "node:path"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
 import { adminSocketPath } from "./AdminSocket.js"
 
+/** The sections of uploaded files (DATA_DIR/blobs): `blobs/<key>`. */
+const BLOB_PREFIX = "blobs/"
+
 export interface Output {
   readonly line: (text: string) => void
 }
@@ -138,15 +141,26 @@ export const backupCommand = async (config: ServerConfigShape, file: string, ver
   }
   const secretFile = join(config.dataDir, "secret.key")
   const withSecret = Option.isNone(config.secretKey) && existsSync(secretFile)
+  // The uploaded files, read after the dump: a file written since is one no row names yet (harmless
+  // in a restore); only a file deleted in between is missing, and its row was being deleted too.
+  const blobsDir = join(config.dataDir, "blobs")
+  const blobs = existsSync(blobsDir) ? readdirSync(blobsDir).filter((f) => !f.startsWith(".")) : []
   const sections = [
     { name: PGLITE_SECTION, data: taken.dump },
-    ...(withSecret ? [{ name: SECRET_SECTION, data: new Uint8Array(readFileSync(secretFile)) }] : [])
+    ...(withSecret ? [{ name: SECRET_SECTION, data: new Uint8Array(readFileSync(secretFile)) }] : []),
+    ...blobs.flatMap((f) => {
+      try {
+        return [{ name: `${BLOB_PREFIX}${f}`, data: new Uint8Array(readFileSync(join(blobsDir, f))) }]
+      } catch {
+        return [] // deleted meanwhile
+      }
+    })
   ]
   const target = resolve(file)
   try {
     const manifest = writeBackupFile(target, { switchboardVersion: version, schemaVersion: taken.schemaVersion }, sections)
     const bytes = manifest.sections.reduce((n, s) => n + s.bytes, 0)
-    out.line(`Backed up ${pgliteDir} ${how} to ${target}: schema version ${manifest.schemaVersion}, ${bytes} bytes, created ${manifest.createdAt}.`)
+    out.line(`Backed up ${pgliteDir} ${how} to ${target}: schema version ${manifest.schemaVersion}, ${blobs.length} uploaded file${blobs.length === 1 ? "" : "s"}, ${bytes} bytes, created ${manifest.createdAt}.`)
     out.line(withSecret
       ? "It holds the server secret (DATA_DIR/secret.key) too: keep it as private as the data directory (the file is mode 0600)."
       : "It holds no server secret (SECRET_KEY is set): a restored server needs the same SECRET_KEY.")
@@ -189,6 +203,12 @@ export const restoreCommand = async (config: ServerConfigShape, file: string, ou
   const pgliteDir = join(dataDir, "pglite")
   const secretFile = join(dataDir, "secret.key")
   const secret = sections.get(SECRET_SECTION)
+  const blobs = [...sections].filter(([name]) => name.startsWith(BLOB_PREFIX)).map(([name, data]) => ({ key: name.slice(BLOB_PREFIX.length), data }))
+  const unsafe = blobs.find(({ key }) => !/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(key))
+  if (unsafe !== undefined) {
+    out.line(`switchboard: cannot restore: ${file} names an uploaded file ${JSON.stringify(unsafe.key)} that is not a plain file name; nothing changed`)
+    return 1
+  }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const locked = await Effect.runPromiseExit(takeDataDirLock(pgliteDir))
   if (Exit.isFailure(locked)) {
@@ -198,14 +218,17 @@ export const restoreCommand = async (config: ServerConfigShape, file: string, ou
   }
   try {
     if (secret !== undefined) writeFileSync(secretFile, secret, { flag: "wx", mode: 0o600 })
+    if (blobs.length > 0) mkdirSync(join(dataDir, "blobs"), { mode: 0o700 })
+    for (const { data, key } of blobs) writeFileSync(join(dataDir, "blobs", key), data, { flag: "wx", mode: 0o600 })
     const version = await restorePglite(pgliteDir, sections.get(PGLITE_SECTION)!)
-    out.line(`Restored ${file} (made ${manifest.createdAt} by Switchboard ${manifest.switchboardVersion}, schema version ${version}) into ${dataDir}.`)
+    out.line(`Restored ${file} (made ${manifest.createdAt} by Switchboard ${manifest.switchboardVersion}, schema version ${version}, ${blobs.length} uploaded file${blobs.length === 1 ? "" : "s"}) into ${dataDir}.`)
     out.line(secret !== undefined
       ? `The server secret came with it (${secretFile}). Start the server with DATA_DIR=${dataDir}.`
       : `The backup holds no server secret (it was made with SECRET_KEY set): start the server with DATA_DIR=${dataDir} and the same SECRET_KEY.`)
     return 0
   } catch (e) {
     rmSync(pgliteDir, { recursive: true, force: true })
+    rmSync(join(dataDir, "blobs"), { recursive: true, force: true })
     if (secret !== undefined) rmSync(secretFile, { force: true })
     out.line(`switchboard: could not restore ${file}: ${(e as Error).message}; ${dataDir} left empty`)
     return 1

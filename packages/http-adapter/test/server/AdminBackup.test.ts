@@ -18,6 +18,11 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 const original = join(root, "original")
 const file = join(root, "backups", "switchboard.backup")
+/** PNG bytes: the magic number, then filler. */
+const picture = new Uint8Array(4096).fill(0x42)
+picture.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+/** A URL of the server's (on API_URL, its own origin when it started) on the origin `base`. */
+const local = (url: string, base: string) => url.replace(/^https?:\/\/[^/]+/, base)
 
 describe("switchboard admin backup and restore", { timeout: 240_000 }, () => {
   it("a backup taken while the server runs and writes restores into a new data directory that serves the same data", async () => {
@@ -35,10 +40,19 @@ describe("switchboard admin backup and restore", { timeout: 240_000 }, () => {
       return json
     }
     let projectId = ""
+    let pictureUrl = ""
     try {
       const org = await send(first.baseUrl, "POST", "/v1/organizations", { name: "Backed up" })
       const project = await send(first.baseUrl, "POST", `/v1/organizations/${org.organizationId}/projects`, { name: "Name 0", slug: "backed-up" })
       projectId = project.projectId as string
+      // An uploaded file (DATA_DIR/blobs): the account's picture.
+      const ticket = await send(first.baseUrl, "POST", "/v1/account/profile-picture/uploads", { contentType: "image/png" })
+      const form = new FormData()
+      for (const [k, v] of Object.entries(ticket.formFields as Record<string, string>)) form.append(k, v)
+      form.append("file", new Blob([picture], { type: "image/png" }), "picture")
+      const uploaded = await fetch(local(ticket.uploadUrl, first.baseUrl), { method: "POST", body: form })
+      expect(uploaded.status, await uploaded.text()).toBe(204)
+      pictureUrl = (await send(first.baseUrl, "PUT", "/v1/account/profile-picture", { uploadId: ticket.uploadId })).pictureUrl
       // Renames keep coming while the backup is taken: each commits the new name and its event together.
       let writing = true
       let renames = 0
@@ -54,16 +68,21 @@ describe("switchboard admin backup and restore", { timeout: 240_000 }, () => {
       expect(backup.stdout).toContain("through the running server")
       expect(backup.stdout).toContain("It holds the server secret")
       expect(renamesAtBackup).toBeGreaterThan(3)
+      // The channel: a Unix-domain socket in the data directory, for its owner only.
+      const socket = statSync(join(original, "admin.sock"))
+      expect(socket.isSocket()).toBe(true)
+      expect(socket.mode & 0o777).toBe(0o600)
     } finally {
       expect(await stopServer(first)).toBe(0)
     }
+    expect(existsSync(join(original, "admin.sock"))).toBe(false)
     // The file: mode 0600, a manifest line, no temporary file left beside it.
     expect(statSync(file).mode & 0o077).toBe(0)
     expect(readdirSync(join(root, "backups"))).toEqual(["switchboard.backup"])
     const manifest = JSON.parse(readFileSync(file).subarray(0, readFileSync(file).indexOf(0x0a)).toString("utf8")) as Record<string, any>
     expect(manifest).toMatchObject({ format: "switchboard-backup", formatVersion: 1 })
     expect(manifest.schemaVersion).toBeGreaterThanOrEqual(160)
-    expect(manifest.sections.map((s: { name: string }) => s.name)).toEqual(["pglite.tar.gz", "secret.key"])
+    expect(manifest.sections.map((s: { name: string }) => s.name.replace(/^blobs\/.*/, "blobs/…"))).toEqual(["pglite.tar.gz", "secret.key", "blobs/…"])
     expect(manifest.sections[0].sha256).toMatch(/^[0-9a-f]{64}$/)
 
     // Restored into a new data directory (that does not exist yet).
@@ -88,6 +107,9 @@ describe("switchboard admin backup and restore", { timeout: 240_000 }, () => {
       // The same account's key, the same project.
       const got = await send(second.baseUrl, "GET", `/v1/projects/${projectId}`)
       expect(got.name).toBe(name)
+      const served = await fetch(local(pictureUrl, second.baseUrl))
+      expect(served.status).toBe(200)
+      expect(new Uint8Array(await served.arrayBuffer())).toEqual(picture)
       expect(second.output()).not.toContain("{\"bootstrap\"")
     } finally {
       expect(await stopServer(second)).toBe(0)

@@ -7,12 +7,12 @@
  * generated secret) serves all of it. A target that is not empty is refused and left as it was.
  * Runs only with DATABASE_URL (CI sets it).
  */
-import { scratchPostgres } from "@switchboard/sql-adapter"
-import { Effect, Exit, Scope } from "effect"
+import { DatabaseClient, DatabaseConfig, scratchPostgres } from "@switchboard/sql-adapter"
+import { Effect, Exit, Redacted, Scope } from "effect"
+import { SqlClient } from "effect/sql"
 import { cpSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import Pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connect } from "../support/ChannelClient.js"
 import { bootstrapOf, cliEnv, runCli, type Running, startServer, stopServer } from "../support/CliProcess.js"
@@ -36,15 +36,12 @@ const withPassword = (url: string) => {
   if (u.password === "") u.password = "not-shown"
   return u.toString()
 }
-const query = async <A>(url: string, text: string): Promise<Array<A>> => {
-  const client = new Pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query(text)).rows as Array<A>
-  } finally {
-    await client.end()
-  }
-}
+const query = <A>(url: string, text: string): Promise<ReadonlyArray<A>> =>
+  Effect.runPromise(Effect.scoped(
+    Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A & object>(text).withoutTransform).pipe(
+      Effect.provide(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(url), maxConnections: 1 })))
+    )
+  ))
 
 const webhookEnv = { ALLOW_PRIVATE_WEBHOOK_TARGETS: "true", WEBHOOK_POLL_INTERVAL_MS: "20", WEBHOOK_RETRY_BASE_MS: "10", WEBHOOK_RETRY_MAX_MS: "50" }
 
