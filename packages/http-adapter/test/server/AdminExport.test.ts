@@ -163,6 +163,7 @@ describe.runIf(postgres !== undefined)("switchboard admin export", { timeout: 24
   })
 
   it("refuses a target with any table in it, leaving it as it was; refuses a source at another schema version", async () => {
+    // The installation of the first test is the source here.
     const other = withPassword(await Effect.runPromise(Scope.provide(scratchPostgres, scope)))
     await query(other, "create table notes (id int primary key); insert into notes values (7)")
     const refused = await runCli(["admin", "export", "--to", other], cliEnv(dataDir))
