@@ -133,7 +133,9 @@ export const makePgliteClient = (db: EmbeddedDatabase, options: PgliteClientOpti
           )),
       notify: (channel: string, payload: string) =>
         Effect.asVoid(client`select pg_notify(${channel}, ${payload})`),
-      [EmbeddedInterrupt]: Effect.promise(() => db.interrupt())
+      [EmbeddedInterrupt]: Effect.promise(() => db.interrupt()),
+      // On the session, like a statement: no transaction of the server is open while it runs.
+      [EmbeddedDump]: session.withPermits(1)(Effect.tryPromise({ try: () => db.dump(), catch: failure }))
     })
     return pg
   })
@@ -149,6 +151,16 @@ export const interruptEmbedded = (client: PgClient): Effect.Effect<boolean> => {
   const interrupt = (client as Partial<Record<typeof EmbeddedInterrupt, Effect.Effect<boolean>>>)[EmbeddedInterrupt]
   return interrupt ?? Effect.succeed(false)
 }
+
+/** The key under which the embedded client's `PgClient` carries its database's `dump`. */
+export const EmbeddedDump = Symbol.for("switchboard/EmbeddedDump")
+
+/**
+ * A consistent copy of the embedded database's data directory (a gzipped tar) taken between two
+ * statements of the session, after a CHECKPOINT; none on PostgreSQL (its own tools back it up).
+ */
+export const dumpEmbedded = (client: PgClient): Effect.Effect<Uint8Array, SqlError> | undefined =>
+  (client as Partial<Record<typeof EmbeddedDump, Effect.Effect<Uint8Array, SqlError>>>)[EmbeddedDump]
 
 /** The layer: `SqlClient` and `PgClient` over the embedded database (opened by `open`, closed with the layer). */
 export const PgliteClientLayer = <E>(open: Effect.Effect<EmbeddedDatabase, E, Scope>, options: PgliteClientOptions) =>

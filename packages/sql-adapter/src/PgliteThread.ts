@@ -40,6 +40,8 @@ export interface EmbeddedDatabase {
   readonly raw: (sql: string, params: ReadonlyArray<unknown>) => Promise<RawResult>
   /** LISTEN on `channel` until the returned function is called. */
   readonly listen: (channel: string, onPayload: (payload: string) => void) => Promise<() => Promise<void>>
+  /** A gzipped tar of the data directory after a CHECKPOINT (PgliteWorker.mjs `dumpDataDir`); the caller holds the session. */
+  readonly dump: () => Promise<Uint8Array>
   /** Stops the statement running now by reopening the database in a new worker; false in memory. */
   readonly interrupt: () => Promise<boolean>
   /** How many times the worker was replaced (interrupted or died). */
@@ -163,6 +165,7 @@ export const startEmbeddedDatabase = async (options: EmbeddedDatabaseOptions): P
   return {
     run: ({ name, params, retry, rowMode, sql }) => call({ op: "run", sql, params, rowMode, name, retry }),
     raw: (sql, params) => call({ op: "raw", sql, params }),
+    dump: () => call({ op: "dump" }),
     listen: async (channel, onPayload) => {
       let set = subscribers.get(channel)
       if (set === undefined) {

@@ -7,7 +7,7 @@
  * Plain JavaScript on purpose: a worker thread is loaded by Node itself, outside the TypeScript
  * loader of the process that starts it (tsx, vitest or the CLI bundle).
  *
- * Messages in: `{ id, op: "run" | "raw" | "listen" | "unlisten" | "close", … }`; out: `{ id, ok }`
+ * Messages in: `{ id, op: "run" | "raw" | "listen" | "unlisten" | "dump" | "close", … }`; out: `{ id, ok }`
  * or `{ id, error }` (the error's own fields: PostgreSQL's `code`, `position`, … survive), and
  * `{ notify: channel, payload }` for LISTEN. The session engine is what PgliteClient.ts describes:
  * a statement text seen twice becomes a named prepared statement (one Bind/Execute/Sync exchange
@@ -117,6 +117,18 @@ const run = async ({ sql, params, rowMode, name, retry }) => {
   return { rows: result.rows, forgot }
 }
 
+/**
+ * A copy of the data directory (a gzipped tar, PGlite's `dumpDataDir`), for a backup. The caller
+ * holds the session, so no transaction is open; CHECKPOINT first writes every change to the data
+ * files, and PGlite tars the directory under its query lock, between statements, so nothing
+ * writes while it is read: the copy is the committed state at this moment.
+ * @param {PGlite} pg
+ */
+const dumpDataDir = async (pg) => {
+  await pg.exec("CHECKPOINT")
+  return new Uint8Array(await (await pg.dumpDataDir("gzip")).arrayBuffer())
+}
+
 /** LISTEN registrations by channel (the main thread subscribes once per channel). */
 const listening = new Map()
 
@@ -137,6 +149,8 @@ const handle = async (m) => {
       if (unlisten !== undefined) await unlisten()
       return null
     }
+    case "dump":
+      return dumpDataDir(db)
     case "close":
       await db.close()
       return null
@@ -146,7 +160,8 @@ const handle = async (m) => {
 
 port.on("message", (m) => {
   handle(m).then(
-    (ok) => port.postMessage({ id: m.id, ok }),
+    // Bytes (a dump) are moved, not copied.
+    (ok) => port.postMessage({ id: m.id, ok }, ok instanceof Uint8Array ? [ok.buffer] : []),
     (error) => port.postMessage({ id: m.id, error: errorOf(error) })
   ).finally(() => {
     if (m.op === "close") port.close()

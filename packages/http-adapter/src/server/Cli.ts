@@ -4,6 +4,9 @@
  *   switchboard admin create-account --email E [--password P] [--json]
  *   switchboard admin rotate-signing-key [--json]
  *   switchboard admin prepare-cache
+ *   switchboard admin export --to <postgres-url> [--progress-rows N]
+ *   switchboard admin backup <file>
+ *   switchboard admin restore <file>
  *   switchboard --version | --help | <command> --help
  * Flags map onto the same configuration as the environment (docs/configuration.md).
  */
@@ -14,6 +17,7 @@ import { preparePgliteTemplate } from "@switchboard/sql-adapter"
 import { Cause, type Config, ConfigProvider, Deferred, Effect, Exit, Layer, type LogLevel, Option, Redacted, References, Schema, SchemaIssue } from "effect"
 import { readFileSync } from "node:fs"
 import { serverConfig } from "../http/ServerConfig.js"
+import { backupCommand, exportCommand, restoreCommand } from "./DataCommands.js"
 import { appLayer, bootstrapLine, runServer, serverLoggers } from "./Server.js"
 
 const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version
@@ -23,6 +27,9 @@ const usage = `Usage:
   switchboard admin create-account --email <email> [--password <password>] [--json]
   switchboard admin rotate-signing-key [--json]
   switchboard admin prepare-cache
+  switchboard admin export --to <postgres-url> [--progress-rows <n>]
+  switchboard admin backup <file>
+  switchboard admin restore <file>
   switchboard --version
   switchboard <command> --help
 
@@ -43,6 +50,9 @@ Exit codes: 0 stopped cleanly, 1 could not start or run, 2 bad configuration or 
   switchboard admin create-account --email <email> [--password <password>] [--json]
   switchboard admin rotate-signing-key [--json]
   switchboard admin prepare-cache
+  switchboard admin export --to <postgres-url> [--progress-rows <n>]
+  switchboard admin backup <file>
+  switchboard admin restore <file>
 
 Run \`switchboard admin <command> --help\` for one command.`,
   "admin create-account": `Usage: switchboard admin create-account --email <email> [--password <password>] [--json]
@@ -62,7 +72,33 @@ Exit codes: 0 rotated, 1 failed, 2 bad arguments.`,
 
 Fills the cache directory (SWITCHBOARD_CACHE_DIR) with the embedded database's cluster template,
 which a first start would otherwise make. \`npm ci\` runs it.
-Exit codes: 0 prepared (or nothing to do), 1 failed.`
+Exit codes: 0 prepared (or nothing to do), 1 failed.`,
+  "admin export": `Usage: switchboard admin export --to <postgres-url> [--progress-rows <n>]
+
+Copies the embedded database (DATA_DIR/pglite) into the EMPTY PostgreSQL database at <postgres-url>,
+in one transaction: migrates it to the same schema version, copies every table, sets the sequences,
+compares each table's row count, and prints them. A failure leaves the target empty. Run it with
+the server stopped (it takes the data directory's lock, and refuses while the server holds it).
+Then start the server with DATABASE_URL=<postgres-url> and the same server secret (DATA_DIR/secret.key
+or SECRET_KEY): it is not in the database. See docs/operations.md, "Moving off the embedded database".
+  --progress-rows <n>   a progress line every n rows of a large table (default 10000)
+Exit codes: 0 exported, 1 failed or refused (a target that is not empty, a schema version that is
+not this Switchboard's, the server running), 2 bad arguments.`,
+  "admin backup": `Usage: switchboard admin backup <file>
+
+Writes a consistent backup of the embedded database to <file> (atomically: a temporary file, then
+renamed). While the server runs it is taken by the server, through its admin socket
+DATA_DIR/admin.sock; otherwise this command opens the database itself. The file starts with a
+manifest line (schema version, creation time, Switchboard version, SHA-256 of each part) and holds
+DATA_DIR/secret.key too when SECRET_KEY is not set: keep it private. See docs/operations.md,
+"Backup and restore".
+Exit codes: 0 written, 1 failed (e.g. on PostgreSQL: use pg_dump), 2 bad arguments.`,
+  "admin restore": `Usage: switchboard admin restore <file>
+
+Restores a backup made by \`admin backup\` into DATA_DIR, which must be missing or empty: the
+checksums are verified first, and nothing is changed when anything is wrong. The server then starts
+on it (with the same SECRET_KEY when the backup holds no secret.key).
+Exit codes: 0 restored, 1 refused or failed (a non-empty DATA_DIR, a corrupted file), 2 bad arguments.`
 }
 
 const isHelp = (a: string | undefined) => a === "--help" || a === "-h"
@@ -243,6 +279,34 @@ const prepareCache = (args: ReadonlyArray<string>) => {
   )
 }
 
+/** Runs one of the data commands (DataCommands.ts) on the configuration, and exits with its code. */
+const dataCommand = (run: (config: Parameters<typeof exportCommand>[0]) => Promise<number>) => {
+  Effect.runPromise(loadConfig).then(run).then(
+    (code) => process.exit(code),
+    (e: unknown) => fail(`the command failed: ${e instanceof Error ? e.message : String(e)}`, 1)
+  )
+}
+
+/** Lines of a data command: its failures (they start with "switchboard: ") on stderr, the rest on stdout. */
+const err = { line: (text: string) => void (text.startsWith("switchboard: ") ? process.stderr : process.stdout).write(`${text}\n`) }
+
+const exportData = (args: ReadonlyArray<string>) => {
+  const f = flags(args)
+  for (const key of f.keys()) if (key !== "to" && key !== "progress-rows") fail(`export takes no --${key}\n${usage}`)
+  const to = f.get("to")
+  if (typeof to !== "string" || !/^postgres(ql)?:\/\//.test(to)) return fail(`--to <postgres://…> is required: the empty PostgreSQL database to export into\n${usage}`)
+  const rows = f.get("progress-rows")
+  const progressRows = rows === undefined ? 10_000 : Number(rows)
+  if (!Number.isInteger(progressRows) || progressRows < 1) return fail("--progress-rows must be a whole number of rows, at least 1")
+  dataCommand((config) => exportCommand(config, to, progressRows, err))
+}
+
+/** The one <file> argument of backup and restore. */
+const fileArgument = (name: string, args: ReadonlyArray<string>) => {
+  if (args.length !== 1 || args[0]!.startsWith("--")) return fail(`${name} takes one argument, the backup file\n${usage}`)
+  return args[0]!
+}
+
 const [command, ...rest] = process.argv.slice(2)
 // `switchboard <command> [<subcommand>] … --help` or `switchboard help <command> [<subcommand>]`.
 const helpWords = command === "help" && rest.length > 0 ? rest : rest.some(isHelp) ? [command!, ...rest] : undefined
@@ -264,7 +328,14 @@ switch (command) {
     if (rest[0] === "create-account") createAccount(rest.slice(1))
     else if (rest[0] === "rotate-signing-key") rotateSigningKey(rest.slice(1))
     else if (rest[0] === "prepare-cache") prepareCache(rest.slice(1))
-    else fail(`unknown admin command ${JSON.stringify(rest[0] ?? "")}\n${usage}`)
+    else if (rest[0] === "export") exportData(rest.slice(1))
+    else if (rest[0] === "backup") {
+      const file = fileArgument("backup", rest.slice(1))
+      dataCommand((config) => backupCommand(config, file, version, err))
+    } else if (rest[0] === "restore") {
+      const file = fileArgument("restore", rest.slice(1))
+      dataCommand((config) => restoreCommand(config, file, err))
+    } else fail(`unknown admin command ${JSON.stringify(rest[0] ?? "")}\n${usage}`)
     break
   case "--version":
   case "version":

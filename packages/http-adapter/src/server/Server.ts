@@ -19,6 +19,7 @@ import { serverAdapters, serverWorkers } from "../Features.js"
 import { HttpLive, InFlightLive } from "../Http.js"
 import { InFlight } from "../http/pipeline/InFlight.js"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
+import { AdminSocketLive } from "./AdminSocket.js"
 import { HousekeepingLive } from "./Housekeeping.js"
 import { makeHttpServer, makeHttpsServer } from "./NodeServers.js"
 import { Ed25519SignerNode } from "./Ed25519SignerNode.js"
@@ -174,6 +175,9 @@ export const runServer = (config: ServerConfigShape, options: {
     // A secret that does not open the database's sealed keys stops the start, naming SECRET_KEY.
     yield* checkServerSecret.pipe(Effect.provide(app))
     yield* Layer.build(HousekeepingLive.pipe(Layer.provide(Layer.succeedContext(app))))
+    // --- admin socket (AdminSocket.ts): `switchboard admin backup` of the embedded database while it runs.
+    if (Option.isNone(config.databaseUrl)) yield* Layer.build(AdminSocketLive(config.dataDir).pipe(Layer.provide(Layer.succeedContext(app))))
+    // --- end admin socket
     const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
     yield* Layer.build(HttpLive.pipe(
       Layer.provide(Layer.succeedContext(app)),

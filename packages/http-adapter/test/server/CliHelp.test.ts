@@ -21,7 +21,10 @@ const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
   [["admin", "create-account", "--help"], "Usage: switchboard admin create-account --email <email>"],
   [["admin", "create-account", "--email", "a@b.example", "--help"], "Usage: switchboard admin create-account --email <email>"],
   [["admin", "rotate-signing-key", "-h"], "Usage: switchboard admin rotate-signing-key [--json]"],
-  [["help", "admin", "prepare-cache"], "Usage: switchboard admin prepare-cache"]
+  [["help", "admin", "prepare-cache"], "Usage: switchboard admin prepare-cache"],
+  [["admin", "export", "--help"], "Usage: switchboard admin export --to <postgres-url>"],
+  [["admin", "backup", "out.backup", "--help"], "Usage: switchboard admin backup <file>"],
+  [["help", "admin", "restore"], "Usage: switchboard admin restore <file>"]
 ]
 
 describe("switchboard help", { timeout: 120_000 }, () => {
