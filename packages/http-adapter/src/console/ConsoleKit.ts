@@ -42,7 +42,11 @@ export interface ConsoleCtx {
 export interface View {
   readonly title: string
   readonly crumbs?: ReadonlyArray<Crumb>
+  /** The organization/project switcher of the top bar (project pages: `ConsoleProjects.chrome`). */
+  readonly switcher?: Html
   readonly tabs?: Html
+  /** A line under the title saying what the page is for. */
+  readonly lede?: string
   readonly body: Html
 }
 
@@ -111,9 +115,12 @@ const noticeOf = (query: URLSearchParams): string | undefined => {
 const respond = (ctx: ConsoleCtx, view: View, extra: { message?: string; notice?: string | undefined; status?: number } = {}) =>
   pageResponse({
     title: view.title,
-    user: { email: ctx.account.email },
+    user: { email: ctx.account.email, name: ctx.account.firstName ?? undefined },
     csrf: ctx.csrf,
+    path: ctx.path,
     ...(view.crumbs === undefined ? {} : { crumbs: view.crumbs }),
+    ...(view.switcher === undefined ? {} : { switcher: view.switcher }),
+    ...(view.lede === undefined ? {} : { lede: view.lede }),
     ...(view.tabs === undefined ? {} : { tabs: view.tabs }),
     ...(extra.message === undefined ? {} : { message: extra.message }),
     ...(extra.notice === undefined ? {} : { notice: extra.notice }),
@@ -216,8 +223,8 @@ export const jsonAction = <R>(run: (ctx: ConsoleCtx) => Effect.Effect<unknown, C
 /** A path parameter, bounded (a malformed id is one that does not exist: the services say 404). */
 export const param = (ctx: ConsoleCtx, name: string) => (ctx.params[name] ?? "").slice(0, 200)
 
-/** A tab strip for a project's pages. */
-export const tabsOf = (items: ReadonlyArray<readonly [string, string]>, current: string) =>
-  html`<nav class="tabs" aria-label="Sections"><ul>${
+/** A section's sub-nav (a project's pages, the account's), the current page marked. */
+export const tabsOf = (items: ReadonlyArray<readonly [string, string]>, current: string, label = "Sections") =>
+  html`<nav class="tabs" aria-label="${label}"><ul>${
     items.map(([href, label]) => html`<li><a href="${href}"${href === current ? html` aria-current="page"` : ""}>${label}</a></li>`)
   }</ul></nav>`
