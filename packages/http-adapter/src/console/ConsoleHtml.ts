@@ -111,6 +111,13 @@ section.card{background:var(--surface);padding:var(--s5);border:1px solid var(--
 section.card>h2:first-child{margin-bottom:var(--s4)}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:var(--s5);align-items:start}
 .grid>section.card{margin:0}.grid+section.card,section.card+.grid,.grid+.grid{margin-top:var(--s5)}
+/* Home: organizations and their projects */
+.orghead{display:flex;flex-wrap:wrap;gap:var(--s2) var(--s4);align-items:baseline;justify-content:space-between;margin-bottom:var(--s4)}
+.orghead h2{margin:0}.orghead h2 a{color:var(--ink);text-decoration:none}.orghead h2 a:hover{color:var(--accent-ink)}
+ul.projects{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:var(--s3)}
+ul.projects a{display:flex;flex-direction:column;gap:var(--s1);padding:var(--s4);border:1px solid var(--line);border-radius:var(--radius);text-decoration:none;color:var(--ink);background:var(--surface)}
+ul.projects a:hover{border-color:var(--accent);box-shadow:0 0 0 3px var(--accent-soft)}
+ul.projects .name{font-size:var(--fs-lg)}
 /* Figures */
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:var(--s4);margin:0 0 var(--s5);padding:0;list-style:none}
 .stat{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);box-shadow:var(--shadow);padding:var(--s4) var(--s5)}

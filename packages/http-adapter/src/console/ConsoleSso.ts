@@ -134,7 +134,7 @@ ${owner ? "" : html`<p class="muted">Only owners change SSO settings.</p>`}</sec
         return {
           title: "Single sign-on",
           crumbs: [
-            { label: "Home", href: "/console" },
+            { label: "Projects", href: "/console" },
             { label: org?.name ?? organizationId, href: `/console/organizations/${organizationId}` },
             { label: "Single sign-on" }
           ],
