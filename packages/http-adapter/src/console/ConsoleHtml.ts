@@ -69,11 +69,11 @@ h3{font-size:var(--fs-md);font-weight:var(--w-semi);margin:var(--s5) 0 var(--s2)
 p{margin:0 0 var(--s3)}
 /* Top bar */
 header.app{background:var(--surface);border-bottom:1px solid var(--line);position:relative}
-header.app .bar{display:flex;flex-wrap:wrap;align-items:center;gap:var(--s2) var(--s5);padding:var(--s3) var(--s5);max-width:80rem;margin:0 auto}
+header.app .bar{display:flex;flex-wrap:wrap;align-items:center;gap:var(--s2) var(--s4);padding:var(--s3) var(--s5);max-width:80rem;margin:0 auto}
 .brand{display:inline-flex;align-items:center;gap:var(--s2);font-weight:var(--w-bold);font-size:var(--fs-lg);letter-spacing:-.01em;color:var(--ink);text-decoration:none}
 .brand .mark{flex:none}
 header.app nav ul{list-style:none;margin:0;padding:0;display:flex;gap:var(--s1)}
-nav.main{flex:1 1 auto;min-width:0}
+nav.main{flex:0 1 auto;min-width:0}
 nav.main ul{overflow-x:auto}
 nav.main a,nav.tabs a{display:inline-block;white-space:nowrap;text-decoration:none;color:var(--ink-2);font-weight:var(--w-medium);font-size:var(--fs-sm);padding:var(--s2) var(--s3);border-radius:var(--radius-sm)}
 nav.main a:hover,nav.tabs a:hover{background:var(--ground);color:var(--ink)}
@@ -81,7 +81,7 @@ nav.main a[aria-current]{background:var(--accent-soft);color:var(--accent-ink)}
 .account{display:flex;align-items:center;gap:var(--s3);margin-left:auto}
 .account form{margin:0}
 .avatar{display:inline-grid;place-items:center;width:2rem;height:2rem;border-radius:50%;background:var(--accent-soft);color:var(--accent-ink);font-weight:var(--w-semi);font-size:var(--fs-sm)}
-.account .who{font-size:var(--fs-sm);color:var(--muted);max-width:16rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.account .who{font-size:var(--fs-sm);color:var(--muted);max-width:13rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 /* The org/project switcher (a disclosure: no script needed) */
 details.switcher{position:relative}
 details.switcher>summary{list-style:none;cursor:pointer;display:flex;align-items:center;gap:var(--s2);padding:var(--s1) var(--s3);border:1px solid var(--line-2);border-radius:var(--radius-sm);font-size:var(--fs-sm);background:var(--surface);max-width:22rem}
@@ -96,7 +96,7 @@ details.switcher .menu a{display:block;padding:var(--s2);border-radius:var(--rad
 details.switcher .menu a:hover{background:var(--ground)}details.switcher .menu a[aria-current]{background:var(--accent-soft);color:var(--accent-ink);font-weight:var(--w-semi)}
 /* The section sub-nav (a project's or the account's pages) */
 nav.tabs{border-top:1px solid var(--line)}
-nav.tabs ul{max-width:80rem;margin:0 auto;padding:0 var(--s4);overflow-x:auto;gap:var(--s1)}
+header.app nav.tabs ul{max-width:80rem;margin:0 auto;padding:0 calc(var(--s5) - var(--s3));overflow-x:auto;gap:var(--s1)}
 nav.tabs a{border-radius:0;padding:var(--s3) var(--s3);border-bottom:2px solid transparent}
 nav.tabs a:hover{background:none}
 nav.tabs a[aria-current=page]{color:var(--accent-ink);border-bottom-color:var(--accent)}
@@ -107,7 +107,9 @@ main{max-width:80rem;margin:0 auto;padding:var(--s5) var(--s5) var(--s7)}
 nav.crumbs ol{list-style:none;margin:0 0 var(--s2);padding:0;display:flex;flex-wrap:wrap;gap:var(--s2);font-size:var(--fs-sm);color:var(--muted)}
 nav.crumbs a{color:var(--muted);text-decoration:none}nav.crumbs a:hover{color:var(--accent-ink);text-decoration:underline}
 nav.crumbs li+li::before{content:"/";margin-right:var(--s2);color:var(--line-2)}
-section.card{background:var(--surface);padding:var(--s5);border:1px solid var(--line);border-radius:var(--radius);box-shadow:var(--shadow);margin:0 0 var(--s5);overflow-x:auto}
+section.card{background:var(--surface);padding:var(--s5);border:1px solid var(--line);border-radius:var(--radius);box-shadow:var(--shadow);margin:0 0 var(--s5);min-width:0}
+.tablewrap{overflow-x:auto;max-width:100%}
+.tablewrap:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 section.card>h2:first-child{margin-bottom:var(--s4)}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:var(--s5);align-items:start}
 .grid>section.card{margin:0}.grid+section.card,section.card+.grid,.grid+.grid{margin-top:var(--s5)}
@@ -206,7 +208,7 @@ main{padding:var(--s4) var(--s3) var(--s6)}
 section.card{padding:var(--s4)}
 h1{font-size:var(--fs-xl)}
 .stat .value{font-size:var(--fs-2xl)}
-nav.tabs ul{padding:0 var(--s2)}
+header.app nav.tabs ul{padding:0 var(--s1)}
 details.switcher>summary{max-width:14rem}
 dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:var(--s2)}
 }
@@ -252,7 +254,7 @@ for (const box of document.querySelectorAll("[data-live-events]")) {
   const add = (ev) => {
     let body = box.querySelector("tbody");
     if (!body) {
-      box.querySelector("p.muted:not([data-live-status])")?.remove();
+      box.querySelector(".empty, p.muted:not([data-live-status])")?.remove();
       const table = document.createElement("table");
       table.innerHTML = '<caption class="skip">Recent events</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Payload</th></tr></thead><tbody></tbody>';
       box.append(table);
@@ -392,15 +394,16 @@ export const secretBox = (label: string, secret: string, id = "secret-value") =>
 <button type="button" class="secondary" data-copy="${id}">Copy</button></div>`
 
 /**
- * A table with a caption read by screen readers, or, when it has no rows, `empty`: a line of text,
+ * A table with a caption read by screen readers, in a box that scrolls sideways on a narrow screen
+ * (focusable, so the keyboard scrolls it too); or, when it has no rows, `empty`: a line of text,
  * or an empty state (`emptyState`) that says what to do here.
  */
 export const table = (caption: string, headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<Part>>, empty: string | Html) =>
   rows.length === 0
     ? (empty instanceof Html ? empty : html`<p class="muted">${empty}</p>`)
-    : html`<table><caption class="skip">${caption}</caption><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${
+    : html`<div class="tablewrap" tabindex="0" role="region" aria-label="${caption}"><table><caption class="skip">${caption}</caption><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${
       rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)
-    }</tbody></table>`
+    }</tbody></table></div>`
 
 /** What an empty list says: what is missing, and the link or form that makes the first one. */
 export const emptyState = (title: string, text: Part, action?: Html) =>

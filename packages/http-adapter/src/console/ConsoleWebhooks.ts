@@ -131,7 +131,7 @@ export const webhookRoutes = (router: ConsoleRouter) =>
         const types = [...eventCatalog.keys()].sort()
         return {
           title: "Webhooks",
-          lede: "Endpoints that receive the project's events, signed; each keeps a delivery log.",
+          lede: "Endpoints that receive the project's events, signed, each with a log of its deliveries.",
           ...(yield* chrome(ctx, project, [{ label: "Webhooks" }])),
           tabs: projectTabs(projectId, base),
           body: html`
@@ -146,13 +146,13 @@ ${
               html`<a href="${base}/${e.kind}/${e.id}">Delivery log</a>`
             ]), emptyState("No webhooks yet.", "Add a destination below: give it a name and the HTTPS URL that should receive the project's events. Then send it a test event from its page.", html`<a class="button secondary" href="#new-destination">Add a destination</a>`))
           }
-${chartOf(all)}</section>
+${list.length === 0 ? "" : chartOf(all)}</section>
 <div class="grid">
 <section class="card" aria-labelledby="new-destination"><h2 id="new-destination">New webhook destination</h2>
 <form method="post" action="${base}/destinations">${csrfField(ctx.csrf)}
 <label for="dest-name">Name</label><input id="dest-name" name="name" required maxlength="128">
 <label for="dest-url">URL</label><input id="dest-url" name="url" type="url" required maxlength="2048" placeholder="https://example.com/hooks">
-<fieldset><legend>Events (none checked: every event)</legend>${
+<fieldset class="choices"><legend>Events (none checked: every event)</legend>${
             types.map((t) => html`<label><input type="checkbox" name="events" value="${t}"> <code>${t}</code></label>`)
           }</fieldset>
 <p class="muted">Payload version ${webhookApiVersions.find((v) => v.selectable)?.version ?? EVENT_API_VERSION}.</p>
