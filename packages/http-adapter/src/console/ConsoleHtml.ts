@@ -61,7 +61,7 @@ body{font-family:var(--font);font-size:var(--fs-md);line-height:var(--lh);backgr
 a{color:var(--accent-ink);text-underline-offset:.15em}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,summary:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .skip{position:absolute;left:-9999px}.skip:focus{left:var(--s4);top:var(--s4);background:#fff;padding:var(--s2);z-index:3}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);clip-path:inset(50%);white-space:nowrap;margin:-1px}
 h1,h2,h3{line-height:var(--lh-tight);color:var(--ink)}
 h1{font-size:var(--fs-2xl);font-weight:var(--w-bold);letter-spacing:-.01em;margin:0}
 h2{font-size:var(--fs-lg);font-weight:var(--w-semi);margin:0 0 var(--s3)}
@@ -108,20 +108,21 @@ nav.crumbs ol{list-style:none;margin:0 0 var(--s2);padding:0;display:flex;flex-w
 nav.crumbs a{color:var(--muted);text-decoration:none}nav.crumbs a:hover{color:var(--accent-ink);text-decoration:underline}
 nav.crumbs li+li::before{content:"/";margin-right:var(--s2);color:var(--line-2)}
 section.card{background:var(--surface);padding:var(--s5);border:1px solid var(--line);border-radius:var(--radius);box-shadow:var(--shadow);margin:0 0 var(--s5);min-width:0}
-.tablewrap{overflow-x:auto;max-width:100%}
+.tablewrap{overflow-x:auto;max-width:100%;position:relative}
 .tablewrap:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 section.card>h2:first-child{margin-bottom:var(--s4)}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:var(--s5);align-items:start}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(18rem,100%),1fr));gap:var(--s5);align-items:start}
+.grid>*{min-width:0}
 .grid>section.card{margin:0}.grid+section.card,section.card+.grid,.grid+.grid{margin-top:var(--s5)}
 /* Home: organizations and their projects */
 .orghead{display:flex;flex-wrap:wrap;gap:var(--s2) var(--s4);align-items:baseline;justify-content:space-between;margin-bottom:var(--s4)}
 .orghead h2{margin:0}.orghead h2 a{color:var(--ink);text-decoration:none}.orghead h2 a:hover{color:var(--accent-ink)}
-ul.projects{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(15rem,1fr));gap:var(--s3)}
+ul.projects{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(min(15rem,100%),1fr));gap:var(--s3)}
 ul.projects a{display:flex;flex-direction:column;gap:var(--s1);padding:var(--s4);border:1px solid var(--line);border-radius:var(--radius);text-decoration:none;color:var(--ink);background:var(--surface)}
 ul.projects a:hover{border-color:var(--accent);box-shadow:0 0 0 3px var(--accent-soft)}
 ul.projects .name{font-size:var(--fs-lg)}
 /* Figures */
-.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:var(--s4);margin:0 0 var(--s5);padding:0;list-style:none}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(12rem,100%),1fr));gap:var(--s4);margin:0 0 var(--s5);padding:0;list-style:none}
 .stat{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);box-shadow:var(--shadow);padding:var(--s4) var(--s5)}
 .stat .label{display:block;font-size:var(--fs-sm);color:var(--muted);font-weight:var(--w-medium)}
 .stat .value{display:block;font-size:var(--fs-3xl);font-weight:var(--w-bold);line-height:1.15;margin:var(--s1) 0;font-variant-numeric:tabular-nums}
@@ -150,7 +151,7 @@ input[type=checkbox],input[type=radio]{accent-color:var(--accent);width:1rem;hei
 fieldset{border:1px solid var(--line);border-radius:var(--radius-sm);margin:var(--s3) 0;padding:var(--s2) var(--s4) var(--s3)}
 legend{font-size:var(--fs-sm);font-weight:var(--w-medium);padding:0 var(--s1)}
 fieldset label{display:inline-flex;gap:var(--s2);align-items:center;margin:var(--s2) var(--s4) var(--s1) 0;font-weight:var(--w-normal)}
-fieldset.choices{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:0 var(--s4)}
+fieldset.choices{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(14rem,100%),1fr));gap:0 var(--s4)}
 fieldset.choices legend{grid-column:1/-1}
 fieldset.choices label{display:flex;align-items:flex-start;margin:var(--s2) 0}
 fieldset.choices label input{margin-top:.2rem}

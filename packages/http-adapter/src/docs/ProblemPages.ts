@@ -70,22 +70,22 @@ Every problem carries <code>requestId</code>, equal to the <code>X-Request-ID</c
 export const catalogPage = (here = "./") =>
   layout("Catalog", `<div class="pagehead"><div><h1>Problem types</h1>
 <p class="lede">Every error of the versioned API is an RFC 9457 problem document (<code>application/problem+json</code>); its <code>type</code> is the address of its page here.</p></div></div>
-<section class="card"><table><caption class="skip">Problem types</caption><thead><tr><th scope="col">Code</th><th scope="col" class="status">Status</th><th scope="col">Title</th></tr></thead><tbody>
+<section class="card"><div class="tablewrap" tabindex="0" role="region" aria-label="Problem types"><table><caption class="skip">Problem types</caption><thead><tr><th scope="col">Code</th><th scope="col" class="status">Status</th><th scope="col">Title</th></tr></thead><tbody>
 ${problemCodes.map((code) => {
     const e = problemEntry(code)
     return `<tr><td><a href="${here}${e.slug}"><code>${e.code}</code></a></td><td class="status">${statusBadge(e.status)}</td><td>${escape(e.title)}</td></tr>`
   }).join("\n")}
-</tbody></table></section>`, here === "./" ? "../" : "./")
+</tbody></table></div></section>`, here === "./" ? "../" : "./")
 
 /** `/deprecations`: every deprecated operation, when it sunsets, and what replaces it. */
 export const deprecationsPage = () =>
   layout("Deprecations", `<div class="pagehead"><div><h1>Deprecated operations</h1>
 <p class="lede">Deprecated operations answer with <code>Deprecation</code>, <code>Sunset</code> and <code>Link</code> headers until they are removed.</p></div></div>
-<section class="card"><table><caption class="skip">Deprecated operations</caption><thead><tr><th scope="col">Operation</th><th scope="col">Deprecated</th><th scope="col">Sunset</th><th scope="col">Use instead</th></tr></thead><tbody>
+<section class="card"><div class="tablewrap" tabindex="0" role="region" aria-label="Deprecated operations"><table><caption class="skip">Deprecated operations</caption><thead><tr><th scope="col">Operation</th><th scope="col">Deprecated</th><th scope="col">Sunset</th><th scope="col">Use instead</th></tr></thead><tbody>
 ${Object.entries(lifecycles).map(([id, l]) =>
     `<tr id="${escape(id)}"><td><code>${escape(id)}</code></td><td>${l.deprecatedAt.toISOString().slice(0, 10)}</td><td>${l.sunsetAt.toISOString().slice(0, 10)}</td><td><code>${escape(l.replacement)}</code></td></tr>`
   ).join("\n")}
-</tbody></table></section>`, "./")
+</tbody></table></div></section>`, "./")
 
 const html = (body: string) => HttpServerResponse.text(body, { contentType: "text/html; charset=utf-8" })
 

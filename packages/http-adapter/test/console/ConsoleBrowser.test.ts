@@ -65,6 +65,13 @@ const look = async (page: Page, name: string) => {
   await page.setViewportSize(phone)
   await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true })
   await axeCheck(page, `${name} (phone)`)
+  // What sticks out, named, when something does.
+  const wide = await page.evaluate((width) =>
+    [...(globalThis as any).document.querySelectorAll("body *")]
+      .filter((e: any) => e.getBoundingClientRect().right > width + 1 && e.closest(".tablewrap, nav ul, pre, details:not([open])") === null)
+      .slice(0, 5)
+      .map((e: any) => `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)})`), phone.width)
+  expect(wide, `${name} fits a phone`).toEqual([])
   expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth), `${name} fits a phone`).toBeLessThanOrEqual(phone.width)
   await page.setViewportSize(before)
 }
