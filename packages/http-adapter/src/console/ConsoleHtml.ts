@@ -81,7 +81,7 @@ nav.main a[aria-current]{background:var(--accent-soft);color:var(--accent-ink)}
 .account{display:flex;align-items:center;gap:var(--s3);margin-left:auto}
 .account form{margin:0}
 .avatar{display:inline-grid;place-items:center;width:2rem;height:2rem;border-radius:50%;background:var(--accent-soft);color:var(--accent-ink);font-weight:var(--w-semi);font-size:var(--fs-sm)}
-.account .who{font-size:var(--fs-sm);color:var(--muted);max-width:13rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.account .who{font-size:var(--fs-sm);color:var(--muted);max-width:10rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 /* The org/project switcher (a disclosure: no script needed) */
 details.switcher{position:relative}
 details.switcher>summary{list-style:none;cursor:pointer;display:flex;align-items:center;gap:var(--s2);padding:var(--s1) var(--s3);border:1px solid var(--line-2);border-radius:var(--radius-sm);font-size:var(--fs-sm);background:var(--surface);max-width:22rem}
@@ -122,7 +122,7 @@ ul.projects a{display:flex;flex-direction:column;gap:var(--s1);padding:var(--s4)
 ul.projects a:hover{border-color:var(--accent);box-shadow:0 0 0 3px var(--accent-soft)}
 ul.projects .name{font-size:var(--fs-lg)}
 /* Figures */
-.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(12rem,100%),1fr));gap:var(--s4);margin:0 0 var(--s5);padding:0;list-style:none}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(9.5rem,100%),1fr));gap:var(--s4);margin:0 0 var(--s5);padding:0;list-style:none}
 .stat{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);box-shadow:var(--shadow);padding:var(--s4) var(--s5)}
 .stat .label{display:block;font-size:var(--fs-sm);color:var(--muted);font-weight:var(--w-medium)}
 .stat .value{display:block;font-size:var(--fs-3xl);font-weight:var(--w-bold);line-height:1.15;margin:var(--s1) 0;font-variant-numeric:tabular-nums}
@@ -130,12 +130,12 @@ ul.projects .name{font-size:var(--fs-lg)}
 .stat.bad .value{color:var(--bad)}
 /* Getting started */
 ol.checklist{list-style:none;margin:0;padding:0;counter-reset:step}
-ol.checklist li{display:flex;gap:var(--s3);align-items:flex-start;padding:var(--s3) 0;border-top:1px solid var(--line)}
+ol.checklist li{display:flex;flex-wrap:wrap;gap:var(--s2) var(--s3);align-items:flex-start;padding:var(--s3) 0;border-top:1px solid var(--line)}
 ol.checklist li:first-child{border-top:0}
 ol.checklist .tick{flex:none;width:1.6rem;height:1.6rem;border-radius:50%;border:2px solid var(--line-2);display:grid;place-items:center;font-size:var(--fs-sm);font-weight:var(--w-bold);color:var(--muted)}
 ol.checklist li.done .tick{background:var(--good);border-color:var(--good);color:#fff}
 ol.checklist li.done .what{color:var(--muted)}ol.checklist li.done .what strong{text-decoration:line-through}
-ol.checklist .what{flex:1}ol.checklist .what strong{display:block}
+ol.checklist .what{flex:1 1 14rem}ol.checklist li>.button,ol.checklist li>.badge{margin-left:auto}ol.checklist .what strong{display:block}
 .progress{height:6px;background:var(--line);border-radius:999px;overflow:hidden;margin:0 0 var(--s4)}.progress span{display:block;height:100%;background:var(--good);width:0}.progress .p1{width:33.4%}.progress .p2{width:66.7%}
 /* Tables */
 table{border-collapse:collapse;width:100%;font-size:var(--fs-sm)}
@@ -201,16 +201,19 @@ ul.keys .head{display:flex;flex-wrap:wrap;gap:var(--s2) var(--s4);align-items:ce
 ul.keys .meta{font-size:var(--fs-sm);color:var(--muted)}
 footer.foot{max-width:80rem;margin:0 auto;padding:0 var(--s5) var(--s6);color:var(--muted);font-size:var(--fs-xs)}
 footer.foot a{color:var(--muted)}
+@media (max-width:75rem){.account .who{display:none}}
 @media (max-width:48rem){
 header.app .bar{padding:var(--s2) var(--s4);gap:var(--s2) var(--s3)}
-nav.main{order:3;flex-basis:100%}
+.account{order:2}
+details.switcher{order:3;flex-basis:100%}details.switcher>summary{max-width:none}
+nav.main{order:4;flex-basis:100%;margin:0 calc(-1 * var(--s2))}
 .account .who{display:none}
+.stat{padding:var(--s3) var(--s4)}
 main{padding:var(--s4) var(--s3) var(--s6)}
 section.card{padding:var(--s4)}
 h1{font-size:var(--fs-xl)}
 .stat .value{font-size:var(--fs-2xl)}
 header.app nav.tabs ul{padding:0 var(--s1)}
-details.switcher>summary{max-width:14rem}
 dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:var(--s2)}
 }
 `
