@@ -162,6 +162,7 @@ export const dashboardOpenApi = (dashboardUrl: string): Json => {
         },
         oauth2: {
           type: "oauth2",
+          description: "An access token from this server's OAuth 2.0 provider, sent as `Authorization: Bearer <token>`: the scopes the person granted the app.",
           flows: {
             authorizationCode: {
               authorizationUrl: `${dashboardUrl}/api/auth/oauth2/authorize`,
