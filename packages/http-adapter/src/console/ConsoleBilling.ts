@@ -1,5 +1,5 @@
 /**
- * Billing in the console (issue 16): the project's current plans and usage, a plan change that is
+ * Billing in the console: the project's current plans and usage, a plan change that is
  * **previewed before it is confirmed** (what is due now, what comes next, when it takes effect;
  * the confirm form carries an idempotency key minted with the preview, so a double click makes one
  * operation), the operation's outcome, the project's past operations, the organization's invoices,

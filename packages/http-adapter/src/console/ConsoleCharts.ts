@@ -1,5 +1,5 @@
 /**
- * Charts drawn on the server as SVG (issue 16: "where a person would rather look than read"):
+ * Charts drawn on the server as SVG, where a person would rather look than read:
  * counts per hour over the last 24 hours as stacked bars, and a status timeline (a call's). Each
  * chart is an image with a title and a description that says the same in words, so a screen
  * reader gets the numbers; colours are paired with a legend and have enough contrast on white.

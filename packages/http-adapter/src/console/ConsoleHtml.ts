@@ -1,10 +1,12 @@
 import { DateTime } from "effect"
 /**
  * The console's HTML kit: a tagged template that escapes every interpolated value (only `raw(…)`
- * and nested `html` fragments pass through), the page shell (the sign-in page's look: system
- * fonts, a light grey ground, white cards, the same message style), and small form and table
- * helpers. Pages load nothing from anywhere else: the one script (`/console/assets/console.js`,
- * copy buttons and the slug check) and the styles come from this server, so the console works offline.
+ * and nested `html` fragments pass through), the page shell — the top bar (Switchboard's mark and
+ * name, the organization/project switcher, the main nav with its section marked, the account),
+ * the section's sub-nav, breadcrumbs, title — the one stylesheet (colour, type-scale and spacing
+ * tokens; a system-UI font stack), and small helpers: forms, tables, empty states, ids. Pages load
+ * nothing from anywhere else: the one script (`/console/assets/console.js`: copy buttons, the slug
+ * check, live events) and the styles come from this server, and every page works without the script.
  */
 import { HttpServerResponse } from "effect/http"
 import { escapeHtml } from "../routes/DashboardPages.js"

@@ -1,5 +1,5 @@
 /**
- * App installation requests in the console (issue 17 §3): the pending requests this account has
+ * App installation requests in the console: the pending requests this account has
  * opened, and one request's page (opening it takes it for this account) with the approval form —
  * a project the account can write and the permissions of the app's credential — and the denial
  * form. Both decisions send the browser on to the app's redirect URI (`code` and `state`, or

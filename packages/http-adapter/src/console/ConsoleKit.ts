@@ -1,5 +1,5 @@
 /**
- * How a console page or form is served (issue 16): the signed-in dashboard session is the
+ * How a console page or form is served: the signed-in dashboard session is the
  * authority (a browser without one is sent to `/sign-in?returnTo=<page>`), the core services decide
  * what it may do (the Dashboard API's rules: `principalOf` of a session caller), and every form
  * post carries the session's CSRF token (`_csrf`, the same HMAC the Dashboard API checks).

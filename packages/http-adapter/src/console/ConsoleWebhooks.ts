@@ -1,5 +1,5 @@
 /**
- * Webhooks in the console (issue 16): the project's webhook destinations (/v1) and management
+ * Webhooks in the console: the project's webhook destinations (/v1) and management
  * webhooks side by side, each with its delivery log — status, attempts, last response, the
  * dead-lettered ones retried, a test event sent, the signing secret rotated (shown once) — and
  * the deliveries per hour as a chart. The events page lists the project's latest events with their

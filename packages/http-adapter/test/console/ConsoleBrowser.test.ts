@@ -1,13 +1,18 @@
 /**
- * The console in a real browser (issue 16): headless Chromium (Debian's `chromium`, driven by
- * playwright-core, as the OAuth browser test does) walks every page's main path as a person would
- * — sign up, organizations and members (a role changed), the organization's SSO page, a project with its slug checked, API
- * keys, the management secret, webhooks with their delivery log (a dead letter retried, a test
- * event), events (a new one arriving live over the event channel), voice, billing (the past
- * operations listed), service keys, OAuth apps and authorized apps, TOTP enrolment from the QR
- * code's secret, the profile picture uploaded and reset, sign out. Each page is screenshotted into `artifacts/screenshots/` (git-ignored; CI keeps the
- * folder as an artifact) and checked with axe-core: no serious or critical violations. One server
- * and one browser for the whole file; PGlite only (the pages add nothing a second database tests).
+ * The console in a real browser: headless Chromium (Debian's `chromium`, driven by playwright-core,
+ * as the OAuth browser test does) walks every page's main path as a person would — sign up,
+ * organizations and members (a role changed), the organization's SSO page, a project with its slug
+ * checked and its overview (the getting-started checklist ticked as keys, a webhook and a first
+ * delivery appear; the figures once it has activity), the switcher, settings and the management
+ * secret, API keys and their permissions, webhooks with their delivery log (a dead letter retried,
+ * a test event), events (a new one arriving live over the event channel), voice (the default
+ * profile made from the empty page), billing (the past operations listed), service keys, OAuth apps
+ * and authorized apps, TOTP enrolment from the QR code's secret, the profile picture uploaded and
+ * reset, installations, the problem pages, sign out. Each page is screenshotted at desktop
+ * (1280×800) and phone (390×844) width into `artifacts/screenshots/` (`<page>-desktop.png`,
+ * `<page>-phone.png`; git-ignored, CI keeps the folder as an artifact), checked with axe-core at
+ * both (no serious or critical violations) and must not be wider than the phone. One server and
+ * one browser for the whole file; PGlite only (the pages add nothing a second database tests).
  */
 import { Accounts, AccountsRepo, decodeBase32Rfc4648, totp } from "@switchboard/core/accounts"
 import { WebhookDeliveryEngine } from "@switchboard/core/events"

@@ -1,5 +1,5 @@
 /**
- * The console over plain HTTP (issue 16), on every backend: where a browser lands (`/` and the
+ * The console over plain HTTP, on every backend: where a browser lands (`/` and the
  * sign-in's default go to `/console`; a signed-out browser is sent to sign in), the forms' CSRF
  * check (refused, nothing written), authority (a member without rights gets a refusal page with
  * the reason, not a 500), bad input (the page again with the field named, nothing changed), a
