@@ -191,7 +191,7 @@ ${
               m.accountId === ctx.accountId
                 ? buttonForm(ctx.csrf, `${base}/members/remove`, "Leave", { danger: true, fields: { accountId: m.accountId } })
                 : manages
-                ? buttonForm(ctx.csrf, `${base}/members/remove`, `Remove ${m.email}`, { danger: true, fields: { accountId: m.accountId } })
+                ? buttonForm(ctx.csrf, `${base}/members/remove`, "Remove", { danger: true, what: m.email, fields: { accountId: m.accountId } })
                 : ""
             ]), "No members.")
           }</section>
@@ -210,7 +210,7 @@ ${
                   i.email,
                   i.role,
                   when(i.expiresAt),
-                  buttonForm(ctx.csrf, `${base}/invitations/revoke`, `Revoke invitation of ${i.email}`, { danger: true, fields: { invitationId: i.invitationId } })
+                  buttonForm(ctx.csrf, `${base}/invitations/revoke`, "Revoke", { danger: true, what: `the invitation of ${i.email}`, fields: { invitationId: i.invitationId } })
                 ]), "No pending invitations.")
               }</section>`
               : html`<section class="card"><p class="muted">Owners and admins invite and remove members.</p></section>`

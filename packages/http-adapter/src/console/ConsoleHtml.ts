@@ -163,6 +163,9 @@ button:hover,.button:hover{background:var(--accent-ink)}
 button.secondary,.button.secondary{background:#fff;color:var(--accent-ink);border-color:var(--line-2)}
 button.secondary:hover,.button.secondary:hover{background:var(--accent-soft)}
 button.danger{background:#b91c1c;border-color:#b91c1c}button.danger:hover{background:#991b1b}
+td button.danger,ul.keys button.danger{background:#fff;color:#b91c1c;border-color:#fca5a5}td button.danger:hover,ul.keys button.danger:hover{background:var(--badbg)}
+td form.inline{display:inline-flex;flex-wrap:wrap;gap:var(--s2);align-items:center}
+td form.row{margin:0;align-items:center}td form.row label{margin:0}
 button.link{background:none;border:0;padding:0;color:var(--accent-ink);font-weight:var(--w-medium)}
 form.inline{display:inline}form.inline select{width:auto}
 .row{display:flex;flex-wrap:wrap;gap:var(--s3);align-items:flex-end}
@@ -191,7 +194,7 @@ a.name{color:var(--accent-ink)}
 .badge.ok{background:var(--goodbg);color:var(--good)}.badge.bad{background:var(--badbg);color:var(--bad)}.badge.warn{background:var(--warnbg);color:var(--warn)}
 .perm{display:inline-block;font-family:var(--mono);font-size:var(--fs-xs);background:var(--accent-soft);color:var(--accent-ink);border-radius:4px;padding:.05rem .4rem;margin:0 .25rem .25rem 0}
 tr.fresh td{background:#fffbeb}
-svg.chart{max-width:100%;height:auto;display:block}
+svg.chart{max-width:100%;height:auto;display:block}figcaption span{white-space:nowrap}
 figure{margin:0}figcaption{margin-top:var(--s2)}
 .nodata{display:grid;place-items:center;min-height:8rem;border:1px dashed var(--line-2);border-radius:var(--radius);color:var(--muted);text-align:center;padding:var(--s4)}
 .nodata strong{display:block;color:var(--ink-2)}
@@ -203,7 +206,7 @@ ul.keys .head{display:flex;flex-wrap:wrap;gap:var(--s2) var(--s4);align-items:ce
 ul.keys .meta{font-size:var(--fs-sm);color:var(--muted)}
 footer.foot{max-width:80rem;margin:0 auto;padding:0 var(--s5) var(--s6);color:var(--muted);font-size:var(--fs-xs)}
 footer.foot a{color:var(--muted)}
-@media (max-width:75rem){.account .who{display:none}}
+@media (max-width:90rem){.account .who{display:none}}
 @media (max-width:48rem){
 header.app .bar{padding:var(--s2) var(--s4);gap:var(--s2) var(--s3)}
 .account{order:2}
@@ -354,7 +357,7 @@ ${
     p.user === undefined ? "" : html`<nav class="main" aria-label="Main"><ul>${
       mainNav.map((n) => html`<li><a href="${n.href}"${n.owns(p.path ?? "") ? raw(` aria-current="${n.href === p.path ? "page" : "true"}"`) : ""}>${n.label}</a></li>`)
     }</ul></nav>
-<div class="account"><span class="avatar" aria-hidden="true">${initialOf(p.user)}</span><span class="who">${p.user.email}</span>
+<div class="account"><span class="avatar" aria-hidden="true" title="${p.user.email}">${initialOf(p.user)}</span><span class="who">${p.user.email}</span>
 <form method="post" action="/api/auth/sign-out"><input type="hidden" name="_csrf" value="${p.csrf ?? ""}"><input type="hidden" name="returnTo" value="/sign-in?returnTo=%2Fconsole">
 <button class="secondary" type="submit">Sign out<span class="sr"> ${p.user.email}</span></button></form></div>`
   }
@@ -386,11 +389,19 @@ export const buttonForm = (
   csrf: string,
   action: string,
   label: string,
-  options: { readonly danger?: boolean; readonly fields?: Record<string, string>; readonly confirm?: string } = {}
+  options: {
+    readonly danger?: boolean
+    readonly fields?: Record<string, string>
+    readonly confirm?: string
+    /** Words after the label for screen readers only (what the button acts on, in a table row). */
+    readonly what?: string
+  } = {}
 ) =>
   html`<form class="inline" method="post" action="${action}">${csrfField(csrf)}${
     Object.entries(options.fields ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)
-  }<button type="submit"${raw(options.danger === true ? ` class="danger"` : ` class="secondary"`)}>${label}</button></form>`
+  }<button type="submit"${raw(options.danger === true ? ` class="danger"` : ` class="secondary"`)}>${label}${
+    options.what === undefined ? "" : html`<span class="sr"> ${options.what}</span>`
+  }</button></form>`
 
 /** A secret shown once, with a copy button (the script copies; without it the text can be selected). */
 export const secretBox = (label: string, secret: string, id = "secret-value") =>

@@ -208,7 +208,7 @@ for (const backend of testBackends()) {
       }))
       const roleOf = (accountId: string) => s.run(Effect.flatMap(OrganizationsRepo, (r) => r.roleOf(org, accountId as AccountId)))
       const page = await owner.b.fetch(`/console/organizations/${org}`)
-      expect(page.text).toContain(`Remove ${gone.email}`)
+      expect(page.text).toContain(`Remove<span class="sr"> ${gone.email}</span>`)
       const remove = (b: typeof owner.b, form: Record<string, string>) => b.fetch(`/console/organizations/${org}/members/remove`, { method: "POST", form })
       // Without the CSRF token: refused, still a member.
       expect((await remove(owner.b, { accountId: gone.accountId })).res.status).toBe(403)
