@@ -130,11 +130,23 @@ const respond = (ctx: ConsoleCtx, view: View, extra: { message?: string; notice?
 const refusalTitle = (status: number) =>
   status === 403 ? "Not allowed" : status === 404 ? "Not found" : status === 409 ? "Not possible now" : status >= 500 ? "Something went wrong" : "Cannot show this"
 
+/** What a person can do about a refusal, by status. */
+const refusalHint = (status: number) =>
+  status === 403
+    ? "Your role does not allow this; an owner or admin of the organization can change it."
+    : status === 404
+    ? "It does not exist, was closed, or belongs to an organization you are not a member of."
+    : status === 409
+    ? "Its current state does not allow this; reload the page to see it as it is now."
+    : status >= 500
+    ? "The server could not answer; try again in a moment."
+    : "Check what was sent and try again."
+
 /** The page for a failure no form can be shown again for: its status, its message, a way home. */
 export const refusal = (ctx: ConsoleCtx, f: EnvelopeFailure) =>
   respond(ctx, {
     title: refusalTitle(f.status),
-    body: html`<section class="card"><p>${f.status >= 500 ? "The server could not answer; try again in a moment." : ""}</p><p><a href="/console">Back to the console home</a></p></section>`
+    body: html`<section class="card"><p>${refusalHint(f.status)}</p><p><a class="button secondary" href="/console">Back to your projects</a></p></section>`
   }, { message: f.status >= 500 ? "The request failed on the server." : f.message, status: f.status })
 
 const logged = (f: EnvelopeFailure) => f.status >= 500 ? Effect.as(Effect.logError("console request failed", { message: f.message }), f) : Effect.succeed(f)

@@ -228,10 +228,14 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
   it("rotates the management secret and shows it once with a copy button", async () => {
     await page.click("nav.tabs >> text=Settings")
     await look(page, "05d-project-settings")
+    // The project id is selectable text; with the script, its Copy button copies it.
+    await context.grantPermissions(["clipboard-read", "clipboard-write"])
+    await page.click(".id button[data-copy]")
+    await page.waitForSelector(".id button[data-copy]:has-text('Copied')")
+    expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(projectId)
     await submit(page, "text=Rotate the management secret")
     const secret = (await page.textContent("#secret-value"))!.trim()
     expect(secret.length).toBeGreaterThan(20)
-    await context.grantPermissions(["clipboard-read", "clipboard-write"])
     await page.click("button[data-copy=secret-value]")
     // The label changes once the clipboard write has resolved (a promise in the page): wait for it.
     await page.waitForSelector("button[data-copy=secret-value]:has-text('Copied')")
