@@ -97,11 +97,11 @@ ${
 <section class="card" aria-labelledby="new-org"><h2 id="new-org">New organization</h2>
 <form method="post" action="/console/organizations">${csrfField(ctx.csrf)}
 <label for="org-name">Name</label><input id="org-name" name="name" required maxlength="256">
-<button type="submit">Create organization</button></form>
+<div class="row"><button type="submit">Create organization</button></div></form>
 <h3>Accept an invitation</h3>
 <form method="post" action="/console/invitations/accept">${csrfField(ctx.csrf)}
 <label for="invitation-token">Invitation token</label><input id="invitation-token" name="token" required maxlength="256" autocomplete="off">
-<button type="submit" class="secondary">Join</button></form>
+<div class="row"><button type="submit" class="secondary">Join</button></div></form>
 </section></div>`
         } satisfies View
       })
