@@ -93,7 +93,7 @@ details.switcher .org{color:var(--muted)}details.switcher .sep{color:var(--line-
 details.switcher .proj{font-weight:var(--w-semi);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 details.switcher .menu{position:absolute;top:calc(100% + 6px);left:0;z-index:5;background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);box-shadow:0 10px 30px rgba(17,24,39,.15);padding:var(--s2);min-width:16rem;max-height:24rem;overflow:auto}
 details.switcher .menu p{margin:var(--s2) var(--s2) var(--s1);font-size:var(--fs-xs);font-weight:var(--w-semi);color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
-details.switcher .menu ul{display:block}
+details.switcher .menu ul{display:block;list-style:none;margin:0;padding:0}details.switcher .menu ul:last-child{border-top:1px solid var(--line);margin-top:var(--s2);padding-top:var(--s2)}
 details.switcher .menu a{display:block;padding:var(--s2);border-radius:var(--radius-sm);text-decoration:none;color:var(--ink)}
 details.switcher .menu a:hover{background:var(--ground)}details.switcher .menu a[aria-current]{background:var(--accent-soft);color:var(--accent-ink);font-weight:var(--w-semi)}
 /* The section sub-nav (a project's or the account's pages) */
@@ -198,6 +198,7 @@ svg.chart{max-width:100%;height:auto;display:block}figcaption span{white-space:n
 figure{margin:0}figcaption{margin-top:var(--s2)}
 .nodata{display:grid;place-items:center;min-height:8rem;border:1px dashed var(--line-2);border-radius:var(--radius);color:var(--muted);text-align:center;padding:var(--s4)}
 .nodata strong{display:block;color:var(--ink-2)}
+dl.facts+p,dl.facts+.row{margin-top:var(--s4)}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:var(--s2) var(--s5);margin:0}dl.facts dt{color:var(--muted);font-size:var(--fs-sm)}dl.facts dd{margin:0;min-width:0}
 details.keyperms{margin-top:var(--s2)}details.keyperms summary{cursor:pointer;color:var(--accent-ink);font-size:var(--fs-sm);font-weight:var(--w-medium)}
 ul.keys{list-style:none;margin:0;padding:0}
