@@ -9,6 +9,7 @@ import { settingsOf } from "@switchboard/core/internal"
 import { HttpApi, HttpApiBuilder } from "effect/http-api"
 import { Etag, HttpMiddleware, HttpPlatform, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { Context, Effect, FileSystem, Layer, Path, References, Scope } from "effect"
+import { faviconIco, faviconSvg, iconHeaders } from "./console/ConsoleBrand.js"
 import { defaultAvatarSvg } from "./docs/Assets.js"
 import { openApiDocument } from "./docs/OpenApiDocument.js"
 import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
@@ -39,6 +40,8 @@ export const rawRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/problems"],
   ["GET", "/problems/:slug"],
   ["GET", "/assets/default-avatar.svg"],
+  ["GET", "/favicon.ico"],
+  ["GET", "/favicon.svg"],
   ["GET", "/deprecations"],
   ["GET", "/projects/openapi.json"],
   ...referencePages.map((p) => ["GET", p.path] as const),
@@ -106,6 +109,9 @@ const RawRoutesLive = HttpRouter.use((router) =>
       contentType: "image/svg+xml",
       headers: { "cache-control": "public, max-age=86400" }
     }))
+    // The icon every page of every surface gets (browsers ask for /favicon.ico on their own).
+    yield* router.add("GET", "/favicon.ico", Effect.sync(() => HttpServerResponse.uint8Array(faviconIco, { contentType: "image/x-icon", headers: iconHeaders })))
+    yield* router.add("GET", "/favicon.svg", Effect.sync(() => HttpServerResponse.text(faviconSvg, { contentType: "image/svg+xml", headers: iconHeaders })))
   }))
 
 export const InFlightLive = Layer.sync(InFlight, makeInFlightCounter)

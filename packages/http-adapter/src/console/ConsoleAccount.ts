@@ -1,5 +1,5 @@
 /**
- * The signed-in account's pages (issue 16): service keys (created with the secret shown once,
+ * The signed-in account's pages: service keys (created with the secret shown once,
  * revoked), OAuth apps (created with redirect URIs and scopes, the client secret shown once and
  * rotated, deleted) and the applications it authorized (access withdrawn), and security — TOTP
  * enrolment with its QR code drawn on the server as SVG, the phone number verified by SMS, and the
@@ -14,8 +14,8 @@ import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import QRCode from "qrcode"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { OtpSendBody, OtpVerifyBody } from "../routes/DashboardSchemas.js"
-import { buttonForm, csrfField, html, raw, secretBox, table, when } from "./ConsoleHtml.js"
-import { action, type ConsoleCtx, page, redirect, show, type View } from "./ConsoleKit.js"
+import { buttonForm, csrfField, emptyState, html, idChip, raw, secretBox, table, when } from "./ConsoleHtml.js"
+import { action, type ConsoleCtx, page, redirect, show, tabsOf, type View } from "./ConsoleKit.js"
 import { readPictureForm, setPictureFromForm } from "./ConsolePicture.js"
 import type { ConsoleRouter } from "./ConsoleRoutes.js"
 
@@ -38,7 +38,13 @@ const ConfirmTotpForm = Schema.Struct({ enrollmentToken: BoundedString(1, 512), 
 export const qrSvg = (text: string) =>
   Effect.promise(() => QRCode.toString(text, { type: "svg", errorCorrectionLevel: "M", margin: 2, color: { dark: "#000000", light: "#ffffff" } }))
 
-const crumbs = (here: string) => [{ label: "Home", href: "/console" }, { label: here }]
+/** The account's sub-nav, the current page marked. */
+export const accountTabs = (current: string) =>
+  tabsOf([
+    ["/console/account/keys", "Service keys"],
+    ["/console/account/apps", "OAuth apps"],
+    ["/console/account/security", "Security"]
+  ], current, "Account")
 
 export const accountRoutes = (router: ConsoleRouter) =>
   Effect.gen(function*() {
@@ -55,19 +61,19 @@ export const accountRoutes = (router: ConsoleRouter) =>
         const keys = yield* serviceKeys.list(ctx.accountId)
         return {
           title: "Service keys",
-          crumbs: crumbs("Service keys"),
+          lede: "Keys that act as your account on the versioned API, for scripts and tools of your own.",
+          tabs: accountTabs("/console/account/keys"),
           body: html`
 ${created === undefined ? "" : secretBox(`Secret of the service key ${created.name}`, created.secret)}
 <section class="card" aria-labelledby="keys"><h2 id="keys">Your service keys</h2>
 <p class="muted">A service key acts as your account on the versioned API (<code>Authorization: Bearer …</code>).</p>
 ${
-            table("Service keys", ["Name", "Id", "Created", "Expires", ""], keys.map((k) => [
-              k.name,
-              html`<code>${k.serviceKeyId}</code>`,
+            table("Service keys", ["Name", "Created", "Expires", ""], keys.map((k) => [
+              html`<span class="name">${k.name}</span><br>${idChip(k.serviceKeyId, `id of ${k.name}`)}`,
               when(k.createdAt),
               k.expiresAt === null ? "never" : when(k.expiresAt),
               buttonForm(ctx.csrf, "/console/account/keys/revoke", `Revoke ${k.name}`, { danger: true, fields: { serviceKeyId: k.serviceKeyId } })
-            ]), "No service keys yet.")
+            ]), emptyState("No service keys yet.", "Create one below for a script or tool of yours; it can do what your account can, so give it an expiry.", html`<a class="button secondary" href="#new-key">New service key</a>`))
           }</section>
 <section class="card" aria-labelledby="new-key"><h2 id="new-key">New service key</h2>
 <form method="post" action="/console/account/keys">${csrfField(ctx.csrf)}
@@ -100,21 +106,21 @@ ${
         const consents = yield* grants.listForAccount(ctx.accountId)
         return {
           title: "OAuth apps",
-          crumbs: crumbs("OAuth apps"),
+          lede: "Apps you publish that sign people in with Switchboard, and the apps you let into your account.",
+          tabs: accountTabs("/console/account/apps"),
           body: html`
 ${created === undefined || created.secret === null ? "" : secretBox(`Client secret of ${created.name} (client id ${created.clientId})`, created.secret)}
 <section class="card" aria-labelledby="apps"><h2 id="apps">Your apps</h2>
 ${
-            table("OAuth apps", ["Name", "Client id", "Type", "Redirect URIs", "Scopes", ""], list.map((a) => [
-              a.name,
-              html`<code>${a.clientId}</code>`,
+            table("OAuth apps", ["App", "Type", "Redirect URIs", "Scopes", ""], list.map((a) => [
+              html`<span class="name">${a.name}</span><br>${idChip(a.clientId, `client id of ${a.name}`)}`,
               a.clientType,
               html`${a.redirectUris.map((u) => html`<code>${u}</code><br>`)}`,
               a.scopes.join(" "),
               html`${a.clientType === "confidential" ? buttonForm(ctx.csrf, "/console/account/apps/rotate", `Rotate the secret of ${a.name}`, { fields: { clientId: a.clientId } }) : ""} ${
                 buttonForm(ctx.csrf, "/console/account/apps/delete", `Delete ${a.name}`, { danger: true, fields: { clientId: a.clientId } })
               } <a href="/console/account/apps/${a.clientId}/keys">Installation keys of ${a.name}</a>`
-            ]), "No apps yet.")
+            ]), emptyState("No apps yet.", "Register an app below to let people sign in to it with their Switchboard account (OAuth 2.0 and OpenID Connect).", html`<a class="button secondary" href="#new-app">New OAuth app</a>`))
           }</section>
 <section class="card" aria-labelledby="new-app"><h2 id="new-app">New OAuth app</h2>
 <form method="post" action="/console/account/apps">${csrfField(ctx.csrf)}
@@ -183,7 +189,7 @@ ${
         const a = ctx.account
         return {
           title: "Account security",
-          crumbs: crumbs("Security"),
+          tabs: accountTabs("/console/account/security"),
           body: html`
 <section class="card" aria-labelledby="totp"><h2 id="totp">Two-factor authentication</h2>
 ${

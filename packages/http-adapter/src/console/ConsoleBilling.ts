@@ -1,5 +1,5 @@
 /**
- * Billing in the console (issue 16): the project's current plans and usage, a plan change that is
+ * Billing in the console: the project's current plans and usage, a plan change that is
  * **previewed before it is confirmed** (what is due now, what comes next, when it takes effect;
  * the confirm form carries an idempotency key minted with the preview, so a double click makes one
  * operation), the operation's outcome, the project's past operations, the organization's invoices,
@@ -14,9 +14,9 @@ import { Effect, Option, Schema } from "effect"
 import { ServerConfig } from "../http/ServerConfig.js"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { BillingKicker } from "../v1/BillingApi.js"
-import { badge, csrfField, html, table, when } from "./ConsoleHtml.js"
+import { badge, csrfField, emptyState, html, table, when } from "./ConsoleHtml.js"
 import { action, type ConsoleCtx, page, redirect, show, type View } from "./ConsoleKit.js"
-import { projectCrumbs, projectIdOf, projectTabs } from "./ConsoleProjects.js"
+import { makeProjectChrome, projectIdOf, projectTabs } from "./ConsoleProjects.js"
 import type { ConsoleRouter } from "./ConsoleRoutes.js"
 
 const originOf = (url: string) => {
@@ -50,6 +50,7 @@ export const billingRoutes = (router: ConsoleRouter) =>
     const billing = yield* BillingService
     const payments = yield* PaymentMethods
     const projects = yield* DashboardProjects
+    const chrome = yield* makeProjectChrome
     const config = yield* ServerConfig
     const dashboardOrigin = originOf(config.dashboardUrl)
 
@@ -73,7 +74,8 @@ export const billingRoutes = (router: ConsoleRouter) =>
         }
         return {
           title: "Billing",
-          crumbs: projectCrumbs(project, "Billing"),
+          lede: "The project's plans and usage this period, plan changes, and the organization's card and invoices.",
+          ...(yield* chrome(ctx, project, [{ label: "Billing" }])),
           tabs: projectTabs(projectId, base),
           body: html`
 ${
@@ -94,7 +96,7 @@ ${
               `${money(s.baseAmountCents, s.currency)} ${s.interval}`,
               when(s.currentPeriodEnd),
               s.scheduledChange === null ? "—" : `${s.scheduledChange.planCode} (${s.scheduledChange.timing.replace("_", " ")})`
-            ]), "No subscriptions yet.")
+            ]), emptyState("No subscriptions yet.", html`Choose a plan under <a href="#change">Change plan</a>: you see what is due before anything changes.`))
           }
 ${
             overview.usage.length === 0 ? "" : html`<h3>Usage this period</h3>`

@@ -1,5 +1,5 @@
 /**
- * The console's home and organizations (issue 16): the caller's organizations with their projects,
+ * The console's home and organizations: the caller's organizations with their projects,
  * new organizations and projects (the slug checked as it is typed, or by the "Check" button), an
  * invitation token accepted; an organization's members (invite with a role, change a role, remove)
  * and pending invitations (revoke).
@@ -13,7 +13,7 @@ import { Effect, Option, Redacted, Schema } from "effect"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { envelopeOfError } from "../routes/DashboardErrors.js"
 import { currentSession } from "../routes/DashboardSession.js"
-import { buttonForm, csrfField, html, raw, secretBox, table, when } from "./ConsoleHtml.js"
+import { buttonForm, csrfField, emptyState, html, idChip, raw, secretBox, table, when } from "./ConsoleHtml.js"
 import { action, type ConsoleCtx, page, param, redirect, show, type View } from "./ConsoleKit.js"
 import type { ConsoleRouter } from "./ConsoleRoutes.js"
 
@@ -57,21 +57,27 @@ export const homeRoutes = (router: ConsoleRouter) =>
         const orgOptions = orgs.map((o) => html`<option value="${o.organizationId}"${o.organizationId === slugOrg ? raw(" selected") : ""}>${o.name}</option>`)
         return {
           title: "Your organizations and projects",
+          lede: "Open a project to see its activity, keys and webhooks; or start a new one.",
           body: html`
 ${created === undefined ? "" : secretBox(`Invitation token for ${created.email}`, created.token)}
 ${
             orgs.length === 0
-              ? html`<section class="card"><p>You belong to no organization yet. Create one below, then a project in it.</p></section>`
+              ? html`<section class="card">${
+                emptyState("You belong to no organization yet.", "Create one below (your company or team), then a project in it. Or join an organization with the invitation token a member gave you.", html`<a class="button" href="#new-org">New organization</a>`)
+              }</section>`
               : orgs.map((o) => {
                 const own = list.filter((p) => p.organizationId === o.organizationId)
                 return html`<section class="card" aria-labelledby="org-${o.organizationId}">
-<h2 id="org-${o.organizationId}"><a href="/console/organizations/${o.organizationId}">${o.name}</a></h2>
+<div class="orghead"><h2 id="org-${o.organizationId}"><a href="/console/organizations/${o.organizationId}">${o.name}</a></h2>
+<span class="muted">${own.length === 1 ? "1 project" : `${own.length} projects`} · <a href="/console/organizations/${o.organizationId}">Members and settings<span class="sr"> of ${o.name}</span></a></span></div>
 ${
-                  table(`Projects of ${o.name}`, ["Project", "Slug", "Created"], own.map((p) => [
-                    html`<a href="/console/projects/${p.projectId}">${p.name}</a>`,
-                    html`<code>${p.slug}</code>`,
-                    when(p.createdAt)
-                  ]), "No projects yet.")
+                  own.length === 0
+                    ? emptyState("No projects yet.", "A project holds API keys, webhooks, voice lines and billing. Create the first one with the form below.", html`<a class="button secondary" href="#new-project">New project</a>`)
+                    : html`<ul class="projects" aria-label="Projects of ${o.name}">${
+                      own.map((p) =>
+                        html`<li><a href="/console/projects/${p.projectId}"><span class="name">${p.name}</span><span class="muted"><code>${p.slug}</code> · created ${when(p.createdAt).slice(0, 10)}</span></a></li>`
+                      )
+                    }</ul>`
                 }</section>`
               })
           }
@@ -91,11 +97,11 @@ ${
 <section class="card" aria-labelledby="new-org"><h2 id="new-org">New organization</h2>
 <form method="post" action="/console/organizations">${csrfField(ctx.csrf)}
 <label for="org-name">Name</label><input id="org-name" name="name" required maxlength="256">
-<button type="submit">Create organization</button></form>
+<div class="row"><button type="submit">Create organization</button></div></form>
 <h3>Accept an invitation</h3>
 <form method="post" action="/console/invitations/accept">${csrfField(ctx.csrf)}
 <label for="invitation-token">Invitation token</label><input id="invitation-token" name="token" required maxlength="256" autocomplete="off">
-<button type="submit" class="secondary">Join</button></form>
+<div class="row"><button type="submit" class="secondary">Join</button></div></form>
 </section></div>`
         } satisfies View
       })
@@ -163,11 +169,12 @@ ${
         const base = `/console/organizations/${organizationId}`
         return {
           title: org?.name ?? "Organization",
-          crumbs: [{ label: "Home", href: "/console" }, { label: org?.name ?? organizationId }],
+          lede: `Your role: ${role}. Members see every project of the organization.`,
+          crumbs: [{ label: "Projects", href: "/console" }, { label: org?.name ?? organizationId }],
           body: html`
 ${created === undefined ? "" : secretBox(`Invitation token for ${created.email} (they enter it on their console home)`, created.token)}
 <section class="card" aria-labelledby="members"><h2 id="members">Members</h2>
-<p class="muted">Your role: ${role}.</p>
+<p class="muted">Organization ${idChip(organizationId, "organization id")}</p>
 ${
             table("Members", ["Email", "Role", "Joined", ""], members.items.map((m, i) => [
               m.email,
@@ -184,7 +191,7 @@ ${
               m.accountId === ctx.accountId
                 ? buttonForm(ctx.csrf, `${base}/members/remove`, "Leave", { danger: true, fields: { accountId: m.accountId } })
                 : manages
-                ? buttonForm(ctx.csrf, `${base}/members/remove`, `Remove ${m.email}`, { danger: true, fields: { accountId: m.accountId } })
+                ? buttonForm(ctx.csrf, `${base}/members/remove`, "Remove", { danger: true, what: m.email, fields: { accountId: m.accountId } })
                 : ""
             ]), "No members.")
           }</section>
@@ -203,8 +210,8 @@ ${
                   i.email,
                   i.role,
                   when(i.expiresAt),
-                  buttonForm(ctx.csrf, `${base}/invitations/revoke`, `Revoke invitation of ${i.email}`, { danger: true, fields: { invitationId: i.invitationId } })
-                ]), "None.")
+                  buttonForm(ctx.csrf, `${base}/invitations/revoke`, "Revoke", { danger: true, what: `the invitation of ${i.email}`, fields: { invitationId: i.invitationId } })
+                ]), "No pending invitations.")
               }</section>`
               : html`<section class="card"><p class="muted">Owners and admins invite and remove members.</p></section>`
           }

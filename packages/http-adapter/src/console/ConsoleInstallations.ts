@@ -1,5 +1,5 @@
 /**
- * App installation requests in the console (issue 17 §3): the pending requests this account has
+ * App installation requests in the console: the pending requests this account has
  * opened, and one request's page (opening it takes it for this account) with the approval form —
  * a project the account can write and the permissions of the app's credential — and the denial
  * form. Both decisions send the browser on to the app's redirect URI (`code` and `state`, or
@@ -11,9 +11,10 @@ import { AppInstallations, installationView } from "@switchboard/core/oauth"
 import { BoundedString, ProjectId } from "@switchboard/core/shared"
 import { DateTime, Effect, Schema } from "effect"
 import { envelopeFailure } from "../http/Surfaces.js"
-import { badge, buttonForm, csrfField, html, table, when } from "./ConsoleHtml.js"
+import { badge, buttonForm, csrfField, emptyState, html, idChip, table, when } from "./ConsoleHtml.js"
 import { action, type ConsoleCtx, page, param, redirect, type View } from "./ConsoleKit.js"
-import { knownPermissions } from "./ConsoleProjects.js"
+import { accountTabs } from "./ConsoleAccount.js"
+import { permissionBoxes } from "./ConsoleProjects.js"
 import type { ConsoleRouter } from "./ConsoleRoutes.js"
 
 const ApproveForm = Schema.Struct({
@@ -24,8 +25,7 @@ const ApproveForm = Schema.Struct({
 const KeysForm = Schema.Struct({ jwks: BoundedString(1, 20_000) })
 
 const crumbs = (here?: string) => [
-  { label: "Home", href: "/console" },
-  ...(here === undefined ? [{ label: "Installations" }] : [{ label: "Installations", href: "/console/installations" }, { label: here }])
+  ...(here === undefined ? [] : [{ label: "Installations", href: "/console/installations" }, { label: here }])
 ]
 
 export const installationRoutes = (router: ConsoleRouter) =>
@@ -45,8 +45,8 @@ export const installationRoutes = (router: ConsoleRouter) =>
 ${
             table("Pending installation requests", ["App", "Request", "Requested", "Expires"], pending.map(({ app, record }) => {
               const v = installationView(record, app, now)
-              return [v.appName, html`<a href="/console/installations/${v.requestId}"><code>${v.requestId}</code></a>`, when(v.createdAt), when(v.expiresAt)]
-            }), "No pending installation requests.")
+              return [html`<a class="name" href="/console/installations/${v.requestId}">${v.appName}</a>`, idChip(v.requestId, `request id of ${v.appName}`), when(v.createdAt), when(v.expiresAt)]
+            }), emptyState("No pending installation requests.", "When an app sends you here to be installed into one of your projects, its request waits on this page for your decision."))
           }</section>`
         } satisfies View
       })
@@ -62,20 +62,14 @@ ${
           : html`<form method="post" action="${base}/approve">${csrfField(ctx.csrf)}
 <label for="install-project">Project</label>
 <select id="install-project" name="projectId" required>${mine.map((p) => html`<option value="${p.projectId}">${p.name}</option>`)}</select>
-<fieldset><legend>Permissions of the app's key</legend>${
-            knownPermissions.map((p) =>
-              html`<label><input type="checkbox" name="permissions" value="${p}" id="install-${p.replace(":", "-")}"${
-                p === "project:read" ? html` checked` : ""
-              }> <code>${p}</code></label>`
-            )
-          }</fieldset>
+${permissionBoxes("install", ["project:read"], "Permissions of the app's key")}
 <button type="submit">Approve and return to ${app.name}</button></form>
 ${buttonForm(ctx.csrf, `${base}/deny`, `Deny ${app.name}`, { danger: true })}`
         return {
           title: `Install ${app.name}`,
           crumbs: crumbs(app.name),
           body: html`<section class="card" aria-labelledby="request"><h2 id="request">${app.name} asks to be installed</h2>
-<dl class="facts"><dt>App id</dt><dd><code>${v.appId}</code></dd>
+<dl class="facts"><dt>App</dt><dd class="name">${app.name}</dd><dt>App id</dt><dd>${idChip(v.appId, "app id")}</dd>
 ${app.homepageUri === null ? "" : html`<dt>Homepage</dt><dd>${app.homepageUri}</dd>`}
 <dt>Returns to</dt><dd><code>${v.redirectUri}</code></dd>
 <dt>Requested</dt><dd>${when(v.createdAt)}</dd><dt>Expires</dt><dd>${when(v.expiresAt)}</dd></dl>
@@ -91,7 +85,8 @@ ${decide}</section>`
         const current = found._tag === "Some" ? JSON.stringify({ keys: found.value.keys }, null, 2) : ""
         return {
           title: "Installation keys",
-          crumbs: [{ label: "Home", href: "/console" }, { label: "OAuth apps", href: "/console/account/apps" }, { label: "Installation keys" }],
+          crumbs: [{ label: "OAuth apps", href: "/console/account/apps" }, { label: "Installation keys" }],
+          tabs: accountTabs("/console/account/apps"),
           body: html`<section class="card" aria-labelledby="keys"><h2 id="keys">Installation keys of <code>${appId}</code></h2>
 <p>The public keys (a JWK Set) the app signs its installation client assertions with: 1 to 5 RSA (2048 bits or more), EC or Ed25519 public keys.
 ${found._tag === "Some" ? html`Last changed ${when(found.value.updatedAt)}.` : "None registered yet: the app cannot ask to be installed."}</p>

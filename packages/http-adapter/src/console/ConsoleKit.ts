@@ -1,5 +1,5 @@
 /**
- * How a console page or form is served (issue 16): the signed-in dashboard session is the
+ * How a console page or form is served: the signed-in dashboard session is the
  * authority (a browser without one is sent to `/sign-in?returnTo=<page>`), the core services decide
  * what it may do (the Dashboard API's rules: `principalOf` of a session caller), and every form
  * post carries the session's CSRF token (`_csrf`, the same HMAC the Dashboard API checks).
@@ -42,7 +42,11 @@ export interface ConsoleCtx {
 export interface View {
   readonly title: string
   readonly crumbs?: ReadonlyArray<Crumb>
+  /** The organization/project switcher of the top bar (project pages: `ConsoleProjects.chrome`). */
+  readonly switcher?: Html
   readonly tabs?: Html
+  /** A line under the title saying what the page is for. */
+  readonly lede?: string
   readonly body: Html
 }
 
@@ -111,9 +115,12 @@ const noticeOf = (query: URLSearchParams): string | undefined => {
 const respond = (ctx: ConsoleCtx, view: View, extra: { message?: string; notice?: string | undefined; status?: number } = {}) =>
   pageResponse({
     title: view.title,
-    user: { email: ctx.account.email },
+    user: { email: ctx.account.email, name: ctx.account.firstName ?? undefined },
     csrf: ctx.csrf,
+    path: ctx.path,
     ...(view.crumbs === undefined ? {} : { crumbs: view.crumbs }),
+    ...(view.switcher === undefined ? {} : { switcher: view.switcher }),
+    ...(view.lede === undefined ? {} : { lede: view.lede }),
     ...(view.tabs === undefined ? {} : { tabs: view.tabs }),
     ...(extra.message === undefined ? {} : { message: extra.message }),
     ...(extra.notice === undefined ? {} : { notice: extra.notice }),
@@ -123,11 +130,23 @@ const respond = (ctx: ConsoleCtx, view: View, extra: { message?: string; notice?
 const refusalTitle = (status: number) =>
   status === 403 ? "Not allowed" : status === 404 ? "Not found" : status === 409 ? "Not possible now" : status >= 500 ? "Something went wrong" : "Cannot show this"
 
+/** What a person can do about a refusal, by status. */
+const refusalHint = (status: number) =>
+  status === 403
+    ? "Your role does not allow this; an owner or admin of the organization can change it."
+    : status === 404
+    ? "It does not exist, was closed, or belongs to an organization you are not a member of."
+    : status === 409
+    ? "Its current state does not allow this; reload the page to see it as it is now."
+    : status >= 500
+    ? "The server could not answer; try again in a moment."
+    : "Check what was sent and try again."
+
 /** The page for a failure no form can be shown again for: its status, its message, a way home. */
 export const refusal = (ctx: ConsoleCtx, f: EnvelopeFailure) =>
   respond(ctx, {
     title: refusalTitle(f.status),
-    body: html`<section class="card"><p>${f.status >= 500 ? "The server could not answer; try again in a moment." : ""}</p><p><a href="/console">Back to the console home</a></p></section>`
+    body: html`<section class="card"><p>${refusalHint(f.status)}</p><p><a class="button secondary" href="/console">Back to your projects</a></p></section>`
   }, { message: f.status >= 500 ? "The request failed on the server." : f.message, status: f.status })
 
 const logged = (f: EnvelopeFailure) => f.status >= 500 ? Effect.as(Effect.logError("console request failed", { message: f.message }), f) : Effect.succeed(f)
@@ -216,8 +235,8 @@ export const jsonAction = <R>(run: (ctx: ConsoleCtx) => Effect.Effect<unknown, C
 /** A path parameter, bounded (a malformed id is one that does not exist: the services say 404). */
 export const param = (ctx: ConsoleCtx, name: string) => (ctx.params[name] ?? "").slice(0, 200)
 
-/** A tab strip for a project's pages. */
-export const tabsOf = (items: ReadonlyArray<readonly [string, string]>, current: string) =>
-  html`<nav class="tabs" aria-label="Sections"><ul>${
+/** A section's sub-nav (a project's pages, the account's), the current page marked. */
+export const tabsOf = (items: ReadonlyArray<readonly [string, string]>, current: string, label = "Sections") =>
+  html`<nav class="tabs" aria-label="${label}"><ul>${
     items.map(([href, label]) => html`<li><a href="${href}"${href === current ? html` aria-current="page"` : ""}>${label}</a></li>`)
   }</ul></nav>`

@@ -1,5 +1,5 @@
 /**
- * The profile picture from the console (issue 16): one multipart form — the CSRF field first, the
+ * The profile picture from the console: one multipart form — the CSRF field first, the
  * image in a part named `picture` — read here (the Dashboard reader refuses files), then handed to
  * the same core steps as the versioned API's upload (`Uploads`: a ticket, its signed form checked,
  * the file received and sniffed, the upload committed as the account's picture, the old file

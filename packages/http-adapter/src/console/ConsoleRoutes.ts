@@ -1,5 +1,5 @@
 /**
- * The operator console (issue 16), mounted under `/console` (`GET /` redirects there): server-
+ * The operator console, mounted under `/console` (`GET /` redirects there): server-
  * rendered pages over the core services with the signed-in dashboard session's authority. Each
  * area registers its pages here; `consoleRouteTable` lists them for the 405 table.
  */
@@ -17,6 +17,7 @@ import { billingRoutes, billingRouteTable } from "./ConsoleBilling.js"
 import { consoleCss, consoleJs } from "./ConsoleHtml.js"
 import { homeRoutes, homeRouteTable } from "./ConsoleHome.js"
 import { installationRoutes, installationRouteTable } from "./ConsoleInstallations.js"
+import { overviewRoutes, overviewRouteTable } from "./ConsoleOverview.js"
 import { projectRoutes, projectRouteTable } from "./ConsoleProjects.js"
 import { ssoRoutes, ssoRouteTable } from "./ConsoleSso.js"
 import { voiceRoutes, voiceRouteTable } from "./ConsoleVoice.js"
@@ -63,6 +64,7 @@ export const ConsoleRoutes = HttpRouter.use((router) =>
       return csrf.fresh ? withCsrfCookie(response, csrf.token, secureCookies(request, config)) : response
     }))
     yield* homeRoutes(scoped)
+    yield* overviewRoutes(scoped)
     yield* projectRoutes(scoped)
     yield* webhookRoutes(scoped)
     yield* voiceRoutes(scoped)
@@ -78,6 +80,7 @@ export const consoleRouteTable: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/console/assets/console.js"],
   ["GET", "/console/sign-up"],
   ...homeRouteTable,
+  ...overviewRouteTable,
   ...projectRouteTable,
   ...webhookRouteTable,
   ...voiceRouteTable,

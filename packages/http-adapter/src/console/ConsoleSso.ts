@@ -1,5 +1,5 @@
 /**
- * An organization's single sign-on in the console (issue 17): the page `createOrganizationSsoPortalLink`
+ * An organization's single sign-on in the console: the page `createOrganizationSsoPortalLink`
  * answers (`/console/organizations/{id}/sso?intent=…&returnTo=…`). Owners see and change the
  * OpenID connection (issuer, client id, the client secret — write-only, never shown back —, the
  * claimed domains with their TXT verification records, JIT provisioning, required SSO), refresh it
@@ -134,7 +134,7 @@ ${owner ? "" : html`<p class="muted">Only owners change SSO settings.</p>`}</sec
         return {
           title: "Single sign-on",
           crumbs: [
-            { label: "Home", href: "/console" },
+            { label: "Projects", href: "/console" },
             { label: org?.name ?? organizationId, href: `/console/organizations/${organizationId}` },
             { label: "Single sign-on" }
           ],

@@ -1,5 +1,5 @@
 /**
- * Webhooks in the console (issue 16): the project's webhook destinations (/v1) and management
+ * Webhooks in the console: the project's webhook destinations (/v1) and management
  * webhooks side by side, each with its delivery log — status, attempts, last response, the
  * dead-lettered ones retried, a test event sent, the signing secret rotated (shown once) — and
  * the deliveries per hour as a chart. The events page lists the project's latest events with their
@@ -23,9 +23,9 @@ import { BoundedString, type ProjectId } from "@switchboard/core/shared"
 import { DateTime, Effect, Redacted, Schema } from "effect"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { hourlyChart, perHour } from "./ConsoleCharts.js"
-import { badge, buttonForm, csrfField, html, secretBox, table, when } from "./ConsoleHtml.js"
+import { badge, buttonForm, csrfField, emptyState, html, idChip, secretBox, table, when } from "./ConsoleHtml.js"
 import { action, type ConsoleCtx, type ConsoleFailure, jsonAction, page, param, redirect, show, type View } from "./ConsoleKit.js"
-import { projectCrumbs, projectIdOf, projectTabs } from "./ConsoleProjects.js"
+import { makeProjectChrome, projectIdOf, projectTabs } from "./ConsoleProjects.js"
 import type { ConsoleRouter } from "./ConsoleRoutes.js"
 
 const CreateDestinationForm = Schema.Struct({
@@ -43,47 +43,84 @@ const EVENT_PAGE = 500
 const EVENT_PAGES = 20
 
 const deliverySeries = [
-  { label: "delivered", colour: "#2e7d32" },
-  { label: "pending", colour: "#1f4fbf" },
-  { label: "dead-lettered", colour: "#b3261e" }
+  { label: "delivered", colour: "#15803d" },
+  { label: "pending", colour: "#4f46e5" },
+  { label: "dead-lettered", colour: "#dc2626" }
 ]
 const seriesOf = (d: WebhookDelivery) => (d.status === "delivered" ? 0 : d.status === "pending" ? 1 : d.status === "dead_lettered" ? 2 : -1)
 
 const statusBadge = (d: WebhookDelivery) =>
   badge(d.inFlight ? "in flight" : d.status.replace("_", "-"), d.status === "delivered" ? "ok" : d.status === "dead_lettered" ? "bad" : "plain")
 
+/**
+ * The reads the webhook pages and the project overview share: every live endpoint of a project
+ * (destinations and management webhooks), an endpoint's latest deliveries, and the project's
+ * latest events.
+ */
+export const makeWebhookReads = Effect.gen(function*() {
+  const destinations = yield* WebhookDestinations
+  const management = yield* ManagementWebhooks
+  const projects = yield* DashboardProjects
+  const outbox = yield* EventOutbox
+
+  /** Every live endpoint of the project, both kinds, as (kind, id, label, url). */
+  const endpoints = (ctx: ConsoleCtx, projectId: ProjectId) =>
+    Effect.gen(function*() {
+      const project = yield* projects.open(projectId, ctx.principal, "read")
+      const dests = (yield* destinations.list(projectId, ctx.principal, { pageSize: 100 })).destinations
+      const mgmt = yield* management.list(projectId)
+      return {
+        project,
+        list: [
+          ...dests.map((d) => ({ kind: "destinations" as Kind, id: d.destinationId as string, label: d.name, url: d.url, status: d.status as string, events: d.enabledEvents.join(", ") })),
+          ...mgmt.map((m) => ({ kind: "management" as Kind, id: m.id as string, label: "Management webhook", url: m.webhookUrl, status: "enabled", events: "every project event" }))
+        ]
+      }
+    })
+
+  /** An endpoint's latest deliveries (at most 100), newest first. */
+  const deliveriesOf = (ctx: ConsoleCtx, projectId: ProjectId, kind: Kind, id: string): Effect.Effect<ReadonlyArray<WebhookDelivery>, ConsoleFailure> =>
+    kind === "destinations"
+      ? Effect.map(destinations.listDeliveries(projectId, ctx.principal, id, { pageSize: 100 }), (p) => p.deliveries)
+      : Effect.map(management.listDeliveries({ projectId, webhookId: id, pageSize: 100 }), (p) => p.deliveries)
+
+  /** The latest `keep` events, newest first: the outbox is read forward in bounded pages. */
+  const latestEvents = (projectId: string, keep: number) =>
+    Effect.gen(function*() {
+      let after = 0
+      let tail: Array<StoredOutboxEvent> = []
+      for (let pages = 0; pages < EVENT_PAGES; pages++) {
+        const page = yield* outbox.list({ projectId, after, limit: EVENT_PAGE })
+        tail = [...tail, ...page].slice(-keep)
+        const last = page[page.length - 1]
+        if (page.length < EVENT_PAGE || last === undefined) return { events: tail.reverse(), more: false }
+        after = last.position
+      }
+      return { events: tail.reverse(), more: true }
+    })
+
+  return { endpoints, deliveriesOf, latestEvents }
+})
+
+/** The endpoints' kinds, as the webhook pages' paths name them. */
+export type WebhookKind = Kind
+
+/** The deliveries per hour of the last 24 hours, by outcome. */
+export const deliveriesChart = (deliveries: ReadonlyArray<WebhookDelivery>, empty?: string) => {
+  const now = Date.now()
+  return hourlyChart("Deliveries per hour", deliverySeries, perHour(deliveries, (d) => DateTime.toEpochMillis(d.createdAt), seriesOf, 3, now), now, empty)
+}
+
 export const webhookRoutes = (router: ConsoleRouter) =>
   Effect.gen(function*() {
     const destinations = yield* WebhookDestinations
     const management = yield* ManagementWebhooks
     const projects = yield* DashboardProjects
-    const outbox = yield* EventOutbox
     const streamTokens = yield* StreamTokens
+    const chrome = yield* makeProjectChrome
+    const { deliveriesOf, endpoints, latestEvents } = yield* makeWebhookReads
 
-    /** Every live endpoint of the project, both kinds, as (kind, id, label, url). */
-    const endpoints = (ctx: ConsoleCtx, projectId: ProjectId) =>
-      Effect.gen(function*() {
-        const project = yield* projects.open(projectId, ctx.principal, "read")
-        const dests = (yield* destinations.list(projectId, ctx.principal, { pageSize: 100 })).destinations
-        const mgmt = yield* management.list(projectId)
-        return {
-          project,
-          list: [
-            ...dests.map((d) => ({ kind: "destinations" as Kind, id: d.destinationId as string, label: d.name, url: d.url, status: d.status as string, events: d.enabledEvents.join(", ") })),
-            ...mgmt.map((m) => ({ kind: "management" as Kind, id: m.id as string, label: "Management webhook", url: m.webhookUrl, status: "enabled", events: "every project event" }))
-          ]
-        }
-      })
-
-    const deliveriesOf = (ctx: ConsoleCtx, projectId: ProjectId, kind: Kind, id: string): Effect.Effect<ReadonlyArray<WebhookDelivery>, ConsoleFailure> =>
-      kind === "destinations"
-        ? Effect.map(destinations.listDeliveries(projectId, ctx.principal, id, { pageSize: 100 }), (p) => p.deliveries)
-        : Effect.map(management.listDeliveries({ projectId, webhookId: id, pageSize: 100 }), (p) => p.deliveries)
-
-    const chartOf = (deliveries: ReadonlyArray<WebhookDelivery>) => {
-      const now = Date.now()
-      return hourlyChart("Deliveries per hour", deliverySeries, perHour(deliveries, (d) => DateTime.toEpochMillis(d.createdAt), seriesOf, 3, now), now)
-    }
+    const chartOf = (deliveries: ReadonlyArray<WebhookDelivery>) => deliveriesChart(deliveries, "no deliveries in the last 24 hours.")
 
     const listView = (ctx: ConsoleCtx, created?: { readonly label: string; readonly secret: string }) =>
       Effect.gen(function*() {
@@ -94,27 +131,28 @@ export const webhookRoutes = (router: ConsoleRouter) =>
         const types = [...eventCatalog.keys()].sort()
         return {
           title: "Webhooks",
-          crumbs: projectCrumbs(project, "Webhooks"),
+          lede: "Endpoints that receive the project's events, signed, each with a log of its deliveries.",
+          ...(yield* chrome(ctx, project, [{ label: "Webhooks" }])),
           tabs: projectTabs(projectId, base),
           body: html`
 ${created === undefined ? "" : secretBox(`Signing secret of ${created.label}`, created.secret)}
 <section class="card" aria-labelledby="endpoints"><h2 id="endpoints">Endpoints</h2>
 ${
             table("Webhook endpoints", ["Name", "URL", "Events", "Status", ""], list.map((e) => [
-              html`<a href="${base}/${e.kind}/${e.id}">${e.label}</a>`,
+              html`<a class="name" href="${base}/${e.kind}/${e.id}">${e.label}</a><br>${idChip(e.id, `id of ${e.label}`)}`,
               html`<code>${e.url}</code>`,
               e.events,
               badge(e.status, e.status === "enabled" ? "ok" : "plain"),
               html`<a href="${base}/${e.kind}/${e.id}">Delivery log</a>`
-            ]), "No webhooks yet.")
+            ]), emptyState("No webhooks yet.", "Add a destination below: give it a name and the HTTPS URL that should receive the project's events. Then send it a test event from its page.", html`<a class="button secondary" href="#new-destination">Add a destination</a>`))
           }
-${chartOf(all)}</section>
+${list.length === 0 ? "" : chartOf(all)}</section>
 <div class="grid">
 <section class="card" aria-labelledby="new-destination"><h2 id="new-destination">New webhook destination</h2>
 <form method="post" action="${base}/destinations">${csrfField(ctx.csrf)}
 <label for="dest-name">Name</label><input id="dest-name" name="name" required maxlength="128">
 <label for="dest-url">URL</label><input id="dest-url" name="url" type="url" required maxlength="2048" placeholder="https://example.com/hooks">
-<fieldset><legend>Events (none checked: every event)</legend>${
+<fieldset class="choices"><legend>Events (none checked: every event)</legend>${
             types.map((t) => html`<label><input type="checkbox" name="events" value="${t}"> <code>${t}</code></label>`)
           }</fieldset>
 <p class="muted">Payload version ${webhookApiVersions.find((v) => v.selectable)?.version ?? EVENT_API_VERSION}.</p>
@@ -144,12 +182,13 @@ ${chartOf(all)}</section>
         const base = `/console/projects/${projectId}/webhooks/${kind}/${id}`
         return {
           title: endpoint.label,
-          crumbs: [...projectCrumbs(project, "Webhooks").slice(0, -1), { label: "Webhooks", href: `/console/projects/${projectId}/webhooks` }, { label: endpoint.label }],
+          ...(yield* chrome(ctx, project, [{ label: "Webhooks", href: `/console/projects/${projectId}/webhooks` }, { label: endpoint.label }])),
           tabs: projectTabs(projectId, `/console/projects/${projectId}/webhooks`),
           body: html`
 ${secret === undefined ? "" : secretBox("New signing secret (the previous one keeps signing for a day)", secret)}
 <section class="card" aria-labelledby="endpoint"><h2 id="endpoint">Endpoint</h2><dl class="facts">
-<dt>URL</dt><dd><code>${endpoint.url}</code></dd><dt>Events</dt><dd>${endpoint.events}</dd><dt>Status</dt><dd>${endpoint.status}</dd></dl>
+<dt>Name</dt><dd class="name">${endpoint.label}</dd><dt>Id</dt><dd>${idChip(endpoint.id, "webhook id")}</dd>
+<dt>URL</dt><dd><code>${endpoint.url}</code></dd><dt>Events</dt><dd>${endpoint.events}</dd><dt>Status</dt><dd>${badge(endpoint.status, endpoint.status === "enabled" ? "ok" : "plain")}</dd></dl>
 <p class="row">${kind === "destinations" ? buttonForm(ctx.csrf, `${base}/test`, "Send a test event") : ""}
 ${kind === "destinations" ? buttonForm(ctx.csrf, `${base}/rotate`, "Rotate the signing secret") : ""}
 ${buttonForm(ctx.csrf, `${base}/delete`, "Delete this webhook", { danger: true })}</p></section>
@@ -166,7 +205,7 @@ ${
               d.status === "dead_lettered" || (d.status === "pending" && d.attemptCount > 0 && !d.inFlight)
                 ? buttonForm(ctx.csrf, `${base}/retry`, `Retry ${d.eventType}`, { fields: { eventId: d.eventId, attemptCount: String(d.attemptCount) } })
                 : ""
-            ]), "No deliveries yet.")
+            ]), emptyState("No deliveries yet.", kind === "destinations" ? "Send a test event (above) to see how this endpoint answers; every event the project emits is logged here." : "Every event the project emits is logged here once it is delivered."))
           }</section>`
         } satisfies View
       })
@@ -240,21 +279,6 @@ ${
       })))
 
     // --- Events: the project's latest events with their payloads, deliveries, the catalog ---------
-    /** The latest `keep` events, newest first: the outbox is read forward in bounded pages. */
-    const latestEvents = (projectId: string, keep: number) =>
-      Effect.gen(function*() {
-        let after = 0
-        let tail: Array<StoredOutboxEvent> = []
-        for (let pages = 0; pages < EVENT_PAGES; pages++) {
-          const page = yield* outbox.list({ projectId, after, limit: EVENT_PAGE })
-          tail = [...tail, ...page].slice(-keep)
-          const last = page[page.length - 1]
-          if (page.length < EVENT_PAGE || last === undefined) return { events: tail.reverse(), more: false }
-          after = last.position
-        }
-        return { events: tail.reverse(), more: true }
-      })
-
     yield* router.get("/console/projects/:projectId/events", page((ctx) =>
       Effect.gen(function*() {
         const projectId = yield* projectIdOf(ctx)
@@ -266,7 +290,7 @@ ${
           .slice(0, 50)
         return {
           title: "Events",
-          crumbs: projectCrumbs(project, "Events"),
+          ...(yield* chrome(ctx, project, [{ label: "Events" }])),
           tabs: projectTabs(projectId, `/console/projects/${projectId}/events`),
           body: html`<section class="card" aria-labelledby="recent"><h2 id="recent">Recent events</h2>
 <p class="muted">The project's latest events, newest first; open one to see its payload.${latest.more ? " (Only the first events of a very long log were read.)" : ""}</p>
@@ -277,7 +301,7 @@ ${
               when(r.event.timestamp),
               html`<code>${r.event.type}</code><br><span class="muted">${r.event.id}</span>`,
               html`<details><summary>Payload of ${r.event.type}</summary><pre>${JSON.stringify(r.event.data, null, 2)}</pre></details>`
-            ]), "No events yet.")
+            ]), emptyState("No events yet.", html`Events appear here as the project works: keys made, calls placed, messages sent. <a href="/console/projects/${projectId}/webhooks">Add a webhook</a> and send it a test event to see the first one.`))
           }</div></section>
 <section class="card" aria-labelledby="deliveries"><h2 id="deliveries">Recent deliveries</h2>
 ${

@@ -14,6 +14,7 @@ import { type Access, type Data, dataOf, declaredAccess, type FailureStatus, fai
 import { DashboardAccess, DashboardBody, DashboardEnvelopes } from "./Middleware.js"
 import { ProjectsGroup } from "./ProjectsApi.js"
 import { AnalyticsGroup, OnboardingGroup, OtpGroup, PrivacyGroup, ProfileGroup, SystemGroup } from "./SystemApi.js"
+import { packageVersion } from "../docs/PackageVersion.js"
 
 const ID = "switchboard-dashboard"
 
@@ -45,7 +46,7 @@ export const DashboardApi = withSteps(
     .add(PrivacyGroup)
     .add(AnalyticsGroup)
     .add(SystemGroup)
-    .annotateMerge(OpenApi.annotations({ title: "Switchboard Dashboard API", version: "0.1.0" }))
+    .annotateMerge(OpenApi.annotations({ title: "Switchboard Dashboard API", version: packageVersion }))
 )
 
 /** One operation as declared, read back from `DashboardApi`. */

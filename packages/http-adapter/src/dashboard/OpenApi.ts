@@ -13,6 +13,8 @@ import { withoutBuiltinIds } from "../docs/JsonSchemaIds.js"
 import { asPublished, componentSchemas } from "../http/JsonSchemaComponents.js"
 import { DashboardApi, type DashboardEndpoint, dashboardEndpoints } from "./DashboardApi.js"
 import type { FailureStatus } from "./Declare.js"
+import { dashboardAuthDescription } from "../docs/AuthDescriptions.js"
+import { documentLicense } from "../docs/PackageVersion.js"
 
 type Json = Record<string, any>
 
@@ -132,12 +134,8 @@ export const dashboardOpenApi = (dashboardUrl: string): Json => {
     info: {
       title: generated.info.title,
       version: generated.info.version,
-      description: "The REST API of the web dashboard. Every response is an envelope: `{succeed: true, data}` or " +
-        "`{succeed: false, message, code}`; the HTTP status is authoritative. Callers: a signed-in session " +
-        "(cookie `sb_session`, every scope; state-changing requests need `X-CSRF-Token`, a same-origin `Origin` or " +
-        "`X-Requested-With`) or an OAuth access token (its scopes). The sign-in component under `/api/auth/*` is " +
-        "not part of this operation list.",
-      license: { name: "UNLICENSED", identifier: "UNLICENSED" }
+      description: dashboardAuthDescription,
+      license: documentLicense
     },
     servers: [{ url: dashboardUrl }],
     tags: (generated.tags as Array<Json>).map(({ description, name }) => ({ name, description })),
@@ -156,9 +154,15 @@ export const dashboardOpenApi = (dashboardUrl: string): Json => {
         }
       },
       securitySchemes: {
-        session: { type: "apiKey", in: "cookie", name: "sb_session", description: "A signed-in session: every scope." },
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: "sb_session",
+          description: "A signed-in session (sign in at `/sign-in`): every scope. State-changing requests also need `X-CSRF-Token`, a same-origin `Origin` or `X-Requested-With`."
+        },
         oauth2: {
           type: "oauth2",
+          description: "An access token from this server's OAuth 2.0 provider, sent as `Authorization: Bearer <token>`: the scopes the person granted the app.",
           flows: {
             authorizationCode: {
               authorizationUrl: `${dashboardUrl}/api/auth/oauth2/authorize`,

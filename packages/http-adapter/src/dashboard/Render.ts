@@ -4,18 +4,12 @@ import type { OAuthApp } from "@switchboard/core/oauth"
 import type { ProjectRecord } from "@switchboard/core/projects"
 import { ProjectId } from "@switchboard/core/shared"
 import { Effect, Schema } from "effect"
-import { readFileSync } from "node:fs"
+import { packageVersion } from "../docs/PackageVersion.js"
 import { envelopeFailure } from "../http/Surfaces.js"
 import { type DashboardFailure, envelopeOfError } from "../routes/DashboardErrors.js"
 
 /** The server's version (its package's). */
-export const serverVersion: string = (() => {
-  try {
-    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version
-  } catch {
-    return "0.0.0"
-  }
-})()
+export const serverVersion: string = packageVersion
 
 /** `{succeed: true, data}` (200), `data` encoded by its schema. */
 export const ok = <A, I>(schema: Schema.Codec<A, I>, value: A) =>

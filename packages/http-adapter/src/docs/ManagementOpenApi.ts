@@ -14,6 +14,8 @@ import { ManagementApi } from "../management/ManagementApi.js"
 import { bodyIsOptional, declaredFailures, envelopeData } from "../management/ManagementDeclare.js"
 import { exampleOf } from "./Examples.js"
 import { withoutBuiltinIds } from "./JsonSchemaIds.js"
+import { managementAuthDescription } from "./AuthDescriptions.js"
+import { documentLicense } from "./PackageVersion.js"
 
 type Json = Record<string, any>
 
@@ -139,10 +141,8 @@ export const managementOpenApi = (managementUrl: string): Json => {
     info: {
       title: spec.info.title,
       version: spec.info.version,
-      description: "Manage one project with its management secret: webhooks and their delivery log, platforms, lines, " +
-        "users and event-channel tokens. HTTPS only; HTTP Basic with the project id as user name and the management secret as password. Every " +
-        "response is an envelope: `{succeed: true, data}` or `{succeed: false, message, code}`; the HTTP status is authoritative.",
-      license: { name: "UNLICENSED", identifier: "UNLICENSED" }
+      description: managementAuthDescription,
+      license: documentLicense
     },
     servers: [{ url: managementUrl }],
     tags: spec.tags,
@@ -158,7 +158,11 @@ export const managementOpenApi = (managementUrl: string): Json => {
         }
       },
       securitySchemes: {
-        basic: { type: "http", scheme: "basic", description: "User name: the project id. Password: the project's management secret." }
+        basic: {
+          type: "http",
+          scheme: "basic",
+          description: "HTTPS only. User name: the project id. Password: the project's management secret (rotated on the project's Settings page in the console)."
+        }
       }
     }
   }))

@@ -14,6 +14,8 @@ import { exampleOf } from "./Examples.js"
 import { withoutBuiltinIds } from "./JsonSchemaIds.js"
 import { asPublished, componentSchemas } from "../http/JsonSchemaComponents.js"
 import { problemExample } from "./ProblemExamples.js"
+import { v1BearerDescription } from "./AuthDescriptions.js"
+import { documentLicense } from "./PackageVersion.js"
 
 /**
  * The schemas of one /v1 operation: its request bodies by media type, its successes by status, and
@@ -184,7 +186,7 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
   const schemas = v1OperationSchemas()
   const facts = v1OperationFacts()
   spec.servers = [{ url: apiUrl }]
-  spec.info = { ...spec.info, license: { name: "UNLICENSED", identifier: "UNLICENSED" } }
+  spec.info = { ...spec.info, license: documentLicense }
   spec.components = spec.components ?? {}
   spec.components.schemas = { ...spec.components.schemas, Problem: problemSchema }
   const schemaOf = componentSchemas(spec.components.schemas)
@@ -248,6 +250,7 @@ export const openApiDocument = (apiUrl: string, docsUrl: string = apiUrl): Json 
   // The bearer scheme by the name the document has always given it (HTTP scheme names are case-insensitive).
   for (const scheme of Object.values<Json>(spec.components.securitySchemes ?? {})) {
     if (scheme.type === "http" && typeof scheme.scheme === "string") scheme.scheme = scheme.scheme.toLowerCase()
+    if (scheme.type === "http" && scheme.scheme === "bearer") scheme.description = v1BearerDescription
   }
   asPublished(spec)
   // Every error response is a problem now: drop every schema nothing refers to any more (the

@@ -19,6 +19,7 @@ import { Schema } from "effect"
 import { payloadParseOptions } from "../v1/Pipeline.js"
 import { enveloped, envelopeErrors, OptionalBody, QueryRefusal, removeCodes, Use, writeCodes } from "./ManagementDeclare.js"
 import { ManagementFailures, ManagementGuard, ManagementJsonBody } from "./ManagementMiddleware.js"
+import { packageVersion } from "../docs/PackageVersion.js"
 import {
   AllocatedLine,
   AllocateLineRequest,
@@ -247,7 +248,7 @@ const managementApi = HttpApi.make("switchboard-management")
   // A body is checked whole: every issue, an unknown member refused, the rejected value quoted.
   .annotate(HttpApi.PayloadParseOptions, payloadParseOptions)
   .annotate(HttpApi.QueryParseOptions, { errors: "all" })
-  .annotateMerge(OpenApi.annotations({ title: "Switchboard management API", version: "0.1.0" }))
+  .annotateMerge(OpenApi.annotations({ title: "Switchboard management API", version: packageVersion }))
 
 type ManagementGroups =
   | typeof ProjectGroup

@@ -6,6 +6,7 @@
  */
 import { HttpServerResponse } from "effect/http"
 import { PASSWORD_MIN_LENGTH } from "@switchboard/core/dashboard"
+import { logoMark } from "../console/ConsoleBrand.js"
 
 export const escapeHtml = (s: string) =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
@@ -42,13 +43,18 @@ const authPageTop = (title: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Switchboard</title>
 <style>
-body{font-family:system-ui,sans-serif;background:#f5f6f8;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center}
-main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 4px rgba(0,0,0,.1);width:min(22rem,90vw)}
-h1{font-size:1.3rem;margin:0 0 1rem}label{display:block;margin:.75rem 0 .25rem;font-size:.9rem}
-input{width:100%;box-sizing:border-box;padding:.5rem;font-size:1rem}button{margin-top:1.25rem;width:100%;padding:.6rem;font-size:1rem}
-.message{background:#fdecea;color:#611a15;padding:.5rem .75rem;border-radius:4px;font-size:.9rem}
+body{font-family:ui-sans-serif,system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;font-size:.9375rem;line-height:1.55;color:#111827;background:#f6f7fb;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center}
+main{background:#fff;padding:2rem;border:1px solid #e5e7eb;border-radius:10px;box-shadow:0 1px 2px rgba(17,24,39,.06),0 1px 3px rgba(17,24,39,.08);width:min(24rem,92vw);margin:1.5rem 0}
+.brand{display:flex;align-items:center;gap:.5rem;font-weight:700;font-size:1.0625rem;margin:0 0 1.5rem}
+h1{font-size:1.375rem;line-height:1.25;margin:0 0 1rem}label{display:block;margin:.75rem 0 .25rem;font-size:.875rem;font-weight:500;color:#374151}
+input{width:100%;box-sizing:border-box;padding:.5rem .75rem;font:inherit;border:1px solid #9ca3af;border-radius:6px}
+input:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+button{margin-top:1.25rem;width:100%;padding:.6rem;font:inherit;font-weight:600;border-radius:6px;border:1px solid #4f46e5;background:#4f46e5;color:#fff;cursor:pointer}
+button:hover{background:#4338ca}a{color:#4338ca}
+.message{background:#fee2e2;color:#991b1b;border:1px solid #fecaca;padding:.5rem .75rem;border-radius:6px;font-size:.875rem}
 </style></head>
 <body><main>
+<p class="brand">${logoMark(28)}<span>Switchboard</span></p>
 `
 
 export const signInPageHtml = (p: SignInPageInput) => `${authPageTop("Sign in")}<h1>Sign in to Switchboard</h1>

@@ -27,6 +27,8 @@ import { BillingGroup } from "./BillingApi.js"
 import { OAuthProviderGroup } from "./OAuthProviderApi.js"
 import { WebhooksGroup } from "./WebhooksApi.js"
 import { V1Problems } from "./V1Problems.js"
+import { v1AuthDescription } from "../docs/AuthDescriptions.js"
+import { packageVersion } from "../docs/PackageVersion.js"
 
 const v1Api = HttpApi.make("switchboard-v1")
   .add(AccountGroup)
@@ -55,8 +57,8 @@ const v1Api = HttpApi.make("switchboard-v1")
   .middleware(V1Problems)
   .annotateMerge(OpenApi.annotations({
     title: "Switchboard versioned API",
-    version: "1.0.0",
-    description: "Every endpoint is under /v1. Errors are RFC 9457 problem documents (application/problem+json)."
+    version: packageVersion,
+    description: v1AuthDescription
   }))
 
 /** Every feature's group of the versioned API. */

@@ -1,13 +1,18 @@
 /**
- * The console in a real browser (issue 16): headless Chromium (Debian's `chromium`, driven by
- * playwright-core, as the OAuth browser test does) walks every page's main path as a person would
- * — sign up, organizations and members (a role changed), the organization's SSO page, a project with its slug checked, API
- * keys, the management secret, webhooks with their delivery log (a dead letter retried, a test
- * event), events (a new one arriving live over the event channel), voice, billing (the past
- * operations listed), service keys, OAuth apps and authorized apps, TOTP enrolment from the QR
- * code's secret, the profile picture uploaded and reset, sign out. Each page is screenshotted into `artifacts/screenshots/` (git-ignored; CI keeps the
- * folder as an artifact) and checked with axe-core: no serious or critical violations. One server
- * and one browser for the whole file; PGlite only (the pages add nothing a second database tests).
+ * The console in a real browser: headless Chromium (Debian's `chromium`, driven by playwright-core,
+ * as the OAuth browser test does) walks every page's main path as a person would — sign up,
+ * organizations and members (a role changed), the organization's SSO page, a project with its slug
+ * checked and its overview (the getting-started checklist ticked as keys, a webhook and a first
+ * delivery appear; the figures once it has activity), the switcher, settings and the management
+ * secret, API keys and their permissions, webhooks with their delivery log (a dead letter retried,
+ * a test event), events (a new one arriving live over the event channel), voice (the default
+ * profile made from the empty page), billing (the past operations listed), service keys, OAuth apps
+ * and authorized apps, TOTP enrolment from the QR code's secret, the profile picture uploaded and
+ * reset, installations, the problem pages, sign out. Each page is screenshotted at desktop
+ * (1280×800) and phone (390×844) width into `artifacts/screenshots/` (`<page>-desktop.png`,
+ * `<page>-phone.png`; git-ignored, CI keeps the folder as an artifact), checked with axe-core at
+ * both (no serious or critical violations) and must not be wider than the phone. One server and
+ * one browser for the whole file; PGlite only (the pages add nothing a second database tests).
  */
 import { Accounts, AccountsRepo, decodeBase32Rfc4648, totp } from "@switchboard/core/accounts"
 import { WebhookDeliveryEngine } from "@switchboard/core/events"
@@ -38,16 +43,42 @@ interface AxeViolation {
   readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
 }
 
-/** Screenshots the page and fails on serious or critical accessibility violations (WCAG 2 A/AA rules). */
-const look = async (page: Page, name: string) => {
-  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true })
-  await page.evaluate(axeSource)
+/** The two widths every page is looked at: a laptop's and a phone's. */
+const desktop = { width: 1280, height: 800 }
+const phone = { width: 390, height: 844 }
+
+const axeCheck = async (page: Page, name: string) => {
+  if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(axeSource)
   const violations = await page.evaluate(async () => {
     const result = await (globalThis as any).axe.run((globalThis as any).document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } })
     return result.violations as ReadonlyArray<AxeViolation>
   })
   const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical")
   expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), name).toEqual([])
+}
+
+/**
+ * Screenshots the page at desktop and at phone width (`<name>-desktop.png`, `<name>-phone.png`)
+ * and fails on serious or critical accessibility violations (WCAG 2 A/AA rules) at either width,
+ * or on a page wider than the phone's screen (what does not fit scrolls inside its own box).
+ */
+const look = async (page: Page, name: string) => {
+  const before = page.viewportSize() ?? desktop
+  await page.setViewportSize(desktop)
+  await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true })
+  await axeCheck(page, `${name} (desktop)`)
+  await page.setViewportSize(phone)
+  await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true })
+  await axeCheck(page, `${name} (phone)`)
+  // What sticks out, named, when something does.
+  const wide = await page.evaluate((width) =>
+    [...(globalThis as any).document.querySelectorAll("body *")]
+      .filter((e: any) => e.getBoundingClientRect().right > width + 1 && e.closest(".tablewrap, nav ul, pre, details:not([open])") === null)
+      .slice(0, 5)
+      .map((e: any) => `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)})`), phone.width)
+  expect(wide, `${name} fits a phone`).toEqual([])
+  expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth), `${name} fits a phone`).toBeLessThanOrEqual(phone.width)
+  await page.setViewportSize(before)
 }
 
 const submit = (page: Page, button: string) =>
@@ -88,7 +119,7 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
       webhookDeliveryEnabled: false
     })
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] })
-    context = await browser.newContext({ viewport: { width: 1100, height: 800 } })
+    context = await browser.newContext({ viewport: desktop })
     page = await context.newPage()
   })
   afterAll(async () => {
@@ -170,7 +201,7 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     expect(await page.textContent("table")).toContain("_switchboard-sso.engines.example")
     expect(await page.inputValue("#sso-client-secret")).toBe("")
     await look(page, "04d-organization-sso-domains")
-    await page.click("text=Home")
+    await page.click("nav.main >> text=Projects")
     await page.fill("#project-name", "Difference Engine")
     await page.fill("#project-slug", "difference-engine")
     // The script checks the slug as it is typed.
@@ -179,13 +210,32 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     await Promise.all([page.waitForURL((u) => /^\/console\/projects\/[0-9a-f-]{36}$/.test(u.pathname)), page.click("text=Create project")])
     projectId = new URL(page.url()).pathname.split("/").pop()!
     expect(await page.textContent("body")).toContain("difference-engine")
+    // A new project lands on its overview: the getting-started checklist, nothing ticked, charts without data.
+    expect(await page.textContent("h1")).toBe("Difference Engine")
+    expect(await page.locator("[data-checklist] li[data-done=false]").count()).toBe(3)
+    expect(await page.textContent("section:has(h2#deliveries)")).toContain("No data yet")
+    // The breadcrumb and the switcher name the organization.
+    expect(await page.textContent("nav.crumbs")).toContain("Analytical Engines")
+    expect(await page.textContent("details.switcher summary")).toContain("Analytical Engines")
+    await look(page, "05b-project-overview-new")
+    // The switcher opens without script and lists the project, marked as the current one.
+    await page.click("details.switcher summary")
+    expect(await page.textContent("details.switcher .menu a[aria-current=page]")).toBe("Difference Engine")
+    await look(page, "05c-project-switcher")
+    await page.click("details.switcher summary")
   })
 
   it("rotates the management secret and shows it once with a copy button", async () => {
+    await page.click("nav.tabs >> text=Settings")
+    await look(page, "05d-project-settings")
+    // The project id is selectable text; with the script, its Copy button copies it.
+    await context.grantPermissions(["clipboard-read", "clipboard-write"])
+    await page.click(".id button[data-copy]")
+    await page.waitForSelector(".id button[data-copy]:has-text('Copied')")
+    expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(projectId)
     await submit(page, "text=Rotate the management secret")
     const secret = (await page.textContent("#secret-value"))!.trim()
     expect(secret.length).toBeGreaterThan(20)
-    await context.grantPermissions(["clipboard-read", "clipboard-write"])
     await page.click("button[data-copy=secret-value]")
     // The label changes once the clipboard write has resolved (a promise in the page): wait for it.
     await page.waitForSelector("button[data-copy=secret-value]:has-text('Copied')")
@@ -202,18 +252,31 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     await submit(page, "text=Create key")
     expect(await page.textContent("#secret-value")).toMatch(/^\s*sb_/)
     await look(page, "07-api-keys")
+    // The permissions open under the key, in a grid with what each allows.
+    await page.click("summary:has-text('Change permissions')")
+    await look(page, "07b-api-key-permissions")
+    // The overview ticks the first step now.
+    await page.click("nav.tabs >> text=Overview")
+    expect(await page.getAttribute("[data-step=api-key]", "data-done")).toBe("true")
+    expect(await page.getAttribute("[data-step=webhook]", "data-done")).toBe("false")
+    await page.click("nav.tabs >> text=API keys")
     await submit(page, "text=Revoke ci deploys")
     expect(await page.textContent(".notice")).toBe("Revoked.")
     expect(await page.textContent("body")).toContain("No keys yet.")
+    await look(page, "07c-api-keys-empty")
   })
 
   it("adds a webhook destination, shows a dead letter in the delivery log, retries it and sends a test event", async () => {
     await page.click("nav.tabs >> text=Webhooks")
+    expect(await page.textContent("section:has(h2#endpoints)")).toContain("No webhooks yet.")
+    await look(page, "07d-webhooks-empty")
     await page.fill("#dest-name", "Receiver")
     await page.fill("#dest-url", receiverUrl)
     await submit(page, "text=Add destination")
     expect(await page.textContent("#secret-value")).toMatch(/^\s*whsec_/)
     await page.click("text=Delivery log")
+    expect(await page.textContent("section:has(h2#log)")).toContain("No data yet")
+    await look(page, "07e-endpoint-empty")
     await submit(page, "text=Send a test event")
     expect(await page.textContent(".notice")).toBe("A test event is on its way.")
     // The engine, driven by hand: the receiver answers 400, which is not retried: dead-lettered.
@@ -222,6 +285,12 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     expect(await page.textContent("table")).toContain("dead-lettered")
     expect(await page.textContent("table")).toContain("HTTP 400")
     await look(page, "08-delivery-log-dead-letter")
+    // The overview counts the failing webhook and names it.
+    await page.click("nav.tabs >> text=Overview")
+    expect(await page.textContent("section:has(h2#failing) table")).toContain("Receiver")
+    expect(await page.textContent(".stat:has-text('Failing webhooks') .value")).toBe("1")
+    await look(page, "08b-project-overview-failing")
+    await page.goBack()
     failDeliveries = false
     await submit(page, "button:has-text('Retry webhook.test')")
     expect(await page.textContent(".notice")).toBe("The delivery is queued again.")
@@ -252,10 +321,19 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     const accountId = Option.getOrThrow(account).accountId
     const principal = principalOf({ _tag: "Session", accountId, session: { sessionId: "browser-test" } as never })
     const pid = projectId as ProjectId
+    // No profile yet: the page says what a profile is and makes the default one here.
+    await page.click("nav.tabs >> text=Voice")
+    expect(await page.textContent("section:has(h2#profiles)")).toContain("No voice profiles yet.")
+    expect(await page.textContent("section:has(h2#calls)")).toContain("No data yet")
+    await look(page, "17b-voice-empty")
+    await submit(page, "text=Create the default profile")
+    expect(await page.textContent(".notice")).toBe("Created.")
+    await page.fill("#profile-name", "Support desk")
+    await submit(page, "text=Add profile")
+    expect(await page.textContent("table:has(caption:text('Voice profiles'))")).toContain("Support desk")
     const { callId, profileId } = await s.run(Effect.gen(function*() {
       const profiles = yield* VoiceProfiles
-      const { profile } = yield* profiles.createDefault(pid, principal, { protocol: "sip" })
-      yield* profiles.create(pid, principal, { name: "Support desk", protocol: "sip" })
+      const profile = (yield* profiles.list(pid, principal, { pageSize: 10 })).profiles.find((p) => p.isDefault)!
       yield* Effect.flatMap(Lines, (l) => l.allocate({ projectId, platform: "voice" }))
       const callId = newId(IdKinds.call)
       const sig = signalsOf(callId, projectId, profile.profileId, Date.now() - 60_000)
@@ -265,7 +343,7 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     }))
     expect(profileId).toBeDefined()
     voice = { profileId, principal }
-    await page.click("nav.tabs >> text=Voice")
+    await page.reload()
     expect(await page.textContent("body")).toContain("Support desk")
     await page.selectOption("select[name=profileId]", { label: "Support desk" })
     await submit(page, "button:has-text('Assign')")
@@ -345,8 +423,24 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     await look(page, "23-billing-invoice")
   })
 
+  it("shows the project's overview with its activity, and the checklist done once a key exists again", async () => {
+    await page.click("nav.tabs >> text=Overview")
+    expect(await page.getAttribute("[data-step=webhook]", "data-done")).toBe("true")
+    expect(await page.getAttribute("[data-step=test-event]", "data-done")).toBe("true")
+    expect(await page.textContent("section:has(h2#plan)")).toMatch(/Messaging Pro|Voice Growth|messaging/i)
+    expect(await page.textContent("#deliveries-per-hour-d")).toMatch(/^Last 24 hours: [1-9]\d* delivered/)
+    await page.click("[data-step=api-key] a")
+    await page.fill("#key-name", "production server")
+    await submit(page, "text=Create key")
+    await page.click("nav.tabs >> text=Overview")
+    expect(await page.locator("[data-checklist]").count()).toBe(0)
+    expect(Number(await page.textContent(".stat:has-text('Events, last 24 h') .value"))).toBeGreaterThan(0)
+    await look(page, "24-project-overview-data")
+  })
+
   it("creates a service key (shown once) on the account's page", async () => {
-    await page.click("header >> text=Service keys")
+    await page.click("nav.main >> text=Account")
+    expect(await page.getAttribute("nav.tabs a[aria-current=page]", "href")).toBe("/console/account/keys")
     await page.fill("#sk-name", "laptop")
     await page.fill("#sk-days", "30")
     await submit(page, "text=Create service key")
@@ -401,6 +495,26 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     expect(await page.getAttribute("img[alt='Your profile picture']", "src")).toBe(src)
     await submit(page, "text=Use the default picture")
     expect(await page.getAttribute("img[alt='Your profile picture']", "src")).not.toBe(src)
+  })
+
+  it("shows the installations page, an app's installation keys, the problem catalog and a problem page", async () => {
+    await page.click("nav.main >> text=Installations")
+    expect(await page.textContent("body")).toContain("No pending installation requests.")
+    await look(page, "25-installations")
+    await page.goto(`${s.baseUrl}/console/account/apps`)
+    await page.click("text=Installation keys of Babbage CLI")
+    expect(await page.textContent("h1")).toBe("Installation keys")
+    await look(page, "26-installation-keys")
+    await page.goto(`${s.baseUrl}/console/projects/sb_prj_01jdm8v6q0r5x3k2w9c7t4b1ze`)
+    await look(page, "27-not-found")
+    await page.goto(`${s.baseUrl}/problems/catalog`)
+    expect(await page.textContent("h1")).toBe("Problem types")
+    await look(page, "28-problem-catalog")
+    await Promise.all([page.waitForURL((u) => u.pathname === "/problems/validation-failed"), page.click("text=VALIDATION_FAILED")])
+    expect(await page.textContent("body")).toContain("422")
+    await look(page, "29-problem-page")
+    await page.goto(`${s.baseUrl}/console`)
+    await look(page, "30-home")
   })
 
   it("signs out back to the sign-in page", async () => {

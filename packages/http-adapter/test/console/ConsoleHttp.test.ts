@@ -1,5 +1,5 @@
 /**
- * The console over plain HTTP (issue 16), on every backend: where a browser lands (`/` and the
+ * The console over plain HTTP, on every backend: where a browser lands (`/` and the
  * sign-in's default go to `/console`; a signed-out browser is sent to sign in), the forms' CSRF
  * check (refused, nothing written), authority (a member without rights gets a refusal page with
  * the reason, not a 500), bad input (the page again with the field named, nothing changed), a
@@ -146,7 +146,8 @@ for (const backend of testBackends()) {
       const stranger = await signedUp(server, "stranger")
       const other = await stranger.browser.fetch(`/console/projects/${owner.projectId}`)
       expect(other.res.status).toBe(404)
-      expect(other.text).toContain("Back to the console home")
+      expect(other.text).toContain("Back to your projects")
+      expect(other.text).toContain("belongs to an organization you are not a member of")
       const malformed = await stranger.browser.fetch("/console/projects/not-a-project/keys")
       expect(malformed.res.status).toBe(404)
     })
@@ -208,7 +209,7 @@ for (const backend of testBackends()) {
       }))
       const roleOf = (accountId: string) => s.run(Effect.flatMap(OrganizationsRepo, (r) => r.roleOf(org, accountId as AccountId)))
       const page = await owner.b.fetch(`/console/organizations/${org}`)
-      expect(page.text).toContain(`Remove ${gone.email}`)
+      expect(page.text).toContain(`Remove<span class="sr"> ${gone.email}</span>`)
       const remove = (b: typeof owner.b, form: Record<string, string>) => b.fetch(`/console/organizations/${org}/members/remove`, { method: "POST", form })
       // Without the CSRF token: refused, still a member.
       expect((await remove(owner.b, { accountId: gone.accountId })).res.status).toBe(403)
@@ -438,6 +439,134 @@ for (const backend of testBackends()) {
       const r = await fetch(`${s.baseUrl}/api/auth/oauth2/register`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
       expect(r.status).toBe(403)
       expect(((await r.json()) as { error_description: string }).error_description).toContain("/console/account/apps")
+    })
+
+    /** Whether the overview's getting-started step `key` is ticked ("true"/"false"), or undefined without the checklist. */
+    const stepOf = (html: string, key: string) => new RegExp(`data-step="${key}" data-done="(true|false)"`).exec(html)?.[1]
+    /** The figure of the overview's stat labelled `label`. */
+    const statOf = (html: string, label: string) =>
+      new RegExp(`<span class="label">${label}</span><span class="value">([^<]+)</span>`).exec(html)?.[1]
+
+    it("ticks the overview's getting-started steps from the project's state, and counts what happened", async () => {
+      const p = await withProject("overview")
+      const overview = () => p.b.fetch(`/console/projects/${p.projectId}`)
+      const fresh = await overview()
+      expect(fresh.res.status).toBe(200)
+      // The breadcrumb and the switcher name the organization, not "Organization".
+      expect(fresh.text).toMatch(/<nav class="crumbs"[^]*>overview org<\/a>/)
+      expect(fresh.text).toContain(`<span class="org">overview org</span>`)
+      expect(["api-key", "webhook", "test-event"].map((k) => stepOf(fresh.text, k))).toEqual(["false", "false", "false"])
+      expect(fresh.text).toContain(`href="/console/projects/${p.projectId}/keys#new-key"`)
+      expect(statOf(fresh.text, "Deliveries, last 24 h")).toBe("0")
+      expect(statOf(fresh.text, "Calls in progress")).toBe("0")
+      // No deliveries: the chart says so instead of drawing empty axes.
+      expect(fresh.text).toContain("No data yet")
+      expect(fresh.text).not.toContain(`id="deliveries-per-hour-t"`)
+
+      const key = await p.b.fetch(`/console/projects/${p.projectId}/keys`, { method: "POST", form: { _csrf: p.csrf, name: "server", permissions: ["project:read"] } })
+      expect(key.res.status).toBe(200)
+      const withKey = await overview()
+      expect(["api-key", "webhook", "test-event"].map((k) => stepOf(withKey.text, k))).toEqual(["true", "false", "false"])
+
+      const dest = await p.b.fetch(`/console/projects/${p.projectId}/webhooks/destinations`, {
+        method: "POST",
+        form: { _csrf: p.csrf, name: "Orders receiver", url: "https://example.com/hooks" }
+      })
+      expect(dest.res.status, dest.text).toBe(200)
+      const destinationId = new RegExp(`/console/projects/${p.projectId}/webhooks/destinations/([^"/]+)"`).exec(dest.text)?.[1]
+      expect(destinationId).toBeDefined()
+      const withDestination = await overview()
+      expect(["api-key", "webhook", "test-event"].map((k) => stepOf(withDestination.text, k))).toEqual(["true", "true", "false"])
+      // The last step links to the destination's page, where its test event is sent; that page names it.
+      expect(withDestination.text).toContain(`href="/console/projects/${p.projectId}/webhooks/destinations/${destinationId}"`)
+      const endpoint = await p.b.fetch(`/console/projects/${p.projectId}/webhooks/destinations/${destinationId}`)
+      expect(endpoint.res.status, endpoint.text).toBe(200)
+      expect(endpoint.text).toContain("<h1>Orders receiver</h1>")
+      expect(endpoint.text).toContain("No deliveries yet.")
+
+      const sent = await p.b.fetch(`/console/projects/${p.projectId}/webhooks/destinations/${destinationId}/test`, { method: "POST", form: { _csrf: p.csrf } })
+      expect(sent.res.status).toBe(303)
+      const done = await overview()
+      // Every step done: the checklist is gone, and the delivery is counted and drawn.
+      expect(done.text).not.toContain("data-checklist")
+      expect(statOf(done.text, "Deliveries, last 24 h")).toBe("1")
+      expect(Number(statOf(done.text, "Events, last 24 h"))).toBeGreaterThanOrEqual(2)
+      expect(done.text).toContain(`id="deliveries-per-hour-t"`)
+      expect(done.text).toMatch(/<dt>API keys<\/dt><dd><a [^>]+>1 key<\/a>/)
+    })
+
+    it("creates the default voice profile from the voice page's empty state, then another profile", async () => {
+      const p = await withProject("voice")
+      const empty = await p.b.fetch(`/console/projects/${p.projectId}/voice`)
+      expect(empty.text).toContain("No voice profiles yet.")
+      expect(empty.text).not.toContain("through the API")
+      expect(empty.text).toContain(`action="/console/projects/${p.projectId}/voice/profiles"`)
+      const made = await p.b.fetch(`/console/projects/${p.projectId}/voice/profiles`, { method: "POST", form: { _csrf: p.csrf, mediaEncryption: "auto" } })
+      expect(made.res.status, made.text).toBe(303)
+      const unnamed = await p.b.fetch(`/console/projects/${p.projectId}/voice/profiles`, { method: "POST", form: { _csrf: p.csrf, mediaEncryption: "srtp" } })
+      expect(unnamed.res.status).toBe(422)
+      expect(unnamed.text).toContain("name: give the profile a name.")
+      const second = await p.b.fetch(`/console/projects/${p.projectId}/voice/profiles`, { method: "POST", form: { _csrf: p.csrf, name: "Support desk", mediaEncryption: "srtp" } })
+      expect(second.res.status).toBe(303)
+      const page = await p.b.fetch(`/console/projects/${p.projectId}/voice`)
+      expect(page.text).not.toContain("No voice profiles yet.")
+      expect(page.text).toContain("Support desk")
+    })
+
+    it("serves every console page without needing script: forms post to the server, the one script is the console's own", async () => {
+      const p = await withProject("noscript")
+      const base = `/console/projects/${p.projectId}`
+      const pages = [
+        "/console",
+        `/console/organizations/${p.organizationId}`,
+        base,
+        `${base}/keys`,
+        `${base}/webhooks`,
+        `${base}/events`,
+        `${base}/voice`,
+        `${base}/billing`,
+        `${base}/settings`,
+        "/console/account/keys",
+        "/console/account/apps",
+        "/console/account/security",
+        "/console/installations"
+      ]
+      for (const path of pages) {
+        const r = await p.b.fetch(path)
+        expect(r.res.status, path).toBe(200)
+        // One script, this server's, deferred: the page is complete without it.
+        expect([...r.text.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]), path).toEqual([`<script src="/console/assets/console.js" defer>`])
+        expect(r.text, path).not.toMatch(/\son[a-z]+="/)
+        expect(r.text, path).not.toMatch(/href="javascript:/)
+        // Every form is a real one: a method and a server action.
+        for (const form of r.text.matchAll(/<form\b[^>]*>/g)) expect(form[0], path).toMatch(/method="(get|post)" action="\/[^"]*"/)
+        // Navigation: the main nav marks its section, the icon is linked.
+        expect(r.text, path).toMatch(/<nav class="main" aria-label="Main">[^]*aria-current=/)
+        expect(r.text, path).toContain(`<link rel="icon" href="/favicon.svg" type="image/svg+xml">`)
+      }
+      // A project page marks itself in the project's sub-nav.
+      const keys = await p.b.fetch(`${base}/keys`)
+      expect(keys.text).toContain(`<a href="${base}/keys" aria-current="page">API keys</a>`)
+    })
+
+    it("serves the favicon (an ICO and an SVG, cached long); other unknown paths keep the versioned API's 404 problem", async () => {
+      const ico = await fetch(`${s.baseUrl}/favicon.ico`)
+      expect(ico.status).toBe(200)
+      expect(ico.headers.get("content-type")).toBe("image/x-icon")
+      expect(ico.headers.get("cache-control")).toMatch(/max-age=\d{6,}/)
+      const bytes = new Uint8Array(await ico.arrayBuffer())
+      // An ICO header (reserved 0, type 1, one image) and the PNG it holds.
+      expect([...bytes.subarray(0, 6)]).toEqual([0, 0, 1, 0, 1, 0])
+      expect([...bytes.subarray(22, 26)]).toEqual([0x89, 0x50, 0x4e, 0x47])
+      const svg = await fetch(`${s.baseUrl}/favicon.svg`)
+      expect(svg.status).toBe(200)
+      expect(svg.headers.get("content-type")).toContain("image/svg+xml")
+      expect(await svg.text()).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/)
+      for (const path of ["/favicon.png", "/favicon.ico/x"]) {
+        const other = await fetch(`${s.baseUrl}${path}`)
+        expect(other.status, path).toBe(404)
+        expect(other.headers.get("content-type"), path).toContain("application/problem+json")
+      }
     })
   })
 }

@@ -1,5 +1,5 @@
 /**
- * The console's SSO page (issue 17), on every backend: the page `createOrganizationSsoPortalLink`
+ * The console's SSO page, on every backend: the page `createOrganizationSsoPortalLink`
  * answers. An owner connects a provider (a scripted OpenID provider on a loopback port) through
  * the form and sees the domain's TXT verification record — the client secret is never rendered —,
  * verifies the domain, toggles JIT with the version, disables with a typed confirmation; a form

@@ -9,6 +9,7 @@
  */
 import { Problem } from "../../src/http/Problem.js"
 import { Result, Schema } from "effect"
+import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openApiDocuments } from "../../src/docs/Documents.js"
 import { v1OperationSchemas } from "../../src/docs/OpenApiDocument.js"
@@ -56,6 +57,23 @@ const idsOf = (value: unknown, out = new Map<string, number>()): Map<string, num
 }
 
 describe("OpenAPI documents", () => {
+  it("state the package's version and licence, and how to authenticate, in their info and security schemes", () => {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string; license: string }
+    for (const [name, doc] of Object.entries(documents)) {
+      expect(doc.info.version, name).toBe(pkg.version)
+      expect(doc.info.license, name).toEqual({ name: pkg.license, identifier: pkg.license })
+      expect(doc.info.description, name).toContain("## Authentication")
+      for (const [scheme, value] of Object.entries<Json>(doc.components.securitySchemes)) expect(value.description, `${name} ${scheme}`).toMatch(/\S/)
+    }
+    // Where a service key comes from, and the three credentials of the versioned API.
+    expect(documents.v1.info.description).toContain("switchboard admin create-account")
+    expect(documents.v1.info.description).toContain("/console/account/keys")
+    expect(documents.v1.info.description).toMatch(/Authorization: Bearer[^]*Project API key[^]*OAuth access token/)
+    // The management API: HTTP Basic, project id and secret, HTTPS only.
+    expect(documents.management.info.description).toMatch(/HTTP Basic[^]*over HTTPS only[^]*project id as user name/)
+    expect(documents.dashboard.info.description).toContain("sb_session")
+  })
+
   it("every component schema is used (Redocly's no-unused-components)", () => {
     for (const [name, doc] of Object.entries(documents)) {
       const schemas: Json = doc.components?.schemas ?? {}
