@@ -1,5 +1,5 @@
 /**
- * `GET /openapi.json` (SPEC.md § Versioning 6): OpenAPI 3.1 generated from the HttpApi declaration
+ * `GET /openapi.json`: OpenAPI 3.1 generated from the HttpApi declaration
  * and its schemas, with every error response described as what it is on the wire — a problem
  * document — and the Idempotency-Key header on the operations that require it.
  */

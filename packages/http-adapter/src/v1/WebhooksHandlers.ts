@@ -26,12 +26,12 @@ import { ServerConfig } from "../http/ServerConfig.js"
 import { onProject } from "./Access.js"
 import { v1Group } from "./V1Group.js"
 import { WebhooksGroup } from "./WebhooksApi.js"
+import { packageVersion } from "../docs/PackageVersion.js"
 import { domain, type Rendered, rendered, toResponse } from "./Pipeline.js"
 import { problem, validationFailed } from "./Problems.js"
 
 /** The contract's namespace of the API-version catalog is the package that defines the events. */
 const CONTRACT_NAMESPACE = "@switchboard/core"
-const PACKAGE_VERSION = "0.1.0"
 
 /**
  * A cacheable catalog answer: a strong ETag over the body; `If-None-Match` naming it (or `*`)
@@ -81,7 +81,7 @@ export const WebhooksGroupLive = HttpApiBuilder.group(v1Group(WebhooksGroup), "w
           return yield* conditional(yield* rendered(ListWebhookApiVersionsResponse, {
             apiVersions: webhookApiVersions,
             contractNamespace: CONTRACT_NAMESPACE,
-            packageVersion: PACKAGE_VERSION
+            packageVersion
           }))
         }))
       .handle("listWebhookEgressAddresses", ({ params: path }) =>

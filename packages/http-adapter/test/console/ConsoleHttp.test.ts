@@ -376,7 +376,7 @@ for (const backend of testBackends()) {
       // The plan picker offers the project's own categories, never the organization's plans.
       expect(first).toContain(`value="voice:voice_growth_monthly"`)
       expect(first).not.toContain(`value="organization:`)
-      // Voice Growth (49 USD) is paid in arrears: nothing is due now (billing.md §3.5 b), so the upgrade
+      // Voice Growth (49 USD) is paid in arrears: nothing is due now (docs/api-notes/billing.md), so the upgrade
       // applies without a card and its fee is invoiced at the period end — no invoice yet.
       const arrears = await change("voice:voice_growth_monthly")
       expect(arrears.dueNow).toBe("0.00 USD")

@@ -36,38 +36,6 @@ export const findCitations = (path: string, text: string): Array<string> =>
   )
 
 /**
- * What other branches of the same change bring; the coordinator deletes this after merging them.
- * `files`: files with hits that those branches rewrite (their owners fix their own citations); the
- * scan skips exactly these. `documents`: documents the sources already cite that those branches
- * write; a citation of one passes while it is missing. Do not add to either to silence a new hit:
- * fix the citation instead.
- */
-const pendingOnOtherBranches: { readonly files: ReadonlySet<string>; readonly documents: ReadonlySet<string> } = {
-  files: new Set([
-    // The console (its pages, routes and tests).
-    "packages/http-adapter/src/console/ConsoleAccount.ts",
-    "packages/http-adapter/src/console/ConsoleBilling.ts",
-    "packages/http-adapter/src/console/ConsoleCharts.ts",
-    "packages/http-adapter/src/console/ConsoleHome.ts",
-    "packages/http-adapter/src/console/ConsoleInstallations.ts",
-    "packages/http-adapter/src/console/ConsoleKit.ts",
-    "packages/http-adapter/src/console/ConsolePicture.ts",
-    "packages/http-adapter/src/console/ConsoleProjects.ts",
-    "packages/http-adapter/src/console/ConsoleRoutes.ts",
-    "packages/http-adapter/src/console/ConsoleSso.ts",
-    "packages/http-adapter/src/console/ConsoleVoice.ts",
-    "packages/http-adapter/src/console/ConsoleWebhooks.ts",
-    "packages/http-adapter/test/console/ConsoleBrowser.test.ts",
-    "packages/http-adapter/test/console/ConsoleHttp.test.ts",
-    "packages/http-adapter/test/console/ConsoleSso.test.ts",
-    // The served OpenAPI document and problem pages.
-    "packages/http-adapter/src/docs/OpenApiDocument.ts",
-    "packages/http-adapter/src/docs/ProblemPages.ts"
-  ]),
-  documents: new Set<string>([])
-}
-
-/**
  * The repository documents a line cites by path (`docs/….md`, with its `#anchor` if any). A path
  * inside a longer one (`../docs/x.md`, `packages/x/docs/y.md`) is a relative link, not this kind.
  */
@@ -160,19 +128,18 @@ describe("the citation scanner", () => {
 describe("citations in the repository", () => {
   it("cite only what a clone has", () => {
     const hits = scannedFiles()
-      .filter((f) => !pendingOnOtherBranches.files.has(f))
       .flatMap((f) => findCitations(f, readFileSync(join(root, f), "utf8")))
     expect(hits).toEqual([])
   })
 
   it("cite documents that exist, and headings that exist in them", () => {
     const broken = scannedFiles()
-      .filter((f) => !exampleLinks.has(f) && !pendingOnOtherBranches.files.has(f))
+      .filter((f) => !exampleLinks.has(f))
       .flatMap((f) =>
         readFileSync(join(root, f), "utf8").split("\n").flatMap((line, i) =>
           citedDocuments(line).flatMap(({ anchor, path }) => {
             if (!existsSync(join(root, path))) {
-              return pendingOnOtherBranches.documents.has(path) ? [] : [`${f}:${i + 1}: ${path} (missing)`]
+              return [`${f}:${i + 1}: ${path} (missing)`]
             }
             if (anchor === undefined || headingAnchors(readFileSync(join(root, path), "utf8")).has(anchor)) return []
             return [`${f}:${i + 1}: ${path}#${anchor} (no such heading)`]
@@ -180,15 +147,5 @@ describe("citations in the repository", () => {
         )
       )
     expect(broken).toEqual([])
-  })
-
-  it("lists as pending on other branches only files that still have hits and documents still missing", () => {
-    const stale = [
-      ...[...pendingOnOtherBranches.files].filter((f) =>
-        !existsSync(join(root, f)) || findCitations(f, readFileSync(join(root, f), "utf8")).length === 0
-      ),
-      ...[...pendingOnOtherBranches.documents].filter((f) => existsSync(join(root, f)))
-    ]
-    expect(stale).toEqual([])
   })
 })
