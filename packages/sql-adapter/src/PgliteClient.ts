@@ -24,6 +24,7 @@ import { SqlError, UnknownError } from "effect/sql/SqlError"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { Context, Effect, Layer, Queue, Semaphore, Stream } from "effect"
 import type { Scope } from "effect/Scope"
+import { DatabaseTelemetry } from "./DatabaseTelemetry.js"
 import { makeLeanClient, makePgCompiler, pgJson, preparedNames, rowTransform } from "./LeanStatements.js"
 import { PgClient } from "./PgClient.js"
 import type { EmbeddedDatabase } from "./PgliteThread.js"
@@ -82,12 +83,17 @@ export const makePgliteClient = (db: EmbeddedDatabase, options: PgliteClientOpti
       Effect.tryPromise({
         try: async (): Promise<ReadonlyArray<any>> => {
           const name = mayPrepare && params.length > 0 ? prepared.nameOf(sql) : undefined
+          // Measured only while an observer listens (DatabaseTelemetry.ts); the session's queue included.
+          const observe = DatabaseTelemetry.onStatement
+          const startedMs = observe === undefined ? 0 : performance.now()
           try {
             const answer = await db.run({ sql, params: params.map(prepare), rowMode, name, retry })
             if (answer.forgot) prepared.forget(sql)
+            observe?.(performance.now() - startedMs, false)
             return answer.rows
           } catch (error) {
             if ((error as { forgot?: unknown }).forgot === true) prepared.forget(sql)
+            observe?.(performance.now() - startedMs, true)
             throw error
           }
         },
