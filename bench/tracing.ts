@@ -2,10 +2,12 @@
  * What tracing costs a cached read: `GET /v1/account` (service key) on two real `switchboard serve`
  * processes on embedded databases, one without OpenTelemetry and one exporting traces, metrics and
  * logs over OTLP/HTTP to a local receiver started here (it accepts and counts every export), in the
- * same run. Sequence: a 2 s warm-up per server (not counted), then off/on alternating
+ * same run — with OTLP's protobuf encoding (its default), with JSON, and with JSON and 10 % of the
+ * traces sampled (OTEL_TRACES_SAMPLER=parentbased_traceidratio). Sequence: a 2 s warm-up per server
+ * (not counted), then the four alternating
  * (`BENCH_ROUNDS` rounds of `BENCH_SECONDS` each). The load (autocannon) runs in a child process;
  * each server's CPU time is read from `/proc/<pid>/stat` around each run, so the report gives
- * requests/second and CPU µs per request for both, and their ratios (goal: tracing on costs at most
+ * requests/second and CPU µs per request for each, and the ratios to the untraced server (goal: tracing on costs at most
  * 10 % — a ratio of ≤ 1.10 in CPU per request). There are no thresholds: it is a report.
  *
  *   npx tsx bench/tracing.ts            # or: npm run bench:tracing
@@ -34,7 +36,7 @@ const cpuMicrosOf = (pid: number): number => {
 }
 
 interface Target {
-  readonly name: "off" | "on"
+  readonly name: "off" | "protobuf" | "json" | "json, 10 % sampled"
   readonly server: Running
   readonly key: string
 }
@@ -42,6 +44,8 @@ interface Target {
 interface Run extends LoadResult {
   readonly cpuUs: number
 }
+
+const label = (name: Target["name"]) => (name === "off" ? "tracing off" : `tracing on (${name})`)
 
 const main = async (): Promise<number> => {
   if (process.platform !== "linux") {
@@ -62,8 +66,8 @@ const main = async (): Promise<number> => {
   const dirs: Array<string> = []
   const servers: Array<Running> = []
   try {
-    const start = async (name: "off" | "on", vars: Record<string, string>): Promise<Target> => {
-      const dir = mkdtempSync(join(tmpdir(), `sb-bench-tracing-${name}-`))
+    const start = async (name: Target["name"], vars: Record<string, string>): Promise<Target> => {
+      const dir = mkdtempSync(join(tmpdir(), "sb-bench-tracing-"))
       dirs.push(dir)
       // No access log on either (the comparison is the tracing alone), and no rate limit in the way.
       const server = await startServer(cliEnv(dir, { ACCESS_LOG: "off", RATE_LIMIT_QUOTA: "1000000", RATE_LIMIT_WINDOW_SECONDS: "1", ...vars }), 120_000)
@@ -72,9 +76,17 @@ const main = async (): Promise<number> => {
       if (key === undefined) throw new BenchFailure(`${name}: no bootstrap key in the output`)
       return { name, server, key }
     }
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: origin, OTEL_BSP_SCHEDULE_DELAY: "1000", OTEL_METRIC_EXPORT_INTERVAL: "5000" }
     const targets = [
       await start("off", {}),
-      await start("on", { OTEL_EXPORTER_OTLP_ENDPOINT: origin, OTEL_BSP_SCHEDULE_DELAY: "1000", OTEL_METRIC_EXPORT_INTERVAL: "5000" })
+      await start("protobuf", { ...otel, OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" }),
+      await start("json", { ...otel, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }),
+      await start("json, 10 % sampled", {
+        ...otel,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.1"
+      })
     ]
     console.log(`bench:tracing GET /v1/account, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per server (OTLP to ${origin})`)
     const runs = await alternateRounds<Target, Run>({
@@ -95,16 +107,18 @@ const main = async (): Promise<number> => {
         return { ...r, cpuUs: (cpuMicrosOf(pid) - before) / Math.max(r.requests, 1) }
       },
       onRun: (round, t, r) =>
-        console.log(`  run ${round} tracing ${t.name.padEnd(3)} ${fmt(r.rps).padStart(7)} req/s  ${fmt(r.cpuUs, 1).padStart(6)} CPU µs/req  p99 ${r.p99} ms`)
+        console.log(`  run ${round} ${label(t.name).padEnd(36)} ${fmt(r.rps).padStart(7)} req/s  ${fmt(r.cpuUs, 1).padStart(6)} CPU µs/req  p99 ${r.p99} ms`)
     })
-    const off = runs.get("off")!
-    const on = runs.get("on")!
     const rps = (rs: ReadonlyArray<Run>) => mean(rs.map((r) => r.rps))
     const cpu = (rs: ReadonlyArray<Run>) => mean(rs.map((r) => r.cpuUs))
+    const off = runs.get("off")!
     console.log("")
-    console.log(`  tracing off ${fmt(rps(off)).padStart(7)} req/s  ${fmt(cpu(off), 1).padStart(6)} CPU µs/req`)
-    console.log(`  tracing on  ${fmt(rps(on)).padStart(7)} req/s  ${fmt(cpu(on), 1).padStart(6)} CPU µs/req   (${exports} exports, ${fmt(exportedBytes / 1024)} KiB)`)
-    console.log(`  ratio on/off: CPU per request ${fmt(cpu(on) / cpu(off), 2)}×, throughput ${fmt(rps(on) / rps(off), 2)}× (goal: CPU ≤ 1.10×)`)
+    for (const t of targets) {
+      const rs = runs.get(t.name)!
+      const ratio = t.name === "off" ? "" : `   CPU ${fmt(cpu(rs) / cpu(off), 2)}×, throughput ${fmt(rps(rs) / rps(off), 2)}× of off`
+      console.log(`  ${label(t.name).padEnd(36)} ${fmt(rps(rs)).padStart(7)} req/s  ${fmt(cpu(rs), 1).padStart(6)} CPU µs/req${ratio}`)
+    }
+    console.log(`  (${exports} exports, ${fmt(exportedBytes / 1024)} KiB in all; goal: CPU per request ≤ 1.10× of off)`)
     if (exports === 0) throw new BenchFailure("the traced server exported nothing")
     return 0
   } catch (e) {

@@ -101,7 +101,8 @@ export class WebhookAttemptObserver extends Context.Service<WebhookAttemptObserv
 
 const nanosNow = () => BigInt(Date.now()) * 1_000_000n
 
-const makeAttemptObserver = (tracer: Tracer.Tracer | undefined, metrics: ServerMetrics | undefined): WebhookAttemptObserverShape => ({
+/** The observer of webhook attempts: a `webhook.attempt` span (when tracing) and the attempt metrics (when metrics are on). */
+export const makeAttemptObserver = (tracer: Tracer.Tracer | undefined, metrics: ServerMetrics | undefined): WebhookAttemptObserverShape => ({
   start: (url) => {
     const started = performance.now()
     const span = tracer?.span({
