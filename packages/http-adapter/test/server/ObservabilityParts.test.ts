@@ -21,7 +21,7 @@ interface Recorded {
   readonly name: string
   readonly kind: string
   readonly sampled: boolean
-  readonly attributes: Map<string, unknown>
+  readonly attributes: ReadonlyMap<string, unknown>
   exit?: Exit.Exit<unknown, unknown>
 }
 
