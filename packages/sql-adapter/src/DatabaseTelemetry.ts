@@ -1,6 +1,7 @@
 /**
  * What the database clients tell an observer of the process (the server's metrics): each
- * statement's duration, and the node-postgres pools open now. Nothing is measured while no
+ * statement's duration, and the connection pools open now (node-postgres pools; the embedded
+ * database's one session, with the statements waiting for it). Nothing is measured while no
  * observer is set: a statement then pays one property read.
  */
 import * as SqlClient from "effect/sql/SqlClient"
@@ -20,7 +21,7 @@ export interface PoolStats {
 export interface DatabaseTelemetryShape {
   /** Called once per statement with its duration in milliseconds and whether it failed. */
   onStatement: ((durationMs: number, failed: boolean) => void) | undefined
-  /** The pools of the PostgreSQL clients open in this process, read when metrics are collected. */
+  /** The pools of the database clients open in this process, read when metrics are collected. */
   readonly pools: Set<() => PoolStats>
 }
 

@@ -116,7 +116,31 @@ export const makePgliteClient = (db: EmbeddedDatabase, options: PgliteClientOpti
     }
 
     // Outside a transaction: the session for one statement. Inside: held for the whole transaction.
-    const single = connection(session.withPermits(1), true)
+    // While the server's metrics observe the database (DatabaseTelemetry.ts), the statements waiting
+    // for the session and the one holding it are counted: the session is the pool of one.
+    let waiting = 0
+    let holding = 0
+    const lockOne = session.withPermits(1)
+    const lock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      DatabaseTelemetry.onStatement === undefined ? lockOne(self) : Effect.suspend(() => {
+        let state: "waiting" | "holding" | "done" = "waiting"
+        waiting++
+        const leave = Effect.sync(() => {
+          if (state === "waiting") waiting--
+          else if (state === "holding") holding--
+          state = "done"
+        })
+        return Effect.ensuring(lockOne(Effect.suspend(() => {
+          waiting--
+          holding++
+          state = "holding"
+          return self
+        })), leave)
+      })
+    const sessionStats = () => ({ total: 1, idle: holding === 0 ? 1 : 0, waiting, max: 1 })
+    DatabaseTelemetry.pools.add(sessionStats)
+    yield* Effect.addFinalizer(() => Effect.sync(() => DatabaseTelemetry.pools.delete(sessionStats)))
+    const single = connection(lock, true)
     const held = connection((self) => self, false)
     const client = yield* makeLeanClient({
       connection: single,

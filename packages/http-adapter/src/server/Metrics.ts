@@ -86,7 +86,8 @@ export const makeServerMetrics = (table: RouteTable): ServerMetrics => {
     s.seconds.updateUnsafe(seconds, registry)
   }
 
-  // ---- Database: statement latency (every client), the PostgreSQL pools' use.
+  // ---- Database: statement latency (every client), the pools' use (PostgreSQL's pool; the
+  // embedded database's one session, statements outside transactions waiting for it).
   const statements = Metric.histogram("db_client_operation_duration_seconds", {
     description: "Time of one SQL statement on its connection (the embedded database: its queue included), by outcome.",
     boundaries: statementBuckets
@@ -99,16 +100,16 @@ export const makeServerMetrics = (table: RouteTable): ServerMetrics => {
     for (const stats of DatabaseTelemetry.pools) n += stats()[field]
     return n
   }
-  const connections = Metric.gauge("db_client_connections", { description: "PostgreSQL pool connections, by state (idle, used)." })
+  const connections = Metric.gauge("db_client_connections", { description: "Database connections, by state (idle, used): the PostgreSQL pool, or the embedded database's one session." })
   Metric.registerUnsafe(Metric.withAttributes(connections, { state: "idle" }), registry, gaugeOf(poolSum("idle")))
   Metric.registerUnsafe(Metric.withAttributes(connections, { state: "used" }), registry, gaugeOf(() => poolSum("total")() - poolSum("idle")()))
   Metric.registerUnsafe(
-    Metric.gauge("db_client_connections_max", { description: "The PostgreSQL pools' maximum size." }),
+    Metric.gauge("db_client_connections_max", { description: "The pools' maximum size (1 for the embedded database)." }),
     registry,
     gaugeOf(poolSum("max"))
   )
   Metric.registerUnsafe(
-    Metric.gauge("db_client_connections_pending_requests", { description: "Statements waiting for a PostgreSQL pool connection." }),
+    Metric.gauge("db_client_connections_pending_requests", { description: "Statements waiting for a connection (the embedded database: for its session)." }),
     registry,
     gaugeOf(poolSum("waiting"))
   )

@@ -185,8 +185,12 @@ const listen = (metrics: ServerMetrics, app: Context.Context<never>, host: strin
           res.end(req.method === "HEAD" ? undefined : body)
         })
       })
-      server.once("error", (error) => resume(Effect.die(new Error(`METRICS_PORT ${port}: ${error.message}`))))
-      server.listen(port, host, () => resume(Effect.succeed(server)))
+      const failed = (error: Error) => resume(Effect.die(new Error(`METRICS_PORT ${port}: ${error.message}`)))
+      server.once("error", failed)
+      server.listen(port, host, () => {
+        server.off("error", failed)
+        resume(Effect.succeed(server))
+      })
     }),
     (server) => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
   )
