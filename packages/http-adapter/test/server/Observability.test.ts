@@ -4,7 +4,7 @@
  *
  * - OTLP/HTTP (JSON) to a real receiver in the test: the request span carries the `X-Request-ID`
  *   the client saw and has `X-Trace-ID` as its trace, a SQL statement's span descends from it, a
- *   webhook attempt is a span of its own, and the metrics arrive;
+ *   webhook attempt is a span of its own, and the metrics and the log lines arrive;
  * - `/metrics` on METRICS_PORT, read by the strict exposition parser (test/support/PrometheusText.ts):
  *   requests by declared route and status, a webhook outcome, the channel's session, the pool,
  *   process and event-loop families; `/metrics` on the public port is each surface's own 404;
@@ -49,6 +49,13 @@ const metricNamesIn = (received: ReadonlyArray<Received>): Set<string> =>
     )
   ))
 
+const logsIn = (received: ReadonlyArray<Received>): Array<string> =>
+  received.filter((r) => r.path === "/otlp/v1/logs").flatMap((r) =>
+    (JSON.parse(r.body) as { resourceLogs: Array<{ scopeLogs: Array<{ logRecords: Array<{ body?: OtlpValue }> }> }> }).resourceLogs.flatMap((rl) =>
+      rl.scopeLogs.flatMap((sl) => sl.logRecords.map((l) => JSON.stringify(l)))
+    )
+  )
+
 const attribute = (span: OtlpSpan, key: string): unknown => {
   const v = span.attributes.find((a) => a.key === key)?.value
   return v === undefined ? undefined : v.stringValue ?? (v.intValue === undefined ? undefined : Number(v.intValue)) ?? v.doubleValue ?? v.boolValue
@@ -81,6 +88,7 @@ describe("observability of switchboard serve", { timeout: 180_000 }, () => {
     otlp = await startReceiver()
     otlp.answer = () => ({ status: 200, body: "{}", headers: { "content-type": "application/json" } })
     target = await startReceiver()
+    target.answer = (r) => ({ status: r.path === "/dead" ? 400 : 204 })
     metricsPort = await freePort()
     const dir = mkdtempSync(join(tmpdir(), "sb-observability-"))
     dirs.push(dir)
@@ -93,7 +101,7 @@ describe("observability of switchboard serve", { timeout: 180_000 }, () => {
       METRICS_PORT: String(metricsPort),
       ALLOW_PRIVATE_WEBHOOK_TARGETS: "true",
       WEBHOOK_POLL_INTERVAL_MS: "20"
-    }))
+    }), 110_000) // the first start after a source change builds the CLI bundle
     serviceKey = bootstrapOf(server.output())!.serviceKey!
   }, 120_000)
 
@@ -103,7 +111,7 @@ describe("observability of switchboard serve", { timeout: 180_000 }, () => {
     await target?.close()
   })
 
-  it("exports a span per request with its request id, SQL spans under it, webhook attempts, and the metrics", async () => {
+  it("exports a span per request with its request id, SQL spans under it, webhook attempts, the metrics and the logs", async () => {
     expect(server.output()).toContain(`OpenTelemetry   traces, metrics, logs to ${otlp.url("/otlp")}`)
     const { res } = await call("GET", "/v1/account")
     const requestId = res.headers.get("x-request-id")!
@@ -133,12 +141,21 @@ describe("observability of switchboard serve", { timeout: 180_000 }, () => {
       name: "receiver",
       url: target.url("/hook")
     })
+    // And one whose receiver refuses it (400): dead-lettered at once, which the server logs as a warning.
+    await call("POST", `/v1/projects/${project.json.projectId}/webhooks/destinations`, {
+      apiVersion: "2026-07-01",
+      enabledEvents: ["project.updated"],
+      name: "refusing",
+      url: target.url("/dead")
+    })
     await call("PATCH", `/v1/projects/${project.json.projectId}`, { name: "Obs renamed" })
-    await target.waitFor((rs) => rs.length >= 1, 30_000)
-    await waitUntil("the webhook attempt span", () => spansIn(otlp.received).some((s) => s.name === "webhook.attempt"), 30_000)
-    const attempt = spansIn(otlp.received).find((s) => s.name === "webhook.attempt")!
-    expect([attempt.kind, attribute(attempt, "webhook.outcome"), attribute(attempt, "http.response.status_code"), attribute(attempt, "url.path")])
-      .toEqual([3, "delivered", 204, "/hook"])
+    await target.waitFor((rs) => rs.some((r) => r.path === "/hook") && rs.some((r) => r.path === "/dead"), 30_000)
+    const attempts = () => spansIn(otlp.received).filter((s) => s.name === "webhook.attempt")
+    await waitUntil("the webhook attempt spans", () => attempts().length >= 2, 30_000)
+    expect(attempts().map((a) => [a.kind, attribute(a, "url.path"), attribute(a, "webhook.outcome"), attribute(a, "http.response.status_code")]).sort())
+      .toEqual([[3, "/dead", "http_error", 400], [3, "/hook", "delivered", 204]])
+    // The server's log lines are exported too: the dead-lettered delivery's warning.
+    await waitUntil("the dead-letter warning in the exported logs", () => logsIn(otlp.received).some((l) => l.includes("dead-lettered")), 30_000)
 
     // The metrics: the same registry as /metrics, exported.
     await waitUntil("exported request and webhook metrics", () => {
@@ -182,8 +199,10 @@ describe("observability of switchboard serve", { timeout: 180_000 }, () => {
       expect(text).not.toContain(project.json.projectId)
       expect(families.get("http_server_request_duration_seconds")!.type).toBe("histogram")
       expect(samplesOf(families, "http_server_request_duration_seconds", { route: "/v1/account", le: "+Inf" })[0]!.value).toBeGreaterThanOrEqual(1)
-      // Webhooks: the delivered attempt of the first test, the backlog gauges.
+      // Webhooks: the attempts of the first test by outcome, the backlog gauges (one dead-lettered).
       expect(samplesOf(families, "webhook_delivery_attempts_total", { outcome: "delivered" })[0]!.value).toBeGreaterThanOrEqual(1)
+      expect(samplesOf(families, "webhook_delivery_attempts_total", { outcome: "http_error" })[0]!.value).toBeGreaterThanOrEqual(1)
+      expect(samplesOf(families, "webhook_deliveries_dead_lettered")[0]!.value).toBeGreaterThanOrEqual(1)
       expect(families.get("webhook_delivery_attempt_duration_seconds")!.type).toBe("histogram")
       for (const gauge of ["webhook_deliveries_pending", "webhook_deliveries_dead_lettered", "webhook_delivery_lag_seconds"]) {
         expect([gauge, families.get(gauge)?.type]).toEqual([gauge, "gauge"])
@@ -229,7 +248,7 @@ describe("observability of switchboard serve", { timeout: 180_000 }, () => {
   })
 })
 
-describe("observability off", { timeout: 120_000 }, () => {
+describe("observability off", { timeout: 150_000 }, () => {
   it("without OTEL_EXPORTER_OTLP_ENDPOINT nothing is sent, not even to OTLP's standard local port, and the banner names none", async () => {
     // A receiver on 4318, the address OpenTelemetry SDKs fall back to (on another port if it is taken).
     const otlp = await startReceiver(4318).catch(() => startReceiver())
@@ -247,7 +266,7 @@ describe("observability off", { timeout: 120_000 }, () => {
       OTEL_BSP_SCHEDULE_DELAY: "50",
       OTEL_METRIC_EXPORT_INTERVAL: "100",
       OTEL_SERVICE_NAME: "switchboard-off"
-    }))
+    }), 110_000)
     try {
       expect(server.output()).not.toContain("OpenTelemetry")
       expect(server.output()).not.toContain("/metrics")
