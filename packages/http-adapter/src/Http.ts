@@ -192,12 +192,17 @@ const serveLean = Layer.effectDiscard(Effect.gen(function*() {
   const carried = Context.merge(settingsOf(context as Context.Context<never>), platform).pipe(
     Context.add(HttpMiddleware.TracerDisabledWhen, Context.get(context, HttpMiddleware.TracerDisabledWhen)),
     Context.add(References.TracerEnabled, Context.get(context, References.TracerEnabled)),
-    Context.add(Tracer.Tracer, Context.get(context, Tracer.Tracer)),
-    Context.add(HttpMiddleware.SpanNameGenerator, Context.get(context, HttpMiddleware.SpanNameGenerator)),
     Context.add(References.CurrentLoggers, Context.get(context, References.CurrentLoggers)),
     Context.add(References.MinimumLogLevel, Context.get(context, References.MinimumLogLevel))
   )
-  yield* Effect.updateContext(HttpServer.serveEffect()(router.asHttpEffect()), (_: Context.Context<never>) => carried)
+  // With an exporting tracer (server/Observability.ts, `HttpLiveTraced`): it and the span names too;
+  // without one, nothing more (every entry is copied along with the context on each request).
+  const tracer = Context.get(context, Tracer.Tracer)
+  const withTracer = tracer === Tracer.nativeTracer ? carried : carried.pipe(
+    Context.add(Tracer.Tracer, tracer),
+    Context.add(HttpMiddleware.SpanNameGenerator, Context.get(context, HttpMiddleware.SpanNameGenerator))
+  )
+  yield* Effect.updateContext(HttpServer.serveEffect()(router.asHttpEffect()), (_: Context.Context<never>) => withTracer)
 }))
 
 /**
