@@ -9,14 +9,15 @@
  *   requests by declared route and status, a webhook outcome, the channel's session, the pool,
  *   process and event-loop families; `/metrics` on the public port is each surface's own 404;
  * - without an endpoint: a receiver on OTLP's standard local port gets nothing (OTEL_SDK_DISABLED
- *   and the rest of the switches: ObservabilityParts.test.ts).
+ *   and the rest of the switches: ObservabilityParts.test.ts); a METRICS_PORT in use stops the start.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connect, type Frames } from "../support/ChannelClient.js"
-import { bootstrapOf, cliEnv, type Running, startServer, stopServer } from "../support/CliProcess.js"
+import { createServer } from "node:net"
+import { bootstrapOf, cliEnv, runCli, type Running, startServer, stopServer } from "../support/CliProcess.js"
 import { parsePrometheusText, samplesOf } from "../support/PrometheusText.js"
 import { freePort, type Received, type Receiver, startReceiver, waitUntil } from "../support/WebhookReceiver.js"
 
@@ -284,5 +285,22 @@ describe("observability off", { timeout: 150_000 }, () => {
     // Not at shutdown either (an exporter flushes then).
     expect(otlp.received).toEqual([])
     await otlp.close()
+  })
+
+  it("a METRICS_PORT in use stops the start, naming it, before any credential is made", async () => {
+    const blocker = createServer()
+    await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()))
+    const taken = (blocker.address() as { port: number }).port
+    try {
+      const dir = mkdtempSync(join(tmpdir(), "sb-observability-port-"))
+      dirs.push(dir)
+      const r = await runCli(["serve"], { ...cliEnv(dir, { METRICS_PORT: String(taken) }), PORT: String(await freePort()) })
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(`could not run the server: METRICS_PORT ${taken}: listen EADDRINUSE`)
+      expect(r.stderr).not.toMatch(/\n\s+at /) // no stack trace
+      expect(r.stdout).not.toContain("bootstrap")
+    } finally {
+      blocker.close()
+    }
   })
 })
