@@ -24,6 +24,7 @@ import { SqlError, UnknownError } from "effect/sql/SqlError"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { Context, Effect, Layer, Queue, Semaphore, Stream } from "effect"
 import type { Scope } from "effect/Scope"
+import { DatabaseTelemetry } from "./DatabaseTelemetry.js"
 import { makeLeanClient, makePgCompiler, pgJson, preparedNames, rowTransform } from "./LeanStatements.js"
 import { PgClient } from "./PgClient.js"
 import type { EmbeddedDatabase } from "./PgliteThread.js"
@@ -82,12 +83,17 @@ export const makePgliteClient = (db: EmbeddedDatabase, options: PgliteClientOpti
       Effect.tryPromise({
         try: async (): Promise<ReadonlyArray<any>> => {
           const name = mayPrepare && params.length > 0 ? prepared.nameOf(sql) : undefined
+          // Measured only while an observer listens (DatabaseTelemetry.ts); the session's queue included.
+          const observe = DatabaseTelemetry.onStatement
+          const startedMs = observe === undefined ? 0 : performance.now()
           try {
             const answer = await db.run({ sql, params: params.map(prepare), rowMode, name, retry })
             if (answer.forgot) prepared.forget(sql)
+            observe?.(performance.now() - startedMs, false)
             return answer.rows
           } catch (error) {
             if ((error as { forgot?: unknown }).forgot === true) prepared.forget(sql)
+            observe?.(performance.now() - startedMs, true)
             throw error
           }
         },
@@ -110,7 +116,31 @@ export const makePgliteClient = (db: EmbeddedDatabase, options: PgliteClientOpti
     }
 
     // Outside a transaction: the session for one statement. Inside: held for the whole transaction.
-    const single = connection(session.withPermits(1), true)
+    // While the server's metrics observe the database (DatabaseTelemetry.ts), the statements waiting
+    // for the session and the one holding it are counted: the session is the pool of one.
+    let waiting = 0
+    let holding = 0
+    const lockOne = session.withPermits(1)
+    const lock = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      DatabaseTelemetry.onStatement === undefined ? lockOne(self) : Effect.suspend(() => {
+        let state: "waiting" | "holding" | "done" = "waiting"
+        waiting++
+        const leave = Effect.sync(() => {
+          if (state === "waiting") waiting--
+          else if (state === "holding") holding--
+          state = "done"
+        })
+        return Effect.ensuring(lockOne(Effect.suspend(() => {
+          waiting--
+          holding++
+          state = "holding"
+          return self
+        })), leave)
+      })
+    const sessionStats = () => ({ total: 1, idle: holding === 0 ? 1 : 0, waiting, max: 1 })
+    DatabaseTelemetry.pools.add(sessionStats)
+    yield* Effect.addFinalizer(() => Effect.sync(() => DatabaseTelemetry.pools.delete(sessionStats)))
+    const single = connection(lock, true)
     const held = connection((self) => self, false)
     const client = yield* makeLeanClient({
       connection: single,

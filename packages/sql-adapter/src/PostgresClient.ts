@@ -32,6 +32,7 @@ import { Context, Effect, Layer, Queue, Redacted, Stream } from "effect"
 import type { Scope } from "effect/Scope"
 import Pg, { type Client as PgListenClient, type Notification, type Pool, type PoolClient, type QueryConfig, type QueryResult } from "pg"
 import { isInvalidatedPlan, makeLeanClient, makePgCompiler, pgJson, preparedNames, rowTransform } from "./LeanStatements.js"
+import { DatabaseTelemetry } from "./DatabaseTelemetry.js"
 import { PgClient, type PgClientConfig } from "./PgClient.js"
 
 /**
@@ -159,6 +160,9 @@ export const makePostgresClient = (postgresPool: PostgresPool, options: Postgres
       prepare = true
     ) =>
       Effect.callback<A, SqlError>((resume) => {
+        // Measured only while an observer listens (DatabaseTelemetry.ts).
+        const observe = DatabaseTelemetry.onStatement
+        const startedMs = observe === undefined ? 0 : performance.now()
         let state: "acquiring" | "running" | "settled" | "interrupted" = "acquiring"
         let cancelled: Promise<void> | undefined
         let client: PoolClient | undefined
@@ -184,6 +188,7 @@ export const makePostgresClient = (postgresPool: PostgresPool, options: Postgres
             else c.release(destroy)
             if (state !== "running") return
             state = "settled"
+            observe?.(performance.now() - startedMs, !!error)
             if (error) resume(Effect.fail(failure(error)))
             else {
               let out: A
@@ -253,6 +258,8 @@ export const makePostgresClient = (postgresPool: PostgresPool, options: Postgres
         }
         running = job
         job.state = "running"
+        const observe = DatabaseTelemetry.onStatement
+        const startedMs = observe === undefined ? 0 : performance.now()
         let cancelled: Promise<void> | undefined
         job.interrupt = () => {
           cancelled ??= cancelOn(client)
@@ -260,6 +267,7 @@ export const makePostgresClient = (postgresPool: PostgresPool, options: Postgres
         const clearDeadline = deadline(job.interrupt)
         const answered = (error: Error | null | undefined, result: QueryResult | undefined) => {
           clearDeadline()
+          observe?.(performance.now() - startedMs, !!error)
           if (error) {
             if (job.query.name !== undefined && isInvalidatedPlan(error)) prepared.forget(job.query.text)
             if (!answeredByServer(error) || TRANSACTION_END.test(job.query.text)) broken ??= error
@@ -348,6 +356,10 @@ export const makePostgresClient = (postgresPool: PostgresPool, options: Postgres
     // ---- LISTEN: one dedicated connection for every channel, reconnected when lost.
 
     const listener = makeListener(options.listenConnection ?? pool.options)
+    // The pool's use, for the server's metrics (read on collection only).
+    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 })
+    DatabaseTelemetry.pools.add(poolStats)
+    yield* Effect.addFinalizer(() => Effect.sync(() => DatabaseTelemetry.pools.delete(poolStats)))
     yield* Effect.addFinalizer(() => Effect.promise(listener.close).pipe(Effect.timeoutOption(1_000)))
 
     const client = yield* makeLeanClient({

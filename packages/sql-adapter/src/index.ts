@@ -4,6 +4,7 @@
 /// <reference types="node" preserve="true" />
 export * from "./PgClient.js"
 export * from "./PostgresClient.js"
+export * from "./DatabaseTelemetry.js"
 export * from "./Database.js"
 export * from "./DataDirLock.js"
 export * from "./PgliteInit.js"

@@ -53,6 +53,10 @@ declare module "pg" {
   export class Pool {
     constructor(config?: PoolConfig)
     readonly options: PoolConfig & Record<string, unknown>
+    /** Connections open, idle, and requests waiting for one. */
+    readonly totalCount: number
+    readonly idleCount: number
+    readonly waitingCount: number
     readonly ending: boolean
     query(text: string, values?: ReadonlyArray<unknown>): Promise<QueryResult>
     query(text: string, callback: QueryCallback): void

@@ -4,11 +4,12 @@
  * issued concurrently inside one transaction sent one at a time, named prepared statements giving
  * the same rows as unnamed ones (and surviving a schema change), errors carrying the `pg` error,
  * interrupted and timed-out statements, the transaction pool mode (unnamed statements, the
- * client's own statement timeout), LISTEN (also after its connection is killed).
+ * client's own statement timeout), LISTEN (also after its connection is killed), and what it
+ * tells the server's metrics (DatabaseTelemetry.ts): its pool's use while open, each statement.
  */
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
-import { DatabaseClient, DatabaseConfig, PgClient } from "@switchboard/sql-adapter"
+import { DatabaseClient, DatabaseConfig, DatabaseTelemetry, PgClient } from "@switchboard/sql-adapter"
 import { Cause, Duration, Effect, Result, Exit, Fiber, Layer, Redacted, Schedule, Scope, Stream } from "effect"
 import { describe, expect, it, vi } from "vitest"
 import { useScratchPostgres } from "./ScratchPostgres.js"
@@ -31,6 +32,35 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("the PostgreSQL client (Postgr
     })) as Effect.Effect<A, never>)
 
   const pgCode = (e: SqlError) => (e.reason.cause as { code?: string }).code
+
+  it("tells DatabaseTelemetry its pool's use while open and each statement's duration, in and out of transactions", async () => {
+    const observed: Array<boolean> = []
+    DatabaseTelemetry.onStatement = (ms, failed) => {
+      expect(ms).toBeGreaterThanOrEqual(0)
+      observed.push(failed)
+    }
+    const before = DatabaseTelemetry.pools.size
+    try {
+      await withClient((sql) =>
+        Effect.gen(function*() {
+          expect(DatabaseTelemetry.pools.size).toBe(before + 1)
+          yield* sql`select 1`
+          yield* Effect.ignore(sql`select * from no_such_table`)
+          yield* sql.withTransaction(sql`select 2`)
+          const stats = [...DatabaseTelemetry.pools].at(-1)!()
+          expect(stats.max).toBe(3)
+          expect(stats.total).toBeGreaterThanOrEqual(1)
+          expect(stats.idle).toBeLessThanOrEqual(stats.total)
+          expect(stats.waiting).toBe(0)
+        }), { maxConnections: 3 })
+    } finally {
+      DatabaseTelemetry.onStatement = undefined
+    }
+    // select 1, the failed one, and BEGIN, select 2, COMMIT on the transaction's connection.
+    expect(observed.filter((f) => f)).toEqual([true])
+    expect(observed.length).toBeGreaterThanOrEqual(5)
+    expect(DatabaseTelemetry.pools.size).toBe(before)
+  })
 
   it("transactions commit; roll back on failure, defect and interrupt; nested ones are savepoints", async () => {
     await withClient((sql) =>

@@ -12,7 +12,7 @@ const severity: Record<LogLevelSetting, number> = { debug: 0, info: 1, warning: 
 export type AccessLogWriter = (method: string, path: string, status: number, requestId: string, startedMs: number) => void
 
 /** The route a request matched, as declared (`/v1/projects/:projectId`); `-` when none did. */
-const templateOf = (table: RouteTable, method: string, path: string) => {
+export const templateOf = (table: RouteTable, method: string, path: string) => {
   let best: string | undefined
   for (const r of table.routes) {
     if (r.path === undefined || (r.method !== method && !(method === "HEAD" && r.method === "GET")) || !r.pattern.test(path)) continue

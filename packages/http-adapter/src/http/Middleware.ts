@@ -3,7 +3,8 @@
  * named steps (each in `pipeline/`, which says what it does and why), in this order:
  *
  * 1. in-flight: the request is counted in (out when its fiber ends);
- * 2. request ids: `X-Request-ID` and `X-Trace-ID` on every response;
+ * 2. request ids: `X-Request-ID` and `X-Trace-ID` on every response (with tracing on, the request
+ *    span's trace, and the request id on the span);
  * 3. lifecycle: a deprecated operation's `Deprecation`, `Sunset` and `Link` headers;
  * 4. URL checks: unusable text in the path or query → 422;
  * 5. rate limits (/v1): the policy headers, 429 over the quota;
@@ -19,7 +20,7 @@
  */
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { RateLimiter } from "@switchboard/core/shared"
-import { Context, Effect } from "effect"
+import { Context, Effect, Option, Tracer } from "effect"
 import type * as Types from "effect/Types"
 import { makeAccessLog } from "./AccessLog.js"
 import { makeDeadline } from "./pipeline/Deadline.js"
@@ -32,12 +33,22 @@ import { makeRespond } from "./pipeline/Respond.js"
 import { makeServed } from "./pipeline/Served.js"
 import { checkUrl, type RouteTable } from "./pipeline/UrlChecks.js"
 import { ServerConfig } from "./ServerConfig.js"
+import { Telemetry } from "./Telemetry.js"
 
 export const makeGlobalMiddleware = (table: RouteTable) =>
   Effect.gen(function*() {
     const config = yield* ServerConfig
     const inFlight = yield* InFlight
-    const access = makeAccessLog(config, table) // undefined when ACCESS_LOG=off: no cost per request
+    // Observability (server/Observability.ts), when configured: the request metrics are one more
+    // writer of the access log's kind, and a traced request's span gets its ids.
+    const telemetry = Option.getOrUndefined(yield* Effect.serviceOption(Telemetry))
+    const log = makeAccessLog(config, table) // undefined when ACCESS_LOG=off: no cost per request
+    const recorder = telemetry?.requests
+    const access: typeof log = log === undefined ? recorder : recorder === undefined ? log : (method, path, status, requestId, startedMs) => {
+      log(method, path, status, requestId, startedMs)
+      recorder(method, path, status, requestId, startedMs)
+    }
+    const tracing = telemetry?.tracing === true
     const lifecycle = makeLifecycleHeaders(table, config.docsUrl)
     const rateLimit = makeRateLimit(yield* RateLimiter, config)
     const failures = makeFailures(table, config.docsUrl)
@@ -49,7 +60,10 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         inFlight.enter()
-        const ids = assignRequestIds(request)
+        // The platform's request span (on only while spans are exported) is the fiber's parent span.
+        const span = tracing ? Context.getOrUndefined(fiber.context, Tracer.ParentSpan) : undefined
+        const ids = assignRequestIds(request, span?.traceId)
+        if (span !== undefined && span._tag === "Span") span.attribute("http.request.id", ids.requestId)
         const q = request.url.indexOf("?")
         const served = makeServed(request, ids.requestId, q === -1 ? request.url : request.url.slice(0, q), access === undefined ? 0 : performance.now())
         addRequestIdHeaders(served, ids)

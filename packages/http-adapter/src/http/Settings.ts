@@ -6,7 +6,7 @@
  * operator reads cannot drift from what the server parses.
  */
 import { parseEgressIps } from "@switchboard/core/events"
-import { Config, Effect, Redacted, Result, Schema, SchemaIssue } from "effect"
+import { Config, Effect, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
 
 /** The sections of docs/configuration.md, in order. */
 export const sections = [
@@ -25,6 +25,11 @@ export const sections = [
     id: "simulated",
     title: "Simulated providers",
     intro: "The standalone server provisions numbers, lines and domains through deterministic simulated providers; these settings make them slow, failing or out of stock, for trying the flows out. A host that embeds Switchboard plugs real providers in instead ([embedding](embedding.md))."
+  },
+  {
+    id: "observability",
+    title: "Observability",
+    intro: "OpenTelemetry export (traces, metrics and logs over OTLP/HTTP, the standard `OTEL_*` variables) and the Prometheus endpoint; both are off unless configured ([operations](operations.md#observability))."
   }
 ] as const
 
@@ -1084,6 +1089,160 @@ export const whatsappSettings = {
   })
 } as const
 
+/** An optional text: unset (or empty) is none. */
+const optionalText = (o: About & { readonly range?: string }): Setting<Option.Option<string>> =>
+  customSetting({
+    ...o,
+    shownDefault: unset,
+    range: o.range ?? "",
+    config: Config.option(Config.String(o.name)).pipe(Config.map(Option.filter((v) => v.trim() !== "")))
+  })
+
+/** An optional absolute `http:`/`https:` URL. */
+const optionalUrl = (o: About): Setting<Option.Option<string>> =>
+  customSetting({
+    ...o,
+    shownDefault: unset,
+    range: "an `http://` or `https://` URL",
+    config: Config.option(parsed(o.name, (text) => {
+      if (text.trim() === "") return undefined
+      try {
+        const url = new URL(text)
+        return url.protocol === "http:" || url.protocol === "https:" ? text : undefined
+      } catch {
+        return undefined
+      }
+    }, (text) => `Expected an http:// or https:// URL but received ${text}`))
+  })
+
+/**
+ * Observability (server/Observability.ts): OpenTelemetry's standard variables, as far as the server
+ * honours them, and the Prometheus listener.
+ */
+export const observabilitySettings = {
+  otlpEndpoint: optionalUrl({
+    name: "OTEL_EXPORTER_OTLP_ENDPOINT",
+    section: "observability",
+    meaning: "The OTLP/HTTP collector: traces, metrics and logs go to `/v1/traces`, `/v1/metrics` and `/v1/logs` below it. Unset (and no per-signal endpoint): nothing is exported and no tracer is installed."
+  }),
+  otlpTracesEndpoint: optionalUrl({
+    name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    section: "observability",
+    meaning: "The full URL traces are posted to, instead of the one below `OTEL_EXPORTER_OTLP_ENDPOINT`."
+  }),
+  otlpMetricsEndpoint: optionalUrl({
+    name: "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    section: "observability",
+    meaning: "The full URL metrics are posted to, instead of the one below `OTEL_EXPORTER_OTLP_ENDPOINT`."
+  }),
+  otlpLogsEndpoint: optionalUrl({
+    name: "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+    section: "observability",
+    meaning: "The full URL log lines are posted to, instead of the one below `OTEL_EXPORTER_OTLP_ENDPOINT`."
+  }),
+  otlpProtocol: choiceSetting({
+    name: "OTEL_EXPORTER_OTLP_PROTOCOL",
+    section: "observability",
+    values: ["http/json", "http/protobuf"],
+    default: "http/json",
+    meaning: "The OTLP/HTTP encoding (gRPC is not offered). JSON by default, unlike the OpenTelemetry SDKs: with Effect's encoders a span costs about a sixth of its protobuf encoding, and collectors take both."
+  }),
+  otlpHeaders: optionalText({
+    name: "OTEL_EXPORTER_OTLP_HEADERS",
+    section: "observability",
+    range: "`name=value,name=value` (values URL-encoded)",
+    meaning: "Headers sent with every export, e.g. a vendor's API key."
+  }),
+  serviceName: textSetting({
+    name: "OTEL_SERVICE_NAME",
+    section: "observability",
+    default: "switchboard",
+    meaning: "The `service.name` resource attribute."
+  }),
+  resourceAttributes: optionalText({
+    name: "OTEL_RESOURCE_ATTRIBUTES",
+    section: "observability",
+    range: "`key=value,key=value` (values URL-encoded)",
+    meaning: "More resource attributes (`deployment.environment=prod,service.instance.id=a1`)."
+  }),
+  sdkDisabled: booleanSetting({
+    name: "OTEL_SDK_DISABLED",
+    section: "observability",
+    default: false,
+    meaning: "`true`: export nothing, whatever the endpoints say."
+  }),
+  tracesExporter: choiceSetting({
+    name: "OTEL_TRACES_EXPORTER",
+    section: "observability",
+    values: ["otlp", "none"],
+    default: "otlp",
+    meaning: "Whether traces are exported over OTLP while an endpoint is set (`none`: not)."
+  }),
+  metricsExporter: choiceSetting({
+    name: "OTEL_METRICS_EXPORTER",
+    section: "observability",
+    values: ["otlp", "none"],
+    default: "otlp",
+    meaning: "Whether metrics are exported over OTLP while an endpoint is set (`none`: not)."
+  }),
+  logsExporter: choiceSetting({
+    name: "OTEL_LOGS_EXPORTER",
+    section: "observability",
+    values: ["otlp", "none"],
+    default: "otlp",
+    meaning: "Whether the server's log lines are exported over OTLP while an endpoint is set (`none`: not)."
+  }),
+  tracesSampler: choiceSetting({
+    name: "OTEL_TRACES_SAMPLER",
+    section: "observability",
+    values: ["parentbased_always_on", "parentbased_traceidratio", "always_on", "traceidratio", "parentbased_always_off", "always_off"],
+    default: "parentbased_always_on",
+    meaning: "Which traces are recorded: `traceidratio` keeps the share `OTEL_TRACES_SAMPLER_ARG` of new traces; `parentbased_…` follows an incoming `traceparent`'s sampled flag."
+  }),
+  tracesSamplerArg: customSetting({
+    name: "OTEL_TRACES_SAMPLER_ARG",
+    section: "observability",
+    shownDefault: code(1),
+    range: "`0`–`1`",
+    meaning: "The ratio of the `…traceidratio` samplers.",
+    config: parsed("OTEL_TRACES_SAMPLER_ARG", (text) => {
+      const n = Number(text)
+      return text.trim() !== "" && Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined
+    }, (text) => `Expected a number from 0 to 1 but received ${text}`).pipe(Config.withDefault(1))
+  }),
+  tracesExportDelayMs: intSetting({
+    name: "OTEL_BSP_SCHEDULE_DELAY",
+    section: "observability",
+    default: 5000,
+    min: 10,
+    max: 3_600_000,
+    meaning: "Milliseconds between two exports of finished spans."
+  }),
+  metricsExportIntervalMs: intSetting({
+    name: "OTEL_METRIC_EXPORT_INTERVAL",
+    section: "observability",
+    default: 60_000,
+    min: 100,
+    max: 3_600_000,
+    meaning: "Milliseconds between two exports of the metrics."
+  }),
+  metricsPort: intSetting({
+    name: "METRICS_PORT",
+    section: "observability",
+    default: 0,
+    min: 0,
+    max: 65535,
+    zero: "no Prometheus listener",
+    meaning: "The port of a listener of its own answering `GET /metrics` in the Prometheus text format (never on `PORT`)."
+  }),
+  metricsHost: textSetting({
+    name: "METRICS_HOST",
+    section: "observability",
+    default: "127.0.0.1",
+    meaning: "The interface of the Prometheus listener."
+  })
+} as const
+
 /**
  * Every setting the server reads, each once (a setting two adapters share is listed once), in the
  * order of its section and then of its declaration.
@@ -1096,7 +1255,8 @@ export const everySetting: ReadonlyArray<Setting<unknown>> = (() => {
     projectClosureSecondsSetting,
     ...Object.values(platformSettings),
     ...Object.values(imessageSettings),
-    ...Object.values(whatsappSettings)
+    ...Object.values(whatsappSettings),
+    ...Object.values(observabilitySettings)
   ] as ReadonlyArray<Setting<unknown>>
   const unique = [...new Set(all)]
   const order = sections.map((s) => s.id as SectionId)

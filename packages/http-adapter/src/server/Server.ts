@@ -16,7 +16,7 @@ import { Deferred, Duration, Effect, Formatter, Layer, Logger, Option, Redacted,
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { serverAdapters, serverWorkers } from "../Features.js"
-import { HttpLive, InFlightLive } from "../Http.js"
+import { HttpLive, HttpLiveTraced, InFlightLive, routeTable } from "../Http.js"
 import { InFlight } from "../http/pipeline/InFlight.js"
 import { ServerConfig, type ServerConfigShape } from "../http/ServerConfig.js"
 import { AdminSocketLive } from "./AdminSocket.js"
@@ -28,6 +28,8 @@ import { ServerSecretLive } from "./ServerSecretFile.js"
 import { loadTlsMaterial } from "./ManagementTls.js"
 import { channelSettingsOf } from "./ChannelAdapters.js"
 import { makeChannel } from "./ChannelServer.js"
+import { makeObservability, observabilityConfig } from "./Observability.js"
+import { serverVersion } from "../dashboard/Render.js"
 
 export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
   Option.match(config.databaseUrl, {
@@ -170,7 +172,12 @@ export const runServer = (config: ServerConfigShape, options: {
       : firstStart
       ? `Creating the embedded database in ${pgliteDir} (first start: this takes a few seconds)…`
       : `Opening the embedded database in ${pgliteDir}…`)
-    const app = yield* Layer.build(appLayer(config))
+    // ---- Observability (server/Observability.ts): OTLP export and the Prometheus listener, when
+    // configured; off, an empty context and the untraced HTTP layer.
+    const observability = yield* makeObservability(yield* Effect.orDie(observabilityConfig), routeTable, serverVersion)
+    const app = yield* Layer.build(appLayer(config).pipe(Layer.provideMerge(Layer.succeedContext(observability.context))))
+    const http = observability.tracing ? HttpLiveTraced : HttpLive
+    // ----
     options.print(`Database ready in ${Date.now() - openedAt} ms.`)
     // A secret that does not open the database's sealed keys stops the start, naming SECRET_KEY.
     yield* checkServerSecret.pipe(Effect.provide(app))
@@ -179,14 +186,14 @@ export const runServer = (config: ServerConfigShape, options: {
     if (Option.isNone(config.databaseUrl)) yield* Layer.build(AdminSocketLive(config.dataDir).pipe(Layer.provide(Layer.succeedContext(app))))
     // --- end admin socket
     const server = makeHttpServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl })
-    yield* Layer.build(HttpLive.pipe(
+    yield* Layer.build(http.pipe(
       Layer.provide(Layer.succeedContext(app)),
       Layer.provide(NodeHttpServer.layer(() => server, { host: config.host, port: config.port }))
     ))
     // The same application over TLS (the management API is HTTPS only; the server
     // terminates TLS itself with TLS_CERT/TLS_KEY, or a generated localhost certificate).
     const tlsServer = makeHttpsServer({ maxHeaderBytes: config.maxHeaderBytes, docsUrl: config.docsUrl, cert: tls.cert, key: tls.key })
-    yield* Layer.build(HttpLive.pipe(
+    yield* Layer.build(http.pipe(
       Layer.provide(Layer.succeedContext(app)),
       Layer.provide(NodeHttpServer.layer(() => tlsServer, {
         host: config.host,
@@ -197,6 +204,8 @@ export const runServer = (config: ServerConfigShape, options: {
     const channel = yield* makeChannel(channelSettingsOf(config)).pipe(Effect.provide(app))
     channel.attach(server)
     channel.attach(tlsServer)
+    observability.metrics?.setChannelSessions(() => channel.sessionCount())
+    yield* observability.start(app)
     const portOf = (s: { address: () => unknown }, fallback: number) => {
       const address = s.address() as { port?: number } | null
       return typeof address === "object" && address !== null && typeof address.port === "number" ? address.port : fallback
@@ -240,7 +249,8 @@ export const runServer = (config: ServerConfigShape, options: {
       `  problem pages   ${config.docsUrl}/problems/catalog`,
       `  storage         ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `PGlite in ${pgliteDir}`}`,
       `  TLS certificate ${tls.certPath} (${tls.selfSigned ? "self-signed for localhost, " : ""}${tls.generated ? "generated now" : tls.selfSigned ? "reused" : "from TLS_CERT"})`,
-      `  TLS SHA-256     ${tls.fingerprint}`
+      `  TLS SHA-256     ${tls.fingerprint}`,
+      ...observability.banner
     ].join("\n"))
 
     yield* Deferred.await(options.stop)

@@ -84,7 +84,20 @@ export const guardedHttp = (options: { readonly allowPrivate: boolean; readonly 
         clearTimeout(timer)
         request.destroy()
       })
-    })
+    }).pipe(
+      Effect.tap((answer) => Effect.annotateCurrentSpan("http.response.status_code", answer.status)),
+      // A span of its own while a tracer exports them (docs/operations.md#observability): the host and path, never the query.
+      Effect.withSpan("sso.provider", { kind: "client", attributes: { "http.request.method": req.method, ...urlAttributes(req.url) } })
+    )
+}
+
+const urlAttributes = (text: string): Record<string, string> => {
+  try {
+    const url = new URL(text)
+    return { "server.address": url.hostname, "url.path": url.pathname }
+  } catch {
+    return {}
+  }
 }
 
 const Discovery = Schema.Struct({

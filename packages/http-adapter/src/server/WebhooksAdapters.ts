@@ -25,12 +25,14 @@ import {
   WebhookPolicy,
   WebhookSender
 } from "@switchboard/core/events"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { createHmac } from "node:crypto"
 import { type LookupAddress, lookup as dnsLookup } from "node:dns"
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest, type RequestOptions } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import type { ServerConfigShape } from "../http/ServerConfig.js"
+import type { AttemptOutcome } from "./Metrics.js"
+import { WebhookAttemptObserver, type WebhookAttemptObserverShape } from "./Observability.js"
 
 class TargetRefused extends Error {
   readonly refused = true
@@ -209,18 +211,49 @@ export const webhookPolicyOf = (config: ServerConfigShape) => ({
   allowInsecureTargets: config.allowPrivateWebhookTargets
 })
 
+/** How an attempt ended, as the metrics' `outcome` label says it. */
+const outcomeLabel = (outcome: SendOutcome): AttemptOutcome =>
+  outcome._tag === "Response"
+    ? outcome.status >= 200 && outcome.status < 300 ? "delivered" : "http_error"
+    : outcome._tag === "Timeout"
+    ? "timeout"
+    : outcome._tag === "NetworkError"
+    ? "network_error"
+    : outcome._tag === "DnsFailure"
+    ? "dns_failure"
+    : "refused"
+
+/** `start` told to `observer` (a span and the metrics per attempt, server/Observability.ts); `send` is built on it. */
+export const observedSender = (start: NonNullable<WebhookSender["Service"]["start"]>, observer: WebhookAttemptObserverShape) => {
+  const observed = (req: OutboundRequest, onOutcome: (outcome: SendOutcome) => void): () => void => {
+    const end = observer.start(req.url)
+    return start(req, (outcome) => {
+      end(outcomeLabel(outcome), outcome._tag === "Response" ? outcome.status : undefined)
+      onOutcome(outcome)
+    })
+  }
+  const send = (req: OutboundRequest) =>
+    Effect.callback<SendOutcome>((resume) => {
+      const cancel = observed(req, (outcome) => resume(Effect.succeed(outcome)))
+      return Effect.sync(cancel)
+    })
+  return WebhookSender.of({ send, start: observed })
+}
+
 export const WebhooksServerAdapters = (config: ServerConfigShape) =>
   Layer.mergeAll(
     Layer.succeed(WebhookPolicy, webhookPolicyOf(config)),
     Layer.succeed(WebhookHmac, nodeHmacSha256),
     Layer.effect(
       WebhookSender,
-      Effect.map(
-        Effect.acquireRelease(
+      Effect.gen(function*() {
+        const s = yield* Effect.acquireRelease(
           Effect.sync(() => makeWebhookSender({ allowPrivate: config.allowPrivateWebhookTargets, maxSockets: config.webhookConcurrency * 2 })),
           (s) => Effect.sync(s.close)
-        ),
-        (s) => s.sender
-      )
+        )
+        // Observability on (server/Observability.ts): each attempt is a span and counted; off, the sender as it is.
+        const observer = yield* Effect.serviceOption(WebhookAttemptObserver)
+        return Option.isSome(observer) && s.sender.start !== undefined ? observedSender(s.sender.start, observer.value) : s.sender
+      })
     )
   )

@@ -15,6 +15,7 @@ import {
   everySetting,
   imessageSettings,
   managementUserLimitSetting,
+  observabilitySettings,
   platformSettings,
   projectApiKeyLimitSetting,
   projectClosureSecondsSetting,
@@ -72,14 +73,19 @@ describe("docs/configuration.md", () => {
   })
 
   it("the server reads each declared variable: a value in it changes what is parsed", () => {
-    const records: ReadonlyArray<Record<string, Setting<unknown>>> = [serverSettings, platformSettings, imessageSettings, whatsappSettings]
+    const records: ReadonlyArray<Record<string, Setting<unknown>>> = [serverSettings, platformSettings, imessageSettings, whatsappSettings, observabilitySettings]
     const wired = new Set<Setting<unknown>>([...records.flatMap((r) => Object.values(r)), managementUserLimitSetting, projectApiKeyLimitSetting, projectClosureSecondsSetting])
     const samples: Record<string, string> = {
       DATABASE_URL: "postgres://db.example/switchboard",
       DATABASE_LISTEN_URL: "postgres://db.example/switchboard",
       SECRET_KEY: "k".repeat(32),
       EGRESS_IPS: "34.120.1.2",
-      SSO_RETURN_TO_ORIGINS: "https://app.example"
+      SSO_RETURN_TO_ORIGINS: "https://app.example",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector.example:4318",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://collector.example:4318/v1/traces",
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: "http://collector.example:4318/v1/metrics",
+      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: "http://collector.example:4318/v1/logs",
+      OTEL_TRACES_SAMPLER_ARG: "0.25"
     }
     for (const s of everySetting) {
       const sample = samples[s.name] ?? (s.bounds !== undefined
@@ -122,7 +128,7 @@ describe("docs/configuration.md", () => {
       expect([s.name, config[key]]).toEqual([s.name, s.fallback.value])
       expect(s.shownDefault, s.name).toMatch(new RegExp(`^\`${String(s.fallback.value).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\``))
     }
-    for (const record of [platformSettings, imessageSettings, whatsappSettings] as ReadonlyArray<Record<string, Setting<unknown>>>) {
+    for (const record of [platformSettings, imessageSettings, whatsappSettings, observabilitySettings] as ReadonlyArray<Record<string, Setting<unknown>>>) {
       const parsed = Result.getOrThrow(parse(Config.all(configsOf(record)), {})) as Record<string, unknown>
       for (const [key, s] of Object.entries(record)) {
         if (s.fallback !== undefined) expect([s.name, parsed[key]]).toEqual([s.name, s.fallback.value])

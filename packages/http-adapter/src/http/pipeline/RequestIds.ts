@@ -20,9 +20,9 @@ export const newRequestId = (): string => formatTypeId(IdKinds.request, uuidv7By
 /** A new W3C trace id: 32 hex digits, time-ordered, never all zero. */
 export const newTraceId = (): string => hexOf(uuidv7Bytes(Date.now(), random(10)))
 
-/** The ids of a request that starts now, recorded on it. */
-export const assignRequestIds = (request: HttpServerRequest.HttpServerRequest): RequestInfo => {
-  const ids: RequestInfo = { requestId: newRequestId(), traceId: traceIdOf(request.headers["traceparent"]) ?? newTraceId() }
+/** The ids of a request that starts now, recorded on it (`traceId`: its exported span's, when traced). */
+export const assignRequestIds = (request: HttpServerRequest.HttpServerRequest, traceId?: string): RequestInfo => {
+  const ids: RequestInfo = { requestId: newRequestId(), traceId: traceId ?? traceIdOf(request.headers["traceparent"]) ?? newTraceId() }
   setRequestInfo(request, ids)
   return ids
 }
