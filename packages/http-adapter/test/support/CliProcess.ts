@@ -32,9 +32,12 @@ export interface Running {
   readonly baseUrl: string
 }
 
-/** `switchboard serve` with `env` on a free `PORT` (in `cwd` when given), once it has printed its listening line. */
-export const startServer = async (env: Record<string, string>, timeoutMs = 60_000, cwd?: string): Promise<Running> => {
-  const port = await freePort()
+/**
+ * `switchboard serve` with `env` on `port` (a free `PORT` unless given: a restart on the same port
+ * is what a process manager does), in `cwd` when given, once it has printed its listening line.
+ */
+export const startServer = async (env: Record<string, string>, timeoutMs = 60_000, cwd?: string, port?: number): Promise<Running> => {
+  port ??= await freePort()
   const child = spawn(process.execPath, [switchboardBin, "serve"], { cwd, env: { ...env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] })
   let out = ""
   child.stdout!.on("data", (d) => (out += d))

@@ -4,7 +4,7 @@
  * thawed at the test's will. Needs the PostgreSQL server binaries (Debian's postgresql package);
  * as root, the cluster runs as the `postgres` user.
  */
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -25,15 +25,26 @@ export interface OwnPostgres {
   readonly freeze: () => void
   readonly thaw: () => void
   readonly destroy: () => void
+  /** `stop` without blocking this process's event loop (its sockets, timers and servers keep running). */
+  readonly stopAsync: () => Promise<void>
+  /** `start` without blocking this process's event loop. */
+  readonly startAsync: () => Promise<void>
 }
 
 export const startOwnPostgres = async (): Promise<OwnPostgres> => {
   if (postgresBin === undefined) throw new Error("the PostgreSQL server binaries are not installed")
   const asRoot = process.getuid?.() === 0
+  const argvOf = (command: string, args: ReadonlyArray<string>) =>
+    (asRoot ? ["runuser", ["-u", "postgres", "--", join(postgresBin!, command), ...args]] : [join(postgresBin!, command), [...args]]) as [string, Array<string>]
   const run = (command: string, args: ReadonlyArray<string>) => {
-    const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", join(postgresBin!, command), ...args]] : [join(postgresBin!, command), [...args]]
-    execFileSync(file, argv as Array<string>, { stdio: "pipe", timeout: 60_000 })
+    const [file, argv] = argvOf(command, args)
+    execFileSync(file, argv, { stdio: "pipe", timeout: 60_000 })
   }
+  const runAsync = (command: string, args: ReadonlyArray<string>) =>
+    new Promise<void>((resolve, reject) => {
+      const [file, argv] = argvOf(command, args)
+      execFile(file, argv, { timeout: 60_000 }, (error, _stdout, stderr) => (error === null ? resolve() : reject(new Error(`${command}: ${error.message} ${stderr}`))))
+    })
   const dir = mkdtempSync(join(tmpdir(), "switchboard-pg-"))
   if (asRoot) {
     const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim())
@@ -44,7 +55,8 @@ export const startOwnPostgres = async (): Promise<OwnPostgres> => {
   run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"])
   const port = await freePort()
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`
-  const start = () => run("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"])
+  const startArgs = ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]
+  const start = () => run("pg_ctl", startArgs)
   start()
   let frozen = false
   /** The postmaster and its children (the backends, checkpointer, …). */
@@ -80,6 +92,11 @@ export const startOwnPostgres = async (): Promise<OwnPostgres> => {
       signal("SIGSTOP")
     },
     thaw,
+    stopAsync: () => {
+      thaw()
+      return runAsync("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+    },
+    startAsync: () => runAsync("pg_ctl", startArgs),
     destroy: () => {
       thaw()
       try {
