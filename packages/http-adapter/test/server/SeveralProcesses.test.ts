@@ -36,9 +36,9 @@ import { type OwnPostgres, postgresBin, startOwnPostgres } from "../support/OwnP
 import { type RoundRobinProxy, startRoundRobinProxy } from "../support/RoundRobinProxy.js"
 import { freePort, type Receiver, startReceiver, waitUntil } from "../support/WebhookReceiver.js"
 
-const LOAD_MS = 60_000
-const KILL_AT_MS = 20_000
-const DB_RESTART_AT_MS = 40_000
+const LOAD_MS = 30_000
+const KILL_AT_MS = 10_000
+const DB_RESTART_AT_MS = 20_000
 /** How long after the database is up again 503/504 are still accepted (pools reconnect, the LISTEN connection resumes). */
 const DB_GRACE_MS = 10_000
 const IN_FLIGHT = 6
@@ -106,6 +106,8 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
   const ports: Array<number> = []
   const dataDirs: Array<string> = []
   const servers: Array<Running> = []
+  /** Every process started, the killed one too: their output is printed when the test fails. */
+  const started: Array<Running> = []
   let serviceKey = ""
 
   const env = (i: number) =>
@@ -139,7 +141,8 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
       REQUEST_TIMEOUT_MS: "10000",
       DATABASE_CONNECT_TIMEOUT_MS: "2000",
       DATABASE_STATEMENT_TIMEOUT_MS: "5000",
-      ACCESS_LOG: "off"
+      ACCESS_LOG: "off",
+      ...(process.env.MULTI_DEBUG === undefined ? {} : { LOG_LEVEL: "debug" })
     })
 
   /** Starts process `i` on its port, again after a failed start (as a process manager does). */
@@ -147,6 +150,7 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
     for (let attempt = 1; ; attempt++) {
       try {
         servers[i] = await startServer(env(i), 90_000, undefined, ports[i])
+        started.push(servers[i]!)
         return servers[i]!
       } catch (e) {
         if (attempt >= 5) throw e
@@ -171,6 +175,10 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
   }, 120_000)
 
   afterAll(async () => {
+    if (process.env.MULTI_DEBUG !== undefined) {
+      const { writeFileSync } = await import("node:fs")
+      started.forEach((s, i) => writeFileSync(`/tmp/multi-server-${i}.log`, s.output()))
+    }
     for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGKILL")
     await Promise.all(servers.map((s) => s.exited))
     await proxy?.close()
@@ -182,7 +190,7 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
   it("60 s of mixed load, a kill -9 and a database restart: nothing lost, nothing duplicated, no 5xx outside the outage", async () => {
     const log: Array<Exchange> = []
     let keySeq = 0
-    const newKey = (what: string) => `multi-${what}-${++keySeq}`
+    const newKey = (what: string) => `multi-${what.replaceAll(" ", "-")}-${++keySeq}`
     const auth = (key = serviceKey) => ({ authorization: `Bearer ${key}` })
 
     /**
@@ -228,7 +236,7 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
       json: { apiVersion: "2026-07-01", enabledEvents: ["*"], name: "receiver", url: receiver.url("/hook") },
       idem: newKey("destination")
     })).body.destination.destinationId as string
-    const profileId = (await ok("voice profile", 200, "PUT", `/v1/projects/${hooked}/platforms/voice/profiles/default`, {
+    const profileId = (await ok("voice profile", 201, "PUT", `/v1/projects/${hooked}/platforms/voice/profiles/default`, {
       json: { protocol: "sip" },
       idem: newKey("profile")
     })).body.profileId as string
@@ -460,7 +468,20 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
     const eventIds = new Set(deliveries.filter((d) => d.eventType !== "webhook.test").map((d) => d.eventId as string))
     const full = runSession()
     // The project's own creation came before its destination: one event more than the deliveries.
-    await waitUntil("the event log read from seq 0", () => new Set(full.ids).size >= eventIds.size + 1, 60_000)
+    await waitUntil("the event log read from seq 0", () => new Set(full.ids).size >= eventIds.size + 1, 60_000).catch(async (e: Error) => {
+      if (process.env.MULTI_DEBUG !== undefined) {
+        const pgm = (await import("pg" as string)) as any
+        const c = new pgm.default.Client({ connectionString: pg.url })
+        await c.connect()
+        const rows = (await c.query("select seq, position, id, type, dispatched_at from events where project_id = $1 order by position", [hooked])).rows
+        await c.end()
+        const { writeFileSync } = await import("node:fs")
+        writeFileSync("/tmp/multi-debug.json", JSON.stringify({ rows, sessions: sessions.map((x) => ({ seqs: x.seqs, ids: x.ids, closed: x.closedByServer })), fullFrames: full.current?.frames.slice(0, 20) }))
+      }
+      const seen = new Set(full.ids)
+      const missing = deliveries.filter((d) => d.eventType !== "webhook.test" && !seen.has(d.eventId))
+      throw new Error(`${e.message}: read ${full.ids.length} (${full.connections} connections), ${eventIds.size} delivered; missing ${missing.length}: ${JSON.stringify(missing.slice(0, 5))}; sessions ${JSON.stringify(sessions.map((s) => [s.ids.length, s.connections]))}`)
+    })
     await sleep(2500) // two heartbeats: anything beyond the delivery log's events would have come by now
     await waitUntil("the sessions caught up", () => sessions.every((s) => s.seqs.length >= full.seqs.length), 60_000)
     for (const s of [...sessions, full]) {
