@@ -191,8 +191,8 @@ describe("the clients' outages reach a repository as DatabaseUnavailable", () =>
     it("a connection lost inside a transaction: its ROLLBACK fails too, and the whole dies as DatabaseUnavailable", async () => {
       const program = Effect.flatMap(SqlClient.SqlClient, (sql) =>
         sql.withTransaction(Effect.andThen(sql`select pg_terminate_backend(pg_backend_pid())`, sql`select 1`))).pipe(
-          Effect.provide(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(db.url()) })))
-        )
+        Effect.provide(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(db.url()) })))
+      )
       const exit = await Effect.runPromiseExit(program)
       expect(Exit.isFailure(exit)).toBe(true)
       if (Exit.isFailure(exit)) {
