@@ -177,6 +177,10 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
     // A 500 is logged by the process that answered it: show those lines (with their request ids).
     const errors = started.flatMap((s) => s.output().split("\n").filter((l) => l.includes("level=ERROR")))
     if (errors.length > 0) console.error(errors.slice(0, 20).join("\n"))
+    // A process that exited on its own (not the one the test killed): how it ended.
+    for (const s of started) {
+      if (s.child.exitCode !== null) console.error(`a server exited with ${s.child.exitCode}:\n${s.output().split("\n").slice(-40).join("\n")}`)
+    }
     for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGKILL")
     await Promise.all(servers.map((s) => s.exited))
     await proxy?.close()
