@@ -3,8 +3,9 @@
  * connection goes to the next backend port in turn; a backend that refuses the connection (a
  * killed process, one still starting) is skipped for the next one, and a client is refused only
  * when every backend refuses. Bytes are piped unchanged both ways, so HTTP keep-alive, TLS and
- * WebSocket upgrades pass through; when either side of a pair closes or fails, the other is
- * destroyed (a killed backend resets its clients' connections, as a real load balancer does).
+ * WebSocket upgrades pass through. A backend's end is passed on after its last bytes; a backend
+ * that fails (a killed process) resets its client's connection, and a client that goes away
+ * closes its backend connection, as a real load balancer does.
  */
 import { connect, createServer, type Server, type Socket } from "node:net"
 import type { AddressInfo } from "node:net"
@@ -57,8 +58,13 @@ export const startRoundRobinProxy = (backends: () => ReadonlyArray<number>): Pro
         upstream.on("error", () => {
           if (!connected) attempt(tried + 1)
         })
-        upstream.on("close", () => {
-          if (connected) client.destroy()
+        // A backend that ended its side normally has its last bytes still on their way through the
+        // pipe (which ends the client after them); one that failed (reset: a killed process) resets
+        // the client too.
+        upstream.on("close", (hadError) => {
+          if (!connected) return
+          if (hadError) client.destroy()
+          else client.end()
         })
         client.on("close", () => upstream.destroy())
       }
