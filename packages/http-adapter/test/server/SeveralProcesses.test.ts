@@ -6,7 +6,7 @@
  * with an Idempotency-Key (some repeated with the same key), voice call signals, webhook test
  * events, provisioning operations, and three event-channel sessions that resume with their cursor.
  * At 20 s one process is killed with SIGKILL and restarted on its port; at 40 s PostgreSQL is
- * stopped, and started again 2 s later.
+ * stopped, and started again 2 s later. Each try of a request is logged with its start and end.
  *
  * What must hold:
  * - no answer is 5xx, except 503/504 for requests that overlap the database's outage (from its
@@ -22,7 +22,8 @@
  * - every rename is one `project.updated` event; every call ends `completed`;
  * - every provisioning operation ends `succeeded`, each with its own resource;
  * - every channel session received every event of the project once, in seq order, across its
- *   reconnects, and at least one session was cut by the kill and resumed.
+ *   reconnects: one is on the killed process, the others lose their connection once it is back (a network
+ *   blip), so each resumes at least once.
  */
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -268,6 +269,7 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
       readonly ids: Array<string>
       /** The `type` of each event, and the project's name in a `project.updated`. */
       readonly kinds: Array<string>
+      /** Connections that ended while the session was still wanted (and were resumed). */
       closedByServer: number
       connections: number
       current?: Frames
@@ -432,6 +434,9 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
       await servers[1]!.exited
       await sleep(1000)
       await launch(1)
+      // The sessions the kill did not cut lose their connection too (a network blip: the client's
+      // socket torn down), so every session resumes at least once.
+      for (const s of sessions) if (s.connections === 1) s.current?.ws.terminate()
       await sleep(Math.max(0, t0 + DB_RESTART_AT_MS - Date.now()))
       dbStoppedAt = Date.now()
       await pg.stopAsync()
@@ -562,7 +567,8 @@ describe.runIf(postgresBin !== undefined)("three server processes on one Postgre
       expect(s.ids).toEqual(full.ids.slice(from))
       expect(s.kinds).toEqual(full.kinds.slice(from))
     }
-    expect(sessions.reduce((k, s) => k + s.closedByServer, 0), "a session was cut and resumed").toBeGreaterThan(0)
+    // One was on the killed process; each resumed at least once.
+    for (const s of sessions) expect(s.connections).toBeGreaterThan(1)
 
     // A report for the log: how much load went through and what the failures did.
     console.log(JSON.stringify({
