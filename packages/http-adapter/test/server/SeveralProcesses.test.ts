@@ -22,8 +22,8 @@
  * - every rename is one `project.updated` event; every call ends `completed`;
  * - every provisioning operation ends `succeeded`, each with its own resource;
  * - every channel session received every event of the project once, in seq order, across its
- *   reconnects: one is on the killed process, the others lose their connection once it is back (a network
- *   blip), so each resumes at least once.
+ *   reconnects: one is on the killed process, the others lose their connection once it is back
+ *   (a network blip), so each resumes at least once.
  */
 import { formatTypeId, IdKinds, uuidv7Bytes } from "@switchboard/core/shared"
 import { mkdtempSync, rmSync } from "node:fs"
