@@ -6,15 +6,17 @@
  *
  * Everything else is `effect/sql`'s own: the statement API (helpers, fragments, compiler, spans,
  * `Statement.CurrentTransformer`), `withTransaction` (BEGIN, savepoints when nested, rollback on
- * failure, defect or interrupt), `reserve`, `reactive`.
+ * failure, defect or interrupt), `reserve`, `reactive` — except that a transaction the database's
+ * outage cut short dies as `DatabaseUnavailable` (see `outageEndsTransaction`).
  */
 import type * as Reactivity from "effect/reactivity/Reactivity"
 import * as Client from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import type { SqlError } from "effect/sql/SqlError"
 import * as Statement from "effect/sql/Statement"
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import type { Scope } from "effect/Scope"
+import { asDefect, databaseOutage } from "./shared/DatabaseOutage.js"
 
 /**
  * `transform` remembered per input (column names repeat on every row of every result). Bounded: past
@@ -54,17 +56,44 @@ export interface LeanClientOptions {
   readonly transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
 }
 
+/**
+ * When the connection is lost inside a transaction, `effect/sql`'s ROLLBACK (or the cleanup of a
+ * failed COMMIT) fails too, and it raises that as a defect: the raw `SqlError` of the dead
+ * connection, beside the body's own failure. Such a cause — a defect, with an outage among its
+ * failures or defects — dies as one `DatabaseUnavailable` (the request gets 503 with Retry-After,
+ * never 500): the transaction is lost with its connection, whatever its body said. A cause with
+ * failures only is left as it is (repositories map those themselves).
+ */
+export const outageEndsTransaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.catchCause(self, (cause) => {
+    if (!cause.reasons.some(Cause.isDieReason)) return Effect.failCause(cause)
+    for (const r of cause.reasons) {
+      const error = Cause.isDieReason(r) ? r.defect : Cause.isFailReason(r) ? r.error : undefined
+      if (error !== undefined && databaseOutage(error) !== undefined) return Effect.die(asDefect(error))
+    }
+    return Effect.failCause(cause)
+  })
+
 /** The `SqlClient` whose statements outside a transaction borrow `options.connection`. */
 export const makeLeanClient = (options: LeanClientOptions): Effect.Effect<Client.SqlClient, never, Reactivity.Reactivity> =>
-  Client.make({
-    acquirer: Effect.succeed(options.connection),
-    borrower: (f) => f(options.connection),
-    transactionAcquirer: options.transactionAcquirer,
-    compiler: options.compiler,
-    driver: options.driver,
-    spanAttributes: options.spanAttributes,
-    transformRows: options.transformRows
-  })
+  Effect.map(
+    Client.make({
+      acquirer: Effect.succeed(options.connection),
+      borrower: (f) => f(options.connection),
+      transactionAcquirer: options.transactionAcquirer,
+      compiler: options.compiler,
+      driver: options.driver,
+      spanAttributes: options.spanAttributes,
+      transformRows: options.transformRows
+    }),
+    (client) => {
+      const withTransaction = client.withTransaction
+      // `withoutTransforms()` copies the client's fields, this one included.
+      ;(client as { withTransaction: Client.SqlClient["withTransaction"] }).withTransaction = (self) =>
+        outageEndsTransaction(withTransaction(self))
+      return client
+    }
+  )
 
 /** `PgClient.json(value)`: the fragment the compiler below binds as JSON text. */
 const PgJson = Statement.custom<Statement.Custom<"PgJson", unknown>>("PgJson")

@@ -17,6 +17,7 @@ import {
   PostgresClientLayer,
   TransactorSql
 } from "@switchboard/sql-adapter"
+import { outageEndsTransaction } from "../src/LeanStatements.js"
 import { Cause, Effect, Exit, Layer, Redacted, Result } from "effect"
 import Pg from "pg"
 import { describe, expect, it } from "vitest"
@@ -60,6 +61,7 @@ describe("databaseOutage: each shape of a driver error → its reason", () => {
     ["'Connection terminated' in the message", pgError({ message: "Connection terminated unexpectedly" }), "unavailable"],
     ["'connect ECONNREFUSED' in the message", new Error("connect ECONNREFUSED ::1:5432"), "unavailable"],
     ["a pool out of connections in time", new Error("timeout exceeded when trying to connect"), "unavailable"],
+    ["a node-postgres client whose connection broke before", new Error("Client has encountered a connection error and is not queryable"), "unavailable"],
     ["'Connection timed out' (the start-up check)", new Error("Connection timed out"), "unavailable"],
     ["already classified", new DatabaseUnavailable({ reason: "timeout", message: "x" }), "timeout"],
     ["a { _tag: DatabaseUnavailable } value", { _tag: "DatabaseUnavailable" }, "unavailable"],
@@ -130,6 +132,27 @@ describe("the repository boundary raises it as a defect", () => {
   })
 })
 
+describe("a transaction the outage cut short dies as DatabaseUnavailable", () => {
+  const lost = sqlError(pgError({ message: "Connection terminated unexpectedly" }))
+  const rollback = sqlError(new Error("Client has encountered a connection error and is not queryable"))
+
+  it("the body's failure and the ROLLBACK's defect on a dead connection → one DatabaseUnavailable", async () => {
+    const exit = await Effect.runPromiseExit(outageEndsTransaction(Effect.failCause(Cause.combine(Cause.fail(lost), Cause.die(rollback)))))
+    expect(Exit.isFailure(exit) && exit.cause.reasons.length).toBe(1)
+    expect(await defectOf(Effect.orDie(outageEndsTransaction(Effect.failCause(Cause.combine(Cause.fail(lost), Cause.die(rollback)))))))
+      .toMatchObject({ _tag: "DatabaseUnavailable", reason: "unavailable" })
+    expect(await defectOf(outageEndsTransaction(Effect.die(rollback)))).toMatchObject({ _tag: "DatabaseUnavailable", reason: "unavailable" })
+  })
+
+  it("failures only, or defects that are not an outage, stay as they are", async () => {
+    const failed = await Effect.runPromiseExit(outageEndsTransaction(Effect.fail(lost)))
+    expect(Exit.isFailure(failed) && failed.cause.reasons.length).toBe(1)
+    expect(Exit.isFailure(failed) && Cause.squash(failed.cause)).toBe(lost)
+    const bug = new Error("boom")
+    expect(await defectOf(outageEndsTransaction(Effect.die(bug)))).toBe(bug)
+  })
+})
+
 describe("the clients' outages reach a repository as DatabaseUnavailable", () => {
   it("the embedded database: a statement after its worker is gone (57P01)", async () => {
     const db = await startEmbeddedDatabase({ dataDir: undefined })
@@ -163,6 +186,19 @@ describe("the clients' outages reach a repository as DatabaseUnavailable", () =>
         Effect.orDie
       )
       expect(await defectOf(program)).toMatchObject({ _tag: "DatabaseUnavailable", reason: "timeout" })
+    }, 30_000)
+
+    it("a connection lost inside a transaction: its ROLLBACK fails too, and the whole dies as DatabaseUnavailable", async () => {
+      const program = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.withTransaction(Effect.andThen(sql`select pg_terminate_backend(pg_backend_pid())`, sql`select 1`))).pipe(
+        Effect.provide(DatabaseClient(DatabaseConfig.Postgres({ url: Redacted.make(db.url()) })))
+      )
+      const exit = await Effect.runPromiseExit(program)
+      expect(Exit.isFailure(exit)).toBe(true)
+      if (Exit.isFailure(exit)) {
+        // Not a raw SqlError defect (which the server answers with 500).
+        expect(exit.cause.reasons.map((r) => (Cause.isDieReason(r) ? (r.defect as { _tag?: string })._tag : r._tag))).toEqual(["DatabaseUnavailable"])
+      }
     }, 30_000)
   })
 })

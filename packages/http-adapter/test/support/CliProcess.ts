@@ -33,8 +33,8 @@ export interface Running {
 }
 
 /**
- * `switchboard serve` with `env` on a free `PORT` (or `port`, e.g. to restart on the same origin) in
- * `cwd` when given, once it has printed its listening line.
+ * `switchboard serve` with `env` on `port` (a free `PORT` unless given: a restart on the same port
+ * is what a process manager does), in `cwd` when given, once it has printed its listening line.
  */
 export const startServer = async (env: Record<string, string>, timeoutMs = 60_000, cwd?: string, port?: number): Promise<Running> => {
   port ??= await freePort()

@@ -5,7 +5,7 @@
  * as root, the cluster runs as the `postgres` user. With `ssl` (a certificate and key in PEM), it
  * serves TLS and accepts TCP connections over TLS only (`hostssl` lines in pg_hba.conf).
  */
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -26,6 +26,10 @@ export interface OwnPostgres {
   readonly freeze: () => void
   readonly thaw: () => void
   readonly destroy: () => void
+  /** `stop` without blocking this process's event loop (its sockets, timers and servers keep running). */
+  readonly stopAsync: () => Promise<void>
+  /** `start` without blocking this process's event loop. */
+  readonly startAsync: () => Promise<void>
 }
 
 export interface OwnPostgresOptions {
@@ -36,10 +40,17 @@ export interface OwnPostgresOptions {
 export const startOwnPostgres = async (o: OwnPostgresOptions = {}): Promise<OwnPostgres> => {
   if (postgresBin === undefined) throw new Error("the PostgreSQL server binaries are not installed")
   const asRoot = process.getuid?.() === 0
+  const argvOf = (command: string, args: ReadonlyArray<string>) =>
+    (asRoot ? ["runuser", ["-u", "postgres", "--", join(postgresBin!, command), ...args]] : [join(postgresBin!, command), [...args]]) as [string, Array<string>]
   const run = (command: string, args: ReadonlyArray<string>) => {
-    const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", join(postgresBin!, command), ...args]] : [join(postgresBin!, command), [...args]]
-    execFileSync(file, argv as Array<string>, { stdio: "pipe", timeout: 60_000 })
+    const [file, argv] = argvOf(command, args)
+    execFileSync(file, argv, { stdio: "pipe", timeout: 60_000 })
   }
+  const runAsync = (command: string, args: ReadonlyArray<string>) =>
+    new Promise<void>((resolve, reject) => {
+      const [file, argv] = argvOf(command, args)
+      execFile(file, argv, { timeout: 60_000 }, (error, _stdout, stderr) => (error === null ? resolve() : reject(new Error(`${command}: ${error.message} ${stderr}`))))
+    })
   const dir = mkdtempSync(join(tmpdir(), "switchboard-pg-"))
   if (asRoot) {
     const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim())
@@ -61,7 +72,8 @@ export const startOwnPostgres = async (o: OwnPostgresOptions = {}): Promise<OwnP
     owned("pg_hba.conf", "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostssl all all ::1/128 trust\n")
     options += " -c ssl=on"
   }
-  const start = () => run("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"])
+  const startArgs = ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "-t", "60", "start"]
+  const start = () => run("pg_ctl", startArgs)
   start()
   let frozen = false
   /** The postmaster and its children (the backends, checkpointer, …). */
@@ -97,6 +109,11 @@ export const startOwnPostgres = async (o: OwnPostgresOptions = {}): Promise<OwnP
       signal("SIGSTOP")
     },
     thaw,
+    stopAsync: () => {
+      thaw()
+      return runAsync("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+    },
+    startAsync: () => runAsync("pg_ctl", startArgs),
     destroy: () => {
       thaw()
       try {

@@ -8,7 +8,8 @@
  * - timeout: the server's `statement_timeout` (57014), the client's query timeout;
  * - unavailable: connection errors (refused, reset, timed out, broken pipe), the server shutting
  *   down or crashing (57P01–57P03; the embedded database's worker gone is 57P01 too), connection
- *   exceptions (class 08), a pool that could not hand out a connection in time.
+ *   exceptions (class 08), a pool that could not hand out a connection in time, a node-postgres
+ *   client whose connection broke earlier (`… is not queryable`: the ROLLBACK after it).
  */
 import { DatabaseUnavailable, type DatabaseUnavailableReason } from "@switchboard/core/shared"
 
@@ -22,7 +23,7 @@ export const databaseOutage = (error: unknown): DatabaseUnavailableReason | unde
     if (c.code === "57014" || (typeof c.message === "string" && /Query read timeout|statement timeout/i.test(c.message))) return "timeout"
     if (typeof c.code === "string" && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|57P0[1-3]|08\d{3})$/.test(c.code)) return "unavailable"
     if (c._tag === "DatabaseUnavailable") return c.reason === "timeout" ? "timeout" : "unavailable"
-    if (typeof c.message === "string" && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Connection timed out/i.test(c.message)) {
+    if (typeof c.message === "string" && /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Connection timed out|is not queryable/i.test(c.message)) {
       return "unavailable"
     }
     current = c.cause
