@@ -118,6 +118,8 @@ export interface ServerConfigShape {
   readonly pgliteSharedBuffersMb: number
   /** What DATABASE_URL reaches (DATABASE_POOL_MODE): the server or a session pooler, or a transaction pooler. */
   readonly databasePoolMode: "session" | "transaction"
+  /** Connections in one process's PostgreSQL pool (DATABASE_POOL_SIZE). */
+  readonly databasePoolSize: number
   /** A direct connection for LISTEN (DATABASE_LISTEN_URL); none: DATABASE_URL's. */
   readonly databaseListenUrl: Option.Option<Redacted.Redacted<string>>
   /** Organization SSO: identity providers may be http:// or private/loopback addresses (ALLOW_PRIVATE_SSO_PROVIDERS; local testing). */
@@ -266,6 +268,7 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   cacheDir: Option.none(),
   pgliteSharedBuffersMb: 32,
   databasePoolMode: "session",
+  databasePoolSize: 10,
   databaseListenUrl: Option.none(),
   allowPrivateSsoProviders: false,
   ssoTimeoutMs: 10_000,

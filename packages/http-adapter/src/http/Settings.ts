@@ -376,6 +376,14 @@ export const serverSettings = {
     default: "session",
     meaning: "What `DATABASE_URL` reaches: PostgreSQL itself or a session pooler (`session`), or a transaction pooler such as PgBouncer with `pool_mode = transaction` (`transaction`: no named prepared statements, and the server cancels a statement past `DATABASE_STATEMENT_TIMEOUT_MS` itself). `transaction` needs `DATABASE_LISTEN_URL`; without it the server refuses to start. See [operations](operations.md#postgresql-in-production)."
   }),
+  databasePoolSize: intSetting({
+    name: "DATABASE_POOL_SIZE",
+    section: "storage",
+    default: 10,
+    min: 1,
+    max: 1_000,
+    meaning: "PostgreSQL: the connections one server process keeps in its pool; the process also holds one LISTEN connection. Size PostgreSQL's `max_connections` (or the pooler's) for every process: see [operations](operations.md#several-processes)."
+  }),
   databaseListenUrl: customSetting({
     name: "DATABASE_LISTEN_URL",
     section: "storage",

@@ -39,6 +39,7 @@ export const databaseConfigOf = (config: ServerConfigShape): DatabaseConfig =>
         statementTimeoutMs: config.databaseStatementTimeoutMs,
         connectTimeoutMs: config.databaseConnectTimeoutMs,
         poolMode: config.databasePoolMode,
+        maxConnections: config.databasePoolSize,
         listenUrl: Option.getOrUndefined(config.databaseListenUrl)
       }),
     onNone: () =>
