@@ -450,8 +450,8 @@ export const serverSettings = {
     default: 10,
     min: 0,
     max: 300,
-    zero: "off",
-    meaning: "How often this process adds the API requests it counted per project (versioned and management API, per hour and outcome) to the database, for the console's project overview ([console](console.md)); also once at shutdown. Several processes add up. `0`: nothing is counted."
+    zero: "nothing is counted",
+    meaning: "How often this process adds the API requests it counted per project (versioned and management API, per hour and outcome) to the database, for the console's project overview ([console](console.md)); also once at shutdown. Several processes add up."
   }),
   serviceKeyLimit: intSetting({
     name: "SERVICE_KEY_LIMIT",

@@ -3,9 +3,9 @@
  * docs/console.md): every request whose declared route is the versioned API's
  * `/v1/projects/:projectId/…` or the management API's `/projects/:projectId/…` counts toward the
  * project its `projectId` parameter names, by hour (UTC), surface and outcome class (2xx/3xx, 4xx,
- * 5xx). A request no route took (an unknown path) is not counted; a request refused after routing
- * (401, 403, 404 of a project that does not exist) is, and the store drops the counts of a project
- * it does not hold.
+ * 5xx). A request answered before routing (an unknown path, a URL the checks refuse, 429 over the
+ * rate limit) is not counted; a request refused after routing (401, 403, 404) is, and the store
+ * drops the counts of a project it does not hold.
  *
  * On the request's path this is one lookup of the route the router matched (in the request fiber's
  * context), one key string and one `Map` update: no effect, no await. A worker
