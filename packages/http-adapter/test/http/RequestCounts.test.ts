@@ -3,15 +3,19 @@
  * (server/RequestCountsWorker.ts): any sequence of counts drains as their sums per project, hour,
  * surface and outcome class; the tally's bound drops new keys only; a failed flush is put back and
  * stored by the next; the pipeline's step counts by the `projectId` of the route the router matched
- * and nothing else; the last flush happens when the layer closes.
+ * and nothing else; the last flush happens when the layer closes; and the server counts its
+ * answers end to end, served by Node and as a web handler.
  */
 import { ProjectRequestCounts, type RequestCount } from "@switchboard/core/projects"
-import { DateTime, Effect, Exit, Layer, Context, Scope } from "effect"
-import { HttpRouter } from "effect/http"
+import type { ProjectId } from "@switchboard/core/shared"
+import { Context, DateTime, Effect, Exit, Layer, Scope } from "effect"
+import { HttpEffect, HttpMiddleware, HttpRouter } from "effect/http"
 import * as fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { HttpAppLive } from "../../src/Http.js"
 import { makeCountRequest, makeRequestTally, RequestCounter } from "../../src/http/pipeline/RequestCounts.js"
 import { RequestCountsWorker } from "../../src/server/RequestCountsWorker.js"
+import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 const HOUR = 3_600_000
 const ids = ["0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "0190a1b2-c3d4-7e5f-9a9b-0c1d2e3f4a5c"]
@@ -131,5 +135,50 @@ describe("the flush", () => {
   it("counts nothing with REQUEST_COUNTS_FLUSH_SECONDS=0: there is no counter", async () => {
     const context = await Effect.runPromise(Effect.scoped(Layer.build(RequestCountsWorker({ requestCountsFlushSeconds: 0 }))))
     expect(Context.getOption(context as Context.Context<RequestCounter>, RequestCounter)._tag).toBe("None")
+  })
+})
+
+describe("the server's requests, served by Node and as a web handler", () => {
+  let s: TestServer
+  beforeAll(async () => {
+    s = await startTestServer("pglite", { requestCountsFlushSeconds: 300 })
+  })
+  afterAll(() => s.close())
+
+  const rowsOf = (projectId: string) =>
+    s.run(Effect.gen(function*() {
+      yield* Effect.flatMap(RequestCounter, (c) => c.flush)
+      const rows = yield* (yield* ProjectRequestCounts).last24h(projectId as ProjectId, yield* DateTime.now)
+      return rows.map((r) => [r.surface, r.outcome, r.count])
+    }))
+
+  it("counts each answer toward the project of the route it matched, the unknown paths not", async () => {
+    const auth = { authorization: `Bearer ${s.serviceKey}` }
+    const post = (path: string, body: unknown) =>
+      fetch(`${s.baseUrl}${path}`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json", "idempotency-key": crypto.randomUUID() },
+        body: JSON.stringify(body)
+      }).then(async (r) => {
+        expect(r.status).toBe(201)
+        return (await r.json()) as Record<string, string>
+      })
+    const org = await post("/v1/organizations", { name: "Counted" })
+    const project = await post(`/v1/organizations/${org.organizationId}/projects`, { name: "Counted", slug: `counted-${Date.now().toString(36)}` })
+    const projectId = project.projectId!
+    // Node: two answered, one unknown path (not counted).
+    for (let i = 0; i < 2; i++) expect((await fetch(`${s.baseUrl}/v1/projects/${projectId}`, { headers: auth })).status).toBe(200)
+    expect((await fetch(`${s.baseUrl}/v1/projects/${projectId}/no-such-thing`, { headers: auth })).status).toBe(404)
+    // The same application as a web handler (the deadline's own fiber): one answered, one refused.
+    type AppServices = Exclude<HttpRouter.Request.Without<Layer.Services<typeof HttpAppLive>>, HttpRouter.HttpRouter>
+    const context = await s.run(Effect.context<AppServices>())
+    const scope = Effect.runSync(Scope.make())
+    const app = await Effect.runPromise(Scope.provide(HttpRouter.toHttpEffect(HttpAppLive.pipe(Layer.provide(Layer.succeedContext(context)))), scope))
+    const web = HttpEffect.toWebHandler(app)
+    const carried = Context.make(HttpMiddleware.TracerDisabledWhen, () => true) as Context.Context<never>
+    expect((await web(new Request(`http://x/v1/projects/${projectId}`, { headers: auth }), carried)).status).toBe(200)
+    expect((await web(new Request(`http://x/v1/projects/${projectId}`, { headers: { authorization: "Bearer sb_nope" } }), carried)).status).toBe(401)
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    expect((await rowsOf(projectId)).sort()).toEqual([["v1", "client_error", 1], ["v1", "success", 3]])
   })
 })

@@ -17,7 +17,8 @@ import type { Respond } from "./Respond.js"
 import type { Served } from "./Served.js"
 
 /**
- * Runs `work` (which never fails) with a deadline: past `ms`, the caller gets a failed exit with
+ * Runs `work` (which never fails) with a deadline and hands its exit to `answer`, with the context
+ * of the work's fiber (the route it matched): past `ms`, `answer` gets a failed exit with
  * `onTimeout()` at once and the work is interrupted in the background. One forked fiber and one
  * timer per request (cheaper than a race of fibers). The work's pre-response handlers (the
  * management API's headers) need no copying back: they live in the request's state, which the
