@@ -120,7 +120,7 @@ describe("the flush", () => {
       RequestCountsWorker({ requestCountsFlushSeconds: 300 }).pipe(Layer.provide(storeOf(stored, { left: 1 }))),
       scope
     ))
-    const counter = Context.get(context, RequestCounter)
+    const counter = Context.get(context as Context.Context<RequestCounter>, RequestCounter)
     counter.tally.count(ids[0]!, "v1", 200, Date.now())
     // The store refuses this flush: the counts stay in the tally.
     await Effect.runPromise(Effect.exit(counter.flush))
@@ -133,7 +133,7 @@ describe("the flush", () => {
   })
 
   it("counts nothing with REQUEST_COUNTS_FLUSH_SECONDS=0: there is no counter", async () => {
-    const context = await Effect.runPromise(Effect.scoped(Layer.build(RequestCountsWorker({ requestCountsFlushSeconds: 0 }))))
+    const context = await Effect.runPromise(Effect.scoped(Layer.build(RequestCountsWorker({ requestCountsFlushSeconds: 0 }).pipe(Layer.provide(storeOf([], { left: 0 }))))))
     expect(Context.getOption(context as Context.Context<RequestCounter>, RequestCounter)._tag).toBe("None")
   })
 })
