@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HttpAppLive } from "../../src/Http.js"
 import { makeCountRequest, makeRequestTally, RequestCounter } from "../../src/http/pipeline/RequestCounts.js"
 import { RequestCountsWorker } from "../../src/server/RequestCountsWorker.js"
+import { managementClient } from "../support/ManagementClient.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 const HOUR = 3_600_000
@@ -141,7 +142,7 @@ describe("the flush", () => {
 describe("the server's requests, served by Node and as a web handler", () => {
   let s: TestServer
   beforeAll(async () => {
-    s = await startTestServer("pglite", { requestCountsFlushSeconds: 300 })
+    s = await startTestServer("pglite", { requestCountsFlushSeconds: 300 }, undefined, undefined, { tls: true })
   })
   afterAll(() => s.close())
 
@@ -179,6 +180,9 @@ describe("the server's requests, served by Node and as a web handler", () => {
     expect((await web(new Request(`http://x/v1/projects/${projectId}`, { headers: auth }), carried)).status).toBe(200)
     expect((await web(new Request(`http://x/v1/projects/${projectId}`, { headers: { authorization: "Bearer sb_nope" } }), carried)).status).toBe(401)
     await Effect.runPromise(Scope.close(scope, Exit.void))
-    expect((await rowsOf(projectId)).sort()).toEqual([["v1", "client_error", 1], ["v1", "success", 3]])
+    // The management API (HTTPS): refused after routing, so counted.
+    const management = await managementClient(() => s)(`/projects/${projectId}`, { auth: { username: projectId, password: "not-the-secret" } })
+    expect(management.status).toBe(401)
+    expect((await rowsOf(projectId)).sort()).toEqual([["management", "client_error", 1], ["v1", "client_error", 1], ["v1", "success", 3]])
   })
 })
