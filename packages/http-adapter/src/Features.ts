@@ -37,6 +37,7 @@ import { WebhooksWorkers } from "./server/WebhooksWorkers.js"
 import { PlatformsServerAdapters } from "./server/PlatformsAdapters.js"
 import { ImessageServerAdapters } from "./server/ImessageAdapters.js"
 import { PlatformsWorkers } from "./server/PlatformsWorkers.js"
+import { RequestCountsWorker } from "./server/RequestCountsWorker.js"
 import { WhatsappServerAdapters } from "./server/WhatsappAdapters.js"
 import { PlatformsGroupLive } from "./v1/PlatformsHandlers.js"
 import { WhatsappGroupLive } from "./v1/WhatsappHandlers.js"
@@ -156,5 +157,6 @@ export const serverWorkers = (config: ServerConfigShape) =>
     WebhooksWorkers(config),
     OAuthProviderWorkers(config),
     DashboardWorkers(config),
-    PlatformsWorkers(config)
+    PlatformsWorkers(config),
+    RequestCountsWorker(config)
   )

@@ -11,6 +11,7 @@ import { IdempotencyStoreSql } from "./shared/IdempotencyStoreSql.js"
 import { TransactorSql } from "./shared/TransactorSql.js"
 import { OrganizationsReposSql } from "./organizations/OrganizationsSql.js"
 import { ProjectsReposSql } from "./projects/ProjectsSql.js"
+import { RequestCountsReposSql } from "./projects/RequestCountsSql.js"
 import { ProjectApiKeysReposSql } from "./credentials/ProjectApiKeysSql.js"
 import { AccountSecurityReposSql } from "./accounts/AccountSecuritySql.js"
 import { UploadsReposSql } from "./uploads/UploadsSql.js"
@@ -65,6 +66,7 @@ import m0130 from "./migrations/0130_organizationSubscriptions.js"
 import m0140 from "./migrations/0140_filteredCodeFacts.js"
 import m0150 from "./migrations/0150_webhookDeliveriesDueIndex.js"
 import m0160 from "./migrations/0160_webhookEndpointsStartAfter.js"
+import m0170 from "./migrations/0170_projectRequestCounts.js"
 
 export const RepositoriesSql = Layer.mergeAll(
   TransactorSql,
@@ -73,6 +75,7 @@ export const RepositoriesSql = Layer.mergeAll(
   IdempotencyStoreSql,
   OrganizationsReposSql,
   ProjectsReposSql,
+  RequestCountsReposSql,
   ProjectApiKeysReposSql,
   AccountSecurityReposSql,
   UploadsReposSql,
@@ -130,5 +133,6 @@ export const migrations = {
   "0130_organizationSubscriptions": m0130,
   "0140_filteredCodeFacts": m0140,
   "0150_webhookDeliveriesDueIndex": m0150,
-  "0160_webhookEndpointsStartAfter": m0160
+  "0160_webhookEndpointsStartAfter": m0160,
+  "0170_projectRequestCounts": m0170
 }

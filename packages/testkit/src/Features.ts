@@ -9,6 +9,7 @@ import { PasswordHasherTest, TestServerSecret } from "./Adapters.js"
 import { IdentityReposMemory } from "./memory/AccountsMemory.js"
 import { OrganizationsMemory } from "./memory/OrganizationsMemory.js"
 import { ProjectsMemory } from "./memory/ProjectsMemory.js"
+import { RequestCountsMemory } from "./memory/RequestCountsMemory.js"
 import { ProjectApiKeysMemory } from "./memory/ProjectApiKeysMemory.js"
 import { AccountSecurityMemory } from "./memory/AccountSecurityMemory.js"
 import { UploadsMemory } from "./memory/UploadsMemory.js"
@@ -40,6 +41,7 @@ export * from "./memory/AccountsMemory.js"
 export * from "./memory/MemoryState.js"
 export * from "./memory/OrganizationsMemory.js"
 export * from "./memory/ProjectsMemory.js"
+export * from "./memory/RequestCountsMemory.js"
 export * from "./memory/ProjectApiKeysMemory.js"
 export * from "./memory/AccountSecurityMemory.js"
 export * from "./memory/UploadsMemory.js"
@@ -70,6 +72,7 @@ export const RepositoriesMemory = Layer.mergeAll(
   RateLimiterInProcess,
   OrganizationsMemory,
   ProjectsMemory,
+  RequestCountsMemory,
   ProjectApiKeysMemory,
   AccountSecurityMemory,
   UploadsMemory,

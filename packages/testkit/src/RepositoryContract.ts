@@ -45,6 +45,7 @@ import { organizationsContract } from "./contracts/OrganizationsContract.js"
 import { platformsContract } from "./contracts/PlatformsContract.js"
 import { projectApiKeysContract } from "./contracts/ProjectApiKeysContract.js"
 import { projectsContract } from "./contracts/ProjectsContract.js"
+import { requestCountsContract } from "./contracts/RequestCountsContract.js"
 import { ssoContract } from "./contracts/SsoContract.js"
 import { uploadsContract } from "./contracts/UploadsContract.js"
 import { voiceContract } from "./contracts/VoiceContract.js"
@@ -57,6 +58,7 @@ export type RepositoryPorts = StorePorts
 const featuresContract = (it: Vitest.MethodsNonLive<StorePorts>): void => {
   organizationsContract(it)
   projectsContract(it)
+  requestCountsContract(it)
   projectApiKeysContract(it)
   accountSecurityContract(it)
   uploadsContract(it)

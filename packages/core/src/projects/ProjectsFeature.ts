@@ -10,6 +10,7 @@ import type { PlatformsRepo, ProjectUsersRepo } from "./PlatformsAndUsersPorts.j
 import type { ProjectsRepo } from "./Ports.js"
 import { ProjectsService } from "./ProjectsService.js"
 import type { ProjectSettingsRepo } from "./ProjectSettingsPorts.js"
+import type { ProjectRequestCounts } from "./RequestCountsPorts.js"
 import { ProjectUsers } from "./ProjectUsers.js"
 
 export * from "./Errors.js"
@@ -27,6 +28,7 @@ export * from "./PlatformsAndUsersSchema.js"
 export * from "./ProjectIntegrations.js"
 export * from "./ProjectSettingsPorts.js"
 export * from "./ProjectUsers.js"
+export * from "./RequestCountsPorts.js"
 
 /** Platform switches and end users (the management API's, also the Dashboard's) are the project's. */
 export const ProjectsCore = Layer.mergeAll(
@@ -40,5 +42,6 @@ export const ProjectsCore = Layer.mergeAll(
  * Projects also read memberships through `OrganizationsRepo`, the Organizations feature's port;
  * `ProjectClosureStatus` reads the billing, platforms and voice features' ports.
  * `ProjectSettingsRepo` backs `ProjectIntegrations`, which the Dashboard feature composes.
+ * `ProjectRequestCounts` holds the API requests answered per project and hour (the console's overview).
  */
-export type ProjectsPorts = ProjectsRepo | PlatformsRepo | ProjectUsersRepo | ProjectSettingsRepo
+export type ProjectsPorts = ProjectsRepo | PlatformsRepo | ProjectUsersRepo | ProjectSettingsRepo | ProjectRequestCounts

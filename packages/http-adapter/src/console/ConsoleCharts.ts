@@ -13,20 +13,24 @@ export interface Series {
 
 const HOUR = 3_600_000
 
-/** `times[i]` (epoch ms) counted per hour for the 24 hours ending at `now`, split by `seriesOf`. */
+/**
+ * `items` counted per hour (`timeOf`, epoch ms) for the 24 hours ending at `now`, split by
+ * `seriesOf`; each item counts `weightOf` (1 unless given: an item that is already a count).
+ */
 export const perHour = <A>(
   items: ReadonlyArray<A>,
   timeOf: (a: A) => number,
   seriesOf: (a: A) => number,
   seriesCount: number,
-  now: number
+  now: number,
+  weightOf: (a: A) => number = () => 1
 ): ReadonlyArray<ReadonlyArray<number>> => {
   const end = Math.floor(now / HOUR) * HOUR + HOUR
   const bins = Array.from({ length: 24 }, () => Array.from({ length: seriesCount }, () => 0))
   for (const a of items) {
     const index = 23 - Math.floor((end - 1 - timeOf(a)) / HOUR)
     const s = seriesOf(a)
-    if (index >= 0 && index < 24 && s >= 0 && s < seriesCount) bins[index]![s]! += 1
+    if (index >= 0 && index < 24 && s >= 0 && s < seriesCount) bins[index]![s]! += weightOf(a)
   }
   return bins
 }

@@ -1,20 +1,23 @@
 /**
- * A project's overview, its landing page in the console: what matters at a glance — the events it
- * emitted and the webhook deliveries of the last 24 hours, the webhooks that are failing (dead
+ * A project's overview, its landing page in the console: what matters at a glance — the API
+ * requests it was answered (versioned and management API, counted per hour: docs/console.md), the
+ * webhook deliveries and the events it emitted in the last 24 hours, the webhooks that are failing (dead
  * letters, or a last attempt that was refused), the calls in progress, the plans and this period's
  * usage — and, while a step is left, the "Getting started" checklist: create an API key, add a
  * webhook destination, send a first (test) event. Each step is ticked from the project's state
  * (its keys, its endpoints, their deliveries) and links to the console page that does it. The
  * figures come from the same reads as the pages they summarise (the webhook pages' endpoints,
- * deliveries and events; the voice page's calls; the billing page's overview).
+ * deliveries and events; the voice page's calls; the billing page's overview); the requests from
+ * the store's hourly counts (`ProjectRequestCounts`), read once the project's own read allowed it.
  */
 import { BillingService } from "@switchboard/core/billing"
 import { ProjectApiKeys } from "@switchboard/core/credentials"
 import { type WebhookDelivery } from "@switchboard/core/events"
-import { ProjectsService } from "@switchboard/core/projects"
+import { ProjectRequestCounts, ProjectsService, type RequestCount } from "@switchboard/core/projects"
 import { Calls } from "@switchboard/core/voice"
 import { DateTime, Effect } from "effect"
 import { money } from "./ConsoleBilling.js"
+import { hourlyChart, perHour } from "./ConsoleCharts.js"
 import { badge, emptyState, html, idChip, table, when } from "./ConsoleHtml.js"
 import { type ConsoleCtx, page, type View } from "./ConsoleKit.js"
 import { makeProjectChrome, projectIdOf, projectTabs } from "./ConsoleProjects.js"
@@ -30,6 +33,19 @@ const EVENTS_COUNTED = 1000
 /** A delivery that failed: dead-lettered, or waiting for a retry after a refused attempt. */
 const failed = (d: WebhookDelivery) => d.status === "dead_lettered" || (d.status === "pending" && d.attemptCount > 0 && !d.inFlight)
 
+const requestSeries = [
+  { label: "answered (2xx, 3xx)", colour: "#15803d" },
+  { label: "refused (4xx)", colour: "#b45309" },
+  { label: "failed (5xx)", colour: "#dc2626" }
+]
+const seriesIndex = { success: 0, client_error: 1, server_error: 2 } as const
+
+/** The requests of the last 24 hours per hour, stacked by outcome (one chart entry per counted request). */
+const requestsChart = (rows: ReadonlyArray<RequestCount>, now: number) => {
+  const bins = perHour(rows, (r) => DateTime.toEpochMillis(r.hour), (r) => seriesIndex[r.outcome], 3, now, (r) => r.count)
+  return hourlyChart("Requests per hour", requestSeries, bins, now, "no API requests in the last 24 hours.")
+}
+
 const stat = (label: string, value: string | number, note: ReturnType<typeof html> | string, tone: "plain" | "bad" = "plain") =>
   html`<li class="stat${tone === "bad" ? " bad" : ""}"><span class="label">${label}</span><span class="value">${String(value)}</span><span class="note">${note}</span></li>`
 
@@ -38,6 +54,7 @@ export const overviewRoutes = (router: ConsoleRouter) =>
     const projects = yield* ProjectsService
     const apiKeys = yield* ProjectApiKeys
     const calls = yield* Calls
+    const requestCounts = yield* ProjectRequestCounts
     const billing = yield* BillingService
     const chrome = yield* makeProjectChrome
     const reads = yield* makeWebhookReads
@@ -59,6 +76,10 @@ export const overviewRoutes = (router: ConsoleRouter) =>
           .filter((x) => x.bad.length > 0)
         const latest = yield* reads.latestEvents(projectId, EVENTS_COUNTED)
         const eventsToday = latest.events.filter((r) => DateTime.toEpochMillis(r.event.timestamp) >= since)
+        const requests = yield* requestCounts.last24h(projectId, DateTime.makeUnsafe(now) as DateTime.Utc)
+        const requestTotal = requests.reduce((n, r) => n + r.count, 0)
+        const requestsFailed = requests.reduce((n, r) => n + (r.outcome === "server_error" ? r.count : 0), 0)
+        const requestsRefused = requests.reduce((n, r) => n + (r.outcome === "client_error" ? r.count : 0), 0)
         const recentCalls = (yield* calls.list(projectId, ctx.principal, { pageSize: 100 })).calls
         const live = recentCalls.filter((c) => !ended.has(c.status))
         const plans = yield* Effect.gen(function*() {
@@ -116,14 +137,26 @@ ${s.done ? html`<span class="badge ok">Done</span>` : html`<a class="button seco
           body: html`
 ${checklist}
 <ul class="stats" aria-label="The last 24 hours">
+${
+          stat(
+            "Requests, last 24 h",
+            requestTotal,
+            requestTotal === 0 ? "None yet" : `${requestsFailed} failed · ${requestsRefused} refused (4xx)`,
+            requestsFailed === 0 ? "plain" : "bad"
+          )
+        }
 ${stat("Events, last 24 h", eventsToday.length === EVENTS_COUNTED ? `${EVENTS_COUNTED}+` : eventsToday.length, eventsToday.length === 0 ? "None yet" : html`Latest ${when(eventsToday[0]!.event.timestamp)}`)}
 ${stat("Deliveries, last 24 h", lastDay.length, lastDay.length === 0 ? "None yet" : `${delivered} delivered · ${failedToday} failing`)}
 ${stat("Failing webhooks", failing.length, failing.length === 0 ? (endpoints.length === 0 ? "No webhooks yet" : "All delivering") : "With dead letters or refused attempts", failing.length === 0 ? "plain" : "bad")}
 ${stat("Calls in progress", live.length, html`<a href="${base}/voice">${recentCalls.length === 0 ? "No calls yet" : `${recentCalls.length} recent`}</a>`)}
 </ul>
 <div class="grid">
+<section class="card" aria-labelledby="requests"><h2 id="requests">Requests</h2>
+${requestsChart(requests, now)}</section>
 <section class="card" aria-labelledby="deliveries"><h2 id="deliveries">Deliveries</h2>
 ${deliveriesChart(lastDay, endpoints.length === 0 ? "add a webhook destination to see its deliveries here." : "no deliveries in the last 24 hours.")}</section>
+</div>
+<div class="grid">
 <section class="card" aria-labelledby="failing"><h2 id="failing">Failing webhooks</h2>
 ${
             table("Failing webhooks", ["Webhook", "Failing deliveries", "Last response", ""], failing.map(({ bad, e, last }) => [
@@ -135,8 +168,6 @@ ${
               ? emptyState("No webhooks yet.", "Add a destination and its failures show up here.", html`<a class="button secondary" href="${base}/webhooks#new-destination">Add a destination</a>`)
               : html`<p class="muted">None: every webhook's latest deliveries went through.</p>`)
           }</section>
-</div>
-<div class="grid">
 <section class="card" aria-labelledby="plan"><h2 id="plan">Plan and usage</h2>
 ${
             plans === undefined
@@ -154,6 +185,7 @@ ${
                 }`
               }<p><a href="${base}/billing">Billing</a></p>`
           }</section>
+</div>
 <section class="card" aria-labelledby="project"><h2 id="project">Project</h2><dl class="facts">
 <dt>Project id</dt><dd>${idChip(project.projectId, "project id")}</dd>
 <dt>Slug</dt><dd><code>${project.slug}</code></dd>
@@ -161,8 +193,7 @@ ${
 <dt>Created</dt><dd>${when(project.createdAt)}</dd>
 <dt>API keys</dt><dd><a href="${base}/keys">${keys.length === 1 ? "1 key" : `${keys.length} keys`}</a></dd>
 <dt>Webhooks</dt><dd><a href="${base}/webhooks">${endpoints.length === 1 ? "1 endpoint" : `${endpoints.length} endpoints`}</a></dd></dl>
-<p><a href="${base}/settings">Settings</a>: the management secret, closing the project.</p></section>
-</div>`
+<p><a href="${base}/settings">Settings</a>: the management secret, closing the project.</p></section>`
         } satisfies View
       })
 

@@ -11,7 +11,7 @@
  * 6. the deadline (REQUEST_TIMEOUT_MS): 504 REQUEST_TIMEOUT at once, the work interrupted;
  * 7. the answer: every failure rendered in its surface's format (404/405/422 for unknown routes,
  *    503/504 for an unavailable database, 500 for a defect; never a stack trace), the pipeline's
- *    headers on whatever leaves, and the access-log line.
+ *    headers on whatever leaves, the access-log line and the request's count toward its project.
  *
  * The per-request work is built once here (no fork, no effect per step); `bench/` measures it.
  * `makeGlobalMiddleware` gives the function that wraps the whole application (the router's
@@ -28,6 +28,7 @@ import { makeFailures } from "./pipeline/Failures.js"
 import { InFlight } from "./pipeline/InFlight.js"
 import { makeLifecycleHeaders } from "./pipeline/Lifecycle.js"
 import { makeRateLimit } from "./pipeline/RateLimit.js"
+import { makeCountRequest, RequestCounter } from "./pipeline/RequestCounts.js"
 import { addRequestIdHeaders, assignRequestIds } from "./pipeline/RequestIds.js"
 import { makeRespond } from "./pipeline/Respond.js"
 import { makeServed } from "./pipeline/Served.js"
@@ -52,7 +53,8 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
     const lifecycle = makeLifecycleHeaders(table, config.docsUrl)
     const rateLimit = makeRateLimit(yield* RateLimiter, config)
     const failures = makeFailures(table, config.docsUrl)
-    const deadline = makeDeadline(config.requestTimeoutMs, failures, makeRespond(access, failures))
+    const counter = Option.getOrUndefined(yield* Effect.serviceOption(RequestCounter)) // absent: no count per request
+    const deadline = makeDeadline(config.requestTimeoutMs, failures, makeRespond(access, failures, counter && makeCountRequest(counter.tally)))
 
     return <E, R>(
       app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>

@@ -25,6 +25,8 @@ export interface ServerConfigShape {
   readonly serviceKeyLimit: number
   readonly shutdownGraceSeconds: number
   readonly credentialCacheSeconds: number
+  /** How often the requests counted per project are added to the store (REQUEST_COUNTS_FLUSH_SECONDS; 0: not counted). */
+  readonly requestCountsFlushSeconds: number
   /** How often this process deletes OAuth codes and tokens that expired a day ago (OAUTH_SWEEP_INTERVAL_SECONDS; 0: never). */
   readonly oauthSweepIntervalSeconds: number
   readonly secretKey: Option.Option<Redacted.Redacted<string>>
@@ -220,6 +222,7 @@ export const makeServerConfig = (overrides: Partial<ServerConfigShape> = {}): Se
   serviceKeyLimit: 20,
   shutdownGraceSeconds: 10,
   credentialCacheSeconds: 30,
+  requestCountsFlushSeconds: 10,
   oauthSweepIntervalSeconds: 3600,
   secretKey: Option.none(),
   rateLimitQuota: 100,

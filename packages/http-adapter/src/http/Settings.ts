@@ -457,6 +457,15 @@ export const serverSettings = {
     zero: "off",
     meaning: "How long a verified credential, and the account or project record a read returns (cached reads, [requests](api-notes/requests.md)), is served from memory. Revocations and record changes drop them at once: in the process, and across processes on PostgreSQL (through `pg_notify`)."
   }),
+  requestCountsFlushSeconds: intSetting({
+    name: "REQUEST_COUNTS_FLUSH_SECONDS",
+    section: "limits",
+    default: 10,
+    min: 0,
+    max: 300,
+    zero: "nothing is counted",
+    meaning: "How often this process adds the API requests it counted per project (versioned and management API, per hour and outcome) to the database, for the console's project overview ([console](console.md)); also once at shutdown. Several processes add up."
+  }),
   serviceKeyLimit: intSetting({
     name: "SERVICE_KEY_LIMIT",
     section: "limits",

@@ -30,6 +30,7 @@ import { join } from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { principalOf } from "../../src/routes/DashboardAccess.js"
+import { RequestCounter } from "../../src/http/pipeline/RequestCounts.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 import { newId, signalsOf } from "../support/VoiceHttp.js"
 
@@ -432,8 +433,14 @@ describe("the console in a headless browser (pglite)", { timeout: 240_000 }, () 
     await page.click("[data-step=api-key] a")
     await page.fill("#key-name", "production server")
     await submit(page, "text=Create key")
+    // The key's first requests, counted toward the project once the process flushed its counts.
+    const key = (await page.textContent("#secret-value"))!.trim()
+    for (let i = 0; i < 3; i++) await fetch(`${s.baseUrl}/v1/projects/${projectId}`, { headers: { authorization: `Bearer ${key}` } })
+    await s.run(Effect.flatMap(RequestCounter, (c) => c.flush))
     await page.click("nav.tabs >> text=Overview")
     expect(await page.locator("[data-checklist]").count()).toBe(0)
+    expect(Number(await page.textContent(".stat:has-text('Requests, last 24 h') .value"))).toBeGreaterThanOrEqual(3)
+    expect(await page.textContent("#requests-per-hour-d")).toMatch(/^Last 24 hours: \d+ answered \(2xx, 3xx\), \d+ refused \(4xx\), 0 failed \(5xx\)/)
     expect(Number(await page.textContent(".stat:has-text('Events, last 24 h') .value"))).toBeGreaterThan(0)
     await look(page, "24-project-overview-data")
   })

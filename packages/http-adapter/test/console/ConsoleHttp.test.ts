@@ -15,6 +15,7 @@ import { makeSmsInbox } from "@switchboard/testkit"
 import { DateTime, Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { browser, expectData, oauthAccessToken, signedUp } from "../support/DashboardClient.js"
+import { RequestCounter } from "../../src/http/pipeline/RequestCounts.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 /** The CSRF token the page's forms carry. */
@@ -493,6 +494,39 @@ for (const backend of testBackends()) {
       expect(Number(statOf(done.text, "Events, last 24 h"))).toBeGreaterThanOrEqual(2)
       expect(done.text).toContain(`id="deliveries-per-hour-t"`)
       expect(done.text).toMatch(/<dt>API keys<\/dt><dd><a [^>]+>1 key<\/a>/)
+    })
+
+    it("counts the project's API requests of the last 24 hours on the overview: the total, the failed and refused, per hour", async () => {
+      const p = await withProject("requests")
+      const overview = () => p.b.fetch(`/console/projects/${p.projectId}`)
+      const fresh = await overview()
+      expect(statOf(fresh.text, "Requests, last 24 h")).toBe("0")
+      expect(fresh.text).toContain("Requests per hour: no API requests in the last 24 hours.")
+      expect(fresh.text).not.toContain(`id="requests-per-hour-t"`)
+      // The requests come first among the figures.
+      expect(fresh.text.indexOf("Requests, last 24 h")).toBeLessThan(fresh.text.indexOf("Deliveries, last 24 h"))
+
+      const made = await p.b.fetch(`/console/projects/${p.projectId}/keys`, { method: "POST", form: { _csrf: p.csrf, name: "server", permissions: ["project:read"] } })
+      const secret = /<code id="secret-value">([^<]+)<\/code>/.exec(made.text)![1]!
+      const v1 = (path: string, key = secret) => fetch(`${s.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } })
+      for (let i = 0; i < 3; i++) expect((await v1(`/v1/projects/${p.projectId}`)).status).toBe(200)
+      // Refused after routing: counted (4xx). No route takes the path: not counted.
+      expect((await v1(`/v1/projects/${p.projectId}`, "sb_not_a_key")).status).toBe(401)
+      expect((await v1(`/v1/projects/${p.projectId}/no-such-thing`)).status).toBe(404)
+      // A request naming another project counts toward that one (here refused: the key is not its).
+      const other = await withProject("requests2")
+      expect((await v1(`/v1/projects/${other.projectId}`)).status).toBe(403)
+      // Counted in memory; the figure is the store's once the process flushed (every REQUEST_COUNTS_FLUSH_SECONDS).
+      await s.run(Effect.flatMap(RequestCounter, (c) => c.flush))
+
+      const counted = await overview()
+      expect(statOf(counted.text, "Requests, last 24 h")).toBe("4")
+      expect(counted.text).toContain("0 failed · 1 refused (4xx)")
+      expect(counted.text).toContain(`id="requests-per-hour-t"`)
+      expect(counted.text).toContain("Last 24 hours: 3 answered (2xx, 3xx), 1 refused (4xx), 0 failed (5xx)")
+      const theOther = (await other.b.fetch(`/console/projects/${other.projectId}`)).text
+      expect(statOf(theOther, "Requests, last 24 h")).toBe("1")
+      expect(theOther).toContain("0 failed · 1 refused (4xx)")
     })
 
     it("creates the default voice profile from the voice page's empty state, then another profile", async () => {

@@ -11,7 +11,8 @@
  *     UPDATE_GOLDEN=1 npx vitest run packages/http-adapter/test/server/WireContract.test.ts
  *
  * Background work that would make answers depend on timing is off: webhook delivery (a delivery's
- * attempts would depend on when the engine polled), the billing scheduler and the privacy job.
+ * attempts would depend on when the engine polled), the billing scheduler, the privacy job and the
+ * requests counted per project (the overview's figure would depend on when a flush ran).
  */
 import { testBackends } from "@switchboard/sql-adapter"
 import { mintAccessToken } from "@switchboard/testkit"
@@ -194,7 +195,8 @@ for (const backend of testBackends()) {
         managementRateLimitQuota: 100_000,
         webhookDeliveryEnabled: false,
         billingSchedulerEnabled: false,
-        privacyJobEnabled: false
+        privacyJobEnabled: false,
+        requestCountsFlushSeconds: 0
       }, undefined, undefined, { tls: true })
       owner = browser(() => s)
       const setup = group()

@@ -10,14 +10,15 @@
  * The in-flight counter is counted out by the same observer of the request's fiber.
  */
 import type { HttpServerResponse } from "effect/http"
-import { Cause, Effect, Exit, type Fiber } from "effect"
+import { Cause, type Context, Effect, Exit, type Fiber } from "effect"
 import { problem, type ProblemFailure } from "../../v1/ProblemFailure.js"
 import type { Failures } from "./Failures.js"
 import type { Respond } from "./Respond.js"
 import type { Served } from "./Served.js"
 
 /**
- * Runs `work` (which never fails) with a deadline: past `ms`, the caller gets a failed exit with
+ * Runs `work` (which never fails) with a deadline and hands its exit to `answer`, with the context
+ * of the work's fiber (the route it matched): past `ms`, `answer` gets a failed exit with
  * `onTimeout()` at once and the work is interrupted in the background. One forked fiber and one
  * timer per request (cheaper than a race of fibers). The work's pre-response handlers (the
  * management API's headers) need no copying back: they live in the request's state, which the
@@ -26,22 +27,24 @@ import type { Served } from "./Served.js"
 const withDeadline = <A, E, R>(
   work: Effect.Effect<Exit.Exit<A, E>, never, R>,
   ms: number,
-  onTimeout: () => ProblemFailure
-): Effect.Effect<Exit.Exit<A, E | ProblemFailure>, never, R> =>
+  onTimeout: () => ProblemFailure,
+  answer: (exit: Exit.Exit<A, E | ProblemFailure>, context: Context.Context<never>) => Effect.Effect<A>
+): Effect.Effect<A, never, R> =>
   Effect.flatMap(Effect.forkChild(Effect.interruptible(work)), (fiber) =>
-    Effect.callback<Exit.Exit<A, E | ProblemFailure>>((resume) => {
+    Effect.callback<A>((resume) => {
       let done = false
       const timer = setTimeout(() => {
         if (done) return
         done = true
         fiber.interruptUnsafe()
-        resume(Effect.succeed(Exit.fail(onTimeout())))
+        resume(answer(Exit.fail(onTimeout()), fiber.context))
       }, ms)
       fiber.addObserver((exit) => {
         clearTimeout(timer)
         if (done) return
         done = true
-        resume(Exit.isFailure(exit) ? Effect.failCause(exit.cause) : Effect.succeed(exit.value))
+        // The work's fiber's context: the route it matched (its count, RequestCounts.ts).
+        resume(Exit.isFailure(exit) ? Effect.failCause(exit.cause) : answer(exit.value, fiber.context))
       })
       return Effect.sync(() => clearTimeout(timer))
     }))
@@ -65,7 +68,7 @@ export const makeDeadline = (requestTimeoutMs: number, failures: Failures, { fin
     if (served.settled || node.headersSent || node.writableEnded || node.destroyed) return
     served.timedOut = true
     const p = timeoutProblem()
-    const response = finish(served, failures.render(served, p))
+    const response = finish(served, failures.render(served, p), fiber.context)
     node.writeHead(response.status, { ...response.headers })
     node.end(response.body._tag === "Uint8Array" ? response.body.body : undefined)
     Effect.runForkWith(fiber.context)(failures.logFailure(served, "warning", "request deadline passed", Cause.fail(p), response.status))
@@ -86,9 +89,10 @@ export const makeDeadline = (requestTimeoutMs: number, failures: Failures, { fin
       })
       // The platform runs a request uninterruptibly but for its route's handler; the whole work
       // may be interrupted here (the deadline passed, or the client went away).
-      return Effect.flatMap(Effect.exit(Effect.interruptible(work)), (exit) => respond(served, exit))
+      // The fiber's context still holds the route the router matched (its count, RequestCounts.ts).
+      return Effect.flatMap(Effect.exit(Effect.interruptible(work)), (exit) => respond(served, exit, fiber.context))
     }
     fiber.addObserver(leave)
-    return Effect.flatMap(withDeadline(Effect.exit(work), requestTimeoutMs, timeoutProblem), (exit) => respond(served, exit))
+    return withDeadline(Effect.exit(work), requestTimeoutMs, timeoutProblem, (exit, context) => respond(served, exit, context))
   }
 }
