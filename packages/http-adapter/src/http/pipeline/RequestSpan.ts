@@ -57,6 +57,12 @@ const hostAndPort = (host: string): [string, number | undefined] => {
   return [name.toLowerCase(), port !== undefined && Number.isInteger(port) ? port : undefined]
 }
 
+/** The host of an absolute URL (a request without a `Host` header: a web handler's, HTTP/1.0). */
+const authorityOf = (url: string): string | undefined => {
+  const authority = /^[a-z][a-z\d+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1]
+  return authority === undefined ? undefined : authority.slice(authority.lastIndexOf("@") + 1)
+}
+
 /** The span's exit: failed for a 5xx answer (without a stack: it is a status, not a throw) or no answer at all. */
 const exitOf = (fiber: Fiber.Fiber<unknown, unknown>, served: Served): Exit.Exit<unknown, unknown> => {
   const response = served.response
@@ -100,7 +106,7 @@ export const makeRequestSpans = (tracer: Tracer.Tracer, table: RouteTable): Requ
         }
         const scheme = request.protocol ?? (/^https:/i.test(request.originalUrl) ? "https" : "http")
         span.attribute("url.scheme", scheme)
-        const host = request.headers["host"]
+        const host = request.headers["host"] ?? authorityOf(request.originalUrl)
         if (host !== undefined && host !== "") {
           const [address, port] = hostAndPort(host)
           span.attribute("server.address", address)
