@@ -7,7 +7,7 @@
  */
 import { settingsOf } from "@switchboard/core/internal"
 import { HttpApi, HttpApiBuilder } from "effect/http-api"
-import { Etag, HttpMiddleware, HttpPlatform, HttpRouter, HttpServer, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Etag, HttpMiddleware, HttpPlatform, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { Context, Effect, FileSystem, Layer, Path, References, Scope, Tracer } from "effect"
 import { faviconIco, faviconSvg, iconHeaders } from "./console/ConsoleBrand.js"
 import { defaultAvatarSvg } from "./docs/Assets.js"
@@ -15,7 +15,6 @@ import { openApiDocument } from "./docs/OpenApiDocument.js"
 import { catalogResponse, deprecationsResponse, problemPageResponse } from "./docs/ProblemPages.js"
 import { referencePageResponse, referencePages, referenceScript, scalarBundle, scalarInstallHint, scriptResponse } from "./docs/ReferencePages.js"
 import { managementOpenApi } from "./docs/ManagementOpenApi.js"
-import { templateOf } from "./http/AccessLog.js"
 import { layerGlobalMiddleware } from "./http/Middleware.js"
 import { InFlight, makeInFlightCounter } from "./http/pipeline/InFlight.js"
 import { routePattern, type RouteTable } from "./http/pipeline/UrlChecks.js"
@@ -115,24 +114,6 @@ const RawRoutesLive = HttpRouter.use((router) =>
     yield* router.add("GET", "/favicon.svg", Effect.sync(() => HttpServerResponse.text(faviconSvg, { contentType: "image/svg+xml", headers: iconHeaders })))
   }))
 
-/** `METHOD /declared/route` (`METHOD` alone for an unknown route), the route of a (method, path) remembered, bounded. */
-const spanNameOf = (table: RouteTable) => {
-  let names = new Map<string, string>()
-  return (request: HttpServerRequest.HttpServerRequest): string => {
-    const q = request.url.indexOf("?")
-    const path = q === -1 ? request.url : request.url.slice(0, q)
-    const key = `${request.method} ${path}`
-    let name = names.get(key)
-    if (name === undefined) {
-      const route = templateOf(table, request.method, path)
-      name = route === "-" ? request.method : `${request.method} ${route}`
-      if (names.size >= 10_000) names = new Map()
-      names.set(key, name)
-    }
-    return name
-  }
-}
-
 export const InFlightLive = Layer.sync(InFlight, makeInFlightCounter)
 
 const ApiLive = HttpApiBuilder.layer(V1Api).pipe(Layer.provide(V1GroupsLive), Layer.provide([AuthnLive, V1ProblemsLive, RouteAccessLive, JsonBodyLive, IdempotencyLive]))
@@ -201,13 +182,10 @@ const serveLean = Layer.effectDiscard(Effect.gen(function*() {
     Context.add(References.CurrentLoggers, Context.get(context, References.CurrentLoggers)),
     Context.add(References.MinimumLogLevel, Context.get(context, References.MinimumLogLevel))
   )
-  // With an exporting tracer (server/Observability.ts, `HttpLiveTraced`): it and the span names too;
-  // without one, nothing more (every entry is copied along with the context on each request).
+  // With an exporting tracer (server/Observability.ts, `HttpLiveTraced`): it too; without one,
+  // nothing more (every entry is copied along with the context on each request).
   const tracer = Context.get(context, Tracer.Tracer)
-  const withTracer = tracer === Tracer.nativeTracer ? carried : carried.pipe(
-    Context.add(Tracer.Tracer, tracer),
-    Context.add(HttpMiddleware.SpanNameGenerator, Context.get(context, HttpMiddleware.SpanNameGenerator))
-  )
+  const withTracer = tracer === Tracer.nativeTracer ? carried : carried.pipe(Context.add(Tracer.Tracer, tracer))
   yield* Effect.updateContext(HttpServer.serveEffect()(router.asHttpEffect()), (_: Context.Context<never>) => withTracer)
 }))
 
@@ -243,15 +221,15 @@ export const HttpLive = serving(HttpAppLive)
 
 /**
  * `HttpLive` with its spans on, for a server that exports them (server/Observability.ts): a server
- * span per request named `METHOD /declared/route` (the platform records method, URL, status and
- * `http.route`; the pipeline adds `http.request.id`), under it the spans of the services, statements
- * and outbound calls, on the tracer the application was built with.
+ * span per request named `METHOD /declared/route` (made by the request pipeline,
+ * http/pipeline/RequestSpan.ts; the router adds `http.route`), under it the spans of the services,
+ * statements and outbound calls, on the tracer the application was built with.
  */
 export const HttpLiveTraced = discharged(serveLean.pipe(
   Layer.provide(HttpAppLive),
   Layer.provide(HttpRouter.layer),
-  Layer.provide(Layer.succeed(HttpMiddleware.SpanNameGenerator)(spanNameOf(routeTable))),
-  Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => false)),
+  // The request span is the pipeline's (http/pipeline/RequestSpan.ts), not the platform's.
+  Layer.provide(Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)),
   Layer.provide(Layer.succeed(References.TracerEnabled)(true))
 ))
 

@@ -3,8 +3,9 @@
  * named steps (each in `pipeline/`, which says what it does and why), in this order:
  *
  * 1. in-flight: the request is counted in (out when its fiber ends);
- * 2. request ids: `X-Request-ID` and `X-Trace-ID` on every response (with tracing on, the request
- *    span's trace, and the request id on the span);
+ * 2. request span and ids: with spans exported, the request's span (pipeline/RequestSpan.ts);
+ *    `X-Request-ID` and `X-Trace-ID` on every response (with tracing on, the request span's trace,
+ *    and the request id on the span);
  * 3. lifecycle: a deprecated operation's `Deprecation`, `Sunset` and `Link` headers;
  * 4. URL checks: unusable text in the path or query → 422;
  * 5. rate limits (/v1): the policy headers, 429 over the quota;
@@ -20,7 +21,7 @@
  */
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { RateLimiter } from "@switchboard/core/shared"
-import { Context, Effect, Option, Tracer } from "effect"
+import { Context, Effect, Option } from "effect"
 import type * as Types from "effect/Types"
 import { makeAccessLog } from "./AccessLog.js"
 import { makeDeadline } from "./pipeline/Deadline.js"
@@ -29,6 +30,7 @@ import { InFlight } from "./pipeline/InFlight.js"
 import { makeLifecycleHeaders } from "./pipeline/Lifecycle.js"
 import { makeRateLimit } from "./pipeline/RateLimit.js"
 import { makeCountRequest, RequestCounter } from "./pipeline/RequestCounts.js"
+import { makeRequestSpans } from "./pipeline/RequestSpan.js"
 import { addRequestIdHeaders, assignRequestIds } from "./pipeline/RequestIds.js"
 import { makeRespond } from "./pipeline/Respond.js"
 import { makeServed } from "./pipeline/Served.js"
@@ -49,7 +51,7 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
       log(method, path, status, requestId, startedMs)
       recorder(method, path, status, requestId, startedMs)
     }
-    const tracing = telemetry?.tracing === true
+    const spans = telemetry?.tracer === undefined ? undefined : makeRequestSpans(telemetry.tracer, table)
     const lifecycle = makeLifecycleHeaders(table, config.docsUrl)
     const rateLimit = makeRateLimit(yield* RateLimiter, config)
     const failures = makeFailures(table, config.docsUrl)
@@ -62,15 +64,20 @@ export const makeGlobalMiddleware = (table: RouteTable) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         inFlight.enter()
-        // The platform's request span (on only while spans are exported) is the fiber's parent span.
-        const span = tracing ? Context.getOrUndefined(fiber.context, Tracer.ParentSpan) : undefined
-        const ids = assignRequestIds(request, span?.traceId)
-        if (span !== undefined && span._tag === "Span") span.attribute("http.request.id", ids.requestId)
         const q = request.url.indexOf("?")
-        const served = makeServed(request, ids.requestId, q === -1 ? request.url : request.url.slice(0, q), access === undefined ? 0 : performance.now())
+        const path = q === -1 ? request.url : request.url.slice(0, q)
+        // The request span (only while spans are exported) becomes the fiber's parent span.
+        const span = spans?.start(fiber, request, path)
+        const ids = assignRequestIds(request, span?.traceId)
+        if (span !== undefined && span.sampled) span.attribute("http.request.id", ids.requestId)
+        const served = makeServed(request, ids.requestId, path, access === undefined ? 0 : performance.now())
         addRequestIdHeaders(served, ids)
         lifecycle(served)
-        return deadline(served, fiber, rateLimit(served, fiber, checkUrl(served, app)), inFlight.leave)
+        const leave = span === undefined ? inFlight.leave : () => {
+          spans!.end(span, fiber, served)
+          inFlight.leave()
+        }
+        return deadline(served, fiber, rateLimit(served, fiber, checkUrl(served, app)), leave)
       })
   })
 

@@ -242,7 +242,7 @@ export const makeObservability = (settings: ObservabilitySettings, table: RouteT
     const tracer = traces === undefined ? undefined : Context.get(context, Tracer.Tracer)
     if (tracer !== undefined || metrics !== undefined) {
       context = context.pipe(
-        Context.add(Telemetry, { tracing: tracer !== undefined, requests: metrics?.request }),
+        Context.add(Telemetry, { tracer, requests: metrics?.request }),
         Context.add(WebhookAttemptObserver, makeAttemptObserver(tracer, metrics))
       )
     }

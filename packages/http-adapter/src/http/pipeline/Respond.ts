@@ -43,9 +43,9 @@ export const makeRespond = (
           break
         }
       }
-      if (!clash) return response
+      if (!clash) return (served.response = response)
     }
-    return HttpServerResponse.setHeaders(response, served.headers)
+    return (served.response = HttpServerResponse.setHeaders(response, served.headers))
   }
 
   const respond = (served: Served, exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>, context: Context.Context<never>) => {

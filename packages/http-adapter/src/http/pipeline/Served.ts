@@ -4,7 +4,7 @@
  * Node response as they become known (Node merges them into the response's own at `writeHead`), so
  * a response that names none of them leaves as it is: no copy of its headers per request.
  */
-import { HttpServerRequest } from "effect/http"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { ServerResponse } from "node:http"
 import { nodeIncoming } from "../Body.js"
@@ -24,6 +24,8 @@ export interface Served {
   settled: boolean
   /** The deadline answered on the Node response (whatever the work does later is not sent). */
   timedOut: boolean
+  /** What left (the request span's status), once it is known. */
+  response: HttpServerResponse.HttpServerResponse | undefined
 }
 
 const nodeResponseOf = (request: HttpServerRequest.HttpServerRequest): ServerResponse | undefined => {
@@ -42,7 +44,8 @@ export const makeServed = (request: HttpServerRequest.HttpServerRequest, request
   headers: {},
   node: nodeResponseOf(request),
   settled: false,
-  timedOut: false
+  timedOut: false,
+  response: undefined
 })
 
 /** One header of the pipeline, on whatever response leaves (and on the Node response at once). */
