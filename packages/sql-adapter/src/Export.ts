@@ -16,6 +16,7 @@ import type { PGlite } from "@electric-sql/pglite"
 import { SqlClient } from "effect/sql"
 import { Data, Effect } from "effect"
 import { EXPECTED_SCHEMA_VERSION, MIGRATIONS_TABLE, Migrations, withMigrationLock } from "./Migrations.js"
+import { messagesOf } from "./shared/ErrorMessages.js"
 
 /** The export was refused or failed; nothing was written to the target. */
 export class ExportFailed extends Data.TaggedError("ExportFailed")<{ readonly message: string; readonly cause?: unknown }> {}
@@ -154,7 +155,7 @@ export const exportToPostgres = (source: PGlite, options: ExportOptions): Effect
     const say = options.progress ?? (() => {})
     const every = Math.max(1, options.progressRows ?? 10_000)
     const fromSource = <A>(what: string, f: () => Promise<A>) =>
-      Effect.tryPromise({ try: f, catch: (cause) => new ExportFailed({ message: `${what}: ${messageOf(cause)}`, cause }) })
+      Effect.tryPromise({ try: f, catch: (cause) => new ExportFailed({ message: `${what}: ${messagesOf(cause)}`, cause }) })
 
     const sourceVersion = yield* fromSource("could not read the embedded database's schema version", () => schemaVersionOf(source))
     if (sourceVersion !== EXPECTED_SCHEMA_VERSION) {
@@ -170,7 +171,7 @@ export const exportToPostgres = (source: PGlite, options: ExportOptions): Effect
     }
 
     const target = (what: string) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
-      Effect.mapError(self, (cause) => cause instanceof ExportFailed ? cause : new ExportFailed({ message: `${what}: ${messageOf(cause)}`, cause }))
+      Effect.mapError(self, (cause) => cause instanceof ExportFailed ? cause : new ExportFailed({ message: `${what}: ${messagesOf(cause)}`, cause }))
 
     // A snapshot of the source for the whole read (the caller holds the lock: nothing else writes).
     yield* fromSource("could not read the embedded database", () => source.exec("begin isolation level repeatable read read only"))
@@ -280,19 +281,7 @@ export const exportToPostgres = (source: PGlite, options: ExportOptions): Effect
       return { schemaVersion: sourceVersion, tables: counts, sequences: sequences.length }
     })
     return yield* sql.withTransaction(copy).pipe(
-      Effect.mapError((e) => e instanceof ExportFailed ? e : new ExportFailed({ message: `the export failed: ${messageOf(e)}`, cause: e })),
+      Effect.mapError((e) => e instanceof ExportFailed ? e : new ExportFailed({ message: `the export failed: ${messagesOf(e)}`, cause: e })),
       Effect.ensuring(Effect.promise(() => source.exec("rollback").catch(() => undefined)))
     )
   })
-
-/** An error's message and those of its causes, each once: the driver's own words say what is wrong. */
-const messageOf = (error: unknown): string => {
-  const messages: Array<string> = []
-  let next: unknown = error
-  for (let depth = 0; depth < 6 && typeof next === "object" && next !== null; depth++) {
-    const { cause, message, reason } = next as { cause?: unknown; message?: unknown; reason?: unknown }
-    if (typeof message === "string" && message !== "" && !messages.includes(message)) messages.push(message)
-    next = cause ?? reason
-  }
-  return messages.length === 0 ? String(error) : messages.join(": ")
-}

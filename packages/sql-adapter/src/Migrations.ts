@@ -10,6 +10,7 @@ import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql/SqlError"
 import { Data, Duration, Effect } from "effect"
 import { migrations } from "./Features.js"
+import { messagesOf } from "./shared/ErrorMessages.js"
 
 export { migrations }
 
@@ -148,18 +149,3 @@ export const runMigrations: Effect.Effect<MigrationResult, MigrationFailed, SqlC
     return { applied: applied.map(([id, name]) => ({ id, name })), version: version ?? 0 }
   })
 ).pipe(Effect.mapError((e) => new MigrationFailed({ message: `migration failed: ${messagesOf(e)}`, cause: e })))
-
-/**
- * An error's message and those of its causes, each once (`Migration "1_identity" failed: Failed to
- * execute statement: relation "accounts" already exists`): the driver's own words say what to fix.
- */
-const messagesOf = (error: unknown): string => {
-  const messages: Array<string> = []
-  let next: unknown = error
-  for (let depth = 0; depth < 6 && typeof next === "object" && next !== null; depth++) {
-    const { cause, message, reason } = next as { cause?: unknown; message?: unknown; reason?: unknown }
-    if (typeof message === "string" && message !== "" && !messages.includes(message)) messages.push(message)
-    next = cause ?? reason
-  }
-  return messages.join(": ")
-}

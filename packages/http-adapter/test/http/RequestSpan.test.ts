@@ -10,30 +10,7 @@ import { describe, expect, it } from "vitest"
 import { routeTable } from "../../src/Http.js"
 import { makeRequestSpans } from "../../src/http/pipeline/RequestSpan.js"
 import { makeServed } from "../../src/http/pipeline/Served.js"
-
-interface Recorded {
-  readonly span: Tracer.Span
-  readonly options: Parameters<Tracer.Tracer["span"]>[0]
-  exit?: Exit.Exit<unknown, unknown>
-}
-
-const recordingTracer = () => {
-  const spans: Array<Recorded> = []
-  const tracer = Tracer.make({
-    span(options) {
-      const span = Tracer.nativeTracer.span(options)
-      const record: Recorded = { span, options }
-      spans.push(record)
-      const end = span.end.bind(span)
-      span.end = (endTime, exit) => {
-        record.exit = exit
-        end(endTime, exit)
-      }
-      return span
-    }
-  })
-  return { spans, tracer }
-}
+import { recordingTracer } from "../support/RecordingTracer.js"
 
 /** Serves `url` through the step: starts the span, runs `during` with it as the parent span, answers `status` (none: no answer). */
 const serve = (url: string, headers: Record<string, string>, status: number | undefined) => {

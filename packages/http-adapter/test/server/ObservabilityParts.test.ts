@@ -16,33 +16,7 @@ import { makeAttemptObserver, makeObservability, observabilityConfig, parseKeyVa
 import { guardedHttp } from "../../src/server/SsoAdapters.js"
 import { observedSender } from "../../src/server/WebhooksAdapters.js"
 import { parsePrometheusText, samplesOf } from "../support/PrometheusText.js"
-
-interface Recorded {
-  readonly name: string
-  readonly kind: string
-  readonly sampled: boolean
-  readonly attributes: ReadonlyMap<string, unknown>
-  exit?: Exit.Exit<unknown, unknown>
-}
-
-/** A tracer that records every span it makes (on Effect's native spans). */
-const recordingTracer = () => {
-  const spans: Array<Recorded> = []
-  const tracer = Tracer.make({
-    span(options) {
-      const span = Tracer.nativeTracer.span(options)
-      const record: Recorded = { name: options.name, kind: options.kind, sampled: options.sampled, attributes: span.attributes }
-      spans.push(record)
-      const end = span.end.bind(span)
-      span.end = (endTime, exit) => {
-        record.exit = exit
-        end(endTime, exit)
-      }
-      return span
-    }
-  })
-  return { spans, tracer }
-}
+import { recordingTracer } from "../support/RecordingTracer.js"
 
 const spanOptions = (o: Partial<Parameters<Tracer.Tracer["span"]>[0]>): Parameters<Tracer.Tracer["span"]>[0] => ({
   name: "x",
