@@ -1,4 +1,3 @@
-import { DateTime } from "effect"
 /**
  * The console's HTML kit: a tagged template that escapes every interpolated value (only `raw(…)`
  * and nested `html` fragments pass through), the page shell — the top bar (Switchboard's mark and
@@ -7,7 +6,11 @@ import { DateTime } from "effect"
  * tokens; a system-UI font stack), and small helpers: forms, tables, empty states, ids. Pages load
  * nothing from anywhere else: the one script (`/console/assets/console.js`: copy buttons, the slug
  * check, live events) and the styles come from this server, and every page works without the script.
+ *
+ * Why this file is long: the stylesheet is one template string here, beside the shell that uses
+ * its class names, so a page's markup and its look change in one place.
  */
+import { DateTime } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { escapeHtml } from "../routes/DashboardPages.js"
 import { logoMark } from "./ConsoleBrand.js"

@@ -1,16 +1,10 @@
 /**
- * This package's version, read from its package.json: what `/api/health` reports and what each
- * OpenAPI document's `info.version` says. `0.0.0` when the file cannot be read (a bundle without it).
+ * This package's version (all four packages share one, CHANGELOG.md): what `/api/health` reports
+ * and what each OpenAPI document's `info.version` says. A constant, not a read of package.json, so
+ * the typed client (which shares the API declarations) bundles for a browser;
+ * test/docs/ApiReference.test.ts fails when it differs from package.json's `version`.
  */
-import { readFileSync } from "node:fs"
-
-export const packageVersion: string = (() => {
-  try {
-    return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version
-  } catch {
-    return "0.0.0"
-  }
-})()
+export const packageVersion: string = "0.1.0"
 
 /** The licence the documents state (the package's). */
 export const documentLicense = { name: "Apache-2.0", identifier: "Apache-2.0" } as const

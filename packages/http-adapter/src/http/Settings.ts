@@ -4,6 +4,9 @@
  * same numbers. `ServerConfig.ts` and the adapters read the environment through these
  * declarations, and `npm run docs:config` writes docs/configuration.md from them, so the page an
  * operator reads cannot drift from what the server parses.
+ *
+ * Why this file is long: it is the list of every setting (about a hundred), each with its meaning;
+ * splitting it would split the one list docs/configuration.md is written from.
  */
 import { parseEgressIps } from "@switchboard/core/events"
 import { Config, Effect, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
