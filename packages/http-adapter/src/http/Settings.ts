@@ -246,6 +246,14 @@ export const customSetting = <A>(o: About & {
 export const configsOf = <const S extends Record<string, Setting<any>>>(settings: S): { readonly [K in keyof S]: S[K]["config"] } =>
   Object.fromEntries(Object.entries(settings).map(([key, s]) => [key, s.config])) as { readonly [K in keyof S]: S[K]["config"] }
 
+/** An optional PostgreSQL URL, kept redacted; anything else is refused naming `example`. */
+const postgresUrl = (name: string, example: string) =>
+  Config.option(Config.String(name).pipe(refine(name, (url: string) =>
+    isPostgresUrl(url)
+      ? Result.succeed(Redacted.make(url))
+      : Result.fail(`must be a postgres:// (or postgresql://) URL naming a host, e.g. ${example}`)
+  )))
+
 const unset = "unset"
 
 /** The settings of `ServerConfigShape`, keyed by its fields (the URLs are completed in `ServerConfig.ts`). */
@@ -334,11 +342,7 @@ export const serverSettings = {
     shownDefault: unset,
     range: "`postgres://…` or `postgresql://…` with a host",
     meaning: "A PostgreSQL connection URL; when set, the server uses that database instead of the embedded one. Its password is never printed.",
-    config: Config.option(Config.String("DATABASE_URL").pipe(refine("DATABASE_URL", (url: string) =>
-      isPostgresUrl(url)
-        ? Result.succeed(Redacted.make(url))
-        : Result.fail("must be a postgres:// (or postgresql://) URL naming a host, e.g. postgres://postgres@127.0.0.1:5432/switchboard")
-    )))
+    config: postgresUrl("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/switchboard")
   }),
   databaseStatementTimeoutMs: intSetting({
     name: "DATABASE_STATEMENT_TIMEOUT_MS",
@@ -393,11 +397,7 @@ export const serverSettings = {
     shownDefault: "`DATABASE_URL`",
     range: "`postgres://…` or `postgresql://…` with a host",
     meaning: "The connection the server LISTENs on (credential revocations, record changes, rate-limit sync): one long-lived connection straight to PostgreSQL, not through a transaction pooler. Its password is never printed.",
-    config: Config.option(Config.String("DATABASE_LISTEN_URL").pipe(refine("DATABASE_LISTEN_URL", (url: string) =>
-      isPostgresUrl(url)
-        ? Result.succeed(Redacted.make(url))
-        : Result.fail("must be a postgres:// (or postgresql://) URL naming a host, e.g. postgres://postgres@10.0.0.5:5432/switchboard")
-    )))
+    config: postgresUrl("DATABASE_LISTEN_URL", "postgres://postgres@10.0.0.5:5432/switchboard")
   }),
 
   // Requests and limits
