@@ -22,6 +22,24 @@ export const templateOf = (table: RouteTable, method: string, path: string) => {
   return best ?? "-"
 }
 
+/**
+ * `templateOf`, remembered per (method, path): a path seen before costs one Map lookup. Bounded: past
+ * 10 000 paths the memory starts afresh (made-up paths cannot grow it).
+ */
+export const makeRouteOf = (table: RouteTable) => {
+  let routes = new Map<string, string>()
+  return (method: string, path: string): string => {
+    const key = `${method} ${path}`
+    let route = routes.get(key)
+    if (route === undefined) {
+      route = templateOf(table, method, path)
+      if (routes.size >= 10_000) routes = new Map()
+      routes.set(key, route)
+    }
+    return route
+  }
+}
+
 export const makeAccessLog = (
   settings: { readonly accessLog: "off" | AccessLogLevel; readonly logLevel: LogLevelSetting; readonly logFormat: "json" | "pretty" },
   table: RouteTable,
@@ -30,9 +48,10 @@ export const makeAccessLog = (
   const level = settings.accessLog
   if (level === "off" || severity[level] < severity[settings.logLevel]) return undefined
   const label = level.toUpperCase()
+  const routeOf = makeRouteOf(table)
   return (method, path, status, requestId, startedMs) => {
     const durationMs = Math.round((performance.now() - startedMs) * 10) / 10
-    const template = templateOf(table, method, path)
+    const template = routeOf(method, path)
     const time = new Date().toISOString()
     write(settings.logFormat === "json"
       ? `${JSON.stringify({ time, level, message: "request", method, path: template, status, durationMs, requestId })}\n`

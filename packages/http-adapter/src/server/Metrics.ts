@@ -11,7 +11,7 @@ import { DatabaseTelemetry } from "@switchboard/sql-adapter"
 import { Context, Metric } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import { type AccessLogWriter, templateOf } from "../http/AccessLog.js"
+import { type AccessLogWriter, makeRouteOf } from "../http/AccessLog.js"
 import type { RouteTable } from "../http/pipeline/UrlChecks.js"
 
 /** Seconds: 1 ms to 10 s, for requests and webhook attempts. */
@@ -61,17 +61,7 @@ export const makeServerMetrics = (table: RouteTable): ServerMetrics => {
   })
   // One labelled pair per (method, route, status); the route of a (method, path) remembered, bounded.
   const series = new Map<string, { readonly count: Metric.Metric<number, unknown>; readonly seconds: Metric.Metric<number, unknown> }>()
-  let routes = new Map<string, string>()
-  const routeOf = (method: string, path: string) => {
-    const key = `${method} ${path}`
-    let route = routes.get(key)
-    if (route === undefined) {
-      route = templateOf(table, method, path)
-      if (routes.size >= 10_000) routes = new Map()
-      routes.set(key, route)
-    }
-    return route
-  }
+  const routeOf = makeRouteOf(table)
   const request: AccessLogWriter = (method, path, status, _requestId, startedMs) => {
     const seconds = (performance.now() - startedMs) / 1000
     const route = routeOf(method, path)

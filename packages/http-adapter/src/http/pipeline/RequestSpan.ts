@@ -19,23 +19,16 @@
 import { Clock, Context, Exit, Option, Tracer } from "effect"
 import type { Fiber } from "effect"
 import { HttpServerError, type HttpServerRequest, HttpTraceContext, UrlParams } from "effect/http"
-import { templateOf } from "../AccessLog.js"
+import { makeRouteOf } from "../AccessLog.js"
 import type { Served } from "./Served.js"
 import type { RouteTable } from "./UrlChecks.js"
 
 /** `METHOD /declared/route` (`METHOD` alone for an unknown route), the route of a (method, path) remembered, bounded. */
 export const spanNameOf = (table: RouteTable) => {
-  let names = new Map<string, string>()
+  const routeOf = makeRouteOf(table)
   return (method: string, path: string): string => {
-    const key = `${method} ${path}`
-    let name = names.get(key)
-    if (name === undefined) {
-      const route = templateOf(table, method, path)
-      name = route === "-" ? method : `${method} ${route}`
-      if (names.size >= 10_000) names = new Map()
-      names.set(key, name)
-    }
-    return name
+    const route = routeOf(method, path)
+    return route === "-" ? method : `${method} ${route}`
   }
 }
 
